@@ -1,0 +1,19 @@
+// Package format reads and writes Trevni column files.
+//
+// A Trevni file is a header (row count, file metadata, column metadata and
+// column start offsets) followed by the columns, each a list of block
+// descriptors and then the blocks. This package implements the format as the
+// Trevni specification describes it and as the Java implementation (Apache
+// Avro's trevni-core) actually writes and reads it: the CRC-32 stored
+// big-endian and named "crc32", the bzip2 codec, zero blocks for an empty
+// column, and blocks cut per column at 64 KiB of uncompressed data, checked
+// at the start of every row. With the null codec, files written here are
+// byte-identical to Java's.
+//
+// [Writer] streams rows into columns with memory bounded by configuration;
+// [Reader] opens a file over an io.ReaderAt, reading only the header, and
+// reads each column lazily through a [ColumnReader].
+//
+// The package knows nothing of Avro or Protobuf; see the schema, shred and
+// assemble packages for those.
+package format

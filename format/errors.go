@@ -1,0 +1,76 @@
+package format
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Errors that callers can test for with errors.Is.
+var (
+	// ErrFormat reports a file that is not a well-formed Trevni file:
+	// truncated, corrupt or inconsistent.
+	ErrFormat = errors.New("not a valid trevni file")
+	// ErrChecksum reports a block whose checksum does not match its data.
+	ErrChecksum = errors.New("checksum mismatch")
+	// ErrCodec reports an unknown codec or checksum name.
+	ErrCodec = errors.New("unknown codec")
+	// ErrUsage reports a call that breaks the writer's or reader's protocol,
+	// such as writing a value of the wrong type or too few values in a row.
+	ErrUsage = errors.New("invalid use")
+)
+
+// Error locates a problem in a Trevni file. Fields that do not apply are -1
+// (or empty for Column).
+type Error struct {
+	Offset int64  // byte offset in the file
+	Column string // column name
+	Index  int    // column number
+	Block  int    // block number within the column
+	Row    int64  // top-level row number
+	Err    error  // what went wrong
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("trevni: ")
+	sep := ""
+	if e.Column != "" || e.Index >= 0 {
+		b.WriteString("column ")
+		if e.Column != "" {
+			b.WriteString(strconv.Quote(e.Column))
+		}
+		if e.Index >= 0 {
+			if e.Column != "" {
+				b.WriteByte(' ')
+			}
+			b.WriteString("(#" + strconv.Itoa(e.Index) + ")")
+		}
+		sep = ", "
+	}
+	if e.Block >= 0 {
+		b.WriteString(sep + "block " + strconv.Itoa(e.Block))
+		sep = ", "
+	}
+	if e.Row >= 0 {
+		b.WriteString(sep + "row " + strconv.FormatInt(e.Row, 10))
+		sep = ", "
+	}
+	if e.Offset >= 0 {
+		b.WriteString(sep + "offset " + strconv.FormatInt(e.Offset, 10))
+		sep = ", "
+	}
+	if sep != "" {
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// newError returns an *Error with every location unknown.
+func newError(err error) *Error {
+	return &Error{Offset: -1, Index: -1, Block: -1, Row: -1, Err: err}
+}
