@@ -1,6 +1,6 @@
 module github.com/trevni-go/trevni
 
-go 1.24
+go 1.26.0
 
 require (
 	github.com/bufbuild/protocompile v0.14.1 // indirect

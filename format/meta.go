@@ -1,6 +1,9 @@
 package format
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Reserved metadata keys. Keys starting with "trevni." are reserved for the
 // format itself.
@@ -120,3 +123,17 @@ func (c *ColumnMeta) Codec() string { return c.Meta.GetString(KeyCodec) }
 
 // Checksum returns the column's checksum override, or "" to use the file's.
 func (c *ColumnMeta) Checksum() string { return c.Meta.GetString(KeyChecksum) }
+
+// String formats the entries as {key: value, ...}, for messages.
+func (m *MetaData) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range m.keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(k) + ": " + strconv.Quote(string(m.values[i])))
+	}
+	b.WriteByte('}')
+	return b.String()
+}

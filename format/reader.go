@@ -1,0 +1,834 @@
+package format
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"sync"
+)
+
+// ReaderOptions configures a Reader. The zero value is ready to use.
+type ReaderOptions struct {
+	// Codecs adds or replaces codecs by name.
+	Codecs map[string]Codec
+	// MaxBlockSize bounds the uncompressed size of a block; 0 means
+	// 1 GiB. Larger blocks are reported as errors instead of read.
+	MaxBlockSize int
+	// StrictChecksums rejects the all-zero CRC-32 that Java writes for
+	// every block of a null-codec file; by default it is tolerated.
+	StrictChecksums bool
+}
+
+// Reader reads a Trevni file. Opening it reads only the header; each column's
+// block descriptors are read when the column is first used, and blocks when
+// their values are. A Reader is safe for concurrent use; the ColumnReaders it
+// returns are not.
+type Reader struct {
+	ra       io.ReaderAt
+	size     int64
+	opts     ReaderOptions
+	rowCount int64
+	meta     MetaData
+	cols     []ColumnMeta
+	rawMeta  []MetaData
+	starts   []int64
+	parents  []int
+	children [][]int
+	byName   map[string]int
+	codecs   codecSet
+
+	mu     sync.Mutex
+	tables []*blockTable
+}
+
+// BlockInfo describes one block of a column.
+type BlockInfo struct {
+	Rows             int64  // top-level rows in the block
+	FirstRow         int64  // number of the block's first top-level row
+	UncompressedSize int    // bytes before compression
+	CompressedSize   int    // stored bytes, not counting the checksum
+	Offset           int64  // file offset of the stored bytes
+	FirstValue       any    // the block's first value, for trevni.values columns
+	firstValue       []byte // its encoding
+}
+
+type blockTable struct {
+	blocks    []BlockInfo
+	codec     Codec
+	codecName string
+	checksum  int
+	err       error
+}
+
+// Open opens the named file for reading.
+func Open(name string) (*ReadCloser, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r, err := NewReader(f, fi.Size(), nil)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &ReadCloser{Reader: r, f: f}, nil
+}
+
+// ReadCloser is a Reader of a file it must close.
+type ReadCloser struct {
+	*Reader
+	f *os.File
+}
+
+// Close closes the file.
+func (rc *ReadCloser) Close() error { return rc.f.Close() }
+
+// headerReader decodes the header from a buffered view of the file, keeping
+// the offset for errors and the bytes left for bounding counts.
+type headerReader struct {
+	br   *bufio.Reader
+	off  int64
+	size int64
+}
+
+func (h *headerReader) fail(err error) error {
+	e := newError(fmt.Errorf("%w: %w", ErrFormat, err))
+	e.Offset = h.off
+	return e
+}
+
+func (h *headerReader) full(b []byte) error {
+	n, err := io.ReadFull(h.br, b)
+	h.off += int64(n)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return h.fail(fmt.Errorf("header truncated: %w", io.ErrUnexpectedEOF))
+		}
+		return h.fail(err)
+	}
+	return nil
+}
+
+func (h *headerReader) varint() (int32, error) {
+	var u uint32
+	for i := 0; i < 5; i++ {
+		c, err := h.br.ReadByte()
+		if err != nil {
+			return 0, h.fail(fmt.Errorf("header truncated: %w", io.ErrUnexpectedEOF))
+		}
+		h.off++
+		u |= uint32(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return int32(u>>1) ^ -int32(u&1), nil
+		}
+	}
+	return 0, h.fail(errIntVarint)
+}
+
+// count reads a count of items of at least minBytes each and checks it
+// against the bytes left in the file.
+func (h *headerReader) count(what string, minBytes int64) (int, error) {
+	n, err := h.varint()
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 || int64(n)*minBytes > h.size-h.off {
+		return 0, h.fail(fmt.Errorf("%s %d out of range for the %d bytes left", what, n, h.size-h.off))
+	}
+	return int(n), nil
+}
+
+func (h *headerReader) bytes(what string) ([]byte, error) {
+	n, err := h.count(what+" length", 1)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, n)
+	return b, h.full(b)
+}
+
+func (h *headerReader) meta(m *MetaData) error {
+	n, err := h.count("metadata entry count", 2)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		k, err := h.bytes("metadata key")
+		if err != nil {
+			return err
+		}
+		v, err := h.bytes("metadata value")
+		if err != nil {
+			return err
+		}
+		if m.Has(string(k)) {
+			return h.fail(fmt.Errorf("duplicate metadata key %q", k))
+		}
+		m.Set(string(k), v)
+	}
+	return nil
+}
+
+// NewReader reads the header of the Trevni file held by r, which is size
+// bytes long. opts may be nil.
+//
+// Like Java, it accepts any magic: the version byte is not checked, and a
+// file that is otherwise well formed reads whatever its first four bytes.
+func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) {
+	rd := &Reader{ra: r, size: size}
+	if opts != nil {
+		rd.opts = *opts
+	}
+	if rd.opts.MaxBlockSize <= 0 {
+		rd.opts.MaxBlockSize = 1 << 30
+	}
+	rd.codecs = codecSet{custom: rd.opts.Codecs}
+	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10), size: size}
+	var fixed [16]byte
+	if err := h.full(fixed[:16]); err != nil {
+		return nil, err
+	}
+	rd.rowCount = int64(binary.LittleEndian.Uint64(fixed[4:12]))
+	if rd.rowCount < 0 {
+		h.off = 4
+		return nil, h.fail(fmt.Errorf("negative row count %d", rd.rowCount))
+	}
+	ncols := binary.LittleEndian.Uint32(fixed[12:16])
+	// Every column needs at least a metadata count, a start and a block count.
+	if int64(ncols)*13 > size-h.off {
+		h.off = 12
+		return nil, h.fail(fmt.Errorf("column count %d out of range for a file of %d bytes", ncols, size))
+	}
+	if err := h.meta(&rd.meta); err != nil {
+		return nil, err
+	}
+	rd.cols = make([]ColumnMeta, ncols)
+	rd.rawMeta = make([]MetaData, ncols)
+	rd.parents = make([]int, ncols)
+	rd.children = make([][]int, ncols)
+	rd.byName = make(map[string]int, ncols)
+	for i := range rd.cols {
+		at := h.off
+		if err := h.meta(&rd.rawMeta[i]); err != nil {
+			return nil, columnError(err, i, "")
+		}
+		if err := rd.parseColumnMeta(i); err != nil {
+			e := newError(fmt.Errorf("%w: %w", ErrFormat, err))
+			e.Index, e.Column, e.Offset = i, rd.cols[i].Name, at
+			return nil, e
+		}
+	}
+	rd.starts = make([]int64, ncols)
+	for i := range rd.starts {
+		if err := h.full(fixed[:8]); err != nil {
+			return nil, err
+		}
+		rd.starts[i] = int64(binary.LittleEndian.Uint64(fixed[:8]))
+		if rd.starts[i] < h.off || rd.starts[i] > size-4 && ncols > 0 {
+			e := h.fail(fmt.Errorf("column start %d outside the file's data (%d to %d)", rd.starts[i], h.off, size))
+			return nil, columnError(e, i, rd.cols[i].Name)
+		}
+	}
+	rd.tables = make([]*blockTable, ncols)
+	return rd, nil
+}
+
+func columnError(err error, index int, name string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		e.Index = index
+		if name != "" {
+			e.Column = name
+		}
+	}
+	return err
+}
+
+// parseColumnMeta fills cols[i] from its raw metadata.
+func (rd *Reader) parseColumnMeta(i int) error {
+	raw := &rd.rawMeta[i]
+	c := &rd.cols[i]
+	rd.parents[i] = -1
+	for j := 0; j < raw.Len(); j++ {
+		k, v := raw.Key(j), raw.Value(j)
+		switch k {
+		case KeyName:
+			c.Name = string(v)
+		case KeyType:
+			t, err := ParseValueType(string(v))
+			if err != nil {
+				return err
+			}
+			c.Type = t
+		case KeyArray:
+			c.Array = true
+		case KeyValues:
+			c.Values = true
+		case KeyParent:
+			c.Parent = string(v)
+		default:
+			c.Meta.Set(k, v)
+		}
+	}
+	if !raw.Has(KeyName) {
+		return errors.New("column has no trevni.name")
+	}
+	if !raw.Has(KeyType) {
+		return errors.New("column has no trevni.type")
+	}
+	if _, dup := rd.byName[c.Name]; dup {
+		return fmt.Errorf("duplicate column name %q", c.Name)
+	}
+	if c.Parent != "" {
+		p, ok := rd.byName[c.Parent]
+		if !ok {
+			return fmt.Errorf("no column named %q precedes it as its parent", c.Parent)
+		}
+		if !rd.cols[p].Array {
+			return fmt.Errorf("parent %q is not an array", c.Parent)
+		}
+		if c.Values {
+			return errors.New("a child column cannot have trevni.values")
+		}
+		rd.parents[i] = p
+		rd.children[p] = append(rd.children[p], i)
+	}
+	if c.Values && c.Array {
+		return errors.New("an array column cannot have trevni.values")
+	}
+	rd.byName[c.Name] = i
+	return nil
+}
+
+// RowCount returns the number of top-level rows.
+func (rd *Reader) RowCount() int64 { return rd.rowCount }
+
+// Size returns the size of the file in bytes.
+func (rd *Reader) Size() int64 { return rd.size }
+
+// Meta returns the file metadata. It must not be modified.
+func (rd *Reader) Meta() *MetaData { return &rd.meta }
+
+// Codec returns the file's default codec name ("null" when unset).
+func (rd *Reader) Codec() string {
+	if c := rd.meta.GetString(KeyCodec); c != "" {
+		return c
+	}
+	return CodecNull
+}
+
+// Checksum returns the file's default checksum name ("null" when unset).
+func (rd *Reader) Checksum() string {
+	if c := rd.meta.GetString(KeyChecksum); c != "" {
+		return c
+	}
+	return ChecksumNull
+}
+
+// NumColumns returns the number of columns.
+func (rd *Reader) NumColumns() int { return len(rd.cols) }
+
+// Column returns the metadata of column i. It must not be modified.
+func (rd *Reader) Column(i int) *ColumnMeta { return &rd.cols[i] }
+
+// RawColumnMeta returns every metadata entry of column i as stored, in
+// order, reserved keys included. It must not be modified.
+func (rd *Reader) RawColumnMeta(i int) *MetaData { return &rd.rawMeta[i] }
+
+// ColumnIndex returns the number of the column with the given name.
+func (rd *Reader) ColumnIndex(name string) (int, bool) {
+	i, ok := rd.byName[name]
+	return i, ok
+}
+
+// Parent returns the number of column i's parent, or -1.
+func (rd *Reader) Parent(i int) int { return rd.parents[i] }
+
+// Children returns the numbers of column i's direct children.
+func (rd *Reader) Children(i int) []int { return rd.children[i] }
+
+// ColumnStart returns the file offset where column i begins.
+func (rd *Reader) ColumnStart(i int) int64 { return rd.starts[i] }
+
+// ColumnCodec returns the name of the codec column i uses.
+func (rd *Reader) ColumnCodec(i int) string {
+	if c := rd.cols[i].Codec(); c != "" {
+		return c
+	}
+	return rd.Codec()
+}
+
+// ColumnChecksum returns the name of the checksum column i uses.
+func (rd *Reader) ColumnChecksum(i int) string {
+	if c := rd.cols[i].Checksum(); c != "" {
+		return c
+	}
+	return rd.Checksum()
+}
+
+// Blocks returns the block descriptors of column i, reading them on first
+// use. The result must not be modified.
+func (rd *Reader) Blocks(i int) ([]BlockInfo, error) {
+	t, err := rd.table(i)
+	if err != nil {
+		return nil, err
+	}
+	return t.blocks, nil
+}
+
+func (rd *Reader) table(i int) (*blockTable, error) {
+	if i < 0 || i >= len(rd.cols) {
+		return nil, fmt.Errorf("%w: no column %d", ErrUsage, i)
+	}
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	if t := rd.tables[i]; t != nil {
+		return t, t.err
+	}
+	t := &blockTable{}
+	t.err = rd.readTable(i, t)
+	rd.tables[i] = t
+	return t, t.err
+}
+
+func (rd *Reader) colErr(i, block int, off int64, err error) *Error {
+	e := newError(err)
+	e.Index, e.Column, e.Block, e.Offset = i, rd.cols[i].Name, block, off
+	return e
+}
+
+func (rd *Reader) readTable(i int, t *blockTable) error {
+	var err error
+	t.codecName = rd.ColumnCodec(i)
+	if t.codec, err = rd.codecs.lookup(t.codecName); err != nil {
+		return rd.colErr(i, -1, -1, err)
+	}
+	if t.checksum, err = checksumSize(rd.ColumnChecksum(i)); err != nil {
+		return rd.colErr(i, -1, -1, err)
+	}
+	start := rd.starts[i]
+	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(rd.ra, start, rd.size-start), 16<<10), off: start, size: rd.size}
+	var fixed [12]byte
+	if err := h.full(fixed[:4]); err != nil {
+		return columnError(err, i, rd.cols[i].Name)
+	}
+	n := binary.LittleEndian.Uint32(fixed[:4])
+	if int64(n)*12 > rd.size-h.off {
+		return rd.colErr(i, -1, start, fmt.Errorf("%w: block count %d out of range for the %d bytes left", ErrFormat, n, rd.size-h.off))
+	}
+	col := &rd.cols[i]
+	t.blocks = make([]BlockInfo, n)
+	var firstRow int64
+	for b := range t.blocks {
+		at := h.off
+		if err := h.full(fixed[:12]); err != nil {
+			return rd.colErr(i, b, at, err)
+		}
+		bi := &t.blocks[b]
+		bi.Rows = int64(binary.LittleEndian.Uint32(fixed[0:]))
+		bi.UncompressedSize = int(binary.LittleEndian.Uint32(fixed[4:]))
+		bi.CompressedSize = int(binary.LittleEndian.Uint32(fixed[8:]))
+		bi.FirstRow = firstRow
+		firstRow += bi.Rows
+		if bi.UncompressedSize < 0 || bi.CompressedSize < 0 || bi.UncompressedSize > rd.opts.MaxBlockSize {
+			return rd.colErr(i, b, at, fmt.Errorf("%w: block sizes out of range (uncompressed %d, compressed %d)", ErrFormat, bi.UncompressedSize, bi.CompressedSize))
+		}
+		if col.Values {
+			v, raw, err := readFirstValue(h, col.Type)
+			if err != nil {
+				return rd.colErr(i, b, at, fmt.Errorf("%w: first value: %w", ErrFormat, err))
+			}
+			bi.FirstValue, bi.firstValue = v, raw
+		}
+	}
+	if firstRow != rd.rowCount {
+		return rd.colErr(i, -1, start, fmt.Errorf("%w: blocks hold %d rows, the file %d", ErrFormat, firstRow, rd.rowCount))
+	}
+	off := h.off
+	for b := range t.blocks {
+		bi := &t.blocks[b]
+		bi.Offset = off
+		off += int64(bi.CompressedSize) + int64(t.checksum)
+		if off > rd.size {
+			return rd.colErr(i, b, bi.Offset, fmt.Errorf("%w: block of %d bytes runs past the end of the file (%d bytes)", ErrFormat, bi.CompressedSize+t.checksum, rd.size))
+		}
+	}
+	return nil
+}
+
+// readFirstValue reads one value of type t from the header stream.
+func readFirstValue(h *headerReader, t ValueType) (any, []byte, error) {
+	var raw []byte
+	switch t {
+	case Null:
+	case Boolean:
+		raw = make([]byte, 1)
+	case Int, Long:
+		for {
+			c, err := h.br.ReadByte()
+			if err != nil {
+				return nil, nil, io.ErrUnexpectedEOF
+			}
+			h.off++
+			raw = append(raw, c)
+			if c < 0x80 {
+				break
+			}
+			if len(raw) >= 10 {
+				return nil, nil, errLongVarint
+			}
+		}
+	case String, Bytes:
+		n, err := h.count("first value length", 1)
+		if err != nil {
+			return nil, nil, err
+		}
+		var e encoder
+		e.writeInt(int32(n))
+		raw = append(e.b, make([]byte, n)...)
+		if err := h.full(raw[len(e.b):]); err != nil {
+			return nil, nil, err
+		}
+	default:
+		raw = make([]byte, t.fixedSize())
+	}
+	if (t == Boolean || t.fixedSize() > 0) && len(raw) > 0 {
+		if err := h.full(raw); err != nil {
+			return nil, nil, err
+		}
+	}
+	var d decoder
+	d.reset(raw)
+	v, err := d.readValue(t)
+	return v, raw, err
+}
+
+// ColumnReader reads the values of one column in order, row by row. It
+// holds one decompressed block at a time in buffers it reuses.
+//
+// For each row call StartRow; then, for an array column, NextLength gives
+// the number of values that follow. A column with a parent has one value (or
+// one length and its values) per element of its parent in the row.
+type ColumnReader struct {
+	rd    *Reader
+	index int
+	meta  *ColumnMeta
+	typ   ValueType
+	table *blockTable
+
+	block    int   // current block, -1 before the first
+	row      int64 // the row last started, -1 before the first
+	blockEnd int64 // first row after the current block
+
+	raw  []byte // stored block bytes
+	data []byte // decompressed block
+	dec  decoder
+
+	aux []*ColumnReader // readers of the ancestors, for seeking
+}
+
+// Values returns a reader positioned before the first row of column i.
+func (rd *Reader) Values(i int) (*ColumnReader, error) {
+	t, err := rd.table(i)
+	if err != nil {
+		return nil, err
+	}
+	return &ColumnReader{rd: rd, index: i, meta: &rd.cols[i], typ: rd.cols[i].Type, table: t, block: -1, row: -1}, nil
+}
+
+// ValuesByName returns a reader of the named column.
+func (rd *Reader) ValuesByName(name string) (*ColumnReader, error) {
+	i, ok := rd.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: no column named %q", ErrUsage, name)
+	}
+	return rd.Values(i)
+}
+
+// Meta returns the column's metadata.
+func (c *ColumnReader) Meta() *ColumnMeta { return c.meta }
+
+// Row returns the number of the row last started, or -1.
+func (c *ColumnReader) Row() int64 { return c.row }
+
+// Block returns the number of the current block, or -1.
+func (c *ColumnReader) Block() int { return c.block }
+
+func (c *ColumnReader) fail(err error) *Error {
+	e := c.rd.colErr(c.index, c.block, -1, err)
+	e.Row = c.row
+	return e
+}
+
+func (c *ColumnReader) failData(err error) error {
+	if errors.Is(err, errTruncated) || errors.Is(err, errIntVarint) || errors.Is(err, errLongVarint) ||
+		errors.Is(err, errNegLen) || errors.Is(err, errBadUTF8) {
+		err = fmt.Errorf("%w: %w", ErrFormat, err)
+	}
+	return c.fail(err)
+}
+
+// StartRow moves to the next top-level row. It returns io.EOF after the
+// last row.
+func (c *ColumnReader) StartRow() error {
+	if c.row+1 >= c.rd.rowCount {
+		c.row = c.rd.rowCount
+		return io.EOF
+	}
+	c.row++
+	for c.row >= c.blockEnd {
+		if err := c.loadBlock(c.block + 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadBlock reads, decompresses and checks block b.
+func (c *ColumnReader) loadBlock(b int) error {
+	if b >= len(c.table.blocks) {
+		c.block = b
+		return c.fail(fmt.Errorf("%w: no block %d", ErrFormat, b))
+	}
+	c.block = b
+	bi := &c.table.blocks[b]
+	n := bi.CompressedSize + c.table.checksum
+	if cap(c.raw) < n {
+		c.raw = make([]byte, n)
+	}
+	c.raw = c.raw[:n]
+	if _, err := c.rd.ra.ReadAt(c.raw, bi.Offset); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		e := c.fail(fmt.Errorf("reading block: %w", err))
+		e.Offset = bi.Offset
+		return e
+	}
+	stored := c.raw[:bi.CompressedSize]
+	var err error
+	c.data, err = c.table.codec.Decompress(c.data[:0], stored, bi.UncompressedSize)
+	if err != nil {
+		e := c.fail(fmt.Errorf("%s codec: %w", c.table.codecName, err))
+		e.Offset = bi.Offset
+		return e
+	}
+	if c.table.checksum == 4 {
+		want := binary.BigEndian.Uint32(c.raw[bi.CompressedSize:])
+		got := crc32.Checksum(c.data, crcTable)
+		// Java's writer stores a zero CRC for every block of a null-codec
+		// file; tolerate exactly that unless asked not to.
+		javaBug := want == 0 && c.table.codecName == CodecNull && !c.rd.opts.StrictChecksums
+		if got != want && !javaBug {
+			e := c.fail(fmt.Errorf("%w: stored CRC-32 %08x, data has %08x", ErrChecksum, want, got))
+			e.Offset = bi.Offset
+			return e
+		}
+	}
+	c.dec.reset(c.data)
+	c.blockEnd = bi.FirstRow + bi.Rows
+	if err := c.checkRows(bi); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkRows rejects a block claiming more rows than its bytes can hold, so
+// that a hostile descriptor cannot make iteration spin.
+func (c *ColumnReader) checkRows(bi *BlockInfo) error {
+	if c.meta.Array || c.meta.Parent != "" {
+		return nil
+	}
+	size := int64(len(c.data))
+	var ok bool
+	switch c.typ {
+	case Null:
+		ok = size == 0
+	case Boolean:
+		ok = bi.Rows <= 8*size && size <= (bi.Rows+7)/8
+	default:
+		ok = bi.Rows*int64(c.typ.minSize()) <= size
+	}
+	if !ok {
+		return c.fail(fmt.Errorf("%w: block of %d bytes cannot hold %d %s values", ErrFormat, size, bi.Rows, c.typ))
+	}
+	return nil
+}
+
+// NextLength reads the length of the next array of an array column.
+func (c *ColumnReader) NextLength() (int, error) {
+	if !c.meta.Array {
+		return 0, c.fail(fmt.Errorf("%w: not an array column", ErrUsage))
+	}
+	n, err := c.dec.readLength()
+	if err != nil {
+		return 0, c.failData(err)
+	}
+	if n < 0 {
+		return 0, c.failData(errNegLen)
+	}
+	if min := c.typ.minSize(); min > 0 && int64(n)*int64(min) > int64(c.dec.remaining()) ||
+		c.typ == Boolean && int64(n) > 8*int64(c.dec.remaining())+8 {
+		return 0, c.fail(fmt.Errorf("%w: array length %d exceeds the block's remaining %d bytes", ErrFormat, n, c.dec.remaining()))
+	}
+	return int(n), nil
+}
+
+func (c *ColumnReader) check(t ValueType) error {
+	if c.typ != t {
+		return c.fail(fmt.Errorf("%w: reading %s from a %s column", ErrUsage, t, c.typ))
+	}
+	return nil
+}
+
+// ReadBool reads a boolean value.
+func (c *ColumnReader) ReadBool() (bool, error) {
+	if c.typ != Boolean {
+		return false, c.check(Boolean)
+	}
+	v, err := c.dec.readBool()
+	if err != nil {
+		return false, c.failData(err)
+	}
+	return v, nil
+}
+
+// ReadInt reads an int value.
+func (c *ColumnReader) ReadInt() (int32, error) {
+	if c.typ != Int {
+		return 0, c.check(Int)
+	}
+	v, err := c.dec.readInt()
+	if err != nil {
+		return 0, c.failData(err)
+	}
+	return v, nil
+}
+
+// ReadLong reads a long value.
+func (c *ColumnReader) ReadLong() (int64, error) {
+	if c.typ != Long {
+		return 0, c.check(Long)
+	}
+	v, err := c.dec.readLong()
+	if err != nil {
+		return 0, c.failData(err)
+	}
+	return v, nil
+}
+
+// ReadFixed32 reads a fixed32 value.
+func (c *ColumnReader) ReadFixed32() (int32, error) {
+	if c.typ != Fixed32 {
+		return 0, c.check(Fixed32)
+	}
+	v, err := c.dec.readFixed32()
+	if err != nil {
+		return 0, c.failData(err)
+	}
+	return int32(v), nil
+}
+
+// ReadFixed64 reads a fixed64 value.
+func (c *ColumnReader) ReadFixed64() (int64, error) {
+	if c.typ != Fixed64 {
+		return 0, c.check(Fixed64)
+	}
+	v, err := c.dec.readFixed64()
+	if err != nil {
+		return 0, c.failData(err)
+	}
+	return int64(v), nil
+}
+
+// ReadFloat reads a float value.
+func (c *ColumnReader) ReadFloat() (float32, error) {
+	if c.typ != Float {
+		return 0, c.check(Float)
+	}
+	v, err := c.dec.readFixed32()
+	if err != nil {
+		return 0, c.failData(err)
+	}
+	return math.Float32frombits(v), nil
+}
+
+// ReadDouble reads a double value.
+func (c *ColumnReader) ReadDouble() (float64, error) {
+	if c.typ != Double {
+		return 0, c.check(Double)
+	}
+	v, err := c.dec.readFixed64()
+	if err != nil {
+		return 0, c.failData(err)
+	}
+	return math.Float64frombits(v), nil
+}
+
+// ReadBytes reads a bytes or string value without copying it: the result
+// aliases the reader's block buffer and is valid only until the reader moves
+// to another block. Strings are not checked for valid UTF-8.
+func (c *ColumnReader) ReadBytes() ([]byte, error) {
+	if c.typ != Bytes && c.typ != String {
+		return nil, c.check(Bytes)
+	}
+	v, err := c.dec.readBytes()
+	if err != nil {
+		return nil, c.failData(err)
+	}
+	return v, nil
+}
+
+// ReadString reads a string value, which must be valid UTF-8 (Java rejects
+// invalid UTF-8 too).
+func (c *ColumnReader) ReadString() (string, error) {
+	if c.typ != String {
+		return "", c.check(String)
+	}
+	v, err := c.dec.readValue(String)
+	if err != nil {
+		return "", c.failData(err)
+	}
+	return v.(string), nil
+}
+
+// Value reads the next value as a Go value: nil, bool, int32 (int and
+// fixed32), int64 (long and fixed64), float32, float64, string or []byte (a
+// copy).
+func (c *ColumnReader) Value() (any, error) {
+	v, err := c.dec.readValue(c.typ)
+	if err != nil {
+		return nil, c.failData(err)
+	}
+	return v, nil
+}
+
+// Skip skips the next value.
+func (c *ColumnReader) Skip() error {
+	if err := c.dec.skip(c.typ); err != nil {
+		return c.failData(err)
+	}
+	return nil
+}
+
+// Next starts the next row of a top-level, non-array column and returns its
+// value. It returns io.EOF after the last row.
+func (c *ColumnReader) Next() (any, error) {
+	if c.meta.Array || c.meta.Parent != "" {
+		return nil, c.fail(fmt.Errorf("%w: Next reads only top-level columns that are not arrays", ErrUsage))
+	}
+	if err := c.StartRow(); err != nil {
+		return nil, err
+	}
+	return c.Value()
+}

@@ -1,0 +1,939 @@
+package format
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"sync"
+)
+
+// DefaultBlockSize is the uncompressed size at which a column's block is
+// cut, checked at the start of every row, as Java does.
+const DefaultBlockSize = 64 << 10
+
+// DefaultMemoryBudget is how many bytes of finished blocks a Writer keeps in
+// memory before it spills them to a temporary file.
+const DefaultMemoryBudget = 64 << 20
+
+// magic starts every file Java's current writer produces.
+var magic = [4]byte{'T', 'r', 'v', 2}
+
+// WriterOptions configures a Writer. The zero value writes no codec or
+// checksum metadata (so the null codec and no checksum), with Java's block
+// size, the default memory budget and one compressing goroutine per CPU.
+type WriterOptions struct {
+	// Codec, if set, is stored as the file's trevni.codec: the default
+	// codec of every column.
+	Codec string
+	// Checksum, if set, is stored as the file's trevni.checksum: "null"
+	// or "crc32" (the spelling "crc-32" is accepted and stored as "crc32").
+	Checksum string
+	// Meta holds further file metadata, written in order after the codec
+	// and checksum.
+	Meta MetaData
+	// BlockSize is the uncompressed size at which a column's block is cut;
+	// 0 means DefaultBlockSize.
+	BlockSize int
+	// MemoryBudget bounds the finished blocks held in memory; past it they
+	// spill to a temporary file in TempDir. 0 means DefaultMemoryBudget;
+	// a negative value means never spill.
+	MemoryBudget int64
+	// TempDir is where the spill file goes; "" means os.TempDir().
+	TempDir string
+	// Concurrency is how many blocks may be compressed at once; 0 means
+	// runtime.GOMAXPROCS(0), and 1 compresses in the writing goroutine.
+	Concurrency int
+	// DeflateLevel is the level of the deflate codec, 1 to 9; 0 means
+	// DefaultDeflateLevel.
+	DeflateLevel int
+	// Codecs adds or replaces codecs by name.
+	Codecs map[string]Codec
+}
+
+// Writer writes a Trevni file row by row.
+//
+// For each row, call StartRow, then for each column write its lengths (array
+// columns only) and values in the order they occur, then EndRow. A column
+// that is not an array gets one value per row, or one per element of its
+// parent when it has one; an array column gets one length per row (or per
+// parent element) followed by that many values. Values of type null need not
+// be written. EndRow checks that every column received the right number of
+// lengths and values.
+//
+// The value methods do not return errors: a misuse is remembered and
+// reported by the next EndRow or by Close, like bufio.Writer.
+//
+// Nothing is written to the output until Close, which writes the header
+// (which needs every column's size) and then the columns. Finished blocks
+// are held in memory up to the memory budget and spill to one temporary file
+// past it.
+type Writer struct {
+	out      io.Writer
+	opts     WriterOptions
+	fileMeta MetaData
+	cols     []*columnWriter
+	rowCount int64
+	inRow    bool
+	err      error
+	closed   bool
+
+	codecs codecSet
+
+	// Compression of finished blocks.
+	sem     chan struct{}
+	pending sync.WaitGroup
+	bufPool sync.Pool // *[]byte block buffers
+
+	// Memory accounting and spilling.
+	held      int64
+	spill     *os.File
+	spillSize int64
+}
+
+// columnWriter holds one column's state.
+type columnWriter struct {
+	meta      ColumnMeta
+	index     int
+	parent    int // index of the parent column, -1 if none
+	codec     Codec
+	checksum  int // bytes of checksum per block: 0 or 4
+	enc       encoder
+	blockRows int
+	blocks    []*block
+
+	// Pending run of 0 or 1 lengths, for array columns.
+	runLength int32
+	runValue  int32 // -1 when no run is pending
+
+	// Per-row counts, checked at EndRow.
+	rowLengths int   // lengths written this row
+	rowElems   int64 // sum of those lengths
+	rowValues  int64 // values written this row
+
+	first    []byte // encoded first value of the current block (trevni.values)
+	hasFirst bool
+}
+
+// block is a finished block: its descriptor and its stored bytes, either in
+// memory or at an offset of the spill file.
+type block struct {
+	rows       int
+	rawSize    int
+	first      []byte
+	data       []byte // compressed bytes followed by the checksum
+	dataLen    int    // len(data), kept once data is spilled
+	spillAt    int64  // offset in the spill file, or -1
+	err        error
+	compressed chan struct{} // closed once data and err are set; nil when done in line
+}
+
+// NewWriter returns a Writer of the given columns, which writes the file to
+// out at Close. Column names must be unique and a parent must precede its
+// children.
+func NewWriter(out io.Writer, columns []ColumnMeta, opts *WriterOptions) (*Writer, error) {
+	w := &Writer{out: out}
+	if opts != nil {
+		w.opts = *opts
+	}
+	if w.opts.BlockSize <= 0 {
+		w.opts.BlockSize = DefaultBlockSize
+	}
+	if w.opts.MemoryBudget == 0 {
+		w.opts.MemoryBudget = DefaultMemoryBudget
+	}
+	if w.opts.Concurrency <= 0 {
+		w.opts.Concurrency = runtime.GOMAXPROCS(0)
+	}
+	w.codecs = codecSet{custom: w.opts.Codecs, deflateLevel: w.opts.DeflateLevel}
+	if w.opts.Concurrency > 1 {
+		w.sem = make(chan struct{}, w.opts.Concurrency)
+	}
+	if err := w.buildFileMeta(); err != nil {
+		return nil, err
+	}
+	fileCodec := w.fileMeta.GetString(KeyCodec)
+	fileChecksum := w.fileMeta.GetString(KeyChecksum)
+	index := make(map[string]int, len(columns))
+	for i, m := range columns {
+		if m.Name == "" {
+			return nil, fmt.Errorf("%w: column %d has no name", ErrUsage, i)
+		}
+		if _, dup := index[m.Name]; dup {
+			return nil, fmt.Errorf("%w: duplicate column name %q", ErrUsage, m.Name)
+		}
+		if m.Type > Bytes {
+			return nil, fmt.Errorf("%w: column %q has invalid type %d", ErrUsage, m.Name, m.Type)
+		}
+		c := &columnWriter{meta: m, index: i, parent: -1, runValue: -1}
+		c.meta.Meta = m.Meta.Clone()
+		for j := 0; j < m.Meta.Len(); j++ {
+			switch k := m.Meta.Key(j); k {
+			case KeyName, KeyType, KeyArray, KeyParent, KeyValues:
+				return nil, fmt.Errorf("%w: column %q: set %s through ColumnMeta's fields, not Meta", ErrUsage, m.Name, k)
+			}
+		}
+		if m.Parent != "" {
+			p, ok := index[m.Parent]
+			if !ok {
+				return nil, fmt.Errorf("%w: column %q: parent %q must precede it", ErrUsage, m.Name, m.Parent)
+			}
+			if !columns[p].Array {
+				return nil, fmt.Errorf("%w: column %q: parent %q is not an array", ErrUsage, m.Name, m.Parent)
+			}
+			c.parent = p
+		}
+		if m.Values && (m.Array || m.Parent != "") {
+			return nil, fmt.Errorf("%w: column %q: trevni.values needs a top-level column that is not an array", ErrUsage, m.Name)
+		}
+		codecName := c.meta.Codec()
+		if codecName == "" {
+			codecName = fileCodec
+		}
+		var err error
+		if c.codec, err = w.codecs.lookup(codecName); err != nil {
+			return nil, fmt.Errorf("column %q: %w", m.Name, err)
+		}
+		if ck := c.meta.Checksum(); ck == checksumCRC32 {
+			c.meta.Meta.SetString(KeyChecksum, ChecksumCRC32)
+		}
+		checksumName := c.meta.Checksum()
+		if checksumName == "" {
+			checksumName = fileChecksum
+		}
+		if c.checksum, err = checksumSize(checksumName); err != nil {
+			return nil, fmt.Errorf("column %q: %w", m.Name, err)
+		}
+		c.enc.b = w.getBuf()
+		index[m.Name] = i
+		w.cols = append(w.cols, c)
+	}
+	return w, nil
+}
+
+// buildFileMeta orders the file metadata as Java does: codec, checksum, then
+// the rest.
+func (w *Writer) buildFileMeta() error {
+	checksum := w.opts.Checksum
+	if checksum == checksumCRC32 {
+		checksum = ChecksumCRC32
+	}
+	if checksum != "" {
+		if _, err := checksumSize(checksum); err != nil {
+			return err
+		}
+	}
+	if w.opts.Codec != "" {
+		w.fileMeta.SetString(KeyCodec, w.opts.Codec)
+	}
+	if checksum != "" {
+		w.fileMeta.SetString(KeyChecksum, checksum)
+	}
+	m := &w.opts.Meta
+	for i := 0; i < m.Len(); i++ {
+		k := m.Key(i)
+		if (k == KeyCodec && w.opts.Codec != "") || (k == KeyChecksum && checksum != "") {
+			return fmt.Errorf("%w: file metadata sets %s and so do the options", ErrUsage, k)
+		}
+		v := m.Value(i)
+		if k == KeyChecksum && string(v) == checksumCRC32 {
+			v = []byte(ChecksumCRC32)
+		}
+		w.fileMeta.Set(k, v)
+	}
+	return nil
+}
+
+func (w *Writer) getBuf() []byte {
+	if p, ok := w.bufPool.Get().(*[]byte); ok {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, w.opts.BlockSize+w.opts.BlockSize/4)
+}
+
+func (w *Writer) putBuf(b []byte) {
+	if cap(b) < w.opts.BlockSize || cap(b) > 4*w.opts.BlockSize {
+		return // keep only ordinary block buffers
+	}
+	b = b[:0]
+	w.bufPool.Put(&b)
+}
+
+// fail records the first misuse or error.
+func (w *Writer) fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+func (w *Writer) usage(c *columnWriter, format string, args ...any) {
+	if w.err == nil {
+		e := newError(fmt.Errorf("%w: "+format, append([]any{ErrUsage}, args...)...))
+		e.Column, e.Index, e.Row = c.meta.Name, c.index, w.rowCount
+		w.err = e
+	}
+}
+
+// column returns the column numbered i, or nil after recording a misuse.
+func (w *Writer) column(i int) *columnWriter {
+	if i < 0 || i >= len(w.cols) {
+		w.fail(fmt.Errorf("%w: no column %d", ErrUsage, i))
+		return nil
+	}
+	return w.cols[i]
+}
+
+// Err returns the first error the Writer met, if any.
+func (w *Writer) Err() error { return w.err }
+
+// RowCount returns the number of rows ended so far.
+func (w *Writer) RowCount() int64 { return w.rowCount }
+
+// Columns returns the number of columns.
+func (w *Writer) Columns() int { return len(w.cols) }
+
+// StartRow begins a row. Columns whose current block has reached the block
+// size cut it here, so blocks hold whole rows.
+func (w *Writer) StartRow() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return fmt.Errorf("%w: writer is closed", ErrUsage)
+	}
+	if w.inRow {
+		return fmt.Errorf("%w: StartRow before EndRow", ErrUsage)
+	}
+	if w.rowCount == math.MaxInt64 {
+		return fmt.Errorf("%w: too many rows", ErrUsage)
+	}
+	w.inRow = true
+	for _, c := range w.cols {
+		if len(c.enc.b) >= w.opts.BlockSize {
+			if err := w.cutBlock(c); err != nil {
+				w.fail(err)
+				return err
+			}
+		}
+		c.rowLengths, c.rowElems, c.rowValues = 0, 0, 0
+	}
+	return nil
+}
+
+// EndRow ends a row, checking that every column got as many lengths and
+// values as the row's structure calls for.
+func (w *Writer) EndRow() error {
+	if w.err != nil {
+		return w.err
+	}
+	if !w.inRow {
+		return fmt.Errorf("%w: EndRow without StartRow", ErrUsage)
+	}
+	for _, c := range w.cols {
+		entries := int64(1)
+		if c.parent >= 0 {
+			entries = w.cols[c.parent].rowElems
+		}
+		if c.meta.Array {
+			if int64(c.rowLengths) != entries {
+				w.usage(c, "wrote %d lengths in the row, want %d", c.rowLengths, entries)
+				return w.err
+			}
+			entries = c.rowElems
+		}
+		if c.meta.Type != Null && c.rowValues != entries {
+			w.usage(c, "wrote %d values in the row, want %d", c.rowValues, entries)
+			return w.err
+		}
+	}
+	for _, c := range w.cols {
+		c.blockRows++
+	}
+	w.rowCount++
+	w.inRow = false
+	return nil
+}
+
+// WriteLength writes the length of the next array in array column col.
+func (w *Writer) WriteLength(col, n int) {
+	c := w.column(col)
+	if c == nil {
+		return
+	}
+	if !c.meta.Array {
+		w.usage(c, "not an array column")
+		return
+	}
+	if n < 0 || n > math.MaxInt32 {
+		w.usage(c, "array length %d out of range", n)
+		return
+	}
+	c.rowLengths++
+	c.rowElems += int64(n)
+	l := int32(n)
+	if l == c.runValue {
+		c.runLength++
+		return
+	}
+	c.flushRun()
+	if l == 0 || l == 1 {
+		c.runLength, c.runValue = 1, l
+		return
+	}
+	c.enc.writeLength(l)
+}
+
+// flushRun writes a pending run of 0 or 1 lengths: a single one literally,
+// longer runs as Java's negative run code.
+func (c *columnWriter) flushRun() {
+	switch {
+	case c.runLength == 0:
+		return
+	case c.runLength == 1:
+		c.enc.writeLength(c.runValue)
+	default:
+		c.enc.writeLength((3 - c.runValue) - c.runLength<<1)
+	}
+	c.runLength, c.runValue = 0, -1
+}
+
+// begin prepares column c for one value of type t and reports whether to go
+// on writing it.
+func (w *Writer) begin(col int, t ValueType) *columnWriter {
+	c := w.column(col)
+	if c == nil {
+		return nil
+	}
+	if c.meta.Type != t {
+		w.usage(c, "writing a %s value to a %s column", t, c.meta.Type)
+		return nil
+	}
+	c.rowValues++
+	if c.meta.Array && t != Null {
+		c.flushRun()
+	}
+	return c
+}
+
+// end records the first value of a block for columns with trevni.values.
+func (c *columnWriter) end(start int) {
+	if c.meta.Values && !c.hasFirst {
+		c.first = append(c.first[:0], c.enc.b[start:]...)
+		c.hasFirst = true
+	}
+}
+
+// WriteNull writes a null value. Writing nulls is optional: columns of type
+// null store nothing, and their values are not counted.
+func (w *Writer) WriteNull(col int) {
+	if c := w.begin(col, Null); c != nil {
+		c.end(len(c.enc.b))
+	}
+}
+
+// WriteBool writes a boolean value.
+func (w *Writer) WriteBool(col int, v bool) {
+	if c := w.begin(col, Boolean); c != nil {
+		if c.meta.Values && !c.hasFirst {
+			c.first = append(c.first[:0], 0)
+			if v {
+				c.first[0] = 1
+			}
+			c.hasFirst = true
+		}
+		c.enc.writeBool(v)
+	}
+}
+
+// WriteInt writes an int value.
+func (w *Writer) WriteInt(col int, v int32) {
+	if c := w.begin(col, Int); c != nil {
+		start := len(c.enc.b)
+		c.enc.writeInt(v)
+		c.end(start)
+	}
+}
+
+// WriteLong writes a long value.
+func (w *Writer) WriteLong(col int, v int64) {
+	if c := w.begin(col, Long); c != nil {
+		start := len(c.enc.b)
+		c.enc.writeLong(v)
+		c.end(start)
+	}
+}
+
+// WriteFixed32 writes a fixed32 value.
+func (w *Writer) WriteFixed32(col int, v int32) {
+	if c := w.begin(col, Fixed32); c != nil {
+		start := len(c.enc.b)
+		c.enc.writeFixed32(uint32(v))
+		c.end(start)
+	}
+}
+
+// WriteFixed64 writes a fixed64 value.
+func (w *Writer) WriteFixed64(col int, v int64) {
+	if c := w.begin(col, Fixed64); c != nil {
+		start := len(c.enc.b)
+		c.enc.writeFixed64(uint64(v))
+		c.end(start)
+	}
+}
+
+// WriteFloat writes a float value, keeping its exact bits (NaN payloads
+// included).
+func (w *Writer) WriteFloat(col int, v float32) {
+	if c := w.begin(col, Float); c != nil {
+		start := len(c.enc.b)
+		c.enc.writeFixed32(math.Float32bits(v))
+		c.end(start)
+	}
+}
+
+// WriteDouble writes a double value, keeping its exact bits.
+func (w *Writer) WriteDouble(col int, v float64) {
+	if c := w.begin(col, Double); c != nil {
+		start := len(c.enc.b)
+		c.enc.writeFixed64(math.Float64bits(v))
+		c.end(start)
+	}
+}
+
+// WriteString writes a string value. It is stored as given; the caller
+// ensures it is valid UTF-8 where that matters.
+func (w *Writer) WriteString(col int, v string) {
+	if c := w.begin(col, String); c != nil {
+		if len(v) > math.MaxInt32 {
+			w.usage(c, "string of %d bytes is too long", len(v))
+			return
+		}
+		start := len(c.enc.b)
+		c.enc.writeString(v)
+		c.end(start)
+	}
+}
+
+// WriteStringBytes writes a string value given as its UTF-8 bytes.
+func (w *Writer) WriteStringBytes(col int, v []byte) {
+	if c := w.begin(col, String); c != nil {
+		w.writeBytesTo(c, v)
+	}
+}
+
+// WriteBytes writes a bytes value.
+func (w *Writer) WriteBytes(col int, v []byte) {
+	if c := w.begin(col, Bytes); c != nil {
+		w.writeBytesTo(c, v)
+	}
+}
+
+func (w *Writer) writeBytesTo(c *columnWriter, v []byte) {
+	if len(v) > math.MaxInt32 {
+		w.usage(c, "value of %d bytes is too long", len(v))
+		return
+	}
+	start := len(c.enc.b)
+	c.enc.writeBytes(v)
+	c.end(start)
+}
+
+// WriteValue writes v to column col, converting it to the column's type:
+// nil for null; bool; any Go integer for int, long, fixed32 and fixed64 when
+// it fits; float32 or float64 for float and double; string or []byte for
+// string and bytes. It is the convenient, slower path; the typed methods do
+// not box their values.
+func (w *Writer) WriteValue(col int, v any) {
+	c := w.column(col)
+	if c == nil {
+		return
+	}
+	switch c.meta.Type {
+	case Null:
+		if v != nil {
+			w.usage(c, "writing %T to a null column", v)
+			return
+		}
+		w.WriteNull(col)
+	case Boolean:
+		b, ok := v.(bool)
+		if !ok {
+			w.usage(c, "writing %T to a boolean column", v)
+			return
+		}
+		w.WriteBool(col, b)
+	case Int, Fixed32:
+		n, ok := toInt64(v)
+		if !ok || n < math.MinInt32 || n > math.MaxInt32 {
+			w.usage(c, "writing %T (%v) to a %s column", v, v, c.meta.Type)
+			return
+		}
+		if c.meta.Type == Int {
+			w.WriteInt(col, int32(n))
+		} else {
+			w.WriteFixed32(col, int32(n))
+		}
+	case Long, Fixed64:
+		n, ok := toInt64(v)
+		if !ok {
+			w.usage(c, "writing %T (%v) to a %s column", v, v, c.meta.Type)
+			return
+		}
+		if c.meta.Type == Long {
+			w.WriteLong(col, n)
+		} else {
+			w.WriteFixed64(col, n)
+		}
+	case Float:
+		f, ok := v.(float32)
+		if !ok {
+			w.usage(c, "writing %T to a float column", v)
+			return
+		}
+		w.WriteFloat(col, f)
+	case Double:
+		switch f := v.(type) {
+		case float64:
+			w.WriteDouble(col, f)
+		case float32:
+			w.WriteDouble(col, float64(f))
+		default:
+			w.usage(c, "writing %T to a double column", v)
+		}
+	case String:
+		switch s := v.(type) {
+		case string:
+			w.WriteString(col, s)
+		case []byte:
+			w.WriteStringBytes(col, s)
+		default:
+			w.usage(c, "writing %T to a string column", v)
+		}
+	case Bytes:
+		switch s := v.(type) {
+		case []byte:
+			w.WriteBytes(col, s)
+		case string:
+			w.WriteBytes(col, []byte(s))
+		default:
+			w.usage(c, "writing %T to a bytes column", v)
+		}
+	}
+}
+
+func toInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int8:
+		return int64(n), true
+	case int16:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	case uint8:
+		return int64(n), true
+	case uint16:
+		return int64(n), true
+	case uint32:
+		return int64(n), true
+	case uint:
+		return int64(n), n <= math.MaxInt64
+	case uint64:
+		return int64(n), n <= math.MaxInt64
+	}
+	return 0, false
+}
+
+// WriteRow writes one row of a file whose columns are all top-level and not
+// arrays: one value per column, converted as by WriteValue.
+func (w *Writer) WriteRow(values ...any) error {
+	if len(values) != len(w.cols) {
+		return fmt.Errorf("%w: WriteRow got %d values for %d columns", ErrUsage, len(values), len(w.cols))
+	}
+	if err := w.StartRow(); err != nil {
+		return err
+	}
+	for i, v := range values {
+		if c := w.cols[i]; c.meta.Array || c.parent >= 0 {
+			w.usage(c, "WriteRow needs flat columns; use WriteLength and the value methods")
+			return w.err
+		}
+		w.WriteValue(i, v)
+	}
+	return w.EndRow()
+}
+
+// cutBlock finishes column c's current block and hands it to compression.
+func (w *Writer) cutBlock(c *columnWriter) error {
+	c.flushRun()
+	if c.blockRows == 0 {
+		return nil
+	}
+	if len(c.enc.b) > math.MaxInt32 {
+		return &Error{Offset: -1, Column: c.meta.Name, Index: c.index, Block: len(c.blocks), Row: w.rowCount,
+			Err: fmt.Errorf("%w: block of %d bytes exceeds the format's 2 GiB limit", ErrUsage, len(c.enc.b))}
+	}
+	b := &block{rows: c.blockRows, rawSize: len(c.enc.b), spillAt: -1}
+	if c.hasFirst {
+		b.first = append([]byte(nil), c.first...)
+	}
+	raw := c.enc.b
+	c.enc.reset(w.getBuf())
+	c.blockRows, c.hasFirst = 0, false
+	c.blocks = append(c.blocks, b)
+	w.held += int64(len(raw))
+	if w.sem == nil {
+		w.compress(c, b, raw)
+		if b.err != nil {
+			return b.err
+		}
+	} else {
+		b.compressed = make(chan struct{})
+		w.sem <- struct{}{}
+		w.pending.Add(1)
+		go func() {
+			defer w.pending.Done()
+			w.compress(c, b, raw)
+			close(b.compressed)
+			<-w.sem
+		}()
+	}
+	if w.opts.MemoryBudget > 0 && w.held > w.opts.MemoryBudget {
+		return w.spillBlocks()
+	}
+	return nil
+}
+
+// compress fills b.data with the compressed raw bytes and their checksum.
+func (w *Writer) compress(c *columnWriter, b *block, raw []byte) {
+	var data []byte
+	var err error
+	if _, null := c.codec.(nullCodec); null {
+		data = raw // stored as is: the buffer becomes the block
+	} else {
+		data, err = c.codec.Compress(w.getBuf(), raw)
+		if err != nil {
+			b.err = &Error{Offset: -1, Column: c.meta.Name, Index: c.index, Block: -1, Row: -1, Err: fmt.Errorf("compressing block: %w", err)}
+			return
+		}
+		if int64(len(data)) > math.MaxInt32 {
+			b.err = &Error{Offset: -1, Column: c.meta.Name, Index: c.index, Block: -1, Row: -1, Err: fmt.Errorf("%w: compressed block exceeds 2 GiB", ErrUsage)}
+			return
+		}
+	}
+	if c.checksum == 4 {
+		data = binary.BigEndian.AppendUint32(data, crc32.Checksum(raw, crcTable))
+	}
+	if &data[:1][0] != &raw[:1][0] || len(raw) == 0 {
+		w.putBuf(raw)
+	}
+	b.data = data
+	b.dataLen = len(data)
+}
+
+// wait blocks until every block handed to compression is done and returns
+// the first compression error.
+func (w *Writer) wait() error {
+	w.pending.Wait()
+	for _, c := range w.cols {
+		for _, b := range c.blocks {
+			if b.err != nil {
+				return b.err
+			}
+		}
+	}
+	return nil
+}
+
+// spillBlocks moves every finished block held in memory to the spill file.
+func (w *Writer) spillBlocks() error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	if w.spill == nil {
+		f, err := os.CreateTemp(w.opts.TempDir, "trevni-spill-*")
+		if err != nil {
+			return fmt.Errorf("trevni: creating spill file: %w", err)
+		}
+		w.spill = f
+	}
+	bw := bufio.NewWriterSize(w.spill, 1<<20)
+	for _, c := range w.cols {
+		for _, b := range c.blocks {
+			if b.data == nil {
+				continue
+			}
+			if _, err := bw.Write(b.data); err != nil {
+				return fmt.Errorf("trevni: writing spill file: %w", err)
+			}
+			b.spillAt = w.spillSize
+			w.spillSize += int64(len(b.data))
+			w.putBuf(b.data)
+			b.data = nil
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("trevni: writing spill file: %w", err)
+	}
+	w.held = 0
+	return nil
+}
+
+// Close finishes the last blocks, writes the whole file to the output and
+// releases the spill file. It does not close the output.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	defer w.release()
+	if w.err == nil && w.inRow {
+		w.fail(fmt.Errorf("%w: Close inside a row", ErrUsage))
+	}
+	if w.err != nil {
+		w.closed = true
+		return w.err
+	}
+	for _, c := range w.cols {
+		if err := w.cutBlock(c); err != nil {
+			w.fail(err)
+			return err
+		}
+	}
+	if err := w.wait(); err != nil {
+		w.fail(err)
+		return err
+	}
+	err := w.writeFile()
+	w.fail(err)
+	return err
+}
+
+// Abort discards everything written and releases the spill file.
+func (w *Writer) Abort() {
+	if !w.closed {
+		w.fail(errors.New("trevni: writer aborted"))
+	}
+	w.release()
+}
+
+func (w *Writer) release() {
+	w.closed = true
+	w.pending.Wait()
+	if w.spill != nil {
+		name := w.spill.Name()
+		w.spill.Close()
+		os.Remove(name)
+		w.spill = nil
+	}
+	for _, c := range w.cols {
+		c.blocks = nil
+		c.enc.b = nil
+	}
+}
+
+// columnSize returns the bytes column c occupies in the file.
+func (c *columnWriter) size() int64 {
+	n := int64(4)
+	for _, b := range c.blocks {
+		n += 12 + int64(len(b.first)) + int64(b.dataLen)
+	}
+	return n
+}
+
+func (w *Writer) writeFile() error {
+	bw := bufio.NewWriterSize(w.out, 256<<10)
+	var h encoder
+	h.b = append(h.b, magic[:]...)
+	h.writeFixed64(uint64(w.rowCount))
+	h.writeFixed32(uint32(len(w.cols)))
+	writeMeta(&h, &w.fileMeta)
+	for _, c := range w.cols {
+		writeColumnMeta(&h, &c.meta)
+	}
+	start := int64(len(h.b)) + 8*int64(len(w.cols))
+	for _, c := range w.cols {
+		h.writeFixed64(uint64(start))
+		start += c.size()
+	}
+	if _, err := bw.Write(h.b); err != nil {
+		return err
+	}
+	var copyBuf []byte
+	for _, c := range w.cols {
+		h.reset(h.b)
+		h.writeFixed32(uint32(len(c.blocks)))
+		for _, b := range c.blocks {
+			h.writeFixed32(uint32(b.rows))
+			h.writeFixed32(uint32(b.rawSize))
+			h.writeFixed32(uint32(b.dataLen - c.checksum))
+			h.b = append(h.b, b.first...)
+		}
+		if _, err := bw.Write(h.b); err != nil {
+			return err
+		}
+		for _, b := range c.blocks {
+			if b.data != nil {
+				if _, err := bw.Write(b.data); err != nil {
+					return err
+				}
+				continue
+			}
+			if copyBuf == nil {
+				copyBuf = make([]byte, 256<<10)
+			}
+			sr := io.NewSectionReader(w.spill, b.spillAt, int64(b.dataLen))
+			if _, err := io.CopyBuffer(bw, sr, copyBuf); err != nil {
+				return fmt.Errorf("trevni: reading spill file: %w", err)
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+func writeMeta(e *encoder, m *MetaData) {
+	e.writeInt(int32(m.Len()))
+	for i := 0; i < m.Len(); i++ {
+		e.writeString(m.Key(i))
+		e.writeBytes(m.Value(i))
+	}
+}
+
+// writeColumnMeta writes a column's metadata in Java's order: name, type,
+// values, parent, array, then the rest.
+func writeColumnMeta(e *encoder, c *ColumnMeta) {
+	n := 2 + c.Meta.Len()
+	for _, b := range []bool{c.Values, c.Parent != "", c.Array} {
+		if b {
+			n++
+		}
+	}
+	e.writeInt(int32(n))
+	e.writeString(KeyName)
+	e.writeString(c.Name)
+	e.writeString(KeyType)
+	e.writeString(c.Type.String())
+	if c.Values {
+		e.writeString(KeyValues)
+		e.writeString("")
+	}
+	if c.Parent != "" {
+		e.writeString(KeyParent)
+		e.writeString(c.Parent)
+	}
+	if c.Array {
+		e.writeString(KeyArray)
+		e.writeString("")
+	}
+	for i := 0; i < c.Meta.Len(); i++ {
+		e.writeString(c.Meta.Key(i))
+		e.writeBytes(c.Meta.Value(i))
+	}
+}
