@@ -607,8 +607,9 @@ func (c *ColumnReader) loadBlock(b int) error {
 		c.raw = make([]byte, n)
 	}
 	c.raw = c.raw[:n]
-	if _, err := c.rd.ra.ReadAt(c.raw, bi.Offset); err != nil {
-		if err == io.EOF {
+	// ReadAt may report io.EOF along with a full read at the end of input.
+	if k, err := c.rd.ra.ReadAt(c.raw, bi.Offset); k < n {
+		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		e := c.fail(fmt.Errorf("reading block: %w", err))

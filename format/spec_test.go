@@ -57,7 +57,7 @@ func loadSpec(t testing.TB, name string) *spec {
 	}
 	// Recover metadata key order from the text.
 	var ordered struct {
-		FileMeta orderedKeys   `json:"fileMeta"`
+		FileMeta orderedKeys                  `json:"fileMeta"`
 		Columns  []struct{ Meta orderedKeys } `json:"columns"`
 	}
 	if err := json.Unmarshal(raw, &ordered); err != nil {

@@ -716,7 +716,8 @@ func (w *Writer) cutBlock(c *columnWriter) error {
 func (w *Writer) compress(c *columnWriter, b *block, raw []byte) {
 	var data []byte
 	var err error
-	if _, null := c.codec.(nullCodec); null {
+	_, isNull := c.codec.(nullCodec)
+	if isNull {
 		data = raw // stored as is: the buffer becomes the block
 	} else {
 		data, err = c.codec.Compress(w.getBuf(), raw)
@@ -732,7 +733,7 @@ func (w *Writer) compress(c *columnWriter, b *block, raw []byte) {
 	if c.checksum == 4 {
 		data = binary.BigEndian.AppendUint32(data, crc32.Checksum(raw, crcTable))
 	}
-	if &data[:1][0] != &raw[:1][0] || len(raw) == 0 {
+	if !isNull {
 		w.putBuf(raw)
 	}
 	b.data = data
