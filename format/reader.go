@@ -535,6 +535,8 @@ type ColumnReader struct {
 	dec  decoder
 
 	aux []*ColumnReader // readers of the ancestors, for seeking
+
+	strict bool // check that every block is consumed exactly (Verify)
 }
 
 // Values returns a reader positioned before the first row of column i.
@@ -582,11 +584,21 @@ func (c *ColumnReader) failData(err error) error {
 // last row.
 func (c *ColumnReader) StartRow() error {
 	if c.row+1 >= c.rd.rowCount {
+		if c.strict && c.row < c.rd.rowCount {
+			if err := c.checkConsumed(); err != nil {
+				return err
+			}
+		}
 		c.row = c.rd.rowCount
 		return io.EOF
 	}
 	c.row++
 	for c.row >= c.blockEnd {
+		if c.strict {
+			if err := c.checkConsumed(); err != nil {
+				return err
+			}
+		}
 		if err := c.loadBlock(c.block + 1); err != nil {
 			return err
 		}

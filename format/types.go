@@ -69,3 +69,24 @@ func (t ValueType) minSize() int {
 	}
 	return 1
 }
+
+// zero returns the zero value of type t as readValue returns values.
+func (t ValueType) zero() any {
+	switch t {
+	case Boolean:
+		return false
+	case Int, Fixed32:
+		return int32(0)
+	case Long, Fixed64:
+		return int64(0)
+	case Float:
+		return float32(0)
+	case Double:
+		return float64(0)
+	case String:
+		return ""
+	case Bytes:
+		return []byte{}
+	}
+	return nil
+}

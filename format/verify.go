@@ -1,0 +1,144 @@
+package format
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Verify reads the whole file and reports every problem it finds to report:
+// unreadable block tables, blocks that fail to decompress or whose checksum
+// does not match, and blocks whose data does not match the rows they claim
+// (values missing, or bytes left over at the end of a block). Each top-level
+// column and its children are checked independently, so one damaged column
+// does not hide problems in others. It returns the number of problems found.
+func (rd *Reader) Verify(report func(error)) int {
+	problems := 0
+	fail := func(err error) {
+		problems++
+		if report != nil {
+			report(err)
+		}
+	}
+	broken := make([]bool, len(rd.cols))
+	for i := range rd.cols {
+		c, err := rd.Values(i)
+		if err != nil {
+			fail(err)
+			broken[i] = true
+			continue
+		}
+		for b := range c.table.blocks {
+			if err := c.loadBlock(b); err != nil {
+				fail(err)
+				broken[i] = true
+			}
+		}
+	}
+	for i := range rd.cols {
+		if rd.parents[i] >= 0 {
+			continue
+		}
+		tree := rd.subtree(i)
+		skip := false
+		for _, k := range tree {
+			skip = skip || broken[k]
+		}
+		if skip {
+			continue // already reported
+		}
+		if err := rd.verifyTree(tree); err != nil {
+			fail(err)
+		}
+	}
+	return problems
+}
+
+// subtree lists column i and its descendants in column order.
+func (rd *Reader) subtree(i int) []int {
+	out := []int{i}
+	for _, k := range rd.children[i] {
+		out = append(out, rd.subtree(k)...)
+	}
+	return out
+}
+
+// verifyTree walks every row of a top-level column and its descendants,
+// skipping values, and checks that every block is consumed exactly.
+func (rd *Reader) verifyTree(tree []int) error {
+	readers := make(map[int]*ColumnReader, len(tree))
+	for _, i := range tree {
+		c, err := rd.Values(i)
+		if err != nil {
+			return err
+		}
+		c.strict = true
+		readers[i] = c
+	}
+	var walk func(i int, entries int64) error
+	walk = func(i int, entries int64) error {
+		c := readers[i]
+		if !c.meta.Array {
+			if err := c.dec.skipValues(c.typ, entries); err != nil {
+				return c.failData(err)
+			}
+			return nil
+		}
+		kids := rd.children[i]
+		if len(kids) == 0 {
+			if _, err := c.dec.skipEntries(c.typ, entries); err != nil {
+				return c.failData(err)
+			}
+			return nil
+		}
+		// With children, each element's own value is followed by the
+		// children's entries, so go element by element.
+		for ; entries > 0; entries-- {
+			n, err := c.NextLength()
+			if err != nil {
+				return err
+			}
+			if c.typ != Null {
+				if err := c.dec.skipValues(c.typ, int64(n)); err != nil {
+					return c.failData(err)
+				}
+			}
+			for _, k := range kids {
+				if err := walk(k, int64(n)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for row := int64(0); row < rd.rowCount; row++ {
+		for _, i := range tree {
+			if err := readers[i].StartRow(); err != nil {
+				return err
+			}
+		}
+		if err := walk(tree[0], 1); err != nil {
+			return err
+		}
+	}
+	for _, i := range tree {
+		if err := readers[i].StartRow(); !errors.Is(err, io.EOF) {
+			if err == nil {
+				err = readers[i].fail(fmt.Errorf("%w: rows beyond the row count", ErrFormat))
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// checkConsumed reports a block whose data was not read exactly.
+func (c *ColumnReader) checkConsumed() error {
+	if c.block < 0 || c.data == nil {
+		return nil
+	}
+	if r := c.dec.remaining(); r != 0 || c.dec.runLength != 0 {
+		return c.fail(fmt.Errorf("%w: block has %d bytes and %d run lengths left after its %d rows", ErrFormat, r, c.dec.runLength, c.table.blocks[c.block].Rows))
+	}
+	return nil
+}
