@@ -1,0 +1,147 @@
+package format
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"testing"
+)
+
+const benchRows = 200_000
+
+var benchTypes = []ValueType{Boolean, Int, Long, Fixed64, Double, String, Bytes}
+
+var benchCodecs = []string{CodecNull, CodecDeflate, CodecSnappy, CodecZstd, CodecBzip2}
+
+// benchValues returns deterministic values of type t, shaped like real data:
+// small integers, short strings.
+func benchValues(t ValueType) []any {
+	r := rand.New(rand.NewPCG(1, 2))
+	vals := make([]any, benchRows)
+	for i := range vals {
+		switch t {
+		case Boolean:
+			vals[i] = r.IntN(3) == 0
+		case Int:
+			vals[i] = int32(r.IntN(100000))
+		case Long, Fixed64:
+			vals[i] = int64(r.IntN(1 << 40))
+		case Double:
+			vals[i] = r.Float64() * 1000
+		case String:
+			vals[i] = fmt.Sprintf("user-%d@example.org", r.IntN(50000))
+		case Bytes:
+			vals[i] = []byte(fmt.Sprintf("payload-%08x", r.Uint32()))
+		}
+	}
+	return vals
+}
+
+// writeBench writes one column of vals with the typed methods.
+func writeBench(b *testing.B, out io.Writer, t ValueType, codec string, vals []any) int64 {
+	w, err := NewWriter(out, []ColumnMeta{{Name: "c", Type: t}}, &WriterOptions{Codec: codec, Checksum: ChecksumCRC32})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var raw int64
+	for _, v := range vals {
+		w.StartRow()
+		switch t {
+		case Boolean:
+			w.WriteBool(0, v.(bool))
+		case Int:
+			w.WriteInt(0, v.(int32))
+			raw += 4
+		case Long:
+			w.WriteLong(0, v.(int64))
+			raw += 8
+		case Fixed64:
+			w.WriteFixed64(0, v.(int64))
+			raw += 8
+		case Double:
+			w.WriteDouble(0, v.(float64))
+			raw += 8
+		case String:
+			w.WriteString(0, v.(string))
+			raw += int64(len(v.(string)))
+		case Bytes:
+			w.WriteBytes(0, v.([]byte))
+			raw += int64(len(v.([]byte)))
+		}
+		w.EndRow()
+	}
+	if t == Boolean {
+		raw = int64(len(vals))
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return raw
+}
+
+// BenchmarkWrite writes a column of each type with each codec. MB/s counts
+// the values' in-memory size (one byte per boolean).
+func BenchmarkWrite(b *testing.B) {
+	for _, t := range benchTypes {
+		vals := benchValues(t)
+		for _, codec := range benchCodecs {
+			b.Run(t.String()+"/"+codec, func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					raw := writeBench(b, io.Discard, t, codec, vals)
+					b.SetBytes(raw)
+				}
+				b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "values/s")
+			})
+		}
+	}
+}
+
+// BenchmarkRead reads a column of each type with each codec with the typed
+// methods.
+func BenchmarkRead(b *testing.B) {
+	for _, t := range benchTypes {
+		vals := benchValues(t)
+		for _, codec := range benchCodecs {
+			b.Run(t.String()+"/"+codec, func(b *testing.B) {
+				var buf bytes.Buffer
+				raw := writeBench(b, &buf, t, codec, vals)
+				data := buf.Bytes()
+				b.SetBytes(raw)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					c, err := rd.Values(0)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for c.StartRow() == nil {
+						switch t {
+						case Boolean:
+							_, err = c.ReadBool()
+						case Int:
+							_, err = c.ReadInt()
+						case Long:
+							_, err = c.ReadLong()
+						case Fixed64:
+							_, err = c.ReadFixed64()
+						case Double:
+							_, err = c.ReadDouble()
+						default:
+							_, err = c.ReadBytes()
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "values/s")
+			})
+		}
+	}
+}
