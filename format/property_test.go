@@ -138,6 +138,12 @@ func writeRow(w *Writer, cols []ColumnMeta, row Row) error {
 	if err := w.StartRow(); err != nil {
 		return err
 	}
+	writeFields(w, cols, row)
+	return w.EndRow()
+}
+
+// writeFields writes the entries of fields without starting or ending a row.
+func writeFields(w *Writer, cols []ColumnMeta, row Row) {
 	var put func(f Field)
 	put = func(f Field) {
 		c := cols[f.Column]
@@ -164,7 +170,6 @@ func writeRow(w *Writer, cols []ColumnMeta, row Row) error {
 	for _, f := range row {
 		put(f)
 	}
-	return w.EndRow()
 }
 
 func layoutTree(cols []ColumnMeta) (children [][]int, roots []int) {
@@ -355,6 +360,51 @@ func TestWriterRejectsMisuse(t *testing.T) {
 	for i, cols := range bad {
 		if _, err := NewWriter(io.Discard, cols, nil); err == nil {
 			t.Errorf("layout %d accepted", i)
+		}
+	}
+}
+
+// TestAbortRow writes rows, some of them aborted halfway, and checks the
+// file equals one written without the aborted rows.
+func TestAbortRow(t *testing.T) {
+	for it := 0; it < 40; it++ {
+		r := rand.New(rand.NewPCG(uint64(it), 5))
+		cols := randomLayout(r)
+		children, roots := layoutTree(cols)
+		opts := &WriterOptions{BlockSize: 64, Concurrency: 1}
+		var clean, aborted bytes.Buffer
+		wc, err := NewWriter(&clean, cols, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wa, err := NewWriter(&aborted, cols, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 60; i++ {
+			if r.IntN(3) == 0 {
+				junk := randomRow(r, cols, children, roots)
+				wa.StartRow()
+				writeFields(wa, cols, junk[:1+r.IntN(len(junk))]) // some or all of a row
+				wa.WriteValue(0, struct{}{})
+				wa.AbortRow()
+			}
+			row := randomRow(r, cols, children, roots)
+			if err := writeRow(wc, cols, row); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeRow(wa, cols, row); err != nil {
+				t.Fatalf("iteration %d row %d after an abort: %v", it, i, err)
+			}
+		}
+		if err := wc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := wa.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(clean.Bytes(), aborted.Bytes()) {
+			t.Fatalf("iteration %d: aborted rows left traces", it)
 		}
 	}
 }

@@ -80,6 +80,7 @@ type Writer struct {
 	cols     []*columnWriter
 	rowCount int64
 	inRow    bool
+	rowErr   bool // no error was recorded before the row began
 	err      error
 	closed   bool
 
@@ -118,6 +119,17 @@ type columnWriter struct {
 
 	first    []byte // encoded first value of the current block (trevni.values)
 	hasFirst bool
+
+	saved rowStart // state at StartRow, restored by AbortRow
+}
+
+// rowStart is what AbortRow needs to undo a partly written row.
+type rowStart struct {
+	size      int
+	bitCount  uint8
+	runLength int32
+	runValue  int32
+	hasFirst  bool
 }
 
 // block is a finished block: its descriptor and its stored bytes, either in
@@ -321,8 +333,33 @@ func (w *Writer) StartRow() error {
 			}
 		}
 		c.rowLengths, c.rowElems, c.rowValues = 0, 0, 0
+		c.saved = rowStart{len(c.enc.b), c.enc.bitCount, c.runLength, c.runValue, c.hasFirst}
 	}
+	w.rowErr = w.err == nil
 	return nil
+}
+
+// AbortRow discards the row begun by the last StartRow, restoring every
+// column as it was, and forgets a misuse recorded during the row (such as
+// a value of the wrong type), so that writing can go on with the next row.
+// Errors from compression or the spill file are kept.
+func (w *Writer) AbortRow() {
+	if !w.inRow {
+		return
+	}
+	for _, c := range w.cols {
+		s := c.saved
+		c.enc.b = c.enc.b[:s.size]
+		c.enc.bitCount, c.runLength, c.runValue, c.hasFirst = s.bitCount, s.runLength, s.runValue, s.hasFirst
+		if c.enc.bitCount != 0 {
+			// Clear bits a discarded boolean set in the shared last byte.
+			c.enc.b[len(c.enc.b)-1] &= 1<<c.enc.bitCount - 1
+		}
+	}
+	if w.rowErr && errors.Is(w.err, ErrUsage) {
+		w.err = nil
+	}
+	w.inRow = false
 }
 
 // EndRow ends a row, checking that every column got as many lengths and
