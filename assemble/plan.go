@@ -1,0 +1,312 @@
+package assemble
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/internal/layout"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/typemap"
+)
+
+// ErrIncompatible reports a reader schema that cannot read the file.
+var ErrIncompatible = errors.New("reader schema does not match the file")
+
+type op uint8
+
+const (
+	opSimple op = iota // one value from a column, promoted to the reader's type
+	opEnum             // an enum ordinal mapped to the reader's symbols
+	opRecord
+	opArray
+	opMap
+	opWriterUnion // a union in the file: branch lengths pick the value
+	opReaderUnion // a non-union in the file read as a branch of a union
+)
+
+// plan is a compiled step of reading the reader schema from the file.
+type plan struct {
+	op op
+	w  *layout.Node   // the file's position
+	rs *schema.Schema // the reader's schema
+
+	// opEnum: reader ordinal of each writer ordinal, -1 where the reader
+	// lacks the symbol and has no default.
+	enumMap []int32
+
+	// opRecord: the reader's fields in order.
+	fields []field
+
+	// opArray, opMap: the items or values; opReaderUnion: the value.
+	items *plan
+
+	// opWriterUnion: per writer branch, its plan (nil for null, or when the
+	// reader cannot take it: then branchErr says why) and the reader's
+	// branch index (-1 when the reader schema is not a union).
+	branches  []*plan
+	readerIdx []int
+	branchErr []error
+	nullIdx   int   // reader branch for the writer's null, -1 if not a union
+	nullErr   error // when the reader cannot take a null
+
+	// opReaderUnion: the reader branch taken.
+	branch int
+}
+
+type field struct {
+	name   string
+	p      *plan // nil: use the default
+	def    any   // native default
+	defBin []byte
+}
+
+type compiler struct {
+	cols map[int]bool // columns the plan reads
+}
+
+func (c *compiler) use(col int) {
+	if col >= 0 {
+		c.cols[col] = true
+	}
+}
+
+func incompatible(path, format string, args ...any) error {
+	if path == "" {
+		path = "the top level"
+	}
+	return fmt.Errorf("%w: %s: %s", ErrIncompatible, path, fmt.Sprintf(format, args...))
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// compile resolves the reader schema rs against the file position w.
+func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string) (*plan, error) {
+	ws := w.Schema
+	if ws.Kind == schema.Union {
+		return c.writerUnion(w, rs, path)
+	}
+	if rs.Kind == schema.Union {
+		j := matchBranch(rs, ws)
+		if j < 0 {
+			return nil, incompatible(path, "the file's %s matches no branch of the reader's union", ws.FullName())
+		}
+		if rs.Branches[j].Kind == schema.Null {
+			return &plan{op: opReaderUnion, w: w, rs: rs, branch: j}, nil
+		}
+		inner, err := c.compile(w, rs.Branches[j], path)
+		if err != nil {
+			return nil, err
+		}
+		return &plan{op: opReaderUnion, w: w, rs: rs, branch: j, items: inner}, nil
+	}
+	if !compatible(ws, rs) {
+		return nil, incompatible(path, "the file's %s cannot be read as %s", describe(ws), describe(rs))
+	}
+	switch rs.Kind {
+	case schema.Record:
+		p := &plan{op: opRecord, w: w, rs: rs}
+		for _, rf := range rs.Fields {
+			k := writerField(ws, rf)
+			f := field{name: rf.Name}
+			if k < 0 {
+				if !rf.HasDefault {
+					return nil, incompatible(join(path, rf.Name), "not in the file and has no default")
+				}
+				var err error
+				if f.def, err = typemap.DefaultValue(rf.Type, rf.Default); err != nil {
+					return nil, incompatible(join(path, rf.Name), "bad default: %v", err)
+				}
+				if f.defBin, err = encodeDefault(rf.Type, f.def); err != nil {
+					return nil, incompatible(join(path, rf.Name), "bad default: %v", err)
+				}
+			} else {
+				var err error
+				if f.p, err = c.compile(w.Fields[k], rf.Type, join(path, rf.Name)); err != nil {
+					return nil, err
+				}
+			}
+			p.fields = append(p.fields, f)
+		}
+		return p, nil
+	case schema.Array, schema.Map:
+		op := opArray
+		if rs.Kind == schema.Map {
+			op = opMap
+			c.use(w.KeyCol)
+		}
+		c.use(w.Col)
+		itemSchema := rs.Items
+		if rs.Kind == schema.Map {
+			itemSchema = rs.Values
+		}
+		items, err := c.compile(w.Items, itemSchema, path+"[]")
+		if err != nil {
+			return nil, err
+		}
+		return &plan{op: op, w: w, rs: rs, items: items}, nil
+	case schema.Enum:
+		p := &plan{op: opEnum, w: w, rs: rs}
+		def := int32(-1)
+		if rs.EnumDefault != "" {
+			def = int32(rs.SymbolIndex(rs.EnumDefault))
+		}
+		for _, sym := range ws.Symbols {
+			k := int32(rs.SymbolIndex(sym))
+			if k < 0 {
+				k = def
+			}
+			p.enumMap = append(p.enumMap, k)
+		}
+		c.use(w.Col)
+		return p, nil
+	}
+	c.use(w.Col)
+	return &plan{op: opSimple, w: w, rs: rs}, nil
+}
+
+func (c *compiler) writerUnion(w *layout.Node, rs *schema.Schema, path string) (*plan, error) {
+	p := &plan{op: opWriterUnion, w: w, rs: rs, nullIdx: -1}
+	matched := 0
+	for i, wb := range w.Schema.Branches {
+		c.use(w.BranchCols[i])
+		var target *schema.Schema
+		idx := -1
+		if rs.Kind == schema.Union {
+			if idx = matchBranch(rs, wb); idx >= 0 {
+				target = rs.Branches[idx]
+			}
+		} else if compatible(wb, rs) {
+			target = rs
+		}
+		p.readerIdx = append(p.readerIdx, idx)
+		if wb.Kind == schema.Null {
+			p.branches = append(p.branches, nil)
+			p.branchErr = append(p.branchErr, nil)
+			if target == nil {
+				p.nullErr = incompatible(path, "the file holds nulls here and the reader's %s cannot take them", describe(rs))
+			} else {
+				p.nullIdx = idx
+				matched++
+			}
+			continue
+		}
+		if target == nil {
+			p.branches = append(p.branches, nil)
+			p.branchErr = append(p.branchErr, incompatible(path, "the file's branch %s is not in the reader's %s", wb.FullName(), describe(rs)))
+			continue
+		}
+		bp, err := c.compile(w.Branches[i], target, path)
+		if err != nil {
+			return nil, err
+		}
+		p.branches = append(p.branches, bp)
+		p.branchErr = append(p.branchErr, nil)
+		matched++
+	}
+	if matched == 0 {
+		return nil, incompatible(path, "no branch of the file's union %s can be read as %s", describe(w.Schema), describe(rs))
+	}
+	return p, nil
+}
+
+// writerField finds the writer field a reader field reads: by name, then by
+// the reader field's aliases.
+func writerField(ws *schema.Schema, rf *schema.Field) int {
+	for i, f := range ws.Fields {
+		if f.Name == rf.Name {
+			return i
+		}
+	}
+	for _, a := range rf.Aliases {
+		for i, f := range ws.Fields {
+			if f.Name == a {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// matchBranch returns the reader union branch that reads the writer schema
+// ws: first one of the same type (same name for named types), then the
+// first it can be promoted to.
+func matchBranch(ru *schema.Schema, ws *schema.Schema) int {
+	for j, b := range ru.Branches {
+		if b.Kind == ws.Kind && (!ws.Kind.IsNamed() || sameName(b, ws)) {
+			return j
+		}
+	}
+	for j, b := range ru.Branches {
+		if b.Kind != schema.Union && compatible(ws, b) && (!ws.Kind.IsNamed() || sameName(b, ws) || b.Kind != ws.Kind) {
+			return j
+		}
+	}
+	return -1
+}
+
+// sameName reports whether two named types match: by unqualified name, or
+// by one of the reader's aliases.
+func sameName(r, w *schema.Schema) bool {
+	if r.ShortName() == w.ShortName() || r.Name == w.Name {
+		return true
+	}
+	for _, a := range r.Aliases {
+		if a == w.Name || a == w.ShortName() {
+			return true
+		}
+	}
+	return false
+}
+
+// compatible reports whether values of writer schema ws (not a union) can
+// be read as reader schema rs (not a union).
+func compatible(ws, rs *schema.Schema) bool {
+	if rs.Kind == schema.Union {
+		return matchBranch(rs, ws) >= 0
+	}
+	switch ws.Kind {
+	case schema.Int:
+		return rs.Kind == schema.Int || rs.Kind == schema.Long || rs.Kind == schema.Float || rs.Kind == schema.Double
+	case schema.Long:
+		return rs.Kind == schema.Long || rs.Kind == schema.Float || rs.Kind == schema.Double
+	case schema.Float:
+		return rs.Kind == schema.Float || rs.Kind == schema.Double
+	case schema.String, schema.Bytes:
+		return rs.Kind == schema.String || rs.Kind == schema.Bytes
+	case schema.Fixed:
+		return rs.Kind == schema.Fixed && rs.Size == ws.Size
+	}
+	return ws.Kind == rs.Kind
+}
+
+func describe(s *schema.Schema) string {
+	switch {
+	case s.Kind == schema.Union:
+		d := "union ["
+		for i, b := range s.Branches {
+			if i > 0 {
+				d += ", "
+			}
+			d += b.FullName()
+		}
+		return d + "]"
+	case s.Kind.IsNamed():
+		return s.Kind.String() + " " + s.Name
+	}
+	return s.Kind.String()
+}
+
+// encodeDefault returns the Avro binary encoding of a default value.
+func encodeDefault(s *schema.Schema, v any) ([]byte, error) {
+	codec, err := goavro.NewCodec(s.String())
+	if err != nil {
+		return nil, err
+	}
+	return codec.BinaryFromNative(nil, v)
+}
