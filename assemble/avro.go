@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"maps"
+	"math"
 	"slices"
 	"unicode/utf8"
 

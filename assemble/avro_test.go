@@ -253,8 +253,8 @@ func TestToContainer(t *testing.T) {
 func TestIncompatibleReaderSchema(t *testing.T) {
 	rc := openTrv(t, filepath.Join(interopDir, "email", "email.null.none.trv"))
 	cases := map[string]string{
-		`{"type":"record","name":"M","fields":[{"name":"id","type":"string"}]}`:                                    "id",
-		`{"type":"record","name":"M","fields":[{"name":"nope","type":"int"}]}`:                                     "nope",
+		`{"type":"record","name":"M","fields":[{"name":"id","type":"string"}]}`:                                                                                            "id",
+		`{"type":"record","name":"M","fields":[{"name":"nope","type":"int"}]}`:                                                                                             "nope",
 		`{"type":"record","name":"M","fields":[{"name":"received","type":{"type":"array","items":{"type":"record","name":"R","fields":[{"name":"date","type":"int"}]}}}]}`: "received[].date",
 	}
 	for rs, path := range cases {
