@@ -227,7 +227,7 @@ func TestRoundTripRandomLayouts(t *testing.T) {
 		if err := w.Close(); err != nil {
 			t.Fatalf("iteration %d: %v", it, err)
 		}
-		rd, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
+		rd, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), &ReaderOptions{ReadAhead: it%2 == 0})
 		if err != nil {
 			t.Fatalf("iteration %d: %v", it, err)
 		}

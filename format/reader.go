@@ -22,6 +22,9 @@ type ReaderOptions struct {
 	// StrictChecksums rejects the all-zero CRC-32 that Java writes for
 	// every block of a null-codec file; by default it is tolerated.
 	StrictChecksums bool
+	// ReadAhead makes every ColumnReader fetch and decompress its next
+	// block in another goroutine (see ColumnReader.SetReadAhead).
+	ReadAhead bool
 }
 
 // Reader reads a Trevni file. Opening it reads only the header; each column's
@@ -537,6 +540,10 @@ type ColumnReader struct {
 	aux []*ColumnReader // readers of the ancestors, for seeking
 
 	strict bool // check that every block is consumed exactly (Verify)
+
+	readAhead bool
+	ahead     chan *fetched // the next block, being fetched
+	spare     *fetched      // buffers for the next fetch
 }
 
 // Values returns a reader positioned before the first row of column i.
@@ -545,7 +552,7 @@ func (rd *Reader) Values(i int) (*ColumnReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ColumnReader{rd: rd, index: i, meta: &rd.cols[i], typ: rd.cols[i].Type, table: t, block: -1, row: -1}, nil
+	return &ColumnReader{rd: rd, index: i, meta: &rd.cols[i], typ: rd.cols[i].Type, table: t, block: -1, row: -1, readAhead: rd.opts.ReadAhead}, nil
 }
 
 // ValuesByName returns a reader of the named column.
@@ -612,48 +619,115 @@ func (c *ColumnReader) loadBlock(b int) error {
 		c.block = b
 		return c.fail(fmt.Errorf("%w: no block %d", ErrFormat, b))
 	}
+	var f *fetched
+	if c.ahead != nil {
+		f = <-c.ahead
+		c.ahead = nil
+		if f.block != b { // a seek went elsewhere: fetch the block wanted
+			c.spare = f
+			f = nil
+		}
+	}
+	if f == nil {
+		f = c.spare
+		if f == nil {
+			f = &fetched{}
+		}
+		c.spare = nil
+		c.fetch(b, f)
+	}
 	c.block = b
+	if f.err != nil {
+		c.spare = f
+		f.err.Row = c.row
+		return f.err
+	}
+	// The buffers of the block left behind take the next fetch.
+	old := &fetched{raw: c.raw, data: c.data}
+	c.raw, c.data = f.raw, f.data
 	bi := &c.table.blocks[b]
-	n := bi.CompressedSize + c.table.checksum
-	if cap(c.raw) < n {
-		c.raw = make([]byte, n)
-	}
-	c.raw = c.raw[:n]
-	// ReadAt may report io.EOF along with a full read at the end of input.
-	if k, err := c.rd.ra.ReadAt(c.raw, bi.Offset); k < n {
-		if err == nil || err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		e := c.fail(fmt.Errorf("reading block: %w", err))
-		e.Offset = bi.Offset
-		return e
-	}
-	stored := c.raw[:bi.CompressedSize]
-	var err error
-	c.data, err = c.table.codec.Decompress(c.data[:0], stored, bi.UncompressedSize)
-	if err != nil {
-		e := c.fail(fmt.Errorf("%s codec: %w", c.table.codecName, err))
-		e.Offset = bi.Offset
-		return e
-	}
-	if c.table.checksum == 4 {
-		want := binary.BigEndian.Uint32(c.raw[bi.CompressedSize:])
-		got := crc32.Checksum(c.data, crcTable)
-		// Java's writer stores a zero CRC for every block of a null-codec
-		// file; tolerate exactly that unless asked not to.
-		javaBug := want == 0 && c.table.codecName == CodecNull && !c.rd.opts.StrictChecksums
-		if got != want && !javaBug {
-			e := c.fail(fmt.Errorf("%w: stored CRC-32 %08x, data has %08x", ErrChecksum, want, got))
-			e.Offset = bi.Offset
-			return e
-		}
-	}
 	c.dec.reset(c.data)
 	c.blockEnd = bi.FirstRow + bi.Rows
 	if err := c.checkRows(bi); err != nil {
 		return err
 	}
+	if c.readAhead && b+1 < len(c.table.blocks) {
+		ch := make(chan *fetched, 1)
+		c.ahead = ch
+		go func() {
+			c.fetch(b+1, old)
+			ch <- old
+		}()
+	} else {
+		c.spare = old
+	}
 	return nil
+}
+
+// fetched is a block read and decompressed, or the error met doing so.
+type fetched struct {
+	block     int
+	raw, data []byte
+	err       *Error
+}
+
+// fetch reads, decompresses and checks block b into f's buffers. It touches
+// nothing else of c but what does not change, so it may run in another
+// goroutine.
+func (c *ColumnReader) fetch(b int, f *fetched) {
+	f.block, f.err = b, nil
+	bi := &c.table.blocks[b]
+	fail := func(err error) {
+		e := c.rd.colErr(c.index, b, bi.Offset, err)
+		f.err = e
+	}
+	n := bi.CompressedSize + c.table.checksum
+	if cap(f.raw) < n {
+		f.raw = make([]byte, n)
+	}
+	f.raw = f.raw[:n]
+	// ReadAt may report io.EOF along with a full read at the end of input.
+	if k, err := c.rd.ra.ReadAt(f.raw, bi.Offset); k < n {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		fail(fmt.Errorf("reading block: %w", err))
+		return
+	}
+	var err error
+	f.data, err = c.table.codec.Decompress(f.data[:0], f.raw[:bi.CompressedSize], bi.UncompressedSize)
+	if err != nil {
+		fail(fmt.Errorf("%s codec: %w", c.table.codecName, err))
+		return
+	}
+	if c.table.checksum == 4 {
+		want := binary.BigEndian.Uint32(f.raw[bi.CompressedSize:])
+		got := crc32.Checksum(f.data, crcTable)
+		// Java's writer stores a zero CRC for every block of a null-codec
+		// file; tolerate exactly that unless asked not to.
+		javaBug := want == 0 && c.table.codecName == CodecNull && !c.rd.opts.StrictChecksums
+		if got != want && !javaBug {
+			fail(fmt.Errorf("%w: stored CRC-32 %08x, data has %08x", ErrChecksum, want, got))
+		}
+	}
+}
+
+// SetReadAhead turns on reading and decompressing the next block in
+// another goroutine while the current one is read, so that reading many
+// columns uses several cores. It costs one more block of memory. Close the
+// reader (or read to the end) to let the last fetch finish.
+func (c *ColumnReader) SetReadAhead(on bool) { c.readAhead = on }
+
+// Close waits for a block being read ahead and releases the buffers.
+func (c *ColumnReader) Close() {
+	if c.ahead != nil {
+		<-c.ahead
+		c.ahead = nil
+	}
+	c.raw, c.data, c.spare = nil, nil, nil
+	for _, a := range c.aux {
+		a.Close()
+	}
 }
 
 // checkRows rejects a block claiming more rows than its bytes can hold, so
