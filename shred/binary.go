@@ -411,8 +411,10 @@ func skip(n *layout.Node, d *decoder) error {
 // FromContainer converts an Avro object container file, of any codec the
 // Avro specification names, into a Trevni file written to out, through the
 // fast path. The Avro file's schema becomes the Trevni file's avro.schema.
-// progress, if not nil, is called after every Avro block with the records
-// written so far and the container bytes consumed.
+// Reading and decompressing the Avro blocks runs in its own goroutine, ahead
+// of shredding, while finished Trevni blocks are compressed on the other
+// cores. progress, if not nil, is called after every Avro block with the
+// records written so far and the container bytes consumed.
 func FromContainer(out io.Writer, in io.Reader, opts *Options, progress func(rows, bytesIn int64)) (int64, error) {
 	r, err := ocf.NewReader(in)
 	if err != nil {
@@ -422,32 +424,85 @@ func FromContainer(out io.Writer, in io.Reader, opts *Options, progress func(row
 	if err != nil {
 		return 0, err
 	}
-	for block := 0; ; block++ {
-		count, data, err := r.NextBlock()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
+	blocks, stop := readAhead(r)
+	defer stop()
+	for blk := range blocks {
+		if blk.err != nil {
 			aw.Abort()
-			return aw.RowCount(), err
+			return aw.RowCount(), blk.err
 		}
-		for ; count > 0; count-- {
+		data := blk.data
+		for count := blk.count; count > 0; count-- {
 			n, err := aw.WriteBinary(data)
 			if err != nil {
 				aw.Abort()
-				return aw.RowCount(), fmt.Errorf("avro block %d: %w", block, err)
+				return aw.RowCount(), fmt.Errorf("avro block %d: %w", blk.index, err)
 			}
 			data = data[n:]
 		}
 		if len(data) != 0 {
 			aw.Abort()
-			return aw.RowCount(), fmt.Errorf("avro block %d: %w: %d bytes left after its records", block, ErrBinary, len(data))
+			return aw.RowCount(), fmt.Errorf("avro block %d: %w: %d bytes left after its records", blk.index, ErrBinary, len(data))
 		}
+		blk.release()
 		if progress != nil {
-			progress(aw.RowCount(), r.InputOffset())
+			progress(aw.RowCount(), blk.offset)
 		}
 	}
 	return aw.RowCount(), aw.Close()
+}
+
+// avroBlock is one decompressed block of an Avro container file.
+type avroBlock struct {
+	index  int
+	count  int64
+	data   []byte
+	offset int64 // container bytes consumed after the block
+	err    error
+	free   chan []byte
+}
+
+func (b *avroBlock) release() { b.free <- b.data[:0] }
+
+// readAhead reads the container's blocks in a goroutine, a few ahead of
+// the consumer, in buffers that go round. stop ends the goroutine early.
+func readAhead(r *ocf.Reader) (<-chan *avroBlock, func()) {
+	const depth = 3
+	free := make(chan []byte, depth)
+	for i := 0; i < depth; i++ {
+		free <- nil
+	}
+	out := make(chan *avroBlock, depth-1)
+	done := make(chan struct{})
+	go func() {
+		defer close(out)
+		for i := 0; ; i++ {
+			var buf []byte
+			select {
+			case buf = <-free:
+			case <-done:
+				return
+			}
+			count, data, err := r.NextBlock()
+			if err == io.EOF {
+				return
+			}
+			blk := &avroBlock{index: i, count: count, data: append(buf, data...), offset: r.InputOffset(), err: err, free: free}
+			select {
+			case out <- blk:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return out, func() {
+		close(done)
+		for range out { // let the goroutine finish
+		}
+	}
 }
 
 // Writer returns the underlying Trevni writer.
