@@ -1,0 +1,85 @@
+// Package protoschema maps protobuf message types to Avro schemas, so that
+// protobuf messages can be stored as ordinary Avro records (and so in
+// Avro-Trevni files that other Avro readers can read) and turned back into
+// the same messages: message → Avro value → message is proto.Equal, unknown
+// fields included. Package typemap/protovalue converts the values.
+//
+// It also loads descriptors: from binary FileDescriptorSet files
+// ([LoadDescriptorSet]), from .proto sources without protoc
+// ([CompileProto]), or from the global registry ([FindMessage] with
+// protoregistry.GlobalFiles); and it packs a message's descriptors into a
+// FileDescriptorSet to store in a file's metadata ([DescriptorSetFor],
+// [MessageFromDescriptorSet], under [MetaDescriptorSet] and [MetaMessage]).
+//
+// # Mapping
+//
+// The mapping uses plain Avro types only, no logical types, so that values
+// are exact.
+//
+//	protobuf                            Avro
+//	----------------------------------  -------------------------------------------
+//	int32, sint32, sfixed32             int
+//	int64, sint64, sfixed64             long
+//	uint32, fixed32                     long (0 to 2^32-1)
+//	uint64, fixed64                     long with the same 64 bits (2^63 and up are negative)
+//	float / double                      float / double (bits kept: -0, NaN, ±Inf)
+//	bool                                boolean
+//	string                              string
+//	bytes                               bytes
+//	enum                                int holding the number, declared or not;
+//	                                    symbols in the field property "protobuf.enum"
+//	message, group                      record named after the message's full name
+//	repeated T                          array of T
+//	map<K, V>                           map of V; the key as text (below)
+//	field with presence (not repeated)  ["null", T] with default null
+//	field without presence              T; unset is the zero value
+//	oneof                               each member a nullable field; at most one non-null
+//	unknown fields and extensions       bytes field "_unknown" (wire format), last
+//	recursion past Options.RecursionLimit  bytes holding the message's wire format
+//
+// Fields with presence are proto2 optional and required fields, proto3
+// optional fields, message fields, oneof members, and editions fields whose
+// field_presence is EXPLICIT or LEGACY_REQUIRED. So a field set to its
+// default differs from an unset one, and an unset required field is null.
+// Fields keep their declaration order and their protobuf names.
+//
+// Map keys are text: a string key is itself; a bool key is "true" or
+// "false"; an integer key is its decimal value with no plus sign or leading
+// zeros, unsigned kinds read as unsigned ([MapKeyText], [ParseMapKey]).
+// Protobuf maps are unordered, like Avro maps.
+//
+// A record's Avro full name is the message's full name, for example
+// "opentelemetry.proto.trace.v1.Span" (namespace
+// "opentelemetry.proto.trace.v1"). A record is defined where it first
+// occurs, depth first, and named after that. A message type that occurs with
+// different shapes (recursion cut at different depths) gets a record per
+// shape; the second and later shapes are named with a suffix, "_2", "_3"...,
+// that no message type in the schema uses.
+//
+// Recursive types such as google.protobuf.Struct and DescriptorProto are
+// accepted: Avro-Trevni cannot shred a recursive schema, so a field whose
+// message type already occurs RecursionLimit+1 times on the way from the
+// root (once, by default) is stored as bytes holding the message's
+// deterministic wire encoding, unknown fields included.
+//
+// The field for unknown fields is named "_unknown", with underscores
+// prepended while the message has a field of that name. It holds the
+// message's unknown fields as they are, followed by its extensions encoded as
+// wire fields; when read back, extensions known to the resolver become
+// extension fields again. Options.DropUnknown leaves it out.
+//
+// Well-known types (Timestamp, Duration, the wrappers, Any, Struct, Value,
+// ListValue, FieldMask, Empty) are mapped as ordinary messages.
+//
+// Field properties describe the protobuf field to readers that want it:
+// "protobuf.number", "protobuf.type" (the kind, the message or enum full
+// name, or "map<K,V>"), "protobuf.oneof", "protobuf.enum" and
+// "protobuf.serialized"; records carry "protobuf.message". Avro readers
+// ignore them.
+//
+// Caveats: proto2 strings may hold invalid UTF-8, which Go readers keep but
+// other Avro readers may not. A message type without a package that occurs
+// inside one with a package is written with "namespace": "" as the Avro
+// specification says, but goavro v2 wrongly puts it in the enclosing
+// namespace.
+package protoschema

@@ -1,0 +1,236 @@
+package protoschema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/bufbuild/protocompile"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// Keys of the Trevni file metadata under which a file made from protobuf
+// messages stores what is needed to turn it back into messages.
+const (
+	// MetaDescriptorSet holds a serialized FileDescriptorSet with the
+	// message's file and all its dependencies (see [DescriptorSetFor]).
+	MetaDescriptorSet = "protobuf.descriptor_set"
+	// MetaMessage holds the message's full name.
+	MetaMessage = "protobuf.message"
+	// MetaOptions holds the mapping options (see [Options.String]).
+	MetaOptions = "protobuf.options"
+)
+
+// DescriptorResolver finds descriptors by full name. *protoregistry.Files,
+// including protoregistry.GlobalFiles, implements it.
+type DescriptorResolver interface {
+	FindDescriptorByName(protoreflect.FullName) (protoreflect.Descriptor, error)
+}
+
+// FindMessage finds the message type name (a full name, with or without a
+// leading dot) in files. Use protoregistry.GlobalFiles for the messages
+// linked into the program.
+func FindMessage(files DescriptorResolver, name string) (protoreflect.MessageDescriptor, error) {
+	fn := protoreflect.FullName(strings.TrimPrefix(name, "."))
+	if !fn.IsValid() {
+		return nil, fmt.Errorf("protoschema: %q is not a valid full name", name)
+	}
+	d, err := files.FindDescriptorByName(fn)
+	if err != nil {
+		return nil, fmt.Errorf("protoschema: message %s: %w", fn, err)
+	}
+	md, ok := d.(protoreflect.MessageDescriptor)
+	if !ok {
+		return nil, fmt.Errorf("protoschema: %s is not a message", fn)
+	}
+	return md, nil
+}
+
+// MessageType returns the generated type of md when one is linked into the
+// program with that very descriptor, and a dynamicpb type otherwise.
+func MessageType(md protoreflect.MessageDescriptor) protoreflect.MessageType {
+	if mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName()); err == nil && mt.Descriptor() == md {
+		return mt
+	}
+	return dynamicpb.NewMessageType(md)
+}
+
+// LoadDescriptorSet reads a binary FileDescriptorSet file, as written by
+// protoc --descriptor_set_out or buf build -o. See [ParseDescriptorSet].
+func LoadDescriptorSet(path string) (*protoregistry.Files, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("protoschema: %w", err)
+	}
+	files, err := ParseDescriptorSet(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, path)
+	}
+	return files, nil
+}
+
+// ParseDescriptorSet builds the files of a serialized FileDescriptorSet. The
+// files may come in any order. An import missing from the set (protoc
+// without --include_imports) is taken from protoregistry.GlobalFiles when it
+// is there, which covers the well-known types.
+func ParseDescriptorSet(b []byte) (*protoregistry.Files, error) {
+	var set descriptorpb.FileDescriptorSet
+	if err := proto.Unmarshal(b, &set); err != nil {
+		return nil, fmt.Errorf("protoschema: descriptor set: %w", err)
+	}
+	return NewFiles(&set)
+}
+
+// NewFiles is [ParseDescriptorSet] for a decoded set.
+func NewFiles(set *descriptorpb.FileDescriptorSet) (*protoregistry.Files, error) {
+	protos := make(map[string]*descriptorpb.FileDescriptorProto, len(set.GetFile()))
+	for _, f := range set.GetFile() {
+		if _, dup := protos[f.GetName()]; dup {
+			return nil, fmt.Errorf("protoschema: descriptor set: file %q appears twice", f.GetName())
+		}
+		protos[f.GetName()] = f
+	}
+	files := new(protoregistry.Files)
+	building := make(map[string]bool)
+	var add func(path string) error
+	add = func(path string) error {
+		if _, err := files.FindFileByPath(path); err == nil {
+			return nil
+		}
+		fdp, ok := protos[path]
+		if !ok {
+			fd, err := protoregistry.GlobalFiles.FindFileByPath(path)
+			if err != nil {
+				return fmt.Errorf("protoschema: descriptor set: missing import %q", path)
+			}
+			return registerFile(files, fd)
+		}
+		if building[path] {
+			return fmt.Errorf("protoschema: descriptor set: import cycle through %q", path)
+		}
+		building[path] = true
+		for _, dep := range fdp.GetDependency() {
+			if err := add(dep); err != nil {
+				return err
+			}
+		}
+		fd, err := protodesc.NewFile(fdp, files)
+		if err != nil {
+			return fmt.Errorf("protoschema: descriptor set: %w", err)
+		}
+		if err := files.RegisterFile(fd); err != nil {
+			return fmt.Errorf("protoschema: descriptor set: %w", err)
+		}
+		return nil
+	}
+	for _, f := range set.GetFile() {
+		if err := add(f.GetName()); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// registerFile registers fd and, first, its imports, skipping files already
+// there.
+func registerFile(files *protoregistry.Files, fd protoreflect.FileDescriptor) error {
+	if _, err := files.FindFileByPath(fd.Path()); err == nil {
+		return nil
+	}
+	imports := fd.Imports()
+	for i := range imports.Len() {
+		if err := registerFile(files, imports.Get(i).FileDescriptor); err != nil {
+			return err
+		}
+	}
+	if err := files.RegisterFile(fd); err != nil {
+		return fmt.Errorf("protoschema: %w", err)
+	}
+	return nil
+}
+
+// CompileProto compiles .proto files without protoc. Each name is a path
+// relative to one of importPaths (or to the working directory when there are
+// none); imports are looked up the same way, and the well-known types and
+// other files that ship with protoc are always available. The result holds
+// the named files and all their imports.
+func CompileProto(ctx context.Context, importPaths []string, names ...string) (*protoregistry.Files, error) {
+	if len(names) == 0 {
+		return nil, errors.New("protoschema: no .proto files to compile")
+	}
+	c := protocompile.Compiler{
+		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: importPaths}),
+	}
+	compiled, err := c.Compile(ctx, names...)
+	if err != nil {
+		return nil, fmt.Errorf("protoschema: %w", err)
+	}
+	// Rebuild the descriptors with protodesc, as ParseDescriptorSet would,
+	// so that every loader hands out the same kind of descriptor; files
+	// that ship with the protobuf module are the linked-in ones.
+	var set descriptorpb.FileDescriptorSet
+	seen := make(map[string]bool)
+	var collect func(fd protoreflect.FileDescriptor)
+	collect = func(fd protoreflect.FileDescriptor) {
+		if seen[fd.Path()] {
+			return
+		}
+		seen[fd.Path()] = true
+		imports := fd.Imports()
+		for i := range imports.Len() {
+			collect(imports.Get(i).FileDescriptor)
+		}
+		if g, err := protoregistry.GlobalFiles.FindFileByPath(fd.Path()); err == nil && g == fd {
+			return // found again by NewFiles in the global registry
+		}
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
+	}
+	for _, f := range compiled {
+		collect(f)
+	}
+	return NewFiles(&set)
+}
+
+// DescriptorSetFor returns a serialized FileDescriptorSet holding the file
+// that declares md and all the files it imports, transitively, each after
+// its imports. [MessageFromDescriptorSet] reverses it.
+func DescriptorSetFor(md protoreflect.MessageDescriptor) ([]byte, error) {
+	var set descriptorpb.FileDescriptorSet
+	seen := make(map[string]bool)
+	var add func(fd protoreflect.FileDescriptor)
+	add = func(fd protoreflect.FileDescriptor) {
+		if seen[fd.Path()] {
+			return
+		}
+		seen[fd.Path()] = true
+		imports := fd.Imports()
+		for i := range imports.Len() {
+			add(imports.Get(i).FileDescriptor)
+		}
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
+	}
+	add(md.ParentFile())
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(&set)
+	if err != nil {
+		return nil, fmt.Errorf("protoschema: descriptor set for %s: %w", md.FullName(), err)
+	}
+	return b, nil
+}
+
+// MessageFromDescriptorSet rebuilds the message type name from a serialized
+// FileDescriptorSet such as [DescriptorSetFor] returns. With
+// dynamicpb.NewMessage (or [MessageType]) it gives messages to fill.
+func MessageFromDescriptorSet(set []byte, name string) (protoreflect.MessageDescriptor, error) {
+	files, err := ParseDescriptorSet(set)
+	if err != nil {
+		return nil, err
+	}
+	return FindMessage(files, name)
+}

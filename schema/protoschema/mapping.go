@@ -1,0 +1,378 @@
+package protoschema
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Options configure the mapping. The zero value is the default. A file's
+// reader must use the options its writer used; see [MetaOptions].
+type Options struct {
+	// RecursionLimit is how many times a message type may be expanded inside
+	// itself before a nested occurrence is stored as serialized bytes. Zero
+	// stores the first recurrence as bytes.
+	RecursionLimit int
+	// DropUnknown leaves out the field that keeps unknown fields and
+	// extensions. The mapping is then lossy for messages that have them.
+	DropUnknown bool
+}
+
+// String returns the options in the form that [ParseOptions] reads, for
+// storing under [MetaOptions].
+func (o Options) String() string {
+	return "recursion_limit=" + strconv.Itoa(o.RecursionLimit) +
+		",drop_unknown=" + strconv.FormatBool(o.DropUnknown)
+}
+
+// ParseOptions parses the text of [Options.String]. Unknown keys are errors;
+// missing keys keep their zero value.
+func ParseOptions(s string) (Options, error) {
+	var o Options
+	if s == "" {
+		return o, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return o, fmt.Errorf("protoschema: options %q: %q is not key=value", s, kv)
+		}
+		var err error
+		switch k {
+		case "recursion_limit":
+			o.RecursionLimit, err = strconv.Atoi(v)
+			if err == nil && o.RecursionLimit < 0 {
+				err = errors.New("negative")
+			}
+		case "drop_unknown":
+			o.DropUnknown, err = strconv.ParseBool(v)
+		default:
+			err = errors.New("unknown option")
+		}
+		if err != nil {
+			return o, fmt.Errorf("protoschema: options %q: %s: %v", s, k, err)
+		}
+	}
+	return o, nil
+}
+
+// Mapping is the Avro form of one protobuf message type: the record tree that
+// the value converter walks, and the Avro schema JSON. A Mapping is immutable
+// and safe for concurrent use.
+type Mapping struct {
+	Root    *Record
+	Options Options
+	schema  string
+}
+
+// Schema returns the Avro schema JSON.
+func (mp *Mapping) Schema() string { return mp.schema }
+
+// Record is the Avro record for a message type at one place in the tree. A
+// message type has more than one Record when recursion is cut at different
+// depths in different places; each then has its own Avro name.
+type Record struct {
+	Name string // Avro full name
+	Desc protoreflect.MessageDescriptor
+	// Fields are the message's fields in declaration order.
+	Fields []Field
+	// Unknown is the name of the bytes field holding the message's unknown
+	// fields and extensions in wire format, or "" with Options.DropUnknown.
+	Unknown string
+}
+
+// Field is one protobuf field of a Record.
+type Field struct {
+	Name string // Avro field name, the protobuf field name
+	Desc protoreflect.FieldDescriptor
+	// Nullable is set for singular fields with presence: the Avro type is
+	// the union ["null", T] and Branch is T's name in that union.
+	Nullable bool
+	Branch   string
+	// Record describes the message of a message field, a list element or a
+	// map value. It is nil for other kinds and when Serialized.
+	Record *Record
+	// Serialized is set when recursion was cut here: the message (each
+	// element, each map value) is stored as its protobuf wire encoding in an
+	// Avro bytes value.
+	Serialized bool
+}
+
+// UnknownFieldName is the preferred name of the field that holds unknown
+// fields. When a message has a field of that name, underscores are prepended
+// until the name is free.
+const UnknownFieldName = "_unknown"
+
+// maxRecords bounds the work of expanding a message tree.
+const maxRecords = 1 << 20
+
+// New builds the mapping of md.
+func New(md protoreflect.MessageDescriptor, opts Options) (*Mapping, error) {
+	if md == nil {
+		return nil, errors.New("protoschema: nil message descriptor")
+	}
+	if md.IsMapEntry() {
+		return nil, fmt.Errorf("protoschema: %s is a map entry", md.FullName())
+	}
+	if opts.RecursionLimit < 0 {
+		return nil, errors.New("protoschema: negative RecursionLimit")
+	}
+	b := &builder{
+		opts:     opts,
+		onPath:   make(map[protoreflect.FullName]int),
+		memo:     make(map[string]*Record),
+		reach:    make(map[protoreflect.FullName]map[protoreflect.FullName]bool),
+		interned: make(map[string]*Record),
+		ids:      make(map[*Record]int),
+		reserved: make(map[string]bool),
+	}
+	for _, p := range primitiveNames {
+		b.reserved[p] = true
+	}
+	root, err := b.record(md)
+	if err != nil {
+		return nil, err
+	}
+	b.assignNames(root)
+	mp := &Mapping{Root: root, Options: opts}
+	mp.schema = writeSchema(root)
+	return mp, nil
+}
+
+// AvroSchema returns the Avro schema JSON for md.
+func AvroSchema(md protoreflect.MessageDescriptor, opts Options) (string, error) {
+	mp, err := New(md, opts)
+	if err != nil {
+		return "", err
+	}
+	return mp.Schema(), nil
+}
+
+var primitiveNames = []string{
+	"null", "boolean", "int", "long", "float", "double", "bytes", "string",
+	"record", "enum", "array", "map", "fixed", "error",
+}
+
+type builder struct {
+	opts     Options
+	onPath   map[protoreflect.FullName]int // message types on the way from the root
+	memo     map[string]*Record            // by message and the part of onPath it can see
+	reach    map[protoreflect.FullName]map[protoreflect.FullName]bool
+	interned map[string]*Record // by shape signature
+	ids      map[*Record]int
+	reserved map[string]bool // message full names and primitive names
+	expanded int
+}
+
+// record expands md at the current position. Records of the same message
+// type and the same shape (the same places cut) are shared.
+func (b *builder) record(md protoreflect.MessageDescriptor) (*Record, error) {
+	name := md.FullName()
+	b.reserved[string(name)] = true
+	// The shape depends only on how often the types md can reach are on
+	// the path; expand each such state once.
+	state := b.state(md)
+	if r, ok := b.memo[state]; ok {
+		return r, nil
+	}
+	b.expanded++
+	if b.expanded > maxRecords {
+		return nil, fmt.Errorf("protoschema: %s: schema too large; lower RecursionLimit", name)
+	}
+	r, err := b.expand(md)
+	if err != nil {
+		return nil, err
+	}
+	b.memo[state] = r
+	return r, nil
+}
+
+// state names md together with the counts on the path of the message types
+// reachable from md.
+func (b *builder) state(md protoreflect.MessageDescriptor) string {
+	reach := b.reachable(md)
+	var seen []string
+	for n, c := range b.onPath {
+		if c > 0 && reach[n] {
+			seen = append(seen, string(n)+"="+strconv.Itoa(c))
+		}
+	}
+	slices.Sort(seen)
+	return string(md.FullName()) + "|" + strings.Join(seen, ",")
+}
+
+// reachable returns the message types that md's fields lead to, directly or
+// not.
+func (b *builder) reachable(md protoreflect.MessageDescriptor) map[protoreflect.FullName]bool {
+	if r, ok := b.reach[md.FullName()]; ok {
+		return r
+	}
+	r := make(map[protoreflect.FullName]bool)
+	var walk func(md protoreflect.MessageDescriptor)
+	walk = func(md protoreflect.MessageDescriptor) {
+		fields := md.Fields()
+		for i := range fields.Len() {
+			vd := fields.Get(i)
+			if vd.IsMap() {
+				vd = vd.MapValue()
+			}
+			if m := vd.Message(); m != nil && !r[m.FullName()] {
+				r[m.FullName()] = true
+				walk(m)
+			}
+		}
+	}
+	walk(md)
+	b.reach[md.FullName()] = r
+	return r
+}
+
+func (b *builder) expand(md protoreflect.MessageDescriptor) (*Record, error) {
+	name := md.FullName()
+	b.onPath[name]++
+	defer func() { b.onPath[name]-- }()
+
+	fields := md.Fields()
+	rec := &Record{Desc: md, Fields: make([]Field, fields.Len())}
+	var sig strings.Builder
+	sig.WriteString(string(name))
+	taken := make(map[string]bool, fields.Len())
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		f := &rec.Fields[i]
+		f.Name = string(fd.Name())
+		f.Desc = fd
+		f.Nullable = fd.HasPresence() && !fd.IsList() && !fd.IsMap()
+		taken[f.Name] = true
+		vd := fd
+		if fd.IsMap() {
+			vd = fd.MapValue()
+		}
+		if vd.Message() == nil {
+			continue
+		}
+		sig.WriteByte('|')
+		sig.WriteString(strconv.Itoa(i))
+		if b.onPath[vd.Message().FullName()] > b.opts.RecursionLimit {
+			f.Serialized = true
+			sig.WriteString("s")
+			continue
+		}
+		child, err := b.record(vd.Message())
+		if err != nil {
+			return nil, err
+		}
+		f.Record = child
+		sig.WriteString(":" + strconv.Itoa(b.ids[child]))
+	}
+	if !b.opts.DropUnknown {
+		rec.Unknown = UnknownFieldName
+		for taken[rec.Unknown] {
+			rec.Unknown = "_" + rec.Unknown
+		}
+	}
+	key := sig.String()
+	if r, ok := b.interned[key]; ok {
+		return r, nil
+	}
+	b.interned[key] = rec
+	b.ids[rec] = len(b.ids)
+	return rec, nil
+}
+
+// assignNames names the records in depth-first order: the first record of a
+// message type takes the type's full name, later shapes of the same type
+// take the full name with a suffix _2, _3... that no message type uses.
+func (b *builder) assignNames(root *Record) {
+	used := make(map[string]bool)
+	var visit func(r *Record)
+	visit = func(r *Record) {
+		if r.Name != "" {
+			return
+		}
+		base := string(r.Desc.FullName())
+		n := base
+		if used[n] || isPrimitive(n) {
+			for k := 2; ; k++ {
+				n = base + "_" + strconv.Itoa(k)
+				if !used[n] && !b.reserved[n] {
+					break
+				}
+			}
+		}
+		used[n] = true
+		r.Name = n
+		for i := range r.Fields {
+			if c := r.Fields[i].Record; c != nil {
+				visit(c)
+			}
+		}
+	}
+	visit(root)
+
+	done := make(map[*Record]bool)
+	var branches func(r *Record)
+	branches = func(r *Record) {
+		if done[r] {
+			return
+		}
+		done[r] = true
+		for i := range r.Fields {
+			f := &r.Fields[i]
+			if f.Nullable {
+				f.Branch = branchName(f)
+			}
+			if f.Record != nil {
+				branches(f.Record)
+			}
+		}
+	}
+	branches(root)
+}
+
+func isPrimitive(n string) bool {
+	for _, p := range primitiveNames {
+		if p == n {
+			return true
+		}
+	}
+	return false
+}
+
+// branchName is the union branch name of a nullable field's value.
+func branchName(f *Field) string {
+	if f.Record != nil {
+		return f.Record.Name
+	}
+	if f.Serialized {
+		return "bytes"
+	}
+	return scalarType(f.Desc.Kind())
+}
+
+// scalarType is the Avro primitive type of a non-message kind.
+func scalarType(k protoreflect.Kind) string {
+	switch k {
+	case protoreflect.BoolKind:
+		return "boolean"
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind, protoreflect.EnumKind:
+		return "int"
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind,
+		protoreflect.Uint32Kind, protoreflect.Fixed32Kind,
+		protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return "long"
+	case protoreflect.FloatKind:
+		return "float"
+	case protoreflect.DoubleKind:
+		return "double"
+	case protoreflect.StringKind:
+		return "string"
+	case protoreflect.BytesKind, protoreflect.MessageKind, protoreflect.GroupKind:
+		return "bytes"
+	}
+	panic("protoschema: unknown kind " + k.String())
+}
