@@ -25,6 +25,13 @@ type Options struct {
 	// ReaderSchema, if set, is the Avro schema (JSON text) to read the
 	// records as: a projection or an evolution of the file's schema.
 	ReaderSchema string
+	// Fields, if set, selects record fields by dotted path ("a.b.c";
+	// arrays, maps and unions are passed through): Read returns records
+	// holding only the selected fields, and only their columns are read.
+	// Such records no longer match the schema, so ReadBinary, ToContainer
+	// and ToJSON refuse a selection; it is for consumers that accept
+	// missing fields, such as ProtoReader.
+	Fields []string
 }
 
 // AvroReader reads the records of a Trevni file written from Avro.
@@ -39,6 +46,7 @@ type AvroReader struct {
 	row        int64
 	maxElems   int
 	elems      int
+	selective  bool // Options.Fields selects fields
 }
 
 // NewAvroReader prepares to read the records of rd, whose avro.schema
@@ -74,8 +82,15 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 		}
 		ar.readText = opts.ReaderSchema
 	}
+	var sel selection
+	if opts != nil {
+		if sel, err = parseSelection(opts.Fields); err != nil {
+			return nil, err
+		}
+	}
+	ar.selective = sel != nil
 	c := &compiler{cols: map[int]bool{}}
-	if ar.root, err = c.compile(root, ar.readSchema, ""); err != nil {
+	if ar.root, err = c.compile(root, ar.readSchema, "", sel); err != nil {
 		return nil, err
 	}
 	ar.cols = make([]*format.ColumnReader, len(cols))
@@ -392,6 +407,9 @@ func copyDefault(v any) any {
 // path: values go from the columns to the encoding without a Go value per
 // field.
 func (ar *AvroReader) ReadBinary(dst []byte) ([]byte, error) {
+	if ar.selective {
+		return dst, errors.New("assemble: records with selected fields have no binary encoding")
+	}
 	if err := ar.startRow(); err != nil {
 		return dst, err
 	}

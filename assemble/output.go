@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
 
-	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/ocf"
 )
 
@@ -69,9 +69,8 @@ type JSONOptions struct {
 // one record per line (or indented, with Pretty). It returns the number of
 // records written.
 func ToJSON(w io.Writer, ar *AvroReader, opts *JSONOptions, progress func(rows int64)) (int64, error) {
-	codec, err := goavro.NewCodec(ar.SchemaText())
-	if err != nil {
-		return 0, fmt.Errorf("assemble: reader schema: %w", err)
+	if ar.selective {
+		return 0, errors.New("assemble: records with selected fields do not match the schema: use a reader schema")
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var line []byte
@@ -85,7 +84,7 @@ func ToJSON(w io.Writer, ar *AvroReader, opts *JSONOptions, progress func(rows i
 		if err != nil {
 			return n, err
 		}
-		if line, err = codec.TextualFromNative(line[:0], v); err != nil {
+		if line, err = avrojson.Append(line[:0], ar.readSchema, v); err != nil {
 			return n, &RecordError{Row: n, Err: err}
 		}
 		if opts != nil && opts.Pretty {

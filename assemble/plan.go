@@ -3,6 +3,7 @@ package assemble
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/internal/layout"
@@ -85,11 +86,49 @@ func join(path, name string) string {
 	return path + "." + name
 }
 
-// compile resolves the reader schema rs against the file position w.
-func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string) (*plan, error) {
+// selection is a tree of selected field paths; nil selects everything.
+type selection map[string]selection
+
+// parseSelection builds the selection of dotted field paths.
+func parseSelection(paths []string) (selection, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	root := selection{}
+	for _, p := range paths {
+		if p == "" {
+			return nil, errors.New("assemble: empty field path")
+		}
+		node := root
+		parts := strings.Split(p, ".")
+		for i, part := range parts {
+			if part == "" {
+				return nil, fmt.Errorf("assemble: field path %q has an empty part", p)
+			}
+			next, ok := node[part]
+			if i == len(parts)-1 {
+				node[part] = nil // everything below
+				break
+			}
+			if ok && next == nil {
+				break // already selected whole
+			}
+			if !ok {
+				next = selection{}
+				node[part] = next
+			}
+			node = next
+		}
+	}
+	return root, nil
+}
+
+// compile resolves the reader schema rs against the file position w,
+// keeping only the selected fields of records.
+func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string, sel selection) (*plan, error) {
 	ws := w.Schema
 	if ws.Kind == schema.Union {
-		return c.writerUnion(w, rs, path)
+		return c.writerUnion(w, rs, path, sel)
 	}
 	if rs.Kind == schema.Union {
 		j := matchBranch(rs, ws)
@@ -99,7 +138,7 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string) (*pla
 		if rs.Branches[j].Kind == schema.Null {
 			return &plan{op: opReaderUnion, w: w, rs: rs, branch: j}, nil
 		}
-		inner, err := c.compile(w, rs.Branches[j], path)
+		inner, err := c.compile(w, rs.Branches[j], path, sel)
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +150,16 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string) (*pla
 	switch rs.Kind {
 	case schema.Record:
 		p := &plan{op: opRecord, w: w, rs: rs}
+		for name := range sel {
+			if rs.Field(name) == nil {
+				return nil, incompatible(join(path, name), "selected, but %s has no such field", rs.Name)
+			}
+		}
 		for _, rf := range rs.Fields {
+			sub, selected := sel[rf.Name]
+			if sel != nil && !selected {
+				continue
+			}
 			k := writerField(ws, rf)
 			f := field{name: rf.Name}
 			if k < 0 {
@@ -127,7 +175,7 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string) (*pla
 				}
 			} else {
 				var err error
-				if f.p, err = c.compile(w.Fields[k], rf.Type, join(path, rf.Name)); err != nil {
+				if f.p, err = c.compile(w.Fields[k], rf.Type, join(path, rf.Name), sub); err != nil {
 					return nil, err
 				}
 			}
@@ -145,7 +193,7 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string) (*pla
 		if rs.Kind == schema.Map {
 			itemSchema = rs.Values
 		}
-		items, err := c.compile(w.Items, itemSchema, path+"[]")
+		items, err := c.compile(w.Items, itemSchema, path+"[]", sel)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +218,7 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string) (*pla
 	return &plan{op: opSimple, w: w, rs: rs}, nil
 }
 
-func (c *compiler) writerUnion(w *layout.Node, rs *schema.Schema, path string) (*plan, error) {
+func (c *compiler) writerUnion(w *layout.Node, rs *schema.Schema, path string, sel selection) (*plan, error) {
 	p := &plan{op: opWriterUnion, w: w, rs: rs, nullIdx: -1}
 	matched := 0
 	for i, wb := range w.Schema.Branches {
@@ -201,7 +249,7 @@ func (c *compiler) writerUnion(w *layout.Node, rs *schema.Schema, path string) (
 			p.branchErr = append(p.branchErr, incompatible(path, "the file's branch %s is not in the reader's %s", wb.FullName(), describe(rs)))
 			continue
 		}
-		bp, err := c.compile(w.Branches[i], target, path)
+		bp, err := c.compile(w.Branches[i], target, path, sel)
 		if err != nil {
 			return nil, err
 		}

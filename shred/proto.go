@@ -1,0 +1,184 @@
+package shred
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/trevni-go/trevni/schema/protoschema"
+	"github.com/trevni-go/trevni/typemap/protovalue"
+	"google.golang.org/protobuf/encoding/protodelim"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// ProtoOptions configures a ProtoWriter.
+type ProtoOptions struct {
+	// File configures the Trevni file: codec, checksum, block size,
+	// memory budget, metadata.
+	File Options
+	// Mapping configures the protobuf to Avro mapping.
+	Mapping protoschema.Options
+	// Resolver finds the types of extensions; nil means the global
+	// registry.
+	Resolver protovalue.Resolver
+}
+
+// ProtoWriter shreds protobuf messages of one type into a Trevni file. The
+// file is an ordinary Avro-Trevni file, of the Avro schema protoschema
+// derives from the message type, that also stores the message's
+// descriptors (protobuf.descriptor_set, protobuf.message and
+// protobuf.options), so it can be read back as protobuf with no .proto.
+type ProtoWriter struct {
+	aw   *AvroWriter
+	conv *protovalue.Converter
+	md   protoreflect.MessageDescriptor
+	rec  map[string]any
+}
+
+// NewProtoWriter returns a writer of messages of type md.
+func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *ProtoOptions) (*ProtoWriter, error) {
+	var o ProtoOptions
+	if opts != nil {
+		o = *opts
+	}
+	mp, err := protoschema.New(md, o.Mapping)
+	if err != nil {
+		return nil, err
+	}
+	set, err := protoschema.DescriptorSetFor(md)
+	if err != nil {
+		return nil, err
+	}
+	fo := o.File
+	fo.Meta = o.File.Meta.Clone()
+	for _, k := range []string{protoschema.MetaDescriptorSet, protoschema.MetaMessage, protoschema.MetaOptions} {
+		if fo.Meta.Has(k) {
+			return nil, fmt.Errorf("shred: options metadata must not set %s", k)
+		}
+	}
+	fo.Meta.Set(protoschema.MetaDescriptorSet, set)
+	fo.Meta.SetString(protoschema.MetaMessage, string(md.FullName()))
+	fo.Meta.SetString(protoschema.MetaOptions, o.Mapping.String())
+	aw, err := NewAvroWriter(out, mp.Schema(), &fo)
+	if err != nil {
+		return nil, err
+	}
+	return &ProtoWriter{aw: aw, conv: protovalue.NewConverter(mp, o.Resolver), md: md}, nil
+}
+
+// Write writes one message, which must be of the writer's type. A message
+// that cannot be written is not, and writing can go on.
+func (pw *ProtoWriter) Write(m proto.Message) error {
+	r := m.ProtoReflect()
+	if r.Descriptor().FullName() != pw.md.FullName() {
+		return fmt.Errorf("shred: message %s written to a file of %s", r.Descriptor().FullName(), pw.md.FullName())
+	}
+	rec, err := pw.conv.ToAvroInto(r, pw.rec)
+	if err != nil {
+		return &ValueError{Row: pw.aw.RowCount(), Err: err}
+	}
+	pw.rec = rec
+	return pw.aw.Write(rec)
+}
+
+// AvroSchema returns the Avro schema of the file.
+func (pw *ProtoWriter) AvroSchema() string { return pw.conv.Mapping().Schema() }
+
+// RowCount returns the number of messages written.
+func (pw *ProtoWriter) RowCount() int64 { return pw.aw.RowCount() }
+
+// Close writes the file. It does not close the output.
+func (pw *ProtoWriter) Close() error { return pw.aw.Close() }
+
+// Abort discards the file and releases its temporary storage.
+func (pw *ProtoWriter) Abort() { pw.aw.Abort() }
+
+// ProtoInput is the form of a stream of messages.
+type ProtoInput int
+
+const (
+	// Delimited: binary messages, each preceded by its length as a
+	// varint (protodelim, Java's writeDelimitedTo).
+	Delimited ProtoInput = iota
+	// JSONLines: one protojson message per line.
+	JSONLines
+)
+
+// maxMessageSize bounds one message of a delimited stream.
+const maxMessageSize = 256 << 20
+
+// FromProtoStream converts a stream of messages of type md into a Trevni
+// file written to out. progress, if not nil, is called every 4096
+// messages with the messages written and the input bytes consumed.
+func FromProtoStream(out io.Writer, in io.Reader, form ProtoInput, md protoreflect.MessageDescriptor, opts *ProtoOptions, progress func(rows, bytesIn int64)) (int64, error) {
+	pw, err := NewProtoWriter(out, md, opts)
+	if err != nil {
+		return 0, err
+	}
+	cr := &countingReader{r: in}
+	br := bufio.NewReaderSize(cr, 256<<10)
+	m := dynamicpb.NewMessage(md)
+	var resolver protovalue.Resolver
+	if opts != nil {
+		resolver = opts.Resolver
+	}
+	delim := protodelim.UnmarshalOptions{MaxSize: maxMessageSize, UnmarshalOptions: proto.UnmarshalOptions{Resolver: resolver}}
+	js := protojson.UnmarshalOptions{Resolver: resolver}
+	for line := 1; ; line++ {
+		var err error
+		switch form {
+		case Delimited:
+			err = delim.UnmarshalFrom(br, m)
+		case JSONLines:
+			var text []byte
+			text, err = br.ReadBytes('\n')
+			if err == io.EOF && len(bytes.TrimSpace(text)) > 0 {
+				err = nil
+			}
+			if err == nil {
+				if len(bytes.TrimSpace(text)) == 0 {
+					continue
+				}
+				proto.Reset(m)
+				err = js.Unmarshal(text, m)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			pw.Abort()
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				err = fmt.Errorf("truncated message: %w", err)
+			}
+			return pw.RowCount(), fmt.Errorf("message %d (input byte %d): %w", pw.RowCount(), cr.n-int64(br.Buffered()), err)
+		}
+		if err := pw.Write(m); err != nil {
+			pw.Abort()
+			return pw.RowCount(), err
+		}
+		if progress != nil && pw.RowCount()%4096 == 0 {
+			progress(pw.RowCount(), cr.n-int64(br.Buffered()))
+		}
+	}
+	if progress != nil {
+		progress(pw.RowCount(), cr.n)
+	}
+	return pw.RowCount(), pw.Close()
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
