@@ -1,0 +1,159 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var tinyRLE = filepath.Join(interopDir, "tiny", "tiny_rle.trv")
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"--bogus", "meta", tinyRLE},
+		{"meta"},
+		{"meta", "a", "b", "c"},
+		{"meta", "--bogus", tinyRLE},
+		{"dump", "--pretty", tinyRLE},
+		{"validate", tinyRLE, "extra"},
+		{"help", "frobnicate"},
+		{"help", "meta", "dump"},
+	} {
+		r := runIn(t, nil, args...)
+		if r.code != exitUsage {
+			t.Errorf("%q: exit status %d, want 2; stderr:\n%s", args, r.code, r.stderr)
+		}
+		if r.stdout != "" {
+			t.Errorf("%q: usage error wrote to stdout:\n%s", args, r.stdout)
+		}
+		if !strings.Contains(r.stderr, "usage: trevni") && !strings.Contains(r.stderr, "trevni help") {
+			t.Errorf("%q: stderr shows no usage:\n%s", args, r.stderr)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	r := runIn(t, nil, "help")
+	if r.code != 0 {
+		t.Fatalf("help: exit status %d", r.code)
+	}
+	for _, c := range commandTable() {
+		if !strings.Contains(r.stdout, c.name) {
+			t.Errorf("help does not list %s", c.name)
+		}
+		for _, args := range [][]string{{"help", c.name}, {c.name, "-h"}, {c.name, "--help"}, {c.name, tinyRLE, "-h"}} {
+			r := runIn(t, nil, args...)
+			if r.code != 0 || r.stderr != "" {
+				t.Errorf("%q: exit status %d, stderr %q", args, r.code, r.stderr)
+			}
+			for _, want := range []string{"usage: trevni " + c.name, "Example:", "--quiet"} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("%q: help lacks %q:\n%s", args, want, r.stdout)
+				}
+			}
+		}
+	}
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"help", "help"}} {
+		if r := runIn(t, nil, args...); r.code != 0 || r.stdout == "" {
+			t.Errorf("%q: exit status %d, stdout %q", args, r.code, r.stdout)
+		}
+	}
+}
+
+// TestCommandTable checks that every command is well formed.
+func TestCommandTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range commandTable() {
+		if seen[c.name] || c.name == "help" {
+			t.Errorf("command %q defined twice", c.name)
+		}
+		seen[c.name] = true
+		if c.summary == "" || c.help == "" || c.args == "" || c.setup == nil {
+			t.Errorf("command %q: missing summary, help, args or setup", c.name)
+		}
+		if c.minArgs < 0 || c.maxArgs >= 0 && c.maxArgs < c.minArgs {
+			t.Errorf("command %q: bad argument counts", c.name)
+		}
+		if lookupCommand(c.name) == nil {
+			t.Errorf("command %q not found", c.name)
+		}
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args, pos []string
+		pretty    bool
+	}{
+		{[]string{"a", "b"}, []string{"a", "b"}, false},
+		{[]string{"--pretty", "a"}, []string{"a"}, true},
+		{[]string{"a", "--pretty", "b"}, []string{"a", "b"}, true},
+		{[]string{"a", "b", "-pretty"}, []string{"a", "b"}, true},
+		{[]string{"-", "--pretty"}, []string{"-"}, true},
+		{[]string{"--", "--pretty", "a"}, []string{"--pretty", "a"}, false},
+		{[]string{"a", "--", "-b"}, []string{"a", "-b"}, false},
+		{nil, nil, false},
+	} {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		pretty := fs.Bool("pretty", false, "")
+		pos, err := parseArgs(fs, tc.args)
+		if err != nil || !reflect.DeepEqual(pos, tc.pos) || *pretty != tc.pretty {
+			t.Errorf("parseArgs(%q) = %q, pretty %v, %v; want %q, pretty %v", tc.args, pos, *pretty, err, tc.pos, tc.pretty)
+		}
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"trevni: column \"a\": bad", "column \"a\": bad"},
+		{"x.trv: trevni: offset 3: bad", "x.trv: offset 3: bad"},
+		{"two\nlines\r\n", "two lines"},
+	} {
+		if got := oneLine(errors.New(tc.in)); got != tc.want {
+			t.Errorf("oneLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestPanicRecovered checks the last-resort recovery: a command that
+// panics is reported on one line with exit status 1.
+func TestPanicRecovered(t *testing.T) {
+	a := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
+	cmd := &command{name: "boom", args: "", maxArgs: -1, setup: func(fs *flag.FlagSet) runFunc {
+		return func(e *env, args []string) error { panic(fmt.Sprintf("bad\nthing %d", 42)) }
+	}}
+	code := a.runCommand(t.Context(), cmd, nil, false)
+	stderr := a.stderr.(*strings.Builder).String()
+	if code != exitError || stderr != "trevni: boom: internal error: bad thing 42\n" {
+		t.Errorf("got status %d, stderr %q", code, stderr)
+	}
+}
+
+// TestUsageErrorFromCommand checks that a command's own usage error exits
+// with status 2 and the usage.
+func TestUsageErrorFromCommand(t *testing.T) {
+	var out, errOut strings.Builder
+	a := newApp(strings.NewReader(""), &out, &errOut)
+	cmd := &command{name: "picky", args: "X", maxArgs: -1, setup: func(fs *flag.FlagSet) runFunc {
+		return func(e *env, args []string) error { return e.usagef("X must be odd") }
+	}}
+	if code := a.runCommand(t.Context(), cmd, nil, false); code != exitUsage {
+		t.Errorf("exit status %d, want 2", code)
+	}
+	if !strings.HasPrefix(errOut.String(), "trevni: picky: X must be odd\nusage: trevni picky") {
+		t.Errorf("stderr:\n%s", errOut.String())
+	}
+}
+
+func TestGlobalQuiet(t *testing.T) {
+	r := runIn(t, nil, "--quiet", "validate", tinyRLE)
+	if r.code != 0 || !strings.Contains(r.stdout, "ok: 9 rows, 4 columns, 4 blocks checked") {
+		t.Errorf("got %+v", r)
+	}
+}

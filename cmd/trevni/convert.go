@@ -1,0 +1,628 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/avrojson"
+	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/protoschema"
+	"github.com/trevni-go/trevni/shred"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// Defaults for the Trevni files the tool writes: deflate and crc32, which
+// Java reads, and Java's block size.
+const (
+	defaultCodec    = format.CodecDeflate
+	defaultChecksum = format.ChecksumCRC32
+)
+
+// trevniFlags are the flags of every command that writes a Trevni file.
+type trevniFlags struct {
+	codec, checksum string
+	blockSize       int
+	memory          string
+}
+
+func addTrevniFlags(fs *flag.FlagSet) *trevniFlags {
+	f := &trevniFlags{}
+	fs.StringVar(&f.codec, "codec", defaultCodec, "Trevni codec: null, deflate, snappy, bzip2 or zstd (Java cannot read zstd)")
+	fs.StringVar(&f.checksum, "checksum", defaultChecksum, "block checksum: null or crc32")
+	fs.IntVar(&f.blockSize, "block-size", format.DefaultBlockSize, "uncompressed bytes at which a column's block is cut")
+	fs.StringVar(&f.memory, "memory", "64MiB", "finished blocks kept in memory before they spill to a temporary file beside the output")
+	return f
+}
+
+// options returns the writer options for an output file at path.
+func (f *trevniFlags) options(e *env, path string) (format.WriterOptions, error) {
+	switch f.codec {
+	case format.CodecNull, format.CodecDeflate, format.CodecSnappy, format.CodecBzip2, format.CodecZstd:
+	default:
+		return format.WriterOptions{}, e.usagef("unknown codec %q (want null, deflate, snappy, bzip2 or zstd)", f.codec)
+	}
+	switch f.checksum {
+	case format.ChecksumNull, format.ChecksumCRC32, "crc-32":
+	default:
+		return format.WriterOptions{}, e.usagef("unknown checksum %q (want null or crc32)", f.checksum)
+	}
+	if f.blockSize <= 0 {
+		return format.WriterOptions{}, e.usagef("--block-size must be positive")
+	}
+	budget, err := parseSize(f.memory)
+	if err != nil || budget <= 0 {
+		return format.WriterOptions{}, e.usagef("--memory %q: want a size such as 64MiB", f.memory)
+	}
+	o := format.WriterOptions{Codec: f.codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget}
+	if path != "" && path != "-" {
+		o.TempDir = filepath.Dir(path)
+	}
+	return o, nil
+}
+
+// parseSize reads a byte count with an optional unit: 1048576, 512KiB,
+// 64MiB, 2GiB (also KB, MB, GB as powers of 1000).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	return n * mult, nil
+}
+
+// inputSize returns the size of a file argument, or 0 when unknown.
+func inputSize(path string) int64 {
+	if path == "-" {
+		return 0
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		return fi.Size()
+	}
+	return 0
+}
+
+// summary prints what a command wrote, unless --quiet or writing to
+// standard output.
+func (e *env) summary(out *output, rows int64, o format.WriterOptions) {
+	if e.quiet || out.file == nil {
+		return
+	}
+	cols := "?"
+	var size int64
+	if rc, err := format.Open(out.Name()); err == nil {
+		cols = strconv.Itoa(rc.NumColumns())
+		size = rc.Size()
+		rc.Close()
+	}
+	fmt.Fprintf(e.stderr, "trevni: %s: wrote %s: %s rows, %s columns, %s bytes (codec %s, checksum %s)\n",
+		e.name, out.Name(), formatCount(rows), cols, formatCount(size), o.Codec, o.Checksum)
+}
+
+func readSchemaFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	text := strings.TrimSpace(string(b))
+	if _, err := schema.Parse(text); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return text, nil
+}
+
+const fromavroHelp = `
+Fromavro converts an Avro object container file (any codec: null, deflate,
+snappy, bzip2, xz, zstandard) to a Trevni file, one column per simple
+value, laid out as Java's trevni-avro lays it out, so that Java reads the
+result. The Avro schema is stored in the file as avro.schema. Records are
+decoded straight from Avro's binary encoding into the columns.
+
+The default codec and checksum, deflate and crc32, are ones Java reads.
+With --codec null the file is byte for byte what Java writes for the same
+records.
+
+Example:
+
+	trevni fromavro events.avro events.trv
+	trevni fromavro --codec snappy --block-size 262144 - events.trv < events.avro
+`
+
+func fromavroCommand(fs *flag.FlagSet) runFunc {
+	tf := addTrevniFlags(fs)
+	return func(e *env, args []string) error {
+		opts, err := tf.options(e, args[1])
+		if err != nil {
+			return err
+		}
+		out, err := e.createOutput(args[1])
+		if err != nil {
+			return err
+		}
+		defer out.Abort()
+		in, err := e.openInput(args[0])
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		p := e.newProgress(0, inputSize(args[0]))
+		defer p.done()
+		rows, err := shred.FromContainer(out, &ctxReader{ctx: e.ctx, r: in}, &opts, func(rows, n int64) {
+			p.setRows(rows)
+			p.setBytes(n)
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", displayName(args[0], false), err)
+		}
+		if err := out.Commit(); err != nil {
+			return err
+		}
+		p.done()
+		e.summary(out, rows, opts)
+		return nil
+	}
+}
+
+const toavroHelp = `
+Toavro converts a Trevni file written from Avro (by this tool or by Java's
+trevni-avro) back to an Avro object container file. With --schema, records
+are read as that reader schema: a projection (only the columns it needs
+are read) or an evolution of the file's schema, resolved as Avro resolves
+schemas.
+
+Example:
+
+	trevni toavro events.trv events.avro
+	trevni toavro --codec zstandard --schema summary.avsc events.trv summary.avro
+`
+
+func toavroCommand(fs *flag.FlagSet) runFunc {
+	codec := fs.String("codec", "deflate", "Avro codec: null, deflate, snappy, bzip2, xz or zstandard")
+	readerSchema := fs.String("schema", "", "reader schema `FILE.avsc` for projection or evolution")
+	return func(e *env, args []string) error {
+		out, err := e.createOutput(args[1])
+		if err != nil {
+			return err
+		}
+		defer out.Abort()
+		ar, in, err := e.openAvro(args[0], *readerSchema)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		p := e.newProgress(in.RowCount(), in.Size())
+		defer p.done()
+		in.track(p)
+		rows, err := assemble.ToContainer(out, ar, &assemble.ContainerOptions{Codec: *codec}, p.setRows)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Name(), err)
+		}
+		if err := out.Commit(); err != nil {
+			return err
+		}
+		p.done()
+		if !e.quiet && out.file != nil {
+			fmt.Fprintf(e.stderr, "trevni: toavro: wrote %s: %s records (codec %s)\n", out.Name(), formatCount(rows), *codec)
+		}
+		return nil
+	}
+}
+
+// openAvro opens a Trevni file written from Avro, with an optional reader
+// schema file.
+func (e *env) openAvro(path, readerSchemaFile string) (*assemble.AvroReader, *trevniInput, error) {
+	var opts assemble.Options
+	if readerSchemaFile != "" {
+		text, err := readSchemaFile(readerSchemaFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.ReaderSchema = text
+	}
+	in, err := e.openTrevni(path, &format.ReaderOptions{ReadAhead: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	ar, err := assemble.NewAvroReader(in.Reader, &opts)
+	if err != nil {
+		in.Close()
+		return nil, nil, fmt.Errorf("%s: %w", in.Name(), err)
+	}
+	return ar, in, nil
+}
+
+const tojsonHelp = `
+Tojson prints the records of a Trevni file written from Avro as Avro JSON,
+one record per line (or indented with --pretty): record fields in schema
+order, map keys sorted, unions as {"branch": value}, bytes as strings of
+code points 0-255. The text is that of Java's Avro JSON encoder. With
+--schema, records are read as that reader schema (projection, evolution).
+
+Example:
+
+	trevni tojson events.trv | head
+	trevni tojson --schema ids.avsc events.trv ids.jsonl
+`
+
+func tojsonCommand(fs *flag.FlagSet) runFunc {
+	readerSchema := fs.String("schema", "", "reader schema `FILE.avsc` for projection or evolution")
+	pretty := fs.Bool("pretty", false, "indent each record over several lines")
+	return func(e *env, args []string) error {
+		out, err := e.createOutput(argOr(args, 1, "-"))
+		if err != nil {
+			return err
+		}
+		defer out.Abort()
+		ar, in, err := e.openAvro(args[0], *readerSchema)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		p := e.newProgress(in.RowCount(), in.Size())
+		defer p.done()
+		in.track(p)
+		if _, err := assemble.ToJSON(out, ar, &assemble.JSONOptions{Pretty: *pretty}, p.setRows); err != nil {
+			return fmt.Errorf("%s: %w", in.Name(), err)
+		}
+		return out.Commit()
+	}
+}
+
+const fromjsonHelp = `
+Fromjson converts Avro JSON records, one per line (as tojson writes them),
+to a Trevni file of the schema given with --schema. Bytes and fixed values
+are strings of code points 0-255; a record field missing from a line takes
+its default.
+
+Example:
+
+	trevni fromjson --schema event.avsc events.jsonl events.trv
+`
+
+func fromjsonCommand(fs *flag.FlagSet) runFunc {
+	schemaFile := fs.String("schema", "", "the records' Avro schema `FILE.avsc` (required)")
+	tf := addTrevniFlags(fs)
+	return func(e *env, args []string) error {
+		if *schemaFile == "" {
+			return e.usagef("--schema is required")
+		}
+		opts, err := tf.options(e, args[1])
+		if err != nil {
+			return err
+		}
+		text, err := readSchemaFile(*schemaFile)
+		if err != nil {
+			return err
+		}
+		s, err := schema.Parse(text)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *schemaFile, err)
+		}
+		out, err := e.createOutput(args[1])
+		if err != nil {
+			return err
+		}
+		defer out.Abort()
+		in, err := e.openInput(args[0])
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		aw, err := shred.NewAvroWriter(out, text, &opts)
+		if err != nil {
+			return err
+		}
+		defer aw.Abort()
+		p := e.newProgress(0, inputSize(args[0]))
+		defer p.done()
+		br := bufio.NewReaderSize(&ctxReader{ctx: e.ctx, r: in}, 1<<20)
+		var read int64
+		for line := 1; ; line++ {
+			text, err := br.ReadBytes('\n')
+			read += int64(len(text))
+			if err != nil && err != io.EOF {
+				return err
+			}
+			if t := bytes.TrimSpace(text); len(t) > 0 {
+				v, derr := avrojson.Decode(s, t)
+				if derr != nil {
+					return fmt.Errorf("%s:%d: %v", displayName(args[0], false), line, derr)
+				}
+				if werr := aw.Write(v); werr != nil {
+					return fmt.Errorf("%s:%d: %w", displayName(args[0], false), line, werr)
+				}
+				if aw.RowCount()%4096 == 0 {
+					p.setRows(aw.RowCount())
+					p.setBytes(read)
+				}
+			}
+			if err == io.EOF {
+				break
+			}
+		}
+		if err := aw.Close(); err != nil {
+			return err
+		}
+		if err := out.Commit(); err != nil {
+			return err
+		}
+		p.done()
+		e.summary(out, aw.RowCount(), opts)
+		return nil
+	}
+}
+
+const randomHelp = `
+Random writes COUNT random records of an Avro schema to a Trevni file:
+every type, edge values (empty and multi-byte strings, extreme numbers,
+empty arrays and maps, nulls), reproducible with --seed.
+
+Example:
+
+	trevni random --seed 7 event.avsc 100000 sample.trv
+`
+
+func randomCommand(fs *flag.FlagSet) runFunc {
+	seed := fs.Uint64("seed", 1, "random seed")
+	tf := addTrevniFlags(fs)
+	return func(e *env, args []string) error {
+		count, err := strconv.ParseInt(args[1], 10, 64)
+		if err != nil || count < 0 {
+			return e.usagef("COUNT %q is not a number of records", args[1])
+		}
+		opts, err := tf.options(e, args[2])
+		if err != nil {
+			return err
+		}
+		text, err := readSchemaFile(args[0])
+		if err != nil {
+			return err
+		}
+		s, err := schema.Parse(text)
+		if err != nil {
+			return err
+		}
+		out, err := e.createOutput(args[2])
+		if err != nil {
+			return err
+		}
+		defer out.Abort()
+		aw, err := shred.NewAvroWriter(out, text, &opts)
+		if err != nil {
+			return err
+		}
+		defer aw.Abort()
+		gen := avrorand.New(*seed, avrorand.Options{})
+		p := e.newProgress(count, 0)
+		defer p.done()
+		for i := int64(0); i < count; i++ {
+			if i%4096 == 0 {
+				if err := e.interrupted(); err != nil {
+					return err
+				}
+				p.setRows(i)
+			}
+			if err := aw.Write(gen.Value(s)); err != nil {
+				return err
+			}
+		}
+		if err := aw.Close(); err != nil {
+			return err
+		}
+		if err := out.Commit(); err != nil {
+			return err
+		}
+		p.done()
+		e.summary(out, count, opts)
+		return nil
+	}
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+const fromprotoHelp = `
+Fromproto converts a stream of protobuf messages to a Trevni file: binary
+messages each preceded by its length as a varint (--input delimited, as
+Java's writeDelimitedTo and Go's protodelim write them), or protojson, one
+message per line (--input json). The message type comes from a descriptor
+set (protoc --descriptor_set_out, buf build -o) or from .proto files, which
+are compiled without protoc (imports are searched in the -I directories,
+and the well-known types are built in).
+
+The file is an ordinary Avro-Trevni file of the Avro schema derived from
+the message type (see the README's mapping), so tojson and Java read it;
+it also stores the message's descriptors, so toproto needs no .proto.
+
+Example:
+
+	trevni fromproto --proto trace.proto -I protos --message opentelemetry.proto.trace.v1.TracesData spans.bin spans.trv
+	trevni fromproto --descriptor-set api.pb --message acme.Event --input json events.jsonl events.trv
+`
+
+func fromprotoCommand(fs *flag.FlagSet) runFunc {
+	descSet := fs.String("descriptor-set", "", "binary FileDescriptorSet `FILE`")
+	protoFile := fs.String("proto", "", ".proto `FILE` to compile")
+	var imports stringList
+	fs.Var(&imports, "I", "import `DIR` for --proto (repeatable)")
+	message := fs.String("message", "", "full name of the message type (required)")
+	input := fs.String("input", "delimited", "input form: delimited or json")
+	recursion := fs.Int("recursion-limit", 0, "how many times a message type may recur on a path before the rest is stored as bytes")
+	tf := addTrevniFlags(fs)
+	return func(e *env, args []string) error {
+		if *message == "" {
+			return e.usagef("--message is required")
+		}
+		if *descSet != "" && *protoFile != "" {
+			return e.usagef("give --descriptor-set or --proto, not both")
+		}
+		var form shred.ProtoInput
+		switch *input {
+		case "delimited":
+			form = shred.Delimited
+		case "json":
+			form = shred.JSONLines
+		default:
+			return e.usagef("--input %q: want delimited or json", *input)
+		}
+		if *recursion < 0 {
+			return e.usagef("--recursion-limit must not be negative")
+		}
+		opts, err := tf.options(e, args[1])
+		if err != nil {
+			return err
+		}
+		md, err := e.findMessage(*descSet, *protoFile, imports, *message)
+		if err != nil {
+			return err
+		}
+		out, err := e.createOutput(args[1])
+		if err != nil {
+			return err
+		}
+		defer out.Abort()
+		in, err := e.openInput(args[0])
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		p := e.newProgress(0, inputSize(args[0]))
+		defer p.done()
+		po := &shred.ProtoOptions{File: opts, Mapping: protoschema.Options{RecursionLimit: *recursion}}
+		rows, err := shred.FromProtoStream(out, &ctxReader{ctx: e.ctx, r: in}, form, md, po, func(rows, n int64) {
+			p.setRows(rows)
+			p.setBytes(n)
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", displayName(args[0], false), err)
+		}
+		if err := out.Commit(); err != nil {
+			return err
+		}
+		p.done()
+		e.summary(out, rows, opts)
+		return nil
+	}
+}
+
+// findMessage loads the named message type from a descriptor set, from
+// .proto files, or from the types built into the tool.
+func (e *env) findMessage(descSet, protoFile string, imports []string, name string) (protoreflect.MessageDescriptor, error) {
+	var files protoschema.DescriptorResolver = protoregistry.GlobalFiles
+	switch {
+	case descSet != "":
+		f, err := protoschema.LoadDescriptorSet(descSet)
+		if err != nil {
+			return nil, err
+		}
+		files = f
+	case protoFile != "":
+		dirs := imports
+		if len(dirs) == 0 {
+			dirs = []string{filepath.Dir(protoFile)}
+			protoFile = filepath.Base(protoFile)
+		} else if rel, ok := relativeTo(protoFile, dirs); ok {
+			protoFile = rel
+		}
+		f, err := protoschema.CompileProto(context.WithoutCancel(e.ctx), dirs, protoFile)
+		if err != nil {
+			return nil, err
+		}
+		files = f
+	}
+	md, err := protoschema.FindMessage(files, name)
+	if err != nil && descSet == "" && protoFile == "" {
+		return nil, fmt.Errorf("%w (give --descriptor-set or --proto)", err)
+	}
+	return md, err
+}
+
+// relativeTo returns path relative to the first import directory holding
+// it, as the compiler wants import paths.
+func relativeTo(path string, dirs []string) (string, bool) {
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel, true
+		}
+	}
+	return path, false
+}
+
+const toprotoHelp = `
+Toproto turns a Trevni file written by fromproto back into protobuf
+messages, using the descriptors stored in the file (no .proto needed):
+length-delimited binary (--output delimited) or protojson lines
+(--output json). --fields keeps only the named fields (dotted paths of
+protobuf field names, comma-separated); only their columns are read.
+
+Example:
+
+	trevni toproto spans.trv spans.bin
+	trevni toproto --output json --fields resource_spans.scope_spans.spans.name spans.trv -
+`
+
+func toprotoCommand(fs *flag.FlagSet) runFunc {
+	output := fs.String("output", "delimited", "output form: delimited or json")
+	fields := fs.String("fields", "", "comma-separated field `PATHS` to keep")
+	return func(e *env, args []string) error {
+		var form assemble.ProtoOutput
+		switch *output {
+		case "delimited":
+			form = assemble.DelimitedOutput
+		case "json":
+			form = assemble.JSONLinesOutput
+		default:
+			return e.usagef("--output %q: want delimited or json", *output)
+		}
+		var sel []string
+		if *fields != "" {
+			sel = strings.Split(*fields, ",")
+		}
+		out, err := e.createOutput(args[1])
+		if err != nil {
+			return err
+		}
+		defer out.Abort()
+		in, err := e.openTrevni(args[0], &format.ReaderOptions{ReadAhead: true})
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		pr, err := assemble.NewProtoReader(in.Reader, &assemble.ProtoOptions{Fields: sel})
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Name(), err)
+		}
+		p := e.newProgress(in.RowCount(), in.Size())
+		defer p.done()
+		in.track(p)
+		if _, err := assemble.ToProtoStream(out, pr, form, p.setRows); err != nil {
+			return fmt.Errorf("%s: %w", in.Name(), err)
+		}
+		return out.Commit()
+	}
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// interopDumps maps every interop .trv file that has a Java dump to it.
+func interopDumps(t testing.TB) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range interopTrv(t) {
+		dir := filepath.Dir(f)
+		dump := filepath.Join(dir, "dump.jsonl")
+		if filepath.Base(dir) == "tiny" {
+			dump = strings.TrimSuffix(f, ".trv") + ".dump.jsonl"
+		} else if _, err := os.Stat(dump); err != nil {
+			dump += ".gz"
+		}
+		if _, err := os.Stat(dump); err == nil {
+			out[f] = dump
+		}
+	}
+	if len(out) < 40 {
+		t.Fatalf("only %d interop dumps", len(out))
+	}
+	return out
+}
+
+// TestDumpInterop compares dump with every interop dump, numerically.
+func TestDumpInterop(t *testing.T) {
+	for file, dump := range interopDumps(t) {
+		t.Run(strings.TrimPrefix(file, interopDir+"/"), func(t *testing.T) {
+			r := runIn(t, nil, "dump", file)
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("exit status %d, stderr %s", r.code, r.stderr)
+			}
+			got := splitLines(t, strings.NewReader(r.stdout))
+			want := readLines(t, dump)
+			if len(got) != len(want) {
+				t.Fatalf("dumped %d rows, Java %d", len(got), len(want))
+			}
+			for i := range want {
+				if d := jsonDiff(decodeJSON(t, got[i]), decodeJSON(t, want[i]), false, "$"); d != "" {
+					t.Fatalf("row %d: %s\n got %s\nwant %s", i, d, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestDumpOutputFile writes the dump to a file, from standard input.
+func TestDumpOutputFile(t *testing.T) {
+	file := filepath.Join(interopDir, "email", "email.snappy.crc32.trv")
+	want := runIn(t, nil, "dump", file).stdout
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	r := runIn(t, io.MultiReader(bytes.NewReader(readFile(t, file))), "dump", "-", out)
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("got %+v", r)
+	}
+	if got := string(readFile(t, out)); got != want {
+		t.Error("the file differs from standard output")
+	}
+}
+
+// TestDumpFailureLeavesNoFile checks atomic output through a command: a
+// failure leaves no file, and an existing file untouched.
+func TestDumpFailureLeavesNoFile(t *testing.T) {
+	data := readFile(t, filepath.Join(interopDir, "medium", "medium.deflate.crc32.trv"))
+	corrupt := append([]byte(nil), data...)
+	corrupt[len(corrupt)-100] ^= 0xff // in the last block of the last column
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.trv")
+	if err := os.WriteFile(bad, corrupt, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "new.jsonl")
+	r := runIn(t, nil, "dump", bad, out)
+	checkOneLineError(t, r, "dump")
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("failed dump left %s: %v", out, err)
+	}
+	old := filepath.Join(dir, "old.jsonl")
+	if err := os.WriteFile(old, []byte("old\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	checkOneLineError(t, runIn(t, nil, "dump", bad, old), "dump")
+	if got := string(readFile(t, old)); got != "old\n" {
+		t.Errorf("existing file changed to %q", got)
+	}
+	if names := dirNames(t, dir); len(names) != 2 {
+		t.Errorf("files left: %q", names)
+	}
+}
+
+// cancellingReaderAt is standard input with random access that cancels the
+// run after a number of reads.
+type cancellingReaderAt struct {
+	*bytes.Reader
+	reads  atomic.Int32
+	after  int32
+	cancel context.CancelFunc
+}
+
+func (c *cancellingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if c.reads.Add(1) == c.after {
+		c.cancel()
+	}
+	return c.Reader.ReadAt(p, off)
+}
+
+// TestDumpInterrupted cancels a dump midway: it reports the interruption
+// and leaves no file.
+func TestDumpInterrupted(t *testing.T) {
+	data := readFile(t, filepath.Join(interopDir, "medium", "medium.deflate.crc32.trv"))
+	for _, after := range []int32{1, 5, 20} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out.jsonl")
+		ctx, cancel := context.WithCancel(t.Context())
+		stdin := &cancellingReaderAt{Reader: bytes.NewReader(data), after: after, cancel: cancel}
+		var stdout, stderr bytes.Buffer
+		code := newApp(stdin, &stdout, &stderr).run(ctx, []string{"dump", "-", out})
+		cancel()
+		if code != exitError || stderr.String() != "trevni: dump: interrupted\n" {
+			t.Errorf("after %d reads: status %d, stderr %q", after, code, stderr.String())
+		}
+		if names := dirNames(t, dir); len(names) != 0 {
+			t.Errorf("after %d reads: files left: %q", after, names)
+		}
+	}
+}

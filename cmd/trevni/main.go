@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // the command failed, or found problems
+	exitUsage = 2 // the command line is wrong
+)
+
+// gracePeriod is how long a run may take to stop after a signal before its
+// temporary files are removed and the process exits regardless.
+const gracePeriod = time.Second
+
+func main() {
+	os.Exit(runMain(os.Args[1:]))
+}
+
+// runMain runs the tool as a process. A first SIGINT or SIGTERM cancels the
+// run, which then removes its temporary files and returns; if it has not
+// done so within gracePeriod (it may be blocked reading a pipe), or on a
+// second signal, its temporary files are removed here. The exit status is
+// then 128 plus the signal number, unless the run had already succeeded.
+func runMain(args []string) int {
+	a := newApp(os.Stdin, os.Stdout, os.Stderr)
+	a.tty = isTerminal(os.Stderr)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	done := make(chan int, 1)
+	go func() { done <- a.run(ctx, args) }()
+	select {
+	case code := <-done:
+		return code
+	case sig := <-sigs:
+		cancel()
+		status := 128 + 2 // SIGINT
+		if s, ok := sig.(syscall.Signal); ok {
+			status = 128 + int(s)
+		}
+		select {
+		case code := <-done:
+			if code == exitOK {
+				return code
+			}
+		case <-sigs:
+			a.abort()
+		case <-time.After(gracePeriod):
+			a.abort()
+		}
+		return status
+	}
+}
+
+// run runs the tool with the given arguments (without the program name) and
+// standard streams, and returns the exit status. It never panics and never
+// calls os.Exit, so tests can call it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return newApp(stdin, stdout, stderr).run(context.Background(), args)
+}
+
+// app is one invocation of the tool: its standard streams, and the
+// temporary files to remove if it is interrupted.
+type app struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	tty    bool             // stderr is a terminal: progress may be shown
+	now    func() time.Time // the clock, for progress
+
+	mu       sync.Mutex
+	command  string         // the command running, for messages
+	cleanups map[int]func() // undo actions of unfinished outputs and spools
+	nextID   int
+	aborted  bool
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
+	return &app{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now, cleanups: map[int]func(){}}
+}
+
+// addCleanup registers f to run if the process must stop before the run
+// ends, and returns the function that unregisters it. If the app has
+// already been aborted, f runs at once.
+func (a *app) addCleanup(f func()) (remove func()) {
+	a.mu.Lock()
+	if a.aborted {
+		a.mu.Unlock()
+		f()
+		return func() {}
+	}
+	id := a.nextID
+	a.nextID++
+	a.cleanups[id] = f
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		delete(a.cleanups, id)
+		a.mu.Unlock()
+	}
+}
+
+// abort runs every registered cleanup and reports the interruption. It is
+// called from the signal path while the run may still be going on.
+func (a *app) abort() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.aborted = true
+	for _, f := range a.cleanups {
+		f()
+	}
+	a.cleanups = map[int]func(){}
+	if a.command == "" {
+		fmt.Fprintln(a.stderr, "trevni: interrupted")
+	} else {
+		fmt.Fprintf(a.stderr, "trevni: %s: interrupted\n", a.command)
+	}
+}
+
+// errorf prints a message of the running command on standard error,
+// unless the run has been aborted, which has said all there is to say.
+func (a *app) errorf(format string, args ...any) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.aborted {
+		fmt.Fprintf(a.stderr, format, args...)
+	}
+}
+
+// run parses the command line and runs the command it names.
+func (a *app) run(ctx context.Context, args []string) int {
+	quiet := false
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
+		switch args[0] {
+		case "-h", "-help", "--help":
+			a.usage(a.stdout)
+			return exitOK
+		case "-quiet", "--quiet":
+			quiet = true
+		default:
+			fmt.Fprintf(a.stderr, "trevni: unknown flag %s\n", args[0])
+			a.usage(a.stderr)
+			return exitUsage
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		a.usage(a.stderr)
+		return exitUsage
+	}
+	if args[0] == "help" {
+		return a.help(args[1:])
+	}
+	cmd := lookupCommand(args[0])
+	if cmd == nil {
+		fmt.Fprintf(a.stderr, "trevni: unknown command %q\nRun 'trevni help' for the list of commands.\n", args[0])
+		return exitUsage
+	}
+	return a.runCommand(ctx, cmd, args[1:], quiet)
+}
+
+// runCommand parses the command's flags and arguments and runs it,
+// reporting its error as one line. A panic, which would be a bug, is
+// reported the same way.
+func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet bool) (code int) {
+	fs, runFn := cmd.flagSet()
+	fs.BoolVar(&quiet, "quiet", quiet, "show no progress")
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		cmd.printHelp(a.stdout, fs)
+		return exitOK
+	}
+	if err == nil {
+		err = cmd.checkArgs(pos)
+	}
+	if err != nil {
+		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
+		cmd.printUsage(a.stderr, fs)
+		return exitUsage
+	}
+
+	a.mu.Lock()
+	a.command = cmd.name
+	a.mu.Unlock()
+	e := &env{ctx: ctx, app: a, name: cmd.name, quiet: quiet, stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
+	defer func() {
+		if r := recover(); r != nil {
+			a.errorf("trevni: %s: internal error: %s\n", cmd.name, oneLine(fmt.Errorf("%v", r)))
+			code = exitError
+		}
+	}()
+	err = runFn(e, pos)
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errReported):
+		return exitError
+	case errors.As(err, &ue):
+		a.errorf("trevni: %s: %s\n", cmd.name, oneLine(err))
+		cmd.printUsage(a.stderr, fs)
+		return exitUsage
+	case ctx.Err() != nil:
+		a.errorf("trevni: %s: interrupted\n", cmd.name)
+		return exitError
+	}
+	a.errorf("trevni: %s: %s\n", cmd.name, oneLine(err))
+	return exitError
+}
+
+// oneLine formats err for a one-line message: without the "trevni: " prefix
+// that the format package's errors carry (the message has its own), and
+// with line breaks replaced by spaces.
+func oneLine(err error) string {
+	s := strings.TrimPrefix(err.Error(), "trevni: ")
+	s = strings.ReplaceAll(s, ": trevni: ", ": ")
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), " ")
+}
+
+// errReported is returned by a command that has already reported its
+// problems with env.report: it exits with status 1 and prints nothing more.
+var errReported = errors.New("problems reported")
+
+// usageError is a command-line mistake found by a command: it is reported
+// with the command's usage and exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+
+	"github.com/trevni-go/trevni/format"
+)
+
+const metaHelp = `
+Meta prints a Trevni file's header as one JSON object: the file's length,
+row and column counts and metadata, and for every column its number, name,
+type, array and values flags, parent (or null), effective codec and
+checksum, all its metadata as stored, its start offset, the offset of its
+first block (dataStart) and its number of blocks. With --blocks, each column
+also lists its block descriptors: rows, uncompressed and compressed sizes,
+the offset of the stored bytes (start), the number of the block's first row
+(firstRow) and, for trevni.values columns, its first value (firstValue).
+
+The shape is that of Java's trevni_meta, extended. Keys appear in file
+order. A metadata value is a JSON string when it is valid UTF-8, and
+otherwise an object {"hex": "..."} holding its bytes in hex; bytes of a key
+that are not valid UTF-8 are shown as U+FFFD. First values are written as
+dump writes values: bytes in hex, non-finite floats as "NaN", "Infinity"
+and "-Infinity".
+
+The output is one line, or indented with --pretty. It goes to OUT.json if
+given, otherwise to standard output.
+
+Example:
+
+	trevni meta --pretty --blocks weather.trv
+	trevni meta weather.trv | jq '.columns[].name'
+`
+
+// metaCommand sets up "trevni meta".
+func metaCommand(fs *flag.FlagSet) runFunc {
+	pretty := fs.Bool("pretty", false, "indent the JSON")
+	blocks := fs.Bool("blocks", false, "list every column's block descriptors")
+	return func(e *env, args []string) error {
+		// The output is opened first, as in dump.
+		out, err := e.createOutput(argOr(args, 1, "-"))
+		if err != nil {
+			return err
+		}
+		defer out.Abort()
+		in, err := e.openTrevni(args[0], nil)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		b, err := metaJSON(in.Reader, *blocks)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Name(), err)
+		}
+		if *pretty {
+			var buf bytes.Buffer
+			if err := json.Indent(&buf, b, "", "  "); err != nil {
+				return err // cannot happen: metaJSON writes valid JSON
+			}
+			b = buf.Bytes()
+		}
+		b = append(b, '\n')
+		if _, err := out.Write(b); err != nil {
+			return err
+		}
+		return out.Commit()
+	}
+}
+
+// argOr returns args[i], or def when there are not that many.
+func argOr(args []string, i int, def string) string {
+	if i < len(args) {
+		return args[i]
+	}
+	return def
+}
+
+// metaJSON describes the file as compact JSON; with blocks, it lists every
+// block descriptor.
+func metaJSON(rd *format.Reader, blocks bool) ([]byte, error) {
+	var w jsonWriter
+	w.beginObject()
+	w.key("fileLength")
+	w.int(rd.Size())
+	w.key("rowCount")
+	w.int(rd.RowCount())
+	w.key("columnCount")
+	w.int(int64(rd.NumColumns()))
+	w.key("metadata")
+	writeMeta(&w, rd.Meta())
+	w.key("columns")
+	w.beginArray()
+	for i := range rd.NumColumns() {
+		bl, err := rd.Blocks(i)
+		if err != nil {
+			return nil, err
+		}
+		c := rd.Column(i)
+		w.beginObject()
+		w.key("number")
+		w.int(int64(i))
+		w.key("name")
+		w.str(c.Name)
+		w.key("type")
+		w.str(c.Type.String())
+		w.key("array")
+		w.bool(c.Array)
+		w.key("parent")
+		if c.Parent == "" {
+			w.null()
+		} else {
+			w.str(c.Parent)
+		}
+		w.key("values")
+		w.bool(c.Values)
+		w.key("codec")
+		w.str(rd.ColumnCodec(i))
+		w.key("checksum")
+		w.str(rd.ColumnChecksum(i))
+		w.key("metadata")
+		writeMeta(&w, rd.RawColumnMeta(i))
+		w.key("start")
+		w.int(rd.ColumnStart(i))
+		w.key("dataStart")
+		if len(bl) > 0 {
+			w.int(bl[0].Offset)
+		} else {
+			w.int(rd.ColumnStart(i) + 4) // just the block count
+		}
+		w.key("blockCount")
+		w.int(int64(len(bl)))
+		if blocks {
+			w.key("blocks")
+			w.beginArray()
+			for _, b := range bl {
+				w.beginObject()
+				w.key("rows")
+				w.int(b.Rows)
+				w.key("uncompressed")
+				w.int(int64(b.UncompressedSize))
+				w.key("compressed")
+				w.int(int64(b.CompressedSize))
+				w.key("start")
+				w.int(b.Offset)
+				w.key("firstRow")
+				w.int(b.FirstRow)
+				if c.Values {
+					w.key("firstValue")
+					w.value(b.FirstValue)
+				}
+				w.endObject()
+			}
+			w.endArray()
+		}
+		w.endObject()
+	}
+	w.endArray()
+	w.endObject()
+	return w.b, nil
+}
+
+// writeMeta writes metadata as an object in stored order.
+func writeMeta(w *jsonWriter, m *format.MetaData) {
+	w.beginObject()
+	for i := range m.Len() {
+		w.key(m.Key(i))
+		w.bytesValue(m.Value(i))
+	}
+	w.endObject()
+}
