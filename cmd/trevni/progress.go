@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // Progress display timing: nothing is shown for runs shorter than
@@ -157,9 +159,5 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", v, "KMGTP"[i])
 }
 
-// isTerminal reports whether f is a terminal. It tests for a character
-// device, which also matches /dev/null; progress written there is harmless.
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
