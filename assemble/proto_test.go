@@ -13,6 +13,8 @@ import (
 	"github.com/trevni-go/trevni/internal/protorand"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
+	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -81,19 +83,26 @@ func checkRoundTrip(t *testing.T, rd *format.Reader, mt protoreflect.MessageType
 	}
 }
 
-func TestProtoOTLPSpans(t *testing.T) {
-	var msgs []proto.Message
-	for seed := uint64(0); seed < 60; seed++ {
-		m := &tracepb.TracesData{}
-		f := protorand.New(seed)
-		f.MaxDepth, f.Unknown = 6, seed%3 == 0
-		f.Fill(m.ProtoReflect())
-		msgs = append(msgs, m)
-	}
-	md := (&tracepb.TracesData{}).ProtoReflect().Descriptor()
-	for _, codec := range []string{"null", "zstd"} {
-		rd := shredMessages(t, md, msgs, &shred.ProtoOptions{File: shred.Options{Codec: codec, Checksum: "crc32", BlockSize: 1024}})
-		checkRoundTrip(t, rd, (&tracepb.TracesData{}).ProtoReflect().Type(), msgs)
+// TestProtoOTLP round-trips randomly filled OpenTelemetry traces, metrics
+// and logs through Trevni files.
+func TestProtoOTLP(t *testing.T) {
+	for _, typ := range []protoreflect.MessageType{
+		(&tracepb.TracesData{}).ProtoReflect().Type(),
+		(&metricspb.MetricsData{}).ProtoReflect().Type(),
+		(&logspb.LogsData{}).ProtoReflect().Type(),
+	} {
+		var msgs []proto.Message
+		for seed := uint64(0); seed < 40; seed++ {
+			m := typ.New()
+			f := protorand.New(seed)
+			f.MaxDepth, f.Unknown = 6, seed%3 == 0
+			f.Fill(m)
+			msgs = append(msgs, m.Interface())
+		}
+		for _, codec := range []string{"null", "zstd"} {
+			rd := shredMessages(t, typ.Descriptor(), msgs, &shred.ProtoOptions{File: shred.Options{Codec: codec, Checksum: "crc32", BlockSize: 1024}})
+			checkRoundTrip(t, rd, typ, msgs)
+		}
 	}
 }
 
