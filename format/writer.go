@@ -94,6 +94,7 @@ type Writer struct {
 	// Memory accounting and spilling.
 	held      int64
 	spill     *os.File
+	spillBuf  *bufio.Writer
 	spillSize int64
 }
 
@@ -726,7 +727,7 @@ func (w *Writer) cutBlock(c *columnWriter) error {
 	c.enc.reset(w.getBuf())
 	c.blockRows, c.hasFirst = 0, false
 	c.blocks = append(c.blocks, b)
-	w.held += int64(len(raw))
+	w.held += int64(cap(raw)) // the buffer is held until the block is written or spilled
 	if w.sem == nil {
 		w.compress(c, b, raw)
 		if b.err != nil {
@@ -803,7 +804,10 @@ func (w *Writer) spillBlocks() error {
 		}
 		w.spill = f
 	}
-	bw := bufio.NewWriterSize(w.spill, 1<<20)
+	if w.spillBuf == nil {
+		w.spillBuf = bufio.NewWriterSize(w.spill, 1<<20)
+	}
+	bw := w.spillBuf
 	for _, c := range w.cols {
 		for _, b := range c.blocks {
 			if b.data == nil {

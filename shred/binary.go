@@ -322,8 +322,8 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 	aw.w.WriteLength(n.Col, len(kept))
 	for _, e := range kept {
 		aw.w.WriteStringBytes(n.KeyCol, e.key)
-		sub := decoder{b: d.b, pos: e.value}
-		if err := aw.decode(n.Items, &sub, depth+1); err != nil {
+		d.pos = e.value // the value, wherever it stands; d.pos is restored below
+		if err := aw.decode(n.Items, d, depth+1); err != nil {
 			return at(err, "["+string(e.key)+"]")
 		}
 	}
