@@ -55,6 +55,21 @@ func (d *decoder) long() (int64, error) {
 	return 0, d.errorf("varint longer than 10 bytes")
 }
 
+// skipVarint passes over a varint without decoding it.
+func (d *decoder) skipVarint() error {
+	end := min(len(d.b), d.pos+10)
+	for i := d.pos; i < end; i++ {
+		if d.b[i] < 0x80 {
+			d.pos = i + 1
+			return nil
+		}
+	}
+	if end-d.pos == 10 {
+		return d.errorf("varint longer than 10 bytes")
+	}
+	return d.errorf("truncated")
+}
+
 func (d *decoder) int() (int32, error) {
 	v, err := d.long()
 	if err != nil {
@@ -341,7 +356,7 @@ func skip(n *layout.Node, d *decoder) error {
 	case schema.Boolean:
 		_, err = d.take(1)
 	case schema.Int, schema.Enum, schema.Long:
-		_, err = d.long()
+		err = d.skipVarint()
 	case schema.Float:
 		_, err = d.take(4)
 	case schema.Double:
