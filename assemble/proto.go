@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +10,6 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
-	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -38,9 +38,13 @@ type ProtoOptions struct {
 
 // ProtoReader reads the messages of a Trevni file written from protobuf.
 type ProtoReader struct {
-	ar   *AvroReader
-	conv *protovalue.Converter
-	mt   protoreflect.MessageType
+	ar       *AvroReader
+	conv     *protovalue.Converter
+	mt       protoreflect.MessageType
+	resolver protovalue.Resolver
+	own      bool          // every field of the file's own type: ReadWire's fast path
+	wire     *wireEncoder  // ReadWire's encoder, built on first use
+	msg      proto.Message // ReadWire's message when it uses Read
 }
 
 // NewProtoReader prepares to read the messages of rd, using the descriptors
@@ -95,7 +99,8 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	if err != nil {
 		return nil, err
 	}
-	return &ProtoReader{ar: ar, conv: protovalue.NewConverter(mp, resolver), mt: mt}, nil
+	own := o.MessageType == nil && len(o.Fields) == 0 && mp.Schema() == meta.GetString(MetaAvroSchema)
+	return &ProtoReader{ar: ar, conv: protovalue.NewConverter(mp, resolver), mt: mt, resolver: resolver, own: own}, nil
 }
 
 // MessageType returns the type messages are read into.
@@ -147,12 +152,17 @@ const (
 func ToProtoStream(w io.Writer, pr *ProtoReader, form ProtoOutput, progress func(rows int64)) (int64, error) {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	m := pr.mt.New().Interface()
-	delim := protodelim.MarshalOptions{MarshalOptions: proto.MarshalOptions{Deterministic: true, AllowPartial: true}}
 	js := protojson.MarshalOptions{}
 	var buf []byte
+	var size [binary.MaxVarintLen64]byte
 	var n int64
 	for {
-		err := pr.Read(m)
+		var err error
+		if form == DelimitedOutput {
+			buf, err = pr.ReadWire(buf[:0])
+		} else {
+			err = pr.Read(m)
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -161,7 +171,10 @@ func ToProtoStream(w io.Writer, pr *ProtoReader, form ProtoOutput, progress func
 		}
 		switch form {
 		case DelimitedOutput:
-			if _, err := delim.MarshalTo(bw, m); err != nil {
+			if _, err := bw.Write(binary.AppendUvarint(size[:0], uint64(len(buf)))); err != nil {
+				return n, err
+			}
+			if _, err := bw.Write(buf); err != nil {
 				return n, err
 			}
 		case JSONLinesOutput:

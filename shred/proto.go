@@ -3,9 +3,11 @@ package shred
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
@@ -34,10 +36,13 @@ type ProtoOptions struct {
 // descriptors (protobuf.descriptor_set, protobuf.message and
 // protobuf.options), so it can be read back as protobuf with no .proto.
 type ProtoWriter struct {
-	aw   *AvroWriter
-	conv *protovalue.Converter
-	md   protoreflect.MessageDescriptor
-	rec  map[string]any
+	aw       *AvroWriter
+	conv     *protovalue.Converter
+	md       protoreflect.MessageDescriptor
+	rec      map[string]any
+	resolver protovalue.Resolver
+	wire     *wireParser        // WriteWire's parser, built on first use
+	dyn      *dynamicpb.Message // WriteWire's reflective fallback
 }
 
 // NewProtoWriter returns a writer of messages of type md.
@@ -68,7 +73,7 @@ func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *Prot
 	if err != nil {
 		return nil, err
 	}
-	return &ProtoWriter{aw: aw, conv: protovalue.NewConverter(mp, o.Resolver), md: md}, nil
+	return &ProtoWriter{aw: aw, conv: protovalue.NewConverter(mp, o.Resolver), md: md, resolver: o.Resolver}, nil
 }
 
 // Write writes one message, which must be of the writer's type. A message
@@ -127,13 +132,24 @@ func FromProtoStream(out io.Writer, in io.Reader, form ProtoInput, md protorefle
 	if opts != nil {
 		resolver = opts.Resolver
 	}
-	delim := protodelim.UnmarshalOptions{MaxSize: maxMessageSize, UnmarshalOptions: proto.UnmarshalOptions{Resolver: resolver}}
 	js := protojson.UnmarshalOptions{Resolver: resolver}
+	var msg []byte
 	for line := 1; ; line++ {
 		var err error
 		switch form {
 		case Delimited:
-			err = delim.UnmarshalFrom(br, m)
+			start := cr.n - int64(br.Buffered())
+			if msg, err = readDelimited(br, msg); err != nil {
+				break
+			}
+			if err := pw.WriteWire(msg); err != nil {
+				pw.Abort()
+				return pw.RowCount(), fmt.Errorf("message %d (input byte %d): %w", pw.RowCount(), start, err)
+			}
+			if progress != nil && pw.RowCount()%4096 == 0 {
+				progress(pw.RowCount(), cr.n-int64(br.Buffered()))
+			}
+			continue
 		case JSONLines:
 			var text []byte
 			text, err = br.ReadBytes('\n')
@@ -170,6 +186,37 @@ func FromProtoStream(out io.Writer, in io.Reader, form ProtoInput, md protorefle
 		progress(pw.RowCount(), cr.n)
 	}
 	return pw.RowCount(), pw.Close()
+}
+
+// readDelimited reads the next length-delimited message into buf's
+// storage. It returns io.EOF at the end of the input, io.ErrUnexpectedEOF
+// within a message, and a *protodelim.SizeTooLargeError for a length past
+// maxMessageSize. The buffer grows with the data read, not with the length
+// the input claims.
+func readDelimited(br *bufio.Reader, buf []byte) ([]byte, error) {
+	size, err := binary.ReadUvarint(br)
+	if err != nil {
+		return buf, err
+	}
+	if size > maxMessageSize {
+		return buf, &protodelim.SizeTooLargeError{Size: size, MaxSize: maxMessageSize}
+	}
+	n := int(size)
+	buf = buf[:0]
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(n-len(buf), max(len(buf), 64<<10)))
+		}
+		k, err := io.ReadFull(br, buf[len(buf):min(n, cap(buf))])
+		buf = buf[:len(buf)+k]
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 type countingReader struct {
