@@ -361,11 +361,11 @@ func (e *wireEncoder) message(b []byte, m *wireMsg) ([]byte, error) {
 func (e *wireEncoder) reparse(b []byte, start int, m *wireMsg, u []byte) ([]byte, error) {
 	msg := dynamicpb.NewMessage(m.desc)
 	o := proto.UnmarshalOptions{AllowPartial: true, Resolver: e.resolver}
-	if err := unmarshalGuarded(o, b[start:], msg); err != nil {
+	if err := protovalue.Unmarshal(o, b[start:], msg); err != nil {
 		return b, err
 	}
 	o.Merge = true
-	if err := unmarshalGuarded(o, u, msg); err != nil {
+	if err := protovalue.Unmarshal(o, u, msg); err != nil {
 		return b, err
 	}
 	return wireOpts.MarshalAppend(b[:start], msg)
@@ -455,7 +455,7 @@ func (e *wireEncoder) serialized(b []byte, f *wireField) ([]byte, error) {
 	}
 	m := dynamicpb.NewMessage(f.ser)
 	o := proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: e.resolver}
-	if err := unmarshalGuarded(o, data, m); err != nil {
+	if err := protovalue.Unmarshal(o, data, m); err != nil {
 		return b, err
 	}
 	if f.kind == protoreflect.GroupKind {
@@ -467,18 +467,6 @@ func (e *wireEncoder) serialized(b []byte, f *wireField) ([]byte, error) {
 		return b, err
 	}
 	return finishLength(b, pos), nil
-}
-
-// unmarshalGuarded is o.Unmarshal, which panics on some bad input into dynamicpb
-// messages (a map entry whose key is followed by a key of the wrong wire
-// type, which generated code skips): the panic is an error here.
-func unmarshalGuarded(o proto.UnmarshalOptions, b []byte, m proto.Message) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("proto.Unmarshal: %v", r)
-		}
-	}()
-	return o.Unmarshal(b, m)
 }
 
 var lengthPad [9]byte

@@ -2,11 +2,13 @@ package format
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -406,5 +408,34 @@ func TestAbortRow(t *testing.T) {
 		if !bytes.Equal(clean.Bytes(), aborted.Bytes()) {
 			t.Fatalf("iteration %d: aborted rows left traces", it)
 		}
+	}
+}
+
+// TestWriterRejectsInvalidUTF8 checks that a string column refuses bytes
+// that are not UTF-8, which no reader would accept, and that the row can be
+// discarded and writing go on.
+func TestWriterRejectsInvalidUTF8(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, []ColumnMeta{{Name: "s", Type: String}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []func(){
+		func() { w.WriteString(0, "ok\xff") },
+		func() { w.WriteStringBytes(0, []byte{0xc3}) },
+		func() { w.WriteValue(0, "\xed\xa0\x80") }, // a surrogate
+	} {
+		w.StartRow()
+		bad()
+		if err := w.EndRow(); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "UTF-8") {
+			t.Fatalf("invalid UTF-8 accepted: %v", err)
+		}
+		w.AbortRow()
+	}
+	if err := w.WriteRow("café"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"unicode/utf8"
 )
 
 // DefaultBlockSize is the uncompressed size at which a column's block is
@@ -543,12 +544,18 @@ func (w *Writer) WriteDouble(col int, v float64) {
 	}
 }
 
-// WriteString writes a string value. It is stored as given; the caller
-// ensures it is valid UTF-8 where that matters.
+// WriteString writes a string value, which must be valid UTF-8: Trevni
+// strings are UTF-8, and readers (Java's and ours) reject anything else, so
+// an invalid string is refused here rather than written into a file that
+// cannot be read.
 func (w *Writer) WriteString(col int, v string) {
 	if c := w.begin(col, String); c != nil {
 		if len(v) > math.MaxInt32 {
 			w.usage(c, "string of %d bytes is too long", len(v))
+			return
+		}
+		if !utf8.ValidString(v) {
+			w.usage(c, "string is not valid UTF-8")
 			return
 		}
 		start := len(c.enc.b)
@@ -557,9 +564,14 @@ func (w *Writer) WriteString(col int, v string) {
 	}
 }
 
-// WriteStringBytes writes a string value given as its UTF-8 bytes.
+// WriteStringBytes writes a string value given as its UTF-8 bytes, which
+// must be valid UTF-8 (see WriteString).
 func (w *Writer) WriteStringBytes(col int, v []byte) {
 	if c := w.begin(col, String); c != nil {
+		if !utf8.Valid(v) {
+			w.usage(c, "string is not valid UTF-8")
+			return
+		}
 		w.writeBytesTo(c, v)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/trevni-go/trevni/internal/layout"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoschema"
+	"github.com/trevni-go/trevni/typemap/protovalue"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -105,22 +106,10 @@ func (pw *ProtoWriter) writeReflective(msg []byte) error {
 	if pw.dyn == nil {
 		pw.dyn = dynamicpb.NewMessage(pw.md)
 	}
-	if err := unmarshalGuarded(proto.UnmarshalOptions{Resolver: pw.resolver}, msg, pw.dyn); err != nil {
+	if err := protovalue.Unmarshal(proto.UnmarshalOptions{Resolver: pw.resolver}, msg, pw.dyn); err != nil {
 		return &ValueError{Row: pw.aw.RowCount(), Err: fmt.Errorf("%w: %s: %v", ErrWire, pw.md.FullName(), err)}
 	}
 	return pw.Write(pw.dyn)
-}
-
-// unmarshalGuarded is o.Unmarshal, which panics on some bad input into dynamicpb
-// messages (a map entry whose key is followed by a key of the wrong wire
-// type, which generated code skips): the panic is an error here.
-func unmarshalGuarded(o proto.UnmarshalOptions, b []byte, m proto.Message) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("proto.Unmarshal: %v", r)
-		}
-	}()
-	return o.Unmarshal(b, m)
 }
 
 // fieldShape is how a protobuf field maps to Avro.
@@ -1169,7 +1158,7 @@ func (p *wireParser) serialized(md protoreflect.MessageDescriptor, first int32, 
 	o := p.unmarshal
 	o.Merge, o.AllowPartial, o.RecursionLimit = true, true, limit
 	for i := first; i >= 0; i = p.occs[i].next {
-		if err := unmarshalGuarded(o, p.buf[p.occs[i].start:p.occs[i].end], m); err != nil {
+		if err := protovalue.Unmarshal(o, p.buf[p.occs[i].start:p.occs[i].end], m); err != nil {
 			return nil, fail(fmt.Errorf("%w: %s: %v", ErrWire, md.FullName(), err))
 		}
 		if one {

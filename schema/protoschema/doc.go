@@ -77,8 +77,11 @@
 // "protobuf.serialized"; records carry "protobuf.message". Avro readers
 // ignore them.
 //
-// Caveats: proto2 strings may hold invalid UTF-8, which Go readers keep but
-// other Avro readers may not. A message type without a package that occurs
+// Caveats: proto2 strings (and editions strings without UTF-8 validation)
+// may hold invalid UTF-8, which protobuf accepts but Avro and Trevni
+// strings cannot hold: writing such a message to a Trevni file fails with
+// an error naming the column, rather than making a file no reader can read.
+// A message type without a package that occurs
 // inside one with a package is written with "namespace": "" as the Avro
 // specification says, but goavro v2 wrongly puts it in the enclosing
 // namespace.

@@ -13,7 +13,20 @@ import (
 // ---- Avro → message ----
 
 func (c *Converter) unmarshal(b []byte, m protoreflect.Message) error {
-	return proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: c.resolver}.Unmarshal(b, m.Interface())
+	return Unmarshal(proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: c.resolver}, b, m.Interface())
+}
+
+// Unmarshal is o.Unmarshal(b, m), except that protobuf-go's panic on some
+// malformed input into dynamicpb messages (a map entry whose key is followed
+// by a key of the wrong wire type, which generated code skips) is returned
+// as an error: stored bytes come from files, which may be hostile.
+func Unmarshal(o proto.UnmarshalOptions, b []byte, m proto.Message) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("proto.Unmarshal: %v", r)
+		}
+	}()
+	return o.Unmarshal(b, m)
 }
 
 func (c *Converter) fromRecord(r *protoschema.Record, in map[string]any, m protoreflect.Message) error {
