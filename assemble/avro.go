@@ -46,7 +46,8 @@ type AvroReader struct {
 	row        int64
 	maxElems   int
 	elems      int
-	selective  bool // Options.Fields selects fields
+	selective  bool  // Options.Fields selects fields
+	end        int64 // Read returns io.EOF here
 }
 
 // NewAvroReader prepares to read the records of rd, whose avro.schema
@@ -75,7 +76,7 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 			return nil, fmt.Errorf("assemble: %w: column %d (%q) is %s, the schema's layout wants %s %q", format.ErrFormat, i, fc.Name, describeColumn(fc.Type, fc.Array), describeColumn(cols[i].Type, cols[i].Array), cols[i].Name)
 		}
 	}
-	ar := &AvroReader{rd: rd, fileSchema: fileSchema, readSchema: fileSchema, readText: text, maxElems: format.DefaultMaxRowElements}
+	ar := &AvroReader{rd: rd, fileSchema: fileSchema, readSchema: fileSchema, readText: text, maxElems: format.DefaultMaxRowElements, end: rd.RowCount()}
 	if opts != nil && opts.ReaderSchema != "" {
 		if ar.readSchema, err = schema.Parse(opts.ReaderSchema); err != nil {
 			return nil, fmt.Errorf("assemble: reader schema: %w", err)
@@ -125,6 +126,29 @@ func (ar *AvroReader) FileSchema() *schema.Schema { return ar.fileSchema }
 // RowCount returns the number of records in the file.
 func (ar *AvroReader) RowCount() int64 { return ar.rd.RowCount() }
 
+// SeekRow positions the reader before record row, so that the next Read
+// or ReadBinary returns it; row may be the record count, to position at the
+// end. Every column the reader reads is sought (format.ColumnReader.SeekRow),
+// so records can be read from anywhere without reading those before.
+func (ar *AvroReader) SeekRow(row int64) error {
+	if row < 0 || row > ar.rd.RowCount() {
+		return fmt.Errorf("assemble: seek to record %d of %d", row, ar.rd.RowCount())
+	}
+	for _, c := range ar.used {
+		if err := c.SeekRow(row); err != nil {
+			return err
+		}
+	}
+	ar.row = row
+	return nil
+}
+
+// StopAt makes the reader report io.EOF once it reaches record row (at
+// most the record count), so that a range of records can be read.
+func (ar *AvroReader) StopAt(row int64) {
+	ar.end = max(0, min(row, ar.rd.RowCount()))
+}
+
 // ColumnsRead returns the numbers of the file columns the reader reads.
 func (ar *AvroReader) ColumnsRead() []int {
 	var out []int
@@ -155,7 +179,7 @@ func (e *RecordError) Error() string {
 func (e *RecordError) Unwrap() error { return e.Err }
 
 func (ar *AvroReader) startRow() error {
-	if ar.row >= ar.rd.RowCount() {
+	if ar.row >= ar.end {
 		return io.EOF
 	}
 	for _, c := range ar.used {

@@ -299,3 +299,53 @@ func TestToJSONMatchesJavaText(t *testing.T) {
 		})
 	}
 }
+
+// TestSeekAndStop reads ranges of records by seeking and stopping, and
+// compares with reading everything in order.
+func TestSeekAndStop(t *testing.T) {
+	rc := openTrv(t, filepath.Join(interopDir, "medium", "medium.deflate.crc32.trv"))
+	all, err := NewAvroReader(rc.Reader, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var records [][]byte
+	for {
+		b, err := all.ReadBinary(nil)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		records = append(records, b)
+	}
+	ar, err := NewAvroReader(rc.Reader, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]int64{{0, 3}, {29990, 30000}, {12345, 12400}, {7, 7}, {100, 50}, {30000, 30000}} {
+		if err := ar.SeekRow(r[0]); err != nil {
+			t.Fatal(err)
+		}
+		ar.StopAt(r[1])
+		n := r[0]
+		for ; ; n++ {
+			b, err := ar.ReadBinary(nil)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b, records[n]) {
+				t.Fatalf("range %v: record %d differs", r, n)
+			}
+		}
+		if want := max(r[0], r[1]); n != want {
+			t.Fatalf("range %v: stopped at %d, want %d", r, n, want)
+		}
+	}
+	if err := ar.SeekRow(30001); err == nil {
+		t.Fatal("seek past the end accepted")
+	}
+}

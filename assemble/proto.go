@@ -103,6 +103,13 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	return &ProtoReader{ar: ar, conv: protovalue.NewConverter(mp, resolver), mt: mt, resolver: resolver, own: own}, nil
 }
 
+// SeekRow positions the reader before message row; see AvroReader.SeekRow.
+func (pr *ProtoReader) SeekRow(row int64) error { return pr.ar.SeekRow(row) }
+
+// StopAt makes the reader report io.EOF at message row; see
+// AvroReader.StopAt.
+func (pr *ProtoReader) StopAt(row int64) { pr.ar.StopAt(row) }
+
 // MessageType returns the type messages are read into.
 func (pr *ProtoReader) MessageType() protoreflect.MessageType { return pr.mt }
 

@@ -201,6 +201,7 @@ Example:
 func toavroCommand(fs *flag.FlagSet) runFunc {
 	codec := fs.String("codec", "deflate", "Avro codec: null, deflate, snappy, bzip2, xz or zstandard")
 	readerSchema := fs.String("schema", "", "reader schema `FILE.avsc` for projection or evolution")
+	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {
 		out, err := e.createOutput(args[1])
 		if err != nil {
@@ -212,6 +213,9 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer in.Close()
+		if err := rf.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt); err != nil {
+			return fmt.Errorf("%s: %w", in.Name(), err)
+		}
 		p := e.newProgress(in.RowCount(), in.Size())
 		defer p.done()
 		in.track(p)
@@ -260,15 +264,19 @@ order, map keys sorted, unions as {"branch": value}, bytes as strings of
 code points 0-255. The text is that of Java's Avro JSON encoder. With
 --schema, records are read as that reader schema (projection, evolution).
 
+--offset and --limit select a range of records; the records skipped are not
+read, since every column seeks straight to the first one wanted.
+
 Example:
 
-	trevni tojson events.trv | head
+	trevni tojson --limit 10 events.trv
 	trevni tojson --schema ids.avsc events.trv ids.jsonl
 `
 
 func tojsonCommand(fs *flag.FlagSet) runFunc {
 	readerSchema := fs.String("schema", "", "reader schema `FILE.avsc` for projection or evolution")
 	pretty := fs.Bool("pretty", false, "indent each record over several lines")
+	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {
 		out, err := e.createOutput(argOr(args, 1, "-"))
 		if err != nil {
@@ -280,6 +288,9 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer in.Close()
+		if err := rf.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt); err != nil {
+			return fmt.Errorf("%s: %w", in.Name(), err)
+		}
 		p := e.newProgress(in.RowCount(), in.Size())
 		defer p.done()
 		in.track(p)
@@ -440,6 +451,32 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 	}
 }
 
+// rangeFlags select a range of records: --offset and --limit.
+type rangeFlags struct{ offset, limit int64 }
+
+func addRangeFlags(fs *flag.FlagSet) *rangeFlags {
+	r := &rangeFlags{}
+	fs.Int64Var(&r.offset, "offset", 0, "skip this many records first (they are not read: the columns seek)")
+	fs.Int64Var(&r.limit, "limit", -1, "write at most this many records")
+	return r
+}
+
+// apply positions a reader on the range, through its SeekRow and StopAt.
+func (r *rangeFlags) apply(e *env, rows int64, seek func(int64) error, stop func(int64)) error {
+	if r.offset < 0 {
+		return e.usagef("--offset must not be negative")
+	}
+	if r.offset > 0 {
+		if err := seek(min(r.offset, rows)); err != nil {
+			return err
+		}
+	}
+	if r.limit >= 0 {
+		stop(r.offset + r.limit)
+	}
+	return nil
+}
+
 // stringList is a repeatable string flag.
 type stringList []string
 
@@ -589,6 +626,7 @@ Example:
 func toprotoCommand(fs *flag.FlagSet) runFunc {
 	output := fs.String("output", "delimited", "output form: delimited or json")
 	fields := fs.String("fields", "", "comma-separated field `PATHS` to keep")
+	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {
 		var form assemble.ProtoOutput
 		switch *output {
@@ -615,6 +653,9 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 		defer in.Close()
 		pr, err := assemble.NewProtoReader(in.Reader, &assemble.ProtoOptions{Fields: sel})
 		if err != nil {
+			return fmt.Errorf("%s: %w", in.Name(), err)
+		}
+		if err := rf.apply(e, pr.RowCount(), pr.SeekRow, pr.StopAt); err != nil {
 			return fmt.Errorf("%s: %w", in.Name(), err)
 		}
 		p := e.newProgress(in.RowCount(), in.Size())

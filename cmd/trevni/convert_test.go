@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -219,4 +221,21 @@ func TestE2EProto(t *testing.T) {
 	}
 	r = runBin(t, nil, "fromproto", "--message", "no.Such", bin, filepath.Join(dir, "x.trv"))
 	checkOneLineError(t, r, "fromproto")
+}
+
+// TestE2ERange reads ranges of records with --offset and --limit.
+func TestE2ERange(t *testing.T) {
+	file := filepath.Join(interopDir, "email", "email.snappy.crc32.trv")
+	want := readLines(t, filepath.Join(interopDir, "email", "expected.jsonl"))
+	for _, r := range [][2]int{{0, 1}, {120, 7}, {295, 10}, {300, 3}} {
+		res := runBin(t, nil, "tojson", "--offset", fmt.Sprint(r[0]), "--limit", fmt.Sprint(r[1]), file)
+		got := splitLines(t, strings.NewReader(res.stdout))
+		end := min(r[0]+r[1], len(want))
+		if res.code != 0 || !slices.Equal(got, want[r[0]:end]) {
+			t.Errorf("range %v: status %d, %d lines, want %d", r, res.code, len(got), end-r[0])
+		}
+	}
+	if r := runBin(t, nil, "tojson", "--offset", "-1", file); r.code != exitUsage || !strings.Contains(r.stderr, "--offset") {
+		t.Errorf("negative offset: status %d, %s", r.code, r.stderr)
+	}
 }
