@@ -8,10 +8,10 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/layout"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoschema"
@@ -19,7 +19,6 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
@@ -56,10 +55,8 @@ func (pr *ProtoReader) ReadWire(dst []byte) ([]byte, error) {
 	}
 	out, err := e.message(dst, e.root)
 	if err != nil {
-		re := &RecordError{Row: ar.row, Err: err}
-		if pe, ok := err.(*wirePathError); ok {
-			re.Path, re.Err = pe.path(), pe.err
-		}
+		re := &RecordError{Row: ar.row}
+		re.Path, re.Err = fieldpath.Split(err)
 		return dst, re
 	}
 	ar.row++
@@ -79,36 +76,6 @@ func (pr *ProtoReader) readWireReflective(dst []byte) ([]byte, error) {
 		return dst, &RecordError{Row: pr.ar.row - 1, Err: err}
 	}
 	return out, nil
-}
-
-// wirePathError carries a failure up the message tree, gathering the field
-// path on the way.
-type wirePathError struct {
-	segs []string // innermost first
-	err  error
-}
-
-func (e *wirePathError) Error() string { return e.path() + ": " + e.err.Error() }
-
-func (e *wirePathError) path() string {
-	var b strings.Builder
-	for i := len(e.segs) - 1; i >= 0; i-- {
-		s := e.segs[i]
-		if b.Len() > 0 && s[0] != '[' {
-			b.WriteByte('.')
-		}
-		b.WriteString(s)
-	}
-	return b.String()
-}
-
-// wireAt adds a path segment to err.
-func wireAt(err error, seg string) error {
-	if pe, ok := err.(*wirePathError); ok {
-		pe.segs = append(pe.segs, seg)
-		return pe
-	}
-	return &wirePathError{segs: []string{seg}, err: err}
 }
 
 // wireShape is how a protobuf field maps to Avro.
@@ -172,7 +139,7 @@ type wireEncoder struct {
 func newWireEncoder(pr *ProtoReader) (*wireEncoder, error) {
 	e := &wireEncoder{ar: pr.ar, resolver: pr.resolver}
 	mp := pr.conv.Mapping()
-	if !pr.own || wireMessageSet(mp.Root, map[*protoschema.Record]bool{}) {
+	if !pr.own || mp.UsesMessageSet() {
 		return e, nil
 	}
 	root, err := compileWireMsg(mp.Root, pr.ar.root.w, pr.ar.cols)
@@ -181,24 +148,6 @@ func newWireEncoder(pr *ProtoReader) (*wireEncoder, error) {
 	}
 	e.root = root
 	return e, nil
-}
-
-// wireMessageSet reports whether a record of the tree has the message set
-// wire format, which the fast path does not write.
-func wireMessageSet(r *protoschema.Record, seen map[*protoschema.Record]bool) bool {
-	if seen[r] {
-		return false
-	}
-	seen[r] = true
-	if o, ok := r.Desc.Options().(*descriptorpb.MessageOptions); ok && o.GetMessageSetWireFormat() {
-		return true
-	}
-	for i := range r.Fields {
-		if c := r.Fields[i].Record; c != nil && wireMessageSet(c, seen) {
-			return true
-		}
-	}
-	return false
 }
 
 // wireType is the wire type of one value of kind k.
@@ -332,12 +281,12 @@ func (e *wireEncoder) message(b []byte, m *wireMsg) ([]byte, error) {
 		var set bool
 		var err error
 		if b, set, err = e.field(b, f); err != nil {
-			return b, wireAt(err, f.name)
+			return b, fieldpath.At(err, f.name)
 		}
 		if set && f.oneof >= 0 {
 			if f.oneof == oneof {
 				od := f.fd.ContainingOneof()
-				return b, wireAt(fmt.Errorf("oneof %s has more than one member set", od.Name()), f.name)
+				return b, fieldpath.At(fmt.Errorf("oneof %s has more than one member set", od.Name()), f.name)
 			}
 			oneof = f.oneof
 		}
@@ -410,7 +359,7 @@ func (e *wireEncoder) field(b []byte, f *wireField) ([]byte, bool, error) {
 		for i := range n {
 			if b, err = e.value(b, f, f.tag); err != nil {
 				if f.msg != nil || f.ser != nil {
-					err = wireAt(err, "["+strconv.Itoa(i)+"]")
+					err = fieldpath.At(err, fieldpath.Index(i))
 				}
 				return b, false, err
 			}
@@ -564,7 +513,7 @@ func (e *wireEncoder) mapField(b []byte, f *wireField) ([]byte, bool, error) {
 		}
 		num, err := parseMapKey(k, f.keyKind)
 		if err != nil {
-			return b, false, wireAt(err, "["+strconv.Quote(string(k))+"]")
+			return b, false, fieldpath.At(err, fieldpath.Key(string(k)))
 		}
 		ent := wireEnt{key: k, num: num, start: len(b)}
 		b = protowire.AppendVarint(b, f.tag)
@@ -572,7 +521,7 @@ func (e *wireEncoder) mapField(b []byte, f *wireField) ([]byte, bool, error) {
 		b = protowire.AppendVarint(append(b, 0), f.keyTag)
 		b = appendScalar(b, f.keyKind, num, k)
 		if b, err = e.value(b, f, f.valTag); err != nil {
-			return b, false, wireAt(err, "["+strconv.Quote(string(k))+"]")
+			return b, false, fieldpath.At(err, fieldpath.Key(string(k)))
 		}
 		b = finishLength(b, pos)
 		ent.end = len(b)

@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/layout"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/typemap"
@@ -49,39 +48,6 @@ func (e *ValueError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *ValueError) Unwrap() error { return e.Err }
-
-// pathError carries a failure up the tree, gathering the path on the way.
-type pathError struct {
-	segs []string // innermost first
-	err  error
-}
-
-func (e *pathError) Error() string { return e.path() + ": " + e.err.Error() }
-
-func (e *pathError) path() string {
-	var b strings.Builder
-	for i := len(e.segs) - 1; i >= 0; i-- {
-		s := e.segs[i]
-		if b.Len() > 0 && s[0] != '[' {
-			b.WriteByte('.')
-		}
-		b.WriteString(s)
-	}
-	return b.String()
-}
-
-func fail(err error) error { return &pathError{err: err} }
-
-// at adds a path segment to err.
-func at(err error, seg string) error {
-	if pe, ok := err.(*pathError); ok {
-		pe.segs = append(pe.segs, seg)
-		return pe
-	}
-	return &pathError{segs: []string{seg}, err: err}
-}
-
-func index(i int) string { return "[" + strconv.Itoa(i) + "]" }
 
 // NewAvroWriter returns a writer of records of the Avro schema given as
 // JSON text, which it stores as the file's avro.schema exactly as given.
@@ -144,10 +110,8 @@ func (aw *AvroWriter) endRow() error {
 }
 
 func (aw *AvroWriter) valueError(err error) error {
-	ve := &ValueError{Row: aw.w.RowCount(), Err: err}
-	if pe, ok := err.(*pathError); ok {
-		ve.Path, ve.Err = pe.path(), pe.err
-	}
+	ve := &ValueError{Row: aw.w.RowCount()}
+	ve.Path, ve.Err = fieldpath.Split(err)
 	return ve
 }
 
@@ -163,40 +127,40 @@ func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 	case schema.Record:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return fail(fmt.Errorf("%w: record %s wants map[string]any, got %T", typemap.ErrValue, n.Schema.Name, v))
+			return fieldpath.New(fmt.Errorf("%w: record %s wants map[string]any, got %T", typemap.ErrValue, n.Schema.Name, v))
 		}
 		for i, f := range n.Schema.Fields {
 			fv, present := m[f.Name]
 			if !present {
 				if !f.HasDefault {
-					return at(fail(fmt.Errorf("%w: missing field", typemap.ErrValue)), f.Name)
+					return fieldpath.At(fieldpath.New(fmt.Errorf("%w: missing field", typemap.ErrValue)), f.Name)
 				}
 				var err error
 				if fv, err = typemap.DefaultValue(f.Type, f.Default); err != nil {
-					return at(fail(err), f.Name)
+					return fieldpath.At(fieldpath.New(err), f.Name)
 				}
 			}
 			if err := aw.put(n.Fields[i], fv, depth); err != nil {
-				return at(err, f.Name)
+				return fieldpath.At(err, f.Name)
 			}
 		}
 		return nil
 	case schema.Array:
 		list, ok := v.([]any)
 		if !ok {
-			return fail(fmt.Errorf("%w: array wants []any, got %T", typemap.ErrValue, v))
+			return fieldpath.New(fmt.Errorf("%w: array wants []any, got %T", typemap.ErrValue, v))
 		}
 		w.WriteLength(n.Col, len(list))
 		for i, e := range list {
 			if err := aw.put(n.Items, e, depth+1); err != nil {
-				return at(err, index(i))
+				return fieldpath.At(err, fieldpath.Index(i))
 			}
 		}
 		return nil
 	case schema.Map:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return fail(fmt.Errorf("%w: map wants map[string]any, got %T", typemap.ErrValue, v))
+			return fieldpath.New(fmt.Errorf("%w: map wants map[string]any, got %T", typemap.ErrValue, v))
 		}
 		for len(aw.keys) <= depth {
 			aw.keys = append(aw.keys, nil)
@@ -211,14 +175,14 @@ func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 		for _, k := range keys {
 			w.WriteString(n.KeyCol, k)
 			if err := aw.put(n.Items, m[k], depth+1); err != nil {
-				return at(err, "["+strconv.Quote(k)+"]")
+				return fieldpath.At(err, fieldpath.Key(k))
 			}
 		}
 		return nil
 	case schema.Union:
 		b, inner, err := typemap.ResolveUnion(n.Schema, v)
 		if err != nil {
-			return fail(err)
+			return fieldpath.New(err)
 		}
 		for i, col := range n.BranchCols {
 			if col < 0 {
@@ -237,7 +201,7 @@ func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 	}
 	stored, err := typemap.ToStored(n.Schema, v)
 	if err != nil {
-		return fail(err)
+		return fieldpath.New(err)
 	}
 	switch n.Type {
 	case format.Null:

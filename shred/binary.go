@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/layout"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/schema"
@@ -36,7 +37,7 @@ type decoder struct {
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
-	return fail(fmt.Errorf("%w at byte %d: %s", ErrBinary, d.pos, fmt.Sprintf(format, args...)))
+	return fieldpath.New(fmt.Errorf("%w at byte %d: %s", ErrBinary, d.pos, fmt.Sprintf(format, args...)))
 }
 
 func (d *decoder) long() (int64, error) {
@@ -216,7 +217,7 @@ func (aw *AvroWriter) decode(n *layout.Node, d *decoder, depth int) error {
 	case schema.Record:
 		for i, f := range n.Fields {
 			if err := aw.decode(f, d, depth); err != nil {
-				return at(err, n.Schema.Fields[i].Name)
+				return fieldpath.At(err, n.Schema.Fields[i].Name)
 			}
 		}
 	case schema.Array:
@@ -285,7 +286,7 @@ func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
 		}
 		for ; c > 0; c-- {
 			if err := aw.decode(n.Items, d, depth+1); err != nil {
-				return at(err, index(i))
+				return fieldpath.At(err, fieldpath.Index(i))
 			}
 			i++
 		}
@@ -317,7 +318,7 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 			}
 			entries = append(entries, mapEntry{key: k, value: d.pos})
 			if err := skip(n.Items, d); err != nil {
-				return at(err, "["+string(k)+"]")
+				return fieldpath.At(err, fieldpath.Key(string(k)))
 			}
 		}
 	}
@@ -339,7 +340,7 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 		aw.w.WriteStringBytes(n.KeyCol, e.key)
 		d.pos = e.value // the value, wherever it stands; d.pos is restored below
 		if err := aw.decode(n.Items, d, depth+1); err != nil {
-			return at(err, "["+string(e.key)+"]")
+			return fieldpath.At(err, fieldpath.Key(string(e.key)))
 		}
 	}
 	d.pos = end

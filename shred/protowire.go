@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/layout"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoschema"
@@ -19,7 +20,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
@@ -95,9 +95,7 @@ func (pw *ProtoWriter) WriteWire(msg []byte) error {
 
 // isFallback reports whether err, with the path it gathered, is errFallback.
 func isFallback(err error) bool {
-	if pe, ok := err.(*pathError); ok {
-		err = pe.err
-	}
+	_, err = fieldpath.Split(err)
 	return err == errFallback
 }
 
@@ -230,7 +228,7 @@ func newWireParser(pw *ProtoWriter) (*wireParser, error) {
 		p.unmarshal.Resolver = pw.resolver
 	}
 	mp := pw.conv.Mapping()
-	if usesMessageSet(mp.Root, map[*protoschema.Record]bool{}) {
+	if mp.UsesMessageSet() {
 		return p, nil
 	}
 	root, err := compileWire(mp.Root, pw.aw.root)
@@ -239,24 +237,6 @@ func newWireParser(pw *ProtoWriter) (*wireParser, error) {
 	}
 	p.root = root
 	return p, nil
-}
-
-// usesMessageSet reports whether a record of the tree has the message set
-// wire format, which the fast path does not parse.
-func usesMessageSet(r *protoschema.Record, seen map[*protoschema.Record]bool) bool {
-	if seen[r] {
-		return false
-	}
-	seen[r] = true
-	if o, ok := r.Desc.Options().(*descriptorpb.MessageOptions); ok && o.GetMessageSetWireFormat() {
-		return true
-	}
-	for i := range r.Fields {
-		if c := r.Fields[i].Record; c != nil && usesMessageSet(c, seen) {
-			return true
-		}
-	}
-	return false
 }
 
 // compileWire compiles the parser of record r at layout position n.
@@ -488,7 +468,7 @@ func (p *wireParser) open(m *wireMsg) (sb, ob int) {
 // when one is set, else first and those linked after it), into fresh slots.
 func (p *wireParser) scanAll(m *wireMsg, first int32, one bool, limit int) (sb, ob int, err error) {
 	if limit < 0 {
-		return 0, 0, fail(fmt.Errorf("%w: %s: %w", ErrWire, m.desc.FullName(), errDepth))
+		return 0, 0, fieldpath.New(fmt.Errorf("%w: %s: %w", ErrWire, m.desc.FullName(), errDepth))
 	}
 	sb, ob = p.open(m)
 	for o := first; o >= 0; o = p.occs[o].next {
@@ -505,12 +485,12 @@ func (p *wireParser) scanAll(m *wireMsg, first int32, one bool, limit int) (sb, 
 
 // wireError reports bad wire data of message m at byte pos.
 func (p *wireParser) wireError(m *wireMsg, pos int, err error) error {
-	return fail(fmt.Errorf("%w: %s at byte %d: %w", ErrWire, m.desc.FullName(), pos, err))
+	return fieldpath.New(fmt.Errorf("%w: %s at byte %d: %w", ErrWire, m.desc.FullName(), pos, err))
 }
 
 // fieldError reports bad wire data in field f at byte pos.
 func (p *wireParser) fieldError(f *wireField, pos int, err error) error {
-	return at(fail(fmt.Errorf("%w: %s at byte %d: %w", ErrWire, f.fd.FullName(), pos, err)), f.name)
+	return fieldpath.At(fieldpath.New(fmt.Errorf("%w: %s at byte %d: %w", ErrWire, f.fd.FullName(), pos, err)), f.name)
 }
 
 // scan parses one span of a message of type m, recording each field's
@@ -690,7 +670,7 @@ func (p *wireParser) drop(m *wireMsg, fi, sb, limit int) error {
 		_, err = p.serialized(f.ser, s.head, false, limit, false)
 	}
 	if err != nil {
-		return at(err, f.name)
+		return fieldpath.At(err, f.name)
 	}
 	return nil
 }
@@ -759,7 +739,7 @@ func (p *wireParser) message(m *wireMsg, first int32, one bool, limit int) error
 		case shapeOptional:
 			if s.head < 0 {
 				if f.required {
-					return at(fail(fmt.Errorf("required field %s not set", f.fd.FullName())), f.name)
+					return fieldpath.At(fieldpath.New(fmt.Errorf("required field %s not set", f.fd.FullName())), f.name)
 				}
 				w.WriteLength(f.col, 0)
 				continue
@@ -780,7 +760,7 @@ func (p *wireParser) message(m *wireMsg, first int32, one bool, limit int) error
 			err = p.mapField(f, s.head, limit)
 		}
 		if err != nil {
-			return at(err, f.name)
+			return fieldpath.At(err, f.name)
 		}
 	}
 	if m.unknownCol >= 0 {
@@ -822,7 +802,7 @@ func (p *wireParser) list(f *wireField, head int32, limit int) error {
 			continue
 		}
 		if err != nil {
-			return at(err, index(i))
+			return fieldpath.At(err, fieldpath.Index(i))
 		}
 		i++
 	}
@@ -914,7 +894,7 @@ var (
 func (p *wireParser) entry(f *wireField, o int32, limit int) (mapEnt, error) {
 	e := mapEnt{head: -1}
 	if limit < 0 {
-		return e, fail(fmt.Errorf("%w: %s: %w", ErrWire, f.fd.FullName(), errDepth))
+		return e, fieldpath.New(fmt.Errorf("%w: %s: %w", ErrWire, f.fd.FullName(), errDepth))
 	}
 	oc := p.occs[o]
 	pos, end := int(oc.start), int(oc.end)
@@ -1047,7 +1027,7 @@ func (p *wireParser) mapField(f *wireField, head int32, limit int) error {
 		if i+1 < len(p.ents) && bytes.Equal(e.key, p.ents[i+1].key) {
 			// Replaced by a later entry, but parsed all the same.
 			if err := p.checkValue(f, e, limit); err != nil {
-				return at(err, "["+strconv.Quote(string(e.key))+"]")
+				return fieldpath.At(err, fieldpath.Key(string(e.key)))
 			}
 			continue
 		}
@@ -1069,7 +1049,7 @@ func (p *wireParser) mapField(f *wireField, head int32, limit int) error {
 			p.put(&f.wireScalar, f.itemCol, e.raw, e.val)
 		}
 		if err != nil {
-			return at(err, "["+strconv.Quote(string(e.key))+"]")
+			return fieldpath.At(err, fieldpath.Key(string(e.key)))
 		}
 	}
 	p.ents, p.text = p.ents[:eb], p.text[:tb]
@@ -1125,7 +1105,7 @@ func (p *wireParser) check(m *wireMsg, first int32, one bool, limit int) error {
 				}
 			}
 			if err != nil {
-				return at(err, f.name)
+				return fieldpath.At(err, f.name)
 			}
 			if f.shape != shapeList && f.shape != shapeMap {
 				break // the spans of one message
@@ -1152,14 +1132,14 @@ func (p *wireParser) writeSerialized(f *wireField, first int32, one bool, limit 
 // deterministic encoding when enc is set.
 func (p *wireParser) serialized(md protoreflect.MessageDescriptor, first int32, one bool, limit int, enc bool) ([]byte, error) {
 	if limit <= 0 {
-		return nil, fail(fmt.Errorf("%w: %s: %w", ErrWire, md.FullName(), errDepth))
+		return nil, fieldpath.New(fmt.Errorf("%w: %s: %w", ErrWire, md.FullName(), errDepth))
 	}
 	m := dynamicpb.NewMessage(md)
 	o := p.unmarshal
 	o.Merge, o.AllowPartial, o.RecursionLimit = true, true, limit
 	for i := first; i >= 0; i = p.occs[i].next {
 		if err := protovalue.Unmarshal(o, p.buf[p.occs[i].start:p.occs[i].end], m); err != nil {
-			return nil, fail(fmt.Errorf("%w: %s: %v", ErrWire, md.FullName(), err))
+			return nil, fieldpath.New(fmt.Errorf("%w: %s: %v", ErrWire, md.FullName(), err))
 		}
 		if one {
 			break
@@ -1169,11 +1149,11 @@ func (p *wireParser) serialized(md protoreflect.MessageDescriptor, first int32, 
 		return nil, nil
 	}
 	if err := proto.CheckInitialized(m); err != nil {
-		return nil, fail(err)
+		return nil, fieldpath.New(err)
 	}
 	b, err := serializedOpts.Marshal(m)
 	if err != nil {
-		return nil, fail(err)
+		return nil, fieldpath.New(err)
 	}
 	return b, nil
 }

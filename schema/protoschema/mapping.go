@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // Options configure the mapping. The zero value is the default. A file's
@@ -375,4 +376,27 @@ func scalarType(k protoreflect.Kind) string {
 		return "bytes"
 	}
 	panic("protoschema: unknown kind " + k.String())
+}
+
+// UsesMessageSet reports whether a message type of the mapping uses the
+// legacy message set wire format, which the wire fast paths do not handle.
+func (mp *Mapping) UsesMessageSet() bool {
+	seen := make(map[*Record]bool)
+	var walk func(r *Record) bool
+	walk = func(r *Record) bool {
+		if seen[r] {
+			return false
+		}
+		seen[r] = true
+		if o, ok := r.Desc.Options().(*descriptorpb.MessageOptions); ok && o.GetMessageSetWireFormat() {
+			return true
+		}
+		for i := range r.Fields {
+			if c := r.Fields[i].Record; c != nil && walk(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(mp.Root)
 }
