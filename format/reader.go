@@ -12,6 +12,10 @@ import (
 	"sync"
 )
 
+// headerChunk is how much the header is read at a time: opening a file reads
+// its header and at most this much more.
+const headerChunk = 8 << 10
+
 // ReaderOptions configures a Reader. The zero value is ready to use.
 type ReaderOptions struct {
 	// Codecs adds or replaces codecs by name.
@@ -196,7 +200,7 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 		rd.opts.MaxBlockSize = 1 << 30
 	}
 	rd.codecs = codecSet{custom: rd.opts.Codecs}
-	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10), size: size}
+	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), headerChunk), size: size}
 	var fixed [16]byte
 	if err := h.full(fixed[:16]); err != nil {
 		return nil, err
@@ -419,8 +423,9 @@ func (rd *Reader) readTable(i int, t *blockTable) error {
 	if t.checksum, err = checksumSize(rd.ColumnChecksum(i)); err != nil {
 		return rd.colErr(i, -1, -1, err)
 	}
-	start := rd.starts[i]
-	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(rd.ra, start, rd.size-start), 16<<10), off: start, size: rd.size}
+	start, end := rd.starts[i], rd.columnEnd(i)
+	// Read the block table without straying into the next column.
+	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(rd.ra, start, end-start), 16<<10), off: start, size: rd.size}
 	var fixed [12]byte
 	if err := h.full(fixed[:4]); err != nil {
 		return columnError(err, i, rd.cols[i].Name)
@@ -467,6 +472,18 @@ func (rd *Reader) readTable(i int, t *blockTable) error {
 		}
 	}
 	return nil
+}
+
+// columnEnd returns where column i's bytes end: at the next column's start
+// (columns need not be stored in order), or at the end of the file.
+func (rd *Reader) columnEnd(i int) int64 {
+	end := rd.size
+	for _, s := range rd.starts {
+		if s > rd.starts[i] && s < end {
+			end = s
+		}
+	}
+	return end
 }
 
 // readFirstValue reads one value of type t from the header stream.
