@@ -189,6 +189,21 @@ func TestBadRecords(t *testing.T) {
 	if n, err := aw.WriteBinary(bin); err != nil || n != len(bin) {
 		t.Fatalf("whole record: %d, %v", n, err)
 	}
+	// A string that is not UTF-8 is refused, in either path, and writing
+	// goes on.
+	badUTF8 := map[string]any{"id": int32(1), "tags": []any{map[string]any{"k": "\xff"}}, "m": map[string]any{}}
+	if err := aw.Write(badUTF8); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+		t.Fatalf("invalid UTF-8 written: %v", err)
+	}
+	badBin := append([]byte(nil), bin...)
+	i := bytes.IndexByte(badBin, 'a') // the "a" of tags[0].k
+	badBin[i] = 0xff
+	if _, err := aw.WriteBinary(badBin); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+		t.Fatalf("invalid UTF-8 written by the fast path: %v", err)
+	}
+	if _, err := aw.WriteBinary(bin); err != nil {
+		t.Fatalf("after refused records: %v", err)
+	}
 }
 
 // TestFromContainerEveryCodec re-encodes a vector's container file with

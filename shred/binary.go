@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
@@ -102,14 +101,6 @@ func (d *decoder) bytes() ([]byte, error) {
 	return d.take(int(n))
 }
 
-func (d *decoder) str() ([]byte, error) {
-	b, err := d.bytes()
-	if err == nil && !utf8.Valid(b) {
-		return nil, d.errorf("string is not valid UTF-8")
-	}
-	return b, err
-}
-
 // blockCount reads the count of the next block of an array or map and
 // checks it against the bytes left.
 func (d *decoder) blockCount(minSize int) (int64, error) {
@@ -197,7 +188,7 @@ func (aw *AvroWriter) decode(n *layout.Node, d *decoder, depth int) error {
 		}
 		w.WriteDouble(n.Col, math.Float64frombits(binary.LittleEndian.Uint64(b)))
 	case schema.String:
-		b, err := d.str()
+		b, err := d.bytes() // the column writer checks UTF-8
 		if err != nil {
 			return err
 		}
@@ -312,7 +303,7 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 			break
 		}
 		for ; c > 0; c-- {
-			k, err := d.str()
+			k, err := d.bytes() // the key column's writer checks UTF-8
 			if err != nil {
 				return err
 			}
