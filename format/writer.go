@@ -81,9 +81,14 @@ type Writer struct {
 	cols     []*columnWriter
 	rowCount int64
 	inRow    bool
-	rowErr   bool // no error was recorded before the row began
-	err      error
-	closed   bool
+	// touched lists the columns written to in the current row (after
+	// EndRow, in the last row): only they can need a block cut at the
+	// next StartRow, and only their row counts are checked at EndRow.
+	touched        []*columnWriter
+	mandatoryRoots int  // top-level columns every row must write to
+	rowErr         bool // no error was recorded before the row began
+	err            error
+	closed         bool
 
 	codecs codecSet
 
@@ -101,23 +106,31 @@ type Writer struct {
 
 // columnWriter holds one column's state.
 type columnWriter struct {
-	meta      ColumnMeta
-	index     int
-	parent    int // index of the parent column, -1 if none
-	codec     Codec
-	checksum  int // bytes of checksum per block: 0 or 4
-	enc       encoder
-	blockRows int
-	blocks    []*block
+	// The fields every write touches come first, to share cache lines.
+	typ   ValueType
+	array bool
+	enc   encoder
 
 	// Pending run of 0 or 1 lengths, for array columns.
 	runLength int32
 	runValue  int32 // -1 when no run is pending
 
-	// Per-row counts, checked at EndRow.
+	// Per-row counts, checked at EndRow; valid when stamp is the row's
+	// number plus one, and zero otherwise.
+	stamp      int64
 	rowLengths int   // lengths written this row
 	rowElems   int64 // sum of those lengths
 	rowValues  int64 // values written this row
+
+	meta       ColumnMeta
+	index      int
+	parent     int // index of the parent column, -1 if none
+	codec      Codec
+	checksum   int   // bytes of checksum per block: 0 or 4
+	blockStart int64 // the row the current block starts at
+	blocks     []*block
+	mandatory  bool            // holds lengths or values: must be written whenever its entries are due
+	kids       []*columnWriter // the mandatory children of an array column
 
 	first    []byte // encoded first value of the current block (trevni.values)
 	hasFirst bool
@@ -184,7 +197,7 @@ func NewWriter(out io.Writer, columns []ColumnMeta, opts *WriterOptions) (*Write
 		if m.Type > Bytes {
 			return nil, fmt.Errorf("%w: column %q has invalid type %d", ErrUsage, m.Name, m.Type)
 		}
-		c := &columnWriter{meta: m, index: i, parent: -1, runValue: -1}
+		c := &columnWriter{typ: m.Type, array: m.Array, meta: m, index: i, parent: -1, runValue: -1}
 		c.meta.Meta = m.Meta.Clone()
 		for j := 0; j < m.Meta.Len(); j++ {
 			switch k := m.Meta.Key(j); k {
@@ -224,6 +237,15 @@ func NewWriter(out io.Writer, columns []ColumnMeta, opts *WriterOptions) (*Write
 			return nil, fmt.Errorf("column %q: %w", m.Name, err)
 		}
 		c.enc.b = w.getBuf()
+		c.mandatory = m.Array || m.Type != Null
+		if c.mandatory {
+			if c.parent >= 0 {
+				p := w.cols[c.parent]
+				p.kids = append(p.kids, c)
+			} else {
+				w.mandatoryRoots++
+			}
+		}
 		index[m.Name] = i
 		w.cols = append(w.cols, c)
 	}
@@ -327,18 +349,39 @@ func (w *Writer) StartRow() error {
 		return fmt.Errorf("%w: too many rows", ErrUsage)
 	}
 	w.inRow = true
-	for _, c := range w.cols {
+	// A column's buffer grows only when it is written to, so only the
+	// columns of the last row can have reached the block size.
+	for _, c := range w.touched {
 		if len(c.enc.b) >= w.opts.BlockSize {
 			if err := w.cutBlock(c); err != nil {
 				w.fail(err)
 				return err
 			}
 		}
-		c.rowLengths, c.rowElems, c.rowValues = 0, 0, 0
-		c.saved = rowStart{len(c.enc.b), c.enc.bitCount, c.runLength, c.runValue, c.hasFirst}
 	}
+	w.touched = w.touched[:0]
 	w.rowErr = w.err == nil
 	return nil
+}
+
+// touch readies column c for its first write of the row: its counts start
+// at zero and its state is saved for AbortRow.
+func (w *Writer) touch(c *columnWriter) {
+	if c.stamp == w.rowCount+1 {
+		return
+	}
+	c.stamp = w.rowCount + 1
+	c.rowLengths, c.rowElems, c.rowValues = 0, 0, 0
+	c.saved = rowStart{len(c.enc.b), c.enc.bitCount, c.runLength, c.runValue, c.hasFirst}
+	w.touched = append(w.touched, c)
+}
+
+// elems returns the array elements column c got in the current row.
+func (w *Writer) elems(c *columnWriter) int64 {
+	if c.stamp == w.rowCount+1 {
+		return c.rowElems
+	}
+	return 0
 }
 
 // AbortRow discards the row begun by the last StartRow, restoring every
@@ -349,7 +392,7 @@ func (w *Writer) AbortRow() {
 	if !w.inRow {
 		return
 	}
-	for _, c := range w.cols {
+	for _, c := range w.touched {
 		s := c.saved
 		c.enc.b = c.enc.b[:s.size]
 		c.enc.bitCount, c.runLength, c.runValue, c.hasFirst = s.bitCount, s.runLength, s.runValue, s.hasFirst
@@ -357,7 +400,9 @@ func (w *Writer) AbortRow() {
 			// Clear bits a discarded boolean set in the shared last byte.
 			c.enc.b[len(c.enc.b)-1] &= 1<<c.enc.bitCount - 1
 		}
+		c.stamp = 0 // the row will be written again under the same number
 	}
+	w.touched = w.touched[:0]
 	if w.rowErr && errors.Is(w.err, ErrUsage) {
 		w.err = nil
 	}
@@ -373,10 +418,16 @@ func (w *Writer) EndRow() error {
 	if !w.inRow {
 		return fmt.Errorf("%w: EndRow without StartRow", ErrUsage)
 	}
-	for _, c := range w.cols {
+	// Columns not written to hold no entries this row: that is right
+	// unless they are mandatory roots, or mandatory children of an array
+	// that got elements.
+	roots := 0
+	for _, c := range w.touched {
 		entries := int64(1)
 		if c.parent >= 0 {
-			entries = w.cols[c.parent].rowElems
+			entries = w.elems(w.cols[c.parent])
+		} else if c.mandatory {
+			roots++
 		}
 		if c.meta.Array {
 			if int64(c.rowLengths) != entries {
@@ -384,14 +435,27 @@ func (w *Writer) EndRow() error {
 				return w.err
 			}
 			entries = c.rowElems
+			if entries > 0 {
+				for _, k := range c.kids {
+					if k.stamp != w.rowCount+1 {
+						w.usage(k, "wrote nothing in the row, want %d entries", entries)
+						return w.err
+					}
+				}
+			}
 		}
 		if c.meta.Type != Null && c.rowValues != entries {
 			w.usage(c, "wrote %d values in the row, want %d", c.rowValues, entries)
 			return w.err
 		}
 	}
-	for _, c := range w.cols {
-		c.blockRows++
+	if roots < w.mandatoryRoots {
+		for _, c := range w.cols {
+			if c.parent < 0 && c.mandatory && c.stamp != w.rowCount+1 {
+				w.usage(c, "wrote nothing in the row, want 1 entry")
+				return w.err
+			}
+		}
 	}
 	w.rowCount++
 	w.inRow = false
@@ -404,7 +468,7 @@ func (w *Writer) WriteLength(col, n int) {
 	if c == nil {
 		return
 	}
-	if !c.meta.Array {
+	if !c.array {
 		w.usage(c, "not an array column")
 		return
 	}
@@ -412,6 +476,7 @@ func (w *Writer) WriteLength(col, n int) {
 		w.usage(c, "array length %d out of range", n)
 		return
 	}
+	w.touch(c)
 	c.rowLengths++
 	c.rowElems += int64(n)
 	l := int32(n)
@@ -448,12 +513,13 @@ func (w *Writer) begin(col int, t ValueType) *columnWriter {
 	if c == nil {
 		return nil
 	}
-	if c.meta.Type != t {
-		w.usage(c, "writing a %s value to a %s column", t, c.meta.Type)
+	if c.typ != t {
+		w.usage(c, "writing a %s value to a %s column", t, c.typ)
 		return nil
 	}
+	w.touch(c)
 	c.rowValues++
-	if c.meta.Array && t != Null {
+	if c.array && t != Null {
 		c.flushRun()
 	}
 	return c
@@ -724,20 +790,25 @@ func (w *Writer) WriteRow(values ...any) error {
 // cutBlock finishes column c's current block and hands it to compression.
 func (w *Writer) cutBlock(c *columnWriter) error {
 	c.flushRun()
-	if c.blockRows == 0 {
+	rows := w.rowCount - c.blockStart
+	if rows == 0 {
 		return nil
 	}
 	if len(c.enc.b) > math.MaxInt32 {
 		return &Error{Offset: -1, Column: c.meta.Name, Index: c.index, Block: len(c.blocks), Row: w.rowCount,
 			Err: fmt.Errorf("%w: block of %d bytes exceeds the format's 2 GiB limit", ErrUsage, len(c.enc.b))}
 	}
-	b := &block{rows: c.blockRows, rawSize: len(c.enc.b), spillAt: -1}
+	if rows > math.MaxUint32 {
+		return &Error{Offset: -1, Column: c.meta.Name, Index: c.index, Block: len(c.blocks), Row: w.rowCount,
+			Err: fmt.Errorf("%w: block of %d rows exceeds the format's limit; write fewer rows or lower BlockSize", ErrUsage, rows)}
+	}
+	b := &block{rows: int(rows), rawSize: len(c.enc.b), spillAt: -1}
 	if c.hasFirst {
 		b.first = append([]byte(nil), c.first...)
 	}
 	raw := c.enc.b
 	c.enc.reset(w.getBuf())
-	c.blockRows, c.hasFirst = 0, false
+	c.blockStart, c.hasFirst = w.rowCount, false
 	c.blocks = append(c.blocks, b)
 	w.held += int64(cap(raw)) // the buffer is held until the block is written or spilled
 	if w.sem == nil {

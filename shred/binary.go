@@ -255,6 +255,12 @@ func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
 				break
 			}
 			total += c
+			if size := fixedSize(n.Items); size >= 0 {
+				if _, err := scan.take(int(c) * size); err != nil { // c is bounded by the bytes left
+					return err
+				}
+				continue
+			}
 			for ; c > 0; c-- {
 				if err := skip(n.Items, &scan); err != nil {
 					return err
@@ -339,6 +345,24 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 }
 
 func compareEntries(a, b mapEntry) int { return bytes.Compare(a.key, b.key) }
+
+// fixedSize returns the encoded size of every value of a simple node, or
+// -1 when it varies.
+func fixedSize(n *layout.Node) int {
+	switch n.Kind {
+	case schema.Null:
+		return 0
+	case schema.Boolean:
+		return 1
+	case schema.Float:
+		return 4
+	case schema.Double:
+		return 8
+	case schema.Fixed:
+		return n.Schema.Size
+	}
+	return -1
+}
 
 // skip passes over one value of node n.
 func skip(n *layout.Node, d *decoder) error {
