@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -586,7 +585,7 @@ func (e *env) findMessage(descSet, protoFile string, imports []string, name stri
 		} else if rel, ok := relativeTo(protoFile, dirs); ok {
 			protoFile = rel
 		}
-		f, err := protoschema.CompileProto(context.WithoutCancel(e.ctx), dirs, protoFile)
+		f, err := protoschema.CompileProto(e.ctx, dirs, protoFile)
 		if err != nil {
 			return nil, err
 		}
