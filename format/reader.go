@@ -431,17 +431,20 @@ func (rd *Reader) readTable(i int, t *blockTable) error {
 		return columnError(err, i, rd.cols[i].Name)
 	}
 	n := binary.LittleEndian.Uint32(fixed[:4])
-	if int64(n)*12 > rd.size-h.off {
-		return rd.colErr(i, -1, start, fmt.Errorf("%w: block count %d out of range for the %d bytes left", ErrFormat, n, rd.size-h.off))
+	if int64(n)*12 > end-h.off {
+		return rd.colErr(i, -1, start, fmt.Errorf("%w: block count %d out of range for the column's %d bytes", ErrFormat, n, end-h.off))
 	}
 	col := &rd.cols[i]
-	t.blocks = make([]BlockInfo, n)
+	// Grow the table as descriptors are actually read, rather than trust
+	// the count for one large allocation.
+	t.blocks = make([]BlockInfo, 0, min(n, 1024))
 	var firstRow int64
-	for b := range t.blocks {
+	for b := 0; b < int(n); b++ {
 		at := h.off
 		if err := h.full(fixed[:12]); err != nil {
 			return rd.colErr(i, b, at, err)
 		}
+		t.blocks = append(t.blocks, BlockInfo{})
 		bi := &t.blocks[b]
 		bi.Rows = int64(binary.LittleEndian.Uint32(fixed[0:]))
 		bi.UncompressedSize = int(binary.LittleEndian.Uint32(fixed[4:]))
