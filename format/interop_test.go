@@ -196,3 +196,28 @@ func TestJavaNullCRCTolerated(t *testing.T) {
 		}
 	}
 }
+
+// TestMagicChecked checks that a file must start with "Trv" and a known
+// version, and that an Avro container file is named as such.
+func TestMagicChecked(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(interopDir, "tiny", "tiny_int.trv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"Trv\x00", "Trv\x01", "Trv\x02"} {
+		copy(data, m)
+		if _, err := NewReader(bytes.NewReader(data), int64(len(data)), nil); err != nil {
+			t.Errorf("magic %q: %v", m, err)
+		}
+	}
+	for _, m := range []string{"XXXX", "Trv\x03", "Obj\x01"} {
+		copy(data, m)
+		_, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not a Trevni file") {
+			t.Errorf("magic %q: %v", m, err)
+		}
+		if m == "Obj\x01" && !strings.Contains(err.Error(), "Avro container") {
+			t.Errorf("an Avro file is not named: %v", err)
+		}
+	}
+}

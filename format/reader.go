@@ -189,8 +189,9 @@ func (h *headerReader) meta(m *MetaData) error {
 // NewReader reads the header of the Trevni file held by r, which is size
 // bytes long. opts may be nil.
 //
-// Like Java, it accepts any magic: the version byte is not checked, and a
-// file that is otherwise well formed reads whatever its first four bytes.
+// The file must start with "Trv" and a version byte of 0, 1 or 2 (Java has
+// written 1 and 2). Java's reader, through a bug, accepts any four bytes;
+// checking them turns a wrong file into a clear error.
 func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) {
 	rd := &Reader{ra: r, size: size}
 	if opts != nil {
@@ -204,6 +205,14 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 	var fixed [16]byte
 	if err := h.full(fixed[:16]); err != nil {
 		return nil, err
+	}
+	if string(fixed[:3]) != "Trv" || fixed[3] > magic[3] {
+		hint := ""
+		if string(fixed[:4]) == "Obj\x01" {
+			hint = " (it is an Avro container file)"
+		}
+		h.off = 0
+		return nil, h.fail(fmt.Errorf("not a Trevni file: it starts with %q, not \"Trv\" and a version up to %d%s", fixed[:4], magic[3], hint))
 	}
 	rd.rowCount = int64(binary.LittleEndian.Uint64(fixed[4:12]))
 	if rd.rowCount < 0 {
