@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -89,5 +90,47 @@ func TestCorruptFilesFail(t *testing.T) {
 				rd.Verify(nil)
 			}
 		}
+	}
+}
+
+// TestVerifyHugeRunIsQuick verifies a tiny file whose array column claims
+// a billion empty rows through a single run of zero lengths: a legitimate
+// encoding, which must not take a billion steps to check.
+func TestVerifyHugeRunIsQuick(t *testing.T) {
+	const rows = 1 << 30
+	var buf bytes.Buffer
+	cols := []ColumnMeta{{Name: "a", Type: Null, Array: true}, {Name: "a#x", Type: Int, Parent: "a"}, {Name: "n", Type: Null}}
+	w, err := NewWriter(&buf, cols, &WriterOptions{Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Writing a billion rows would take minutes: set the state they would
+	// leave, one run of a billion zero lengths in column a.
+	w.rowCount = rows
+	w.cols[0].runLength, w.cols[0].runValue = rows, 0
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	if len(data) > 300 {
+		t.Fatalf("the file has %d bytes", len(data))
+	}
+	rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd.RowCount() != rows {
+		t.Fatalf("%d rows", rd.RowCount())
+	}
+	if n := rd.Verify(func(err error) { t.Error(err) }); n != 0 {
+		t.Fatalf("%d problems", n)
+	}
+	// The same file with a child value where the run says there is none is
+	// caught.
+	bad := append([]byte(nil), data...)
+	binary.LittleEndian.PutUint32(bad[rd.ColumnStart(1)+8:], 1) // a#x: uncompressed size 1
+	rd, err = NewReader(bytes.NewReader(bad), int64(len(bad)), nil)
+	if err == nil && rd.Verify(nil) == 0 {
+		t.Fatal("a damaged child column passed")
 	}
 }
