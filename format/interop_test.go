@@ -213,7 +213,7 @@ func TestMagicChecked(t *testing.T) {
 	for _, m := range []string{"XXXX", "Trv\x03", "Obj\x01"} {
 		copy(data, m)
 		_, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
-		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not a Trevni file") {
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not a valid trevni file: it starts with") {
 			t.Errorf("magic %q: %v", m, err)
 		}
 		if m == "Obj\x01" && !strings.Contains(err.Error(), "Avro container") {

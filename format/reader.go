@@ -212,7 +212,7 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 			hint = " (it is an Avro container file)"
 		}
 		h.off = 0
-		return nil, h.fail(fmt.Errorf("not a Trevni file: it starts with %q, not \"Trv\" and a version up to %d%s", fixed[:4], magic[3], hint))
+		return nil, h.fail(fmt.Errorf("it starts with %q, not \"Trv\" and a version up to %d%s", fixed[:4], magic[3], hint))
 	}
 	rd.rowCount = int64(binary.LittleEndian.Uint64(fixed[4:12]))
 	if rd.rowCount < 0 {
