@@ -70,6 +70,11 @@ func commandTable() []*command {
 			help:    randomHelp, setup: randomCommand,
 		},
 		{
+			name: "schema", args: "IN.trv [OUT.avsc]", minArgs: 1, maxArgs: 2,
+			summary: "print the Avro schema stored in a file",
+			help:    schemaHelp, setup: schemaCommand,
+		},
+		{
 			name: "meta", args: "IN.trv [OUT.json]", minArgs: 1, maxArgs: 2,
 			summary: "print a file's metadata, columns and block descriptors as JSON",
 			help:    metaHelp,

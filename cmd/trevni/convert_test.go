@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -238,4 +239,22 @@ func TestE2ERange(t *testing.T) {
 	if r := runBin(t, nil, "tojson", "--offset", "-1", file); r.code != exitUsage || !strings.Contains(r.stderr, "--offset") {
 		t.Errorf("negative offset: status %d, %s", r.code, r.stderr)
 	}
+}
+
+// TestE2ESchema prints a file's schema, which must equal the Avro input's.
+func TestE2ESchema(t *testing.T) {
+	file := filepath.Join(interopDir, "email", "email.null.none.trv")
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, readFile(t, filepath.Join(interopDir, "email", "schema.avsc"))); err != nil {
+		t.Fatal(err)
+	}
+	want := compact.String() // the file stores the schema as Java wrote it: compact
+	if r := runBin(t, nil, "schema", file); r.code != 0 || strings.TrimSpace(r.stdout) != want {
+		t.Errorf("schema: status %d, %q", r.code, r.stdout)
+	}
+	if r := runBin(t, nil, "schema", "--pretty", file); r.code != 0 || !strings.Contains(r.stdout, "\n  \"fields\"") {
+		t.Errorf("schema --pretty: %+v", r)
+	}
+	checkOneLineError(t, runBin(t, nil, "schema", "--proto", file), "schema")
+	checkOneLineError(t, runBin(t, nil, "schema", filepath.Join(interopDir, "raw_core", "raw_core.trv")), "schema")
 }

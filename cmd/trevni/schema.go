@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+
+	"github.com/trevni-go/trevni/schema/protoschema"
+	"github.com/trevni-go/trevni/shred"
+)
+
+const schemaHelp = `
+Schema prints the Avro schema stored in a Trevni file written from Avro or
+from protobuf (its avro.schema metadata), as one line of JSON, or indented
+with --pretty. For a file written from protobuf, --proto prints the full
+name of the message type instead.
+
+Example:
+
+	trevni schema --pretty events.trv
+	trevni schema events.trv > events.avsc
+`
+
+// schemaCommand sets up "trevni schema".
+func schemaCommand(fs *flag.FlagSet) runFunc {
+	pretty := fs.Bool("pretty", false, "indent the JSON")
+	protoName := fs.Bool("proto", false, "print the protobuf message name instead")
+	return func(e *env, args []string) error {
+		out, err := e.createOutput(argOr(args, 1, "-"))
+		if err != nil {
+			return err
+		}
+		defer out.Abort()
+		in, err := e.openTrevni(args[0], nil)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		meta := in.Meta()
+		if *protoName {
+			name := meta.GetString(protoschema.MetaMessage)
+			if name == "" {
+				return fmt.Errorf("%s: not written from protobuf (no %s metadata)", in.Name(), protoschema.MetaMessage)
+			}
+			fmt.Fprintln(out, name)
+			return out.Commit()
+		}
+		text, ok := meta.Get(shred.MetaAvroSchema)
+		if !ok {
+			return fmt.Errorf("%s: no %s metadata: not written from Avro or protobuf", in.Name(), shred.MetaAvroSchema)
+		}
+		if *pretty {
+			var buf bytes.Buffer
+			if err := json.Indent(&buf, text, "", "  "); err != nil {
+				return fmt.Errorf("%s: %s is not JSON: %w", in.Name(), shred.MetaAvroSchema, err)
+			}
+			text = buf.Bytes()
+		}
+		out.Write(text)
+		out.Write([]byte{'\n'})
+		return out.Commit()
+	}
+}
