@@ -120,6 +120,39 @@ func (e *env) summary(out *output, rows int64, o format.WriterOptions) {
 		e.name, out.Name(), formatCount(rows), cols, formatCount(size), o.Codec, o.Checksum)
 }
 
+// toTrevni runs a conversion of the stream at inPath into the Trevni file
+// at outPath: it opens both (the output first, so that a bad output name
+// fails before a large input is read), shows progress, and commits the
+// output and prints a summary when convert succeeds.
+func (e *env) toTrevni(inPath, outPath string, opts format.WriterOptions,
+	convert func(out io.Writer, in io.Reader, progress func(rows, bytesIn int64)) (int64, error)) error {
+	out, err := e.createOutput(outPath)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	in, err := e.openInput(inPath)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	p := e.newProgress(0, inputSize(inPath))
+	defer p.done()
+	rows, err := convert(out, &ctxReader{ctx: e.ctx, r: in}, func(rows, n int64) {
+		p.setRows(rows)
+		p.setBytes(n)
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", displayName(inPath, false), err)
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	p.done()
+	e.summary(out, rows, opts)
+	return nil
+}
+
 func readSchemaFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -156,31 +189,9 @@ func fromavroCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		out, err := e.createOutput(args[1])
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
-		in, err := e.openInput(args[0])
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		p := e.newProgress(0, inputSize(args[0]))
-		defer p.done()
-		rows, err := shred.FromContainer(out, &ctxReader{ctx: e.ctx, r: in}, &opts, func(rows, n int64) {
-			p.setRows(rows)
-			p.setBytes(n)
+		return e.toTrevni(args[0], args[1], opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
+			return shred.FromContainer(out, in, &opts, progress)
 		})
-		if err != nil {
-			return fmt.Errorf("%s: %w", displayName(args[0], false), err)
-		}
-		if err := out.Commit(); err != nil {
-			return err
-		}
-		p.done()
-		e.summary(out, rows, opts)
-		return nil
 	}
 }
 
@@ -537,32 +548,10 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		out, err := e.createOutput(args[1])
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
-		in, err := e.openInput(args[0])
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		p := e.newProgress(0, inputSize(args[0]))
-		defer p.done()
 		po := &shred.ProtoOptions{File: opts, Mapping: protoschema.Options{RecursionLimit: *recursion}}
-		rows, err := shred.FromProtoStream(out, &ctxReader{ctx: e.ctx, r: in}, form, md, po, func(rows, n int64) {
-			p.setRows(rows)
-			p.setBytes(n)
+		return e.toTrevni(args[0], args[1], opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
+			return shred.FromProtoStream(out, in, form, md, po, progress)
 		})
-		if err != nil {
-			return fmt.Errorf("%s: %w", displayName(args[0], false), err)
-		}
-		if err := out.Commit(); err != nil {
-			return err
-		}
-		p.done()
-		e.summary(out, rows, opts)
-		return nil
 	}
 }
 
