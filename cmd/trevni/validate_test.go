@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trevni-go/trevni/format"
 )
 
 var validateOK = regexp.MustCompile(`^(.+): ok: \d+ rows?, \d+ columns?, \d+ blocks? checked\n$`)
@@ -111,5 +113,43 @@ func TestCorruptionNoPanic(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %v", filepath.Base(file), time.Since(start))
+	}
+}
+
+// TestValidateAvroLayer damages a file at the Avro layer only (an enum
+// ordinal beyond the enum's symbols, a valid int to the format) and checks
+// that validate finds it while the format-level checks pass.
+func TestValidateAvroLayer(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(interopDir, "enum_fixed_bytes", "enum_fixed_bytes.null.none.trv")
+	data := readFile(t, src)
+	rd, err := format.NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, ok := rd.ColumnIndex("e")
+	if !ok {
+		t.Fatal("no column e")
+	}
+	blocks, err := rd.Blocks(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := blocks[0].Offset // the first record's ordinal: one zig-zag byte
+	if data[off] >= 0x80 {
+		t.Fatalf("unexpected first byte %#x", data[off])
+	}
+	bad := append([]byte(nil), data...)
+	bad[off] = 100 // ordinal 50 of a five-symbol enum
+	file := filepath.Join(dir, "bad.trv")
+	writeFileT(t, file, bad)
+	r := runBin(t, nil, "validate", file)
+	checkOneLineError(t, r, "validate")
+	if !strings.Contains(r.stderr, "record 0") || !strings.Contains(r.stderr, "ordinal 50") {
+		t.Errorf("the bad record is not named: %s", r.stderr)
+	}
+	// The good file passes both levels.
+	if r := runBin(t, nil, "validate", src); r.code != 0 {
+		t.Errorf("the original file: %+v", r)
 	}
 }
