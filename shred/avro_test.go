@@ -267,3 +267,40 @@ func TestFromContainerEveryCodec(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendContainer appends the same container twice and a container of
+// another schema, which is refused.
+func TestAppendContainer(t *testing.T) {
+	in := filepath.Join(interopDir, "email", "input.avro")
+	data, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ocf.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	aw, err := NewAvroWriter(&out, r.Schema(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if err := aw.AppendContainer(bytes.NewReader(data), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, err := os.ReadFile(filepath.Join(interopDir, "maps", "input.avro"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := aw.AppendContainer(bytes.NewReader(other), nil); err == nil || !strings.Contains(err.Error(), "schema differs") {
+		t.Fatalf("another schema: %v", err)
+	}
+	if err := aw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if aw.RowCount() != 600 {
+		t.Fatalf("%d rows, want 600", aw.RowCount())
+	}
+}

@@ -455,32 +455,56 @@ func FromContainer(out io.Writer, in io.Reader, opts *Options, progress func(row
 	if err != nil {
 		return 0, err
 	}
+	if err := aw.appendContainer(r, progress); err != nil {
+		aw.Abort()
+		return aw.RowCount(), err
+	}
+	return aw.RowCount(), aw.Close()
+}
+
+// AppendContainer writes every record of an Avro object container file to
+// the writer, through the fast path. The container's schema must have the
+// writer's Parsing Canonical Form (the same binary encoding). progress is as
+// for FromContainer, counting all records the writer has written.
+func (aw *AvroWriter) AppendContainer(in io.Reader, progress func(rows, bytesIn int64)) error {
+	r, err := ocf.NewReader(in)
+	if err != nil {
+		return err
+	}
+	s, err := schema.Parse(r.Schema())
+	if err != nil {
+		return fmt.Errorf("the container's schema: %w", err)
+	}
+	if s.Canonical() != aw.schema.Canonical() {
+		return fmt.Errorf("the container's schema differs from the file's: %s, not %s", s.Canonical(), aw.schema.Canonical())
+	}
+	return aw.appendContainer(r, progress)
+}
+
+func (aw *AvroWriter) appendContainer(r *ocf.Reader, progress func(rows, bytesIn int64)) error {
 	blocks, stop := readAhead(r)
 	defer stop()
 	for blk := range blocks {
 		if blk.err != nil {
-			aw.Abort()
-			return aw.RowCount(), blk.err
+			return blk.err
 		}
 		data := blk.data
 		for count := blk.count; count > 0; count-- {
 			n, err := aw.WriteBinary(data)
 			if err != nil {
-				aw.Abort()
-				return aw.RowCount(), fmt.Errorf("avro block %d: %w", blk.index, err)
+				return fmt.Errorf("avro block %d: %w", blk.index, err)
 			}
 			data = data[n:]
 		}
 		if len(data) != 0 {
-			aw.Abort()
-			return aw.RowCount(), fmt.Errorf("avro block %d: %w: %d bytes left after its records", blk.index, ErrBinary, len(data))
+			return fmt.Errorf("avro block %d: %w: %d bytes left after its records", blk.index, ErrBinary, len(data))
 		}
 		blk.release()
 		if progress != nil {
 			progress(aw.RowCount(), blk.offset)
 		}
 	}
-	return aw.RowCount(), aw.Close()
+	return nil
 }
 
 // avroBlock is one decompressed block of an Avro container file.

@@ -35,7 +35,7 @@ type runFunc func(e *env, args []string) error
 func commandTable() []*command {
 	return []*command{
 		{
-			name: "fromavro", args: "IN.avro OUT.trv", minArgs: 2, maxArgs: 2,
+			name: "fromavro", args: "IN.avro... OUT.trv", minArgs: 2, maxArgs: -1,
 			summary: "convert an Avro container file to Trevni",
 			help:    fromavroHelp, setup: fromavroCommand,
 		},

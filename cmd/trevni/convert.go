@@ -15,6 +15,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
@@ -176,23 +177,90 @@ The default codec and checksum, deflate and crc32, are ones Java reads.
 With --codec null the file is byte for byte what Java writes for the same
 records.
 
+Several input files of one schema (the parts of a data set) make one
+Trevni file, their records in the order the files are given.
+
 Example:
 
 	trevni fromavro events.avro events.trv
+	trevni fromavro part-*.avro events.trv
 	trevni fromavro --codec snappy --block-size 262144 - events.trv < events.avro
 `
 
 func fromavroCommand(fs *flag.FlagSet) runFunc {
 	tf := addTrevniFlags(fs)
 	return func(e *env, args []string) error {
-		opts, err := tf.options(e, args[1])
+		ins, outPath := args[:len(args)-1], args[len(args)-1]
+		opts, err := tf.options(e, outPath)
 		if err != nil {
 			return err
 		}
-		return e.toTrevni(args[0], args[1], opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
-			return shred.FromContainer(out, in, &opts, progress)
-		})
+		if len(ins) == 1 {
+			return e.toTrevni(ins[0], outPath, opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
+				return shred.FromContainer(out, in, &opts, progress)
+			})
+		}
+		return e.fromAvroFiles(ins, outPath, opts)
 	}
+}
+
+// fromAvroFiles converts several Avro container files of one schema (the
+// parts of a data set, say) into one Trevni file, in the order given.
+func (e *env) fromAvroFiles(ins []string, outPath string, opts format.WriterOptions) error {
+	var total int64
+	for _, in := range ins {
+		if in == "-" {
+			return e.usagef("standard input can only be the one input")
+		}
+		total += inputSize(in)
+	}
+	out, err := e.createOutput(outPath)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	// The first file's schema, as written there, becomes the file's.
+	first, err := os.Open(ins[0])
+	if err != nil {
+		return err
+	}
+	r, err := ocf.NewReader(first)
+	first.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", ins[0], err)
+	}
+	aw, err := shred.NewAvroWriter(out, r.Schema(), &opts)
+	if err != nil {
+		return fmt.Errorf("%s: %w", ins[0], err)
+	}
+	defer aw.Abort()
+	p := e.newProgress(0, total)
+	defer p.done()
+	var done int64
+	for _, name := range ins {
+		f, err := e.openInput(name)
+		if err != nil {
+			return err
+		}
+		err = aw.AppendContainer(&ctxReader{ctx: e.ctx, r: f}, func(rows, n int64) {
+			p.setRows(rows)
+			p.setBytes(done + n)
+		})
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		done += inputSize(name)
+	}
+	if err := aw.Close(); err != nil {
+		return err
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	p.done()
+	e.summary(out, aw.RowCount(), opts)
+	return nil
 }
 
 const toavroHelp = `

@@ -258,3 +258,42 @@ func TestE2ESchema(t *testing.T) {
 	checkOneLineError(t, runBin(t, nil, "schema", "--proto", file), "schema")
 	checkOneLineError(t, runBin(t, nil, "schema", filepath.Join(interopDir, "raw_core", "raw_core.trv")), "schema")
 }
+
+// TestE2EFromAvroParts converts a data set split into parts, of different
+// codecs, into one file, equal to converting the whole.
+func TestE2EFromAvroParts(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(interopDir, "email", "input.avro")
+	whole := filepath.Join(dir, "whole.trv")
+	if r := runBin(t, nil, "fromavro", "--quiet", src, whole); r.code != 0 {
+		t.Fatal(r)
+	}
+	// Split the records in three parts with toavro --offset/--limit.
+	var parts []string
+	for i, r := range [][2]string{{"0", "100"}, {"100", "150"}, {"250", "50"}} {
+		part := filepath.Join(dir, fmt.Sprintf("part-%d.avro", i))
+		codec := []string{"null", "deflate", "snappy"}[i]
+		if res := runBin(t, nil, "toavro", "--quiet", "--codec", codec, "--offset", r[0], "--limit", r[1], whole, part); res.code != 0 {
+			t.Fatal(res)
+		}
+		parts = append(parts, part)
+	}
+	joined := filepath.Join(dir, "joined.trv")
+	if r := runBin(t, nil, append(append([]string{"fromavro"}, parts...), joined)...); r.code != 0 || !strings.Contains(r.stderr, "300 rows") {
+		t.Fatalf("fromavro of the parts: %+v", r)
+	}
+	if !bytes.Equal(readFile(t, joined), readFile(t, whole)) {
+		t.Error("the parts make a different file from the whole")
+	}
+	// A part of another schema is refused, and nothing is written.
+	other := filepath.Join(interopDir, "maps", "input.avro")
+	bad := filepath.Join(dir, "bad.trv")
+	r := runBin(t, nil, "fromavro", parts[0], other, bad)
+	checkOneLineError(t, r, "fromavro")
+	if !strings.Contains(r.stderr, "schema differs") {
+		t.Errorf("the schema clash is not named: %s", r.stderr)
+	}
+	if _, err := os.Stat(bad); !os.IsNotExist(err) {
+		t.Error("a failed fromavro left its output")
+	}
+}
