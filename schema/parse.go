@@ -165,6 +165,12 @@ func (p *parser) parseObject(o *object, ns string, at path) (*Schema, error) {
 	switch t {
 	case "record":
 		return p.parseRecord(o, ns, at)
+	case "error": // a record, as Avro protocols declare errors; Java accepts it in schemas
+		r, err := p.parseRecord(o, ns, at)
+		if r != nil {
+			r.IsError = true
+		}
+		return r, err
 	case "enum":
 		return p.parseEnum(o, ns, at)
 	case "fixed":

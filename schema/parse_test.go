@@ -449,3 +449,23 @@ func TestHelpers(t *testing.T) {
 	}()
 	MustParse(`"nope"`)
 }
+
+// TestErrorType accepts a record declared as an error, as Java does, lays
+// it out as a record and writes it back as an error.
+func TestErrorType(t *testing.T) {
+	text := `{"type":"error","name":"Oops","fields":[{"name":"code","type":"int"},{"name":"why","type":"string"}]}`
+	s, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Kind != Record || !s.IsError {
+		t.Fatalf("kind %s, error %v", s.Kind, s.IsError)
+	}
+	cols, err := Columns(s)
+	if err != nil || len(cols) != 2 || cols[0].Name != "code" || cols[1].Name != "why" {
+		t.Fatalf("columns %v, %v", cols, err)
+	}
+	if got := s.String(); got != text {
+		t.Fatalf("written back as %s", got)
+	}
+}

@@ -140,6 +140,10 @@ type Schema struct {
 	// Props holds the node's other attributes in order.
 	Props []Property
 
+	// IsError marks a record declared with type "error", as Avro
+	// protocols declare errors; it is a record in every other way.
+	IsError bool
+
 	symbolIndex map[string]int
 }
 

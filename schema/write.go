@@ -113,7 +113,11 @@ func (w *writer) named(s *Schema, ns string) {
 		w.str(s.Kind.String())
 	} else {
 		w.key("type")
-		w.str(s.Kind.String())
+		if s.IsError {
+			w.str("error")
+		} else {
+			w.str(s.Kind.String())
+		}
 		w.comma()
 		w.key("name")
 		w.str(s.ShortName())
