@@ -59,7 +59,9 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 	if text == "" {
 		return nil, fmt.Errorf("assemble: the file has no %s metadata: it was not written from Avro", MetaAvroSchema)
 	}
-	fileSchema, err := schema.Parse(text)
+	// The writer's defaults play no part in reading; older Java wrote
+	// some that do not match their fields.
+	fileSchema, err := schema.ParseOptions{AllowInvalidDefaults: true}.Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("assemble: the file's %s: %w", MetaAvroSchema, err)
 	}

@@ -38,8 +38,21 @@ func (e *Error) Unwrap() error { return e.Err }
 // recursion, inside) its first use; a union default may match any branch;
 // an unknown or invalid logical type is ignored (and kept as a property).
 // Defaults are checked against their field's type and rejected with an
-// error when they do not match, as Java does.
-func Parse(text string) (*Schema, error) {
+// error when they do not match, as Java does since 1.9 (ParseOptions can
+// relax that).
+func Parse(text string) (*Schema, error) { return ParseOptions{}.Parse(text) }
+
+// ParseOptions configures parsing. The zero value is Parse's behaviour.
+type ParseOptions struct {
+	// AllowInvalidDefaults keeps a field default that does not match the
+	// field's type instead of rejecting the schema, as Java 1.8 and older
+	// did (and so wrote into data files). Such a default is an error only
+	// where it is used, when a reader schema adds the field.
+	AllowInvalidDefaults bool
+}
+
+// Parse reads a schema's JSON text with the options; see the function Parse.
+func (o ParseOptions) Parse(text string) (*Schema, error) {
 	v, err := decodeJSON(text)
 	if err != nil {
 		return nil, &Error{Err: err}
@@ -52,7 +65,7 @@ func Parse(text string) (*Schema, error) {
 	// Defaults are checked once every type is complete: a default may
 	// involve a record whose fields were still being parsed.
 	for _, d := range p.defaults {
-		if !validDefault(d.field.Type, d.field.Default) {
+		if !o.AllowInvalidDefaults && !validDefault(d.field.Type, d.field.Default) {
 			return nil, d.path.errorf("default value %s does not match the field's type %s",
 				compactJSON(d.field.Default), describe(d.field.Type))
 		}

@@ -469,3 +469,19 @@ func TestErrorType(t *testing.T) {
 		t.Fatalf("written back as %s", got)
 	}
 }
+
+// TestAllowInvalidDefaults keeps a default that does not match its field
+// when asked to, as data files written by older Java need.
+func TestAllowInvalidDefaults(t *testing.T) {
+	text := `{"type":"record","name":"R","fields":[{"name":"a","type":"int","default":"x"}]}`
+	if _, err := Parse(text); err == nil {
+		t.Fatal("Parse accepted an invalid default")
+	}
+	s, err := ParseOptions{AllowInvalidDefaults: true}.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Field("a"); !f.HasDefault || f.Default != "x" {
+		t.Fatalf("default %v", f.Default)
+	}
+}

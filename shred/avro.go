@@ -53,7 +53,9 @@ func (e *ValueError) Unwrap() error { return e.Err }
 // JSON text, which it stores as the file's avro.schema exactly as given.
 // The file is written to out when Close is called.
 func NewAvroWriter(out io.Writer, schemaText string, opts *Options) (*AvroWriter, error) {
-	s, err := schema.Parse(schemaText)
+	// Data files written by older Java may carry defaults that do not
+	// match their fields; they matter only to readers that use them.
+	s, err := schema.ParseOptions{AllowInvalidDefaults: true}.Parse(schemaText)
 	if err != nil {
 		return nil, err
 	}

@@ -304,3 +304,25 @@ func TestAppendContainer(t *testing.T) {
 		t.Fatalf("%d rows, want 600", aw.RowCount())
 	}
 }
+
+// TestInvalidWriterDefault writes and reads records of a schema whose field
+// default does not match its type, as older Java wrote into data files: the
+// default is not needed, so nothing fails until a reader would use it.
+func TestInvalidWriterDefault(t *testing.T) {
+	text := `{"type":"record","name":"R","fields":[{"name":"a","type":"int","default":"oops"}]}`
+	var out bytes.Buffer
+	aw, err := NewAvroWriter(&out, text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := aw.Write(map[string]any{"a": int32(5)}); err != nil {
+		t.Fatal(err)
+	}
+	// A record without the field would need the default: an error.
+	if err := aw.Write(map[string]any{}); err == nil {
+		t.Fatal("the invalid default was used")
+	}
+	if err := aw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

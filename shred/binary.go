@@ -471,7 +471,7 @@ func (aw *AvroWriter) AppendContainer(in io.Reader, progress func(rows, bytesIn 
 	if err != nil {
 		return err
 	}
-	s, err := schema.Parse(r.Schema())
+	s, err := schema.ParseOptions{AllowInvalidDefaults: true}.Parse(r.Schema())
 	if err != nil {
 		return fmt.Errorf("the container's schema: %w", err)
 	}
