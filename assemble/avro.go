@@ -48,6 +48,9 @@ type AvroReader struct {
 	elems      int
 	selective  bool  // Options.Fields selects fields
 	end        int64 // Read returns io.EOF here
+
+	jsonScratch [][]byte      // ReadJSON's map entries, by depth
+	jsonEntries [][]jsonEntry // and where they are
 }
 
 // NewAvroReader prepares to read the records of rd, whose avro.schema

@@ -17,7 +17,10 @@ import (
 
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/shred"
 )
 
 const interopDir = "../testdata/interop"
@@ -347,5 +350,54 @@ func TestSeekAndStop(t *testing.T) {
 	}
 	if err := ar.SeekRow(30001); err == nil {
 		t.Fatal("seek past the end accepted")
+	}
+}
+
+// TestReadJSONMatchesValues checks the JSON fast path against the value
+// path (Read, then avrojson.Append) on random schemas and data.
+func TestReadJSONMatchesValues(t *testing.T) {
+	for seed := uint64(0); seed < 150; seed++ {
+		g := avrorand.New(seed, avrorand.Options{})
+		text := g.Schema()
+		s, err := schema.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var file bytes.Buffer
+		aw, err := shred.NewAvroWriter(&file, text, &shred.Options{BlockSize: 256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 20; i++ {
+			if err := aw.Write(g.Value(s)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := aw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		rd, err := format.NewReader(bytes.NewReader(file.Bytes()), int64(file.Len()), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values, _ := NewAvroReader(rd, nil)
+		fast, _ := NewAvroReader(rd, nil)
+		for i := 0; i < 20; i++ {
+			v, err := values.Read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := avrojson.Append(nil, s, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := fast.ReadJSON(nil)
+			if err != nil {
+				t.Fatalf("seed %d record %d: %v", seed, i, err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("seed %d record %d:\n got %s\nwant %s\nschema %s", seed, i, got, want, text)
+			}
+		}
 	}
 }

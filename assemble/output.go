@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 
-	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/ocf"
 )
 
@@ -66,8 +65,8 @@ type JSONOptions struct {
 }
 
 // ToJSON writes every remaining record of ar to w in Avro's JSON encoding,
-// one record per line (or indented, with Pretty). It returns the number of
-// records written.
+// one record per line (or indented, with Pretty), through the fast path
+// (ReadJSON). It returns the number of records written.
 func ToJSON(w io.Writer, ar *AvroReader, opts *JSONOptions, progress func(rows int64)) (int64, error) {
 	if ar.selective {
 		return 0, errors.New("assemble: records with selected fields do not match the schema: use a reader schema")
@@ -77,15 +76,13 @@ func ToJSON(w io.Writer, ar *AvroReader, opts *JSONOptions, progress func(rows i
 	var pretty bytes.Buffer
 	var n int64
 	for {
-		v, err := ar.Read()
+		var err error
+		line, err = ar.ReadJSON(line[:0])
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return n, err
-		}
-		if line, err = avrojson.Append(line[:0], ar.readSchema, v); err != nil {
-			return n, &RecordError{Row: n, Err: err}
 		}
 		if opts != nil && opts.Pretty {
 			pretty.Reset()

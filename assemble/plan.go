@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/layout"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/typemap"
@@ -56,10 +57,12 @@ type plan struct {
 }
 
 type field struct {
-	name   string
-	p      *plan // nil: use the default
-	def    any   // native default
-	defBin []byte
+	name    string
+	p       *plan // nil: use the default
+	def     any   // native default
+	defBin  []byte
+	defJSON []byte
+	key     []byte // the field's name as a JSON key: "name":
 }
 
 type compiler struct {
@@ -161,7 +164,7 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string, sel s
 				continue
 			}
 			k := writerField(ws, rf)
-			f := field{name: rf.Name}
+			f := field{name: rf.Name, key: append(avrojson.AppendString(nil, rf.Name), ':')}
 			if k < 0 {
 				if !rf.HasDefault {
 					return nil, incompatible(join(path, rf.Name), "not in the file and has no default")
@@ -171,6 +174,9 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string, sel s
 					return nil, incompatible(join(path, rf.Name), "bad default: %v", err)
 				}
 				if f.defBin, err = encodeDefault(rf.Type, f.def); err != nil {
+					return nil, incompatible(join(path, rf.Name), "bad default: %v", err)
+				}
+				if f.defJSON, err = avrojson.Append(nil, rf.Type, f.def); err != nil {
 					return nil, incompatible(join(path, rf.Name), "bad default: %v", err)
 				}
 			} else {

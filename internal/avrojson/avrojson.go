@@ -33,7 +33,7 @@ func Append(dst []byte, s *schema.Schema, v any) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, f.Name)
+			dst = AppendString(dst, f.Name)
 			dst = append(dst, ':')
 			var err error
 			if dst, err = Append(dst, f.Type, m[f.Name]); err != nil {
@@ -72,7 +72,7 @@ func Append(dst []byte, s *schema.Schema, v any) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, k)
+			dst = AppendString(dst, k)
 			dst = append(dst, ':')
 			var err error
 			if dst, err = Append(dst, s.Values, m[k]); err != nil {
@@ -90,7 +90,7 @@ func Append(dst []byte, s *schema.Schema, v any) ([]byte, error) {
 			return append(dst, "null"...), nil
 		}
 		dst = append(dst, '{')
-		dst = appendString(dst, br.FullName())
+		dst = AppendString(dst, br.FullName())
 		dst = append(dst, ':')
 		if dst, err = Append(dst, br, inner); err != nil {
 			return dst, err
@@ -101,7 +101,7 @@ func Append(dst []byte, s *schema.Schema, v any) ([]byte, error) {
 		if !ok {
 			return dst, fmt.Errorf("%w: enum %s is %T", typemap.ErrValue, s.Name, v)
 		}
-		return appendString(dst, sym), nil
+		return AppendString(dst, sym), nil
 	}
 	stored, err := typemap.ToStored(s, v)
 	if err != nil {
@@ -117,21 +117,21 @@ func Append(dst []byte, s *schema.Schema, v any) ([]byte, error) {
 	case int64:
 		return strconv.AppendInt(dst, x, 10), nil
 	case float32:
-		return appendFloat(dst, float64(x), 32), nil
+		return AppendFloat(dst, float64(x), 32), nil
 	case float64:
-		return appendFloat(dst, x, 64), nil
+		return AppendFloat(dst, x, 64), nil
 	case string:
-		return appendString(dst, x), nil
+		return AppendString(dst, x), nil
 	case []byte:
-		return appendByteString(dst, x), nil
+		return AppendBytes(dst, x), nil
 	}
 	return dst, fmt.Errorf("%w: unexpected %T", typemap.ErrValue, stored)
 }
 
-// appendFloat writes f as Java's Double.toString and Float.toString do
+// AppendFloat writes f as Java's Double.toString and Float.toString do
 // (with the shortest digits that read back exactly): plain decimal from
 // 10^-3 up to 10^7, "computerized scientific notation" (1.0E-300) beyond.
-func appendFloat(dst []byte, f float64, bits int) []byte {
+func AppendFloat(dst []byte, f float64, bits int) []byte {
 	switch {
 	case math.IsNaN(f):
 		return append(dst, `"NaN"`...)
@@ -180,10 +180,19 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 
 const hexDigits = "0123456789ABCDEF"
 
-// appendString writes s as a JSON string escaped as Java's Jackson does:
+// AppendString writes s as a JSON string escaped as Java's Jackson does:
 // control characters as \uXXXX (or their short escapes), characters beyond
 // the Basic Multilingual Plane as surrogate-pair escapes.
-func appendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte {
+	return appendText(dst, s, utf8.DecodeRuneInString)
+}
+
+// AppendStringBytes is AppendString for a string held as UTF-8 bytes.
+func AppendStringBytes(dst []byte, s []byte) []byte {
+	return appendText(dst, s, utf8.DecodeRune)
+}
+
+func appendText[T string | []byte](dst []byte, s T, decode func(T) (rune, int)) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -192,7 +201,7 @@ func appendString(dst []byte, s string) []byte {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		r, n := decode(s[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
 			dst = append(dst, `\uFFFD`...)
@@ -231,8 +240,9 @@ func appendASCII(dst []byte, c byte) []byte {
 	return append(dst, c)
 }
 
-// appendByteString writes bytes as a string of code points 0-255.
-func appendByteString(dst []byte, b []byte) []byte {
+// AppendBytes writes bytes as a JSON string of code points 0-255, as
+// Avro's JSON encoding holds bytes and fixed values.
+func AppendBytes(dst []byte, b []byte) []byte {
 	dst = append(dst, '"')
 	for _, c := range b {
 		if c < utf8.RuneSelf {
