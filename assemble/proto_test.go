@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -288,5 +290,52 @@ func TestProtoFileReadsAsAvro(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.String(), `{"resource_spans":[`) {
 		t.Fatalf("unexpected JSON: %.200s", out.String())
+	}
+}
+
+// TestProtoEvolution reads a file written with one version of a message
+// type through a newer version: fields added since (scalars, repeated,
+// maps, messages, with and without presence) read as unset, and a field
+// removed since is not read.
+func TestProtoEvolution(t *testing.T) {
+	dir := t.TempDir()
+	v1 := `syntax = "proto3"; package ev; message M { string a = 1; int64 gone = 2; }`
+	v2 := `syntax = "proto3"; package ev; message Inner { int32 x = 1; }
+		message M { string a = 1; int32 n = 3; repeated string r = 4; map<string, int32> m = 5;
+		optional double d = 6; Inner in = 7; bool b = 8; bytes by = 9; float f = 10; }`
+	load := func(sub, text string) protoreflect.MessageDescriptor {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, sub, "m.proto"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files, err := protoschema.CompileProto(context.Background(), []string{filepath.Join(dir, sub)}, "m.proto")
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, err := protoschema.FindMessage(files, "ev.M")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return md
+	}
+	md1, md2 := load("v1", v1), load("v2", v2)
+	m := dynamicpb.NewMessage(md1)
+	m.Set(md1.Fields().ByName("a"), protoreflect.ValueOfString("x"))
+	m.Set(md1.Fields().ByName("gone"), protoreflect.ValueOfInt64(7))
+	rd := shredMessages(t, md1, []proto.Message{m}, nil)
+	pr, err := assemble.NewProtoReader(rd, &assemble.ProtoOptions{MessageType: dynamicpb.NewMessageType(md2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pr.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := dynamicpb.NewMessage(md2)
+	want.Set(md2.Fields().ByName("a"), protoreflect.ValueOfString("x"))
+	if !proto.Equal(got, want) {
+		t.Fatalf("read %v, want %v", got, want)
 	}
 }

@@ -29,10 +29,10 @@
 //	enum                                int holding the number, declared or not;
 //	                                    symbols in the field property "protobuf.enum"
 //	message, group                      record named after the message's full name
-//	repeated T                          array of T
-//	map<K, V>                           map of V; the key as text (below)
+//	repeated T                          array of T, default []
+//	map<K, V>                           map of V, default {}; the key as text (below)
 //	field with presence (not repeated)  ["null", T] with default null
-//	field without presence              T; unset is the zero value
+//	field without presence              T, default the zero value; unset is the zero value
 //	oneof                               each member a nullable field; at most one non-null
 //	unknown fields and extensions       bytes field "_unknown" (wire format), last
 //	recursion past Options.RecursionLimit  bytes holding the message's wire format

@@ -98,13 +98,14 @@ func (w *schemaWriter) field(f *Field) {
 	case fd.IsList():
 		w.b.WriteString(`{"type":"array","items":`)
 		w.value(f)
-		w.b.WriteByte('}')
+		w.b.WriteString(`},"default":[]`)
 	case fd.IsMap():
 		w.b.WriteString(`{"type":"map","values":`)
 		w.value(f)
-		w.b.WriteByte('}')
+		w.b.WriteString(`},"default":{}`)
 	default:
 		w.value(f)
+		w.b.WriteString(`,"default":` + zeroDefault(fd.Kind()))
 	}
 	w.b.WriteString(`,"` + PropNumber + `":` + strconv.Itoa(int(fd.Number())))
 	w.b.WriteString(`,"` + PropType + `":`)
@@ -134,6 +135,21 @@ func (w *schemaWriter) field(f *Field) {
 		w.b.WriteString(`,"` + PropSerialized + `":true`)
 	}
 	w.b.WriteByte('}')
+}
+
+// zeroDefault is the Avro default of a field without presence: the
+// protobuf zero value of its kind, which is what a message read with a newer
+// type holds in a field the file does not have.
+func zeroDefault(k protoreflect.Kind) string {
+	switch k {
+	case protoreflect.BoolKind:
+		return "false"
+	case protoreflect.StringKind, protoreflect.BytesKind:
+		return `""`
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		return "0.0"
+	}
+	return "0"
 }
 
 // value writes the Avro type of one value of the field: the field itself,
