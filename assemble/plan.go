@@ -9,6 +9,7 @@ import (
 	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/layout"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap"
 )
 
@@ -280,6 +281,15 @@ func writerField(ws *schema.Schema, rf *schema.Field) int {
 	for _, a := range rf.Aliases {
 		for i, f := range ws.Fields {
 			if f.Name == a {
+				return i
+			}
+		}
+	}
+	// Schemas derived from protobuf carry field numbers, which protobuf
+	// itself matches fields by: a renamed field is the same field.
+	if n, ok := rf.Prop(protoschema.PropNumber); ok {
+		for i, f := range ws.Fields {
+			if m, ok := f.Prop(protoschema.PropNumber); ok && fmt.Sprint(m) == fmt.Sprint(n) {
 				return i
 			}
 		}

@@ -295,14 +295,15 @@ func TestProtoFileReadsAsAvro(t *testing.T) {
 
 // TestProtoEvolution reads a file written with one version of a message
 // type through a newer version: fields added since (scalars, repeated,
-// maps, messages, with and without presence) read as unset, and a field
-// removed since is not read.
+// maps, messages, with and without presence) read as unset, a field
+// removed since is not read, and a field renamed and widened (int32 to
+// int64) keeps its value, as protobuf matches fields by number.
 func TestProtoEvolution(t *testing.T) {
 	dir := t.TempDir()
-	v1 := `syntax = "proto3"; package ev; message M { string a = 1; int64 gone = 2; }`
+	v1 := `syntax = "proto3"; package ev; message M { string a = 1; int64 gone = 2; int32 old_name = 11; }`
 	v2 := `syntax = "proto3"; package ev; message Inner { int32 x = 1; }
 		message M { string a = 1; int32 n = 3; repeated string r = 4; map<string, int32> m = 5;
-		optional double d = 6; Inner in = 7; bool b = 8; bytes by = 9; float f = 10; }`
+		optional double d = 6; Inner in = 7; bool b = 8; bytes by = 9; float f = 10; int64 new_name = 11; }`
 	load := func(sub, text string) protoreflect.MessageDescriptor {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			t.Fatal(err)
@@ -324,6 +325,7 @@ func TestProtoEvolution(t *testing.T) {
 	m := dynamicpb.NewMessage(md1)
 	m.Set(md1.Fields().ByName("a"), protoreflect.ValueOfString("x"))
 	m.Set(md1.Fields().ByName("gone"), protoreflect.ValueOfInt64(7))
+	m.Set(md1.Fields().ByName("old_name"), protoreflect.ValueOfInt32(42))
 	rd := shredMessages(t, md1, []proto.Message{m}, nil)
 	pr, err := assemble.NewProtoReader(rd, &assemble.ProtoOptions{MessageType: dynamicpb.NewMessageType(md2)})
 	if err != nil {
@@ -335,6 +337,8 @@ func TestProtoEvolution(t *testing.T) {
 	}
 	want := dynamicpb.NewMessage(md2)
 	want.Set(md2.Fields().ByName("a"), protoreflect.ValueOfString("x"))
+	// Renamed and widened: protobuf matches fields by number.
+	want.Set(md2.Fields().ByName("new_name"), protoreflect.ValueOfInt64(42))
 	if !proto.Equal(got, want) {
 		t.Fatalf("read %v, want %v", got, want)
 	}
