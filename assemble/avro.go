@@ -552,19 +552,9 @@ func (ar *AvroReader) encodeSimple(b []byte, p *plan) ([]byte, error) {
 		}
 		return append(b, 0), nil
 	case format.Int, format.Long:
-		var v int64
-		if p.w.Type == format.Int {
-			x, err := c.ReadInt()
-			if err != nil {
-				return b, err
-			}
-			v = int64(x)
-		} else {
-			x, err := c.ReadLong()
-			if err != nil {
-				return b, err
-			}
-			v = x
+		v, err := readInteger(c, p.w.Type)
+		if err != nil {
+			return b, err
 		}
 		switch rk {
 		case schema.Float:
@@ -598,11 +588,28 @@ func (ar *AvroReader) encodeSimple(b []byte, p *plan) ([]byte, error) {
 		return b, fmt.Errorf("%w: string is not valid UTF-8", format.ErrFormat)
 	}
 	if rk == schema.Fixed {
-		if len(v) != p.rs.Size {
-			return b, fmt.Errorf("%w: fixed %s of %d bytes holds %d", format.ErrFormat, p.rs.Name, p.rs.Size, len(v))
+		if err := checkFixed(p.rs, v); err != nil {
+			return b, err
 		}
 		return append(b, v...), nil
 	}
 	b = appendLong(b, int64(len(v)))
 	return append(b, v...), nil
+}
+
+// readInteger reads the next value of an int or long column as an int64.
+func readInteger(c *format.ColumnReader, t format.ValueType) (int64, error) {
+	if t == format.Int {
+		v, err := c.ReadInt()
+		return int64(v), err
+	}
+	return c.ReadLong()
+}
+
+// checkFixed checks that a stored value has the size of the fixed type fs.
+func checkFixed(fs *schema.Schema, v []byte) error {
+	if len(v) != fs.Size {
+		return fmt.Errorf("%w: fixed %s of %d bytes holds %d", format.ErrFormat, fs.Name, fs.Size, len(v))
+	}
+	return nil
 }

@@ -187,19 +187,9 @@ func (ar *AvroReader) jsonSimple(b []byte, p *plan) ([]byte, error) {
 		}
 		return append(b, "false"...), nil
 	case format.Int, format.Long:
-		var v int64
-		if p.w.Type == format.Int {
-			x, err := c.ReadInt()
-			if err != nil {
-				return b, err
-			}
-			v = int64(x)
-		} else {
-			x, err := c.ReadLong()
-			if err != nil {
-				return b, err
-			}
-			v = x
+		v, err := readInteger(c, p.w.Type)
+		if err != nil {
+			return b, err
 		}
 		switch rk {
 		case schema.Float:
@@ -235,8 +225,8 @@ func (ar *AvroReader) jsonSimple(b []byte, p *plan) ([]byte, error) {
 		}
 		return avrojson.AppendStringBytes(b, v), nil
 	case schema.Fixed:
-		if len(v) != p.rs.Size {
-			return b, fmt.Errorf("%w: fixed %s of %d bytes holds %d", format.ErrFormat, p.rs.Name, p.rs.Size, len(v))
+		if err := checkFixed(p.rs, v); err != nil {
+			return b, err
 		}
 	}
 	return avrojson.AppendBytes(b, v), nil
