@@ -286,14 +286,11 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer out.Abort()
-		ar, in, err := e.openAvro(args[0], *readerSchema)
+		ar, in, err := e.openAvro(args[0], *readerSchema, rf)
 		if err != nil {
 			return err
 		}
 		defer in.Close()
-		if err := rf.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt); err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
-		}
 		p := e.newProgress(in.RowCount(), in.Size())
 		defer p.done()
 		in.track(p)
@@ -313,8 +310,8 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 }
 
 // openAvro opens a Trevni file written from Avro, with an optional reader
-// schema file.
-func (e *env) openAvro(path, readerSchemaFile string) (*assemble.AvroReader, *trevniInput, error) {
+// schema file, positioned on the range of records rf selects.
+func (e *env) openAvro(path, readerSchemaFile string, rf *rangeFlags) (*assemble.AvroReader, *trevniInput, error) {
 	var opts assemble.Options
 	if readerSchemaFile != "" {
 		text, err := readSchemaFile(readerSchemaFile)
@@ -328,6 +325,9 @@ func (e *env) openAvro(path, readerSchemaFile string) (*assemble.AvroReader, *tr
 		return nil, nil, err
 	}
 	ar, err := assemble.NewAvroReader(in.Reader, &opts)
+	if err == nil {
+		err = rf.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt)
+	}
 	if err != nil {
 		in.Close()
 		return nil, nil, fmt.Errorf("%s: %w", in.Name(), err)
@@ -361,14 +361,11 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer out.Abort()
-		ar, in, err := e.openAvro(args[0], *readerSchema)
+		ar, in, err := e.openAvro(args[0], *readerSchema, rf)
 		if err != nil {
 			return err
 		}
 		defer in.Close()
-		if err := rf.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt); err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
-		}
 		p := e.newProgress(in.RowCount(), in.Size())
 		defer p.done()
 		in.track(p)
