@@ -21,6 +21,7 @@ func (rd *Reader) Verify(report func(error)) int {
 		}
 	}
 	broken := make([]bool, len(rd.cols))
+	leafErr := make([]error, len(rd.cols))
 	for i := range rd.cols {
 		c, err := rd.Values(i)
 		if err != nil {
@@ -28,10 +29,17 @@ func (rd *Reader) Verify(report func(error)) int {
 			broken[i] = true
 			continue
 		}
+		// A top-level column without children is checked block by block as
+		// its blocks are loaded, rather than loaded again by a row walk.
+		leaf := rd.parents[i] < 0 && len(rd.children[i]) == 0
 		for b := range c.table.blocks {
 			if err := c.loadBlock(b); err != nil {
 				fail(err)
 				broken[i] = true
+				continue
+			}
+			if leaf && !broken[i] && leafErr[i] == nil {
+				leafErr[i] = c.checkLeafBlock(b)
 			}
 		}
 	}
@@ -46,6 +54,12 @@ func (rd *Reader) Verify(report func(error)) int {
 		}
 		if skip {
 			continue // already reported
+		}
+		if len(tree) == 1 {
+			if leafErr[i] != nil {
+				fail(leafErr[i])
+			}
+			continue
 		}
 		if err := rd.verifyTree(tree); err != nil {
 			fail(err)
@@ -63,33 +77,23 @@ func (rd *Reader) subtree(i int) []int {
 	return out
 }
 
-// verifyLeaf checks a top-level column without children block by block:
-// each block must hold exactly its rows' entries. Runs of zero lengths are
-// skipped whole, so a block claiming billions of empty rows costs nothing.
-func (rd *Reader) verifyLeaf(i int) error {
-	c, err := rd.Values(i)
+// checkLeafBlock checks that block b, just loaded, of a top-level column
+// without children holds exactly its rows' entries. Runs of zero lengths
+// are skipped whole, so a block claiming billions of empty rows costs
+// nothing.
+func (c *ColumnReader) checkLeafBlock(b int) error {
+	rows := c.table.blocks[b].Rows
+	c.row = c.table.blocks[b].FirstRow
+	var err error
+	if c.meta.Array {
+		_, err = c.dec.skipEntries(c.typ, rows)
+	} else {
+		err = c.dec.skipValues(c.typ, rows)
+	}
 	if err != nil {
-		return err
+		return c.failData(err)
 	}
-	for b := range c.table.blocks {
-		if err := c.loadBlock(b); err != nil {
-			return err
-		}
-		rows := c.table.blocks[b].Rows
-		c.row = c.table.blocks[b].FirstRow
-		if c.meta.Array {
-			_, err = c.dec.skipEntries(c.typ, rows)
-		} else {
-			err = c.dec.skipValues(c.typ, rows)
-		}
-		if err != nil {
-			return c.failData(err)
-		}
-		if err := c.checkConsumed(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.checkConsumed()
 }
 
 // skipEmptyRows moves the reader k rows ahead, loading (and, in strict
@@ -111,12 +115,10 @@ func (c *ColumnReader) skipEmptyRows(k int64) error {
 	return nil
 }
 
-// verifyTree walks every row of a top-level column and its descendants,
-// skipping values, and checks that every block is consumed exactly.
+// verifyTree walks every row of a top-level column with children and its
+// descendants, skipping values, and checks that every block is consumed
+// exactly.
 func (rd *Reader) verifyTree(tree []int) error {
-	if len(tree) == 1 {
-		return rd.verifyLeaf(tree[0])
-	}
 	readers := make(map[int]*ColumnReader, len(tree))
 	for _, i := range tree {
 		c, err := rd.Values(i)
