@@ -33,7 +33,6 @@ type progress struct {
 	bytes, totalBytes int64
 	start, last       time.Time
 	shown             bool
-	lastLen           int
 }
 
 // newProgress returns a progress reporter for the command. totalRows and

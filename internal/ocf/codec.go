@@ -32,15 +32,6 @@ type compressor interface {
 	compress(dst, src []byte) ([]byte, error)
 }
 
-// knownCodec reports whether name is a codec this package supports.
-func knownCodec(name string) bool {
-	switch name {
-	case CodecNull, CodecDeflate, CodecSnappy, CodecBzip2, CodecXZ, CodecZstandard:
-		return true
-	}
-	return false
-}
-
 // newDecompressor returns the decompressor for codec name, or nil for the
 // null codec. limit bounds the decompressed size of a block.
 func newDecompressor(name string, limit int64) (decompressor, error) {
