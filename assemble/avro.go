@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/layout"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/typemap"
 )
 
@@ -68,10 +68,11 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("assemble: the file's %s: %w", MetaAvroSchema, err)
 	}
-	root, cols, err := layout.Compile(fileSchema)
+	lay, err := layout.New(fileSchema, nil)
 	if err != nil {
 		return nil, fmt.Errorf("assemble: the file's schema: %w", err)
 	}
+	root, cols := lay.Root, lay.Columns
 	if len(cols) != rd.NumColumns() {
 		return nil, fmt.Errorf("assemble: %w: the schema has %d columns, the file %d", format.ErrFormat, len(cols), rd.NumColumns())
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/internal/avrojson"
-	"github.com/trevni-go/trevni/internal/layout"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap"
 )

@@ -10,25 +10,6 @@ import (
 	"unicode"
 )
 
-// Error reports an invalid schema and where in it the problem is.
-type Error struct {
-	// Path locates the problem, for example
-	// `field vec.Outer.tags, items, union branch 1`; it is empty for a
-	// problem with the text as a whole.
-	Path string
-	Err  error
-}
-
-func (e *Error) Error() string {
-	if e.Path == "" {
-		return "avro schema: " + e.Err.Error()
-	}
-	return "avro schema: " + e.Path + ": " + e.Err.Error()
-}
-
-// Unwrap returns the underlying error.
-func (e *Error) Unwrap() error { return e.Err }
-
 // Parse parses an Avro schema written as JSON text.
 //
 // It follows the Avro specification and, where the specification leaves
@@ -55,7 +36,7 @@ type ParseOptions struct {
 func (o ParseOptions) Parse(text string) (*Schema, error) {
 	v, err := decodeJSON(text)
 	if err != nil {
-		return nil, &Error{Err: err}
+		return nil, &Error{Record: -1, Err: err}
 	}
 	p := &parser{names: map[string]*Schema{}}
 	s, err := p.parse(v, "", path{})
@@ -103,7 +84,7 @@ func (p path) with(step string) path {
 }
 
 func (p path) errorf(format string, args ...any) error {
-	return &Error{Path: strings.Join(p, ", "), Err: fmt.Errorf(format, args...)}
+	return &Error{Record: -1, Path: strings.Join(p, ", "), Err: fmt.Errorf(format, args...)}
 }
 
 func (p *parser) parse(v any, ns string, at path) (*Schema, error) {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
-	"github.com/trevni-go/trevni/internal/layout"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/typemap"
 )
 
@@ -25,7 +25,7 @@ type AvroWriter struct {
 	w      *format.Writer
 	schema *schema.Schema
 	root   *layout.Node
-	cols   []schema.Column
+	cols   []layout.Column
 
 	maps [][]mapEntry // scratch for sorting map entries, one per nesting depth
 	keys [][]string
@@ -59,7 +59,7 @@ func NewAvroWriter(out io.Writer, schemaText string, opts *Options) (*AvroWriter
 	if err != nil {
 		return nil, err
 	}
-	root, cols, err := layout.Compile(s)
+	lay, err := layout.New(s, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -72,18 +72,18 @@ func NewAvroWriter(out io.Writer, schemaText string, opts *Options) (*AvroWriter
 		return nil, fmt.Errorf("shred: options metadata must not set %s", MetaAvroSchema)
 	}
 	o.Meta.SetString(MetaAvroSchema, schemaText)
-	w, err := format.NewWriter(out, schema.Metas(cols), &o)
+	w, err := format.NewWriter(out, lay.Metas(), &o)
 	if err != nil {
 		return nil, err
 	}
-	return &AvroWriter{w: w, schema: s, root: root, cols: cols}, nil
+	return &AvroWriter{w: w, schema: s, root: lay.Root, cols: lay.Columns}, nil
 }
 
 // Schema returns the writer's parsed schema.
 func (aw *AvroWriter) Schema() *schema.Schema { return aw.schema }
 
 // Columns returns the file's columns.
-func (aw *AvroWriter) Columns() []schema.Column { return aw.cols }
+func (aw *AvroWriter) Columns() []layout.Column { return aw.cols }
 
 // RowCount returns the number of records written.
 func (aw *AvroWriter) RowCount() int64 { return aw.w.RowCount() }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
-	"github.com/trevni-go/trevni/internal/layout"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 )
 
 // ErrBinary reports Avro binary data that does not decode with the schema.

@@ -36,7 +36,7 @@
 //	fixed       duration, uuid          []byte                       bytes    []byte
 //
 // Records, arrays, maps and unions are not stored as values but as several
-// columns (see schema.Columns). Their goavro forms are map[string]any
+// columns (see package schema/layout). Their goavro forms are map[string]any
 // (records: field name to value), []any, map[string]any, and for a union
 // nil (the null branch) or a map[string]any with one entry whose key names
 // the branch ([UnionKey]).

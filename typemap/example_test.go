@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/typemap"
 )
 
@@ -12,7 +13,7 @@ func ExampleToStored() {
 	s := schema.MustParse(`{"type": "long", "logicalType": "timestamp-millis"}`)
 	stored, _ := typemap.ToStored(s, time.Date(2024, 1, 2, 3, 4, 5, 6e6, time.UTC))
 	native, _ := typemap.FromStored(s, stored)
-	vt, _ := typemap.ValueType(s)
+	vt, _ := layout.ColumnType(s)
 	fmt.Printf("%v %T %v\n", vt, stored, stored)
 	fmt.Println(native)
 

@@ -7,37 +7,11 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 )
 
 // ErrValue reports a value that does not match its schema.
 var ErrValue = errors.New("value does not match the schema")
-
-// ValueType returns the type of the Trevni column that stores values of the
-// simple schema s, and false if s is not simple (a record, array, map or
-// union, stored as several columns).
-func ValueType(s *schema.Schema) (format.ValueType, bool) {
-	switch s.Kind {
-	case schema.Null:
-		return format.Null, true
-	case schema.Boolean:
-		return format.Boolean, true
-	case schema.Int, schema.Enum:
-		return format.Int, true
-	case schema.Long:
-		return format.Long, true
-	case schema.Float:
-		return format.Float, true
-	case schema.Double:
-		return format.Double, true
-	case schema.String:
-		return format.String, true
-	case schema.Bytes, schema.Fixed:
-		return format.Bytes, true
-	}
-	return format.Null, false
-}
 
 func mismatch(s *schema.Schema, v any, want string) error {
 	return fmt.Errorf("%w: %s wants %s, got %T", ErrValue, describe(s), want, v)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 )
 
 func equalNative(a, b any) bool {
@@ -27,25 +28,6 @@ func equalNative(a, b any) bool {
 		return ok && x.Cmp(y) == 0
 	}
 	return reflect.DeepEqual(a, b)
-}
-
-func TestValueTypeMatchesColumns(t *testing.T) {
-	for _, text := range []string{`"null"`, `"boolean"`, `"int"`, `"long"`, `"float"`, `"double"`, `"bytes"`, `"string"`,
-		`{"type":"enum","name":"E","symbols":["A"]}`, `{"type":"fixed","name":"F","size":2}`,
-		`{"type":"int","logicalType":"date"}`, `{"type":"bytes","logicalType":"decimal","precision":3}`} {
-		s := schema.MustParse(text)
-		vt, ok := ValueType(s)
-		cols, err := schema.Columns(s)
-		if !ok || err != nil || len(cols) != 1 || cols[0].Type != vt {
-			t.Errorf("%s: ValueType %v %v, columns %v %v", text, vt, ok, cols, err)
-		}
-	}
-	for _, text := range []string{`["null","int"]`, `{"type":"array","items":"int"}`, `{"type":"map","values":"int"}`,
-		`{"type":"record","name":"R","fields":[]}`} {
-		if vt, ok := ValueType(schema.MustParse(text)); ok {
-			t.Errorf("%s: ValueType %v", text, vt)
-		}
-	}
 }
 
 // conversionCase is a schema whose values are checked against goavro: the
@@ -181,7 +163,7 @@ func TestConversionsMatchGoavro(t *testing.T) {
 // type calls for.
 func checkStoredType(t *testing.T, s *schema.Schema, v any) {
 	t.Helper()
-	vt, _ := ValueType(s)
+	vt, _ := layout.ColumnType(s)
 	var ok bool
 	switch vt {
 	case format.Null:

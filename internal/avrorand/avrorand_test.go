@@ -12,6 +12,7 @@ import (
 	"github.com/linkedin/goavro/v2"
 
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/typemap"
 )
 
@@ -148,7 +149,7 @@ func TestRandomSchemasAndValues(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, text)
 		}
-		if _, err := schema.Columns(s); err != nil {
+		if _, err := layout.Columns(s, nil); err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, text)
 		}
 		// The schema as package schema writes it means the same to goavro.

@@ -1,14 +1,21 @@
 // Package fieldpath builds the field path of an error on its way up a
 // recursive walk of a record, so that the error can say where it happened
 // ("received[2].sigs[0].algo") without the walk keeping a path as it goes.
+// Segments are collected innermost first and joined once, so the cost is
+// linear in the depth. At the record's boundary, [Record] turns the result
+// into the project's one public error type, *schema.Error.
 package fieldpath
 
 import (
+	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/trevni-go/trevni/schema"
 )
 
-// Error is an error together with the path where it happened.
+// Error is an error together with the path where it happened, while it
+// travels up a walk; callers outside the project see *schema.Error.
 type Error struct {
 	segs []string // innermost first
 	Err  error
@@ -60,4 +67,16 @@ func Split(err error) (string, error) {
 		return pe.Path(), pe.Err
 	}
 	return "", err
+}
+
+// Record returns err as a *schema.Error of record row, with the path
+// collected so far. An error that already is a *schema.Error for a
+// record is returned as it is.
+func Record(err error, row int64) error {
+	var se *schema.Error
+	if errors.As(err, &se) && se.Record >= 0 {
+		return err
+	}
+	path, inner := Split(err)
+	return &schema.Error{Record: row, Path: path, Err: inner}
 }

@@ -3,6 +3,8 @@ package fieldpath
 import (
 	"errors"
 	"testing"
+
+	"github.com/trevni-go/trevni/schema"
 )
 
 func TestPath(t *testing.T) {
@@ -21,5 +23,23 @@ func TestPath(t *testing.T) {
 	}
 	if At(base, "x").Error() != "x: bad" {
 		t.Fatal("At on a plain error")
+	}
+}
+
+func TestRecord(t *testing.T) {
+	base := errors.New("bad")
+	err := Record(At(At(New(base), "b"), "a"), 7)
+	var se *schema.Error
+	if !errors.As(err, &se) || se.Record != 7 || se.Path != "a.b" || !errors.Is(err, base) {
+		t.Fatalf("Record gave %#v", err)
+	}
+	if err.Error() != "record 7, field a.b: bad" {
+		t.Fatalf("message %q", err.Error())
+	}
+	if Record(err, 9) != err {
+		t.Fatal("Record rewrapped a record error")
+	}
+	if got := Record(base, 0).Error(); got != "record 0: bad" {
+		t.Fatalf("plain error: %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package schema
+package layout
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/schema"
 )
 
 // tsvLine renders a column as the interop vectors' columns.tsv does.
@@ -63,7 +64,7 @@ func pyString(s string) string {
 }
 
 func TestInteropColumns(t *testing.T) {
-	dirs, err := filepath.Glob("../testdata/interop/*/schema.avsc")
+	dirs, err := filepath.Glob("../../testdata/interop/*/schema.avsc")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +82,11 @@ func TestInteropColumns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := Parse(string(text))
+			s, err := schema.Parse(string(text))
 			if err != nil {
 				t.Fatal(err)
 			}
-			cols, err := Columns(s)
+			cols, err := Columns(s, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +154,7 @@ func checkLayout(t *testing.T, cols []Column) {
 }
 
 // layout renders columns compactly: "name type[ array][ <parent]".
-func layout(cols []Column) []string {
+func describeLayout(cols []Column) []string {
 	var out []string
 	for _, c := range cols {
 		s := c.Name + " " + c.Type.String()
@@ -237,15 +238,15 @@ func TestColumnsLayouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Parse(tt.schema)
+			s, err := schema.Parse(tt.schema)
 			if err != nil {
 				t.Fatal(err)
 			}
-			cols, err := Columns(s)
+			cols, err := Columns(s, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := layout(cols)
+			got := describeLayout(cols)
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(tt.want, "\n\t"))
 			}
@@ -255,18 +256,19 @@ func TestColumnsLayouts(t *testing.T) {
 }
 
 func TestColumnsRoles(t *testing.T) {
-	s := MustParse(`{"type":"record","name":"O","fields":[
+	s := schema.MustParse(`{"type":"record","name":"O","fields":[
 		{"name":"a","type":{"type":"array","items":"int"}},
 		{"name":"m","type":{"type":"map","values":{"type":"enum","name":"E","symbols":["X"]}}},
 		{"name":"u","type":["null","string",{"type":"array","items":"int"}]}]}`)
-	cols, err := Columns(s)
+	l, err := New(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cols := l.Columns
 	a, m, u := s.Fields[0].Type, s.Fields[1].Type, s.Fields[2].Type
 	want := []struct {
 		role Role
-		node *Schema
+		node *schema.Schema
 	}{
 		{RoleArray, a},
 		{RoleMap, m},
@@ -277,14 +279,14 @@ func TestColumnsRoles(t *testing.T) {
 		{RoleArray, u.Branches[2]},
 	}
 	if len(cols) != len(want) {
-		t.Fatalf("got %d columns: %v", len(cols), layout(cols))
+		t.Fatalf("got %d columns: %v", len(cols), describeLayout(cols))
 	}
 	for i, w := range want {
 		if cols[i].Role != w.role || cols[i].Schema != w.node {
 			t.Errorf("column %s: role %v node %v, want %v %v", cols[i].Name, cols[i].Role, cols[i].Schema, w.role, w.node)
 		}
 	}
-	metas := Metas(cols)
+	metas := l.Metas()
 	if metas[3].Name != "m>value" || metas[3].Parent != "m>" || metas[3].Type != format.Int || metas[3].Array {
 		t.Errorf("meta 3 = %+v", metas[3])
 	}
@@ -303,11 +305,11 @@ func TestColumnsRecursive(t *testing.T) {
 			`cannot shred recursive schema: T -> T (again at "kids>value")`},
 	}
 	for _, tt := range tests {
-		s, err := Parse(tt.schema)
+		s, err := schema.Parse(tt.schema)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Columns(s)
+		_, err = Columns(s, nil)
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("got error %v, want %s", err, tt.want)
 		}
@@ -315,8 +317,21 @@ func TestColumnsRecursive(t *testing.T) {
 			t.Errorf("error %v is not ErrRecursive", err)
 		}
 		// The schema itself is fine and writes back as it was read.
-		if _, err := Parse(s.String()); err != nil {
+		if _, err := schema.Parse(s.String()); err != nil {
 			t.Errorf("reparse %s: %v", s, err)
 		}
+	}
+}
+
+// TestErrorTypeLayout lays out a record declared as an error, as Java
+// does, like any record.
+func TestErrorTypeLayout(t *testing.T) {
+	s := schema.MustParse(`{"type":"error","name":"Oops","fields":[{"name":"code","type":"int"},{"name":"why","type":"string"}]}`)
+	cols, err := Columns(s, nil)
+	if err != nil || len(cols) != 2 || cols[0].Name != "code" || cols[1].Name != "why" {
+		t.Fatalf("columns %v, %v", cols, err)
+	}
+	if Role(9).String() != "Role(9)" || RoleBranch.String() != "union branch" {
+		t.Error("Role.String")
 	}
 }

@@ -8,20 +8,21 @@ import (
 	"github.com/trevni-go/trevni/schema"
 )
 
-// TestCompileRandomSchemas compiles random schemas and checks the tree
+// TestRandomSchemas lays out random schemas and checks the tree
 // against the column list: every column is claimed by exactly one position
 // (simple array items and simple union branches share their container's),
 // with the column's type, and subtrees cover contiguous column ranges.
-func TestCompileRandomSchemas(t *testing.T) {
+func TestRandomSchemas(t *testing.T) {
 	for seed := uint64(0); seed < 300; seed++ {
 		s, err := schema.Parse(avrorand.New(seed, avrorand.Options{}).Schema())
 		if err != nil {
 			t.Fatal(err)
 		}
-		root, cols, err := Compile(s)
+		l, err := New(s, nil)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
+		root, cols := l.Root, l.Columns
 		claimed := make([]int, len(cols))
 		var walk func(n *Node, shared bool)
 		walk = func(n *Node, shared bool) {
