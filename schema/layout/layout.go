@@ -45,6 +45,11 @@ import (
 	"github.com/trevni-go/trevni/schema"
 )
 
+// MetaAvroSchema is the file metadata key under which a Trevni file
+// written from Avro (or from protobuf, through its derived Avro schema)
+// stores the schema's JSON text, as Java's trevni-avro does.
+const MetaAvroSchema = "avro.schema"
+
 // Limits applied when Options leave them zero.
 const (
 	// DefaultMaxColumns bounds the columns, and separately the nodes, of a
