@@ -21,12 +21,13 @@ func (o *object) get(key string) (any, bool) {
 	return v, ok
 }
 
-// decodeJSON decodes one JSON value. Objects become *object, numbers
-// json.Number; arrays, strings, booleans and null decode as usual.
-func decodeJSON(text string) (any, error) {
+// decodeJSON decodes one JSON value nested at most maxDepth deep. Objects
+// become *object, numbers json.Number; arrays, strings, booleans and null
+// decode as usual.
+func decodeJSON(text string, maxDepth int) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := decodeValue(dec, maxDepth)
 	if err != nil {
 		return nil, jsonError(dec, err)
 	}
@@ -50,13 +51,16 @@ func jsonError(dec *json.Decoder, err error) error {
 	return fmt.Errorf("invalid JSON at offset %d: %w", dec.InputOffset(), err)
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
+func decodeValue(dec *json.Decoder, depth int) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
 	}
 	switch t := tok.(type) {
 	case json.Delim:
+		if depth <= 0 {
+			return nil, errors.New("JSON nests too deeply (raise ParseOptions.MaxDepth)")
+		}
 		switch t {
 		case '{':
 			o := &object{vals: map[string]any{}}
@@ -66,7 +70,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 					return nil, err
 				}
 				k := kt.(string) // the decoder only yields string keys here
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth-1)
 				if err != nil {
 					return nil, err
 				}
@@ -82,7 +86,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 		case '[':
 			a := []any{}
 			for dec.More() {
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth-1)
 				if err != nil {
 					return nil, err
 				}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -30,15 +31,28 @@ type ParseOptions struct {
 	// did (and so wrote into data files). Such a default is an error only
 	// where it is used, when a reader schema adds the field.
 	AllowInvalidDefaults bool
+	// MaxDepth bounds how deeply types may nest: every record field,
+	// array items, map values and union branch is one level. 0 means
+	// DefaultMaxDepth. The JSON text itself may nest at most
+	// 4*MaxDepth+16 deep (ignored properties included).
+	MaxDepth int
 }
+
+// DefaultMaxDepth is the nesting depth ParseOptions allows by default,
+// the same as the column layout's (package schema/layout).
+const DefaultMaxDepth = 1000
 
 // Parse reads a schema's JSON text with the options; see the function Parse.
 func (o ParseOptions) Parse(text string) (*Schema, error) {
-	v, err := decodeJSON(text)
+	maxDepth := o.MaxDepth
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	v, err := decodeJSON(text, 4*maxDepth+16)
 	if err != nil {
 		return nil, &Error{Record: -1, Err: err}
 	}
-	p := &parser{names: map[string]*Schema{}}
+	p := &parser{maxDepth: maxDepth, names: map[string]*Schema{}}
 	s, err := p.parse(v, "", path{})
 	if err != nil {
 		return nil, err
@@ -65,6 +79,8 @@ func MustParse(text string) *Schema {
 }
 
 type parser struct {
+	maxDepth int
+	depth    int // how deeply the node being parsed nests
 	names    map[string]*Schema
 	defaults []pendingDefault
 }
@@ -75,19 +91,62 @@ type pendingDefault struct {
 }
 
 // path is the location of the node being parsed, as human-readable steps.
-type path []string
+// It is a list from the innermost step outwards, so that going one level
+// deeper costs one small allocation, not a copy of the whole path.
+type path struct{ last *pathStep }
+
+type pathStep struct {
+	prev  *pathStep
+	step  string
+	depth int
+}
 
 func (p path) with(step string) path {
-	q := make(path, len(p), len(p)+1)
-	copy(q, p)
-	return append(q, step)
+	d := 1
+	if p.last != nil {
+		d = p.last.depth + 1
+	}
+	return path{&pathStep{prev: p.last, step: step, depth: d}}
+}
+
+func (p path) depth() int {
+	if p.last == nil {
+		return 0
+	}
+	return p.last.depth
+}
+
+// maxPathSteps bounds the steps an error message shows: the outermost and
+// innermost halves are kept and the middle is counted.
+const maxPathSteps = 24
+
+func (p path) String() string {
+	n := p.depth()
+	steps := make([]string, 0, min(n, maxPathSteps+1))
+	i := n
+	for s := p.last; s != nil; s = s.prev {
+		i--
+		switch {
+		case i < maxPathSteps/2 || i >= n-maxPathSteps/2:
+			steps = append(steps, s.step)
+		case i == n-maxPathSteps/2-1:
+			steps = append(steps, "... "+strconv.Itoa(n-maxPathSteps)+" more steps ...")
+		}
+	}
+	slices.Reverse(steps)
+	return strings.Join(steps, ", ")
 }
 
 func (p path) errorf(format string, args ...any) error {
-	return &Error{Record: -1, Path: strings.Join(p, ", "), Err: fmt.Errorf(format, args...)}
+	return &Error{Record: -1, Path: p.String(), Err: fmt.Errorf(format, args...)}
 }
 
 func (p *parser) parse(v any, ns string, at path) (*Schema, error) {
+	if p.depth >= p.maxDepth {
+		return nil, at.errorf("types nest more than %d deep (ParseOptions.MaxDepth)", p.maxDepth)
+	}
+	p.depth++
+	defer func() { p.depth-- }()
 	switch t := v.(type) {
 	case string:
 		return p.lookup(t, ns, at)
@@ -409,7 +468,7 @@ func (p *parser) parseRecord(o *object, ns string, at path) (*Schema, error) {
 }
 
 func (p *parser) parseField(r *Schema, o *object, i int, ns string, seen map[string]bool) (*Field, error) {
-	at := path{"record " + r.Name + " field " + strconv.Itoa(i)}
+	at := path{}.with("record " + r.Name + " field " + strconv.Itoa(i))
 	nv, ok := o.get("name")
 	if !ok {
 		return nil, at.errorf(`missing "name"`)
@@ -418,7 +477,7 @@ func (p *parser) parseField(r *Schema, o *object, i int, ns string, seen map[str
 	if !ok {
 		return nil, at.errorf(`"name" must be a string, not %s`, jsonKind(nv))
 	}
-	at = path{"field " + r.Name + "." + name}
+	at = path{}.with("field " + r.Name + "." + name)
 	if err := checkName(name); err != nil {
 		return nil, at.errorf("invalid field name: %v", err)
 	}
