@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -17,8 +20,8 @@ func TestUsageErrors(t *testing.T) {
 		{},
 		{"frobnicate"},
 		{"--bogus", "meta", tinyRLE},
-		{"meta"},
 		{"meta", "a", "b", "c"},
+		{"fromavro", "in.avro"},
 		{"meta", "--bogus", tinyRLE},
 		{"dump", "--pretty", tinyRLE},
 		{"validate", tinyRLE, "extra"},
@@ -155,5 +158,34 @@ func TestGlobalQuiet(t *testing.T) {
 	r := runIn(t, nil, "--quiet", "validate", tinyRLE)
 	if r.code != 0 || !strings.Contains(r.stdout, "ok: 9 rows, 4 columns, 4 blocks checked") {
 		t.Errorf("got %+v", r)
+	}
+}
+
+// TestStdinDefault checks that a reading command with no input reads
+// standard input when it is not a terminal, and is a usage error when it
+// is one.
+func TestStdinDefault(t *testing.T) {
+	email := filepath.Join(interopDir, "email", "email.deflate.crc32.trv")
+	data := readFile(t, email)
+	for _, cmd := range []string{"dump", "meta", "validate", "tojson", "schema"} {
+		named := runIn(t, bytes.NewReader(data), cmd, "-")
+		r := runIn(t, bytes.NewReader(data), cmd)
+		if r != named {
+			t.Errorf("%s < file: %+v, want as with -: %+v", cmd, r, named)
+		}
+		var out, errOut bytes.Buffer
+		a := newApp(bytes.NewReader(data), &out, &errOut)
+		a.stdinTTY = true
+		if code := a.run(context.Background(), []string{cmd}); code != exitUsage || !strings.Contains(errOut.String(), "terminal") {
+			t.Errorf("%s with a terminal: status %d, stderr %q", cmd, code, errOut.String())
+		}
+	}
+	f, err := os.Open(email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if r := runBin(t, f, "tojson"); r.code != 0 || r.stdout != runIn(t, nil, "tojson", email).stdout {
+		t.Errorf("tojson < file: %+v", r)
 	}
 }

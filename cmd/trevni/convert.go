@@ -46,8 +46,9 @@ func addTrevniFlags(fs *flag.FlagSet) *trevniFlags {
 	return f
 }
 
-// options returns the writer options for an output file at path.
-func (f *trevniFlags) options(e *env, path string) (format.WriterOptions, error) {
+// options returns the writer options the flags select. The caller sets
+// TempDir to the output's (see output.TempDir).
+func (f *trevniFlags) options(e *env) (format.WriterOptions, error) {
 	switch f.codec {
 	case format.CodecNull, format.CodecDeflate, format.CodecSnappy, format.CodecBzip2, format.CodecZstd:
 	default:
@@ -65,11 +66,7 @@ func (f *trevniFlags) options(e *env, path string) (format.WriterOptions, error)
 	if err != nil || budget <= 0 {
 		return format.WriterOptions{}, e.usagef("--memory %q: want a size such as 64MiB", f.memory)
 	}
-	o := format.WriterOptions{Codec: f.codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget}
-	if path != "" && path != "-" {
-		o.TempDir = filepath.Dir(path)
-	}
-	return o, nil
+	return format.WriterOptions{Codec: f.codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget}, nil
 }
 
 // parseSize reads a byte count with an optional unit: 1048576, 512KiB,
@@ -125,13 +122,16 @@ func (e *env) summary(out *output, rows int64, o format.WriterOptions) {
 // at outPath: it opens both (the output first, so that a bad output name
 // fails before a large input is read), shows progress, and commits the
 // output and prints a summary when convert succeeds.
-func (e *env) toTrevni(inPath, outPath string, opts format.WriterOptions,
+func (e *env) toTrevni(inPath, outPath string, opts *format.WriterOptions,
 	convert func(out io.Writer, in io.Reader, progress func(rows, bytesIn int64)) (int64, error)) error {
 	out, err := e.createOutput(outPath)
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
+	if opts.TempDir, err = out.TempDir(); err != nil {
+		return err
+	}
 	in, err := e.openInput(inPath)
 	if err != nil {
 		return err
@@ -150,7 +150,7 @@ func (e *env) toTrevni(inPath, outPath string, opts format.WriterOptions,
 		return err
 	}
 	p.done()
-	e.summary(out, rows, opts)
+	e.summary(out, rows, *opts)
 	return nil
 }
 
@@ -191,12 +191,12 @@ func fromavroCommand(fs *flag.FlagSet) runFunc {
 	tf := addTrevniFlags(fs)
 	return func(e *env, args []string) error {
 		ins, outPath := args[:len(args)-1], args[len(args)-1]
-		opts, err := tf.options(e, outPath)
+		opts, err := tf.options(e)
 		if err != nil {
 			return err
 		}
 		if len(ins) == 1 {
-			return e.toTrevni(ins[0], outPath, opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
+			return e.toTrevni(ins[0], outPath, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 				return shred.FromContainer(out, in, &opts, progress)
 			})
 		}
@@ -219,6 +219,9 @@ func (e *env) fromAvroFiles(ins []string, outPath string, opts format.WriterOpti
 		return err
 	}
 	defer out.Abort()
+	if opts.TempDir, err = out.TempDir(); err != nil {
+		return err
+	}
 	// The first file's schema, as written there, becomes the file's.
 	first, err := os.Open(ins[0])
 	if err != nil {
@@ -278,7 +281,7 @@ Example:
 
 func toavroCommand(fs *flag.FlagSet) runFunc {
 	codec := fs.String("codec", "deflate", "Avro codec: null, deflate, snappy, bzip2, xz or zstandard")
-	readerSchema := fs.String("schema", "", "reader schema `FILE.avsc` for projection or evolution")
+	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {
 		out, err := e.createOutput(args[1])
@@ -352,7 +355,7 @@ Example:
 `
 
 func tojsonCommand(fs *flag.FlagSet) runFunc {
-	readerSchema := fs.String("schema", "", "reader schema `FILE.avsc` for projection or evolution")
+	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	pretty := fs.Bool("pretty", false, "indent each record over several lines")
 	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {
@@ -388,13 +391,13 @@ Example:
 `
 
 func fromjsonCommand(fs *flag.FlagSet) runFunc {
-	schemaFile := fs.String("schema", "", "the records' Avro schema `FILE.avsc` (required)")
+	schemaFile := inputFileVar(fs, "schema", "the records' Avro schema `FILE.avsc` (required)")
 	tf := addTrevniFlags(fs)
 	return func(e *env, args []string) error {
 		if *schemaFile == "" {
 			return e.usagef("--schema is required")
 		}
-		opts, err := tf.options(e, args[1])
+		opts, err := tf.options(e)
 		if err != nil {
 			return err
 		}
@@ -411,6 +414,9 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer out.Abort()
+		if opts.TempDir, err = out.TempDir(); err != nil {
+			return err
+		}
 		in, err := e.openInput(args[0])
 		if err != nil {
 			return err
@@ -478,7 +484,7 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 		if err != nil || count < 0 {
 			return e.usagef("COUNT %q is not a number of records", args[1])
 		}
-		opts, err := tf.options(e, args[2])
+		opts, err := tf.options(e)
 		if err != nil {
 			return err
 		}
@@ -495,6 +501,9 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer out.Abort()
+		if opts.TempDir, err = out.TempDir(); err != nil {
+			return err
+		}
 		aw, err := shred.NewAvroWriter(out, text, &opts)
 		if err != nil {
 			return err
@@ -578,8 +587,8 @@ Example:
 `
 
 func fromprotoCommand(fs *flag.FlagSet) runFunc {
-	descSet := fs.String("descriptor-set", "", "binary FileDescriptorSet `FILE`")
-	protoFile := fs.String("proto", "", ".proto `FILE` to compile")
+	descSet := inputFileVar(fs, "descriptor-set", "binary FileDescriptorSet `FILE`")
+	protoFile := inputFileVar(fs, "proto", ".proto `FILE` to compile")
 	var imports stringList
 	fs.Var(&imports, "I", "import `DIR` for --proto (repeatable)")
 	message := fs.String("message", "", "full name of the message type (required)")
@@ -605,7 +614,7 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		if *recursion < 0 {
 			return e.usagef("--recursion-limit must not be negative")
 		}
-		opts, err := tf.options(e, args[1])
+		opts, err := tf.options(e)
 		if err != nil {
 			return err
 		}
@@ -614,7 +623,7 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		po := &shred.ProtoOptions{File: opts, Mapping: protoschema.Options{RecursionLimit: *recursion}}
-		return e.toTrevni(args[0], args[1], opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
+		return e.toTrevni(args[0], args[1], &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 			return shred.FromProtoStream(out, in, form, md, po, progress)
 		})
 	}

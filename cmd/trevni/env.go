@@ -15,8 +15,10 @@ import (
 type env struct {
 	ctx    context.Context
 	app    *app
-	name   string // the command's name, for messages
-	quiet  bool   // --quiet: no progress
+	name   string   // the command's name, for messages
+	quiet  bool     // --quiet: no progress
+	force  bool     // --force: replace existing output files
+	inputs []string // the file arguments, positional and flags, that may be read
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer

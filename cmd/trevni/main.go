@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -37,6 +38,7 @@ func main() {
 func runMain(args []string) int {
 	a := newApp(os.Stdin, os.Stdout, os.Stderr)
 	a.tty = isTerminal(os.Stderr)
+	a.stdinTTY = isTerminal(os.Stdin)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -79,11 +81,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // app is one invocation of the tool: its standard streams, and the
 // temporary files to remove if it is interrupted.
 type app struct {
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	tty    bool             // stderr is a terminal: progress may be shown
-	now    func() time.Time // the clock, for progress
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
+	tty      bool             // stderr is a terminal: progress may be shown
+	stdinTTY bool             // stdin is a terminal: not read unless named "-"
+	now      func() time.Time // the clock, for progress
 
 	mu       sync.Mutex
 	command  string         // the command running, for messages
@@ -180,15 +183,20 @@ func (a *app) run(ctx context.Context, args []string) int {
 // reporting its error as one line. A panic, which would be a bug, is
 // reported the same way.
 func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet bool) (code int) {
-	fs, runFn := cmd.flagSet()
-	fs.BoolVar(&quiet, "quiet", quiet, "show no progress")
+	fs, runFn, cf := cmd.flagSet(quiet)
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		cmd.printHelp(a.stdout, fs)
 		return exitOK
 	}
+	if err == nil && len(pos) == 0 && cmd.stdin && !a.stdinTTY {
+		pos = []string{"-"} // trevni tojson < file.trv
+	}
 	if err == nil {
 		err = cmd.checkArgs(pos)
+		if err != nil && len(pos) == 0 && cmd.stdin {
+			err = fmt.Errorf("%w (standard input is a terminal: name a file, or - to read it anyway)", err)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
@@ -199,7 +207,8 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 	a.mu.Lock()
 	a.command = cmd.name
 	a.mu.Unlock()
-	e := &env{ctx: ctx, app: a, name: cmd.name, quiet: quiet, stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
+	e := &env{ctx: ctx, app: a, name: cmd.name, quiet: cf.quiet, force: cf.force,
+		inputs: append(slices.Clone(pos), inputFiles(fs)...), stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
 	defer func() {
 		if r := recover(); r != nil {
 			a.errorf("trevni: %s: internal error: %s\n", cmd.name, oneLine(fmt.Errorf("%v", r)))
