@@ -6,11 +6,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var tinyRLE = filepath.Join(interopDir, "tiny", "tiny_rle.trv")
@@ -117,6 +122,9 @@ func TestOneLine(t *testing.T) {
 		{"trevni: column \"a\": bad", "column \"a\": bad"},
 		{"x.trv: trevni: offset 3: bad", "x.trv: offset 3: bad"},
 		{"two\nlines\r\n", "two lines"},
+		{"ocf: header at offset 0: bad", "header at offset 0: bad"},
+		{"x.trv: assemble: record 3: shred: y: ocf: z", "x.trv: record 3: y: z"},
+		{"x.trv: avro schema: bad", "x.trv: avro schema: bad"},
 	} {
 		if got := oneLine(errors.New(tc.in)); got != tc.want {
 			t.Errorf("oneLine(%q) = %q, want %q", tc.in, got, tc.want)
@@ -187,5 +195,55 @@ func TestStdinDefault(t *testing.T) {
 	defer f.Close()
 	if r := runBin(t, f, "tojson"); r.code != 0 || r.stdout != runIn(t, nil, "tojson", email).stdout {
 		t.Errorf("tojson < file: %+v", r)
+	}
+}
+
+// TestLibraryPackagesListed checks that every package of the module is in
+// libraryPackages, so that none of their prefixes reaches a message.
+func TestLibraryPackagesListed(t *testing.T) {
+	root := filepath.Join("..", "..")
+	seen := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.PackageClauseOnly)
+		if err != nil {
+			return err
+		}
+		if name := f.Name.Name; name != "main" && !slices.Contains(libraryPackages, name) {
+			t.Errorf("package %s (%s) is not in libraryPackages", name, p)
+		}
+		seen++
+		return nil
+	})
+	if err != nil || seen == 0 {
+		t.Fatalf("walking the module: %v, %d files", err, seen)
+	}
+}
+
+// TestCapMessage checks that a long message keeps its head and tail, says
+// how much was cut, and stays valid UTF-8.
+func TestCapMessage(t *testing.T) {
+	long := "x.avsc: field R.f" + strings.Repeat(", items ✓", 10000) + ": unknown type \"nosuch\""
+	got := oneLine(errors.New(long))
+	if len(got) > maxMessage+40 || !utf8.ValidString(got) {
+		t.Fatalf("%d bytes, valid %v", len(got), utf8.ValidString(got))
+	}
+	if !strings.HasPrefix(got, "x.avsc: field R.f, items") || !strings.HasSuffix(got, `: unknown type "nosuch"`) ||
+		!strings.Contains(got, "bytes cut]") {
+		t.Errorf("got %q", got)
+	}
+	var n int
+	if i := strings.Index(got, "... ["); i < 0 {
+		t.Fatal("no count")
+	} else if _, err := fmt.Sscanf(got[i+5:], "%d bytes cut", &n); err != nil {
+		t.Fatal(err)
+	}
+	if kept := len(got) - len(fmt.Sprintf(" ... [%d bytes cut] ... ", n)); kept+n != len(long) {
+		t.Errorf("says %d bytes cut, %d were", n, len(long)-kept)
+	}
+	if short := "a: b"; oneLine(errors.New(short)) != short {
+		t.Error("a short message was changed")
 	}
 }

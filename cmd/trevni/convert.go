@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,6 +31,42 @@ const (
 	defaultChecksum = format.ChecksumCRC32
 )
 
+// The codecs built into the tool, by the names each format stores: the
+// codecs of Trevni blocks (trevni.codec) and of Avro container files
+// (avro.codec). zstd and zstandard name the same codec and are both
+// accepted on either side.
+var (
+	trevniCodecs = []string{"null", "deflate", "snappy", "bzip2", "zstd"}
+	avroCodecs   = []string{"null", "deflate", "snappy", "bzip2", "xz", "zstandard"}
+)
+
+// codecAliases maps other accepted names to the one a format stores.
+var codecAliases = map[string][]string{
+	"zstd":      {"zstandard"},
+	"zstandard": {"zstd"},
+}
+
+// codecNames lists the names accepted for the codecs of a format.
+func codecNames(codecs []string) string {
+	var names []string
+	for _, c := range codecs {
+		names = append(names, c)
+		names = append(names, codecAliases[c]...)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// checkCodec returns the name a format stores for the codec the user
+// named, or a usage error listing the names accepted.
+func (e *env) checkCodec(name string, codecs []string) (string, error) {
+	for _, c := range codecs {
+		if name == c || slices.Contains(codecAliases[c], name) {
+			return c, nil
+		}
+	}
+	return "", e.usagef("--codec %q: unknown codec (want %s)", name, codecNames(codecs))
+}
+
 // trevniFlags are the flags of every command that writes a Trevni file.
 type trevniFlags struct {
 	codec, checksum string
@@ -39,7 +76,7 @@ type trevniFlags struct {
 
 func addTrevniFlags(fs *flag.FlagSet) *trevniFlags {
 	f := &trevniFlags{}
-	fs.StringVar(&f.codec, "codec", defaultCodec, "Trevni codec: null, deflate, snappy, bzip2 or zstd (Java cannot read zstd)")
+	fs.StringVar(&f.codec, "codec", defaultCodec, "Trevni codec: "+codecNames(trevniCodecs)+" (Java cannot read zstd)")
 	fs.StringVar(&f.checksum, "checksum", defaultChecksum, "block checksum: null or crc32")
 	fs.IntVar(&f.blockSize, "block-size", format.DefaultBlockSize, "uncompressed bytes at which a column's block is cut")
 	fs.StringVar(&f.memory, "memory", "64MiB", "finished blocks kept in memory before they spill to a temporary file beside the output")
@@ -49,10 +86,9 @@ func addTrevniFlags(fs *flag.FlagSet) *trevniFlags {
 // options returns the writer options the flags select. The caller sets
 // TempDir to the output's (see output.TempDir).
 func (f *trevniFlags) options(e *env) (format.WriterOptions, error) {
-	switch f.codec {
-	case format.CodecNull, format.CodecDeflate, format.CodecSnappy, format.CodecBzip2, format.CodecZstd:
-	default:
-		return format.WriterOptions{}, e.usagef("unknown codec %q (want null, deflate, snappy, bzip2 or zstd)", f.codec)
+	codec, err := e.checkCodec(f.codec, trevniCodecs)
+	if err != nil {
+		return format.WriterOptions{}, err
 	}
 	switch f.checksum {
 	case format.ChecksumNull, format.ChecksumCRC32, "crc-32":
@@ -66,7 +102,7 @@ func (f *trevniFlags) options(e *env) (format.WriterOptions, error) {
 	if err != nil || budget <= 0 {
 		return format.WriterOptions{}, e.usagef("--memory %q: want a size such as 64MiB", f.memory)
 	}
-	return format.WriterOptions{Codec: f.codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget}, nil
+	return format.WriterOptions{Codec: codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget}, nil
 }
 
 // parseSize reads a byte count with an optional unit: 1048576, 512KiB,
@@ -107,15 +143,15 @@ func (e *env) summary(out *output, rows int64, o format.WriterOptions) {
 	if e.quiet || out.file == nil {
 		return
 	}
-	cols := "?"
+	cols := "? columns"
 	var size int64
 	if rc, err := format.Open(out.Name()); err == nil {
-		cols = strconv.Itoa(rc.NumColumns())
+		cols = pluralCount(int64(rc.NumColumns()), "column")
 		size = rc.Size()
 		rc.Close()
 	}
-	fmt.Fprintf(e.stderr, "trevni: %s: wrote %s: %s rows, %s columns, %s bytes (codec %s, checksum %s)\n",
-		e.name, out.Name(), formatCount(rows), cols, formatCount(size), o.Codec, o.Checksum)
+	fmt.Fprintf(e.stderr, "trevni: %s: wrote %s: %s, %s, %s (codec %s, checksum %s)\n",
+		e.name, out.Name(), pluralCount(rows, "row"), cols, pluralCount(size, "byte"), o.Codec, o.Checksum)
 }
 
 // toTrevni runs a conversion of the stream at inPath into the Trevni file
@@ -154,16 +190,19 @@ func (e *env) toTrevni(inPath, outPath string, opts *format.WriterOptions,
 	return nil
 }
 
-func readSchemaFile(path string) (string, error) {
+// readSchemaFile reads and parses an Avro schema file, and returns its
+// text (trimmed) and the schema.
+func readSchemaFile(path string) (string, *schema.Schema, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	text := strings.TrimSpace(string(b))
-	if _, err := schema.Parse(text); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+	s, err := schema.Parse(text)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return text, nil
+	return text, s, nil
 }
 
 const fromavroHelp = `
@@ -256,7 +295,7 @@ func (e *env) fromAvroFiles(ins []string, outPath string, opts format.WriterOpti
 		done += inputSize(name)
 	}
 	if err := aw.Close(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", out.Name(), err)
 	}
 	if err := out.Commit(); err != nil {
 		return err
@@ -280,10 +319,14 @@ Example:
 `
 
 func toavroCommand(fs *flag.FlagSet) runFunc {
-	codec := fs.String("codec", "deflate", "Avro codec: null, deflate, snappy, bzip2, xz or zstandard")
+	codecFlag := fs.String("codec", "deflate", "Avro codec: "+codecNames(avroCodecs))
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {
+		codec, err := e.checkCodec(*codecFlag, avroCodecs)
+		if err != nil {
+			return err
+		}
 		out, err := e.createOutput(args[1])
 		if err != nil {
 			return err
@@ -297,7 +340,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 		p := e.newProgress(in.RowCount(), in.Size())
 		defer p.done()
 		in.track(p)
-		rows, err := assemble.ToContainer(out, ar, &assemble.ContainerOptions{Codec: *codec}, p.setRows)
+		rows, err := assemble.ToContainer(out, ar, &assemble.ContainerOptions{Codec: codec}, p.setRows)
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.Name(), err)
 		}
@@ -306,7 +349,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 		}
 		p.done()
 		if !e.quiet && out.file != nil {
-			fmt.Fprintf(e.stderr, "trevni: toavro: wrote %s: %s records (codec %s)\n", out.Name(), formatCount(rows), *codec)
+			fmt.Fprintf(e.stderr, "trevni: toavro: wrote %s: %s (codec %s)\n", out.Name(), pluralCount(rows, "record"), codec)
 		}
 		return nil
 	}
@@ -317,7 +360,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 func (e *env) openAvro(path, readerSchemaFile string, rf *rangeFlags) (*assemble.AvroReader, *trevniInput, error) {
 	var opts assemble.Options
 	if readerSchemaFile != "" {
-		text, err := readSchemaFile(readerSchemaFile)
+		text, _, err := readSchemaFile(readerSchemaFile)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -401,13 +444,9 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		text, err := readSchemaFile(*schemaFile)
+		text, s, err := readSchemaFile(*schemaFile)
 		if err != nil {
 			return err
-		}
-		s, err := schema.Parse(text)
-		if err != nil {
-			return fmt.Errorf("%s: %w", *schemaFile, err)
 		}
 		out, err := e.createOutput(args[1])
 		if err != nil {
@@ -424,7 +463,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		defer in.Close()
 		aw, err := shred.NewAvroWriter(out, text, &opts)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", *schemaFile, err)
 		}
 		defer aw.Abort()
 		p := e.newProgress(0, inputSize(args[0]))
@@ -435,12 +474,12 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			text, err := br.ReadBytes('\n')
 			read += int64(len(text))
 			if err != nil && err != io.EOF {
-				return err
+				return fmt.Errorf("%s:%d: %w", displayName(args[0], false), line, err)
 			}
 			if t := bytes.TrimSpace(text); len(t) > 0 {
 				v, derr := avrojson.Decode(s, t)
 				if derr != nil {
-					return fmt.Errorf("%s:%d: %v", displayName(args[0], false), line, derr)
+					return fmt.Errorf("%s:%d: %w", displayName(args[0], false), line, derr)
 				}
 				if werr := aw.Write(v); werr != nil {
 					return fmt.Errorf("%s:%d: %w", displayName(args[0], false), line, werr)
@@ -455,7 +494,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			}
 		}
 		if err := aw.Close(); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", out.Name(), err)
 		}
 		if err := out.Commit(); err != nil {
 			return err
@@ -488,11 +527,7 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		text, err := readSchemaFile(args[0])
-		if err != nil {
-			return err
-		}
-		s, err := schema.Parse(text)
+		text, s, err := readSchemaFile(args[0])
 		if err != nil {
 			return err
 		}
@@ -506,7 +541,7 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 		}
 		aw, err := shred.NewAvroWriter(out, text, &opts)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", args[0], err)
 		}
 		defer aw.Abort()
 		gen := avrorand.New(*seed, avrorand.Options{})
@@ -520,11 +555,11 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 				p.setRows(i)
 			}
 			if err := aw.Write(gen.Value(s)); err != nil {
-				return err
+				return fmt.Errorf("%s: record %d: %w", out.Name(), i, err)
 			}
 		}
 		if err := aw.Close(); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", out.Name(), err)
 		}
 		if err := out.Commit(); err != nil {
 			return err
@@ -638,7 +673,7 @@ func (e *env) findMessage(descSet, protoFile string, imports []string, name stri
 	case descSet != "":
 		f, err := protoschema.LoadDescriptorSet(descSet)
 		if err != nil {
-			return nil, err
+			return nil, fileError(descSet, err)
 		}
 		files = f
 	case protoFile != "":
@@ -660,6 +695,15 @@ func (e *env) findMessage(descSet, protoFile string, imports []string, name stri
 		return nil, fmt.Errorf("%w (give --descriptor-set or --proto)", err)
 	}
 	return md, err
+}
+
+// fileError returns err naming the file at its start, as every message
+// of the tool begins, unless it already does.
+func fileError(name string, err error) error {
+	if strings.HasPrefix(err.Error(), name+":") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // relativeTo returns path relative to the first import directory holding

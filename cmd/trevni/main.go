@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // Exit statuses.
@@ -27,6 +29,10 @@ const (
 const gracePeriod = time.Second
 
 func main() {
+	// Errors are reported as one line. A fatal error of the runtime (which
+	// would be a bug) then prints its message without every goroutine's
+	// stack; GOTRACEBACK in the environment still raises the detail.
+	debug.SetTraceback("none")
 	os.Exit(runMain(os.Args[1:]))
 }
 
@@ -234,13 +240,51 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 	return exitError
 }
 
-// oneLine formats err for a one-line message: without the "trevni: " prefix
-// that the format package's errors carry (the message has its own), and
-// with line breaks replaced by spaces.
+// libraryPackages are the names of the module's packages, with which
+// their errors may begin ("ocf: ..."). The prefixes mean nothing to a user
+// of the tool, and are removed from its messages.
+var libraryPackages = []string{
+	"trevni", "format", "codec", "ocf", "assemble", "shred", "schema", "protoschema",
+	"layout", "typemap", "protovalue", "avrojson", "avrorand", "protorand", "fieldpath",
+}
+
+// maxMessage bounds the length of one message in bytes: an error from a
+// deeply nested input could otherwise be tens of kilobytes long. The head
+// (what went wrong, where) and the tail (the innermost cause) are kept.
+const (
+	maxMessage  = 1024
+	messageHead = 640
+	messageTail = 320
+)
+
+// oneLine formats err for a one-line message: without the package prefixes
+// ("trevni: ", "ocf: ") that the library's errors carry (the message has
+// its own), with line breaks replaced by spaces, and cut in the middle if
+// it is longer than maxMessage bytes.
 func oneLine(err error) string {
-	s := strings.TrimPrefix(err.Error(), "trevni: ")
-	s = strings.ReplaceAll(s, ": trevni: ", ": ")
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), " ")
+	s := err.Error()
+	for _, p := range libraryPackages {
+		s = strings.TrimPrefix(s, p+": ")
+		s = strings.ReplaceAll(s, ": "+p+": ", ": ")
+	}
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), " ")
+	return capMessage(s)
+}
+
+// capMessage cuts the middle out of s if it is longer than maxMessage
+// bytes, at character boundaries, saying how much was cut.
+func capMessage(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	head, tail := messageHead, len(s)-messageTail
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return fmt.Sprintf("%s ... [%d bytes cut] ... %s", s[:head], tail-head, s[tail:])
 }
 
 // errReported is returned by a command that has already reported its

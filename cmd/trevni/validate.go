@@ -97,6 +97,14 @@ func plural(n int64, thing string) string {
 	return fmt.Sprintf("%d %ss", n, thing)
 }
 
+// pluralCount is plural with thousands separators: "1 row", "1,000 rows".
+func pluralCount(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return formatCount(n) + " " + thing + "s"
+}
+
 // checkRecords reads every record of a file written from Avro through the
 // fast path, which checks everything the Avro layer adds to the format.
 func checkRecords(e *env, in *trevniInput) error {
