@@ -63,3 +63,27 @@ func TestE2EBadDataMessages(t *testing.T) {
 		t.Errorf("files left: %q", names)
 	}
 }
+
+// TestE2EFromJSONBadText checks that fromjson refuses strings that are not
+// UTF-8 or hold a lone surrogate, naming the line and the field, and writes
+// nothing.
+func TestE2EFromJSONBadText(t *testing.T) {
+	dir := t.TempDir()
+	avsc := filepath.Join(dir, "s.avsc")
+	writeFileT(t, avsc, []byte(`{"type":"record","name":"R","fields":[{"name":"id","type":"int"},{"name":"tags","type":{"type":"array","items":"string"}}]}`))
+	for _, c := range []struct{ line, want string }{
+		{"{\"id\":1,\"tags\":[\"ok\",\"\xff\"]}", "in.jsonl:2: tags[1]: a string holds byte 0xff"},
+		{`{"id":1,"tags":["\ud800"]}`, `in.jsonl:2: tags[0]: the escape \ud800 is a lone surrogate`},
+	} {
+		in := filepath.Join(dir, "in.jsonl")
+		writeFileT(t, in, []byte("{\"id\":0,\"tags\":[\"\\ud83d\\ude00\"]}\n"+c.line+"\n"))
+		r := runBin(t, nil, "fromjson", "--schema", avsc, in, filepath.Join(dir, "out.trv"))
+		checkOneLineError(t, r, "fromjson")
+		if !strings.Contains(r.stderr, c.want) {
+			t.Errorf("stderr %q lacks %q", r.stderr, c.want)
+		}
+		if names := dirNames(t, dir); len(names) != 2 {
+			t.Errorf("files: %q", names)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
@@ -94,5 +95,40 @@ func TestRandomRoundTrip(t *testing.T) {
 				t.Fatalf("seed %d: %s decodes to %v, want %v", seed, text, back, v)
 			}
 		}
+	}
+}
+
+// TestDecodeRefusesBadText checks that bytes that are not UTF-8 and
+// escapes of lone surrogates are refused, naming where they are, where
+// encoding/json alone would turn them into U+FFFD; and that good escapes
+// (a surrogate pair, an escaped backslash before "ud800") still read.
+func TestDecodeRefusesBadText(t *testing.T) {
+	s := schema.MustParse(`{"type":"record","name":"R","fields":[
+		{"name":"s","type":"string"},
+		{"name":"list","type":{"type":"array","items":{"type":"map","values":"string"}}},
+		{"name":"b","type":"bytes"}]}`)
+	for _, tc := range []struct{ in, where string }{
+		{"{\"s\":\"a\xffb\",\"list\":[],\"b\":\"\"}", "s: a string holds byte 0xff"},
+		{`{"s":"\ud800","list":[],"b":""}`, `s: the escape \ud800 is a lone surrogate`},
+		{`{"s":"\uD800x","list":[],"b":""}`, `s: the escape \uD800 is a lone surrogate`},
+		{`{"s":"\ud800\ud800","list":[],"b":""}`, `s: the escape \ud800 is a lone surrogate`},
+		{`{"s":"\udc00","list":[],"b":""}`, `s: the escape \udc00 is a lone low surrogate`},
+		{`{"s":"","list":[{},{"k":"\ud83d"}],"b":""}`, `list[1].k: the escape \ud83d`},
+		{"{\"s\":\"\",\"list\":[{\"k\xc0\":\"v\"}],\"b\":\"\"}", "a key of list[0]: a string holds byte 0xc0"},
+		{"{\"s\":\"\",\"list\":[],\"b\":\"\xff\"}", "b: a string holds byte 0xff"},
+	} {
+		_, err := Decode(s, []byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.where) {
+			t.Errorf("Decode(%q): %v, want an error with %q", tc.in, err, tc.where)
+		}
+	}
+	v, err := Decode(s, []byte(`{"s":"\ud83d\ude00 \\ud800 é","list":[{"\ud83d\ude00":"x"}],"b":"\u00ff"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.(map[string]any)
+	if m["s"] != "😀 \\ud800 é" || !bytes.Equal(m["b"].([]byte), []byte{0xff}) ||
+		m["list"].([]any)[0].(map[string]any)["😀"] != "x" {
+		t.Errorf("decoded %#v", v)
 	}
 }
