@@ -60,7 +60,7 @@ func TestHelp(t *testing.T) {
 			if r.code != 0 || r.stderr != "" {
 				t.Errorf("%q: exit status %d, stderr %q", args, r.code, r.stderr)
 			}
-			for _, want := range []string{"usage: trevni " + c.name, "Example:", "--quiet"} {
+			for _, want := range []string{"usage: trevni " + c.name, "\nExamples", "\n\ttrevni " + c.name, "--quiet"} {
 				if !strings.Contains(r.stdout, want) {
 					t.Errorf("%q: help lacks %q:\n%s", args, want, r.stdout)
 				}
@@ -82,7 +82,7 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("command %q defined twice", c.name)
 		}
 		seen[c.name] = true
-		if c.summary == "" || c.help == "" || c.args == "" || c.setup == nil {
+		if c.summary == "" || c.help == "" || (c.args == "") != (c.maxArgs == 0) || c.setup == nil {
 			t.Errorf("command %q: missing summary, help, args or setup", c.name)
 		}
 		if c.minArgs < 0 || c.maxArgs >= 0 && c.maxArgs < c.minArgs {

@@ -94,6 +94,21 @@ func commandTable() []*command {
 			help:    validateHelp,
 			setup:   validateCommand,
 		},
+		{
+			name: "version", args: "", minArgs: 0, maxArgs: 0,
+			summary: "print the version, the Go release and the codecs built in",
+			help:    versionHelp, setup: versionCommand,
+		},
+		{
+			name: "completion", args: "bash|zsh|fish", minArgs: 1, maxArgs: 1,
+			summary: "print a shell completion script",
+			help:    completionHelp, setup: completionCommand,
+		},
+		{
+			name: "man", args: "", minArgs: 0, maxArgs: 0,
+			summary: "print the manual page (roff)",
+			help:    manHelp, setup: manCommand,
+		},
 	}
 }
 
@@ -172,16 +187,22 @@ func (c *command) checkArgs(args []string) error {
 	return nil
 }
 
+// synopsis returns the command line of the command: "trevni dump [flags]
+// IN.trv [OUT.jsonl]".
+func (c *command) synopsis() string {
+	return strings.TrimSpace("trevni " + c.name + " [flags] " + c.args)
+}
+
 // printUsage prints the command's synopsis and flags, for usage errors.
 func (c *command) printUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: trevni %s [flags] %s\n", c.name, c.args)
+	fmt.Fprintf(w, "usage: %s\n", c.synopsis())
 	printFlags(w, fs)
 	fmt.Fprintf(w, "Run 'trevni help %s' for details.\n", c.name)
 }
 
 // printHelp prints the command's full description.
 func (c *command) printHelp(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: trevni %s [flags] %s\n\n", c.name, c.args)
+	fmt.Fprintf(w, "usage: %s\n\n", c.synopsis())
 	fmt.Fprintln(w, strings.TrimSpace(c.help))
 	fmt.Fprintln(w)
 	printFlags(w, fs)
@@ -245,24 +266,36 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// toolSummary is the tool's description in one line; toolNotes is what
+// holds for every command. The usage, the manual page and the completion
+// scripts are made from them and from the command table.
+const (
+	toolPurpose = "read, check and convert Trevni column files"
+	toolSummary = "Trevni reads, checks and converts Trevni column files."
+	toolNotes   = `Flags may come before or after the file names; -- ends them. Every
+command takes --quiet (no progress on standard error) and -h; every
+command that writes a file takes --force. A file argument of "-" means
+standard input or standard output; an absent output means standard
+output. The reading commands (tojson, schema, meta, dump, validate) read
+standard input when no input is named and it is not a terminal.
+
+An existing output file is replaced only with --force, and never when it
+is one of the command's inputs (the same file under any name or link).
+Output files are written in a temporary directory beside them and renamed
+into place only when the command succeeds.
+
+Exit status: 0 success, 1 error or problems found, 2 usage error,
+128+N interrupted by signal N (130 SIGINT, 143 SIGTERM).`
+)
+
 // usage prints the tool's usage and its list of commands.
 func (a *app) usage(w io.Writer) {
-	fmt.Fprint(w, `Trevni reads, checks and converts Trevni column files.
-
-usage: trevni COMMAND [flags] ARGS
-
-Commands:
-`)
+	fmt.Fprintf(w, "%s\n\nusage: trevni COMMAND [flags] ARGS\n       trevni --version\n\nCommands:\n", toolSummary)
 	for _, c := range commandTable() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "  %-10s %s\n", "help", "explain a command: trevni help COMMAND")
-	fmt.Fprint(w, `
-Every command takes --quiet (no progress on standard error) and -h.
-A file argument of "-" means standard input or standard output.
-Exit status: 0 success, 1 error or problems found, 2 usage error,
-128+N killed by signal N (SIGINT, SIGTERM).
-`)
+	fmt.Fprintf(w, "\n%s\n", toolNotes)
 }
 
 // help runs "trevni help [COMMAND]".

@@ -76,10 +76,10 @@ type trevniFlags struct {
 
 func addTrevniFlags(fs *flag.FlagSet) *trevniFlags {
 	f := &trevniFlags{}
-	fs.StringVar(&f.codec, "codec", defaultCodec, "Trevni codec: "+codecNames(trevniCodecs)+" (Java cannot read zstd)")
-	fs.StringVar(&f.checksum, "checksum", defaultChecksum, "block checksum: null or crc32")
-	fs.IntVar(&f.blockSize, "block-size", format.DefaultBlockSize, "uncompressed bytes at which a column's block is cut")
-	fs.StringVar(&f.memory, "memory", "64MiB", "finished blocks kept in memory before they spill to a temporary file beside the output")
+	fs.StringVar(&f.codec, "codec", defaultCodec, "Trevni codec `NAME`: "+codecNames(trevniCodecs)+" (Java cannot read zstd)")
+	fs.StringVar(&f.checksum, "checksum", defaultChecksum, "block checksum `NAME`: null or crc32")
+	fs.IntVar(&f.blockSize, "block-size", format.DefaultBlockSize, "uncompressed `BYTES` at which a column's block is cut")
+	fs.StringVar(&f.memory, "memory", "64MiB", "`SIZE` of finished blocks kept in memory before they spill to a temporary file beside the output")
 	return f
 }
 
@@ -90,10 +90,8 @@ func (f *trevniFlags) options(e *env) (format.WriterOptions, error) {
 	if err != nil {
 		return format.WriterOptions{}, err
 	}
-	switch f.checksum {
-	case format.ChecksumNull, format.ChecksumCRC32, "crc-32":
-	default:
-		return format.WriterOptions{}, e.usagef("unknown checksum %q (want null or crc32)", f.checksum)
+	if !slices.Contains(checksumNames, f.checksum) && f.checksum != "crc-32" { // the spec's spelling
+		return format.WriterOptions{}, e.usagef("--checksum %q: unknown checksum (want %s)", f.checksum, strings.Join(checksumNames, " or "))
 	}
 	if f.blockSize <= 0 {
 		return format.WriterOptions{}, e.usagef("--block-size must be positive")
@@ -219,7 +217,7 @@ records.
 Several input files of one schema (the parts of a data set) make one
 Trevni file, their records in the order the files are given.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni fromavro events.avro events.trv
 	trevni fromavro part-*.avro events.trv
@@ -312,14 +310,14 @@ are read as that reader schema: a projection (only the columns it needs
 are read) or an evolution of the file's schema, resolved as Avro resolves
 schemas.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni toavro events.trv events.avro
 	trevni toavro --codec zstandard --schema summary.avsc events.trv summary.avro
 `
 
 func toavroCommand(fs *flag.FlagSet) runFunc {
-	codecFlag := fs.String("codec", "deflate", "Avro codec: "+codecNames(avroCodecs))
+	codecFlag := fs.String("codec", "deflate", "Avro codec `NAME`: "+codecNames(avroCodecs))
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {
@@ -391,7 +389,7 @@ code points 0-255. The text is that of Java's Avro JSON encoder. With
 --offset and --limit select a range of records; the records skipped are not
 read, since every column seeks straight to the first one wanted.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni tojson --limit 10 events.trv
 	trevni tojson --schema ids.avsc events.trv ids.jsonl
@@ -428,7 +426,7 @@ to a Trevni file of the schema given with --schema. Bytes and fixed values
 are strings of code points 0-255; a record field missing from a line takes
 its default.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni fromjson --schema event.avsc events.jsonl events.trv
 `
@@ -510,13 +508,13 @@ Random writes COUNT random records of an Avro schema to a Trevni file:
 every type, edge values (empty and multi-byte strings, extreme numbers,
 empty arrays and maps, nulls), reproducible with --seed.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni random --seed 7 event.avsc 100000 sample.trv
 `
 
 func randomCommand(fs *flag.FlagSet) runFunc {
-	seed := fs.Uint64("seed", 1, "random seed")
+	seed := fs.Uint64("seed", 1, "random seed `N`")
 	tf := addTrevniFlags(fs)
 	return func(e *env, args []string) error {
 		count, err := strconv.ParseInt(args[1], 10, 64)
@@ -575,8 +573,8 @@ type rangeFlags struct{ offset, limit int64 }
 
 func addRangeFlags(fs *flag.FlagSet) *rangeFlags {
 	r := &rangeFlags{}
-	fs.Int64Var(&r.offset, "offset", 0, "skip this many records first (they are not read: the columns seek)")
-	fs.Int64Var(&r.limit, "limit", -1, "write at most this many records")
+	fs.Int64Var(&r.offset, "offset", 0, "skip the first `N` records (they are not read: the columns seek)")
+	fs.Int64Var(&r.limit, "limit", -1, "write at most `N` records; -1 means all")
 	return r
 }
 
@@ -609,13 +607,15 @@ Java's writeDelimitedTo and Go's protodelim write them), or protojson, one
 message per line (--input json). The message type comes from a descriptor
 set (protoc --descriptor_set_out, buf build -o) or from .proto files, which
 are compiled without protoc (imports are searched in the -I directories,
-and the well-known types are built in).
+and the well-known types are built in). With neither, --message may name
+one of the well-known types (google.protobuf.Timestamp, Duration, Struct
+and the others), the only types built into the tool.
 
 The file is an ordinary Avro-Trevni file of the Avro schema derived from
 the message type (see the README's mapping), so tojson and Java read it;
 it also stores the message's descriptors, so toproto needs no .proto.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni fromproto --proto trace.proto -I protos --message opentelemetry.proto.trace.v1.TracesData spans.bin spans.trv
 	trevni fromproto --descriptor-set api.pb --message acme.Event --input json events.jsonl events.trv
@@ -626,9 +626,9 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 	protoFile := inputFileVar(fs, "proto", ".proto `FILE` to compile")
 	var imports stringList
 	fs.Var(&imports, "I", "import `DIR` for --proto (repeatable)")
-	message := fs.String("message", "", "full name of the message type (required)")
-	input := fs.String("input", "delimited", "input form: delimited or json")
-	recursion := fs.Int("recursion-limit", 0, "how many times a message type may recur on a path before the rest is stored as bytes")
+	message := fs.String("message", "", "full `NAME` of the message type (required)")
+	input := fs.String("input", "delimited", "input `FORM`: delimited or json")
+	recursion := fs.Int("recursion-limit", 0, "the number `N` of times a message type may recur on a path before the rest is stored as bytes")
 	tf := addTrevniFlags(fs)
 	return func(e *env, args []string) error {
 		if *message == "" {
@@ -666,7 +666,8 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 }
 
 // findMessage loads the named message type from a descriptor set, from
-// .proto files, or from the types built into the tool.
+// .proto files, or from the types linked into the tool: the well-known
+// types.
 func (e *env) findMessage(descSet, protoFile string, imports []string, name string) (protoreflect.MessageDescriptor, error) {
 	var files protoschema.DescriptorResolver = protoregistry.GlobalFiles
 	switch {
@@ -724,14 +725,14 @@ length-delimited binary (--output delimited) or protojson lines
 (--output json). --fields keeps only the named fields (dotted paths of
 protobuf field names, comma-separated); only their columns are read.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni toproto spans.trv spans.bin
 	trevni toproto --output json --fields resource_spans.scope_spans.spans.name spans.trv -
 `
 
 func toprotoCommand(fs *flag.FlagSet) runFunc {
-	output := fs.String("output", "delimited", "output form: delimited or json")
+	output := fs.String("output", "delimited", "output `FORM`: delimited or json")
 	fields := fs.String("fields", "", "comma-separated field `PATHS` to keep")
 	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {

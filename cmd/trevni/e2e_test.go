@@ -44,7 +44,7 @@ func TestE2EUsage(t *testing.T) {
 			t.Errorf("%q: status %d, stderr:\n%s", args, r.code, r.stderr)
 		}
 	}
-	if r := runBin(t, nil, "dump", "-h"); r.code != 0 || !strings.Contains(r.stdout, "Example:") {
+	if r := runBin(t, nil, "dump", "-h"); r.code != 0 || !strings.Contains(r.stdout, "Examples (the file names stand for your own):") {
 		t.Errorf("dump -h: %+v", r)
 	}
 }

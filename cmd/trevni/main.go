@@ -163,6 +163,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 			return exitOK
 		case "-quiet", "--quiet":
 			quiet = true
+		case "-version", "--version":
+			fmt.Fprint(a.stdout, versionText())
+			return exitOK
 		default:
 			fmt.Fprintf(a.stderr, "trevni: unknown flag %s\n", args[0])
 			a.usage(a.stderr)

@@ -32,7 +32,7 @@ The all-zero CRC-32s that Java writes for every block of a file with the
 null codec and the crc32 checksum are accepted, as Java's bug; --strict
 rejects them.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni validate weather.trv
 	weather.trv: ok: 1000 rows, 7 columns, 7 blocks checked
