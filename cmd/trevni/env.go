@@ -102,7 +102,7 @@ func (e *env) openTrevni(path string, opts *format.ReaderOptions) (*trevniInput,
 	if path == "-" {
 		var err error
 		if ra, size, done, err = e.stdinReaderAt(); err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, err)
+			return nil, fmt.Errorf("%s: cannot read: %w", name, err)
 		}
 	} else {
 		f, err := os.Open(path)

@@ -51,6 +51,9 @@ func TestE2EBadDataMessages(t *testing.T) {
 		{[]string{"meta", garbage}, garbage},
 		{[]string{"dump", garbage}, garbage},
 		{[]string{"validate", garbage}, garbage},
+		{[]string{"dump", out("missing.trv")}, out("missing.trv") + ": cannot open: "},
+		{[]string{"tojson", "--schema", out("missing.avsc"), email}, out("missing.avsc") + ": cannot open: "},
+		{[]string{"dump", email, out("nodir/x.jsonl")}, out("nodir/x.jsonl") + ": cannot create: "},
 	} {
 		r := runBin(t, nil, c.args...)
 		t.Logf("%q: %s", c.args, strings.TrimSpace(r.stderr))

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -239,8 +240,25 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		a.errorf("trevni: %s: interrupted\n", cmd.name)
 		return exitError
 	}
-	a.errorf("trevni: %s: %s\n", cmd.name, oneLine(err))
+	a.errorf("trevni: %s: %s\n", cmd.name, oneLine(fileFirst(err)))
 	return exitError
+}
+
+// fileFirst rewrites an error of the os package about one file, "open
+// x.trv: no such file or directory", to name the file first, as every
+// message of the tool does: "x.trv: cannot open: no such file or
+// directory".
+func fileFirst(err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe != err {
+		return err
+	}
+	op := pe.Op
+	switch op {
+	case "open", "read", "write", "stat", "create":
+		op = "cannot " + op
+	}
+	return fmt.Errorf("%s: %s: %w", pe.Path, op, pe.Err)
 }
 
 // libraryPackages are the names of the module's packages, with which

@@ -64,7 +64,7 @@ func resolveLinks(path string) (string, error) {
 		}
 		p = link
 	}
-	return "", fmt.Errorf("create %s: too many levels of symbolic links", path)
+	return "", fmt.Errorf("%s: cannot create: too many levels of symbolic links", path)
 }
 
 // createAtomic starts writing the file path.
@@ -76,7 +76,7 @@ func createAtomic(path string) (*atomicFile, error) {
 	fi, err := os.Stat(target)
 	switch {
 	case err == nil && fi.IsDir():
-		return nil, fmt.Errorf("create %s: is a directory", path)
+		return nil, fmt.Errorf("%s: cannot create: is a directory", path)
 	case err == nil && !fi.Mode().IsRegular():
 		f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
@@ -96,7 +96,7 @@ func createAtomic(path string) (*atomicFile, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err // the temporary name would only confuse
 		}
-		return nil, fmt.Errorf("create %s: %w", path, err)
+		return nil, fmt.Errorf("%s: cannot create: %w", path, err)
 	}
 	if len(base) > 200 {
 		base = base[:200] // keep the temporary name within NAME_MAX
@@ -109,7 +109,7 @@ func createAtomic(path string) (*atomicFile, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("create %s: %w", path, err)
+		return nil, fmt.Errorf("%s: cannot create: %w", path, err)
 	}
 	if fi != nil {
 		f.Chmod(fi.Mode().Perm()) // best effort: keep the replaced file's permissions
@@ -133,7 +133,7 @@ func (a *atomicFile) Write(p []byte) (int, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		err = fmt.Errorf("write %s: %w", a.path, err)
+		err = fmt.Errorf("%s: cannot write: %w", a.path, err)
 	}
 	return n, err
 }
@@ -144,7 +144,7 @@ func (a *atomicFile) Commit() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.done {
-		return fmt.Errorf("write %s: already committed or aborted", a.path)
+		return fmt.Errorf("%s: cannot write: already committed or aborted", a.path)
 	}
 	a.done = true
 	if a.tmp == "" {
@@ -159,7 +159,7 @@ func (a *atomicFile) Commit() error {
 	}
 	os.RemoveAll(a.tmpDir)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", a.path, err)
+		return fmt.Errorf("%s: cannot write: %w", a.path, err)
 	}
 	syncDir(filepath.Dir(a.path))
 	return nil
@@ -307,7 +307,7 @@ func (o *output) WriteString(s string) (int, error) { return o.w.WriteString(s) 
 // Commit flushes the output and, for a file, renames it into place.
 func (o *output) Commit() error {
 	if o.done {
-		return fmt.Errorf("write %s: already committed or aborted", o.name)
+		return fmt.Errorf("%s: cannot write: already committed or aborted", o.name)
 	}
 	o.done = true
 	defer o.unregister()
@@ -315,7 +315,7 @@ func (o *output) Commit() error {
 	err := o.w.Flush()
 	if o.file == nil {
 		if err != nil {
-			return fmt.Errorf("write %s: %w", o.name, err)
+			return fmt.Errorf("%s: cannot write: %w", o.name, err)
 		}
 		return nil
 	}
