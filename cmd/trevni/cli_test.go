@@ -125,6 +125,8 @@ func TestOneLine(t *testing.T) {
 		{"ocf: header at offset 0: bad", "header at offset 0: bad"},
 		{"x.trv: assemble: record 3: shred: y: ocf: z", "x.trv: record 3: y: z"},
 		{"x.trv: avro schema: bad", "x.trv: avro schema: bad"},
+		{"x.trv: offset 0: not a valid trevni file: trevni: not a valid trevni file: short", "x.trv: offset 0: not a valid trevni file: short"},
+		{"a: b: a: b", "a: b: a: b"},
 	} {
 		if got := oneLine(errors.New(tc.in)); got != tc.want {
 			t.Errorf("oneLine(%q) = %q, want %q", tc.in, got, tc.want)

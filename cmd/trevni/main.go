@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -30,10 +29,6 @@ const (
 const gracePeriod = time.Second
 
 func main() {
-	// Errors are reported as one line. A fatal error of the runtime (which
-	// would be a bug) then prints its message without every goroutine's
-	// stack; GOTRACEBACK in the environment still raises the detail.
-	debug.SetTraceback("none")
 	os.Exit(runMain(os.Args[1:]))
 }
 
@@ -280,8 +275,9 @@ const (
 
 // oneLine formats err for a one-line message: without the package prefixes
 // ("trevni: ", "ocf: ") that the library's errors carry (the message has
-// its own), with line breaks replaced by spaces, and cut in the middle if
-// it is longer than maxMessage bytes.
+// its own), with line breaks replaced by spaces, a part repeated by two
+// layers said once, and cut in the middle if it is longer than maxMessage
+// bytes.
 func oneLine(err error) string {
 	s := err.Error()
 	for _, p := range libraryPackages {
@@ -289,7 +285,11 @@ func oneLine(err error) string {
 		s = strings.ReplaceAll(s, ": "+p+": ", ": ")
 	}
 	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), " ")
-	return capMessage(s)
+	// Two layers that both said the same ("not a valid trevni file: not
+	// a valid trevni file: ...") say it once.
+	parts := strings.Split(s, ": ")
+	parts = slices.CompactFunc(parts, func(a, b string) bool { return a == b && a != "" })
+	return capMessage(strings.Join(parts, ": "))
 }
 
 // capMessage cuts the middle out of s if it is longer than maxMessage
