@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -201,6 +202,7 @@ type output struct {
 	unregister func()
 	done       bool
 
+	ctx    context.Context // the run's: writes fail once it is done
 	app    *app
 	tmpDir string // made by TempDir when file has none, or ""
 	unTmp  func()
@@ -213,7 +215,7 @@ type output struct {
 // existing regular file unless --force was given.
 func (e *env) createOutput(path string) (*output, error) {
 	if path == "" || path == "-" {
-		return &output{w: bufio.NewWriterSize(e.stdout, 64<<10), name: displayName(path, true), unregister: func() {}, app: e.app}, nil
+		return &output{w: bufio.NewWriterSize(e.stdout, 64<<10), name: displayName(path, true), unregister: func() {}, app: e.app, ctx: e.ctx}, nil
 	}
 	if err := e.checkOutput(path); err != nil {
 		return nil, err
@@ -222,7 +224,7 @@ func (e *env) createOutput(path string) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &output{w: bufio.NewWriterSize(f, 64<<10), name: path, file: f, app: e.app}
+	o := &output{w: bufio.NewWriterSize(f, 64<<10), name: path, file: f, app: e.app, ctx: e.ctx}
 	o.unregister = e.app.addCleanup(func() { f.Abort() })
 	return o, nil
 }
@@ -298,11 +300,23 @@ func (o *output) removeTemp() {
 // Name returns the output's name for messages.
 func (o *output) Name() string { return o.name }
 
-// Write writes p to the output's buffer.
-func (o *output) Write(p []byte) (int, error) { return o.w.Write(p) }
+// Write writes p to the output's buffer. It fails once the run is
+// interrupted, so that a command writing without end (a dump of a file
+// claiming 2^62 rows) stops at its next write.
+func (o *output) Write(p []byte) (int, error) {
+	if err := o.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return o.w.Write(p)
+}
 
-// WriteString writes s to the output's buffer.
-func (o *output) WriteString(s string) (int, error) { return o.w.WriteString(s) }
+// WriteString writes s to the output's buffer, as Write does.
+func (o *output) WriteString(s string) (int, error) {
+	if err := o.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return o.w.WriteString(s)
+}
 
 // Commit flushes the output and, for a file, renames it into place.
 func (o *output) Commit() error {

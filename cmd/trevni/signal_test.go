@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -206,6 +208,91 @@ func TestE2ESignalEndless(t *testing.T) {
 			if names := walkNames(t, dir); len(names) != 1 {
 				t.Errorf("dump to %s %v: files left: %q", out, sig, names)
 			}
+		}
+	}
+}
+
+// endlessAvro is a Trevni file of 2^62 records of an Avro record with no
+// fields: no column, so nothing is read while the records stream.
+func endlessAvro() []byte {
+	schema := `{"type":"record","name":"R","fields":[]}`
+	b := append([]byte("Trv\x02"), 0, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0, 0)
+	b = append(b, 2) // one metadata entry (zig-zag)
+	b = append(b, byte(2*len("avro.schema")))
+	b = append(b, "avro.schema"...)
+	b = append(b, byte(2*len(schema)))
+	b = append(b, schema...)
+	return append(b, 0)
+}
+
+// TestEndlessStopsPromptly runs, in-process, the commands that stream the
+// records of a file claiming 2^62 of them, and cancels the run: each
+// returns by itself (the process's grace period is not there to end it).
+func TestEndlessStopsPromptly(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "endless.trv")
+	writeFileT(t, in, endlessAvro())
+	for _, args := range [][]string{
+		{"dump", in},
+		{"tojson", in},
+		{"tojson", in, filepath.Join(dir, "out.jsonl")},
+		// Not toavro: assemble.ToContainer buffers records of no bytes
+		// without end and takes no context yet; the process's grace
+		// period ends it (TestE2ESignalEndless).
+		{"validate", in},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		a := newApp(strings.NewReader(""), io.Discard, io.Discard)
+		done := make(chan int, 1)
+		go func() { done <- a.run(ctx, args) }()
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+		select {
+		case code := <-done:
+			if code != exitError && !(args[0] == "validate" && code == exitOK) {
+				t.Errorf("%q: status %d", args, code)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%q: still running 10 s after the cancel", args)
+		}
+		if names := dirNames(t, dir); len(names) != 1 {
+			t.Errorf("%q: files left: %q", args, names)
+		}
+	}
+}
+
+// TestE2ESignalEndlessToavro interrupts toavro of 2^62 records of no
+// bytes, which the library buffers without end: the grace period ends
+// the process, with 128+signal and no file left.
+func TestE2ESignalEndlessToavro(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	dir := t.TempDir()
+	writeFileT(t, filepath.Join(dir, "endless.trv"), endlessAvro())
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(trevniBin, "toavro", "endless.trv", "out.avro")
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for len(walkNames(t, dir)) < 3 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond) // the output's temporary directory and file
+		}
+		cmd.Process.Signal(sig)
+		start := time.Now()
+		cmd.Wait()
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%v: took %v to stop", sig, d)
+		}
+		if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) || stderr.String() != "trevni: toavro: interrupted\n" {
+			t.Errorf("%v: exit status %d, stderr %q", sig, code, stderr.String())
+		}
+		if names := walkNames(t, dir); len(names) != 1 {
+			t.Errorf("%v: files left: %q", sig, names)
 		}
 	}
 }
