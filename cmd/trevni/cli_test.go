@@ -249,3 +249,34 @@ func TestCapMessage(t *testing.T) {
 		t.Error("a short message was changed")
 	}
 }
+
+// TestUsageAligned checks that the list of commands and every command's
+// flags are printed in aligned columns.
+func TestUsageAligned(t *testing.T) {
+	check := func(what, text, start string) {
+		col := -1
+		for _, l := range strings.Split(text, "\n") {
+			if !strings.HasPrefix(l, start) {
+				continue
+			}
+			i := strings.Index(strings.TrimLeft(l, " "), "  ")
+			if i < 0 {
+				t.Errorf("%s: no gap in %q", what, l)
+				continue
+			}
+			i += len(l) - len(strings.TrimLeft(l, " "))
+			i += len(l[i:]) - len(strings.TrimLeft(l[i:], " "))
+			if col >= 0 && i != col {
+				t.Errorf("%s: %q starts its text at %d, not %d", what, l, i, col)
+			}
+			col = i
+		}
+	}
+	usage := runIn(t, nil, "help").stdout
+	usage = usage[strings.Index(usage, "Commands:"):]
+	check("usage", usage[:strings.Index(usage, "\n\n")], "  ")
+	for _, c := range commandTable() {
+		help := runIn(t, nil, "help", c.name).stdout
+		check(c.name, help[strings.Index(help, "Flags:"):], "  -")
+	}
+}

@@ -291,10 +291,14 @@ Exit status: 0 success, 1 error or problems found, 2 usage error,
 // usage prints the tool's usage and its list of commands.
 func (a *app) usage(w io.Writer) {
 	fmt.Fprintf(w, "%s\n\nusage: trevni COMMAND [flags] ARGS\n       trevni --version\n\nCommands:\n", toolSummary)
+	width := 0
 	for _, c := range commandTable() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
 	}
-	fmt.Fprintf(w, "  %-10s %s\n", "help", "explain a command: trevni help COMMAND")
+	for _, c := range commandTable() {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+	fmt.Fprintf(w, "  %-*s  %s\n", width, "help", "explain a command: trevni help COMMAND")
 	fmt.Fprintf(w, "\n%s\n", toolNotes)
 }
 
