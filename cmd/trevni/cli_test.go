@@ -1,13 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var tinyRLE = filepath.Join(interopDir, "tiny", "tiny_rle.trv")
@@ -17,8 +25,8 @@ func TestUsageErrors(t *testing.T) {
 		{},
 		{"frobnicate"},
 		{"--bogus", "meta", tinyRLE},
-		{"meta"},
 		{"meta", "a", "b", "c"},
+		{"fromavro", "in.avro"},
 		{"meta", "--bogus", tinyRLE},
 		{"dump", "--pretty", tinyRLE},
 		{"validate", tinyRLE, "extra"},
@@ -52,7 +60,7 @@ func TestHelp(t *testing.T) {
 			if r.code != 0 || r.stderr != "" {
 				t.Errorf("%q: exit status %d, stderr %q", args, r.code, r.stderr)
 			}
-			for _, want := range []string{"usage: trevni " + c.name, "Example:", "--quiet"} {
+			for _, want := range []string{"usage: trevni " + c.name, "\nExamples", "\n\ttrevni " + c.name, "--quiet"} {
 				if !strings.Contains(r.stdout, want) {
 					t.Errorf("%q: help lacks %q:\n%s", args, want, r.stdout)
 				}
@@ -74,7 +82,7 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("command %q defined twice", c.name)
 		}
 		seen[c.name] = true
-		if c.summary == "" || c.help == "" || c.args == "" || c.setup == nil {
+		if c.summary == "" || c.help == "" || (c.args == "") != (c.maxArgs == 0) || c.setup == nil {
 			t.Errorf("command %q: missing summary, help, args or setup", c.name)
 		}
 		if c.minArgs < 0 || c.maxArgs >= 0 && c.maxArgs < c.minArgs {
@@ -114,6 +122,11 @@ func TestOneLine(t *testing.T) {
 		{"trevni: column \"a\": bad", "column \"a\": bad"},
 		{"x.trv: trevni: offset 3: bad", "x.trv: offset 3: bad"},
 		{"two\nlines\r\n", "two lines"},
+		{"ocf: header at offset 0: bad", "header at offset 0: bad"},
+		{"x.trv: assemble: record 3: shred: y: ocf: z", "x.trv: record 3: y: z"},
+		{"x.trv: avro schema: bad", "x.trv: avro schema: bad"},
+		{"x.trv: offset 0: not a valid trevni file: trevni: not a valid trevni file: short", "x.trv: offset 0: not a valid trevni file: short"},
+		{"a: b: a: b", "a: b: a: b"},
 	} {
 		if got := oneLine(errors.New(tc.in)); got != tc.want {
 			t.Errorf("oneLine(%q) = %q, want %q", tc.in, got, tc.want)
@@ -155,5 +168,115 @@ func TestGlobalQuiet(t *testing.T) {
 	r := runIn(t, nil, "--quiet", "validate", tinyRLE)
 	if r.code != 0 || !strings.Contains(r.stdout, "ok: 9 rows, 4 columns, 4 blocks checked") {
 		t.Errorf("got %+v", r)
+	}
+}
+
+// TestStdinDefault checks that a reading command with no input reads
+// standard input when it is not a terminal, and is a usage error when it
+// is one.
+func TestStdinDefault(t *testing.T) {
+	email := filepath.Join(interopDir, "email", "email.deflate.crc32.trv")
+	data := readFile(t, email)
+	for _, cmd := range []string{"dump", "meta", "validate", "tojson", "schema"} {
+		named := runIn(t, bytes.NewReader(data), cmd, "-")
+		r := runIn(t, bytes.NewReader(data), cmd)
+		if r != named {
+			t.Errorf("%s < file: %+v, want as with -: %+v", cmd, r, named)
+		}
+		var out, errOut bytes.Buffer
+		a := newApp(bytes.NewReader(data), &out, &errOut)
+		a.stdinTTY = true
+		if code := a.run(context.Background(), []string{cmd}); code != exitUsage || !strings.Contains(errOut.String(), "terminal") {
+			t.Errorf("%s with a terminal: status %d, stderr %q", cmd, code, errOut.String())
+		}
+	}
+	f, err := os.Open(email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if r := runBin(t, f, "tojson"); r.code != 0 || r.stdout != runIn(t, nil, "tojson", email).stdout {
+		t.Errorf("tojson < file: %+v", r)
+	}
+}
+
+// TestLibraryPackagesListed checks that every package of the module is in
+// libraryPackages, so that none of their prefixes reaches a message.
+func TestLibraryPackagesListed(t *testing.T) {
+	root := filepath.Join("..", "..")
+	seen := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.PackageClauseOnly)
+		if err != nil {
+			return err
+		}
+		if name := f.Name.Name; name != "main" && !slices.Contains(libraryPackages, name) {
+			t.Errorf("package %s (%s) is not in libraryPackages", name, p)
+		}
+		seen++
+		return nil
+	})
+	if err != nil || seen == 0 {
+		t.Fatalf("walking the module: %v, %d files", err, seen)
+	}
+}
+
+// TestCapMessage checks that a long message keeps its head and tail, says
+// how much was cut, and stays valid UTF-8.
+func TestCapMessage(t *testing.T) {
+	long := "x.avsc: field R.f" + strings.Repeat(", items ✓", 10000) + ": unknown type \"nosuch\""
+	got := oneLine(errors.New(long))
+	if len(got) > maxMessage+40 || !utf8.ValidString(got) {
+		t.Fatalf("%d bytes, valid %v", len(got), utf8.ValidString(got))
+	}
+	if !strings.HasPrefix(got, "x.avsc: field R.f, items") || !strings.HasSuffix(got, `: unknown type "nosuch"`) ||
+		!strings.Contains(got, "bytes cut]") {
+		t.Errorf("got %q", got)
+	}
+	var n int
+	if i := strings.Index(got, "... ["); i < 0 {
+		t.Fatal("no count")
+	} else if _, err := fmt.Sscanf(got[i+5:], "%d bytes cut", &n); err != nil {
+		t.Fatal(err)
+	}
+	if kept := len(got) - len(fmt.Sprintf(" ... [%d bytes cut] ... ", n)); kept+n != len(long) {
+		t.Errorf("says %d bytes cut, %d were", n, len(long)-kept)
+	}
+	if short := "a: b"; oneLine(errors.New(short)) != short {
+		t.Error("a short message was changed")
+	}
+}
+
+// TestUsageAligned checks that the list of commands and every command's
+// flags are printed in aligned columns.
+func TestUsageAligned(t *testing.T) {
+	check := func(what, text, start string) {
+		col := -1
+		for _, l := range strings.Split(text, "\n") {
+			if !strings.HasPrefix(l, start) {
+				continue
+			}
+			i := strings.Index(strings.TrimLeft(l, " "), "  ")
+			if i < 0 {
+				t.Errorf("%s: no gap in %q", what, l)
+				continue
+			}
+			i += len(l) - len(strings.TrimLeft(l, " "))
+			i += len(l[i:]) - len(strings.TrimLeft(l[i:], " "))
+			if col >= 0 && i != col {
+				t.Errorf("%s: %q starts its text at %d, not %d", what, l, i, col)
+			}
+			col = i
+		}
+	}
+	usage := runIn(t, nil, "help").stdout
+	usage = usage[strings.Index(usage, "Commands:"):]
+	check("usage", usage[:strings.Index(usage, "\n\n")], "  ")
+	for _, c := range commandTable() {
+		help := runIn(t, nil, "help", c.name).stdout
+		check(c.name, help[strings.Index(help, "Flags:"):], "  -")
 	}
 }

@@ -17,6 +17,8 @@ type command struct {
 	maxArgs int    // most positional arguments, or -1 for no limit
 	summary string // one line for the list of commands
 	help    string // what it does, with an example; shown by "trevni help NAME"
+	writes  bool   // writes a file: takes --force
+	stdin   bool   // reads standard input when no argument is given and it is not a terminal
 
 	// setup defines the command's flags on fs and returns the function
 	// that runs it, which sees the flags' values through its closure.
@@ -35,62 +37,77 @@ type runFunc func(e *env, args []string) error
 func commandTable() []*command {
 	return []*command{
 		{
-			name: "fromavro", args: "IN.avro... OUT.trv", minArgs: 2, maxArgs: -1,
+			name: "fromavro", writes: true, args: "IN.avro... OUT.trv", minArgs: 2, maxArgs: -1,
 			summary: "convert an Avro container file to Trevni",
 			help:    fromavroHelp, setup: fromavroCommand,
 		},
 		{
-			name: "toavro", args: "IN.trv OUT.avro", minArgs: 2, maxArgs: 2,
+			name: "toavro", writes: true, args: "IN.trv OUT.avro", minArgs: 2, maxArgs: 2,
 			summary: "convert a Trevni file back to an Avro container file",
 			help:    toavroHelp, setup: toavroCommand,
 		},
 		{
-			name: "tojson", args: "IN.trv [OUT.jsonl]", minArgs: 1, maxArgs: 2,
+			name: "tojson", writes: true, stdin: true, args: "IN.trv [OUT.jsonl]", minArgs: 1, maxArgs: 2,
 			summary: "print records as Avro JSON, one per line",
 			help:    tojsonHelp, setup: tojsonCommand,
 		},
 		{
-			name: "fromjson", args: "IN.jsonl OUT.trv", minArgs: 2, maxArgs: 2,
+			name: "fromjson", writes: true, args: "IN.jsonl OUT.trv", minArgs: 2, maxArgs: 2,
 			summary: "convert Avro JSON lines to Trevni",
 			help:    fromjsonHelp, setup: fromjsonCommand,
 		},
 		{
-			name: "fromproto", args: "IN OUT.trv", minArgs: 2, maxArgs: 2,
+			name: "fromproto", writes: true, args: "IN OUT.trv", minArgs: 2, maxArgs: 2,
 			summary: "convert a stream of protobuf messages to Trevni",
 			help:    fromprotoHelp, setup: fromprotoCommand,
 		},
 		{
-			name: "toproto", args: "IN.trv OUT", minArgs: 2, maxArgs: 2,
+			name: "toproto", writes: true, args: "IN.trv OUT", minArgs: 2, maxArgs: 2,
 			summary: "convert a Trevni file made from protobuf back to messages",
 			help:    toprotoHelp, setup: toprotoCommand,
 		},
 		{
-			name: "random", args: "SCHEMA.avsc COUNT OUT.trv", minArgs: 3, maxArgs: 3,
+			name: "random", writes: true, args: "SCHEMA.avsc COUNT OUT.trv", minArgs: 3, maxArgs: 3,
 			summary: "write random records of an Avro schema",
 			help:    randomHelp, setup: randomCommand,
 		},
 		{
-			name: "schema", args: "IN.trv [OUT.avsc]", minArgs: 1, maxArgs: 2,
+			name: "schema", writes: true, stdin: true, args: "IN.trv [OUT.avsc]", minArgs: 1, maxArgs: 2,
 			summary: "print the Avro schema stored in a file",
 			help:    schemaHelp, setup: schemaCommand,
 		},
 		{
-			name: "meta", args: "IN.trv [OUT.json]", minArgs: 1, maxArgs: 2,
+			name: "meta", writes: true, stdin: true, args: "IN.trv [OUT.json]", minArgs: 1, maxArgs: 2,
 			summary: "print a file's metadata, columns and block descriptors as JSON",
 			help:    metaHelp,
 			setup:   metaCommand,
 		},
 		{
-			name: "dump", args: "IN.trv [OUT.jsonl]", minArgs: 1, maxArgs: 2,
+			name: "dump", writes: true, stdin: true, args: "IN.trv [OUT.jsonl]", minArgs: 1, maxArgs: 2,
 			summary: "print every row as a JSON object, one per line",
 			help:    dumpHelp,
 			setup:   dumpCommand,
 		},
 		{
-			name: "validate", args: "IN.trv", minArgs: 1, maxArgs: 1,
+			name: "validate", stdin: true, args: "IN.trv", minArgs: 1, maxArgs: 1,
 			summary: "check a file's structure and every checksum",
 			help:    validateHelp,
 			setup:   validateCommand,
+		},
+		{
+			name: "version", args: "", minArgs: 0, maxArgs: 0,
+			summary: "print the version, the Go release and the codecs built in",
+			help:    versionHelp, setup: versionCommand,
+		},
+		{
+			name: "completion", args: "bash|zsh|fish", minArgs: 1, maxArgs: 1,
+			summary: "print a shell completion script",
+			help:    completionHelp, setup: completionCommand,
+		},
+		{
+			name: "man", args: "", minArgs: 0, maxArgs: 0,
+			summary: "print the manual page (roff)",
+			help:    manHelp, setup: manCommand,
 		},
 	}
 }
@@ -105,13 +122,58 @@ func lookupCommand(name string) *command {
 	return nil
 }
 
-// flagSet returns a new flag set holding the command's flags, and the
-// function that runs the command with them.
-func (c *command) flagSet() (*flag.FlagSet, runFunc) {
+// commonFlags are the flags every command takes.
+type commonFlags struct {
+	quiet bool // --quiet
+	force bool // --force, for commands that write a file
+}
+
+// flagSet returns a new flag set holding the command's flags and the common
+// ones, the function that runs the command with them, and the common flags'
+// values. quiet is --quiet's default (given before the command's name).
+// Help, completion and the manual page are all made from this flag set.
+func (c *command) flagSet(quiet bool) (*flag.FlagSet, runFunc, *commonFlags) {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	return fs, c.setup(fs)
+	run := c.setup(fs)
+	cf := &commonFlags{}
+	if c.writes {
+		fs.BoolVar(&cf.force, "force", false, "replace an existing output file (never one of the inputs)")
+	}
+	fs.BoolVar(&cf.quiet, "quiet", quiet, "show no progress")
+	return fs, run, cf
+}
+
+// inputFile is the value of a flag naming a file the command reads: a
+// command never writes over one (see env.checkOutput).
+type inputFile struct{ p *string }
+
+func (f inputFile) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return *f.p
+}
+
+func (f inputFile) Set(v string) error { *f.p = v; return nil }
+
+// inputFileVar defines a flag naming a file the command reads.
+func inputFileVar(fs *flag.FlagSet, name, usage string) *string {
+	p := new(string)
+	fs.Var(inputFile{p}, name, usage)
+	return p
+}
+
+// inputFiles returns the values of the input file flags set in fs.
+func inputFiles(fs *flag.FlagSet) []string {
+	var files []string
+	fs.Visit(func(f *flag.Flag) {
+		if v, ok := f.Value.(inputFile); ok && *v.p != "" {
+			files = append(files, *v.p)
+		}
+	})
+	return files
 }
 
 // checkArgs checks the number of positional arguments.
@@ -125,34 +187,61 @@ func (c *command) checkArgs(args []string) error {
 	return nil
 }
 
+// synopsis returns the command line of the command: "trevni dump [flags]
+// IN.trv [OUT.jsonl]".
+func (c *command) synopsis() string {
+	return strings.TrimSpace("trevni " + c.name + " [flags] " + c.args)
+}
+
 // printUsage prints the command's synopsis and flags, for usage errors.
 func (c *command) printUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: trevni %s [flags] %s\n", c.name, c.args)
+	fmt.Fprintf(w, "usage: %s\n", c.synopsis())
 	printFlags(w, fs)
 	fmt.Fprintf(w, "Run 'trevni help %s' for details.\n", c.name)
 }
 
 // printHelp prints the command's full description.
 func (c *command) printHelp(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: trevni %s [flags] %s\n\n", c.name, c.args)
+	fmt.Fprintf(w, "usage: %s\n\n", c.synopsis())
 	fmt.Fprintln(w, strings.TrimSpace(c.help))
 	fmt.Fprintln(w)
 	printFlags(w, fs)
 }
 
-// printFlags lists the flags of fs, with two dashes.
+// flagName returns how a flag is written on the command line: with one
+// dash for a one-letter name (-I), two otherwise (--codec).
+func flagName(f *flag.Flag) string {
+	if len(f.Name) == 1 {
+		return "-" + f.Name
+	}
+	return "--" + f.Name
+}
+
+// flagSynopsis returns a flag as it is typed, with its value's name
+// ("--codec string"), and its description with the default.
+func flagSynopsis(f *flag.Flag) (synopsis, usage string) {
+	name, usage := flag.UnquoteUsage(f)
+	synopsis = flagName(f)
+	if name != "" {
+		synopsis += " " + name
+	}
+	if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+		usage += fmt.Sprintf(" (default %s)", f.DefValue)
+	}
+	return synopsis, usage
+}
+
+// printFlags lists the flags of fs, aligned.
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "Flags:")
+	width := 0
 	fs.VisitAll(func(f *flag.Flag) {
-		name, usage := flag.UnquoteUsage(f)
-		flagName := "--" + f.Name
-		if name != "" {
-			flagName += " " + name
-		}
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-			usage += fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		fmt.Fprintf(w, "  %-18s %s\n", flagName, usage)
+		s, _ := flagSynopsis(f)
+		width = max(width, len(s))
+	})
+	fs.VisitAll(func(f *flag.Flag) {
+		s, usage := flagSynopsis(f)
+		fmt.Fprintf(w, "  %-*s  %s\n", width, s, usage)
 	})
 }
 
@@ -177,24 +266,40 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// toolSummary is the tool's description in one line; toolNotes is what
+// holds for every command. The usage, the manual page and the completion
+// scripts are made from them and from the command table.
+const (
+	toolPurpose = "read, check and convert Trevni column files"
+	toolSummary = "Trevni reads, checks and converts Trevni column files."
+	toolNotes   = `Flags may come before or after the file names; -- ends them. Every
+command takes --quiet (no progress on standard error) and -h; every
+command that writes a file takes --force. A file argument of "-" means
+standard input or standard output; an absent output means standard
+output. The reading commands (tojson, schema, meta, dump, validate) read
+standard input when no input is named and it is not a terminal.
+
+An existing output file is replaced only with --force, and never when it
+is one of the command's inputs (the same file under any name or link).
+Output files are written in a temporary directory beside them and renamed
+into place only when the command succeeds.
+
+Exit status: 0 success, 1 error or problems found, 2 usage error,
+128+N interrupted by signal N (130 SIGINT, 143 SIGTERM).`
+)
+
 // usage prints the tool's usage and its list of commands.
 func (a *app) usage(w io.Writer) {
-	fmt.Fprint(w, `Trevni reads, checks and converts Trevni column files.
-
-usage: trevni COMMAND [flags] ARGS
-
-Commands:
-`)
+	fmt.Fprintf(w, "%s\n\nusage: trevni COMMAND [flags] ARGS\n       trevni --version\n\nCommands:\n", toolSummary)
+	width := 0
 	for _, c := range commandTable() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
 	}
-	fmt.Fprintf(w, "  %-10s %s\n", "help", "explain a command: trevni help COMMAND")
-	fmt.Fprint(w, `
-Every command takes --quiet (no progress on standard error) and -h.
-A file argument of "-" means standard input or standard output.
-Exit status: 0 success, 1 error or problems found, 2 usage error,
-128+N killed by signal N (SIGINT, SIGTERM).
-`)
+	for _, c := range commandTable() {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+	fmt.Fprintf(w, "  %-*s  %s\n", width, "help", "explain a command: trevni help COMMAND")
+	fmt.Fprintf(w, "\n%s\n", toolNotes)
 }
 
 // help runs "trevni help [COMMAND]".
@@ -213,8 +318,7 @@ func (a *app) help(args []string) int {
 			fmt.Fprintf(a.stderr, "trevni: help: unknown command %q\nRun 'trevni help' for the list of commands.\n", args[0])
 			return exitUsage
 		}
-		fs, _ := cmd.flagSet()
-		fs.Bool("quiet", false, "show no progress")
+		fs, _, _ := cmd.flagSet(false)
 		cmd.printHelp(a.stdout, fs)
 		return exitOK
 	}

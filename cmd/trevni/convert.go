@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,6 +31,42 @@ const (
 	defaultChecksum = format.ChecksumCRC32
 )
 
+// The codecs built into the tool, by the names each format stores: the
+// codecs of Trevni blocks (trevni.codec) and of Avro container files
+// (avro.codec). zstd and zstandard name the same codec and are both
+// accepted on either side.
+var (
+	trevniCodecs = []string{"null", "deflate", "snappy", "bzip2", "zstd"}
+	avroCodecs   = []string{"null", "deflate", "snappy", "bzip2", "xz", "zstandard"}
+)
+
+// codecAliases maps other accepted names to the one a format stores.
+var codecAliases = map[string][]string{
+	"zstd":      {"zstandard"},
+	"zstandard": {"zstd"},
+}
+
+// codecNames lists the names accepted for the codecs of a format.
+func codecNames(codecs []string) string {
+	var names []string
+	for _, c := range codecs {
+		names = append(names, c)
+		names = append(names, codecAliases[c]...)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// checkCodec returns the name a format stores for the codec the user
+// named, or a usage error listing the names accepted.
+func (e *env) checkCodec(name string, codecs []string) (string, error) {
+	for _, c := range codecs {
+		if name == c || slices.Contains(codecAliases[c], name) {
+			return c, nil
+		}
+	}
+	return "", e.usagef("--codec %q: unknown codec (want %s)", name, codecNames(codecs))
+}
+
 // trevniFlags are the flags of every command that writes a Trevni file.
 type trevniFlags struct {
 	codec, checksum string
@@ -39,24 +76,22 @@ type trevniFlags struct {
 
 func addTrevniFlags(fs *flag.FlagSet) *trevniFlags {
 	f := &trevniFlags{}
-	fs.StringVar(&f.codec, "codec", defaultCodec, "Trevni codec: null, deflate, snappy, bzip2 or zstd (Java cannot read zstd)")
-	fs.StringVar(&f.checksum, "checksum", defaultChecksum, "block checksum: null or crc32")
-	fs.IntVar(&f.blockSize, "block-size", format.DefaultBlockSize, "uncompressed bytes at which a column's block is cut")
-	fs.StringVar(&f.memory, "memory", "64MiB", "finished blocks kept in memory before they spill to a temporary file beside the output")
+	fs.StringVar(&f.codec, "codec", defaultCodec, "Trevni codec `NAME`: "+codecNames(trevniCodecs)+" (Java cannot read zstd)")
+	fs.StringVar(&f.checksum, "checksum", defaultChecksum, "block checksum `NAME`: null or crc32")
+	fs.IntVar(&f.blockSize, "block-size", format.DefaultBlockSize, "uncompressed `BYTES` at which a column's block is cut")
+	fs.StringVar(&f.memory, "memory", "64MiB", "`SIZE` of finished blocks kept in memory before they spill to a temporary file beside the output")
 	return f
 }
 
-// options returns the writer options for an output file at path.
-func (f *trevniFlags) options(e *env, path string) (format.WriterOptions, error) {
-	switch f.codec {
-	case format.CodecNull, format.CodecDeflate, format.CodecSnappy, format.CodecBzip2, format.CodecZstd:
-	default:
-		return format.WriterOptions{}, e.usagef("unknown codec %q (want null, deflate, snappy, bzip2 or zstd)", f.codec)
+// options returns the writer options the flags select. The caller sets
+// TempDir to the output's (see output.TempDir).
+func (f *trevniFlags) options(e *env) (format.WriterOptions, error) {
+	codec, err := e.checkCodec(f.codec, trevniCodecs)
+	if err != nil {
+		return format.WriterOptions{}, err
 	}
-	switch f.checksum {
-	case format.ChecksumNull, format.ChecksumCRC32, "crc-32":
-	default:
-		return format.WriterOptions{}, e.usagef("unknown checksum %q (want null or crc32)", f.checksum)
+	if !slices.Contains(checksumNames, f.checksum) && f.checksum != "crc-32" { // the spec's spelling
+		return format.WriterOptions{}, e.usagef("--checksum %q: unknown checksum (want %s)", f.checksum, strings.Join(checksumNames, " or "))
 	}
 	if f.blockSize <= 0 {
 		return format.WriterOptions{}, e.usagef("--block-size must be positive")
@@ -65,11 +100,7 @@ func (f *trevniFlags) options(e *env, path string) (format.WriterOptions, error)
 	if err != nil || budget <= 0 {
 		return format.WriterOptions{}, e.usagef("--memory %q: want a size such as 64MiB", f.memory)
 	}
-	o := format.WriterOptions{Codec: f.codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget}
-	if path != "" && path != "-" {
-		o.TempDir = filepath.Dir(path)
-	}
-	return o, nil
+	return format.WriterOptions{Codec: codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget}, nil
 }
 
 // parseSize reads a byte count with an optional unit: 1048576, 512KiB,
@@ -110,28 +141,31 @@ func (e *env) summary(out *output, rows int64, o format.WriterOptions) {
 	if e.quiet || out.file == nil {
 		return
 	}
-	cols := "?"
+	cols := "? columns"
 	var size int64
 	if rc, err := format.Open(out.Name()); err == nil {
-		cols = strconv.Itoa(rc.NumColumns())
+		cols = pluralCount(int64(rc.NumColumns()), "column")
 		size = rc.Size()
 		rc.Close()
 	}
-	fmt.Fprintf(e.stderr, "trevni: %s: wrote %s: %s rows, %s columns, %s bytes (codec %s, checksum %s)\n",
-		e.name, out.Name(), formatCount(rows), cols, formatCount(size), o.Codec, o.Checksum)
+	fmt.Fprintf(e.stderr, "trevni: %s: wrote %s: %s, %s, %s (codec %s, checksum %s)\n",
+		e.name, out.Name(), pluralCount(rows, "row"), cols, pluralCount(size, "byte"), o.Codec, o.Checksum)
 }
 
 // toTrevni runs a conversion of the stream at inPath into the Trevni file
 // at outPath: it opens both (the output first, so that a bad output name
 // fails before a large input is read), shows progress, and commits the
 // output and prints a summary when convert succeeds.
-func (e *env) toTrevni(inPath, outPath string, opts format.WriterOptions,
+func (e *env) toTrevni(inPath, outPath string, opts *format.WriterOptions,
 	convert func(out io.Writer, in io.Reader, progress func(rows, bytesIn int64)) (int64, error)) error {
 	out, err := e.createOutput(outPath)
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
+	if opts.TempDir, err = out.TempDir(); err != nil {
+		return err
+	}
 	in, err := e.openInput(inPath)
 	if err != nil {
 		return err
@@ -150,20 +184,23 @@ func (e *env) toTrevni(inPath, outPath string, opts format.WriterOptions,
 		return err
 	}
 	p.done()
-	e.summary(out, rows, opts)
+	e.summary(out, rows, *opts)
 	return nil
 }
 
-func readSchemaFile(path string) (string, error) {
+// readSchemaFile reads and parses an Avro schema file, and returns its
+// text (trimmed) and the schema.
+func readSchemaFile(path string) (string, *schema.Schema, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	text := strings.TrimSpace(string(b))
-	if _, err := schema.Parse(text); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+	s, err := schema.Parse(text)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return text, nil
+	return text, s, nil
 }
 
 const fromavroHelp = `
@@ -180,7 +217,7 @@ records.
 Several input files of one schema (the parts of a data set) make one
 Trevni file, their records in the order the files are given.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni fromavro events.avro events.trv
 	trevni fromavro part-*.avro events.trv
@@ -191,12 +228,12 @@ func fromavroCommand(fs *flag.FlagSet) runFunc {
 	tf := addTrevniFlags(fs)
 	return func(e *env, args []string) error {
 		ins, outPath := args[:len(args)-1], args[len(args)-1]
-		opts, err := tf.options(e, outPath)
+		opts, err := tf.options(e)
 		if err != nil {
 			return err
 		}
 		if len(ins) == 1 {
-			return e.toTrevni(ins[0], outPath, opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
+			return e.toTrevni(ins[0], outPath, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 				return shred.FromContainer(out, in, &opts, progress)
 			})
 		}
@@ -219,6 +256,9 @@ func (e *env) fromAvroFiles(ins []string, outPath string, opts format.WriterOpti
 		return err
 	}
 	defer out.Abort()
+	if opts.TempDir, err = out.TempDir(); err != nil {
+		return err
+	}
 	// The first file's schema, as written there, becomes the file's.
 	first, err := os.Open(ins[0])
 	if err != nil {
@@ -253,7 +293,7 @@ func (e *env) fromAvroFiles(ins []string, outPath string, opts format.WriterOpti
 		done += inputSize(name)
 	}
 	if err := aw.Close(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", out.Name(), err)
 	}
 	if err := out.Commit(); err != nil {
 		return err
@@ -270,17 +310,21 @@ are read as that reader schema: a projection (only the columns it needs
 are read) or an evolution of the file's schema, resolved as Avro resolves
 schemas.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni toavro events.trv events.avro
 	trevni toavro --codec zstandard --schema summary.avsc events.trv summary.avro
 `
 
 func toavroCommand(fs *flag.FlagSet) runFunc {
-	codec := fs.String("codec", "deflate", "Avro codec: null, deflate, snappy, bzip2, xz or zstandard")
-	readerSchema := fs.String("schema", "", "reader schema `FILE.avsc` for projection or evolution")
+	codecFlag := fs.String("codec", "deflate", "Avro codec `NAME`: "+codecNames(avroCodecs))
+	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {
+		codec, err := e.checkCodec(*codecFlag, avroCodecs)
+		if err != nil {
+			return err
+		}
 		out, err := e.createOutput(args[1])
 		if err != nil {
 			return err
@@ -294,7 +338,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 		p := e.newProgress(in.RowCount(), in.Size())
 		defer p.done()
 		in.track(p)
-		rows, err := assemble.ToContainer(out, ar, &assemble.ContainerOptions{Codec: *codec}, p.setRows)
+		rows, err := assemble.ToContainer(out, ar, &assemble.ContainerOptions{Codec: codec}, p.setRows)
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.Name(), err)
 		}
@@ -303,7 +347,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 		}
 		p.done()
 		if !e.quiet && out.file != nil {
-			fmt.Fprintf(e.stderr, "trevni: toavro: wrote %s: %s records (codec %s)\n", out.Name(), formatCount(rows), *codec)
+			fmt.Fprintf(e.stderr, "trevni: toavro: wrote %s: %s (codec %s)\n", out.Name(), pluralCount(rows, "record"), codec)
 		}
 		return nil
 	}
@@ -314,7 +358,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 func (e *env) openAvro(path, readerSchemaFile string, rf *rangeFlags) (*assemble.AvroReader, *trevniInput, error) {
 	var opts assemble.Options
 	if readerSchemaFile != "" {
-		text, err := readSchemaFile(readerSchemaFile)
+		text, _, err := readSchemaFile(readerSchemaFile)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -345,14 +389,14 @@ code points 0-255. The text is that of Java's Avro JSON encoder. With
 --offset and --limit select a range of records; the records skipped are not
 read, since every column seeks straight to the first one wanted.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni tojson --limit 10 events.trv
 	trevni tojson --schema ids.avsc events.trv ids.jsonl
 `
 
 func tojsonCommand(fs *flag.FlagSet) runFunc {
-	readerSchema := fs.String("schema", "", "reader schema `FILE.avsc` for projection or evolution")
+	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	pretty := fs.Bool("pretty", false, "indent each record over several lines")
 	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {
@@ -382,35 +426,34 @@ to a Trevni file of the schema given with --schema. Bytes and fixed values
 are strings of code points 0-255; a record field missing from a line takes
 its default.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni fromjson --schema event.avsc events.jsonl events.trv
 `
 
 func fromjsonCommand(fs *flag.FlagSet) runFunc {
-	schemaFile := fs.String("schema", "", "the records' Avro schema `FILE.avsc` (required)")
+	schemaFile := inputFileVar(fs, "schema", "the records' Avro schema `FILE.avsc` (required)")
 	tf := addTrevniFlags(fs)
 	return func(e *env, args []string) error {
 		if *schemaFile == "" {
 			return e.usagef("--schema is required")
 		}
-		opts, err := tf.options(e, args[1])
+		opts, err := tf.options(e)
 		if err != nil {
 			return err
 		}
-		text, err := readSchemaFile(*schemaFile)
+		text, s, err := readSchemaFile(*schemaFile)
 		if err != nil {
 			return err
-		}
-		s, err := schema.Parse(text)
-		if err != nil {
-			return fmt.Errorf("%s: %w", *schemaFile, err)
 		}
 		out, err := e.createOutput(args[1])
 		if err != nil {
 			return err
 		}
 		defer out.Abort()
+		if opts.TempDir, err = out.TempDir(); err != nil {
+			return err
+		}
 		in, err := e.openInput(args[0])
 		if err != nil {
 			return err
@@ -418,7 +461,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		defer in.Close()
 		aw, err := shred.NewAvroWriter(out, text, &opts)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", *schemaFile, err)
 		}
 		defer aw.Abort()
 		p := e.newProgress(0, inputSize(args[0]))
@@ -429,12 +472,12 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			text, err := br.ReadBytes('\n')
 			read += int64(len(text))
 			if err != nil && err != io.EOF {
-				return err
+				return fmt.Errorf("%s:%d: %w", displayName(args[0], false), line, err)
 			}
 			if t := bytes.TrimSpace(text); len(t) > 0 {
 				v, derr := avrojson.Decode(s, t)
 				if derr != nil {
-					return fmt.Errorf("%s:%d: %v", displayName(args[0], false), line, derr)
+					return fmt.Errorf("%s:%d: %w", displayName(args[0], false), line, derr)
 				}
 				if werr := aw.Write(v); werr != nil {
 					return fmt.Errorf("%s:%d: %w", displayName(args[0], false), line, werr)
@@ -449,7 +492,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			}
 		}
 		if err := aw.Close(); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", out.Name(), err)
 		}
 		if err := out.Commit(); err != nil {
 			return err
@@ -465,28 +508,24 @@ Random writes COUNT random records of an Avro schema to a Trevni file:
 every type, edge values (empty and multi-byte strings, extreme numbers,
 empty arrays and maps, nulls), reproducible with --seed.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni random --seed 7 event.avsc 100000 sample.trv
 `
 
 func randomCommand(fs *flag.FlagSet) runFunc {
-	seed := fs.Uint64("seed", 1, "random seed")
+	seed := fs.Uint64("seed", 1, "random seed `N`")
 	tf := addTrevniFlags(fs)
 	return func(e *env, args []string) error {
 		count, err := strconv.ParseInt(args[1], 10, 64)
 		if err != nil || count < 0 {
 			return e.usagef("COUNT %q is not a number of records", args[1])
 		}
-		opts, err := tf.options(e, args[2])
+		opts, err := tf.options(e)
 		if err != nil {
 			return err
 		}
-		text, err := readSchemaFile(args[0])
-		if err != nil {
-			return err
-		}
-		s, err := schema.Parse(text)
+		text, s, err := readSchemaFile(args[0])
 		if err != nil {
 			return err
 		}
@@ -495,9 +534,12 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer out.Abort()
+		if opts.TempDir, err = out.TempDir(); err != nil {
+			return err
+		}
 		aw, err := shred.NewAvroWriter(out, text, &opts)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", args[0], err)
 		}
 		defer aw.Abort()
 		gen := avrorand.New(*seed, avrorand.Options{})
@@ -511,11 +553,11 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 				p.setRows(i)
 			}
 			if err := aw.Write(gen.Value(s)); err != nil {
-				return err
+				return fmt.Errorf("%s: record %d: %w", out.Name(), i, err)
 			}
 		}
 		if err := aw.Close(); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", out.Name(), err)
 		}
 		if err := out.Commit(); err != nil {
 			return err
@@ -531,8 +573,8 @@ type rangeFlags struct{ offset, limit int64 }
 
 func addRangeFlags(fs *flag.FlagSet) *rangeFlags {
 	r := &rangeFlags{}
-	fs.Int64Var(&r.offset, "offset", 0, "skip this many records first (they are not read: the columns seek)")
-	fs.Int64Var(&r.limit, "limit", -1, "write at most this many records")
+	fs.Int64Var(&r.offset, "offset", 0, "skip the first `N` records (they are not read: the columns seek)")
+	fs.Int64Var(&r.limit, "limit", -1, "write at most `N` records; -1 means all")
 	return r
 }
 
@@ -565,26 +607,28 @@ Java's writeDelimitedTo and Go's protodelim write them), or protojson, one
 message per line (--input json). The message type comes from a descriptor
 set (protoc --descriptor_set_out, buf build -o) or from .proto files, which
 are compiled without protoc (imports are searched in the -I directories,
-and the well-known types are built in).
+and the well-known types are built in). With neither, --message may name
+one of the well-known types (google.protobuf.Timestamp, Duration, Struct
+and the others), the only types built into the tool.
 
 The file is an ordinary Avro-Trevni file of the Avro schema derived from
 the message type (see the README's mapping), so tojson and Java read it;
 it also stores the message's descriptors, so toproto needs no .proto.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni fromproto --proto trace.proto -I protos --message opentelemetry.proto.trace.v1.TracesData spans.bin spans.trv
 	trevni fromproto --descriptor-set api.pb --message acme.Event --input json events.jsonl events.trv
 `
 
 func fromprotoCommand(fs *flag.FlagSet) runFunc {
-	descSet := fs.String("descriptor-set", "", "binary FileDescriptorSet `FILE`")
-	protoFile := fs.String("proto", "", ".proto `FILE` to compile")
+	descSet := inputFileVar(fs, "descriptor-set", "binary FileDescriptorSet `FILE`")
+	protoFile := inputFileVar(fs, "proto", ".proto `FILE` to compile")
 	var imports stringList
 	fs.Var(&imports, "I", "import `DIR` for --proto (repeatable)")
-	message := fs.String("message", "", "full name of the message type (required)")
-	input := fs.String("input", "delimited", "input form: delimited or json")
-	recursion := fs.Int("recursion-limit", 0, "how many times a message type may recur on a path before the rest is stored as bytes")
+	message := fs.String("message", "", "full `NAME` of the message type (required)")
+	input := fs.String("input", "delimited", "input `FORM`: delimited or json")
+	recursion := fs.Int("recursion-limit", 0, "the number `N` of times a message type may recur on a path before the rest is stored as bytes")
 	tf := addTrevniFlags(fs)
 	return func(e *env, args []string) error {
 		if *message == "" {
@@ -605,7 +649,7 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		if *recursion < 0 {
 			return e.usagef("--recursion-limit must not be negative")
 		}
-		opts, err := tf.options(e, args[1])
+		opts, err := tf.options(e)
 		if err != nil {
 			return err
 		}
@@ -613,22 +657,24 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		po := &shred.ProtoOptions{File: opts, Mapping: protoschema.Options{RecursionLimit: *recursion}}
-		return e.toTrevni(args[0], args[1], opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
+		return e.toTrevni(args[0], args[1], &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
+			// Made here, once toTrevni has set opts.TempDir.
+			po := &shred.ProtoOptions{File: opts, Mapping: protoschema.Options{RecursionLimit: *recursion}}
 			return shred.FromProtoStream(out, in, form, md, po, progress)
 		})
 	}
 }
 
 // findMessage loads the named message type from a descriptor set, from
-// .proto files, or from the types built into the tool.
+// .proto files, or from the types linked into the tool: the well-known
+// types.
 func (e *env) findMessage(descSet, protoFile string, imports []string, name string) (protoreflect.MessageDescriptor, error) {
 	var files protoschema.DescriptorResolver = protoregistry.GlobalFiles
 	switch {
 	case descSet != "":
 		f, err := protoschema.LoadDescriptorSet(descSet)
 		if err != nil {
-			return nil, err
+			return nil, fileError(descSet, err)
 		}
 		files = f
 	case protoFile != "":
@@ -652,6 +698,15 @@ func (e *env) findMessage(descSet, protoFile string, imports []string, name stri
 	return md, err
 }
 
+// fileError returns err naming the file at its start, as every message
+// of the tool begins, unless it already does.
+func fileError(name string, err error) error {
+	if strings.HasPrefix(err.Error(), name+":") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
 // relativeTo returns path relative to the first import directory holding
 // it, as the compiler wants import paths.
 func relativeTo(path string, dirs []string) (string, bool) {
@@ -670,14 +725,14 @@ length-delimited binary (--output delimited) or protojson lines
 (--output json). --fields keeps only the named fields (dotted paths of
 protobuf field names, comma-separated); only their columns are read.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni toproto spans.trv spans.bin
 	trevni toproto --output json --fields resource_spans.scope_spans.spans.name spans.trv -
 `
 
 func toprotoCommand(fs *flag.FlagSet) runFunc {
-	output := fs.String("output", "delimited", "output form: delimited or json")
+	output := fs.String("output", "delimited", "output `FORM`: delimited or json")
 	fields := fs.String("fields", "", "comma-separated field `PATHS` to keep")
 	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {

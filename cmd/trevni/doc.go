@@ -3,24 +3,39 @@
 // Usage:
 //
 //	trevni COMMAND [flags] ARGS
+//	trevni --version
 //
 // The commands are:
 //
-//	meta      print a file's metadata, columns and block descriptors as JSON
-//	dump      print every row as a JSON object, one per line
-//	validate  check a file's structure and every checksum
-//	help      explain a command
+//	fromavro    convert an Avro container file to Trevni
+//	toavro      convert a Trevni file back to an Avro container file
+//	tojson      print records as Avro JSON, one per line
+//	fromjson    convert Avro JSON lines to Trevni
+//	fromproto   convert a stream of protobuf messages to Trevni
+//	toproto     convert a Trevni file made from protobuf back to messages
+//	random      write random records of an Avro schema
+//	schema      print the Avro schema stored in a file
+//	meta        print a file's metadata, columns and block descriptors as JSON
+//	dump        print every row as a JSON object, one per line
+//	validate    check a file's structure and every checksum
+//	version     print the version, the Go release and the codecs built in
+//	completion  print a shell completion script (bash, zsh, fish)
+//	man         print the manual page (roff)
+//	help        explain a command
 //
-// A file argument of "-" means standard input or standard output. Output
-// files are written to a temporary file in the same directory and renamed
-// into place only when complete, so a failed or interrupted run leaves no
-// partial file and leaves an existing file untouched.
+// A file argument of "-" means standard input or standard output. A command
+// never writes over one of its inputs, and replaces an existing output file
+// only with --force. Output files are written in a private temporary
+// directory beside them and renamed into place only when complete, so a
+// failed or interrupted run leaves no partial file and leaves an existing
+// file untouched.
 //
-// Errors are reported as one line, "trevni: COMMAND: what went wrong", with
-// exit status 1; usage errors exit with status 2; a run interrupted by
-// SIGINT or SIGTERM exits with 128 plus the signal number. Long runs show
-// their progress on standard error when it is a terminal, unless --quiet is
-// given.
+// Errors are reported as one line, "trevni: COMMAND: FILE: what went
+// wrong", with exit status 1; usage errors exit with status 2; a run
+// interrupted by SIGINT or SIGTERM exits with 128 plus the signal number.
+// Long runs show their progress on standard error when it is a terminal,
+// unless --quiet is given.
 //
-// Run "trevni help COMMAND" for the details of a command.
+// Run "trevni help COMMAND" for the details of a command, "trevni man" for
+// the manual page.
 package main

@@ -18,7 +18,7 @@ of the interop dump.jsonl files.
 
 The rows go to OUT.jsonl if given, otherwise to standard output.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni dump weather.trv | head -3
 	trevni dump weather.trv weather.jsonl

@@ -38,13 +38,13 @@ func TestE2EBasic(t *testing.T) {
 
 // TestE2EUsage checks that usage errors exit with status 2.
 func TestE2EUsage(t *testing.T) {
-	for _, args := range [][]string{{}, {"nosuch"}, {"dump"}, {"meta", "--nosuch", "x.trv"}, {"validate", "a", "b"}} {
+	for _, args := range [][]string{{}, {"nosuch"}, {"toavro", "x.trv"}, {"meta", "--nosuch", "x.trv"}, {"validate", "a", "b"}} {
 		r := runBin(t, nil, args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, "trevni") || strings.Contains(r.stderr, "goroutine") {
 			t.Errorf("%q: status %d, stderr:\n%s", args, r.code, r.stderr)
 		}
 	}
-	if r := runBin(t, nil, "dump", "-h"); r.code != 0 || !strings.Contains(r.stdout, "Example:") {
+	if r := runBin(t, nil, "dump", "-h"); r.code != 0 || !strings.Contains(r.stdout, "Examples (the file names stand for your own):") {
 		t.Errorf("dump -h: %+v", r)
 	}
 }
@@ -123,12 +123,12 @@ func TestE2EAtomicOutput(t *testing.T) {
 		t.Errorf("files after a failed dump: %q", names)
 	}
 	os.WriteFile(out, []byte("old\n"), 0o666)
-	checkOneLineError(t, runBin(t, nil, "dump", bad, out), "dump")
-	checkOneLineError(t, runBin(t, nil, "meta", bad, out), "meta")
+	checkOneLineError(t, runBin(t, nil, "dump", "--force", bad, out), "dump")
+	checkOneLineError(t, runBin(t, nil, "meta", "--force", bad, out), "meta")
 	if got := string(readFile(t, out)); got != "old\n" {
 		t.Errorf("existing file changed to %q", got)
 	}
-	if r := runBin(t, nil, "dump", good, out); r.code != 0 || r.stdout != "" {
+	if r := runBin(t, nil, "dump", "--force", good, out); r.code != 0 || r.stdout != "" {
 		t.Fatalf("dump: %+v", r)
 	}
 	if got := string(readFile(t, out)); got != runIn(t, nil, "dump", good).stdout {
@@ -153,7 +153,7 @@ func TestE2ESignal(t *testing.T) {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "out.jsonl")
 		os.WriteFile(out, []byte("old\n"), 0o666)
-		cmd := exec.Command(trevniBin, "dump", "-", out)
+		cmd := exec.Command(trevniBin, "dump", "--force", "-", out)
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			t.Fatal(err)

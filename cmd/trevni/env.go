@@ -15,8 +15,10 @@ import (
 type env struct {
 	ctx    context.Context
 	app    *app
-	name   string // the command's name, for messages
-	quiet  bool   // --quiet: no progress
+	name   string   // the command's name, for messages
+	quiet  bool     // --quiet: no progress
+	force  bool     // --force: replace existing output files
+	inputs []string // the file arguments, positional and flags, that may be read
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
@@ -100,7 +102,7 @@ func (e *env) openTrevni(path string, opts *format.ReaderOptions) (*trevniInput,
 	if path == "-" {
 		var err error
 		if ra, size, done, err = e.stdinReaderAt(); err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, err)
+			return nil, fmt.Errorf("%s: cannot read: %w", name, err)
 		}
 	} else {
 		f, err := os.Open(path)

@@ -5,10 +5,13 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/trevni-go/trevni/internal/avrojson"
 )
 
 // jsonWriter builds compact JSON in the order it is written, which Go maps
-// cannot keep. It inserts the commas; the caller keeps keys and values
+// cannot keep. Strings are escaped by avrojson.AppendString, the project's
+// one JSON string escaper. It inserts the commas; the caller keeps keys and values
 // paired and containers balanced.
 type jsonWriter struct {
 	b     []byte
@@ -30,12 +33,12 @@ func (w *jsonWriter) endArray()    { w.b = append(w.b, ']'); w.comma = true }
 // key writes an object key; the next call writes its value.
 func (w *jsonWriter) key(k string) {
 	w.sep()
-	w.b = appendJSONString(w.b, k)
+	w.b = avrojson.AppendString(w.b, k)
 	w.b = append(w.b, ':')
 	w.comma = false
 }
 
-func (w *jsonWriter) str(s string) { w.sep(); w.b = appendJSONString(w.b, s) }
+func (w *jsonWriter) str(s string) { w.sep(); w.b = avrojson.AppendString(w.b, s) }
 func (w *jsonWriter) int(n int64)  { w.sep(); w.b = strconv.AppendInt(w.b, n, 10) }
 func (w *jsonWriter) bool(v bool)  { w.sep(); w.b = strconv.AppendBool(w.b, v) }
 func (w *jsonWriter) null()        { w.sep(); w.b = append(w.b, "null"...) }
@@ -90,44 +93,4 @@ func (w *jsonWriter) float(f float64, bits int) {
 		w.sep()
 		w.b = strconv.AppendFloat(w.b, f, 'g', -1, bits)
 	}
-}
-
-// appendJSONString appends s as a JSON string. Bytes that are not valid
-// UTF-8 become U+FFFD; <, > and & are kept as they are.
-func appendJSONString(dst []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c < 0x20 || c == 0x7f:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, `\u202`...)
-			dst = append(dst, hexDigits[r&0xf])
-		default:
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
 }

@@ -6,12 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // Exit statuses.
@@ -37,6 +40,7 @@ func main() {
 func runMain(args []string) int {
 	a := newApp(os.Stdin, os.Stdout, os.Stderr)
 	a.tty = isTerminal(os.Stderr)
+	a.stdinTTY = isTerminal(os.Stdin)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -79,11 +83,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // app is one invocation of the tool: its standard streams, and the
 // temporary files to remove if it is interrupted.
 type app struct {
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	tty    bool             // stderr is a terminal: progress may be shown
-	now    func() time.Time // the clock, for progress
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
+	tty      bool             // stderr is a terminal: progress may be shown
+	stdinTTY bool             // stdin is a terminal: not read unless named "-"
+	now      func() time.Time // the clock, for progress
 
 	mu       sync.Mutex
 	command  string         // the command running, for messages
@@ -154,6 +159,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 			return exitOK
 		case "-quiet", "--quiet":
 			quiet = true
+		case "-version", "--version":
+			fmt.Fprint(a.stdout, versionText())
+			return exitOK
 		default:
 			fmt.Fprintf(a.stderr, "trevni: unknown flag %s\n", args[0])
 			a.usage(a.stderr)
@@ -180,15 +188,20 @@ func (a *app) run(ctx context.Context, args []string) int {
 // reporting its error as one line. A panic, which would be a bug, is
 // reported the same way.
 func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet bool) (code int) {
-	fs, runFn := cmd.flagSet()
-	fs.BoolVar(&quiet, "quiet", quiet, "show no progress")
+	fs, runFn, cf := cmd.flagSet(quiet)
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		cmd.printHelp(a.stdout, fs)
 		return exitOK
 	}
+	if err == nil && len(pos) == 0 && cmd.stdin && !a.stdinTTY {
+		pos = []string{"-"} // trevni tojson < file.trv
+	}
 	if err == nil {
 		err = cmd.checkArgs(pos)
+		if err != nil && len(pos) == 0 && cmd.stdin {
+			err = fmt.Errorf("%w (standard input is a terminal: name a file, or - to read it anyway)", err)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
@@ -199,7 +212,8 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 	a.mu.Lock()
 	a.command = cmd.name
 	a.mu.Unlock()
-	e := &env{ctx: ctx, app: a, name: cmd.name, quiet: quiet, stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
+	e := &env{ctx: ctx, app: a, name: cmd.name, quiet: cf.quiet, force: cf.force,
+		inputs: append(slices.Clone(pos), inputFiles(fs)...), stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
 	defer func() {
 		if r := recover(); r != nil {
 			a.errorf("trevni: %s: internal error: %s\n", cmd.name, oneLine(fmt.Errorf("%v", r)))
@@ -221,17 +235,77 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		a.errorf("trevni: %s: interrupted\n", cmd.name)
 		return exitError
 	}
-	a.errorf("trevni: %s: %s\n", cmd.name, oneLine(err))
+	a.errorf("trevni: %s: %s\n", cmd.name, oneLine(fileFirst(err)))
 	return exitError
 }
 
-// oneLine formats err for a one-line message: without the "trevni: " prefix
-// that the format package's errors carry (the message has its own), and
-// with line breaks replaced by spaces.
+// fileFirst rewrites an error of the os package about one file, "open
+// x.trv: no such file or directory", to name the file first, as every
+// message of the tool does: "x.trv: cannot open: no such file or
+// directory".
+func fileFirst(err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe != err {
+		return err
+	}
+	op := pe.Op
+	switch op {
+	case "open", "read", "write", "stat", "create":
+		op = "cannot " + op
+	}
+	return fmt.Errorf("%s: %s: %w", pe.Path, op, pe.Err)
+}
+
+// libraryPackages are the names of the module's packages, with which
+// their errors may begin ("ocf: ..."). The prefixes mean nothing to a user
+// of the tool, and are removed from its messages.
+var libraryPackages = []string{
+	"trevni", "format", "codec", "ocf", "assemble", "shred", "schema", "protoschema",
+	"layout", "typemap", "protovalue", "avrojson", "avrorand", "protorand", "fieldpath",
+}
+
+// maxMessage bounds the length of one message in bytes: an error from a
+// deeply nested input could otherwise be tens of kilobytes long. The head
+// (what went wrong, where) and the tail (the innermost cause) are kept.
+const (
+	maxMessage  = 1024
+	messageHead = 640
+	messageTail = 320
+)
+
+// oneLine formats err for a one-line message: without the package prefixes
+// ("trevni: ", "ocf: ") that the library's errors carry (the message has
+// its own), with line breaks replaced by spaces, a part repeated by two
+// layers said once, and cut in the middle if it is longer than maxMessage
+// bytes.
 func oneLine(err error) string {
-	s := strings.TrimPrefix(err.Error(), "trevni: ")
-	s = strings.ReplaceAll(s, ": trevni: ", ": ")
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), " ")
+	s := err.Error()
+	for _, p := range libraryPackages {
+		s = strings.TrimPrefix(s, p+": ")
+		s = strings.ReplaceAll(s, ": "+p+": ", ": ")
+	}
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), " ")
+	// Two layers that both said the same ("not a valid trevni file: not
+	// a valid trevni file: ...") say it once.
+	parts := strings.Split(s, ": ")
+	parts = slices.CompactFunc(parts, func(a, b string) bool { return a == b && a != "" })
+	return capMessage(strings.Join(parts, ": "))
+}
+
+// capMessage cuts the middle out of s if it is longer than maxMessage
+// bytes, at character boundaries, saying how much was cut.
+func capMessage(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	head, tail := messageHead, len(s)-messageTail
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return fmt.Sprintf("%s ... [%d bytes cut] ... %s", s[:head], tail-head, s[tail:])
 }
 
 // errReported is returned by a command that has already reported its

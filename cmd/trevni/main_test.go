@@ -101,6 +101,14 @@ func checkMessages(t testing.TB, stderr, command string) {
 		if !strings.HasPrefix(l, "trevni: "+command+": ") || strings.HasPrefix(l, "trevni: "+command+": trevni:") {
 			t.Errorf("message not in the tool's format: %q", l)
 		}
+		for _, p := range libraryPackages {
+			if strings.Contains(strings.TrimPrefix(l, "trevni: "+command), ": "+p+": ") {
+				t.Errorf("message shows the package prefix %q: %q", p, l)
+			}
+		}
+		if len(l) > maxMessage+100 {
+			t.Errorf("message of %d bytes", len(l))
+		}
 	}
 	for _, bad := range []string{"panic", "goroutine ", "internal error", ".go:"} {
 		if strings.Contains(stderr, bad) {

@@ -29,7 +29,7 @@ and "-Infinity".
 The output is one line, or indented with --pretty. It goes to OUT.json if
 given, otherwise to standard output.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni meta --pretty --blocks weather.trv
 	trevni meta weather.trv | jq '.columns[].name'

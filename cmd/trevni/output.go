@@ -2,22 +2,24 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
 )
 
 // atomicFile is an output file that appears under its name only once it is
-// complete. It is written to a temporary file in the same directory (so that
-// the final rename is atomic) and renamed into place by Commit; Abort
-// removes the temporary file and leaves any existing file of that name
-// untouched. A replaced file keeps its permissions; a new one gets 0666 less
-// the umask, as with os.Create. When the name is a symbolic link, the file it
-// points to is replaced, not the link.
+// complete. It is written to a file in a private temporary directory beside
+// the target (so that the final rename is atomic, and so that a spill file
+// of the writer can be put there too) and renamed into place by Commit,
+// which then removes the directory; Abort removes the directory and all it
+// holds, and leaves any existing file of that name untouched. A replaced
+// file keeps its permissions; a new one gets 0666 less the umask, as with
+// os.Create. When the name is a symbolic link, the file it points to is
+// written, not the link, even when that file does not exist yet.
 //
 // A target that exists but is not a regular file, such as /dev/null or a
 // named pipe, cannot be replaced: it is written directly.
@@ -25,59 +27,101 @@ import (
 // Write may be called from one goroutine while Commit or Abort is called
 // from another; a Write after either fails.
 type atomicFile struct {
-	f    *os.File
-	path string // the target
-	tmp  string // the temporary file, or "" when writing the target directly
+	f      *os.File
+	path   string // the target
+	tmpDir string // the private directory holding tmp, or ""
+	tmp    string // the temporary file, or "" when writing the target directly
 
 	mu   sync.Mutex
 	done bool // committed or aborted
 }
 
+// maxLinks is how many symbolic links are followed to find an output's
+// target, as the system's own limit (ELOOP).
+const maxLinks = 40
+
+// resolveLinks follows path while it is a symbolic link, also when the
+// last link dangles, and returns the path of the file it leads to, which
+// may not exist.
+func resolveLinks(path string) (string, error) {
+	p := path
+	for range maxLinks {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		link, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(p), link)
+		}
+		p = link
+	}
+	return "", fmt.Errorf("%s: cannot create: too many levels of symbolic links", path)
+}
+
 // createAtomic starts writing the file path.
 func createAtomic(path string) (*atomicFile, error) {
-	fi, err := os.Stat(path)
+	target, err := resolveLinks(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(target)
 	switch {
 	case err == nil && fi.IsDir():
-		return nil, fmt.Errorf("create %s: is a directory", path)
+		return nil, fmt.Errorf("%s: cannot create: is a directory", path)
 	case err == nil && !fi.Mode().IsRegular():
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
 			return nil, err
 		}
-		return &atomicFile{f: f, path: path}, nil
+		return &atomicFile{f: f, path: target}, nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
-	target := path
-	if err == nil {
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			target = real
-		}
-	}
 	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	tmpDir, err := os.MkdirTemp(dir, ".trevni-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary name would only confuse
+		}
+		return nil, fmt.Errorf("%s: cannot create: %w", path, err)
+	}
 	if len(base) > 200 {
 		base = base[:200] // keep the temporary name within NAME_MAX
 	}
-	for range 100 {
-		tmp := filepath.Join(dir, fmt.Sprintf(".%s.%08x.tmp", base, rand.Uint32()))
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) {
-			continue
+	tmp := filepath.Join(tmpDir, base)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		os.RemoveAll(tmpDir)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
 		}
-		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err // the temporary name would only confuse
-			}
-			return nil, fmt.Errorf("create %s: %w", path, err)
-		}
-		if fi != nil {
-			f.Chmod(fi.Mode().Perm()) // best effort: keep the replaced file's permissions
-		}
-		return &atomicFile{f: f, path: target, tmp: tmp}, nil
+		return nil, fmt.Errorf("%s: cannot create: %w", path, err)
 	}
-	return nil, fmt.Errorf("create %s: no free temporary name in %s", path, dir)
+	if fi != nil {
+		f.Chmod(fi.Mode().Perm()) // best effort: keep the replaced file's permissions
+	}
+	return &atomicFile{f: f, path: target, tmpDir: tmpDir, tmp: tmp}, nil
 }
+
+// TempDir returns the private directory beside the target where other
+// temporary files of the run may go, removed with it; "" when the target
+// is written directly.
+func (a *atomicFile) TempDir() string { return a.tmpDir }
 
 // Name returns the file's final name.
 func (a *atomicFile) Name() string { return a.path }
@@ -90,7 +134,7 @@ func (a *atomicFile) Write(p []byte) (int, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		err = fmt.Errorf("write %s: %w", a.path, err)
+		err = fmt.Errorf("%s: cannot write: %w", a.path, err)
 	}
 	return n, err
 }
@@ -101,7 +145,7 @@ func (a *atomicFile) Commit() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.done {
-		return fmt.Errorf("write %s: already committed or aborted", a.path)
+		return fmt.Errorf("%s: cannot write: already committed or aborted", a.path)
 	}
 	a.done = true
 	if a.tmp == "" {
@@ -114,15 +158,15 @@ func (a *atomicFile) Commit() error {
 	if err == nil {
 		err = os.Rename(a.tmp, a.path)
 	}
+	os.RemoveAll(a.tmpDir)
 	if err != nil {
-		os.Remove(a.tmp)
-		return fmt.Errorf("write %s: %w", a.path, err)
+		return fmt.Errorf("%s: cannot write: %w", a.path, err)
 	}
 	syncDir(filepath.Dir(a.path))
 	return nil
 }
 
-// Abort removes the temporary file. It does nothing after Commit or Abort,
+// Abort removes the temporary directory. It does nothing after Commit or Abort,
 // so it can be deferred.
 func (a *atomicFile) Abort() error {
 	a.mu.Lock()
@@ -132,8 +176,8 @@ func (a *atomicFile) Abort() error {
 	}
 	a.done = true
 	err := a.f.Close()
-	if a.tmp != "" {
-		if rerr := os.Remove(a.tmp); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+	if a.tmpDir != "" {
+		if rerr := os.RemoveAll(a.tmpDir); rerr != nil {
 			err = rerr
 		}
 	}
@@ -157,44 +201,135 @@ type output struct {
 	file       *atomicFile // nil for standard output
 	unregister func()
 	done       bool
+
+	ctx    context.Context // the run's: writes fail once it is done
+	app    *app
+	tmpDir string // made by TempDir when file has none, or ""
+	unTmp  func()
 }
 
 // createOutput opens a file argument for output: "-" or "" is standard
 // output; any other name is an atomicFile, removed if the process is
-// interrupted before Commit.
+// interrupted before Commit. It refuses to write over one of the
+// command's inputs (the same file, however named), and over any other
+// existing regular file unless --force was given.
 func (e *env) createOutput(path string) (*output, error) {
 	if path == "" || path == "-" {
-		return &output{w: bufio.NewWriterSize(e.stdout, 64<<10), name: displayName(path, true), unregister: func() {}}, nil
+		return &output{w: bufio.NewWriterSize(e.stdout, 64<<10), name: displayName(path, true), unregister: func() {}, app: e.app, ctx: e.ctx}, nil
+	}
+	if err := e.checkOutput(path); err != nil {
+		return nil, err
 	}
 	f, err := createAtomic(path)
 	if err != nil {
 		return nil, err
 	}
-	o := &output{w: bufio.NewWriterSize(f, 64<<10), name: path, file: f}
+	o := &output{w: bufio.NewWriterSize(f, 64<<10), name: path, file: f, app: e.app, ctx: e.ctx}
 	o.unregister = e.app.addCleanup(func() { f.Abort() })
 	return o, nil
+}
+
+// errExists is wrapped by the error of createOutput for an existing file
+// when --force is not given.
+var errExists = errors.New("exists")
+
+// checkOutput checks that path, an output file argument, may be written:
+// that it is none of the command's inputs, and that it does not exist
+// unless --force was given. Files that are not regular, such as
+// /dev/null, are always written.
+func (e *env) checkOutput(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil // created, or written in place; createAtomic reports errors
+	}
+	skipped := false
+	for _, in := range e.inputs {
+		if in == path && !skipped {
+			skipped = true // the output argument itself
+			continue
+		}
+		var ifi fs.FileInfo
+		if in == "-" {
+			if f, ok := e.stdin.(*os.File); ok {
+				ifi, _ = f.Stat()
+			}
+		} else {
+			ifi, _ = os.Stat(in)
+		}
+		if ifi != nil && os.SameFile(fi, ifi) {
+			if in == path {
+				return fmt.Errorf("%s: the output is also an input: refusing to write over it", path)
+			}
+			return fmt.Errorf("%s: the output is the input %s: refusing to write over it", path, displayName(in, false))
+		}
+	}
+	if !e.force {
+		return fmt.Errorf("%s: %w: give --force to replace it", path, errExists)
+	}
+	return nil
+}
+
+// TempDir returns a private directory for the temporary files of the run
+// (a writer's spill file), removed by Commit and Abort, and by the signal
+// handler: beside the output file, or under the system's temporary
+// directory for standard output and files written in place.
+func (o *output) TempDir() (string, error) {
+	if o.file != nil && o.file.TempDir() != "" {
+		return o.file.TempDir(), nil
+	}
+	if o.tmpDir == "" {
+		dir, err := os.MkdirTemp("", "trevni-")
+		if err != nil {
+			return "", err
+		}
+		o.tmpDir = dir
+		o.unTmp = o.app.addCleanup(func() { os.RemoveAll(dir) })
+	}
+	return o.tmpDir, nil
+}
+
+// removeTemp removes the directory made by TempDir, if any.
+func (o *output) removeTemp() {
+	if o.tmpDir != "" {
+		o.unTmp()
+		os.RemoveAll(o.tmpDir)
+		o.tmpDir = ""
+	}
 }
 
 // Name returns the output's name for messages.
 func (o *output) Name() string { return o.name }
 
-// Write writes p to the output's buffer.
-func (o *output) Write(p []byte) (int, error) { return o.w.Write(p) }
+// Write writes p to the output's buffer. It fails once the run is
+// interrupted, so that a command writing without end (a dump of a file
+// claiming 2^62 rows) stops at its next write.
+func (o *output) Write(p []byte) (int, error) {
+	if err := o.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return o.w.Write(p)
+}
 
-// WriteString writes s to the output's buffer.
-func (o *output) WriteString(s string) (int, error) { return o.w.WriteString(s) }
+// WriteString writes s to the output's buffer, as Write does.
+func (o *output) WriteString(s string) (int, error) {
+	if err := o.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return o.w.WriteString(s)
+}
 
 // Commit flushes the output and, for a file, renames it into place.
 func (o *output) Commit() error {
 	if o.done {
-		return fmt.Errorf("write %s: already committed or aborted", o.name)
+		return fmt.Errorf("%s: cannot write: already committed or aborted", o.name)
 	}
 	o.done = true
 	defer o.unregister()
+	defer o.removeTemp()
 	err := o.w.Flush()
 	if o.file == nil {
 		if err != nil {
-			return fmt.Errorf("write %s: %w", o.name, err)
+			return fmt.Errorf("%s: cannot write: %w", o.name, err)
 		}
 		return nil
 	}
@@ -213,6 +348,7 @@ func (o *output) Abort() {
 	}
 	o.done = true
 	defer o.unregister()
+	defer o.removeTemp()
 	if o.file == nil {
 		o.w.Flush()
 		return

@@ -96,7 +96,11 @@ func (p *progress) maybeShow() {
 func (p *progress) line(d time.Duration) string {
 	var parts []string
 	if p.rows > 0 || p.totalRows > 0 {
-		parts = append(parts, count(p.rows, p.totalRows, "rows", formatCount))
+		unit := "rows"
+		if p.rows == 1 && p.totalRows <= 1 {
+			unit = "row"
+		}
+		parts = append(parts, count(p.rows, p.totalRows, unit, formatCount))
 	}
 	if p.bytes > 0 || p.totalBytes > 0 {
 		parts = append(parts, count(p.bytes, p.totalBytes, "", formatBytes))

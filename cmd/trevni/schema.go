@@ -16,7 +16,7 @@ from protobuf (its avro.schema metadata), as one line of JSON, or indented
 with --pretty. For a file written from protobuf, --proto prints the full
 name of the message type instead.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni schema --pretty events.trv
 	trevni schema events.trv > events.avsc

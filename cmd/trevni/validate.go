@@ -32,7 +32,7 @@ The all-zero CRC-32s that Java writes for every block of a file with the
 null codec and the crc32 checksum are accepted, as Java's bug; --strict
 rejects them.
 
-Example:
+Examples (the file names stand for your own):
 
 	trevni validate weather.trv
 	weather.trv: ok: 1000 rows, 7 columns, 7 blocks checked
@@ -95,6 +95,14 @@ func plural(n int64, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// pluralCount is plural with thousands separators: "1 row", "1,000 rows".
+func pluralCount(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return formatCount(n) + " " + thing + "s"
 }
 
 // checkRecords reads every record of a file written from Avro through the

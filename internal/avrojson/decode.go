@@ -7,6 +7,9 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/typemap"
@@ -27,7 +30,151 @@ func Decode(s *schema.Schema, data []byte) (any, error) {
 	if _, err := d.Token(); err != io.EOF {
 		return nil, fmt.Errorf("text after the value")
 	}
+	// encoding/json turns bytes that are not UTF-8, and escapes of lone
+	// surrogates, into U+FFFD: refuse them instead.
+	if err := checkText(data); err != nil {
+		return nil, err
+	}
 	return fromJSON(s, v)
+}
+
+// checkText checks that every string of data, a valid JSON text, is valid
+// UTF-8 and escapes no lone surrogate. Its error names the string's place:
+// a path of object keys and array indexes.
+func checkText(data []byte) error {
+	if utf8.Valid(data) && !bytes.Contains(data, []byte(`\ud`)) && !bytes.Contains(data, []byte(`\uD`)) {
+		return nil // the common case: no raw bad byte, no surrogate escape
+	}
+	type frame struct {
+		object bool
+		key    []byte // the raw key of the current member, in an object
+		index  int    // the current element, in an array
+	}
+	var stack []frame
+	expectKey := false
+	for i := 0; i < len(data); {
+		switch data[i] {
+		case '{':
+			stack = append(stack, frame{object: true})
+			expectKey = true
+		case '[':
+			stack = append(stack, frame{})
+			expectKey = false
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		case ',':
+			if top := &stack[len(stack)-1]; top.object {
+				expectKey = true
+			} else {
+				top.index++
+			}
+		case ':':
+			expectKey = false
+		case '"':
+			end := i + 1
+			for data[end] != '"' {
+				if data[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			raw := data[i+1 : end]
+			if msg := checkString(raw); msg != "" {
+				var path strings.Builder
+				frames := stack
+				if expectKey {
+					frames = stack[:len(stack)-1] // the key's object has no member yet
+				}
+				for k, f := range frames {
+					if f.object {
+						if k > 0 {
+							path.WriteByte('.')
+						}
+						path.WriteString(strings.ToValidUTF8(unquote(f.key), "\uFFFD"))
+					} else {
+						fmt.Fprintf(&path, "[%d]", f.index)
+					}
+				}
+				where := "the value"
+				switch {
+				case expectKey && path.Len() > 0:
+					where = "a key of " + path.String()
+				case expectKey:
+					where = "a key"
+				case path.Len() > 0:
+					where = path.String()
+				}
+				return fmt.Errorf("%s: %s", where, msg)
+			}
+			if expectKey {
+				stack[len(stack)-1].key = raw
+			}
+			i = end
+		}
+		i++
+	}
+	return nil
+}
+
+// checkString checks the raw text of a JSON string (between the quotes),
+// and describes its first problem, or returns "".
+func checkString(raw []byte) string {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '\\' && i+5 < len(raw) && raw[i+1] == 'u':
+			r := hexRune(raw[i+2 : i+6])
+			switch {
+			case utf16.IsSurrogate(r) && r < 0xdc00:
+				if i+11 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
+					if r2 := hexRune(raw[i+8 : i+12]); r2 >= 0xdc00 && r2 <= 0xdfff {
+						i += 12
+						continue
+					}
+				}
+				return fmt.Sprintf("the escape \\u%s is a lone surrogate (not followed by a low surrogate)", raw[i+2:i+6])
+			case utf16.IsSurrogate(r):
+				return fmt.Sprintf("the escape \\u%s is a lone low surrogate", raw[i+2:i+6])
+			}
+			i += 6
+		case c == '\\':
+			i += 2
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && n == 1 {
+				return fmt.Sprintf("a string holds byte 0x%02x, which is not valid UTF-8", c)
+			}
+			i += n
+		}
+	}
+	return ""
+}
+
+// hexRune reads four hexadecimal digits; JSON's syntax has been checked.
+func hexRune(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		}
+	}
+	return r
+}
+
+// unquote returns the text of a raw JSON string, for messages.
+func unquote(raw []byte) string {
+	var s string
+	if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s) != nil {
+		return string(raw)
+	}
+	return s
 }
 
 func fromJSON(s *schema.Schema, v any) (any, error) {
