@@ -3,14 +3,17 @@ package assemble
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/trevni-go/trevni/internal/ocf"
 )
 
-// ContainerOptions configures ToContainer.
+// ContainerOptions configures ToContainer. A nil *ContainerOptions means
+// the zero value.
 type ContainerOptions struct {
 	// Codec is the Avro codec: null (the default), deflate, snappy,
 	// bzip2, xz or zstandard.
@@ -20,17 +23,45 @@ type ContainerOptions struct {
 	// SyncMarker, if not zero, is used instead of a random one, for
 	// reproducible output.
 	SyncMarker [16]byte
+	// Progress, if set, is called now and then with the records written so
+	// far, and once at the end.
+	Progress func(rows int64)
+}
+
+// JSONOptions configures ToJSON. A nil *JSONOptions means the zero value.
+type JSONOptions struct {
+	// Pretty indents each record over several lines.
+	Pretty bool
+	// Progress, if set, is called now and then with the records written so
+	// far, and once at the end.
+	Progress func(rows int64)
+}
+
+// checkEvery is how many records pass between checks of the context and
+// calls of Progress.
+const checkEvery = 4096
+
+// stopped reports a context that ended the output after n records.
+func stopped(ctx context.Context, n int64) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("assemble: stopped after %d records: %w", n, err)
+	}
+	return nil
 }
 
 // ToContainer writes every remaining record of ar to w as an Avro object
-// container file of the reader schema, through the fast path. progress,
-// if not nil, is called periodically with the records written so far.
-func ToContainer(w io.Writer, ar *AvroReader, opts *ContainerOptions, progress func(rows int64)) (int64, error) {
+// container file of the reader schema, through the fast path (ReadBinary),
+// and returns the number of records written. It stops with ctx's error,
+// wrapped, if ctx ends first.
+func ToContainer(ctx context.Context, w io.Writer, ar *AvroReader, opts *ContainerOptions) (int64, error) {
 	var o ContainerOptions
 	if opts != nil {
 		o = *opts
 	}
-	cw, err := ocf.NewWriter(w, ar.SchemaText(), ocf.WriterOptions{Codec: o.Codec, Level: o.Level, SyncMarker: o.SyncMarker})
+	if err := stopped(ctx, 0); err != nil {
+		return 0, err
+	}
+	cw, err := ocf.NewWriter(w, ar.readText, ocf.WriterOptions{Codec: o.Codec, Level: o.Level, SyncMarker: o.SyncMarker})
 	if err != nil {
 		return 0, err
 	}
@@ -48,28 +79,35 @@ func ToContainer(w io.Writer, ar *AvroReader, opts *ContainerOptions, progress f
 			return n, err
 		}
 		n++
-		if progress != nil && n%4096 == 0 {
-			progress(n)
+		if n%checkEvery == 0 {
+			if err := stopped(ctx, n); err != nil {
+				return n, err
+			}
+			if o.Progress != nil {
+				o.Progress(n)
+			}
 		}
 	}
-	if progress != nil {
-		progress(n)
+	if o.Progress != nil {
+		o.Progress(n)
 	}
 	return n, cw.Close()
 }
 
-// JSONOptions configures ToJSON.
-type JSONOptions struct {
-	// Pretty indents each record over several lines.
-	Pretty bool
-}
-
 // ToJSON writes every remaining record of ar to w in Avro's JSON encoding,
 // one record per line (or indented, with Pretty), through the fast path
-// (ReadJSON). It returns the number of records written.
-func ToJSON(w io.Writer, ar *AvroReader, opts *JSONOptions, progress func(rows int64)) (int64, error) {
+// (ReadJSON), and returns the number of records written. It stops with
+// ctx's error, wrapped, if ctx ends first.
+func ToJSON(ctx context.Context, w io.Writer, ar *AvroReader, opts *JSONOptions) (int64, error) {
+	var o JSONOptions
+	if opts != nil {
+		o = *opts
+	}
 	if ar.selective {
 		return 0, errors.New("assemble: records with selected fields do not match the schema: use a reader schema")
+	}
+	if err := stopped(ctx, 0); err != nil {
+		return 0, err
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var line []byte
@@ -84,7 +122,7 @@ func ToJSON(w io.Writer, ar *AvroReader, opts *JSONOptions, progress func(rows i
 		if err != nil {
 			return n, err
 		}
-		if opts != nil && opts.Pretty {
+		if o.Pretty {
 			pretty.Reset()
 			if err := json.Indent(&pretty, line, "", "  "); err != nil {
 				return n, err
@@ -96,12 +134,17 @@ func ToJSON(w io.Writer, ar *AvroReader, opts *JSONOptions, progress func(rows i
 			return n, err
 		}
 		n++
-		if progress != nil && n%4096 == 0 {
-			progress(n)
+		if n%checkEvery == 0 {
+			if err := stopped(ctx, n); err != nil {
+				return n, err
+			}
+			if o.Progress != nil {
+				o.Progress(n)
+			}
 		}
 	}
-	if progress != nil {
-		progress(n)
+	if o.Progress != nil {
+		o.Progress(n)
 	}
 	return n, bw.Flush()
 }
