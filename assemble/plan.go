@@ -161,12 +161,20 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string, sel s
 				return nil, incompatible(join(path, name), "selected, but %s has no such field", rs.Name)
 			}
 		}
+		readBy := make([]string, len(ws.Fields)) // the reader field reading each writer field
 		for _, rf := range rs.Fields {
 			sub, selected := sel[rf.Name]
 			if sel != nil && !selected {
 				continue
 			}
 			k := c.writerField(ws, rf)
+			if k >= 0 {
+				// Each writer field's values are read once.
+				if readBy[k] != "" {
+					return nil, incompatible(join(path, rf.Name), "reads the file's field %s, which field %s reads already", ws.Fields[k].Name, readBy[k])
+				}
+				readBy[k] = rf.Name
+			}
 			f := field{name: rf.Name, key: append(avrojson.AppendString(nil, rf.Name), ':')}
 			if k < 0 {
 				if !rf.HasDefault {
