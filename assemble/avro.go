@@ -56,6 +56,7 @@ type AvroReader struct {
 	elems      int
 	selective  bool  // Options.Fields selects fields
 	end        int64 // Read returns io.EOF here
+	checked    int64 // records Validate walked (the others it knew alike)
 
 	jsonScratch [][]byte      // ReadJSON's map entries, by depth
 	jsonEntries [][]jsonEntry // and where they are

@@ -348,3 +348,46 @@ func TestColumnlessItems(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateRuns checks that Validate checks records that read only
+// lengths from runs as runs: it walks few of them, and still finds bad
+// data after them.
+func TestValidateRuns(t *testing.T) {
+	const rows = 200_000
+	text := `{"type":"record","name":"R","fields":[
+		{"name":"u","type":["null",{"type":"record","name":"E","fields":[]}]},
+		{"name":"a","type":{"type":"array","items":{"type":"enum","name":"C","symbols":["X","Y"]}}},
+		{"name":"e","type":{"type":"array","items":"E"}}]}`
+	for _, bad := range []bool{false, true} {
+		file := rawFile(t, text, rows, func(w *format.Writer) {
+			w.WriteLength(0, 1) // u: E
+			if bad && w.RowCount() == rows-3 {
+				w.WriteLength(1, 1) // a: [7], no symbol of C
+				w.WriteInt(1, 7)
+			} else {
+				w.WriteLength(1, 0) // a: []
+			}
+			w.WriteLength(2, 1) // e: [{}]
+		})
+		rd, err := format.NewReader(bytes.NewReader(file), int64(len(file)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ar, err := NewAvroReader(rd, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = ar.Validate(context.Background())
+		var se *schema.Error
+		switch {
+		case !bad && err != nil:
+			t.Fatalf("Validate: %v", err)
+		case bad && (!errors.As(err, &se) || se.Record != rows-3 || se.Path != "a[0]"):
+			t.Fatalf("Validate: %v, want an error in record %d", err, rows-3)
+		}
+		if ar.checked > 100 {
+			t.Errorf("Validate walked %d of %d records", ar.checked, rows)
+		}
+		t.Logf("bad: %v: %d bytes, %d records walked", bad, len(file), ar.checked)
+	}
+}

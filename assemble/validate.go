@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
 )
 
 // Validate checks every remaining record (every record of the file, on a
@@ -17,8 +20,10 @@ import (
 //
 // Its time is linear in the bytes stored, not in the records or elements
 // claimed: records that read no column (such as empty records, or nulls)
-// are all alike, so one is checked for all; and so are the items of an
-// array or the values of a map that read no column. Unlike the read paths
+// are all alike, so one is checked for all; so are the items of an array
+// or the values of a map that read no column; and so are consecutive
+// records that read only lengths from runs (a run of empty arrays, or of
+// union branches holding an empty record), as long as the runs last. Unlike the read paths
 // it sets no limit on the elements of a record, as it keeps none of them.
 // It checks ctx between records and returns its error, wrapped, if ctx
 // ends first.
@@ -39,16 +44,48 @@ func (ar *AvroReader) Validate(ctx context.Context) error {
 		}
 		return nil
 	}
+	// Rows that consume no byte of any column (only lengths from runs of
+	// 0 or 1 lengths) are alike as long as the runs last: one is checked
+	// for all of them.
+	before := make([]format.ReadState, len(ar.used))
+	per := make([]int64, len(ar.used))
 	for n := int64(0); ; n++ {
 		if n%checkEvery == 0 && ctx.Err() != nil {
 			return fmt.Errorf("assemble: validation stopped at record %d: %w", ar.row, ctx.Err())
 		}
-		_, _, err := ar.record(nil, toCheck)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
+		if err := ar.startRow(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
 			return err
+		}
+		for i, c := range ar.used {
+			before[i] = c.ReadState()
+		}
+		if _, _, err := ar.walk(nil, ar.root, toCheck, 0); err != nil {
+			return fieldpath.Record(err, ar.row)
+		}
+		ar.row++
+		ar.checked++
+		k := ar.end - ar.row
+		for i, c := range ar.used {
+			s := c.ReadState()
+			if s.Block != before[i].Block || s.Pos != before[i].Pos || s.Bits != before[i].Bits {
+				k = 0
+				break
+			}
+			k = min(k, c.RowsLeftInBlock())
+			if per[i] = before[i].Run - s.Run; per[i] > 0 {
+				k = min(k, s.Run/per[i])
+			}
+		}
+		if k > 0 {
+			for i, c := range ar.used {
+				if err := c.SkipAlikeRows(k, per[i]); err != nil {
+					return err
+				}
+			}
+			ar.row += k
 		}
 	}
 }
