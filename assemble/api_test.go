@@ -25,10 +25,7 @@ func idFile(t *testing.T, n int) *format.Reader {
 		recs[i] = map[string]any{"id": int64(i)}
 	}
 	b := shredPatched(t, idSchema, recs)
-	rd, err := format.NewReader(bytes.NewReader(b), int64(len(b)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd := openBytes(t, b)
 	return rd
 }
 
@@ -64,10 +61,7 @@ func TestAll(t *testing.T) {
 	// An error is yielded once, and ends the iteration.
 	recs := []any{map[string]any{"s": "ok"}, map[string]any{"s": "BADMARK"}, map[string]any{"s": "ok"}}
 	b := shredPatched(t, `{"type":"record","name":"R","fields":[{"name":"s","type":"string"}]}`, recs, "BADMARK", "BAD\xffARK")
-	rd, err = format.NewReader(bytes.NewReader(b), int64(len(b)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd = openBytes(t, b)
 	ar, _ = NewAvroReader(rd, nil)
 	var n, errs int
 	for _, err := range ar.All() {

@@ -57,6 +57,7 @@ type AvroReader struct {
 	selective  bool  // Options.Fields selects fields
 	end        int64 // Read returns io.EOF here
 	checked    int64 // records Validate walked (the others it knew alike)
+	val        any   // the value sink's result of the last walk
 
 	jsonScratch [][]byte      // ReadJSON's map entries, by depth
 	jsonEntries [][]jsonEntry // and where they are

@@ -171,10 +171,7 @@ func TestRecordNumbersAbsolute(t *testing.T) {
 	recs[7] = map[string]any{"s": "BADMARK"}
 	b := shredPatched(t, `{"type":"record","name":"R","fields":[{"name":"s","type":"string"}]}`, recs, "BADMARK", "BAD\xffARK")
 	for _, rp := range readPaths {
-		rd, err := format.NewReader(bytes.NewReader(b), int64(len(b)), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rd := openBytes(t, b)
 		ar, err := NewAvroReader(rd, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -206,10 +203,7 @@ func TestValidateFindsDamage(t *testing.T) {
 	recs[6] = map[string]any{"a": []any{"ok", "BADMARK"}}
 	text := `{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"array","items":"string"}}]}`
 	b := shredPatched(t, text, recs, "BADMARK", "BAD\xffARK")
-	rd, err := format.NewReader(bytes.NewReader(b), int64(len(b)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd := openBytes(t, b)
 	ar, err := NewAvroReader(rd, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -220,10 +214,7 @@ func TestValidateFindsDamage(t *testing.T) {
 		t.Fatalf("Validate: %v, want record 6, field a[1]", err)
 	}
 	good := shredPatched(t, text, recs[:6])
-	rd, err = format.NewReader(bytes.NewReader(good), int64(len(good)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd = openBytes(t, good)
 	if ar, err = NewAvroReader(rd, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -253,10 +244,7 @@ func TestValidateLinear(t *testing.T) {
 		if len(file) > 300 {
 			t.Errorf("%s: the file has %d bytes", name, len(file))
 		}
-		rd, err := format.NewReader(bytes.NewReader(file), int64(len(file)), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rd := openBytes(t, file)
 		ar, err := NewAvroReader(rd, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -306,10 +294,7 @@ func TestColumnlessItems(t *testing.T) {
 		}
 		s := schema.MustParse(text)
 		open := func() *AvroReader {
-			rd, err := format.NewReader(bytes.NewReader(file), int64(len(file)), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rd := openBytes(t, file)
 			ar, err := NewAvroReader(rd, &Options{ReaderSchema: text})
 			if err != nil {
 				t.Fatal(err)
@@ -369,10 +354,7 @@ func TestValidateRuns(t *testing.T) {
 			}
 			w.WriteLength(2, 1) // e: [{}]
 		})
-		rd, err := format.NewReader(bytes.NewReader(file), int64(len(file)), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rd := openBytes(t, file)
 		ar, err := NewAvroReader(rd, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -49,6 +49,43 @@ func stopped(ctx context.Context, n int64) error {
 	return nil
 }
 
+// pump reads every remaining record with read and hands it to put,
+// checking ctx and calling progress now and then. It returns the number of
+// records put.
+func pump(ctx context.Context, progress func(rows int64), read func(dst []byte) ([]byte, error), put func(rec []byte) error) (int64, error) {
+	if err := stopped(ctx, 0); err != nil {
+		return 0, err
+	}
+	var rec []byte
+	var n int64
+	for {
+		var err error
+		rec, err = read(rec[:0])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+		if err := put(rec); err != nil {
+			return n, err
+		}
+		n++
+		if n%checkEvery == 0 {
+			if err := stopped(ctx, n); err != nil {
+				return n, err
+			}
+			if progress != nil {
+				progress(n)
+			}
+		}
+	}
+	if progress != nil {
+		progress(n)
+	}
+	return n, nil
+}
+
 // ToContainer writes every remaining record of ar to w as an Avro object
 // container file of the reader schema, through the fast path (ReadBinary),
 // and returns the number of records written. It stops with ctx's error,
@@ -65,31 +102,9 @@ func ToContainer(ctx context.Context, w io.Writer, ar *AvroReader, opts *Contain
 	if err != nil {
 		return 0, err
 	}
-	var rec []byte
-	var n int64
-	for {
-		rec, err = ar.ReadBinary(rec[:0])
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return n, err
-		}
-		if err := cw.Append(rec); err != nil {
-			return n, err
-		}
-		n++
-		if n%checkEvery == 0 {
-			if err := stopped(ctx, n); err != nil {
-				return n, err
-			}
-			if o.Progress != nil {
-				o.Progress(n)
-			}
-		}
-	}
-	if o.Progress != nil {
-		o.Progress(n)
+	n, err := pump(ctx, o.Progress, ar.ReadBinary, cw.Append)
+	if err != nil {
+		return n, err
 	}
 	return n, cw.Close()
 }
@@ -106,45 +121,28 @@ func ToJSON(ctx context.Context, w io.Writer, ar *AvroReader, opts *JSONOptions)
 	if ar.selective {
 		return 0, errors.New("assemble: records with selected fields do not match the schema: use a reader schema")
 	}
-	if err := stopped(ctx, 0); err != nil {
-		return 0, err
-	}
 	bw := bufio.NewWriterSize(w, 256<<10)
-	var line []byte
 	var pretty bytes.Buffer
-	var n int64
-	for {
-		var err error
-		line, err = ar.ReadJSON(line[:0])
-		if err == io.EOF {
-			break
-		}
+	read := func(dst []byte) ([]byte, error) {
+		line, err := ar.ReadJSON(dst)
 		if err != nil {
-			return n, err
+			return line, err
 		}
 		if o.Pretty {
 			pretty.Reset()
 			if err := json.Indent(&pretty, line, "", "  "); err != nil {
-				return n, err
+				return line, err
 			}
 			line = append(line[:0], pretty.Bytes()...)
 		}
-		line = append(line, '\n')
-		if _, err := bw.Write(line); err != nil {
-			return n, err
-		}
-		n++
-		if n%checkEvery == 0 {
-			if err := stopped(ctx, n); err != nil {
-				return n, err
-			}
-			if o.Progress != nil {
-				o.Progress(n)
-			}
-		}
+		return append(line, '\n'), nil
 	}
-	if o.Progress != nil {
-		o.Progress(n)
+	n, err := pump(ctx, o.Progress, read, func(line []byte) error {
+		_, err := bw.Write(line)
+		return err
+	})
+	if err != nil {
+		return n, err
 	}
 	return n, bw.Flush()
 }

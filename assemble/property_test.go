@@ -3,6 +3,7 @@ package assemble
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -186,15 +187,6 @@ type blockEncoder struct {
 	codecs map[*schema.Schema]*goavro.Codec // goavro encodes the simple values
 }
 
-func appendVarlong(b []byte, v int64) []byte {
-	u := uint64(v<<1) ^ uint64(v>>63)
-	for u >= 0x80 {
-		b = append(b, byte(u)|0x80)
-		u >>= 7
-	}
-	return append(b, byte(u))
-}
-
 func (e *blockEncoder) encode(b []byte, s *schema.Schema, v any) []byte {
 	switch s.Kind {
 	case schema.Record:
@@ -205,7 +197,7 @@ func (e *blockEncoder) encode(b []byte, s *schema.Schema, v any) []byte {
 		return b
 	case schema.Union:
 		i, inner := writerBranch(s, v)
-		return e.encode(appendVarlong(b, int64(i)), s.Branches[i], inner)
+		return e.encode(binary.AppendVarint(b, int64(i)), s.Branches[i], inner)
 	case schema.Array:
 		items := v.([]any)
 		return e.blocks(b, len(items), func(b []byte, i int) []byte { return e.encode(b, s.Items, items[i]) })
@@ -227,7 +219,7 @@ func (e *blockEncoder) encode(b []byte, s *schema.Schema, v any) []byte {
 			values = append([]any{values[0]}, values...)
 		}
 		return e.blocks(b, len(keys), func(b []byte, i int) []byte {
-			b = appendVarlong(b, int64(len(keys[i])))
+			b = binary.AppendVarint(b, int64(len(keys[i])))
 			return e.encode(append(b, keys[i]...), s.Values, values[i])
 		})
 	}
@@ -254,14 +246,14 @@ func (e *blockEncoder) blocks(b []byte, n int, item func(b []byte, i int) []byte
 			body = item(body, j)
 		}
 		if e.r.IntN(2) == 0 {
-			b = appendVarlong(appendVarlong(b, -int64(k)), int64(len(body)))
+			b = binary.AppendVarint(binary.AppendVarint(b, -int64(k)), int64(len(body)))
 		} else {
-			b = appendVarlong(b, int64(k))
+			b = binary.AppendVarint(b, int64(k))
 		}
 		b = append(b, body...)
 		i += k
 	}
-	return appendVarlong(b, 0)
+	return binary.AppendVarint(b, 0)
 }
 
 // shredFast writes the records through the fast path only.

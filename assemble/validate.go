@@ -62,7 +62,7 @@ func (ar *AvroReader) Validate(ctx context.Context) error {
 		for i, c := range ar.used {
 			before[i] = c.ReadState()
 		}
-		if _, _, err := ar.walk(nil, ar.root, toCheck, 0); err != nil {
+		if _, err := ar.walk(nil, ar.root, toCheck, 0); err != nil {
 			return fieldpath.Record(err, ar.row)
 		}
 		ar.row++

@@ -43,7 +43,10 @@ func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
 	if err := ar.startRow(); err != nil {
 		return dst, nil, err
 	}
-	out, v, err := ar.walk(dst, ar.root, sk, 0)
+	ar.val = nil
+	out, err := ar.walk(dst, ar.root, sk, 0)
+	v := ar.val
+	ar.val = nil // the reader keeps no reference to the caller's record
 	if err != nil {
 		return dst, nil, fieldpath.Record(err, ar.row)
 	}
@@ -69,10 +72,10 @@ func (ar *AvroReader) length(c *format.ColumnReader) (int, error) {
 
 // dataErr reports bad data found in column col, with the column, block
 // and row, as the format's own errors do.
-func (ar *AvroReader) dataErr(col int, format_ string, args ...any) error {
+func (ar *AvroReader) dataErr(col int, what string, args ...any) error {
 	c := ar.cols[col]
 	return &format.Error{Offset: -1, Column: c.Meta().Name, Index: col, Block: c.Block(), Row: c.Row(),
-		Err: fmt.Errorf("%w: %s", format.ErrFormat, fmt.Sprintf(format_, args...))}
+		Err: fmt.Errorf("%w: %s", format.ErrFormat, fmt.Sprintf(what, args...))}
 }
 
 // branch reads the branch lengths of a union in the file and returns the
@@ -113,29 +116,111 @@ func (ar *AvroReader) branch(n *layout.Node) (int, error) {
 	return taken, nil
 }
 
-// walk reads one value of plan p and hands it to sink sk. depth counts the
-// plan levels above p; the layout bounds it.
-func (ar *AvroReader) walk(b []byte, p *plan, sk sink, depth int) ([]byte, any, error) {
+// walk reads one value of plan p and hands it to sink sk: it appends the
+// value's encoding to b (toBinary, toJSON) or leaves the value in ar.val
+// (toValue). depth counts the plan levels above p; the layout bounds it.
+func (ar *AvroReader) walk(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
+	var err error
 	switch p.op {
 	case opRecord:
-		return ar.walkRecord(b, p, sk, depth)
+		var rec map[string]any
+		switch sk {
+		case toValue:
+			rec = make(map[string]any, len(p.fields))
+		case toJSON:
+			b = append(b, '{')
+		}
+		for i := range p.fields {
+			f := &p.fields[i]
+			if sk == toJSON {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, f.key...)
+			}
+			if f.p == nil { // not in the file: the reader's default
+				switch sk {
+				case toValue:
+					rec[f.name] = copyDefault(f.def)
+				case toBinary:
+					b = append(b, f.defBin...)
+				case toJSON:
+					b = append(b, f.defJSON...)
+				}
+				continue
+			}
+			if b, err = ar.walk(b, f.p, sk, depth+1); err != nil {
+				return b, fieldpath.At(err, f.name)
+			}
+			if sk == toValue {
+				rec[f.name] = ar.val
+			}
+		}
+		switch sk {
+		case toValue:
+			ar.val = rec
+		case toJSON:
+			b = append(b, '}')
+		}
+		return b, nil
 	case opArray:
-		return ar.walkArray(b, p, sk, depth)
+		n, err := ar.length(ar.cols[p.w.Col])
+		if err != nil {
+			return b, err
+		}
+		var list []any
+		switch sk {
+		case toValue:
+			list = make([]any, 0, min(n, 1024))
+		case toBinary:
+			if n > 0 {
+				b = appendLong(b, int64(n))
+			}
+		case toJSON:
+			b = append(b, '[')
+		}
+		for i := 0; i < n; i++ {
+			if sk == toJSON && i > 0 {
+				b = append(b, ',')
+			}
+			start := len(b)
+			if b, err = ar.walk(b, p.items, sk, depth+1); err != nil {
+				return b, fieldpath.At(err, fieldpath.Index(i))
+			}
+			if sk == toValue {
+				list = append(list, ar.val)
+			}
+			if p.itemsFree && n > 1 {
+				// Items that read no column are all alike: the first
+				// stands for the rest, which are counted, not read.
+				b, list = repeat(b, start, list, ar.val, n-1, sk)
+				break
+			}
+		}
+		switch sk {
+		case toValue:
+			ar.val = list
+		case toBinary:
+			b = append(b, 0)
+		case toJSON:
+			b = append(b, ']')
+		}
+		return b, nil
 	case opMap:
 		return ar.walkMap(b, p, sk, depth)
 	case opWriterUnion:
 		br, err := ar.branch(p.w)
 		if err != nil {
-			return b, nil, err
+			return b, err
 		}
 		if p.w.Branches[br] == nil {
 			if p.nullErr != nil {
-				return b, nil, p.nullErr
+				return b, p.nullErr
 			}
 			return ar.walkUnion(b, p.rs, p.nullIdx, nil, sk, depth)
 		}
 		if p.branchErr[br] != nil {
-			return b, nil, p.branchErr[br]
+			return b, p.branchErr[br]
 		}
 		return ar.walkUnion(b, p.rs, p.readerIdx[br], p.branches[br], sk, depth)
 	case opReaderUnion:
@@ -143,117 +228,26 @@ func (ar *AvroReader) walk(b []byte, p *plan, sk sink, depth int) ([]byte, any, 
 	case opEnum:
 		o, err := ar.cols[p.w.Col].ReadInt()
 		if err != nil {
-			return b, nil, err
+			return b, err
 		}
 		if o < 0 || int(o) >= len(p.enumMap) {
-			return b, nil, ar.dataErr(p.w.Col, "enum %s has no ordinal %d", p.w.Schema.Name, o)
+			return b, ar.dataErr(p.w.Col, "enum %s has no ordinal %d", p.w.Schema.Name, o)
 		}
 		k := p.enumMap[o]
 		if k < 0 {
-			return b, nil, fmt.Errorf("%w: symbol %s of the file's enum %s is not in the reader's enum %s, which has no default", ErrIncompatible, p.w.Schema.Symbols[o], p.w.Schema.Name, p.rs.Name)
+			return b, fmt.Errorf("%w: symbol %s of the file's enum %s is not in the reader's enum %s, which has no default", ErrIncompatible, p.w.Schema.Symbols[o], p.w.Schema.Name, p.rs.Name)
 		}
 		switch sk {
 		case toValue:
-			return b, p.rs.Symbols[k], nil
+			ar.val = p.rs.Symbols[k]
 		case toBinary:
-			return appendLong(b, int64(k)), nil, nil
+			b = appendLong(b, int64(k))
 		case toJSON:
-			return avrojson.AppendString(b, p.rs.Symbols[k]), nil, nil
+			b = avrojson.AppendString(b, p.rs.Symbols[k])
 		}
-		return b, nil, nil
+		return b, nil
 	}
 	return ar.walkSimple(b, p, sk)
-}
-
-func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte, any, error) {
-	var rec map[string]any
-	switch sk {
-	case toValue:
-		rec = make(map[string]any, len(p.fields))
-	case toJSON:
-		b = append(b, '{')
-	}
-	for i := range p.fields {
-		f := &p.fields[i]
-		if sk == toJSON {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, f.key...)
-		}
-		if f.p == nil { // not in the file: the reader's default
-			switch sk {
-			case toValue:
-				rec[f.name] = copyDefault(f.def)
-			case toBinary:
-				b = append(b, f.defBin...)
-			case toJSON:
-				b = append(b, f.defJSON...)
-			}
-			continue
-		}
-		var v any
-		var err error
-		if b, v, err = ar.walk(b, f.p, sk, depth+1); err != nil {
-			return b, nil, fieldpath.At(err, f.name)
-		}
-		if sk == toValue {
-			rec[f.name] = v
-		}
-	}
-	switch sk {
-	case toValue:
-		return b, rec, nil
-	case toJSON:
-		b = append(b, '}')
-	}
-	return b, nil, nil
-}
-
-func (ar *AvroReader) walkArray(b []byte, p *plan, sk sink, depth int) ([]byte, any, error) {
-	n, err := ar.length(ar.cols[p.w.Col])
-	if err != nil {
-		return b, nil, err
-	}
-	var list []any
-	switch sk {
-	case toValue:
-		list = make([]any, 0, min(n, 1024))
-	case toBinary:
-		if n > 0 {
-			b = appendLong(b, int64(n))
-		}
-	case toJSON:
-		b = append(b, '[')
-	}
-	for i := 0; i < n; i++ {
-		if sk == toJSON && i > 0 {
-			b = append(b, ',')
-		}
-		start := len(b)
-		var v any
-		if b, v, err = ar.walk(b, p.items, sk, depth+1); err != nil {
-			return b, nil, fieldpath.At(err, fieldpath.Index(i))
-		}
-		if sk == toValue {
-			list = append(list, v)
-		}
-		if p.itemsFree && i == 0 && n > 1 {
-			// Items that read no column are all alike: the first
-			// stands for the rest, which are counted, not read.
-			b, list = repeat(b, start, list, v, n-1, sk)
-			break
-		}
-	}
-	switch sk {
-	case toValue:
-		return b, list, nil
-	case toBinary:
-		b = append(b, 0)
-	case toJSON:
-		b = append(b, ']')
-	}
-	return b, nil, nil
 }
 
 // repeat adds n more copies of the array item just written to b at start
@@ -282,10 +276,10 @@ func repeat(b []byte, start int, list []any, v any, n int, sk sink) ([]byte, []a
 	return b, list
 }
 
-func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, any, error) {
+func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
 	n, err := ar.length(ar.cols[p.w.Col])
 	if err != nil {
-		return b, nil, err
+		return b, err
 	}
 	var m map[string]any
 	var scratch []byte
@@ -310,19 +304,18 @@ func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, an
 	for i := 0; i < n; i++ {
 		k, err := keys.ReadBytes()
 		if err != nil {
-			return b, nil, fieldpath.At(err, fieldpath.Index(i))
+			return b, fieldpath.At(err, fieldpath.Index(i))
 		}
-		if !utf8.Valid(k) {
-			return b, nil, fieldpath.At(ar.dataErr(p.w.KeyCol, "map key is not valid UTF-8"), fieldpath.Index(i))
+		if !validKey(k) {
+			return b, fieldpath.At(ar.dataErr(p.w.KeyCol, "map key is not valid UTF-8"), fieldpath.Index(i))
 		}
-		var v any
 		switch sk {
 		case toValue:
 			key := string(k)
-			if _, v, err = ar.walk(b, p.items, sk, depth+1); err != nil {
-				return b, nil, fieldpath.At(err, fieldpath.Key(key))
+			if _, err = ar.walk(b, p.items, sk, depth+1); err != nil {
+				return b, fieldpath.At(err, fieldpath.Key(key))
 			}
-			m[key] = v
+			m[key] = ar.val
 			continue
 		case toBinary:
 			b = appendLong(b, int64(len(k)))
@@ -333,20 +326,20 @@ func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, an
 			e.text = len(scratch)
 			scratch = avrojson.AppendStringBytes(scratch, k)
 			scratch = append(scratch, ':')
-			if scratch, _, err = ar.walk(scratch, p.items, sk, depth+1); err != nil {
-				return b, nil, fieldpath.At(err, fieldpath.Key(string(k)))
+			if scratch, err = ar.walk(scratch, p.items, sk, depth+1); err != nil {
+				return b, fieldpath.At(err, fieldpath.Key(string(k)))
 			}
 			e.end = len(scratch)
 			entries = append(entries, e)
 			continue
 		}
-		if b, _, err = ar.walk(b, p.items, sk, depth+1); err != nil {
-			return b, nil, fieldpath.At(err, fieldpath.Key(string(k)))
+		if b, err = ar.walk(b, p.items, sk, depth+1); err != nil {
+			return b, fieldpath.At(err, fieldpath.Key(string(k)))
 		}
 	}
 	switch sk {
 	case toValue:
-		return b, m, nil
+		ar.val = m
 	case toBinary:
 		b = append(b, 0)
 	case toJSON:
@@ -363,77 +356,80 @@ func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, an
 		ar.jsonScratch[depth], ar.jsonEntries[depth] = scratch, entries
 		b = append(b, '}')
 	}
-	return b, nil, nil
+	return b, nil
 }
 
 // walkUnion writes a value as branch idx of the reader's union rs (idx -1:
 // the reader's schema is not a union); inner nil is a null.
-func (ar *AvroReader) walkUnion(b []byte, rs *schema.Schema, idx int, inner *plan, sk sink, depth int) ([]byte, any, error) {
+func (ar *AvroReader) walkUnion(b []byte, rs *schema.Schema, idx int, inner *plan, sk sink, depth int) ([]byte, error) {
 	switch sk {
 	case toValue:
-		var v any
+		ar.val = nil
 		if inner != nil {
-			var err error
-			if _, v, err = ar.walk(b, inner, sk, depth+1); err != nil {
-				return b, nil, err
+			if _, err := ar.walk(b, inner, sk, depth+1); err != nil {
+				return b, err
 			}
 		}
 		if idx >= 0 {
-			v = typemap.WrapUnion(rs, idx, v)
+			ar.val = typemap.WrapUnion(rs, idx, ar.val)
 		}
-		return b, v, nil
+		return b, nil
 	case toBinary:
 		if idx >= 0 {
 			b = appendLong(b, int64(idx))
 		}
 	case toJSON:
 		if inner == nil {
-			return append(b, "null"...), nil, nil
+			return append(b, "null"...), nil
 		}
 		if idx >= 0 {
 			b = append(b, '{')
 			b = avrojson.AppendString(b, rs.Branches[idx].FullName())
 			b = append(b, ':')
-			b, _, err := ar.walk(b, inner, sk, depth+1)
+			b, err := ar.walk(b, inner, sk, depth+1)
 			if err != nil {
-				return b, nil, err
+				return b, err
 			}
-			return append(b, '}'), nil, nil
+			return append(b, '}'), nil
 		}
 	}
 	if inner == nil {
-		return b, nil, nil
+		return b, nil
 	}
 	return ar.walk(b, inner, sk, depth+1)
 }
 
 // walkSimple reads one simple value and promotes it to the reader's type.
-func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink) ([]byte, any, error) {
+func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink) ([]byte, error) {
 	c := ar.cols[p.w.Col]
 	rs := p.rs
 	switch p.w.Type {
 	case format.Null:
-		if sk == toJSON {
+		switch sk {
+		case toValue:
+			ar.val = nil
+		case toJSON:
 			b = append(b, "null"...)
 		}
-		return b, nil, nil
+		return b, nil
 	case format.Boolean:
 		v, err := c.ReadBool()
 		if err != nil {
-			return b, nil, err
+			return b, err
 		}
 		switch sk {
 		case toValue:
-			return b, v, nil
+			ar.val = v
 		case toBinary:
 			if v {
-				return append(b, 1), nil, nil
+				b = append(b, 1)
+			} else {
+				b = append(b, 0)
 			}
-			return append(b, 0), nil, nil
 		case toJSON:
-			return strconv.AppendBool(b, v), nil, nil
+			b = strconv.AppendBool(b, v)
 		}
-		return b, nil, nil
+		return b, nil
 	case format.Int, format.Long:
 		var v int64
 		var err error
@@ -445,106 +441,118 @@ func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink) ([]byte, any, error
 			v, err = c.ReadLong()
 		}
 		if err != nil {
-			return b, nil, err
+			return b, err
 		}
 		switch rs.Kind {
 		case schema.Float:
-			return putFloat(b, float32(v), sk)
+			return ar.putFloat(b, float32(v), sk), nil
 		case schema.Double:
-			return putDouble(b, float64(v), sk)
+			return ar.putDouble(b, float64(v), sk), nil
 		}
 		switch sk {
 		case toValue:
-			var x any
 			if rs.Kind == schema.Int {
-				x = int32(v)
+				ar.val = int32(v)
 			} else {
-				x = v
+				ar.val = v
 			}
 			if rs.Logical != schema.LogicalNone {
-				x, err = typemap.FromStored(rs, x)
+				ar.val, err = typemap.FromStored(rs, ar.val)
 			}
-			return b, x, err
+			return b, err
 		case toBinary:
-			return appendLong(b, v), nil, nil
+			b = appendLong(b, v)
 		case toJSON:
-			return strconv.AppendInt(b, v, 10), nil, nil
+			b = strconv.AppendInt(b, v, 10)
 		}
-		return b, nil, nil
+		return b, nil
 	case format.Float:
 		v, err := c.ReadFloat()
 		if err != nil {
-			return b, nil, err
+			return b, err
 		}
 		if rs.Kind == schema.Double {
-			return putDouble(b, float64(v), sk)
+			return ar.putDouble(b, float64(v), sk), nil
 		}
-		return putFloat(b, v, sk)
+		return ar.putFloat(b, v, sk), nil
 	case format.Double:
 		v, err := c.ReadDouble()
 		if err != nil {
-			return b, nil, err
+			return b, err
 		}
-		return putDouble(b, v, sk)
+		return ar.putDouble(b, v, sk), nil
 	}
 	// String and bytes; fixed is stored as bytes.
 	v, err := c.ReadBytes()
 	if err != nil {
-		return b, nil, err
+		return b, err
 	}
 	switch rs.Kind {
 	case schema.String:
 		if !utf8.Valid(v) {
-			return b, nil, ar.dataErr(p.w.Col, "string is not valid UTF-8")
+			return b, ar.dataErr(p.w.Col, "string is not valid UTF-8")
 		}
 	case schema.Fixed:
 		if len(v) != rs.Size {
-			return b, nil, ar.dataErr(p.w.Col, "fixed %s of %d bytes holds %d", rs.Name, rs.Size, len(v))
+			return b, ar.dataErr(p.w.Col, "fixed %s of %d bytes holds %d", rs.Name, rs.Size, len(v))
 		}
 	}
 	switch sk {
 	case toValue:
 		if rs.Kind == schema.String {
-			return b, string(v), nil
+			ar.val = string(v)
+			return b, nil
 		}
-		x, err := typemap.FromStored(rs, append([]byte(nil), v...))
-		return b, x, err
+		ar.val, err = typemap.FromStored(rs, append([]byte(nil), v...))
+		return b, err
 	case toBinary:
 		if rs.Kind != schema.Fixed {
 			b = appendLong(b, int64(len(v)))
 		}
-		return append(b, v...), nil, nil
+		b = append(b, v...)
 	case toJSON:
 		if rs.Kind == schema.String {
-			return avrojson.AppendStringBytes(b, v), nil, nil
+			b = avrojson.AppendStringBytes(b, v)
+		} else {
+			b = avrojson.AppendBytes(b, v)
 		}
-		return avrojson.AppendBytes(b, v), nil, nil
 	}
-	return b, nil, nil
+	return b, nil
 }
 
-func putFloat(b []byte, v float32, sk sink) ([]byte, any, error) {
+func (ar *AvroReader) putFloat(b []byte, v float32, sk sink) []byte {
 	switch sk {
 	case toValue:
-		return b, v, nil
+		ar.val = v
 	case toBinary:
-		return binary.LittleEndian.AppendUint32(b, math.Float32bits(v)), nil, nil
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
 	case toJSON:
-		return avrojson.AppendFloat(b, float64(v), 32), nil, nil
+		b = avrojson.AppendFloat(b, float64(v), 32)
 	}
-	return b, nil, nil
+	return b
 }
 
-func putDouble(b []byte, v float64, sk sink) ([]byte, any, error) {
+func (ar *AvroReader) putDouble(b []byte, v float64, sk sink) []byte {
 	switch sk {
 	case toValue:
-		return b, v, nil
+		ar.val = v
 	case toBinary:
-		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v)), nil, nil
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 	case toJSON:
-		return avrojson.AppendFloat(b, v, 64), nil, nil
+		b = avrojson.AppendFloat(b, v, 64)
 	}
-	return b, nil, nil
+	return b
+}
+
+// validKey is utf8.Valid, quicker for the short ASCII keys maps mostly
+// have.
+func validKey(k []byte) bool {
+	for _, c := range k {
+		if c >= utf8.RuneSelf {
+			return utf8.Valid(k)
+		}
+	}
+	return true
 }
 
 // appendLong appends v in Avro's zig-zag varint encoding.
