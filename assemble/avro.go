@@ -1,26 +1,21 @@
 package assemble
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
-	"math"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/typemap"
 )
 
-// MetaAvroSchema is the file metadata key holding the writer's Avro schema.
-const MetaAvroSchema = "avro.schema"
-
-// Options configures an AvroReader. The zero value reads every field with
-// the file's own schema.
+// Options configures an AvroReader. A nil *Options, or the zero value,
+// reads every field with the file's own schema.
 type Options struct {
 	// ReaderSchema, if set, is the Avro schema (JSON text) to read the
 	// records as: a projection or an evolution of the file's schema.
@@ -28,18 +23,31 @@ type Options struct {
 	// Fields, if set, selects record fields by dotted path ("a.b.c";
 	// arrays, maps and unions are passed through): Read returns records
 	// holding only the selected fields, and only their columns are read.
-	// Such records no longer match the schema, so ReadBinary, ToContainer
-	// and ToJSON refuse a selection; it is for consumers that accept
-	// missing fields, such as ProtoReader.
+	// Such records no longer match the schema, so ReadBinary, ReadJSON,
+	// ToContainer and ToJSON refuse a selection; it is for consumers that
+	// accept missing fields, such as ProtoReader.
 	Fields []string
+	// MatchField, if set, is consulted by schema resolution for a reader
+	// field that matches no writer field by name or alias: it returns the
+	// index of the field of writer record schema writer that reader reads,
+	// or -1. ProtoReader passes one that matches protobuf field numbers.
+	MatchField func(reader *schema.Field, writer *schema.Schema) int
+	// Layout bounds the column layout of the file's schema; nil means
+	// layout's defaults. Raise its limits to read files of very large
+	// schemas.
+	Layout *layout.Options
 }
 
 // AvroReader reads the records of a Trevni file written from Avro.
+//
+// An AvroReader is not safe for concurrent use: it holds the position of
+// every column it reads. Use one per goroutine (each may seek to its own
+// range of records).
 type AvroReader struct {
 	rd         *format.Reader
-	fileSchema *schema.Schema
 	readSchema *schema.Schema
-	readText   string
+	readText   string // readSchema's JSON text, for container files
+	columns    []layout.Column
 	root       *plan
 	cols       []*format.ColumnReader // by file column; nil when not read
 	used       []*format.ColumnReader
@@ -48,27 +56,39 @@ type AvroReader struct {
 	elems      int
 	selective  bool  // Options.Fields selects fields
 	end        int64 // Read returns io.EOF here
+	checked    int64 // records Validate walked (the others it knew alike)
+	val        any   // the value sink's result of the last walk
 
 	jsonScratch [][]byte      // ReadJSON's map entries, by depth
 	jsonEntries [][]jsonEntry // and where they are
 }
 
 // NewAvroReader prepares to read the records of rd, whose avro.schema
-// metadata holds the writer's schema. As Java does, it binds columns by
-// position: column i of the file is column i of the writer schema's
-// layout. It checks that the file's columns have that layout's types.
+// metadata (layout.MetaAvroSchema) holds the writer's schema. As Java
+// does, it binds columns by position: column i of the file is column i of
+// the writer schema's layout. It checks that the file's columns have that
+// layout's types. A reader schema that cannot read the file is reported
+// as a *schema.Error (Record -1) wrapping ErrIncompatible, with the path
+// of the first field at fault.
 func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
-	text := rd.Meta().GetString(MetaAvroSchema)
+	if rd == nil {
+		return nil, errors.New("assemble: NewAvroReader: nil reader")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	text := rd.Meta().GetString(layout.MetaAvroSchema)
 	if text == "" {
-		return nil, fmt.Errorf("assemble: the file has no %s metadata: it was not written from Avro", MetaAvroSchema)
+		return nil, fmt.Errorf("assemble: the file has no %s metadata: it was not written from Avro", layout.MetaAvroSchema)
 	}
 	// The writer's defaults play no part in reading; older Java wrote
 	// some that do not match their fields.
 	fileSchema, err := schema.ParseOptions{AllowInvalidDefaults: true}.Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("assemble: the file's %s: %w", MetaAvroSchema, err)
+		return nil, fmt.Errorf("assemble: the file's %s: %w", layout.MetaAvroSchema, err)
 	}
-	lay, err := layout.New(fileSchema, nil)
+	lay, err := layout.New(fileSchema, o.Layout)
 	if err != nil {
 		return nil, fmt.Errorf("assemble: the file's schema: %w", err)
 	}
@@ -82,21 +102,19 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 			return nil, fmt.Errorf("assemble: %w: column %d (%q) is %s, the schema's layout wants %s %q", format.ErrFormat, i, fc.Name, describeColumn(fc.Type, fc.Array), describeColumn(cols[i].Type, cols[i].Array), cols[i].Name)
 		}
 	}
-	ar := &AvroReader{rd: rd, fileSchema: fileSchema, readSchema: fileSchema, readText: text, maxElems: format.DefaultMaxRowElements, end: rd.RowCount()}
-	if opts != nil && opts.ReaderSchema != "" {
-		if ar.readSchema, err = schema.Parse(opts.ReaderSchema); err != nil {
+	ar := &AvroReader{rd: rd, readSchema: fileSchema, readText: text, columns: cols, maxElems: format.DefaultMaxRowElements, end: rd.RowCount()}
+	if o.ReaderSchema != "" {
+		if ar.readSchema, err = schema.Parse(o.ReaderSchema); err != nil {
 			return nil, fmt.Errorf("assemble: reader schema: %w", err)
 		}
-		ar.readText = opts.ReaderSchema
+		ar.readText = o.ReaderSchema
 	}
-	var sel selection
-	if opts != nil {
-		if sel, err = parseSelection(opts.Fields); err != nil {
-			return nil, err
-		}
+	sel, err := parseSelection(o.Fields)
+	if err != nil {
+		return nil, err
 	}
 	ar.selective = sel != nil
-	c := &compiler{cols: map[int]bool{}}
+	c := &compiler{cols: map[int]bool{}, match: o.MatchField}
 	if ar.root, err = c.compile(root, ar.readSchema, "", sel); err != nil {
 		return nil, err
 	}
@@ -119,15 +137,13 @@ func describeColumn(t format.ValueType, array bool) string {
 	return t.String()
 }
 
-// Schema returns the schema records are read as.
+// Schema returns the schema records are read as: the reader schema, or
+// the file's.
 func (ar *AvroReader) Schema() *schema.Schema { return ar.readSchema }
 
-// SchemaText returns the schema records are read as, as JSON text: the
-// reader schema as given, or the file's avro.schema.
-func (ar *AvroReader) SchemaText() string { return ar.readText }
-
-// FileSchema returns the schema the file was written with.
-func (ar *AvroReader) FileSchema() *schema.Schema { return ar.fileSchema }
+// Columns returns the file's column layout: the columns of the schema the
+// file was written with, in file order.
+func (ar *AvroReader) Columns() []layout.Column { return ar.columns }
 
 // RowCount returns the number of records in the file.
 func (ar *AvroReader) RowCount() int64 { return ar.rd.RowCount() }
@@ -149,8 +165,9 @@ func (ar *AvroReader) SeekRow(row int64) error {
 	return nil
 }
 
-// StopAt makes the reader report io.EOF once it reaches record row (at
-// most the record count), so that a range of records can be read.
+// StopAt makes the reader report io.EOF once it reaches record row, so
+// that a range of records can be read. Rows beyond the record count
+// (math.MaxInt64 included) mean the end of the file; negative ones, 0.
 func (ar *AvroReader) StopAt(row int64) {
 	ar.end = max(0, min(row, ar.rd.RowCount()))
 }
@@ -166,24 +183,6 @@ func (ar *AvroReader) ColumnsRead() []int {
 	return out
 }
 
-// RecordError reports a record that could not be read: which one and
-// where in it.
-type RecordError struct {
-	Row  int64
-	Path string
-	Err  error
-}
-
-func (e *RecordError) Error() string {
-	if e.Path == "" {
-		return fmt.Sprintf("record %d: %v", e.Row, e.Err)
-	}
-	return fmt.Sprintf("record %d, field %s: %v", e.Row, e.Path, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *RecordError) Unwrap() error { return e.Err }
-
 func (ar *AvroReader) startRow() error {
 	if ar.row >= ar.end {
 		return io.EOF
@@ -191,245 +190,20 @@ func (ar *AvroReader) startRow() error {
 	for _, c := range ar.used {
 		if err := c.StartRow(); err != nil {
 			if err == io.EOF {
-				return fmt.Errorf("%w: column %q ends before row %d", format.ErrFormat, c.Meta().Name, ar.row)
+				err = fmt.Errorf("%w: column %q ends before row %d", format.ErrFormat, c.Meta().Name, ar.row)
 			}
-			return err
+			return fieldpath.Record(err, ar.row)
 		}
 	}
 	ar.elems = 0
 	return nil
 }
 
-func (ar *AvroReader) recordError(err error) error {
-	var re *RecordError
-	if errors.As(err, &re) {
-		return err
-	}
-	return &RecordError{Row: ar.row, Err: err}
-}
-
 // Read returns the next record as a goavro native value of the reader
 // schema (ready for goavro's encoders), or io.EOF after the last.
 func (ar *AvroReader) Read() (any, error) {
-	if err := ar.startRow(); err != nil {
-		return nil, err
-	}
-	v, err := ar.native(ar.root)
-	if err != nil {
-		return nil, ar.recordError(err)
-	}
-	ar.row++
-	return v, nil
-}
-
-// length reads an array or map length, bounding the elements per record.
-func (ar *AvroReader) length(c *format.ColumnReader) (int, error) {
-	n, err := c.NextLength()
-	if err != nil {
-		return 0, err
-	}
-	if ar.elems += n; ar.elems > ar.maxElems {
-		return 0, fmt.Errorf("%w: record has more than %d array and map elements", format.ErrFormat, ar.maxElems)
-	}
-	return n, nil
-}
-
-// branch reads the branch lengths of a union in the file and returns the
-// branch taken.
-func (ar *AvroReader) branch(n *layout.Node) (int, error) {
-	taken := -1
-	for i, col := range n.BranchCols {
-		if col < 0 {
-			continue
-		}
-		l, err := ar.cols[col].NextLength()
-		if err != nil {
-			return 0, err
-		}
-		switch {
-		case l == 0:
-		case l == 1 && taken < 0:
-			taken = i
-		default:
-			return 0, fmt.Errorf("%w: union branch column %q holds length %d", format.ErrFormat, ar.cols[col].Meta().Name, l)
-		}
-	}
-	if taken < 0 {
-		for i, b := range n.Branches {
-			if b == nil {
-				return i, nil
-			}
-		}
-		return 0, fmt.Errorf("%w: no branch taken in a union without null", format.ErrFormat)
-	}
-	return taken, nil
-}
-
-func (ar *AvroReader) native(p *plan) (any, error) {
-	switch p.op {
-	case opRecord:
-		rec := make(map[string]any, len(p.fields))
-		for _, f := range p.fields {
-			if f.p == nil {
-				rec[f.name] = copyDefault(f.def)
-				continue
-			}
-			v, err := ar.native(f.p)
-			if err != nil {
-				return nil, err
-			}
-			rec[f.name] = v
-		}
-		return rec, nil
-	case opArray:
-		c := ar.cols[p.w.Col]
-		n, err := ar.length(c)
-		if err != nil {
-			return nil, err
-		}
-		list := make([]any, 0, min(n, 1024))
-		for i := 0; i < n; i++ {
-			v, err := ar.native(p.items)
-			if err != nil {
-				return nil, err
-			}
-			list = append(list, v)
-		}
-		return list, nil
-	case opMap:
-		n, err := ar.length(ar.cols[p.w.Col])
-		if err != nil {
-			return nil, err
-		}
-		m := make(map[string]any, min(n, 1024))
-		keys := ar.cols[p.w.KeyCol]
-		for i := 0; i < n; i++ {
-			k, err := keys.ReadString()
-			if err != nil {
-				return nil, err
-			}
-			v, err := ar.native(p.items)
-			if err != nil {
-				return nil, err
-			}
-			m[k] = v
-		}
-		return m, nil
-	case opWriterUnion:
-		b, err := ar.branch(p.w)
-		if err != nil {
-			return nil, err
-		}
-		if p.w.Branches[b] == nil {
-			if p.nullErr != nil {
-				return nil, p.nullErr
-			}
-			if p.nullIdx >= 0 {
-				return typemap.WrapUnion(p.rs, p.nullIdx, nil), nil
-			}
-			return nil, nil
-		}
-		if p.branchErr[b] != nil {
-			return nil, p.branchErr[b]
-		}
-		v, err := ar.native(p.branches[b])
-		if err != nil {
-			return nil, err
-		}
-		if p.readerIdx[b] >= 0 {
-			return typemap.WrapUnion(p.rs, p.readerIdx[b], v), nil
-		}
-		return v, nil
-	case opReaderUnion:
-		if p.items == nil {
-			return typemap.WrapUnion(p.rs, p.branch, nil), nil
-		}
-		v, err := ar.native(p.items)
-		if err != nil {
-			return nil, err
-		}
-		return typemap.WrapUnion(p.rs, p.branch, v), nil
-	case opEnum:
-		o, err := ar.cols[p.w.Col].ReadInt()
-		if err != nil {
-			return nil, err
-		}
-		k, err := p.enumOrdinal(o)
-		if err != nil {
-			return nil, err
-		}
-		return p.rs.Symbols[k], nil
-	}
-	v, err := ar.cols[p.w.Col].Value()
-	if err != nil {
-		return nil, err
-	}
-	return promote(p.w.Schema, p.rs, v)
-}
-
-func (p *plan) enumOrdinal(o int32) (int32, error) {
-	if o < 0 || int(o) >= len(p.enumMap) {
-		return 0, fmt.Errorf("%w: enum %s has no ordinal %d", format.ErrFormat, p.w.Schema.Name, o)
-	}
-	k := p.enumMap[o]
-	if k < 0 {
-		return 0, fmt.Errorf("%w: symbol %s of the file's enum %s is not in the reader's enum %s, which has no default", ErrIncompatible, p.w.Schema.Symbols[o], p.w.Schema.Name, p.rs.Name)
-	}
-	return k, nil
-}
-
-// promote converts a stored value of the writer's simple schema ws to the
-// goavro native value of the reader's schema rs.
-func promote(ws, rs *schema.Schema, v any) (any, error) {
-	if ws.Kind != rs.Kind {
-		switch x := v.(type) {
-		case int32:
-			switch rs.Kind {
-			case schema.Long:
-				v = int64(x)
-			case schema.Float:
-				v = float32(x)
-			case schema.Double:
-				v = float64(x)
-			}
-		case int64:
-			switch rs.Kind {
-			case schema.Float:
-				v = float32(x)
-			case schema.Double:
-				v = float64(x)
-			}
-		case float32:
-			v = float64(x)
-		case string:
-			v = []byte(x)
-		case []byte:
-			v = string(x)
-		}
-	}
-	return typemap.FromStored(rs, v)
-}
-
-// copyDefault returns a copy of a default value that the caller may
-// change without changing the default.
-func copyDefault(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = copyDefault(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = copyDefault(e)
-		}
-		return l
-	case []byte:
-		return append([]byte(nil), x...)
-	}
-	return v
+	_, v, err := ar.record(nil, toValue)
+	return v, err
 }
 
 // ReadBinary appends the next record, in the Avro binary encoding of the
@@ -440,177 +214,36 @@ func (ar *AvroReader) ReadBinary(dst []byte) ([]byte, error) {
 	if ar.selective {
 		return dst, errors.New("assemble: records with selected fields have no binary encoding")
 	}
-	if err := ar.startRow(); err != nil {
-		return dst, err
-	}
-	out, err := ar.encode(dst, ar.root)
-	if err != nil {
-		return dst, ar.recordError(err)
-	}
-	ar.row++
-	return out, nil
+	b, _, err := ar.record(dst, toBinary)
+	return b, err
 }
 
-func appendLong(b []byte, v int64) []byte {
-	return binary.AppendUvarint(b, uint64((v<<1)^(v>>63)))
+// All returns an iterator over the remaining records, as Read returns
+// them. It stops after the last record, or after yielding an error (never
+// io.EOF).
+func (ar *AvroReader) All() iter.Seq2[any, error] {
+	return func(yield func(any, error) bool) {
+		for {
+			v, err := ar.Read()
+			if err == io.EOF {
+				return
+			}
+			if !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
-func (ar *AvroReader) encode(b []byte, p *plan) ([]byte, error) {
-	var err error
-	switch p.op {
-	case opRecord:
-		for _, f := range p.fields {
-			if f.p == nil {
-				b = append(b, f.defBin...)
-				continue
-			}
-			if b, err = ar.encode(b, f.p); err != nil {
-				return b, err
-			}
-		}
-		return b, nil
-	case opArray, opMap:
-		n, err := ar.length(ar.cols[p.w.Col])
-		if err != nil {
-			return b, err
-		}
-		if n > 0 {
-			b = appendLong(b, int64(n))
-			var keys *format.ColumnReader
-			if p.op == opMap {
-				keys = ar.cols[p.w.KeyCol]
-			}
-			for i := 0; i < n; i++ {
-				if keys != nil {
-					k, err := keys.ReadBytes()
-					if err != nil {
-						return b, err
-					}
-					b = appendLong(b, int64(len(k)))
-					b = append(b, k...)
-				}
-				if b, err = ar.encode(b, p.items); err != nil {
-					return b, err
-				}
-			}
-		}
-		return append(b, 0), nil
-	case opWriterUnion:
-		br, err := ar.branch(p.w)
-		if err != nil {
-			return b, err
-		}
-		if p.w.Branches[br] == nil {
-			if p.nullErr != nil {
-				return b, p.nullErr
-			}
-			if p.nullIdx >= 0 {
-				b = appendLong(b, int64(p.nullIdx))
-			}
-			return b, nil
-		}
-		if p.branchErr[br] != nil {
-			return b, p.branchErr[br]
-		}
-		if p.readerIdx[br] >= 0 {
-			b = appendLong(b, int64(p.readerIdx[br]))
-		}
-		return ar.encode(b, p.branches[br])
-	case opReaderUnion:
-		b = appendLong(b, int64(p.branch))
-		if p.items == nil {
-			return b, nil
-		}
-		return ar.encode(b, p.items)
-	case opEnum:
-		o, err := ar.cols[p.w.Col].ReadInt()
-		if err != nil {
-			return b, err
-		}
-		k, err := p.enumOrdinal(o)
-		if err != nil {
-			return b, err
-		}
-		return appendLong(b, int64(k)), nil
+// ReadJSON appends the next record, in Avro's JSON encoding of the reader
+// schema, to dst, or returns io.EOF after the last. It writes exactly what
+// ToJSON writes for the record (fields in schema order, map keys sorted,
+// Java's escapes and float format), straight from the columns without a Go
+// value per field.
+func (ar *AvroReader) ReadJSON(dst []byte) ([]byte, error) {
+	if ar.selective {
+		return dst, errors.New("assemble: records with selected fields have no JSON encoding of the schema")
 	}
-	return ar.encodeSimple(b, p)
-}
-
-// encodeSimple appends one simple value, promoted to the reader's type.
-func (ar *AvroReader) encodeSimple(b []byte, p *plan) ([]byte, error) {
-	c := ar.cols[p.w.Col]
-	rk := p.rs.Kind
-	switch p.w.Type {
-	case format.Null:
-		return b, nil
-	case format.Boolean:
-		v, err := c.ReadBool()
-		if err != nil {
-			return b, err
-		}
-		if v {
-			return append(b, 1), nil
-		}
-		return append(b, 0), nil
-	case format.Int, format.Long:
-		v, err := readInteger(c, p.w.Type)
-		if err != nil {
-			return b, err
-		}
-		switch rk {
-		case schema.Float:
-			return binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(v))), nil
-		case schema.Double:
-			return binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(v))), nil
-		}
-		return appendLong(b, v), nil
-	case format.Float:
-		v, err := c.ReadFloat()
-		if err != nil {
-			return b, err
-		}
-		if rk == schema.Double {
-			return binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(v))), nil
-		}
-		return binary.LittleEndian.AppendUint32(b, math.Float32bits(v)), nil
-	case format.Double:
-		v, err := c.ReadDouble()
-		if err != nil {
-			return b, err
-		}
-		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v)), nil
-	}
-	// String and bytes; fixed is stored as bytes but encoded bare.
-	v, err := c.ReadBytes()
-	if err != nil {
-		return b, err
-	}
-	if p.w.Type == format.String && rk == schema.String && !utf8.Valid(v) {
-		return b, fmt.Errorf("%w: string is not valid UTF-8", format.ErrFormat)
-	}
-	if rk == schema.Fixed {
-		if err := checkFixed(p.rs, v); err != nil {
-			return b, err
-		}
-		return append(b, v...), nil
-	}
-	b = appendLong(b, int64(len(v)))
-	return append(b, v...), nil
-}
-
-// readInteger reads the next value of an int or long column as an int64.
-func readInteger(c *format.ColumnReader, t format.ValueType) (int64, error) {
-	if t == format.Int {
-		v, err := c.ReadInt()
-		return int64(v), err
-	}
-	return c.ReadLong()
-}
-
-// checkFixed checks that a stored value has the size of the fixed type fs.
-func checkFixed(fs *schema.Schema, v []byte) error {
-	if len(v) != fs.Size {
-		return fmt.Errorf("%w: fixed %s of %d bytes holds %d", format.ErrFormat, fs.Name, fs.Size, len(v))
-	}
-	return nil
+	b, _, err := ar.record(dst, toJSON)
+	return b, err
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -137,7 +138,7 @@ func TestReadJavaFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			codec, err := goavro.NewCodec(generic.SchemaText())
+			codec, err := goavro.NewCodec(generic.readText)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,7 +199,7 @@ func TestEmailProjection(t *testing.T) {
 			t.Errorf("%s: reads %d columns, want 5 (received[], sigs[], algo, host, id)", variant, got)
 		}
 		var out bytes.Buffer
-		if _, err := ToJSON(&out, ar, nil, nil); err != nil {
+		if _, err := ToJSON(context.Background(), &out, ar, nil); err != nil {
 			t.Fatal(err)
 		}
 		got := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
@@ -223,7 +224,7 @@ func TestToContainer(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		n, err := ToContainer(&buf, ar, &ContainerOptions{Codec: "deflate"}, nil)
+		n, err := ToContainer(context.Background(), &buf, ar, &ContainerOptions{Codec: "deflate"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +263,8 @@ func TestIncompatibleReaderSchema(t *testing.T) {
 	}
 	for rs, path := range cases {
 		_, err := NewAvroReader(rc.Reader, &Options{ReaderSchema: rs})
-		if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), path+":") {
+		var se *schema.Error
+		if !errors.Is(err, ErrIncompatible) || !errors.As(err, &se) || se.Record != -1 || se.Path != path {
 			t.Errorf("reader schema %s: got %v, want an error naming %s", rs, err, path)
 		}
 	}
@@ -286,7 +288,7 @@ func TestToJSONMatchesJavaText(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if _, err := ToJSON(&out, ar, nil, nil); err != nil {
+			if _, err := ToJSON(context.Background(), &out, ar, nil); err != nil {
 				t.Fatal(err)
 			}
 			want := readLines(t, expected)
@@ -380,9 +382,24 @@ func TestReadJSONMatchesValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		values, _ := NewAvroReader(rd, nil)
-		fast, _ := NewAvroReader(rd, nil)
-		for i := 0; i < 20; i++ {
+		values, err := NewAvroReader(rd, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, err := NewAvroReader(rd, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; ; i++ {
+			if i == 20 {
+				if _, err := values.Read(); err != io.EOF {
+					t.Fatalf("seed %d: after 20 records, Read: %v, want EOF", seed, err)
+				}
+				if _, err := fast.ReadJSON(nil); err != io.EOF {
+					t.Fatalf("seed %d: after 20 records, ReadJSON: %v, want EOF", seed, err)
+				}
+				break
+			}
 			v, err := values.Read()
 			if err != nil {
 				t.Fatal(err)

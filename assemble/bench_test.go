@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -131,7 +132,7 @@ func BenchmarkToAvro(b *testing.B) {
 				b.SetBytes(d.size)
 				b.ReportAllocs()
 				for b.Loop() {
-					n, err := ToContainer(io.Discard, d.reader(b, file), copts, nil)
+					n, err := ToContainer(context.Background(), io.Discard, d.reader(b, file), copts)
 					if err != nil || n != int64(d.rows) {
 						b.Fatalf("%d rows: %v", n, err)
 					}
@@ -148,7 +149,7 @@ func BenchmarkToAvro(b *testing.B) {
 				var rec []byte
 				for b.Loop() {
 					ar := d.reader(b, file)
-					w, err := ocf.NewWriter(io.Discard, ar.SchemaText(), ocf.WriterOptions{Codec: copts.Codec, SyncMarker: copts.SyncMarker})
+					w, err := ocf.NewWriter(io.Discard, ar.readText, ocf.WriterOptions{Codec: copts.Codec, SyncMarker: copts.SyncMarker})
 					if err != nil {
 						b.Fatal(err)
 					}

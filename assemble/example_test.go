@@ -1,9 +1,10 @@
 package assemble_test
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"log"
+	"os"
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
@@ -27,13 +28,10 @@ func ExampleAvroReader_projection() {
 		log.Fatal(err)
 	}
 	fmt.Println("columns read:", ar.ColumnsRead())
-	for i := 0; i < 3; i++ {
-		rec, err := ar.Read()
-		if err == io.EOF {
-			break
-		}
+	ar.StopAt(3)
+	for rec, err := range ar.All() {
 		if err != nil {
-			log.Fatal(err)
+			log.Fatal(err) // a *schema.Error: the record and the field
 		}
 		m := rec.(map[string]any)
 		fmt.Println(m["id"], m["from"], m["folder"])
@@ -43,4 +41,36 @@ func ExampleAvroReader_projection() {
 	// 1 column inbox
 	// -32 trevni inbox
 	// 63 bar inbox
+}
+
+// Check every record of a file, then write its first two records as Avro
+// JSON, one per line.
+func ExampleToJSON() {
+	rc, err := format.Open("../testdata/interop/email/email.deflate.crc32.trv")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rc.Close()
+	ar, err := assemble.NewAvroReader(rc.Reader, &assemble.Options{ReaderSchema: `{
+		"type": "record", "name": "Message", "fields": [{"name": "id", "type": "long"}]}`})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := ar.Validate(ctx); err != nil {
+		log.Fatal(err)
+	}
+	if err := ar.SeekRow(0); err != nil {
+		log.Fatal(err)
+	}
+	ar.StopAt(2)
+	n, err := assemble.ToJSON(ctx, os.Stdout, ar, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n, "records")
+	// Output:
+	// {"id":1}
+	// {"id":-32}
+	// 2 records
 }

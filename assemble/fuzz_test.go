@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -9,10 +10,14 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/schema"
 )
 
 // FuzzAvroReader reads arbitrary bytes as an Avro-layer Trevni file through
-// both read paths: errors are fine, panics and unbounded work are not.
+// every read path. None may panic; every error reading a record is a
+// *schema.Error of that record wrapping a format or checksum error; and
+// the paths agree: they read the same number of records and fail, or not,
+// at the same one.
 func FuzzAvroReader(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join(interopDir, "*", "*.null.none.trv"))
 	for _, file := range files {
@@ -24,28 +29,73 @@ func FuzzAvroReader(f *testing.F) {
 			f.Add(data)
 		}
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Fuzz(checkAvroReader)
+}
+
+func checkAvroReader(t *testing.T, data []byte) {
+	{
 		rd, err := format.NewReader(bytes.NewReader(data), int64(len(data)), &format.ReaderOptions{MaxBlockSize: 1 << 20})
 		if err != nil {
 			return
 		}
-		for _, binary := range []bool{false, true} {
+		if _, err := NewAvroReader(rd, nil); err != nil {
+			return
+		}
+		const most = 500
+		var counts [3]int
+		var failed [3]bool
+		var limited bool // a path failed on the bound on elements
+		for k, rp := range readPaths {
 			ar, err := NewAvroReader(rd, nil)
 			if err != nil {
-				return
+				t.Fatalf("%s: NewAvroReader failed only the second time: %v", rp.name, err)
 			}
 			ar.maxElems = 1 << 12
-			var buf []byte
-			for n := 0; n < 500; n++ {
-				if binary {
-					buf, err = ar.ReadBinary(buf[:0])
-				} else {
-					_, err = ar.Read()
-				}
-				if errors.Is(err, io.EOF) || err != nil {
+			for counts[k] < most {
+				err := rp.read(ar)
+				if err == io.EOF {
 					break
 				}
+				if err != nil {
+					var se *schema.Error
+					if !errors.As(err, &se) || se.Record != int64(counts[k]) {
+						t.Fatalf("%s: record %d: %v is not a *schema.Error of the record", rp.name, counts[k], err)
+					}
+					if !errors.Is(err, format.ErrFormat) && !errors.Is(err, format.ErrChecksum) {
+						t.Fatalf("%s: record %d: %v is neither a format nor a checksum error", rp.name, counts[k], err)
+					}
+					failed[k] = true
+					limited = limited || errors.Is(err, errTooManyElements)
+					break
+				}
+				counts[k]++
 			}
 		}
-	})
+		for k := range readPaths {
+			if counts[k] != counts[0] || failed[k] != failed[0] {
+				t.Fatalf("%s read %d records (failed: %v), %s %d (failed: %v)",
+					readPaths[0].name, counts[0], failed[0], readPaths[k].name, counts[k], failed[k])
+			}
+		}
+		// Validate, which keeps no element and so bounds none, agrees
+		// with them on the records they read.
+		ar, err := NewAvroReader(rd, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if failed[0] {
+			ar.StopAt(int64(counts[0]) + 1)
+		} else {
+			ar.StopAt(int64(counts[0]))
+		}
+		err = ar.Validate(context.Background())
+		var se *schema.Error
+		switch {
+		case limited:
+		case failed[0] && (!errors.As(err, &se) || se.Record != int64(counts[0])):
+			t.Fatalf("the read paths fail at record %d, Validate says %v", counts[0], err)
+		case !failed[0] && err != nil:
+			t.Fatalf("the read paths read %d records, Validate says %v", counts[0], err)
+		}
+	}
 }

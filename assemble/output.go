@@ -3,14 +3,17 @@ package assemble
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/trevni-go/trevni/internal/ocf"
 )
 
-// ContainerOptions configures ToContainer.
+// ContainerOptions configures ToContainer. A nil *ContainerOptions means
+// the zero value.
 type ContainerOptions struct {
 	// Codec is the Avro codec: null (the default), deflate, snappy,
 	// bzip2, xz or zstandard.
@@ -20,88 +23,126 @@ type ContainerOptions struct {
 	// SyncMarker, if not zero, is used instead of a random one, for
 	// reproducible output.
 	SyncMarker [16]byte
+	// Progress, if set, is called now and then with the records written so
+	// far, and once at the end.
+	Progress func(rows int64)
 }
 
-// ToContainer writes every remaining record of ar to w as an Avro object
-// container file of the reader schema, through the fast path. progress,
-// if not nil, is called periodically with the records written so far.
-func ToContainer(w io.Writer, ar *AvroReader, opts *ContainerOptions, progress func(rows int64)) (int64, error) {
-	var o ContainerOptions
-	if opts != nil {
-		o = *opts
+// JSONOptions configures ToJSON. A nil *JSONOptions means the zero value.
+type JSONOptions struct {
+	// Pretty indents each record over several lines.
+	Pretty bool
+	// Progress, if set, is called now and then with the records written so
+	// far, and once at the end.
+	Progress func(rows int64)
+}
+
+// checkEvery is how many records pass between checks of the context and
+// calls of Progress.
+const checkEvery = 4096
+
+// stopped reports a context that ended the output after n records.
+func stopped(ctx context.Context, n int64) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("assemble: stopped after %d records: %w", n, err)
 	}
-	cw, err := ocf.NewWriter(w, ar.SchemaText(), ocf.WriterOptions{Codec: o.Codec, Level: o.Level, SyncMarker: o.SyncMarker})
-	if err != nil {
+	return nil
+}
+
+// pump reads every remaining record with read and hands it to put,
+// checking ctx and calling progress now and then. It returns the number of
+// records put.
+func pump(ctx context.Context, progress func(rows int64), read func(dst []byte) ([]byte, error), put func(rec []byte) error) (int64, error) {
+	if err := stopped(ctx, 0); err != nil {
 		return 0, err
 	}
 	var rec []byte
 	var n int64
 	for {
-		rec, err = ar.ReadBinary(rec[:0])
+		var err error
+		rec, err = read(rec[:0])
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return n, err
 		}
-		if err := cw.Append(rec); err != nil {
+		if err := put(rec); err != nil {
 			return n, err
 		}
 		n++
-		if progress != nil && n%4096 == 0 {
-			progress(n)
+		if n%checkEvery == 0 {
+			if err := stopped(ctx, n); err != nil {
+				return n, err
+			}
+			if progress != nil {
+				progress(n)
+			}
 		}
 	}
 	if progress != nil {
 		progress(n)
+	}
+	return n, nil
+}
+
+// ToContainer writes every remaining record of ar to w as an Avro object
+// container file of the reader schema, through the fast path (ReadBinary),
+// and returns the number of records written. It stops with ctx's error,
+// wrapped, if ctx ends first.
+func ToContainer(ctx context.Context, w io.Writer, ar *AvroReader, opts *ContainerOptions) (int64, error) {
+	var o ContainerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if err := stopped(ctx, 0); err != nil {
+		return 0, err
+	}
+	cw, err := ocf.NewWriter(w, ar.readText, ocf.WriterOptions{Codec: o.Codec, Level: o.Level, SyncMarker: o.SyncMarker})
+	if err != nil {
+		return 0, err
+	}
+	n, err := pump(ctx, o.Progress, ar.ReadBinary, cw.Append)
+	if err != nil {
+		return n, err
 	}
 	return n, cw.Close()
 }
 
-// JSONOptions configures ToJSON.
-type JSONOptions struct {
-	// Pretty indents each record over several lines.
-	Pretty bool
-}
-
 // ToJSON writes every remaining record of ar to w in Avro's JSON encoding,
 // one record per line (or indented, with Pretty), through the fast path
-// (ReadJSON). It returns the number of records written.
-func ToJSON(w io.Writer, ar *AvroReader, opts *JSONOptions, progress func(rows int64)) (int64, error) {
+// (ReadJSON), and returns the number of records written. It stops with
+// ctx's error, wrapped, if ctx ends first.
+func ToJSON(ctx context.Context, w io.Writer, ar *AvroReader, opts *JSONOptions) (int64, error) {
+	var o JSONOptions
+	if opts != nil {
+		o = *opts
+	}
 	if ar.selective {
 		return 0, errors.New("assemble: records with selected fields do not match the schema: use a reader schema")
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
-	var line []byte
 	var pretty bytes.Buffer
-	var n int64
-	for {
-		var err error
-		line, err = ar.ReadJSON(line[:0])
-		if err == io.EOF {
-			break
-		}
+	read := func(dst []byte) ([]byte, error) {
+		line, err := ar.ReadJSON(dst)
 		if err != nil {
-			return n, err
+			return line, err
 		}
-		if opts != nil && opts.Pretty {
+		if o.Pretty {
 			pretty.Reset()
 			if err := json.Indent(&pretty, line, "", "  "); err != nil {
-				return n, err
+				return line, err
 			}
 			line = append(line[:0], pretty.Bytes()...)
 		}
-		line = append(line, '\n')
-		if _, err := bw.Write(line); err != nil {
-			return n, err
-		}
-		n++
-		if progress != nil && n%4096 == 0 {
-			progress(n)
-		}
+		return append(line, '\n'), nil
 	}
-	if progress != nil {
-		progress(n)
+	n, err := pump(ctx, o.Progress, read, func(line []byte) error {
+		_, err := bw.Write(line)
+		return err
+	})
+	if err != nil {
+		return n, err
 	}
 	return n, bw.Flush()
 }

@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap"
 )
 
@@ -43,6 +43,8 @@ type plan struct {
 
 	// opArray, opMap: the items or values; opReaderUnion: the value.
 	items *plan
+	// opArray: the items read no column, so they are all alike.
+	itemsFree bool
 
 	// opWriterUnion: per writer branch, its plan (nil for null, or when the
 	// reader cannot take it: then branchErr says why) and the reader's
@@ -67,7 +69,8 @@ type field struct {
 }
 
 type compiler struct {
-	cols map[int]bool // columns the plan reads
+	cols  map[int]bool // columns the plan reads
+	match func(reader *schema.Field, writer *schema.Schema) int
 }
 
 func (c *compiler) use(col int) {
@@ -76,11 +79,10 @@ func (c *compiler) use(col int) {
 	}
 }
 
+// incompatible reports a place where the reader schema cannot read the
+// file's: a *schema.Error of no record, with the path.
 func incompatible(path, format string, args ...any) error {
-	if path == "" {
-		path = "the top level"
-	}
-	return fmt.Errorf("%w: %s: %s", ErrIncompatible, path, fmt.Sprintf(format, args...))
+	return &schema.Error{Record: -1, Path: path, Err: fmt.Errorf("%w: %s", ErrIncompatible, fmt.Sprintf(format, args...))}
 }
 
 func join(path, name string) string {
@@ -159,12 +161,20 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string, sel s
 				return nil, incompatible(join(path, name), "selected, but %s has no such field", rs.Name)
 			}
 		}
+		readBy := make([]string, len(ws.Fields)) // the reader field reading each writer field
 		for _, rf := range rs.Fields {
 			sub, selected := sel[rf.Name]
 			if sel != nil && !selected {
 				continue
 			}
-			k := writerField(ws, rf)
+			k := c.writerField(ws, rf)
+			if k >= 0 {
+				// Each writer field's values are read once.
+				if readBy[k] != "" {
+					return nil, incompatible(join(path, rf.Name), "reads the file's field %s, which field %s reads already", ws.Fields[k].Name, readBy[k])
+				}
+				readBy[k] = rf.Name
+			}
 			f := field{name: rf.Name, key: append(avrojson.AppendString(nil, rf.Name), ':')}
 			if k < 0 {
 				if !rf.HasDefault {
@@ -204,7 +214,7 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string, sel s
 		if err != nil {
 			return nil, err
 		}
-		return &plan{op: op, w: w, rs: rs, items: items}, nil
+		return &plan{op: op, w: w, rs: rs, items: items, itemsFree: items.free()}, nil
 	case schema.Enum:
 		p := &plan{op: opEnum, w: w, rs: rs}
 		def := int32(-1)
@@ -223,6 +233,32 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string, sel s
 	}
 	c.use(w.Col)
 	return &plan{op: opSimple, w: w, rs: rs}, nil
+}
+
+// free reports whether the plan reads no column: every value it reads is
+// the same.
+func (p *plan) free() bool {
+	switch p.op {
+	case opSimple:
+		return p.w.Type == format.Null
+	case opRecord:
+		for _, f := range p.fields {
+			if f.p != nil && !f.p.free() {
+				return false
+			}
+		}
+		return true
+	case opWriterUnion:
+		for _, c := range p.w.BranchCols {
+			if c >= 0 {
+				return false
+			}
+		}
+		return true
+	case opReaderUnion:
+		return p.items == nil || p.items.free()
+	}
+	return false
 }
 
 func (c *compiler) writerUnion(w *layout.Node, rs *schema.Schema, path string, sel selection) (*plan, error) {
@@ -244,7 +280,7 @@ func (c *compiler) writerUnion(w *layout.Node, rs *schema.Schema, path string, s
 			p.branches = append(p.branches, nil)
 			p.branchErr = append(p.branchErr, nil)
 			if target == nil {
-				p.nullErr = incompatible(path, "the file holds nulls here and the reader's %s cannot take them", describe(rs))
+				p.nullErr = fmt.Errorf("%w: the file holds a null here and the reader's %s cannot take it", ErrIncompatible, describe(rs))
 			} else {
 				p.nullIdx = idx
 				matched++
@@ -253,7 +289,7 @@ func (c *compiler) writerUnion(w *layout.Node, rs *schema.Schema, path string, s
 		}
 		if target == nil {
 			p.branches = append(p.branches, nil)
-			p.branchErr = append(p.branchErr, incompatible(path, "the file's branch %s is not in the reader's %s", wb.FullName(), describe(rs)))
+			p.branchErr = append(p.branchErr, fmt.Errorf("%w: the file's branch %s is not in the reader's %s", ErrIncompatible, wb.FullName(), describe(rs)))
 			continue
 		}
 		bp, err := c.compile(w.Branches[i], target, path, sel)
@@ -271,8 +307,8 @@ func (c *compiler) writerUnion(w *layout.Node, rs *schema.Schema, path string, s
 }
 
 // writerField finds the writer field a reader field reads: by name, then by
-// the reader field's aliases.
-func writerField(ws *schema.Schema, rf *schema.Field) int {
+// the reader field's aliases, then by the MatchField hook.
+func (c *compiler) writerField(ws *schema.Schema, rf *schema.Field) int {
 	for i, f := range ws.Fields {
 		if f.Name == rf.Name {
 			return i
@@ -285,13 +321,9 @@ func writerField(ws *schema.Schema, rf *schema.Field) int {
 			}
 		}
 	}
-	// Schemas derived from protobuf carry field numbers, which protobuf
-	// itself matches fields by: a renamed field is the same field.
-	if n, ok := rf.Prop(protoschema.PropNumber); ok {
-		for i, f := range ws.Fields {
-			if m, ok := f.Prop(protoschema.PropNumber); ok && fmt.Sprint(m) == fmt.Sprint(n) {
-				return i
-			}
+	if c.match != nil {
+		if k := c.match(rf, ws); k >= 0 && k < len(ws.Fields) {
+			return k
 		}
 	}
 	return -1

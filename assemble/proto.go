@@ -8,6 +8,9 @@ import (
 	"io"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -95,11 +98,11 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 		return nil, err
 	}
 	// A selection leaves unknown fields out unless it names their field.
-	ar, err := NewAvroReader(rd, &Options{ReaderSchema: mp.Schema(), Fields: o.Fields})
+	ar, err := NewAvroReader(rd, &Options{ReaderSchema: mp.Schema(), Fields: o.Fields, MatchField: matchFieldNumber})
 	if err != nil {
 		return nil, err
 	}
-	own := o.MessageType == nil && len(o.Fields) == 0 && mp.Schema() == meta.GetString(MetaAvroSchema)
+	own := o.MessageType == nil && len(o.Fields) == 0 && mp.Schema() == meta.GetString(layout.MetaAvroSchema)
 	return &ProtoReader{ar: ar, conv: protovalue.NewConverter(mp, resolver), mt: mt, resolver: resolver, own: own}, nil
 }
 
@@ -128,7 +131,7 @@ func (pr *ProtoReader) Read(m proto.Message) error {
 		return fmt.Errorf("assemble: record %d is %T, not a record", pr.ar.row-1, v)
 	}
 	if err := pr.conv.FromAvro(rec, m.ProtoReflect()); err != nil {
-		return &RecordError{Row: pr.ar.row - 1, Err: err}
+		return fieldpath.Record(err, pr.ar.row-1)
 	}
 	return nil
 }
@@ -186,7 +189,7 @@ func ToProtoStream(w io.Writer, pr *ProtoReader, form ProtoOutput, progress func
 			}
 		case JSONLinesOutput:
 			if buf, err = js.MarshalAppend(buf[:0], m); err != nil {
-				return n, &RecordError{Row: n, Err: err}
+				return n, fieldpath.Record(err, n)
 			}
 			buf = append(buf, '\n')
 			if _, err := bw.Write(buf); err != nil {
@@ -202,4 +205,21 @@ func ToProtoStream(w io.Writer, pr *ProtoReader, form ProtoOutput, progress func
 		progress(n)
 	}
 	return n, bw.Flush()
+}
+
+// matchFieldNumber matches a reader field to the writer field of the same
+// protobuf field number (schemas derived from protobuf carry them): a
+// renamed protobuf field is the same field. It is the hook
+// Options.MatchField; protoschema.MatchFieldNumber is to replace it.
+func matchFieldNumber(rf *schema.Field, ws *schema.Schema) int {
+	n, ok := rf.Prop(protoschema.PropNumber)
+	if !ok {
+		return -1
+	}
+	for i, f := range ws.Fields {
+		if m, ok := f.Prop(protoschema.PropNumber); ok && fmt.Sprint(m) == fmt.Sprint(n) {
+			return i
+		}
+	}
+	return -1
 }

@@ -285,7 +285,7 @@ func TestProtoFileReadsAsAvro(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if n, err := assemble.ToJSON(&out, ar, nil, nil); err != nil || n != 1 {
+	if n, err := assemble.ToJSON(context.Background(), &out, ar, nil); err != nil || n != 1 {
 		t.Fatalf("%d records, %v", n, err)
 	}
 	if !strings.HasPrefix(out.String(), `{"resource_spans":[`) {

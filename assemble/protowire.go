@@ -55,9 +55,7 @@ func (pr *ProtoReader) ReadWire(dst []byte) ([]byte, error) {
 	}
 	out, err := e.message(dst, e.root)
 	if err != nil {
-		re := &RecordError{Row: ar.row}
-		re.Path, re.Err = fieldpath.Split(err)
-		return dst, re
+		return dst, fieldpath.Record(err, ar.row)
 	}
 	ar.row++
 	return out, nil
@@ -73,7 +71,7 @@ func (pr *ProtoReader) readWireReflective(dst []byte) ([]byte, error) {
 	}
 	out, err := wireOpts.MarshalAppend(dst, pr.msg)
 	if err != nil {
-		return dst, &RecordError{Row: pr.ar.row - 1, Err: err}
+		return dst, fieldpath.Record(err, pr.ar.row-1)
 	}
 	return out, nil
 }

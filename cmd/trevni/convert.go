@@ -338,7 +338,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 		p := e.newProgress(in.RowCount(), in.Size())
 		defer p.done()
 		in.track(p)
-		rows, err := assemble.ToContainer(out, ar, &assemble.ContainerOptions{Codec: codec}, p.setRows)
+		rows, err := assemble.ToContainer(e.ctx, out, ar, &assemble.ContainerOptions{Codec: codec, Progress: p.setRows})
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.Name(), err)
 		}
@@ -413,7 +413,7 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 		p := e.newProgress(in.RowCount(), in.Size())
 		defer p.done()
 		in.track(p)
-		if _, err := assemble.ToJSON(out, ar, &assemble.JSONOptions{Pretty: *pretty}, p.setRows); err != nil {
+		if _, err := assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: *pretty, Progress: p.setRows}); err != nil {
 			return fmt.Errorf("%s: %w", in.Name(), err)
 		}
 		return out.Commit()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/schema/layout"
 )
 
 const validateHelp = `
@@ -66,7 +67,7 @@ func validateCommand(fs *flag.FlagSet) runFunc {
 		if err := e.interrupted(); err != nil {
 			return err
 		}
-		if problems == 0 && in.Meta().Has(assemble.MetaAvroSchema) {
+		if problems == 0 && in.Meta().Has(layout.MetaAvroSchema) {
 			if err := checkRecords(e, in); err != nil {
 				if ierr := e.interrupted(); ierr != nil {
 					return ierr

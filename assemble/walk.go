@@ -1,0 +1,581 @@
+package assemble
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/avrojson"
+	"github.com/trevni-go/trevni/internal/fieldpath"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/typemap"
+)
+
+// sink is what the one interpreter of read plans, walk, does with the
+// values it reads. Every decision about the data (which union branch,
+// which enum symbol, how many elements, whether a string is UTF-8, how a
+// value is promoted, where a default goes) is taken once, in walk; the
+// sink only decides how the result is written out.
+type sink uint8
+
+const (
+	toValue  sink = iota // goavro native values, returned
+	toBinary             // Avro's binary encoding, appended
+	toJSON               // Avro's JSON encoding, appended
+	toCheck              // nothing: the data is only checked (Validate)
+)
+
+// jsonEntry locates one map entry in a scratch buffer: its raw key at
+// [key, text), then its encoded text ("key":value) at [text, end).
+type jsonEntry struct{ key, text, end int }
+
+// record reads the next record to sink sk: it returns the value (toValue)
+// or appends the record's encoding to dst. Errors are *schema.Error of the
+// record's absolute number, with the field path.
+func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
+	if err := ar.startRow(); err != nil {
+		return dst, nil, err
+	}
+	ar.val = nil
+	out, err := ar.walk(dst, ar.root, sk, 0)
+	v := ar.val
+	ar.val = nil // the reader keeps no reference to the caller's record
+	if err != nil {
+		return dst, nil, fieldpath.Record(err, ar.row)
+	}
+	ar.row++
+	return out, v, nil
+}
+
+// errTooManyElements reports a record beyond the reader's bound on array
+// and map elements.
+var errTooManyElements = errors.New("record has too many array and map elements")
+
+// length reads an array or map length, bounding the elements per record.
+func (ar *AvroReader) length(c *format.ColumnReader) (int, error) {
+	n, err := c.NextLength()
+	if err != nil {
+		return 0, err
+	}
+	if ar.elems += n; ar.elems > ar.maxElems {
+		return 0, fmt.Errorf("%w: %w: more than %d", format.ErrFormat, errTooManyElements, ar.maxElems)
+	}
+	return n, nil
+}
+
+// dataErr reports bad data found in column col, with the column, block
+// and row, as the format's own errors do.
+func (ar *AvroReader) dataErr(col int, what string, args ...any) error {
+	c := ar.cols[col]
+	return &format.Error{Offset: -1, Column: c.Meta().Name, Index: col, Block: c.Block(), Row: c.Row(),
+		Err: fmt.Errorf("%w: %s", format.ErrFormat, fmt.Sprintf(what, args...))}
+}
+
+// branch reads the branch lengths of a union in the file and returns the
+// branch taken.
+func (ar *AvroReader) branch(n *layout.Node) (int, error) {
+	taken := -1
+	for i, col := range n.BranchCols {
+		if col < 0 {
+			continue
+		}
+		l, err := ar.cols[col].NextLength()
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case l == 0:
+		case l == 1 && taken < 0:
+			taken = i
+		default:
+			return 0, ar.dataErr(col, "union branch column holds length %d", l)
+		}
+	}
+	if taken < 0 {
+		for i, b := range n.Branches {
+			if b == nil {
+				return i, nil
+			}
+		}
+		col := -1
+		for _, c := range n.BranchCols {
+			if c >= 0 {
+				col = c
+				break
+			}
+		}
+		return 0, ar.dataErr(col, "no branch taken in a union without null")
+	}
+	return taken, nil
+}
+
+// walk reads one value of plan p and hands it to sink sk: it appends the
+// value's encoding to b (toBinary, toJSON) or leaves the value in ar.val
+// (toValue). depth counts the plan levels above p; the layout bounds it.
+func (ar *AvroReader) walk(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
+	var err error
+	switch p.op {
+	case opRecord:
+		var rec map[string]any
+		switch sk {
+		case toValue:
+			rec = make(map[string]any, len(p.fields))
+		case toJSON:
+			b = append(b, '{')
+		}
+		for i := range p.fields {
+			f := &p.fields[i]
+			if sk == toJSON {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, f.key...)
+			}
+			if f.p == nil { // not in the file: the reader's default
+				switch sk {
+				case toValue:
+					rec[f.name] = copyDefault(f.def)
+				case toBinary:
+					b = append(b, f.defBin...)
+				case toJSON:
+					b = append(b, f.defJSON...)
+				}
+				continue
+			}
+			if b, err = ar.walk(b, f.p, sk, depth+1); err != nil {
+				return b, fieldpath.At(err, f.name)
+			}
+			if sk == toValue {
+				rec[f.name] = ar.val
+			}
+		}
+		switch sk {
+		case toValue:
+			ar.val = rec
+		case toJSON:
+			b = append(b, '}')
+		}
+		return b, nil
+	case opArray:
+		n, err := ar.length(ar.cols[p.w.Col])
+		if err != nil {
+			return b, err
+		}
+		var list []any
+		switch sk {
+		case toValue:
+			list = make([]any, 0, min(n, 1024))
+		case toBinary:
+			if n > 0 {
+				b = appendLong(b, int64(n))
+			}
+		case toJSON:
+			b = append(b, '[')
+		}
+		for i := 0; i < n; i++ {
+			if sk == toJSON && i > 0 {
+				b = append(b, ',')
+			}
+			start := len(b)
+			if b, err = ar.walk(b, p.items, sk, depth+1); err != nil {
+				return b, fieldpath.At(err, fieldpath.Index(i))
+			}
+			if sk == toValue {
+				list = append(list, ar.val)
+			}
+			if p.itemsFree && n > 1 {
+				// Items that read no column are all alike: the first
+				// stands for the rest, which are counted, not read.
+				b, list = repeat(b, start, list, ar.val, n-1, sk)
+				break
+			}
+		}
+		switch sk {
+		case toValue:
+			ar.val = list
+		case toBinary:
+			b = append(b, 0)
+		case toJSON:
+			b = append(b, ']')
+		}
+		return b, nil
+	case opMap:
+		return ar.walkMap(b, p, sk, depth)
+	case opWriterUnion:
+		br, err := ar.branch(p.w)
+		if err != nil {
+			return b, err
+		}
+		if p.w.Branches[br] == nil {
+			if p.nullErr != nil {
+				return b, p.nullErr
+			}
+			return ar.walkUnion(b, p.rs, p.nullIdx, nil, sk, depth)
+		}
+		if p.branchErr[br] != nil {
+			return b, p.branchErr[br]
+		}
+		return ar.walkUnion(b, p.rs, p.readerIdx[br], p.branches[br], sk, depth)
+	case opReaderUnion:
+		return ar.walkUnion(b, p.rs, p.branch, p.items, sk, depth)
+	case opEnum:
+		o, err := ar.cols[p.w.Col].ReadInt()
+		if err != nil {
+			return b, err
+		}
+		if o < 0 || int(o) >= len(p.enumMap) {
+			return b, ar.dataErr(p.w.Col, "enum %s has no ordinal %d", p.w.Schema.Name, o)
+		}
+		k := p.enumMap[o]
+		if k < 0 {
+			return b, fmt.Errorf("%w: symbol %s of the file's enum %s is not in the reader's enum %s, which has no default", ErrIncompatible, p.w.Schema.Symbols[o], p.w.Schema.Name, p.rs.Name)
+		}
+		switch sk {
+		case toValue:
+			ar.val = p.rs.Symbols[k]
+		case toBinary:
+			b = appendLong(b, int64(k))
+		case toJSON:
+			b = avrojson.AppendString(b, p.rs.Symbols[k])
+		}
+		return b, nil
+	}
+	return ar.walkSimple(b, p, sk)
+}
+
+// repeat adds n more copies of the array item just written to b at start
+// (or held in v).
+func repeat(b []byte, start int, list []any, v any, n int, sk sink) ([]byte, []any) {
+	switch sk {
+	case toValue:
+		for range n {
+			list = append(list, copyDefault(v))
+		}
+	case toBinary:
+		if item := len(b) - start; item > 0 {
+			b = slices.Grow(b, n*item)
+			for range n {
+				b = append(b, b[start:start+item]...)
+			}
+		}
+	case toJSON:
+		item := len(b) - start
+		b = slices.Grow(b, n*(item+1))
+		for range n {
+			b = append(b, ',')
+			b = append(b, b[start:start+item]...)
+		}
+	}
+	return b, list
+}
+
+func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
+	n, err := ar.length(ar.cols[p.w.Col])
+	if err != nil {
+		return b, err
+	}
+	var m map[string]any
+	var scratch []byte
+	var entries []jsonEntry
+	switch sk {
+	case toValue:
+		m = make(map[string]any, min(n, 1024))
+	case toBinary:
+		if n > 0 {
+			b = appendLong(b, int64(n))
+		}
+	case toJSON:
+		// Entries are encoded into the scratch buffer of the map's
+		// depth, after their raw keys, and copied out in key order.
+		for len(ar.jsonScratch) <= depth {
+			ar.jsonScratch = append(ar.jsonScratch, nil)
+			ar.jsonEntries = append(ar.jsonEntries, nil)
+		}
+		scratch, entries = ar.jsonScratch[depth][:0], ar.jsonEntries[depth][:0]
+	}
+	keys := ar.cols[p.w.KeyCol]
+	for i := 0; i < n; i++ {
+		k, err := keys.ReadBytes()
+		if err != nil {
+			return b, fieldpath.At(err, fieldpath.Index(i))
+		}
+		if !validKey(k) {
+			return b, fieldpath.At(ar.dataErr(p.w.KeyCol, "map key is not valid UTF-8"), fieldpath.Index(i))
+		}
+		switch sk {
+		case toValue:
+			key := string(k)
+			if _, err = ar.walk(b, p.items, sk, depth+1); err != nil {
+				return b, fieldpath.At(err, fieldpath.Key(key))
+			}
+			m[key] = ar.val
+			continue
+		case toBinary:
+			b = appendLong(b, int64(len(k)))
+			b = append(b, k...)
+		case toJSON:
+			e := jsonEntry{key: len(scratch)}
+			scratch = append(scratch, k...)
+			e.text = len(scratch)
+			scratch = avrojson.AppendStringBytes(scratch, k)
+			scratch = append(scratch, ':')
+			if scratch, err = ar.walk(scratch, p.items, sk, depth+1); err != nil {
+				return b, fieldpath.At(err, fieldpath.Key(string(k)))
+			}
+			e.end = len(scratch)
+			entries = append(entries, e)
+			continue
+		}
+		if b, err = ar.walk(b, p.items, sk, depth+1); err != nil {
+			return b, fieldpath.At(err, fieldpath.Key(string(k)))
+		}
+	}
+	switch sk {
+	case toValue:
+		ar.val = m
+	case toBinary:
+		b = append(b, 0)
+	case toJSON:
+		slices.SortStableFunc(entries, func(x, y jsonEntry) int {
+			return bytes.Compare(scratch[x.key:x.text], scratch[y.key:y.text])
+		})
+		b = append(b, '{')
+		for i, e := range entries {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, scratch[e.text:e.end]...)
+		}
+		ar.jsonScratch[depth], ar.jsonEntries[depth] = scratch, entries
+		b = append(b, '}')
+	}
+	return b, nil
+}
+
+// walkUnion writes a value as branch idx of the reader's union rs (idx -1:
+// the reader's schema is not a union); inner nil is a null.
+func (ar *AvroReader) walkUnion(b []byte, rs *schema.Schema, idx int, inner *plan, sk sink, depth int) ([]byte, error) {
+	switch sk {
+	case toValue:
+		ar.val = nil
+		if inner != nil {
+			if _, err := ar.walk(b, inner, sk, depth+1); err != nil {
+				return b, err
+			}
+		}
+		if idx >= 0 {
+			ar.val = typemap.WrapUnion(rs, idx, ar.val)
+		}
+		return b, nil
+	case toBinary:
+		if idx >= 0 {
+			b = appendLong(b, int64(idx))
+		}
+	case toJSON:
+		if inner == nil {
+			return append(b, "null"...), nil
+		}
+		if idx >= 0 {
+			b = append(b, '{')
+			b = avrojson.AppendString(b, rs.Branches[idx].FullName())
+			b = append(b, ':')
+			b, err := ar.walk(b, inner, sk, depth+1)
+			if err != nil {
+				return b, err
+			}
+			return append(b, '}'), nil
+		}
+	}
+	if inner == nil {
+		return b, nil
+	}
+	return ar.walk(b, inner, sk, depth+1)
+}
+
+// walkSimple reads one simple value and promotes it to the reader's type.
+func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink) ([]byte, error) {
+	c := ar.cols[p.w.Col]
+	rs := p.rs
+	switch p.w.Type {
+	case format.Null:
+		switch sk {
+		case toValue:
+			ar.val = nil
+		case toJSON:
+			b = append(b, "null"...)
+		}
+		return b, nil
+	case format.Boolean:
+		v, err := c.ReadBool()
+		if err != nil {
+			return b, err
+		}
+		switch sk {
+		case toValue:
+			ar.val = v
+		case toBinary:
+			if v {
+				b = append(b, 1)
+			} else {
+				b = append(b, 0)
+			}
+		case toJSON:
+			b = strconv.AppendBool(b, v)
+		}
+		return b, nil
+	case format.Int, format.Long:
+		var v int64
+		var err error
+		if p.w.Type == format.Int {
+			var i int32
+			i, err = c.ReadInt()
+			v = int64(i)
+		} else {
+			v, err = c.ReadLong()
+		}
+		if err != nil {
+			return b, err
+		}
+		switch rs.Kind {
+		case schema.Float:
+			return ar.putFloat(b, float32(v), sk), nil
+		case schema.Double:
+			return ar.putDouble(b, float64(v), sk), nil
+		}
+		switch sk {
+		case toValue:
+			if rs.Kind == schema.Int {
+				ar.val = int32(v)
+			} else {
+				ar.val = v
+			}
+			if rs.Logical != schema.LogicalNone {
+				ar.val, err = typemap.FromStored(rs, ar.val)
+			}
+			return b, err
+		case toBinary:
+			b = appendLong(b, v)
+		case toJSON:
+			b = strconv.AppendInt(b, v, 10)
+		}
+		return b, nil
+	case format.Float:
+		v, err := c.ReadFloat()
+		if err != nil {
+			return b, err
+		}
+		if rs.Kind == schema.Double {
+			return ar.putDouble(b, float64(v), sk), nil
+		}
+		return ar.putFloat(b, v, sk), nil
+	case format.Double:
+		v, err := c.ReadDouble()
+		if err != nil {
+			return b, err
+		}
+		return ar.putDouble(b, v, sk), nil
+	}
+	// String and bytes; fixed is stored as bytes.
+	v, err := c.ReadBytes()
+	if err != nil {
+		return b, err
+	}
+	switch rs.Kind {
+	case schema.String:
+		if !utf8.Valid(v) {
+			return b, ar.dataErr(p.w.Col, "string is not valid UTF-8")
+		}
+	case schema.Fixed:
+		if len(v) != rs.Size {
+			return b, ar.dataErr(p.w.Col, "fixed %s of %d bytes holds %d", rs.Name, rs.Size, len(v))
+		}
+	}
+	switch sk {
+	case toValue:
+		if rs.Kind == schema.String {
+			ar.val = string(v)
+			return b, nil
+		}
+		ar.val, err = typemap.FromStored(rs, append([]byte(nil), v...))
+		return b, err
+	case toBinary:
+		if rs.Kind != schema.Fixed {
+			b = appendLong(b, int64(len(v)))
+		}
+		b = append(b, v...)
+	case toJSON:
+		if rs.Kind == schema.String {
+			b = avrojson.AppendStringBytes(b, v)
+		} else {
+			b = avrojson.AppendBytes(b, v)
+		}
+	}
+	return b, nil
+}
+
+func (ar *AvroReader) putFloat(b []byte, v float32, sk sink) []byte {
+	switch sk {
+	case toValue:
+		ar.val = v
+	case toBinary:
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+	case toJSON:
+		b = avrojson.AppendFloat(b, float64(v), 32)
+	}
+	return b
+}
+
+func (ar *AvroReader) putDouble(b []byte, v float64, sk sink) []byte {
+	switch sk {
+	case toValue:
+		ar.val = v
+	case toBinary:
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	case toJSON:
+		b = avrojson.AppendFloat(b, v, 64)
+	}
+	return b
+}
+
+// validKey is utf8.Valid, quicker for the short ASCII keys maps mostly
+// have.
+func validKey(k []byte) bool {
+	for _, c := range k {
+		if c >= utf8.RuneSelf {
+			return utf8.Valid(k)
+		}
+	}
+	return true
+}
+
+// appendLong appends v in Avro's zig-zag varint encoding.
+func appendLong(b []byte, v int64) []byte { return binary.AppendVarint(b, v) }
+
+// copyDefault returns a copy of a value that the caller may change
+// without changing the original.
+func copyDefault(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = copyDefault(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = copyDefault(e)
+		}
+		return l
+	case []byte:
+		return append([]byte(nil), x...)
+	}
+	return v
+}
