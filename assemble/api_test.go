@@ -198,7 +198,11 @@ func TestLayoutOptions(t *testing.T) {
 	for range depth {
 		rec = map[string]any{"f": rec}
 	}
-	lay, err := layout.New(schema.MustParse(text), &layout.Options{MaxDepth: 2 * depth})
+	deep, err := layout.ParseStored(text, &layout.Options{MaxDepth: 2 * depth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lay, err := layout.New(deep, &layout.Options{MaxDepth: 2 * depth})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,9 +82,7 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 	if text == "" {
 		return nil, fmt.Errorf("assemble: the file has no %s metadata: it was not written from Avro", layout.MetaAvroSchema)
 	}
-	// The writer's defaults play no part in reading; older Java wrote
-	// some that do not match their fields.
-	fileSchema, err := schema.ParseOptions{AllowInvalidDefaults: true}.Parse(text)
+	fileSchema, err := layout.ParseStored(text, o.Layout)
 	if err != nil {
 		return nil, fmt.Errorf("assemble: the file's %s: %w", layout.MetaAvroSchema, err)
 	}

@@ -1,6 +1,14 @@
 package schema
 
-import "strconv"
+import (
+	"errors"
+	"strconv"
+)
+
+// ErrTooLarge is returned (wrapped) for a schema beyond a configured bound:
+// nesting deeper than ParseOptions.MaxDepth here, or a column layout
+// beyond package schema/layout's limits, which return this same error.
+var ErrTooLarge = errors.New("schema is too large")
 
 // Error reports a problem in a schema, or in a record of one, and where it
 // is. It is the one error type of the packages above the Trevni format

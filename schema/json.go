@@ -59,7 +59,7 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 	switch t := tok.(type) {
 	case json.Delim:
 		if depth <= 0 {
-			return nil, errors.New("JSON nests too deeply (raise ParseOptions.MaxDepth)")
+			return nil, fmt.Errorf("%w: JSON nests too deeply (raise ParseOptions.MaxDepth)", ErrTooLarge)
 		}
 		switch t {
 		case '{':

@@ -31,9 +31,9 @@ type ParseOptions struct {
 	// did (and so wrote into data files). Such a default is an error only
 	// where it is used, when a reader schema adds the field.
 	AllowInvalidDefaults bool
-	// MaxDepth bounds how deeply types may nest: every record field,
-	// array items, map values and union branch is one level. 0 means
-	// DefaultMaxDepth. The JSON text itself may nest at most
+	// MaxDepth bounds how deeply complex types (records, arrays, maps
+	// and unions) may nest, counted as package schema/layout counts them.
+	// 0 means DefaultMaxDepth. The JSON text itself may nest at most
 	// 4*MaxDepth+16 deep (ignored properties included).
 	MaxDepth int
 }
@@ -142,11 +142,13 @@ func (p path) errorf(format string, args ...any) error {
 }
 
 func (p *parser) parse(v any, ns string, at path) (*Schema, error) {
-	if p.depth >= p.maxDepth {
-		return nil, at.errorf("types nest more than %d deep (ParseOptions.MaxDepth)", p.maxDepth)
+	if isComplex(v) {
+		if p.depth >= p.maxDepth {
+			return nil, at.errorf("%w: types nest more than %d deep (ParseOptions.MaxDepth)", ErrTooLarge, p.maxDepth)
+		}
+		p.depth++
+		defer func() { p.depth-- }()
 	}
-	p.depth++
-	defer func() { p.depth-- }()
 	switch t := v.(type) {
 	case string:
 		return p.lookup(t, ns, at)
@@ -177,6 +179,23 @@ func (p *parser) lookup(name, ns string, at path) (*Schema, error) {
 		return nil, at.errorf("type %q must be written as an object with its attributes", name)
 	}
 	return nil, at.errorf("unknown type %q", name)
+}
+
+// isComplex reports whether v, a schema's JSON, is a union or an object
+// of a complex type (record, array, map): the nodes that nest, and that
+// ParseOptions.MaxDepth counts, as the column layout does.
+func isComplex(v any) bool {
+	switch t := v.(type) {
+	case []any:
+		return true
+	case *object:
+		tv, _ := t.get("type")
+		switch tv {
+		case "record", "error", "array", "map":
+			return true
+		}
+	}
+	return false
 }
 
 func (p *parser) parseUnion(branches []any, ns string, at path) (*Schema, error) {

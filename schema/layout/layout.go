@@ -65,8 +65,10 @@ var (
 	// such a schema has no finite column layout.
 	ErrRecursive = errors.New("cannot shred recursive schema")
 	// ErrTooLarge is returned (wrapped) for a schema whose layout exceeds
-	// Options.MaxColumns or Options.MaxDepth.
-	ErrTooLarge = errors.New("schema's column layout is too large")
+	// Options.MaxColumns or Options.MaxDepth. It is schema.ErrTooLarge, so
+	// one test catches a schema too deep to parse and one too large to lay
+	// out.
+	ErrTooLarge = schema.ErrTooLarge
 )
 
 // Options bounds a layout. A nil *Options means the defaults.
@@ -209,6 +211,19 @@ func New(s *schema.Schema, opts *Options) (*Layout, error) {
 		return nil, err
 	}
 	return &Layout{Root: root, Columns: b.cols}, nil
+}
+
+// ParseStored parses the schema text stored in a data file (a Trevni
+// file's avro.schema, an Avro container's header) for laying out with
+// opts: nesting is bounded by opts' MaxDepth, and field defaults that do
+// not match their fields are kept, since older Java wrote such schemas and
+// a default matters only to a reader that uses it.
+func ParseStored(text string, opts *Options) (*schema.Schema, error) {
+	po := schema.ParseOptions{AllowInvalidDefaults: true}
+	if opts != nil && opts.MaxDepth > 0 {
+		po.MaxDepth = opts.MaxDepth
+	}
+	return po.Parse(text)
 }
 
 // Columns returns just the columns of schema s's layout; see New.
