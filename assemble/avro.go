@@ -32,6 +32,11 @@ type Options struct {
 	// and ToJSON refuse a selection; it is for consumers that accept
 	// missing fields, such as ProtoReader.
 	Fields []string
+	// MatchField, if set, is consulted by schema resolution after name
+	// and alias matching: it returns the index of the writer record
+	// field that the reader field reads, or -1. ProtoReader passes
+	// protoschema.MatchFieldNumber, which matches protobuf field numbers.
+	MatchField func(reader *schema.Field, writer *schema.Schema) int
 }
 
 // AvroReader reads the records of a Trevni file written from Avro.
@@ -97,6 +102,9 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 	}
 	ar.selective = sel != nil
 	c := &compiler{cols: map[int]bool{}}
+	if opts != nil {
+		c.match = opts.MatchField
+	}
 	if ar.root, err = c.compile(root, ar.readSchema, "", sel); err != nil {
 		return nil, err
 	}

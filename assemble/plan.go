@@ -9,7 +9,6 @@ import (
 	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap"
 )
 
@@ -67,7 +66,8 @@ type field struct {
 }
 
 type compiler struct {
-	cols map[int]bool // columns the plan reads
+	cols  map[int]bool // columns the plan reads
+	match func(reader *schema.Field, writer *schema.Schema) int
 }
 
 func (c *compiler) use(col int) {
@@ -164,7 +164,7 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string, sel s
 			if sel != nil && !selected {
 				continue
 			}
-			k := writerField(ws, rf)
+			k := writerField(ws, rf, c.match)
 			f := field{name: rf.Name, key: append(avrojson.AppendString(nil, rf.Name), ':')}
 			if k < 0 {
 				if !rf.HasDefault {
@@ -271,8 +271,8 @@ func (c *compiler) writerUnion(w *layout.Node, rs *schema.Schema, path string, s
 }
 
 // writerField finds the writer field a reader field reads: by name, then by
-// the reader field's aliases.
-func writerField(ws *schema.Schema, rf *schema.Field) int {
+// the reader field's aliases, then by match (Options.MatchField) if set.
+func writerField(ws *schema.Schema, rf *schema.Field, match func(*schema.Field, *schema.Schema) int) int {
 	for i, f := range ws.Fields {
 		if f.Name == rf.Name {
 			return i
@@ -285,13 +285,9 @@ func writerField(ws *schema.Schema, rf *schema.Field) int {
 			}
 		}
 	}
-	// Schemas derived from protobuf carry field numbers, which protobuf
-	// itself matches fields by: a renamed field is the same field.
-	if n, ok := rf.Prop(protoschema.PropNumber); ok {
-		for i, f := range ws.Fields {
-			if m, ok := f.Prop(protoschema.PropNumber); ok && fmt.Sprint(m) == fmt.Sprint(n) {
-				return i
-			}
+	if match != nil {
+		if i := match(rf, ws); i >= 0 && i < len(ws.Fields) {
+			return i
 		}
 	}
 	return -1

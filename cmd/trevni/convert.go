@@ -17,6 +17,7 @@ import (
 	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -613,9 +614,9 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		po := &shred.ProtoOptions{File: opts, Mapping: protoschema.Options{RecursionLimit: *recursion}}
 		return e.toTrevni(args[0], args[1], opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
-			return shred.FromProtoStream(out, in, form, md, po, progress)
+			po := &shred.ProtoOptions{File: opts, Mapping: protoschema.Options{RecursionLimit: *recursion}, Progress: progress}
+			return shred.FromProtoStream(e.ctx, out, in, form, md, po)
 		})
 	}
 }
@@ -623,10 +624,10 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 // findMessage loads the named message type from a descriptor set, from
 // .proto files, or from the types built into the tool.
 func (e *env) findMessage(descSet, protoFile string, imports []string, name string) (protoreflect.MessageDescriptor, error) {
-	var files protoschema.DescriptorResolver = protoregistry.GlobalFiles
+	var files protoload.DescriptorResolver = protoregistry.GlobalFiles
 	switch {
 	case descSet != "":
-		f, err := protoschema.LoadDescriptorSet(descSet)
+		f, err := protoload.LoadDescriptorSet(descSet)
 		if err != nil {
 			return nil, err
 		}
@@ -639,13 +640,13 @@ func (e *env) findMessage(descSet, protoFile string, imports []string, name stri
 		} else if rel, ok := relativeTo(protoFile, dirs); ok {
 			protoFile = rel
 		}
-		f, err := protoschema.CompileProto(e.ctx, dirs, protoFile)
+		f, err := protoload.CompileProto(e.ctx, dirs, protoFile)
 		if err != nil {
 			return nil, err
 		}
 		files = f
 	}
-	md, err := protoschema.FindMessage(files, name)
+	md, err := protoload.FindMessage(files, name)
 	if err != nil && descSet == "" && protoFile == "" {
 		return nil, fmt.Errorf("%w (give --descriptor-set or --proto)", err)
 	}
@@ -714,7 +715,7 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 		p := e.newProgress(in.RowCount(), in.Size())
 		defer p.done()
 		in.track(p)
-		if _, err := assemble.ToProtoStream(out, pr, form, p.setRows); err != nil {
+		if _, err := assemble.ToProtoStream(e.ctx, out, pr, form, &assemble.ProtoStreamOptions{Progress: p.setRows}); err != nil {
 			return fmt.Errorf("%s: %w", in.Name(), err)
 		}
 		return out.Commit()
