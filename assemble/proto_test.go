@@ -3,6 +3,7 @@ package assemble_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -177,7 +178,7 @@ func TestProtoStreams(t *testing.T) {
 		f.Fill(m.ProtoReflect())
 		msgs = append(msgs, m)
 		b, _ := wire.Marshal(m)
-		delimited.Write(protowireLen(len(b)))
+		delimited.Write(binary.AppendUvarint(nil, uint64(len(b))))
 		delimited.Write(b)
 	}
 	want.Write(delimited.Bytes())
@@ -218,15 +219,6 @@ func TestProtoStreams(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "message 19") {
 		t.Fatalf("truncated stream: %v", err)
 	}
-}
-
-func protowireLen(n int) []byte {
-	var b []byte
-	for n >= 0x80 {
-		b = append(b, byte(n)|0x80)
-		n >>= 7
-	}
-	return append(b, byte(n))
 }
 
 // TestProtoFieldSelection reads only span names: fewer columns, and

@@ -199,7 +199,7 @@ func TestReadWireWellKnownTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []proto.Message{st, structpb.NewStructValue(st), anyTS, wrapperspb.Double(math.Copysign(0, -1)), wrapperspb.UInt32(math.MaxUint32)} {
+	for _, m := range []proto.Message{st, structpb.NewStructValue(st), anyTS, wrapperspb.Double(math.Copysign(0, -1)), wrapperspb.Float(float32(math.Copysign(0, -1))), wrapperspb.UInt32(math.MaxUint32)} {
 		md := m.ProtoReflect().Descriptor()
 		msgs := append([]proto.Message{m}, wireRandom(md, 10, 6, 3, nil)...)
 		for _, limit := range []int{0, 2} {

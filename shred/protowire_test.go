@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -524,7 +525,7 @@ func TestWriteWireWellKnownTypes(t *testing.T) {
 	for _, m := range []proto.Message{
 		st, structpb.NewStructValue(st), anyTS, &timestamppb.Timestamp{Seconds: -62135596800, Nanos: 999999999},
 		&durationpb.Duration{Seconds: 1, Nanos: -5}, &fieldmaskpb.FieldMask{Paths: []string{"a.b", "c"}},
-		wrapperspb.Double(-0.0), wrapperspb.String("é"), wrapperspb.UInt64(1<<63 + 5),
+		wrapperspb.Double(math.Copysign(0, -1)), wrapperspb.Float(float32(math.Copysign(0, -1))), wrapperspb.String("é"), wrapperspb.UInt64(1<<63 + 5),
 	} {
 		md := m.ProtoReflect().Descriptor()
 		msgs := append([]proto.Message{m}, randomMessages(md, 10, 6, 3, nil)...)

@@ -63,6 +63,16 @@
 // root (once, by default) is stored as bytes holding the message's
 // deterministic wire encoding, unknown fields included.
 //
+// A small descriptor can claim an enormous tree: each step of
+// RecursionLimit multiplies the shapes of mutually recursive types. [New]
+// counts the fields of the records it expands and stops with an error
+// wrapping layout.ErrTooLarge past Options.Limits (the layout's column and
+// depth limits, by default layout.DefaultMaxColumns and
+// layout.DefaultMaxDepth), before allocating more. The layout of the
+// schema, which can be exponentially larger than the schema itself (two
+// fields of the previous type, 26 levels deep), is bounded by package
+// layout under the same limits.
+//
 // The field for unknown fields is named "_unknown", with underscores
 // prepended while the message has a field of that name. It holds the
 // message's unknown fields as they are, followed by its extensions encoded as

@@ -3,6 +3,7 @@ package protovalue_test
 import (
 	"bytes"
 	"context"
+	"math"
 	"sync"
 	"testing"
 
@@ -195,7 +196,7 @@ func TestWellKnownTypes(t *testing.T) {
 		st, structpb.NewStructValue(st), structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewNullValue()}}),
 		anyTS, &timestamppb.Timestamp{Seconds: -62135596800, Nanos: 999999999}, &durationpb.Duration{Seconds: -315576000000, Nanos: -999999999},
 		&fieldmaskpb.FieldMask{Paths: []string{"a.b", "c"}}, &emptypb.Empty{},
-		wrapperspb.Double(-0.0), wrapperspb.Float(3), wrapperspb.Int64(-1), wrapperspb.UInt64(1<<63 + 5),
+		wrapperspb.Double(math.Copysign(0, -1)), wrapperspb.Float(float32(math.Copysign(0, -1))), wrapperspb.Float(3), wrapperspb.Int64(-1), wrapperspb.UInt64(1<<63 + 5),
 		wrapperspb.Int32(-7), wrapperspb.UInt32(1<<32 - 1), wrapperspb.Bool(true), wrapperspb.String("é"), wrapperspb.Bytes([]byte{0}),
 	}
 	for _, m := range fixed {
