@@ -11,7 +11,9 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
+	"github.com/trevni-go/trevni/typemap/protovalue"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -128,5 +130,76 @@ func TestProtoReaderIterator(t *testing.T) {
 	n, err := assemble.ToProtoStream(context.Background(), io.Discard, pr, assemble.DelimitedOutput, &assemble.ProtoStreamOptions{Progress: func(r int64) { rows = r }})
 	if err != nil || n != 5 || rows != 5 {
 		t.Errorf("%d messages, progress %d, %v", n, rows, err)
+	}
+}
+
+// TestProtoReaderAllError checks that All yields a message's error once,
+// as a *schema.Error with the record number, and stops.
+func TestProtoReaderAllError(t *testing.T) {
+	files, err := protoload.CompileProto(context.Background(), []string{"../testdata/proto"}, "trevni/test/proto2.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := protoload.FindMessage(files, "trevni.test.p2.Scalars")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := protoload.DescriptorSetFor(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := protovalue.NewConverter(md, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fo shred.Options
+	fo.Meta.Set(protoload.MetaDescriptorSet, set)
+	fo.Meta.SetString(protoload.MetaMessage, string(md.FullName()))
+	fo.Meta.SetString(protoschema.MetaOptions, protoschema.Options{}.String())
+	var buf bytes.Buffer
+	aw, err := shred.NewAvroWriter(&buf, conv.Mapping().Schema.String(), &fo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		m := dynamicpb.NewMessage(md)
+		m.Set(md.Fields().ByName("req_int32"), protoreflect.ValueOfInt32(1))
+		rec, err := conv.ToAvro(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 { // two members of one oneof: no message has that
+			rec["choice_int"] = map[string]any{"int": int32(1)}
+			rec["choice_string"] = map[string]any{"string": "x"}
+		}
+		if err := aw.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := aw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := format.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := assemble.NewProtoReader(rd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs, errs int
+	for m, err := range pr.All() {
+		if err != nil {
+			errs++
+			var se *schema.Error
+			if !errors.As(err, &se) || se.Record != 2 || m != nil {
+				t.Errorf("error %v, message %v; want a *schema.Error for record 2", err, m)
+			}
+			continue
+		}
+		msgs++
+	}
+	if msgs != 2 || errs != 1 {
+		t.Errorf("%d messages and %d errors, want 2 and 1", msgs, errs)
 	}
 }
