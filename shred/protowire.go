@@ -104,7 +104,7 @@ func (pw *ProtoWriter) writeReflective(msg []byte) error {
 		pw.dyn = dynamicpb.NewMessage(pw.md)
 	}
 	if err := protosafe.Unmarshal(proto.UnmarshalOptions{Resolver: pw.resolver}, msg, pw.dyn); err != nil {
-		return fieldpath.Record(fmt.Errorf("%w: %s: %v", ErrWire, pw.md.FullName(), err), pw.aw.RowCount())
+		return fieldpath.Record(fmt.Errorf("%w: %s: %w", ErrWire, pw.md.FullName(), err), pw.aw.RowCount())
 	}
 	return pw.Write(pw.dyn)
 }
@@ -1093,7 +1093,7 @@ func (p *wireParser) serialized(md protoreflect.MessageDescriptor, first int32, 
 	o.Merge, o.AllowPartial, o.RecursionLimit = true, true, limit
 	for i := first; i >= 0; i = p.occs[i].next {
 		if err := protosafe.Unmarshal(o, p.buf[p.occs[i].start:p.occs[i].end], m); err != nil {
-			return nil, fieldpath.New(fmt.Errorf("%w: %s: %v", ErrWire, md.FullName(), err))
+			return nil, fieldpath.New(fmt.Errorf("%w: %s: %w", ErrWire, md.FullName(), err))
 		}
 		if one {
 			break

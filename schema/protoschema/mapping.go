@@ -72,7 +72,7 @@ func ParseOptions(s string) (Options, error) {
 			err = errors.New("unknown option")
 		}
 		if err != nil {
-			return o, fmt.Errorf("protoschema: options %q: %s: %v", s, k, err)
+			return o, fmt.Errorf("protoschema: options %q: %s: %w", s, k, err)
 		}
 	}
 	return o, nil
