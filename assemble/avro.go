@@ -48,6 +48,7 @@ type AvroReader struct {
 	readSchema *schema.Schema
 	readText   string // readSchema's JSON text, for container files
 	columns    []layout.Column
+	fileSchema *schema.Schema // the writer's schema, from the file
 	root       *plan
 	cols       []*format.ColumnReader // by file column; nil when not read
 	used       []*format.ColumnReader
@@ -100,7 +101,7 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 			return nil, fmt.Errorf("assemble: %w: column %d (%q) is %s, the schema's layout wants %s %q", format.ErrFormat, i, fc.Name, describeColumn(fc.Type, fc.Array), describeColumn(cols[i].Type, cols[i].Array), cols[i].Name)
 		}
 	}
-	ar := &AvroReader{rd: rd, readSchema: fileSchema, readText: text, columns: cols, maxElems: format.DefaultMaxRowElements, end: rd.RowCount()}
+	ar := &AvroReader{rd: rd, fileSchema: fileSchema, readSchema: fileSchema, readText: text, columns: cols, maxElems: format.DefaultMaxRowElements, end: rd.RowCount()}
 	if o.ReaderSchema != "" {
 		if ar.readSchema, err = schema.Parse(o.ReaderSchema); err != nil {
 			return nil, fmt.Errorf("assemble: reader schema: %w", err)

@@ -2,15 +2,18 @@ package assemble
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -20,14 +23,15 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
-// ProtoOptions configures a ProtoReader. The zero value reads every field
-// into dynamicpb messages built from the descriptors stored in the file.
+// ProtoOptions configures a ProtoReader. A nil *ProtoOptions, like the
+// zero value, reads every field into dynamicpb messages built from the
+// descriptors stored in the file.
 type ProtoOptions struct {
 	// MessageType, if set, is the type to read into, such as a generated
 	// message's (m.ProtoReflect().Type()). Its full name must be the
 	// file's message. Its fields may have evolved since the file was
 	// written: fields added since read as unset, fields removed are not
-	// read.
+	// read, and fields renamed are matched by number.
 	MessageType protoreflect.MessageType
 	// Fields, if set, selects fields by dotted path of protobuf field
 	// names ("resource_spans.scope_spans.spans.name"); only their columns
@@ -37,9 +41,13 @@ type ProtoOptions struct {
 	// the file's descriptors with dynamicpb, or the global registry with
 	// MessageType.
 	Resolver protovalue.Resolver
+	// Layout bounds the mapping of the message type read into (nil means
+	// the defaults of package layout).
+	Layout *layout.Options
 }
 
 // ProtoReader reads the messages of a Trevni file written from protobuf.
+// It is not safe for concurrent use.
 type ProtoReader struct {
 	ar       *AvroReader
 	conv     *protovalue.Converter
@@ -47,7 +55,8 @@ type ProtoReader struct {
 	resolver protovalue.Resolver
 	own      bool          // every field of the file's own type: ReadWire's fast path
 	wire     *wireEncoder  // ReadWire's encoder, built on first use
-	msg      proto.Message // ReadWire's message when it uses Read
+	msg      proto.Message // ReadWire's message when it uses ReadInto
+	cols     []layout.Column
 }
 
 // NewProtoReader prepares to read the messages of rd, using the descriptors
@@ -57,21 +66,25 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	if opts != nil {
 		o = *opts
 	}
+	if rd == nil {
+		return nil, errors.New("assemble: nil reader")
+	}
 	meta := rd.Meta()
-	set, ok := meta.Get(protoschema.MetaDescriptorSet)
-	name := meta.GetString(protoschema.MetaMessage)
+	set, ok := meta.Get(protoload.MetaDescriptorSet)
+	name := meta.GetString(protoload.MetaMessage)
 	if !ok || name == "" {
-		return nil, fmt.Errorf("assemble: the file has no %s and %s metadata: it was not written from protobuf", protoschema.MetaDescriptorSet, protoschema.MetaMessage)
+		return nil, fmt.Errorf("assemble: the file has no %s and %s metadata: it was not written from protobuf", protoload.MetaDescriptorSet, protoload.MetaMessage)
 	}
 	mopts, err := protoschema.ParseOptions(meta.GetString(protoschema.MetaOptions))
 	if err != nil {
 		return nil, err
 	}
-	files, err := protoschema.ParseDescriptorSet(set)
+	mopts.Limits = o.Layout
+	files, err := protoload.ParseDescriptorSet(set)
 	if err != nil {
 		return nil, fmt.Errorf("assemble: the file's descriptors: %w", err)
 	}
-	md, err := protoschema.FindMessage(files, name)
+	md, err := protoload.FindMessage(files, name)
 	if err != nil {
 		return nil, fmt.Errorf("assemble: the file's descriptors: %w", err)
 	}
@@ -92,18 +105,23 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	}
 	// The reader's mapping, from the type read into: the file's schema
 	// is the writer's, so fields added or removed since resolve as Avro
-	// fields do.
-	mp, err := protoschema.New(mt.Descriptor(), mopts)
+	// fields do, and renamed ones by field number.
+	conv, err := protovalue.NewConverter(mt.Descriptor(), &protovalue.Options{Mapping: mopts, Resolver: resolver})
 	if err != nil {
 		return nil, err
 	}
+	mp := conv.Mapping()
+	text := mp.Schema.String()
 	// A selection leaves unknown fields out unless it names their field.
-	ar, err := NewAvroReader(rd, &Options{ReaderSchema: mp.Schema(), Fields: o.Fields, MatchField: matchFieldNumber})
+	ar, err := NewAvroReader(rd, &Options{ReaderSchema: text, Fields: o.Fields, MatchField: protoschema.MatchFieldNumber})
 	if err != nil {
 		return nil, err
 	}
-	own := o.MessageType == nil && len(o.Fields) == 0 && mp.Schema() == meta.GetString(layout.MetaAvroSchema)
-	return &ProtoReader{ar: ar, conv: protovalue.NewConverter(mp, resolver), mt: mt, resolver: resolver, own: own}, nil
+	// The fast path needs the file's schema to be the mapping's. Compare
+	// the schemas, not the stored text: files written before the mapping
+	// built its schema as a tree store the same schema in other words.
+	own := o.MessageType == nil && len(o.Fields) == 0 && ar.fileSchema.String() == text
+	return &ProtoReader{ar: ar, conv: conv, mt: mt, resolver: resolver, own: own}, nil
 }
 
 // SeekRow positions the reader before message row; see AvroReader.SeekRow.
@@ -119,16 +137,28 @@ func (pr *ProtoReader) MessageType() protoreflect.MessageType { return pr.mt }
 // RowCount returns the number of messages in the file.
 func (pr *ProtoReader) RowCount() int64 { return pr.ar.RowCount() }
 
-// Read resets m and fills it with the next message, or returns io.EOF
-// after the last. m must be of the reader's message type.
-func (pr *ProtoReader) Read(m proto.Message) error {
+// Schema returns the Avro schema messages are read as: the mapping of the
+// type read into.
+func (pr *ProtoReader) Schema() *schema.Schema { return pr.ar.Schema() }
+
+// Columns returns the file's columns: the layout of the file's schema.
+func (pr *ProtoReader) Columns() []layout.Column { return pr.ar.Columns() }
+
+// ColumnsRead returns the indexes of the columns the reader reads.
+func (pr *ProtoReader) ColumnsRead() []int { return pr.ar.ColumnsRead() }
+
+// ReadInto resets m and fills it with the next message, or returns io.EOF
+// after the last. m must be of the reader's message type. An error for a
+// message is a *schema.Error with the message's record number, counted
+// from the start of the file.
+func (pr *ProtoReader) ReadInto(m proto.Message) error {
 	v, err := pr.ar.Read()
 	if err != nil {
 		return err
 	}
 	rec, ok := v.(map[string]any)
 	if !ok {
-		return fmt.Errorf("assemble: record %d is %T, not a record", pr.ar.row-1, v)
+		return fieldpath.Record(fmt.Errorf("assemble: a %T, not a record", v), pr.ar.row-1)
 	}
 	if err := pr.conv.FromAvro(rec, m.ProtoReflect()); err != nil {
 		return fieldpath.Record(err, pr.ar.row-1)
@@ -136,14 +166,30 @@ func (pr *ProtoReader) Read(m proto.Message) error {
 	return nil
 }
 
-// Next returns the next message in a new message of the reader's type, or
+// Read returns the next message in a new message of the reader's type, or
 // io.EOF after the last.
-func (pr *ProtoReader) Next() (proto.Message, error) {
+func (pr *ProtoReader) Read() (proto.Message, error) {
 	m := pr.mt.New().Interface()
-	if err := pr.Read(m); err != nil {
+	if err := pr.ReadInto(m); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// All returns an iterator over the remaining messages, each a new message.
+// It stops after the last; an error is yielded once, and then it stops.
+func (pr *ProtoReader) All() iter.Seq2[proto.Message, error] {
+	return func(yield func(proto.Message, error) bool) {
+		for {
+			m, err := pr.Read()
+			if err == io.EOF {
+				return
+			}
+			if !yield(m, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // ProtoOutput is the form of a stream of messages.
@@ -157,21 +203,44 @@ const (
 	JSONLinesOutput
 )
 
+// ProtoStreamOptions configures ToProtoStream. A nil *ProtoStreamOptions
+// means the defaults.
+type ProtoStreamOptions struct {
+	// Progress, if set, is called every 4096 messages and at the end with
+	// the number of messages written.
+	Progress func(rows int64)
+}
+
 // ToProtoStream writes every remaining message of pr to w and returns how
-// many it wrote. Binary messages are marshalled deterministically.
-func ToProtoStream(w io.Writer, pr *ProtoReader, form ProtoOutput, progress func(rows int64)) (int64, error) {
+// many it wrote. Binary messages are marshalled deterministically. Errors
+// for a message carry its record number counted from the start of the
+// file, also after SeekRow. Cancelling ctx stops it between messages.
+func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form ProtoOutput, opts *ProtoStreamOptions) (int64, error) {
+	var progress func(int64)
+	if opts != nil {
+		progress = opts.Progress
+	}
+	if form != DelimitedOutput && form != JSONLinesOutput {
+		return 0, fmt.Errorf("assemble: unknown output form %d", form)
+	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	m := pr.mt.New().Interface()
 	js := protojson.MarshalOptions{}
+	done := ctx.Done()
 	var buf []byte
 	var size [binary.MaxVarintLen64]byte
 	var n int64
 	for {
+		select {
+		case <-done:
+			return n, fmt.Errorf("assemble: stopped at record %d: %w", pr.ar.row, ctx.Err())
+		default:
+		}
 		var err error
 		if form == DelimitedOutput {
 			buf, err = pr.ReadWire(buf[:0])
 		} else {
-			err = pr.Read(m)
+			err = pr.ReadInto(m)
 		}
 		if errors.Is(err, io.EOF) {
 			break
@@ -189,7 +258,7 @@ func ToProtoStream(w io.Writer, pr *ProtoReader, form ProtoOutput, progress func
 			}
 		case JSONLinesOutput:
 			if buf, err = js.MarshalAppend(buf[:0], m); err != nil {
-				return n, fieldpath.Record(err, n)
+				return n, fieldpath.Record(err, pr.ar.row-1)
 			}
 			buf = append(buf, '\n')
 			if _, err := bw.Write(buf); err != nil {

@@ -3,6 +3,7 @@ package assemble_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
@@ -66,7 +68,7 @@ func checkRoundTrip(t *testing.T, rd *format.Reader, mt protoreflect.MessageType
 			t.Fatal(err)
 		}
 		for i, want := range msgs {
-			got, err := pr.Next()
+			got, err := pr.Read()
 			if err != nil {
 				t.Fatalf("message %d: %v", i, err)
 			}
@@ -79,7 +81,7 @@ func checkRoundTrip(t *testing.T, rd *format.Reader, mt protoreflect.MessageType
 				t.Fatalf("message %d (dynamic=%v): wire bytes differ", i, typ == nil)
 			}
 		}
-		if _, err := pr.Next(); err != io.EOF {
+		if _, err := pr.Read(); err != io.EOF {
 			t.Fatalf("after the last message: %v", err)
 		}
 	}
@@ -141,13 +143,13 @@ func TestProtoRecursive(t *testing.T) {
 // TestProtoTestFiles round-trips random messages of the proto2, proto3 and
 // editions test files, through dynamic messages only (no generated code).
 func TestProtoTestFiles(t *testing.T) {
-	files, err := protoschema.CompileProto(context.Background(), []string{"../testdata/proto"},
+	files, err := protoload.CompileProto(context.Background(), []string{"../testdata/proto"},
 		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"trevni.test.p2.Scalars", "trevni.test.p3.Everything", "trevni.test.p3.Tree", "trevni.test.ed.Item"} {
-		md, err := protoschema.FindMessage(files, name)
+		md, err := protoload.FindMessage(files, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,12 +178,12 @@ func TestProtoStreams(t *testing.T) {
 		f.Fill(m.ProtoReflect())
 		msgs = append(msgs, m)
 		b, _ := wire.Marshal(m)
-		delimited.Write(protowireLen(len(b)))
+		delimited.Write(binary.AppendUvarint(nil, uint64(len(b))))
 		delimited.Write(b)
 	}
 	want.Write(delimited.Bytes())
 	var trv bytes.Buffer
-	n, err := shred.FromProtoStream(&trv, &delimited, shred.Delimited, md, nil, nil)
+	n, err := shred.FromProtoStream(context.Background(), &trv, &delimited, shred.Delimited, md, nil)
 	if err != nil || n != 20 {
 		t.Fatalf("%d messages, %v", n, err)
 	}
@@ -194,7 +196,7 @@ func TestProtoStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back bytes.Buffer
-	if _, err := assemble.ToProtoStream(&back, pr, assemble.DelimitedOutput, nil); err != nil {
+	if _, err := assemble.ToProtoStream(context.Background(), &back, pr, assemble.DelimitedOutput, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(back.Bytes(), want.Bytes()) {
@@ -203,29 +205,20 @@ func TestProtoStreams(t *testing.T) {
 	// JSON lines, and back through JSON lines.
 	pr, _ = assemble.NewProtoReader(rd, nil)
 	var jsonl bytes.Buffer
-	if _, err := assemble.ToProtoStream(&jsonl, pr, assemble.JSONLinesOutput, nil); err != nil {
+	if _, err := assemble.ToProtoStream(context.Background(), &jsonl, pr, assemble.JSONLinesOutput, nil); err != nil {
 		t.Fatal(err)
 	}
 	trv.Reset()
-	if _, err := shred.FromProtoStream(&trv, bytes.NewReader(jsonl.Bytes()), shred.JSONLines, md, nil, nil); err != nil {
+	if _, err := shred.FromProtoStream(context.Background(), &trv, bytes.NewReader(jsonl.Bytes()), shred.JSONLines, md, nil); err != nil {
 		t.Fatal(err)
 	}
 	rd2, _ := format.NewReader(bytes.NewReader(trv.Bytes()), int64(trv.Len()), nil)
 	checkRoundTrip(t, rd2, (&tracepb.TracesData{}).ProtoReflect().Type(), msgs)
 	// A truncated stream is an error that says which message.
-	_, err = shred.FromProtoStream(io.Discard, bytes.NewReader(want.Bytes()[:want.Len()-3]), shred.Delimited, md, nil, nil)
+	_, err = shred.FromProtoStream(context.Background(), io.Discard, bytes.NewReader(want.Bytes()[:want.Len()-3]), shred.Delimited, md, nil)
 	if err == nil || !strings.Contains(err.Error(), "message 19") {
 		t.Fatalf("truncated stream: %v", err)
 	}
-}
-
-func protowireLen(n int) []byte {
-	var b []byte
-	for n >= 0x80 {
-		b = append(b, byte(n)|0x80)
-		n >>= 7
-	}
-	return append(b, byte(n))
 }
 
 // TestProtoFieldSelection reads only span names: fewer columns, and
@@ -247,7 +240,7 @@ func TestProtoFieldSelection(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, m := range msgs {
-		got, err := pr.Next()
+		got, err := pr.Read()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,11 +304,11 @@ func TestProtoEvolution(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, sub, "m.proto"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		files, err := protoschema.CompileProto(context.Background(), []string{filepath.Join(dir, sub)}, "m.proto")
+		files, err := protoload.CompileProto(context.Background(), []string{filepath.Join(dir, sub)}, "m.proto")
 		if err != nil {
 			t.Fatal(err)
 		}
-		md, err := protoschema.FindMessage(files, "ev.M")
+		md, err := protoload.FindMessage(files, "ev.M")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -331,7 +324,7 @@ func TestProtoEvolution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := pr.Next()
+	got, err := pr.Read()
 	if err != nil {
 		t.Fatal(err)
 	}

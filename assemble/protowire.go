@@ -12,6 +12,7 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
+	"github.com/trevni-go/trevni/internal/protosafe"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoschema"
@@ -66,7 +67,7 @@ func (pr *ProtoReader) readWireReflective(dst []byte) ([]byte, error) {
 	if pr.msg == nil {
 		pr.msg = pr.mt.New().Interface()
 	}
-	if err := pr.Read(pr.msg); err != nil {
+	if err := pr.ReadInto(pr.msg); err != nil {
 		return dst, err
 	}
 	out, err := wireOpts.MarshalAppend(dst, pr.msg)
@@ -308,11 +309,11 @@ func (e *wireEncoder) message(b []byte, m *wireMsg) ([]byte, error) {
 func (e *wireEncoder) reparse(b []byte, start int, m *wireMsg, u []byte) ([]byte, error) {
 	msg := dynamicpb.NewMessage(m.desc)
 	o := proto.UnmarshalOptions{AllowPartial: true, Resolver: e.resolver}
-	if err := protovalue.Unmarshal(o, b[start:], msg); err != nil {
+	if err := protosafe.Unmarshal(o, b[start:], msg); err != nil {
 		return b, err
 	}
 	o.Merge = true
-	if err := protovalue.Unmarshal(o, u, msg); err != nil {
+	if err := protosafe.Unmarshal(o, u, msg); err != nil {
 		return b, err
 	}
 	return wireOpts.MarshalAppend(b[:start], msg)
@@ -402,7 +403,7 @@ func (e *wireEncoder) serialized(b []byte, f *wireField) ([]byte, error) {
 	}
 	m := dynamicpb.NewMessage(f.ser)
 	o := proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: e.resolver}
-	if err := protovalue.Unmarshal(o, data, m); err != nil {
+	if err := protosafe.Unmarshal(o, data, m); err != nil {
 		return b, err
 	}
 	if f.kind == protoreflect.GroupKind {

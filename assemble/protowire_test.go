@@ -13,6 +13,7 @@ import (
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/typemap/protovalue"
@@ -90,7 +91,7 @@ func wireReadCompare(t *testing.T, data []byte, opts *assemble.ProtoOptions) int
 	for i := 0; ; i++ {
 		var ferr error
 		got, ferr = fast.ReadWire(got[:0])
-		serr := slow.Read(m)
+		serr := slow.ReadInto(m)
 		var want []byte
 		if serr == nil {
 			want, serr = wireMarshal.Marshal(m)
@@ -198,7 +199,7 @@ func TestReadWireWellKnownTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []proto.Message{st, structpb.NewStructValue(st), anyTS, wrapperspb.Double(math.Copysign(0, -1)), wrapperspb.UInt32(math.MaxUint32)} {
+	for _, m := range []proto.Message{st, structpb.NewStructValue(st), anyTS, wrapperspb.Double(math.Copysign(0, -1)), wrapperspb.Float(float32(math.Copysign(0, -1))), wrapperspb.UInt32(math.MaxUint32)} {
 		md := m.ProtoReflect().Descriptor()
 		msgs := append([]proto.Message{m}, wireRandom(md, 10, 6, 3, nil)...)
 		for _, limit := range []int{0, 2} {
@@ -210,7 +211,7 @@ func TestReadWireWellKnownTypes(t *testing.T) {
 
 func wireTestProtos(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protoschema.CompileProto(context.Background(), []string{"../testdata/proto"},
+	files, err := protoload.CompileProto(context.Background(), []string{"../testdata/proto"},
 		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto", "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +237,7 @@ func TestReadWireTestProtos(t *testing.T) {
 		"trevni.test.p2.Scalars", "trevni.test.p2.Clash", "trevni.test.p3.Everything", "trevni.test.p3.Tree",
 		"trevni.test.ed.Item", "trevni.test.mixed.Holder",
 	} {
-		md, err := protoschema.FindMessage(files, name)
+		md, err := protoload.FindMessage(files, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,15 +268,11 @@ func TestReadWireFallback(t *testing.T) {
 // writes and checks that ReadWire rejects what Read rejects.
 func TestReadWireBadValues(t *testing.T) {
 	files := wireTestProtos(t)
-	md, err := protoschema.FindMessage(files, "trevni.test.p3.Everything")
+	md, err := protoload.FindMessage(files, "trevni.test.p3.Everything")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mp, err := protoschema.New(md, protoschema.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := protoschema.DescriptorSetFor(md)
+	set, err := protoload.DescriptorSetFor(md)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,17 +305,21 @@ func TestReadWireBadValues(t *testing.T) {
 		{"unknown fields that do not parse", func(rec map[string]any) { rec["_unknown"] = []byte{0xff} }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec, err := protovalue.NewConverter(mp, nil).ToAvro(base.ProtoReflect())
+			conv, err := protovalue.NewConverter(md, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := conv.ToAvro(base.ProtoReflect())
 			if err != nil {
 				t.Fatal(err)
 			}
 			tc.edit(rec)
 			var buf bytes.Buffer
 			var fo shred.Options
-			fo.Meta.Set(protoschema.MetaDescriptorSet, set)
-			fo.Meta.SetString(protoschema.MetaMessage, string(md.FullName()))
+			fo.Meta.Set(protoload.MetaDescriptorSet, set)
+			fo.Meta.SetString(protoload.MetaMessage, string(md.FullName()))
 			fo.Meta.SetString(protoschema.MetaOptions, protoschema.Options{}.String())
-			aw, err := shred.NewAvroWriter(&buf, mp.Schema(), &fo)
+			aw, err := shred.NewAvroWriter(&buf, conv.Mapping().Schema.String(), &fo)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -347,7 +348,7 @@ func emptyInner() map[string]any {
 func TestReadWireDamagedFiles(t *testing.T) {
 	files := wireTestProtos(t)
 	r := rand.New(rand.NewPCG(11, 11))
-	everything, err := protoschema.FindMessage(files, "trevni.test.p3.Everything")
+	everything, err := protoload.FindMessage(files, "trevni.test.p3.Everything")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +379,7 @@ func TestToProtoStreamWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	n, err := assemble.ToProtoStream(&out, pr, assemble.DelimitedOutput, nil)
+	n, err := assemble.ToProtoStream(context.Background(), &out, pr, assemble.DelimitedOutput, nil)
 	if err != nil || n != int64(len(msgs)) {
 		t.Fatalf("ToProtoStream: %d messages, %v", n, err)
 	}
@@ -527,7 +528,7 @@ func BenchmarkProtoAssemble(b *testing.B) {
 			if m == nil || m.ProtoReflect().Descriptor() != pr.MessageType().Descriptor() {
 				m = pr.MessageType().New().Interface()
 			}
-			if err := pr.Read(m); err != nil {
+			if err := pr.ReadInto(m); err != nil {
 				return dst, err
 			}
 			return proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, m)

@@ -3,12 +3,18 @@ package shred
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 	"google.golang.org/protobuf/encoding/protodelim"
@@ -18,16 +24,26 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
-// ProtoOptions configures a ProtoWriter.
+// ProtoOptions configures a ProtoWriter and FromProtoStream. A nil
+// *ProtoOptions means the defaults.
 type ProtoOptions struct {
 	// File configures the Trevni file: codec, checksum, block size,
 	// memory budget, metadata.
 	File Options
-	// Mapping configures the protobuf to Avro mapping.
+	// Mapping configures the protobuf to Avro mapping. Its Limits, when
+	// nil, are Layout.
 	Mapping protoschema.Options
+	// Layout bounds the column layout and the mapping (nil means the
+	// defaults of package layout); raise MaxColumns for a message type
+	// with more fields, or a higher recursion limit.
+	Layout *layout.Options
 	// Resolver finds the types of extensions; nil means the global
 	// registry.
 	Resolver protovalue.Resolver
+	// Progress, if set, is called by FromProtoStream every 4096 messages
+	// and at the end with the messages written and the input bytes
+	// consumed.
+	Progress func(rows, bytesIn int64)
 }
 
 // ProtoWriter shreds protobuf messages of one type into a Trevni file. The
@@ -51,33 +67,64 @@ func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *Prot
 	if opts != nil {
 		o = *opts
 	}
-	mp, err := protoschema.New(md, o.Mapping)
+	if md == nil {
+		return nil, errors.New("shred: nil message descriptor")
+	}
+	mo := o.Mapping
+	if mo.Limits == nil {
+		mo.Limits = o.Layout
+	}
+	conv, err := protovalue.NewConverter(md, &protovalue.Options{Mapping: mo, Resolver: o.Resolver})
 	if err != nil {
 		return nil, err
 	}
-	set, err := protoschema.DescriptorSetFor(md)
+	mp := conv.Mapping()
+	set, err := protoload.DescriptorSetFor(md)
 	if err != nil {
 		return nil, err
 	}
 	fo := o.File
 	fo.Meta = o.File.Meta.Clone()
-	for _, k := range []string{protoschema.MetaDescriptorSet, protoschema.MetaMessage, protoschema.MetaOptions} {
+	for _, k := range []string{protoload.MetaDescriptorSet, protoload.MetaMessage, protoschema.MetaOptions} {
 		if fo.Meta.Has(k) {
 			return nil, fmt.Errorf("shred: options metadata must not set %s", k)
 		}
 	}
-	fo.Meta.Set(protoschema.MetaDescriptorSet, set)
-	fo.Meta.SetString(protoschema.MetaMessage, string(md.FullName()))
+	fo.Meta.Set(protoload.MetaDescriptorSet, set)
+	fo.Meta.SetString(protoload.MetaMessage, string(md.FullName()))
 	fo.Meta.SetString(protoschema.MetaOptions, o.Mapping.String())
-	aw, err := NewAvroWriter(out, mp.Schema(), &fo)
+	aw, err := newAvroWriterTree(out, mp.Schema, o.Layout, &fo)
 	if err != nil {
 		return nil, err
 	}
-	return &ProtoWriter{aw: aw, conv: protovalue.NewConverter(mp, o.Resolver), md: md, resolver: o.Resolver}, nil
+	return &ProtoWriter{aw: aw, conv: conv, md: md, resolver: o.Resolver}, nil
+}
+
+// newAvroWriterTree is NewAvroWriter for a schema given as a tree, with
+// layout limits: the layout's nodes are the nodes of s, so the wire
+// compiler can walk the mapping and the layout together, and s is not
+// rendered to text and parsed again except for the file's metadata.
+func newAvroWriterTree(out io.Writer, s *schema.Schema, lo *layout.Options, opts *Options) (*AvroWriter, error) {
+	lay, err := layout.New(s, lo)
+	if err != nil {
+		return nil, fmt.Errorf("shred: %w", err)
+	}
+	o := *opts
+	o.Meta = opts.Meta.Clone()
+	if o.Meta.Has(layout.MetaAvroSchema) {
+		return nil, fmt.Errorf("shred: options metadata must not set %s", layout.MetaAvroSchema)
+	}
+	o.Meta.SetString(layout.MetaAvroSchema, s.String())
+	w, err := format.NewWriter(out, lay.Metas(), &o)
+	if err != nil {
+		return nil, err
+	}
+	return &AvroWriter{w: w, schema: s, root: lay.Root, cols: lay.Columns}, nil
 }
 
 // Write writes one message, which must be of the writer's type. A message
-// that cannot be written is not, and writing can go on.
+// that cannot be written is not, and writing can go on; the error is a
+// *schema.Error with the message's record number and field path.
 func (pw *ProtoWriter) Write(m proto.Message) error {
 	r := m.ProtoReflect()
 	if r.Descriptor().FullName() != pw.md.FullName() {
@@ -85,14 +132,18 @@ func (pw *ProtoWriter) Write(m proto.Message) error {
 	}
 	rec, err := pw.conv.ToAvroInto(r, pw.rec)
 	if err != nil {
-		return &ValueError{Row: pw.aw.RowCount(), Err: err}
+		return fieldpath.Record(err, pw.aw.RowCount())
 	}
 	pw.rec = rec
 	return pw.aw.Write(rec)
 }
 
-// AvroSchema returns the Avro schema of the file.
-func (pw *ProtoWriter) AvroSchema() string { return pw.conv.Mapping().Schema() }
+// Schema returns the Avro schema of the file, which protoschema derives
+// from the message type.
+func (pw *ProtoWriter) Schema() *schema.Schema { return pw.aw.Schema() }
+
+// Columns returns the file's columns.
+func (pw *ProtoWriter) Columns() []layout.Column { return pw.aw.Columns() }
 
 // RowCount returns the number of messages written.
 func (pw *ProtoWriter) RowCount() int64 { return pw.aw.RowCount() }
@@ -118,38 +169,47 @@ const (
 const maxMessageSize = 256 << 20
 
 // FromProtoStream converts a stream of messages of type md into a Trevni
-// file written to out. progress, if not nil, is called every 4096
-// messages with the messages written and the input bytes consumed.
-func FromProtoStream(out io.Writer, in io.Reader, form ProtoInput, md protoreflect.MessageDescriptor, opts *ProtoOptions, progress func(rows, bytesIn int64)) (int64, error) {
+// file written to out, and returns the number of messages written. An
+// error names the message (counting from 0) and where it starts in the
+// input. Cancelling ctx stops it between messages; the file is then not
+// written.
+func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form ProtoInput, md protoreflect.MessageDescriptor, opts *ProtoOptions) (int64, error) {
 	pw, err := NewProtoWriter(out, md, opts)
 	if err != nil {
 		return 0, err
 	}
+	var o ProtoOptions
+	if opts != nil {
+		o = *opts
+	}
+	progress := o.Progress
 	cr := &countingReader{r: in}
 	br := bufio.NewReaderSize(cr, 256<<10)
 	m := dynamicpb.NewMessage(md)
-	var resolver protovalue.Resolver
-	if opts != nil {
-		resolver = opts.Resolver
+	js := protojson.UnmarshalOptions{Resolver: o.Resolver}
+	done := ctx.Done()
+	fail := func(start int64, err error) (int64, error) {
+		pw.Abort()
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("truncated message: %w", err)
+		}
+		return pw.RowCount(), fmt.Errorf("message %d (input byte %d): %w", pw.RowCount(), start, err)
 	}
-	js := protojson.UnmarshalOptions{Resolver: resolver}
 	var msg []byte
-	for line := 1; ; line++ {
+	for {
+		select {
+		case <-done:
+			pw.Abort()
+			return pw.RowCount(), fmt.Errorf("shred: stopped at message %d: %w", pw.RowCount(), ctx.Err())
+		default:
+		}
+		start := cr.n - int64(br.Buffered())
 		var err error
 		switch form {
 		case Delimited:
-			start := cr.n - int64(br.Buffered())
-			if msg, err = readDelimited(br, msg); err != nil {
-				break
+			if msg, err = readDelimited(br, msg); err == nil {
+				err = pw.WriteWire(msg)
 			}
-			if err := pw.WriteWire(msg); err != nil {
-				pw.Abort()
-				return pw.RowCount(), fmt.Errorf("message %d (input byte %d): %w", pw.RowCount(), start, err)
-			}
-			if progress != nil && pw.RowCount()%4096 == 0 {
-				progress(pw.RowCount(), cr.n-int64(br.Buffered()))
-			}
-			continue
 		case JSONLines:
 			var text []byte
 			text, err = br.ReadBytes('\n')
@@ -161,22 +221,18 @@ func FromProtoStream(out io.Writer, in io.Reader, form ProtoInput, md protorefle
 					continue
 				}
 				proto.Reset(m)
-				err = js.Unmarshal(text, m)
+				if err = js.Unmarshal(text, m); err == nil {
+					err = pw.Write(m)
+				}
 			}
+		default:
+			err = fmt.Errorf("shred: unknown input form %d", form)
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			pw.Abort()
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				err = fmt.Errorf("truncated message: %w", err)
-			}
-			return pw.RowCount(), fmt.Errorf("message %d (input byte %d): %w", pw.RowCount(), cr.n-int64(br.Buffered()), err)
-		}
-		if err := pw.Write(m); err != nil {
-			pw.Abort()
-			return pw.RowCount(), err
+			return fail(start, err)
 		}
 		if progress != nil && pw.RowCount()%4096 == 0 {
 			progress(pw.RowCount(), cr.n-int64(br.Buffered()))

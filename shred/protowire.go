@@ -12,10 +12,9 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
-	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/internal/protosafe"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoschema"
-	"github.com/trevni-go/trevni/typemap/protovalue"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -57,8 +56,8 @@ var serializedOpts = proto.MarshalOptions{AllowPartial: true, Deterministic: tru
 // fields are kept as they are, proto3 strings must be valid UTF-8 and
 // required fields must be set.
 //
-// A message that does not parse is not written and gets a *ValueError
-// wrapping ErrWire (or naming the required field missing); writing can go on
+// A message that does not parse is not written and gets a *schema.Error
+// (with the record number and field path) wrapping ErrWire (or naming the required field missing); writing can go on
 // with the next message. A message holding extensions that the resolver
 // knows is written through the reflective path.
 func (pw *ProtoWriter) WriteWire(msg []byte) error {
@@ -74,7 +73,7 @@ func (pw *ProtoWriter) WriteWire(msg []byte) error {
 		return pw.writeReflective(msg)
 	}
 	if len(msg) > math.MaxInt32 {
-		return &ValueError{Row: pw.aw.RowCount(), Err: fmt.Errorf("%w: %s: message of %d bytes is too long", ErrWire, pw.md.FullName(), len(msg))}
+		return fieldpath.Record(fmt.Errorf("%w: %s: message of %d bytes is too long", ErrWire, pw.md.FullName(), len(msg)), pw.aw.RowCount())
 	}
 	w := pw.aw.w
 	if err := w.StartRow(); err != nil {
@@ -87,7 +86,7 @@ func (pw *ProtoWriter) WriteWire(msg []byte) error {
 		if isFallback(err) {
 			return pw.writeReflective(msg)
 		}
-		return pw.aw.valueError(err)
+		return fieldpath.Record(err, pw.aw.RowCount())
 	}
 	p.release()
 	return pw.aw.endRow()
@@ -104,8 +103,8 @@ func (pw *ProtoWriter) writeReflective(msg []byte) error {
 	if pw.dyn == nil {
 		pw.dyn = dynamicpb.NewMessage(pw.md)
 	}
-	if err := protovalue.Unmarshal(proto.UnmarshalOptions{Resolver: pw.resolver}, msg, pw.dyn); err != nil {
-		return &ValueError{Row: pw.aw.RowCount(), Err: fmt.Errorf("%w: %s: %v", ErrWire, pw.md.FullName(), err)}
+	if err := protosafe.Unmarshal(proto.UnmarshalOptions{Resolver: pw.resolver}, msg, pw.dyn); err != nil {
+		return fieldpath.Record(fmt.Errorf("%w: %s: %w", ErrWire, pw.md.FullName(), err), pw.aw.RowCount())
 	}
 	return pw.Write(pw.dyn)
 }
@@ -239,14 +238,12 @@ func newWireParser(pw *ProtoWriter) (*wireParser, error) {
 	return p, nil
 }
 
-// compileWire compiles the parser of record r at layout position n.
+// compileWire compiles the parser of record r at layout position n. The
+// layout was made from the mapping's own schema, so n's schema is r's and
+// its fields are r's fields in order, then the unknown-fields field.
 func compileWire(r *protoschema.Record, n *layout.Node) (*wireMsg, error) {
-	nf := len(r.Fields)
-	if r.Unknown != "" {
-		nf++
-	}
-	if n.Kind != schema.Record || len(n.Fields) != nf {
-		return nil, layoutError(r, "")
+	if n.Schema != r.Schema {
+		return nil, fmt.Errorf("shred: the layout of %s is not of its protobuf mapping", r.Name)
 	}
 	m := &wireMsg{
 		desc:       r.Desc,
@@ -270,51 +267,34 @@ func compileWire(r *protoschema.Record, n *layout.Node) (*wireMsg, error) {
 		vd := fd
 		switch {
 		case fd.IsMap():
-			if fn.Kind != schema.Map {
-				return nil, layoutError(r, f.Name)
-			}
 			wf.shape, wf.col, wf.keyCol, items = shapeMap, fn.Col, fn.KeyCol, fn.Items
 			wf.key = scalarOf(fd.MapKey())
 			vd = fd.MapValue()
 		case fd.IsList():
-			if fn.Kind != schema.Array {
-				return nil, layoutError(r, f.Name)
-			}
 			wf.shape, wf.col, items = shapeList, fn.Col, fn.Items
 		case f.Nullable:
-			if fn.Kind != schema.Union || len(fn.Branches) != 2 || fn.Branches[0] != nil {
-				return nil, layoutError(r, f.Name)
-			}
 			wf.shape, wf.col, items = shapeOptional, fn.BranchCols[1], fn.Branches[1]
 		default:
 			wf.shape, wf.col, items = shapeImplicit, fn.Col, fn
 		}
 		wf.wireScalar = scalarOf(vd)
 		wf.packable = wf.shape == shapeList && wf.wt != protowire.BytesType && wf.wt != protowire.StartGroupType
-		switch {
-		case f.Record != nil:
+		if f.Record != nil {
 			c, err := compileWire(f.Record, items)
 			if err != nil {
 				return nil, err
 			}
 			wf.msg = c
-		case f.Serialized:
-			wf.ser = vd.Message()
-			fallthrough
-		default:
-			if items.Kind == schema.Record || items.Col < 0 || items.Type != columnType(vd.Kind()) {
-				return nil, layoutError(r, f.Name)
+		} else {
+			if f.Serialized {
+				wf.ser = vd.Message()
 			}
 			wf.itemCol = items.Col
 		}
 		maxNum = max(maxNum, int(fd.Number()))
 	}
 	if r.Unknown != "" {
-		u := n.Fields[len(r.Fields)]
-		if u.Type != format.Bytes || u.Col < 0 {
-			return nil, layoutError(r, r.Unknown)
-		}
-		m.unknownCol = u.Col
+		m.unknownCol = n.Fields[len(r.Fields)].Col
 	}
 	m.byNumber = make([]int32, min(maxNum, maxDenseNumber)+1)
 	for i := range m.fields {
@@ -329,13 +309,6 @@ func compileWire(r *protoschema.Record, n *layout.Node) (*wireMsg, error) {
 		m.sparse[num] = int32(i)
 	}
 	return m, nil
-}
-
-func layoutError(r *protoschema.Record, field string) error {
-	if field != "" {
-		field = "." + field
-	}
-	return fmt.Errorf("shred: the layout of %s%s does not match its protobuf mapping", r.Name, field)
 }
 
 // scalarOf describes the values of fd.
@@ -397,25 +370,6 @@ func enforceUTF8(fd protoreflect.FieldDescriptor) bool {
 		}
 	}
 	return fd.Syntax() == protoreflect.Proto3
-}
-
-// columnType is the Trevni column type of a protobuf kind's Avro values.
-func columnType(k protoreflect.Kind) format.ValueType {
-	switch k {
-	case protoreflect.BoolKind:
-		return format.Boolean
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind, protoreflect.EnumKind:
-		return format.Int
-	case protoreflect.FloatKind:
-		return format.Float
-	case protoreflect.DoubleKind:
-		return format.Double
-	case protoreflect.StringKind:
-		return format.String
-	case protoreflect.BytesKind, protoreflect.MessageKind, protoreflect.GroupKind:
-		return format.Bytes
-	}
-	return format.Long
 }
 
 func (p *wireParser) reset(msg []byte) {
@@ -1138,8 +1092,8 @@ func (p *wireParser) serialized(md protoreflect.MessageDescriptor, first int32, 
 	o := p.unmarshal
 	o.Merge, o.AllowPartial, o.RecursionLimit = true, true, limit
 	for i := first; i >= 0; i = p.occs[i].next {
-		if err := protovalue.Unmarshal(o, p.buf[p.occs[i].start:p.occs[i].end], m); err != nil {
-			return nil, fieldpath.New(fmt.Errorf("%w: %s: %v", ErrWire, md.FullName(), err))
+		if err := protosafe.Unmarshal(o, p.buf[p.occs[i].start:p.occs[i].end], m); err != nil {
+			return nil, fieldpath.New(fmt.Errorf("%w: %s: %w", ErrWire, md.FullName(), err))
 		}
 		if one {
 			break

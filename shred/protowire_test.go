@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -522,7 +525,7 @@ func TestWriteWireWellKnownTypes(t *testing.T) {
 	for _, m := range []proto.Message{
 		st, structpb.NewStructValue(st), anyTS, &timestamppb.Timestamp{Seconds: -62135596800, Nanos: 999999999},
 		&durationpb.Duration{Seconds: 1, Nanos: -5}, &fieldmaskpb.FieldMask{Paths: []string{"a.b", "c"}},
-		wrapperspb.Double(-0.0), wrapperspb.String("é"), wrapperspb.UInt64(1<<63 + 5),
+		wrapperspb.Double(math.Copysign(0, -1)), wrapperspb.Float(float32(math.Copysign(0, -1))), wrapperspb.String("é"), wrapperspb.UInt64(1<<63 + 5),
 	} {
 		md := m.ProtoReflect().Descriptor()
 		msgs := append([]proto.Message{m}, randomMessages(md, 10, 6, 3, nil)...)
@@ -535,7 +538,7 @@ func TestWriteWireWellKnownTypes(t *testing.T) {
 
 func wireTestFiles(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protoschema.CompileProto(context.Background(), []string{"../testdata/proto"},
+	files, err := protoload.CompileProto(context.Background(), []string{"../testdata/proto"},
 		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto", "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)
@@ -545,7 +548,7 @@ func wireTestFiles(t testing.TB) *protoregistry.Files {
 
 func wireMessage(t testing.TB, files *protoregistry.Files, name string) protoreflect.MessageDescriptor {
 	t.Helper()
-	md, err := protoschema.FindMessage(files, name)
+	md, err := protoload.FindMessage(files, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -799,13 +802,13 @@ func TestWriteWireErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = pw.WriteWire(bad)
-	var ve *shred.ValueError
+	var ve *schema.Error
 	if !errors.As(err, &ve) || !errors.Is(err, shred.ErrWire) {
-		t.Fatalf("got %v, want a *ValueError wrapping ErrWire", err)
+		t.Fatalf("got %v, want a *schema.Error wrapping ErrWire", err)
 	}
-	if ve.Row != 1 || ve.Path != "resource_spans[0].scope_spans[0].spans[1].name" ||
+	if ve.Record != 1 || ve.Path != "resource_spans[0].scope_spans[0].spans[1].name" ||
 		!strings.Contains(ve.Error(), "opentelemetry.proto.trace.v1.Span.name") {
-		t.Errorf("error %q: row %d, path %q", ve, ve.Row, ve.Path)
+		t.Errorf("error %q: record %d, path %q", ve, ve.Record, ve.Path)
 	}
 	for i := range len(good) { // every truncation fails cleanly
 		if err := pw.WriteWire(good[:i]); err == nil {
@@ -885,7 +888,7 @@ func TestFromProtoStreamWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	n, err := shred.FromProtoStream(&out, bytes.NewReader(in.Bytes()), shred.Delimited, md, nil, nil)
+	n, err := shred.FromProtoStream(context.Background(), &out, bytes.NewReader(in.Bytes()), shred.Delimited, md, nil)
 	if err != nil || n != int64(len(msgs)) {
 		t.Fatalf("FromProtoStream: %d messages, %v", n, err)
 	}
@@ -906,14 +909,14 @@ func TestFromProtoStreamWire(t *testing.T) {
 		{[]byte{0xff, 0xff, 0xff, 0xff, 0x7f}, "exceeded unmarshaler's maximum"},
 		{[]byte{0x02, 0x08, 0x80}, "message 0 (input byte 0)"},
 	} {
-		_, err := shred.FromProtoStream(io.Discard, bytes.NewReader(tc.in), shred.Delimited, md, nil, nil)
+		_, err := shred.FromProtoStream(context.Background(), io.Discard, bytes.NewReader(tc.in), shred.Delimited, md, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("input %x...: error %v, want %q", tc.in[:min(8, len(tc.in))], err, tc.want)
 		}
 	}
 	// A length that the input does not back costs no more than the input.
 	huge := append(protowire.AppendVarint(nil, 200<<20), make([]byte, 100)...)
-	if _, err := shred.FromProtoStream(io.Discard, bufio.NewReader(bytes.NewReader(huge)), shred.Delimited, md, nil, nil); err == nil {
+	if _, err := shred.FromProtoStream(context.Background(), io.Discard, bufio.NewReader(bytes.NewReader(huge)), shred.Delimited, md, nil); err == nil {
 		t.Error("no error for a truncated huge message")
 	}
 }

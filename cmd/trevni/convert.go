@@ -18,6 +18,7 @@ import (
 	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -659,8 +660,8 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		}
 		return e.toTrevni(args[0], args[1], &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 			// Made here, once toTrevni has set opts.TempDir.
-			po := &shred.ProtoOptions{File: opts, Mapping: protoschema.Options{RecursionLimit: *recursion}}
-			return shred.FromProtoStream(out, in, form, md, po, progress)
+			po := &shred.ProtoOptions{File: opts, Mapping: protoschema.Options{RecursionLimit: *recursion}, Progress: progress}
+			return shred.FromProtoStream(e.ctx, out, in, form, md, po)
 		})
 	}
 }
@@ -669,10 +670,10 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 // .proto files, or from the types linked into the tool: the well-known
 // types.
 func (e *env) findMessage(descSet, protoFile string, imports []string, name string) (protoreflect.MessageDescriptor, error) {
-	var files protoschema.DescriptorResolver = protoregistry.GlobalFiles
+	var files protoload.DescriptorResolver = protoregistry.GlobalFiles
 	switch {
 	case descSet != "":
-		f, err := protoschema.LoadDescriptorSet(descSet)
+		f, err := protoload.LoadDescriptorSet(descSet)
 		if err != nil {
 			return nil, fileError(descSet, err)
 		}
@@ -685,13 +686,13 @@ func (e *env) findMessage(descSet, protoFile string, imports []string, name stri
 		} else if rel, ok := relativeTo(protoFile, dirs); ok {
 			protoFile = rel
 		}
-		f, err := protoschema.CompileProto(e.ctx, dirs, protoFile)
+		f, err := protoload.CompileProto(e.ctx, dirs, protoFile)
 		if err != nil {
 			return nil, err
 		}
 		files = f
 	}
-	md, err := protoschema.FindMessage(files, name)
+	md, err := protoload.FindMessage(files, name)
 	if err != nil && descSet == "" && protoFile == "" {
 		return nil, fmt.Errorf("%w (give --descriptor-set or --proto)", err)
 	}
@@ -769,7 +770,7 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 		p := e.newProgress(in.RowCount(), in.Size())
 		defer p.done()
 		in.track(p)
-		if _, err := assemble.ToProtoStream(out, pr, form, p.setRows); err != nil {
+		if _, err := assemble.ToProtoStream(e.ctx, out, pr, form, &assemble.ProtoStreamOptions{Progress: p.setRows}); err != nil {
 			return fmt.Errorf("%s: %w", in.Name(), err)
 		}
 		return out.Commit()

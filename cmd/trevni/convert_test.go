@@ -14,7 +14,7 @@ import (
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/internal/protorand"
-	"github.com/trevni-go/trevni/schema/protoschema"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -181,11 +181,11 @@ func TestE2ERandom(t *testing.T) {
 func TestE2EProto(t *testing.T) {
 	dir := t.TempDir()
 	protoDir := filepath.Join("..", "..", "testdata", "proto")
-	files, err := protoschema.CompileProto(context.Background(), []string{protoDir}, "trevni/test/proto3.proto")
+	files, err := protoload.CompileProto(context.Background(), []string{protoDir}, "trevni/test/proto3.proto")
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := protoschema.FindMessage(files, "trevni.test.p3.Everything")
+	md, err := protoload.FindMessage(files, "trevni.test.p3.Everything")
 	if err != nil {
 		t.Fatal(err)
 	}

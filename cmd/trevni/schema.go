@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/trevni-go/trevni/schema/protoschema"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -39,9 +39,9 @@ func schemaCommand(fs *flag.FlagSet) runFunc {
 		defer in.Close()
 		meta := in.Meta()
 		if *protoName {
-			name := meta.GetString(protoschema.MetaMessage)
+			name := meta.GetString(protoload.MetaMessage)
 			if name == "" {
-				return fmt.Errorf("%s: not written from protobuf (no %s metadata)", in.Name(), protoschema.MetaMessage)
+				return fmt.Errorf("%s: not written from protobuf (no %s metadata)", in.Name(), protoload.MetaMessage)
 			}
 			fmt.Fprintln(out, name)
 			return out.Commit()

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni/internal/protorand"
-	"github.com/trevni-go/trevni/schema/protoschema"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -13,11 +13,11 @@ import (
 
 func everything(t *testing.T) protoreflect.MessageDescriptor {
 	t.Helper()
-	files, err := protoschema.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/proto3.proto")
+	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/proto3.proto")
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := protoschema.FindMessage(files, "trevni.test.p3.Everything")
+	md, err := protoload.FindMessage(files, "trevni.test.p3.Everything")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,11 +92,11 @@ func TestCoverage(t *testing.T) {
 }
 
 func TestMaxDepth(t *testing.T) {
-	files, err := protoschema.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/proto3.proto")
+	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/proto3.proto")
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := protoschema.FindMessage(files, "trevni.test.p3.Tree")
+	md, err := protoload.FindMessage(files, "trevni.test.p3.Tree")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,14 +2,15 @@
 // protobuf messages can be stored as ordinary Avro records (and so in
 // Avro-Trevni files that other Avro readers can read) and turned back into
 // the same messages: message → Avro value → message is proto.Equal, unknown
-// fields included. Package typemap/protovalue converts the values.
+// fields included. Package typemap/protovalue converts the values; package
+// schema/protoload loads the descriptors (descriptor sets, .proto files,
+// the registry).
 //
-// It also loads descriptors: from binary FileDescriptorSet files
-// ([LoadDescriptorSet]), from .proto sources without protoc
-// ([CompileProto]), or from the global registry ([FindMessage] with
-// protoregistry.GlobalFiles); and it packs a message's descriptors into a
-// FileDescriptorSet to store in a file's metadata ([DescriptorSetFor],
-// [MessageFromDescriptorSet], under [MetaDescriptorSet] and [MetaMessage]).
+// [New] builds the Avro schema directly as a *schema.Schema tree
+// ([Mapping.Schema]); its JSON text, stored in files as avro.schema, is
+// that tree's String. The [Record] and [Field] tree beside it annotates
+// each record and field of the schema with its protobuf descriptor, for
+// the code that converts values and wire data.
 //
 // # Mapping
 //
@@ -61,6 +62,16 @@
 // message type already occurs RecursionLimit+1 times on the way from the
 // root (once, by default) is stored as bytes holding the message's
 // deterministic wire encoding, unknown fields included.
+//
+// A small descriptor can claim an enormous tree: each step of
+// RecursionLimit multiplies the shapes of mutually recursive types. [New]
+// counts the fields of the records it expands and stops with an error
+// wrapping layout.ErrTooLarge past Options.Limits (the layout's column and
+// depth limits, by default layout.DefaultMaxColumns and
+// layout.DefaultMaxDepth), before allocating more. The layout of the
+// schema, which can be exponentially larger than the schema itself (two
+// fields of the previous type, 26 levels deep), is bounded by package
+// layout under the same limits.
 //
 // The field for unknown fields is named "_unknown", with underscores
 // prepended while the message has a field of that name. It holds the

@@ -1,15 +1,23 @@
 package protoschema
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 )
+
+// MetaOptions is the key of the Trevni file metadata that holds the
+// mapping options a file was written with (see [Options.String]); the
+// message's descriptors are stored beside it (package protoload).
+const MetaOptions = "protobuf.options"
 
 // Options configure the mapping. The zero value is the default. A file's
 // reader must use the options its writer used; see [MetaOptions].
@@ -21,6 +29,15 @@ type Options struct {
 	// DropUnknown leaves out the field that keeps unknown fields and
 	// extensions. The mapping is then lossy for messages that have them.
 	DropUnknown bool
+	// Limits bounds the mapping as it bounds the column layout made from
+	// it (nil means the defaults): the mapping stops with an error
+	// wrapping layout.ErrTooLarge once its records have more than
+	// Limits.MaxColumns fields in all, or nest more than Limits.MaxDepth
+	// deep, before it allocates more. Every field is a node of the
+	// layout, so a mapping stopped here would not have a layout within
+	// the same limits either. Limits are not part of the mapping and are
+	// not stored in files.
+	Limits *layout.Options
 }
 
 // String returns the options in the form that [ParseOptions] reads, for
@@ -55,23 +72,24 @@ func ParseOptions(s string) (Options, error) {
 			err = errors.New("unknown option")
 		}
 		if err != nil {
-			return o, fmt.Errorf("protoschema: options %q: %s: %v", s, k, err)
+			return o, fmt.Errorf("protoschema: options %q: %s: %w", s, k, err)
 		}
 	}
 	return o, nil
 }
 
-// Mapping is the Avro form of one protobuf message type: the record tree that
-// the value converter walks, and the Avro schema JSON. A Mapping is immutable
+// Mapping is the Avro form of one protobuf message type: the Avro schema,
+// and the record tree that annotates it with the protobuf descriptors, which
+// the value converter and the wire compilers walk. A Mapping is immutable
 // and safe for concurrent use.
 type Mapping struct {
-	Root    *Record
+	// Root is the record of the message type; Root.Schema is Schema.
+	Root *Record
+	// Schema is the Avro schema. Its JSON text, as files store it, is
+	// Schema.String().
+	Schema  *schema.Schema
 	Options Options
-	schema  string
 }
-
-// Schema returns the Avro schema JSON.
-func (mp *Mapping) Schema() string { return mp.schema }
 
 // Record is the Avro record for a message type at one place in the tree. A
 // message type has more than one Record when recursion is cut at different
@@ -79,6 +97,10 @@ func (mp *Mapping) Schema() string { return mp.schema }
 type Record struct {
 	Name string // Avro full name
 	Desc protoreflect.MessageDescriptor
+	// Schema is the record's node in the Avro schema, shared by every
+	// place the Record occurs. Its fields are Fields' Avro fields in
+	// order, then the unknown-fields field, if any.
+	Schema *schema.Schema
 	// Fields are the message's fields in declaration order.
 	Fields []Field
 	// Unknown is the name of the bytes field holding the message's unknown
@@ -90,6 +112,8 @@ type Record struct {
 type Field struct {
 	Name string // Avro field name, the protobuf field name
 	Desc protoreflect.FieldDescriptor
+	// Avro is the field in the Avro schema.
+	Avro *schema.Field
 	// Nullable is set for singular fields with presence: the Avro type is
 	// the union ["null", T] and Branch is T's name in that union.
 	Nullable bool
@@ -108,9 +132,6 @@ type Field struct {
 // until the name is free.
 const UnknownFieldName = "_unknown"
 
-// maxRecords bounds the work of expanding a message tree.
-const maxRecords = 1 << 20
-
 // New builds the mapping of md.
 func New(md protoreflect.MessageDescriptor, opts Options) (*Mapping, error) {
 	if md == nil {
@@ -123,13 +144,23 @@ func New(md protoreflect.MessageDescriptor, opts Options) (*Mapping, error) {
 		return nil, errors.New("protoschema: negative RecursionLimit")
 	}
 	b := &builder{
-		opts:     opts,
-		onPath:   make(map[protoreflect.FullName]int),
-		memo:     make(map[string]*Record),
-		reach:    make(map[protoreflect.FullName]map[protoreflect.FullName]bool),
-		interned: make(map[string]*Record),
-		ids:      make(map[*Record]int),
-		reserved: make(map[string]bool),
+		opts:      opts,
+		maxFields: layout.DefaultMaxColumns,
+		maxDepth:  layout.DefaultMaxDepth,
+		onPath:    make(map[protoreflect.FullName]int),
+		memo:      make(map[string]*Record),
+		reach:     make(map[protoreflect.FullName]map[protoreflect.FullName]bool),
+		interned:  make(map[string]*Record),
+		ids:       make(map[*Record]int),
+		reserved:  make(map[string]bool),
+	}
+	if l := opts.Limits; l != nil {
+		if l.MaxColumns > 0 {
+			b.maxFields = l.MaxColumns
+		}
+		if l.MaxDepth > 0 {
+			b.maxDepth = l.MaxDepth
+		}
 	}
 	for _, p := range primitiveNames {
 		b.reserved[p] = true
@@ -139,18 +170,17 @@ func New(md protoreflect.MessageDescriptor, opts Options) (*Mapping, error) {
 		return nil, err
 	}
 	b.assignNames(root)
-	mp := &Mapping{Root: root, Options: opts}
-	mp.schema = writeSchema(root)
-	return mp, nil
+	buildSchema(root)
+	return &Mapping{Root: root, Schema: root.Schema, Options: opts}, nil
 }
 
-// AvroSchema returns the Avro schema JSON for md.
-func AvroSchema(md protoreflect.MessageDescriptor, opts Options) (string, error) {
+// AvroSchema returns the Avro schema of md.
+func AvroSchema(md protoreflect.MessageDescriptor, opts Options) (*schema.Schema, error) {
 	mp, err := New(md, opts)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return mp.Schema(), nil
+	return mp.Schema, nil
 }
 
 var primitiveNames = []string{
@@ -166,7 +196,11 @@ type builder struct {
 	interned map[string]*Record // by shape signature
 	ids      map[*Record]int
 	reserved map[string]bool // message full names and primitive names
-	expanded int
+
+	fields    int // fields of the records expanded so far
+	depth     int // records being expanded
+	maxFields int
+	maxDepth  int
 }
 
 // record expands md at the current position. Records of the same message
@@ -180,11 +214,19 @@ func (b *builder) record(md protoreflect.MessageDescriptor) (*Record, error) {
 	if r, ok := b.memo[state]; ok {
 		return r, nil
 	}
-	b.expanded++
-	if b.expanded > maxRecords {
-		return nil, fmt.Errorf("protoschema: %s: schema too large; lower RecursionLimit", name)
+	// Count before allocating: a small descriptor can claim an
+	// exponential tree (RecursionLimit multiplies the shapes of mutually
+	// recursive types).
+	b.fields += md.Fields().Len() + 1
+	if b.fields > b.maxFields {
+		return nil, fmt.Errorf("protoschema: %s: %w: the mapping has more than %d fields (lower the recursion limit, or raise the column limit)", name, layout.ErrTooLarge, b.maxFields)
 	}
+	if b.depth >= b.maxDepth {
+		return nil, fmt.Errorf("protoschema: %s: %w: messages nest more than %d deep (lower the recursion limit, or raise the depth limit)", name, layout.ErrTooLarge, b.maxDepth)
+	}
+	b.depth++
 	r, err := b.expand(md)
+	b.depth--
 	if err != nil {
 		return nil, err
 	}
@@ -352,30 +394,28 @@ func branchName(f *Field) string {
 	if f.Serialized {
 		return "bytes"
 	}
-	return scalarType(f.Desc.Kind())
+	return scalarKind(f.Desc.Kind()).String()
 }
 
-// scalarType is the Avro primitive type of a non-message kind.
-func scalarType(k protoreflect.Kind) string {
+// scalarKind is the Avro primitive type of a non-message kind.
+func scalarKind(k protoreflect.Kind) schema.Kind {
 	switch k {
 	case protoreflect.BoolKind:
-		return "boolean"
+		return schema.Boolean
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind, protoreflect.EnumKind:
-		return "int"
+		return schema.Int
 	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind,
 		protoreflect.Uint32Kind, protoreflect.Fixed32Kind,
 		protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		return "long"
+		return schema.Long
 	case protoreflect.FloatKind:
-		return "float"
+		return schema.Float
 	case protoreflect.DoubleKind:
-		return "double"
+		return schema.Double
 	case protoreflect.StringKind:
-		return "string"
-	case protoreflect.BytesKind, protoreflect.MessageKind, protoreflect.GroupKind:
-		return "bytes"
+		return schema.String
 	}
-	panic("protoschema: unknown kind " + k.String())
+	return schema.Bytes // bytes; messages where recursion was cut
 }
 
 // UsesMessageSet reports whether a message type of the mapping uses the
@@ -399,4 +439,39 @@ func (mp *Mapping) UsesMessageSet() bool {
 		return false
 	}
 	return walk(mp.Root)
+}
+
+// MatchFieldNumber finds the field of the writer record that the reader
+// field reads by protobuf field number, which is how protobuf itself
+// matches fields: a field renamed since the file was written is the same
+// field. It returns the writer field's index, or -1 if either field has no
+// [PropNumber] or no writer field has the reader's. It has the signature of
+// assemble.Options.MatchField, which schema resolution consults after
+// names and aliases.
+func MatchFieldNumber(reader *schema.Field, writer *schema.Schema) int {
+	n, ok := fieldNumber(reader)
+	if !ok || writer == nil {
+		return -1
+	}
+	for i, f := range writer.Fields {
+		if m, ok := fieldNumber(f); ok && m == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// fieldNumber returns the PropNumber of f as text.
+func fieldNumber(f *schema.Field) (string, bool) {
+	v, ok := f.Prop(PropNumber)
+	if !ok {
+		return "", false
+	}
+	switch n := v.(type) {
+	case json.Number:
+		return string(n), true
+	case string:
+		return n, true
+	}
+	return fmt.Sprint(v), true
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
@@ -34,16 +36,16 @@ var testProtos = []string{"trevni/test/proto2.proto", "trevni/test/proto3.proto"
 
 func compileTestProtos(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protoschema.CompileProto(context.Background(), []string{"../../testdata/proto"}, testProtos...)
+	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"}, testProtos...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return files
 }
 
-func findMessage(t testing.TB, files protoschema.DescriptorResolver, name string) protoreflect.MessageDescriptor {
+func findMessage(t testing.TB, files protoload.DescriptorResolver, name string) protoreflect.MessageDescriptor {
 	t.Helper()
-	md, err := protoschema.FindMessage(files, name)
+	md, err := protoload.FindMessage(files, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,10 +94,17 @@ func TestSchemasParse(t *testing.T) {
 		"google/protobuf/wrappers.proto", "google/protobuf/descriptor.proto")...)
 	for _, md := range mds {
 		for _, opts := range []protoschema.Options{{}, {RecursionLimit: 1}, {RecursionLimit: 2, DropUnknown: true}} {
-			s, err := protoschema.AvroSchema(md, opts)
+			sch, err := protoschema.AvroSchema(md, opts)
 			if err != nil {
 				t.Errorf("%s %v: %v", md.FullName(), opts, err)
 				continue
+			}
+			s := sch.String()
+			// The text parses back to the same schema.
+			if back, err := schema.Parse(s); err != nil {
+				t.Errorf("%s %v: parse: %v", md.FullName(), opts, err)
+			} else if back.String() != s {
+				t.Errorf("%s %v: text changes when parsed again:\n%s\n%s", md.FullName(), opts, s, back.String())
 			}
 			if _, err := goavro.NewCodec(s); err != nil {
 				t.Errorf("%s %v: goavro: %v\n%s", md.FullName(), opts, err, s)
@@ -125,19 +134,19 @@ func schemaFields(t *testing.T, s string) map[string]map[string]any {
 func TestSchemaTypes(t *testing.T) {
 	files := compileTestProtos(t)
 	md := findMessage(t, files, "trevni.test.p3.Everything")
-	s, err := protoschema.AvroSchema(md, protoschema.Options{})
+	sch, err := protoschema.AvroSchema(md, protoschema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fields := schemaFields(t, s)
+	fields := schemaFields(t, sch.String())
 	want := map[string]string{
 		"i32": `"int"`, "i64": `"long"`, "u32": `"long"`, "u64": `"long"`, "s32": `"int"`, "s64": `"long"`,
 		"f32": `"long"`, "f64": `"long"`, "sf32": `"int"`, "sf64": `"long"`, "fl": `"float"`, "db": `"double"`,
 		"b": `"boolean"`, "s": `"string"`, "by": `"bytes"`, "kind": `"int"`,
 		"opt_i32": `["null","int"]`, "opt_u64": `["null","long"]`, "opt_kind": `["null","int"]`,
 		"rep_u64": `{"items":"long","type":"array"}`, "rep_kind": `{"items":"int","type":"array"}`,
-		"v_string": `["null","string"]`, "v_kind": `["null","int"]`, "v_inner": `["null","trevni.test.p3.Inner"]`,
-		"m_i32": `{"type":"map","values":"string"}`, "m_u64": `{"type":"map","values":"trevni.test.p3.Inner"}`,
+		"v_string": `["null","string"]`, "v_kind": `["null","int"]`, "v_inner": `["null","Inner"]`,
+		"m_i32": `{"type":"map","values":"string"}`, "m_u64": `{"type":"map","values":"Inner"}`,
 		"m_bool": `{"type":"map","values":"string"}`, "m_f64": `{"type":"map","values":"long"}`,
 		"_unknown": `"bytes"`,
 	}
@@ -170,7 +179,7 @@ func TestSchemaTypes(t *testing.T) {
 	}
 	// Field order is declaration order, the unknown field last.
 	var rec struct{ Fields []struct{ Name string } }
-	if err := json.Unmarshal([]byte(s), &rec); err != nil {
+	if err := json.Unmarshal([]byte(sch.String()), &rec); err != nil {
 		t.Fatal(err)
 	}
 	if rec.Fields[0].Name != "i32" || rec.Fields[15].Name != "kind" || rec.Fields[len(rec.Fields)-1].Name != "_unknown" {
@@ -225,7 +234,7 @@ func TestRecursion(t *testing.T) {
 	if f := mp.Root.Fields[5]; f.Name != "leaf" || f.Record == nil || f.Branch != "trevni.test.p3.Inner" {
 		t.Errorf("leaf: %+v", f)
 	}
-	fields := schemaFields(t, mp.Schema())
+	fields := schemaFields(t, mp.Schema.String())
 	for name, want := range map[string]string{
 		"children": `{"items":"bytes","type":"array"}`,
 		"parent":   `["null","bytes"]`,
@@ -331,8 +340,8 @@ func TestUnknownFieldName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mp.Root.Unknown != "" || strings.Contains(mp.Schema(), "protobuf.unknown") {
-		t.Errorf("unknown field kept: %s", mp.Schema())
+	if mp.Root.Unknown != "" || strings.Contains(mp.Schema.String(), "protobuf.unknown") {
+		t.Errorf("unknown field kept: %s", mp.Schema.String())
 	}
 }
 
@@ -445,7 +454,7 @@ func TestMapKeys(t *testing.T) {
 // TestNoPackage checks the naming of a message without a package inside one
 // with a package: "namespace": "" keeps it out of the enclosing namespace.
 func TestNoPackage(t *testing.T) {
-	files, err := protoschema.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/mixed.proto")
+	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,10 +466,10 @@ func TestNoPackage(t *testing.T) {
 	if loose.Record.Name != "Loose" || loose.Branch != "Loose" {
 		t.Errorf("Loose named %q, branch %q", loose.Record.Name, loose.Branch)
 	}
-	if !strings.Contains(mp.Schema(), `"name":"Loose","namespace":""`) {
-		t.Errorf("no empty namespace: %s", mp.Schema())
+	if !strings.Contains(mp.Schema.String(), `"name":"Loose","namespace":""`) {
+		t.Errorf("no empty namespace: %s", mp.Schema.String())
 	}
-	if _, err := goavro.NewCodec(mp.Schema()); err != nil {
+	if _, err := goavro.NewCodec(mp.Schema.String()); err != nil {
 		t.Error(err)
 	}
 	// As the root, it needs no namespace either.
@@ -468,7 +477,7 @@ func TestNoPackage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := goavro.NewCodec(mp.Schema()); err != nil {
+	if _, err := goavro.NewCodec(mp.Schema.String()); err != nil {
 		t.Error(err)
 	}
 }
@@ -506,7 +515,7 @@ func TestWideSchema(t *testing.T) {
 	if n := len(recordNames(mp.Root)); n != levels+1 {
 		t.Errorf("%d records, want %d", n, levels+1)
 	}
-	if _, err := goavro.NewCodec(mp.Schema()); err != nil {
+	if _, err := goavro.NewCodec(mp.Schema.String()); err != nil {
 		t.Error(err)
 	}
 }

@@ -1,13 +1,14 @@
 package protoschema
 
 import (
+	"encoding/json"
 	"strconv"
-	"strings"
 
+	"github.com/trevni-go/trevni/schema"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// Properties the schema JSON carries besides the Avro types. Avro readers
+// Properties the Avro schema carries besides the Avro types. Avro readers
 // ignore them.
 const (
 	PropMessage    = "protobuf.message"    // record: the protobuf message full name
@@ -19,151 +20,129 @@ const (
 	PropUnknown    = "protobuf.unknown"    // field: true on the unknown-fields field
 )
 
-// writeSchema renders the record tree as Avro schema JSON. A record is
-// defined where it first occurs in depth-first order and referred to by name
-// after that.
-func writeSchema(root *Record) string {
-	w := &schemaWriter{defined: make(map[*Record]bool)}
-	w.record(root)
-	return w.b.String()
-}
-
-type schemaWriter struct {
-	b       strings.Builder
-	defined map[*Record]bool
-}
-
-// str writes s as a JSON string.
-func (w *schemaWriter) str(s string) {
-	const hex = "0123456789abcdef"
-	w.b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			w.b.WriteByte('\\')
-			w.b.WriteByte(c)
-		case c < 0x20:
-			w.b.WriteString(`\u00`)
-			w.b.WriteByte(hex[c>>4])
-			w.b.WriteByte(hex[c&0xf])
-		default:
-			w.b.WriteByte(c)
+// buildSchema makes the Avro schema of the record tree: one *schema.Schema
+// node per Record, shared wherever the Record occurs, so that the tree's
+// text (schema.Schema.String) defines each record where it first occurs,
+// depth first, and refers to it by name after that.
+func buildSchema(root *Record) {
+	done := make(map[*Record]bool)
+	var visit func(r *Record)
+	visit = func(r *Record) {
+		if done[r] {
+			return
+		}
+		done[r] = true
+		for i := range r.Fields {
+			if c := r.Fields[i].Record; c != nil {
+				visit(c)
+			}
+		}
+		s := r.Schema
+		s.Kind = schema.Record
+		s.Name = r.Name
+		s.Props = []schema.Property{{Key: PropMessage, Value: string(r.Desc.FullName())}}
+		s.Fields = make([]*schema.Field, 0, len(r.Fields)+1)
+		for i := range r.Fields {
+			f := &r.Fields[i]
+			f.Avro = avroField(f)
+			s.Fields = append(s.Fields, f.Avro)
+		}
+		if r.Unknown != "" {
+			s.Fields = append(s.Fields, &schema.Field{
+				Name: r.Unknown, Type: &schema.Schema{Kind: schema.Bytes},
+				Default: "", HasDefault: true,
+				Props: []schema.Property{{Key: PropUnknown, Value: true}},
+			})
 		}
 	}
-	w.b.WriteByte('"')
+	// Record nodes exist before their fields are filled, so that a field
+	// can point at a record whatever the order.
+	var alloc func(r *Record)
+	alloc = func(r *Record) {
+		if r.Schema != nil {
+			return
+		}
+		r.Schema = new(schema.Schema)
+		for i := range r.Fields {
+			if c := r.Fields[i].Record; c != nil {
+				alloc(c)
+			}
+		}
+	}
+	alloc(root)
+	visit(root)
 }
 
-func (w *schemaWriter) record(r *Record) {
-	if w.defined[r] {
-		w.str(r.Name)
-		return
-	}
-	w.defined[r] = true
-	w.b.WriteString(`{"type":"record","name":`)
-	w.str(r.Name)
-	if !strings.Contains(r.Name, ".") {
-		// A name without a dot would take the enclosing namespace.
-		w.b.WriteString(`,"namespace":""`)
-	}
-	w.b.WriteString(`,"` + PropMessage + `":`)
-	w.str(string(r.Desc.FullName()))
-	w.b.WriteString(`,"fields":[`)
-	for i := range r.Fields {
-		if i > 0 {
-			w.b.WriteByte(',')
-		}
-		w.field(&r.Fields[i])
-	}
-	if r.Unknown != "" {
-		if len(r.Fields) > 0 {
-			w.b.WriteByte(',')
-		}
-		w.b.WriteString(`{"name":`)
-		w.str(r.Unknown)
-		w.b.WriteString(`,"type":"bytes","default":"","` + PropUnknown + `":true}`)
-	}
-	w.b.WriteString("]}")
-}
-
-func (w *schemaWriter) field(f *Field) {
+// avroField makes the Avro field of f.
+func avroField(f *Field) *schema.Field {
 	fd := f.Desc
-	w.b.WriteString(`{"name":`)
-	w.str(f.Name)
-	w.b.WriteString(`,"type":`)
+	af := &schema.Field{Name: f.Name, HasDefault: true}
 	switch {
 	case f.Nullable:
-		w.b.WriteString(`["null",`)
-		w.value(f)
-		w.b.WriteString(`],"default":null`)
+		af.Type = &schema.Schema{Kind: schema.Union, Branches: []*schema.Schema{{Kind: schema.Null}, valueSchema(f)}}
+		af.Default = nil
 	case fd.IsList():
-		w.b.WriteString(`{"type":"array","items":`)
-		w.value(f)
-		w.b.WriteString(`},"default":[]`)
+		af.Type = &schema.Schema{Kind: schema.Array, Items: valueSchema(f)}
+		af.Default = []any{}
 	case fd.IsMap():
-		w.b.WriteString(`{"type":"map","values":`)
-		w.value(f)
-		w.b.WriteString(`},"default":{}`)
+		af.Type = &schema.Schema{Kind: schema.Map, Values: valueSchema(f)}
+		af.Default = map[string]any{}
 	default:
-		w.value(f)
-		w.b.WriteString(`,"default":` + zeroDefault(fd.Kind()))
+		af.Type = valueSchema(f)
+		af.Default = zeroDefault(fd.Kind())
 	}
-	w.b.WriteString(`,"` + PropNumber + `":` + strconv.Itoa(int(fd.Number())))
-	w.b.WriteString(`,"` + PropType + `":`)
-	w.str(typeText(fd))
+	af.Props = append(af.Props,
+		schema.Property{Key: PropNumber, Value: json.Number(strconv.Itoa(int(fd.Number())))},
+		schema.Property{Key: PropType, Value: typeText(fd)})
 	if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
-		w.b.WriteString(`,"` + PropOneof + `":`)
-		w.str(string(od.Name()))
+		af.Props = append(af.Props, schema.Property{Key: PropOneof, Value: string(od.Name())})
 	}
 	vd := fd
 	if fd.IsMap() {
 		vd = fd.MapValue()
 	}
 	if ed := vd.Enum(); ed != nil {
-		w.b.WriteString(`,"` + PropEnum + `":{`)
 		vals := ed.Values()
+		syms := make(map[string]any, vals.Len())
 		for i := range vals.Len() {
-			if i > 0 {
-				w.b.WriteByte(',')
-			}
 			v := vals.Get(i)
-			w.str(string(v.Name()))
-			w.b.WriteString(":" + strconv.Itoa(int(v.Number())))
+			syms[string(v.Name())] = json.Number(strconv.Itoa(int(v.Number())))
 		}
-		w.b.WriteByte('}')
+		af.Props = append(af.Props, schema.Property{Key: PropEnum, Value: syms})
 	}
 	if f.Serialized {
-		w.b.WriteString(`,"` + PropSerialized + `":true`)
+		af.Props = append(af.Props, schema.Property{Key: PropSerialized, Value: true})
 	}
-	w.b.WriteByte('}')
+	return af
 }
 
 // zeroDefault is the Avro default of a field without presence: the
 // protobuf zero value of its kind, which is what a message read with a newer
 // type holds in a field the file does not have.
-func zeroDefault(k protoreflect.Kind) string {
+func zeroDefault(k protoreflect.Kind) any {
 	switch k {
 	case protoreflect.BoolKind:
-		return "false"
+		return false
 	case protoreflect.StringKind, protoreflect.BytesKind:
-		return `""`
+		return ""
 	case protoreflect.FloatKind, protoreflect.DoubleKind:
-		return "0.0"
+		return json.Number("0.0")
 	}
-	return "0"
+	return json.Number("0")
 }
 
-// value writes the Avro type of one value of the field: the field itself,
-// a list element or a map value.
-func (w *schemaWriter) value(f *Field) {
+// valueSchema makes the Avro type of one value of the field: the field
+// itself, a list element or a map value.
+func valueSchema(f *Field) *schema.Schema {
 	switch {
 	case f.Record != nil:
-		w.record(f.Record)
+		return f.Record.Schema
 	case f.Serialized:
-		w.str("bytes")
+		return &schema.Schema{Kind: schema.Bytes}
 	case f.Desc.IsMap():
-		w.str(scalarType(f.Desc.MapValue().Kind()))
+		return &schema.Schema{Kind: scalarKind(f.Desc.MapValue().Kind())}
 	default:
-		w.str(scalarType(f.Desc.Kind()))
+		return &schema.Schema{Kind: scalarKind(f.Desc.Kind())}
 	}
 }
 

@@ -3,8 +3,7 @@ package protovalue_test
 import (
 	"testing"
 
-	"github.com/trevni-go/trevni/schema/protoschema"
-	"github.com/trevni-go/trevni/typemap/protovalue"
+	"github.com/trevni-go/trevni/schema/protoload"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -19,7 +18,7 @@ func BenchmarkToAvro(b *testing.B) {
 	b.SetBytes(int64(proto.Size(m)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := protovalue.ToAvro(m.ProtoReflect()); err != nil {
+		if _, err := toAvro(m.ProtoReflect()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -27,7 +26,7 @@ func BenchmarkToAvro(b *testing.B) {
 
 func BenchmarkFromAvro(b *testing.B) {
 	m := sampleTraces(100)
-	v, err := protovalue.ToAvro(m.ProtoReflect())
+	v, err := toAvro(m.ProtoReflect())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -35,7 +34,7 @@ func BenchmarkFromAvro(b *testing.B) {
 	b.SetBytes(int64(proto.Size(m)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := protovalue.FromAvro(v, dst.ProtoReflect()); err != nil {
+		if err := fromAvro(v, dst.ProtoReflect()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -45,23 +44,19 @@ func BenchmarkFromAvro(b *testing.B) {
 // the stored descriptors does.
 func BenchmarkFromAvroDynamic(b *testing.B) {
 	m := sampleTraces(100)
-	v, err := protovalue.ToAvro(m.ProtoReflect())
+	v, err := toAvro(m.ProtoReflect())
 	if err != nil {
 		b.Fatal(err)
 	}
-	set, err := protoschema.DescriptorSetFor(m.ProtoReflect().Descriptor())
+	set, err := protoload.DescriptorSetFor(m.ProtoReflect().Descriptor())
 	if err != nil {
 		b.Fatal(err)
 	}
-	md, err := protoschema.MessageFromDescriptorSet(set, "opentelemetry.proto.trace.v1.TracesData")
+	md, err := protoload.MessageFromDescriptorSet(set, "opentelemetry.proto.trace.v1.TracesData")
 	if err != nil {
 		b.Fatal(err)
 	}
-	mp, err := protoschema.New(md, protoschema.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := protovalue.NewConverter(mp, nil)
+	c := converter(b, md, nil)
 	dst := dynamicpb.NewMessage(md)
 	b.SetBytes(int64(proto.Size(m)))
 	b.ReportAllocs()
@@ -107,10 +102,11 @@ func BenchmarkToAvroInto(b *testing.B) {
 	m := sampleTraces(100)
 	b.SetBytes(int64(proto.Size(m)))
 	b.ReportAllocs()
+	c := converter(b, m.ProtoReflect().Descriptor(), nil)
 	var v map[string]any
 	for b.Loop() {
 		var err error
-		if v, err = protovalue.ToAvroInto(m.ProtoReflect(), v); err != nil {
+		if v, err = c.ToAvroInto(m.ProtoReflect(), v); err != nil {
 			b.Fatal(err)
 		}
 	}

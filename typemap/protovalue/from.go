@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/trevni-go/trevni/internal/fieldpath"
+	"github.com/trevni-go/trevni/internal/protosafe"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -13,20 +15,7 @@ import (
 // ---- Avro → message ----
 
 func (c *Converter) unmarshal(b []byte, m protoreflect.Message) error {
-	return Unmarshal(proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: c.resolver}, b, m.Interface())
-}
-
-// Unmarshal is o.Unmarshal(b, m), except that protobuf-go's panic on some
-// malformed input into dynamicpb messages (a map entry whose key is followed
-// by a key of the wrong wire type, which generated code skips) is returned
-// as an error: stored bytes come from files, which may be hostile.
-func Unmarshal(o proto.UnmarshalOptions, b []byte, m proto.Message) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("proto.Unmarshal: %v", r)
-		}
-	}()
-	return o.Unmarshal(b, m)
+	return protosafe.Unmarshal(proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: c.resolver}, b, m.Interface())
 }
 
 func (c *Converter) fromRecord(r *protoschema.Record, in map[string]any, m protoreflect.Message) error {
@@ -37,7 +26,7 @@ func (c *Converter) fromRecord(r *protoschema.Record, in map[string]any, m proto
 			continue
 		}
 		if err := c.fromField(f, v, m); err != nil {
-			return wrap(err, f.Name)
+			return fieldpath.At(err, f.Name)
 		}
 	}
 	if r.Unknown == "" {
@@ -49,7 +38,7 @@ func (c *Converter) fromRecord(r *protoschema.Record, in map[string]any, m proto
 	}
 	b, err := asBytes(v)
 	if err != nil {
-		return wrap(err, r.Unknown)
+		return fieldpath.At(err, r.Unknown)
 	}
 	if len(b) == 0 {
 		return nil
@@ -57,7 +46,7 @@ func (c *Converter) fromRecord(r *protoschema.Record, in map[string]any, m proto
 	if r.Desc.ExtensionRanges().Len() > 0 {
 		// Parse, so that extensions the resolver knows become fields again.
 		if err := c.unmarshal(b, m); err != nil {
-			return wrap(err, r.Unknown)
+			return fieldpath.At(err, r.Unknown)
 		}
 		return nil
 	}
@@ -87,7 +76,7 @@ func (c *Converter) fromField(f *protoschema.Field, v any, m protoreflect.Messag
 				pv, err = fromScalar(fd, e)
 			}
 			if err != nil {
-				return wrap(err, index(i))
+				return fieldpath.At(err, fieldpath.Index(i))
 			}
 			l.Append(pv)
 		}
@@ -105,7 +94,7 @@ func (c *Converter) fromField(f *protoschema.Field, v any, m protoreflect.Messag
 		for k, e := range mv {
 			mk, err := protoschema.ParseMapKey(k, kk)
 			if err != nil {
-				return wrap(err, key(k))
+				return fieldpath.At(err, fieldpath.Key(k))
 			}
 			if f.Record != nil || f.Serialized {
 				err = c.fromMessage(f, e, mm.Mutable(mk).Message())
@@ -116,7 +105,7 @@ func (c *Converter) fromField(f *protoschema.Field, v any, m protoreflect.Messag
 				}
 			}
 			if err != nil {
-				return wrap(err, key(k))
+				return fieldpath.At(err, fieldpath.Key(k))
 			}
 		}
 	case f.Nullable:

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -25,7 +27,7 @@ import (
 
 func newMessage(t *testing.T, files *protoregistry.Files, name string) *dynamicpb.Message {
 	t.Helper()
-	md, err := protoschema.FindMessage(files, name)
+	md, err := protoload.FindMessage(files, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func TestValues(t *testing.T) {
 	bm := m.Mutable(m.Descriptor().Fields().ByName("m_bool")).Map()
 	bm.Set(protoreflect.ValueOfBool(false).MapKey(), protoreflect.ValueOfString("no"))
 
-	v, err := protovalue.ToAvro(m)
+	v, err := toAvro(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func TestValues(t *testing.T) {
 	if b := math.Float32bits(v["fl"].(float32)); b != 1<<31 {
 		t.Errorf("fl bits %x, want -0", b)
 	}
-	roundTrip(t, m, protovalue.Options{})
+	roundTrip(t, m, nil)
 }
 
 func equalNative(a, b any) bool {
@@ -141,11 +143,11 @@ func TestPresence(t *testing.T) {
 		unset := newMessage(t, files, tc.msg)
 		isSet := newMessage(t, files, tc.msg)
 		set(isSet, tc.field, tc.value)
-		vu, err := protovalue.ToAvro(unset)
+		vu, err := toAvro(unset)
 		if err != nil {
 			t.Fatal(err)
 		}
-		vs, err := protovalue.ToAvro(isSet)
+		vs, err := toAvro(isSet)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,14 +158,14 @@ func TestPresence(t *testing.T) {
 			t.Errorf("%s.%s set: %#v, want %#v", tc.msg, tc.field, vs[tc.field], w)
 		}
 		back := newMessage(t, files, tc.msg)
-		if err := protovalue.FromAvro(vs, back); err != nil {
+		if err := fromAvro(vs, back); err != nil {
 			t.Fatal(err)
 		}
 		if !back.Has(back.Descriptor().Fields().ByName(protoreflect.Name(tc.field))) {
 			t.Errorf("%s.%s: not set after FromAvro", tc.msg, tc.field)
 		}
-		roundTrip(t, unset, protovalue.Options{})
-		roundTrip(t, isSet, protovalue.Options{})
+		roundTrip(t, unset, nil)
+		roundTrip(t, isSet, nil)
 	}
 }
 
@@ -178,18 +180,18 @@ func TestExtensions(t *testing.T) {
 	}
 	m.Set(xt.TypeDescriptor(), protoreflect.ValueOfInt32(42))
 	m.SetUnknown(protoreflect.RawFields{0xf8, 0x3e, 0x01}) // field 999, varint 1
-	v, err := protovalue.ToAvro(m)
+	v, err := toAvro(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if u := v["_unknown"].([]byte); len(u) != 3+3 {
 		t.Errorf("unknown bytes %x, want the unknown field and the extension", u)
 	}
-	roundTrip(t, m, protovalue.Options{Resolver: types})
+	roundTrip(t, m, &protovalue.Options{Resolver: types})
 
 	// Without a resolver that knows it, the extension comes back unknown.
 	back := newMessage(t, files, "trevni.test.p2.Scalars")
-	if err := (protovalue.Options{Resolver: new(protoregistry.Types)}).FromAvro(v, back); err != nil {
+	if err := fromAvroWith(&protovalue.Options{Resolver: new(protoregistry.Types)}, v, back); err != nil {
 		t.Fatal(err)
 	}
 	if back.Has(xt.TypeDescriptor()) || len(back.GetUnknown()) != 6 {
@@ -198,7 +200,7 @@ func TestExtensions(t *testing.T) {
 }
 
 func TestDropUnknown(t *testing.T) {
-	o := protovalue.Options{Schema: protoschema.Options{DropUnknown: true}}
+	o := &protovalue.Options{Mapping: protoschema.Options{DropUnknown: true}}
 	for seed := range uint64(10) {
 		f := protorand.New(seed)
 		f.MaxDepth = 8
@@ -212,12 +214,12 @@ func TestDropUnknown(t *testing.T) {
 	unknown := protoreflect.RawFields{0xf8, 0x3e, 0x01} // field 999, varint 1
 	m.ProtoReflect().SetUnknown(unknown)
 	m.ResourceSpans[0].ScopeSpans[0].Spans[1].ProtoReflect().SetUnknown(unknown)
-	v, err := o.ToAvro(m.ProtoReflect())
+	v, err := toAvroWith(o, m.ProtoReflect())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var back tracepb.TracesData
-	if err := o.FromAvro(v, back.ProtoReflect()); err != nil {
+	if err := fromAvroWith(o, v, back.ProtoReflect()); err != nil {
 		t.Fatal(err)
 	}
 	if !proto.Equal(sampleTraces(2), &back) {
@@ -231,31 +233,28 @@ func TestDropUnknown(t *testing.T) {
 func TestGeneratedToDynamic(t *testing.T) {
 	src := sampleTraces(3)
 	md := src.ProtoReflect().Descriptor()
-	set, err := protoschema.DescriptorSetFor(md)
+	set, err := protoload.DescriptorSetFor(md)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dmd, err := protoschema.MessageFromDescriptorSet(set, string(md.FullName()))
+	dmd, err := protoload.MessageFromDescriptorSet(set, string(md.FullName()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if dmd == md {
 		t.Fatal("descriptor not rebuilt")
 	}
-	v, err := protovalue.ToAvro(src.ProtoReflect())
+	v, err := toAvro(src.ProtoReflect())
 	if err != nil {
 		t.Fatal(err)
 	}
-	mp, err := protoschema.New(dmd, protoschema.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dc := converter(t, dmd, nil)
 	schema, _ := protoschema.AvroSchema(md, protoschema.Options{})
-	if mp.Schema() != schema {
+	if dc.Mapping().Schema.String() != schema.String() {
 		t.Error("schemas of the generated and the rebuilt descriptor differ")
 	}
 	dyn := dynamicpb.NewMessage(dmd)
-	if err := protovalue.NewConverter(mp, nil).FromAvro(v, dyn); err != nil {
+	if err := dc.FromAvro(v, dyn); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := deterministic.Marshal(src)
@@ -264,12 +263,12 @@ func TestGeneratedToDynamic(t *testing.T) {
 		t.Error("dynamic message differs")
 	}
 	// And back from dynamic to generated.
-	v, err = protovalue.ToAvro(dyn)
+	v, err = toAvro(dyn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var gen tracepb.TracesData
-	if err := protovalue.FromAvro(v, gen.ProtoReflect()); err != nil {
+	if err := fromAvro(v, gen.ProtoReflect()); err != nil {
 		t.Fatal(err)
 	}
 	if !proto.Equal(src, &gen) {
@@ -279,11 +278,11 @@ func TestGeneratedToDynamic(t *testing.T) {
 
 func TestFromAvroResets(t *testing.T) {
 	m := &logspb.LogRecord{SeverityText: "old", Body: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: 1}}}
-	v, err := protovalue.ToAvro((&logspb.LogRecord{TimeUnixNano: 5}).ProtoReflect())
+	v, err := toAvro((&logspb.LogRecord{TimeUnixNano: 5}).ProtoReflect())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := protovalue.FromAvro(v, m.ProtoReflect()); err != nil {
+	if err := fromAvro(v, m.ProtoReflect()); err != nil {
 		t.Fatal(err)
 	}
 	if !proto.Equal(m, &logspb.LogRecord{TimeUnixNano: 5}) {
@@ -295,7 +294,7 @@ func TestFromAvroResets(t *testing.T) {
 func TestLenientInput(t *testing.T) {
 	files := compileTestProtos(t)
 	m := newMessage(t, files, "trevni.test.p3.Everything")
-	err := protovalue.FromAvro(map[string]any{
+	err := fromAvro(map[string]any{
 		"i32":     7,              // int for int
 		"i64":     int32(-1),      // int32 for long
 		"fl":      0.5,            // exactly representable double for float
@@ -335,7 +334,7 @@ func TestErrors(t *testing.T) {
 			set(e.Message(), "name", "x")
 			l.Append(e)
 		}
-		v, err := protovalue.ToAvro(m)
+		v, err := toAvro(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -369,16 +368,15 @@ func TestErrors(t *testing.T) {
 	} {
 		v := base()
 		tc.change(v)
-		err := protovalue.FromAvro(v, newMessage(t, files, "trevni.test.p3.Everything"))
-		var pe *protovalue.PathError
-		if err == nil || !errors.As(err, &pe) || !strings.Contains(err.Error(), tc.want) {
+		err := fromAvro(v, newMessage(t, files, "trevni.test.p3.Everything"))
+		if path, _ := fieldpath.Split(err); err == nil || path == "" || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
 
 	v := base()
 	v["m_i32"] = map[string]any{"+1": "x"}
-	if err := protovalue.FromAvro(v, newMessage(t, files, "trevni.test.p3.Everything")); !errors.Is(err, strconv.ErrSyntax) {
+	if err := fromAvro(v, newMessage(t, files, "trevni.test.p3.Everything")); !errors.Is(err, strconv.ErrSyntax) {
 		t.Errorf("map key error %v does not wrap strconv.ErrSyntax", err)
 	}
 
@@ -388,31 +386,28 @@ func TestErrors(t *testing.T) {
 	parent := tree.Mutable(tree.Descriptor().Fields().ByName("parent")).Message()
 	child := parent.Mutable(tree.Descriptor().Fields().ByName("named")).Map().Mutable(protoreflect.ValueOfString("k").MapKey()).Message()
 	set(child, "label", "\xff")
-	if _, err := protovalue.ToAvro(tree); err == nil || !strings.Contains(err.Error(), "protovalue: parent: ") {
+	if _, err := toAvro(tree); err == nil || !strings.Contains(err.Error(), "parent: ") {
 		t.Errorf("invalid UTF-8 past the cut: %v", err)
 	}
 
 	// Recursion cut: the serialized bytes must parse.
 	tree = newMessage(t, files, "trevni.test.p3.Tree")
-	err := protovalue.FromAvro(map[string]any{"parent": map[string]any{"bytes": []byte{0xff}}}, tree)
-	if err == nil || !strings.Contains(err.Error(), "protovalue: parent: ") {
+	err := fromAvro(map[string]any{"parent": map[string]any{"bytes": []byte{0xff}}}, tree)
+	if err == nil || !strings.Contains(err.Error(), "parent: ") {
 		t.Errorf("bad serialized message: %v", err)
 	}
 
 	// A message of another type, or another descriptor of the same type.
-	mp, err := protoschema.New((&structpb.Struct{}).ProtoReflect().Descriptor(), protoschema.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := protovalue.NewConverter(mp, nil)
+	c := converter(t, (&structpb.Struct{}).ProtoReflect().Descriptor(), nil)
+	mp := c.Mapping()
 	if _, err := c.ToAvro(timestamppb.Now().ProtoReflect()); err == nil {
 		t.Error("ToAvro of another type accepted")
 	}
 	if err := c.FromAvro(map[string]any{}, dynamicpb.NewMessage(mp.Root.Desc)); err != nil {
 		t.Errorf("dynamic message of the mapping's descriptor: %v", err)
 	}
-	set, _ := protoschema.DescriptorSetFor(mp.Root.Desc)
-	other, _ := protoschema.MessageFromDescriptorSet(set, "google.protobuf.Struct")
+	set, _ := protoload.DescriptorSetFor(mp.Root.Desc)
+	other, _ := protoload.MessageFromDescriptorSet(set, "google.protobuf.Struct")
 	if err := c.FromAvro(map[string]any{}, dynamicpb.NewMessage(other)); err == nil {
 		t.Error("FromAvro into another descriptor accepted")
 	}
@@ -422,7 +417,7 @@ func TestErrors(t *testing.T) {
 // record and checks each result against a fresh conversion.
 func TestToAvroInto(t *testing.T) {
 	files := compileTestProtos(t)
-	md, err := protoschema.FindMessage(files, "trevni.test.p3.Everything")
+	md, err := protoload.FindMessage(files, "trevni.test.p3.Everything")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,11 +425,11 @@ func TestToAvroInto(t *testing.T) {
 	for seed := range uint64(30) {
 		m := dynamicpb.NewMessage(md)
 		protorand.New(seed).Fill(m)
-		want, err := protovalue.ToAvro(m)
+		want, err := toAvro(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v, err = protovalue.ToAvroInto(m, v); err != nil {
+		if v, err = toAvroIntoDefault(m, v); err != nil {
 			t.Fatal(err)
 		}
 		if !equalNative(v, want) {
@@ -442,7 +437,7 @@ func TestToAvroInto(t *testing.T) {
 		}
 	}
 	// A record of another type is cleared first.
-	v, err = protovalue.ToAvroInto(timestamppb.New(time.Unix(5, 0)).ProtoReflect(), v)
+	v, err = toAvroIntoDefault(timestamppb.New(time.Unix(5, 0)).ProtoReflect(), v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,19 +449,19 @@ func TestToAvroInto(t *testing.T) {
 // TestQualifiedBranch reads a union whose branch goavro names in the
 // enclosing namespace, as it does for a record without a namespace.
 func TestQualifiedBranch(t *testing.T) {
-	files, err := protoschema.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/mixed.proto")
+	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := newMessage(t, files, "trevni.test.mixed.Holder")
-	err = protovalue.FromAvro(map[string]any{
+	err = fromAvro(map[string]any{
 		"loose": map[string]any{"trevni.test.mixed.Loose": map[string]any{"x": int32(3)}},
 		"many":  []any{map[string]any{"x": int32(4)}},
 	}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := protovalue.ToAvro(m)
+	v, err := toAvro(m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,13 @@ package protovalue_test
 import (
 	"bytes"
 	"context"
+	"math"
 	"sync"
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -52,15 +54,12 @@ var deterministic = proto.MarshalOptions{Deterministic: true, AllowPartial: true
 // roundTrip converts m to Avro, through goavro's binary encoding, and back,
 // and checks that the result equals m, by proto.Equal and by deterministic
 // wire bytes (which also tell -0 from 0 and keep unknown-field order).
-func roundTrip(t *testing.T, m proto.Message, o protovalue.Options) {
+func roundTrip(t *testing.T, m proto.Message, o *protovalue.Options) {
 	t.Helper()
 	md := m.ProtoReflect().Descriptor()
-	schema, err := protoschema.AvroSchema(md, o.Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	codec := codecFor(t, schema)
-	v, err := o.ToAvro(m.ProtoReflect())
+	c := converter(t, md, o)
+	codec := codecFor(t, c.Mapping().Schema.String())
+	v, err := c.ToAvro(m.ProtoReflect())
 	if err != nil {
 		t.Fatalf("ToAvro: %v", err)
 	}
@@ -73,7 +72,7 @@ func roundTrip(t *testing.T, m proto.Message, o protovalue.Options) {
 		t.Fatalf("NativeFromBinary: %v (%d bytes left)", err, len(rest))
 	}
 	got := m.ProtoReflect().New()
-	if err := o.FromAvro(native.(map[string]any), got); err != nil {
+	if err := c.FromAvro(native.(map[string]any), got); err != nil {
 		t.Fatalf("FromAvro: %v", err)
 	}
 	if !proto.Equal(m, got.Interface()) {
@@ -101,8 +100,8 @@ func TestOTLP(t *testing.T) {
 				f.MaxLen = 2
 				msg := m.ProtoReflect().New()
 				f.Fill(msg)
-				roundTrip(t, msg.Interface(), protovalue.Options{})
-				roundTrip(t, msg.Interface(), protovalue.Options{Schema: protoschema.Options{RecursionLimit: 2}})
+				roundTrip(t, msg.Interface(), nil)
+				roundTrip(t, msg.Interface(), &protovalue.Options{Mapping: protoschema.Options{RecursionLimit: 2}})
 			}
 		})
 	}
@@ -111,7 +110,7 @@ func TestOTLP(t *testing.T) {
 // TestOTLPRealistic converts spans as an SDK would make them, with nested
 // attribute values that cross the recursion cut.
 func TestOTLPRealistic(t *testing.T) {
-	roundTrip(t, sampleTraces(50), protovalue.Options{})
+	roundTrip(t, sampleTraces(50), nil)
 }
 
 func sampleTraces(spans int) *tracepb.TracesData {
@@ -168,7 +167,7 @@ func TestDescriptorSets(t *testing.T) {
 		return true
 	})
 	for _, limit := range []int{0, 1, 3} {
-		roundTrip(t, &set, protovalue.Options{Schema: protoschema.Options{RecursionLimit: limit}})
+		roundTrip(t, &set, &protovalue.Options{Mapping: protoschema.Options{RecursionLimit: limit}})
 	}
 	for seed := range uint64(10) {
 		f := protorand.New(seed)
@@ -176,7 +175,7 @@ func TestDescriptorSets(t *testing.T) {
 		f.MaxLen = 2
 		var m descriptorpb.FileDescriptorSet
 		f.Fill(m.ProtoReflect())
-		roundTrip(t, &m, protovalue.Options{})
+		roundTrip(t, &m, nil)
 	}
 }
 
@@ -197,11 +196,11 @@ func TestWellKnownTypes(t *testing.T) {
 		st, structpb.NewStructValue(st), structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewNullValue()}}),
 		anyTS, &timestamppb.Timestamp{Seconds: -62135596800, Nanos: 999999999}, &durationpb.Duration{Seconds: -315576000000, Nanos: -999999999},
 		&fieldmaskpb.FieldMask{Paths: []string{"a.b", "c"}}, &emptypb.Empty{},
-		wrapperspb.Double(-0.0), wrapperspb.Float(3), wrapperspb.Int64(-1), wrapperspb.UInt64(1<<63 + 5),
+		wrapperspb.Double(math.Copysign(0, -1)), wrapperspb.Float(float32(math.Copysign(0, -1))), wrapperspb.Float(3), wrapperspb.Int64(-1), wrapperspb.UInt64(1<<63 + 5),
 		wrapperspb.Int32(-7), wrapperspb.UInt32(1<<32 - 1), wrapperspb.Bool(true), wrapperspb.String("é"), wrapperspb.Bytes([]byte{0}),
 	}
 	for _, m := range fixed {
-		roundTrip(t, m, protovalue.Options{})
+		roundTrip(t, m, nil)
 	}
 	types := []proto.Message{
 		&anypb.Any{}, &durationpb.Duration{}, &emptypb.Empty{}, &fieldmaskpb.FieldMask{}, &structpb.Struct{},
@@ -217,7 +216,7 @@ func TestWellKnownTypes(t *testing.T) {
 			f.MaxDepth = 6
 			f.Fill(msg)
 			for _, limit := range []int{0, 2} {
-				roundTrip(t, msg.Interface(), protovalue.Options{Schema: protoschema.Options{RecursionLimit: limit}})
+				roundTrip(t, msg.Interface(), &protovalue.Options{Mapping: protoschema.Options{RecursionLimit: limit}})
 			}
 		}
 	}
@@ -225,7 +224,7 @@ func TestWellKnownTypes(t *testing.T) {
 
 func compileTestProtos(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protoschema.CompileProto(context.Background(), []string{"../../testdata/proto"},
+	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"},
 		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto")
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +247,7 @@ func TestTestProtos(t *testing.T) {
 		"trevni.test.p2.Scalars", "trevni.test.p2.Clash", "trevni.test.p3.Everything", "trevni.test.p3.Inner",
 		"trevni.test.p3.Tree", "trevni.test.ed.Item",
 	} {
-		md, err := protoschema.FindMessage(files, name)
+		md, err := protoload.FindMessage(files, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +259,7 @@ func TestTestProtos(t *testing.T) {
 				m := dynamicpb.NewMessage(md)
 				f.Fill(m)
 				for _, limit := range []int{0, 1} {
-					roundTrip(t, m, protovalue.Options{Resolver: types, Schema: protoschema.Options{RecursionLimit: limit}})
+					roundTrip(t, m, &protovalue.Options{Resolver: types, Mapping: protoschema.Options{RecursionLimit: limit}})
 				}
 			}
 		})

@@ -3,6 +3,7 @@ package protovalue
 import (
 	"fmt"
 
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -51,14 +52,14 @@ func (c *Converter) toRecord(r *protoschema.Record, m protoreflect.Message, dst 
 			v, err = c.toValue(f, fd, m.Get(fd), prev)
 		}
 		if err != nil {
-			return nil, wrap(err, f.Name)
+			return nil, fieldpath.At(err, f.Name)
 		}
 		out[f.Name] = v
 	}
 	if r.Unknown != "" {
 		u, err := unknown(r, m)
 		if err != nil {
-			return nil, wrap(err, r.Unknown)
+			return nil, fieldpath.At(err, r.Unknown)
 		}
 		if len(u) == 0 {
 			out[r.Unknown] = emptyBytes
@@ -128,7 +129,7 @@ func (c *Converter) toList(f *protoschema.Field, l protoreflect.List, prev any) 
 	for i := range out {
 		v, err := c.toValue(f, f.Desc, l.Get(i), out[i])
 		if err != nil {
-			return nil, wrap(err, index(i))
+			return nil, fieldpath.At(err, fieldpath.Index(i))
 		}
 		out[i] = v
 	}
@@ -150,7 +151,7 @@ func (c *Converter) toMap(f *protoschema.Field, mm protoreflect.Map, prev any) (
 		var av any
 		av, err = c.toValue(f, vd, v, nil)
 		if err != nil {
-			err = wrap(err, key(ks))
+			err = fieldpath.At(err, fieldpath.Key(ks))
 			return false
 		}
 		out[ks] = av

@@ -1,4 +1,13 @@
-package protoschema
+// Package protoload loads protobuf descriptors: from binary
+// FileDescriptorSet files ([LoadDescriptorSet], [ParseDescriptorSet]), from
+// .proto sources without protoc ([CompileProto]), or from the global
+// registry ([FindMessage] with protoregistry.GlobalFiles); and it packs a
+// message's descriptors into a FileDescriptorSet to store in a file's
+// metadata ([DescriptorSetFor], [MessageFromDescriptorSet], under
+// [MetaDescriptorSet] and [MetaMessage]).
+//
+// Mapping the loaded message types to Avro is package protoschema's job.
+package protoload
 
 import (
 	"context"
@@ -24,8 +33,6 @@ const (
 	MetaDescriptorSet = "protobuf.descriptor_set"
 	// MetaMessage holds the message's full name.
 	MetaMessage = "protobuf.message"
-	// MetaOptions holds the mapping options (see [Options.String]).
-	MetaOptions = "protobuf.options"
 )
 
 // DescriptorResolver finds descriptors by full name. *protoregistry.Files,
@@ -40,15 +47,15 @@ type DescriptorResolver interface {
 func FindMessage(files DescriptorResolver, name string) (protoreflect.MessageDescriptor, error) {
 	fn := protoreflect.FullName(strings.TrimPrefix(name, "."))
 	if !fn.IsValid() {
-		return nil, fmt.Errorf("protoschema: %q is not a valid full name", name)
+		return nil, fmt.Errorf("protoload: %q is not a valid full name", name)
 	}
 	d, err := files.FindDescriptorByName(fn)
 	if err != nil {
-		return nil, fmt.Errorf("protoschema: message %s: %w", fn, err)
+		return nil, fmt.Errorf("protoload: message %s: %w", fn, err)
 	}
 	md, ok := d.(protoreflect.MessageDescriptor)
 	if !ok {
-		return nil, fmt.Errorf("protoschema: %s is not a message", fn)
+		return nil, fmt.Errorf("protoload: %s is not a message", fn)
 	}
 	return md, nil
 }
@@ -67,7 +74,7 @@ func MessageType(md protoreflect.MessageDescriptor) protoreflect.MessageType {
 func LoadDescriptorSet(path string) (*protoregistry.Files, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("protoschema: %w", err)
+		return nil, fmt.Errorf("protoload: %w", err)
 	}
 	files, err := ParseDescriptorSet(b)
 	if err != nil {
@@ -83,7 +90,7 @@ func LoadDescriptorSet(path string) (*protoregistry.Files, error) {
 func ParseDescriptorSet(b []byte) (*protoregistry.Files, error) {
 	var set descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(b, &set); err != nil {
-		return nil, fmt.Errorf("protoschema: descriptor set: %w", err)
+		return nil, fmt.Errorf("protoload: descriptor set: %w", err)
 	}
 	return NewFiles(&set)
 }
@@ -93,7 +100,7 @@ func NewFiles(set *descriptorpb.FileDescriptorSet) (*protoregistry.Files, error)
 	protos := make(map[string]*descriptorpb.FileDescriptorProto, len(set.GetFile()))
 	for _, f := range set.GetFile() {
 		if _, dup := protos[f.GetName()]; dup {
-			return nil, fmt.Errorf("protoschema: descriptor set: file %q appears twice", f.GetName())
+			return nil, fmt.Errorf("protoload: descriptor set: file %q appears twice", f.GetName())
 		}
 		protos[f.GetName()] = f
 	}
@@ -108,12 +115,12 @@ func NewFiles(set *descriptorpb.FileDescriptorSet) (*protoregistry.Files, error)
 		if !ok {
 			fd, err := protoregistry.GlobalFiles.FindFileByPath(path)
 			if err != nil {
-				return fmt.Errorf("protoschema: descriptor set: missing import %q", path)
+				return fmt.Errorf("protoload: descriptor set: missing import %q", path)
 			}
 			return registerFile(files, fd)
 		}
 		if building[path] {
-			return fmt.Errorf("protoschema: descriptor set: import cycle through %q", path)
+			return fmt.Errorf("protoload: descriptor set: import cycle through %q", path)
 		}
 		building[path] = true
 		for _, dep := range fdp.GetDependency() {
@@ -123,10 +130,10 @@ func NewFiles(set *descriptorpb.FileDescriptorSet) (*protoregistry.Files, error)
 		}
 		fd, err := protodesc.NewFile(fdp, files)
 		if err != nil {
-			return fmt.Errorf("protoschema: descriptor set: %w", err)
+			return fmt.Errorf("protoload: descriptor set: %w", err)
 		}
 		if err := files.RegisterFile(fd); err != nil {
-			return fmt.Errorf("protoschema: descriptor set: %w", err)
+			return fmt.Errorf("protoload: descriptor set: %w", err)
 		}
 		return nil
 	}
@@ -151,7 +158,7 @@ func registerFile(files *protoregistry.Files, fd protoreflect.FileDescriptor) er
 		}
 	}
 	if err := files.RegisterFile(fd); err != nil {
-		return fmt.Errorf("protoschema: %w", err)
+		return fmt.Errorf("protoload: %w", err)
 	}
 	return nil
 }
@@ -163,14 +170,14 @@ func registerFile(files *protoregistry.Files, fd protoreflect.FileDescriptor) er
 // the named files and all their imports.
 func CompileProto(ctx context.Context, importPaths []string, names ...string) (*protoregistry.Files, error) {
 	if len(names) == 0 {
-		return nil, errors.New("protoschema: no .proto files to compile")
+		return nil, errors.New("protoload: no .proto files to compile")
 	}
 	c := protocompile.Compiler{
 		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: importPaths}),
 	}
 	compiled, err := c.Compile(ctx, names...)
 	if err != nil {
-		return nil, fmt.Errorf("protoschema: %w", err)
+		return nil, fmt.Errorf("protoload: %w", err)
 	}
 	// Rebuild the descriptors with protodesc, as ParseDescriptorSet would,
 	// so that every loader hands out the same kind of descriptor; files
@@ -219,7 +226,7 @@ func DescriptorSetFor(md protoreflect.MessageDescriptor) ([]byte, error) {
 	add(md.ParentFile())
 	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(&set)
 	if err != nil {
-		return nil, fmt.Errorf("protoschema: descriptor set for %s: %w", md.FullName(), err)
+		return nil, fmt.Errorf("protoload: descriptor set for %s: %w", md.FullName(), err)
 	}
 	return b, nil
 }
