@@ -17,7 +17,7 @@ func ExampleAvroWriter() {
 		{"name":"received","type":{"type":"array","items":{"type":"record","name":"Received",
 			"fields":[{"name":"host","type":"string"},{"name":"date","type":"long"}]}}}]}`
 	var file bytes.Buffer
-	w, err := shred.NewAvroWriter(&file, schemaText, &shred.Options{Codec: "deflate", Checksum: "crc32"})
+	w, err := shred.NewAvroWriter(&file, schemaText, &shred.Options{WriterOptions: format.WriterOptions{Codec: "deflate", Checksum: "crc32"}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func (pw *ProtoWriter) Write(m proto.Message) error {
 	}
 	rec, err := pw.conv.ToAvroInto(r, pw.rec)
 	if err != nil {
-		return &ValueError{Row: pw.aw.RowCount(), Err: err}
+		return pw.aw.recordError(err)
 	}
 	pw.rec = rec
 	return pw.aw.Write(rec)

@@ -74,7 +74,7 @@ func (pw *ProtoWriter) WriteWire(msg []byte) error {
 		return pw.writeReflective(msg)
 	}
 	if len(msg) > math.MaxInt32 {
-		return &ValueError{Row: pw.aw.RowCount(), Err: fmt.Errorf("%w: %s: message of %d bytes is too long", ErrWire, pw.md.FullName(), len(msg))}
+		return pw.aw.recordError(fmt.Errorf("%w: %s: message of %d bytes is too long", ErrWire, pw.md.FullName(), len(msg)))
 	}
 	w := pw.aw.w
 	if err := w.StartRow(); err != nil {
@@ -87,7 +87,7 @@ func (pw *ProtoWriter) WriteWire(msg []byte) error {
 		if isFallback(err) {
 			return pw.writeReflective(msg)
 		}
-		return pw.aw.valueError(err)
+		return pw.aw.recordError(err)
 	}
 	p.release()
 	return pw.aw.endRow()
@@ -105,7 +105,7 @@ func (pw *ProtoWriter) writeReflective(msg []byte) error {
 		pw.dyn = dynamicpb.NewMessage(pw.md)
 	}
 	if err := protovalue.Unmarshal(proto.UnmarshalOptions{Resolver: pw.resolver}, msg, pw.dyn); err != nil {
-		return &ValueError{Row: pw.aw.RowCount(), Err: fmt.Errorf("%w: %s: %v", ErrWire, pw.md.FullName(), err)}
+		return pw.aw.recordError(fmt.Errorf("%w: %s: %v", ErrWire, pw.md.FullName(), err))
 	}
 	return pw.Write(pw.dyn)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -799,13 +800,13 @@ func TestWriteWireErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = pw.WriteWire(bad)
-	var ve *shred.ValueError
+	var ve *schema.Error
 	if !errors.As(err, &ve) || !errors.Is(err, shred.ErrWire) {
-		t.Fatalf("got %v, want a *ValueError wrapping ErrWire", err)
+		t.Fatalf("got %v, want a *schema.Error wrapping ErrWire", err)
 	}
-	if ve.Row != 1 || ve.Path != "resource_spans[0].scope_spans[0].spans[1].name" ||
+	if ve.Record != 1 || ve.Path != "resource_spans[0].scope_spans[0].spans[1].name" ||
 		!strings.Contains(ve.Error(), "opentelemetry.proto.trace.v1.Span.name") {
-		t.Errorf("error %q: row %d, path %q", ve, ve.Row, ve.Path)
+		t.Errorf("error %q: row %d, path %q", ve, ve.Record, ve.Path)
 	}
 	for i := range len(good) { // every truncation fails cleanly
 		if err := pw.WriteWire(good[:i]); err == nil {
@@ -927,7 +928,7 @@ func TestWriteWireAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pw, err := shred.NewProtoWriter(io.Discard, md, &shred.ProtoOptions{File: shred.Options{Concurrency: 1}})
+	pw, err := shred.NewProtoWriter(io.Discard, md, &shred.ProtoOptions{File: shred.Options{WriterOptions: format.WriterOptions{Concurrency: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,140 @@
+package shred
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
+	"github.com/trevni-go/trevni/schema/layout"
+)
+
+// This file holds what the two ways into an AvroWriter share: Write walks
+// the layout tree over goavro values (avro.go), WriteBinary walks it over
+// Avro binary (binary.go), and both write a union's branch lengths, an
+// array's or map's length, a map's keys (in order, keeping the last of
+// equal keys), and turn a value the column writer refuses (a string that
+// is not UTF-8) into an error at that value, through the methods below.
+
+// mapEntry is one entry of a map about to be written: its key, as bytes
+// start to end of the key bytes the entries come with, and, for the binary
+// path, the offset of its value's encoding.
+type mapEntry struct {
+	start, end int
+	value      int
+}
+
+// mapScratch returns the empty scratch lists of map entries and key bytes
+// for maps at depth, to be stored back in aw.maps and aw.keys once filled.
+func (aw *AvroWriter) mapScratch(depth int) ([]mapEntry, []byte) {
+	for len(aw.maps) <= depth {
+		aw.maps = append(aw.maps, nil)
+		aw.keys = append(aw.keys, nil)
+	}
+	return aw.maps[depth][:0], aw.keys[depth][:0]
+}
+
+// writeMapKeys writes the length and the keys of a value of map n, whose
+// entries are listed in entries with their keys in keys, and returns the
+// entries whose values to write next, in that order. The entries are
+// written in the byte order of their keys, so that the file does not
+// depend on Go's map iteration order or on the order of the input (the
+// order of Java's files written from sorted maps), and of equal keys only
+// the last is kept, as decoding into a map would. notValid is the error
+// that a key that is not UTF-8 wraps.
+func (aw *AvroWriter) writeMapKeys(n *layout.Node, keys []byte, entries []mapEntry, notValid error) ([]mapEntry, error) {
+	cmp := func(a, b mapEntry) int { return bytes.Compare(keys[a.start:a.end], keys[b.start:b.end]) }
+	if !slices.IsSortedFunc(entries, cmp) {
+		slices.SortStableFunc(entries, cmp)
+	}
+	kept := entries[:0]
+	for i, e := range entries {
+		if i+1 < len(entries) && bytes.Equal(keys[e.start:e.end], keys[entries[i+1].start:entries[i+1].end]) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if err := aw.length(n.Col, int64(len(kept))); err != nil {
+		return nil, err
+	}
+	for _, e := range kept {
+		k := keys[e.start:e.end]
+		if aw.w.WriteStringBytes(n.KeyCol, k); aw.w.Err() != nil {
+			return nil, fieldpath.At(aw.refused(notValid), fieldpath.Key(string(k)))
+		}
+	}
+	return kept, nil
+}
+
+// branch writes the lengths of the branch columns of union n for a value
+// of branch b: 1 in b's column, 0 in the others (the null branch has
+// none). It returns b's node, where the value goes, or nil for null.
+func (aw *AvroWriter) branch(n *layout.Node, b int) *layout.Node {
+	w := aw.w
+	for i, col := range n.BranchCols {
+		if col >= 0 {
+			w.WriteLength(col, b2i(i == b))
+		}
+	}
+	return n.Branches[b]
+}
+
+// length writes the length of an array or map in column col.
+func (aw *AvroWriter) length(col int, n int64) error {
+	if n > math.MaxInt32 {
+		return tooLong(n)
+	}
+	aw.w.WriteLength(col, int(n))
+	return nil
+}
+
+func tooLong(n int64) error {
+	return fieldpath.New(fmt.Errorf("%d entries, more than a Trevni array may hold (%d)", n, math.MaxInt32))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// refused returns the error that the column writer recorded for the value
+// just written, which it refused (a string that is not valid UTF-8), as an
+// error at that value wrapping bad: the record is at fault, not the call.
+// AbortRow then clears it from the writer.
+func (aw *AvroWriter) refused(bad error) error {
+	err := aw.w.Err()
+	var fe *format.Error
+	if errors.As(err, &fe) {
+		err = fe.Err // the path says where, better than the column
+	}
+	msg := strings.TrimPrefix(err.Error(), format.ErrUsage.Error()+": ")
+	return fieldpath.New(fmt.Errorf("%w: %s", bad, msg))
+}
+
+// recordError returns err, met in the record being written, as the
+// *schema.Error of that record.
+func (aw *AvroWriter) recordError(err error) error { return fieldpath.Record(err, aw.w.RowCount()) }
+
+// endRow ends the record being written.
+func (aw *AvroWriter) endRow() error { return aw.endRecord(aw.w.RowCount()) }
+
+// endRecord ends the record being written, whose number for errors is
+// row. A record the column writer finds incomplete is not written, and
+// writing can go on; any other error ends the file.
+func (aw *AvroWriter) endRecord(row int64) error {
+	err := aw.w.EndRow()
+	if err == nil {
+		return nil
+	}
+	aw.w.AbortRow()
+	if errors.Is(err, format.ErrUsage) {
+		return fieldpath.Record(err, row)
+	}
+	return err
+}
