@@ -157,19 +157,20 @@ func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 		// writeMapKeys order them.
 		entries, keys := aw.mapScratch(depth)
 		for k := range m {
+			// A key that keys outgrows stays where it was, in an older
+			// array: the scratch space grows, then allocates no more.
 			start := len(keys)
 			keys = append(keys, k...)
-			entries = append(entries, mapEntry{start: start, end: len(keys)})
+			entries = append(entries, mapEntry{key: keys[start:len(keys):len(keys)]})
 		}
 		aw.maps[depth], aw.keys[depth] = entries, keys
-		entries, err := aw.writeMapKeys(n, keys, entries, typemap.ErrValue)
+		entries, err := aw.writeMapKeys(n, entries, typemap.ErrValue)
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
-			k := keys[e.start:e.end]
-			if err := aw.put(n.Items, m[string(k)], depth+1); err != nil {
-				return fieldpath.At(err, fieldpath.Key(string(k)))
+			if err := aw.put(n.Items, m[string(e.key)], depth+1); err != nil {
+				return fieldpath.At(err, fieldpath.Key(string(e.key)))
 			}
 		}
 		return nil

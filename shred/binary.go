@@ -349,8 +349,7 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 			if err != nil {
 				return err
 			}
-			start := d.pos - len(k)
-			entries = append(entries, mapEntry{start: start, end: d.pos, value: d.pos})
+			entries = append(entries, mapEntry{key: k, value: d.pos})
 			if err := skip(n.Items, d); err != nil {
 				return fieldpath.At(err, fieldpath.Key(string(k)))
 			}
@@ -359,14 +358,14 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 	aw.maps[depth] = entries
 	end := d.pos
 	d.empty = empty
-	entries, err := aw.writeMapKeys(n, d.b, entries, ErrBinary)
+	entries, err := aw.writeMapKeys(n, entries, ErrBinary)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
 		d.pos = e.value // the value, wherever it stands; d.pos is restored below
 		if err := aw.decode(n.Items, d, depth+1); err != nil {
-			return fieldpath.At(err, fieldpath.Key(string(d.b[e.start:e.end])))
+			return fieldpath.At(err, fieldpath.Key(string(e.key)))
 		}
 	}
 	d.pos = end

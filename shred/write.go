@@ -20,13 +20,14 @@ import (
 // equal keys), and turn a value the column writer refuses (a string that
 // is not UTF-8) into an error at that value, through the methods below.
 
-// mapEntry is one entry of a map about to be written: its key, as bytes
-// start to end of the key bytes the entries come with, and, for the binary
-// path, the offset of its value's encoding.
+// mapEntry is one entry of a map about to be written: its key and, for
+// the binary path, the offset of its value's encoding.
 type mapEntry struct {
-	start, end int
-	value      int
+	key   []byte
+	value int
 }
+
+func compareKeys(a, b mapEntry) int { return bytes.Compare(a.key, b.key) }
 
 // mapScratch returns the empty scratch lists of map entries and key bytes
 // for maps at depth, to be stored back in aw.maps and aw.keys once filled.
@@ -39,21 +40,19 @@ func (aw *AvroWriter) mapScratch(depth int) ([]mapEntry, []byte) {
 }
 
 // writeMapKeys writes the length and the keys of a value of map n, whose
-// entries are listed in entries with their keys in keys, and returns the
-// entries whose values to write next, in that order. The entries are
-// written in the byte order of their keys, so that the file does not
-// depend on Go's map iteration order or on the order of the input (the
-// order of Java's files written from sorted maps), and of equal keys only
-// the last is kept, as decoding into a map would. notValid is the error
-// that a key that is not UTF-8 wraps.
-func (aw *AvroWriter) writeMapKeys(n *layout.Node, keys []byte, entries []mapEntry, notValid error) ([]mapEntry, error) {
-	cmp := func(a, b mapEntry) int { return bytes.Compare(keys[a.start:a.end], keys[b.start:b.end]) }
-	if !slices.IsSortedFunc(entries, cmp) {
-		slices.SortStableFunc(entries, cmp)
+// entries are listed in entries, and returns the entries whose values to
+// write next, in that order. The entries are written in the byte order of
+// their keys, so that the file does not depend on Go's map iteration order
+// or on the order of the input (the order of Java's files written from
+// sorted maps), and of equal keys only the last is kept, as decoding into
+// a map would. notValid is the error that a key that is not UTF-8 wraps.
+func (aw *AvroWriter) writeMapKeys(n *layout.Node, entries []mapEntry, notValid error) ([]mapEntry, error) {
+	if !slices.IsSortedFunc(entries, compareKeys) {
+		slices.SortStableFunc(entries, compareKeys)
 	}
 	kept := entries[:0]
 	for i, e := range entries {
-		if i+1 < len(entries) && bytes.Equal(keys[e.start:e.end], keys[entries[i+1].start:entries[i+1].end]) {
+		if i+1 < len(entries) && bytes.Equal(e.key, entries[i+1].key) {
 			continue
 		}
 		kept = append(kept, e)
@@ -62,9 +61,8 @@ func (aw *AvroWriter) writeMapKeys(n *layout.Node, keys []byte, entries []mapEnt
 		return nil, err
 	}
 	for _, e := range kept {
-		k := keys[e.start:e.end]
-		if aw.w.WriteStringBytes(n.KeyCol, k); aw.w.Err() != nil {
-			return nil, fieldpath.At(aw.refused(notValid), fieldpath.Key(string(k)))
+		if aw.w.WriteStringBytes(n.KeyCol, e.key); aw.w.Err() != nil {
+			return nil, fieldpath.At(aw.refused(notValid), fieldpath.Key(string(e.key)))
 		}
 	}
 	return kept, nil
