@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
@@ -39,7 +40,6 @@ type AvroWriter struct {
 	// Scratch space for map entries, one per nesting depth, so that
 	// writing maps allocates nothing once it has grown.
 	maps [][]mapEntry
-	keys [][]byte
 }
 
 // NewAvroWriter returns a writer of records of the Avro schema given as
@@ -155,16 +155,13 @@ func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 		}
 		// List the keys as bytes, as the binary path finds them, and let
 		// writeMapKeys order them.
-		entries, keys := aw.mapScratch(depth)
+		entries := aw.mapScratch(depth)
 		for k := range m {
-			// A key that keys outgrows stays where it was, in an older
-			// array: the scratch space grows, then allocates no more.
-			start := len(keys)
-			keys = append(keys, k...)
-			entries = append(entries, mapEntry{key: keys[start:len(keys):len(keys)]})
+			// The key's bytes, not copied: nothing writes to them.
+			entries = append(entries, mapEntry{key: unsafe.Slice(unsafe.StringData(k), len(k))})
 		}
-		aw.maps[depth], aw.keys[depth] = entries, keys
-		entries, err := aw.writeMapKeys(n, entries, typemap.ErrValue)
+		aw.maps[depth] = entries
+		entries, err := aw.writeMapKeys(n, entries, true, typemap.ErrValue)
 		if err != nil {
 			return err
 		}
@@ -179,7 +176,8 @@ func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 		if err != nil {
 			return fieldpath.New(err)
 		}
-		if br := aw.branch(n, b); br != nil {
+		aw.branch(n, b)
+		if br := n.Branches[b]; br != nil {
 			return aw.put(br, inner, depth)
 		}
 		return nil

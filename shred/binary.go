@@ -275,7 +275,8 @@ func (aw *AvroWriter) decode(n *layout.Node, d *decoder, depth int) error {
 		if err != nil {
 			return err
 		}
-		if br := aw.branch(n, b); br != nil {
+		aw.branch(n, b)
+		if br := n.Branches[b]; br != nil {
 			return aw.decode(br, d, depth)
 		}
 	}
@@ -334,7 +335,7 @@ func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
 // values, has writeMapKeys order them, and then decodes each value where
 // it stands.
 func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
-	entries, _ := aw.mapScratch(depth)
+	entries := aw.mapScratch(depth)
 	empty := d.empty // the values are passed over, then decoded: count them once
 	for {
 		c, err := d.block(1 + n.Items.MinSize)
@@ -358,7 +359,7 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 	aw.maps[depth] = entries
 	end := d.pos
 	d.empty = empty
-	entries, err := aw.writeMapKeys(n, entries, ErrBinary)
+	entries, err := aw.writeMapKeys(n, entries, false, ErrBinary)
 	if err != nil {
 		return err
 	}

@@ -29,14 +29,13 @@ type mapEntry struct {
 
 func compareKeys(a, b mapEntry) int { return bytes.Compare(a.key, b.key) }
 
-// mapScratch returns the empty scratch lists of map entries and key bytes
-// for maps at depth, to be stored back in aw.maps and aw.keys once filled.
-func (aw *AvroWriter) mapScratch(depth int) ([]mapEntry, []byte) {
+// mapScratch returns the empty scratch list of map entries for maps at
+// depth, to be stored back in aw.maps once filled.
+func (aw *AvroWriter) mapScratch(depth int) []mapEntry {
 	for len(aw.maps) <= depth {
 		aw.maps = append(aw.maps, nil)
-		aw.keys = append(aw.keys, nil)
 	}
-	return aw.maps[depth][:0], aw.keys[depth][:0]
+	return aw.maps[depth][:0]
 }
 
 // writeMapKeys writes the length and the keys of a value of map n, whose
@@ -45,17 +44,21 @@ func (aw *AvroWriter) mapScratch(depth int) ([]mapEntry, []byte) {
 // their keys, so that the file does not depend on Go's map iteration order
 // or on the order of the input (the order of Java's files written from
 // sorted maps), and of equal keys only the last is kept, as decoding into
-// a map would. notValid is the error that a key that is not UTF-8 wraps.
-func (aw *AvroWriter) writeMapKeys(n *layout.Node, entries []mapEntry, notValid error) ([]mapEntry, error) {
+// a map would (unique says there are none: the keys of a Go map). notValid
+// is the error that a key that is not UTF-8 wraps.
+func (aw *AvroWriter) writeMapKeys(n *layout.Node, entries []mapEntry, unique bool, notValid error) ([]mapEntry, error) {
 	if !slices.IsSortedFunc(entries, compareKeys) {
 		slices.SortStableFunc(entries, compareKeys)
 	}
-	kept := entries[:0]
-	for i, e := range entries {
-		if i+1 < len(entries) && bytes.Equal(e.key, entries[i+1].key) {
-			continue
+	kept := entries
+	if !unique {
+		kept = entries[:0]
+		for i, e := range entries {
+			if i+1 < len(entries) && bytes.Equal(e.key, entries[i+1].key) {
+				continue
+			}
+			kept = append(kept, e)
 		}
-		kept = append(kept, e)
 	}
 	if err := aw.length(n.Col, int64(len(kept))); err != nil {
 		return nil, err
@@ -70,29 +73,25 @@ func (aw *AvroWriter) writeMapKeys(n *layout.Node, entries []mapEntry, notValid 
 
 // branch writes the lengths of the branch columns of union n for a value
 // of branch b: 1 in b's column, 0 in the others (the null branch has
-// none). It returns b's node, where the value goes, or nil for null.
-func (aw *AvroWriter) branch(n *layout.Node, b int) *layout.Node {
-	w := aw.w
+// none). The value then goes to n.Branches[b], unless that is nil (null).
+func (aw *AvroWriter) branch(n *layout.Node, b int) {
 	for i, col := range n.BranchCols {
 		if col >= 0 {
-			w.WriteLength(col, b2i(i == b))
+			aw.w.WriteLength(col, b2i(i == b))
 		}
 	}
-	return n.Branches[b]
 }
 
 // length writes the length of an array or map in column col.
 func (aw *AvroWriter) length(col int, n int64) error {
 	if n > math.MaxInt32 {
-		return tooLong(n)
+		return errTooMany // a plain value keeps length inlined
 	}
 	aw.w.WriteLength(col, int(n))
 	return nil
 }
 
-func tooLong(n int64) error {
-	return fieldpath.New(fmt.Errorf("%d entries, more than a Trevni array may hold (%d)", n, math.MaxInt32))
-}
+var errTooMany = fmt.Errorf("more entries than a Trevni array may hold (%d)", math.MaxInt32)
 
 func b2i(b bool) int {
 	if b {
