@@ -366,7 +366,7 @@ func TestReadJSONMatchesValues(t *testing.T) {
 			t.Fatal(err)
 		}
 		var file bytes.Buffer
-		aw, err := shred.NewAvroWriter(&file, text, &shred.Options{BlockSize: 256})
+		aw, err := shred.NewAvroWriter(&file, text, &shred.Options{WriterOptions: format.WriterOptions{BlockSize: 256}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -96,7 +96,7 @@ func benchSets(b testing.TB) []*benchData {
 // trevni returns the records as a Trevni file of the codec.
 func (d *benchData) trevni(b testing.TB, codec string) []byte {
 	var out bytes.Buffer
-	if _, err := shred.FromContainer(&out, bytes.NewReader(d.container), &shred.Options{Codec: codec}, nil); err != nil {
+	if _, err := shred.FromContainer(context.Background(), &out, bytes.NewReader(d.container), &shred.Options{WriterOptions: format.WriterOptions{Codec: codec}}); err != nil {
 		b.Fatal(err)
 	}
 	return out.Bytes()

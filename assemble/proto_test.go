@@ -104,7 +104,7 @@ func TestProtoOTLP(t *testing.T) {
 			msgs = append(msgs, m.Interface())
 		}
 		for _, codec := range []string{"null", "zstd"} {
-			rd := shredMessages(t, typ.Descriptor(), msgs, &shred.ProtoOptions{File: shred.Options{Codec: codec, Checksum: "crc32", BlockSize: 1024}})
+			rd := shredMessages(t, typ.Descriptor(), msgs, &shred.ProtoOptions{File: shred.Options{WriterOptions: format.WriterOptions{Codec: codec, Checksum: "crc32", BlockSize: 1024}}})
 			checkRoundTrip(t, rd, typ, msgs)
 		}
 	}

@@ -154,8 +154,8 @@ func TestReadWireOTLP(t *testing.T) {
 		t.Run(string(md.Name()), func(t *testing.T) {
 			msgs := wireRandom(md, 40, 7, 3, nil)
 			for _, o := range []shred.ProtoOptions{
-				{File: shred.Options{BlockSize: 2048}},
-				{Mapping: protoschema.Options{RecursionLimit: 2}, File: shred.Options{Codec: "zstd"}},
+				{File: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 2048}}},
+				{Mapping: protoschema.Options{RecursionLimit: 2}, File: shred.Options{WriterOptions: format.WriterOptions{Codec: "zstd"}}},
 				{Mapping: protoschema.Options{DropUnknown: true}},
 			} {
 				data := wireFile(t, md, &o, msgs, wireDamaged(t, 1, msgs))

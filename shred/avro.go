@@ -1,9 +1,10 @@
 package shred
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"slices"
+	"unsafe"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
@@ -12,71 +13,76 @@ import (
 	"github.com/trevni-go/trevni/typemap"
 )
 
-// MetaAvroSchema is the file metadata key holding the writer's Avro schema.
-const MetaAvroSchema = "avro.schema"
+// Options configures an AvroWriter. A nil *Options means the defaults.
+type Options struct {
+	// WriterOptions configures the Trevni file: its codec, checksum, block
+	// size, memory budget and extra metadata (written before avro.schema,
+	// as Java orders them; it must not set avro.schema itself).
+	format.WriterOptions
+	// Layout bounds the schema's column layout (columns, nesting depth);
+	// nil means layout's defaults.
+	Layout *layout.Options
+	// Progress, if not nil, is called by FromContainer and AppendContainer
+	// after every Avro block, with the records the writer holds so far and
+	// the container bytes consumed so far.
+	Progress func(rows, bytesIn int64)
+}
 
-// Options configures an AvroWriter: the Trevni file's codec, checksum,
-// block size, memory budget and extra metadata (written before
-// avro.schema, as Java orders them).
-type Options = format.WriterOptions
-
-// AvroWriter shreds Avro records into a Trevni file.
+// AvroWriter shreds Avro records into a Trevni file. It is not safe for
+// concurrent use.
 type AvroWriter struct {
-	w      *format.Writer
-	schema *schema.Schema
-	root   *layout.Node
-	cols   []layout.Column
+	w        *format.Writer
+	schema   *schema.Schema
+	root     *layout.Node
+	cols     []layout.Column
+	progress func(rows, bytesIn int64)
 
-	maps [][]mapEntry // scratch for sorting map entries, one per nesting depth
-	keys [][]string
+	// Scratch space for map entries, one per nesting depth, so that
+	// writing maps allocates nothing once it has grown.
+	maps [][]mapEntry
 }
-
-// ValueError reports a record that does not match the schema: which row
-// (counting from 0) and where in the record.
-type ValueError struct {
-	Row  int64
-	Path string // field path, such as "received[2].sigs[0].algo"
-	Err  error
-}
-
-func (e *ValueError) Error() string {
-	if e.Path == "" {
-		return fmt.Sprintf("record %d: %v", e.Row, e.Err)
-	}
-	return fmt.Sprintf("record %d, field %s: %v", e.Row, e.Path, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *ValueError) Unwrap() error { return e.Err }
 
 // NewAvroWriter returns a writer of records of the Avro schema given as
 // JSON text, which it stores as the file's avro.schema exactly as given.
 // The file is written to out when Close is called.
 func NewAvroWriter(out io.Writer, schemaText string, opts *Options) (*AvroWriter, error) {
-	// Data files written by older Java may carry defaults that do not
-	// match their fields; they matter only to readers that use them.
-	s, err := schema.ParseOptions{AllowInvalidDefaults: true}.Parse(schemaText)
+	var lo *layout.Options
+	if opts != nil {
+		lo = opts.Layout
+	}
+	s, err := layout.ParseStored(schemaText, lo)
 	if err != nil {
 		return nil, err
 	}
-	lay, err := layout.New(s, nil)
-	if err != nil {
-		return nil, err
+	return newAvroWriter(out, s, schemaText, opts)
+}
+
+// newAvroWriter returns a writer of records of schema s, whose JSON text
+// (stored as the file's avro.schema) is text. The layout's nodes are the
+// nodes of s, so a caller that built s (the protobuf mapping) can walk its
+// own tree and the layout together.
+func newAvroWriter(out io.Writer, s *schema.Schema, text string, opts *Options) (*AvroWriter, error) {
+	if out == nil {
+		return nil, errors.New("shred: nil output")
 	}
 	var o Options
 	if opts != nil {
 		o = *opts
 		o.Meta = opts.Meta.Clone()
 	}
-	if o.Meta.Has(MetaAvroSchema) {
-		return nil, fmt.Errorf("shred: options metadata must not set %s", MetaAvroSchema)
+	lay, err := layout.New(s, o.Layout)
+	if err != nil {
+		return nil, fmt.Errorf("shred: %w", err)
 	}
-	o.Meta.SetString(MetaAvroSchema, schemaText)
-	w, err := format.NewWriter(out, lay.Metas(), &o)
+	if o.Meta.Has(layout.MetaAvroSchema) {
+		return nil, fmt.Errorf("shred: options metadata must not set %s", layout.MetaAvroSchema)
+	}
+	o.Meta.SetString(layout.MetaAvroSchema, text)
+	w, err := format.NewWriter(out, lay.Metas(), &o.WriterOptions)
 	if err != nil {
 		return nil, err
 	}
-	return &AvroWriter{w: w, schema: s, root: lay.Root, cols: lay.Columns}, nil
+	return &AvroWriter{w: w, schema: s, root: lay.Root, cols: lay.Columns, progress: o.Progress}, nil
 }
 
 // Schema returns the writer's parsed schema.
@@ -88,41 +94,32 @@ func (aw *AvroWriter) Columns() []layout.Column { return aw.cols }
 // RowCount returns the number of records written.
 func (aw *AvroWriter) RowCount() int64 { return aw.w.RowCount() }
 
-// Write writes one record given as a goavro native value: what goavro's
-// decoder returns, or what its encoder accepts (see the typemap package).
-// A record that does not match the schema is not written and gets a
-// *ValueError; writing can go on with the next record.
-func (aw *AvroWriter) Write(record any) error {
-	if err := aw.w.StartRow(); err != nil {
-		return err
-	}
-	if err := aw.put(aw.root, record, 0); err != nil {
-		aw.w.AbortRow()
-		return aw.valueError(err)
-	}
-	return aw.endRow()
-}
-
-func (aw *AvroWriter) endRow() error {
-	if err := aw.w.EndRow(); err != nil {
-		aw.w.AbortRow()
-		return &ValueError{Row: aw.w.RowCount(), Err: err}
-	}
-	return nil
-}
-
-func (aw *AvroWriter) valueError(err error) error {
-	ve := &ValueError{Row: aw.w.RowCount()}
-	ve.Path, ve.Err = fieldpath.Split(err)
-	return ve
-}
-
 // Close writes the file. It does not close the output.
 func (aw *AvroWriter) Close() error { return aw.w.Close() }
 
 // Abort discards the file and releases its temporary storage.
 func (aw *AvroWriter) Abort() { aw.w.Abort() }
 
+// Write writes one record given as a goavro native value: what goavro's
+// decoder returns, or what its encoder accepts (see the typemap package).
+// A record that does not match the schema is not written and gets a
+// *schema.Error naming the record (counted from the writer's first, 0)
+// and the field; writing can go on with the next record.
+func (aw *AvroWriter) Write(record any) error {
+	if err := aw.w.StartRow(); err != nil {
+		return err
+	}
+	if err := aw.put(aw.root, record, 0); err != nil {
+		aw.w.AbortRow()
+		return aw.recordError(err)
+	}
+	return aw.endRow()
+}
+
+// put writes the goavro value v of node n. depth counts the arrays and
+// maps around n, which index the scratch space for map entries; the
+// recursion follows the layout, so it is as deep as the schema and no
+// deeper, whatever the value.
 func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 	w := aw.w
 	switch n.Kind {
@@ -152,7 +149,9 @@ func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 		if !ok {
 			return fieldpath.New(fmt.Errorf("%w: array wants []any, got %T", typemap.ErrValue, v))
 		}
-		w.WriteLength(n.Col, len(list))
+		if err := aw.length(n.Col, int64(len(list))); err != nil {
+			return err
+		}
 		for i, e := range list {
 			if err := aw.put(n.Items, e, depth+1); err != nil {
 				return fieldpath.At(err, fieldpath.Index(i))
@@ -164,20 +163,21 @@ func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 		if !ok {
 			return fieldpath.New(fmt.Errorf("%w: map wants map[string]any, got %T", typemap.ErrValue, v))
 		}
-		for len(aw.keys) <= depth {
-			aw.keys = append(aw.keys, nil)
-		}
-		keys := aw.keys[depth][:0]
+		// List the keys as bytes, as the binary path finds them, and let
+		// writeMapKeys order them.
+		entries := aw.mapScratch(depth)
 		for k := range m {
-			keys = append(keys, k)
+			// The key's bytes, not copied: nothing writes to them.
+			entries = append(entries, mapEntry{key: unsafe.Slice(unsafe.StringData(k), len(k))})
 		}
-		slices.Sort(keys)
-		aw.keys[depth] = keys
-		w.WriteLength(n.Col, len(keys))
-		for _, k := range keys {
-			w.WriteString(n.KeyCol, k)
-			if err := aw.put(n.Items, m[k], depth+1); err != nil {
-				return fieldpath.At(err, fieldpath.Key(k))
+		aw.maps[depth] = entries
+		entries, err := aw.writeMapKeys(n, entries, true, typemap.ErrValue)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if err := aw.put(n.Items, m[string(e.key)], depth+1); err != nil {
+				return fieldpath.At(err, fieldpath.Key(string(e.key)))
 			}
 		}
 		return nil
@@ -186,18 +186,9 @@ func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 		if err != nil {
 			return fieldpath.New(err)
 		}
-		for i, col := range n.BranchCols {
-			if col < 0 {
-				continue
-			}
-			if i != b {
-				w.WriteLength(col, 0)
-				continue
-			}
-			w.WriteLength(col, 1)
-			if err := aw.put(n.Branches[i], inner, depth); err != nil {
-				return err
-			}
+		aw.branch(n, b)
+		if br := n.Branches[b]; br != nil {
+			return aw.put(br, inner, depth)
 		}
 		return nil
 	}
@@ -222,6 +213,9 @@ func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 		w.WriteString(n.Col, stored.(string))
 	case format.Bytes:
 		w.WriteBytes(n.Col, stored.([]byte))
+	}
+	if w.Err() != nil {
+		return aw.refused(typemap.ErrValue)
 	}
 	return nil
 }

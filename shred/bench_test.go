@@ -2,6 +2,7 @@ package shred
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/schema"
@@ -124,12 +126,12 @@ func BenchmarkFromAvro(b *testing.B) {
 	for _, d := range benchSets(b) {
 		for _, codec := range []string{"null", "deflate"} {
 			in := d.container(b, codec)
-			opts := &Options{Codec: codec}
+			opts := &Options{WriterOptions: format.WriterOptions{Codec: codec}}
 			b.Run(d.name+"/"+codec+"/fast", func(b *testing.B) {
 				b.SetBytes(d.size)
 				b.ReportAllocs()
 				for b.Loop() {
-					n, err := FromContainer(io.Discard, bytes.NewReader(in), opts, nil)
+					n, err := FromContainer(context.Background(), io.Discard, bytes.NewReader(in), opts)
 					if err != nil || n != int64(len(d.recs)) {
 						b.Fatalf("%d rows: %v", n, err)
 					}
@@ -181,6 +183,48 @@ func BenchmarkFromAvro(b *testing.B) {
 	}
 }
 
+// BenchmarkWrite measures the shredding alone, on one goroutine with the
+// null codec: WriteBinary of each record's Avro binary (binary), and Write
+// of the same records already decoded by goavro (values).
+func BenchmarkWrite(b *testing.B) {
+	for _, d := range benchSets(b) {
+		codec, err := goavro.NewCodec(d.schema)
+		if err != nil {
+			b.Fatal(err)
+		}
+		values := make([]any, len(d.recs))
+		for i, r := range d.recs {
+			if values[i], _, err = codec.NativeFromBinary(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		opts := &Options{WriterOptions: format.WriterOptions{Codec: "null", Concurrency: 1}}
+		run := func(b *testing.B, write func(aw *AvroWriter, i int) error) {
+			b.SetBytes(d.size)
+			b.ReportAllocs()
+			for b.Loop() {
+				aw, err := NewAvroWriter(io.Discard, d.schema, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := range d.recs {
+					if err := write(aw, i); err != nil {
+						b.Fatal(err)
+					}
+				}
+				aw.Abort()
+			}
+			reportRows(b, len(d.recs))
+		}
+		b.Run(d.name+"/binary", func(b *testing.B) {
+			run(b, func(aw *AvroWriter, i int) error { return aw.WriteBinary(d.recs[i]) })
+		})
+		b.Run(d.name+"/values", func(b *testing.B) {
+			run(b, func(aw *AvroWriter, i int) error { return aw.Write(values[i]) })
+		})
+	}
+}
+
 // TestWriteBinaryAllocs checks the fast path's promise of no allocation
 // per value, for records with maps: the decoder reads each map entry's
 // value where the entry starts, after sorting the entries by key.
@@ -200,13 +244,13 @@ func TestWriteBinaryAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := NewAvroWriter(io.Discard, text, &Options{Concurrency: 1})
+	w, err := NewAvroWriter(io.Discard, text, &Options{WriterOptions: format.WriterOptions{Concurrency: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Abort()
 	write := func() {
-		if _, err := w.WriteBinary(rec); err != nil {
+		if err := w.WriteBinary(rec); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -261,7 +305,7 @@ func TestMemoryBudget(t *testing.T) {
 		fixedMiB = 4
 	)
 	d := benchSets(t)[0]
-	w, err := NewAvroWriter(io.Discard, d.schema, &Options{Codec: "null", MemoryBudget: budget, TempDir: t.TempDir()})
+	w, err := NewAvroWriter(io.Discard, d.schema, &Options{WriterOptions: format.WriterOptions{Codec: "null", MemoryBudget: budget, TempDir: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +321,7 @@ func TestMemoryBudget(t *testing.T) {
 	var written int64
 	for i := 0; written < input; i++ {
 		rec := d.recs[i%len(d.recs)]
-		if _, err := w.WriteBinary(rec); err != nil {
+		if err := w.WriteBinary(rec); err != nil {
 			t.Fatal(err)
 		}
 		written += int64(len(rec))

@@ -1,15 +1,13 @@
 package shred
 
 import (
-	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"slices"
 
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/schema"
@@ -19,27 +17,36 @@ import (
 // ErrBinary reports Avro binary data that does not decode with the schema.
 var ErrBinary = errors.New("invalid Avro binary data")
 
-// maxEmptyItems bounds the count of an array or map block whose items take
-// no bytes (such as nulls), which the data cannot otherwise bound.
-const maxEmptyItems = 1 << 24
-
-// mapEntry locates one map entry in the binary data.
-type mapEntry struct {
-	key   []byte
-	value int // offset of the value
-}
+// MaxEmptyItems bounds the array items of one record that take no bytes in
+// Avro's binary encoding (nulls, records of nulls), which the record's
+// length cannot bound: a few bytes can claim 2^62 of them. Other counts
+// are bounded by the bytes left, since each item takes at least one.
+const MaxEmptyItems = 1 << 24
 
 // decoder reads Avro binary data.
 type decoder struct {
-	b   []byte
-	pos int
+	b     []byte
+	pos   int
+	empty int64 // array items of no bytes decoded so far (MaxEmptyItems)
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
 	return fieldpath.New(fmt.Errorf("%w at byte %d: %s", ErrBinary, d.pos, fmt.Sprintf(format, args...)))
 }
 
+// long reads a long. Most longs in real data (lengths, counts, small
+// numbers) take one byte: that case is inlined.
 func (d *decoder) long() (int64, error) {
+	if d.pos < len(d.b) {
+		if c := d.b[d.pos]; c < 0x80 {
+			d.pos++
+			return int64(c>>1) ^ -int64(c&1), nil
+		}
+	}
+	return d.longer()
+}
+
+func (d *decoder) longer() (int64, error) {
 	var u uint64
 	for shift := uint(0); shift < 70; shift += 7 {
 		if d.pos >= len(d.b) {
@@ -90,6 +97,7 @@ func (d *decoder) take(n int) ([]byte, error) {
 	return v, nil
 }
 
+// bytes reads a length and that many bytes.
 func (d *decoder) bytes() ([]byte, error) {
 	n, err := d.long()
 	if err != nil {
@@ -101,45 +109,90 @@ func (d *decoder) bytes() ([]byte, error) {
 	return d.take(int(n))
 }
 
-// blockCount reads the count of the next block of an array or map and
-// checks it against the bytes left.
-func (d *decoder) blockCount(minSize int) (int64, error) {
+// block reads the item count of the next block of an array or map whose
+// items take at least minSize bytes each. A count that the bytes left
+// cannot hold is an error, before anything is allocated or looped over;
+// items of no bytes count against MaxEmptyItems. A negative count is
+// followed by the block's size in bytes, which is checked and otherwise
+// ignored: the items are read one by one all the same.
+func (d *decoder) block(minSize int) (int64, error) {
 	c, err := d.long()
 	if err != nil {
 		return 0, err
+	}
+	if c == 0 || c > 0 && minSize > 0 && c <= int64(len(d.b)-d.pos)/int64(minSize) {
+		return c, nil
 	}
 	if c < 0 {
 		if c == math.MinInt64 {
 			return 0, d.errorf("block count out of range")
 		}
 		c = -c
-		if _, err := d.long(); err != nil { // the block's size in bytes
+		size, err := d.long()
+		if err != nil {
 			return 0, err
 		}
+		if size < 0 || size > int64(len(d.b)-d.pos) {
+			return 0, d.errorf("block size %d out of range", size)
+		}
 	}
-	if minSize > 0 && c > int64(len(d.b)-d.pos)/int64(minSize) || minSize == 0 && c > maxEmptyItems {
-		return 0, d.errorf("block count %d out of range", c)
+	if minSize > 0 {
+		if c > int64(len(d.b)-d.pos)/int64(minSize) {
+			return 0, d.errorf("block count %d out of range", c)
+		}
+	} else if c > MaxEmptyItems-d.empty {
+		return 0, d.errorf("block count %d: more than %d items of no bytes in the record", c, MaxEmptyItems)
+	} else {
+		d.empty += c
 	}
 	return c, nil
 }
 
-// WriteBinary writes one record given in Avro's binary encoding and returns
-// the number of bytes it took from data. It is the fast path: the record is
+// branch reads the branch number of a value of union n.
+func (d *decoder) branch(n *layout.Node) (int, error) {
+	b, err := d.long()
+	if err != nil {
+		return 0, err
+	}
+	if b < 0 || b >= int64(len(n.Branches)) {
+		return 0, d.errorf("union branch %d out of range", b)
+	}
+	return int(b), nil
+}
+
+// WriteBinary writes one record given in Avro's binary encoding: record
+// must hold exactly the one record. It is the fast path: the record is
 // decoded straight into the columns, and the file is exactly what Write
 // makes from the same record decoded by goavro. A record that does not
-// decode is not written and gets a *ValueError.
-func (aw *AvroWriter) WriteBinary(data []byte) (int, error) {
+// decode is not written and gets a *schema.Error wrapping ErrBinary, naming
+// the record (counted from the writer's first, 0) and the field; writing
+// can go on with the next record.
+func (aw *AvroWriter) WriteBinary(record []byte) error {
+	_, err := aw.writeBinary(record, aw.w.RowCount(), true)
+	return err
+}
+
+// writeBinary writes the record at the start of data, the whole of data if
+// whole is set, and returns the bytes it took. row is the record's number
+// for errors.
+func (aw *AvroWriter) writeBinary(data []byte, row int64, whole bool) (int, error) {
 	if err := aw.w.StartRow(); err != nil {
 		return 0, err
 	}
 	d := decoder{b: data}
-	if err := aw.decode(aw.root, &d, 0); err != nil {
-		aw.w.AbortRow()
-		return d.pos, aw.valueError(err)
+	err := aw.decode(aw.root, &d, 0)
+	if err == nil && whole && d.pos != len(data) {
+		err = d.errorf("%d bytes after the record", len(data)-d.pos)
 	}
-	return d.pos, aw.endRow()
+	if err != nil {
+		aw.w.AbortRow()
+		return d.pos, fieldpath.Record(err, row)
+	}
+	return d.pos, aw.endRecord(row)
 }
 
+// decode writes the value of node n at d. As put, it follows the layout
+// and recurses no deeper than the schema nests, whatever the data.
 func (aw *AvroWriter) decode(n *layout.Node, d *decoder, depth int) error {
 	w := aw.w
 	switch n.Kind {
@@ -188,11 +241,13 @@ func (aw *AvroWriter) decode(n *layout.Node, d *decoder, depth int) error {
 		}
 		w.WriteDouble(n.Col, math.Float64frombits(binary.LittleEndian.Uint64(b)))
 	case schema.String:
-		b, err := d.bytes() // the column writer checks UTF-8
+		b, err := d.bytes()
 		if err != nil {
 			return err
 		}
-		w.WriteStringBytes(n.Col, b)
+		if w.WriteStringBytes(n.Col, b); w.Err() != nil { // not UTF-8
+			return aw.refused(ErrBinary)
+		}
 	case schema.Bytes:
 		b, err := d.bytes()
 		if err != nil {
@@ -216,25 +271,13 @@ func (aw *AvroWriter) decode(n *layout.Node, d *decoder, depth int) error {
 	case schema.Map:
 		return aw.decodeMap(n, d, depth)
 	case schema.Union:
-		b, err := d.long()
+		b, err := d.branch(n)
 		if err != nil {
 			return err
 		}
-		if b < 0 || b >= int64(len(n.Branches)) {
-			return d.errorf("union branch %d out of range", b)
-		}
-		for i, col := range n.BranchCols {
-			if col < 0 {
-				continue
-			}
-			if int64(i) != b {
-				w.WriteLength(col, 0)
-				continue
-			}
-			w.WriteLength(col, 1)
-			if err := aw.decode(n.Branches[i], d, depth); err != nil {
-				return err
-			}
+		aw.branch(n, b)
+		if br := n.Branches[b]; br != nil {
+			return aw.decode(br, d, depth)
 		}
 	}
 	return nil
@@ -247,34 +290,27 @@ func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
 		scan := *d
 		var total int64
 		for {
-			c, err := scan.blockCount(n.Items.MinSize)
+			c, err := scan.block(n.Items.MinSize)
 			if err != nil {
 				return err
 			}
 			if c == 0 {
 				break
 			}
-			total += c
-			if size := fixedSize(n.Items); size >= 0 {
-				if _, err := scan.take(int(c) * size); err != nil { // c is bounded by the bytes left
-					return err
-				}
-				continue
+			if total += c; total > math.MaxInt32 {
+				break // aw.length reports it
 			}
-			for ; c > 0; c-- {
-				if err := skip(n.Items, &scan); err != nil {
-					return err
-				}
+			if err := skipItems(n.Items, &scan, c); err != nil {
+				return err
 			}
 		}
-		if total > math.MaxInt32 {
-			return d.errorf("array of %d items", total)
+		if err := aw.length(n.Col, total); err != nil {
+			return err
 		}
-		aw.w.WriteLength(n.Col, int(total))
 	}
-	i := 0
+	var i int64
 	for {
-		c, err := d.blockCount(n.Items.MinSize)
+		c, err := d.block(n.Items.MinSize)
 		if err != nil {
 			return err
 		}
@@ -283,25 +319,26 @@ func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
 		}
 		for ; c > 0; c-- {
 			if err := aw.decode(n.Items, d, depth+1); err != nil {
-				return fieldpath.At(err, fieldpath.Index(i))
+				return fieldpath.At(err, fieldpath.Index(int(i)))
 			}
 			i++
 		}
 	}
 	if !simple {
 		// Children hold the items: the length can follow them.
-		aw.w.WriteLength(n.Col, i)
+		return aw.length(n.Col, i)
 	}
 	return nil
 }
 
+// decodeMap lists the entries of a value of map n, passing over their
+// values, has writeMapKeys order them, and then decodes each value where
+// it stands.
 func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
-	for len(aw.maps) <= depth {
-		aw.maps = append(aw.maps, nil)
-	}
-	entries := aw.maps[depth][:0]
+	entries := aw.mapScratch(depth)
+	empty := d.empty // the values are passed over, then decoded: count them once
 	for {
-		c, err := d.blockCount(1 + n.Items.MinSize)
+		c, err := d.block(1 + n.Items.MinSize)
 		if err != nil {
 			return err
 		}
@@ -309,7 +346,7 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 			break
 		}
 		for ; c > 0; c-- {
-			k, err := d.bytes() // the key column's writer checks UTF-8
+			k, err := d.bytes()
 			if err != nil {
 				return err
 			}
@@ -321,20 +358,12 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 	}
 	aw.maps[depth] = entries
 	end := d.pos
-	if !slices.IsSortedFunc(entries, compareEntries) {
-		slices.SortStableFunc(entries, compareEntries)
+	d.empty = empty
+	entries, err := aw.writeMapKeys(n, entries, false, ErrBinary)
+	if err != nil {
+		return err
 	}
-	// As a decoded map would, keep only the last of equal keys.
-	kept := entries[:0]
-	for i, e := range entries {
-		if i+1 < len(entries) && bytes.Equal(e.key, entries[i+1].key) {
-			continue
-		}
-		kept = append(kept, e)
-	}
-	aw.w.WriteLength(n.Col, len(kept))
-	for _, e := range kept {
-		aw.w.WriteStringBytes(n.KeyCol, e.key)
+	for _, e := range entries {
 		d.pos = e.value // the value, wherever it stands; d.pos is restored below
 		if err := aw.decode(n.Items, d, depth+1); err != nil {
 			return fieldpath.At(err, fieldpath.Key(string(e.key)))
@@ -344,27 +373,34 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 	return nil
 }
 
-func compareEntries(a, b mapEntry) int { return bytes.Compare(a.key, b.key) }
-
 // fixedSize returns the encoded size of every value of a simple node, or
 // -1 when it varies.
 func fixedSize(n *layout.Node) int {
 	switch n.Kind {
-	case schema.Null:
-		return 0
-	case schema.Boolean:
-		return 1
-	case schema.Float:
-		return 4
-	case schema.Double:
-		return 8
-	case schema.Fixed:
-		return n.Schema.Size
+	case schema.Null, schema.Boolean, schema.Float, schema.Double, schema.Fixed:
+		return n.MinSize // which for these is their size
 	}
 	return -1
 }
 
-// skip passes over one value of node n.
+// skipItems passes over c items of node n.
+func skipItems(n *layout.Node, d *decoder, c int64) error {
+	if size := fixedSize(n); size >= 0 {
+		// d.block bounded c by the bytes left (or MaxEmptyItems for
+		// size 0), so the product fits.
+		_, err := d.take(int(c) * size)
+		return err
+	}
+	for ; c > 0; c-- {
+		if err := skip(n, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skip passes over one value of node n, reading it as decode does but
+// writing nothing.
 func skip(n *layout.Node, d *decoder) error {
 	var err error
 	switch n.Kind {
@@ -387,37 +423,25 @@ func skip(n *layout.Node, d *decoder) error {
 				return err
 			}
 		}
-	case schema.Array, schema.Map:
-		minSize := n.Items.MinSize
-		if n.Kind == schema.Map {
-			minSize++
-		}
+	case schema.Array:
 		for {
-			c, err := d.long()
-			if err != nil {
+			c, err := d.block(n.Items.MinSize)
+			if err != nil || c == 0 {
 				return err
 			}
-			if c == 0 {
-				return nil
+			if err := skipItems(n.Items, d, c); err != nil {
+				return err
 			}
-			if c < 0 {
-				size, err := d.long()
-				if err != nil {
-					return err
-				}
-				if _, err := d.take(int(min(size, math.MaxInt32))); err != nil || size > math.MaxInt32 {
-					return d.errorf("array block of %d bytes", size)
-				}
-				continue
-			}
-			if minSize > 0 && c > int64(len(d.b)-d.pos)/int64(minSize) || minSize == 0 && c > maxEmptyItems {
-				return d.errorf("block count %d out of range", c)
+		}
+	case schema.Map:
+		for {
+			c, err := d.block(1 + n.Items.MinSize)
+			if err != nil || c == 0 {
+				return err
 			}
 			for ; c > 0; c-- {
-				if n.Kind == schema.Map {
-					if _, err := d.bytes(); err != nil {
-						return err
-					}
+				if _, err := d.bytes(); err != nil {
+					return err
 				}
 				if err := skip(n.Items, d); err != nil {
 					return err
@@ -425,12 +449,9 @@ func skip(n *layout.Node, d *decoder) error {
 			}
 		}
 	case schema.Union:
-		b, err := d.long()
+		b, err := d.branch(n)
 		if err != nil {
 			return err
-		}
-		if b < 0 || b >= int64(len(n.Branches)) {
-			return d.errorf("union branch %d out of range", b)
 		}
 		if br := n.Branches[b]; br != nil {
 			return skip(br, d)
@@ -441,12 +462,19 @@ func skip(n *layout.Node, d *decoder) error {
 
 // FromContainer converts an Avro object container file, of any codec the
 // Avro specification names, into a Trevni file written to out, through the
-// fast path. The Avro file's schema becomes the Trevni file's avro.schema.
-// Reading and decompressing the Avro blocks runs in its own goroutine, ahead
-// of shredding, while finished Trevni blocks are compressed on the other
-// cores. progress, if not nil, is called after every Avro block with the
-// records written so far and the container bytes consumed.
-func FromContainer(out io.Writer, in io.Reader, opts *Options, progress func(rows, bytesIn int64)) (int64, error) {
+// fast path, and returns the number of records written. The Avro file's
+// schema becomes the Trevni file's avro.schema. Reading and decompressing
+// the Avro blocks runs in its own goroutine, ahead of shredding, while
+// finished Trevni blocks are compressed on the other cores. ctx is checked
+// between Avro blocks; opts.Progress, if set, is called after each.
+//
+// A record that does not decode ends the conversion with an error that
+// names the Avro block and wraps the record's *schema.Error (records
+// counted from the container's first, 0).
+func FromContainer(ctx context.Context, out io.Writer, in io.Reader, opts *Options) (int64, error) {
+	if in == nil {
+		return 0, errors.New("shred: nil input")
+	}
 	r, err := ocf.NewReader(in)
 	if err != nil {
 		return 0, err
@@ -455,7 +483,7 @@ func FromContainer(out io.Writer, in io.Reader, opts *Options, progress func(row
 	if err != nil {
 		return 0, err
 	}
-	if err := aw.appendContainer(r, progress); err != nil {
+	if err := aw.appendContainer(ctx, r); err != nil {
 		aw.Abort()
 		return aw.RowCount(), err
 	}
@@ -464,9 +492,14 @@ func FromContainer(out io.Writer, in io.Reader, opts *Options, progress func(row
 
 // AppendContainer writes every record of an Avro object container file to
 // the writer, through the fast path. The container's schema must have the
-// writer's Parsing Canonical Form (the same binary encoding). progress is as
-// for FromContainer, counting all records the writer has written.
-func (aw *AvroWriter) AppendContainer(in io.Reader, progress func(rows, bytesIn int64)) error {
+// writer's Parsing Canonical Form (the same binary encoding). ctx and the
+// writer's Options.Progress are as for FromContainer; the rows Progress
+// gets are all the writer's, the bytes this container's. Errors count
+// records from the container's first.
+func (aw *AvroWriter) AppendContainer(ctx context.Context, in io.Reader) error {
+	if in == nil {
+		return errors.New("shred: nil input")
+	}
 	r, err := ocf.NewReader(in)
 	if err != nil {
 		return err
@@ -478,30 +511,38 @@ func (aw *AvroWriter) AppendContainer(in io.Reader, progress func(rows, bytesIn 
 	if s.Canonical() != aw.schema.Canonical() {
 		return fmt.Errorf("the container's schema differs from the file's: %s, not %s", s.Canonical(), aw.schema.Canonical())
 	}
-	return aw.appendContainer(r, progress)
+	return aw.appendContainer(ctx, r)
 }
 
-func (aw *AvroWriter) appendContainer(r *ocf.Reader, progress func(rows, bytesIn int64)) error {
+func (aw *AvroWriter) appendContainer(ctx context.Context, r *ocf.Reader) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("shred: %w", err)
+	}
 	blocks, stop := readAhead(r)
 	defer stop()
+	var row int64 // the container's record number
 	for blk := range blocks {
 		if blk.err != nil {
 			return blk.err
 		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("avro block %d: %w", blk.index, err)
+		}
 		data := blk.data
 		for count := blk.count; count > 0; count-- {
-			n, err := aw.WriteBinary(data)
+			n, err := aw.writeBinary(data, row, false)
 			if err != nil {
 				return fmt.Errorf("avro block %d: %w", blk.index, err)
 			}
 			data = data[n:]
+			row++
 		}
 		if len(data) != 0 {
 			return fmt.Errorf("avro block %d: %w: %d bytes left after its records", blk.index, ErrBinary, len(data))
 		}
 		blk.release()
-		if progress != nil {
-			progress(aw.RowCount(), blk.offset)
+		if aw.progress != nil {
+			aw.progress(aw.RowCount(), blk.offset)
 		}
 	}
 	return nil
@@ -559,6 +600,3 @@ func readAhead(r *ocf.Reader) (<-chan *avroBlock, func()) {
 		}
 	}
 }
-
-// Writer returns the underlying Trevni writer.
-func (aw *AvroWriter) Writer() *format.Writer { return aw.w }

@@ -10,8 +10,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoload"
@@ -27,23 +25,19 @@ import (
 // ProtoOptions configures a ProtoWriter and FromProtoStream. A nil
 // *ProtoOptions means the defaults.
 type ProtoOptions struct {
-	// File configures the Trevni file: codec, checksum, block size,
-	// memory budget, metadata.
+	// File configures the Trevni file as for an AvroWriter: codec,
+	// checksum, block size, memory budget, metadata; its Layout bounds the
+	// column layout and the mapping (raise MaxColumns for a message type
+	// with more fields, or a higher recursion limit), and its Progress is
+	// called by FromProtoStream every 4096 messages and at the end with
+	// the messages written and the input bytes consumed.
 	File Options
 	// Mapping configures the protobuf to Avro mapping. Its Limits, when
-	// nil, are Layout.
+	// nil, are File.Layout.
 	Mapping protoschema.Options
-	// Layout bounds the column layout and the mapping (nil means the
-	// defaults of package layout); raise MaxColumns for a message type
-	// with more fields, or a higher recursion limit.
-	Layout *layout.Options
 	// Resolver finds the types of extensions; nil means the global
 	// registry.
 	Resolver protovalue.Resolver
-	// Progress, if set, is called by FromProtoStream every 4096 messages
-	// and at the end with the messages written and the input bytes
-	// consumed.
-	Progress func(rows, bytesIn int64)
 }
 
 // ProtoWriter shreds protobuf messages of one type into a Trevni file. The
@@ -72,7 +66,7 @@ func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *Prot
 	}
 	mo := o.Mapping
 	if mo.Limits == nil {
-		mo.Limits = o.Layout
+		mo.Limits = o.File.Layout
 	}
 	conv, err := protovalue.NewConverter(md, &protovalue.Options{Mapping: mo, Resolver: o.Resolver})
 	if err != nil {
@@ -93,33 +87,11 @@ func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *Prot
 	fo.Meta.Set(protoload.MetaDescriptorSet, set)
 	fo.Meta.SetString(protoload.MetaMessage, string(md.FullName()))
 	fo.Meta.SetString(protoschema.MetaOptions, o.Mapping.String())
-	aw, err := newAvroWriterTree(out, mp.Schema, o.Layout, &fo)
+	aw, err := newAvroWriter(out, mp.Schema, mp.Schema.String(), &fo)
 	if err != nil {
 		return nil, err
 	}
 	return &ProtoWriter{aw: aw, conv: conv, md: md, resolver: o.Resolver}, nil
-}
-
-// newAvroWriterTree is NewAvroWriter for a schema given as a tree, with
-// layout limits: the layout's nodes are the nodes of s, so the wire
-// compiler can walk the mapping and the layout together, and s is not
-// rendered to text and parsed again except for the file's metadata.
-func newAvroWriterTree(out io.Writer, s *schema.Schema, lo *layout.Options, opts *Options) (*AvroWriter, error) {
-	lay, err := layout.New(s, lo)
-	if err != nil {
-		return nil, fmt.Errorf("shred: %w", err)
-	}
-	o := *opts
-	o.Meta = opts.Meta.Clone()
-	if o.Meta.Has(layout.MetaAvroSchema) {
-		return nil, fmt.Errorf("shred: options metadata must not set %s", layout.MetaAvroSchema)
-	}
-	o.Meta.SetString(layout.MetaAvroSchema, s.String())
-	w, err := format.NewWriter(out, lay.Metas(), &o)
-	if err != nil {
-		return nil, err
-	}
-	return &AvroWriter{w: w, schema: s, root: lay.Root, cols: lay.Columns}, nil
 }
 
 // Write writes one message, which must be of the writer's type. A message
@@ -132,7 +104,7 @@ func (pw *ProtoWriter) Write(m proto.Message) error {
 	}
 	rec, err := pw.conv.ToAvroInto(r, pw.rec)
 	if err != nil {
-		return fieldpath.Record(err, pw.aw.RowCount())
+		return pw.aw.recordError(err)
 	}
 	pw.rec = rec
 	return pw.aw.Write(rec)
@@ -182,7 +154,7 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 	if opts != nil {
 		o = *opts
 	}
-	progress := o.Progress
+	progress := o.File.Progress
 	cr := &countingReader{r: in}
 	br := bufio.NewReaderSize(cr, 256<<10)
 	m := dynamicpb.NewMessage(md)

@@ -82,7 +82,7 @@ func TestProtoExponentialLayout(t *testing.T) {
 		{"doubling", doubling, nil},
 		{"recursion limit 12", tree, &shred.ProtoOptions{Mapping: protoschema.Options{RecursionLimit: 12}}},
 		{"recursion limit 1e6", tree, &shred.ProtoOptions{Mapping: protoschema.Options{RecursionLimit: 1e6}}},
-		{"doubling, raised column limit", doubling, &shred.ProtoOptions{Layout: &layout.Options{MaxColumns: 1 << 18}}},
+		{"doubling, raised column limit", doubling, &shred.ProtoOptions{File: shred.Options{Layout: &layout.Options{MaxColumns: 1 << 18}}}},
 	} {
 		err := limitedAlloc(t, tc.name, func() error {
 			_, err := shred.NewProtoWriter(io.Discard, tc.md, tc.opts)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/shred"
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -51,7 +52,7 @@ func TestFromProtoStreamWriteError(t *testing.T) {
 	}{{"delimited", shred.Delimited, delimited}, {"json lines", shred.JSONLines, jsonl}} {
 		// Small blocks and a tiny memory budget spill early, to a
 		// directory that does not exist.
-		opts := &shred.ProtoOptions{File: shred.Options{BlockSize: 1024, MemoryBudget: 1, TempDir: filepath.Join(t.TempDir(), "missing"), Concurrency: 1}}
+		opts := &shred.ProtoOptions{File: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 1024, MemoryBudget: 1, TempDir: filepath.Join(t.TempDir(), "missing"), Concurrency: 1}}}
 		n, err := shred.FromProtoStream(context.Background(), io.Discard, bytes.NewReader(tc.in), tc.form, md, opts)
 		if err == nil {
 			t.Fatalf("%s: no error writing %d messages with nowhere to spill", tc.name, n)
@@ -84,7 +85,7 @@ func TestFromProtoStreamCancel(t *testing.T) {
 	}
 	// Progress is reported through the options.
 	var rows, bytesIn int64
-	opts := &shred.ProtoOptions{Progress: func(r, b int64) { rows, bytesIn = r, b }}
+	opts := &shred.ProtoOptions{File: shred.Options{Progress: func(r, b int64) { rows, bytesIn = r, b }}}
 	if _, err := shred.FromProtoStream(context.Background(), io.Discard, bytes.NewReader(delimited), shred.Delimited, md, opts); err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func (pw *ProtoWriter) WriteWire(msg []byte) error {
 		return pw.writeReflective(msg)
 	}
 	if len(msg) > math.MaxInt32 {
-		return fieldpath.Record(fmt.Errorf("%w: %s: message of %d bytes is too long", ErrWire, pw.md.FullName(), len(msg)), pw.aw.RowCount())
+		return pw.aw.recordError(fmt.Errorf("%w: %s: message of %d bytes is too long", ErrWire, pw.md.FullName(), len(msg)))
 	}
 	w := pw.aw.w
 	if err := w.StartRow(); err != nil {
@@ -86,7 +86,7 @@ func (pw *ProtoWriter) WriteWire(msg []byte) error {
 		if isFallback(err) {
 			return pw.writeReflective(msg)
 		}
-		return fieldpath.Record(err, pw.aw.RowCount())
+		return pw.aw.recordError(err)
 	}
 	p.release()
 	return pw.aw.endRow()
@@ -104,7 +104,7 @@ func (pw *ProtoWriter) writeReflective(msg []byte) error {
 		pw.dyn = dynamicpb.NewMessage(pw.md)
 	}
 	if err := protosafe.Unmarshal(proto.UnmarshalOptions{Resolver: pw.resolver}, msg, pw.dyn); err != nil {
-		return fieldpath.Record(fmt.Errorf("%w: %s: %w", ErrWire, pw.md.FullName(), err), pw.aw.RowCount())
+		return pw.aw.recordError(fmt.Errorf("%w: %s: %w", ErrWire, pw.md.FullName(), err))
 	}
 	return pw.Write(pw.dyn)
 }

@@ -930,7 +930,7 @@ func TestWriteWireAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pw, err := shred.NewProtoWriter(io.Discard, md, &shred.ProtoOptions{File: shred.Options{Concurrency: 1}})
+	pw, err := shred.NewProtoWriter(io.Discard, md, &shred.ProtoOptions{File: shred.Options{WriterOptions: format.WriterOptions{Concurrency: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}

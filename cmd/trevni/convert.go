@@ -235,7 +235,7 @@ func fromavroCommand(fs *flag.FlagSet) runFunc {
 		}
 		if len(ins) == 1 {
 			return e.toTrevni(ins[0], outPath, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
-				return shred.FromContainer(out, in, &opts, progress)
+				return shred.FromContainer(e.ctx, out, in, &shred.Options{WriterOptions: opts, Progress: progress})
 			})
 		}
 		return e.fromAvroFiles(ins, outPath, opts)
@@ -270,23 +270,23 @@ func (e *env) fromAvroFiles(ins []string, outPath string, opts format.WriterOpti
 	if err != nil {
 		return fmt.Errorf("%s: %w", ins[0], err)
 	}
-	aw, err := shred.NewAvroWriter(out, r.Schema(), &opts)
+	p := e.newProgress(0, total)
+	defer p.done()
+	var done int64
+	aw, err := shred.NewAvroWriter(out, r.Schema(), &shred.Options{WriterOptions: opts, Progress: func(rows, n int64) {
+		p.setRows(rows)
+		p.setBytes(done + n)
+	}})
 	if err != nil {
 		return fmt.Errorf("%s: %w", ins[0], err)
 	}
 	defer aw.Abort()
-	p := e.newProgress(0, total)
-	defer p.done()
-	var done int64
 	for _, name := range ins {
 		f, err := e.openInput(name)
 		if err != nil {
 			return err
 		}
-		err = aw.AppendContainer(&ctxReader{ctx: e.ctx, r: f}, func(rows, n int64) {
-			p.setRows(rows)
-			p.setBytes(done + n)
-		})
+		err = aw.AppendContainer(e.ctx, &ctxReader{ctx: e.ctx, r: f})
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -460,7 +460,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer in.Close()
-		aw, err := shred.NewAvroWriter(out, text, &opts)
+		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts})
 		if err != nil {
 			return fmt.Errorf("%s: %w", *schemaFile, err)
 		}
@@ -538,7 +538,7 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 		if opts.TempDir, err = out.TempDir(); err != nil {
 			return err
 		}
-		aw, err := shred.NewAvroWriter(out, text, &opts)
+		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts})
 		if err != nil {
 			return fmt.Errorf("%s: %w", args[0], err)
 		}
@@ -660,7 +660,7 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		}
 		return e.toTrevni(args[0], args[1], &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 			// Made here, once toTrevni has set opts.TempDir.
-			po := &shred.ProtoOptions{File: opts, Mapping: protoschema.Options{RecursionLimit: *recursion}, Progress: progress}
+			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Progress: progress}, Mapping: protoschema.Options{RecursionLimit: *recursion}}
 			return shred.FromProtoStream(e.ctx, out, in, form, md, po)
 		})
 	}

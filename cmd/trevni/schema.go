@@ -6,8 +6,8 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoload"
-	"github.com/trevni-go/trevni/shred"
 )
 
 const schemaHelp = `
@@ -46,14 +46,14 @@ func schemaCommand(fs *flag.FlagSet) runFunc {
 			fmt.Fprintln(out, name)
 			return out.Commit()
 		}
-		text, ok := meta.Get(shred.MetaAvroSchema)
+		text, ok := meta.Get(layout.MetaAvroSchema)
 		if !ok {
-			return fmt.Errorf("%s: no %s metadata: not written from Avro or protobuf", in.Name(), shred.MetaAvroSchema)
+			return fmt.Errorf("%s: no %s metadata: not written from Avro or protobuf", in.Name(), layout.MetaAvroSchema)
 		}
 		if *pretty {
 			var buf bytes.Buffer
 			if err := json.Indent(&buf, text, "", "  "); err != nil {
-				return fmt.Errorf("%s: %s is not JSON: %w", in.Name(), shred.MetaAvroSchema, err)
+				return fmt.Errorf("%s: %s is not JSON: %w", in.Name(), layout.MetaAvroSchema, err)
 			}
 			text = buf.Bytes()
 		}
