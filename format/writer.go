@@ -837,7 +837,7 @@ func (w *Writer) cutBlock(c *columnWriter) error {
 func (w *Writer) compress(c *columnWriter, b *block, raw []byte) {
 	var data []byte
 	var err error
-	_, isNull := c.codec.(nullCodec)
+	isNull := isNullCodec(c.codec)
 	if isNull {
 		data = raw // stored as is: the buffer becomes the block
 	} else {

@@ -20,6 +20,7 @@
 package ocf
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -114,14 +115,7 @@ const maxVarintLen = 10
 
 // appendLong appends the Avro encoding of v (zig-zag, then base-128
 // varint) to b.
-func appendLong(b []byte, v int64) []byte {
-	u := uint64(v<<1) ^ uint64(v>>63)
-	for u >= 0x80 {
-		b = append(b, byte(u)|0x80)
-		u >>= 7
-	}
-	return append(b, byte(u))
-}
+func appendLong(b []byte, v int64) []byte { return binary.AppendVarint(b, v) }
 
 // readLong reads one Avro long from r. It returns io.EOF only when r ends
 // before the first byte, and io.ErrUnexpectedEOF when it ends inside the

@@ -1,0 +1,204 @@
+package format
+
+import (
+	"bytes"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	dbzip2 "github.com/dsnet/compress/bzip2"
+)
+
+// rawBlock is one block of a file built by buildFile: its descriptor and
+// its stored bytes (checksum included).
+type rawBlock struct {
+	rows, size int
+	data       []byte
+}
+
+// buildFile lays out a Trevni file by hand, so that tests can state block
+// descriptors that no writer would produce.
+func buildFile(t testing.TB, rows int64, fileMeta MetaData, cols []ColumnMeta, blocks [][]rawBlock) []byte {
+	t.Helper()
+	var h encoder
+	h.b = append(h.b, magic[:]...)
+	h.writeFixed64(uint64(rows))
+	h.writeFixed32(uint32(len(cols)))
+	writeMeta(&h, &fileMeta)
+	for i := range cols {
+		writeColumnMeta(&h, &cols[i])
+	}
+	var body encoder
+	start := int64(len(h.b)) + 8*int64(len(cols))
+	for i := range cols {
+		h.writeFixed64(uint64(start + int64(len(body.b))))
+		body.writeFixed32(uint32(len(blocks[i])))
+		for _, b := range blocks[i] {
+			body.writeFixed32(uint32(b.rows))
+			body.writeFixed32(uint32(b.size))
+			body.writeFixed32(uint32(len(b.data)))
+		}
+		for _, b := range blocks[i] {
+			body.b = append(body.b, b.data...)
+		}
+	}
+	return append(h.b, body.b...)
+}
+
+// bzip2Zeros returns a bzip2 stream that decompresses to n zeros, n a
+// multiple of 16 MiB: copies of one small stream of 16 or 32 MiB, which
+// readers take as one stream, as Java's does.
+func bzip2Zeros(t testing.TB, n int) []byte {
+	t.Helper()
+	chunk := 32 << 20
+	if n%chunk != 0 {
+		chunk = 16 << 20
+	}
+	if n%chunk != 0 {
+		t.Fatalf("%d is not a multiple of 16 MiB", n)
+	}
+	var buf bytes.Buffer
+	w, err := dbzip2.NewWriter(&buf, &dbzip2.WriterConfig{Level: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(make([]byte, chunk)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Repeat(buf.Bytes(), n/chunk)
+}
+
+// bombFile returns a file of eight int columns and one row, each column
+// one bzip2 block that really decompresses to size zeros.
+func bombFile(t testing.TB, size int) []byte {
+	stream := bzip2Zeros(t, size)
+	var meta MetaData
+	meta.SetString(KeyCodec, CodecBzip2)
+	cols := make([]ColumnMeta, 8)
+	blocks := make([][]rawBlock, 8)
+	for i := range cols {
+		cols[i] = ColumnMeta{Name: string(rune('a' + i)), Type: Int}
+		blocks[i] = []rawBlock{{rows: 1, size: size, data: stream}}
+	}
+	return buildFile(t, 1, meta, cols, blocks)
+}
+
+// allocDuring returns the bytes allocated while f runs: an upper bound of
+// the memory it held at its peak.
+func allocDuring(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestDecompressionBomb reads a small file of eight columns whose bzip2
+// blocks each inflate to 1 GiB: every block is refused, before it is
+// inflated, with an error that names the option raising the limit.
+func TestDecompressionBomb(t *testing.T) {
+	data := bombFile(t, 1<<30)
+	if len(data) > 16<<10 {
+		t.Fatalf("the bomb takes %d bytes", len(data))
+	}
+	for _, c := range []struct {
+		name   string
+		opts   *ReaderOptions
+		option string
+	}{
+		{"defaults", nil, "ReaderOptions.MaxBlockSize"},
+		{"no block limit", &ReaderOptions{MaxBlockSize: 1<<31 - 1}, "ReaderOptions.BlockMemory"},
+		{"read-ahead", &ReaderOptions{MaxBlockSize: 1<<31 - 1, ReadAhead: true}, "ReaderOptions.BlockMemory"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			var problems []error
+			alloc := allocDuring(func() {
+				rd, err := NewReader(bytes.NewReader(data), int64(len(data)), c.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rd.Verify(func(err error) { problems = append(problems, err) })
+				rows, err := rd.Rows()
+				if err == nil {
+					_, err = rows.Read()
+				}
+				problems = append(problems, err)
+			})
+			if len(problems) != 9 {
+				t.Fatalf("%d problems: %v", len(problems), problems)
+			}
+			for i, err := range problems {
+				var e *Error
+				if !errors.Is(err, ErrLimit) || !errors.As(err, &e) || !strings.Contains(err.Error(), c.option) {
+					t.Fatalf("problem %d: %v, want ErrLimit naming %s", i, err, c.option)
+				}
+				if e.Column == "" || e.Block != 0 || e.Offset <= 0 {
+					t.Errorf("problem %d does not locate the block: %v", i, err)
+				}
+			}
+			if alloc > 32<<20 {
+				t.Errorf("reading the bomb allocated %d MiB", alloc>>20)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("reading the bomb took %v", d)
+			}
+		})
+	}
+}
+
+// TestBlockMemoryBudget reads eight columns whose blocks each inflate to
+// 48 MiB, each under the block size limit: reading all of them at once
+// stops at the memory budget, with a clean error, and memory stays
+// bounded by it.
+func TestBlockMemoryBudget(t *testing.T) {
+	const size = 48 << 20
+	data := bombFile(t, size)
+	var err error
+	alloc := allocDuring(func() {
+		var rd *Reader
+		rd, err = NewReader(bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows *RowReader
+		if rows, err = rd.Rows(); err == nil {
+			_, err = rows.Read()
+		}
+	})
+	var e *Error
+	if !errors.Is(err, ErrLimit) || !errors.As(err, &e) || !strings.Contains(err.Error(), "ReaderOptions.BlockMemory") {
+		t.Fatalf("err = %v, want ErrLimit naming ReaderOptions.BlockMemory", err)
+	}
+	if want := DefaultBlockMemory / size; e.Index != want {
+		t.Errorf("the budget ran out at column %d, want %d", e.Index, want)
+	}
+	if alloc > DefaultBlockMemory+32<<20 {
+		t.Errorf("reading allocated %d MiB, past the budget of %d MiB", alloc>>20, DefaultBlockMemory>>20)
+	}
+
+	// One column at a time, each block is read in full: a ColumnReader
+	// closed, or dropped, gives its memory back.
+	rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rd.NumColumns() {
+		c, err := rd.Values(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := c.Next(); err != nil || v != int32(0) {
+			t.Fatalf("column %d: %v, %v", i, v, err)
+		}
+		if i%2 == 0 {
+			c.Close()
+		}
+	}
+}
