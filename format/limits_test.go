@@ -3,7 +3,10 @@ package format
 import (
 	"bytes"
 	"errors"
+	"io"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -199,6 +202,158 @@ func TestBlockMemoryBudget(t *testing.T) {
 		}
 		if i%2 == 0 {
 			c.Close()
+		}
+	}
+}
+
+// TestWriterBlockSizeLimit checks that the writer refuses a block size
+// whose files readers would refuse, that its largest block size reads with
+// the reader's defaults, and that large block sizes cost no memory up
+// front.
+func TestWriterBlockSizeLimit(t *testing.T) {
+	cols := []ColumnMeta{{Name: "b", Type: Bytes}}
+	_, err := NewWriter(io.Discard, cols, &WriterOptions{BlockSize: MaxWriterBlockSize + 1})
+	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "BlockSize") {
+		t.Fatalf("BlockSize over the limit: err = %v", err)
+	}
+
+	many := make([]ColumnMeta, 100)
+	for i := range many {
+		many[i] = ColumnMeta{Name: strconv.Itoa(i), Type: Long}
+	}
+	if alloc := allocDuring(func() {
+		if _, err := NewWriter(io.Discard, many, &WriterOptions{BlockSize: MaxWriterBlockSize}); err != nil {
+			t.Fatal(err)
+		}
+	}); alloc > 16<<20 {
+		t.Errorf("NewWriter of 100 columns allocated %d MiB", alloc>>20)
+	}
+
+	// Rows of 1 MiB, so the first block is cut one row past the block size.
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, cols, &WriterOptions{BlockSize: MaxWriterBlockSize, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := bytes.Repeat([]byte{7}, 1<<20)
+	const rows = MaxWriterBlockSize>>20 + 3
+	for range rows {
+		w.WriteRow(row)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := rd.Blocks(0)
+	if err != nil || len(blocks) != 2 || blocks[0].UncompressedSize <= MaxWriterBlockSize {
+		t.Fatalf("blocks %+v, %v", blocks, err)
+	}
+	if n := rd.Verify(func(err error) { t.Error(err) }); n != 0 {
+		t.Fatalf("%d problems", n)
+	}
+}
+
+// runCode returns the length code of a run of k equal lengths v (0 or 1),
+// k from 2 to 2^30+1.
+func runCode(k int64, v int32) int32 {
+	return -2*int32(k-1) + (1 - v) // -1: two 0s, -2: two 1s, -3: three 0s...
+}
+
+// runs encodes n lengths v as run codes.
+func runs(n int64, v int32) []byte {
+	var e encoder
+	for n > 0 {
+		k := min(n, 1<<30+1)
+		if k == 1 {
+			e.writeInt(v)
+		} else {
+			e.writeInt(runCode(k, v))
+		}
+		n -= k
+	}
+	return e.b
+}
+
+// TestVerifyIsLinearInBytes verifies tiny files that claim vast numbers of
+// rows or elements through runs of equal lengths: each must be checked in
+// far less than a second, and damage to them still caught.
+func TestVerifyIsLinearInBytes(t *testing.T) {
+	nested := []ColumnMeta{
+		{Name: "a", Type: Null, Array: true},
+		{Name: "a#b", Type: Null, Array: true, Parent: "a"},
+		{Name: "a#b#c", Type: Null, Parent: "a#b"},
+	}
+	type file struct {
+		rows   int64
+		cols   []ColumnMeta
+		blocks [][]byte // one block per column
+	}
+	const many = 1<<32 - 1 // rows in one block
+	const elems = 1<<31 - 1
+	var one encoder
+	one.writeInt(elems)
+	files := map[string]file{
+		// No columns: nothing can be wrong, however many rows.
+		"2^62 rows": {rows: 1 << 62},
+		// Every row holds one element, which holds one element.
+		"runs of ones": {rows: many, cols: nested, blocks: [][]byte{runs(many, 1), runs(many, 1), nil}},
+		// One row of 2^31-1 elements, each holding one element.
+		"2^31 null elements": {rows: 1, cols: nested, blocks: [][]byte{one.b, runs(elems, 1), nil}},
+		// Many rows of no elements.
+		"runs of zeros": {rows: many, cols: nested, blocks: [][]byte{runs(many, 0), nil, nil}},
+	}
+	for name, f := range files {
+		blocks := make([][]rawBlock, len(f.cols))
+		for i, b := range f.blocks {
+			blocks[i] = []rawBlock{{rows: int(f.rows), size: len(b), data: b}}
+		}
+		data := buildFile(t, f.rows, MetaData{}, f.cols, blocks)
+		if len(data) > 300 {
+			t.Fatalf("%s: %d bytes", name, len(data))
+		}
+		check := func(data []byte, want bool) {
+			t.Helper()
+			start := time.Now()
+			rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			var problems []error
+			rd.Verify(func(err error) { problems = append(problems, err) })
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("%s: Verify took %v", name, d)
+			}
+			if (len(problems) == 0) != want {
+				t.Errorf("%s: problems %v, want ok=%v", name, problems, want)
+			}
+		}
+		check(data, true)
+		if len(f.cols) == 0 {
+			continue
+		}
+		// One element fewer in the last column that holds lengths: caught.
+		for i := len(f.blocks) - 1; i >= 0; i-- {
+			if len(f.blocks[i]) == 0 {
+				continue
+			}
+			short := bytes.Clone(blocks[i][0].data)
+			var d decoder
+			d.reset(short)
+			n, _ := d.readInt()
+			var e encoder
+			if n < 0 {
+				e.writeInt(n + 2) // a run one shorter
+			} else {
+				e.writeInt(n - 1)
+			}
+			e.b = append(e.b, short[d.pos:]...)
+			damaged := slices.Clone(blocks)
+			damaged[i] = []rawBlock{{rows: int(f.rows), size: len(e.b), data: e.b}}
+			check(buildFile(t, f.rows, MetaData{}, f.cols, damaged), false)
+			break
 		}
 	}
 }

@@ -268,13 +268,17 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 		}
 	}
 	rd.starts = make([]int64, ncols)
+	// The columns' data begins after the table of their starts.
+	dataStart := h.off + 8*int64(ncols)
 	for i := range rd.starts {
+		at := h.off
 		if err := h.full(fixed[:8]); err != nil {
 			return nil, err
 		}
 		rd.starts[i] = int64(binary.LittleEndian.Uint64(fixed[:8]))
-		if rd.starts[i] < h.off || rd.starts[i] > size-4 && ncols > 0 {
-			e := h.fail(fmt.Errorf("column start %d outside the file's data (%d to %d)", rd.starts[i], h.off, size))
+		if rd.starts[i] < dataStart || rd.starts[i] > size-4 {
+			h.off = at
+			e := h.fail(fmt.Errorf("column start %d outside the file's data (%d to %d)", rd.starts[i], dataStart, size))
 			return nil, columnError(e, i, rd.cols[i].Name)
 		}
 	}
@@ -377,8 +381,20 @@ func (rd *Reader) Checksum() string {
 // NumColumns returns the number of columns.
 func (rd *Reader) NumColumns() int { return len(rd.cols) }
 
-// Column returns the metadata of column i. It must not be modified.
+// Column returns the metadata of column i. It must not be modified. Like
+// a slice index, i must be in [0, NumColumns()): Column panics otherwise,
+// as do the other accessors taking a column number without returning an
+// error. ColumnAt checks i and returns an error instead.
 func (rd *Reader) Column(i int) *ColumnMeta { return &rd.cols[i] }
+
+// ColumnAt returns the metadata of column i, or an error wrapping ErrUsage
+// when there is no column i. The result must not be modified.
+func (rd *Reader) ColumnAt(i int) (*ColumnMeta, error) {
+	if i < 0 || i >= len(rd.cols) {
+		return nil, fmt.Errorf("%w: no column %d of %d", ErrUsage, i, len(rd.cols))
+	}
+	return &rd.cols[i], nil
+}
 
 // RawColumnMeta returns every metadata entry of column i as stored, in
 // order, reserved keys included. It must not be modified.
