@@ -18,9 +18,9 @@ const DefaultMaxBlockSize = 64 << 20
 // decompressed, read-ahead included) the ColumnReaders of one Reader may
 // hold at once unless ReaderOptions.BlockMemory says otherwise. Reading
 // every column of a file of Java's 64 KiB blocks takes at most about
-// 300 KiB per column, so this admits about 800 columns read at once, and
-// any four blocks of DefaultMaxBlockSize.
-const DefaultBlockMemory = 256 << 20
+// 300 KiB per column, so this admits some 1,700 columns read at once, and
+// any eight blocks of DefaultMaxBlockSize.
+const DefaultBlockMemory = 512 << 20
 
 // blockBudget bounds the bytes that the ColumnReaders of one Reader hold in
 // block buffers. Each ColumnReader owns a share, the bytes of its buffers;

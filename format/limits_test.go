@@ -157,16 +157,18 @@ func TestDecompressionBomb(t *testing.T) {
 }
 
 // TestBlockMemoryBudget reads eight columns whose blocks each inflate to
-// 48 MiB, each under the block size limit: reading all of them at once
+// 32 MiB, each under the block size limit: reading all of them at once
 // stops at the memory budget, with a clean error, and memory stays
 // bounded by it.
 func TestBlockMemoryBudget(t *testing.T) {
-	const size = 48 << 20
+	const size = 32 << 20
+	const budget = 100 << 20
+	opts := &ReaderOptions{BlockMemory: budget}
 	data := bombFile(t, size)
 	var err error
 	alloc := allocDuring(func() {
 		var rd *Reader
-		rd, err = NewReader(bytes.NewReader(data), int64(len(data)), nil)
+		rd, err = NewReader(bytes.NewReader(data), int64(len(data)), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,16 +181,17 @@ func TestBlockMemoryBudget(t *testing.T) {
 	if !errors.Is(err, ErrLimit) || !errors.As(err, &e) || !strings.Contains(err.Error(), "ReaderOptions.BlockMemory") {
 		t.Fatalf("err = %v, want ErrLimit naming ReaderOptions.BlockMemory", err)
 	}
-	if want := DefaultBlockMemory / size; e.Index != want {
+	if want := budget / size; e.Index != want {
 		t.Errorf("the budget ran out at column %d, want %d", e.Index, want)
 	}
-	if alloc > DefaultBlockMemory+32<<20 {
-		t.Errorf("reading allocated %d MiB, past the budget of %d MiB", alloc>>20, DefaultBlockMemory>>20)
+	if alloc > budget+32<<20 {
+		t.Errorf("reading allocated %d MiB, past the budget of %d MiB", alloc>>20, budget>>20)
 	}
 
 	// One column at a time, each block is read in full: a ColumnReader
 	// closed, or dropped, gives its memory back.
-	rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	data = bombFile(t, 16<<20)
+	rd, err := NewReader(bytes.NewReader(data), int64(len(data)), &ReaderOptions{BlockMemory: 40 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

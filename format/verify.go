@@ -42,6 +42,7 @@ func (rd *Reader) Verify(report func(error)) int {
 				leafErr[i] = c.checkLeafBlock(b)
 			}
 		}
+		c.Close() // its block memory goes back to the budget
 	}
 	for i := range rd.cols {
 		if rd.parents[i] >= 0 {
