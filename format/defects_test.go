@@ -138,3 +138,31 @@ func TestNilAndOutOfRange(t *testing.T) {
 		t.Errorf("ColumnAt(0) = %v, %v", c, err)
 	}
 }
+
+// TestZstandardName checks that "zstandard", the Avro specification's
+// name, works as a name of the zstd codec in Trevni files too.
+func TestZstandardName(t *testing.T) {
+	for _, name := range []string{CodecZstd, CodecZstandard} {
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, []ColumnMeta{{Name: "s", Type: String}}, &WriterOptions{Codec: name, Checksum: ChecksumCRC32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 1000 {
+			w.WriteRow(strings.Repeat("x", i%50))
+		}
+		if err := w.Close(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rd, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rd.Codec() != name {
+			t.Errorf("codec %q stored as %q", name, rd.Codec())
+		}
+		if n := rd.Verify(func(err error) { t.Error(err) }); n != 0 {
+			t.Errorf("%s: %d problems", name, n)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ocf
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -192,7 +193,7 @@ func TestCodecCorruption(t *testing.T) {
 
 	// Snappy: a decoded length the body cannot produce.
 	h := func(codec string) []byte { return header(MetaSchema, `"int"`, MetaCodec, codec) }
-	payload := append(appendUvarint(nil, 10<<20), 0, 0, 0, 0, 0, 0, 0)
+	payload := append(binary.AppendUvarint(nil, 10<<20), 0, 0, 0, 0, 0, 0, 0)
 	if err := drain(append(h(CodecSnappy), rawBlock(1, payload)...)); !errors.Is(err, ErrFormat) {
 		t.Errorf("snappy length lie: err = %v", err)
 	}
@@ -247,14 +248,6 @@ func blockPayload(t *testing.T, file []byte) []byte {
 	size, _, _ := readLong(br)
 	start := len(rest) - br.Len()
 	return rest[start : start+int(size)]
-}
-
-func appendUvarint(b []byte, v uint64) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
 }
 
 // TestTruncation cuts small files of every codec at every offset: the
