@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // Codec names. Zstandard is the Avro specification's name for zstd; both
@@ -239,12 +240,9 @@ func corrupt(err error) error {
 	return fmt.Errorf("%w: %w", ErrCorrupt, err)
 }
 
-// growLen extends b by n bytes, reusing its capacity when it can.
+// growLen extends b by n bytes, reusing its capacity when it can and
+// growing it as append does otherwise, so that buffers reused for blocks
+// of growing sizes are not reallocated each time.
 func growLen(b []byte, n int) []byte {
-	if cap(b)-len(b) < n {
-		nb := make([]byte, len(b), len(b)+n)
-		copy(nb, b)
-		b = nb
-	}
-	return b[:len(b)+n]
+	return slices.Grow(b, n)[:len(b)+n]
 }

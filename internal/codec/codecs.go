@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/dsnet/compress/bzip2"
@@ -369,8 +370,50 @@ func (c *zstdCodec) Decompress(dst, src []byte, lim Limit) ([]byte, error) {
 	r, _ := c.readers.Get().(*zstdReader)
 	if r == nil {
 		r = &zstdReader{}
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
+			zstd.WithDecodeAllCapLimit(true))
+		if err != nil {
+			return dst, fmt.Errorf("zstd: %w", err)
+		}
+		r.dec = dec
+	}
+	// A frame that states its size is decoded in one call, into exactly
+	// that room, once the size is found within the limit and within what
+	// the input could produce; DecodeAll never writes past the room it is
+	// given.
+	if r.hdr.Decode(src) == nil && r.hdr.HasFCS {
+		if err := checkStated(r.hdr.FrameContentSize, len(src), zstdMaxRatio, lim); err != nil {
+			c.readers.Put(r)
+			return dst, fmt.Errorf("zstd: %w", err)
+		}
+		start, n := len(dst), int(r.hdr.FrameContentSize)
+		room := slices.Grow(dst, n)
+		room = room[: start : start+min(cap(room)-start, n)]
+		out, err := r.dec.DecodeAll(src, room)
+		c.readers.Put(r)
+		switch {
+		case errors.Is(err, zstd.ErrDecoderSizeExceeded):
+			// More frames follow the first: as much as the limit allows.
+			return c.decodeStream(dst, src, lim)
+		case err != nil:
+			return dst, fmt.Errorf("zstd: %w", corrupt(err))
+		case lim.Exact && len(out)-start != lim.Max:
+			return out, fmt.Errorf("zstd: %w: block decompresses to %d bytes, stated size %d", ErrSize, len(out)-start, lim.Max)
+		}
+		return out, nil
+	}
+	c.readers.Put(r)
+	return c.decodeStream(dst, src, lim)
+}
+
+// decodeStream decodes src as a stream, bounded by lim.
+func (c *zstdCodec) decodeStream(dst, src []byte, lim Limit) ([]byte, error) {
+	r, _ := c.readers.Get().(*zstdReader)
+	if r == nil {
+		r = &zstdReader{}
 		r.src.Reset(src)
-		dec, err := zstd.NewReader(&r.src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		dec, err := zstd.NewReader(&r.src, zstd.WithDecoderConcurrency(1),
+			zstd.WithDecodeAllCapLimit(true))
 		if err != nil {
 			return dst, fmt.Errorf("zstd: %w", err)
 		}
@@ -379,14 +422,6 @@ func (c *zstdCodec) Decompress(dst, src []byte, lim Limit) ([]byte, error) {
 		r.src.Reset(src)
 		if err := r.dec.Reset(&r.src); err != nil {
 			return dst, fmt.Errorf("zstd: %w", corrupt(err))
-		}
-	}
-	// A frame may state its size: refuse one the limit or the input
-	// cannot back before decoding.
-	if r.hdr.Decode(src) == nil && r.hdr.HasFCS {
-		if err := checkStated(r.hdr.FrameContentSize, len(src), zstdMaxRatio, lim); err != nil {
-			c.readers.Put(r)
-			return dst, fmt.Errorf("zstd: %w", err)
 		}
 	}
 	out, ended, err := readBounded(dst, r.dec, lim)
