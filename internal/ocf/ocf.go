@@ -8,7 +8,11 @@
 // decompressed bytes of each block, and a Writer takes records that are
 // already binary encoded.
 //
-// Supported codecs are null, deflate, snappy, bzip2, xz and zstandard.
+// Supported codecs are null, deflate, snappy, bzip2, xz and zstandard
+// ("zstd" is accepted as a name of zstandard; writers store the
+// specification's name). The codecs themselves are those of
+// internal/codec, shared with the Trevni format; the CRC-32 that follows
+// each snappy block in a container is added and checked here.
 // Readers and Writers reuse their buffers and (de)compressors from block to
 // block, so that in steady state they allocate nothing; the exceptions are
 // bzip2, whose library allocates small scratch slices per block, and xz,
