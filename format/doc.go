@@ -12,7 +12,12 @@
 //
 // [Writer] streams rows into columns with memory bounded by configuration;
 // [Reader] opens a file over an io.ReaderAt, reading only the header, and
-// reads each column lazily through a [ColumnReader].
+// reads each column lazily through a [ColumnReader]. Reading is bounded for
+// hostile files: a block larger than [ReaderOptions].MaxBlockSize is refused
+// before it is decompressed, and the block buffers of all ColumnReaders of a
+// Reader stay within [ReaderOptions].BlockMemory; both fail with [ErrLimit].
+// [Reader.Verify] takes time in proportion to the bytes stored, not to the
+// rows or elements they claim.
 //
 // The package knows nothing of Avro or Protobuf; see the schema, shred and
 // assemble packages for those.

@@ -20,17 +20,14 @@ func (e *encoder) reset(b []byte) {
 	e.bitCount = 0
 }
 
-func (e *encoder) writeUvarint(u uint64) {
-	for u >= 0x80 {
-		e.b = append(e.b, byte(u)|0x80)
-		u >>= 7
-	}
-	e.b = append(e.b, byte(u))
+// writeInt and writeLong write Avro's zig-zag varints (Go's signed
+// varints), zig-zag coded without a branch: random signs would defeat
+// branch prediction in binary.AppendVarint.
+func (e *encoder) writeInt(v int32) {
+	e.b = binary.AppendUvarint(e.b, uint64(uint32((v<<1)^(v>>31))))
 }
 
-func (e *encoder) writeInt(v int32) { e.writeUvarint(uint64(uint32((v << 1) ^ (v >> 31)))) }
-
-func (e *encoder) writeLong(v int64) { e.writeUvarint(uint64((v << 1) ^ (v >> 63))) }
+func (e *encoder) writeLong(v int64) { e.b = binary.AppendUvarint(e.b, uint64((v<<1)^(v>>63))) }
 
 // writeLength writes an array length or run code. Like Java, every length
 // written restarts boolean packing on a fresh byte.

@@ -15,6 +15,10 @@ var (
 	ErrChecksum = errors.New("checksum mismatch")
 	// ErrCodec reports an unknown codec or checksum name.
 	ErrCodec = errors.New("unknown codec")
+	// ErrLimit reports input that needs more than a configured limit
+	// allows, such as a block larger than ReaderOptions.MaxBlockSize. The
+	// message names the option that raises the limit.
+	ErrLimit = errors.New("limit exceeded")
 	// ErrUsage reports a call that breaks the writer's or reader's protocol,
 	// such as writing a value of the wrong type or too few values in a row.
 	ErrUsage = errors.New("invalid use")
@@ -73,4 +77,13 @@ func (e *Error) Unwrap() error { return e.Err }
 // newError returns an *Error with every location unknown.
 func newError(err error) *Error {
 	return &Error{Offset: -1, Index: -1, Block: -1, Row: -1, Err: err}
+}
+
+// unwrapLocation returns the cause inside err when err is an *Error, so
+// that a caller adding its own location does not repeat one.
+func unwrapLocation(err error) error {
+	if e, ok := err.(*Error); ok {
+		return e.Err
+	}
+	return err
 }

@@ -21,8 +21,15 @@ type ReaderOptions struct {
 	// Codecs adds or replaces codecs by name.
 	Codecs map[string]Codec
 	// MaxBlockSize bounds the uncompressed size of a block; 0 means
-	// 1 GiB. Larger blocks are reported as errors instead of read.
+	// DefaultMaxBlockSize. A larger block is an error wrapping ErrLimit,
+	// reported before anything of it is decompressed.
 	MaxBlockSize int
+	// BlockMemory bounds the bytes that all the ColumnReaders of the
+	// Reader hold at once in block buffers, stored and decompressed,
+	// read-ahead included; 0 means DefaultBlockMemory and a negative
+	// value means no bound. A block that would take more is an error
+	// wrapping ErrLimit, reported before it is read.
+	BlockMemory int64
 	// StrictChecksums rejects the all-zero CRC-32 that Java writes for
 	// every block of a null-codec file; by default it is tolerated.
 	StrictChecksums bool
@@ -51,6 +58,8 @@ type Reader struct {
 
 	mu     sync.Mutex
 	tables []*blockTable
+
+	budget blockBudget
 }
 
 // BlockInfo describes one block of a column.
@@ -193,12 +202,26 @@ func (h *headerReader) meta(m *MetaData) error {
 // written 1 and 2). Java's reader, through a bug, accepts any four bytes;
 // checking them turns a wrong file into a clear error.
 func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) {
+	if r == nil {
+		return nil, fmt.Errorf("%w: NewReader of a nil io.ReaderAt", ErrUsage)
+	}
+	if size < 0 {
+		return nil, fmt.Errorf("%w: NewReader of a negative size %d", ErrUsage, size)
+	}
 	rd := &Reader{ra: r, size: size}
 	if opts != nil {
 		rd.opts = *opts
 	}
 	if rd.opts.MaxBlockSize <= 0 {
-		rd.opts.MaxBlockSize = 1 << 30
+		rd.opts.MaxBlockSize = DefaultMaxBlockSize
+	}
+	switch {
+	case rd.opts.BlockMemory == 0:
+		rd.budget.limit = DefaultBlockMemory
+	case rd.opts.BlockMemory < 0:
+		rd.budget.limit = -1
+	default:
+		rd.budget.limit = rd.opts.BlockMemory
 	}
 	rd.codecs = codecSet{custom: rd.opts.Codecs}
 	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), headerChunk), size: size}
@@ -239,19 +262,23 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 			return nil, columnError(err, i, "")
 		}
 		if err := rd.parseColumnMeta(i); err != nil {
-			e := newError(fmt.Errorf("%w: %w", ErrFormat, err))
+			e := newError(asFormat(err))
 			e.Index, e.Column, e.Offset = i, rd.cols[i].Name, at
 			return nil, e
 		}
 	}
 	rd.starts = make([]int64, ncols)
+	// The columns' data begins after the table of their starts.
+	dataStart := h.off + 8*int64(ncols)
 	for i := range rd.starts {
+		at := h.off
 		if err := h.full(fixed[:8]); err != nil {
 			return nil, err
 		}
 		rd.starts[i] = int64(binary.LittleEndian.Uint64(fixed[:8]))
-		if rd.starts[i] < h.off || rd.starts[i] > size-4 && ncols > 0 {
-			e := h.fail(fmt.Errorf("column start %d outside the file's data (%d to %d)", rd.starts[i], h.off, size))
+		if rd.starts[i] < dataStart || rd.starts[i] > size-4 {
+			h.off = at
+			e := h.fail(fmt.Errorf("column start %d outside the file's data (%d to %d)", rd.starts[i], dataStart, size))
 			return nil, columnError(e, i, rd.cols[i].Name)
 		}
 	}
@@ -354,8 +381,20 @@ func (rd *Reader) Checksum() string {
 // NumColumns returns the number of columns.
 func (rd *Reader) NumColumns() int { return len(rd.cols) }
 
-// Column returns the metadata of column i. It must not be modified.
+// Column returns the metadata of column i. It must not be modified. Like
+// a slice index, i must be in [0, NumColumns()): Column panics otherwise,
+// as do the other accessors taking a column number without returning an
+// error. ColumnAt checks i and returns an error instead.
 func (rd *Reader) Column(i int) *ColumnMeta { return &rd.cols[i] }
+
+// ColumnAt returns the metadata of column i, or an error wrapping ErrUsage
+// when there is no column i. The result must not be modified.
+func (rd *Reader) ColumnAt(i int) (*ColumnMeta, error) {
+	if i < 0 || i >= len(rd.cols) {
+		return nil, fmt.Errorf("%w: no column %d of %d", ErrUsage, i, len(rd.cols))
+	}
+	return &rd.cols[i], nil
+}
 
 // RawColumnMeta returns every metadata entry of column i as stored, in
 // order, reserved keys included. It must not be modified.
@@ -460,13 +499,13 @@ func (rd *Reader) readTable(i int, t *blockTable) error {
 		bi.CompressedSize = int(binary.LittleEndian.Uint32(fixed[8:]))
 		bi.FirstRow = firstRow
 		firstRow += bi.Rows
-		if bi.UncompressedSize < 0 || bi.CompressedSize < 0 || bi.UncompressedSize > rd.opts.MaxBlockSize {
+		if bi.UncompressedSize > math.MaxInt32 || bi.CompressedSize > math.MaxInt32 {
 			return rd.colErr(i, b, at, fmt.Errorf("%w: block sizes out of range (uncompressed %d, compressed %d)", ErrFormat, bi.UncompressedSize, bi.CompressedSize))
 		}
 		if col.Values {
 			v, raw, err := readFirstValue(h, col.Type)
 			if err != nil {
-				return rd.colErr(i, b, at, fmt.Errorf("%w: first value: %w", ErrFormat, err))
+				return rd.colErr(i, b, at, fmt.Errorf("first value: %w", asFormat(unwrapLocation(err))))
 			}
 			bi.FirstValue, bi.firstValue = v, raw
 		}
@@ -573,6 +612,8 @@ type ColumnReader struct {
 	readAhead bool
 	ahead     chan *fetched // the next block, being fetched
 	spare     *fetched      // buffers for the next fetch
+
+	share *budgetShare // the bytes of block buffers held, in rd.budget
 }
 
 // Values returns a reader positioned before the first row of column i.
@@ -581,7 +622,9 @@ func (rd *Reader) Values(i int) (*ColumnReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ColumnReader{rd: rd, index: i, meta: &rd.cols[i], typ: rd.cols[i].Type, table: t, block: -1, row: -1, readAhead: rd.opts.ReadAhead}, nil
+	c := &ColumnReader{rd: rd, index: i, meta: &rd.cols[i], typ: rd.cols[i].Type, table: t, block: -1, row: -1, readAhead: rd.opts.ReadAhead}
+	rd.budget.register(c)
+	return c, nil
 }
 
 // ValuesByName returns a reader of the named column.
@@ -710,11 +753,30 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 		e := c.rd.colErr(c.index, b, bi.Offset, err)
 		f.err = e
 	}
+	if bi.UncompressedSize > c.rd.opts.MaxBlockSize {
+		fail(fmt.Errorf("%w: block of %d uncompressed bytes exceeds the %d bytes of ReaderOptions.MaxBlockSize", ErrLimit, bi.UncompressedSize, c.rd.opts.MaxBlockSize))
+		return
+	}
 	n := bi.CompressedSize + c.table.checksum
+	// Reserve what the buffers must grow by before they do; settle on
+	// what they really took afterwards.
+	before := int64(cap(f.raw) + cap(f.data))
+	reserved := int64(max(0, n-cap(f.raw)) + max(0, bi.UncompressedSize+1-cap(f.data)))
+	budget := &c.rd.budget
+	if !budget.take(c.share, reserved) {
+		fail(fmt.Errorf("%w: block of %d stored and %d uncompressed bytes would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, n, bi.UncompressedSize, budget.limit))
+		return
+	}
+	defer func() { budget.adjust(c.share, int64(cap(f.raw)+cap(f.data))-before-reserved) }()
 	if cap(f.raw) < n {
 		f.raw = make([]byte, n)
 	}
 	f.raw = f.raw[:n]
+	// The whole block is reserved: take it at once rather than grow to it
+	// (one byte more lets a codec check that nothing follows).
+	if want := min(bi.UncompressedSize, maxExpansion(c.table.codec, bi.CompressedSize)) + 1; cap(f.data) < want {
+		f.data = make([]byte, 0, want)
+	}
 	// ReadAt may report io.EOF along with a full read at the end of input.
 	if k, err := c.rd.ra.ReadAt(f.raw, bi.Offset); k < n {
 		if err == nil || err == io.EOF {
@@ -726,7 +788,10 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 	var err error
 	f.data, err = c.table.codec.Decompress(f.data[:0], f.raw[:bi.CompressedSize], bi.UncompressedSize)
 	if err != nil {
-		fail(fmt.Errorf("%s codec: %w", c.table.codecName, err))
+		if _, ok := c.table.codec.(builtinCodec); !ok {
+			err = fmt.Errorf("%s codec: %w", c.table.codecName, err)
+		}
+		fail(asFormat(err))
 		return
 	}
 	if c.table.checksum == 4 {
@@ -754,6 +819,7 @@ func (c *ColumnReader) Close() {
 		c.ahead = nil
 	}
 	c.raw, c.data, c.spare = nil, nil, nil
+	c.rd.budget.release(c.share)
 	for _, a := range c.aux {
 		a.Close()
 	}

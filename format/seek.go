@@ -160,11 +160,8 @@ func (c *ColumnReader) keyOf(v any) (any, error) {
 		}
 		return n, nil
 	case Float:
-		switch f := v.(type) {
-		case float32:
+		if f, ok := v.(float32); ok {
 			return f, nil
-		case float64:
-			return float32(f), nil
 		}
 	case Double:
 		switch f := v.(type) {

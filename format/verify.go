@@ -42,6 +42,7 @@ func (rd *Reader) Verify(report func(error)) int {
 				leafErr[i] = c.checkLeafBlock(b)
 			}
 		}
+		c.Close() // its block memory goes back to the budget
 	}
 	for i := range rd.cols {
 		if rd.parents[i] >= 0 {
@@ -96,28 +97,14 @@ func (c *ColumnReader) checkLeafBlock(b int) error {
 	return c.checkConsumed()
 }
 
-// skipEmptyRows moves the reader k rows ahead, loading (and, in strict
-// mode, checking) the blocks it crosses; the caller knows the column holds
-// no entries in those rows.
-func (c *ColumnReader) skipEmptyRows(k int64) error {
-	target := c.row + k
-	for target >= c.blockEnd {
-		if c.strict {
-			if err := c.checkConsumed(); err != nil {
-				return err
-			}
-		}
-		if err := c.loadBlock(c.block + 1); err != nil {
-			return err
-		}
-	}
-	c.row = target
-	return nil
-}
-
-// verifyTree walks every row of a top-level column with children and its
-// descendants, skipping values, and checks that every block is consumed
-// exactly.
+// verifyTree checks a top-level column with children and its descendants,
+// skipping values, and checks that every block is consumed exactly.
+//
+// It costs time in proportion to the bytes stored, not to the rows or
+// elements they claim: columns are separate streams, so the entries of
+// many rows, or of many elements, can be skipped in one step per column,
+// and runs of lengths are skipped whole. Rows are taken in spans within
+// which no column of the tree changes block.
 func (rd *Reader) verifyTree(tree []int) error {
 	readers := make(map[int]*ColumnReader, len(tree))
 	for _, i := range tree {
@@ -125,9 +112,12 @@ func (rd *Reader) verifyTree(tree []int) error {
 		if err != nil {
 			return err
 		}
+		defer c.Close()
 		c.strict = true
 		readers[i] = c
 	}
+	// walk skips the given number of entries of column i and, for an
+	// array column, the entries its elements hold in its descendants.
 	var walk func(i int, entries int64) error
 	walk = func(i int, entries int64) error {
 		c := readers[i]
@@ -137,57 +127,33 @@ func (rd *Reader) verifyTree(tree []int) error {
 			}
 			return nil
 		}
-		kids := rd.children[i]
-		if len(kids) == 0 {
-			if _, err := c.dec.skipEntries(c.typ, entries); err != nil {
-				return c.failData(err)
-			}
-			return nil
+		elems, err := c.dec.skipEntries(c.typ, entries)
+		if err != nil {
+			return c.failData(err)
 		}
-		// With children, each element's own value is followed by the
-		// children's entries, so go element by element.
-		for ; entries > 0; entries-- {
-			n, err := c.NextLength()
-			if err != nil {
+		for _, k := range rd.children[i] {
+			if err := walk(k, elems); err != nil {
 				return err
-			}
-			if c.typ != Null {
-				if err := c.dec.skipValues(c.typ, int64(n)); err != nil {
-					return c.failData(err)
-				}
-			}
-			for _, k := range kids {
-				if err := walk(k, int64(n)); err != nil {
-					return err
-				}
 			}
 		}
 		return nil
 	}
-	root := readers[tree[0]]
-	for row := int64(0); row < rd.rowCount; row++ {
+	for row := int64(0); row < rd.rowCount; {
+		end := rd.rowCount
 		for _, i := range tree {
-			if err := readers[i].StartRow(); err != nil {
+			c := readers[i]
+			if err := c.StartRow(); err != nil {
 				return err
 			}
+			end = min(end, c.blockEnd)
 		}
-		if err := walk(tree[0], 1); err != nil {
+		if err := walk(tree[0], end-row); err != nil {
 			return err
 		}
-		// A run of zero lengths in the top-level array column: the rows it
-		// covers hold nothing in any column of the tree, so skip them all.
-		if d := &root.dec; d.runLength > 0 && d.runValue == 0 {
-			k := min(d.runLength, root.blockEnd-1-root.row)
-			if k > 0 {
-				d.runLength -= k
-				for _, i := range tree {
-					if err := readers[i].skipEmptyRows(k); err != nil {
-						return err
-					}
-				}
-				row += k
-			}
+		for _, i := range tree {
+			readers[i].row = end - 1
 		}
+		row = end
 	}
 	for _, i := range tree {
 		if err := readers[i].StartRow(); !errors.Is(err, io.EOF) {

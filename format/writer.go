@@ -18,6 +18,13 @@ import (
 // cut, checked at the start of every row, as Java does.
 const DefaultBlockSize = 64 << 10
 
+// MaxWriterBlockSize is the largest WriterOptions.BlockSize. A block is cut
+// at the start of the first row after it reaches the block size, so it
+// holds up to one row more; half of DefaultMaxBlockSize leaves room for
+// rows of up to that size in files that every Reader reads with its
+// defaults.
+const MaxWriterBlockSize = DefaultMaxBlockSize / 2
+
 // DefaultMemoryBudget is how many bytes of finished blocks a Writer keeps in
 // memory before it spills them to a temporary file.
 const DefaultMemoryBudget = 64 << 20
@@ -39,7 +46,8 @@ type WriterOptions struct {
 	// and checksum.
 	Meta MetaData
 	// BlockSize is the uncompressed size at which a column's block is cut;
-	// 0 means DefaultBlockSize.
+	// 0 means DefaultBlockSize. It may not exceed MaxWriterBlockSize.
+	// Block buffers start small and grow as they fill.
 	BlockSize int
 	// MemoryBudget bounds the finished blocks held in memory; past it they
 	// spill to a temporary file in TempDir. 0 means DefaultMemoryBudget;
@@ -164,12 +172,18 @@ type block struct {
 // out at Close. Column names must be unique and a parent must precede its
 // children.
 func NewWriter(out io.Writer, columns []ColumnMeta, opts *WriterOptions) (*Writer, error) {
+	if out == nil {
+		return nil, fmt.Errorf("%w: NewWriter to a nil io.Writer", ErrUsage)
+	}
 	w := &Writer{out: out}
 	if opts != nil {
 		w.opts = *opts
 	}
 	if w.opts.BlockSize <= 0 {
 		w.opts.BlockSize = DefaultBlockSize
+	}
+	if w.opts.BlockSize > MaxWriterBlockSize {
+		return nil, fmt.Errorf("%w: WriterOptions.BlockSize %d exceeds MaxWriterBlockSize (%d): readers refuse blocks over %d bytes by default (ReaderOptions.MaxBlockSize)", ErrUsage, w.opts.BlockSize, MaxWriterBlockSize, DefaultMaxBlockSize)
 	}
 	if w.opts.MemoryBudget == 0 {
 		w.opts.MemoryBudget = DefaultMemoryBudget
@@ -285,15 +299,19 @@ func (w *Writer) buildFileMeta() error {
 	return nil
 }
 
+// initialBuf is the most a new block buffer starts with: Java's 80 KiB.
+// Buffers for larger blocks grow as they fill.
+const initialBuf = DefaultBlockSize + DefaultBlockSize/4
+
 func (w *Writer) getBuf() []byte {
 	if p, ok := w.bufPool.Get().(*[]byte); ok {
 		return (*p)[:0]
 	}
-	return make([]byte, 0, w.opts.BlockSize+w.opts.BlockSize/4)
+	return make([]byte, 0, min(w.opts.BlockSize+w.opts.BlockSize/4, initialBuf))
 }
 
 func (w *Writer) putBuf(b []byte) {
-	if cap(b) < w.opts.BlockSize || cap(b) > 4*w.opts.BlockSize {
+	if cap(b) < min(w.opts.BlockSize, initialBuf) || cap(b) > 4*w.opts.BlockSize {
 		return // keep only ordinary block buffers
 	}
 	b = b[:0]
@@ -837,7 +855,7 @@ func (w *Writer) cutBlock(c *columnWriter) error {
 func (w *Writer) compress(c *columnWriter, b *block, raw []byte) {
 	var data []byte
 	var err error
-	_, isNull := c.codec.(nullCodec)
+	isNull := isNullCodec(c.codec)
 	if isNull {
 		data = raw // stored as is: the buffer becomes the block
 	} else {

@@ -8,7 +8,11 @@
 // decompressed bytes of each block, and a Writer takes records that are
 // already binary encoded.
 //
-// Supported codecs are null, deflate, snappy, bzip2, xz and zstandard.
+// Supported codecs are null, deflate, snappy, bzip2, xz and zstandard
+// ("zstd" is accepted as a name of zstandard; writers store the
+// specification's name). The codecs themselves are those of
+// internal/codec, shared with the Trevni format; the CRC-32 that follows
+// each snappy block in a container is added and checked here.
 // Readers and Writers reuse their buffers and (de)compressors from block to
 // block, so that in steady state they allocate nothing; the exceptions are
 // bzip2, whose library allocates small scratch slices per block, and xz,
@@ -20,6 +24,7 @@
 package ocf
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -114,14 +119,7 @@ const maxVarintLen = 10
 
 // appendLong appends the Avro encoding of v (zig-zag, then base-128
 // varint) to b.
-func appendLong(b []byte, v int64) []byte {
-	u := uint64(v<<1) ^ uint64(v>>63)
-	for u >= 0x80 {
-		b = append(b, byte(u)|0x80)
-		u >>= 7
-	}
-	return append(b, byte(u))
-}
+func appendLong(b []byte, v int64) []byte { return binary.AppendVarint(b, v) }
 
 // readLong reads one Avro long from r. It returns io.EOF only when r ends
 // before the first byte, and io.ErrUnexpectedEOF when it ends inside the

@@ -61,7 +61,7 @@ func NewWriter(w io.Writer, schema string, opts WriterOptions) (*Writer, error) 
 	if schema == "" {
 		return nil, errors.New("ocf: empty schema")
 	}
-	codec := opts.Codec
+	codec := canonicalCodec(opts.Codec)
 	if codec == "" {
 		codec = CodecNull
 	}

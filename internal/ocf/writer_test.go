@@ -330,3 +330,28 @@ func TestSteadyStateAllocs(t *testing.T) {
 		})
 	}
 }
+
+// TestZstdNames checks that "zstd" and "zstandard" both name the zstandard
+// codec: a writer given either stores the specification's name, and a
+// reader accepts either in a header.
+func TestZstdNames(t *testing.T) {
+	for _, name := range []string{"zstd", CodecZstandard} {
+		file := smallFile(t, name, 2)
+		r, err := NewReader(bytes.NewReader(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Codec() != CodecZstandard || string(r.Meta()[MetaCodec]) != CodecZstandard {
+			t.Errorf("writer given %q stored %q", name, r.Meta()[MetaCodec])
+		}
+		if err := drain(file); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		// Its first block behind a header that says "zstd".
+		renamed := header(MetaSchema, r.Schema(), MetaCodec, "zstd")
+		renamed = append(renamed, rawBlock(3, blockPayload(t, file))...)
+		if err := drain(renamed); err != nil {
+			t.Errorf("header naming zstd: %v", err)
+		}
+	}
+}
