@@ -1,0 +1,298 @@
+package stats
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+	"unsafe"
+)
+
+// Options tunes an Accumulator. A nil *Options means the defaults.
+type Options struct {
+	// MaxLen is the most bytes of a string or bytes bound kept (see the
+	// package documentation); 0 means DefaultMaxLen. Values from 1 to
+	// 1<<20 are allowed.
+	MaxLen int
+}
+
+// An Accumulator gathers the statistics of one column as a writer writes
+// it: the writer calls an Add method for every value and AddLength for every
+// length, and EndBlock when it cuts a block. Encode then gives the metadata
+// value to store under MetaKey.
+//
+// The Add methods do not allocate, and cost a few comparisons each. They do
+// not check that a value fits the column's type: AddInt on a long column
+// counts as a long, and a value of another kind of type is counted but
+// leaves the bounds alone, so the writer's own checks stay in charge.
+// An Accumulator is not safe for concurrent use.
+type Accumulator struct {
+	typ    Type
+	array  bool
+	maxLen int
+
+	cur    Block // the block being gathered; MinBytes and MaxBytes unused
+	minBuf []byte
+	maxBuf []byte
+	upBuf  []byte // a rounded-up maximum
+
+	mark mark // counts at the last Mark
+
+	blocks int
+	out    []byte // encoded entries of the finished blocks
+}
+
+type mark struct {
+	lengths, nonEmpty, values int64
+}
+
+// NewAccumulator returns an Accumulator for a column of type t; array marks
+// an array column (one that holds lengths).
+func NewAccumulator(t Type, array bool, opts *Options) (*Accumulator, error) {
+	if !t.Valid() {
+		return nil, fmt.Errorf("stats: unknown value type %d", uint8(t))
+	}
+	n := DefaultMaxLen
+	if opts != nil && opts.MaxLen != 0 {
+		n = opts.MaxLen
+	}
+	if n < 1 || n > 1<<20 {
+		return nil, fmt.Errorf("stats: MaxLen %d out of range 1 to %d", n, 1<<20)
+	}
+	a := &Accumulator{typ: t, array: array, maxLen: n}
+	if t.IsBytes() {
+		a.minBuf = make([]byte, 0, n)
+		a.maxBuf = make([]byte, 0, n)
+		a.upBuf = make([]byte, 0, n)
+	}
+	return a, nil
+}
+
+// Type returns the column type the Accumulator was made for.
+func (a *Accumulator) Type() Type { return a.typ }
+
+// AddLength records one length of an array column.
+func (a *Accumulator) AddLength(n int) {
+	a.cur.Lengths++
+	if n != 0 {
+		a.cur.NonEmpty++
+	}
+}
+
+// AddNull records a value of a null column.
+func (a *Accumulator) AddNull() { a.cur.Values++ }
+
+// AddBool records a boolean value.
+func (a *Accumulator) AddBool(v bool) {
+	var i int64
+	if v {
+		i = 1
+	}
+	a.addInteger(i)
+}
+
+// AddInt records an int or fixed32 value.
+func (a *Accumulator) AddInt(v int32) { a.addInteger(int64(v)) }
+
+// AddLong records a long or fixed64 value.
+func (a *Accumulator) AddLong(v int64) { a.addInteger(v) }
+
+func (a *Accumulator) addInteger(v int64) {
+	b := &a.cur
+	b.Values++
+	if !a.typ.IsInteger() {
+		return
+	}
+	if !b.HasBounds {
+		b.HasBounds, b.MinInt, b.MaxInt = true, v, v
+		return
+	}
+	if v < b.MinInt {
+		b.MinInt = v
+	} else if v > b.MaxInt {
+		b.MaxInt = v
+	}
+}
+
+// AddFloat records a float value.
+func (a *Accumulator) AddFloat(v float32) { a.AddDouble(float64(v)) }
+
+// AddDouble records a double value.
+func (a *Accumulator) AddDouble(v float64) {
+	b := &a.cur
+	b.Values++
+	if !a.typ.IsFloat() {
+		return
+	}
+	if v != v {
+		b.NaN = true
+		return
+	}
+	if !b.HasBounds {
+		b.HasBounds, b.MinFloat, b.MaxFloat = true, v, v
+		return
+	}
+	if v < b.MinFloat {
+		b.MinFloat = v
+	} else if v > b.MaxFloat {
+		b.MaxFloat = v
+	}
+}
+
+// AddString records a string value.
+func (a *Accumulator) AddString(v string) {
+	a.cur.Values++
+	if !a.typ.IsBytes() {
+		return
+	}
+	long := len(v) > a.maxLen
+	if long {
+		v = v[:a.maxLen]
+	}
+	b := &a.cur
+	if !b.HasBounds {
+		b.HasBounds = true
+		a.minBuf = append(a.minBuf[:0], v...)
+		a.maxBuf = append(a.maxBuf[:0], v...)
+		b.MinInexact, b.MaxInexact = long, long
+		return
+	}
+	// Truncation to a prefix keeps order (a <= b implies a[:n] <= b[:n]),
+	// so the least prefix is the prefix of the least value. Of two values
+	// with the same prefix, the one that was not cut is the smaller.
+	if c := strings.Compare(v, view(a.minBuf)); c < 0 {
+		a.minBuf = append(a.minBuf[:0], v...)
+		b.MinInexact = long
+	} else if c == 0 && !long {
+		b.MinInexact = false
+	}
+	if c := strings.Compare(v, view(a.maxBuf)); c > 0 {
+		a.maxBuf = append(a.maxBuf[:0], v...)
+		b.MaxInexact = long
+	} else if c == 0 && long {
+		b.MaxInexact = true
+	}
+}
+
+// view returns b's bytes as a string without copying them; the string
+// must not outlive the next change of b.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// AddBytes records a bytes value (or a string given as bytes).
+func (a *Accumulator) AddBytes(v []byte) {
+	a.cur.Values++
+	if !a.typ.IsBytes() {
+		return
+	}
+	long := len(v) > a.maxLen
+	if long {
+		v = v[:a.maxLen]
+	}
+	b := &a.cur
+	if !b.HasBounds {
+		b.HasBounds = true
+		a.minBuf = append(a.minBuf[:0], v...)
+		a.maxBuf = append(a.maxBuf[:0], v...)
+		b.MinInexact, b.MaxInexact = long, long
+		return
+	}
+	if c := bytes.Compare(v, a.minBuf); c < 0 {
+		a.minBuf = append(a.minBuf[:0], v...)
+		b.MinInexact = long
+	} else if c == 0 && !long {
+		b.MinInexact = false
+	}
+	if c := bytes.Compare(v, a.maxBuf); c > 0 {
+		a.maxBuf = append(a.maxBuf[:0], v...)
+		b.MaxInexact = long
+	} else if c == 0 && long {
+		b.MaxInexact = true
+	}
+}
+
+// Mark remembers the counts of the block being gathered; a writer calls it
+// when a row starts, so that Rollback can forget the row if it is aborted.
+func (a *Accumulator) Mark() {
+	a.mark = mark{a.cur.Lengths, a.cur.NonEmpty, a.cur.Values}
+}
+
+// Rollback restores the counts saved by the last Mark. The bounds keep any
+// value added since: they may be wider than the block's values, which they
+// are allowed to be. A NaN added since stays counted in Block.NaN, which
+// only makes readers more careful. If the block had no values at the
+// Mark, it has no bounds again.
+func (a *Accumulator) Rollback() {
+	a.cur.Lengths, a.cur.NonEmpty, a.cur.Values = a.mark.lengths, a.mark.nonEmpty, a.mark.values
+	if a.cur.Values == 0 {
+		a.cur.HasBounds, a.cur.NaN, a.cur.MinInexact, a.cur.MaxInexact = false, false, false, false
+	}
+}
+
+// Current returns the statistics gathered since the last EndBlock. Its
+// MinBytes and MaxBytes are final bounds (shortened, the maximum rounded up)
+// in memory of the Accumulator's, valid until the next call of a method.
+func (a *Accumulator) Current(rows int64) Block {
+	b := a.cur
+	b.Rows = rows
+	if !b.HasBounds {
+		b.MinInt, b.MaxInt, b.MinFloat, b.MaxFloat = 0, 0, 0, 0
+		return b
+	}
+	switch {
+	case a.typ.IsFloat():
+		if b.MinFloat == 0 {
+			b.MinFloat = math.Copysign(0, -1)
+		}
+		if b.MaxFloat == 0 {
+			b.MaxFloat = 0
+		}
+	case a.typ.IsBytes():
+		b.MinBytes = a.minBuf
+		b.MaxBytes = a.maxBuf
+		if b.MaxInexact {
+			a.upBuf = append(a.upBuf[:0], a.maxBuf...)
+			b.MaxBytes, b.NoMax = roundUp(a.upBuf)
+		}
+	}
+	return b
+}
+
+// roundUp returns the least byte string of at most len(p) bytes that is
+// greater than every string starting with p, working in p's memory, or
+// false when there is none (p is all 0xff).
+func roundUp(p []byte) ([]byte, bool) {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] != 0xff {
+			p = p[:i+1]
+			p[i]++
+			return p, false
+		}
+	}
+	return nil, true
+}
+
+// EndBlock finishes the block being gathered, which covers rows top-level
+// rows, appends its entry to the encoding and starts a new block.
+func (a *Accumulator) EndBlock(rows int64) {
+	b := a.Current(rows)
+	a.out = appendBlock(a.out, a.typ, a.array, &b)
+	a.blocks++
+	a.cur = Block{}
+	a.mark = mark{}
+	if a.minBuf != nil {
+		a.minBuf, a.maxBuf = a.minBuf[:0], a.maxBuf[:0]
+	}
+}
+
+// Blocks returns the number of blocks ended so far.
+func (a *Accumulator) Blocks() int { return a.blocks }
+
+// Encode returns the column's statistics as stored under MetaKey: a header
+// and the entries of the blocks ended so far (see the README for the
+// layout). The result is a new slice.
+func (a *Accumulator) Encode() []byte {
+	out := make([]byte, 0, 3+binary.MaxVarintLen64+len(a.out))
+	out = appendHeader(out, a.typ, a.array, a.blocks)
+	return append(out, a.out...)
+}
