@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trevni-go/trevni/format/stats"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 )
@@ -176,4 +177,40 @@ func TestErrors(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("caret line:\n%v\nwant\n%s", err, want)
 	}
+}
+
+// Parsing never panics and reports errors inside the expression.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"id = 1", "lines.qty IN (1, 2.5) AND NOT note IS NULL", "ship IS NULL OR raw = 'x'", "NOT (a.b IN ('x', 'y''z')) OR c IS NOT NULL", "x >= -1.5e3 AND y != X'00ff'", `"in" <> NaN`, "(((a = -Infinity)))"} {
+		f.Add(s)
+	}
+	s := schema.MustParse(ordersSchema)
+	l, err := layout.New(s, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		e, err := Parse(src)
+		var pe *Error
+		if err != nil {
+			if !errors.As(err, &pe) || pe.Offset < 0 || pe.Offset > len(src) {
+				t.Fatalf("%q: %v", src, err)
+			}
+			return
+		}
+		p, err := e.Bind(s, l)
+		if err != nil {
+			if !errors.As(err, &pe) || pe.Offset < 0 || pe.Offset > len(src) {
+				t.Fatalf("%q: %v", src, err)
+			}
+			return
+		}
+		if _, err := p.Eval(order()); err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		// Without statistics nothing is known.
+		if !p.MayMatch(0, 10, func(int) (*stats.Block, int64, bool) { return nil, 0, false }) {
+			t.Fatalf("%q: pruned without statistics", src)
+		}
+	})
 }

@@ -32,10 +32,16 @@ type Accumulator struct {
 	array  bool
 	maxLen int
 
-	cur    Block // the block being gathered; MinBytes and MaxBytes unused
-	minBuf []byte
-	maxBuf []byte
-	upBuf  []byte // a rounded-up maximum
+	// cur is the block being gathered. Its integer and float bounds start
+	// at sentinels (MinInt above MaxInt...), so that adding a value is two
+	// branch-free comparisons; HasBounds is worked out by Current.
+	// MinBytes and MaxBytes are unused: minBuf and maxBuf hold them, and
+	// hasBytes says whether they are set.
+	cur      Block
+	hasBytes bool
+	minBuf   []byte
+	maxBuf   []byte
+	upBuf    []byte // a rounded-up maximum
 
 	mark mark // counts at the last Mark
 
@@ -61,6 +67,7 @@ func NewAccumulator(t Type, array bool, opts *Options) (*Accumulator, error) {
 		return nil, fmt.Errorf("stats: MaxLen %d out of range 1 to %d", n, 1<<20)
 	}
 	a := &Accumulator{typ: t, array: array, maxLen: n}
+	a.reset()
 	if t.IsBytes() {
 		a.minBuf = make([]byte, 0, n)
 		a.maxBuf = make([]byte, 0, n)
@@ -98,21 +105,19 @@ func (a *Accumulator) AddInt(v int32) { a.addInteger(int64(v)) }
 // AddLong records a long or fixed64 value.
 func (a *Accumulator) AddLong(v int64) { a.addInteger(v) }
 
+// reset starts a block.
+func (a *Accumulator) reset() {
+	a.cur = Block{MinInt: math.MaxInt64, MaxInt: math.MinInt64, MinFloat: math.Inf(1), MaxFloat: math.Inf(-1)}
+	a.hasBytes = false
+}
+
+// addInteger and AddDouble update bounds whatever the column's type:
+// Current uses only the bounds of the column's type.
 func (a *Accumulator) addInteger(v int64) {
 	b := &a.cur
 	b.Values++
-	if !a.typ.IsInteger() {
-		return
-	}
-	if !b.HasBounds {
-		b.HasBounds, b.MinInt, b.MaxInt = true, v, v
-		return
-	}
-	if v < b.MinInt {
-		b.MinInt = v
-	} else if v > b.MaxInt {
-		b.MaxInt = v
-	}
+	b.MinInt = min(b.MinInt, v)
+	b.MaxInt = max(b.MaxInt, v)
 }
 
 // AddFloat records a float value.
@@ -122,20 +127,14 @@ func (a *Accumulator) AddFloat(v float32) { a.AddDouble(float64(v)) }
 func (a *Accumulator) AddDouble(v float64) {
 	b := &a.cur
 	b.Values++
-	if !a.typ.IsFloat() {
-		return
-	}
 	if v != v {
 		b.NaN = true
 		return
 	}
-	if !b.HasBounds {
-		b.HasBounds, b.MinFloat, b.MaxFloat = true, v, v
-		return
-	}
 	if v < b.MinFloat {
 		b.MinFloat = v
-	} else if v > b.MaxFloat {
+	}
+	if v > b.MaxFloat {
 		b.MaxFloat = v
 	}
 }
@@ -151,8 +150,8 @@ func (a *Accumulator) AddString(v string) {
 		v = v[:a.maxLen]
 	}
 	b := &a.cur
-	if !b.HasBounds {
-		b.HasBounds = true
+	if !a.hasBytes {
+		a.hasBytes = true
 		a.minBuf = append(a.minBuf[:0], v...)
 		a.maxBuf = append(a.maxBuf[:0], v...)
 		b.MinInexact, b.MaxInexact = long, long
@@ -190,8 +189,8 @@ func (a *Accumulator) AddBytes(v []byte) {
 		v = v[:a.maxLen]
 	}
 	b := &a.cur
-	if !b.HasBounds {
-		b.HasBounds = true
+	if !a.hasBytes {
+		a.hasBytes = true
 		a.minBuf = append(a.minBuf[:0], v...)
 		a.maxBuf = append(a.maxBuf[:0], v...)
 		b.MinInexact, b.MaxInexact = long, long
@@ -225,7 +224,9 @@ func (a *Accumulator) Mark() {
 func (a *Accumulator) Rollback() {
 	a.cur.Lengths, a.cur.NonEmpty, a.cur.Values = a.mark.lengths, a.mark.nonEmpty, a.mark.values
 	if a.cur.Values == 0 {
-		a.cur.HasBounds, a.cur.NaN, a.cur.MinInexact, a.cur.MaxInexact = false, false, false, false
+		lengths, nonEmpty := a.cur.Lengths, a.cur.NonEmpty
+		a.reset()
+		a.cur.Lengths, a.cur.NonEmpty = lengths, nonEmpty
 	}
 }
 
@@ -235,8 +236,25 @@ func (a *Accumulator) Rollback() {
 func (a *Accumulator) Current(rows int64) Block {
 	b := a.cur
 	b.Rows = rows
+	switch {
+	case a.typ.IsInteger():
+		b.HasBounds = b.MinInt <= b.MaxInt
+	case a.typ.IsFloat():
+		b.HasBounds = b.MinFloat <= b.MaxFloat
+	case a.typ.IsBytes():
+		b.HasBounds = a.hasBytes
+	}
+	if !a.typ.IsInteger() || !b.HasBounds {
+		b.MinInt, b.MaxInt = 0, 0
+	}
+	if !a.typ.IsFloat() || !b.HasBounds {
+		b.MinFloat, b.MaxFloat = 0, 0
+	}
+	if !a.typ.IsFloat() {
+		b.NaN = false
+	}
 	if !b.HasBounds {
-		b.MinInt, b.MaxInt, b.MinFloat, b.MaxFloat = 0, 0, 0, 0
+		b.MinInexact, b.MaxInexact = false, false
 		return b
 	}
 	switch {
@@ -278,7 +296,7 @@ func (a *Accumulator) EndBlock(rows int64) {
 	b := a.Current(rows)
 	a.out = appendBlock(a.out, a.typ, a.array, &b)
 	a.blocks++
-	a.cur = Block{}
+	a.reset()
 	a.mark = mark{}
 	if a.minBuf != nil {
 		a.minBuf, a.maxBuf = a.minBuf[:0], a.maxBuf[:0]

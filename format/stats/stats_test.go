@@ -353,3 +353,29 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestFromFirstValues(t *testing.T) {
+	bs := stats.FromFirstValues(stats.Long, []int64{2, 3, 1}, []any{int64(1), int64(5), int64(5)})
+	if len(bs) != 3 || bs[0].MinInt != 1 || bs[0].MaxInt != 5 || bs[1].MinInt != 5 || bs[1].MaxInt != 5 ||
+		bs[2].MinInt != 5 || bs[2].MaxInt != math.MaxInt64 || bs[0].Values != 2 {
+		t.Errorf("longs: %+v", bs)
+	}
+	if bs := stats.FromFirstValues(stats.Long, []int64{1, 1}, []any{int64(2), int64(1)}); bs != nil {
+		t.Errorf("decreasing first values: %+v", bs)
+	}
+	if bs := stats.FromFirstValues(stats.Long, []int64{1}, []any{int32(2)}); bs != nil {
+		t.Errorf("wrong type: %+v", bs)
+	}
+	bs = stats.FromFirstValues(stats.String, []int64{1, 1}, []any{"a", "b"})
+	if string(bs[0].MinBytes) != "a" || string(bs[0].MaxBytes) != "b" || !bs[1].NoMax {
+		t.Errorf("strings: %+v", bs)
+	}
+	bs = stats.FromFirstValues(stats.Double, []int64{1}, []any{0.0})
+	if !bs[0].NaN || !math.Signbit(bs[0].MinFloat) || !math.IsInf(bs[0].MaxFloat, 1) {
+		t.Errorf("doubles: %+v", bs)
+	}
+	// They encode and decode like gathered statistics.
+	if _, err := stats.Decode(stats.Encode(&stats.Column{Type: stats.String, Blocks: stats.FromFirstValues(stats.String, []int64{1, 1}, []any{"a", "b"})})); err != nil {
+		t.Error(err)
+	}
+}
