@@ -205,3 +205,74 @@ func TestFileRanges(t *testing.T) {
 		t.Errorf("mismatched statistics: %v, %v", cs, err)
 	}
 }
+
+// On a file Java wrote, with the value index on a sorted long and a sorted
+// string column, statistics derived from the index bound every value of
+// every block.
+func TestFileStatsValueIndex(t *testing.T) {
+	rc, err := format.Open("../testdata/interop/raw_core/raw_core.trv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	rd := rc.Reader
+	checked := 0
+	for col := 0; col < rd.NumColumns(); col++ {
+		meta := rd.Column(col)
+		if cs, err := FileStats(rd, col, nil); cs != nil || err != nil {
+			t.Errorf("column %q: statistics without asking: %v %v", meta.Name, cs, err)
+		}
+		cs, err := FileStats(rd, col, &FileStatsOptions{SortedValueIndex: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !meta.Values {
+			if cs != nil {
+				t.Errorf("column %q without an index has statistics", meta.Name)
+			}
+			continue
+		}
+		if cs == nil || len(cs.Blocks) < 2 {
+			t.Fatalf("column %q: %v", meta.Name, cs)
+		}
+		cr, err := rd.Values(col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for row := int64(0); row < rd.RowCount(); row++ {
+			if err := cr.StartRow(); err != nil {
+				t.Fatal(err)
+			}
+			k := 0
+			for k+1 < len(cs.FirstRows) && cs.FirstRows[k+1] <= row {
+				k++
+			}
+			b := &cs.Blocks[k]
+			var in bool
+			switch stats.Type(meta.Type) {
+			case stats.Long:
+				v, err := cr.ReadLong()
+				if err != nil {
+					t.Fatal(err)
+				}
+				in = b.MinInt <= v && v <= b.MaxInt
+			case stats.String:
+				v, err := cr.ReadString()
+				if err != nil {
+					t.Fatal(err)
+				}
+				in = string(b.MinBytes) <= v && (b.NoMax || v <= string(b.MaxBytes))
+			default:
+				t.Fatalf("column %q: a %v index; the test reads long and string", meta.Name, meta.Type)
+			}
+			if !in {
+				t.Fatalf("column %q row %d: value outside block %d's bounds %+v", meta.Name, row, k, *b)
+			}
+			checked++
+		}
+		cr.Close()
+	}
+	if checked == 0 {
+		t.Fatal("no indexed column")
+	}
+}

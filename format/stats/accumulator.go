@@ -314,3 +314,29 @@ func (a *Accumulator) Encode() []byte {
 	out = appendHeader(out, a.typ, a.array, a.blocks)
 	return append(out, a.out...)
 }
+
+// AddValue records a value given as package format's generic value methods
+// take it (format.Writer.WriteValue): nil, bool, int32, int64, float32,
+// float64, string or []byte. Another Go type is counted without bounds.
+func (a *Accumulator) AddValue(v any) {
+	switch v := v.(type) {
+	case nil:
+		a.AddNull()
+	case bool:
+		a.AddBool(v)
+	case int32:
+		a.AddInt(v)
+	case int64:
+		a.AddLong(v)
+	case float32:
+		a.AddFloat(v)
+	case float64:
+		a.AddDouble(v)
+	case string:
+		a.AddString(v)
+	case []byte:
+		a.AddBytes(v)
+	default:
+		a.cur.Values++
+	}
+}

@@ -272,6 +272,10 @@ func TestEdgeCases(t *testing.T) {
 	if b.MinInt != 1 || b.MaxInt != 1 {
 		t.Errorf("booleans: %+v", b)
 	}
+	b = block(stats.Int, 0, func(a *stats.Accumulator) { a.AddValue(int32(-3)); a.AddValue(int32(9)); a.AddValue(struct{}{}) })
+	if b.MinInt != -3 || b.MaxInt != 9 || b.Values != 3 {
+		t.Errorf("AddValue: %+v", b)
+	}
 	b = block(stats.Null, 0, func(a *stats.Accumulator) { a.AddNull() })
 	if b.HasBounds || b.Values != 1 {
 		t.Errorf("null: %+v", b)
