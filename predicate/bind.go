@@ -87,24 +87,25 @@ func (b *binder) errAt(at int, format string, args ...any) *Error {
 	return &Error{Expr: b.src, Offset: at, Msg: fmt.Sprintf(format, args...)}
 }
 
+func (b *binder) bindPair(l, r expr) (node, node, error) {
+	ln, err := b.bind(l)
+	if err != nil {
+		return nil, nil, err
+	}
+	rn, err := b.bind(r)
+	return ln, rn, err
+}
+
 func (b *binder) bind(e expr) (node, error) {
 	switch e := e.(type) {
 	case *andExpr:
-		l, err := b.bind(e.l)
-		if err != nil {
-			return nil, err
-		}
-		r, err := b.bind(e.r)
+		l, r, err := b.bindPair(e.l, e.r)
 		if err != nil {
 			return nil, err
 		}
 		return &andNode{l, r}, nil
 	case *orExpr:
-		l, err := b.bind(e.l)
-		if err != nil {
-			return nil, err
-		}
-		r, err := b.bind(e.r)
+		l, r, err := b.bindPair(e.l, e.r)
 		if err != nil {
 			return nil, err
 		}

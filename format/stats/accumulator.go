@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -179,36 +178,7 @@ func (a *Accumulator) AddString(v string) {
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // AddBytes records a bytes value (or a string given as bytes).
-func (a *Accumulator) AddBytes(v []byte) {
-	a.cur.Values++
-	if !a.typ.IsBytes() {
-		return
-	}
-	long := len(v) > a.maxLen
-	if long {
-		v = v[:a.maxLen]
-	}
-	b := &a.cur
-	if !a.hasBytes {
-		a.hasBytes = true
-		a.minBuf = append(a.minBuf[:0], v...)
-		a.maxBuf = append(a.maxBuf[:0], v...)
-		b.MinInexact, b.MaxInexact = long, long
-		return
-	}
-	if c := bytes.Compare(v, a.minBuf); c < 0 {
-		a.minBuf = append(a.minBuf[:0], v...)
-		b.MinInexact = long
-	} else if c == 0 && !long {
-		b.MinInexact = false
-	}
-	if c := bytes.Compare(v, a.maxBuf); c > 0 {
-		a.maxBuf = append(a.maxBuf[:0], v...)
-		b.MaxInexact = long
-	} else if c == 0 && long {
-		b.MaxInexact = true
-	}
-}
+func (a *Accumulator) AddBytes(v []byte) { a.AddString(view(v)) }
 
 // Mark remembers the counts of the block being gathered; a writer calls it
 // when a row starts, so that Rollback can forget the row if it is aborted.
