@@ -1,0 +1,478 @@
+package predicate
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+)
+
+// Predicate is an expression bound to a schema and its column layout: it
+// evaluates records (Eval, Match) and block statistics (MayMatch).
+// A Predicate is safe for concurrent use.
+type Predicate struct {
+	src   string
+	root  node
+	cols  []int
+	paths []string
+}
+
+// String returns the expression's text.
+func (p *Predicate) String() string { return p.src }
+
+// Columns returns, in increasing order, the columns whose statistics
+// MayMatch may ask for: the leaf columns the expression compares and the
+// union branch columns that tell whether a record it tests is present.
+func (p *Predicate) Columns() []int { return append([]int(nil), p.cols...) }
+
+// Fields returns the field paths the expression reads, in the order they
+// first appear, each once: the fields a reader must assemble for Eval.
+func (p *Predicate) Fields() []string { return append([]string(nil), p.paths...) }
+
+// Compile parses src and binds it to schema s laid out as l (layout.New(s,
+// nil)).
+func Compile(src string, s *schema.Schema, l *layout.Layout) (*Predicate, error) {
+	e, err := Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	return e.Bind(s, l)
+}
+
+// Bind resolves the expression's field paths against schema s and its
+// layout l, and checks and converts its literals to the types of the fields
+// they are compared with. A path or literal that does not fit is an *Error
+// pointing at it.
+func (e *Expr) Bind(s *schema.Schema, l *layout.Layout) (*Predicate, error) {
+	b := &binder{src: e.src, colSet: map[int]bool{}, pathSet: map[string]bool{}}
+	if l == nil || l.Root == nil || s == nil {
+		return nil, &Error{Expr: e.src, Msg: "no schema to bind to"}
+	}
+	b.schema, b.layout = s, l
+	root, err := b.bind(e.root)
+	if err != nil {
+		return nil, err
+	}
+	p := &Predicate{src: e.src, root: root, paths: b.paths}
+	for c := range b.colSet {
+		p.cols = append(p.cols, c)
+	}
+	sortInts(p.cols)
+	return p, nil
+}
+
+func sortInts(a []int) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+type binder struct {
+	src     string
+	schema  *schema.Schema
+	layout  *layout.Layout
+	colSet  map[int]bool
+	paths   []string
+	pathSet map[string]bool
+}
+
+func (b *binder) errAt(at int, format string, args ...any) *Error {
+	return &Error{Expr: b.src, Offset: at, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (b *binder) bindPair(l, r expr) (node, node, error) {
+	ln, err := b.bind(l)
+	if err != nil {
+		return nil, nil, err
+	}
+	rn, err := b.bind(r)
+	return ln, rn, err
+}
+
+func (b *binder) bind(e expr) (node, error) {
+	switch e := e.(type) {
+	case *andExpr:
+		l, r, err := b.bindPair(e.l, e.r)
+		if err != nil {
+			return nil, err
+		}
+		return &andNode{l, r}, nil
+	case *orExpr:
+		l, r, err := b.bindPair(e.l, e.r)
+		if err != nil {
+			return nil, err
+		}
+		return &orNode{l, r}, nil
+	case *notExpr:
+		x, err := b.bind(e.x)
+		if err != nil {
+			return nil, err
+		}
+		return &notNode{x}, nil
+	case *nullExpr:
+		t, err := b.target(e.path)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range t.records {
+			if r.presence >= 0 {
+				b.colSet[r.presence] = true
+			}
+		}
+		return &nullNode{t: t, not: e.not}, nil
+	case *cmpExpr:
+		t, err := b.target(e.path)
+		if err != nil {
+			return nil, err
+		}
+		if len(t.records) > 0 {
+			return nil, b.errAt(e.path.at, "%s is a record: only IS NULL and IS NOT NULL apply to it", e.path)
+		}
+		n := &cmpNode{t: t, op: e.op, lits: make([][]scalar, len(t.leaves))}
+		for i := range t.leaves {
+			lf := &t.leaves[i]
+			if lf.typ == format.Null {
+				return nil, b.errAt(e.path.at, "%s is of type null: only IS NULL and IS NOT NULL apply to it", e.path)
+			}
+			for _, lit := range e.lits {
+				v, err := convert(lit, lf.schema)
+				if err != nil {
+					return nil, b.errAt(lit.at, "%s: %s", e.path, err)
+				}
+				n.lits[i] = append(n.lits[i], v)
+			}
+		}
+		return n, nil
+	}
+	return nil, fmt.Errorf("predicate: unknown expression %T", e)
+}
+
+// target is what a field path reaches: the simple values (leaves) and the
+// records at its end, and how to walk a record to them.
+type target struct {
+	path   string
+	walk   *walker
+	leaves []leaf
+	// records are the records the path ends at, if any.
+	records []recordEnd
+	// single reports that a row holds at most one value of the path: no
+	// array or map lies on the way.
+	single bool
+}
+
+type leaf struct {
+	schema  *schema.Schema
+	col     int
+	typ     format.ValueType
+	decimal bool // compare as numbers, not as stored bytes; no statistics
+}
+
+type recordEnd struct {
+	// presence is the union branch column whose non-empty lengths count
+	// the rows where the record is present, or -1 if it always is.
+	presence int
+}
+
+// walker tells Eval how to walk a goavro native value to the path's values.
+type walker struct {
+	kind     walkKind
+	union    *schema.Schema // walkUnion: the union
+	field    string         // walkField: the record field
+	next     *walker        // walkField, walkArray, walkMap
+	branches []*walker      // walkUnion: per branch; nil for null and for branches without the path
+	leaf     int            // walkLeaf: index in target.leaves
+}
+
+type walkKind uint8
+
+const (
+	walkField walkKind = iota
+	walkArray
+	walkMap
+	walkUnion
+	walkLeaf
+	walkRecord // the path ends at a record: a present value
+	walkNull   // a value of type null
+)
+
+// notFound is a path segment with no field of its name.
+type notFound struct {
+	seg int
+	msg string
+}
+
+func (b *binder) target(fp fieldPath) (*target, error) {
+	path := fp.String()
+	if !b.pathSet[path] {
+		b.pathSet[path] = true
+		b.paths = append(b.paths, path)
+	}
+	t := &target{path: path, single: true}
+	w, nf := b.resolve(t, b.schema, b.layout.Root, fp.segs, 0, true, -1)
+	if nf != nil {
+		return nil, b.errAt(fp.ats[nf.seg], "%s: %s", path, nf.msg)
+	}
+	t.walk = w
+	for _, lf := range t.leaves {
+		b.colSet[lf.col] = true
+	}
+	return t, nil
+}
+
+// resolve follows segs[i:] from schema node s (layout node n). single is
+// false once an array or a map was passed; branchCol is the innermost
+// union branch column passed, or -1.
+func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []string, i int, single bool, branchCol int) (*walker, *notFound) {
+	switch s.Kind {
+	case schema.Union:
+		w := &walker{kind: walkUnion, union: s, branches: make([]*walker, len(s.Branches))}
+		var first *notFound
+		found := false
+		for k, br := range s.Branches {
+			if br.Kind == schema.Null || n.Branches[k] == nil {
+				continue
+			}
+			bw, nf := b.resolve(t, br, n.Branches[k], segs, i, single, n.BranchCols[k])
+			if nf != nil {
+				if first == nil || nf.seg > first.seg {
+					first = nf
+				}
+				continue
+			}
+			w.branches[k], found = bw, true
+		}
+		if !found {
+			if first == nil {
+				first = &notFound{seg: max(i, 0), msg: "the union has only a null branch"}
+				if i >= len(segs) {
+					first.seg = len(segs) - 1
+				}
+			}
+			return nil, first
+		}
+		return w, nil
+	case schema.Array:
+		next, nf := b.resolve(t, s.Items, n.Items, segs, i, false, branchCol)
+		if nf != nil {
+			return nil, nf
+		}
+		return &walker{kind: walkArray, next: next}, nil
+	case schema.Map:
+		next, nf := b.resolve(t, s.Values, n.Items, segs, i, false, branchCol)
+		if nf != nil {
+			return nil, nf
+		}
+		return &walker{kind: walkMap, next: next}, nil
+	case schema.Record:
+		if i == len(segs) {
+			t.single = t.single && single
+			t.records = append(t.records, recordEnd{presence: branchCol})
+			return &walker{kind: walkRecord}, nil
+		}
+		k := -1
+		for j, f := range s.Fields {
+			if f.Name == segs[i] {
+				k = j
+				break
+			}
+		}
+		if k < 0 {
+			return nil, &notFound{seg: i, msg: fmt.Sprintf("record %s has no field %q", s.Name, segs[i])}
+		}
+		next, nf := b.resolve(t, s.Fields[k].Type, n.Fields[k], segs, i+1, single, branchCol)
+		if nf != nil {
+			return nil, nf
+		}
+		return &walker{kind: walkField, field: segs[i], next: next}, nil
+	}
+	if i < len(segs) {
+		return nil, &notFound{seg: i, msg: fmt.Sprintf("a value of type %s has no field %q", s.FullName(), segs[i])}
+	}
+	t.single = t.single && single
+	if s.Kind == schema.Null {
+		return &walker{kind: walkNull}, nil
+	}
+	t.leaves = append(t.leaves, leaf{schema: s, col: n.Col, typ: n.Type, decimal: s.Logical == schema.LogicalDecimal})
+	return &walker{kind: walkLeaf, leaf: len(t.leaves) - 1}, nil
+}
+
+// scalar is a value in the form comparisons use: integers (booleans as 0
+// and 1, enums as ordinals, dates and times as their stored numbers),
+// floats widened to float64, strings and bytes as strings, decimals as
+// rationals.
+type scalar struct {
+	kind scalarKind
+	i    int64
+	f    float64
+	s    string
+	r    *big.Rat
+}
+
+type scalarKind uint8
+
+const (
+	sInt scalarKind = iota
+	sFloat
+	sBytes
+	sRat
+)
+
+// convert turns a literal into a scalar comparable with values of the
+// simple schema s, or says why it cannot.
+func convert(l literal, s *schema.Schema) (scalar, error) {
+	want := func(what string) error {
+		return fmt.Errorf("a %s field needs %s", describe(s), what)
+	}
+	switch s.Kind {
+	case schema.Boolean:
+		if l.kind != litBool {
+			return scalar{}, want("TRUE or FALSE")
+		}
+		if l.b {
+			return scalar{kind: sInt, i: 1}, nil
+		}
+		return scalar{kind: sInt}, nil
+	case schema.Int, schema.Long:
+		if l.kind == litString {
+			if v, err := parseTime(l.text, s); err == nil {
+				return scalar{kind: sInt, i: v}, nil
+			} else if s.Logical != schema.LogicalNone {
+				return scalar{}, err
+			}
+		}
+		if l.kind != litNumber {
+			return scalar{}, want("a number")
+		}
+		return number(l), nil
+	case schema.Float, schema.Double:
+		if l.kind != litNumber {
+			return scalar{}, want("a number")
+		}
+		return number(l), nil
+	case schema.String:
+		if l.kind != litString {
+			return scalar{}, want("a 'string'")
+		}
+		return scalar{kind: sBytes, s: l.text}, nil
+	case schema.Enum:
+		if l.kind != litString {
+			return scalar{}, want("a 'symbol'")
+		}
+		k := s.SymbolIndex(l.text)
+		if k < 0 {
+			return scalar{}, fmt.Errorf("enum %s has no symbol %q (it has %s)", s.Name, l.text, strings.Join(s.Symbols, ", "))
+		}
+		return scalar{kind: sInt, i: int64(k)}, nil
+	case schema.Bytes, schema.Fixed:
+		if s.Logical == schema.LogicalDecimal {
+			if l.kind != litNumber || math.IsNaN(l.f) || math.IsInf(l.f, 0) {
+				return scalar{}, want("a finite number")
+			}
+			return scalar{kind: sRat, r: mustRat(strings.TrimPrefix(l.text, "+"))}, nil
+		}
+		switch l.kind {
+		case litBytes:
+			return scalar{kind: sBytes, s: l.text}, nil
+		case litString:
+			// As Avro JSON writes bytes: one character per byte.
+			buf := make([]byte, 0, len(l.text))
+			for _, r := range l.text {
+				if r > 0xff {
+					return scalar{}, fmt.Errorf("character %q is not a byte: write bytes as characters U+0000 to U+00FF, as Avro JSON does, or as X'hex'", r)
+				}
+				buf = append(buf, byte(r))
+			}
+			return scalar{kind: sBytes, s: string(buf)}, nil
+		}
+		return scalar{}, want("a 'string' of byte characters or X'hex'")
+	}
+	return scalar{}, fmt.Errorf("cannot compare a %s", describe(s))
+}
+
+func describe(s *schema.Schema) string {
+	d := s.FullName()
+	if s.Logical != schema.LogicalNone {
+		d += " (" + string(s.Logical) + ")"
+	}
+	return d
+}
+
+func number(l literal) scalar {
+	if l.isInt {
+		return scalar{kind: sInt, i: l.i}
+	}
+	return scalar{kind: sFloat, f: l.f}
+}
+
+// parseTime reads a date, time or timestamp written as text for a field of
+// a temporal logical type, giving the number the field stores. A value
+// finer than the field's unit is an error.
+func parseTime(text string, s *schema.Schema) (int64, error) {
+	var unit time.Duration
+	local := false
+	switch s.Logical {
+	case schema.LogicalDate:
+		t, err := time.Parse("2006-01-02", text)
+		if err != nil {
+			return 0, fmt.Errorf("a date field needs a number of days or 'YYYY-MM-DD'")
+		}
+		return t.Unix() / 86400, nil
+	case schema.LogicalTimeMillis, schema.LogicalTimeMicros:
+		t, err := time.Parse("15:04:05.999999999", text)
+		if err != nil {
+			return 0, fmt.Errorf("a %s field needs a number or 'HH:MM:SS[.fraction]'", s.Logical)
+		}
+		d := time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute +
+			time.Duration(t.Second())*time.Second + time.Duration(t.Nanosecond())
+		unit = time.Millisecond
+		if s.Logical == schema.LogicalTimeMicros {
+			unit = time.Microsecond
+		}
+		if d%unit != 0 {
+			return 0, fmt.Errorf("%q is finer than the field's unit", text)
+		}
+		return int64(d / unit), nil
+	case schema.LogicalTimestampMillis:
+		unit = time.Millisecond
+	case schema.LogicalTimestampMicros:
+		unit = time.Microsecond
+	case schema.LogicalTimestampNanos:
+		unit = time.Nanosecond
+	case schema.LogicalLocalTimestampMillis:
+		unit, local = time.Millisecond, true
+	case schema.LogicalLocalTimestampMicros:
+		unit, local = time.Microsecond, true
+	case schema.LogicalLocalTimestampNanos:
+		unit, local = time.Nanosecond, true
+	default:
+		return 0, fmt.Errorf("not a temporal field")
+	}
+	layoutStr := time.RFC3339Nano
+	if local {
+		layoutStr = "2006-01-02T15:04:05.999999999"
+	}
+	t, err := time.Parse(layoutStr, text)
+	if err != nil {
+		if local {
+			return 0, fmt.Errorf("a %s field needs a number or 'YYYY-MM-DDTHH:MM:SS[.fraction]' (no zone)", s.Logical)
+		}
+		return 0, fmt.Errorf("a %s field needs a number or an RFC 3339 timestamp such as '2024-05-01T12:00:00Z'", s.Logical)
+	}
+	// Seconds and nanoseconds, exactly, in the unit.
+	sec, ns := t.Unix(), int64(t.Nanosecond())
+	if ns%int64(unit) != 0 {
+		return 0, fmt.Errorf("%q is finer than the field's unit", text)
+	}
+	per := int64(time.Second / unit)
+	if sec > math.MaxInt64/per || sec < math.MinInt64/per {
+		return 0, fmt.Errorf("%q is out of the field's range", text)
+	}
+	return sec*per + ns/int64(unit), nil
+}

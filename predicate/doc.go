@@ -1,0 +1,78 @@
+// Package predicate parses the filter expressions of "--where" and
+// evaluates them on records and on block statistics.
+//
+// # Grammar
+//
+//	expr       = or
+//	or         = and { "OR" and }
+//	and        = unary { "AND" unary }
+//	unary      = "NOT" unary | "(" expr ")" | predicate
+//	predicate  = path op literal
+//	           | path ["NOT"] "IN" "(" literal { "," literal } ")"
+//	           | path "IS" ["NOT"] "NULL"
+//	op         = "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
+//	path       = name { "." name }
+//	name       = [A-Za-z_][A-Za-z0-9_]*  |  '"' text '"'  |  '`' text '`'
+//	literal    = "'" text "'" | number | "TRUE" | "FALSE" | "NaN"
+//	           | ["-" | "+"] "Infinity" | "X'" hex digits "'"
+//
+// Keywords are case-insensitive. A quote inside quoted text is written
+// twice, and a field named like a keyword is quoted:
+//
+//	note = 'it''s' AND "in" = 3
+//
+// A path names a field by its Avro field names, dots going through
+// records. Arrays, maps and unions on the way are passed through: a path
+// into an array's items means "any element" (lines.qty > 4 holds when some
+// line's qty does), likewise for a map's values, and a path through a union
+// follows every branch that has the field. A path may also end at a record,
+// for IS NULL and IS NOT NULL only.
+//
+// Literals are converted to the type of the field they are compared with,
+// or the expression is an error:
+//   - int, long, float, double: a number (an integer or a decimal with an
+//     optional exponent), NaN or Infinity; integers and floats compare
+//     exactly (id = 7.5 is false for every int);
+//   - dates, times and timestamps: their number as Avro JSON writes it
+//     (days, milliseconds, microseconds, nanoseconds), or text: a date
+//     '2024-05-01', a time '12:30:00.250', a timestamp in RFC 3339
+//     '2024-05-01T12:00:00Z' (a local timestamp without the zone); text
+//     finer than the field's unit is an error;
+//   - string: a 'string', compared as UTF-8 bytes (code point order);
+//   - enum: a 'SYMBOL' of the enum; enums order by the symbols' positions;
+//   - bytes and fixed: a 'string' of characters U+0000 to U+00FF (one per
+//     byte, as Avro JSON writes bytes) or X'hex', compared as unsigned
+//     bytes;
+//   - decimal: a number, compared by value;
+//   - boolean: TRUE or FALSE (FALSE < TRUE).
+//
+// # Meaning
+//
+// Evaluation follows SQL's three-valued logic. A comparison on a field
+// whose value is null (a null union branch, or a branch without the field
+// on the way) is UNKNOWN; NOT UNKNOWN is UNKNOWN; FALSE AND UNKNOWN is
+// FALSE; TRUE OR UNKNOWN is TRUE; a record matches only when the whole
+// expression is TRUE. Where a path reaches several values (through arrays
+// or maps), a comparison is TRUE if it is TRUE for one of them, else
+// UNKNOWN if one of them is null, else FALSE (also when there is none).
+// x NOT IN (...) is NOT (x IN (...)). x IS NULL is TRUE when a value
+// reached is null, x IS NOT NULL when a value reached is not; neither is
+// ever UNKNOWN. Floats compare as IEEE 754 does: NaN is unequal to
+// everything (NaN != NaN is TRUE) and neither less nor greater than
+// anything; -0 equals +0.
+//
+// # Statistics
+//
+// MayMatch judges a run of rows from per-block statistics (package
+// format/stats) of the columns the expression reads (Columns). It computes,
+// for every sub-expression, whether some row of the run could make it TRUE
+// and whether one could make it FALSE, from the bounds and counts of the
+// blocks; NOT swaps the two, so negations are as safe as the rest. It
+// answers false only when no row can make the expression TRUE: a column
+// without statistics, and any decimal, counts as "any value"; a shortened
+// string bound is used only as the bound it still is; a block holding NaN
+// may satisfy != and may fail every other comparison; null counts come
+// into play only when the statistics cover exactly the rows asked about.
+// Ranges applies MayMatch to a whole file's blocks and returns the runs of
+// rows a reader must read.
+package predicate

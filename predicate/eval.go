@@ -1,0 +1,548 @@
+package predicate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/trevni-go/trevni/format/stats"
+	"github.com/trevni-go/trevni/typemap"
+)
+
+// Truth is a value of SQL's three-valued logic.
+type Truth uint8
+
+// The truth values.
+const (
+	False Truth = iota
+	True
+	Unknown // a comparison with NULL, and what follows from it
+)
+
+// String returns TRUE, FALSE or UNKNOWN.
+func (t Truth) String() string { return [...]string{"FALSE", "TRUE", "UNKNOWN"}[t] }
+
+// node is a bound expression.
+type node interface {
+	eval(rec any) (Truth, error)
+	prune(env *pruneEnv) outcomes
+}
+
+type (
+	andNode struct{ l, r node }
+	orNode  struct{ l, r node }
+	notNode struct{ x node }
+	cmpNode struct {
+		t    *target
+		op   Op
+		lits [][]scalar // per leaf of t
+	}
+	nullNode struct {
+		t   *target
+		not bool
+	}
+)
+
+// Eval evaluates the predicate on one record: a goavro native value of the
+// schema the predicate was bound to, as assemble.AvroReader.Read returns
+// it. See the package documentation for the semantics.
+func (p *Predicate) Eval(rec any) (Truth, error) {
+	return p.root.eval(rec)
+}
+
+// Match reports whether the predicate is TRUE for the record (UNKNOWN does
+// not match, as in SQL's WHERE).
+func (p *Predicate) Match(rec any) (bool, error) {
+	t, err := p.root.eval(rec)
+	return t == True, err
+}
+
+func (n *andNode) eval(rec any) (Truth, error) {
+	l, err := n.l.eval(rec)
+	if err != nil || l == False {
+		return False, err
+	}
+	r, err := n.r.eval(rec)
+	if err != nil {
+		return False, err
+	}
+	if r == False {
+		return False, nil
+	}
+	if l == Unknown || r == Unknown {
+		return Unknown, nil
+	}
+	return True, nil
+}
+
+func (n *orNode) eval(rec any) (Truth, error) {
+	l, err := n.l.eval(rec)
+	if err != nil || l == True {
+		return l, err
+	}
+	r, err := n.r.eval(rec)
+	if err != nil {
+		return False, err
+	}
+	if r == True {
+		return True, nil
+	}
+	if l == Unknown || r == Unknown {
+		return Unknown, nil
+	}
+	return False, nil
+}
+
+func (n *notNode) eval(rec any) (Truth, error) {
+	x, err := n.x.eval(rec)
+	switch x {
+	case True:
+		return False, err
+	case False:
+		return True, err
+	}
+	return Unknown, err
+}
+
+// errStop ends a walk early.
+var errStop = errors.New("stop")
+
+// visit calls f for every value the walker reaches in v: the leaf's index
+// and its value, or -1 and nil for a NULL.
+func (t *target) visit(w *walker, v any, f func(leaf int, v any) error) error {
+	switch w.kind {
+	case walkField:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: expected a record (map[string]any), got %T", t.path, v)
+		}
+		fv, ok := m[w.field]
+		if !ok {
+			return fmt.Errorf("%s: record has no field %q", t.path, w.field)
+		}
+		return t.visit(w.next, fv, f)
+	case walkArray:
+		a, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("%s: expected an array ([]any), got %T", t.path, v)
+		}
+		for _, e := range a {
+			if err := t.visit(w.next, e, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	case walkMap:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: expected a map (map[string]any), got %T", t.path, v)
+		}
+		for _, e := range m {
+			if err := t.visit(w.next, e, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	case walkUnion:
+		k, inner, err := typemap.ResolveUnion(w.union, v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.path, err)
+		}
+		if w.branches[k] == nil {
+			return f(-1, nil)
+		}
+		return t.visit(w.branches[k], inner, f)
+	case walkLeaf:
+		return f(w.leaf, v)
+	case walkRecord:
+		return f(len(t.leaves), v)
+	}
+	return f(-1, nil)
+}
+
+func (n *cmpNode) eval(rec any) (Truth, error) {
+	res := False
+	err := n.t.visit(n.t.walk, rec, func(k int, v any) error {
+		if k < 0 {
+			res = Unknown
+			return nil
+		}
+		lf := &n.t.leaves[k]
+		sv, err := toScalar(lf, v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", n.t.path, err)
+		}
+		if itemTrue(n.op, sv, n.lits[k]) {
+			res = True
+			return errStop
+		}
+		return nil
+	})
+	if err == errStop {
+		err = nil
+	}
+	return res, err
+}
+
+func (n *nullNode) eval(rec any) (Truth, error) {
+	var null, present bool
+	err := n.t.visit(n.t.walk, rec, func(k int, v any) error {
+		if k < 0 {
+			null = true
+		} else {
+			present = true
+		}
+		return nil
+	})
+	if n.not {
+		null = present
+	}
+	if null {
+		return True, err
+	}
+	return False, err
+}
+
+// toScalar converts a goavro native value of leaf lf to its scalar.
+func toScalar(lf *leaf, v any) (scalar, error) {
+	st, err := typemap.ToStored(lf.schema, v)
+	if err != nil {
+		return scalar{}, err
+	}
+	if lf.decimal {
+		b, ok := st.([]byte)
+		if !ok {
+			return scalar{}, fmt.Errorf("decimal stored as %T", st)
+		}
+		i := new(big.Int).SetBytes(b)
+		if len(b) > 0 && b[0]&0x80 != 0 {
+			i.Sub(i, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+		}
+		r := new(big.Rat).SetInt(i)
+		r.Quo(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(lf.schema.Scale)), nil)))
+		return scalar{kind: sRat, r: r}, nil
+	}
+	switch st := st.(type) {
+	case bool:
+		if st {
+			return scalar{kind: sInt, i: 1}, nil
+		}
+		return scalar{kind: sInt}, nil
+	case int32:
+		return scalar{kind: sInt, i: int64(st)}, nil
+	case int64:
+		return scalar{kind: sInt, i: st}, nil
+	case float32:
+		return scalar{kind: sFloat, f: float64(st)}, nil
+	case float64:
+		return scalar{kind: sFloat, f: st}, nil
+	case string:
+		return scalar{kind: sBytes, s: st}, nil
+	case []byte:
+		return scalar{kind: sBytes, s: string(st)}, nil
+	}
+	return scalar{}, fmt.Errorf("cannot compare a stored %T", st)
+}
+
+// compare orders a and b, which are of kinds a conversion made comparable;
+// ok is false when they are unordered (a NaN is involved).
+func compare(a, b scalar) (c int, ok bool) {
+	switch {
+	case a.kind == sInt && b.kind == sInt:
+		return cmp3(a.i < b.i, a.i > b.i), true
+	case a.kind == sInt && b.kind == sFloat:
+		return cmpIntFloat(a.i, b.f)
+	case a.kind == sFloat && b.kind == sInt:
+		c, ok := cmpIntFloat(b.i, a.f)
+		return -c, ok
+	case a.kind == sFloat && b.kind == sFloat:
+		if a.f != a.f || b.f != b.f {
+			return 0, false
+		}
+		return cmp3(a.f < b.f, a.f > b.f), true
+	case a.kind == sBytes && b.kind == sBytes:
+		return strings.Compare(a.s, b.s), true
+	case a.kind == sRat && b.kind == sRat:
+		return a.r.Cmp(b.r), true
+	}
+	return 0, false
+}
+
+func cmp3(lt, gt bool) int {
+	switch {
+	case lt:
+		return -1
+	case gt:
+		return 1
+	}
+	return 0
+}
+
+// cmpIntFloat compares an integer with a float exactly.
+func cmpIntFloat(i int64, f float64) (int, bool) {
+	switch {
+	case f != f:
+		return 0, false
+	case f >= 0x1p63:
+		return -1, true
+	case f < -0x1p63:
+		return 1, true
+	}
+	t := math.Trunc(f)
+	ti := int64(t)
+	switch {
+	case i < ti:
+		return -1, true
+	case i > ti:
+		return 1, true
+	case f > t:
+		return -1, true
+	case f < t:
+		return 1, true
+	}
+	return 0, true
+}
+
+// itemTrue evaluates a comparison on one non-null value. NaN compares as
+// IEEE 754 says: unequal to everything, neither less nor greater.
+func itemTrue(op Op, v scalar, lits []scalar) bool {
+	if op == IN {
+		for _, l := range lits {
+			if c, ok := compare(v, l); ok && c == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	c, ok := compare(v, lits[0])
+	if !ok {
+		return op == NE
+	}
+	switch op {
+	case EQ:
+		return c == 0
+	case NE:
+		return c != 0
+	case LT:
+		return c < 0
+	case LE:
+		return c <= 0
+	case GT:
+		return c > 0
+	case GE:
+		return c >= 0
+	}
+	return false
+}
+
+// StatsFunc gives the statistics MayMatch needs: for column col, a block's
+// statistics (or several consecutive blocks merged with stats.Merge) that
+// cover every row being tested, and the first row they cover; ok false
+// when there are none or they cannot be trusted.
+type StatsFunc func(col int) (b *stats.Block, firstRow int64, ok bool)
+
+// outcomes over-approximates the truth values an expression can take on
+// the rows of a range: t is false only when no row can make it TRUE, f
+// only when no row can make it FALSE. UNKNOWN need not be tracked: in
+// three-valued logic, AND, OR and NOT never turn it into TRUE or FALSE.
+type outcomes struct{ t, f bool }
+
+type pruneEnv struct {
+	first, rows int64
+	get         StatsFunc
+}
+
+// block returns column col's statistics and whether they cover exactly the
+// rows being tested.
+func (e *pruneEnv) block(col int) (*stats.Block, bool, bool) {
+	b, first, ok := e.get(col)
+	if !ok || b == nil {
+		return nil, false, false
+	}
+	return b, true, first == e.first && b.Rows == e.rows
+}
+
+// MayMatch reports whether a row among rows rows starting at firstRow
+// might satisfy the predicate, judging from the statistics get gives. It is
+// false only when the statistics prove that no row in the range can: a
+// missing or inexact statistic, and every doubt, make it true.
+func (p *Predicate) MayMatch(firstRow, rows int64, get StatsFunc) bool {
+	if rows <= 0 {
+		return false
+	}
+	return p.root.prune(&pruneEnv{first: firstRow, rows: rows, get: get}).t
+}
+
+func (n *andNode) prune(e *pruneEnv) outcomes {
+	l, r := n.l.prune(e), n.r.prune(e)
+	return outcomes{t: l.t && r.t, f: l.f || r.f}
+}
+
+func (n *orNode) prune(e *pruneEnv) outcomes {
+	l, r := n.l.prune(e), n.r.prune(e)
+	return outcomes{t: l.t || r.t, f: l.f && r.f}
+}
+
+func (n *notNode) prune(e *pruneEnv) outcomes {
+	x := n.x.prune(e)
+	return outcomes{t: x.f, f: x.t}
+}
+
+// presentRows returns how many rows of the range hold a (non-null) value of
+// a single-valued target, and whether that count is known: every statistic
+// present and covering exactly the range.
+func (t *target) presentRows(e *pruneEnv) (int64, bool) {
+	var n int64
+	for _, lf := range t.leaves {
+		b, ok, exact := e.block(lf.col)
+		if !ok || !exact {
+			return 0, false
+		}
+		n += b.Values
+	}
+	for _, r := range t.records {
+		if r.presence < 0 {
+			n += e.rows
+			continue
+		}
+		b, ok, exact := e.block(r.presence)
+		if !ok || !exact {
+			return 0, false
+		}
+		n += b.NonEmpty
+	}
+	return n, true
+}
+
+// mayBePresent reports whether some row of the range may hold a non-null
+// value of the target.
+func (t *target) mayBePresent(e *pruneEnv) bool {
+	for _, lf := range t.leaves {
+		if b, ok, _ := e.block(lf.col); !ok || b.Values > 0 {
+			return true
+		}
+	}
+	for _, r := range t.records {
+		if r.presence < 0 {
+			return true
+		}
+		if b, ok, _ := e.block(r.presence); !ok || b.NonEmpty > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *nullNode) prune(e *pruneEnv) outcomes {
+	if !n.t.single {
+		return outcomes{t: true, f: true}
+	}
+	// A row holds one value or a NULL: IS NULL is true where it holds no
+	// value.
+	present, known := n.t.presentRows(e)
+	isNull := outcomes{t: !known || present < e.rows, f: n.t.mayBePresent(e)}
+	if n.not {
+		isNull.t, isNull.f = isNull.f, isNull.t
+	}
+	return isNull
+}
+
+func (n *cmpNode) prune(e *pruneEnv) outcomes {
+	var o outcomes
+	for k := range n.t.leaves {
+		lf := &n.t.leaves[k]
+		b, ok, _ := e.block(lf.col)
+		if !ok || lf.decimal {
+			o.t, o.f = true, true
+			continue
+		}
+		if b.Values == 0 {
+			continue
+		}
+		t, f := leafOutcomes(n.op, n.lits[k], lf, b)
+		o.t, o.f = o.t || t, o.f || f
+	}
+	if !n.t.single {
+		// A row with no value at all is FALSE.
+		o.f = true
+	}
+	return o
+}
+
+// leafOutcomes tells whether a value within b's bounds can make the
+// comparison true, and whether one can make it false.
+func leafOutcomes(op Op, lits []scalar, lf *leaf, b *stats.Block) (mayT, mayF bool) {
+	if b.NaN {
+		// NaN is unequal to everything and otherwise unordered.
+		mayT, mayF = op == NE, op != NE
+	}
+	if !b.HasBounds {
+		if !b.NaN && b.Values > 0 {
+			return true, true // values without bounds: nothing is known
+		}
+		return mayT, mayF
+	}
+	var lo, hi scalar
+	noMax := false
+	t := stats.Type(lf.typ)
+	switch {
+	case t.IsInteger():
+		lo, hi = scalar{kind: sInt, i: b.MinInt}, scalar{kind: sInt, i: b.MaxInt}
+	case t.IsFloat():
+		lo, hi = scalar{kind: sFloat, f: b.MinFloat}, scalar{kind: sFloat, f: b.MaxFloat}
+	case t.IsBytes():
+		lo, hi, noMax = scalar{kind: sBytes, s: string(b.MinBytes)}, scalar{kind: sBytes, s: string(b.MaxBytes)}, b.NoMax
+	default:
+		return true, true
+	}
+	// cmpLo and cmpHi compare the bounds with a literal; inRange says
+	// whether the literal may equal a value, single whether every value
+	// equals it.
+	bounds := func(l scalar) (cl, ch int, ok bool) {
+		cl, ok1 := compare(lo, l)
+		ch, ok2 := compare(hi, l)
+		if noMax {
+			ch, ok2 = 1, true
+		}
+		return cl, ch, ok1 && ok2
+	}
+	if op == IN {
+		allSame := false
+		for _, l := range lits {
+			cl, ch, ok := bounds(l)
+			if !ok {
+				continue
+			}
+			if cl <= 0 && ch >= 0 {
+				mayT = true
+			}
+			if cl == 0 && ch == 0 {
+				allSame = true
+			}
+		}
+		return mayT, mayF || !allSame
+	}
+	cl, ch, ok := bounds(lits[0])
+	if !ok {
+		// A NaN literal: every comparison but != is false.
+		return mayT || op == NE, mayF || op != NE
+	}
+	var t2, f2 bool
+	switch op {
+	case EQ:
+		t2, f2 = cl <= 0 && ch >= 0, !(cl == 0 && ch == 0)
+	case NE:
+		t2, f2 = !(cl == 0 && ch == 0), cl <= 0 && ch >= 0
+	case LT:
+		t2, f2 = cl < 0, ch >= 0
+	case LE:
+		t2, f2 = cl <= 0, ch > 0
+	case GT:
+		t2, f2 = ch > 0, cl <= 0
+	case GE:
+		t2, f2 = ch >= 0, cl < 0
+	}
+	return mayT || t2, mayF || f2
+}

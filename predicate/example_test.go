@@ -1,0 +1,51 @@
+package predicate_test
+
+import (
+	"fmt"
+
+	"github.com/trevni-go/trevni/format/stats"
+	"github.com/trevni-go/trevni/predicate"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+)
+
+// A filter evaluated on a record, and on the statistics of two blocks of
+// the amount column: only the second can hold a match.
+func Example() {
+	s := schema.MustParse(`{"type":"record","name":"Order","fields":[
+		{"name":"id","type":"long"},{"name":"amount","type":"double"}]}`)
+	l, _ := layout.New(s, nil)
+	p, err := predicate.Compile("amount > 4500", s, l)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ok, _ := p.Match(map[string]any{"id": int64(1), "amount": 4600.0})
+	fmt.Println("record matches:", ok)
+
+	// Statistics as a writer gathers them: amounts 0..2999, then 3000..5999.
+	acc, _ := stats.NewAccumulator(stats.Double, false, nil)
+	for i := 0; i < 6000; i++ {
+		acc.AddDouble(float64(i))
+		if i%3000 == 2999 {
+			acc.EndBlock(3000)
+		}
+	}
+	col, _ := stats.Decode(acc.Encode()) // as stored under stats.MetaKey
+	cs := &predicate.ColumnStats{FirstRows: []int64{0, 3000}, Blocks: col.Blocks}
+	fmt.Println("rows to read:", p.Ranges(6000, func(c int) *predicate.ColumnStats {
+		if c == 1 { // the amount column
+			return cs
+		}
+		return nil
+	}))
+
+	_, err = predicate.Compile("amount > 'x'", s, l)
+	fmt.Println(err)
+	// Output:
+	// record matches: true
+	// rows to read: [{3000 3000}]
+	// amount: a double field needs a number at offset 9
+	//   amount > 'x'
+	//            ^
+}

@@ -1,0 +1,78 @@
+package predicate
+
+import (
+	"fmt"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/format/stats"
+)
+
+// FileStatsOptions tunes FileStats.
+type FileStatsOptions struct {
+	// SortedValueIndex lets columns without statistics but with Trevni's
+	// value index (trevni.values: the first value of every block, as Java
+	// writes it for sorted columns) be judged by it, assuming that such a
+	// column is sorted (see stats.FromFirstValues).
+	SortedValueIndex bool
+}
+
+// FileStats reads the statistics of column col of a Trevni file: the
+// stats.blocks metadata checked against the column's block descriptors
+// (same type, as many blocks, the same row counts), or, as opts allow, the
+// value index. It returns nil, meaning "no statistics, read everything",
+// when there are none or they do not agree with the file, with an error
+// that says why in the latter case (a reader may report it and go on).
+// The result suits Ranges:
+//
+//	rs := p.Ranges(rd.RowCount(), func(col int) *predicate.ColumnStats {
+//		cs, _ := predicate.FileStats(rd, col, nil)
+//		return cs
+//	})
+func FileStats(rd *format.Reader, col int, opts *FileStatsOptions) (*ColumnStats, error) {
+	if col < 0 || col >= rd.NumColumns() {
+		return nil, fmt.Errorf("predicate: no column %d", col)
+	}
+	meta := rd.Column(col)
+	blocks, err := rd.Blocks(col)
+	if err != nil {
+		return nil, err
+	}
+	cs := &ColumnStats{FirstRows: make([]int64, len(blocks))}
+	for i := range blocks {
+		cs.FirstRows[i] = blocks[i].FirstRow
+	}
+	raw, ok := meta.Meta.Get(stats.MetaKey)
+	if !ok {
+		if opts == nil || !opts.SortedValueIndex || !meta.Values || len(blocks) == 0 {
+			return nil, nil
+		}
+		rows := make([]int64, len(blocks))
+		firsts := make([]any, len(blocks))
+		for i := range blocks {
+			rows[i], firsts[i] = blocks[i].Rows, blocks[i].FirstValue
+		}
+		if cs.Blocks = stats.FromFirstValues(stats.Type(meta.Type), rows, firsts); cs.Blocks == nil {
+			return nil, nil
+		}
+		return cs, nil
+	}
+	c, err := stats.Decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("column %q: %s: %w", meta.Name, stats.MetaKey, err)
+	}
+	switch {
+	case c.Type != stats.Type(meta.Type) || c.Array != meta.Array:
+		return nil, fmt.Errorf("column %q: %s describes a %v column (array %v), not %v (array %v)",
+			meta.Name, stats.MetaKey, c.Type, c.Array, meta.Type, meta.Array)
+	case len(c.Blocks) != len(blocks):
+		return nil, fmt.Errorf("column %q: %s has %d blocks, the column %d", meta.Name, stats.MetaKey, len(c.Blocks), len(blocks))
+	}
+	for i := range blocks {
+		if c.Blocks[i].Rows != blocks[i].Rows {
+			return nil, fmt.Errorf("column %q block %d: %s says %d rows, the block %d",
+				meta.Name, i, stats.MetaKey, c.Blocks[i].Rows, blocks[i].Rows)
+		}
+	}
+	cs.Blocks = c.Blocks
+	return cs, nil
+}

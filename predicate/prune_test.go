@@ -1,0 +1,149 @@
+package predicate
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/trevni-go/trevni/format/stats"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+)
+
+// blockOf gathers the statistics of the given values of column col, as one
+// block of rows rows.
+func blockOf(t *testing.T, l *layout.Layout, col string, rows int64, add func(a *stats.Accumulator)) (int, stats.Block) {
+	t.Helper()
+	for _, c := range l.Columns {
+		if c.Name == col {
+			a, err := stats.NewAccumulator(stats.Type(c.Type), c.Array, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			add(a)
+			a.EndBlock(rows)
+			d, err := stats.Decode(a.Encode())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c.Index, d.Blocks[0]
+		}
+	}
+	t.Fatalf("no column %q", col)
+	return 0, stats.Block{}
+}
+
+// Named cases of MayMatch on one block of 3 rows.
+func TestMayMatch(t *testing.T) {
+	s, l := orders(t)
+	blocks := map[int]stats.Block{}
+	put := func(col string, add func(a *stats.Accumulator)) {
+		i, b := blockOf(t, l, col, 3, add)
+		blocks[i] = b
+	}
+	put("amount", func(a *stats.Accumulator) { a.AddDouble(10); a.AddDouble(4500); a.AddDouble(math.NaN()) })
+	put("id", func(a *stats.Accumulator) { a.AddLong(5); a.AddLong(5); a.AddLong(5) })
+	put("note/string", func(a *stats.Accumulator) { // two rows of three have a note
+		a.AddLength(1)
+		a.AddString(strings.Repeat("z", 100))
+		a.AddLength(0)
+		a.AddLength(1)
+		a.AddString("abc")
+	})
+	put("region", func(a *stats.Accumulator) { a.AddInt(1); a.AddInt(1); a.AddInt(2) })
+	put("ship/Ship", func(a *stats.Accumulator) { a.AddLength(1); a.AddLength(1); a.AddLength(1) })
+	get := func(col int) (*stats.Block, int64, bool) {
+		b, ok := blocks[col]
+		return &b, 0, ok
+	}
+	for expr, want := range map[string]bool{
+		"amount > 4500":                  false, // the Columna query
+		"amount >= 4500":                 true,
+		"amount < 10":                    false,
+		"amount != 7":                    true, // NaN != 7
+		"NOT amount < 5000":              true, // NOT (NaN < 5000)
+		"NOT amount <= 4500":             true, // NaN again
+		"amount = NaN":                   false,
+		"amount != NaN":                  true,
+		"id = 5":                         true,
+		"id != 5":                        false,
+		"NOT id = 5":                     false,
+		"id IN (1, 2)":                   false,
+		"id NOT IN (5)":                  false,
+		"id = 5.0":                       true,
+		"id = 4.5":                       false,
+		"id > 4.5 AND id < 5.5":          true,
+		"id > 5.5 OR id < 4.5":           false,
+		"note IS NULL":                   true,
+		"note IS NOT NULL":               true,
+		"note = 'abd'":                   true,
+		"note < 'abc'":                   false,
+		"note > 'zzzz'":                  true, // the maximum is a rounded-up prefix
+		"note > '{'":                     false,
+		"NOT note = 'x'":                 true,
+		"region = 'EU'":                  false,
+		"region >= 'US'":                 true,
+		"ship IS NULL":                   false,
+		"ship IS NOT NULL":               true,
+		"price = 1":                      true, // decimals are never pruned
+		"lines.qty = 1":                  true, // no statistics
+		"NOT (id = 5 AND region = 'EU')": true,
+		"NOT (id = 5 OR region = 'EU')":  false,
+	} {
+		p, err := Compile(expr, s, l)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		if got := p.MayMatch(0, 3, get); got != want {
+			t.Errorf("MayMatch(%s) = %v, want %v", expr, got, want)
+		}
+	}
+	// Statistics covering more rows than asked about still bound them, but
+	// their counts say nothing about the rows asked about.
+	p, _ := Compile("note IS NULL", s, l)
+	_, full := blockOf(t, l, "note/string", 3, func(a *stats.Accumulator) {
+		for i := 0; i < 3; i++ {
+			a.AddLength(1)
+			a.AddString("x")
+		}
+	})
+	if p.MayMatch(0, 3, func(int) (*stats.Block, int64, bool) { return &full, 0, true }) {
+		t.Error("note IS NULL where every row has a note")
+	}
+	if !p.MayMatch(1, 1, func(int) (*stats.Block, int64, bool) { return &full, 0, true }) {
+		t.Error("pruned by counts of a block covering more rows")
+	}
+}
+
+// A path through a union of two records with the same field reads both
+// branches' columns.
+func TestUnionPaths(t *testing.T) {
+	s, err := schema.Parse(`{"type":"record","name":"R","fields":[{"name":"u","type":["null",
+		{"type":"record","name":"A","fields":[{"name":"x","type":"int"}]},
+		{"type":"record","name":"B","fields":[{"name":"x","type":"string"},{"name":"y","type":"int"}]}]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := layout.New(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Compile("u.x = 1", s, l); err == nil || !strings.Contains(err.Error(), "a string field needs a 'string'") {
+		t.Errorf("mixed types: %v", err)
+	}
+	p, err := Compile("u.y = 1", s, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := map[string]any{"u": map[string]any{"A": map[string]any{"x": int32(1)}}}
+	if got, _ := p.Eval(rec); got != Unknown {
+		t.Errorf("u.y on branch A = %v, want UNKNOWN", got)
+	}
+	p, _ = Compile("u.x IS NOT NULL", s, l)
+	if got, _ := p.Eval(rec); got != True {
+		t.Errorf("u.x IS NOT NULL = %v", got)
+	}
+	if got := p.Columns(); len(got) != 2 {
+		t.Errorf("columns %v, want both branches' x", got)
+	}
+}

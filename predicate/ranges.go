@@ -1,0 +1,78 @@
+package predicate
+
+import (
+	"sort"
+
+	"github.com/trevni-go/trevni/format/stats"
+)
+
+// Range is a run of rows: Rows rows starting at First.
+type Range struct {
+	First, Rows int64
+}
+
+// ColumnStats is one column's statistics as a reader finds them: the first
+// row of each block (format.BlockInfo.FirstRow) and the block's statistics,
+// in order. The blocks must cover the file's rows without gaps.
+type ColumnStats struct {
+	FirstRows []int64
+	Blocks    []stats.Block
+}
+
+// Ranges returns, in order and without overlap, the runs of rows among the
+// first rows rows that may hold a record satisfying the predicate; every
+// other row is proven not to. column gives the statistics of a column of
+// Columns, or nil where there are none (every block of such a column may
+// match). Adjacent runs are joined.
+//
+// The rows are cut wherever a block of one of Columns starts, so that
+// within a piece each column has one block, and each piece is tested with
+// MayMatch.
+func (p *Predicate) Ranges(rows int64, column func(col int) *ColumnStats) []Range {
+	if rows <= 0 {
+		return nil
+	}
+	cs := make(map[int]*ColumnStats, len(p.cols))
+	cuts := []int64{0, rows}
+	for _, c := range p.cols {
+		s := column(c)
+		if s == nil || len(s.FirstRows) != len(s.Blocks) || len(s.Blocks) == 0 {
+			continue
+		}
+		cs[c] = s
+		for _, f := range s.FirstRows {
+			if f > 0 && f < rows {
+				cuts = append(cuts, f)
+			}
+		}
+	}
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i] < cuts[j] })
+	var out []Range
+	for i := 0; i+1 < len(cuts); i++ {
+		a, b := cuts[i], cuts[i+1]
+		if a == b {
+			continue
+		}
+		get := func(col int) (*stats.Block, int64, bool) {
+			s := cs[col]
+			if s == nil {
+				return nil, 0, false
+			}
+			// The last block starting at or before a.
+			k := sort.Search(len(s.FirstRows), func(j int) bool { return s.FirstRows[j] > a }) - 1
+			if k < 0 || s.FirstRows[k]+s.Blocks[k].Rows < b {
+				return nil, 0, false
+			}
+			return &s.Blocks[k], s.FirstRows[k], true
+		}
+		if !p.MayMatch(a, b-a, get) {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].First+out[n-1].Rows == a {
+			out[n-1].Rows += b - a
+		} else {
+			out = append(out, Range{First: a, Rows: b - a})
+		}
+	}
+	return out
+}
