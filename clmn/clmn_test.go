@@ -291,7 +291,11 @@ func TestSection91(t *testing.T) {
 		{"offset huge", func(b []byte) []byte { be64(b, sOff, math.MaxUint64); return b }, "s", "not inside"},
 		{"size past end", func(b []byte) []byte { be32(b, sCsize, uint32(len(b))); return b }, "s", "not inside"},
 		{"offset in header", func(b []byte) []byte { be64(b, nOff, 20); return b }, "n", "inside the header"},
-		{"overlap", func(b []byte) []byte { be64(b, sOff, uint64(sCol.Offset-1)); be32(b, sCsize, uint32(sCol.CompressedSize+1)); return b }, "s", "inside column #0's block"},
+		{"overlap", func(b []byte) []byte {
+			be64(b, sOff, uint64(sCol.Offset-1))
+			be32(b, sCsize, uint32(sCol.CompressedSize+1))
+			return b
+		}, "s", "inside column #0's block"},
 		{"truncated file", func(b []byte) []byte { return b[:len(b)-1] }, "s", "not inside"},
 		{"name past end", func(b []byte) []byte { b[38], b[39] = 0xff, 0xff; return b }, "", "runs past the end"},
 		{"name utf8", func(b []byte) []byte { b[20] = 0xff; return b }, "\xff", "not valid UTF-8"},
