@@ -42,8 +42,8 @@ func AvroName(name string) string {
 // csv.name.
 func AvroSchema(name string, fields []Field) string {
 	type jsonField struct {
-		Name    string `json:"name"`
-		Type    any    `json:"type"`
+		Name    string  `json:"name"`
+		Type    any     `json:"type"`
 		CSVName *string `json:"csv.name,omitempty"`
 	}
 	used := make(map[string]bool, len(fields))
