@@ -33,7 +33,7 @@ type runFunc func(e *env, args []string) error
 
 // commandTable lists the commands in the order "trevni help" shows them.
 func commandTable() []*command {
-	return []*command{
+	return append([]*command{
 		{
 			name: "fromavro", args: "IN.avro... OUT.trv", minArgs: 2, maxArgs: -1,
 			summary: "convert an Avro container file to Trevni",
@@ -92,7 +92,7 @@ func commandTable() []*command {
 			help:    validateHelp,
 			setup:   validateCommand,
 		},
-	}
+	}, tableCommands()...)
 }
 
 // lookupCommand returns the command called name, or nil.
