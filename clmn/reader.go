@@ -322,6 +322,7 @@ type ColumnReader struct {
 	in       *bufio.Reader
 	inflated int64 // bytes taken from the inflater
 	buf      []byte
+	tmp      [8]byte
 	i        int64
 	f        float64
 	s        []byte
@@ -373,7 +374,7 @@ func (c *ColumnReader) Next() bool {
 		c.z = z
 		c.in = bufio.NewReaderSize((*limited)(c), 32<<10)
 	}
-	var b [8]byte
+	b := c.tmp[:]
 	switch c.col.Type {
 	case Int32:
 		if c.err = c.readFull(b[:4]); c.err != nil {
