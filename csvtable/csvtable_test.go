@@ -259,8 +259,8 @@ func TestBadRows(t *testing.T) {
 	}{
 		{"a,b\n1,2\n3\n", nil, "line 3: 1 cells, but the header has 2"},
 		{"a,b\n1,2\n\"3,4\n", nil, "line 3, column"},
-		{"a,b\n1,2\n3,x\n", []Field{{Name: "a", Type: Int}, {Name: "b", Type: Long}}, `line 3, column 2 ("b"): "x" is not a long`},
-		{"a,b\n1,2\n3,99999999999\n", []Field{{Name: "a", Type: Int}, {Name: "b", Type: Int}}, `line 3, column 2 ("b"): "99999999999" is not a int: value out of range`},
+		{"a,b\n1,2\n3,x\n", []Field{{Name: "a", Type: Int}, {Name: "b", Type: Long}}, `line 3, column 2 ("b"): "x" is not a valid long`},
+		{"a,b\n1,2\n3,99999999999\n", []Field{{Name: "a", Type: Int}, {Name: "b", Type: Int}}, `line 3, column 2 ("b"): "99999999999" is not a valid int: value out of range`},
 		{"a,b\n1,\"multi\nline\"\n,2\n", []Field{{Name: "a", Type: Int}, {Name: "b", Type: String}}, `line 4, column 1 ("a"): empty cell in non-nullable int field "a"`},
 		{"a,c\n1,2\n", []Field{{Name: "a", Type: Int}, {Name: "b", Type: Int, Nullable: true}}, `line 1, column 2 ("c"): no field`},
 	}

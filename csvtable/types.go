@@ -161,7 +161,7 @@ func parseText(f *Field, s string, c *Cell) error {
 		if ne, ok := err.(*strconv.NumError); ok {
 			err = ne.Err
 		}
-		return fmt.Errorf("%q is not a %s: %w", s, f.Type, err)
+		return fmt.Errorf("%q is not a valid %s: %w", s, f.Type, err)
 	}
 	return nil
 }

@@ -129,7 +129,7 @@ func TestFromCSVBadRowWritesNothing(t *testing.T) {
 		want  string
 	}{
 		{nil, "a,b\n1,2\n3\n", "line 3: 1 cells, but the header has 2"},
-		{[]string{"--schema", schemaFile}, "a,b\n1,2\n3,x\n", `line 3, column 2 ("b"): "x" is not a double`},
+		{[]string{"--schema", schemaFile}, "a,b\n1,2\n3,x\n", `line 3, column 2 ("b"): "x" is not a valid double`},
 		{[]string{"--schema", schemaFile}, "a,b\n1,2\n\"3\n\",4\n", `line 3, column 1 ("a")`},
 	} {
 		for _, out := range []string{"o.trv", "o.clmn"} {
