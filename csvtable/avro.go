@@ -64,7 +64,9 @@ func AvroSchema(name string, fields []Field) string {
 		if f.Type == Enum {
 			t = map[string]any{"type": "enum", "name": an + "_enum", "symbols": f.Symbols}
 		}
-		if f.Nullable {
+		if f.Nullable && f.nullSecond {
+			t = []any{t, "null"}
+		} else if f.Nullable {
 			t = []any{"null", t}
 		}
 		out[i] = jsonField{Name: an, Type: t}
@@ -109,36 +111,36 @@ func columnName(sf *schema.Field) string {
 // fieldOf returns the flat field of an Avro field, or an error naming it.
 func fieldOf(sf *schema.Field) (Field, error) {
 	f := Field{Name: columnName(sf), AvroName: sf.Name}
-	{
-		t := sf.Type
-		if t.Kind == schema.Union {
-			if len(t.Branches) != 2 || (t.Branches[0].Kind == schema.Null) == (t.Branches[1].Kind == schema.Null) {
-				return f, fmt.Errorf("field %q: a union other than of null and one type is not a flat value", sf.Name)
-			}
-			f.Nullable = true
-			t = t.Branches[0]
-			if t.Kind == schema.Null {
-				t = sf.Type.Branches[1]
-			}
+	t := sf.Type
+	if t.Kind == schema.Union {
+		if len(t.Branches) != 2 || (t.Branches[0].Kind == schema.Null) == (t.Branches[1].Kind == schema.Null) {
+			return f, fmt.Errorf("field %q: a union other than of null and one type is not a flat value", sf.Name)
 		}
-		switch t.Kind {
-		case schema.String:
-			f.Type = String
-		case schema.Int:
-			f.Type = Int
-		case schema.Long:
-			f.Type = Long
-		case schema.Float:
-			f.Type = Float
-		case schema.Double:
-			f.Type = Double
-		case schema.Boolean:
-			f.Type = Boolean
-		case schema.Enum:
-			f.Type, f.Symbols = Enum, t.Symbols
-		default:
-			return f, fmt.Errorf("field %q: %v is not a flat value (CSV and CLMN hold boolean, int, long, float, double, string and enum)", sf.Name, t.Kind)
+		f.Nullable = true
+		t = t.Branches[0]
+		if t.Kind == schema.Null {
+			t = sf.Type.Branches[1]
+		} else {
+			f.nullSecond = true
 		}
+	}
+	switch t.Kind {
+	case schema.String:
+		f.Type = String
+	case schema.Int:
+		f.Type = Int
+	case schema.Long:
+		f.Type = Long
+	case schema.Float:
+		f.Type = Float
+	case schema.Double:
+		f.Type = Double
+	case schema.Boolean:
+		f.Type = Boolean
+	case schema.Enum:
+		f.Type, f.Symbols = Enum, t.Symbols
+	default:
+		return f, fmt.Errorf("field %q: %v is not a flat value (CSV and CLMN hold boolean, int, long, float, double, string and enum)", sf.Name, t.Kind)
 	}
 	return f, nil
 }
@@ -146,10 +148,15 @@ func fieldOf(sf *schema.Field) (Field, error) {
 // appendAvro appends the Avro binary encoding of c as field f.
 func appendAvro(dst []byte, f *Field, c *Cell) []byte {
 	if f.Nullable {
-		if c.Null {
-			return append(dst, 0) // branch 0: null
+		// The branch index, zigzag-encoded: 0 for branch 0, 2 for branch 1.
+		null, value := byte(0), byte(2)
+		if f.nullSecond {
+			null, value = 2, 0
 		}
-		dst = append(dst, 2) // branch 1, zigzag
+		if c.Null {
+			return append(dst, null)
+		}
+		dst = append(dst, value)
 	}
 	switch f.Type {
 	case Int, Long, Enum:
@@ -178,7 +185,11 @@ func decodeAvro(data []byte, f *Field, c *Cell) ([]byte, error) {
 		if len(data) == 0 {
 			return nil, errShort
 		}
-		if data[0] == 0 {
+		null := byte(0)
+		if f.nullSecond {
+			null = 2
+		}
+		if data[0] == null {
 			c.Null = true
 			return data[1:], nil
 		}

@@ -55,6 +55,8 @@ type Field struct {
 	Nullable bool
 	// Symbols are an Enum's symbols.
 	Symbols []string
+	// nullSecond marks a nullable field whose Avro union is [T, "null"].
+	nullSecond bool
 }
 
 // Cell is one value of a row. Which field holds it depends on the field's
