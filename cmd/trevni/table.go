@@ -252,6 +252,12 @@ func (e *env) finishTable(out *output, p *progress, rows int64, cols int, isCLMN
 		return err
 	}
 	p.done()
+	e.tableSummary(out, rows, cols, isCLMN, opts)
+	return nil
+}
+
+// tableSummary prints what a table command wrote.
+func (e *env) tableSummary(out *output, rows int64, cols int, isCLMN bool, opts format.WriterOptions) {
 	if !isCLMN {
 		e.summary(out, rows, opts)
 	} else if !e.quiet && out.file != nil {
@@ -262,7 +268,6 @@ func (e *env) finishTable(out *output, p *progress, rows int64, cols int, isCLMN
 		fmt.Fprintf(e.stderr, "trevni: %s: wrote %s: %s rows, %d columns, %s bytes (CLMN)\n",
 			e.name, out.Name(), formatCount(rows), cols, formatCount(size))
 	}
-	return nil
 }
 
 // randomAccess opens a file argument for random access: standard input is
@@ -364,6 +369,44 @@ func (in *tableInput) rowCount() int64 {
 	return in.trevni.RowCount()
 }
 
+// copyTable converts the Trevni or CLMN file at inPath, with the fields in
+// sel (all when nil), to outPath through the sink newSink makes, and
+// commits the output. It returns the rows and columns written.
+func (e *env) copyTable(inPath, outPath string, sel []string, clmnOnly bool,
+	newSink func(out *output, fields []csvtable.Field) (csvtable.Sink, error)) (out *output, rows int64, cols int, err error) {
+	out, err = e.createOutput(outPath)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer out.Abort()
+	in, err := e.openTable(inPath)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer in.done()
+	if clmnOnly && in.clmn == nil {
+		return nil, 0, 0, fmt.Errorf("%s: not a CLMN file", in.name)
+	}
+	src, err := in.source(sel)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	sink, err := newSink(out, src.Fields())
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: %w", in.name, err)
+	}
+	p := e.newProgress(in.rowCount(), 0)
+	rows, err = csvtable.Copy(sink, src, p.setRows)
+	if err == nil {
+		err = out.Commit()
+	}
+	p.done()
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: %w", in.name, err)
+	}
+	return out, rows, len(src.Fields()), nil
+}
+
 func tocsvCommand(fs *flag.FlagSet) runFunc {
 	fieldsFlag := fs.String("fields", "", "write only these comma-separated `FIELDS`, in this order")
 	delim := addDelimiter(fs)
@@ -372,30 +415,11 @@ func tocsvCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		out, err := e.createOutput(argOr(args, 1, "-"))
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
-		in, err := e.openTable(args[0])
-		if err != nil {
-			return err
-		}
-		defer in.done()
-		src, err := in.source(fieldList(*fieldsFlag))
-		if err != nil {
-			return err
-		}
-		sink, err := csvtable.NewCSVSink(out, src.Fields(), comma)
-		if err != nil {
-			return err
-		}
-		p := e.newProgress(in.rowCount(), 0)
-		defer p.done()
-		if _, err := csvtable.Copy(sink, src, p.setRows); err != nil {
-			return fmt.Errorf("%s: %w", in.name, err)
-		}
-		return out.Commit()
+		_, _, _, err = e.copyTable(args[0], argOr(args, 1, "-"), fieldList(*fieldsFlag), false,
+			func(out *output, fields []csvtable.Field) (csvtable.Sink, error) {
+				return csvtable.NewCSVSink(out, fields, comma)
+			})
+		return err
 	}
 }
 
@@ -406,69 +430,34 @@ func fromclmnCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		out, err := e.createOutput(args[1])
+		out, rows, cols, err := e.copyTable(args[0], args[1], nil, true,
+			func(out *output, fields []csvtable.Field) (csvtable.Sink, error) {
+				return csvtable.NewTrevniSink(out, fields, &opts)
+			})
 		if err != nil {
 			return err
 		}
-		defer out.Abort()
-		in, err := e.openTable(args[0])
-		if err != nil {
-			return err
-		}
-		defer in.done()
-		if in.clmn == nil {
-			return fmt.Errorf("%s: not a CLMN file", in.name)
-		}
-		src, err := in.source(nil)
-		if err != nil {
-			return err
-		}
-		sink, err := csvtable.NewTrevniSink(out, src.Fields(), &opts)
-		if err != nil {
-			return err
-		}
-		p := e.newProgress(in.rowCount(), 0)
-		defer p.done()
-		rows, err := csvtable.Copy(sink, src, p.setRows)
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.name, err)
-		}
-		return e.finishTable(out, p, rows, len(src.Fields()), false, opts)
+		e.tableSummary(out, rows, cols, false, opts)
+		return nil
 	}
 }
 
 func toclmnCommand(fs *flag.FlagSet) runFunc {
 	fieldsFlag := fs.String("fields", "", "write only these comma-separated `FIELDS`, in this order")
 	return func(e *env, args []string) error {
-		out, err := e.createOutput(args[1])
+		out, rows, cols, err := e.copyTable(args[0], args[1], fieldList(*fieldsFlag), false,
+			func(out *output, fields []csvtable.Field) (csvtable.Sink, error) {
+				var tmpDir string
+				if out.file != nil {
+					tmpDir = filepath.Dir(out.Name())
+				}
+				return csvtable.NewCLMNSink(out, fields, &clmn.WriterOptions{TempDir: tmpDir})
+			})
 		if err != nil {
 			return err
 		}
-		defer out.Abort()
-		in, err := e.openTable(args[0])
-		if err != nil {
-			return err
-		}
-		defer in.done()
-		src, err := in.source(fieldList(*fieldsFlag))
-		if err != nil {
-			return err
-		}
-		var tmpDir string
-		if out.file != nil {
-			tmpDir = filepath.Dir(out.Name())
-		}
-		sink, err := csvtable.NewCLMNSink(out, src.Fields(), &clmn.WriterOptions{TempDir: tmpDir})
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.name, err)
-		}
-		p := e.newProgress(in.rowCount(), 0)
-		defer p.done()
-		rows, err := csvtable.Copy(sink, src, p.setRows)
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.name, err)
-		}
-		return e.finishTable(out, p, rows, len(src.Fields()), true, format.WriterOptions{})
+		e.tableSummary(out, rows, cols, true, format.WriterOptions{})
+		return nil
 	}
 }
 
