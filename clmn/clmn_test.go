@@ -406,3 +406,45 @@ func TestZeroRows(t *testing.T) {
 		}
 	}
 }
+
+// The temporary file is gone once the Writer is closed or aborted, and is
+// really used: a small spill size puts the columns there.
+func TestWriterLeavesNoTemporaryFile(t *testing.T) {
+	for _, abort := range []bool{false, true} {
+		dir := t.TempDir()
+		cols, rows := randomTable(rand.New(rand.NewPCG(5, 6)), 3, 2000)
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, cols, &WriterOptions{TempDir: dir, SpillSize: 512})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range rows {
+			for j, c := range cols {
+				switch c.Type {
+				case Int32:
+					w.WriteInt32(j, int32(row[j].i))
+				case Int64:
+					w.WriteInt64(j, row[j].i)
+				case Float64:
+					w.WriteFloat64(j, row[j].f)
+				case String:
+					w.WriteString(j, []byte(row[j].s))
+				}
+			}
+			if err := w.EndRow(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if w.tmp == nil || w.tmpSize == 0 {
+			t.Fatal("nothing spilled")
+		}
+		if abort {
+			w.Abort()
+		} else if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Fatalf("left behind: %v", ents)
+		}
+	}
+}

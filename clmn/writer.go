@@ -38,15 +38,16 @@ const maxColumnSize = math.MaxInt32
 // come, and its compressed bytes spill to a temporary file, which Close
 // copies after the header. A Writer is not safe for concurrent use.
 type Writer struct {
-	out     io.Writer
-	opts    WriterOptions
-	cols    []*colWriter
-	rows    int64
-	rowErr  error // the first problem with the current row
-	tmp     *os.File
-	tmpSize int64
-	err     error // sticky: the Writer is unusable
-	closed  bool
+	out        io.Writer
+	opts       WriterOptions
+	cols       []*colWriter
+	rows       int64
+	rowErr     error // the first problem with the current row
+	tmp        *os.File
+	tmpSize    int64
+	tmpRemoved bool
+	err        error // sticky: the Writer is unusable
+	closed     bool
 }
 
 // colWriter is one column being written.
@@ -90,6 +91,9 @@ func (s *spill) flush() error {
 			return err
 		}
 		w.tmp = f
+		// Where the system allows it, the name goes at once, so that
+		// nothing is left behind however the process ends.
+		w.tmpRemoved = os.Remove(f.Name()) == nil
 	}
 	if _, err := w.tmp.Write(s.buf); err != nil {
 		return err
@@ -344,7 +348,9 @@ func (w *Writer) removeTemp() {
 	if w.tmp != nil {
 		name := w.tmp.Name()
 		w.tmp.Close()
-		os.Remove(name)
+		if !w.tmpRemoved {
+			os.Remove(name)
+		}
 		w.tmp = nil
 	}
 }
