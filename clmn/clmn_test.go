@@ -412,7 +412,7 @@ func TestZeroRows(t *testing.T) {
 func TestWriterLeavesNoTemporaryFile(t *testing.T) {
 	for _, abort := range []bool{false, true} {
 		dir := t.TempDir()
-		cols, rows := randomTable(rand.New(rand.NewPCG(5, 6)), 3, 2000)
+		cols, rows := randomTable(rand.New(rand.NewPCG(5, 6)), 3, 30000)
 		var buf bytes.Buffer
 		w, err := NewWriter(&buf, cols, &WriterOptions{TempDir: dir, SpillSize: 512})
 		if err != nil {
