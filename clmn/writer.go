@@ -9,7 +9,10 @@ import (
 	"os"
 	"unicode/utf8"
 
-	"github.com/klauspost/compress/zlib"
+	"hash"
+	"hash/adler32"
+
+	"github.com/klauspost/compress/flate"
 )
 
 // WriterOptions configures a Writer. The zero value is usable.
@@ -22,7 +25,16 @@ type WriterOptions struct {
 	// SpillSize is the compressed bytes a column keeps in memory before
 	// they go to the temporary file; 0 means 256 KiB.
 	SpillSize int
+	// MemoryBudget bounds the compressors' memory; 0 means 64 MiB. A
+	// compressor keeps about 1.2 MiB of state, so when the columns' would
+	// pass the budget (past about 50 columns by default), each column's
+	// data is compressed in 32 KiB pieces without state between them,
+	// which costs some compression.
+	MemoryBudget int64
 }
+
+// compressorState is about the memory one stateful compressor holds.
+const compressorState = 1200 << 10
 
 // flushSize is the uncompressed bytes a column gathers before they are
 // handed to its compressor.
@@ -56,7 +68,8 @@ type colWriter struct {
 	raw      []byte // uncompressed values not yet compressed
 	rowStart int    // len(raw) at the start of the current row
 	got      int    // values given in the current row
-	z        *zlib.Writer
+	z        io.WriteCloser // raw deflate into sink
+	adler    hash.Hash32
 	sink     spill
 }
 
@@ -123,8 +136,13 @@ func NewWriter(out io.Writer, cols []Column, opts *WriterOptions) (*Writer, erro
 	}
 	level := w.opts.Level
 	if level == 0 {
-		level = zlib.DefaultCompression
+		level = flate.DefaultCompression
 	}
+	budget := w.opts.MemoryBudget
+	if budget <= 0 {
+		budget = 64 << 20
+	}
+	stateless := int64(len(cols))*compressorState > budget
 	seen := make(map[string]int, len(cols))
 	for i, c := range cols {
 		if c.Type > String {
@@ -142,11 +160,20 @@ func NewWriter(out io.Writer, cols []Column, opts *WriterOptions) (*Writer, erro
 		seen[c.Name] = i
 		cw := &colWriter{Column: Column{Name: c.Name, Type: c.Type}}
 		cw.sink.w = w
-		z, err := zlib.NewWriterLevel(&cw.sink, level)
-		if err != nil {
-			return nil, fmt.Errorf("clmn: %w", err)
+		// The zlib header: deflate, 32 KiB window, default level, check
+		// bits making it a multiple of 31.
+		cw.sink.buf = append(cw.sink.buf, 0x78, 0x9c)
+		cw.sink.size = 2
+		cw.adler = adler32.New()
+		if stateless {
+			cw.z = flate.NewStatelessWriter(&cw.sink)
+		} else {
+			z, err := flate.NewWriter(&cw.sink, level)
+			if err != nil {
+				return nil, fmt.Errorf("clmn: %w", err)
+			}
+			cw.z = z
 		}
-		cw.z = z
 		w.cols = append(w.cols, cw)
 	}
 	return w, nil
@@ -264,6 +291,7 @@ func (w *Writer) EndRow() error {
 // compress hands the column's gathered values to its compressor.
 func (c *colWriter) compress() error {
 	c.UncompressedSize += int64(len(c.raw))
+	c.adler.Write(c.raw)
 	if _, err := c.z.Write(c.raw); err != nil {
 		return fmt.Errorf("clmn: column %q: %w", c.Name, err)
 	}
@@ -290,6 +318,9 @@ func (w *Writer) Close() error {
 			return err
 		}
 		if err := c.z.Close(); err != nil {
+			return fmt.Errorf("clmn: column %q: %w", c.Name, err)
+		}
+		if _, err := c.sink.Write(c.adler.Sum(nil)); err != nil {
 			return fmt.Errorf("clmn: column %q: %w", c.Name, err)
 		}
 		if c.sink.size > maxColumnSize {
