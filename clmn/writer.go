@@ -65,9 +65,9 @@ type Writer struct {
 // colWriter is one column being written.
 type colWriter struct {
 	Column
-	raw      []byte // uncompressed values not yet compressed
-	rowStart int    // len(raw) at the start of the current row
-	got      int    // values given in the current row
+	raw      []byte         // uncompressed values not yet compressed
+	rowStart int            // len(raw) at the start of the current row
+	got      int            // values given in the current row
 	z        io.WriteCloser // raw deflate into sink
 	adler    hash.Hash32
 	sink     spill
