@@ -357,7 +357,7 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {
 		if isCLMNFile(args[0]) {
-			return clmnToJSON(e, args, *pretty, rf)
+			return clmnToJSON(e, args, *readerSchema, *pretty, rf)
 		}
 		out, err := e.createOutput(argOr(args, 1, "-"))
 		if err != nil {

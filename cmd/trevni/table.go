@@ -464,7 +464,10 @@ func toclmnCommand(fs *flag.FlagSet) runFunc {
 // clmnToJSON runs "trevni tojson" on a CLMN file: one JSON record per row,
 // keyed by the Avro field names fromclmn would give, as tojson prints the
 // Trevni file fromclmn makes.
-func clmnToJSON(e *env, args []string, pretty bool, rf *rangeFlags) error {
+func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *rangeFlags) error {
+	if readerSchema != "" {
+		return e.usagef("--schema does not apply to a CLMN file")
+	}
 	out, err := e.createOutput(argOr(args, 1, "-"))
 	if err != nil {
 		return err

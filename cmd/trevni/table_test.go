@@ -108,6 +108,9 @@ func TestTableCommands(t *testing.T) {
 	if r := runIn(t, nil, "tojson", "--offset", "998", "--limit", "5", sampleCLMN); strings.Count(r.stdout, "\n") != 2 || !strings.HasPrefix(r.stdout, `{"id":999,`) {
 		t.Fatalf("tojson range: %q %s", r.stdout, r.stderr)
 	}
+	if r := runIn(t, nil, "tojson", "--schema", "x.avsc", sampleCLMN); r.code != exitUsage || !strings.Contains(r.stderr, "--schema does not apply to a CLMN file") {
+		t.Fatalf("tojson --schema on CLMN: %d %s", r.code, r.stderr)
+	}
 	r = runIn(t, nil, "meta", sampleCLMN)
 	var meta struct {
 		Format   string
