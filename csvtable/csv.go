@@ -210,8 +210,8 @@ func (in *inference) field(name string) Field {
 // are all decimal numbers (or NaN, Infinity, -Infinity) and any integers
 // among them are within 2^53; boolean if they are all true or false; and
 // string otherwise, or when there are no non-empty cells. A column with an
-// empty cell is nullable. A record with the wrong number of cells is an
-// *Error naming its line.
+// empty cell is nullable. A record with the wrong number of cells, or a
+// cell that is not valid UTF-8, is an *Error naming its line.
 func Infer(r io.Reader, comma rune) ([]Field, int64, error) {
 	rd, err := NewReader(r, comma)
 	if err != nil {
@@ -228,6 +228,9 @@ func Infer(r io.Reader, comma rune) ([]Field, int64, error) {
 			return nil, rows, err
 		}
 		for i, s := range rec {
+			if !utf8.ValidString(s) {
+				return nil, rows, rd.cellErr(i, errors.New("cell is not valid UTF-8"))
+			}
 			ins[i].add(s)
 		}
 		rows++

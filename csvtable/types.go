@@ -13,9 +13,11 @@
 package csvtable
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Type is the type of a flat field.
@@ -128,6 +130,9 @@ func parseText(f *Field, s string, c *Cell) error {
 	var err error
 	switch f.Type {
 	case String:
+		if !utf8.ValidString(s) {
+			return errors.New("cell is not valid UTF-8")
+		}
 		c.S = append(c.S, s...)
 	case Int:
 		c.I, err = strconv.ParseInt(s, 10, 32)
