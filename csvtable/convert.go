@@ -10,6 +10,7 @@ import (
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -350,11 +351,16 @@ type trevniSource struct {
 // is nil); only their columns are read. A selected field that is not flat
 // (see FieldsOf) is an error naming it.
 func NewTrevniSource(rd *format.Reader, sel []string) (Source, error) {
-	probe, err := assemble.NewAvroReader(rd, nil)
-	if err != nil {
-		return nil, err
+	// The file's schema, from its metadata: an AvroReader of the whole
+	// schema would touch every column.
+	text := rd.Meta().GetString(layout.MetaAvroSchema)
+	if text == "" {
+		return nil, fmt.Errorf("no %s in the file's metadata: not written from Avro", layout.MetaAvroSchema)
 	}
-	s := probe.FileSchema()
+	s, err := schema.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("the file's %s: %w", layout.MetaAvroSchema, err)
+	}
 	if s.Kind != schema.Record {
 		return nil, fmt.Errorf("the file's schema is a %v, not a record", s.Kind)
 	}
@@ -398,11 +404,11 @@ func NewTrevniSource(rd *format.Reader, sel []string) (Source, error) {
 		src.fields = append(src.fields, f)
 		reader = append(reader, jsonField{Name: sf.Name, Type: json.RawMessage(sf.Type.String())})
 	}
-	text, err := json.Marshal(map[string]any{"type": "record", "name": s.Name, "fields": reader})
+	proj, err := json.Marshal(map[string]any{"type": "record", "name": s.Name, "fields": reader})
 	if err != nil {
 		return nil, err
 	}
-	src.ar, err = assemble.NewAvroReader(rd, &assemble.Options{ReaderSchema: string(text)})
+	src.ar, err = assemble.NewAvroReader(rd, &assemble.Options{ReaderSchema: string(proj)})
 	if err != nil {
 		return nil, err
 	}

@@ -382,3 +382,63 @@ func TestNullSecondUnion(t *testing.T) {
 		t.Fatalf("through the sink: got %q, %v", again, err)
 	}
 }
+
+// countingReaderAt counts the bytes read.
+type countingReaderAt struct {
+	r *bytes.Reader
+	n int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+// Reading selected fields of a Trevni file reads only their columns: the
+// bytes read for one of six columns are a fraction of the file.
+func TestTrevniSelectionReadsLittle(t *testing.T) {
+	var csvText bytes.Buffer
+	if err := writeSampleLike(&csvText, 20000, 3); err != nil {
+		t.Fatal(err)
+	}
+	fields, _, err := Infer(bytes.NewReader(csvText.Bytes()), ',')
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewCSVSource(bytes.NewReader(csvText.Bytes()), fields, ',')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	sink, err := NewTrevniSink(&buf, fields, &format.WriterOptions{Codec: "deflate", Checksum: "crc32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Copy(sink, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	read := func(sel []string) int64 {
+		cr := &countingReaderAt{r: bytes.NewReader(data)}
+		rd, err := format.NewReader(cr, int64(len(data)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := NewTrevniSource(rd, sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := drain(src)
+		if err != nil || len(rows) != 20000 {
+			t.Fatalf("%d rows, %v", len(rows), err)
+		}
+		return cr.n
+	}
+	all, age, two := read(nil), read([]string{"age"}), read([]string{"salary", "city"})
+	t.Logf("bytes read: all %d, age %d, salary and city %d, of %d", all, age, two, len(data))
+	// Ages of 18 to 90 compress to little; the other columns take the rest.
+	if age > all/5 || two >= all || age+two >= all {
+		t.Errorf("bytes read: all %d, age %d, salary and city %d", all, age, two)
+	}
+}
