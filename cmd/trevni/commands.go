@@ -35,7 +35,7 @@ type runFunc func(e *env, args []string) error
 
 // commandTable lists the commands in the order "trevni help" shows them.
 func commandTable() []*command {
-	return []*command{
+	return append([]*command{
 		{
 			name: "fromavro", writes: true, args: "IN.avro... OUT.trv", minArgs: 2, maxArgs: -1,
 			summary: "convert an Avro container file to Trevni",
@@ -109,7 +109,7 @@ func commandTable() []*command {
 			summary: "print the manual page (roff)",
 			help:    manHelp, setup: manCommand,
 		},
-	}
+	}, tableCommands()...)
 }
 
 // lookupCommand returns the command called name, or nil.

@@ -401,6 +401,9 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 	pretty := fs.Bool("pretty", false, "indent each record over several lines")
 	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {
+		if isCLMNFile(args[0]) {
+			return clmnToJSON(e, args, *readerSchema, *pretty, rf)
+		}
 		out, err := e.createOutput(argOr(args, 1, "-"))
 		if err != nil {
 			return err

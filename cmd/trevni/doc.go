@@ -13,6 +13,10 @@
 //	fromjson    convert Avro JSON lines to Trevni
 //	fromproto   convert a stream of protobuf messages to Trevni
 //	toproto     convert a Trevni file made from protobuf back to messages
+//	fromcsv     convert a CSV file to Trevni (or to CLMN)
+//	tocsv       write the flat records of a Trevni or CLMN file as CSV
+//	fromclmn    convert a CLMN file to Trevni
+//	toclmn      convert a Trevni file of flat records to CLMN
 //	random      write random records of an Avro schema
 //	schema      print the Avro schema stored in a file
 //	meta        print a file's metadata, columns and block descriptors as JSON

@@ -1,0 +1,488 @@
+package clmn
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"unicode/utf8"
+
+	"github.com/klauspost/compress/zlib"
+)
+
+// Magic is the four bytes a CLMN file starts with.
+const Magic = "CLMN"
+
+// Version is the only format version this package reads and writes.
+const Version = 1
+
+// MaxString is the longest string a STRING column can hold, in bytes.
+const MaxString = 65535
+
+const (
+	fixedHeaderSize = 18 // magic, version, column count, row count
+	entryFixedSize  = 19 // name length, type, two sizes, offset
+	maxSize32       = math.MaxUint32
+)
+
+// Type is a column's data type.
+type Type uint8
+
+// The column types of CLMN 1.0, with their codes.
+const (
+	Int32   Type = 0
+	Int64   Type = 1
+	Float64 Type = 2
+	String  Type = 3
+)
+
+// String returns the type's name in the specification: INT32, INT64,
+// FLOAT64 or STRING.
+func (t Type) String() string {
+	switch t {
+	case Int32:
+		return "INT32"
+	case Int64:
+		return "INT64"
+	case Float64:
+		return "FLOAT64"
+	case String:
+		return "STRING"
+	}
+	return fmt.Sprintf("type 0x%02x", uint8(t))
+}
+
+// width returns the bytes a value of a fixed-size type takes, or 0.
+func (t Type) width() int64 {
+	switch t {
+	case Int32:
+		return 4
+	case Int64, Float64:
+		return 8
+	}
+	return 0
+}
+
+// Column describes one column of a CLMN file: its header entry.
+type Column struct {
+	Name string
+	Type Type
+	// UncompressedSize and CompressedSize are the sizes of the column's
+	// data before and after zlib compression; Offset is where its zlib
+	// stream starts in the file. A Writer sets them.
+	UncompressedSize int64
+	CompressedSize   int64
+	Offset           int64
+}
+
+// Error is a problem with a CLMN file or with values given to a Writer,
+// and where it is. Fields that do not apply are -1 (numbers) or empty.
+type Error struct {
+	Index  int    // column number
+	Column string // column name
+	Row    int64  // row number, from 0
+	Offset int64  // offset in the file
+	Err    error  // what went wrong
+}
+
+// Error returns the problem as one line, place first.
+func (e *Error) Error() string {
+	s := ""
+	if e.Index >= 0 {
+		s = fmt.Sprintf("column %q (#%d)", e.Column, e.Index)
+	}
+	add := func(part string) {
+		if s != "" {
+			s += ", "
+		}
+		s += part
+	}
+	if e.Row >= 0 {
+		add(fmt.Sprintf("row %d", e.Row))
+	}
+	if e.Offset >= 0 {
+		add(fmt.Sprintf("offset %d", e.Offset))
+	}
+	if s == "" {
+		return e.Err.Error()
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrFormat is wrapped by every error about a malformed file.
+var ErrFormat = errors.New("malformed CLMN file")
+
+func headerErr(off int64, format string, args ...any) error {
+	return &Error{Index: -1, Row: -1, Offset: off, Err: fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)}
+}
+
+// Reader reads a CLMN file. Opening it reads only the header; columns are
+// read when asked for. A Reader is safe for concurrent use: each
+// ColumnReader has its own state.
+type Reader struct {
+	ra         io.ReaderAt
+	size       int64
+	rows       int64
+	headerSize int64
+	cols       []Column
+}
+
+// NewReader reads the header of the CLMN file of the given size in r and
+// checks it: magic, version, a column count above zero that the file can
+// hold, names of valid UTF-8 and distinct, known types, sizes consistent
+// with the type and row count, and column blocks after the header, in
+// order, not overlapping and inside the file.
+func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
+	if size < fixedHeaderSize {
+		return nil, headerErr(0, "file of %d bytes is shorter than the %d-byte header", size, fixedHeaderSize)
+	}
+	br := bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 4096)
+	var fixed [fixedHeaderSize]byte
+	if _, err := io.ReadFull(br, fixed[:]); err != nil {
+		return nil, &Error{Index: -1, Row: -1, Offset: 0, Err: fmt.Errorf("read header: %w", err)}
+	}
+	if string(fixed[:4]) != Magic {
+		return nil, headerErr(0, "bad magic %q, want %q", fixed[:4], Magic)
+	}
+	if v := binary.BigEndian.Uint16(fixed[4:]); v != Version {
+		return nil, headerErr(4, "unsupported version %d, want %d", v, Version)
+	}
+	n := int64(binary.BigEndian.Uint32(fixed[6:]))
+	if n == 0 {
+		return nil, headerErr(6, "column count is 0")
+	}
+	if n > (size-fixedHeaderSize)/entryFixedSize {
+		return nil, headerErr(6, "column count %d: the %d-byte file can hold at most %d header entries", n, size, (size-fixedHeaderSize)/entryFixedSize)
+	}
+	rows := int64(binary.BigEndian.Uint64(fixed[10:]))
+	if rows < 0 {
+		return nil, headerErr(10, "negative row count %d", rows)
+	}
+	rd := &Reader{ra: r, size: size, rows: rows, cols: make([]Column, 0, min(n, 1024))}
+	names := make(map[string]int, min(n, 1024))
+	off := int64(fixedHeaderSize)
+	var entry [entryFixedSize - 2]byte
+	for i := 0; i < int(n); i++ {
+		var l [2]byte
+		if _, err := io.ReadFull(br, l[:]); err != nil {
+			return nil, &Error{Index: i, Row: -1, Offset: off, Err: fmt.Errorf("%w: header entry cut short: %v", ErrFormat, err)}
+		}
+		nameLen := int64(binary.BigEndian.Uint16(l[:]))
+		if off+2+nameLen+entryFixedSize-2 > size {
+			return nil, &Error{Index: i, Row: -1, Offset: off, Err: fmt.Errorf("%w: header entry with a %d-byte name runs past the end of the %d-byte file", ErrFormat, nameLen, size)}
+		}
+		name := make([]byte, nameLen)
+		if _, err := io.ReadFull(br, name); err != nil {
+			return nil, &Error{Index: i, Row: -1, Offset: off + 2, Err: fmt.Errorf("read column name: %w", err)}
+		}
+		if _, err := io.ReadFull(br, entry[:]); err != nil {
+			return nil, &Error{Index: i, Row: -1, Offset: off + 2 + nameLen, Err: fmt.Errorf("read header entry: %w", err)}
+		}
+		c := Column{
+			Name:             string(name),
+			Type:             Type(entry[0]),
+			UncompressedSize: int64(binary.BigEndian.Uint32(entry[1:])),
+			CompressedSize:   int64(binary.BigEndian.Uint32(entry[5:])),
+			Offset:           int64(binary.BigEndian.Uint64(entry[9:])),
+		}
+		cerr := func(at int64, format string, args ...any) error {
+			return &Error{Index: i, Column: c.Name, Row: -1, Offset: at, Err: fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)}
+		}
+		if !utf8.ValidString(c.Name) {
+			return nil, cerr(off+2, "column name is not valid UTF-8")
+		}
+		if j, dup := names[c.Name]; dup {
+			return nil, cerr(off+2, "column name also used by column #%d", j)
+		}
+		names[c.Name] = i
+		if c.Type > String {
+			return nil, cerr(off+2+nameLen, "unknown type code 0x%02x", uint8(c.Type))
+		}
+		if err := checkSizes(c, rows); err != nil {
+			return nil, cerr(off+3+nameLen, "%v", err)
+		}
+		if c.Offset < 0 || c.Offset > size || c.CompressedSize > size-c.Offset {
+			return nil, cerr(off+11+nameLen, "block at offset %d of %d bytes is not inside the %d-byte file", uint64(c.Offset), c.CompressedSize, size)
+		}
+		rd.cols = append(rd.cols, c)
+		off += 2 + nameLen + entryFixedSize - 2
+	}
+	rd.headerSize = off
+	end := off
+	for i, c := range rd.cols {
+		if c.Offset < end {
+			what := "the header"
+			if i > 0 {
+				what = fmt.Sprintf("column #%d's block", i-1)
+			}
+			return nil, &Error{Index: i, Column: c.Name, Row: -1, Offset: c.Offset, Err: fmt.Errorf("%w: block starts at %d, inside %s (which ends at %d)", ErrFormat, c.Offset, what, end)}
+		}
+		end = c.Offset + c.CompressedSize
+	}
+	return rd, nil
+}
+
+// checkSizes checks a column's sizes against its type and the row count.
+func checkSizes(c Column, rows int64) error {
+	u := c.UncompressedSize
+	if w := c.Type.width(); w > 0 {
+		if rows > maxSize32/w || u != rows*w {
+			return fmt.Errorf("uncompressed size %d, but %d rows of %s take %d bytes", u, rows, c.Type, uint64(rows)*uint64(w))
+		}
+	} else {
+		if rows > maxSize32/2 || u < 2*rows {
+			return fmt.Errorf("uncompressed size %d is too small for %d strings (2 bytes of length each)", u, rows)
+		}
+		if rows < maxSize32/(2+MaxString) && u > rows*(2+MaxString) {
+			return fmt.Errorf("uncompressed size %d is too large for %d strings of at most %d bytes", u, rows, MaxString)
+		}
+	}
+	if c.CompressedSize == 0 && u != 0 {
+		return fmt.Errorf("compressed size 0 for %d bytes of data", u)
+	}
+	return nil
+}
+
+// RowCount returns the number of rows.
+func (r *Reader) RowCount() int64 { return r.rows }
+
+// NumColumns returns the number of columns.
+func (r *Reader) NumColumns() int { return len(r.cols) }
+
+// Column returns column i's header entry.
+func (r *Reader) Column(i int) Column { return r.cols[i] }
+
+// Columns returns a copy of every column's header entry.
+func (r *Reader) Columns() []Column { return append([]Column(nil), r.cols...) }
+
+// HeaderSize returns the size of the header, in bytes.
+func (r *Reader) HeaderSize() int64 { return r.headerSize }
+
+// Size returns the size of the file.
+func (r *Reader) Size() int64 { return r.size }
+
+// Lookup returns the number of the column called name, or -1.
+func (r *Reader) Lookup(name string) int {
+	for i, c := range r.cols {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Values returns a reader of column i's values, which reads and inflates
+// the column's block as the values are asked for.
+func (r *Reader) Values(i int) (*ColumnReader, error) {
+	if i < 0 || i >= len(r.cols) {
+		return nil, fmt.Errorf("clmn: no column #%d in a file of %d columns", i, len(r.cols))
+	}
+	c := r.cols[i]
+	cr := &ColumnReader{col: c, index: i, rows: r.rows, row: -1}
+	cr.src = &countingByteReader{r: bufio.NewReaderSize(io.NewSectionReader(r.ra, c.Offset, c.CompressedSize), 32<<10)}
+	return cr, nil
+}
+
+// countingByteReader counts the bytes taken from a buffered reader. It is
+// an io.ByteReader, so the inflater reads no further than its stream.
+type countingByteReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *countingByteReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingByteReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
+}
+
+// ColumnReader reads one column's values in order. Next moves to the next
+// value, which Int, Float and Bytes return according to the column's type.
+type ColumnReader struct {
+	col   Column
+	index int
+	rows  int64
+	row   int64
+
+	src      *countingByteReader
+	z        io.ReadCloser
+	in       *bufio.Reader
+	inflated int64 // bytes taken from the inflater
+	buf      []byte
+	tmp      [8]byte
+	i        int64
+	f        float64
+	s        []byte
+	err      error
+}
+
+// limited feeds the inflater's output to the value parser, and fails once
+// the stream inflates past the column's claimed size.
+type limited ColumnReader
+
+func (l *limited) Read(p []byte) (int, error) {
+	c := (*ColumnReader)(l)
+	n, err := c.z.Read(p)
+	c.inflated += int64(n)
+	if c.inflated > c.col.UncompressedSize {
+		return n, c.errf("zlib stream inflates past the column's uncompressed size %d", c.col.UncompressedSize)
+	}
+	return n, err
+}
+
+// errf returns an error about the column at the current row.
+func (c *ColumnReader) errf(format string, args ...any) error {
+	return &Error{Index: c.index, Column: c.col.Name, Row: c.row, Offset: c.col.Offset,
+		Err: fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)}
+}
+
+// Column returns the column's header entry.
+func (c *ColumnReader) Column() Column { return c.col }
+
+// Next moves to the next value. It returns false after the last value, or
+// on an error, which Err returns. After the last value it checks that the
+// zlib stream ends there, at exactly the column's compressed and
+// uncompressed sizes, with a good checksum.
+func (c *ColumnReader) Next() bool {
+	if c.err != nil || c.row >= c.rows {
+		return false
+	}
+	c.row++
+	if c.row == c.rows {
+		c.err = c.finish()
+		return false
+	}
+	if c.in == nil {
+		z, err := zlib.NewReader(c.src)
+		if err != nil {
+			c.err = c.errf("bad zlib stream: %v", err)
+			return false
+		}
+		c.z = z
+		c.in = bufio.NewReaderSize((*limited)(c), 32<<10)
+	}
+	b := c.tmp[:]
+	switch c.col.Type {
+	case Int32:
+		if c.err = c.readFull(b[:4]); c.err != nil {
+			return false
+		}
+		c.i = int64(int32(binary.BigEndian.Uint32(b[:4])))
+	case Int64:
+		if c.err = c.readFull(b[:8]); c.err != nil {
+			return false
+		}
+		c.i = int64(binary.BigEndian.Uint64(b[:8]))
+	case Float64:
+		if c.err = c.readFull(b[:8]); c.err != nil {
+			return false
+		}
+		c.f = math.Float64frombits(binary.BigEndian.Uint64(b[:8]))
+	case String:
+		if c.err = c.readFull(b[:2]); c.err != nil {
+			return false
+		}
+		n := int(binary.BigEndian.Uint16(b[:2]))
+		if int64(n) > c.col.UncompressedSize-c.inflatedUsed() {
+			c.err = c.errf("string of %d bytes runs past the end of the column's %d bytes", n, c.col.UncompressedSize)
+			return false
+		}
+		if cap(c.buf) < n {
+			c.buf = make([]byte, n, max(n, 2*cap(c.buf)))
+		}
+		c.s = c.buf[:n]
+		if c.err = c.readFull(c.s); c.err != nil {
+			return false
+		}
+		if !utf8.Valid(c.s) {
+			c.err = c.errf("string is not valid UTF-8")
+			return false
+		}
+	}
+	return true
+}
+
+// inflatedUsed returns how many inflated bytes the values so far took.
+func (c *ColumnReader) inflatedUsed() int64 { return c.inflated - int64(c.in.Buffered()) }
+
+// readFull reads p from the inflated data, naming the problem if the data
+// ends first.
+func (c *ColumnReader) readFull(p []byte) error {
+	if _, err := io.ReadFull(c.in, p); err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			return err
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return c.errf("column data ends after %d bytes, before all %d rows (claimed size %d)", c.inflatedUsed(), c.rows, c.col.UncompressedSize)
+		}
+		return c.errf("bad zlib stream: %v", err)
+	}
+	return nil
+}
+
+// finish checks the end of the column's data.
+func (c *ColumnReader) finish() error {
+	if c.col.CompressedSize == 0 {
+		return nil // checkSizes made sure there is no data
+	}
+	if c.in == nil {
+		z, err := zlib.NewReader(c.src)
+		if err != nil {
+			return c.errf("bad zlib stream: %v", err)
+		}
+		c.z = z
+		c.in = bufio.NewReaderSize((*limited)(c), 32<<10)
+	}
+	var b [1]byte
+	n, err := io.ReadFull(c.in, b[:])
+	if c.inflated > c.col.UncompressedSize {
+		return c.errf("zlib stream inflates past the column's uncompressed size %d", c.col.UncompressedSize)
+	}
+	if n > 0 || (err != io.EOF && err != nil) {
+		var ce *Error
+		if errors.As(err, &ce) {
+			return err
+		}
+		if err != nil && err != io.EOF {
+			return c.errf("bad zlib stream: %v", err)
+		}
+		return c.errf("data continues after the last of %d rows", c.rows)
+	}
+	if c.inflated != c.col.UncompressedSize {
+		return c.errf("zlib stream inflates to %d bytes, but the uncompressed size is %d", c.inflated, c.col.UncompressedSize)
+	}
+	if c.src.n != c.col.CompressedSize {
+		return c.errf("zlib stream ends after %d bytes, but the compressed size is %d", c.src.n, c.col.CompressedSize)
+	}
+	return c.z.Close()
+}
+
+// Err returns the error that stopped Next, or nil at a good end.
+func (c *ColumnReader) Err() error { return c.err }
+
+// Row returns the number of the current value's row.
+func (c *ColumnReader) Row() int64 { return c.row }
+
+// Int returns the current value of an INT32 or INT64 column.
+func (c *ColumnReader) Int() int64 { return c.i }
+
+// Float returns the current value of a FLOAT64 column.
+func (c *ColumnReader) Float() float64 { return c.f }
+
+// Bytes returns the current value of a STRING column. The slice is valid
+// until the next call to Next.
+func (c *ColumnReader) Bytes() []byte { return c.s }

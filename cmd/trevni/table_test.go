@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var (
+	sampleCSV  = "../../testdata/clmn/sample.csv"
+	sampleCLMN = "../../testdata/clmn/sample.clmn"
+)
+
+func readCSV(t *testing.T, text string) [][]string {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	return recs
+}
+
+// sameTable compares CSV tables cell by cell, numbers that parse to the same
+// double being the same (the reference writes 137578.0 where we write
+// 137578).
+func sameTable(t *testing.T, got, want [][]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if len(got[i]) != len(want[i]) {
+			t.Fatalf("row %d: %d cells, want %d", i, len(got[i]), len(want[i]))
+		}
+		for j := range want[i] {
+			if got[i][j] == want[i][j] {
+				continue
+			}
+			a, err1 := strconv.ParseFloat(got[i][j], 64)
+			b, err2 := strconv.ParseFloat(want[i][j], 64)
+			if err1 != nil || err2 != nil || a != b {
+				t.Fatalf("row %d cell %d: %q, want %q", i, j, got[i][j], want[i][j])
+			}
+		}
+	}
+}
+
+func TestTableCommands(t *testing.T) {
+	dir := t.TempDir()
+	csvText, err := os.ReadFile(sampleCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readCSV(t, string(csvText))
+	trv := filepath.Join(dir, "s.trv")
+	clm := filepath.Join(dir, "s.clmn")
+	clm2 := filepath.Join(dir, "s.out")
+	for _, args := range [][]string{
+		{"fromcsv", sampleCSV, trv},
+		{"fromcsv", sampleCSV, clm},
+		{"fromcsv", "--format", "clmn", "-", clm2}, // standard input, inferred: read twice
+	} {
+		var r result
+		if args[len(args)-2] == "-" {
+			r = runIn(t, strings.NewReader(string(csvText)), args...)
+		} else {
+			r = runIn(t, nil, args...)
+		}
+		if r.code != 0 {
+			t.Fatalf("%q: %d %s", args, r.code, r.stderr)
+		}
+	}
+	// Every way back gives the sample's cells; the reference's own
+	// sample.clmn too.
+	for _, in := range []string{trv, clm, clm2, sampleCLMN} {
+		r := runIn(t, nil, "tocsv", in)
+		if r.code != 0 {
+			t.Fatalf("tocsv %s: %s", in, r.stderr)
+		}
+		sameTable(t, readCSV(t, r.stdout), want)
+	}
+	// fromclmn then toclmn: the same values again.
+	trv2 := filepath.Join(dir, "f.trv")
+	clm3 := filepath.Join(dir, "g.clmn")
+	for _, args := range [][]string{{"fromclmn", sampleCLMN, trv2}, {"toclmn", trv2, clm3}} {
+		if r := runIn(t, nil, args...); r.code != 0 {
+			t.Fatalf("%q: %s", args, r.stderr)
+		}
+	}
+	r := runIn(t, nil, "tocsv", "--fields", "city,id", "--delimiter", ";", clm3)
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	lines := strings.Split(r.stdout, "\n")
+	if lines[0] != "city;id" || lines[1] != "Novolugovoye;1" || len(lines) != 1002 {
+		t.Fatalf("selected columns: %q...", lines[:3])
+	}
+	// tojson reads CLMN as it reads the Trevni file fromclmn makes.
+	a, b := runIn(t, nil, "tojson", sampleCLMN), runIn(t, nil, "tojson", trv2)
+	if a.code != 0 || b.code != 0 || a.stdout != b.stdout || strings.Count(a.stdout, "\n") != 1000 {
+		t.Fatalf("tojson on CLMN: %s %s\n%.300s\n%.300s", a.stderr, b.stderr, a.stdout, b.stdout)
+	}
+	if r := runIn(t, nil, "tojson", "--offset", "998", "--limit", "5", sampleCLMN); strings.Count(r.stdout, "\n") != 2 || !strings.HasPrefix(r.stdout, `{"id":999,`) {
+		t.Fatalf("tojson range: %q %s", r.stdout, r.stderr)
+	}
+	if r := runIn(t, nil, "tojson", "--schema", "x.avsc", sampleCLMN); r.code != exitUsage || !strings.Contains(r.stderr, "--schema does not apply to a CLMN file") {
+		t.Fatalf("tojson --schema on CLMN: %d %s", r.code, r.stderr)
+	}
+	r = runIn(t, nil, "meta", sampleCLMN)
+	var meta struct {
+		Format   string
+		RowCount int64
+		Columns  []struct{ Name, Type string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &meta); err != nil || meta.Format != "CLMN" || meta.RowCount != 1000 || len(meta.Columns) != 6 || meta.Columns[3].Type != "FLOAT64" {
+		t.Fatalf("meta: %v %+v %s", err, meta, r.stderr)
+	}
+}
+
+func TestFromCSVBadRowWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	schemaFile := filepath.Join(dir, "s.avsc")
+	os.WriteFile(schemaFile, []byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"double"}]}`), 0o644)
+	for _, tc := range []struct {
+		args  []string
+		input string
+		want  string
+	}{
+		{nil, "a,b\n1,2\n3\n", "line 3: 1 cells, but the header has 2"},
+		{[]string{"--schema", schemaFile}, "a,b\n1,2\n3,x\n", `line 3, column 2 ("b"): "x" is not a valid double`},
+		{[]string{"--schema", schemaFile}, "a,b\n1,2\n\"3\n\",4\n", `line 3, column 1 ("a")`},
+	} {
+		for _, out := range []string{"o.trv", "o.clmn"} {
+			path := filepath.Join(dir, out)
+			args := append(append([]string{"fromcsv"}, tc.args...), "-", path)
+			r := runIn(t, strings.NewReader(tc.input), args...)
+			checkOneLineError(t, r, "fromcsv")
+			if !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("%q: %s, want %q", args, r.stderr, tc.want)
+			}
+			if _, err := os.Stat(path); !os.IsNotExist(err) {
+				t.Errorf("%q: output written despite the error", args)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+				t.Errorf("%q: files left behind: %v", args, ents)
+			}
+		}
+	}
+}
+
+func TestToCLMNRejects(t *testing.T) {
+	dir := t.TempDir()
+	trv := filepath.Join(dir, "n.trv")
+	if r := runIn(t, strings.NewReader("a,b,s\n1,true,x\n,false,y\n"), "fromcsv", "-", trv); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	out := filepath.Join(dir, "n.clmn")
+	r := runIn(t, nil, "toclmn", "--fields", "a,s", trv, out)
+	checkOneLineError(t, r, "toclmn")
+	if !strings.Contains(r.stderr, `column "a" (#0), row 1: null value`) {
+		t.Errorf("null: %s", r.stderr)
+	}
+	r = runIn(t, nil, "toclmn", trv, out)
+	if !strings.Contains(r.stderr, `column "b": CLMN has no boolean type`) {
+		t.Errorf("boolean: %s", r.stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("output written despite the errors")
+	}
+	if r := runIn(t, nil, "toclmn", "--fields", "s", trv, out); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := runIn(t, nil, "tocsv", out); r.stdout != "s\nx\ny\n" {
+		t.Fatalf("got %q %s", r.stdout, r.stderr)
+	}
+}
+
+// Java-written Trevni files: a nested field is an error naming it, unless
+// --fields selects flat ones, whose values are those Java wrote.
+func TestToCSVJavaFiles(t *testing.T) {
+	email := filepath.Join(interopDir, "email", "email.deflate.crc32.trv")
+	r := runIn(t, nil, "tocsv", email)
+	checkOneLineError(t, r, "tocsv")
+	if !strings.Contains(r.stderr, `field "to": array is not a flat value`) || !strings.Contains(r.stderr, "--fields") {
+		t.Errorf("nested: %s", r.stderr)
+	}
+	r = runIn(t, nil, "tocsv", "--fields", "id,from,date", email)
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	got := readCSV(t, r.stdout)
+	f, err := os.Open(filepath.Join(interopDir, "email", "expected.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	row := 1
+	for ; sc.Scan(); row++ {
+		var rec struct {
+			ID   int64  `json:"id"`
+			From string `json:"from"`
+			Date int64  `json:"date"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{strconv.FormatInt(rec.ID, 10), rec.From, strconv.FormatInt(rec.Date, 10)}
+		if strings.Join(got[row], "\x00") != strings.Join(want, "\x00") {
+			t.Fatalf("row %d: %q, want %q", row, got[row], want)
+		}
+	}
+	if row != len(got) || row < 2 {
+		t.Fatalf("%d records, %d CSV rows", row-1, len(got)-1)
+	}
+}

@@ -1,0 +1,235 @@
+package csvtable
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/trevni-go/trevni/schema"
+)
+
+// NameProp is the field attribute that keeps a column's CSV or CLMN name
+// in an Avro schema when it is not a valid Avro name.
+const NameProp = "csv.name"
+
+// AvroName makes a column name a valid Avro name: every character other
+// than A-Z, a-z, 0-9 and _ becomes _, and a name that is empty or starts
+// with a digit gets a leading _.
+func AvroName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r < 128 && (r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		s = "_" + s
+	}
+	return s
+}
+
+// AvroSchema returns the JSON text of an Avro record schema called name
+// with one field per column: nullable fields as a union of null and the
+// type. It sets every field's AvroName. Fields whose names are not valid Avro names get AvroName, made
+// distinct by a numeric suffix, and keep their own name in the attribute
+// csv.name.
+func AvroSchema(name string, fields []Field) string {
+	type jsonField struct {
+		Name    string  `json:"name"`
+		Type    any     `json:"type"`
+		CSVName *string `json:"csv.name,omitempty"`
+	}
+	used := make(map[string]bool, len(fields))
+	out := make([]jsonField, len(fields))
+	for i := range fields {
+		f := &fields[i]
+		an := f.AvroName
+		if an == "" {
+			an = AvroName(f.Name)
+		}
+		base := an
+		for n := 2; used[an]; n++ {
+			an = base + "_" + strconv.Itoa(n)
+		}
+		used[an] = true
+		f.AvroName = an
+		var t any = f.Type.String()
+		if f.Type == Enum {
+			t = map[string]any{"type": "enum", "name": an + "_enum", "symbols": f.Symbols}
+		}
+		if f.Nullable && f.nullSecond {
+			t = []any{t, "null"}
+		} else if f.Nullable {
+			t = []any{"null", t}
+		}
+		out[i] = jsonField{Name: an, Type: t}
+		if an != f.Name {
+			name := f.Name
+			out[i].CSVName = &name
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"type": "record", "name": name, "fields": out})
+	return string(b)
+}
+
+// FieldsOf returns the fields of a flat record schema: every field of type
+// boolean, int, long, float, double, string or enum, or a union of null and
+// one of these. Any other field is an error naming it; so is a schema that
+// is not a record.
+func FieldsOf(s *schema.Schema) ([]Field, error) {
+	if s.Kind != schema.Record {
+		return nil, fmt.Errorf("schema is a %v, not a record", s.Kind)
+	}
+	fields := make([]Field, 0, len(s.Fields))
+	for _, sf := range s.Fields {
+		f, err := fieldOf(sf)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, f)
+	}
+	return fields, nil
+}
+
+// columnName returns the CSV name of an Avro field.
+func columnName(sf *schema.Field) string {
+	if v, ok := sf.Prop(NameProp); ok {
+		if name, ok := v.(string); ok {
+			return name
+		}
+	}
+	return sf.Name
+}
+
+// fieldOf returns the flat field of an Avro field, or an error naming it.
+func fieldOf(sf *schema.Field) (Field, error) {
+	f := Field{Name: columnName(sf), AvroName: sf.Name}
+	t := sf.Type
+	if t.Kind == schema.Union {
+		if len(t.Branches) != 2 || (t.Branches[0].Kind == schema.Null) == (t.Branches[1].Kind == schema.Null) {
+			return f, fmt.Errorf("field %q: a union other than of null and one type is not a flat value", sf.Name)
+		}
+		f.Nullable = true
+		t = t.Branches[0]
+		if t.Kind == schema.Null {
+			t = sf.Type.Branches[1]
+		} else {
+			f.nullSecond = true
+		}
+	}
+	switch t.Kind {
+	case schema.String:
+		f.Type = String
+	case schema.Int:
+		f.Type = Int
+	case schema.Long:
+		f.Type = Long
+	case schema.Float:
+		f.Type = Float
+	case schema.Double:
+		f.Type = Double
+	case schema.Boolean:
+		f.Type = Boolean
+	case schema.Enum:
+		f.Type, f.Symbols = Enum, t.Symbols
+	default:
+		return f, fmt.Errorf("field %q: %v is not a flat value (CSV and CLMN hold boolean, int, long, float, double, string and enum)", sf.Name, t.Kind)
+	}
+	return f, nil
+}
+
+// appendAvro appends the Avro binary encoding of c as field f.
+func appendAvro(dst []byte, f *Field, c *Cell) []byte {
+	if f.Nullable {
+		// The branch index, zigzag-encoded: 0 for branch 0, 2 for branch 1.
+		null, value := byte(0), byte(2)
+		if f.nullSecond {
+			null, value = 2, 0
+		}
+		if c.Null {
+			return append(dst, null)
+		}
+		dst = append(dst, value)
+	}
+	switch f.Type {
+	case Int, Long, Enum:
+		return binary.AppendVarint(dst, c.I)
+	case Float:
+		return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(c.F)))
+	case Double:
+		return binary.LittleEndian.AppendUint64(dst, math.Float64bits(c.F))
+	case Boolean:
+		if c.B {
+			return append(dst, 1)
+		}
+		return append(dst, 0)
+	}
+	dst = binary.AppendVarint(dst, int64(len(c.S)))
+	return append(dst, c.S...)
+}
+
+var errShort = errors.New("record ends early")
+
+// decodeAvro decodes field f's value from the start of data into c and
+// returns the rest of data.
+func decodeAvro(data []byte, f *Field, c *Cell) ([]byte, error) {
+	*c = Cell{S: c.S[:0]}
+	if f.Nullable {
+		if len(data) == 0 {
+			return nil, errShort
+		}
+		null := byte(0)
+		if f.nullSecond {
+			null = 2
+		}
+		if data[0] == null {
+			c.Null = true
+			return data[1:], nil
+		}
+		data = data[1:]
+	}
+	switch f.Type {
+	case Int, Long, Enum:
+		v, n := binary.Varint(data)
+		if n <= 0 {
+			return nil, errShort
+		}
+		c.I, data = v, data[n:]
+		if f.Type == Enum {
+			if v < 0 || v >= int64(len(f.Symbols)) {
+				return nil, fmt.Errorf("enum index %d out of range", v)
+			}
+			c.S = append(c.S, f.Symbols[v]...)
+		}
+	case Float:
+		if len(data) < 4 {
+			return nil, errShort
+		}
+		c.F, data = float64(math.Float32frombits(binary.LittleEndian.Uint32(data))), data[4:]
+	case Double:
+		if len(data) < 8 {
+			return nil, errShort
+		}
+		c.F, data = math.Float64frombits(binary.LittleEndian.Uint64(data)), data[8:]
+	case Boolean:
+		if len(data) < 1 {
+			return nil, errShort
+		}
+		c.B, data = data[0] != 0, data[1:]
+	default:
+		l, n := binary.Varint(data)
+		if n <= 0 || l < 0 || l > int64(len(data)-n) {
+			return nil, errShort
+		}
+		c.S = append(c.S, data[n:n+int(l)]...)
+		data = data[n+int(l):]
+	}
+	return data, nil
+}

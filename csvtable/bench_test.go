@@ -1,0 +1,251 @@
+package csvtable
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/trevni-go/trevni/clmn"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/shred"
+)
+
+// writeSampleLike writes a CSV of rows rows with the sample's six columns:
+// id, name, age, salary, email, city.
+func writeSampleLike(w io.Writer, rows int, seed uint64) error {
+	r := rand.New(rand.NewPCG(seed, 1))
+	first := []string{"Catlee", "Lazarus", "Ward", "Philbert", "Melinde", "Marion", "Jobina", "Zsa zsa", "Clare", "Đông"}
+	last := []string{"Haswall", "Brasseur", "Smooth", "Garvin", "O'Kane", "Selesnick", "Entwistle", "de Guerre"}
+	cities := []string{"Novolugovoye", "Pau", "Mitry-Mory", "Escazú", "Gračec", "San José", "Mölndal", "Ust’-Kalmanka", "Thị Trấn Thuận Châu", "Bueng Khong Long"}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	bw.WriteString("id,name,age,salary,email,city\n")
+	var b []byte
+	for i := 1; i <= rows; i++ {
+		fn, ln := first[r.IntN(len(first))], last[r.IntN(len(last))]
+		b = strconv.AppendInt(b[:0], int64(i), 10)
+		b = append(b, ',')
+		b = append(b, fn...)
+		b = append(b, ' ')
+		b = append(b, ln...)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(18+r.IntN(73)), 10)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, float64(3000000+r.IntN(12000000))/100, 'f', -1, 64)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(r.Uint32()), 36)
+		b = append(b, "@example.com,"...)
+		b = append(b, cities[r.IntN(len(cities))]...)
+		b = append(b, '\n')
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+var sampleFiles sync.Map // rows -> path
+
+// sampleLikeFile returns a CSV file of rows rows, made once per test binary.
+func sampleLikeFile(tb testing.TB, rows int) string {
+	if p, ok := sampleFiles.Load(rows); ok {
+		return p.(string)
+	}
+	dir, err := os.MkdirTemp("", "csvtable-bench-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := filepath.Join(dir, fmt.Sprintf("sample-%d.csv", rows))
+	f, err := os.Create(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := writeSampleLike(f, rows, 1); err != nil {
+		tb.Fatal(err)
+	}
+	f.Close()
+	sampleFiles.Store(rows, p)
+	return p
+}
+
+// convertFile converts a CSV file (types inferred in a first pass) to
+// Trevni or CLMN at out.
+func convertFile(in, out string, toCLMN bool, memory int64) (int64, error) {
+	f, err := os.Open(in)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	fields, _, err := Infer(bufio.NewReaderSize(f, 1<<20), ',')
+	if err != nil {
+		return 0, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	src, err := NewCSVSource(bufio.NewReaderSize(f, 1<<20), fields, ',')
+	if err != nil {
+		return 0, err
+	}
+	o, err := os.Create(out)
+	if err != nil {
+		return 0, err
+	}
+	defer o.Close()
+	bo := bufio.NewWriterSize(o, 1<<20)
+	var sink Sink
+	if toCLMN {
+		sink, err = NewCLMNSink(bo, ForCLMN(fields), &clmn.WriterOptions{TempDir: filepath.Dir(out)})
+	} else {
+		sink, err = NewTrevniSink(bo, fields, &shred.Options{WriterOptions: format.WriterOptions{Codec: "deflate", Checksum: "crc32", MemoryBudget: memory, TempDir: filepath.Dir(out)}})
+	}
+	if err != nil {
+		return 0, err
+	}
+	rows, err := Copy(sink, src, nil)
+	if err != nil {
+		return rows, err
+	}
+	return rows, bo.Flush()
+}
+
+func benchConvert(b *testing.B, toCLMN bool) {
+	in := sampleLikeFile(b, 1_000_000)
+	fi, _ := os.Stat(in)
+	out := filepath.Join(b.TempDir(), "out")
+	b.SetBytes(fi.Size())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := convertFile(in, out, toCLMN, 8<<20); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCSVToTrevni converts a CSV of a million rows of the sample's six
+// columns to Trevni (deflate, crc32): inference pass and conversion; MB/s of
+// CSV.
+func BenchmarkCSVToTrevni(b *testing.B) { benchConvert(b, false) }
+
+// BenchmarkCSVToCLMN is the same to CLMN.
+func BenchmarkCSVToCLMN(b *testing.B) { benchConvert(b, true) }
+
+func benchRead2(b *testing.B, toCLMN bool) {
+	in := sampleLikeFile(b, 1_000_000)
+	out := filepath.Join(b.TempDir(), "t")
+	if _, err := convertFile(in, out, toCLMN, 8<<20); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var src Source
+		if toCLMN {
+			rd, err := clmn.NewReader(bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			src, err = NewCLMNSource(rd, []string{"salary", "city"})
+			if err != nil {
+				b.Fatal(err)
+			}
+		} else {
+			rd, err := format.NewReader(bytes.NewReader(data), int64(len(data)), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			src, err = NewTrevniSource(rd, []string{"salary", "city"})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		cells := make([]Cell, 2)
+		n := 0
+		for {
+			err := src.Next(cells)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != 1_000_000 {
+			b.Fatalf("%d rows", n)
+		}
+	}
+}
+
+// BenchmarkRead2of6Trevni reads two of the six columns (salary, city) of a
+// million rows from Trevni; MB/s of the whole file.
+func BenchmarkRead2of6Trevni(b *testing.B) { benchRead2(b, false) }
+
+// BenchmarkRead2of6CLMN is the same from CLMN.
+func BenchmarkRead2of6CLMN(b *testing.B) { benchRead2(b, true) }
+
+// peakHeap runs f and returns the most heap memory in use while it ran,
+// sampled every millisecond, and after garbage collection at the start.
+func peakHeap(f func() error) (uint64, error) {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	err := f()
+	close(stop)
+	<-done
+	return peak, err
+}
+
+// The conversions' memory does not grow with the row count: eight times the
+// rows take about the same peak heap.
+func TestPeakMemoryIndependentOfRows(t *testing.T) {
+	dir := t.TempDir()
+	for _, toCLMN := range []bool{false, true} {
+		var peaks []uint64
+		for _, rows := range []int{50_000, 400_000} {
+			in := sampleLikeFile(t, rows)
+			peak, err := peakHeap(func() error {
+				_, err := convertFile(in, filepath.Join(dir, "out"), toCLMN, 2<<20)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			peaks = append(peaks, peak)
+		}
+		t.Logf("CLMN %v: peak heap %d MB at 50,000 rows, %d MB at 400,000", toCLMN, peaks[0]>>20, peaks[1]>>20)
+		// Growing with the rows would take about eight times as much.
+		if peaks[1] > 2*peaks[0] {
+			t.Errorf("CLMN %v: peak heap %d bytes at 400,000 rows against %d at 50,000", toCLMN, peaks[1], peaks[0])
+		}
+	}
+}

@@ -1,0 +1,463 @@
+package csvtable
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/clmn"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/shred"
+)
+
+// Source gives the rows of a table.
+type Source interface {
+	// Fields returns the table's columns.
+	Fields() []Field
+	// Next fills cells (one per field) with the next row's values, which
+	// are valid until the next call. It returns io.EOF after the last row.
+	Next(cells []Cell) error
+}
+
+// Sink takes the rows of a table.
+type Sink interface {
+	// Write adds one row: one cell per field.
+	Write(cells []Cell) error
+	// Close finishes the output.
+	Close() error
+	// Abort abandons the output and removes temporary files.
+	Abort()
+}
+
+// Copy writes every row of src to dst and closes dst, or aborts it at the
+// first error. progress, if not nil, is called with the rows copied every
+// 4096 rows.
+func Copy(dst Sink, src Source, progress func(rows int64)) (int64, error) {
+	cells := make([]Cell, len(src.Fields()))
+	var rows int64
+	for {
+		err := src.Next(cells)
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			err = dst.Write(cells)
+		}
+		if err != nil {
+			dst.Abort()
+			return rows, err
+		}
+		rows++
+		if progress != nil && rows%4096 == 0 {
+			progress(rows)
+		}
+	}
+	if err := dst.Close(); err != nil {
+		return rows, err
+	}
+	return rows, nil
+}
+
+// csvSource reads rows from CSV.
+type csvSource struct {
+	rd     *Reader
+	fields []Field
+	col    []int // the CSV column of each field, or -1 (null)
+}
+
+// NewCSVSource returns a Source of the CSV in r with the given fields
+// (from Infer, or FieldsOf a schema). Header names are matched to fields by
+// name; a header column no field has is an error, and so is a field
+// missing from the header unless it is nullable (it is then null). A cell
+// that does not parse as its field's type is an *Error naming its line and
+// column.
+func NewCSVSource(r io.Reader, fields []Field, comma rune) (Source, error) {
+	rd, err := NewReader(r, comma)
+	if err != nil {
+		return nil, err
+	}
+	s := &csvSource{rd: rd, fields: fields, col: make([]int, len(fields))}
+	byName := make(map[string]int, len(fields))
+	for i := range fields {
+		byName[fields[i].Name] = i
+		s.col[i] = -1
+	}
+	for j, h := range rd.header {
+		i, ok := byName[h]
+		if !ok {
+			return nil, &Error{Line: 1, Column: j + 1, Field: h, Err: errors.New("no field of the schema has this name")}
+		}
+		s.col[i] = j
+	}
+	for i, j := range s.col {
+		if j < 0 && !fields[i].Nullable {
+			return nil, &Error{Line: 1, Err: fmt.Errorf("the header has no column %q, which is not nullable", fields[i].Name)}
+		}
+	}
+	return s, nil
+}
+
+func (s *csvSource) Fields() []Field { return s.fields }
+
+func (s *csvSource) Next(cells []Cell) error {
+	rec, err := s.rd.Read()
+	if err != nil {
+		return err
+	}
+	for i, j := range s.col {
+		if j < 0 {
+			cells[i] = Cell{Null: true, S: cells[i].S[:0]}
+			continue
+		}
+		if err := parseText(&s.fields[i], rec[j], &cells[i]); err != nil {
+			return s.rd.cellErr(j, err)
+		}
+	}
+	return nil
+}
+
+// csvSink writes rows as CSV.
+type csvSink struct {
+	w      io.Writer
+	fields []Field
+	comma  rune
+	text   []byte
+	ends   []int
+	out    []byte
+	err    error
+}
+
+// NewCSVSink returns a Sink writing CSV to w, cells separated by comma (0
+// means ','), starting with a header row of the fields' names.
+func NewCSVSink(w io.Writer, fields []Field, comma rune) (Sink, error) {
+	if comma == 0 {
+		comma = ','
+	}
+	if err := checkComma(comma); err != nil {
+		return nil, err
+	}
+	s := &csvSink{w: w, fields: fields, comma: comma, ends: make([]int, len(fields))}
+	for i := range fields {
+		s.text = append(s.text, fields[i].Name...)
+		s.ends[i] = len(s.text)
+	}
+	s.out = appendCSVRecord(s.out, s.text, s.ends, comma)
+	return s, nil
+}
+
+func (s *csvSink) Write(cells []Cell) error {
+	s.text = s.text[:0]
+	for i := range s.fields {
+		s.text = AppendText(s.text, &s.fields[i], &cells[i])
+		s.ends[i] = len(s.text)
+	}
+	s.out = appendCSVRecord(s.out, s.text, s.ends, s.comma)
+	if len(s.out) >= 64<<10 {
+		return s.flush()
+	}
+	return nil
+}
+
+func (s *csvSink) flush() error {
+	if s.err == nil {
+		_, s.err = s.w.Write(s.out)
+	}
+	s.out = s.out[:0]
+	return s.err
+}
+
+func (s *csvSink) Close() error { return s.flush() }
+func (s *csvSink) Abort()       {}
+
+// clmnSource reads rows from a CLMN file.
+type clmnSource struct {
+	fields []Field
+	cols   []*clmn.ColumnReader
+}
+
+// CLMNFields returns the fields of a CLMN file's columns: INT32 as int,
+// INT64 as long, FLOAT64 as double, STRING as string.
+func CLMNFields(rd *clmn.Reader) []Field {
+	fields := make([]Field, rd.NumColumns())
+	for i := range fields {
+		c := rd.Column(i)
+		fields[i] = Field{Name: c.Name, Type: [...]Type{clmn.Int32: Int, clmn.Int64: Long, clmn.Float64: Double, clmn.String: String}[c.Type]}
+	}
+	return fields
+}
+
+// NewCLMNSource returns a Source of the rows of a CLMN file, holding the
+// columns named in sel, in that order (all when sel is nil). Only those
+// columns are read.
+func NewCLMNSource(rd *clmn.Reader, sel []string) (Source, error) {
+	all := CLMNFields(rd)
+	idx, err := selectFields(all, sel)
+	if err != nil {
+		return nil, err
+	}
+	s := &clmnSource{}
+	for _, i := range idx {
+		cr, err := rd.Values(i)
+		if err != nil {
+			return nil, err
+		}
+		s.fields = append(s.fields, all[i])
+		s.cols = append(s.cols, cr)
+	}
+	return s, nil
+}
+
+// selectFields returns the numbers of the fields named in sel (by column
+// name or Avro name), or of all when sel is nil.
+func selectFields(all []Field, sel []string) ([]int, error) {
+	if sel == nil {
+		idx := make([]int, len(all))
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx, nil
+	}
+	var idx []int
+	seen := map[int]bool{}
+	for _, name := range sel {
+		found := -1
+		for i := range all {
+			if all[i].Name == name || all[i].AvroName == name {
+				found = i
+				break
+			}
+		}
+		if found < 0 {
+			return nil, fmt.Errorf("no column %q", name)
+		}
+		if seen[found] {
+			return nil, fmt.Errorf("column %q selected twice", name)
+		}
+		seen[found] = true
+		idx = append(idx, found)
+	}
+	return idx, nil
+}
+
+func (s *clmnSource) Fields() []Field { return s.fields }
+
+func (s *clmnSource) Next(cells []Cell) error {
+	for i, cr := range s.cols {
+		if !cr.Next() {
+			if err := cr.Err(); err != nil {
+				return err
+			}
+			if i == 0 {
+				for _, other := range s.cols[1:] {
+					if other.Next() || other.Err() != nil {
+						return other.Err()
+					}
+				}
+				return io.EOF
+			}
+			return fmt.Errorf("column %q ends early", s.fields[i].Name) // cannot happen: all have the file's row count
+		}
+		c := &cells[i]
+		c.Null = false
+		switch s.fields[i].Type {
+		case Int, Long:
+			c.I = cr.Int()
+		case Double:
+			c.F = cr.Float()
+		default:
+			c.S = append(c.S[:0], cr.Bytes()...)
+		}
+	}
+	if len(s.cols) == 0 {
+		return io.EOF
+	}
+	return nil
+}
+
+// clmnSink writes rows to a CLMN file.
+type clmnSink struct {
+	w      *clmn.Writer
+	fields []Field
+}
+
+// NewCLMNSink returns a Sink writing a CLMN file to out. Fields map to
+// column types: int to INT32, long to INT64, float and double to FLOAT64,
+// string and enum (its symbol) to STRING; a boolean field is an error. A
+// null value, or a string over 65,535 bytes, is an error naming the row and
+// column.
+func NewCLMNSink(out io.Writer, fields []Field, opts *clmn.WriterOptions) (Sink, error) {
+	cols := make([]clmn.Column, len(fields))
+	for i, f := range fields {
+		cols[i].Name = f.Name
+		switch f.Type {
+		case Int:
+			cols[i].Type = clmn.Int32
+		case Long:
+			cols[i].Type = clmn.Int64
+		case Float, Double:
+			cols[i].Type = clmn.Float64
+		case String, Enum:
+			cols[i].Type = clmn.String
+		default:
+			return nil, fmt.Errorf("column %q: CLMN has no %s type (it holds INT32, INT64, FLOAT64 and STRING)", f.Name, f.Type)
+		}
+	}
+	w, err := clmn.NewWriter(out, cols, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &clmnSink{w: w, fields: fields}, nil
+}
+
+func (s *clmnSink) Write(cells []Cell) error {
+	for i := range s.fields {
+		c := &cells[i]
+		if c.Null {
+			s.w.AbortRow()
+			return &clmn.Error{Index: i, Column: s.fields[i].Name, Row: s.w.RowCount(), Offset: -1, Err: errors.New("null value: CLMN has no nulls")}
+		}
+		switch s.fields[i].Type {
+		case Int:
+			s.w.WriteInt32(i, int32(c.I))
+		case Long:
+			s.w.WriteInt64(i, c.I)
+		case Float, Double:
+			s.w.WriteFloat64(i, c.F)
+		default:
+			s.w.WriteString(i, c.S)
+		}
+	}
+	return s.w.EndRow()
+}
+
+func (s *clmnSink) Close() error { return s.w.Close() }
+func (s *clmnSink) Abort()       { s.w.Abort() }
+
+// trevniSource reads rows from a Trevni file written from Avro records of
+// a flat schema.
+type trevniSource struct {
+	fields []Field
+	ar     *assemble.AvroReader
+	buf    []byte
+	row    int64
+}
+
+// NewTrevniSource returns a Source of the records of a Trevni file written
+// from Avro, holding the fields named in sel, in that order (all when sel
+// is nil); only their columns are read. A selected field that is not flat
+// (see FieldsOf) is an error naming it.
+func NewTrevniSource(rd *format.Reader, sel []string) (Source, error) {
+	// The file's schema, from its metadata: an AvroReader of the whole
+	// schema would touch every column.
+	text := rd.Meta().GetString(layout.MetaAvroSchema)
+	if text == "" {
+		return nil, fmt.Errorf("no %s in the file's metadata: not written from Avro", layout.MetaAvroSchema)
+	}
+	s, err := schema.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("the file's %s: %w", layout.MetaAvroSchema, err)
+	}
+	if s.Kind != schema.Record {
+		return nil, fmt.Errorf("the file's schema is a %v, not a record", s.Kind)
+	}
+	var picked []*schema.Field
+	if sel == nil {
+		picked = s.Fields
+	} else {
+		for _, name := range sel {
+			var found *schema.Field
+			for _, sf := range s.Fields {
+				if sf.Name == name || columnName(sf) == name {
+					found = sf
+					break
+				}
+			}
+			if found == nil {
+				return nil, fmt.Errorf("no field %q", name)
+			}
+			for _, p := range picked {
+				if p == found {
+					return nil, fmt.Errorf("field %q selected twice", name)
+				}
+			}
+			picked = append(picked, found)
+		}
+	}
+	src := &trevniSource{}
+	type jsonField struct {
+		Name string          `json:"name"`
+		Type json.RawMessage `json:"type"`
+	}
+	var reader []jsonField
+	for _, sf := range picked {
+		f, err := fieldOf(sf)
+		if err != nil {
+			if sel == nil {
+				err = fmt.Errorf("%w; select flat fields with --fields", err)
+			}
+			return nil, err
+		}
+		src.fields = append(src.fields, f)
+		reader = append(reader, jsonField{Name: sf.Name, Type: json.RawMessage(sf.Type.String())})
+	}
+	proj, err := json.Marshal(map[string]any{"type": "record", "name": s.Name, "fields": reader})
+	if err != nil {
+		return nil, err
+	}
+	src.ar, err = assemble.NewAvroReader(rd, &assemble.Options{ReaderSchema: string(proj)})
+	if err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+func (s *trevniSource) Fields() []Field { return s.fields }
+
+func (s *trevniSource) Next(cells []Cell) error {
+	var err error
+	s.buf, err = s.ar.ReadBinary(s.buf[:0])
+	if err != nil {
+		return err
+	}
+	data := s.buf
+	for i := range s.fields {
+		if data, err = decodeAvro(data, &s.fields[i], &cells[i]); err != nil {
+			return fmt.Errorf("record %d, field %q: %w", s.row, s.fields[i].AvroName, err)
+		}
+	}
+	s.row++
+	return nil
+}
+
+// trevniSink writes rows as Avro records to a Trevni file.
+type trevniSink struct {
+	aw     *shred.AvroWriter
+	fields []Field
+	buf    []byte
+}
+
+// NewTrevniSink returns a Sink writing the rows as records of the schema
+// AvroSchema("Row", fields) to a Trevni file.
+func NewTrevniSink(out io.Writer, fields []Field, opts *shred.Options) (Sink, error) {
+	fields = append([]Field(nil), fields...)
+	aw, err := shred.NewAvroWriter(out, AvroSchema("Row", fields), opts)
+	if err != nil {
+		return nil, err
+	}
+	return &trevniSink{aw: aw, fields: fields}, nil
+}
+
+func (s *trevniSink) Write(cells []Cell) error {
+	s.buf = s.buf[:0]
+	for i := range s.fields {
+		s.buf = appendAvro(s.buf, &s.fields[i], &cells[i])
+	}
+	return s.aw.WriteBinary(s.buf)
+}
+
+func (s *trevniSink) Close() error { return s.aw.Close() }
+func (s *trevniSink) Abort()       { s.aw.Abort() }

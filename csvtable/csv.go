@@ -1,0 +1,304 @@
+package csvtable
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Error is a problem with a CSV input, and where it is: Line is the line
+// (from 1) and Column the column (from 1, with its header name in Field)
+// of the cell; 0 when it does not apply.
+type Error struct {
+	Line   int
+	Column int
+	Field  string
+	Err    error
+}
+
+// Error returns the problem as one line.
+func (e *Error) Error() string {
+	switch {
+	case e.Column > 0 && e.Field != "":
+		return fmt.Sprintf("line %d, column %d (%q): %v", e.Line, e.Column, e.Field, e.Err)
+	case e.Column > 0:
+		return fmt.Sprintf("line %d, column %d: %v", e.Line, e.Column, e.Err)
+	case e.Line > 0:
+		return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Reader reads CSV records with RFC 4180 quoting: a header row, then
+// records that must have as many cells as the header.
+type Reader struct {
+	cr     *csv.Reader
+	header []string
+	line   int // the line the last record started on
+}
+
+// checkComma checks a delimiter.
+func checkComma(comma rune) error {
+	if comma == '"' || comma == '\r' || comma == '\n' || comma == utf8.RuneError || !utf8.ValidRune(comma) {
+		return fmt.Errorf("delimiter %q cannot be used", comma)
+	}
+	return nil
+}
+
+// NewReader reads the header row of the CSV in r, whose cells are
+// separated by comma (0 means ','). A UTF-8 byte order mark before the
+// header is skipped. Header names must be distinct.
+func NewReader(r io.Reader, comma rune) (*Reader, error) {
+	if comma == 0 {
+		comma = ','
+	}
+	if err := checkComma(comma); err != nil {
+		return nil, err
+	}
+	cr := csv.NewReader(r)
+	cr.Comma = comma
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	rd := &Reader{cr: cr}
+	rec, err := cr.Read()
+	if err == io.EOF {
+		return nil, &Error{Line: 1, Err: errors.New("no header row")}
+	}
+	if err != nil {
+		return nil, csvErr(err)
+	}
+	rd.header = append([]string(nil), rec...)
+	if len(rd.header) > 0 {
+		rd.header[0] = string(bytes.TrimPrefix([]byte(rd.header[0]), []byte("\ufeff")))
+	}
+	seen := make(map[string]int, len(rd.header))
+	for i, h := range rd.header {
+		line, _ := cr.FieldPos(i)
+		if !utf8.ValidString(h) {
+			return nil, &Error{Line: line, Column: i + 1, Err: errors.New("header name is not valid UTF-8")}
+		}
+		if j, dup := seen[h]; dup {
+			return nil, &Error{Line: line, Column: i + 1, Field: h, Err: fmt.Errorf("header name also used by column %d", j+1)}
+		}
+		seen[h] = i
+	}
+	return rd, nil
+}
+
+// csvErr turns encoding/csv's errors into ours.
+func csvErr(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &Error{Line: pe.Line, Column: pe.Column, Err: pe.Err}
+	}
+	return err
+}
+
+// Header returns the header row's names.
+func (r *Reader) Header() []string { return r.header }
+
+// Read returns the next record, or io.EOF after the last. The slice is
+// reused by the next call. A record with the wrong number of cells or
+// with bad quoting is an *Error naming its line.
+func (r *Reader) Read() ([]string, error) {
+	rec, err := r.cr.Read()
+	if err != nil {
+		if err == io.EOF {
+			return nil, err
+		}
+		return nil, csvErr(err)
+	}
+	r.line, _ = r.cr.FieldPos(0)
+	if len(rec) != len(r.header) {
+		return nil, &Error{Line: r.line, Err: fmt.Errorf("%d cells, but the header has %d", len(rec), len(r.header))}
+	}
+	return rec, nil
+}
+
+// cellErr returns an error about cell i of the last record.
+func (r *Reader) cellErr(i int, err error) error {
+	line, col := r.cr.FieldPos(i)
+	_ = col
+	return &Error{Line: line, Column: i + 1, Field: r.header[i], Err: err}
+}
+
+// inference is what the cells of one column have shown so far.
+type inference struct {
+	empty, boolean, int32, int64, double, bigInt, other bool
+}
+
+func (in *inference) add(s string) {
+	if s == "" {
+		in.empty = true
+		return
+	}
+	if s == "true" || s == "false" {
+		in.boolean = true
+		return
+	}
+	if looksInteger(s) {
+		v, err := strconv.ParseInt(s, 10, 64)
+		switch {
+		case err != nil || strconv.FormatInt(v, 10) != s:
+			// Leading zeros, a plus sign, -0, or too big: not an integer
+			// that would come back as written.
+			in.other = true
+		case v >= math.MinInt32 && v <= math.MaxInt32:
+			in.int32 = true
+		default:
+			in.int64 = true
+			if v > 1<<53 || v < -(1<<53) {
+				in.bigInt = true
+			}
+		}
+		return
+	}
+	if _, err := parseFloat(s, 64); err == nil {
+		in.double = true
+		return
+	}
+	in.other = true
+}
+
+// looksInteger reports whether s is an optional sign and digits.
+func looksInteger(s string) bool {
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (in *inference) field(name string) Field {
+	f := Field{Name: name, Type: String, Nullable: in.empty}
+	numeric := in.int32 || in.int64 || in.double
+	switch {
+	case in.other || (in.boolean && numeric):
+	case in.boolean:
+		f.Type = Boolean
+	case in.double && !in.bigInt:
+		f.Type = Double
+	case in.double:
+		// A double would not hold the integers exactly.
+	case in.int64:
+		f.Type = Long
+	case in.int32:
+		f.Type = Int
+	}
+	return f
+}
+
+// Infer reads the whole CSV in r and returns the type of every column, and
+// the number of rows. A column is int if every non-empty cell is an
+// integer in 32 bits, written as Go and Java write it (no plus sign, no
+// leading zeros); long if they all are integers in 64 bits; double if they
+// are all decimal numbers (or NaN, Infinity, -Infinity) and any integers
+// among them are within 2^53; boolean if they are all true or false; and
+// string otherwise, or when there are no non-empty cells. A column with an
+// empty cell is nullable. A record with the wrong number of cells, or a
+// cell that is not valid UTF-8, is an *Error naming its line.
+func Infer(r io.Reader, comma rune) ([]Field, int64, error) {
+	rd, err := NewReader(r, comma)
+	if err != nil {
+		return nil, 0, err
+	}
+	ins := make([]inference, len(rd.header))
+	var rows int64
+	for {
+		rec, err := rd.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, rows, err
+		}
+		for i, s := range rec {
+			if !utf8.ValidString(s) {
+				return nil, rows, rd.cellErr(i, errors.New("cell is not valid UTF-8"))
+			}
+			ins[i].add(s)
+		}
+		rows++
+	}
+	fields := make([]Field, len(ins))
+	for i := range ins {
+		fields[i] = ins[i].field(rd.header[i])
+	}
+	return fields, rows, nil
+}
+
+// ForCLMN adapts inferred fields to what CLMN holds, which has neither
+// nulls nor booleans: a nullable or boolean field becomes a string field,
+// so that its cells come back as they were (an empty cell as the empty
+// string).
+func ForCLMN(fields []Field) []Field {
+	out := append([]Field(nil), fields...)
+	for i := range out {
+		if out[i].Nullable || out[i].Type == Boolean {
+			out[i].Type, out[i].Nullable = String, false
+		}
+	}
+	return out
+}
+
+// appendCSVRecord appends one CSV record of the given cells' text (cells
+// holds the text of each cell back to back, ends where each ends) and a
+// newline. A cell is quoted when it holds the delimiter, a quote, CR or
+// LF, or starts with a space or tab; a record of one empty cell is written
+// as "" so that it is not read as a blank line.
+func appendCSVRecord(dst, cells []byte, ends []int, comma rune) []byte {
+	start := 0
+	for i, end := range ends {
+		if i > 0 {
+			dst = utf8.AppendRune(dst, comma)
+		}
+		cell := cells[start:end]
+		start = end
+		if needsQuotes(cell, comma) || (len(ends) == 1 && len(cell) == 0) {
+			dst = append(dst, '"')
+			for _, b := range cell {
+				if b == '"' {
+					dst = append(dst, '"')
+				}
+				dst = append(dst, b)
+			}
+			dst = append(dst, '"')
+			continue
+		}
+		dst = append(dst, cell...)
+	}
+	return append(dst, '\n')
+}
+
+func needsQuotes(cell []byte, comma rune) bool {
+	if len(cell) == 0 {
+		return false
+	}
+	if cell[0] == ' ' || cell[0] == '\t' {
+		return true
+	}
+	if comma < utf8.RuneSelf {
+		for _, b := range cell {
+			if b == byte(comma) || b == '"' || b == '\r' || b == '\n' {
+				return true
+			}
+		}
+		return false
+	}
+	return bytes.ContainsRune(cell, comma) || bytes.ContainsAny(cell, "\"\r\n")
+}
