@@ -270,7 +270,7 @@ func (rd *Reader) readTable(i int) error {
 		return rd.colErr(i, -1, -1, start, fmt.Errorf("%w: column starts at %d, outside the %d-byte file", ErrFormat, start, rd.size))
 	}
 	var b4 [4]byte
-	if _, err := rd.r.ReadAt(b4[:], start); err != nil {
+	if err := readAt(rd.r, b4[:], start); err != nil {
 		return rd.colErr(i, -1, -1, start, err)
 	}
 	n := int64(binary.LittleEndian.Uint32(b4[:]))
@@ -278,7 +278,7 @@ func (rd *Reader) readTable(i int) error {
 		return rd.colErr(i, -1, -1, start, fmt.Errorf("%w: %d blocks cannot fit in the %d bytes left", ErrFormat, n, rd.size-start-4))
 	}
 	table := make([]byte, 12*n)
-	if _, err := rd.r.ReadAt(table, start+4); err != nil {
+	if err := readAt(rd.r, table, start+4); err != nil {
 		return rd.colErr(i, -1, -1, start+4, fmt.Errorf("%w: block descriptors: %v", ErrFormat, err))
 	}
 	crc := int64(0)
@@ -410,7 +410,7 @@ func (cr *ColumnReader) loadBlock(b int) error {
 		crc = 4
 	}
 	cr.raw = growTo(cr.raw, int(bi.Stored)+crc)
-	if _, err := cr.rd.r.ReadAt(cr.raw, bi.Start); err != nil {
+	if err := readAt(cr.rd.r, cr.raw, bi.Start); err != nil {
 		return cr.fail(fmt.Errorf("%w: reading %d bytes: %v", ErrFormat, len(cr.raw), err))
 	}
 	stored := cr.raw[:bi.Stored]
@@ -485,6 +485,21 @@ func (cr *ColumnReader) loadBlock(b int) error {
 		}
 	}
 	return nil
+}
+
+// readAt fills b from offset off.
+func readAt(r io.ReaderAt, b []byte, off int64) error {
+	if len(b) == 0 {
+		return nil
+	}
+	n, err := r.ReadAt(b, off)
+	if n == len(b) {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 func growTo(b []byte, n int) []byte {
@@ -661,6 +676,11 @@ func (cr *ColumnReader) Timestamp() TimestampValue { return cr.ts }
 func (rd *Reader) Verify() error {
 	var errs []error
 	for i := range rd.cols {
+		c := &rd.cols[i]
+		if c.Type == Null && c.MaxDef == 0 && c.MaxRep == 0 {
+			// Its entries carry nothing: the descriptors said it all.
+			continue
+		}
 		cr := rd.Values(i)
 		var rows int64
 		var err error

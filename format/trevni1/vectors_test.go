@@ -159,7 +159,7 @@ func allTypesBodies() [][]byte {
 	}
 }
 
-func compressWith(t *testing.T, codec string, body []byte) []byte {
+func compressWith(t testing.TB, codec string, body []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	var w io.WriteCloser
@@ -181,7 +181,7 @@ func compressWith(t *testing.T, codec string, body []byte) []byte {
 	return buf.Bytes()
 }
 
-func allTypesVec(t *testing.T, codec string) *vec {
+func allTypesVec(t testing.TB, codec string) *vec {
 	var cols [][]vecBlock
 	for _, body := range allTypesBodies() {
 		b := vecBlock{rows: 3, body: body}

@@ -32,6 +32,9 @@ type WriterOptions struct {
 	// Meta holds extra file metadata, written after trevni.codec and
 	// trevni.checksum.
 	Meta Meta
+
+	// blockSize replaces BlockSize in the cutting rule, for tests.
+	blockSize int
 }
 
 // Writer writes a version-1 file. Columns are cut into blocks by Impala's
@@ -59,6 +62,7 @@ type block struct {
 // fills, with Impala's counters.
 type colWriter struct {
 	spec    ColumnSpec
+	bsize   int // BlockSize, or the test's
 	defBits int
 	repBits int
 	blocks  []block
@@ -99,7 +103,11 @@ func NewWriter(out io.Writer, cols []ColumnSpec, opts *WriterOptions) (*Writer, 
 		if s.MaxRep > s.MaxDef {
 			return nil, fmt.Errorf("%w: column %d (%q): repetition level %d above definition level %d", ErrUsage, i, s.Name, s.MaxRep, s.MaxDef)
 		}
-		c := &colWriter{spec: s, defBits: levelBits(s.MaxDef), repBits: levelBits(s.MaxRep), first: true}
+		bsize := BlockSize
+		if w.opts.blockSize > 0 {
+			bsize = w.opts.blockSize
+		}
+		c := &colWriter{spec: s, bsize: bsize, defBits: levelBits(s.MaxDef), repBits: levelBits(s.MaxRep), first: true}
 		c.startBlock()
 		w.cols = append(w.cols, c)
 	}
@@ -114,11 +122,11 @@ func (c *colWriter) startBlock() {
 	t := c.spec.Type
 	switch {
 	case t == Boolean:
-		c.capRows = BlockSize * 8 / (1 + levels)
+		c.capRows = c.bsize * 8 / (1 + levels)
 	case t == Null:
-		c.capRows = BlockSize * 8 / max(1, levels)
+		c.capRows = c.bsize * 8 / max(1, levels)
 	case t.width() > 0:
-		c.capRows = BlockSize / t.width()
+		c.capRows = c.bsize / t.width()
 	default:
 		guess := c.prevAvg
 		if c.first {
@@ -133,9 +141,9 @@ func (c *colWriter) startBlock() {
 		}
 		// Impala divided by zero here when the previous block averaged
 		// under one byte an entry; we take one byte.
-		c.capRows = BlockSize / max(1, guess)
+		c.capRows = c.bsize / max(1, guess)
 	}
-	c.limit = BlockSize - (c.capRows*levels+7)/8
+	c.limit = c.bsize - (c.capRows*levels+7)/8
 	c.vals, c.defs, c.reps = c.vals[:0], c.defs[:0], c.reps[:0]
 	c.rows, c.nonNull, c.size = 0, 0, 0
 }
