@@ -181,6 +181,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 // reported the same way.
 func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet bool) (code int) {
 	fs, runFn := cmd.flagSet()
+	v1 := v1Hook(cmd.name, fs) // Trevni version 1: cmd/trevni/v1.go
 	fs.BoolVar(&quiet, "quiet", quiet, "show no progress")
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -195,6 +196,7 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		cmd.printUsage(a.stderr, fs)
 		return exitUsage
 	}
+	runFn = v1(pos, runFn)
 
 	a.mu.Lock()
 	a.command = cmd.name

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strings"
 )
 
 // Magic is the four bytes every version-1 file starts with.
@@ -149,7 +150,7 @@ func (e *Error) Error() string {
 	if e.Offset >= 0 {
 		s += fmt.Sprintf("offset %d, ", e.Offset)
 	}
-	return s[:len(s)-2] + ": " + e.Err.Error()
+	return s[:len(s)-2] + ": " + strings.TrimPrefix(e.Err.Error(), "trevni1: ")
 }
 
 // Unwrap returns the cause.

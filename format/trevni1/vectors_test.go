@@ -51,7 +51,7 @@ func str(s string) []byte {
 func impalaColumnMeta(v *vec, n int, typ string) {
 	v.add("column map: 3 pairs", 0x06)
 	v.add("key trevni.name", str("trevni.name")...)
-	v.add("value col_N", str(fmt.Sprintf("col_%d", n))...)
+	v.add(fmt.Sprintf("value col_%d", n), str(fmt.Sprintf("col_%d", n))...)
 	v.add("key trevni.type", str("trevni.type")...)
 	v.add("value "+typ, str(typ)...)
 	v.add("key trevni.definition", str("trevni.definition")...)
@@ -393,8 +393,8 @@ func sameLayout(t *testing.T, a, b []byte) {
 
 // Several blocks in one column: an int column cut into blocks of 3 and 2
 // rows (any cut is readable), and a NULL falling in the second block.
-func TestVectorSeveralBlocks(t *testing.T) {
-	v := build(5, "", []string{"int", "string"}, [][]vecBlock{
+func severalBlocksVec() *vec {
+	return build(5, "", []string{"int", "string"}, [][]vecBlock{
 		{
 			{rows: 3, body: []byte{0x02, 0x04, 0x06, 0x07}}, // 1 2 3, definitions 111
 			{rows: 2, body: []byte{0x01, 0x01}},             // -1, NULL: definitions 1 0 = 01
@@ -405,6 +405,10 @@ func TestVectorSeveralBlocks(t *testing.T) {
 			{rows: 3, body: []byte{0x02, 'b', 0x04, 'c', 'd', 0x00, 0x07}},
 		},
 	})
+}
+
+func TestVectorSeveralBlocks(t *testing.T) {
+	v := severalBlocksVec()
 	got, err := readFlat(t, v.b, nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, v.dump())
