@@ -144,6 +144,9 @@ func (c *colWriter) startBlock() {
 		c.capRows = c.bsize / max(1, guess)
 	}
 	c.limit = c.bsize - (c.capRows*levels+7)/8
+	// With Impala's one level bit the limit is at least 7/8 of the block;
+	// wide level arrays of narrow values could leave none.
+	c.limit = max(c.limit, c.bsize/2)
 	c.vals, c.defs, c.reps = c.vals[:0], c.defs[:0], c.reps[:0]
 	c.rows, c.nonNull, c.size = 0, 0, 0
 }
