@@ -93,11 +93,16 @@ func TestV1FromAvro(t *testing.T) {
 	if _, j3, _ := v1run(t, "tojson", v2b); j3 != j2 {
 		t.Fatalf("toavro of version 1 lost records")
 	}
+	code, out, errOut := v1run(t, "dump", v1)
+	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); code != 0 || len(lines) != 300 ||
+		!strings.HasPrefix(lines[0], `{"id":`) || !strings.Contains(lines[0], `"received.sigs.algo":[`) {
+		t.Fatalf("dump: %d %s\n%.400s", code, errOut, out)
+	}
 	if code, out, _ := v1run(t, "validate", v1); code != 0 || !strings.Contains(out, "ok: 300 rows") {
 		t.Fatalf("validate: %s", out)
 	}
 	// A schema version 1 cannot express: the field is named.
-	code, _, errOut := v1run(t, "fromavro", "--version", "1", filepath.Join(interopDir, "unions", "input.avro"), filepath.Join(dir, "u.trv"))
+	code, _, errOut = v1run(t, "fromavro", "--version", "1", filepath.Join(interopDir, "unions", "input.avro"), filepath.Join(dir, "u.trv"))
 	if code != 1 || !strings.Contains(errOut, "union of") {
 		t.Fatalf("unions: %d %s", code, errOut)
 	}

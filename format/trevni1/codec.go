@@ -37,20 +37,39 @@ func canonicalCodec(name string) (string, error) {
 	return "", fmt.Errorf("%w %q (version 1 knows none, deflate, gzip, bzip2, snappy)", ErrCodec, name)
 }
 
+// compressor compresses blocks, reusing its zlib and gzip writers from
+// block to block (each block is still a complete stream of its own).
+type compressor struct {
+	codec string
+	buf   bytes.Buffer
+	zw    *zlib.Writer
+	gw    *gzip.Writer
+}
+
 // compress appends the compressed form of src to dst.
-func compress(codec string, dst, src []byte) ([]byte, error) {
-	buf := bytes.NewBuffer(dst)
+func (c *compressor) compress(dst, src []byte) ([]byte, error) {
+	c.buf.Reset()
 	var w io.WriteCloser
 	var err error
-	switch codec {
+	switch c.codec {
 	case CodecDeflate:
 		// Impala: deflateInit2 with level 6, window 15, memLevel 9.
-		w, err = zlib.NewWriterLevel(buf, 6)
+		if c.zw == nil {
+			c.zw, err = zlib.NewWriterLevel(&c.buf, 6)
+		} else {
+			c.zw.Reset(&c.buf)
+		}
+		w = c.zw
 	case CodecGzip:
-		w, err = gzip.NewWriterLevel(buf, 6)
+		if c.gw == nil {
+			c.gw, err = gzip.NewWriterLevel(&c.buf, 6)
+		} else {
+			c.gw.Reset(&c.buf)
+		}
+		w = c.gw
 	case CodecBzip2:
 		// Impala: BZ2_bzBuffToBuffCompress with block size 5 (BZh5).
-		w, err = dbzip2.NewWriter(buf, &dbzip2.WriterConfig{Level: 5})
+		w, err = dbzip2.NewWriter(&c.buf, &dbzip2.WriterConfig{Level: 5})
 	case CodecSnappy:
 		return append(dst, snappy.Encode(nil, src)...), nil
 	default:
@@ -65,7 +84,7 @@ func compress(codec string, dst, src []byte) ([]byte, error) {
 	if err := w.Close(); err != nil {
 		return dst, err
 	}
-	return buf.Bytes(), nil
+	return append(dst, c.buf.Bytes()...), nil
 }
 
 // snappyMaxRatio bounds how much a snappy block can expand.
