@@ -121,3 +121,48 @@ func TestBlockHugeValue(t *testing.T) {
 		t.Fatalf("blocks %v", got)
 	}
 }
+
+// Several blocks byte for byte: a fixed8 column of 60000 rows, NULL every
+// 1000th. Block 0 takes rows until 57344 values are stored (its limit,
+// 65536 - 8192); the NULLs that follow the last of them stay in it, and the
+// next value starts block 1. Each body is the values, then one definition
+// bit per row.
+func TestBlocksByteForByte(t *testing.T) {
+	const n = 60000
+	value := func(i int) any {
+		if i%1000 == 999 {
+			return nil
+		}
+		return int8(i)
+	}
+	var rows [][]any
+	for i := range n {
+		rows = append(rows, []any{value(i)})
+	}
+	stored, cut := 0, 0
+	for i := range n {
+		if value(i) != nil {
+			if stored == 57344 {
+				cut = i
+				break
+			}
+			stored++
+		}
+	}
+	body := func(lo, hi int) vecBlock {
+		var vals, defs []byte
+		defs = make([]byte, (hi-lo+7)/8)
+		for i := lo; i < hi; i++ {
+			if v := value(i); v != nil {
+				vals = append(vals, byte(v.(int8)))
+				defs[(i-lo)/8] |= 1 << ((i - lo) % 8)
+			}
+		}
+		return vecBlock{rows: uint32(hi - lo), body: append(vals, defs...)}
+	}
+	want := build(n, "", []string{"fixed8"}, [][]vecBlock{{body(0, cut), body(cut, n)}})
+	got := writeRows(t, specs([]string{"fixed8"}), nil, rows)
+	if !bytes.Equal(got, want.b) {
+		t.Fatalf("writer output differs from the layout (cut at row %d)", cut)
+	}
+}
