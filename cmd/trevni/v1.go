@@ -331,7 +331,13 @@ func v1Validate(e *env, name string, rd *trevni1.Reader) error {
 	if err := e.interrupted(); err != nil {
 		return err
 	}
-	if len(problems) == 0 {
+	// Records are checked when the file has a schema or can be read as
+	// flat records; otherwise its columns are all there is.
+	_, records := rd.Meta().Get(trevni1.KeyAvroSchema)
+	if _, err := rd.AvroSchema(); err == nil {
+		records = true
+	}
+	if len(problems) == 0 && records {
 		if err := v1ReadRecords(rd, func([]byte) error { return e.interrupted() }); err != nil {
 			problems = append(problems, err)
 		}

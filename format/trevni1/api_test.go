@@ -115,3 +115,27 @@ func TestInconsistentLevels(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// Items of null take no bytes: a short record cannot claim billions.
+func TestRecordWriterZeroSizeItems(t *testing.T) {
+	const avsc = `{"type":"record","name":"R","fields":[{"name":"n","type":{"type":"array","items":"null"}}]}`
+	rw, err := NewRecordWriter(io.Discard, avsc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 40 blocks of 2^23 items each.
+	var rec []byte
+	for range 40 {
+		rec = append(rec, 0x80, 0x80, 0x80, 0x08) // zigzag 2^23
+	}
+	rec = append(rec, 0)
+	if _, err := rw.WriteBinary(rec); err == nil || !strings.Contains(err.Error(), "items in one record") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := rw.WriteBinary([]byte{0x04, 0x00}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -20,9 +20,10 @@ type RecordWriter struct {
 	text string
 	rows int64
 	// decoding state
-	data []byte
-	pos  int
-	emit bool
+	data  []byte
+	pos   int
+	emit  bool
+	items int64 // array and map items in the record so far
 }
 
 // NewRecordWriter returns a writer of records of the Avro record schema
@@ -72,7 +73,7 @@ func (rw *RecordWriter) WriteBinary(data []byte) (int, error) {
 	if rw.w.err != nil {
 		return 0, rw.w.err
 	}
-	rw.data, rw.pos, rw.emit = data, 0, false
+	rw.data, rw.pos, rw.emit, rw.items = data, 0, false, 0
 	if err := rw.shred(rw.plan.root, 0, 0); err != nil {
 		var se *schema.Error
 		if errors.As(err, &se) {
@@ -81,7 +82,7 @@ func (rw *RecordWriter) WriteBinary(data []byte) (int, error) {
 		return 0, err
 	}
 	n := rw.pos
-	rw.pos, rw.emit = 0, true
+	rw.pos, rw.emit, rw.items = 0, true, 0
 	if err := rw.shred(rw.plan.root, 0, 0); err != nil {
 		return 0, err // cannot happen: the first pass checked everything
 	}
@@ -95,8 +96,8 @@ func (rw *RecordWriter) WriteBinary(data []byte) (int, error) {
 // Close writes the file.
 func (rw *RecordWriter) Close() error { return rw.w.Close() }
 
-// maxItems bounds the items of one array or map block, for items that
-// take no bytes.
+// maxItems bounds the array and map items of one record, since items of
+// null may take no bytes.
 const maxItems = 1 << 24
 
 // zeroSize reports whether n's values may take no bytes.
@@ -201,8 +202,11 @@ func (rw *RecordWriter) shred(n *node, rep, def int) error {
 					return err
 				}
 			}
-			if (count > int64(len(rw.data)-rw.pos) && !zeroSize(n.children[0])) || count > maxItems {
+			if count > int64(len(rw.data)-rw.pos) && !zeroSize(n.children[0]) {
 				return rw.valueErr(n, "%d items cannot fit in %d bytes", count, len(rw.data)-rw.pos)
+			}
+			if rw.items += count; rw.items > maxItems {
+				return rw.valueErr(n, "more than %d array or map items in one record", maxItems)
 			}
 			for range count {
 				r := n.rep
