@@ -214,6 +214,7 @@ func (a *app) help(args []string) int {
 			return exitUsage
 		}
 		fs, _ := cmd.flagSet()
+		v1Hook(cmd.name, fs) // Trevni version 1's flags: cmd/trevni/v1.go
 		fs.Bool("quiet", false, "show no progress")
 		cmd.printHelp(a.stdout, fs)
 		return exitOK

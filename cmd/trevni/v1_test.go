@@ -109,6 +109,9 @@ func TestV1FromAvro(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "u.trv")); err == nil {
 		t.Fatalf("a failed conversion left its output")
 	}
+	if code, out, _ := v1run(t, "help", "fromavro"); code != 0 || !strings.Contains(out, "--version int") {
+		t.Fatalf("help fromavro does not show --version:\n%s", out)
+	}
 	if code, _, _ := v1run(t, "fromavro", "--version", "1", "--block-size", "100", in, filepath.Join(dir, "x.trv")); code != exitUsage {
 		t.Fatalf("--block-size with --version 1: %d", code)
 	}
