@@ -84,9 +84,8 @@
 // per column, ["null", T] where the column is nullable. An Impala
 // timestamp maps to the record trevni1.Timestamp {nanosOfDay: long,
 // julianDay: int}, its two parts unchanged, so every bit survives (the day
-// number's 32 bits are read as an int: boost's special values, such as
-// not-a-date-time 0xFFFFFFFF, become negative; every real date is
-// positive). fixed8, fixed16, fixed32 and fixed64 read as int or long
+// number's 32 bits are read as an int: boost's special values, just below
+// 2^32, become negative; every real date is positive). fixed8, fixed16, fixed32 and fixed64 read as int or long
 // carrying the property trevni1.type, which writing honours, so a file
 // converts to version 2 and back unchanged. Unions of two or more
 // non-null branches, recursive types and records without fields inside an
