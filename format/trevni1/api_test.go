@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -137,5 +138,52 @@ func TestRecordWriterZeroSizeItems(t *testing.T) {
 	}
 	if err := rw.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A trevni1.Timestamp field is a timestamp column: 12 bytes, every bit of
+// both parts kept (boost's special day numbers near 2^32 read as negative
+// ints).
+func TestTimestampRecords(t *testing.T) {
+	avsc := `{"type":"record","name":"R","fields":[{"name":"t","type":` + TimestampSchema + `}]}`
+	var buf bytes.Buffer
+	rw, err := NewRecordWriter(&buf, avsc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rw.Columns()[0].Type != Timestamp {
+		t.Fatalf("column %+v", rw.Columns()[0])
+	}
+	recs := [][]byte{
+		appendZigzag(appendZigzag(nil, 31714123456789), 2456072),
+		appendZigzag(appendZigzag(nil, -1), -2), // 0xFFFFFFFE
+		appendZigzag(appendZigzag(nil, math.MaxInt64), math.MinInt32),
+	}
+	for _, r := range recs {
+		if _, err := rw.WriteBinary(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rw.Close()
+	rd, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := rd.Values(0)
+	for i, want := range []TimestampValue{{31714123456789, 2456072}, {-1, 0xFFFFFFFE}, {math.MaxInt64, 1 << 31}} {
+		if err := cr.Next(); err != nil || cr.Timestamp() != want {
+			t.Fatalf("entry %d: %+v, %v", i, cr.Timestamp(), err)
+		}
+	}
+	// The body: three 12-byte values, no definition array (not nullable).
+	if b := rd.Blocks(0)[0]; b.Uncompressed != 36 {
+		t.Fatalf("block %+v", b)
+	}
+	rr, _ := NewRecordReader(rd)
+	for i, want := range recs {
+		got, err := rr.ReadBinary(nil)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("record %d: % x, %v", i, got, err)
+		}
 	}
 }
