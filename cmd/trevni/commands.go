@@ -319,6 +319,7 @@ func (a *app) help(args []string) int {
 			return exitUsage
 		}
 		fs, _, _ := cmd.flagSet(false)
+		v1Hook(cmd.name, fs) // Trevni version 1's flags: cmd/trevni/v1.go
 		cmd.printHelp(a.stdout, fs)
 		return exitOK
 	}

@@ -189,6 +189,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 // reported the same way.
 func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet bool) (code int) {
 	fs, runFn, cf := cmd.flagSet(quiet)
+	v1 := v1Hook(cmd.name, fs) // Trevni version 1: cmd/trevni/v1.go
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		cmd.printHelp(a.stdout, fs)
@@ -208,6 +209,7 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		cmd.printUsage(a.stderr, fs)
 		return exitUsage
 	}
+	runFn = v1(pos, runFn)
 
 	a.mu.Lock()
 	a.command = cmd.name

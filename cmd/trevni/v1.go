@@ -1,0 +1,565 @@
+package main
+
+// Trevni version 1 (Impala's variant, package format/trevni1) in the tool:
+// the commands that read a file (meta, dump, validate, tojson, toavro,
+// schema) run their version-1 form when the input starts with "Trv\x01",
+// and fromavro writes version 1 with --version 1. Two hooks in runCommand
+// reach this file: v1Hook before the flags are parsed, and the function it
+// returns once they are.
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/format/trevni1"
+	"github.com/trevni-go/trevni/internal/avrojson"
+	"github.com/trevni-go/trevni/internal/ocf"
+)
+
+// v1Hook is called with a command's flag set before parsing, so that it can
+// add the flags of the command's version-1 form (fromavro --version). The
+// function it returns gets the positional arguments and the command's own
+// run function, and returns the one to run.
+func v1Hook(name string, fs *flag.FlagSet) func(args []string, run runFunc) runFunc {
+	switch name {
+	case "fromavro":
+		version := fs.Int("version", 2, "Trevni version to write: 2, or 1 (Impala's variant with definition and repetition levels)")
+		return func(args []string, run runFunc) runFunc {
+			if *version == 1 {
+				return func(e *env, args []string) error { return v1FromAvro(e, fs, args) }
+			}
+			if *version != 2 {
+				return func(e *env, args []string) error { return e.usagef("--version must be 1 or 2") }
+			}
+			return run
+		}
+	case "meta", "dump", "validate", "tojson", "toavro", "schema":
+		return func(args []string, run runFunc) runFunc {
+			if len(args) == 0 || !isV1File(args[0]) {
+				return run
+			}
+			return func(e *env, args []string) error { return v1Command(e, name, fs, args) }
+		}
+	}
+	return func(_ []string, run runFunc) runFunc { return run }
+}
+
+// isV1File reports whether the named file (not standard input) starts with
+// the version-1 magic.
+func isV1File(path string) bool {
+	if path == "-" {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var m [4]byte
+	_, err = io.ReadFull(f, m[:])
+	return err == nil && string(m[:]) == trevni1.Magic
+}
+
+// flagString returns the value of a flag of fs, and whether it was set on
+// the command line.
+func flagString(fs *flag.FlagSet, name string) (string, bool) {
+	f := fs.Lookup(name)
+	if f == nil {
+		return "", false
+	}
+	set := false
+	fs.Visit(func(g *flag.Flag) { set = set || g.Name == name })
+	return f.Value.String(), set
+}
+
+func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
+	if v, set := flagString(fs, "schema"); set && v != "" && (name == "tojson" || name == "toavro") {
+		return e.usagef("--schema is not supported for version-1 files")
+	}
+	if v, _ := flagString(fs, "proto"); v == "true" {
+		return fmt.Errorf("%s: a version-1 file is not written from protobuf", args[0])
+	}
+	out, err := e.createOutput(argOr(args, 1, "-"))
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	f, err := os.Open(args[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	rd, err := trevni1.NewReader(&ctxReaderAt{e: e, r: f}, fi.Size(), &trevni1.ReaderOptions{ImpalaBooleans: false})
+	if err != nil {
+		return fmt.Errorf("%s: %w", args[0], err)
+	}
+	switch name {
+	case "meta":
+		err = v1Meta(out, rd, fs)
+	case "dump":
+		err = v1Dump(e, out, rd)
+	case "validate":
+		return v1Validate(e, args[0], rd)
+	case "schema":
+		err = v1Schema(out, rd, fs)
+	case "tojson", "toavro":
+		err = v1Records(e, name, out, rd, fs)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", args[0], err)
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	if name == "toavro" && !e.quiet && args[1] != "-" {
+		fmt.Fprintf(e.stderr, "trevni: toavro: wrote %s: %d records (version 1 input)\n", args[1], rd.RowCount())
+	}
+	return nil
+}
+
+// ctxReaderAt fails once the run is interrupted.
+type ctxReaderAt struct {
+	e *env
+	r io.ReaderAt
+}
+
+func (c *ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if err := c.e.interrupted(); err != nil {
+		return 0, err
+	}
+	return c.r.ReadAt(p, off)
+}
+
+// v1MetaJSON writes metadata entries in file order: text values as
+// strings, others as {"hex": ...}.
+func v1MetaJSON(b []byte, m *trevni1.Meta) []byte {
+	b = append(b, '{')
+	for i, k := range m.Keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSON(b, k)
+		b = append(b, ':')
+		if v := m.Values[i]; utf8.Valid(v) {
+			b = appendJSON(b, string(v))
+		} else {
+			b = append(append(b, `{"hex":`...), appendJSON(nil, hex.EncodeToString(v))...)
+			b = append(b, '}')
+		}
+	}
+	return append(b, '}')
+}
+
+func appendJSON(b []byte, v any) []byte {
+	j, _ := json.Marshal(v)
+	return append(b, j...)
+}
+
+func v1Meta(out io.Writer, rd *trevni1.Reader, fs *flag.FlagSet) error {
+	blocks, _ := flagString(fs, "blocks")
+	pretty, _ := flagString(fs, "pretty")
+	b := fmt.Appendf(nil, `{"version":1,"fileLength":%d,"rowCount":%d,"columnCount":%d,"metadata":`, rd.Size(), rd.RowCount(), rd.NumColumns())
+	b = v1MetaJSON(b, rd.Meta())
+	b = append(b, `,"columns":[`...)
+	for i := range rd.NumColumns() {
+		c := rd.Column(i)
+		bl := rd.Blocks(i)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		codec, check := c.Codec, c.Checksum
+		if codec == "" {
+			codec = "none"
+		}
+		if check == "" {
+			check = "null"
+		}
+		b = fmt.Appendf(b, `{"number":%d,"name":%s,"type":%q,"definition":%d,"repetition":%d,"codec":%q,"checksum":%q,"metadata":`,
+			i, appendJSON(nil, c.Name), c.Type, c.MaxDef, c.MaxRep, codec, check)
+		b = v1MetaJSON(b, &c.Meta)
+		b = fmt.Appendf(b, `,"start":%d,"dataStart":%d,"blockCount":%d`, rd.ColumnStart(i), rd.ColumnStart(i)+4+12*int64(len(bl)), len(bl))
+		if blocks == "true" {
+			b = append(b, `,"blocks":[`...)
+			for j, x := range bl {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = fmt.Appendf(b, `{"rows":%d,"uncompressed":%d,"compressed":%d,"start":%d}`, x.Rows, x.Uncompressed, x.Compressed, x.Start)
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
+	b = append(b, "]}"...)
+	if pretty == "true" {
+		var buf bytes.Buffer
+		json.Indent(&buf, b, "", "  ")
+		b = buf.Bytes()
+	}
+	_, err := out.Write(append(b, '\n'))
+	return err
+}
+
+// v1Value appends the JSON of a column reader's current value.
+func v1Value(b []byte, cr *trevni1.ColumnReader) []byte {
+	if cr.Null() {
+		return append(b, "null"...)
+	}
+	switch cr.Column().Type {
+	case trevni1.Null:
+		return append(b, "null"...)
+	case trevni1.Boolean:
+		return strconv.AppendBool(b, cr.Bool())
+	case trevni1.Float:
+		return v1Float(b, float64(math.Float32frombits(cr.Float32Bits())), 32)
+	case trevni1.Double:
+		return v1Float(b, math.Float64frombits(cr.Float64Bits()), 64)
+	case trevni1.Timestamp:
+		ts := cr.Timestamp()
+		return fmt.Appendf(b, `{"nanosOfDay":%d,"julianDay":%d}`, ts.NanosOfDay, ts.JulianDay)
+	case trevni1.String:
+		return appendJSON(b, string(cr.Bytes()))
+	case trevni1.Bytes:
+		return appendJSON(b, hex.EncodeToString(cr.Bytes()))
+	}
+	return strconv.AppendInt(b, cr.Int64(), 10)
+}
+
+func v1Float(b []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, `"NaN"`...)
+	case math.IsInf(f, 1):
+		return append(b, `"Infinity"`...)
+	case math.IsInf(f, -1):
+		return append(b, `"-Infinity"`...)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, bits)
+}
+
+// v1Dump prints each row as an object of its columns: a flat column's
+// value or null; a column with repetition levels, the array of its entries
+// in the row (null where an entry has no value).
+func v1Dump(e *env, out io.Writer, rd *trevni1.Reader) error {
+	n := rd.NumColumns()
+	crs := make([]*trevni1.ColumnReader, n)
+	has := make([]bool, n) // crs[i] holds the first entry of the next row
+	for i := range crs {
+		crs[i] = rd.Values(i)
+	}
+	var b []byte
+	for row := int64(0); row < rd.RowCount(); row++ {
+		if row%1024 == 0 {
+			if err := e.interrupted(); err != nil {
+				return err
+			}
+		}
+		b = append(b[:0], '{')
+		for i, cr := range crs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(appendJSON(b, cr.Column().Name), ':')
+			if !has[i] {
+				if err := cr.Next(); err != nil {
+					return v1EOF(err, i, row)
+				}
+			}
+			has[i] = false
+			if cr.Column().MaxRep == 0 {
+				b = v1Value(b, cr)
+				continue
+			}
+			b = append(b, '[')
+			for first := true; ; first = false {
+				if !first {
+					b = append(b, ',')
+				}
+				b = v1Value(b, cr)
+				err := cr.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					return err
+				}
+				if cr.Rep == 0 {
+					has[i] = true
+					break
+				}
+			}
+			b = append(b, ']')
+		}
+		b = append(b, "}\n"...)
+		if _, err := out.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func v1EOF(err error, col int, row int64) error {
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("column #%d ends before row %d", col, row)
+	}
+	return err
+}
+
+func v1Validate(e *env, name string, rd *trevni1.Reader) error {
+	var problems []error
+	if err := rd.Verify(); err != nil {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			problems = j.Unwrap()
+		} else {
+			problems = []error{err}
+		}
+	}
+	if err := e.interrupted(); err != nil {
+		return err
+	}
+	// Records are checked when the file has a schema or can be read as
+	// flat records; otherwise its columns are all there is.
+	_, records := rd.Meta().Get(trevni1.KeyAvroSchema)
+	if _, err := rd.AvroSchema(); err == nil {
+		records = true
+	}
+	if len(problems) == 0 && records {
+		if err := v1ReadRecords(rd, func([]byte) error { return e.interrupted() }); err != nil {
+			problems = append(problems, err)
+		}
+	}
+	for _, p := range problems {
+		e.report(fmt.Errorf("%s: %w", name, p))
+	}
+	switch {
+	case len(problems) == 1:
+		return errReported
+	case len(problems) > 1:
+		return fmt.Errorf("%s: %d problems found", name, len(problems))
+	}
+	blocks := 0
+	for i := range rd.NumColumns() {
+		blocks += len(rd.Blocks(i))
+	}
+	_, err := fmt.Fprintf(e.stdout, "%s: ok: %s, %s, %s checked (version 1)\n", name,
+		plural(rd.RowCount(), "row"), plural(int64(rd.NumColumns()), "column"), plural(int64(blocks), "block"))
+	return err
+}
+
+// v1ReadRecords reads every record, in Avro binary.
+func v1ReadRecords(rd *trevni1.Reader, f func([]byte) error) error {
+	rr, err := trevni1.NewRecordReader(rd)
+	if err != nil {
+		return err
+	}
+	var buf []byte
+	for {
+		buf, err = rr.ReadBinary(buf[:0])
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := f(buf); err != nil {
+			return err
+		}
+	}
+}
+
+func v1Schema(out io.Writer, rd *trevni1.Reader, fs *flag.FlagSet) error {
+	text, err := rd.AvroSchema()
+	if err != nil {
+		return err
+	}
+	b := []byte(text)
+	if pretty, _ := flagString(fs, "pretty"); pretty == "true" {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, b, "", "  "); err != nil {
+			return err
+		}
+		b = buf.Bytes()
+	}
+	_, err = out.Write(append(b, '\n'))
+	return err
+}
+
+// v1Records writes the records as Avro JSON lines (tojson) or an Avro
+// container file (toavro), honouring --offset and --limit.
+func v1Records(e *env, name string, out io.Writer, rd *trevni1.Reader, fs *flag.FlagSet) error {
+	rr, err := trevni1.NewRecordReader(rd)
+	if err != nil {
+		return err
+	}
+	offStr, _ := flagString(fs, "offset")
+	limStr, _ := flagString(fs, "limit")
+	offset, _ := strconv.ParseInt(offStr, 10, 64)
+	limit, _ := strconv.ParseInt(limStr, 10, 64)
+	if offset < 0 {
+		return e.usagef("--offset must not be negative")
+	}
+	var (
+		codec *goavro.Codec
+		w     *ocf.Writer
+	)
+	if name == "tojson" {
+		if codec, err = goavro.NewCodec(rr.SchemaText()); err != nil {
+			return err
+		}
+	} else {
+		c, _ := flagString(fs, "codec")
+		if w, err = ocf.NewWriter(out, rr.SchemaText(), ocf.WriterOptions{Codec: c}); err != nil {
+			return err
+		}
+	}
+	pretty, _ := flagString(fs, "pretty")
+	var (
+		buf  []byte
+		line []byte
+	)
+	for i := int64(0); limit < 0 || i < offset+limit; i++ {
+		if i%1024 == 0 {
+			if err := e.interrupted(); err != nil {
+				return err
+			}
+		}
+		buf, err = rr.ReadBinary(buf[:0])
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if i < offset {
+			continue
+		}
+		if w != nil {
+			if err := w.Append(buf); err != nil {
+				return err
+			}
+			continue
+		}
+		v, _, err := codec.NativeFromBinary(buf)
+		if err != nil {
+			return fmt.Errorf("record %d: %w", i, err)
+		}
+		if line, err = avrojson.Append(line[:0], rr.Schema(), v); err != nil {
+			return fmt.Errorf("record %d: %w", i, err)
+		}
+		if pretty == "true" {
+			var ind bytes.Buffer
+			json.Indent(&ind, line, "", "  ")
+			line = append(line[:0], ind.Bytes()...)
+		}
+		if _, err := out.Write(append(line, '\n')); err != nil {
+			return err
+		}
+	}
+	if w != nil {
+		return w.Close()
+	}
+	return nil
+}
+
+// v1FromAvro converts Avro container files of one schema to a version-1
+// file: --codec none (or null), deflate (zlib, as Impala), gzip, bzip2 or
+// snappy; --checksum null or crc32.
+func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
+	ins, outPath := args[:len(args)-1], args[len(args)-1]
+	for _, f := range []string{"block-size", "memory"} {
+		if _, set := flagString(fs, f); set {
+			return e.usagef("--%s does not apply to version 1 (blocks are cut by Impala's rule, and the file is built in memory)", f)
+		}
+	}
+	var opts trevni1.WriterOptions
+	opts.Codec, _ = flagString(fs, "codec")
+	if c, set := flagString(fs, "checksum"); set {
+		switch c {
+		case "null", "none":
+		case "crc32", "crc-32":
+			opts.Checksum = trevni1.ChecksumCRC32
+		default:
+			return e.usagef("unknown checksum %q (want null or crc32)", c)
+		}
+	}
+	switch opts.Codec {
+	case "null", "none", "deflate", "gzip", "bzip2", "snappy":
+	default:
+		return e.usagef("unknown codec %q for version 1 (want none, deflate, gzip, bzip2 or snappy)", opts.Codec)
+	}
+	out, err := e.createOutput(outPath)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	var rw *trevni1.RecordWriter
+	var schemaText string
+	for _, name := range ins {
+		in, err := e.openInput(name)
+		if err != nil {
+			return err
+		}
+		err = func() error {
+			defer in.Close()
+			r, err := ocf.NewReader(&ctxReader{ctx: e.ctx, r: in})
+			if err != nil {
+				return err
+			}
+			if rw == nil {
+				schemaText = r.Schema()
+				if rw, err = trevni1.NewRecordWriter(out, schemaText, &opts); err != nil {
+					return err
+				}
+			} else if r.Schema() != schemaText {
+				return errors.New("its schema differs from the first file's")
+			}
+			for {
+				count, data, err := r.NextBlock()
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				for range count {
+					n, err := rw.WriteBinary(data)
+					if err != nil {
+						return err
+					}
+					data = data[n:]
+				}
+				if len(data) != 0 {
+					return fmt.Errorf("%d bytes after the last record of a block", len(data))
+				}
+			}
+		}()
+		if err != nil {
+			return fmt.Errorf("%s: %w", displayName(name, false), err)
+		}
+	}
+	if err := rw.Close(); err != nil {
+		return err
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	if !e.quiet && outPath != "-" {
+		fmt.Fprintf(e.stderr, "trevni: fromavro: wrote %s: %d rows, %d columns (version 1, codec %s)\n",
+			outPath, rw.RowCount(), len(rw.Columns()), opts.Codec)
+	}
+	return nil
+}

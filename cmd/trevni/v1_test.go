@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const v1Dir = "../../testdata/trevni1"
+
+func v1run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// The hand-built Impala vector (format/trevni1/vectors_test.go) through
+// every reading command.
+func TestV1Commands(t *testing.T) {
+	all := filepath.Join(v1Dir, "impala_all_types.trv")
+	code, out, errOut := v1run(t, "tojson", all)
+	want := `{"col_1":{"boolean":true},"col_2":{"int":-1},"col_3":{"int":300},"col_4":{"int":1},"col_5":{"long":-2},"col_6":{"float":1.5},"col_7":{"double":-0.0},"col_8":{"trevni1.Timestamp":{"nanosOfDay":31714123456789,"julianDay":2456072}},"col_9":{"string":"hi"}}
+{"col_1":null,"col_2":null,"col_3":null,"col_4":null,"col_5":null,"col_6":null,"col_7":null,"col_8":null,"col_9":null}
+{"col_1":{"boolean":false},"col_2":{"int":127},"col_3":{"int":-32768},"col_4":{"int":64},"col_5":{"long":1099511627776},"col_6":{"float":"NaN"},"col_7":{"double":2.25},"col_8":{"trevni1.Timestamp":{"nanosOfDay":0,"julianDay":2440588}},"col_9":{"string":""}}
+`
+	if code != 0 || out != want {
+		t.Fatalf("tojson: %d %s\n%s", code, errOut, out)
+	}
+	if code, out, _ := v1run(t, "tojson", "--offset", "2", "--limit", "5", all); code != 0 || out != strings.Split(want, "\n")[2]+"\n" {
+		t.Fatalf("tojson --offset 2: %d\n%s", code, out)
+	}
+	code, out, _ = v1run(t, "dump", all)
+	if code != 0 || !strings.HasPrefix(out, `{"col_1":true,"col_2":-1,"col_3":300,"col_4":1,"col_5":-2,"col_6":1.5,"col_7":-0,"col_8":{"nanosOfDay":31714123456789,"julianDay":2456072},"col_9":"hi"}`) {
+		t.Fatalf("dump: %d\n%s", code, out)
+	}
+	code, out, _ = v1run(t, "meta", "--blocks", filepath.Join(v1Dir, "impala_several_blocks.trv"))
+	if code != 0 || !strings.Contains(out, `"blockCount":2,"blocks":[{"rows":3,"uncompressed":4,"compressed":0,"start":174},{"rows":2,"uncompressed":2,"compressed":0,"start":178}]`) {
+		t.Fatalf("meta: %d\n%s", code, out)
+	}
+	code, out, _ = v1run(t, "validate", all)
+	if code != 0 || !strings.Contains(out, "ok: 3 rows, 9 columns, 9 blocks checked") {
+		t.Fatalf("validate: %d\n%s", code, out)
+	}
+	code, _, errOut = v1run(t, "validate", filepath.Join(v1Dir, "impala_boolean_quirk.trv"))
+	if code != 1 || !strings.Contains(errOut, `column "col_1" (#0), block 0`) || !strings.Contains(errOut, "Impala") {
+		t.Fatalf("validate of the boolean quirk: %d\n%s", code, errOut)
+	}
+	code, out, _ = v1run(t, "schema", all)
+	if code != 0 || !strings.Contains(out, `"name":"Timestamp","namespace":"trevni1"`) {
+		t.Fatalf("schema: %d\n%s", code, out)
+	}
+	if code, _, _ := v1run(t, "tojson", "--schema", "x.avsc", all); code != exitUsage {
+		t.Fatalf("tojson --schema on version 1: %d", code)
+	}
+}
+
+// fromavro --version 1 and back: the email vector (arrays of records in
+// arrays) reads the same from version 1 as from version 2, and toavro of
+// the version-1 file makes the same records again.
+func TestV1FromAvro(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(interopDir, "email", "input.avro")
+	v1 := filepath.Join(dir, "email.v1.trv")
+	v2 := filepath.Join(dir, "email.v2.trv")
+	for _, args := range [][]string{
+		{"fromavro", "--quiet", "--version", "1", "--codec", "bzip2", "--checksum", "crc32", in, v1},
+		{"fromavro", "--quiet", in, v2},
+	} {
+		if code, _, errOut := v1run(t, args...); code != 0 {
+			t.Fatalf("%q: %s", args, errOut)
+		}
+	}
+	b, _ := os.ReadFile(v1)
+	if !bytes.HasPrefix(b, []byte("Trv\x01")) {
+		t.Fatalf("not a version-1 file")
+	}
+	_, j1, _ := v1run(t, "tojson", v1)
+	_, j2, _ := v1run(t, "tojson", v2)
+	if j1 == "" || j1 != j2 {
+		t.Fatalf("version 1 reads differently:\n%.300s\n%.300s", j1, j2)
+	}
+	back := filepath.Join(dir, "back.avro")
+	if code, _, errOut := v1run(t, "toavro", "--quiet", v1, back); code != 0 {
+		t.Fatal(errOut)
+	}
+	v2b := filepath.Join(dir, "back.v2.trv")
+	if code, _, errOut := v1run(t, "fromavro", "--quiet", back, v2b); code != 0 {
+		t.Fatal(errOut)
+	}
+	if _, j3, _ := v1run(t, "tojson", v2b); j3 != j2 {
+		t.Fatalf("toavro of version 1 lost records")
+	}
+	code, out, errOut := v1run(t, "dump", v1)
+	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); code != 0 || len(lines) != 300 ||
+		!strings.HasPrefix(lines[0], `{"id":`) || !strings.Contains(lines[0], `"received.sigs.algo":[`) {
+		t.Fatalf("dump: %d %s\n%.400s", code, errOut, out)
+	}
+	if code, out, _ := v1run(t, "validate", v1); code != 0 || !strings.Contains(out, "ok: 300 rows") {
+		t.Fatalf("validate: %s", out)
+	}
+	// A schema version 1 cannot express: the field is named.
+	code, _, errOut = v1run(t, "fromavro", "--version", "1", filepath.Join(interopDir, "unions", "input.avro"), filepath.Join(dir, "u.trv"))
+	if code != 1 || !strings.Contains(errOut, "union of") {
+		t.Fatalf("unions: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "u.trv")); err == nil {
+		t.Fatalf("a failed conversion left its output")
+	}
+	if code, out, _ := v1run(t, "help", "fromavro"); code != 0 || !strings.Contains(out, "--version int") {
+		t.Fatalf("help fromavro does not show --version:\n%s", out)
+	}
+	if code, _, _ := v1run(t, "fromavro", "--version", "1", "--block-size", "100", in, filepath.Join(dir, "x.trv")); code != exitUsage {
+		t.Fatalf("--block-size with --version 1: %d", code)
+	}
+}
