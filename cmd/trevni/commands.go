@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -124,8 +125,28 @@ func lookupCommand(name string) *command {
 
 // commonFlags are the flags every command takes.
 type commonFlags struct {
-	quiet bool // --quiet
-	force bool // --force, for commands that write a file
+	quiet  bool // --quiet
+	force  bool // --force, for commands that write a file
+	limits limitFlags
+}
+
+// limitFlags are the flags that raise the limits on hostile or unusual
+// inputs (README: Limits), for every command that reads or writes data.
+type limitFlags struct {
+	maxColumns, maxDepth  int
+	maxBlock, blockMemory string
+}
+
+// noData lists the commands that read no data file, and so take no limit
+// flags.
+var noData = []string{"version", "completion", "man", "help"}
+
+// addLimitFlags defines the limit flags.
+func addLimitFlags(fs *flag.FlagSet, l *limitFlags) {
+	fs.IntVar(&l.maxColumns, "max-columns", 0, "allow schemas of up to `N` columns (default 65536)")
+	fs.IntVar(&l.maxDepth, "max-depth", 0, "allow types nested up to `N` deep (default 1000)")
+	fs.StringVar(&l.maxBlock, "max-block-size", "", "allow Trevni blocks of up to `SIZE` uncompressed (default 64MiB)")
+	fs.StringVar(&l.blockMemory, "block-memory", "", "hold up to `SIZE` of Trevni blocks in memory while reading (default 512MiB)")
 }
 
 // flagSet returns a new flag set holding the command's flags and the common
@@ -140,6 +161,9 @@ func (c *command) flagSet(quiet bool) (*flag.FlagSet, runFunc, *commonFlags) {
 	cf := &commonFlags{}
 	if c.writes {
 		fs.BoolVar(&cf.force, "force", false, "replace an existing output file (never one of the inputs)")
+	}
+	if !slices.Contains(noData, c.name) {
+		addLimitFlags(fs, &cf.limits)
 	}
 	fs.BoolVar(&cf.quiet, "quiet", quiet, "show no progress")
 	return fs, run, cf

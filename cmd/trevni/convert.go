@@ -191,13 +191,13 @@ func (e *env) toTrevni(inPath, outPath string, opts *format.WriterOptions,
 
 // readSchemaFile reads and parses an Avro schema file, and returns its
 // text (trimmed) and the schema.
-func readSchemaFile(path string) (string, *schema.Schema, error) {
+func (e *env) readSchemaFile(path string) (string, *schema.Schema, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", nil, err
 	}
 	text := strings.TrimSpace(string(b))
-	s, err := schema.Parse(text)
+	s, err := schema.ParseOptions{MaxDepth: e.limits.maxDepth}.Parse(text)
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -235,7 +235,7 @@ func fromavroCommand(fs *flag.FlagSet) runFunc {
 		}
 		if len(ins) == 1 {
 			return e.toTrevni(ins[0], outPath, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
-				return shred.FromContainer(e.ctx, out, in, &shred.Options{WriterOptions: opts, Progress: progress})
+				return shred.FromContainer(e.ctx, out, in, &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress})
 			})
 		}
 		return e.fromAvroFiles(ins, outPath, opts)
@@ -273,7 +273,7 @@ func (e *env) fromAvroFiles(ins []string, outPath string, opts format.WriterOpti
 	p := e.newProgress(0, total)
 	defer p.done()
 	var done int64
-	aw, err := shred.NewAvroWriter(out, r.Schema(), &shred.Options{WriterOptions: opts, Progress: func(rows, n int64) {
+	aw, err := shred.NewAvroWriter(out, r.Schema(), &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: func(rows, n int64) {
 		p.setRows(rows)
 		p.setBytes(done + n)
 	}})
@@ -357,9 +357,9 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 // openAvro opens a Trevni file written from Avro, with an optional reader
 // schema file, positioned on the range of records rf selects.
 func (e *env) openAvro(path, readerSchemaFile string, rf *rangeFlags) (*assemble.AvroReader, *trevniInput, error) {
-	var opts assemble.Options
+	opts := assemble.Options{Layout: e.limits.layout()}
 	if readerSchemaFile != "" {
-		text, _, err := readSchemaFile(readerSchemaFile)
+		text, _, err := e.readSchemaFile(readerSchemaFile)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -446,7 +446,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		text, s, err := readSchemaFile(*schemaFile)
+		text, s, err := e.readSchemaFile(*schemaFile)
 		if err != nil {
 			return err
 		}
@@ -463,7 +463,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer in.Close()
-		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts})
+		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
 		if err != nil {
 			return fmt.Errorf("%s: %w", *schemaFile, err)
 		}
@@ -529,7 +529,7 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		text, s, err := readSchemaFile(args[0])
+		text, s, err := e.readSchemaFile(args[0])
 		if err != nil {
 			return err
 		}
@@ -541,7 +541,7 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 		if opts.TempDir, err = out.TempDir(); err != nil {
 			return err
 		}
-		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts})
+		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
 		if err != nil {
 			return fmt.Errorf("%s: %w", args[0], err)
 		}
@@ -663,7 +663,7 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		}
 		return e.toTrevni(args[0], args[1], &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 			// Made here, once toTrevni has set opts.TempDir.
-			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Progress: progress}, Mapping: protoschema.Options{RecursionLimit: *recursion}}
+			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress}, Mapping: protoschema.Options{RecursionLimit: *recursion}}
 			return shred.FromProtoStream(e.ctx, out, in, form, md, po)
 		})
 	}
@@ -763,7 +763,7 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer in.Close()
-		pr, err := assemble.NewProtoReader(in.Reader, &assemble.ProtoOptions{Fields: sel})
+		pr, err := assemble.NewProtoReader(in.Reader, &assemble.ProtoOptions{Fields: sel, Layout: e.limits.layout()})
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.Name(), err)
 		}

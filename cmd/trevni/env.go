@@ -18,6 +18,7 @@ type env struct {
 	name   string   // the command's name, for messages
 	quiet  bool     // --quiet: no progress
 	force  bool     // --force: replace existing output files
+	limits limits   // --max-columns, --max-depth, --max-block-size, --block-memory
 	inputs []string // the file arguments, positional and flags, that may be read
 	stdin  io.Reader
 	stdout io.Writer
@@ -34,7 +35,7 @@ func (e *env) usagef(format string, args ...any) error {
 // go on after a problem (validate). The error that ends a command is
 // returned, not reported.
 func (e *env) report(err error) {
-	e.app.errorf("trevni: %s: %s\n", e.name, oneLine(err))
+	e.app.errorf("trevni: %s: %s\n", e.name, oneLine(limitHint(err)))
 }
 
 // interrupted returns the context's error once the run is interrupted. Long
@@ -121,7 +122,7 @@ func (e *env) openTrevni(path string, opts *format.ReaderOptions) (*trevniInput,
 		ra, size, done = f, fi.Size(), f.Close
 	}
 	cra := &countingReaderAt{ctx: e.ctx, ra: ra}
-	rd, err := format.NewReader(cra, size, opts)
+	rd, err := format.NewReader(cra, size, e.limits.reader(opts))
 	if err != nil {
 		done()
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -216,6 +216,11 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 	a.mu.Unlock()
 	e := &env{ctx: ctx, app: a, name: cmd.name, quiet: cf.quiet, force: cf.force,
 		inputs: append(slices.Clone(pos), inputFiles(fs)...), stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
+	if e.limits, err = cf.limits.parse(); err != nil {
+		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
+		cmd.printUsage(a.stderr, fs)
+		return exitUsage
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			a.errorf("trevni: %s: internal error: %s\n", cmd.name, oneLine(fmt.Errorf("%v", r)))
@@ -237,7 +242,7 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		a.errorf("trevni: %s: interrupted\n", cmd.name)
 		return exitError
 	}
-	a.errorf("trevni: %s: %s\n", cmd.name, oneLine(fileFirst(err)))
+	a.errorf("trevni: %s: %s\n", cmd.name, oneLine(limitHint(fileFirst(err))))
 	return exitError
 }
 

@@ -175,7 +175,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		}
 		var fields []csvtable.Field
 		if *schemaFile != "" {
-			_, s, err := readSchemaFile(*schemaFile)
+			_, s, err := e.readSchemaFile(*schemaFile)
 			if err != nil {
 				return err
 			}
@@ -232,7 +232,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		if toCLMN {
 			sink, err = csvtable.NewCLMNSink(out, fields, &clmn.WriterOptions{TempDir: opts.TempDir})
 		} else {
-			sink, err = csvtable.NewTrevniSink(out, fields, &shred.Options{WriterOptions: opts})
+			sink, err = csvtable.NewTrevniSink(out, fields, &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
 		}
 		if err != nil {
 			return err
@@ -435,7 +435,7 @@ func fromclmnCommand(fs *flag.FlagSet) runFunc {
 				if opts.TempDir, err = out.TempDir(); err != nil {
 					return nil, err
 				}
-				return csvtable.NewTrevniSink(out, fields, &shred.Options{WriterOptions: opts})
+				return csvtable.NewTrevniSink(out, fields, &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
 			})
 		if err != nil {
 			return err

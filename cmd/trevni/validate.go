@@ -107,7 +107,7 @@ func pluralCount(n int64, thing string) string {
 // checkRecords checks every record of a file written from Avro, in time
 // linear in the bytes stored rather than in the records claimed.
 func checkRecords(e *env, in *trevniInput) error {
-	ar, err := assemble.NewAvroReader(in.Reader, nil)
+	ar, err := assemble.NewAvroReader(in.Reader, &assemble.Options{Layout: e.limits.layout()})
 	if err != nil {
 		return err
 	}

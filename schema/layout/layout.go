@@ -28,7 +28,8 @@
 // use is laid out again. A small schema can therefore claim an enormous
 // layout (a record with two fields of the previous record type, 26 levels
 // deep, has 2^26 columns). The walk counts columns and nodes as it goes and
-// stops at [Options.MaxColumns] before allocating more, and it stops at
+// stops at [Options.MaxColumns] (and four times as many nodes) before
+// allocating more, and it stops at
 // [Options.MaxDepth] levels of nesting. A recursive schema has no finite
 // layout and is reported with [ErrRecursive].
 //
@@ -52,8 +53,9 @@ const MetaAvroSchema = "avro.schema"
 
 // Limits applied when Options leave them zero.
 const (
-	// DefaultMaxColumns bounds the columns, and separately the nodes, of a
-	// layout. Real schemas have hundreds of columns, rarely thousands.
+	// DefaultMaxColumns bounds the columns of a layout (and its nodes to
+	// four times as many). Real schemas have hundreds of columns, rarely
+	// thousands.
 	DefaultMaxColumns = 1 << 16
 	// DefaultMaxDepth bounds how deeply complex types (records, arrays,
 	// maps, unions) may nest.
@@ -73,8 +75,9 @@ var (
 
 // Options bounds a layout. A nil *Options means the defaults.
 type Options struct {
-	// MaxColumns bounds the number of columns, and the number of nodes,
-	// of the layout; 0 means DefaultMaxColumns.
+	// MaxColumns bounds the number of columns of the layout, and its
+	// nodes (positions, including records, which have no column of their
+	// own) to four times as many; 0 means DefaultMaxColumns.
 	MaxColumns int
 	// MaxDepth bounds the nesting of complex types; 0 means
 	// DefaultMaxDepth.
@@ -271,8 +274,8 @@ type builder struct {
 
 // newNode counts a node against the limit before it is allocated.
 func (b *builder) newNode(n Node) (*Node, error) {
-	if b.nodes >= b.maxColumns {
-		return nil, fmt.Errorf("%w: more than %d positions (raise the column limit to read it)", ErrTooLarge, b.maxColumns)
+	if b.nodes >= 4*b.maxColumns {
+		return nil, fmt.Errorf("%w: more than %d positions, four times the column limit", ErrTooLarge, 4*b.maxColumns)
 	}
 	b.nodes++
 	return &n, nil
@@ -281,7 +284,7 @@ func (b *builder) newNode(n Node) (*Node, error) {
 // add appends a column, counting it against the limit first.
 func (b *builder) add(name string, t format.ValueType, parent int, array bool, role Role, s *schema.Schema) (int, error) {
 	if len(b.cols) >= b.maxColumns {
-		return 0, fmt.Errorf("%w: more than %d columns (raise the column limit to read it)", ErrTooLarge, b.maxColumns)
+		return 0, fmt.Errorf("%w: more than %d columns", ErrTooLarge, b.maxColumns)
 	}
 	c := Column{Index: len(b.cols), Name: name, Type: t, Array: array, Parent: parent, Width: 1, Role: role, Schema: s}
 	if parent >= 0 {
