@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -593,7 +594,11 @@ func (r *rangeFlags) apply(e *env, rows int64, seek func(int64) error, stop func
 		}
 	}
 	if r.limit >= 0 {
-		stop(r.offset + r.limit)
+		end := r.offset + r.limit
+		if end < r.offset {
+			end = math.MaxInt64 // the sum overflows: to the end
+		}
+		stop(end)
 	}
 	return nil
 }

@@ -297,3 +297,18 @@ func TestE2EFromAvroParts(t *testing.T) {
 		t.Error("a failed fromavro left its output")
 	}
 }
+
+// TestRangeOverflow: an --offset and a --limit whose sum overflows read to
+// the end (once they printed nothing).
+func TestRangeOverflow(t *testing.T) {
+	file := filepath.Join(interopDir, "email", "email.null.crc32.trv")
+	want := readLines(t, filepath.Join(interopDir, "email", "expected.jsonl"))
+	r := runIn(t, nil, "tojson", "--offset", "1", "--limit", "9223372036854775807", file)
+	got := splitLines(t, strings.NewReader(r.stdout))
+	if r.code != 0 || len(got) != len(want)-1 {
+		t.Fatalf("status %d, %d lines, want %d; stderr %s", r.code, len(got), len(want)-1, r.stderr)
+	}
+	if got[0] != want[1] {
+		t.Fatalf("first line %s, want %s", got[0], want[1])
+	}
+}
