@@ -8,6 +8,7 @@ import (
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrojson"
+	"github.com/trevni-go/trevni/internal/jsontext"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/typemap"
@@ -175,7 +176,7 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string, sel s
 				}
 				readBy[k] = rf.Name
 			}
-			f := field{name: rf.Name, key: append(avrojson.AppendString(nil, rf.Name), ':')}
+			f := field{name: rf.Name, key: append(jsontext.AppendString(nil, rf.Name), ':')}
 			if k < 0 {
 				if !rf.HasDefault {
 					return nil, incompatible(join(path, rf.Name), "not in the file and has no default")

@@ -13,6 +13,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/fieldpath"
+	"github.com/trevni-go/trevni/internal/jsontext"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/typemap"
@@ -243,7 +244,7 @@ func (ar *AvroReader) walk(b []byte, p *plan, sk sink, depth int) ([]byte, error
 		case toBinary:
 			b = appendLong(b, int64(k))
 		case toJSON:
-			b = avrojson.AppendString(b, p.rs.Symbols[k])
+			b = jsontext.AppendString(b, p.rs.Symbols[k])
 		}
 		return b, nil
 	}
@@ -324,7 +325,7 @@ func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, er
 			e := jsonEntry{key: len(scratch)}
 			scratch = append(scratch, k...)
 			e.text = len(scratch)
-			scratch = avrojson.AppendStringBytes(scratch, k)
+			scratch = jsontext.AppendStringBytes(scratch, k)
 			scratch = append(scratch, ':')
 			if scratch, err = ar.walk(scratch, p.items, sk, depth+1); err != nil {
 				return b, fieldpath.At(err, fieldpath.Key(string(k)))
@@ -384,7 +385,7 @@ func (ar *AvroReader) walkUnion(b []byte, rs *schema.Schema, idx int, inner *pla
 		}
 		if idx >= 0 {
 			b = append(b, '{')
-			b = avrojson.AppendString(b, rs.Branches[idx].FullName())
+			b = jsontext.AppendString(b, rs.Branches[idx].FullName())
 			b = append(b, ':')
 			b, err := ar.walk(b, inner, sk, depth+1)
 			if err != nil {
@@ -512,9 +513,9 @@ func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink) ([]byte, error) {
 		b = append(b, v...)
 	case toJSON:
 		if rs.Kind == schema.String {
-			b = avrojson.AppendStringBytes(b, v)
+			b = jsontext.AppendStringBytes(b, v)
 		} else {
-			b = avrojson.AppendBytes(b, v)
+			b = jsontext.AppendLatin1(b, v)
 		}
 	}
 	return b, nil

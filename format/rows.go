@@ -3,10 +3,10 @@ package format
 import (
 	"encoding/hex"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/jsontext"
 	"io"
 	"math"
 	"strconv"
-	"unicode/utf8"
 )
 
 // DefaultMaxRowElements bounds the array elements a RowReader assembles
@@ -151,7 +151,7 @@ func appendFields(dst []byte, own any, fields []Field) []byte {
 		if i > 0 || own != nil {
 			dst = append(dst, ", "...)
 		}
-		dst = appendJSONString(dst, f.Name)
+		dst = jsontext.AppendString(dst, f.Name)
 		dst = append(dst, ": "...)
 		dst = appendJSONValue(dst, f.Value)
 	}
@@ -173,7 +173,7 @@ func appendJSONValue(dst []byte, v any) []byte {
 	case float64:
 		return appendFloat(dst, v, 64)
 	case string:
-		return appendJSONString(dst, v)
+		return jsontext.AppendString(dst, v)
 	case []byte:
 		dst = append(dst, '"')
 		dst = hex.AppendEncode(dst, v)
@@ -210,39 +210,4 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 		return append(dst, `"-Infinity"`...)
 	}
 	return strconv.AppendFloat(dst, f, 'g', -1, bits)
-}
-
-// appendJSONString appends s as a JSON string.
-func appendJSONString(dst []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, `\ufffd`...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/trevni-go/trevni/internal/avrojson"
+	"github.com/trevni-go/trevni/internal/jsontext"
 )
 
 // jsonWriter builds compact JSON in the order it is written, which Go maps
@@ -33,12 +33,12 @@ func (w *jsonWriter) endArray()    { w.b = append(w.b, ']'); w.comma = true }
 // key writes an object key; the next call writes its value.
 func (w *jsonWriter) key(k string) {
 	w.sep()
-	w.b = avrojson.AppendString(w.b, k)
+	w.b = jsontext.AppendString(w.b, k)
 	w.b = append(w.b, ':')
 	w.comma = false
 }
 
-func (w *jsonWriter) str(s string) { w.sep(); w.b = avrojson.AppendString(w.b, s) }
+func (w *jsonWriter) str(s string) { w.sep(); w.b = jsontext.AppendString(w.b, s) }
 func (w *jsonWriter) int(n int64)  { w.sep(); w.b = strconv.AppendInt(w.b, n, 10) }
 func (w *jsonWriter) bool(v bool)  { w.sep(); w.b = strconv.AppendBool(w.b, v) }
 func (w *jsonWriter) null()        { w.sep(); w.b = append(w.b, "null"...) }

@@ -19,6 +19,7 @@ import (
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrojson"
+	"github.com/trevni-go/trevni/internal/jsontext"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -508,7 +509,7 @@ func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *ran
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = avrojson.AppendString(b, fields[i].AvroName)
+			b = jsontext.AppendString(b, fields[i].AvroName)
 			b = append(b, ':')
 			switch c := &cells[i]; fields[i].Type {
 			case csvtable.Int, csvtable.Long:
@@ -516,7 +517,7 @@ func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *ran
 			case csvtable.Double:
 				b = avrojson.AppendFloat(b, c.F, 64)
 			default:
-				b = avrojson.AppendStringBytes(b, c.S)
+				b = jsontext.AppendStringBytes(b, c.S)
 			}
 		}
 		b = append(b, '}')

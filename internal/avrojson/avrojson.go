@@ -8,9 +8,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
+	"github.com/trevni-go/trevni/internal/jsontext"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/typemap"
 )
@@ -33,7 +32,7 @@ func Append(dst []byte, s *schema.Schema, v any) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendString(dst, f.Name)
+			dst = jsontext.AppendString(dst, f.Name)
 			dst = append(dst, ':')
 			var err error
 			if dst, err = Append(dst, f.Type, m[f.Name]); err != nil {
@@ -72,7 +71,7 @@ func Append(dst []byte, s *schema.Schema, v any) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendString(dst, k)
+			dst = jsontext.AppendString(dst, k)
 			dst = append(dst, ':')
 			var err error
 			if dst, err = Append(dst, s.Values, m[k]); err != nil {
@@ -90,7 +89,7 @@ func Append(dst []byte, s *schema.Schema, v any) ([]byte, error) {
 			return append(dst, "null"...), nil
 		}
 		dst = append(dst, '{')
-		dst = AppendString(dst, br.FullName())
+		dst = jsontext.AppendString(dst, br.FullName())
 		dst = append(dst, ':')
 		if dst, err = Append(dst, br, inner); err != nil {
 			return dst, err
@@ -101,7 +100,7 @@ func Append(dst []byte, s *schema.Schema, v any) ([]byte, error) {
 		if !ok {
 			return dst, fmt.Errorf("%w: enum %s is %T", typemap.ErrValue, s.Name, v)
 		}
-		return AppendString(dst, sym), nil
+		return jsontext.AppendString(dst, sym), nil
 	}
 	stored, err := typemap.ToStored(s, v)
 	if err != nil {
@@ -121,9 +120,9 @@ func Append(dst []byte, s *schema.Schema, v any) ([]byte, error) {
 	case float64:
 		return AppendFloat(dst, x, 64), nil
 	case string:
-		return AppendString(dst, x), nil
+		return jsontext.AppendString(dst, x), nil
 	case []byte:
-		return AppendBytes(dst, x), nil
+		return jsontext.AppendLatin1(dst, x), nil
 	}
 	return dst, fmt.Errorf("%w: unexpected %T", typemap.ErrValue, stored)
 }
@@ -176,80 +175,4 @@ func AppendFloat(dst []byte, f float64, bits int) []byte {
 		exp = exp[1:]
 	}
 	return append(dst, exp...)
-}
-
-const hexDigits = "0123456789ABCDEF"
-
-// AppendString writes s as a JSON string escaped as Java's Jackson does:
-// control characters as \uXXXX (or their short escapes), characters beyond
-// the Basic Multilingual Plane as surrogate-pair escapes.
-func AppendString(dst []byte, s string) []byte {
-	return appendText(dst, s, utf8.DecodeRuneInString)
-}
-
-// AppendStringBytes is AppendString for a string held as UTF-8 bytes.
-func AppendStringBytes(dst []byte, s []byte) []byte {
-	return appendText(dst, s, utf8.DecodeRune)
-}
-
-func appendText[T string | []byte](dst []byte, s T, decode func(T) (rune, int)) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			dst = appendASCII(dst, c)
-			i++
-			continue
-		}
-		r, n := decode(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			dst = append(dst, `\uFFFD`...)
-		case r > 0xffff:
-			r1, r2 := utf16.EncodeRune(r)
-			dst = appendU(appendU(dst, r1), r2)
-		default:
-			dst = append(dst, s[i:i+n]...)
-		}
-		i += n
-	}
-	return append(dst, '"')
-}
-
-func appendU(dst []byte, r rune) []byte {
-	return append(dst, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
-}
-
-func appendASCII(dst []byte, c byte) []byte {
-	switch {
-	case c == '"' || c == '\\':
-		return append(dst, '\\', c)
-	case c == '\n':
-		return append(dst, '\\', 'n')
-	case c == '\r':
-		return append(dst, '\\', 'r')
-	case c == '\t':
-		return append(dst, '\\', 't')
-	case c == '\b':
-		return append(dst, '\\', 'b')
-	case c == '\f':
-		return append(dst, '\\', 'f')
-	case c < 0x20:
-		return appendU(dst, rune(c))
-	}
-	return append(dst, c)
-}
-
-// AppendBytes writes bytes as a JSON string of code points 0-255, as
-// Avro's JSON encoding holds bytes and fixed values.
-func AppendBytes(dst []byte, b []byte) []byte {
-	dst = append(dst, '"')
-	for _, c := range b {
-		if c < utf8.RuneSelf {
-			dst = appendASCII(dst, c)
-			continue
-		}
-		dst = utf8.AppendRune(dst, rune(c))
-	}
-	return append(dst, '"')
 }

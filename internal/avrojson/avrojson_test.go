@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/jsontext"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -151,7 +152,7 @@ func FuzzDecodeString(f *testing.F) {
 	s := schema.MustParse(`{"type":"record","name":"R","fields":[{"name":"s","type":"string"}]}`)
 	f.Fuzz(func(t *testing.T, b []byte, u uint16) {
 		// Escaped: always valid, and reads back.
-		text := append(AppendString([]byte(`{"s":`), string(b)), '}')
+		text := append(jsontext.AppendString([]byte(`{"s":`), string(b)), '}')
 		v, err := Decode(s, text)
 		if err != nil {
 			t.Fatalf("Decode(%q): %v", text, err)
@@ -197,7 +198,7 @@ func TestDecodeStringRandom(t *testing.T) {
 				b = append(b, byte('a'+rng.IntN(26)))
 			}
 		}
-		text := append(AppendString([]byte(`{"s":`), string(b)), '}')
+		text := append(jsontext.AppendString([]byte(`{"s":`), string(b)), '}')
 		v, err := Decode(s, text)
 		if err != nil {
 			t.Fatalf("Decode(%q): %v", text, err)
