@@ -41,8 +41,9 @@ file is refused with an error (use meta on those).
 
 The page goes to OUT.html if given, otherwise to standard output.
 
-Example:
+Examples (the second runs in the repository's top directory):
 
+	trevni inspect weather.trv weather.html
 	trevni inspect testdata/interop/email/email.deflate.crc32.trv email.html
 `
 
@@ -231,8 +232,7 @@ func inspectPage(rd *format.Reader, name string) (*inspectData, error) {
 			case "trevni.name", "trevni.type", "trevni.parent", "trevni.array", "trevni.values", "trevni.codec", "trevni.checksum":
 				continue // in the table's cells
 			case stats.MetaKey:
-				col.Meta = append(col.Meta, inspectMeta{Key: k, Note: fmt.Sprintf("%d bytes of block statistics, shown on the blocks", len(v))})
-				continue
+				continue // shown on the blocks
 			}
 			col.Meta = append(col.Meta, metaEntry(k, v))
 		}
