@@ -120,7 +120,6 @@ type inspectData struct {
 	HiddenShare         float64
 	Grouped             bool // some column's blocks were drawn grouped
 	MaxSegmentsByColumn int
-	Notes               []string // about the file, shown at the top
 }
 
 // inspectMeta is one metadata entry.

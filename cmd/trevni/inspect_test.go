@@ -196,7 +196,7 @@ func TestInspectStats(t *testing.T) {
 	if !utf8.ValidString(page) {
 		t.Error("page is not valid UTF-8")
 	}
-	if strings.Contains(page, "<script") || strings.Contains(page, "onmouseover=") && !strings.Contains(page, "&#39; onmouseover=") {
+	if strings.Contains(page, "<script") || strings.Contains(page, `"' onmouseover`) {
 		t.Errorf("hostile text not escaped")
 	}
 	if !strings.Contains(page, "<code>&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&#39;&amp;amp;</code>") {
@@ -271,6 +271,47 @@ func TestInspectStats(t *testing.T) {
 	}
 	if k != len(titles) {
 		t.Errorf("%d segments, %d blocks", len(titles), k)
+	}
+}
+
+// TestInspectHostileHeader checks a hand-made file whose names, parent,
+// metadata and schema hold markup and bytes that are not UTF-8, and whose
+// statistics are garbage: the page escapes everything, is valid UTF-8,
+// and says the statistics are unreadable.
+func TestInspectHostileHeader(t *testing.T) {
+	name := "a\xff\xfe<img src=x onerror=alert(1)>\""
+	cols := []rawColumn{
+		{meta: [][2]string{{"trevni.name", name}, {"trevni.type", "int"}, {"trevni.array", "true"}, {"x<b>", hostileValue}},
+			blocks: []rawBlock{{rows: 1, uncompressed: 1, data: []byte{0}}}},
+		{meta: [][2]string{{"trevni.name", "child"}, {"trevni.type", "string"}, {"trevni.parent", name}, {stats.MetaKey, "\x01garbage"}},
+			blocks: []rawBlock{{rows: 1, uncompressed: 0, data: nil}}},
+	}
+	in := filepath.Join(t.TempDir(), "hostile.trv")
+	fileMeta := [][2]string{{"avro.schema", "</pre><script>alert(1)</script>\xff"}, {hostileValue, "v"}}
+	if err := os.WriteFile(in, buildTrevni(1, fileMeta, cols), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := inspect(t, in)
+	if !utf8.ValidString(page) {
+		t.Error("page is not valid UTF-8")
+	}
+	for _, bad := range []string{"<script", "<img", "x<b>", "</pre><"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page holds %q", bad)
+		}
+	}
+	for _, want := range []string{
+		"<code>a\uFFFD&lt;img src=x onerror=alert(1)&gt;&#34;</code>", // the name, and the parent of child
+		"<pre>&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;\uFFFD</pre>",
+		"<code>x&lt;b&gt;</code>",
+		"statistics unreadable: ",
+	} {
+		if strings.Count(page, want) == 0 {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Count(page, "<code>a\uFFFD&lt;img") != 2 {
+		t.Error("the name is not shown as the column's and as its child's parent")
 	}
 }
 
