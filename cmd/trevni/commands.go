@@ -90,6 +90,10 @@ func commandTable() []*command {
 			setup:   dumpCommand,
 		},
 		{
+			name: "inspect", writes: true, args: "IN.trv [OUT.html]", minArgs: 1, maxArgs: 2,
+			summary: "write an HTML page showing where a file's bytes are", help: inspectHelp, setup: inspectCommand,
+		},
+		{
 			name: "validate", stdin: true, args: "IN.trv", minArgs: 1, maxArgs: 1,
 			summary: "check a file's structure and every checksum",
 			help:    validateHelp,

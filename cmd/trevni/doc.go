@@ -21,6 +21,7 @@
 //	schema      print the Avro schema stored in a file
 //	meta        print a file's metadata, columns and block descriptors as JSON
 //	dump        print every row as a JSON object, one per line
+//	inspect     write an HTML page showing where a file's bytes are
 //	validate    check a file's structure and every checksum
 //	version     print the version, the Go release and the codecs built in
 //	completion  print a shell completion script (bash, zsh, fish)
