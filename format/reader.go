@@ -736,6 +736,11 @@ func (c *ColumnReader) loadBlock(b int) error {
 	return nil
 }
 
+// blockSlack is the room a block's buffer has past its size: a codec
+// reads one byte more to check that nothing follows, and zstd decodes
+// faster with a little room to spare.
+const blockSlack = 64
+
 // fetched is a block read and decompressed, or the error met doing so.
 type fetched struct {
 	block     int
@@ -761,7 +766,7 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 	// Reserve what the buffers must grow by before they do; settle on
 	// what they really took afterwards.
 	before := int64(cap(f.raw) + cap(f.data))
-	reserved := int64(max(0, n-cap(f.raw)) + max(0, bi.UncompressedSize+1-cap(f.data)))
+	reserved := int64(max(0, n-cap(f.raw)) + max(0, bi.UncompressedSize+blockSlack-cap(f.data)))
 	budget := &c.rd.budget
 	if !budget.take(c.share, reserved) {
 		fail(fmt.Errorf("%w: block of %d stored and %d uncompressed bytes would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, n, bi.UncompressedSize, budget.limit))
@@ -772,9 +777,8 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 		f.raw = make([]byte, n)
 	}
 	f.raw = f.raw[:n]
-	// The whole block is reserved: take it at once rather than grow to it
-	// (one byte more lets a codec check that nothing follows).
-	if want := min(bi.UncompressedSize, maxExpansion(c.table.codec, bi.CompressedSize)) + 1; cap(f.data) < want {
+	// The whole block is reserved: take it at once rather than grow to it.
+	if want := min(bi.UncompressedSize, maxExpansion(c.table.codec, bi.CompressedSize)) + blockSlack; cap(f.data) < want {
 		f.data = make([]byte, 0, want)
 	}
 	// ReadAt may report io.EOF along with a full read at the end of input.

@@ -163,3 +163,23 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+// TestZstdFrames decodes blocks of two zstd frames: the whole output is
+// bounded by the limit, not by the first frame's stated size.
+func TestZstdFrames(t *testing.T) {
+	c, _ := New(Zstd, 0)
+	r := rand.New(rand.NewPCG(7, 8))
+	a, b := sample(r, 5000), bytes.Repeat([]byte{9}, 200000)
+	fa, _ := c.Compress(nil, a)
+	two, _ := c.Compress(fa, b)
+	out, err := c.Decompress(nil, two, AtMost(len(a)+len(b)))
+	if err != nil || !bytes.Equal(out, append(bytes.Clone(a), b...)) {
+		t.Fatalf("two frames: %v", err)
+	}
+	if out, err := c.Decompress(nil, two, AtMost(len(a)+1000)); !errors.Is(err, ErrTooLarge) || len(out) > len(a)+1000 {
+		t.Fatalf("two frames over the limit: %d bytes, %v", len(out), err)
+	}
+	if _, err := c.Decompress(nil, two, ExactSize(len(a))); !errors.Is(err, ErrSize) {
+		t.Fatalf("two frames, exact size of the first: %v", err)
+	}
+}

@@ -15,6 +15,38 @@ import (
 	"github.com/ulikunitz/xz"
 )
 
+// freeList keeps coders for reuse. Unlike a sync.Pool it is not emptied
+// by garbage collection, which would make a codec build its costly coders
+// again and again; it keeps at most maxFree of them.
+type freeList[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
+const maxFree = 16
+
+// get returns a kept coder, or the zero value when there is none.
+func (f *freeList[T]) get() T {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var x T
+	if n := len(f.items); n > 0 {
+		x = f.items[n-1]
+		f.items[n-1] = *new(T)
+		f.items = f.items[:n-1]
+	}
+	return x
+}
+
+// put keeps x for reuse, unless enough are kept already.
+func (f *freeList[T]) put(x T) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.items) < maxFree {
+		f.items = append(f.items, x)
+	}
+}
+
 // appendWriter is an io.Writer that appends to a byte slice.
 type appendWriter struct{ b []byte }
 
@@ -27,8 +59,8 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 
 type deflateCodec struct {
 	level   int
-	writers sync.Pool // *deflateWriter
-	readers sync.Pool // *deflateReader
+	writers freeList[*deflateWriter]
+	readers freeList[*deflateReader]
 }
 
 type deflateWriter struct {
@@ -54,7 +86,7 @@ func newDeflate(level int) (*deflateCodec, error) {
 func (c *deflateCodec) Name() string { return Deflate }
 
 func (c *deflateCodec) Compress(dst, src []byte) ([]byte, error) {
-	w, _ := c.writers.Get().(*deflateWriter)
+	w := c.writers.get()
 	if w == nil {
 		w = &deflateWriter{}
 		zw, err := flate.NewWriter(&w.out, c.level)
@@ -73,12 +105,12 @@ func (c *deflateCodec) Compress(dst, src []byte) ([]byte, error) {
 	if err != nil {
 		return dst, fmt.Errorf("deflate: %w", err)
 	}
-	c.writers.Put(w)
+	c.writers.put(w)
 	return dst, nil
 }
 
 func (c *deflateCodec) Decompress(dst, src []byte, lim Limit) ([]byte, error) {
-	r, _ := c.readers.Get().(*deflateReader)
+	r := c.readers.get()
 	if r == nil {
 		r = &deflateReader{}
 		r.src.Reset(src)
@@ -92,7 +124,7 @@ func (c *deflateCodec) Decompress(dst, src []byte, lim Limit) ([]byte, error) {
 	out, ended, err := readBounded(dst, r.zr, lim)
 	r.src.Reset(nil)
 	if ended {
-		c.readers.Put(r) // a decoder stopped early is not reused
+		c.readers.put(r) // a decoder stopped early is not reused
 	}
 	if err != nil {
 		return out, fmt.Errorf("deflate: %w", err)
@@ -143,8 +175,8 @@ func (snappyCodec) Decompress(dst, src []byte, lim Limit) ([]byte, error) {
 
 type bzip2Codec struct {
 	level   int
-	writers sync.Pool // *bzip2Writer
-	readers sync.Pool // *bzip2Reader
+	writers freeList[*bzip2Writer]
+	readers freeList[*bzip2Reader]
 }
 
 type bzip2Writer struct {
@@ -170,7 +202,7 @@ func newBzip2(level int) (*bzip2Codec, error) {
 func (c *bzip2Codec) Name() string { return Bzip2 }
 
 func (c *bzip2Codec) Compress(dst, src []byte) ([]byte, error) {
-	w, _ := c.writers.Get().(*bzip2Writer)
+	w := c.writers.get()
 	if w == nil {
 		w = &bzip2Writer{}
 		zw, err := bzip2.NewWriter(&w.out, &bzip2.WriterConfig{Level: c.level})
@@ -191,12 +223,12 @@ func (c *bzip2Codec) Compress(dst, src []byte) ([]byte, error) {
 	if err != nil {
 		return dst, fmt.Errorf("bzip2: %w", err)
 	}
-	c.writers.Put(w)
+	c.writers.put(w)
 	return dst, nil
 }
 
 func (c *bzip2Codec) Decompress(dst, src []byte, lim Limit) ([]byte, error) {
-	r, _ := c.readers.Get().(*bzip2Reader)
+	r := c.readers.get()
 	if r == nil {
 		r = &bzip2Reader{}
 		r.src.Reset(src)
@@ -214,7 +246,7 @@ func (c *bzip2Codec) Decompress(dst, src []byte, lim Limit) ([]byte, error) {
 	out, ended, err := readBounded(dst, r.zr, lim)
 	r.src.Reset(nil)
 	if ended {
-		c.readers.Put(r) // a decoder stopped early is not reused
+		c.readers.put(r) // a decoder stopped early is not reused
 	}
 	if err != nil {
 		return out, fmt.Errorf("bzip2: %w", err)
@@ -334,7 +366,7 @@ type zstdCodec struct {
 	once    sync.Once
 	enc     *zstd.Encoder
 	encErr  error
-	readers sync.Pool // *zstdReader
+	readers freeList[*zstdReader]
 }
 
 type zstdReader struct {
@@ -367,53 +399,48 @@ func (c *zstdCodec) Compress(dst, src []byte) ([]byte, error) {
 }
 
 func (c *zstdCodec) Decompress(dst, src []byte, lim Limit) ([]byte, error) {
-	r, _ := c.readers.Get().(*zstdReader)
+	r := c.readers.get()
 	if r == nil {
 		r = &zstdReader{}
-		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
-			zstd.WithDecodeAllCapLimit(true))
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return dst, fmt.Errorf("zstd: %w", err)
 		}
 		r.dec = dec
 	}
-	// A frame that states its size is decoded in one call, into exactly
-	// that room, once the size is found within the limit and within what
-	// the input could produce; DecodeAll never writes past the room it is
-	// given.
-	if r.hdr.Decode(src) == nil && r.hdr.HasFCS {
-		if err := checkStated(r.hdr.FrameContentSize, len(src), zstdMaxRatio, lim); err != nil {
-			c.readers.Put(r)
-			return dst, fmt.Errorf("zstd: %w", err)
-		}
-		start, n := len(dst), int(r.hdr.FrameContentSize)
-		room := slices.Grow(dst, n)
-		room = room[: start : start+min(cap(room)-start, n)]
-		out, err := r.dec.DecodeAll(src, room)
-		c.readers.Put(r)
-		switch {
-		case errors.Is(err, zstd.ErrDecoderSizeExceeded):
-			// More frames follow the first: as much as the limit allows.
-			return c.decodeStream(dst, src, lim)
-		case err != nil:
-			return dst, fmt.Errorf("zstd: %w", corrupt(err))
-		case lim.Exact && len(out)-start != lim.Max:
-			return out, fmt.Errorf("zstd: %w: block decompresses to %d bytes, stated size %d", ErrSize, len(out)-start, lim.Max)
-		}
-		return out, nil
+	// A block of one frame that states its size is decoded in one call,
+	// once the size is found within the limit and within what the input
+	// could produce: the decoder stops the frame at the size it states.
+	// Anything else is decoded as a bounded stream.
+	if r.hdr.Decode(src) != nil || !r.hdr.HasFCS || zstdFrameLen(src, &r.hdr) != len(src) {
+		c.readers.put(r)
+		return c.decodeStream(dst, src, lim)
 	}
-	c.readers.Put(r)
-	return c.decodeStream(dst, src, lim)
+	if err := checkStated(r.hdr.FrameContentSize, len(src), zstdMaxRatio, lim); err != nil {
+		c.readers.put(r)
+		return dst, fmt.Errorf("zstd: %w", err)
+	}
+	start, n := len(dst), int(r.hdr.FrameContentSize)
+	out, err := r.dec.DecodeAll(src, slices.Grow(dst, n))
+	c.readers.put(r)
+	switch {
+	case err != nil:
+		return dst, fmt.Errorf("zstd: %w", corrupt(err))
+	case len(out)-start > n:
+		return dst, fmt.Errorf("zstd: %w: frame decompresses to more than the %d bytes it states", ErrCorrupt, n)
+	case lim.Exact && len(out)-start != lim.Max:
+		return out, fmt.Errorf("zstd: %w: block decompresses to %d bytes, stated size %d", ErrSize, len(out)-start, lim.Max)
+	}
+	return out, nil
 }
 
 // decodeStream decodes src as a stream, bounded by lim.
 func (c *zstdCodec) decodeStream(dst, src []byte, lim Limit) ([]byte, error) {
-	r, _ := c.readers.Get().(*zstdReader)
+	r := c.readers.get()
 	if r == nil {
 		r = &zstdReader{}
 		r.src.Reset(src)
-		dec, err := zstd.NewReader(&r.src, zstd.WithDecoderConcurrency(1),
-			zstd.WithDecodeAllCapLimit(true))
+		dec, err := zstd.NewReader(&r.src, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return dst, fmt.Errorf("zstd: %w", err)
 		}
@@ -427,10 +454,45 @@ func (c *zstdCodec) decodeStream(dst, src []byte, lim Limit) ([]byte, error) {
 	out, ended, err := readBounded(dst, r.dec, lim)
 	r.src.Reset(nil)
 	if ended {
-		c.readers.Put(r) // a decoder stopped early is not reused
+		c.readers.put(r) // a decoder stopped early is not reused
 	}
 	if err != nil {
 		return out, fmt.Errorf("zstd: %w", err)
 	}
 	return out, nil
+}
+
+// zstdFrameLen returns the length of the zstd frame at the start of src
+// whose header h has decoded, by walking its block headers, or -1 when the
+// frame runs past src.
+func zstdFrameLen(src []byte, h *zstd.Header) int {
+	pos := h.HeaderSize
+	for {
+		if pos+3 > len(src) {
+			return -1
+		}
+		bh := int(src[pos]) | int(src[pos+1])<<8 | int(src[pos+2])<<16
+		pos += 3
+		switch size := bh >> 3; (bh >> 1) & 3 {
+		case 0, 2: // raw, compressed
+			pos += size
+		case 1: // RLE: one byte repeated
+			pos++
+		default:
+			return -1
+		}
+		if pos > len(src) {
+			return -1
+		}
+		if bh&1 != 0 { // the last block
+			break
+		}
+	}
+	if h.HasCheckSum {
+		pos += 4
+	}
+	if pos > len(src) {
+		return -1
+	}
+	return pos
 }
