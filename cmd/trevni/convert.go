@@ -95,8 +95,8 @@ func (f *trevniFlags) options(e *env) (format.WriterOptions, error) {
 	if !slices.Contains(checksumNames, f.checksum) && f.checksum != "crc-32" { // the spec's spelling
 		return format.WriterOptions{}, e.usagef("--checksum %q: unknown checksum (want %s)", f.checksum, strings.Join(checksumNames, " or "))
 	}
-	if f.blockSize <= 0 {
-		return format.WriterOptions{}, e.usagef("--block-size must be positive")
+	if f.blockSize <= 0 || f.blockSize > format.MaxWriterBlockSize {
+		return format.WriterOptions{}, e.usagef("--block-size must be between 1 and %d (larger blocks would exceed what readers accept)", format.MaxWriterBlockSize)
 	}
 	budget, err := parseSize(f.memory)
 	if err != nil || budget <= 0 {

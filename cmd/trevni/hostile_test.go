@@ -352,7 +352,7 @@ func TestHostileBlockSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runLimited(t, dir, 20*time.Second, nil, "fromjson", "--block-size", "1500000000", "--schema", "s.avsc", "in.jsonl", "out.trv")
-	if r.code == 0 || r.rss > hostileRSS {
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--block-size") || r.rss > hostileRSS {
 		t.Fatalf("--block-size 1500000000: %+v, %d MiB", r.result, r.rss>>20)
 	}
 	checkNoLeftovers(t, dir, "s.avsc", "in.jsonl")
