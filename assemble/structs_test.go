@@ -603,3 +603,44 @@ func BenchmarkStructWriter(b *testing.B) {
 	}
 	sw.Abort()
 }
+
+// Writing flat structs allocates nothing per record in steady state.
+func TestStructWriterAllocs(t *testing.T) {
+	type flat struct {
+		L int64   `avro:"l"`
+		S string  `avro:"s"`
+		D float64 `avro:"d"`
+		B bool    `avro:"b"`
+		E string  `avro:"e"`
+		O *int32  `avro:"o"`
+	}
+	sw, err := shred.NewStructWriter[flat](io.Discard, `{"type":"record","name":"F","fields":[
+		{"name":"l","type":"long"},{"name":"s","type":"string"},{"name":"d","type":"double"},
+		{"name":"b","type":"boolean"},{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B"]}},
+		{"name":"o","type":["null","int"]}]}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sw.Abort()
+	seven := int32(7)
+	rows := make([]flat, 100)
+	for i := range rows {
+		rows[i] = flat{L: int64(i), S: strings.Repeat("x", i%13), D: float64(i), B: i%2 == 0, E: "B"}
+		if i%3 == 0 {
+			rows[i].O = &seven
+		}
+	}
+	for range 50 { // grow the buffers
+		if _, err := sw.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		if _, err := sw.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs >= 1 {
+		t.Fatalf("%v allocations per 100 records", allocs)
+	}
+}
