@@ -564,6 +564,9 @@ type Decoder struct {
 	// Alias makes strings point into the data given to Decode instead of
 	// copies: valid only as long as that data is not changed.
 	Alias bool
+
+	key  reflect.Value           // map keys, set before each entry is stored
+	vals map[*Prog]reflect.Value // map values, by map, likewise
 }
 
 const arenaChunk = 64 << 10
@@ -829,8 +832,16 @@ func (d *Decoder) mapv(p *Prog, v unsafe.Pointer) error {
 	} else {
 		m.Clear()
 	}
-	key := reflect.New(reflect.TypeFor[string]()).Elem()
-	val := reflect.New(p.elem.typ).Elem()
+	if !d.key.IsValid() {
+		d.key = reflect.New(reflect.TypeFor[string]()).Elem()
+		d.vals = map[*Prog]reflect.Value{}
+	}
+	key := d.key
+	val, ok := d.vals[p]
+	if !ok {
+		val = reflect.New(p.elem.typ).Elem()
+		d.vals[p] = val
+	}
 	for {
 		c, err := d.blockCount()
 		if err != nil {
@@ -981,12 +992,13 @@ func encode(b []byte, p *Prog, v unsafe.Pointer) ([]byte, error) {
 		if n := m.Len(); n > 0 {
 			b = binary.AppendVarint(b, int64(n))
 			val := reflect.New(p.elem.typ).Elem()
-			it := m.MapRange()
+			var it reflect.MapIter
+			it.Reset(m)
 			for it.Next() {
 				k := it.Key().String()
 				b = binary.AppendVarint(b, int64(len(k)))
 				b = append(b, k...)
-				val.SetIterValue(it)
+				val.SetIterValue(&it)
 				if b, err = encode(b, p.elem, val.Addr().UnsafePointer()); err != nil {
 					return b, err
 				}
