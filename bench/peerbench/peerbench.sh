@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# peerbench.sh: the side-by-side comparison of issue 15 with the peer
+# programs of ../shared/peerbench (parquet-go, hamba/avro, arrow-go).
+#
+# It builds the peers (go build in their module; the Go module proxy must be
+# reachable) and our side (trevni, genlarge, structread), writes N vec.Large
+# records (default 1,000,000) as a snappy Avro container, then times each job
+# best of RUNS (default 3) whole-process runs with /usr/bin/time and prints
+# one table: wall seconds, user+system CPU seconds, peak resident memory and
+# records per second (from the wall time). The machine is shared: compare CPU
+# seconds as well as wall time, and rerun when the load is high.
+#
+# Usage: bench/peerbench/peerbench.sh [PEERDIR] [WORKDIR]
+#   PEERDIR  the peers' module (default /work/shared/peerbench)
+#   WORKDIR  where binaries and data go (default /tmp/peerbench)
+#   env N=records RUNS=runs JAVA_CMD='...' (optional Java trevni-avro
+#   command lines are not run by this script)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+peerdir=${1:-/work/shared/peerbench}
+work=${2:-/tmp/peerbench}
+N=${N:-1000000}
+RUNS=${RUNS:-3}
+mkdir -p "$work/bin"
+
+echo "building the peers in $peerdir" >&2
+(cd "$peerdir" && go build -o "$work/bin/" ./cmd/avro2pq-parquetgo-struct ./cmd/pq2avro-parquetgo-struct ./cmd/pqproject-parquetgo)
+echo "building our side in $root" >&2
+(cd "$root" && go build -o "$work/bin/" ./cmd/trevni ./bench/peerbench/genlarge ./bench/peerbench/structread)
+B=$work/bin
+
+if [ ! -s "$work/large.avro" ] || [ "$(cat "$work/large.n" 2>/dev/null)" != "$N" ]; then
+	echo "writing $N records to $work/large.avro" >&2
+	"$B/genlarge" "$N" "$work/large.avro"
+	echo "$N" >"$work/large.n"
+fi
+# Inputs of the read jobs (made once, untimed).
+"$B/trevni" fromavro --quiet --force --codec snappy "$work/large.avro" "$work/large.trv"
+"$B/avro2pq-parquetgo-struct" "$work/large.avro" "$work/large.parquet" >/dev/null
+
+# best LABEL CMD...: runs CMD RUNS times and records the best wall time with
+# its CPU time and memory, and the smallest peak memory.
+declare -A wall cpu mem
+best() {
+	local label=$1
+	shift
+	local bw="" bc="" bm=""
+	for _ in $(seq "$RUNS"); do
+		/usr/bin/time -f '%e %U %S %M' -o "$work/time.out" "$@" >"$work/stdout.out"
+		read -r e u s m <"$work/time.out"
+		local c
+		c=$(printf "%.2f" "$(echo "$u + $s" | bc)")
+		if [ -z "$bw" ] || [ "$(echo "$e < $bw" | bc)" = 1 ]; then bw=$e bc=$c; fi
+		if [ -z "$bm" ] || [ "$m" -lt "$bm" ]; then bm=$m; fi
+	done
+	wall[$label]=$bw cpu[$label]=$bc mem[$label]=$bm
+	echo "$label: $bw s wall, $bc s CPU, $bm KiB; output: $(head -c 200 "$work/stdout.out")" >&2
+}
+
+best ours-fromavro "$B/trevni" fromavro --quiet --force --codec snappy "$work/large.avro" "$work/out.trv"
+best peer-fromavro "$B/avro2pq-parquetgo-struct" "$work/large.avro" "$work/out.parquet"
+best ours-toavro "$B/trevni" toavro --quiet --force --codec snappy "$work/large.trv" "$work/out.avro"
+best peer-toavro "$B/pq2avro-parquetgo-struct" "$work/large.parquet" "$work/out2.avro"
+best ours-read2 "$B/structread" "$work/large.trv"
+ours2=$(cat "$work/stdout.out")
+best peer-read2 "$B/pqproject-parquetgo" "$work/large.parquet"
+peer2=$(cat "$work/stdout.out")
+if [ "$ours2" != "$peer2" ]; then
+	echo "the two-field reads disagree: ours '$ours2', peer '$peer2'" >&2
+	exit 1
+fi
+
+cell() {
+	local l=$1
+	local rps
+	rps=$(echo "$N / ${wall[$l]}" | bc)
+	printf '%s s wall, %s s CPU, %d MiB, %s rec/s' "${wall[$l]}" "${cpu[$l]}" $(((${mem[$l]} + 1023) / 1024)) "$(printf "%'d" "$rps" 2>/dev/null || echo "$rps")"
+}
+echo
+echo "$N records of vec.Large, $(stat -c %s "$work/large.avro") bytes of snappy Avro; best of $RUNS; $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| job | ours | fastest Go peer (parquet-go with compiled structs) |"
+echo "|---|---|---|"
+echo "| Avro container -> column file (snappy) | $(cell ours-fromavro) | $(cell peer-fromavro) |"
+echo "| column file -> Avro container (snappy) | $(cell ours-toavro) | $(cell peer-toavro) |"
+echo "| read 2 of 8 fields into a struct | $(cell ours-read2) | $(cell peer-read2) |"
