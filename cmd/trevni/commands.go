@@ -42,12 +42,12 @@ func commandTable() []*command {
 			help:    fromavroHelp, setup: fromavroCommand,
 		},
 		{
-			name: "toavro", writes: true, args: "IN.trv OUT.avro", minArgs: 2, maxArgs: 2,
+			name: "toavro", writes: true, args: "IN.trv... OUT.avro", minArgs: 2, maxArgs: -1,
 			summary: "convert a Trevni file back to an Avro container file",
 			help:    toavroHelp, setup: toavroCommand,
 		},
 		{
-			name: "tojson", writes: true, stdin: true, args: "IN.trv [OUT.jsonl]", minArgs: 1, maxArgs: 2,
+			name: "tojson", writes: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
 			summary: "print records as Avro JSON, one per line",
 			help:    tojsonHelp, setup: tojsonCommand,
 		},
@@ -62,7 +62,7 @@ func commandTable() []*command {
 			help:    fromprotoHelp, setup: fromprotoCommand,
 		},
 		{
-			name: "toproto", writes: true, args: "IN.trv OUT", minArgs: 2, maxArgs: 2,
+			name: "toproto", writes: true, args: "IN.trv... OUT", minArgs: 2, maxArgs: -1,
 			summary: "convert a Trevni file made from protobuf back to messages",
 			help:    toprotoHelp, setup: toprotoCommand,
 		},
@@ -77,19 +77,19 @@ func commandTable() []*command {
 			help:    schemaHelp, setup: schemaCommand,
 		},
 		{
-			name: "meta", writes: true, stdin: true, args: "IN.trv [OUT.json]", minArgs: 1, maxArgs: 2,
+			name: "meta", writes: true, stdin: true, args: "IN.trv... [OUT.json]", minArgs: 1, maxArgs: -1,
 			summary: "print a file's metadata, columns and block descriptors as JSON",
 			help:    metaHelp,
 			setup:   metaCommand,
 		},
 		{
-			name: "dump", writes: true, stdin: true, args: "IN.trv [OUT.jsonl]", minArgs: 1, maxArgs: 2,
+			name: "dump", writes: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
 			summary: "print every row as a JSON object, one per line",
 			help:    dumpHelp,
 			setup:   dumpCommand,
 		},
 		{
-			name: "validate", stdin: true, args: "IN.trv", minArgs: 1, maxArgs: 1,
+			name: "validate", stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
 			summary: "check a file's structure and every checksum",
 			help:    validateHelp,
 			setup:   validateCommand,
