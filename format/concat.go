@@ -15,6 +15,17 @@ import (
 // leaves it out of the joined file rather than carry the first part's.
 const statsKey = "stats.blocks"
 
+// PartError is an error of Concat about one of its inputs.
+type PartError struct {
+	Part int // index of the input in Concat's list
+	Err  error
+}
+
+func (e *PartError) Error() string { return fmt.Sprintf("part %d: %v", e.Part, e.Err) }
+
+// Unwrap returns the error about the part.
+func (e *PartError) Unwrap() error { return e.Err }
+
 // concatMode is how the blocks of one column of one part reach the output.
 type concatMode uint8
 
@@ -56,7 +67,7 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader) (int64, error) {
 	var rows int64
 	for k, rd := range ins {
 		if err := sameColumns(first, rd); err != nil {
-			return 0, fmt.Errorf("%w: part %d: %w", ErrUsage, k, err)
+			return 0, &PartError{Part: k, Err: fmt.Errorf("%w: %w", ErrUsage, err)}
 		}
 		if rd.rowCount > math.MaxInt64-rows {
 			return 0, fmt.Errorf("%w: parts hold too many rows", ErrUsage)
@@ -81,7 +92,7 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader) (int64, error) {
 			}
 			t, err := rd.table(i)
 			if err != nil {
-				return 0, fmt.Errorf("part %d: %w", k, err)
+				return 0, &PartError{Part: k, Err: err}
 			}
 			p := &parts[i][k]
 			p.t = t
@@ -107,7 +118,7 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader) (int64, error) {
 				n := bi.CompressedSize
 				if p.mode == modeRecode {
 					if err := scratch.recode(rd, i, b, t, out0); err != nil {
-						return 0, fmt.Errorf("part %d: %w", k, err)
+						return 0, &PartError{Part: k, Err: err}
 					}
 					n = len(scratch.out)
 					p.sizes[b] = n
@@ -173,7 +184,7 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader) (int64, error) {
 			}
 			p := &parts[i][k]
 			if err := scratch.copyPart(bw, rd, i, p, out0, copyBuf); err != nil {
-				return 0, fmt.Errorf("part %d: %w", k, err)
+				return 0, &PartError{Part: k, Err: err}
 			}
 		}
 	}

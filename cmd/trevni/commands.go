@@ -67,6 +67,11 @@ func commandTable() []*command {
 			help:    toprotoHelp, setup: toprotoCommand,
 		},
 		{
+			name: "concat", writes: true, args: "IN.trv... OUT.trv", minArgs: 2, maxArgs: -1,
+			summary: "join Trevni files of the same columns by copying their blocks",
+			help:    concatHelp, setup: concatCommand,
+		},
+		{
 			name: "random", writes: true, args: "SCHEMA.avsc COUNT OUT.trv", minArgs: 3, maxArgs: 3,
 			summary: "write random records of an Avro schema",
 			help:    randomHelp, setup: randomCommand,
