@@ -136,7 +136,10 @@ func (h *headerReader) full(b []byte) error {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return h.fail(fmt.Errorf("header truncated: %w", io.ErrUnexpectedEOF))
 		}
-		return h.fail(err)
+		// The source failed (a remote read, a disk): not a format error.
+		e := newError(fmt.Errorf("reading: %w", err))
+		e.Offset = h.off
+		return e
 	}
 	return nil
 }

@@ -125,7 +125,7 @@ func (h *HTTP) get(first, last int64) (*http.Response, error) {
 }
 
 // ReadAt reads len(p) bytes at off with one range request. A short answer
-// is an error wrapping io.ErrUnexpectedEOF, a read past the end io.EOF.
+// is an error wrapping ErrRemote, a read past the end io.EOF.
 func (h *HTTP) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("%s: negative offset %d", h.url, off)
@@ -148,7 +148,9 @@ func (h *HTTP) ReadAt(p []byte, off int64) (int, error) {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return n, fmt.Errorf("%s: bytes %d-%d: body ended after %d bytes: %w", h.url, off, off+want-1, n, err)
+		// Wrapped as ErrRemote, not io.ErrUnexpectedEOF, which readers
+		// take for a truncated file.
+		return n, fmt.Errorf("%s: bytes %d-%d: %w: body ended after %d bytes: %v", h.url, off, off+want-1, ErrRemote, n, err)
 	}
 	if want < int64(len(p)) {
 		return n, io.EOF

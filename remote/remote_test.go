@@ -210,8 +210,8 @@ func TestServerFailsMidRead(t *testing.T) {
 	if err == nil {
 		_, _, err = readTwo(rd)
 	}
-	if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), s.URL) {
-		t.Fatalf("error %v, want an unexpected EOF naming the URL", err)
+	if !errors.Is(err, remote.ErrRemote) || errors.Is(err, format.ErrFormat) || !strings.Contains(err.Error(), s.URL) || !strings.Contains(err.Error(), "unexpected EOF") {
+		t.Fatalf("error %v, want a remote error naming the URL", err)
 	}
 }
 

@@ -259,7 +259,7 @@ func TestDatasetURLCoalesced(t *testing.T) {
 func TestDatasetURLFailsMidRead(t *testing.T) {
 	dir := t.TempDir()
 	trv := bigFile(t, dir)
-	s := serveDir(t, dir, 2)
+	s := serveDir(t, dir, 3)
 	u := s.URL + "/big.trv"
 	outDir := t.TempDir()
 	for _, args := range [][]string{
@@ -269,6 +269,7 @@ func TestDatasetURLFailsMidRead(t *testing.T) {
 	} {
 		s.reqs.Store(0)
 		r := runIn(t, nil, args...)
+		t.Logf("%q: %s", args[0], r.stderr)
 		if r.code != 1 || !strings.Contains(r.stderr, u) || !strings.Contains(r.stderr, "unexpected EOF") {
 			t.Errorf("%q: %+v", args, r)
 		}
