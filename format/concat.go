@@ -222,9 +222,11 @@ func describeColumn(c *ColumnMeta) string {
 	return s + ")"
 }
 
-// sameCodec reports whether blocks of table a are stored as those of b.
+// sameCodec reports whether blocks of table a are stored as those of b:
+// codecs are known by name (comparing the Codec values could panic on a
+// custom codec of an uncomparable type).
 func sameCodec(a, b *blockTable) bool {
-	return a.codec == b.codec || canonicalCodec(a.codecName) == canonicalCodec(b.codecName)
+	return canonicalCodec(a.codecName) == canonicalCodec(b.codecName)
 }
 
 func canonicalCodec(name string) string {

@@ -202,3 +202,28 @@ func TestConcatDifferentColumns(t *testing.T) {
 		t.Fatalf("%d bytes written on error", out.Len())
 	}
 }
+
+// TestConcatDamagedPart: a part whose blocks run past its end, or whose
+// checksum is wrong where it must be read, is a *PartError naming it.
+func TestConcatDamagedPart(t *testing.T) {
+	a, _ := os.ReadFile(filepath.Join(concatInterop, "email", "email.deflate.crc32.trv"))
+	b, _ := os.ReadFile(filepath.Join(concatInterop, "email", "email.null.none.trv"))
+	short := openBytes(t, a[:len(a)-10])
+	bad := slices.Clone(a)
+	bad[len(bad)-5] ^= 0xff // in the last block's compressed bytes
+	for _, c := range []struct {
+		name string
+		ins  []*format.Reader
+	}{
+		{"truncated", []*format.Reader{openBytes(t, a), short}},
+		// b first: the deflate part is decompressed, so its damage shows.
+		{"damaged", []*format.Reader{openBytes(t, b), openBytes(t, bad)}},
+	} {
+		var out bytes.Buffer
+		_, err := format.Concat(context.Background(), &out, c.ins)
+		var pe *format.PartError
+		if !errors.As(err, &pe) || pe.Part != 1 {
+			t.Errorf("%s: error %v, want a PartError for part 1", c.name, err)
+		}
+	}
+}
