@@ -227,3 +227,26 @@ func TestConcatDamagedPart(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkConcatCopy joins two parts whose blocks are copied as stored.
+func BenchmarkConcatCopy(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(concatInterop, "medium", "medium.snappy.crc32.trv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(2 * int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var rds []*format.Reader
+		for range 2 {
+			rd, err := format.NewReader(bytes.NewReader(data), int64(len(data)), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rds = append(rds, rd)
+		}
+		if _, err := format.Concat(context.Background(), io.Discard, rds); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
