@@ -36,6 +36,12 @@ type ReaderOptions struct {
 	// ReadAhead makes every ColumnReader fetch and decompress its next
 	// block in another goroutine (see ColumnReader.SetReadAhead).
 	ReadAhead bool
+	// Prefetch, when set, is told the byte range [off, off+n) of a column
+	// once, just before the column's block table is first read, so that a
+	// ReaderAt with a high cost per read (an object store, see package
+	// remote) can fetch the column's bytes in a few large reads instead of
+	// one read per block. It must not call back into the Reader.
+	Prefetch func(off, n int64)
 }
 
 // Reader reads a Trevni file. Opening it reads only the header; each column's
@@ -130,7 +136,10 @@ func (h *headerReader) full(b []byte) error {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return h.fail(fmt.Errorf("header truncated: %w", io.ErrUnexpectedEOF))
 		}
-		return h.fail(err)
+		// The source failed (a remote read, a disk): not a format error.
+		e := newError(fmt.Errorf("reading: %w", err))
+		e.Offset = h.off
+		return e
 	}
 	return nil
 }
@@ -451,6 +460,9 @@ func (rd *Reader) table(i int) (*blockTable, error) {
 		return t, t.err
 	}
 	t := &blockTable{}
+	if rd.opts.Prefetch != nil {
+		rd.opts.Prefetch(rd.starts[i], rd.columnEnd(i)-rd.starts[i])
+	}
 	t.err = rd.readTable(i, t)
 	rd.tables[i] = t
 	return t, t.err
@@ -523,6 +535,12 @@ func (rd *Reader) readTable(i int, t *blockTable) error {
 		}
 	}
 	return nil
+}
+
+// ColumnRange returns the byte range of column i in the file: its block
+// table and blocks start at off and take n bytes.
+func (rd *Reader) ColumnRange(i int) (off, n int64) {
+	return rd.starts[i], rd.columnEnd(i) - rd.starts[i]
 }
 
 // columnEnd returns where column i's bytes end: at the next column's start

@@ -25,11 +25,11 @@ func TestUsageErrors(t *testing.T) {
 		{},
 		{"frobnicate"},
 		{"--bogus", "meta", tinyRLE},
-		{"meta", "a", "b", "c"},
+		{"schema", "a", "b", "c"},
 		{"fromavro", "in.avro"},
 		{"meta", "--bogus", tinyRLE},
 		{"dump", "--pretty", tinyRLE},
-		{"validate", tinyRLE, "extra"},
+		{"completion", "bash", "extra"},
 		{"help", "frobnicate"},
 		{"help", "meta", "dump"},
 	} {

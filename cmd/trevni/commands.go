@@ -43,12 +43,12 @@ func commandTable() []*command {
 			help:    fromavroHelp, setup: fromavroCommand,
 		},
 		{
-			name: "toavro", writes: true, args: "IN.trv OUT.avro", minArgs: 2, maxArgs: 2,
+			name: "toavro", writes: true, args: "IN.trv... OUT.avro", minArgs: 2, maxArgs: -1,
 			summary: "convert a Trevni file back to an Avro container file",
 			help:    toavroHelp, setup: toavroCommand,
 		},
 		{
-			name: "tojson", writes: true, stdin: true, args: "IN.trv [OUT.jsonl]", minArgs: 1, maxArgs: 2,
+			name: "tojson", writes: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
 			summary: "print records as Avro JSON, one per line",
 			help:    tojsonHelp, setup: tojsonCommand,
 		},
@@ -63,9 +63,14 @@ func commandTable() []*command {
 			help:    fromprotoHelp, setup: fromprotoCommand,
 		},
 		{
-			name: "toproto", writes: true, args: "IN.trv OUT", minArgs: 2, maxArgs: 2,
+			name: "toproto", writes: true, args: "IN.trv... OUT", minArgs: 2, maxArgs: -1,
 			summary: "convert a Trevni file made from protobuf back to messages",
 			help:    toprotoHelp, setup: toprotoCommand,
+		},
+		{
+			name: "concat", writes: true, args: "IN.trv... OUT.trv", minArgs: 2, maxArgs: -1,
+			summary: "join Trevni files of the same columns by copying their blocks",
+			help:    concatHelp, setup: concatCommand,
 		},
 		{
 			name: "random", writes: true, args: "SCHEMA.avsc COUNT OUT.trv", minArgs: 3, maxArgs: 3,
@@ -78,13 +83,13 @@ func commandTable() []*command {
 			help:    schemaHelp, setup: schemaCommand,
 		},
 		{
-			name: "meta", writes: true, stdin: true, args: "IN.trv [OUT.json]", minArgs: 1, maxArgs: 2,
+			name: "meta", writes: true, stdin: true, args: "IN.trv... [OUT.json]", minArgs: 1, maxArgs: -1,
 			summary: "print a file's metadata, columns and block descriptors as JSON",
 			help:    metaHelp,
 			setup:   metaCommand,
 		},
 		{
-			name: "dump", writes: true, stdin: true, args: "IN.trv [OUT.jsonl]", minArgs: 1, maxArgs: 2,
+			name: "dump", writes: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
 			summary: "print every row as a JSON object, one per line",
 			help:    dumpHelp,
 			setup:   dumpCommand,
@@ -94,7 +99,7 @@ func commandTable() []*command {
 			summary: "write an HTML page showing where a file's bytes are", help: inspectHelp, setup: inspectCommand,
 		},
 		{
-			name: "validate", stdin: true, args: "IN.trv", minArgs: 1, maxArgs: 1,
+			name: "validate", stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
 			summary: "check a file's structure and every checksum",
 			help:    validateHelp,
 			setup:   validateCommand,

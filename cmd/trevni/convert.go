@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -327,22 +328,29 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		out, err := e.createOutput(args[1])
+		ins, outPath, err := e.datasetArgs(args, lastOutput)
+		if err != nil {
+			return err
+		}
+		out, err := e.createOutput(outPath)
 		if err != nil {
 			return err
 		}
 		defer out.Abort()
-		ar, in, err := e.openAvro(args[0], *readerSchema, rf)
+		text, err := e.readerSchemaText(*readerSchema)
 		if err != nil {
 			return err
 		}
-		defer in.Close()
-		p := e.newProgress(in.RowCount(), in.Size())
-		defer p.done()
-		in.track(p)
-		rows, err := assemble.ToContainer(e.ctx, out, ar, &assemble.ContainerOptions{Codec: codec, Progress: p.setRows})
+		parts, err := e.scanParts(ins, text, &format.ReaderOptions{ReadAhead: true})
 		if err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
+			return err
+		}
+		defer closeParts(parts)
+		p := e.newProgress(totals(parts))
+		defer p.done()
+		rows, err := e.toContainer(out, parts, text, rf, codec, p)
+		if err != nil {
+			return err
 		}
 		if err := out.Commit(); err != nil {
 			return err
@@ -405,21 +413,35 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 		if isCLMNFile(args[0]) {
 			return clmnToJSON(e, args, *readerSchema, *pretty, rf)
 		}
-		out, err := e.createOutput(argOr(args, 1, "-"))
+		ins, outPath, err := e.datasetArgs(args, optionalOutput)
+		if err != nil {
+			return err
+		}
+		out, err := e.createOutput(cmp.Or(outPath, "-"))
 		if err != nil {
 			return err
 		}
 		defer out.Abort()
-		ar, in, err := e.openAvro(args[0], *readerSchema, rf)
+		text, err := e.readerSchemaText(*readerSchema)
 		if err != nil {
 			return err
 		}
-		defer in.Close()
-		p := e.newProgress(in.RowCount(), in.Size())
+		parts, err := e.scanParts(ins, text, &format.ReaderOptions{ReadAhead: true})
+		if err != nil {
+			return err
+		}
+		defer closeParts(parts)
+		p := e.newProgress(totals(parts))
 		defer p.done()
-		in.track(p)
-		if _, err := assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: *pretty, Progress: p.setRows}); err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
+		err = e.eachAvro(parts, text, rf, p, func(ar *assemble.AvroReader, in *trevniInput, before int64) error {
+			progress := func(n int64) { p.setRows(before + n) }
+			if _, err := assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: *pretty, Progress: progress}); err != nil {
+				return fmt.Errorf("%s: %w", in.Name(), err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		return out.Commit()
 	}
@@ -758,28 +780,40 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 		if *fields != "" {
 			sel = strings.Split(*fields, ",")
 		}
-		out, err := e.createOutput(args[1])
+		ins, outPath, err := e.datasetArgs(args, lastOutput)
+		if err != nil {
+			return err
+		}
+		out, err := e.createOutput(outPath)
 		if err != nil {
 			return err
 		}
 		defer out.Abort()
-		in, err := e.openTrevni(args[0], &format.ReaderOptions{ReadAhead: true})
+		opts := &format.ReaderOptions{ReadAhead: true}
+		parts, err := e.scanParts(ins, "", opts)
 		if err != nil {
 			return err
 		}
-		defer in.Close()
-		pr, err := assemble.NewProtoReader(in.Reader, &assemble.ProtoOptions{Fields: sel, Layout: e.limits.layout()})
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
-		}
-		if err := rf.apply(e, pr.RowCount(), pr.SeekRow, pr.StopAt); err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
-		}
-		p := e.newProgress(in.RowCount(), in.Size())
+		defer closeParts(parts)
+		p := e.newProgress(totals(parts))
 		defer p.done()
-		in.track(p)
-		if _, err := assemble.ToProtoStream(e.ctx, out, pr, form, &assemble.ProtoStreamOptions{Progress: p.setRows}); err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
+		err = e.eachPart(parts, opts, rf, p, func(in *trevniInput, from, to, before int64) error {
+			pr, err := assemble.NewProtoReader(in.Reader, &assemble.ProtoOptions{Fields: sel, Layout: e.limits.layout()})
+			if err == nil && from > 0 {
+				err = pr.SeekRow(from)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", in.Name(), err)
+			}
+			pr.StopAt(to)
+			progress := func(n int64) { p.setRows(before + from + n) }
+			if _, err := assemble.ToProtoStream(e.ctx, out, pr, form, &assemble.ProtoStreamOptions{Progress: progress}); err != nil {
+				return fmt.Errorf("%s: %w", in.Name(), err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		return out.Commit()
 	}

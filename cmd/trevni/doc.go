@@ -17,6 +17,7 @@
 //	tocsv       write the flat records of a Trevni or CLMN file as CSV
 //	fromclmn    convert a CLMN file to Trevni
 //	toclmn      convert a Trevni file of flat records to CLMN
+//	concat      join Trevni files of the same columns by copying their blocks
 //	random      write random records of an Avro schema
 //	schema      print the Avro schema stored in a file
 //	meta        print a file's metadata, columns and block descriptors as JSON
@@ -27,6 +28,11 @@
 //	completion  print a shell completion script (bash, zsh, fish)
 //	man         print the manual page (roff)
 //	help        explain a command
+//
+// The reading commands (tojson, toavro, toproto, dump, meta, validate) take
+// a data set: several files, globs (quoted; the tool expands them),
+// directories (their *.trv files in name order) and http:// or https://
+// URLs (read with range requests), read one after the other.
 //
 // A file argument of "-" means standard input or standard output. A command
 // never writes over one of its inputs, and replaces an existing output file

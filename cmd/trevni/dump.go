@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,42 +30,50 @@ func dumpCommand(fs *flag.FlagSet) runFunc {
 	return func(e *env, args []string) error {
 		// The output is opened first, so that a bad output name fails
 		// before a large standard input is read.
-		out, err := e.createOutput(argOr(args, 1, "-"))
+		ins, outPath, err := e.datasetArgs(args, optionalOutput)
+		if err != nil {
+			return err
+		}
+		out, err := e.createOutput(cmp.Or(outPath, "-"))
 		if err != nil {
 			return err
 		}
 		defer out.Abort()
-		in, err := e.openTrevni(args[0], nil)
+		parts, err := e.scanParts(ins, "", nil)
 		if err != nil {
 			return err
 		}
-		defer in.Close()
-		rows, err := in.Rows()
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
-		}
-		p := e.newProgress(in.RowCount(), in.Size())
+		defer closeParts(parts)
+		p := e.newProgress(totals(parts))
 		defer p.done()
-		in.track(p)
 		var buf []byte
-		for n := int64(0); ; n++ {
-			if n%1024 == 0 {
-				if err := e.interrupted(); err != nil {
-					return err
-				}
-				p.setRows(n)
-			}
-			row, err := rows.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
+		err = e.eachPart(parts, nil, nil, p, func(in *trevniInput, _, _, before int64) error {
+			rows, err := in.Rows()
 			if err != nil {
 				return fmt.Errorf("%s: %w", in.Name(), err)
 			}
-			buf = append(row.AppendJSON(buf[:0]), '\n')
-			if _, err := out.Write(buf); err != nil {
-				return err
+			for n := int64(0); ; n++ {
+				if n%1024 == 0 {
+					if err := e.interrupted(); err != nil {
+						return err
+					}
+					p.setRows(before + n)
+				}
+				row, err := rows.Read()
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				if err != nil {
+					return fmt.Errorf("%s: %w", in.Name(), err)
+				}
+				buf = append(row.AppendJSON(buf[:0]), '\n')
+				if _, err := out.Write(buf); err != nil {
+					return err
+				}
 			}
+		})
+		if err != nil {
+			return err
 		}
 		return out.Commit()
 	}

@@ -38,7 +38,7 @@ func TestE2EBasic(t *testing.T) {
 
 // TestE2EUsage checks that usage errors exit with status 2.
 func TestE2EUsage(t *testing.T) {
-	for _, args := range [][]string{{}, {"nosuch"}, {"toavro", "x.trv"}, {"meta", "--nosuch", "x.trv"}, {"validate", "a", "b"}} {
+	for _, args := range [][]string{{}, {"nosuch"}, {"toavro", "x.trv"}, {"meta", "--nosuch", "x.trv"}, {"schema", "a", "b", "c"}} {
 		r := runBin(t, nil, args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, "trevni") || strings.Contains(r.stderr, "goroutine") {
 			t.Errorf("%q: status %d, stderr:\n%s", args, r.code, r.stderr)

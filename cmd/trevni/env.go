@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/remote"
 )
 
 // env is what a running command sees: its context, which is cancelled when
@@ -100,12 +101,28 @@ func (e *env) openTrevni(path string, opts *format.ReaderOptions) (*trevniInput,
 		size int64
 		done func() error
 	)
-	if path == "-" {
+	switch {
+	case path == "-":
 		var err error
 		if ra, size, done, err = e.stdinReaderAt(); err != nil {
 			return nil, fmt.Errorf("%s: cannot read: %w", name, err)
 		}
-	} else {
+	case remote.IsURL(path):
+		h, err := remote.OpenHTTP(e.ctx, nil, path)
+		if err != nil {
+			return nil, err
+		}
+		// Columns are fetched in a few large range requests: the
+		// reader tells the coalescer each column's byte range.
+		c := remote.NewCoalescer(h, h.Size(), nil)
+		o := format.ReaderOptions{}
+		if opts != nil {
+			o = *opts
+		}
+		o.Prefetch = c.Prefetch
+		opts = &o
+		ra, size, done = c, h.Size(), func() error { return nil }
+	default:
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
@@ -193,6 +210,7 @@ type countingReaderAt struct {
 	ctx      context.Context
 	ra       io.ReaderAt
 	n        atomic.Int64
+	base     int64 // bytes of the data set's parts before this one
 	progress *progress
 }
 
@@ -203,7 +221,7 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.ra.ReadAt(p, off)
 	total := c.n.Add(int64(n))
 	if c.progress != nil {
-		c.progress.setBytes(total)
+		c.progress.setBytes(c.base + total)
 	}
 	return n, err
 }

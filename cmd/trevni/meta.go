@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/trevni-go/trevni/format"
 )
@@ -44,33 +46,46 @@ func metaCommand(fs *flag.FlagSet) runFunc {
 			return clmnMeta(e, args, *pretty)
 		}
 		// The output is opened first, as in dump.
-		out, err := e.createOutput(argOr(args, 1, "-"))
+		ins, outPath, err := e.datasetArgs(args, optionalOutput)
+		if err != nil {
+			return err
+		}
+		out, err := e.createOutput(cmp.Or(outPath, "-"))
 		if err != nil {
 			return err
 		}
 		defer out.Abort()
-		in, err := e.openTrevni(args[0], nil)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		b, err := metaJSON(in.Reader, *blocks)
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
-		}
-		if *pretty {
-			var buf bytes.Buffer
-			if err := json.Indent(&buf, b, "", "  "); err != nil {
-				return err // cannot happen: metaJSON writes valid JSON
+		// Several inputs give one JSON document per file, in order.
+		for _, path := range ins {
+			if err := metaOne(e, out, path, *pretty, *blocks); err != nil {
+				return err
 			}
-			b = buf.Bytes()
-		}
-		b = append(b, '\n')
-		if _, err := out.Write(b); err != nil {
-			return err
 		}
 		return out.Commit()
 	}
+}
+
+// metaOne writes the metadata of one input as a JSON document.
+func metaOne(e *env, out io.Writer, path string, pretty, blocks bool) error {
+	in, err := e.openTrevni(path, nil)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	b, err := metaJSON(in.Reader, blocks)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in.Name(), err)
+	}
+	if pretty {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, b, "", "  "); err != nil {
+			return err // cannot happen: metaJSON writes valid JSON
+		}
+		b = buf.Bytes()
+	}
+	b = append(b, '\n')
+	_, err = out.Write(b)
+	return err
 }
 
 // argOr returns args[i], or def when there are not that many.

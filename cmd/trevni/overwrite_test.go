@@ -81,9 +81,12 @@ func TestE2ENoOverwriteInput(t *testing.T) {
 		args []string
 		file string // the output named in the message
 	}{
-		{[]string{"meta", trv, trv}, trv},
-		{[]string{"dump", trv, hard}, hard},
-		{[]string{"tojson", trv, soft}, soft},
+		// meta, dump and tojson read an existing Trevni file named last
+		// as one more input (dataset_test.go), so name the output in a
+		// list of several inputs instead.
+		{[]string{"toavro", trv, hard, trv}, trv},
+		{[]string{"toproto", trv, soft}, soft},
+		{[]string{"toavro", trv, soft}, soft},
 		{[]string{"schema", trv, trv}, trv},
 		{[]string{"toavro", trv, trv}, trv},
 		{[]string{"toproto", trv, hard}, hard},
@@ -111,7 +114,7 @@ func TestE2ENoOverwriteInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	checkRefused(t, runBin(t, f, "dump", "--force", "-", hard), "dump", hard, "refusing", dir, before)
+	checkRefused(t, runBin(t, f, "toavro", "--force", "-", hard), "toavro", hard, "refusing", dir, before)
 }
 
 // TestE2ENoOverwriteWithoutForce checks that every command that writes a

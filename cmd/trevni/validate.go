@@ -41,51 +41,80 @@ Examples (the file names stand for your own):
 func validateCommand(fs *flag.FlagSet) runFunc {
 	strict := fs.Bool("strict", false, "reject the all-zero CRC-32s Java writes with the null codec")
 	return func(e *env, args []string) error {
-		in, err := e.openTrevni(args[0], &format.ReaderOptions{StrictChecksums: *strict})
+		ins, _, err := e.datasetArgs(args, noOutput)
 		if err != nil {
 			return err
 		}
-		defer in.Close()
-		p := e.newProgress(0, in.Size())
-		defer p.done()
-		in.track(p)
-		blocks := 0
-		for i := range in.NumColumns() {
-			if bl, err := in.Blocks(i); err == nil {
-				blocks += len(bl) // Verify reports the tables it cannot read
-			}
-		}
-		problems := in.Verify(func(err error) {
-			if e.interrupted() != nil {
-				return // the reads fail because the run is stopping
-			}
-			p.done()
-			e.report(fmt.Errorf("%s: %w", in.Name(), err))
-		})
-		if err := e.interrupted(); err != nil {
-			return err
-		}
-		if problems == 0 && in.Meta().Has(layout.MetaAvroSchema) {
-			if err := checkRecords(e, in); err != nil {
+		// Several inputs are checked one after the other, each reported
+		// on its own line; the run fails if any of them does.
+		failed := 0
+		for _, path := range ins {
+			if err := validateOne(e, path, *strict); err != nil {
 				if ierr := e.interrupted(); ierr != nil {
 					return ierr
 				}
-				p.done()
-				e.report(fmt.Errorf("%s: %w", in.Name(), err))
-				problems++
+				if len(ins) == 1 {
+					return err
+				}
+				if err != errReported {
+					e.report(err)
+				}
+				failed++
 			}
 		}
-		p.done()
-		switch {
-		case problems == 1:
-			return errReported // its one line says it all
-		case problems > 1:
-			return fmt.Errorf("%s: %d problems found", in.Name(), problems)
+		if failed > 0 {
+			return fmt.Errorf("%d of %d files failed", failed, len(ins))
 		}
-		_, err = fmt.Fprintf(e.stdout, "%s: ok: %s, %s, %s checked\n", in.Name(),
-			plural(in.RowCount(), "row"), plural(int64(in.NumColumns()), "column"), plural(int64(blocks), "block"))
+		return nil
+	}
+}
+
+// validateOne checks one file and prints its "ok" line.
+func validateOne(e *env, path string, strict bool) error {
+	in, err := e.openTrevni(path, &format.ReaderOptions{StrictChecksums: strict})
+	if err != nil {
 		return err
 	}
+	defer in.Close()
+	p := e.newProgress(0, in.Size())
+	defer p.done()
+	in.track(p)
+	blocks := 0
+	for i := range in.NumColumns() {
+		if bl, err := in.Blocks(i); err == nil {
+			blocks += len(bl) // Verify reports the tables it cannot read
+		}
+	}
+	problems := in.Verify(func(err error) {
+		if e.interrupted() != nil {
+			return // the reads fail because the run is stopping
+		}
+		p.done()
+		e.report(fmt.Errorf("%s: %w", in.Name(), err))
+	})
+	if err := e.interrupted(); err != nil {
+		return err
+	}
+	if problems == 0 && in.Meta().Has(layout.MetaAvroSchema) {
+		if err := checkRecords(e, in); err != nil {
+			if ierr := e.interrupted(); ierr != nil {
+				return ierr
+			}
+			p.done()
+			e.report(fmt.Errorf("%s: %w", in.Name(), err))
+			problems++
+		}
+	}
+	p.done()
+	switch {
+	case problems == 1:
+		return errReported // its one line says it all
+	case problems > 1:
+		return fmt.Errorf("%s: %d problems found", in.Name(), problems)
+	}
+	_, err = fmt.Fprintf(e.stdout, "%s: ok: %s, %s, %s checked\n", in.Name(),
+		plural(in.RowCount(), "row"), plural(int64(in.NumColumns()), "column"), plural(int64(blocks), "block"))
+	return err
 }
 
 // plural formats a count of things: "1 row", "2 rows".

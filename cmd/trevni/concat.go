@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/trevni-go/trevni/format"
+)
+
+const concatHelp = `
+Concat joins Trevni files with the same columns into one, in the order
+given, by copying their compressed blocks column by column: no value is
+decoded. The output takes the first file's metadata, codec and checksum; a
+file with another codec has its blocks decompressed and compressed again,
+one with only another checksum has the checksum dropped or computed, and
+every other block is copied as stored. The records are those of the files
+read one after the other, and Java reads the result.
+
+The inputs may be globs (quoted: the tool expands them) and directories
+(their *.trv files in name order), as for the reading commands.
+
+Examples (the file names stand for your own):
+
+	trevni concat part-00000.trv part-00001.trv all.trv
+	trevni concat 'parts/*.trv' all.trv
+`
+
+// concatCommand sets up "trevni concat".
+func concatCommand(fs *flag.FlagSet) runFunc {
+	return func(e *env, args []string) error {
+		ins, outPath, err := e.datasetArgs(args, lastOutput)
+		if err != nil {
+			return err
+		}
+		for _, in := range ins {
+			if in == "-" {
+				return e.usagef("concat reads files, not standard input")
+			}
+		}
+		out, err := e.createOutput(outPath)
+		if err != nil {
+			return err
+		}
+		defer out.Abort()
+		var rds []*format.Reader
+		var names []string
+		for _, path := range ins {
+			in, err := e.openTrevni(path, nil)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			rds = append(rds, in.Reader)
+			names = append(names, in.Name())
+		}
+		rows, err := format.Concat(e.ctx, out, rds)
+		if err != nil {
+			var pe *format.PartError
+			if errors.As(err, &pe) {
+				if errors.Is(pe.Err, format.ErrUsage) {
+					return fmt.Errorf("%s and %s cannot be joined: %w", names[0], names[pe.Part], pe.Err)
+				}
+				return fmt.Errorf("%s: %w", names[pe.Part], pe.Err)
+			}
+			return err
+		}
+		if err := out.Commit(); err != nil {
+			return err
+		}
+		if !e.quiet && out.file != nil {
+			fmt.Fprintf(e.stderr, "trevni: concat: wrote %s: %s from %s\n", out.Name(), pluralCount(rows, "row"), plural(int64(len(ins)), "file"))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,350 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/ocf"
+	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/schema/layout"
+)
+
+// The reading commands take a data set: several files, shell-style globs
+// (expanded here, so they may be quoted) and directories (their *.trv
+// files in name order), local files or http(s) URLs, read one after the
+// other as one stream of records.
+
+// Where the output goes among a command's positional arguments.
+const (
+	noOutput       = iota // every argument is an input (validate)
+	optionalOutput        // the last argument is the output when it is not a Trevni input
+	lastOutput            // the last argument is the output
+)
+
+// datasetArgs splits a command's positional arguments into its inputs,
+// expanded, and its output ("" when there is none), and records the
+// expanded inputs as files the command must never write over.
+func (e *env) datasetArgs(args []string, output int) (ins []string, out string, err error) {
+	switch {
+	case output == lastOutput,
+		output == optionalOutput && len(args) > 1 && !isTrevniArg(args[len(args)-1]):
+		out, args = args[len(args)-1], args[:len(args)-1]
+	}
+	if ins, err = expandInputs(args); err != nil {
+		return nil, "", err
+	}
+	e.inputs = append(e.inputs, ins...)
+	return ins, out, nil
+}
+
+// isTrevniArg reports whether an argument names Trevni input rather than
+// an output: a URL, a glob, a directory, standard input once an input was
+// given, or an existing file that starts like a Trevni file.
+func isTrevniArg(arg string) bool {
+	if remote.IsURL(arg) || hasGlob(arg) {
+		return true
+	}
+	f, err := os.Open(arg)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return true
+	}
+	var magic [3]byte
+	_, err = io.ReadFull(f, magic[:])
+	return err == nil && string(magic[:]) == "Trv"
+}
+
+func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// expandInputs expands globs and directories, keeping the order of the
+// arguments; a glob matches in name order, a directory gives its *.trv
+// files in name order. A glob or directory that gives no file is an error.
+func expandInputs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		switch {
+		case a == "-" || remote.IsURL(a):
+			out = append(out, a)
+		case hasGlob(a) && !exists(a):
+			m, err := filepath.Glob(a)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", a, err)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("%s: no file matches", a)
+			}
+			for _, f := range m {
+				if fi, err := os.Stat(f); err == nil && fi.IsDir() {
+					continue // a glob's directories are not read into
+				}
+				out = append(out, f)
+			}
+		default:
+			fi, err := os.Stat(a)
+			if err != nil || !fi.IsDir() {
+				out = append(out, a) // opening it reports the error
+				continue
+			}
+			m, err := filepath.Glob(filepath.Join(globEscape(a), "*.trv"))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", a, err)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("%s: directory holds no *.trv file", a)
+			}
+			out = append(out, m...) // Glob sorts its matches
+		}
+	}
+	if slices.Contains(out, "-") && len(out) > 1 {
+		return nil, errors.New("standard input (-) cannot be read with other inputs")
+	}
+	return out, nil
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// globEscape escapes the glob characters of a directory name.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// part is one file of a data set, as scanned before reading.
+type part struct {
+	path   string
+	name   string // for messages
+	rows   int64
+	size   int64
+	schema string // avro.schema, "" when none
+	cols   []format.ColumnMeta
+	open   *trevniInput // kept open when it is the only part
+}
+
+// scanParts opens every input in turn to learn its rows and schema, and
+// checks that the parts form one data set: the same Avro schema, or (with
+// readerSchema, the text of --schema) schemas that all resolve to it, or,
+// for files not written from Avro, the same columns. The error names the
+// two files that differ. A single input is kept open, opened with opts,
+// for eachPart (standard input cannot be read twice); the caller must
+// call closeParts.
+func (e *env) scanParts(paths []string, readerSchema string, opts *format.ReaderOptions) ([]part, error) {
+	parts := make([]part, 0, len(paths))
+	for _, p := range paths {
+		in, err := e.openTrevni(p, opts)
+		if err != nil {
+			return nil, err
+		}
+		pt := part{path: p, name: in.Name(), rows: in.RowCount(), size: in.Size(), schema: in.Meta().GetString(layout.MetaAvroSchema)}
+		for i := range in.NumColumns() {
+			pt.cols = append(pt.cols, *in.Column(i))
+		}
+		if len(parts) > 0 {
+			err = agree(&parts[0], &pt)
+			if err != nil && readerSchema != "" && pt.schema != "" {
+				// The reader schema may reconcile them: check that
+				// this part resolves to it.
+				if _, rerr := assemble.NewAvroReader(in.Reader, &assemble.Options{ReaderSchema: readerSchema, Layout: e.limits.layout()}); rerr != nil {
+					err = fmt.Errorf("%s: does not resolve to the --schema: %w", pt.name, rerr)
+				} else {
+					err = nil
+				}
+			}
+		}
+		if len(paths) == 1 && err == nil {
+			pt.open = in
+		} else {
+			in.Close()
+		}
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, pt)
+	}
+	return parts, nil
+}
+
+// closeParts closes the input scanParts kept open, if eachPart did not.
+func closeParts(parts []part) {
+	for i := range parts {
+		if parts[i].open != nil {
+			parts[i].open.Close()
+			parts[i].open = nil
+		}
+	}
+}
+
+// agree checks that part b may be read with part a.
+func agree(a, b *part) error {
+	if a.schema != "" || b.schema != "" {
+		if a.schema == b.schema {
+			return nil
+		}
+		return fmt.Errorf("%s and %s have different schemas: give --schema a reader schema both resolve to", a.name, b.name)
+	}
+	if len(a.cols) != len(b.cols) {
+		return fmt.Errorf("%s and %s have different columns (%d and %d)", a.name, b.name, len(a.cols), len(b.cols))
+	}
+	for i := range a.cols {
+		x, y := &a.cols[i], &b.cols[i]
+		if x.Name != y.Name || x.Type != y.Type || x.Parent != y.Parent || x.Array != y.Array {
+			return fmt.Errorf("%s and %s have different columns: column %d is %q (%s) and %q (%s)", a.name, b.name, i, x.Name, x.Type, y.Name, y.Type)
+		}
+	}
+	return nil
+}
+
+// totals returns the rows and bytes of the parts.
+func totals(parts []part) (rows, size int64) {
+	for _, p := range parts {
+		rows += p.rows
+		size += p.size
+	}
+	return rows, size
+}
+
+// eachPart opens the parts one at a time and calls fn with each part that
+// holds records of the range rf selects (all of them when rf is nil),
+// with the first record of the part to read and the record after the
+// last; before is the number of the data set's records before the part.
+// The bytes read count towards p from one part to the next.
+func (e *env) eachPart(parts []part, opts *format.ReaderOptions, rf *rangeFlags, p *progress, fn func(in *trevniInput, from, to, before int64) error) error {
+	var offset, limit int64 = 0, -1
+	if rf != nil {
+		if rf.offset < 0 {
+			return e.usagef("--offset must not be negative")
+		}
+		offset, limit = rf.offset, rf.limit
+	}
+	var before, bytesBefore int64
+	for k := range parts {
+		pt := &parts[k]
+		if limit == 0 {
+			break
+		}
+		if offset >= pt.rows && pt.rows > 0 {
+			offset -= pt.rows
+			before += pt.rows
+			bytesBefore += pt.size
+			continue
+		}
+		in := pt.open
+		if in == nil {
+			var err error
+			if in, err = e.openTrevni(pt.path, opts); err != nil {
+				return err
+			}
+		}
+		if in.RowCount() != pt.rows {
+			in.Close()
+			return fmt.Errorf("%s: changed while being read (%d rows, then %d)", in.Name(), pt.rows, in.RowCount())
+		}
+		in.ra.base = bytesBefore
+		if p != nil {
+			in.track(p)
+		}
+		from := min(offset, pt.rows)
+		to := pt.rows
+		if limit >= 0 {
+			if limit < to-from { // compared so, from+limit cannot overflow
+				to = from + limit
+			}
+			limit -= to - from
+		}
+		err := fn(in, from, to, before)
+		in.Close()
+		pt.open = nil
+		if err != nil {
+			return err
+		}
+		offset = 0
+		before += pt.rows
+		bytesBefore += pt.size
+	}
+	return nil
+}
+
+// eachAvro is eachPart for records read as Avro: fn gets a reader of the
+// part's records in the range, through the reader schema (its text) if
+// given.
+func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, p *progress, fn func(ar *assemble.AvroReader, in *trevniInput, before int64) error) error {
+	return e.eachPart(parts, &format.ReaderOptions{ReadAhead: true}, rf, p, func(in *trevniInput, from, to, before int64) error {
+		ar, err := assemble.NewAvroReader(in.Reader, &assemble.Options{ReaderSchema: readerSchema, Layout: e.limits.layout()})
+		if err == nil && from > 0 {
+			err = ar.SeekRow(from)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Name(), err)
+		}
+		ar.StopAt(to)
+		return fn(ar, in, before+from)
+	})
+}
+
+// readerSchemaText reads the --schema file, if one is given.
+func (e *env) readerSchemaText(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	text, _, err := e.readSchemaFile(path)
+	return text, err
+}
+
+// toContainer writes the records of the parts in the range rf selects to
+// out as one Avro object container file of the reader schema (its text),
+// or of the parts' schema, and returns the records written.
+func (e *env) toContainer(out io.Writer, parts []part, readerSchema string, rf *rangeFlags, codec string, p *progress) (int64, error) {
+	text := cmp.Or(readerSchema, parts[0].schema)
+	if text == "" {
+		return 0, fmt.Errorf("%s: the file has no %s metadata: it was not written from Avro", parts[0].name, layout.MetaAvroSchema)
+	}
+	cw, err := ocf.NewWriter(out, text, ocf.WriterOptions{Codec: codec})
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = e.eachAvro(parts, readerSchema, rf, p, func(ar *assemble.AvroReader, in *trevniInput, before int64) error {
+		var rec []byte
+		for {
+			var err error
+			rec, err = ar.ReadBinary(rec[:0])
+			if err == io.EOF {
+				return nil
+			}
+			if err == nil {
+				err = cw.Append(rec)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", in.Name(), err)
+			}
+			n++
+			if n%4096 == 0 {
+				if err := e.interrupted(); err != nil {
+					return err
+				}
+				p.setRows(n)
+			}
+		}
+	})
+	if err != nil {
+		return n, err
+	}
+	p.setRows(n)
+	return n, cw.Close()
+}

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// emailParts copies two of Java's files of the email vector, of different
+// codecs, into a directory as part-0.trv and part-1.trv, and returns the
+// directory, the parts and Java's records for the two, in order.
+func emailParts(t *testing.T) (dir string, parts []string, want []string) {
+	t.Helper()
+	dir = t.TempDir()
+	parts = []string{
+		copyFile(t, filepath.Join(interopDir, "email", "email.deflate.crc32.trv"), dir, "part-0.trv"),
+		copyFile(t, filepath.Join(interopDir, "email", "email.snappy.crc32.trv"), dir, "part-1.trv"),
+	}
+	one := readLines(t, filepath.Join(interopDir, "email", "expected.jsonl"))
+	return dir, parts, append(slices.Clone(one), one...)
+}
+
+func lines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+func TestDatasetToJSON(t *testing.T) {
+	dir, parts, want := emailParts(t)
+	for _, args := range [][]string{
+		{"tojson", parts[0], parts[1]},
+		{"tojson", dir},
+		{"tojson", filepath.Join(dir, "part-*.trv")},
+		{"tojson", filepath.Join(dir, "part-[0]*"), parts[1]},
+	} {
+		r := runIn(t, nil, args...)
+		if r.code != 0 || !slices.Equal(lines(r.stdout), want) {
+			t.Errorf("%q: status %d, %d records, want %d; stderr %s", args, r.code, len(lines(r.stdout)), len(want), r.stderr)
+		}
+	}
+	// --offset and --limit span the parts: ranges within a part, across
+	// the boundary, and past the end.
+	n := len(want) / 2
+	for _, c := range [][2]int{{0, 5}, {n - 3, 7}, {n, 4}, {n + 10, 1000}, {2 * n, 5}, {5, 0}, {n - 1, -1}} {
+		r := runIn(t, nil, "tojson", "--offset", strconv.Itoa(c[0]), "--limit", strconv.Itoa(c[1]), dir)
+		end := len(want)
+		if c[1] >= 0 {
+			end = min(end, c[0]+c[1])
+		}
+		exp := want[min(c[0], len(want)):end]
+		if got := lines(r.stdout); r.code != 0 || !slices.Equal(got, exp) {
+			t.Errorf("offset %d limit %d: status %d, %d records, want %d; %s", c[0], c[1], r.code, len(got), len(exp), r.stderr)
+		}
+	}
+	// The output file named last, after several inputs.
+	out := filepath.Join(t.TempDir(), "all.jsonl")
+	if r := runIn(t, nil, "tojson", parts[0], parts[1], out); r.code != 0 || !slices.Equal(readLines(t, out), want) {
+		t.Fatalf("tojson to a file: %+v", r)
+	}
+}
+
+func TestDatasetOtherCommands(t *testing.T) {
+	dir, parts, want := emailParts(t)
+	out := t.TempDir()
+	// toavro joins the parts into one container, read back through fromavro.
+	avro := filepath.Join(out, "all.avro")
+	trv := filepath.Join(out, "all.trv")
+	if r := runIn(t, nil, "toavro", "--quiet", dir, avro); r.code != 0 {
+		t.Fatalf("toavro: %+v", r)
+	}
+	if r := runIn(t, nil, "fromavro", "--quiet", avro, trv); r.code != 0 {
+		t.Fatalf("fromavro: %+v", r)
+	}
+	if r := runIn(t, nil, "tojson", trv); !slices.Equal(lines(r.stdout), want) {
+		t.Fatalf("toavro of the parts: %d records, want %d", len(lines(r.stdout)), len(want))
+	}
+	// dump: the rows of each part in order.
+	d0, d1 := runIn(t, nil, "dump", parts[0]), runIn(t, nil, "dump", parts[1])
+	if r := runIn(t, nil, "dump", parts[0], parts[1]); r.code != 0 || r.stdout != d0.stdout+d1.stdout || d0.stdout == "" {
+		t.Fatalf("dump: %+v", r)
+	}
+	// meta: one document per file, in order.
+	m0, m1 := runIn(t, nil, "meta", parts[0]), runIn(t, nil, "meta", parts[1])
+	if r := runIn(t, nil, "meta", dir); r.code != 0 || r.stdout != m0.stdout+m1.stdout {
+		t.Fatalf("meta: %+v", r)
+	}
+	// validate: one line per file; one bad file fails the run and is named.
+	r := runIn(t, nil, "validate", dir)
+	if got := lines(r.stdout); r.code != 0 || len(got) != 2 || !strings.HasPrefix(got[0], parts[0]+": ok") || !strings.HasPrefix(got[1], parts[1]+": ok") {
+		t.Fatalf("validate: %+v", r)
+	}
+	bad := copyFile(t, parts[1], dir, "part-2.trv")
+	b := readFile(t, bad)
+	writeFileT(t, bad, b[:len(b)-100])
+	r = runIn(t, nil, "validate", dir)
+	if r.code != 1 || len(lines(r.stdout)) != 2 || !strings.Contains(r.stderr, bad) || !strings.Contains(r.stderr, "1 of 3 files failed") {
+		t.Fatalf("validate with a bad part: %+v", r)
+	}
+}
+
+func TestDatasetSchemas(t *testing.T) {
+	dir := t.TempDir()
+	s1 := filepath.Join(dir, "s1.avsc")
+	s2 := filepath.Join(dir, "s2.avsc")
+	rs := filepath.Join(dir, "reader.avsc")
+	writeFileT(t, s1, []byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"b","type":"string"}]}`))
+	writeFileT(t, s2, []byte(`{"type":"record","name":"R","fields":[{"name":"c","type":"int"},{"name":"a","type":"long"}]}`))
+	writeFileT(t, rs, []byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"d","type":"int","default":7}]}`))
+	f1, f2 := filepath.Join(dir, "one.trv"), filepath.Join(dir, "two.trv")
+	for _, c := range [][2]string{{s1, f1}, {s2, f2}} {
+		if r := runIn(t, nil, "random", "--quiet", c[0], "50", c[1]); r.code != 0 {
+			t.Fatalf("random: %+v", r)
+		}
+	}
+	r := runIn(t, nil, "tojson", f1, f2)
+	if r.code != 1 || !strings.Contains(r.stderr, f1) || !strings.Contains(r.stderr, f2) || !strings.Contains(r.stderr, "different schemas") || r.stdout != "" {
+		t.Fatalf("different schemas: %+v", r)
+	}
+	// Through a reader schema both resolve to: each part as read alone
+	// through it.
+	r1, r2 := runIn(t, nil, "tojson", "--schema", rs, f1), runIn(t, nil, "tojson", "--schema", rs, f2)
+	r = runIn(t, nil, "tojson", "--schema", rs, f1, f2)
+	if r.code != 0 || r.stdout != r1.stdout+r2.stdout || len(lines(r.stdout)) != 100 || !strings.Contains(r.stdout, `"d": 7`) && !strings.Contains(r.stdout, `"d":7`) {
+		t.Fatalf("through --schema: %+v", r)
+	}
+	// A reader schema one part does not resolve to names it.
+	writeFileT(t, rs, []byte(`{"type":"record","name":"R","fields":[{"name":"b","type":"string"}]}`))
+	if r = runIn(t, nil, "tojson", "--schema", rs, f1, f2); r.code != 1 || !strings.Contains(r.stderr, f2) {
+		t.Fatalf("unresolvable: %+v", r)
+	}
+	if r = runIn(t, nil, "tojson", filepath.Join(dir, "nothing-*.trv")); r.code != 1 || !strings.Contains(r.stderr, "no file matches") {
+		t.Fatalf("empty glob: %+v", r)
+	}
+}
+
+func TestConcatCommand(t *testing.T) {
+	dir, parts, want := emailParts(t)
+	out := filepath.Join(t.TempDir(), "all.trv")
+	if r := runIn(t, nil, "concat", "--quiet", filepath.Join(dir, "*.trv"), out); r.code != 0 {
+		t.Fatalf("concat: %+v", r)
+	}
+	if r := runIn(t, nil, "tojson", out); !slices.Equal(lines(r.stdout), want) {
+		t.Fatalf("concat: %d records, want %d", len(lines(r.stdout)), len(want))
+	}
+	if r := runIn(t, nil, "validate", out); r.code != 0 {
+		t.Fatalf("validate: %+v", r)
+	}
+	// Files of other columns: an error naming both, and no output.
+	other := filepath.Join(interopDir, "maps", "maps.null.none.trv")
+	out2 := filepath.Join(filepath.Dir(out), "bad.trv")
+	r := runIn(t, nil, "concat", parts[0], other, out2)
+	if r.code != 1 || !strings.Contains(r.stderr, parts[0]) || !strings.Contains(r.stderr, other) {
+		t.Fatalf("different columns: %+v", r)
+	}
+	if names := dirNames(t, filepath.Dir(out)); !slices.Equal(names, []string{"all.trv"}) {
+		t.Fatalf("files left: %q", names)
+	}
+}
+
+// countingServer serves files of a directory with range requests over
+// loopback, counting the requests; after failAfter requests (when > 0)
+// range answers stop half-way.
+type countingServer struct {
+	*httptest.Server
+	reqs      atomic.Int64
+	failAfter int64
+}
+
+func serveDir(t *testing.T, dir string, failAfter int64) *countingServer {
+	s := &countingServer{failAfter: failAfter}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := s.reqs.Add(1)
+		data, err := os.ReadFile(filepath.Join(dir, filepath.Base(r.URL.Path)))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		if s.failAfter > 0 && n > s.failAfter && r.Header.Get("Range") != "" {
+			var first, last int64
+			fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &first, &last)
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", first, last, len(data)))
+			w.Header().Set("Content-Length", strconv.FormatInt(last-first+1, 10))
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(data[first : first+(last-first+1)/2])
+			return
+		}
+		http.ServeContent(w, r, "f.trv", time.Time{}, bytes.NewReader(data))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestDatasetURLs(t *testing.T) {
+	_, parts, want := emailParts(t)
+	dir := filepath.Dir(parts[0])
+	s := serveDir(t, dir, 0)
+	u0, u1 := s.URL+"/part-0.trv", s.URL+"/part-1.trv"
+	r := runIn(t, nil, "tojson", u0, parts[1])
+	if r.code != 0 || !slices.Equal(lines(r.stdout), want) {
+		t.Fatalf("tojson of a URL and a file: %+v", r)
+	}
+	out := filepath.Join(t.TempDir(), "all.trv")
+	if r := runIn(t, nil, "concat", "--quiet", u0, u1, out); r.code != 0 {
+		t.Fatalf("concat of URLs: %+v", r)
+	}
+	if r := runIn(t, nil, "tojson", out); !slices.Equal(lines(r.stdout), want) {
+		t.Fatalf("concat of URLs: %d records", len(lines(r.stdout)))
+	}
+}
+
+// bigFile writes a file of random records over several megabytes into dir.
+func bigFile(t *testing.T, dir string) string {
+	t.Helper()
+	avsc := filepath.Join(dir, "big.avsc")
+	writeFileT(t, avsc, []byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"b","type":"string"},{"name":"c","type":"double"}]}`))
+	trv := filepath.Join(dir, "big.trv")
+	if r := runIn(t, nil, "random", "--quiet", "--codec", "null", avsc, "200000", trv); r.code != 0 {
+		t.Fatalf("random: %+v", r)
+	}
+	os.Remove(avsc)
+	return trv
+}
+
+// TestDatasetURLCoalesced reads a file of several megabytes by URL: the
+// same records as the local file, in a few requests rather than one per
+// block.
+func TestDatasetURLCoalesced(t *testing.T) {
+	dir := t.TempDir()
+	trv := bigFile(t, dir)
+	s := serveDir(t, dir, 0)
+	local := runIn(t, nil, "tojson", trv)
+	r := runIn(t, nil, "tojson", s.URL+"/big.trv")
+	if r.code != 0 || r.stdout != local.stdout || local.stdout == "" {
+		t.Fatalf("tojson of a URL: status %d, stderr %s", r.code, r.stderr)
+	}
+	meta := runIn(t, nil, "meta", "--blocks", trv)
+	blocks := strings.Count(meta.stdout, `"rows"`) - 1 // one for the file
+	t.Logf("%d bytes, %d blocks: %d requests", len(readFile(t, trv)), blocks, s.reqs.Load())
+	if s.reqs.Load() > 8 || blocks < 50 {
+		t.Fatalf("%d requests for %d blocks", s.reqs.Load(), blocks)
+	}
+}
+
+// TestDatasetURLFailsMidRead: a server that cuts its answers short once
+// the header is read is a clear error naming the URL, and neither the
+// output nor a temporary file is left behind.
+func TestDatasetURLFailsMidRead(t *testing.T) {
+	dir := t.TempDir()
+	trv := bigFile(t, dir)
+	s := serveDir(t, dir, 3)
+	u := s.URL + "/big.trv"
+	outDir := t.TempDir()
+	for _, args := range [][]string{
+		{"tojson", u, filepath.Join(outDir, "out.jsonl")},
+		{"toavro", u, filepath.Join(outDir, "out.avro")},
+		{"concat", trv, u, filepath.Join(outDir, "out.trv")},
+	} {
+		s.reqs.Store(0)
+		r := runIn(t, nil, args...)
+		t.Logf("%q: %s", args[0], r.stderr)
+		if r.code != 1 || !strings.Contains(r.stderr, u) || !strings.Contains(r.stderr, "unexpected EOF") {
+			t.Errorf("%q: %+v", args, r)
+		}
+		if names := dirNames(t, outDir); len(names) != 0 {
+			t.Errorf("%q: left %q", args, names)
+		}
+	}
+}

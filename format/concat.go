@@ -1,0 +1,359 @@
+package format
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+)
+
+// statsKey is the column metadata key of package format/stats's per-block
+// statistics (stats.MetaKey), which describe the blocks of one file: Concat
+// leaves it out of the joined file rather than carry the first part's.
+const statsKey = "stats.blocks"
+
+// PartError is an error of Concat about one of its inputs.
+type PartError struct {
+	Part int // index of the input in Concat's list
+	Err  error
+}
+
+func (e *PartError) Error() string { return fmt.Sprintf("part %d: %v", e.Part, e.Err) }
+
+// Unwrap returns the error about the part.
+func (e *PartError) Unwrap() error { return e.Err }
+
+// concatMode is how the blocks of one column of one part reach the output.
+type concatMode uint8
+
+const (
+	modeCopy    concatMode = iota // stored bytes as they are
+	modeDropCRC                   // stored bytes without their checksum
+	modeAddCRC                    // stored bytes, and a checksum of the decompressed block
+	modeRecode                    // decompressed and compressed again
+)
+
+// concatPart is one column of one input, with what it takes in the output.
+type concatPart struct {
+	t     *blockTable
+	mode  concatMode
+	sizes []int // for modeRecode: the compressed size of every block
+}
+
+// Concat writes to out one Trevni file holding the rows of the files ins in
+// order, without decoding a value: the parts must have the same columns
+// (names, types, parents, arrays, values flags), and each column's blocks
+// are copied as stored. The output takes the first part's file and column
+// metadata (its codec and checksum included; per-block statistics are left
+// out). A part whose column has another codec has its blocks decompressed
+// and compressed again; one that has only another checksum has the
+// checksum dropped, or computed from the decompressed block, and its
+// compressed bytes copied. The first values of trevni.values columns are
+// copied with their blocks: they stay valid, since rows are numbered by
+// the blocks' row counts alone.
+//
+// Memory is bounded by one block (or a copy buffer) at a time: the output's
+// column starts are computed from the parts' block tables before any block
+// is copied, which for a part that needs compressing again means
+// compressing its blocks twice. It returns the rows written.
+func Concat(ctx context.Context, out io.Writer, ins []*Reader) (int64, error) {
+	if len(ins) == 0 {
+		return 0, fmt.Errorf("%w: Concat of no files", ErrUsage)
+	}
+	first := ins[0]
+	var rows int64
+	for k, rd := range ins {
+		if err := sameColumns(first, rd); err != nil {
+			return 0, &PartError{Part: k, Err: fmt.Errorf("%w: %w", ErrUsage, err)}
+		}
+		if rd.rowCount > math.MaxInt64-rows {
+			return 0, fmt.Errorf("%w: parts hold too many rows", ErrUsage)
+		}
+		rows += rd.rowCount
+	}
+	ncols := len(first.cols)
+	parts := make([][]concatPart, ncols) // column, then part
+	sizes := make([]int64, ncols)
+	blocks := make([]int, ncols)
+	var scratch blockScratch
+	for i := 0; i < ncols; i++ {
+		out0, err := first.table(i)
+		if err != nil {
+			return 0, err
+		}
+		parts[i] = make([]concatPart, len(ins))
+		sizes[i] = 4
+		for k, rd := range ins {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			t, err := rd.table(i)
+			if err != nil {
+				return 0, &PartError{Part: k, Err: err}
+			}
+			p := &parts[i][k]
+			p.t = t
+			switch {
+			case !sameCodec(t, out0):
+				p.mode = modeRecode
+			case t.checksum == out0.checksum:
+				p.mode = modeCopy
+			case out0.checksum == 0:
+				p.mode = modeDropCRC
+			default:
+				p.mode = modeAddCRC
+			}
+			blocks[i] += len(t.blocks)
+			if blocks[i] > math.MaxInt32 {
+				return 0, fmt.Errorf("%w: column %q would have more than %d blocks", ErrLimit, first.cols[i].Name, math.MaxInt32)
+			}
+			if p.mode == modeRecode {
+				p.sizes = make([]int, len(t.blocks))
+			}
+			for b := range t.blocks {
+				bi := &t.blocks[b]
+				n := bi.CompressedSize
+				if p.mode == modeRecode {
+					if err := scratch.recode(rd, i, b, t, out0); err != nil {
+						return 0, &PartError{Part: k, Err: err}
+					}
+					n = len(scratch.out)
+					p.sizes[b] = n
+				}
+				sizes[i] += 12 + int64(len(bi.firstValue)) + int64(n) + int64(out0.checksum)
+			}
+		}
+	}
+
+	bw := bufio.NewWriterSize(out, 256<<10)
+	var h encoder
+	h.b = append(h.b, magic[:]...)
+	h.writeFixed64(uint64(rows))
+	h.writeFixed32(uint32(ncols))
+	writeMeta(&h, &first.meta)
+	for i := range first.rawMeta {
+		m := first.rawMeta[i]
+		if m.Has(statsKey) {
+			m = m.Clone()
+			m.Delete(statsKey)
+		}
+		writeMeta(&h, &m)
+	}
+	start := int64(len(h.b)) + 8*int64(ncols)
+	for i := range sizes {
+		h.writeFixed64(uint64(start))
+		start += sizes[i]
+	}
+	if _, err := bw.Write(h.b); err != nil {
+		return 0, err
+	}
+	copyBuf := make([]byte, 256<<10)
+	for i := 0; i < ncols; i++ {
+		out0 := parts[i][0].t
+		h.reset(h.b[:0])
+		h.writeFixed32(uint32(blocks[i]))
+		for k := range ins {
+			p := &parts[i][k]
+			for b := range p.t.blocks {
+				bi := &p.t.blocks[b]
+				n := bi.CompressedSize
+				if p.mode == modeRecode {
+					n = p.sizes[b]
+				}
+				h.writeFixed32(uint32(bi.Rows))
+				h.writeFixed32(uint32(bi.UncompressedSize))
+				h.writeFixed32(uint32(n))
+				h.b = append(h.b, bi.firstValue...)
+			}
+			if len(h.b) >= 64<<10 {
+				if _, err := bw.Write(h.b); err != nil {
+					return 0, err
+				}
+				h.reset(h.b[:0])
+			}
+		}
+		if _, err := bw.Write(h.b); err != nil {
+			return 0, err
+		}
+		for k, rd := range ins {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			p := &parts[i][k]
+			if err := scratch.copyPart(bw, rd, i, p, out0, copyBuf); err != nil {
+				return 0, &PartError{Part: k, Err: err}
+			}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return 0, err
+	}
+	return rows, nil
+}
+
+// sameColumns checks that rd has the columns of first.
+func sameColumns(first, rd *Reader) error {
+	if len(rd.cols) != len(first.cols) {
+		return fmt.Errorf("%d columns, the first part %d", len(rd.cols), len(first.cols))
+	}
+	for i := range rd.cols {
+		a, b := &first.cols[i], &rd.cols[i]
+		if a.Name != b.Name || a.Type != b.Type || a.Parent != b.Parent || a.Array != b.Array || a.Values != b.Values {
+			return fmt.Errorf("column %d is %s, in the first part %s", i, describeColumn(b), describeColumn(a))
+		}
+	}
+	return nil
+}
+
+func describeColumn(c *ColumnMeta) string {
+	s := fmt.Sprintf("%q (%s", c.Name, c.Type)
+	if c.Parent != "" {
+		s += ", parent " + c.Parent
+	}
+	if c.Array {
+		s += ", array"
+	}
+	if c.Values {
+		s += ", values"
+	}
+	return s + ")"
+}
+
+// sameCodec reports whether blocks of table a are stored as those of b:
+// codecs are known by name (comparing the Codec values could panic on a
+// custom codec of an uncomparable type).
+func sameCodec(a, b *blockTable) bool {
+	return canonicalCodec(a.codecName) == canonicalCodec(b.codecName)
+}
+
+func canonicalCodec(name string) string {
+	switch name {
+	case "":
+		return CodecNull
+	case CodecZstandard:
+		return CodecZstd
+	}
+	return name
+}
+
+// blockScratch holds the buffers of one block being re-encoded.
+type blockScratch struct {
+	raw, data, out []byte
+}
+
+// read reads the stored bytes of block b of column i of rd, checksum
+// included, and when decompress is set decompresses them into s.data and
+// checks the checksum.
+func (s *blockScratch) read(rd *Reader, i, b int, t *blockTable, decompress bool) error {
+	bi := &t.blocks[b]
+	n := bi.CompressedSize + t.checksum
+	if cap(s.raw) < n {
+		s.raw = make([]byte, n)
+	}
+	s.raw = s.raw[:n]
+	if k, err := rd.ra.ReadAt(s.raw, bi.Offset); k < n {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return rd.colErr(i, b, bi.Offset, fmt.Errorf("reading block: %w", err))
+	}
+	if !decompress {
+		return nil
+	}
+	if bi.UncompressedSize > rd.opts.MaxBlockSize {
+		return rd.colErr(i, b, bi.Offset, fmt.Errorf("%w: block of %d uncompressed bytes exceeds the %d bytes of ReaderOptions.MaxBlockSize", ErrLimit, bi.UncompressedSize, rd.opts.MaxBlockSize))
+	}
+	if want := min(bi.UncompressedSize, maxExpansion(t.codec, bi.CompressedSize)) + 1; cap(s.data) < want {
+		s.data = make([]byte, 0, want)
+	}
+	var err error
+	if s.data, err = t.codec.Decompress(s.data[:0], s.raw[:bi.CompressedSize], bi.UncompressedSize); err != nil {
+		return rd.colErr(i, b, bi.Offset, asFormat(err))
+	}
+	if t.checksum == 4 {
+		want := binary.BigEndian.Uint32(s.raw[bi.CompressedSize:])
+		got := crc32.Checksum(s.data, crcTable)
+		// Java writes all-zero checksums for null-codec blocks.
+		if want != got && !(want == 0 && isNullCodec(t.codec) && !rd.opts.StrictChecksums) {
+			return rd.colErr(i, b, bi.Offset, fmt.Errorf("%w: checksum %08x, the block's data has %08x", ErrChecksum, want, got))
+		}
+	}
+	return nil
+}
+
+// recode reads block b of column i of rd and compresses it again as the
+// output column out stores blocks, into s.out (checksum not included).
+func (s *blockScratch) recode(rd *Reader, i, b int, t, out *blockTable) error {
+	if err := s.read(rd, i, b, t, true); err != nil {
+		return err
+	}
+	var err error
+	if s.out, err = out.codec.Compress(s.out[:0], s.data); err != nil {
+		return rd.colErr(i, b, t.blocks[b].Offset, fmt.Errorf("compressing with %s: %w", out.codecName, err))
+	}
+	if len(s.out) > math.MaxInt32 {
+		return rd.colErr(i, b, t.blocks[b].Offset, fmt.Errorf("%w: block compresses to %d bytes", ErrLimit, len(s.out)))
+	}
+	return nil
+}
+
+// copyPart writes the blocks of column i of rd, as part p of the output
+// column stored as out.
+func (s *blockScratch) copyPart(w io.Writer, rd *Reader, i int, p *concatPart, out *blockTable, buf []byte) error {
+	bs := p.t.blocks
+	if len(bs) == 0 {
+		return nil
+	}
+	if p.mode == modeCopy {
+		// The blocks are contiguous: one copy of all of them.
+		off := bs[0].Offset
+		last := &bs[len(bs)-1]
+		end := last.Offset + int64(last.CompressedSize) + int64(p.t.checksum)
+		if _, err := io.CopyBuffer(w, io.NewSectionReader(rd.ra, off, end-off), buf); err != nil {
+			return rd.colErr(i, 0, off, fmt.Errorf("copying blocks: %w", err))
+		}
+		return nil
+	}
+	var crc [4]byte
+	for b := range bs {
+		bi := &bs[b]
+		var stored []byte
+		switch p.mode {
+		case modeDropCRC:
+			if err := s.read(rd, i, b, p.t, false); err != nil {
+				return err
+			}
+			stored = s.raw[:bi.CompressedSize]
+		case modeAddCRC:
+			if err := s.read(rd, i, b, p.t, true); err != nil {
+				return err
+			}
+			stored = s.raw[:bi.CompressedSize]
+		case modeRecode:
+			if err := s.recode(rd, i, b, p.t, out); err != nil {
+				return err
+			}
+			if len(s.out) != p.sizes[b] {
+				return rd.colErr(i, b, bi.Offset, fmt.Errorf("the %s codec compressed the block to %d bytes, then to %d", out.codecName, p.sizes[b], len(s.out)))
+			}
+			stored = s.out
+		}
+		if _, err := w.Write(stored); err != nil {
+			return err
+		}
+		if out.checksum == 4 {
+			if p.t.checksum == 4 && p.mode != modeRecode && p.mode != modeAddCRC {
+				copy(crc[:], s.raw[bi.CompressedSize:])
+			} else {
+				binary.BigEndian.PutUint32(crc[:], crc32.Checksum(s.data, crcTable))
+			}
+			if _, err := w.Write(crc[:]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,252 @@
+package format_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/format"
+)
+
+const concatInterop = "../testdata/interop"
+
+func openBytes(t *testing.T, b []byte) *format.Reader {
+	t.Helper()
+	rd, err := format.NewReader(bytes.NewReader(b), int64(len(b)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd
+}
+
+// records reads every record of a file as Avro JSON lines.
+func records(t *testing.T, rd *format.Reader) []string {
+	t.Helper()
+	ar, err := assemble.NewAvroReader(rd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var buf []byte
+	for {
+		buf, err = ar.ReadJSON(buf[:0])
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(buf))
+	}
+}
+
+func concatBytes(t *testing.T, parts ...[]byte) []byte {
+	t.Helper()
+	var rds []*format.Reader
+	var rows int64
+	for _, p := range parts {
+		rd := openBytes(t, p)
+		rows += rd.RowCount()
+		rds = append(rds, rd)
+	}
+	var out bytes.Buffer
+	n, err := format.Concat(context.Background(), &out, rds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != rows {
+		t.Fatalf("Concat wrote %d rows, the parts hold %d", n, rows)
+	}
+	return out.Bytes()
+}
+
+// TestConcatInterop joins the files Java wrote of each data set, every
+// codec and checksum first in turn (so that every other part is copied,
+// has its checksum dropped or added, or is compressed again), and checks
+// the records against reading the parts in order, and the file with Verify.
+func TestConcatInterop(t *testing.T) {
+	for _, dir := range []string{"nested_records", "medium", "maps", "unions", "primitives"} {
+		files, _ := filepath.Glob(filepath.Join(concatInterop, dir, "*.trv"))
+		if len(files) < 2 {
+			t.Fatalf("%s: %d files", dir, len(files))
+		}
+		var datas [][]byte
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			datas = append(datas, b)
+		}
+		for first := range datas {
+			if dir == "medium" && !strings.Contains(files[first], ".null.") && !strings.Contains(files[first], ".snappy.") {
+				continue // compressing the big data set again with bzip2 or deflate takes seconds
+			}
+			order := append([][]byte{datas[first]}, slices.Delete(slices.Clone(datas), first, first+1)...)
+			var want []string
+			for _, p := range order {
+				want = append(want, records(t, openBytes(t, p))...)
+			}
+			joined := concatBytes(t, order...)
+			rd := openBytes(t, joined)
+			if rd.Codec() != openBytes(t, order[0]).Codec() || rd.Checksum() != openBytes(t, order[0]).Checksum() {
+				t.Fatalf("%s: output codec %s/%s, first part's %s", dir, rd.Codec(), rd.Checksum(), files[first])
+			}
+			got := records(t, rd)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s, %s first: %d records differ from the parts' %d", dir, filepath.Base(files[first]), len(got), len(want))
+			}
+			var problems []error
+			rd.Verify(func(err error) { problems = append(problems, err) })
+			// Java's all-zero CRCs of null-codec files are copied as they are.
+			if len(problems) > 0 && !strings.HasSuffix(files[first], ".null.crc32.trv") {
+				t.Fatalf("%s, %s first: Verify: %v", dir, filepath.Base(files[first]), problems)
+			}
+		}
+	}
+}
+
+// TestConcatOneIsIdentity: a single Java-written part comes out byte for
+// byte, so the output follows Java's layout exactly.
+func TestConcatOneIsIdentity(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(concatInterop, "*", "*.trv"))
+	if len(files) == 0 {
+		t.Fatal("no interop files")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := concatBytes(t, b); !bytes.Equal(got, b) {
+			t.Errorf("%s: Concat of the file alone differs from it", f)
+		}
+	}
+}
+
+// TestConcatValuesColumn joins files with indexed first values and small
+// blocks, and seeks by value in the result.
+func TestConcatValuesColumn(t *testing.T) {
+	cols := []format.ColumnMeta{
+		{Name: "id", Type: format.Long, Values: true},
+		{Name: "tags", Type: format.Null, Array: true},
+		{Name: "tags#k", Type: format.String, Parent: "tags"},
+	}
+	var parts [][]byte
+	id := int64(0)
+	for k, codec := range []string{"deflate", "null", "snappy", "deflate"} {
+		checksum := []string{"crc32", "null"}[k%2]
+		var buf bytes.Buffer
+		w, err := format.NewWriter(&buf, cols, &format.WriterOptions{Codec: codec, Checksum: checksum, BlockSize: 512})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := 0; r < 1000*(k+1); r++ {
+			w.StartRow()
+			w.WriteLong(0, id)
+			w.WriteLength(1, int(id%3))
+			for j := 0; j < int(id%3); j++ {
+				w.WriteString(2, strings.Repeat("x", j+int(id%7)))
+			}
+			if err := w.EndRow(); err != nil {
+				t.Fatal(err)
+			}
+			id++
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, buf.Bytes())
+	}
+	rd := openBytes(t, concatBytes(t, parts...))
+	if rd.RowCount() != id {
+		t.Fatalf("%d rows, want %d", rd.RowCount(), id)
+	}
+	c, err := rd.Values(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []int64{0, 999, 1000, 2999, 3000, 5555, id - 1} {
+		row, err := c.SeekValue(v)
+		if err != nil || row != v {
+			t.Fatalf("SeekValue(%d) = %d, %v", v, row, err)
+		}
+		got, err := c.ReadLong()
+		if err != nil || got != v {
+			t.Fatalf("value at row %d: %d, %v", v, got, err)
+		}
+	}
+	var problems []error
+	rd.Verify(func(err error) { problems = append(problems, err) })
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+}
+
+func TestConcatDifferentColumns(t *testing.T) {
+	a, _ := os.ReadFile(filepath.Join(concatInterop, "medium", "medium.null.none.trv"))
+	b, _ := os.ReadFile(filepath.Join(concatInterop, "maps", "maps.null.none.trv"))
+	var out bytes.Buffer
+	_, err := format.Concat(context.Background(), &out, []*format.Reader{openBytes(t, a), openBytes(t, b)})
+	if !errors.Is(err, format.ErrUsage) || !strings.Contains(err.Error(), "part 1") {
+		t.Fatalf("error %v", err)
+	}
+	if out.Len() != 0 {
+		t.Fatalf("%d bytes written on error", out.Len())
+	}
+}
+
+// TestConcatDamagedPart: a part whose blocks run past its end, or whose
+// checksum is wrong where it must be read, is a *PartError naming it.
+func TestConcatDamagedPart(t *testing.T) {
+	a, _ := os.ReadFile(filepath.Join(concatInterop, "email", "email.deflate.crc32.trv"))
+	b, _ := os.ReadFile(filepath.Join(concatInterop, "email", "email.null.none.trv"))
+	short := openBytes(t, a[:len(a)-10])
+	bad := slices.Clone(a)
+	bad[len(bad)-5] ^= 0xff // in the last block's compressed bytes
+	for _, c := range []struct {
+		name string
+		ins  []*format.Reader
+	}{
+		{"truncated", []*format.Reader{openBytes(t, a), short}},
+		// b first: the deflate part is decompressed, so its damage shows.
+		{"damaged", []*format.Reader{openBytes(t, b), openBytes(t, bad)}},
+	} {
+		var out bytes.Buffer
+		_, err := format.Concat(context.Background(), &out, c.ins)
+		var pe *format.PartError
+		if !errors.As(err, &pe) || pe.Part != 1 {
+			t.Errorf("%s: error %v, want a PartError for part 1", c.name, err)
+		}
+	}
+}
+
+// BenchmarkConcatCopy joins two parts whose blocks are copied as stored.
+func BenchmarkConcatCopy(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(concatInterop, "medium", "medium.snappy.crc32.trv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(2 * int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var rds []*format.Reader
+		for range 2 {
+			rd, err := format.NewReader(bytes.NewReader(data), int64(len(data)), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rds = append(rds, rd)
+		}
+		if _, err := format.Concat(context.Background(), io.Discard, rds); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package remote
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Default sizes of a Coalescer.
+const (
+	DefaultBudget = 32 << 20 // bytes held in windows at most
+	DefaultWindow = 1 << 20  // bytes fetched by a read outside every hinted range
+)
+
+// CoalescerOptions configures a Coalescer. The zero value is ready to use.
+type CoalescerOptions struct {
+	// Budget bounds the bytes held in fetched windows; 0 means
+	// DefaultBudget. A read larger than half of it goes straight through.
+	Budget int64
+	// Window is how much a read outside every hinted range fetches; 0
+	// means DefaultWindow.
+	Window int64
+}
+
+// Coalescer is an io.ReaderAt that answers small reads from large windows
+// it fetches from an underlying ReaderAt, so that reading the blocks of a
+// column one after the other costs a few reads of the underlying source
+// instead of one per block. Told the byte ranges about to be read
+// (Prefetch, which format.ReaderOptions.Prefetch calls with each column's
+// range), it fetches up to the end of the range and never past it, and
+// shares its budget between the ranges so that columns read side by side
+// each keep a window. It is safe for concurrent use; reads that miss are
+// made one at a time.
+type Coalescer struct {
+	ra   io.ReaderAt
+	size int64
+	opts CoalescerOptions
+
+	mu    sync.Mutex
+	hints []span
+	wins  []*window // least recently used first
+	held  int64
+	reads int64
+}
+
+type span struct{ off, end int64 }
+
+type window struct {
+	off int64
+	b   []byte
+}
+
+// NewCoalescer wraps ra, whose content is size bytes long. opts may be nil.
+func NewCoalescer(ra io.ReaderAt, size int64, opts *CoalescerOptions) *Coalescer {
+	c := &Coalescer{ra: ra, size: size}
+	if opts != nil {
+		c.opts = *opts
+	}
+	if c.opts.Budget <= 0 {
+		c.opts.Budget = DefaultBudget
+	}
+	if c.opts.Window <= 0 {
+		c.opts.Window = DefaultWindow
+	}
+	c.opts.Window = min(c.opts.Window, c.opts.Budget)
+	return c
+}
+
+// Prefetch records that the bytes [off, off+n) are about to be read in
+// order. Its signature is that of format.ReaderOptions.Prefetch.
+func (c *Coalescer) Prefetch(off, n int64) {
+	if n <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, h := range c.hints {
+		if h.off == off && h.end == off+n {
+			return
+		}
+	}
+	c.hints = append(c.hints, span{off, off + n})
+}
+
+// Reads returns how many reads the underlying ReaderAt was asked for.
+func (c *Coalescer) Reads() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reads
+}
+
+// ReadAt reads len(p) bytes at off, from a window when one holds them.
+func (c *Coalescer) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("remote: negative offset %d", off)
+	}
+	if off >= c.size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	want := min(int64(len(p)), c.size-off)
+	var short error
+	if want < int64(len(p)) {
+		short = io.EOF
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, w := range c.wins {
+		if off >= w.off && off+want <= w.off+int64(len(w.b)) {
+			copy(p, w.b[off-w.off:])
+			// Most recently used goes last.
+			copy(c.wins[i:], c.wins[i+1:])
+			c.wins[len(c.wins)-1] = w
+			return int(want), short
+		}
+	}
+	if want > c.opts.Budget/2 {
+		c.reads++
+		return c.ra.ReadAt(p, off)
+	}
+	n := c.windowSize(off, want)
+	// Evict the least recently used windows to stay within the budget.
+	for len(c.wins) > 0 && c.held+n > c.opts.Budget {
+		c.held -= int64(len(c.wins[0].b))
+		c.wins[0] = nil
+		c.wins = c.wins[1:]
+	}
+	b := make([]byte, n)
+	c.reads++
+	k, err := c.ra.ReadAt(b, off)
+	if int64(k) < n {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = fmt.Errorf("remote: read of %d bytes at %d returned %d: %w", n, off, k, io.ErrUnexpectedEOF)
+		}
+		return 0, err
+	}
+	c.wins = append(c.wins, &window{off: off, b: b})
+	c.held += n
+	copy(p, b)
+	return int(want), short
+}
+
+// windowSize returns how much to fetch for a read of want bytes at off: to
+// the end of the hinted range holding off, within an equal share of the
+// budget per hinted range, or Window outside every range; never past the
+// end of the source.
+func (c *Coalescer) windowSize(off, want int64) int64 {
+	end := off + c.opts.Window
+	for _, h := range c.hints {
+		if off >= h.off && off < h.end {
+			share := max(c.opts.Budget/int64(len(c.hints)), c.opts.Window)
+			end = min(h.end, off+share)
+			break
+		}
+	}
+	end = min(max(end, off+want), c.size)
+	return end - off
+}

@@ -1,0 +1,278 @@
+package remote_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/remote"
+)
+
+// server serves data over loopback, counting requests; failAfter > 0 makes
+// the range requests after that many cut their body short.
+type server struct {
+	*httptest.Server
+	reqs      atomic.Int64
+	failAfter int64
+	noHead    bool
+}
+
+func serve(t *testing.T, data []byte, failAfter int64, noHead bool) *server {
+	s := &server{failAfter: failAfter, noHead: noHead}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := s.reqs.Add(1)
+		if r.Method == http.MethodHead && s.noHead {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		if s.failAfter > 0 && n > s.failAfter && r.Method == http.MethodGet {
+			var first, last int64
+			fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &first, &last)
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", first, last, len(data)))
+			w.Header().Set("Content-Length", strconv.FormatInt(last-first+1, 10))
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(data[first : first+(last-first+1)/2])
+			return
+		}
+		http.ServeContent(w, r, "f.trv", time.Time{}, bytes.NewReader(data))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// million writes a file of n rows of four columns, values from a seeded
+// generator, and returns it with the expected sums of columns 0 and 2.
+func million(t testing.TB, n int) (file []byte, sum0 int64, len2 int64) {
+	cols := []format.ColumnMeta{
+		{Name: "id", Type: format.Long},
+		{Name: "score", Type: format.Double},
+		{Name: "name", Type: format.String},
+		{Name: "n", Type: format.Int},
+	}
+	var buf bytes.Buffer
+	w, err := format.NewWriter(&buf, cols, &format.WriterOptions{Codec: "null"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < n; i++ {
+		id := rng.Int64N(1 << 40)
+		name := strconv.FormatUint(rng.Uint64(), 36)
+		sum0 += id
+		len2 += int64(len(name))
+		if err := w.WriteRow(id, rng.Float64(), name, int32(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), sum0, len2
+}
+
+// readTwo reads columns 0 and 2 of rd in full.
+func readTwo(rd *format.Reader) (sum0, len2 int64, err error) {
+	a, err := rd.Values(0)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer a.Close()
+	b, err := rd.Values(2)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer b.Close()
+	for {
+		if err := a.StartRow(); err == io.EOF {
+			return sum0, len2, nil
+		} else if err != nil {
+			return 0, 0, err
+		}
+		if err := b.StartRow(); err != nil {
+			return 0, 0, err
+		}
+		v, err := a.ReadLong()
+		if err != nil {
+			return 0, 0, err
+		}
+		s, err := b.ReadBytes()
+		if err != nil {
+			return 0, 0, err
+		}
+		sum0 += v
+		len2 += int64(len(s))
+	}
+}
+
+func TestProjectionRequests(t *testing.T) {
+	rows := 1_000_000
+	if testing.Short() {
+		rows = 100_000
+	}
+	data, wantSum, wantLen := million(t, rows)
+	s := serve(t, data, 0, false)
+	ctx := context.Background()
+
+	// Without coalescing: one request per block.
+	h, err := remote.OpenHTTP(ctx, s.Client(), s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Size() != int64(len(data)) {
+		t.Fatalf("size %d, want %d", h.Size(), len(data))
+	}
+	rd, err := format.NewReader(h, h.Size(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, l, err := readTwo(rd)
+	if err != nil || sum != wantSum || l != wantLen {
+		t.Fatalf("plain read: %d %d %v, want %d %d", sum, l, err, wantSum, wantLen)
+	}
+	b0, _ := rd.Blocks(0)
+	b2, _ := rd.Blocks(2)
+	before := h.Requests()
+	if before < int64(len(b0)+len(b2)) {
+		t.Fatalf("plain read made %d requests for %d blocks", before, len(b0)+len(b2))
+	}
+
+	// With coalescing: the HEAD, the header and a few per column.
+	h, err = remote.OpenHTTP(ctx, s.Client(), s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := remote.NewCoalescer(h, h.Size(), nil)
+	rd, err = format.NewReader(c, h.Size(), &format.ReaderOptions{Prefetch: c.Prefetch, ReadAhead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, l, err = readTwo(rd)
+	if err != nil || sum != wantSum || l != wantLen {
+		t.Fatalf("coalesced read: %d %d %v, want %d %d", sum, l, err, wantSum, wantLen)
+	}
+	after := h.Requests()
+	// Each column gets half the budget per window.
+	_, n0 := rd.ColumnRange(0)
+	_, n2 := rd.ColumnRange(2)
+	limit := 2 + (n0+n2)/(remote.DefaultBudget/2) + 2
+	t.Logf("%d rows, file %d bytes, %d+%d blocks: %d requests plain, %d coalesced (fetched %d bytes of %d)",
+		rows, len(data), len(b0), len(b2), before, after, h.BytesFetched(), n0+n2)
+	if after > limit {
+		t.Fatalf("coalesced read made %d requests, want at most %d", after, limit)
+	}
+	// Only the header and the two columns were fetched.
+	if h.BytesFetched() > n0+n2+64<<10 {
+		t.Fatalf("fetched %d bytes for columns of %d", h.BytesFetched(), n0+n2)
+	}
+}
+
+func TestNoHeadUsesContentRange(t *testing.T) {
+	data, wantSum, wantLen := million(t, 5000)
+	s := serve(t, data, 0, true)
+	h, err := remote.OpenHTTP(context.Background(), s.Client(), s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Size() != int64(len(data)) {
+		t.Fatalf("size %d, want %d", h.Size(), len(data))
+	}
+	c := remote.NewCoalescer(h, h.Size(), &remote.CoalescerOptions{Budget: 64 << 10, Window: 4 << 10})
+	rd, err := format.NewReader(c, h.Size(), &format.ReaderOptions{Prefetch: c.Prefetch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, l, err := readTwo(rd)
+	if err != nil || sum != wantSum || l != wantLen {
+		t.Fatalf("read: %d %d %v, want %d %d", sum, l, err, wantSum, wantLen)
+	}
+}
+
+func TestServerFailsMidRead(t *testing.T) {
+	data, _, _ := million(t, 50_000)
+	s := serve(t, data, 4, false)
+	h, err := remote.OpenHTTP(context.Background(), s.Client(), s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := remote.NewCoalescer(h, h.Size(), &remote.CoalescerOptions{Budget: 64 << 10})
+	rd, err := format.NewReader(c, h.Size(), &format.ReaderOptions{Prefetch: c.Prefetch})
+	if err == nil {
+		_, _, err = readTwo(rd)
+	}
+	if !errors.Is(err, remote.ErrRemote) || errors.Is(err, format.ErrFormat) || !strings.Contains(err.Error(), s.URL) || !strings.Contains(err.Error(), "unexpected EOF") {
+		t.Fatalf("error %v, want a remote error naming the URL", err)
+	}
+}
+
+func TestMissingAndNoRanges(t *testing.T) {
+	nf := httptest.NewServer(http.NotFoundHandler())
+	defer nf.Close()
+	if _, err := remote.OpenHTTP(context.Background(), nf.Client(), nf.URL); !errors.Is(err, remote.ErrRemote) || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("404: %v", err)
+	}
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "no ranges here")
+	}))
+	defer plain.Close()
+	if _, err := remote.OpenHTTP(context.Background(), plain.Client(), plain.URL); !errors.Is(err, remote.ErrRemote) {
+		t.Fatalf("no ranges: %v", err)
+	}
+}
+
+// TestCoalescerMatchesSource checks random reads through a Coalescer
+// against the bytes themselves, with hints and a small budget.
+func TestCoalescerMatchesSource(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := make([]byte, 300_000)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	var reads atomic.Int64
+	src := readerAtFunc(func(p []byte, off int64) (int, error) {
+		reads.Add(1)
+		return bytes.NewReader(data).ReadAt(p, off)
+	})
+	c := remote.NewCoalescer(src, int64(len(data)), &remote.CoalescerOptions{Budget: 40_000, Window: 5000})
+	c.Prefetch(1000, 100_000)
+	c.Prefetch(150_000, 100_000)
+	for i := 0; i < 5000; i++ {
+		off := rng.Int64N(int64(len(data)) + 10)
+		p := make([]byte, rng.IntN(30_000))
+		n, err := c.ReadAt(p, off)
+		want := max(0, min(int64(len(p)), int64(len(data))-off))
+		if int64(n) != want || !bytes.Equal(p[:n], data[off:off+int64(n)]) {
+			t.Fatalf("ReadAt(%d, %d) = %d, %v", len(p), off, n, err)
+		}
+		if (int64(len(p)) > want) != (err == io.EOF) {
+			t.Fatalf("ReadAt(%d, %d) error %v", len(p), off, err)
+		}
+	}
+	// Sequential small reads within a hinted range coalesce.
+	reads.Store(0)
+	c = remote.NewCoalescer(src, int64(len(data)), nil)
+	c.Prefetch(1000, 100_000)
+	p := make([]byte, 1000)
+	for off := int64(1000); off < 101_000; off += 1000 {
+		if _, err := c.ReadAt(p, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reads.Load() != 1 {
+		t.Fatalf("%d reads for one hinted range", reads.Load())
+	}
+}
+
+type readerAtFunc func([]byte, int64) (int, error)
+
+func (f readerAtFunc) ReadAt(p []byte, off int64) (int, error) { return f(p, off) }
