@@ -64,7 +64,7 @@ type Writer struct {
 	out    io.Writer
 	opts   WriterOptions
 	codec  string
-	comp   compressor
+	comp   *codecs
 	cols   []*colWriter
 	rows   int64
 	err    error
@@ -118,7 +118,9 @@ func NewWriter(out io.Writer, cols []ColumnSpec, opts *WriterOptions) (*Writer, 
 	if w.codec, err = canonicalCodec(w.opts.Codec); err != nil {
 		return nil, err
 	}
-	w.comp.codec = w.codec
+	if w.comp, err = newCodecs(); err != nil {
+		return nil, err
+	}
 	if w.opts.Checksum, err = canonicalChecksum(w.opts.Checksum); err != nil {
 		return nil, err
 	}
@@ -199,7 +201,7 @@ func (w *Writer) finishBlock(c *colWriter) error {
 	}
 	b := block{rows: uint32(c.rows), usize: uint32(len(body))}
 	if w.codec != "" {
-		data, err := w.comp.compress(nil, body)
+		data, err := w.comp.compress(w.codec, nil, body)
 		if err != nil {
 			return fmt.Errorf("trevni1: column %q: %s: %w", c.spec.Name, w.codec, err)
 		}
