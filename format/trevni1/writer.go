@@ -61,14 +61,15 @@ type WriterOptions struct {
 // Entries are added column by column with the value methods; a row ends
 // with EndRow. Misuse is remembered and returned by EndRow and Close.
 type Writer struct {
-	out    io.Writer
-	opts   WriterOptions
-	codec  string
-	comp   *codecs
-	cols   []*colWriter
-	rows   int64
-	err    error
-	closed bool
+	out     io.Writer
+	opts    WriterOptions
+	codec   string
+	comp    *codecs
+	scratch []byte // compressed block, before it is copied
+	cols    []*colWriter
+	rows    int64
+	err     error
+	closed  bool
 
 	held      int64 // bytes of block data held in memory
 	spill     *os.File
@@ -201,10 +202,15 @@ func (w *Writer) finishBlock(c *colWriter) error {
 	}
 	b := block{rows: uint32(c.rows), usize: uint32(len(body))}
 	if w.codec != "" {
-		data, err := w.comp.compress(w.codec, nil, body)
+		// Compressed into a reused buffer, then copied once to a block of
+		// its exact size (with room for the checksum).
+		var err error
+		w.scratch, err = w.comp.compress(w.codec, w.scratch[:0], body)
 		if err != nil {
 			return fmt.Errorf("trevni1: column %q: %s: %w", c.spec.Name, w.codec, err)
 		}
+		data := make([]byte, len(w.scratch), len(w.scratch)+4)
+		copy(data, w.scratch)
 		b.csize, b.data = uint32(len(data)), data
 		// Impala had added the level arrays to the size counter before
 		// compressing, so the next block's estimate includes them.
