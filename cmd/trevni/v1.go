@@ -2,8 +2,9 @@ package main
 
 // Trevni version 1 (Impala's variant, package format/trevni1) in the tool:
 // the commands that read a file (meta, dump, validate, tojson, toavro,
-// schema) run their version-1 form when the input starts with "Trv\x01",
-// and fromavro writes version 1 with --version 1. Two hooks in runCommand
+// schema) run their version-1 form when the input, named or standard
+// input, starts with "Trv\x01" (and tojson and meta their CLMN form when it
+// starts with "CLMN"), and fromavro writes version 1 with --version 1. Two hooks in runCommand
 // reach this file: v1Hook before the flags are parsed, and the function it
 // returns once they are.
 
@@ -151,7 +152,7 @@ func flagString(fs *flag.FlagSet, name string) (string, bool) {
 
 func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 	if v, set := flagString(fs, "schema"); set && v != "" && (name == "tojson" || name == "toavro") {
-		return e.usagef("--schema is not supported for version-1 files")
+		return e.usagef("--schema is not supported for version-1 files (convert to version 2 with toavro and fromavro, then read with --schema)")
 	}
 	if v, _ := flagString(fs, "proto"); v == "true" {
 		return fmt.Errorf("%s: a version-1 file is not written from protobuf", args[0])
