@@ -23,10 +23,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/clmn"
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/format/trevni1"
 	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/ocf"
+	"github.com/trevni-go/trevni/shred"
 )
 
 // v1Hook is called with a command's flag set before parsing, so that it can
@@ -151,9 +154,6 @@ func flagString(fs *flag.FlagSet, name string) (string, bool) {
 }
 
 func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
-	if v, set := flagString(fs, "schema"); set && v != "" && (name == "tojson" || name == "toavro") {
-		return e.usagef("--schema is not supported for version-1 files (convert to version 2 with toavro and fromavro, then read with --schema)")
-	}
 	if v, _ := flagString(fs, "proto"); v == "true" {
 		return fmt.Errorf("%s: a version-1 file is not written from protobuf", args[0])
 	}
@@ -185,7 +185,11 @@ func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 	case "schema":
 		err = v1Schema(out, rd, fs)
 	case "tojson", "toavro":
-		err = v1Records(e, name, out, rd, fs)
+		if v, _ := flagString(fs, "schema"); v != "" {
+			err = v1ReaderSchema(e, name, out, rd, fs, v)
+		} else {
+			err = v1Records(e, name, out, rd, fs)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", args[0], err)
@@ -632,4 +636,66 @@ func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
 			outPath, rw.RowCount(), len(rw.Columns()), opts.Codec)
 	}
 	return nil
+}
+
+// v1ReaderSchema runs tojson or toavro with a reader schema: the file is
+// converted to a version-2 file in the output's private temporary
+// directory (removed at the end), which is read through the reader-schema
+// resolution of package assemble, as a version-2 file would be.
+func v1ReaderSchema(e *env, name string, out *output, rd *trevni1.Reader, fs *flag.FlagSet, schemaFile string) error {
+	text, _, err := readSchemaFile(schemaFile)
+	if err != nil {
+		return err
+	}
+	var codec string
+	if name == "toavro" {
+		c, _ := flagString(fs, "codec")
+		if codec, err = e.checkCodec(c, avroCodecs); err != nil {
+			return err
+		}
+	}
+	dir, err := out.TempDir()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "trevni1-v2-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}()
+	if _, err := trevni1.ToV2(tmp, rd, &shred.Options{WriterOptions: format.WriterOptions{TempDir: dir}}); err != nil {
+		return err
+	}
+	fi, err := tmp.Stat()
+	if err != nil {
+		return err
+	}
+	r2, err := format.NewReader(&countingReaderAt{ctx: e.ctx, ra: tmp}, fi.Size(), &format.ReaderOptions{ReadAhead: true})
+	if err != nil {
+		return err
+	}
+	ar, err := assemble.NewAvroReader(r2, &assemble.Options{ReaderSchema: text})
+	if err != nil {
+		return err
+	}
+	offStr, _ := flagString(fs, "offset")
+	limStr, _ := flagString(fs, "limit")
+	rf := &rangeFlags{limit: -1}
+	rf.offset, _ = strconv.ParseInt(offStr, 10, 64)
+	if limStr != "" {
+		rf.limit, _ = strconv.ParseInt(limStr, 10, 64)
+	}
+	if err := rf.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt); err != nil {
+		return err
+	}
+	if name == "tojson" {
+		pretty, _ := flagString(fs, "pretty")
+		_, err = assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: pretty == "true"})
+	} else {
+		_, err = assemble.ToContainer(e.ctx, out, ar, &assemble.ContainerOptions{Codec: codec})
+	}
+	return err
 }

@@ -54,8 +54,8 @@ func TestV1Commands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"name":"Timestamp","namespace":"trevni1"`) {
 		t.Fatalf("schema: %d\n%s", code, out)
 	}
-	if code, _, _ := v1run(t, "tojson", "--schema", "x.avsc", all); code != exitUsage {
-		t.Fatalf("tojson --schema on version 1: %d", code)
+	if code, _, errOut := v1run(t, "tojson", "--schema", "no-such.avsc", all); code == 0 || !strings.Contains(errOut, "no-such.avsc") {
+		t.Fatalf("tojson --schema of a missing file on version 1: %d %s", code, errOut)
 	}
 }
 
@@ -251,5 +251,60 @@ func TestV1FromAvroMemory(t *testing.T) {
 	}
 	if code, _, errOut := v1run(t, "fromavro", "--version", "1", "--memory", "lots", in, filepath.Join(dir, "x.trv")); code != exitUsage || !strings.Contains(errOut, "--memory") {
 		t.Fatalf("bad --memory: %d %s", code, errOut)
+	}
+}
+
+// tojson and toavro --schema on a version-1 file read its records through
+// the reader schema (projection, promotion, defaults) exactly as from the
+// version-2 file with the same records.
+func TestV1ReaderSchema(t *testing.T) {
+	dir := t.TempDir()
+	v1 := filepath.Join(v1Dir, "impala_all_types.trv")
+	rs := filepath.Join(dir, "r.avsc")
+	os.WriteFile(rs, []byte(`{"type":"record","name":"Row","namespace":"trevni1","fields":[
+		{"name":"col_9","type":["null","string"]},{"name":"col_2","type":["null","long"]},
+		{"name":"extra","type":"string","default":"x"}]}`), 0o666)
+	avro, v2 := filepath.Join(dir, "all.avro"), filepath.Join(dir, "all.v2.trv")
+	for _, args := range [][]string{{"toavro", "--quiet", v1, avro}, {"fromavro", "--quiet", avro, v2}} {
+		if code, _, errOut := v1run(t, args...); code != 0 {
+			t.Fatalf("%q: %s", args, errOut)
+		}
+	}
+	for _, extra := range [][]string{nil, {"--offset", "1", "--limit", "1"}, {"--pretty"}} {
+		args := append(append([]string{"tojson", "--schema", rs}, extra...), v2)
+		_, want, _ := v1run(t, args...)
+		args[len(args)-1] = v1
+		code, got, errOut := v1run(t, args...)
+		if code != 0 || got != want || !strings.Contains(want, `"extra"`) {
+			t.Fatalf("%q: %d %s\n%s\nwant\n%s", args, code, errOut, got, want)
+		}
+	}
+	if !strings.HasPrefix(func() string { _, o, _ := v1run(t, "tojson", "--schema", rs, v1); return o }(), `{"col_9":{"string":"hi"},"col_2":{"long":-1},"extra":"x"}`) {
+		t.Fatal("projection")
+	}
+	back := filepath.Join(dir, "back.avro")
+	if code, _, errOut := v1run(t, "toavro", "--quiet", "--schema", rs, v1, back); code != 0 {
+		t.Fatal(errOut)
+	}
+	v2b := filepath.Join(dir, "back.v2.trv")
+	if code, _, errOut := v1run(t, "fromavro", "--quiet", back, v2b); code != 0 {
+		t.Fatal(errOut)
+	}
+	_, got, _ := v1run(t, "tojson", v2b)
+	_, want, _ := v1run(t, "tojson", "--schema", rs, v2)
+	if got != want {
+		t.Fatalf("toavro --schema:\n%s\nwant\n%s", got, want)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 5 {
+		t.Fatalf("files left: %v", ents)
+	}
+	// A reader schema that does not match is an error, and leaves nothing.
+	os.WriteFile(rs, []byte(`{"type":"record","name":"Row","namespace":"trevni1","fields":[{"name":"col_9","type":"int"}]}`), 0o666)
+	out := filepath.Join(dir, "bad.jsonl")
+	if code, _, errOut := v1run(t, "tojson", "--schema", rs, v1, out); code != 1 || !strings.Contains(errOut, "col_9") {
+		t.Fatalf("mismatch: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("output left")
 	}
 }
