@@ -131,6 +131,12 @@ func v1CLMN(e *env, name string, fs *flag.FlagSet, args []string) error {
 	}
 	schemaFile, _ := flagString(fs, "schema")
 	fields, _ := flagString(fs, "fields")
+	return clmnToJSONFields(e, args, schemaFile, pretty == "true", flagRange(fs), fieldList(fields))
+}
+
+// flagRange returns the --offset and --limit of fs (parsed already by the
+// command's own flags).
+func flagRange(fs *flag.FlagSet) *rangeFlags {
 	offStr, _ := flagString(fs, "offset")
 	limStr, _ := flagString(fs, "limit")
 	rf := &rangeFlags{limit: -1}
@@ -138,7 +144,7 @@ func v1CLMN(e *env, name string, fs *flag.FlagSet, args []string) error {
 	if limStr != "" {
 		rf.limit, _ = strconv.ParseInt(limStr, 10, 64)
 	}
-	return clmnToJSONFields(e, args, schemaFile, pretty == "true", rf, fieldList(fields))
+	return rf
 }
 
 // flagString returns the value of a flag of fs, and whether it was set on
@@ -681,14 +687,7 @@ func v1ReaderSchema(e *env, name string, out *output, rd *trevni1.Reader, fs *fl
 	if err != nil {
 		return err
 	}
-	offStr, _ := flagString(fs, "offset")
-	limStr, _ := flagString(fs, "limit")
-	rf := &rangeFlags{limit: -1}
-	rf.offset, _ = strconv.ParseInt(offStr, 10, 64)
-	if limStr != "" {
-		rf.limit, _ = strconv.ParseInt(limStr, 10, 64)
-	}
-	if err := rf.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt); err != nil {
+	if err := flagRange(fs).apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt); err != nil {
 		return err
 	}
 	if name == "tojson" {
