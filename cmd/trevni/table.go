@@ -469,6 +469,12 @@ func toclmnCommand(fs *flag.FlagSet) runFunc {
 // keyed by the Avro field names fromclmn would give, as tojson prints the
 // Trevni file fromclmn makes.
 func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *rangeFlags) error {
+	return clmnToJSONFields(e, args, readerSchema, pretty, rf, nil)
+}
+
+// clmnToJSONFields is clmnToJSON with the columns in sel, in that order
+// (all when nil).
+func clmnToJSONFields(e *env, args []string, readerSchema string, pretty bool, rf *rangeFlags, sel []string) error {
 	if readerSchema != "" {
 		return e.usagef("--schema does not apply to a CLMN file")
 	}
@@ -485,7 +491,7 @@ func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *ran
 	if rf.offset < 0 {
 		return e.usagef("--offset must not be negative")
 	}
-	src, err := in.source(nil)
+	src, err := in.source(sel)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,9 @@ package main
 
 // Trevni version 1 (Impala's variant, package format/trevni1) in the tool:
 // the commands that read a file (meta, dump, validate, tojson, toavro,
-// schema) run their version-1 form when the input starts with "Trv\x01",
-// and fromavro writes version 1 with --version 1. Two hooks in runCommand
+// schema) run their version-1 form when the input, named or standard
+// input, starts with "Trv\x01" (and tojson and meta their CLMN form when it
+// starts with "CLMN"), and fromavro writes version 1 with --version 1. Two hooks in runCommand
 // reach this file: v1Hook before the flags are parsed, and the function it
 // returns once they are.
 
@@ -17,13 +18,18 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/clmn"
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/format/trevni1"
 	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/ocf"
+	"github.com/trevni-go/trevni/shred"
 )
 
 // v1Hook is called with a command's flag set before parsing, so that it can
@@ -44,30 +50,101 @@ func v1Hook(name string, fs *flag.FlagSet) func(args []string, run runFunc) runF
 			return run
 		}
 	case "meta", "dump", "validate", "tojson", "toavro", "schema":
-		return func(args []string, run runFunc) runFunc {
-			if len(args) == 0 || !isV1File(args[0]) {
-				return run
+		if fs.Lookup("impala-booleans") == nil {
+			fs.Bool("impala-booleans", false, "version-1 input: read a boolean block that Impala's size bug left short as Impala's scanner did (the missing bits from the bytes after it) instead of failing")
+		}
+		ownFields := false
+		if name == "tojson" && fs.Lookup("fields") == nil {
+			fs.String("fields", "", "CLMN input: print only these comma-separated `FIELDS`, in this order")
+			ownFields = true
+		}
+		return func(_ []string, run runFunc) runFunc {
+			return func(e *env, args []string) error {
+				if len(args) == 0 {
+					return run(e, args)
+				}
+				magic := e.sniffInput(args[0])
+				impala, _ := flagString(fs, "impala-booleans")
+				fields, _ := flagString(fs, "fields")
+				switch {
+				case magic == trevni1.Magic:
+					return v1Command(e, name, fs, args)
+				case magic == clmn.Magic && (name == "tojson" || name == "meta"):
+					if impala == "true" {
+						return e.usagef("--impala-booleans applies to version-1 files only")
+					}
+					return v1CLMN(e, name, fs, args)
+				case impala == "true":
+					return e.usagef("--impala-booleans applies to version-1 files only")
+				case ownFields && fields != "":
+					return e.usagef("--fields applies to CLMN input only")
+				}
+				return run(e, args)
 			}
-			return func(e *env, args []string) error { return v1Command(e, name, fs, args) }
 		}
 	}
 	return func(_ []string, run runFunc) runFunc { return run }
 }
 
-// isV1File reports whether the named file (not standard input) starts with
-// the version-1 magic.
-func isV1File(path string) bool {
-	if path == "-" {
-		return false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
+// sniffInput returns the first four bytes of a file argument (fewer when
+// it is shorter, "" when it cannot be opened: the command reports that
+// itself). Standard input that allows no random access is read for those
+// bytes only, which are then put back in front of the rest, so that the
+// command still creates its output before it waits for its input.
+func (e *env) sniffInput(path string) string {
 	var m [4]byte
-	_, err = io.ReadFull(f, m[:])
-	return err == nil && string(m[:]) == trevni1.Magic
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return ""
+		}
+		defer f.Close()
+		n, _ := io.ReadFull(f, m[:])
+		return string(m[:n])
+	}
+	switch in := e.stdin.(type) {
+	case *os.File:
+		if fi, err := in.Stat(); err == nil && fi.Mode().IsRegular() {
+			// Read in place from the current offset, as stdinReaderAt does.
+			off, err := in.Seek(0, io.SeekCurrent)
+			if err != nil {
+				return ""
+			}
+			n, _ := in.ReadAt(m[:], off)
+			return string(m[:n])
+		}
+	case io.ReaderAt: // *bytes.Reader, *strings.Reader: used from offset 0
+		n, _ := in.ReadAt(m[:], 0)
+		return string(m[:n])
+	}
+	n, _ := io.ReadFull(e.stdin, m[:])
+	e.stdin = io.MultiReader(bytes.NewReader(slices.Clone(m[:n])), e.stdin)
+	return string(m[:n])
+}
+
+// v1CLMN runs tojson or meta on a CLMN file named or on standard input,
+// with tojson's --fields.
+func v1CLMN(e *env, name string, fs *flag.FlagSet, args []string) error {
+	pretty, _ := flagString(fs, "pretty")
+	if name == "meta" {
+		return clmnMeta(e, args, pretty == "true")
+	}
+	schemaFile, _ := flagString(fs, "schema")
+	fields, _ := flagString(fs, "fields")
+	return clmnToJSONFields(e, args, schemaFile, pretty == "true", flagRange(fs), fieldList(fields))
+}
+
+// flagRange returns the --offset and --limit of fs (parsed already by the
+// command's own flags).
+func flagRange(fs *flag.FlagSet) *rangeFlags {
+	offStr, _ := flagString(fs, "offset")
+	limStr, _ := flagString(fs, "limit")
+	rf := &rangeFlags{limit: -1}
+	rf.offset, _ = strconv.ParseInt(offStr, 10, 64)
+	if limStr != "" {
+		rf.limit, _ = strconv.ParseInt(limStr, 10, 64)
+	}
+	return rf
 }
 
 // flagString returns the value of a flag of fs, and whether it was set on
@@ -83,29 +160,26 @@ func flagString(fs *flag.FlagSet, name string) (string, bool) {
 }
 
 func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
-	if v, set := flagString(fs, "schema"); set && v != "" && (name == "tojson" || name == "toavro") {
-		return e.usagef("--schema is not supported for version-1 files")
-	}
 	if v, _ := flagString(fs, "proto"); v == "true" {
 		return fmt.Errorf("%s: a version-1 file is not written from protobuf", args[0])
+	}
+	if v, _ := flagString(fs, "fields"); v != "" {
+		return e.usagef("--fields does not apply to version-1 files")
 	}
 	out, err := e.createOutput(argOr(args, 1, "-"))
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	f, err := os.Open(args[0])
+	ra, size, done, err := e.randomAccess(args[0])
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
+	defer done()
+	impala, _ := flagString(fs, "impala-booleans")
+	rd, err := trevni1.NewReader(ra, size, &trevni1.ReaderOptions{ImpalaBooleans: impala == "true"})
 	if err != nil {
-		return err
-	}
-	rd, err := trevni1.NewReader(&ctxReaderAt{e: e, r: f}, fi.Size(), &trevni1.ReaderOptions{ImpalaBooleans: false})
-	if err != nil {
-		return fmt.Errorf("%s: %w", args[0], err)
+		return fmt.Errorf("%s: %w", displayName(args[0], false), err)
 	}
 	switch name {
 	case "meta":
@@ -117,7 +191,11 @@ func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 	case "schema":
 		err = v1Schema(out, rd, fs)
 	case "tojson", "toavro":
-		err = v1Records(e, name, out, rd, fs)
+		if v, _ := flagString(fs, "schema"); v != "" {
+			err = v1ReaderSchema(e, name, out, rd, fs, v)
+		} else {
+			err = v1Records(e, name, out, rd, fs)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", args[0], err)
@@ -129,19 +207,6 @@ func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(e.stderr, "trevni: toavro: wrote %s: %d records (version 1 input)\n", args[1], rd.RowCount())
 	}
 	return nil
-}
-
-// ctxReaderAt fails once the run is interrupted.
-type ctxReaderAt struct {
-	e *env
-	r io.ReaderAt
-}
-
-func (c *ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if err := c.e.interrupted(); err != nil {
-		return 0, err
-	}
-	return c.r.ReadAt(p, off)
 }
 
 // v1MetaJSON writes metadata entries in file order: text values as
@@ -477,15 +542,22 @@ func v1Records(e *env, name string, out io.Writer, rd *trevni1.Reader, fs *flag.
 
 // v1FromAvro converts Avro container files of one schema to a version-1
 // file: --codec none (or null), deflate (zlib, as Impala), gzip, bzip2 or
-// snappy; --checksum null or crc32.
+// snappy; --checksum null or crc32; --memory bounds the finished blocks
+// held in memory before they spill to the output's private temporary
+// directory.
 func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
 	ins, outPath := args[:len(args)-1], args[len(args)-1]
-	for _, f := range []string{"block-size", "memory"} {
-		if _, set := flagString(fs, f); set {
-			return e.usagef("--%s does not apply to version 1 (blocks are cut by Impala's rule, and the file is built in memory)", f)
-		}
+	if _, set := flagString(fs, "block-size"); set {
+		return e.usagef("--block-size does not apply to version 1 (blocks are cut by Impala's rule on its 64 KiB buffer)")
 	}
 	var opts trevni1.WriterOptions
+	if m, _ := flagString(fs, "memory"); m != "" {
+		budget, err := parseSize(m)
+		if err != nil || budget <= 0 {
+			return e.usagef("--memory %q: want a size such as 64MiB", m)
+		}
+		opts.MemoryBudget = budget
+	}
 	opts.Codec, _ = flagString(fs, "codec")
 	if c, set := flagString(fs, "checksum"); set {
 		switch c {
@@ -506,7 +578,15 @@ func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	defer out.Abort()
+	if opts.TempDir, err = out.TempDir(); err != nil {
+		return err
+	}
 	var rw *trevni1.RecordWriter
+	defer func() {
+		if rw != nil {
+			rw.Abort() // removes the spill file; a no-op after Close
+		}
+	}()
 	var schemaText string
 	for _, name := range ins {
 		in, err := e.openInput(name)
@@ -562,4 +642,59 @@ func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
 			outPath, rw.RowCount(), len(rw.Columns()), opts.Codec)
 	}
 	return nil
+}
+
+// v1ReaderSchema runs tojson or toavro with a reader schema: the file is
+// converted to a version-2 file in the output's private temporary
+// directory (removed at the end), which is read through the reader-schema
+// resolution of package assemble, as a version-2 file would be.
+func v1ReaderSchema(e *env, name string, out *output, rd *trevni1.Reader, fs *flag.FlagSet, schemaFile string) error {
+	text, _, err := readSchemaFile(schemaFile)
+	if err != nil {
+		return err
+	}
+	var codec string
+	if name == "toavro" {
+		c, _ := flagString(fs, "codec")
+		if codec, err = e.checkCodec(c, avroCodecs); err != nil {
+			return err
+		}
+	}
+	dir, err := out.TempDir()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "trevni1-v2-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}()
+	if _, err := trevni1.ToV2(tmp, rd, &shred.Options{WriterOptions: format.WriterOptions{TempDir: dir}}); err != nil {
+		return err
+	}
+	fi, err := tmp.Stat()
+	if err != nil {
+		return err
+	}
+	r2, err := format.NewReader(&countingReaderAt{ctx: e.ctx, ra: tmp}, fi.Size(), &format.ReaderOptions{ReadAhead: true})
+	if err != nil {
+		return err
+	}
+	ar, err := assemble.NewAvroReader(r2, &assemble.Options{ReaderSchema: text})
+	if err != nil {
+		return err
+	}
+	if err := flagRange(fs).apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt); err != nil {
+		return err
+	}
+	if name == "tojson" {
+		pretty, _ := flagString(fs, "pretty")
+		_, err = assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: pretty == "true"})
+	} else {
+		_, err = assemble.ToContainer(e.ctx, out, ar, &assemble.ContainerOptions{Codec: codec})
+	}
+	return err
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,8 +54,8 @@ func TestV1Commands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"name":"Timestamp","namespace":"trevni1"`) {
 		t.Fatalf("schema: %d\n%s", code, out)
 	}
-	if code, _, _ := v1run(t, "tojson", "--schema", "x.avsc", all); code != exitUsage {
-		t.Fatalf("tojson --schema on version 1: %d", code)
+	if code, _, errOut := v1run(t, "tojson", "--schema", "no-such.avsc", all); code == 0 || !strings.Contains(errOut, "no-such.avsc") {
+		t.Fatalf("tojson --schema of a missing file on version 1: %d %s", code, errOut)
 	}
 }
 
@@ -114,5 +116,195 @@ func TestV1FromAvro(t *testing.T) {
 	}
 	if code, _, _ := v1run(t, "fromavro", "--version", "1", "--block-size", "100", in, filepath.Join(dir, "x.trv")); code != exitUsage {
 		t.Fatalf("--block-size with --version 1: %d", code)
+	}
+}
+
+// v1runStdin runs the tool with stdin as given.
+func v1runStdin(t *testing.T, stdin io.Reader, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, stdin, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// Version-1 and CLMN files read from standard input, whether it allows
+// random access (a file, a reader) or not (a pipe), give what the named
+// file gives.
+func TestV1AndCLMNOnStdin(t *testing.T) {
+	v1 := filepath.Join(v1Dir, "impala_all_types.trv")
+	cl := filepath.Join("..", "..", "testdata", "clmn", "sample.clmn")
+	cases := [][]string{
+		{"tojson", v1}, {"dump", v1}, {"meta", "--blocks", v1}, {"schema", v1},
+		{"tojson", "--offset", "1", v1},
+		{"tojson", cl}, {"meta", cl}, {"tojson", "--fields", "city,id", "--limit", "3", cl},
+	}
+	for _, c := range cases {
+		file := c[len(c)-1]
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, want, errOut := v1run(t, c...)
+		if code != 0 || want == "" {
+			t.Fatalf("%q: %d %s", c, code, errOut)
+		}
+		if c[0] == "meta" {
+			// The file length is the same; only a name could differ.
+			want = strings.ReplaceAll(want, file, "-")
+		}
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		for _, in := range []io.Reader{bytes.NewReader(b), struct{ io.Reader }{bytes.NewReader(b)}, f} {
+			args := append(slices.Clone(c[:len(c)-1]), "-")
+			code, got, errOut := v1runStdin(t, in, args...)
+			if code != 0 || got != want {
+				t.Fatalf("%q from %T: %d %s\n%.300s\nwant\n%.300s", args, in, code, errOut, got, want)
+			}
+		}
+	}
+	// toavro makes a container of the file's records (its sync marker is
+	// random, so the bytes differ from run to run).
+	b, _ := os.ReadFile(v1)
+	outAvro := filepath.Join(t.TempDir(), "out.avro")
+	if code, _, errOut := v1runStdin(t, struct{ io.Reader }{bytes.NewReader(b)}, "toavro", "--quiet", "-", outAvro); code != 0 {
+		t.Fatalf("toavro -: %d %s", code, errOut)
+	}
+	if a, _ := os.ReadFile(outAvro); !bytes.HasPrefix(a, []byte("Obj\x01")) || !bytes.Contains(a, []byte("col_9")) {
+		t.Fatalf("toavro -: not a container of the file's schema")
+	}
+	// validate names standard input in its report.
+	code, out, errOut := v1runStdin(t, struct{ io.Reader }{bytes.NewReader(b)}, "validate", "-")
+	if code != 0 || !strings.Contains(out, "ok: 3 rows, 9 columns, 9 blocks checked (version 1)") {
+		t.Fatalf("validate -: %d %s %s", code, out, errOut)
+	}
+}
+
+// tojson --fields selects and orders CLMN columns; on other input it is a
+// usage error rather than ignored.
+func TestCLMNToJSONFields(t *testing.T) {
+	cl := filepath.Join("..", "..", "testdata", "clmn", "sample.clmn")
+	code, out, errOut := v1run(t, "tojson", "--fields", "name,id", "--limit", "2", cl)
+	want := `{"name":"Catlee Haswall","id":1}
+{"name":"Lazarus Brasseur","id":2}
+`
+	if code != 0 || out != want {
+		t.Fatalf("%d %s\n%s", code, errOut, out)
+	}
+	if code, _, errOut := v1run(t, "tojson", "--fields", "nope", cl); code != 1 || !strings.Contains(errOut, "nope") {
+		t.Fatalf("unknown field: %d %s", code, errOut)
+	}
+	for _, f := range []string{filepath.Join(v1Dir, "impala_all_types.trv"), filepath.Join(interopDir, "tiny", "tiny_rle.trv")} {
+		if code, _, errOut := v1run(t, "tojson", "--fields", "id", f); code != exitUsage || !strings.Contains(errOut, "--fields") {
+			t.Fatalf("--fields on %s: %d %s", f, code, errOut)
+		}
+	}
+}
+
+// --impala-booleans reads Impala's short boolean blocks as its scanner
+// did; without it they are an error naming the column and block.
+func TestV1ImpalaBooleansFlag(t *testing.T) {
+	quirk := filepath.Join(v1Dir, "impala_boolean_quirk.trv")
+	if code, _, errOut := v1run(t, "tojson", quirk); code != 1 || !strings.Contains(errOut, `column "col_1" (#0), block 0`) {
+		t.Fatalf("without the flag: %d %s", code, errOut)
+	}
+	code, out, errOut := v1run(t, "tojson", "--impala-booleans", quirk)
+	if code != 0 || out != "{\"col_1\":null}\n{\"col_1\":{\"boolean\":false}}\n{\"col_1\":{\"boolean\":true}}\n" {
+		t.Fatalf("with the flag: %d %s\n%s", code, errOut, out)
+	}
+	for _, cmd := range []string{"dump", "validate", "meta", "schema", "toavro"} {
+		args := []string{cmd, "--impala-booleans", quirk}
+		if cmd == "toavro" {
+			args = append(args, filepath.Join(t.TempDir(), "out.avro"))
+		}
+		if code, _, errOut := v1run(t, args...); code != 0 {
+			t.Fatalf("%s --impala-booleans: %d %s", cmd, code, errOut)
+		}
+	}
+	if code, _, errOut := v1run(t, "dump", "--impala-booleans", filepath.Join(interopDir, "tiny", "tiny_rle.trv")); code != exitUsage || !strings.Contains(errOut, "version-1") {
+		t.Fatalf("on version 2: %d %s", code, errOut)
+	}
+}
+
+// fromavro --version 1 --memory spills finished blocks to the output's
+// private temporary directory: the file is the same, and nothing is left.
+func TestV1FromAvroMemory(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(interopDir, "email", "input.avro")
+	mem, spilled := filepath.Join(dir, "mem.trv"), filepath.Join(dir, "spilled.trv")
+	if code, _, errOut := v1run(t, "fromavro", "--quiet", "--version", "1", "--codec", "snappy", in, mem); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, _, errOut := v1run(t, "fromavro", "--quiet", "--version", "1", "--codec", "snappy", "--memory", "1", in, spilled); code != 0 {
+		t.Fatal(errOut)
+	}
+	a, _ := os.ReadFile(mem)
+	b, _ := os.ReadFile(spilled)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Fatalf("spilled output differs: %d and %d bytes", len(a), len(b))
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Fatalf("left in the output's directory: %v", ents)
+	}
+	if code, _, errOut := v1run(t, "fromavro", "--version", "1", "--memory", "lots", in, filepath.Join(dir, "x.trv")); code != exitUsage || !strings.Contains(errOut, "--memory") {
+		t.Fatalf("bad --memory: %d %s", code, errOut)
+	}
+}
+
+// tojson and toavro --schema on a version-1 file read its records through
+// the reader schema (projection, promotion, defaults) exactly as from the
+// version-2 file with the same records.
+func TestV1ReaderSchema(t *testing.T) {
+	dir := t.TempDir()
+	v1 := filepath.Join(v1Dir, "impala_all_types.trv")
+	rs := filepath.Join(dir, "r.avsc")
+	os.WriteFile(rs, []byte(`{"type":"record","name":"Row","namespace":"trevni1","fields":[
+		{"name":"col_9","type":["null","string"]},{"name":"col_2","type":["null","long"]},
+		{"name":"extra","type":"string","default":"x"}]}`), 0o666)
+	avro, v2 := filepath.Join(dir, "all.avro"), filepath.Join(dir, "all.v2.trv")
+	for _, args := range [][]string{{"toavro", "--quiet", v1, avro}, {"fromavro", "--quiet", avro, v2}} {
+		if code, _, errOut := v1run(t, args...); code != 0 {
+			t.Fatalf("%q: %s", args, errOut)
+		}
+	}
+	for _, extra := range [][]string{nil, {"--offset", "1", "--limit", "1"}, {"--pretty"}} {
+		args := append(append([]string{"tojson", "--schema", rs}, extra...), v2)
+		_, want, _ := v1run(t, args...)
+		args[len(args)-1] = v1
+		code, got, errOut := v1run(t, args...)
+		if code != 0 || got != want || !strings.Contains(want, `"extra"`) {
+			t.Fatalf("%q: %d %s\n%s\nwant\n%s", args, code, errOut, got, want)
+		}
+	}
+	if !strings.HasPrefix(func() string { _, o, _ := v1run(t, "tojson", "--schema", rs, v1); return o }(), `{"col_9":{"string":"hi"},"col_2":{"long":-1},"extra":"x"}`) {
+		t.Fatal("projection")
+	}
+	back := filepath.Join(dir, "back.avro")
+	if code, _, errOut := v1run(t, "toavro", "--quiet", "--schema", rs, v1, back); code != 0 {
+		t.Fatal(errOut)
+	}
+	v2b := filepath.Join(dir, "back.v2.trv")
+	if code, _, errOut := v1run(t, "fromavro", "--quiet", back, v2b); code != 0 {
+		t.Fatal(errOut)
+	}
+	_, got, _ := v1run(t, "tojson", v2b)
+	_, want, _ := v1run(t, "tojson", "--schema", rs, v2)
+	if got != want {
+		t.Fatalf("toavro --schema:\n%s\nwant\n%s", got, want)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 5 {
+		t.Fatalf("files left: %v", ents)
+	}
+	// A reader schema that does not match is an error, and leaves nothing.
+	os.WriteFile(rs, []byte(`{"type":"record","name":"Row","namespace":"trevni1","fields":[{"name":"col_9","type":"int"}]}`), 0o666)
+	out := filepath.Join(dir, "bad.jsonl")
+	if code, _, errOut := v1run(t, "tojson", "--schema", rs, v1, out); code != 1 || !strings.Contains(errOut, "col_9") {
+		t.Fatalf("mismatch: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("output left")
 	}
 }

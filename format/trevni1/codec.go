@@ -1,19 +1,18 @@
 package trevni1
 
-// All compression is in this file, so that the codecs can move to a shared
-// package without touching the rest.
+// Compression goes through the project's one codec set (internal/codec),
+// as version 2 does. What version 1 does differently stays here: its
+// "deflate" is zlib-wrapped (RFC 1950) and "gzip" is gzip-wrapped (RFC
+// 1952), both around the shared raw deflate; Impala inflated either
+// wrapper under either name. bzip2 is written at Impala's block size 5.
 
 import (
-	"bytes"
-	"compress/bzip2"
-	"errors"
+	"encoding/binary"
 	"fmt"
-	"io"
+	"hash/adler32"
+	"hash/crc32"
 
-	dbzip2 "github.com/dsnet/compress/bzip2"
-	"github.com/golang/snappy"
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zlib"
+	"github.com/trevni-go/trevni/internal/codec"
 )
 
 // Codec names, as Impala wrote them into trevni.codec.
@@ -37,142 +36,163 @@ func canonicalCodec(name string) (string, error) {
 	return "", fmt.Errorf("%w %q (version 1 knows none, deflate, gzip, bzip2, snappy)", ErrCodec, name)
 }
 
-// compressor compresses blocks, reusing its zlib and gzip writers from
-// block to block (each block is still a complete stream of its own).
-type compressor struct {
-	codec string
-	buf   bytes.Buffer
-	zw    *zlib.Writer
-	gw    *gzip.Writer
+// codecs are the shared codecs a Reader or Writer uses, safe for
+// concurrent use.
+type codecs struct {
+	null, deflate, snappy, bzip2 codec.Codec
 }
 
-// compress appends the compressed form of src to dst.
-func (c *compressor) compress(dst, src []byte) ([]byte, error) {
-	c.buf.Reset()
-	var w io.WriteCloser
+func newCodecs() (*codecs, error) {
+	var c codecs
 	var err error
-	switch c.codec {
-	case CodecDeflate:
-		// Impala: deflateInit2 with level 6, window 15, memLevel 9.
-		if c.zw == nil {
-			c.zw, err = zlib.NewWriterLevel(&c.buf, 6)
-		} else {
-			c.zw.Reset(&c.buf)
-		}
-		w = c.zw
-	case CodecGzip:
-		if c.gw == nil {
-			c.gw, err = gzip.NewWriterLevel(&c.buf, 6)
-		} else {
-			c.gw.Reset(&c.buf)
-		}
-		w = c.gw
-	case CodecBzip2:
-		// Impala: BZ2_bzBuffToBuffCompress with block size 5 (BZh5).
-		w, err = dbzip2.NewWriter(&c.buf, &dbzip2.WriterConfig{Level: 5})
-	case CodecSnappy:
-		return append(dst, snappy.Encode(nil, src)...), nil
-	default:
-		return append(dst, src...), nil
+	if c.null, err = codec.New(codec.Null, 0); err != nil {
+		return nil, err
 	}
-	if err != nil {
-		return dst, err
+	// Impala: deflateInit2 with level 6; BZ2_bzBuffToBuffCompress with
+	// block size 5.
+	if c.deflate, err = codec.New(codec.Deflate, 6); err != nil {
+		return nil, err
 	}
-	if _, err := w.Write(src); err != nil {
-		return dst, err
+	if c.snappy, err = codec.New(codec.Snappy, 0); err != nil {
+		return nil, err
 	}
-	if err := w.Close(); err != nil {
-		return dst, err
+	if c.bzip2, err = codec.New(codec.Bzip2, 5); err != nil {
+		return nil, err
 	}
-	return append(dst, c.buf.Bytes()...), nil
+	return &c, nil
 }
 
-// snappyMaxRatio bounds how much a snappy block can expand.
-const snappyMaxRatio = 32
+// zlib header of level 6 (CMF 0x78: deflate, 32 KiB window; FLG 0x9c).
+const zlibHeader = "\x78\x9c"
+
+// gzip header as Go's and zlib's writers make it at level 6: no flags, no
+// time, OS unknown.
+const gzipHeader = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+
+// compress appends the stored form of src under the canonical codec name
+// ("" for none) to dst.
+func (c *codecs) compress(name string, dst, src []byte) ([]byte, error) {
+	switch name {
+	case "":
+		return append(dst, src...), nil
+	case CodecSnappy:
+		return c.snappy.Compress(dst, src)
+	case CodecBzip2:
+		return c.bzip2.Compress(dst, src)
+	case CodecDeflate:
+		dst = append(dst, zlibHeader...)
+		dst, err := c.deflate.Compress(dst, src)
+		return binary.BigEndian.AppendUint32(dst, adler32.Checksum(src)), err
+	case CodecGzip:
+		dst = append(dst, gzipHeader...)
+		dst, err := c.deflate.Compress(dst, src)
+		dst = binary.LittleEndian.AppendUint32(dst, crc32.ChecksumIEEE(src))
+		return binary.LittleEndian.AppendUint32(dst, uint32(len(src))), err
+	}
+	return dst, fmt.Errorf("%w %q", ErrCodec, name)
+}
 
 // decompress appends exactly size bytes, the decompressed form of src, to
-// dst. size comes from the file: the output grows only as data arrives.
-func decompress(codec string, dst, src []byte, size int) ([]byte, error) {
-	var r io.Reader
-	switch codec {
+// dst. size comes from the file: the shared codecs bound the output by it
+// and grow it only as data arrives.
+func (c *codecs) decompress(name string, dst, src []byte, size int) ([]byte, error) {
+	lim := codec.ExactSize(size)
+	var (
+		out []byte
+		err error
+	)
+	switch name {
 	case "":
-		if len(src) != size {
-			return dst, fmt.Errorf("%w: block holds %d bytes, descriptor says %d", ErrFormat, len(src), size)
-		}
-		return append(dst, src...), nil
+		out, err = c.null.Decompress(dst, src, lim)
+	case CodecSnappy:
+		out, err = c.snappy.Decompress(dst, src, lim)
+	case CodecBzip2:
+		out, err = c.bzip2.Decompress(dst, src, lim)
 	case CodecDeflate, CodecGzip:
 		// Impala inflated both with windowBits 15|32: a zlib or a gzip
 		// wrapper, whichever the block has.
 		if len(src) >= 2 && src[0] == 0x1f && src[1] == 0x8b {
-			zr, err := gzip.NewReader(bytes.NewReader(src))
-			if err != nil {
-				return dst, fmt.Errorf("%w: gzip: %v", ErrFormat, err)
-			}
-			zr.Multistream(false)
-			r = zr
+			name = "gzip"
+			out, err = c.gunzip(dst, src, lim)
 		} else {
-			zr, err := zlib.NewReader(bytes.NewReader(src))
-			if err != nil {
-				return dst, fmt.Errorf("%w: zlib: %v", ErrFormat, err)
-			}
-			r = zr
+			name = "zlib"
+			out, err = c.unzlib(dst, src, lim)
 		}
-	case CodecBzip2:
-		r = bzip2.NewReader(bytes.NewReader(src))
-	case CodecSnappy:
-		n, err := snappy.DecodedLen(src)
-		if err != nil {
-			return dst, fmt.Errorf("%w: snappy: %v", ErrFormat, err)
-		}
-		if n != size {
-			return dst, fmt.Errorf("%w: snappy block decompresses to %d bytes, descriptor says %d", ErrFormat, n, size)
-		}
-		if n > snappyMaxRatio*len(src)+64 {
-			return dst, fmt.Errorf("%w: snappy block claims %d bytes from %d", ErrFormat, n, len(src))
-		}
-		out, err := snappy.Decode(make([]byte, n), src)
-		if err != nil {
-			return dst, fmt.Errorf("%w: snappy: %v", ErrFormat, err)
-		}
-		return append(dst, out...), nil
 	default:
-		return dst, fmt.Errorf("%w %q", ErrCodec, codec)
+		return dst, fmt.Errorf("%w %q", ErrCodec, name)
 	}
-	return readFull(dst, r, size, codec)
+	if err != nil {
+		return out, fmt.Errorf("%w: %s: %w", ErrFormat, name, err)
+	}
+	return out, nil
 }
 
-// readFull appends exactly size bytes from r to dst, growing dst only as
-// data arrives, and fails if r holds fewer or more.
-func readFull(dst []byte, r io.Reader, size int, codec string) ([]byte, error) {
+// unzlib inflates a zlib stream: header, raw deflate, Adler-32 of the data.
+func (c *codecs) unzlib(dst, src []byte, lim codec.Limit) ([]byte, error) {
+	if len(src) < 6 {
+		return dst, fmt.Errorf("%w: %d bytes", codec.ErrCorrupt, len(src))
+	}
+	cmf, flg := src[0], src[1]
+	switch {
+	case cmf&0x0f != 8 || cmf>>4 > 7 || (uint16(cmf)<<8|uint16(flg))%31 != 0:
+		return dst, fmt.Errorf("%w: bad header %02x %02x", codec.ErrCorrupt, cmf, flg)
+	case flg&0x20 != 0:
+		return dst, fmt.Errorf("%w: a preset dictionary is required", codec.ErrCorrupt)
+	}
 	start := len(dst)
-	for len(dst)-start < size {
-		if len(dst) == cap(dst) {
-			grow := min(max(cap(dst)-start, 64<<10), size-(len(dst)-start))
-			dst = append(dst, make([]byte, grow)...)[:len(dst)]
-		}
-		n, err := r.Read(dst[len(dst):min(cap(dst), start+size)])
-		dst = dst[:len(dst)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return dst, fmt.Errorf("%w: %s: %v", ErrFormat, codec, err)
-		}
+	out, err := c.deflate.Decompress(dst, src[2:len(src)-4], lim)
+	if err != nil {
+		return out, err
 	}
-	if got := len(dst) - start; got != size {
-		return dst, fmt.Errorf("%w: %s block decompresses to %d bytes, descriptor says %d", ErrFormat, codec, got, size)
+	if want, got := binary.BigEndian.Uint32(src[len(src)-4:]), adler32.Checksum(out[start:]); want != got {
+		return out, fmt.Errorf("%w: Adler-32 %08x, data has %08x", codec.ErrCorrupt, want, got)
 	}
-	var one [1]byte
-	for {
-		n, err := r.Read(one[:])
-		if n > 0 {
-			return dst, fmt.Errorf("%w: %s block decompresses to more than the %d bytes its descriptor says", ErrFormat, codec, size)
-		}
-		if errors.Is(err, io.EOF) {
-			return dst, nil
-		}
-		if err != nil {
-			return dst, fmt.Errorf("%w: %s: %v", ErrFormat, codec, err)
-		}
+	return out, nil
+}
+
+// gunzip inflates one gzip member: header (with its optional fields), raw
+// deflate, CRC-32 and length of the data.
+func (c *codecs) gunzip(dst, src []byte, lim codec.Limit) ([]byte, error) {
+	bad := func(what string) error { return fmt.Errorf("%w: %s", codec.ErrCorrupt, what) }
+	if len(src) < 18 || src[2] != 8 {
+		return dst, bad("bad header")
 	}
+	flg, p := src[3], 10
+	if flg&0xe0 != 0 {
+		return dst, bad("reserved flags")
+	}
+	end := len(src) - 8
+	if flg&0x04 != 0 { // FEXTRA
+		if p+2 > end {
+			return dst, bad("truncated header")
+		}
+		p += 2 + int(binary.LittleEndian.Uint16(src[p:]))
+	}
+	for _, f := range []byte{0x08, 0x10} { // FNAME, FCOMMENT: zero-terminated
+		if flg&f == 0 {
+			continue
+		}
+		for p < end && src[p] != 0 {
+			p++
+		}
+		p++
+	}
+	if flg&0x02 != 0 { // FHCRC
+		p += 2
+	}
+	if p > end {
+		return dst, bad("truncated header")
+	}
+	start := len(dst)
+	out, err := c.deflate.Decompress(dst, src[p:end], lim)
+	if err != nil {
+		return out, err
+	}
+	if want, got := binary.LittleEndian.Uint32(src[end:]), crc32.ChecksumIEEE(out[start:]); want != got {
+		return out, bad(fmt.Sprintf("CRC-32 %08x, data has %08x", want, got))
+	}
+	if want := binary.LittleEndian.Uint32(src[end+4:]); want != uint32(len(out)-start) {
+		return out, bad(fmt.Sprintf("length %d, data has %d", want, len(out)-start))
+	}
+	return out, nil
 }

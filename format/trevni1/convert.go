@@ -23,6 +23,7 @@ func FromV2(dst io.Writer, src *format.Reader, opts *WriterOptions) (int64, erro
 	if err != nil {
 		return 0, err
 	}
+	defer rw.Abort() // after Close, only a no-op
 	var buf []byte
 	for {
 		buf, err = ar.ReadBinary(buf[:0])

@@ -91,4 +91,14 @@
 // non-null branches, recursive types and records without fields inside an
 // array or a union cannot be expressed with levels: they are errors naming
 // the field. FromV2 and ToV2 convert whole files.
+//
+// # Memory and compression
+//
+// Writer holds finished blocks in memory up to WriterOptions.MemoryBudget
+// and spills them past it to a temporary file in WriterOptions.TempDir,
+// copied after the header at Close; the file is the same either way, and
+// Close or Abort removes the temporary file. Blocks are compressed and
+// decompressed by the project's shared codecs (internal/codec), which
+// bound decompression by the block's stated size; the zlib and gzip
+// wrappers of version 1 are added and checked here.
 package trevni1

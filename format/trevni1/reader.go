@@ -43,6 +43,7 @@ type Reader struct {
 	blocks [][]BlockInfo
 	codec  string
 	check  string
+	codecs *codecs
 }
 
 // header reads the header sequentially, knowing its offset.
@@ -129,7 +130,11 @@ func (h *header) meta(m *Meta, what string) error {
 // NewReader reads the header and every block descriptor of a version-1
 // file of size bytes.
 func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) {
-	rd := &Reader{r: r, size: size}
+	cs, err := newCodecs()
+	if err != nil {
+		return nil, err
+	}
+	rd := &Reader{r: r, size: size, codecs: cs}
 	if opts != nil {
 		rd.opts = *opts
 	}
@@ -160,7 +165,6 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 	if err := h.meta(&rd.meta, "file metadata"); err != nil {
 		return nil, err
 	}
-	var err error
 	if rd.codec, err = canonicalCodec(rd.meta.GetString(KeyCodec)); err != nil {
 		return nil, &Error{Column: -1, Block: -1, Row: -1, Offset: -1, Err: err}
 	}
@@ -415,7 +419,7 @@ func (cr *ColumnReader) loadBlock(b int) error {
 	}
 	stored := cr.raw[:bi.Stored]
 	var err error
-	cr.body, err = decompress(cr.c.Codec, cr.body[:0], stored, int(bi.Uncompressed))
+	cr.body, err = cr.rd.codecs.decompress(cr.c.Codec, cr.body[:0], stored, int(bi.Uncompressed))
 	if err != nil {
 		return cr.fail(err)
 	}

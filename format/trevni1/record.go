@@ -93,8 +93,12 @@ func (rw *RecordWriter) WriteBinary(data []byte) (int, error) {
 	return n, nil
 }
 
-// Close writes the file.
+// Close writes the file, and removes the spill file whatever the outcome.
 func (rw *RecordWriter) Close() error { return rw.w.Close() }
+
+// Abort discards the records written and removes the spill file; nothing
+// has reached the output.
+func (rw *RecordWriter) Abort() { rw.w.Abort() }
 
 // maxItems bounds the array and map items of one record, since items of
 // null may take no bytes.

@@ -1,17 +1,24 @@
 package trevni1
 
 import (
+	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
+	"os"
 	"strconv"
 )
 
 // BlockSize is Impala's block buffer size, on which its block-cutting rule
 // is based.
 const BlockSize = 65536
+
+// DefaultMemoryBudget is how many bytes of finished blocks a Writer keeps in
+// memory before it spills them to a temporary file.
+const DefaultMemoryBudget = 64 << 20
 
 // ColumnSpec declares a column for NewWriter.
 type ColumnSpec struct {
@@ -32,31 +39,49 @@ type WriterOptions struct {
 	// Meta holds extra file metadata, written after trevni.codec and
 	// trevni.checksum.
 	Meta Meta
+	// MemoryBudget bounds the bytes of finished blocks held in memory
+	// until Close; past it they spill to a temporary file in TempDir and
+	// are copied after the header at Close. 0 means DefaultMemoryBudget; a
+	// negative value means never spill. The file is the same either way.
+	MemoryBudget int64
+	// TempDir is where the spill file goes; "" means os.TempDir().
+	TempDir string
 
 	// blockSize replaces BlockSize in the cutting rule, for tests.
 	blockSize int
 }
 
 // Writer writes a version-1 file. Columns are cut into blocks by Impala's
-// rule (see the package documentation), and the whole file is held in
-// memory until Close, since the header gives every column's offset.
+// rule (see the package documentation). Nothing reaches the output before
+// Close, since the header gives every column's offset: finished blocks are
+// held in memory up to WriterOptions.MemoryBudget and spill to one
+// temporary file past it, so memory does not grow with the input (only a
+// 24-byte descriptor per block stays). Close or Abort removes that file.
 //
 // Entries are added column by column with the value methods; a row ends
 // with EndRow. Misuse is remembered and returned by EndRow and Close.
 type Writer struct {
-	out    io.Writer
-	opts   WriterOptions
-	codec  string
-	comp   compressor
-	cols   []*colWriter
-	rows   int64
-	err    error
-	closed bool
+	out     io.Writer
+	opts    WriterOptions
+	codec   string
+	comp    *codecs
+	scratch []byte // compressed block, before it is copied
+	cols    []*colWriter
+	rows    int64
+	err     error
+	closed  bool
+
+	held      int64 // bytes of block data held in memory
+	spill     *os.File
+	spillBuf  *bufio.Writer
+	spillSize int64
 }
 
 type block struct {
 	rows, usize, csize uint32
-	data               []byte // stored bytes, with the checksum
+	data               []byte // stored bytes, with the checksum; nil once spilled
+	size               int    // len of the stored bytes
+	spillAt            int64  // offset in the spill file, or -1
 }
 
 // colWriter is one column's state: its finished blocks and the block it
@@ -87,11 +112,16 @@ func NewWriter(out io.Writer, cols []ColumnSpec, opts *WriterOptions) (*Writer, 
 	if opts != nil {
 		w.opts = *opts
 	}
+	if w.opts.MemoryBudget == 0 {
+		w.opts.MemoryBudget = DefaultMemoryBudget
+	}
 	var err error
 	if w.codec, err = canonicalCodec(w.opts.Codec); err != nil {
 		return nil, err
 	}
-	w.comp.codec = w.codec
+	if w.comp, err = newCodecs(); err != nil {
+		return nil, err
+	}
 	if w.opts.Checksum, err = canonicalChecksum(w.opts.Checksum); err != nil {
 		return nil, err
 	}
@@ -172,10 +202,15 @@ func (w *Writer) finishBlock(c *colWriter) error {
 	}
 	b := block{rows: uint32(c.rows), usize: uint32(len(body))}
 	if w.codec != "" {
-		data, err := w.comp.compress(nil, body)
+		// Compressed into a reused buffer, then copied once to a block of
+		// its exact size (with room for the checksum).
+		var err error
+		w.scratch, err = w.comp.compress(w.codec, w.scratch[:0], body)
 		if err != nil {
 			return fmt.Errorf("trevni1: column %q: %s: %w", c.spec.Name, w.codec, err)
 		}
+		data := make([]byte, len(w.scratch), len(w.scratch)+4)
+		copy(data, w.scratch)
 		b.csize, b.data = uint32(len(data)), data
 		// Impala had added the level arrays to the size counter before
 		// compressing, so the next block's estimate includes them.
@@ -186,12 +221,73 @@ func (w *Writer) finishBlock(c *colWriter) error {
 	if w.opts.Checksum != "" {
 		b.data = binary.LittleEndian.AppendUint32(b.data, crc32.ChecksumIEEE(body))
 	}
+	b.size, b.spillAt = len(b.data), -1
 	c.blocks = append(c.blocks, b)
 	if c.rows > 0 {
 		c.prevAvg = c.size / c.rows
 	}
 	c.first = false
+	w.held += int64(cap(b.data))
+	if w.opts.MemoryBudget > 0 && w.held > w.opts.MemoryBudget {
+		return w.spillBlocks()
+	}
 	return nil
+}
+
+// spillBlocks moves every finished block held in memory to the spill file,
+// in column order (the order does not matter: each block keeps its offset).
+func (w *Writer) spillBlocks() error {
+	if w.spill == nil {
+		f, err := os.CreateTemp(w.opts.TempDir, "trevni1-spill-*")
+		if err != nil {
+			return fmt.Errorf("trevni1: creating spill file: %w", err)
+		}
+		w.spill = f
+		w.spillBuf = bufio.NewWriterSize(f, 1<<20)
+	}
+	for _, c := range w.cols {
+		for i := range c.blocks {
+			b := &c.blocks[i]
+			if b.spillAt >= 0 {
+				continue
+			}
+			if _, err := w.spillBuf.Write(b.data); err != nil {
+				return fmt.Errorf("trevni1: writing spill file: %w", err)
+			}
+			b.spillAt = w.spillSize
+			w.spillSize += int64(b.size)
+			b.data = nil
+		}
+	}
+	w.held = 0
+	if err := w.spillBuf.Flush(); err != nil {
+		return fmt.Errorf("trevni1: writing spill file: %w", err)
+	}
+	return nil
+}
+
+// release drops the blocks and removes the spill file.
+func (w *Writer) release() {
+	for _, c := range w.cols {
+		c.blocks = nil
+	}
+	w.held = 0
+	if w.spill != nil {
+		name := w.spill.Name()
+		w.spill.Close()
+		os.Remove(name)
+		w.spill, w.spillBuf = nil, nil
+	}
+}
+
+// Abort discards everything written and removes the spill file. Nothing
+// has reached the output. The Writer cannot be used afterwards.
+func (w *Writer) Abort() {
+	w.closed = true
+	if w.err == nil {
+		w.err = fmt.Errorf("%w: write after Abort", ErrUsage)
+	}
+	w.release()
 }
 
 // newBlock finishes the current block and starts the next.
@@ -456,15 +552,18 @@ func (w *Writer) WriteRow(values ...any) error {
 	return w.EndRow()
 }
 
-// Close finishes the last blocks and writes the file.
+// Close finishes the last blocks and writes the file. The spill file is
+// removed whatever the outcome.
 func (w *Writer) Close() error {
 	if w.err != nil {
+		w.release()
 		return w.err
 	}
 	if w.closed {
 		return nil
 	}
 	w.closed = true
+	defer w.release()
 	for _, c := range w.cols {
 		if c.rowEnts != 0 {
 			w.err = fmt.Errorf("%w: Close inside row %d", ErrUsage, w.rows)
@@ -507,13 +606,14 @@ func (w *Writer) Close() error {
 		h = binary.LittleEndian.AppendUint64(h, uint64(pos))
 		pos += 4 + 12*int64(len(c.blocks))
 		for _, b := range c.blocks {
-			pos += int64(len(b.data))
+			pos += int64(b.size)
 		}
 	}
 	if _, err := w.out.Write(h); err != nil {
 		w.err = err
 		return err
 	}
+	var buf []byte
 	for _, c := range w.cols {
 		t := binary.LittleEndian.AppendUint32(nil, uint32(len(c.blocks)))
 		for _, b := range c.blocks {
@@ -526,7 +626,21 @@ func (w *Writer) Close() error {
 			return err
 		}
 		for _, b := range c.blocks {
-			if _, err := w.out.Write(b.data); err != nil {
+			data := b.data
+			if b.spillAt >= 0 {
+				if cap(buf) < b.size {
+					buf = make([]byte, b.size)
+				}
+				data = buf[:b.size]
+				if _, err := w.spill.ReadAt(data, b.spillAt); err != nil {
+					if errors.Is(err, io.EOF) {
+						err = io.ErrUnexpectedEOF
+					}
+					w.err = fmt.Errorf("trevni1: reading spill file: %w", err)
+					return w.err
+				}
+			}
+			if _, err := w.out.Write(data); err != nil {
 				w.err = err
 				return err
 			}
