@@ -4,16 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/memtest"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
@@ -197,34 +195,6 @@ func BenchmarkRead2of6Trevni(b *testing.B) { benchRead2(b, false) }
 // BenchmarkRead2of6CLMN is the same from CLMN.
 func BenchmarkRead2of6CLMN(b *testing.B) { benchRead2(b, true) }
 
-// peakHeap runs f and returns the most heap memory in use while it ran,
-// sampled every millisecond, and after garbage collection at the start.
-func peakHeap(f func() error) (uint64, error) {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var peak uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(sample)
-			peak = max(peak, sample[0].Value.Uint64())
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	err := f()
-	close(stop)
-	<-done
-	return peak, err
-}
-
 // The conversions' memory does not grow with the row count: eight times the
 // rows take about the same peak heap.
 func TestPeakMemoryIndependentOfRows(t *testing.T) {
@@ -233,7 +203,7 @@ func TestPeakMemoryIndependentOfRows(t *testing.T) {
 		var peaks []uint64
 		for _, rows := range []int{50_000, 400_000} {
 			in := sampleLikeFile(t, rows)
-			peak, err := peakHeap(func() error {
+			peak, err := memtest.PeakHeap(func() error {
 				_, err := convertFile(in, filepath.Join(dir, "out"), toCLMN, 2<<20)
 				return err
 			})

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/trevni-go/trevni/clmn"
+	"github.com/trevni-go/trevni/format/trevni1"
 	"html/template"
 	"math"
 	"strconv"
@@ -72,10 +74,10 @@ func inspectTemplate() (*template.Template, error) {
 // inspectCommand sets up "trevni inspect".
 func inspectCommand(fs *flag.FlagSet) runFunc {
 	return func(e *env, args []string) error {
-		switch {
-		case isV1File(args[0]):
+		switch e.sniffInput(args[0]) {
+		case trevni1.Magic:
 			return fmt.Errorf("%s: a Trevni version 1 file: inspect reads version 2 files only (try 'trevni meta')", args[0])
-		case isCLMNFile(args[0]):
+		case clmn.Magic:
 			return fmt.Errorf("%s: a CLMN file: inspect reads Trevni version 2 files only (try 'trevni meta')", args[0])
 		}
 		out, err := e.createOutput(argOr(args, 1, "-"))

@@ -649,7 +649,7 @@ func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
 // directory (removed at the end), which is read through the reader-schema
 // resolution of package assemble, as a version-2 file would be.
 func v1ReaderSchema(e *env, name string, out *output, rd *trevni1.Reader, fs *flag.FlagSet, schemaFile string) error {
-	text, _, err := readSchemaFile(schemaFile)
+	text, _, err := e.readSchemaFile(schemaFile)
 	if err != nil {
 		return err
 	}

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/memtest"
 	"io"
 	"math/rand/v2"
 	"os"
-	"runtime"
-	"runtime/metrics"
 	"testing"
-	"time"
 )
 
 var spillCols = []ColumnSpec{
@@ -152,39 +150,13 @@ type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
-// peakHeap runs f and returns the most heap in use while it ran.
-func peakHeap(f func() error) (uint64, error) {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var peak uint64
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			metrics.Read(sample)
-			peak = max(peak, sample[0].Value.Uint64())
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	err := f()
-	close(stop)
-	<-done
-	return peak, err
-}
-
 // With a memory budget, the writer's peak heap does not grow with the rows:
 // eight times the rows (some 30 MB of blocks) take about the same.
 func TestSpillPeakMemoryIndependentOfRows(t *testing.T) {
 	dir := t.TempDir()
 	var peaks []uint64
 	for _, rows := range []int{100_000, 800_000} {
-		peak, err := peakHeap(func() error {
+		peak, err := memtest.PeakHeap(func() error {
 			return writeSpillRows(io.Discard, rows, &WriterOptions{MemoryBudget: 1 << 20, TempDir: dir})
 		})
 		if err != nil {
