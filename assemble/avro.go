@@ -32,10 +32,23 @@ type Options struct {
 	// index of the field of writer record schema writer that reader reads,
 	// or -1. ProtoReader passes one that matches protobuf field numbers.
 	MatchField func(reader *schema.Field, writer *schema.Schema) int
+	// Filter, if set, is a filter expression (package predicate's
+	// grammar, as "trevni tojson --where" takes it) on the fields of the
+	// file's schema: only records satisfying it are returned by Read,
+	// All, ReadBinary and ReadJSON, and checked by Validate. Blocks whose
+	// statistics prove that no row of theirs matches are never read, in
+	// any column; the filter's columns are read (and not output) where
+	// the selection leaves them out. An expression that does not parse or
+	// fit the schema is a *predicate.Error.
+	Filter string
 	// Layout bounds the column layout of the file's schema; nil means
 	// layout's defaults. Raise its limits to read files of very large
 	// schemas.
 	Layout *layout.Options
+
+	// lenient lets Fields name fields that some records on the way lack
+	// (through unions), as the paths of a filter may.
+	lenient bool
 }
 
 // AvroReader reads the records of a Trevni file written from Avro.
@@ -55,10 +68,12 @@ type AvroReader struct {
 	row        int64
 	maxElems   int
 	elems      int
-	selective  bool  // Options.Fields selects fields
-	end        int64 // Read returns io.EOF here
-	checked    int64 // records Validate walked (the others it knew alike)
-	val        any   // the value sink's result of the last walk
+	selective  bool    // Options.Fields selects fields
+	end        int64   // Read returns io.EOF here
+	checked    int64   // records Validate walked (the others it knew alike)
+	val        any     // the value sink's result of the last walk
+	filter     *filter // Options.Filter; nil without one
+	returned   int64   // records returned
 
 	jsonScratch [][]byte      // ReadJSON's map entries, by depth
 	jsonEntries [][]jsonEntry // and where they are
@@ -113,7 +128,7 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 		return nil, err
 	}
 	ar.selective = sel != nil
-	c := &compiler{cols: map[int]bool{}, match: o.MatchField}
+	c := &compiler{cols: map[int]bool{}, match: o.MatchField, lenient: o.lenient}
 	if ar.root, err = c.compile(root, ar.readSchema, "", sel); err != nil {
 		return nil, err
 	}
@@ -125,6 +140,14 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 		}
 		ar.cols[i] = cr
 		ar.used = append(ar.used, cr)
+	}
+	if o.Filter != "" {
+		if ar.filter, err = newFilter(rd, o.Filter, fileSchema, lay, &o); err != nil {
+			return nil, err
+		}
+		for _, cr := range ar.used {
+			cr.SetReadAhead(false)
+		}
 	}
 	return ar, nil
 }
@@ -161,6 +184,9 @@ func (ar *AvroReader) SeekRow(row int64) error {
 		}
 	}
 	ar.row = row
+	if ar.filter != nil {
+		ar.filter.next, ar.filter.ri = row, 0
+	}
 	return nil
 }
 

@@ -40,6 +40,11 @@ type jsonEntry struct{ key, text, end int }
 // or appends the record's encoding to dst. Errors are *schema.Error of the
 // record's absolute number, with the field path.
 func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
+	if ar.filter != nil {
+		if err := ar.nextMatch(); err != nil {
+			return dst, nil, err
+		}
+	}
 	if err := ar.startRow(); err != nil {
 		return dst, nil, err
 	}
@@ -51,6 +56,7 @@ func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
 		return dst, nil, fieldpath.Record(err, ar.row)
 	}
 	ar.row++
+	ar.returned++
 	return out, v, nil
 }
 

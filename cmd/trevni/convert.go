@@ -73,6 +73,7 @@ type trevniFlags struct {
 	codec, checksum string
 	blockSize       int
 	memory          string
+	stats           bool
 }
 
 func addTrevniFlags(fs *flag.FlagSet) *trevniFlags {
@@ -81,6 +82,7 @@ func addTrevniFlags(fs *flag.FlagSet) *trevniFlags {
 	fs.StringVar(&f.checksum, "checksum", defaultChecksum, "block checksum `NAME`: null or crc32")
 	fs.IntVar(&f.blockSize, "block-size", format.DefaultBlockSize, "uncompressed `BYTES` at which a column's block is cut")
 	fs.StringVar(&f.memory, "memory", "64MiB", "`SIZE` of finished blocks kept in memory before they spill to a temporary file beside the output")
+	fs.BoolVar(&f.stats, "stats", true, "store per-block column statistics for --where (--stats=false: none, and null-codec files are byte for byte Java's)")
 	return f
 }
 
@@ -101,7 +103,7 @@ func (f *trevniFlags) options(e *env) (format.WriterOptions, error) {
 	if err != nil || budget <= 0 {
 		return format.WriterOptions{}, e.usagef("--memory %q: want a size such as 64MiB", f.memory)
 	}
-	return format.WriterOptions{Codec: codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget}, nil
+	return format.WriterOptions{Codec: codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget, DisableStats: !f.stats}, nil
 }
 
 // parseSize reads a byte count with an optional unit: 1048576, 512KiB,
