@@ -21,11 +21,15 @@ type Options struct {
 	// records as: a projection or an evolution of the file's schema.
 	ReaderSchema string
 	// Fields, if set, selects record fields by dotted path ("a.b.c";
-	// arrays, maps and unions are passed through): Read returns records
-	// holding only the selected fields, and only their columns are read.
-	// Such records no longer match the schema, so ReadBinary, ReadJSON,
-	// ToContainer and ToJSON refuse a selection; it is for consumers that
-	// accept missing fields, such as ProtoReader.
+	// arrays, maps and unions are passed through): records hold only the
+	// selected fields, and only their columns are read. Without a
+	// ReaderSchema, records are those of the file's schema projected on the
+	// selection (Schema returns it; a selected field's default is dropped
+	// where the selection changes its type), so ReadBinary, ReadJSON,
+	// ToContainer and ToJSON write them. With a ReaderSchema, the selection
+	// applies to it and the records no longer match it: ReadBinary and
+	// ReadJSON refuse them; that is for consumers that accept missing
+	// fields, such as ProtoReader.
 	Fields []string
 	// MatchField, if set, is consulted by schema resolution for a reader
 	// field that matches no writer field by name or alias: it returns the
@@ -74,6 +78,7 @@ type AvroReader struct {
 	val        any     // the value sink's result of the last walk
 	filter     *filter // Options.Filter; nil without one
 	returned   int64   // records returned
+	limit      int64   // records left before io.EOF (SetLimit); negative: no limit
 
 	jsonScratch [][]byte      // ReadJSON's map entries, by depth
 	jsonEntries [][]jsonEntry // and where they are
@@ -116,7 +121,7 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 			return nil, fmt.Errorf("assemble: %w: column %d (%q) is %s, the schema's layout wants %s %q", format.ErrFormat, i, fc.Name, describeColumn(fc.Type, fc.Array), describeColumn(cols[i].Type, cols[i].Array), cols[i].Name)
 		}
 	}
-	ar := &AvroReader{rd: rd, fileSchema: fileSchema, readSchema: fileSchema, readText: text, columns: cols, maxElems: format.DefaultMaxRowElements, end: rd.RowCount()}
+	ar := &AvroReader{rd: rd, fileSchema: fileSchema, readSchema: fileSchema, readText: text, columns: cols, maxElems: format.DefaultMaxRowElements, end: rd.RowCount(), limit: -1}
 	if o.ReaderSchema != "" {
 		if ar.readSchema, err = schema.Parse(o.ReaderSchema); err != nil {
 			return nil, fmt.Errorf("assemble: reader schema: %w", err)
@@ -126,6 +131,14 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 	sel, err := parseSelection(o.Fields)
 	if err != nil {
 		return nil, err
+	}
+	if sel != nil && o.ReaderSchema == "" && !o.lenient {
+		// Records of the selected fields are records of a projection of
+		// the file's schema: read them as that schema.
+		if ar.readSchema, err = projectSchema(fileSchema, sel); err != nil {
+			return nil, err
+		}
+		ar.readText, sel = ar.readSchema.String(), nil
 	}
 	ar.selective = sel != nil
 	c := &compiler{cols: map[int]bool{}, match: o.MatchField, lenient: o.lenient}
@@ -196,6 +209,12 @@ func (ar *AvroReader) SeekRow(row int64) error {
 func (ar *AvroReader) StopAt(row int64) {
 	ar.end = max(0, min(row, ar.rd.RowCount()))
 }
+
+// SetLimit makes the reader report io.EOF after n more records, counting
+// only the records it returns (those that satisfy the filter); a negative
+// n removes the limit. Unlike StopAt, which ends at a row of the file, it
+// suits "the first n matches".
+func (ar *AvroReader) SetLimit(n int64) { ar.limit = n }
 
 // ColumnsRead returns the numbers of the file columns the reader reads.
 func (ar *AvroReader) ColumnsRead() []int {

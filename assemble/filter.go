@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -84,6 +85,17 @@ func (ar *AvroReader) Filter() *predicate.Predicate {
 // nextMatch positions the reader's columns at the next record, from its
 // row on, that satisfies the filter, or returns io.EOF.
 func (ar *AvroReader) nextMatch() error {
+	row, err := ar.findMatch()
+	if err != nil {
+		return err
+	}
+	ar.filter.next = row + 1
+	return ar.advanceTo(row)
+}
+
+// findMatch returns the next row, from the reader's row on, that satisfies
+// the filter, evaluating only the rows the ranges leave; io.EOF if none.
+func (ar *AvroReader) findMatch() (int64, error) {
 	f := ar.filter
 	row := max(ar.row, f.next)
 	for {
@@ -92,16 +104,16 @@ func (ar *AvroReader) nextMatch() error {
 		}
 		if f.ri == len(f.ranges) || row >= ar.end {
 			f.next = row
-			return io.EOF
+			return 0, io.EOF
 		}
 		row = max(row, f.ranges[f.ri].First)
 		if row >= ar.end {
 			f.next = row
-			return io.EOF
+			return 0, io.EOF
 		}
 		if f.ev.row != row {
 			if err := f.ev.SeekRow(row); err != nil {
-				return err
+				return 0, err
 			}
 		}
 		rec, err := f.ev.Read()
@@ -109,19 +121,47 @@ func (ar *AvroReader) nextMatch() error {
 			if err == io.EOF {
 				err = fmt.Errorf("%w: the filter's columns end before row %d", format.ErrFormat, row)
 			}
-			return err
+			return 0, err
 		}
 		f.scanned++
 		ok, err := f.p.Match(rec)
 		if err != nil {
-			return fieldpath.Record(err, row)
+			return 0, fieldpath.Record(err, row)
 		}
 		if ok {
-			f.next = row + 1
-			return ar.advanceTo(row)
+			return row, nil
 		}
 		row++
 	}
+}
+
+// Count returns how many records from the reader's position to its end
+// (see StopAt) satisfy the filter, reading only the filter's columns (and
+// no column at all without a filter), and leaves the reader at its end.
+// It checks ctx every few thousand records.
+func (ar *AvroReader) Count(ctx context.Context) (int64, error) {
+	var n int64
+	if ar.filter == nil {
+		n = max(0, ar.end-ar.row)
+	} else {
+		for k := 0; ; k++ {
+			if k%checkEvery == 0 && ctx.Err() != nil {
+				return n, fmt.Errorf("assemble: count stopped at record %d: %w", max(ar.row, ar.filter.next), ctx.Err())
+			}
+			row, err := ar.findMatch()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return n, err
+			}
+			n++
+			ar.filter.next = row + 1
+		}
+	}
+	ar.row = max(ar.row, ar.end) // the output columns stay behind: SeekRow repositions them
+	ar.returned += n
+	return n, nil
 }
 
 // advanceTo moves the columns read for output from ar.row to row: by

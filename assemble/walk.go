@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -40,6 +41,9 @@ type jsonEntry struct{ key, text, end int }
 // or appends the record's encoding to dst. Errors are *schema.Error of the
 // record's absolute number, with the field path.
 func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
+	if ar.limit == 0 {
+		return dst, nil, io.EOF
+	}
 	if ar.filter != nil {
 		if err := ar.nextMatch(); err != nil {
 			return dst, nil, err
@@ -57,6 +61,9 @@ func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
 	}
 	ar.row++
 	ar.returned++
+	if ar.limit > 0 {
+		ar.limit--
+	}
 	return out, v, nil
 }
 

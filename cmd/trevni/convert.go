@@ -323,6 +323,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 	codecFlag := fs.String("codec", "deflate", "Avro codec `NAME`: "+codecNames(avroCodecs))
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	rf := addRangeFlags(fs)
+	sf := addSelectFlags(fs)
 	return func(e *env, args []string) error {
 		codec, err := e.checkCodec(*codecFlag, avroCodecs)
 		if err != nil {
@@ -333,7 +334,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer out.Abort()
-		ar, in, err := e.openAvro(args[0], *readerSchema, rf)
+		ar, in, err := e.openAvro(args[0], *readerSchema, rf, sf)
 		if err != nil {
 			return err
 		}
@@ -349,6 +350,9 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		p.done()
+		if sf.report {
+			e.printReport(in.Name(), ar)
+		}
 		if !e.quiet && out.file != nil {
 			fmt.Fprintf(e.stderr, "trevni: toavro: wrote %s: %s (codec %s)\n", out.Name(), pluralCount(rows, "record"), codec)
 		}
@@ -357,9 +361,11 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 }
 
 // openAvro opens a Trevni file written from Avro, with an optional reader
-// schema file, positioned on the range of records rf selects.
-func (e *env) openAvro(path, readerSchemaFile string, rf *rangeFlags) (*assemble.AvroReader, *trevniInput, error) {
+// schema file, positioned on the range of records rf selects, with the
+// fields and filter of sf (nil for none).
+func (e *env) openAvro(path, readerSchemaFile string, rf *rangeFlags, sf *selectFlags) (*assemble.AvroReader, *trevniInput, error) {
 	var opts assemble.Options
+	sf.options(&opts)
 	if readerSchemaFile != "" {
 		text, _, err := readSchemaFile(readerSchemaFile)
 		if err != nil {
@@ -372,12 +378,18 @@ func (e *env) openAvro(path, readerSchemaFile string, rf *rangeFlags) (*assemble
 		return nil, nil, err
 	}
 	ar, err := assemble.NewAvroReader(in.Reader, &opts)
-	if err == nil {
+	if err == nil && opts.Filter != "" && rf.limit >= 0 {
+		// --limit counts the records written, after the filter.
+		lim := *rf
+		ar.SetLimit(lim.limit)
+		lim.limit = -1
+		err = lim.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt)
+	} else if err == nil {
 		err = rf.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt)
 	}
 	if err != nil {
 		in.Close()
-		return nil, nil, fmt.Errorf("%s: %w", in.Name(), err)
+		return nil, nil, e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
 	}
 	return ar, in, nil
 }
@@ -402,28 +414,45 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	pretty := fs.Bool("pretty", false, "indent each record over several lines")
 	rf := addRangeFlags(fs)
+	sf := addSelectFlags(fs)
 	return func(e *env, args []string) error {
 		if isCLMNFile(args[0]) {
+			if sf.fields != "" || sf.where != "" || sf.report {
+				return e.usagef("--fields, --where and --report need a Trevni file")
+			}
 			return clmnToJSON(e, args, *readerSchema, *pretty, rf)
 		}
-		out, err := e.createOutput(argOr(args, 1, "-"))
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
-		ar, in, err := e.openAvro(args[0], *readerSchema, rf)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		p := e.newProgress(in.RowCount(), in.Size())
-		defer p.done()
-		in.track(p)
-		if _, err := assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: *pretty, Progress: p.setRows}); err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
-		}
-		return out.Commit()
+		return e.writeJSON(args[0], argOr(args, 1, "-"), *readerSchema, *pretty, rf, sf)
 	}
+}
+
+// writeJSON prints the records of the Trevni file at path as Avro JSON
+// lines to outPath (tojson and head).
+func (e *env) writeJSON(path, outPath, readerSchema string, pretty bool, rf *rangeFlags, sf *selectFlags) error {
+	out, err := e.createOutput(outPath)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	ar, in, err := e.openAvro(path, readerSchema, rf, sf)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	p := e.newProgress(in.RowCount(), in.Size())
+	defer p.done()
+	in.track(p)
+	if _, err := assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: pretty, Progress: p.setRows}); err != nil {
+		return fmt.Errorf("%s: %w", in.Name(), err)
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	if sf != nil && sf.report {
+		p.done()
+		e.printReport(in.Name(), ar)
+	}
+	return nil
 }
 
 const fromjsonHelp = `
