@@ -49,8 +49,11 @@ type Accumulator struct {
 }
 
 type mark struct {
-	cur      Block
-	hasBytes bool
+	lengths, nonEmpty, values int64
+	minInt, maxInt            int64
+	minFloat, maxFloat        float64
+	nan, minInexact           bool
+	maxInexact, hasBytes      bool
 	// bytesSaved says that minBuf and maxBuf were copied to min and max
 	// since the Mark: they are copied before the first change.
 	bytesSaved bool
@@ -155,11 +158,6 @@ func (a *Accumulator) AddString(v string) {
 		v = v[:a.maxLen]
 	}
 	b := &a.cur
-	if a.hasBytes && !a.mark.bytesSaved {
-		a.mark.min = append(a.mark.min[:0], a.minBuf...)
-		a.mark.max = append(a.mark.max[:0], a.maxBuf...)
-		a.mark.bytesSaved = true
-	}
 	if !a.hasBytes {
 		a.hasBytes = true
 		a.minBuf = append(a.minBuf[:0], v...)
@@ -171,16 +169,28 @@ func (a *Accumulator) AddString(v string) {
 	// so the least prefix is the prefix of the least value. Of two values
 	// with the same prefix, the one that was not cut is the smaller.
 	if c := strings.Compare(v, view(a.minBuf)); c < 0 {
+		a.saveBytes()
 		a.minBuf = append(a.minBuf[:0], v...)
 		b.MinInexact = long
 	} else if c == 0 && !long {
 		b.MinInexact = false
 	}
 	if c := strings.Compare(v, view(a.maxBuf)); c > 0 {
+		a.saveBytes()
 		a.maxBuf = append(a.maxBuf[:0], v...)
 		b.MaxInexact = long
 	} else if c == 0 && long {
 		b.MaxInexact = true
+	}
+}
+
+// saveBytes copies the string bounds for Rollback before the first change
+// since the last Mark.
+func (a *Accumulator) saveBytes() {
+	if !a.mark.bytesSaved {
+		a.mark.min = append(a.mark.min[:0], a.minBuf...)
+		a.mark.max = append(a.mark.max[:0], a.maxBuf...)
+		a.mark.bytesSaved = true
 	}
 }
 
@@ -196,14 +206,22 @@ func (a *Accumulator) AddBytes(v []byte) { a.AddString(view(v)) }
 // aborted. It copies no bytes: a string bound is saved when a value first
 // changes it after the Mark.
 func (a *Accumulator) Mark() {
-	a.mark.cur, a.mark.hasBytes, a.mark.bytesSaved = a.cur, a.hasBytes, false
+	b, m := &a.cur, &a.mark
+	m.lengths, m.nonEmpty, m.values = b.Lengths, b.NonEmpty, b.Values
+	m.minInt, m.maxInt, m.minFloat, m.maxFloat = b.MinInt, b.MaxInt, b.MinFloat, b.MaxFloat
+	m.nan, m.minInexact, m.maxInexact = b.NaN, b.MinInexact, b.MaxInexact
+	m.hasBytes, m.bytesSaved = a.hasBytes, false
 }
 
 // Rollback restores the statistics saved by the last Mark exactly, so that
 // an aborted row leaves no trace in them (and a file written with aborted
 // rows is the file written without them).
 func (a *Accumulator) Rollback() {
-	a.cur, a.hasBytes = a.mark.cur, a.mark.hasBytes
+	b, m := &a.cur, &a.mark
+	b.Lengths, b.NonEmpty, b.Values = m.lengths, m.nonEmpty, m.values
+	b.MinInt, b.MaxInt, b.MinFloat, b.MaxFloat = m.minInt, m.maxInt, m.minFloat, m.maxFloat
+	b.NaN, b.MinInexact, b.MaxInexact = m.nan, m.minInexact, m.maxInexact
+	a.hasBytes = m.hasBytes
 	if a.mark.bytesSaved {
 		a.minBuf = append(a.minBuf[:0], a.mark.min...)
 		a.maxBuf = append(a.maxBuf[:0], a.mark.max...)
