@@ -311,12 +311,13 @@ Toavro converts a Trevni file written from Avro (by this tool or by Java's
 trevni-avro) back to an Avro object container file. With --schema, records
 are read as that reader schema: a projection (only the columns it needs
 are read) or an evolution of the file's schema, resolved as Avro resolves
-schemas.
+schemas. --fields, --where and --report work as for tojson.
 
 Examples (the file names stand for your own):
 
 	trevni toavro events.trv events.avro
 	trevni toavro --codec zstandard --schema summary.avsc events.trv summary.avro
+	trevni toavro --fields id,amount --where "region = 'EU'" orders.trv eu.avro
 `
 
 func toavroCommand(fs *flag.FlagSet) runFunc {
@@ -404,10 +405,17 @@ code points 0-255. The text is that of Java's Avro JSON encoder. With
 --offset and --limit select a range of records; the records skipped are not
 read, since every column seeks straight to the first one wanted.
 
+--fields keeps only the named fields (dotted paths) and reads only their
+columns. --where keeps only the records satisfying a filter expression
+(amount > 4500 AND region IN ('EU', 'US'); see "Filters" in the README),
+and reads no block whose statistics rule out a match; with it, --limit
+counts the records written. --report prints what was read to standard error.
+
 Examples (the file names stand for your own):
 
 	trevni tojson --limit 10 events.trv
 	trevni tojson --schema ids.avsc events.trv ids.jsonl
+	trevni tojson --fields id,customer.name --where "amount > 4500" --report orders.trv
 `
 
 func tojsonCommand(fs *flag.FlagSet) runFunc {
