@@ -78,6 +78,7 @@ type AvroReader struct {
 	val        any     // the value sink's result of the last walk
 	filter     *filter // Options.Filter; nil without one
 	returned   int64   // records returned
+	counted    int64   // of which counted by Count, without reading them
 	limit      int64   // records left before io.EOF (SetLimit); negative: no limit
 
 	jsonScratch [][]byte      // ReadJSON's map entries, by depth

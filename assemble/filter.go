@@ -161,6 +161,7 @@ func (ar *AvroReader) Count(ctx context.Context) (int64, error) {
 	}
 	ar.row = max(ar.row, ar.end) // the output columns stay behind: SeekRow repositions them
 	ar.returned += n
+	ar.counted += n
 	return n, nil
 }
 
@@ -210,6 +211,9 @@ func (ar *AvroReader) Report() ScanReport {
 	readers := [][]*format.ColumnReader{ar.cols}
 	if ar.filter != nil {
 		r.RowsScanned = ar.filter.scanned
+		if ar.counted > 0 && ar.returned == ar.counted {
+			readers = nil // only counted: the output columns were never read
+		}
 		readers = append(readers, ar.filter.ev.cols)
 	}
 	for i := range ar.cols {
