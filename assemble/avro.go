@@ -21,21 +21,38 @@ type Options struct {
 	// records as: a projection or an evolution of the file's schema.
 	ReaderSchema string
 	// Fields, if set, selects record fields by dotted path ("a.b.c";
-	// arrays, maps and unions are passed through): Read returns records
-	// holding only the selected fields, and only their columns are read.
-	// Such records no longer match the schema, so ReadBinary, ReadJSON,
-	// ToContainer and ToJSON refuse a selection; it is for consumers that
-	// accept missing fields, such as ProtoReader.
+	// arrays, maps and unions are passed through): records hold only the
+	// selected fields, and only their columns are read. Without a
+	// ReaderSchema, records are those of the file's schema projected on the
+	// selection (Schema returns it; a selected field's default is dropped
+	// where the selection changes its type), so ReadBinary, ReadJSON,
+	// ToContainer and ToJSON write them. With a ReaderSchema, the selection
+	// applies to it and the records no longer match it: ReadBinary and
+	// ReadJSON refuse them; that is for consumers that accept missing
+	// fields, such as ProtoReader.
 	Fields []string
 	// MatchField, if set, is consulted by schema resolution for a reader
 	// field that matches no writer field by name or alias: it returns the
 	// index of the field of writer record schema writer that reader reads,
 	// or -1. ProtoReader passes one that matches protobuf field numbers.
 	MatchField func(reader *schema.Field, writer *schema.Schema) int
+	// Filter, if set, is a filter expression (package predicate's
+	// grammar, as "trevni tojson --where" takes it) on the fields of the
+	// file's schema: only records satisfying it are returned by Read,
+	// All, ReadBinary and ReadJSON, and checked by Validate. Blocks whose
+	// statistics prove that no row of theirs matches are never read, in
+	// any column; the filter's columns are read (and not output) where
+	// the selection leaves them out. An expression that does not parse or
+	// fit the schema is a *predicate.Error.
+	Filter string
 	// Layout bounds the column layout of the file's schema; nil means
 	// layout's defaults. Raise its limits to read files of very large
 	// schemas.
 	Layout *layout.Options
+
+	// lenient lets Fields name fields that some records on the way lack
+	// (through unions), as the paths of a filter may.
+	lenient bool
 }
 
 // AvroReader reads the records of a Trevni file written from Avro.
@@ -55,10 +72,14 @@ type AvroReader struct {
 	row        int64
 	maxElems   int
 	elems      int
-	selective  bool  // Options.Fields selects fields
-	end        int64 // Read returns io.EOF here
-	checked    int64 // records Validate walked (the others it knew alike)
-	val        any   // the value sink's result of the last walk
+	selective  bool    // Options.Fields selects fields
+	end        int64   // Read returns io.EOF here
+	checked    int64   // records Validate walked (the others it knew alike)
+	val        any     // the value sink's result of the last walk
+	filter     *filter // Options.Filter; nil without one
+	returned   int64   // records returned
+	counted    int64   // of which counted by Count, without reading them
+	limit      int64   // records left before io.EOF (SetLimit); negative: no limit
 
 	jsonScratch [][]byte      // ReadJSON's map entries, by depth
 	jsonEntries [][]jsonEntry // and where they are
@@ -101,7 +122,7 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 			return nil, fmt.Errorf("assemble: %w: column %d (%q) is %s, the schema's layout wants %s %q", format.ErrFormat, i, fc.Name, describeColumn(fc.Type, fc.Array), describeColumn(cols[i].Type, cols[i].Array), cols[i].Name)
 		}
 	}
-	ar := &AvroReader{rd: rd, fileSchema: fileSchema, readSchema: fileSchema, readText: text, columns: cols, maxElems: format.DefaultMaxRowElements, end: rd.RowCount()}
+	ar := &AvroReader{rd: rd, fileSchema: fileSchema, readSchema: fileSchema, readText: text, columns: cols, maxElems: format.DefaultMaxRowElements, end: rd.RowCount(), limit: -1}
 	if o.ReaderSchema != "" {
 		if ar.readSchema, err = schema.Parse(o.ReaderSchema); err != nil {
 			return nil, fmt.Errorf("assemble: reader schema: %w", err)
@@ -112,8 +133,16 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sel != nil && o.ReaderSchema == "" && !o.lenient {
+		// Records of the selected fields are records of a projection of
+		// the file's schema: read them as that schema.
+		if ar.readSchema, err = projectSchema(fileSchema, sel); err != nil {
+			return nil, err
+		}
+		ar.readText, sel = ar.readSchema.String(), nil
+	}
 	ar.selective = sel != nil
-	c := &compiler{cols: map[int]bool{}, match: o.MatchField}
+	c := &compiler{cols: map[int]bool{}, match: o.MatchField, lenient: o.lenient}
 	if ar.root, err = c.compile(root, ar.readSchema, "", sel); err != nil {
 		return nil, err
 	}
@@ -125,6 +154,14 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 		}
 		ar.cols[i] = cr
 		ar.used = append(ar.used, cr)
+	}
+	if o.Filter != "" {
+		if ar.filter, err = newFilter(rd, o.Filter, fileSchema, lay, &o); err != nil {
+			return nil, err
+		}
+		for _, cr := range ar.used {
+			cr.SetReadAhead(false)
+		}
 	}
 	return ar, nil
 }
@@ -161,6 +198,9 @@ func (ar *AvroReader) SeekRow(row int64) error {
 		}
 	}
 	ar.row = row
+	if ar.filter != nil {
+		ar.filter.next, ar.filter.ri = row, 0
+	}
 	return nil
 }
 
@@ -170,6 +210,12 @@ func (ar *AvroReader) SeekRow(row int64) error {
 func (ar *AvroReader) StopAt(row int64) {
 	ar.end = max(0, min(row, ar.rd.RowCount()))
 }
+
+// SetLimit makes the reader report io.EOF after n more records, counting
+// only the records it returns (those that satisfy the filter); a negative
+// n removes the limit. Unlike StopAt, which ends at a row of the file, it
+// suits "the first n matches".
+func (ar *AvroReader) SetLimit(n int64) { ar.limit = n }
 
 // ColumnsRead returns the numbers of the file columns the reader reads.
 func (ar *AvroReader) ColumnsRead() []int {

@@ -70,8 +70,9 @@ type field struct {
 }
 
 type compiler struct {
-	cols  map[int]bool // columns the plan reads
-	match func(reader *schema.Field, writer *schema.Schema) int
+	lenient bool         // selected fields a record lacks are ignored (a filter's reader)
+	cols    map[int]bool // columns the plan reads
+	match   func(reader *schema.Field, writer *schema.Schema) int
 }
 
 func (c *compiler) use(col int) {
@@ -158,7 +159,7 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string, sel s
 	case schema.Record:
 		p := &plan{op: opRecord, w: w, rs: rs}
 		for name := range sel {
-			if rs.Field(name) == nil {
+			if rs.Field(name) == nil && !c.lenient {
 				return nil, incompatible(join(path, name), "selected, but %s has no such field", rs.Name)
 			}
 		}

@@ -35,6 +35,19 @@ func (ar *AvroReader) Validate(ctx context.Context) error {
 	limit := ar.maxElems
 	ar.maxElems = math.MaxInt
 	defer func() { ar.maxElems = limit }()
+	if ar.filter != nil {
+		// Only the matching records, one by one.
+		for n := int64(0); ; n++ {
+			if n%checkEvery == 0 && ctx.Err() != nil {
+				return fmt.Errorf("assemble: validation stopped at record %d: %w", ar.row, ctx.Err())
+			}
+			if _, _, err := ar.record(nil, toCheck); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+		}
+	}
 	if ar.root.free() {
 		if ar.row < ar.end {
 			if _, _, err := ar.record(nil, toCheck); err != nil {

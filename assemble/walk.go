@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -41,6 +42,14 @@ type jsonEntry struct{ key, text, end int }
 // or appends the record's encoding to dst. Errors are *schema.Error of the
 // record's absolute number, with the field path.
 func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
+	if ar.limit == 0 {
+		return dst, nil, io.EOF
+	}
+	if ar.filter != nil {
+		if err := ar.nextMatch(); err != nil {
+			return dst, nil, err
+		}
+	}
 	if err := ar.startRow(); err != nil {
 		return dst, nil, err
 	}
@@ -52,6 +61,10 @@ func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
 		return dst, nil, fieldpath.Record(err, ar.row)
 	}
 	ar.row++
+	ar.returned++
+	if ar.limit > 0 {
+		ar.limit--
+	}
 	return out, v, nil
 }
 

@@ -628,8 +628,11 @@ type ColumnReader struct {
 	strict bool // check that every block is consumed exactly (Verify)
 
 	readAhead bool
-	ahead     chan *fetched // the next block, being fetched
-	spare     *fetched      // buffers for the next fetch
+
+	loadedBlocks int           // blocks loaded, for Loaded
+	loadedBytes  int64         // their stored bytes
+	ahead        chan *fetched // the next block, being fetched
+	spare        *fetched      // buffers for the next fetch
 
 	share *budgetShare // the bytes of block buffers held, in rd.budget
 }
@@ -732,6 +735,8 @@ func (c *ColumnReader) loadBlock(b int) error {
 		f.err.Row = c.row
 		return f.err
 	}
+	c.loadedBlocks++
+	c.loadedBytes += int64(c.table.blocks[b].CompressedSize + c.table.checksum)
 	// The buffers of the block left behind take the next fetch.
 	old := &fetched{raw: c.raw, data: c.data}
 	c.raw, c.data = f.raw, f.data
@@ -833,6 +838,12 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 // columns uses several cores. It costs one more block of memory. Close the
 // reader (or read to the end) to let the last fetch finish.
 func (c *ColumnReader) SetReadAhead(on bool) { c.readAhead = on }
+
+// Loaded returns how many blocks the ColumnReader has read and
+// decompressed, counting a block again each time a seek or a pass reads it
+// again, and their stored bytes (checksums included). Blocks fetched ahead
+// (SetReadAhead) count when they are used.
+func (c *ColumnReader) Loaded() (blocks int, bytes int64) { return c.loadedBlocks, c.loadedBytes }
 
 // Close waits for a block being read ahead and releases the buffers.
 func (c *ColumnReader) Close() {

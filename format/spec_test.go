@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/trevni-go/trevni/format/stats"
 )
 
 // spec is the language-neutral description of a core-level file that the
@@ -210,6 +212,14 @@ func specValue(t testing.TB, typ ValueType, v any) any {
 // uncompressed block bytes.
 func sameLogicalFile(t *testing.T, want, got []byte) {
 	t.Helper()
+	sameLogicalFileStats(t, want, got, false)
+}
+
+// sameLogicalFileStats is sameLogicalFile for a got written with
+// statistics (withStats): every column of got must then carry stats.MetaKey,
+// decoding to the column's type and blocks, and otherwise match want.
+func sameLogicalFileStats(t *testing.T, want, got []byte, withStats bool) {
+	t.Helper()
 	a, err := NewReader(bytes.NewReader(want), int64(len(want)), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -225,8 +235,27 @@ func sameLogicalFile(t *testing.T, want, got []byte) {
 		t.Fatalf("file metadata %v, want %v", b.Meta(), a.Meta())
 	}
 	for i := 0; i < a.NumColumns(); i++ {
-		if fmt.Sprint(a.RawColumnMeta(i)) != fmt.Sprint(b.RawColumnMeta(i)) {
-			t.Fatalf("column %d metadata %v, want %v", i, b.RawColumnMeta(i), a.RawColumnMeta(i))
+		gotMeta := b.RawColumnMeta(i)
+		var st *stats.Column
+		if withStats {
+			raw, ok := gotMeta.Get(stats.MetaKey)
+			if !ok {
+				t.Fatalf("column %d: no %s", i, stats.MetaKey)
+			}
+			var err error
+			if st, err = stats.Decode(raw); err != nil {
+				t.Fatalf("column %d: %s: %v", i, stats.MetaKey, err)
+			}
+			var rest MetaData
+			for k := 0; k < gotMeta.Len(); k++ {
+				if gotMeta.Key(k) != stats.MetaKey {
+					rest.Set(gotMeta.Key(k), gotMeta.Value(k))
+				}
+			}
+			gotMeta = &rest
+		}
+		if fmt.Sprint(a.RawColumnMeta(i)) != fmt.Sprint(gotMeta) {
+			t.Fatalf("column %d metadata %v, want %v", i, gotMeta, a.RawColumnMeta(i))
 		}
 		ab, err := a.Blocks(i)
 		if err != nil {
@@ -235,6 +264,17 @@ func sameLogicalFile(t *testing.T, want, got []byte) {
 		bb, err := b.Blocks(i)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if st != nil {
+			if st.Type != stats.Type(b.Column(i).Type) || st.Array != b.Column(i).Array || len(st.Blocks) != len(bb) {
+				t.Fatalf("column %d: statistics of a %v column (array %v) with %d blocks, want %v, %v, %d",
+					i, st.Type, st.Array, len(st.Blocks), b.Column(i).Type, b.Column(i).Array, len(bb))
+			}
+			for k := range bb {
+				if st.Blocks[k].Rows != bb[k].Rows {
+					t.Fatalf("column %d block %d: statistics say %d rows, want %d", i, k, st.Blocks[k].Rows, bb[k].Rows)
+				}
+			}
 		}
 		if len(ab) != len(bb) {
 			t.Fatalf("column %d: %d blocks, want %d", i, len(bb), len(ab))
@@ -276,7 +316,7 @@ func TestWriteSpecsLikeJava(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var opts WriterOptions
+			opts := WriterOptions{DisableStats: true}
 			for _, k := range s.fileMetaKeys {
 				opts.Meta.SetString(k, s.FileMeta[k])
 			}
@@ -290,6 +330,10 @@ func TestWriteSpecsLikeJava(t *testing.T) {
 					}
 				}
 			}
+			// Statistics (the default) add only their key to each
+			// column's metadata: blocks and data stay Java's.
+			opts.DisableStats = false
+			sameLogicalFileStats(t, java, s.write(t, &opts), true)
 		})
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/trevni-go/trevni/format/stats"
 )
 
 // DefaultBlockSize is the uncompressed size at which a column's block is
@@ -63,6 +65,16 @@ type WriterOptions struct {
 	DeflateLevel int
 	// Codecs adds or replaces codecs by name.
 	Codecs map[string]Codec
+	// DisableStats turns off the per-block statistics (package
+	// format/stats) that the Writer otherwise gathers for every column and
+	// stores in its metadata under stats.MetaKey, replacing any value
+	// ColumnMeta.Meta gives there. With them off, a ColumnMeta's own
+	// stats.MetaKey is written as given, and a file written with the null
+	// codec is byte for byte what Java's writer produces.
+	DisableStats bool
+	// StatsMaxLen is the most bytes of a string or bytes bound the
+	// statistics keep; 0 means stats.DefaultMaxLen.
+	StatsMaxLen int
 }
 
 // Writer writes a Trevni file row by row.
@@ -142,6 +154,8 @@ type columnWriter struct {
 
 	first    []byte // encoded first value of the current block (trevni.values)
 	hasFirst bool
+
+	st *stats.Accumulator // the column's statistics; nil when they are off
 
 	saved rowStart // state at StartRow, restored by AbortRow
 }
@@ -249,6 +263,11 @@ func NewWriter(out io.Writer, columns []ColumnMeta, opts *WriterOptions) (*Write
 		}
 		if c.checksum, err = checksumSize(checksumName); err != nil {
 			return nil, fmt.Errorf("column %q: %w", m.Name, err)
+		}
+		if !w.opts.DisableStats {
+			if c.st, err = stats.NewAccumulator(stats.Type(m.Type), m.Array, &stats.Options{MaxLen: w.opts.StatsMaxLen}); err != nil {
+				return nil, fmt.Errorf("%w: column %q: %w", ErrUsage, m.Name, err)
+			}
 		}
 		c.enc.b = w.getBuf()
 		c.mandatory = m.Array || m.Type != Null
@@ -391,6 +410,9 @@ func (w *Writer) touch(c *columnWriter) {
 	c.stamp = w.rowCount + 1
 	c.rowLengths, c.rowElems, c.rowValues = 0, 0, 0
 	c.saved = rowStart{len(c.enc.b), c.enc.bitCount, c.runLength, c.runValue, c.hasFirst}
+	if c.st != nil {
+		c.st.Mark()
+	}
 	w.touched = append(w.touched, c)
 }
 
@@ -417,6 +439,9 @@ func (w *Writer) AbortRow() {
 		if c.enc.bitCount != 0 {
 			// Clear bits a discarded boolean set in the shared last byte.
 			c.enc.b[len(c.enc.b)-1] &= 1<<c.enc.bitCount - 1
+		}
+		if c.st != nil {
+			c.st.Rollback()
 		}
 		c.stamp = 0 // the row will be written again under the same number
 	}
@@ -497,6 +522,9 @@ func (w *Writer) WriteLength(col, n int) {
 	w.touch(c)
 	c.rowLengths++
 	c.rowElems += int64(n)
+	if c.st != nil {
+		c.st.AddLength(n)
+	}
 	l := int32(n)
 	if l == c.runValue {
 		c.runLength++
@@ -555,6 +583,8 @@ func (c *columnWriter) end(start int) {
 // null store nothing, and their values are not counted.
 func (w *Writer) WriteNull(col int) {
 	if c := w.begin(col, Null); c != nil {
+		// Not counted in the statistics either: whether nulls are
+		// written must not change the file.
 		c.end(len(c.enc.b))
 	}
 }
@@ -569,6 +599,9 @@ func (w *Writer) WriteBool(col int, v bool) {
 			}
 			c.hasFirst = true
 		}
+		if c.st != nil {
+			c.st.AddBool(v)
+		}
 		c.enc.writeBool(v)
 	}
 }
@@ -576,6 +609,9 @@ func (w *Writer) WriteBool(col int, v bool) {
 // WriteInt writes an int value.
 func (w *Writer) WriteInt(col int, v int32) {
 	if c := w.begin(col, Int); c != nil {
+		if c.st != nil {
+			c.st.AddInt(v)
+		}
 		start := len(c.enc.b)
 		c.enc.writeInt(v)
 		c.end(start)
@@ -585,6 +621,9 @@ func (w *Writer) WriteInt(col int, v int32) {
 // WriteLong writes a long value.
 func (w *Writer) WriteLong(col int, v int64) {
 	if c := w.begin(col, Long); c != nil {
+		if c.st != nil {
+			c.st.AddLong(v)
+		}
 		start := len(c.enc.b)
 		c.enc.writeLong(v)
 		c.end(start)
@@ -594,6 +633,9 @@ func (w *Writer) WriteLong(col int, v int64) {
 // WriteFixed32 writes a fixed32 value.
 func (w *Writer) WriteFixed32(col int, v int32) {
 	if c := w.begin(col, Fixed32); c != nil {
+		if c.st != nil {
+			c.st.AddInt(v)
+		}
 		start := len(c.enc.b)
 		c.enc.writeFixed32(uint32(v))
 		c.end(start)
@@ -603,6 +645,9 @@ func (w *Writer) WriteFixed32(col int, v int32) {
 // WriteFixed64 writes a fixed64 value.
 func (w *Writer) WriteFixed64(col int, v int64) {
 	if c := w.begin(col, Fixed64); c != nil {
+		if c.st != nil {
+			c.st.AddLong(v)
+		}
 		start := len(c.enc.b)
 		c.enc.writeFixed64(uint64(v))
 		c.end(start)
@@ -613,6 +658,9 @@ func (w *Writer) WriteFixed64(col int, v int64) {
 // included).
 func (w *Writer) WriteFloat(col int, v float32) {
 	if c := w.begin(col, Float); c != nil {
+		if c.st != nil {
+			c.st.AddFloat(v)
+		}
 		start := len(c.enc.b)
 		c.enc.writeFixed32(math.Float32bits(v))
 		c.end(start)
@@ -622,6 +670,9 @@ func (w *Writer) WriteFloat(col int, v float32) {
 // WriteDouble writes a double value, keeping its exact bits.
 func (w *Writer) WriteDouble(col int, v float64) {
 	if c := w.begin(col, Double); c != nil {
+		if c.st != nil {
+			c.st.AddDouble(v)
+		}
 		start := len(c.enc.b)
 		c.enc.writeFixed64(math.Float64bits(v))
 		c.end(start)
@@ -641,6 +692,9 @@ func (w *Writer) WriteString(col int, v string) {
 		if !utf8.ValidString(v) {
 			w.usage(c, "string is not valid UTF-8")
 			return
+		}
+		if c.st != nil {
+			c.st.AddString(v)
 		}
 		start := len(c.enc.b)
 		c.enc.writeString(v)
@@ -671,6 +725,9 @@ func (w *Writer) writeBytesTo(c *columnWriter, v []byte) {
 	if len(v) > math.MaxInt32 {
 		w.usage(c, "value of %d bytes is too long", len(v))
 		return
+	}
+	if c.st != nil {
+		c.st.AddBytes(v)
 	}
 	start := len(c.enc.b)
 	c.enc.writeBytes(v)
@@ -821,6 +878,9 @@ func (w *Writer) cutBlock(c *columnWriter) error {
 			Err: fmt.Errorf("%w: block of %d rows exceeds the format's limit; write fewer rows or lower BlockSize", ErrUsage, rows)}
 	}
 	b := &block{rows: int(rows), rawSize: len(c.enc.b), spillAt: -1}
+	if c.st != nil {
+		c.st.EndBlock(rows)
+	}
 	if c.hasFirst {
 		b.first = append([]byte(nil), c.first...)
 	}
@@ -953,6 +1013,11 @@ func (w *Writer) Close() error {
 	if err := w.wait(); err != nil {
 		w.fail(err)
 		return err
+	}
+	for _, c := range w.cols {
+		if c.st != nil {
+			c.meta.Meta.Set(stats.MetaKey, c.st.Encode())
+		}
 	}
 	err := w.writeFile()
 	w.fail(err)

@@ -44,7 +44,7 @@ func writeOrders(t *testing.T, l *layout.Layout, n int, cutEvery int64) ([]byte,
 	}
 	write := func(metas []format.ColumnMeta) []byte {
 		var buf bytes.Buffer
-		w, err := format.NewWriter(&buf, metas, &format.WriterOptions{BlockSize: 256, Codec: "null", Checksum: "null"})
+		w, err := format.NewWriter(&buf, metas, &format.WriterOptions{BlockSize: 256, Codec: "null", Checksum: "null", DisableStats: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -119,7 +119,7 @@ func commandTable() []*command {
 			summary: "print the manual page (roff)",
 			help:    manHelp, setup: manCommand,
 		},
-	}, tableCommands()...)
+	}, append(tableCommands(), readCommands()...)...)
 }
 
 // lookupCommand returns the command called name, or nil.

@@ -81,7 +81,7 @@ func TestBashCompletion(t *testing.T) {
 		{"trevni fromavro --co", "--codec"},
 		{"trevni fromavro --codec zs", "zstandard zstd"},
 		{"trevni toavro --codec x", "xz"},
-		{"trevni fromproto -", "--block-memory --block-size --checksum --codec --descriptor-set --force --input --max-block-size --max-columns --max-depth --memory --message --proto --quiet --recursion-limit -I"},
+		{"trevni fromproto -", "--block-memory --block-size --checksum --codec --descriptor-set --force --input --max-block-size --max-columns --max-depth --memory --message --proto --quiet --recursion-limit --stats -I"},
 		{"trevni fromproto --input j", "json"},
 		{"trevni validate --", "--block-memory --max-block-size --max-columns --max-depth --quiet --strict"},
 		{"trevni completion f", "fish"},

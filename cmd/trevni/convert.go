@@ -75,6 +75,7 @@ type trevniFlags struct {
 	codec, checksum string
 	blockSize       int
 	memory          string
+	stats           bool
 }
 
 func addTrevniFlags(fs *flag.FlagSet) *trevniFlags {
@@ -83,6 +84,7 @@ func addTrevniFlags(fs *flag.FlagSet) *trevniFlags {
 	fs.StringVar(&f.checksum, "checksum", defaultChecksum, "block checksum `NAME`: null or crc32")
 	fs.IntVar(&f.blockSize, "block-size", format.DefaultBlockSize, "uncompressed `BYTES` at which a column's block is cut")
 	fs.StringVar(&f.memory, "memory", "64MiB", "`SIZE` of finished blocks kept in memory before they spill to a temporary file beside the output")
+	fs.BoolVar(&f.stats, "stats", true, "store per-block column statistics for --where (--stats=false: none, and null-codec files are byte for byte Java's)")
 	return f
 }
 
@@ -103,7 +105,7 @@ func (f *trevniFlags) options(e *env) (format.WriterOptions, error) {
 	if err != nil || budget <= 0 {
 		return format.WriterOptions{}, e.usagef("--memory %q: want a size such as 64MiB", f.memory)
 	}
-	return format.WriterOptions{Codec: codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget}, nil
+	return format.WriterOptions{Codec: codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget, DisableStats: !f.stats}, nil
 }
 
 // parseSize reads a byte count with an optional unit: 1048576, 512KiB,
@@ -311,18 +313,20 @@ Toavro converts a Trevni file written from Avro (by this tool or by Java's
 trevni-avro) back to an Avro object container file. With --schema, records
 are read as that reader schema: a projection (only the columns it needs
 are read) or an evolution of the file's schema, resolved as Avro resolves
-schemas.
+schemas. --fields, --where and --report work as for tojson.
 
 Examples (the file names stand for your own):
 
 	trevni toavro events.trv events.avro
 	trevni toavro --codec zstandard --schema summary.avsc events.trv summary.avro
+	trevni toavro --fields id,amount --where "region = 'EU'" orders.trv eu.avro
 `
 
 func toavroCommand(fs *flag.FlagSet) runFunc {
 	codecFlag := fs.String("codec", "deflate", "Avro codec `NAME`: "+codecNames(avroCodecs))
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	rf := addRangeFlags(fs)
+	sf := addSelectFlags(fs)
 	return func(e *env, args []string) error {
 		codec, err := e.checkCodec(*codecFlag, avroCodecs)
 		if err != nil {
@@ -348,7 +352,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 		defer closeParts(parts)
 		p := e.newProgress(totals(parts))
 		defer p.done()
-		rows, err := e.toContainer(out, parts, text, rf, codec, p)
+		rows, err := e.toContainer(out, parts, text, rf, sf, codec, p)
 		if err != nil {
 			return err
 		}
@@ -364,9 +368,11 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 }
 
 // openAvro opens a Trevni file written from Avro, with an optional reader
-// schema file, positioned on the range of records rf selects.
-func (e *env) openAvro(path, readerSchemaFile string, rf *rangeFlags) (*assemble.AvroReader, *trevniInput, error) {
+// schema file, positioned on the range of records rf selects, with the
+// fields and filter of sf (nil for none).
+func (e *env) openAvro(path, readerSchemaFile string, rf *rangeFlags, sf *selectFlags) (*assemble.AvroReader, *trevniInput, error) {
 	opts := assemble.Options{Layout: e.limits.layout()}
+	sf.options(&opts)
 	if readerSchemaFile != "" {
 		text, _, err := e.readSchemaFile(readerSchemaFile)
 		if err != nil {
@@ -379,12 +385,18 @@ func (e *env) openAvro(path, readerSchemaFile string, rf *rangeFlags) (*assemble
 		return nil, nil, err
 	}
 	ar, err := assemble.NewAvroReader(in.Reader, &opts)
-	if err == nil {
+	if err == nil && opts.Filter != "" && rf.limit >= 0 {
+		// --limit counts the records written, after the filter.
+		lim := *rf
+		ar.SetLimit(lim.limit)
+		lim.limit = -1
+		err = lim.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt)
+	} else if err == nil {
 		err = rf.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt)
 	}
 	if err != nil {
 		in.Close()
-		return nil, nil, fmt.Errorf("%s: %w", in.Name(), err)
+		return nil, nil, e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
 	}
 	return ar, in, nil
 }
@@ -399,18 +411,29 @@ code points 0-255. The text is that of Java's Avro JSON encoder. With
 --offset and --limit select a range of records; the records skipped are not
 read, since every column seeks straight to the first one wanted.
 
+--fields keeps only the named fields (dotted paths) and reads only their
+columns. --where keeps only the records satisfying a filter expression
+(amount > 4500 AND region IN ('EU', 'US'); see "Filters" in the README),
+and reads no block whose statistics rule out a match; with it, --limit
+counts the records written. --report prints what was read to standard error.
+
 Examples (the file names stand for your own):
 
 	trevni tojson --limit 10 events.trv
 	trevni tojson --schema ids.avsc events.trv ids.jsonl
+	trevni tojson --fields id,customer.name --where "amount > 4500" --report orders.trv
 `
 
 func tojsonCommand(fs *flag.FlagSet) runFunc {
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	pretty := fs.Bool("pretty", false, "indent each record over several lines")
 	rf := addRangeFlags(fs)
+	sf := addSelectFlags(fs)
 	return func(e *env, args []string) error {
 		if isCLMNFile(args[0]) {
+			if sf.fields != "" || sf.where != "" || sf.report {
+				return e.usagef("--fields, --where and --report need a Trevni file")
+			}
 			return clmnToJSON(e, args, *readerSchema, *pretty, rf)
 		}
 		ins, outPath, err := e.datasetArgs(args, optionalOutput)
@@ -433,7 +456,7 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 		defer closeParts(parts)
 		p := e.newProgress(totals(parts))
 		defer p.done()
-		err = e.eachAvro(parts, text, rf, p, func(ar *assemble.AvroReader, in *trevniInput, before int64) error {
+		err = e.eachAvro(parts, text, rf, sf, p, func(ar *assemble.AvroReader, in *trevniInput, before int64) error {
 			progress := func(n int64) { p.setRows(before + n) }
 			if _, err := assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: *pretty, Progress: progress}); err != nil {
 				return fmt.Errorf("%s: %w", in.Name(), err)
@@ -445,6 +468,35 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 		}
 		return out.Commit()
 	}
+}
+
+// writeJSON prints the records of the Trevni file at path as Avro JSON
+// lines to outPath (tojson and head).
+func (e *env) writeJSON(path, outPath, readerSchema string, pretty bool, rf *rangeFlags, sf *selectFlags) error {
+	out, err := e.createOutput(outPath)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	ar, in, err := e.openAvro(path, readerSchema, rf, sf)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	p := e.newProgress(in.RowCount(), in.Size())
+	defer p.done()
+	in.track(p)
+	if _, err := assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: pretty, Progress: p.setRows}); err != nil {
+		return fmt.Errorf("%s: %w", in.Name(), err)
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	if sf != nil && sf.report {
+		p.done()
+		e.printReport(in.Name(), ar)
+	}
+	return nil
 }
 
 const fromjsonHelp = `

@@ -282,20 +282,50 @@ func (e *env) eachPart(parts []part, opts *format.ReaderOptions, rf *rangeFlags,
 
 // eachAvro is eachPart for records read as Avro: fn gets a reader of the
 // part's records in the range, through the reader schema (its text) if
-// given.
-func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, p *progress, fn func(ar *assemble.AvroReader, in *trevniInput, before int64) error) error {
-	return e.eachPart(parts, &format.ReaderOptions{ReadAhead: true}, rf, p, func(in *trevniInput, from, to, before int64) error {
-		ar, err := assemble.NewAvroReader(in.Reader, &assemble.Options{ReaderSchema: readerSchema, Layout: e.limits.layout()})
+// given, with the fields and filter of sf (nil for none). With a filter,
+// --limit counts the records that match, across the parts; --report
+// prints each part's scan report after it.
+func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, sf *selectFlags, p *progress, fn func(ar *assemble.AvroReader, in *trevniInput, before int64) error) error {
+	remaining := int64(-1) // matches still wanted, with a filter and a limit
+	if sf != nil && sf.where != "" && rf != nil && rf.limit >= 0 {
+		byRows := *rf
+		remaining, byRows.limit = rf.limit, -1
+		rf = &byRows
+	}
+	err := e.eachPart(parts, &format.ReaderOptions{ReadAhead: true}, rf, p, func(in *trevniInput, from, to, before int64) error {
+		if remaining == 0 {
+			return errEnough
+		}
+		opts := assemble.Options{ReaderSchema: readerSchema, Layout: e.limits.layout()}
+		sf.options(&opts)
+		ar, err := assemble.NewAvroReader(in.Reader, &opts)
 		if err == nil && from > 0 {
 			err = ar.SeekRow(from)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
+			return e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
 		}
 		ar.StopAt(to)
-		return fn(ar, in, before+from)
+		ar.SetLimit(remaining)
+		if err := fn(ar, in, before+from); err != nil {
+			return err
+		}
+		if remaining > 0 {
+			remaining -= ar.Report().RowsMatched
+		}
+		if sf != nil && sf.report {
+			e.printReport(in.Name(), ar)
+		}
+		return nil
 	})
+	if errors.Is(err, errEnough) {
+		return nil
+	}
+	return err
 }
+
+// errEnough stops eachAvro once a limit on matches is reached.
+var errEnough = errors.New("enough records")
 
 // readerSchemaText reads the --schema file, if one is given.
 func (e *env) readerSchemaText(path string) (string, error) {
@@ -309,17 +339,30 @@ func (e *env) readerSchemaText(path string) (string, error) {
 // toContainer writes the records of the parts in the range rf selects to
 // out as one Avro object container file of the reader schema (its text),
 // or of the parts' schema, and returns the records written.
-func (e *env) toContainer(out io.Writer, parts []part, readerSchema string, rf *rangeFlags, codec string, p *progress) (int64, error) {
+func (e *env) toContainer(out io.Writer, parts []part, readerSchema string, rf *rangeFlags, sf *selectFlags, codec string, p *progress) (int64, error) {
 	text := cmp.Or(readerSchema, parts[0].schema)
 	if text == "" {
 		return 0, fmt.Errorf("%s: the file has no %s metadata: it was not written from Avro", parts[0].name, layout.MetaAvroSchema)
 	}
-	cw, err := ocf.NewWriter(out, text, ocf.WriterOptions{Codec: codec})
-	if err != nil {
-		return 0, err
+	// Records of a --fields selection are of the projected schema, which
+	// the first reader tells.
+	projected := sf != nil && sf.fields != "" && readerSchema == ""
+	var cw *ocf.Writer
+	start := func(text string) (err error) {
+		cw, err = ocf.NewWriter(out, text, ocf.WriterOptions{Codec: codec})
+		return err
 	}
 	var n int64
-	err = e.eachAvro(parts, readerSchema, rf, p, func(ar *assemble.AvroReader, in *trevniInput, before int64) error {
+	err := e.eachAvro(parts, readerSchema, rf, sf, p, func(ar *assemble.AvroReader, in *trevniInput, before int64) error {
+		if cw == nil {
+			t := text
+			if projected {
+				t = ar.Schema().String()
+			}
+			if err := start(t); err != nil {
+				return err
+			}
+		}
 		var rec []byte
 		for {
 			var err error
@@ -344,6 +387,25 @@ func (e *env) toContainer(out io.Writer, parts []part, readerSchema string, rf *
 	})
 	if err != nil {
 		return n, err
+	}
+	if cw == nil { // no record in the range: an empty container
+		if projected {
+			in, err := e.openTrevni(parts[0].path, nil)
+			if err != nil {
+				return 0, err
+			}
+			defer in.Close()
+			opts := assemble.Options{Layout: e.limits.layout()}
+			sf.options(&opts)
+			ar, err := assemble.NewAvroReader(in.Reader, &opts)
+			if err != nil {
+				return 0, e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
+			}
+			text = ar.Schema().String()
+		}
+		if err := start(text); err != nil {
+			return 0, err
+		}
 	}
 	p.setRows(n)
 	return n, cw.Close()

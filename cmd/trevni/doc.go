@@ -23,6 +23,8 @@
 //	meta        print a file's metadata, columns and block descriptors as JSON
 //	dump        print every row as a JSON object, one per line
 //	inspect     write an HTML page showing where a file's bytes are
+//	count       print the number of records, or of those matching --where
+//	head        print the first records as Avro JSON
 //	validate    check a file's structure and every checksum
 //	version     print the version, the Go release and the codecs built in
 //	completion  print a shell completion script (bash, zsh, fish)
@@ -46,6 +48,13 @@
 // interrupted by SIGINT or SIGTERM exits with 128 plus the signal number.
 // Long runs show their progress on standard error when it is a terminal,
 // unless --quiet is given.
+//
+// The commands that read records (tojson, toavro, count) take --fields
+// a,b.c to read only some fields' columns, --where EXPR to keep only the
+// records satisfying a filter expression, skipping the blocks whose
+// statistics rule out a match, and --report to print what was read. The
+// commands that write Trevni files store those statistics unless given
+// --stats=false.
 //
 // Run "trevni help COMMAND" for the details of a command, "trevni man" for
 // the manual page.

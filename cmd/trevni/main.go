@@ -236,6 +236,9 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		return exitError
 	case errors.As(err, &ue):
 		a.errorf("trevni: %s: %s\n", cmd.name, oneLine(err))
+		if ue.detail != "" {
+			a.errorf("%s\n", ue.detail)
+		}
 		cmd.printUsage(a.stderr, fs)
 		return exitUsage
 	case ctx.Err() != nil:
@@ -322,6 +325,9 @@ var errReported = errors.New("problems reported")
 
 // usageError is a command-line mistake found by a command: it is reported
 // with the command's usage and exit status 2.
-type usageError struct{ msg string }
+type usageError struct {
+	msg    string
+	detail string // printed under the message as is (a --where expression and its caret)
+}
 
 func (e *usageError) Error() string { return e.msg }

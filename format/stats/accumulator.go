@@ -50,6 +50,14 @@ type Accumulator struct {
 
 type mark struct {
 	lengths, nonEmpty, values int64
+	minInt, maxInt            int64
+	minFloat, maxFloat        float64
+	nan, minInexact           bool
+	maxInexact, hasBytes      bool
+	// bytesSaved says that minBuf and maxBuf were copied to min and max
+	// since the Mark: they are copied before the first change.
+	bytesSaved bool
+	min, max   []byte
 }
 
 // NewAccumulator returns an Accumulator for a column of type t; array marks
@@ -67,6 +75,7 @@ func NewAccumulator(t Type, array bool, opts *Options) (*Accumulator, error) {
 	}
 	a := &Accumulator{typ: t, array: array, maxLen: n}
 	a.reset()
+	a.Mark()
 	if t.IsBytes() {
 		a.minBuf = make([]byte, 0, n)
 		a.maxBuf = make([]byte, 0, n)
@@ -160,16 +169,28 @@ func (a *Accumulator) AddString(v string) {
 	// so the least prefix is the prefix of the least value. Of two values
 	// with the same prefix, the one that was not cut is the smaller.
 	if c := strings.Compare(v, view(a.minBuf)); c < 0 {
+		a.saveBytes()
 		a.minBuf = append(a.minBuf[:0], v...)
 		b.MinInexact = long
 	} else if c == 0 && !long {
 		b.MinInexact = false
 	}
 	if c := strings.Compare(v, view(a.maxBuf)); c > 0 {
+		a.saveBytes()
 		a.maxBuf = append(a.maxBuf[:0], v...)
 		b.MaxInexact = long
 	} else if c == 0 && long {
 		b.MaxInexact = true
+	}
+}
+
+// saveBytes copies the string bounds for Rollback before the first change
+// since the last Mark.
+func (a *Accumulator) saveBytes() {
+	if !a.mark.bytesSaved {
+		a.mark.min = append(a.mark.min[:0], a.minBuf...)
+		a.mark.max = append(a.mark.max[:0], a.maxBuf...)
+		a.mark.bytesSaved = true
 	}
 }
 
@@ -180,23 +201,31 @@ func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 // AddBytes records a bytes value (or a string given as bytes).
 func (a *Accumulator) AddBytes(v []byte) { a.AddString(view(v)) }
 
-// Mark remembers the counts of the block being gathered; a writer calls it
-// when a row starts, so that Rollback can forget the row if it is aborted.
+// Mark remembers the statistics of the block being gathered; a writer
+// calls it when a row starts, so that Rollback can forget the row if it is
+// aborted. It copies no bytes: a string bound is saved when a value first
+// changes it after the Mark.
 func (a *Accumulator) Mark() {
-	a.mark = mark{a.cur.Lengths, a.cur.NonEmpty, a.cur.Values}
+	b, m := &a.cur, &a.mark
+	m.lengths, m.nonEmpty, m.values = b.Lengths, b.NonEmpty, b.Values
+	m.minInt, m.maxInt, m.minFloat, m.maxFloat = b.MinInt, b.MaxInt, b.MinFloat, b.MaxFloat
+	m.nan, m.minInexact, m.maxInexact = b.NaN, b.MinInexact, b.MaxInexact
+	m.hasBytes, m.bytesSaved = a.hasBytes, false
 }
 
-// Rollback restores the counts saved by the last Mark. The bounds keep any
-// value added since: they may be wider than the block's values, which they
-// are allowed to be. A NaN added since stays counted in Block.NaN, which
-// only makes readers more careful. If the block had no values at the
-// Mark, it has no bounds again.
+// Rollback restores the statistics saved by the last Mark exactly, so that
+// an aborted row leaves no trace in them (and a file written with aborted
+// rows is the file written without them).
 func (a *Accumulator) Rollback() {
-	a.cur.Lengths, a.cur.NonEmpty, a.cur.Values = a.mark.lengths, a.mark.nonEmpty, a.mark.values
-	if a.cur.Values == 0 {
-		lengths, nonEmpty := a.cur.Lengths, a.cur.NonEmpty
-		a.reset()
-		a.cur.Lengths, a.cur.NonEmpty = lengths, nonEmpty
+	b, m := &a.cur, &a.mark
+	b.Lengths, b.NonEmpty, b.Values = m.lengths, m.nonEmpty, m.values
+	b.MinInt, b.MaxInt, b.MinFloat, b.MaxFloat = m.minInt, m.maxInt, m.minFloat, m.maxFloat
+	b.NaN, b.MinInexact, b.MaxInexact = m.nan, m.minInexact, m.maxInexact
+	a.hasBytes = m.hasBytes
+	if a.mark.bytesSaved {
+		a.minBuf = append(a.minBuf[:0], a.mark.min...)
+		a.maxBuf = append(a.maxBuf[:0], a.mark.max...)
+		a.mark.bytesSaved = false
 	}
 }
 
@@ -267,10 +296,10 @@ func (a *Accumulator) EndBlock(rows int64) {
 	a.out = appendBlock(a.out, a.typ, a.array, &b)
 	a.blocks++
 	a.reset()
-	a.mark = mark{}
 	if a.minBuf != nil {
 		a.minBuf, a.maxBuf = a.minBuf[:0], a.maxBuf[:0]
 	}
+	a.Mark()
 }
 
 // Blocks returns the number of blocks ended so far.

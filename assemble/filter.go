@@ -1,0 +1,242 @@
+package assemble
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
+	"github.com/trevni-go/trevni/predicate"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+)
+
+// filter is the state of an AvroReader with Options.Filter: the compiled
+// predicate, the runs of rows the statistics leave (predicate.Ranges), and
+// a second reader over the columns the predicate reads, which evaluates
+// each candidate row before the main reader assembles it.
+type filter struct {
+	p       *predicate.Predicate
+	ranges  []predicate.Range
+	ri      int         // the first range that may hold rows at or after the main reader's row
+	ev      *AvroReader // reads the predicate's fields, as records of the file's schema
+	next    int64       // the next row to evaluate
+	scanned int64
+}
+
+// ScanReport says how much of a file an AvroReader read.
+type ScanReport struct {
+	// RowsScanned is the number of rows whose fields were read: the rows
+	// a filter was evaluated on, or without a filter the records read.
+	RowsScanned int64
+	// RowsMatched is the number of records returned.
+	RowsMatched int64
+	// Columns lists the columns read, for output or for the filter.
+	Columns []ColumnScan
+	// BytesRead is the sum of the columns' BytesRead; FileSize the size
+	// of the file.
+	BytesRead, FileSize int64
+}
+
+// ColumnScan is one column's part of a ScanReport.
+type ColumnScan struct {
+	// Column is the file column's number and Name its name.
+	Column int
+	Name   string
+	// Blocks is the column's number of blocks, BlocksRead how many were
+	// read and decompressed (a block read again after a seek counts
+	// again) and BlocksSkipped how many were never read.
+	Blocks, BlocksRead, BlocksSkipped int
+	// BytesRead is the stored bytes of the blocks read, checksums included.
+	BytesRead int64
+}
+
+// newFilter compiles src against the file's schema and layout and judges
+// the file's blocks by their statistics.
+func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *layout.Layout, o *Options) (*filter, error) {
+	p, err := predicate.Compile(src, fileSchema, lay)
+	if err != nil {
+		return nil, err
+	}
+	f := &filter{p: p}
+	f.ranges = p.Ranges(rd.RowCount(), func(col int) *predicate.ColumnStats {
+		cs, _ := predicate.FileStats(rd, col, nil) // unusable statistics: read everything
+		return cs
+	})
+	f.ev, err = NewAvroReader(rd, &Options{Fields: p.Fields(), Layout: o.Layout, lenient: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range f.ev.used {
+		c.SetReadAhead(false) // never fetch a block the ranges leave out
+	}
+	return f, nil
+}
+
+// Filter returns the compiled Options.Filter, or nil.
+func (ar *AvroReader) Filter() *predicate.Predicate {
+	if ar.filter == nil {
+		return nil
+	}
+	return ar.filter.p
+}
+
+// nextMatch positions the reader's columns at the next record, from its
+// row on, that satisfies the filter, or returns io.EOF.
+func (ar *AvroReader) nextMatch() error {
+	row, err := ar.findMatch()
+	if err != nil {
+		return err
+	}
+	ar.filter.next = row + 1
+	return ar.advanceTo(row)
+}
+
+// findMatch returns the next row, from the reader's row on, that satisfies
+// the filter, evaluating only the rows the ranges leave; io.EOF if none.
+func (ar *AvroReader) findMatch() (int64, error) {
+	f := ar.filter
+	row := max(ar.row, f.next)
+	for {
+		for f.ri < len(f.ranges) && f.ranges[f.ri].First+f.ranges[f.ri].Rows <= row {
+			f.ri++
+		}
+		if f.ri == len(f.ranges) || row >= ar.end {
+			f.next = row
+			return 0, io.EOF
+		}
+		row = max(row, f.ranges[f.ri].First)
+		if row >= ar.end {
+			f.next = row
+			return 0, io.EOF
+		}
+		if f.ev.row != row {
+			if err := f.ev.SeekRow(row); err != nil {
+				return 0, err
+			}
+		}
+		rec, err := f.ev.Read()
+		if err != nil {
+			if err == io.EOF {
+				err = fmt.Errorf("%w: the filter's columns end before row %d", format.ErrFormat, row)
+			}
+			return 0, err
+		}
+		f.scanned++
+		ok, err := f.p.Match(rec)
+		if err != nil {
+			return 0, fieldpath.Record(err, row)
+		}
+		if ok {
+			return row, nil
+		}
+		row++
+	}
+}
+
+// Count returns how many records from the reader's position to its end
+// (see StopAt) satisfy the filter, reading only the filter's columns (and
+// no column at all without a filter), and leaves the reader at its end.
+// It checks ctx every few thousand records.
+func (ar *AvroReader) Count(ctx context.Context) (int64, error) {
+	var n int64
+	if ar.filter == nil {
+		n = max(0, ar.end-ar.row)
+	} else {
+		for k := 0; ; k++ {
+			if k%checkEvery == 0 && ctx.Err() != nil {
+				return n, fmt.Errorf("assemble: count stopped at record %d: %w", max(ar.row, ar.filter.next), ctx.Err())
+			}
+			row, err := ar.findMatch()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return n, err
+			}
+			n++
+			ar.filter.next = row + 1
+		}
+	}
+	ar.row = max(ar.row, ar.end) // the output columns stay behind: SeekRow repositions them
+	ar.returned += n
+	ar.counted += n
+	return n, nil
+}
+
+// advanceTo moves the columns read for output from ar.row to row: by
+// reading the rows between when every column has them in its current
+// block, else by seeking, so that no block in between is read.
+func (ar *AvroReader) advanceTo(row int64) error {
+	k := row - ar.row
+	if k == 0 {
+		return nil
+	}
+	near := k > 0
+	for _, c := range ar.used {
+		if c.RowsLeftInBlock() <= k {
+			near = false
+			break
+		}
+	}
+	if !near {
+		return ar.seekColumns(row)
+	}
+	for ; ar.row < row; ar.row++ {
+		if err := ar.startRow(); err != nil {
+			return err
+		}
+		if _, err := ar.walk(nil, ar.root, toCheck, 0); err != nil {
+			return fieldpath.Record(err, ar.row)
+		}
+	}
+	return nil
+}
+
+// seekColumns seeks every column read for output to row.
+func (ar *AvroReader) seekColumns(row int64) error {
+	for _, c := range ar.used {
+		if err := c.SeekRow(row); err != nil {
+			return err
+		}
+	}
+	ar.row = row
+	return nil
+}
+
+// Report returns how much of the file the reader has read so far.
+func (ar *AvroReader) Report() ScanReport {
+	r := ScanReport{FileSize: ar.rd.Size(), RowsScanned: ar.returned, RowsMatched: ar.returned}
+	readers := [][]*format.ColumnReader{ar.cols}
+	if ar.filter != nil {
+		r.RowsScanned = ar.filter.scanned
+		if ar.counted > 0 && ar.returned == ar.counted {
+			readers = nil // only counted: the output columns were never read
+		}
+		readers = append(readers, ar.filter.ev.cols)
+	}
+	for i := range ar.cols {
+		var cs *ColumnScan
+		for _, rs := range readers {
+			c := rs[i]
+			if c == nil {
+				continue
+			}
+			if cs == nil {
+				blocks, _ := ar.rd.Blocks(i)
+				cs = &ColumnScan{Column: i, Name: ar.rd.Column(i).Name, Blocks: len(blocks)}
+			}
+			n, b := c.Loaded()
+			cs.BlocksRead += n
+			cs.BytesRead += b
+		}
+		if cs == nil {
+			continue
+		}
+		cs.BlocksSkipped = max(0, cs.Blocks-cs.BlocksRead)
+		r.BytesRead += cs.BytesRead
+		r.Columns = append(r.Columns, *cs)
+	}
+	return r
+}

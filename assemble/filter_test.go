@@ -1,0 +1,526 @@
+package assemble
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/predicate"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/shred"
+	"github.com/trevni-go/trevni/typemap"
+)
+
+// exprGen makes random filter expressions over a schema, with literals
+// taken from the records so that comparisons match some rows and not
+// others.
+type exprGen struct {
+	s     *schema.Schema
+	l     *layout.Layout
+	recs  []any
+	paths [][]string
+	r     *rand.Rand
+}
+
+// fieldPaths lists s's paths through records (arrays, maps and unions
+// passed through), each once.
+func fieldPaths(s *schema.Schema) [][]string {
+	var out [][]string
+	seen := map[string]bool{}
+	var walk func(s *schema.Schema, path []string, depth int)
+	walk = func(s *schema.Schema, path []string, depth int) {
+		if depth > 30 {
+			return
+		}
+		switch s.Kind {
+		case schema.Union:
+			for _, b := range s.Branches {
+				walk(b, path, depth+1)
+			}
+			return
+		case schema.Array:
+			walk(s.Items, path, depth+1)
+			return
+		case schema.Map:
+			walk(s.Values, path, depth+1)
+			return
+		case schema.Record:
+			for _, f := range s.Fields {
+				walk(f.Type, append(append([]string(nil), path...), f.Name), depth+1)
+			}
+		}
+		if k := strings.Join(path, "\x00"); len(path) > 0 && !seen[k] {
+			seen[k] = true
+			out = append(out, path)
+		}
+	}
+	walk(s, nil, 0)
+	return out
+}
+
+// values collects the leaf values a path reaches in v, with their schemas.
+func values(s *schema.Schema, v any, path []string, f func(s *schema.Schema, v any)) {
+	switch s.Kind {
+	case schema.Union:
+		if k, inner, err := typemap.ResolveUnion(s, v); err == nil {
+			values(s.Branches[k], inner, path, f)
+		}
+	case schema.Array:
+		a, _ := v.([]any)
+		for _, e := range a {
+			values(s.Items, e, path, f)
+		}
+	case schema.Map:
+		m, _ := v.(map[string]any)
+		for _, e := range m {
+			values(s.Values, e, path, f)
+		}
+	case schema.Record:
+		if len(path) == 0 {
+			return
+		}
+		m, _ := v.(map[string]any)
+		for _, fd := range s.Fields {
+			if fd.Name == path[0] {
+				values(fd.Type, m[fd.Name], path[1:], f)
+			}
+		}
+	default:
+		if len(path) == 0 {
+			f(s, v)
+		}
+	}
+}
+
+// literal writes v as a literal of the grammar, or "" when it has none.
+func literal(s *schema.Schema, v any) string {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return "TRUE"
+		}
+		return "FALSE"
+	case int32:
+		return strconv.FormatInt(int64(x), 10)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float32:
+		return floatLit(float64(x), 32)
+	case float64:
+		return floatLit(x, 64)
+	case string:
+		return "'" + strings.ReplaceAll(x, "'", "''") + "'"
+	case []byte:
+		return "X'" + hex.EncodeToString(x) + "'"
+	case *big.Rat:
+		return x.FloatString(s.Scale)
+	}
+	return ""
+}
+
+func floatLit(f float64, bits int) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return strconv.FormatFloat(f, 'g', -1, bits)
+}
+
+func quote(path []string) string {
+	parts := make([]string, len(path))
+	for i, p := range path {
+		parts[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
+	}
+	return strings.Join(parts, ".")
+}
+
+func (g *exprGen) comparison() string {
+	for try := 0; try < 20; try++ {
+		path := g.paths[g.r.IntN(len(g.paths))]
+		q := quote(path)
+		if g.r.IntN(5) == 0 {
+			return q + []string{" IS NULL", " IS NOT NULL"}[g.r.IntN(2)]
+		}
+		var lits []string
+		for _, rec := range g.recs {
+			values(g.s, rec, path, func(s *schema.Schema, v any) {
+				if l := literal(s, v); l != "" {
+					lits = append(lits, l)
+				}
+			})
+		}
+		if len(lits) == 0 {
+			continue
+		}
+		pick := func() string { return lits[g.r.IntN(len(lits))] }
+		var e string
+		switch op := g.r.IntN(8); op {
+		case 6:
+			e = q + " IN (" + pick() + ", " + pick() + ")"
+		case 7:
+			e = q + " NOT IN (" + pick() + ")"
+		default:
+			e = q + " " + []string{"=", "!=", "<", "<=", ">", ">="}[op] + " " + pick()
+		}
+		if _, err := predicate.Compile(e, g.s, g.l); err == nil {
+			return e
+		}
+	}
+	return quote(g.paths[0]) + " IS NOT NULL"
+}
+
+func (g *exprGen) expr(depth int) string {
+	if depth <= 0 || g.r.IntN(3) == 0 {
+		return g.comparison()
+	}
+	switch g.r.IntN(4) {
+	case 0:
+		return "NOT (" + g.expr(depth-1) + ")"
+	case 1:
+		return "(" + g.expr(depth-1) + ") OR (" + g.expr(depth-1) + ")"
+	}
+	return "(" + g.expr(depth-1) + ") AND (" + g.expr(depth-1) + ")"
+}
+
+// filterTally counts what the property tests saw, so that they can check
+// that filters both kept and dropped rows, and that blocks were skipped.
+type filterTally struct {
+	exprs, matched, dropped, skipped, pruned int
+}
+
+// checkFilter reads the file unfiltered, filters its records by brute
+// force with the predicate, and compares with a filtered read (ReadBinary,
+// Read and Validate), for several random expressions.
+func checkFilter(t *testing.T, file []byte, g *exprGen, n int, tally *filterTally) {
+	t.Helper()
+	rd := openBytes(t, file)
+	all, err := NewAvroReader(rd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bins [][]byte
+	var natives []any
+	for {
+		b, err := all.ReadBinary(nil)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		bins = append(bins, b)
+	}
+	all2, _ := NewAvroReader(rd, nil)
+	for v, err := range all2.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		natives = append(natives, v)
+	}
+	g.s, g.l, g.recs = all.fileSchema, nil, natives
+	if g.l, err = layout.New(g.s, nil); err != nil {
+		t.Fatal(err)
+	}
+	if g.paths = fieldPaths(g.s); len(g.paths) == 0 {
+		return
+	}
+	for range n {
+		src := g.expr(2)
+		p, err := predicate.Compile(src, g.s, g.l)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		var want [][]byte
+		for i, v := range natives {
+			ok, err := p.Match(v)
+			if err != nil {
+				t.Fatalf("%s: record %d: %v", src, i, err)
+			}
+			if ok {
+				want = append(want, bins[i])
+			}
+		}
+		fr, err := NewAvroReader(rd, &Options{Filter: src})
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		var got [][]byte
+		for {
+			b, err := fr.ReadBinary(nil)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", src, err)
+			}
+			got = append(got, b)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d records, brute force %d", src, len(got), len(want))
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("%s: record %d differs", src, i)
+			}
+		}
+		rep := fr.Report()
+		if rep.RowsMatched != int64(len(want)) || rep.RowsScanned > int64(len(natives)) || rep.RowsScanned < rep.RowsMatched {
+			t.Fatalf("%s: report %+v, want %d matched of %d", src, rep, len(want), len(natives))
+		}
+		for _, c := range rep.Columns {
+			tally.skipped += c.BlocksSkipped
+		}
+		if rep.RowsScanned < int64(len(natives)) {
+			tally.pruned++
+		}
+		tally.exprs++
+		tally.matched += len(want)
+		tally.dropped += len(natives) - len(want)
+		// Read and Validate see the same records.
+		vr, _ := NewAvroReader(rd, &Options{Filter: src})
+		k := 0
+		for _, err := range vr.All() {
+			if err != nil {
+				t.Fatalf("%s: Read: %v", src, err)
+			}
+			k++
+		}
+		if k != len(want) {
+			t.Fatalf("%s: Read returned %d records, want %d", src, k, len(want))
+		}
+		if err := vr.SeekRow(0); err != nil {
+			t.Fatal(err)
+		}
+		if err := vr.Validate(t.Context()); err != nil {
+			t.Fatalf("%s: Validate: %v", src, err)
+		}
+		if vr.Report().RowsMatched != int64(2*len(want)) {
+			t.Fatalf("%s: Validate checked %d records, want %d", src, vr.Report().RowsMatched-int64(len(want)), len(want))
+		}
+	}
+}
+
+// The property: over random schemas and data, written with statistics,
+// without, and with string bounds cut to one byte (inexact), and with
+// small blocks so that there is much to skip, a filtered read returns
+// exactly the records a brute-force filter keeps.
+func TestPropertyFilterNeverDropsAMatch(t *testing.T) {
+	nschemas, nrecs := propertyScale()
+	var tally filterTally
+	for i := range nschemas {
+		seed := uint64(7000 + i)
+		r := rand.New(rand.NewPCG(seed, 3))
+		f := newFixture(t, i, seed, r, 4*nrecs)
+		for _, mode := range []string{"stats", "none", "inexact"} {
+			opts := &shred.Options{WriterOptions: format.WriterOptions{
+				Codec:     []string{"null", "deflate", "snappy"}[r.IntN(3)],
+				BlockSize: []int{1, 16, 64, 256}[r.IntN(4)],
+			}}
+			switch mode {
+			case "none":
+				opts.DisableStats = true
+			case "inexact":
+				opts.StatsMaxLen = 1
+			}
+			file := shredFast(t, f, opts)
+			g := &exprGen{r: rand.New(rand.NewPCG(seed, 5))}
+			checkFilter(t, file, g, 4, &tally)
+		}
+	}
+	t.Logf("%+v", tally)
+	if tally.matched == 0 || tally.dropped == 0 || tally.skipped == 0 || tally.pruned == 0 {
+		t.Fatalf("the filters never kept, dropped or skipped: %+v", tally)
+	}
+}
+
+// TestFilterJavaFiles filters the records of Java-written files (without
+// statistics: only what the predicate proves by itself may be skipped,
+// such as a field of type null that IS NOT NULL) and compares with brute
+// force. The vectors' other variants hold the same data.
+func TestFilterJavaFiles(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "interop", "*", "*.deflate.crc32.trv"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no interop files: %v", err)
+	}
+	var tally filterTally
+	for i, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := format.NewReader(bytes.NewReader(b), int64(len(b)), nil)
+		if err != nil || rd.Meta().GetString(layout.MetaAvroSchema) == "" {
+			continue // core-level files
+		}
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			g := &exprGen{r: rand.New(rand.NewPCG(uint64(i), 11))}
+			checkFilter(t, b, g, 6, &tally)
+		})
+	}
+	if tally.exprs == 0 || tally.matched == 0 || tally.dropped == 0 {
+		t.Fatalf("tally %+v: want matches and drops", tally)
+	}
+}
+
+// TestFilterSkipsBlocks checks that a selective filter on a column with
+// statistics reads only the blocks holding matches, in every column read,
+// and that a bad expression is a *predicate.Error.
+func TestFilterSkipsBlocks(t *testing.T) {
+	text := `{"type":"record","name":"R","fields":[{"name":"id","type":"long"},{"name":"s","type":"string"}]}`
+	var buf bytes.Buffer
+	w, err := shred.NewAvroWriter(&buf, text, &shred.Options{WriterOptions: format.WriterOptions{BlockSize: 256}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10000 {
+		if err := w.Write(map[string]any{"id": int64(i), "s": "row " + strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rd := openBytes(t, buf.Bytes())
+	ar, err := NewAvroReader(rd, &Options{Filter: "id >= 5000 AND id < 5010", Fields: []string{"s"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for v, err := range ar.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v.(map[string]any)["s"].(string))
+	}
+	if len(got) != 10 || got[0] != "row 5000" || got[9] != "row 5009" {
+		t.Fatalf("got %q", got)
+	}
+	rep := ar.Report()
+	if len(rep.Columns) != 2 || rep.RowsMatched != 10 || rep.RowsScanned > 200 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, c := range rep.Columns {
+		if c.Blocks < 20 || c.BlocksRead > 3 || c.BlocksSkipped != c.Blocks-c.BlocksRead {
+			t.Fatalf("column %s: %+v", c.Name, c)
+		}
+	}
+	if rep.BytesRead*20 > rep.FileSize {
+		t.Fatalf("read %d bytes of %d", rep.BytesRead, rep.FileSize)
+	}
+	_, err = NewAvroReader(rd, &Options{Filter: "idd > 3"})
+	var pe *predicate.Error
+	if !errors.As(err, &pe) || pe.Offset != 0 {
+		t.Fatalf("bad filter: %v", err)
+	}
+}
+
+// TestFieldsProjection selects random top-level fields of random schemas'
+// records: Read returns the records with only those fields, and
+// ReadBinary and ToJSON write them in the projected schema (decoded back
+// with goavro, they are the same records).
+func TestFieldsProjection(t *testing.T) {
+	nschemas, nrecs := propertyScale()
+	tried := 0
+	for i := range nschemas {
+		seed := uint64(9000 + i)
+		r := rand.New(rand.NewPCG(seed, 1))
+		f := newFixture(t, i, seed, r, nrecs)
+		if f.schema.Kind != schema.Record || len(f.schema.Fields) < 2 {
+			continue
+		}
+		var sel []string
+		for _, fd := range f.schema.Fields {
+			if r.IntN(2) == 0 {
+				sel = append(sel, fd.Name)
+			}
+		}
+		if len(sel) == 0 {
+			sel = []string{f.schema.Fields[0].Name}
+		}
+		tried++
+		file := shredFast(t, f, &shred.Options{})
+		rd := openBytes(t, file)
+		ar, err := NewAvroReader(rd, &Options{Fields: sel})
+		if err != nil {
+			t.Fatalf("%v: %v", sel, err)
+		}
+		codec, err := goavro.NewCodec(ar.Schema().String())
+		if err != nil {
+			// goavro resolves a reference to a type of the null
+			// namespace made inside another namespace ("E" within
+			// a.b) as a.b.E, where schema.String writes it so:
+			// nothing to compare the records with.
+			t.Logf("goavro refuses the projected schema %s: %v", ar.Schema(), err)
+			continue
+		}
+		br, _ := NewAvroReader(rd, &Options{Fields: sel})
+		for k, full := range f.recs {
+			want := map[string]any{}
+			for _, name := range sel {
+				want[name] = full.(map[string]any)[name]
+			}
+			got, err := ar.Read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin, err := br.ReadBinary(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dec, rest, err := codec.NativeFromBinary(bin)
+			if err != nil || len(rest) != 0 {
+				t.Fatalf("record %d: goavro cannot decode the projected record: %v", k, err)
+			}
+			ws := show(codec, want)
+			if gs := show(codec, got); !sameJSONText(gs, ws) {
+				t.Fatalf("%v record %d: Read %s, want %s", sel, k, gs, ws)
+			}
+			if ds := show(codec, dec); !sameJSONText(ds, ws) {
+				t.Fatalf("%v record %d: ReadBinary %s, want %s", sel, k, ds, ws)
+			}
+		}
+		jr, _ := NewAvroReader(rd, &Options{Fields: sel})
+		var out bytes.Buffer
+		if n, err := ToJSON(t.Context(), &out, jr, nil); err != nil || n != int64(len(f.recs)) {
+			t.Fatalf("ToJSON: %d, %v", n, err)
+		}
+	}
+	if tried < 5 {
+		t.Fatalf("only %d schemas with fields to select", tried)
+	}
+}
+
+// sameJSONText reports whether two JSON texts hold the same value,
+// whatever the order of their objects' keys.
+func sameJSONText(a, b string) bool {
+	decode := func(s string) (any, error) {
+		d := json.NewDecoder(strings.NewReader(s))
+		d.UseNumber() // goavro writes infinities as 1e999
+		var v any
+		return v, d.Decode(&v)
+	}
+	x, err1 := decode(a)
+	y, err2 := decode(b)
+	if err1 != nil || err2 != nil {
+		return a == b
+	}
+	return reflect.DeepEqual(x, y)
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// whereFile converts the medium vector (30,000 records) with small blocks,
+// so that filters have blocks to skip.
+func whereFile(t *testing.T) string {
+	t.Helper()
+	trv := filepath.Join(t.TempDir(), "m.trv")
+	if r := runIn(t, nil, "fromavro", "--quiet", "--block-size", "4096", filepath.Join(interopDir, "medium", "input.avro"), trv); r.code != 0 {
+		t.Fatalf("fromavro: %+v", r)
+	}
+	return trv
+}
+
+func jsonLines(t *testing.T, text string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		d := json.NewDecoder(strings.NewReader(sc.Text()))
+		d.UseNumber()
+		var m map[string]any
+		if err := d.Decode(&m); err != nil {
+			t.Fatalf("%q: %v", sc.Text(), err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestWhereFieldsCountHead checks --where, --fields, --report, count and
+// head against the unfiltered output filtered here.
+func TestWhereFieldsCountHead(t *testing.T) {
+	trv := whereFile(t)
+	all := runIn(t, nil, "tojson", trv)
+	if all.code != 0 {
+		t.Fatalf("tojson: %+v", all)
+	}
+	recs := jsonLines(t, all.stdout)
+	var want []string
+	for _, m := range recs {
+		small, _ := m["small"].(json.Number).Int64()
+		if small > 50 && m["opt"] != nil {
+			want = append(want, m["id"].(json.Number).String())
+		}
+	}
+	if len(want) == 0 || len(want) == len(recs) {
+		t.Fatalf("the filter keeps %d of %d records", len(want), len(recs))
+	}
+	expr := "small > 50 AND opt IS NOT NULL"
+	r := runIn(t, nil, "tojson", "--where", expr, "--fields", "id,pts.x", "--report", trv)
+	if r.code != 0 {
+		t.Fatalf("tojson --where: %+v", r)
+	}
+	got := jsonLines(t, r.stdout)
+	if len(got) != len(want) {
+		t.Fatalf("--where kept %d records, want %d", len(got), len(want))
+	}
+	for i, m := range got {
+		if len(m) != 2 || m["id"].(json.Number).String() != want[i] {
+			t.Fatalf("record %d: %v, want id %s and pts only", i, m, want[i])
+		}
+	}
+	if !strings.Contains(r.stderr, strconv.Itoa(len(recs))+" rows scanned") && !strings.Contains(r.stderr, "rows scanned") ||
+		!strings.Contains(r.stderr, "column small") || !strings.Contains(r.stderr, "bytes (") {
+		t.Fatalf("report: %s", r.stderr)
+	}
+	// --limit counts the records written.
+	if r := runIn(t, nil, "tojson", "--where", expr, "--limit", "3", trv); len(jsonLines(t, r.stdout)) != 3 {
+		t.Fatalf("--limit 3: %+v", r)
+	}
+	// count, with and without a filter.
+	if r := runIn(t, nil, "count", "--where", expr, trv); r.code != 0 || strings.TrimSpace(r.stdout) != strconv.Itoa(len(want)) {
+		t.Fatalf("count --where: %+v, want %d", r, len(want))
+	}
+	if r := runIn(t, nil, "count", trv); r.code != 0 || strings.TrimSpace(r.stdout) != strconv.Itoa(len(recs)) {
+		t.Fatalf("count: %+v", r)
+	}
+	// toavro writes the projected, filtered records.
+	avro := filepath.Join(t.TempDir(), "o.avro")
+	if r := runIn(t, nil, "toavro", "--where", expr, "--fields", "id", trv, avro); r.code != 0 || !strings.Contains(r.stderr, strconv.Itoa(len(want))[:1]) {
+		t.Fatalf("toavro: %+v", r)
+	}
+	back := filepath.Join(t.TempDir(), "b.trv")
+	if r := runIn(t, nil, "fromavro", "--quiet", avro, back); r.code != 0 {
+		t.Fatalf("fromavro of toavro's output: %+v", r)
+	}
+	if r := runIn(t, nil, "count", back); strings.TrimSpace(r.stdout) != strconv.Itoa(len(want)) {
+		t.Fatalf("toavro wrote %s records, want %d", r.stdout, len(want))
+	}
+	// head is the first records of tojson.
+	r = runIn(t, nil, "head", "-n", "3", trv)
+	lines := strings.SplitAfter(all.stdout, "\n")
+	if r.code != 0 || r.stdout != strings.Join(lines[:3], "") {
+		t.Fatalf("head -n 3: %+v", r)
+	}
+}
+
+// TestWhereBadExpression checks that a bad expression is a usage error
+// that points at the character.
+func TestWhereBadExpression(t *testing.T) {
+	trv := whereFile(t)
+	for _, args := range [][]string{
+		{"tojson", "--where", "smal > 3", trv},
+		{"count", "--where", "small > 'x'", trv},
+		{"toavro", "--where", "small >", trv, filepath.Join(t.TempDir(), "o.avro")},
+	} {
+		r := runIn(t, nil, args...)
+		expr := args[2]
+		if r.code != 2 || !strings.Contains(r.stderr, "--where: ") || !strings.Contains(r.stderr, "\n  "+expr+"\n") || !strings.Contains(r.stderr, "^\n") {
+			t.Errorf("%v: %+v", args, r)
+		}
+	}
+}
+
+// TestStatsFlag checks that --stats=false leaves the statistics out.
+func TestStatsFlag(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(interopDir, "primitives", "input.avro")
+	for _, c := range []struct {
+		flag string
+		want bool
+	}{{"--stats=true", true}, {"--stats=false", false}} {
+		out := filepath.Join(dir, c.flag+".trv")
+		if r := runIn(t, nil, "fromavro", "--quiet", c.flag, in, out); r.code != 0 {
+			t.Fatalf("%s: %+v", c.flag, r)
+		}
+		r := runIn(t, nil, "meta", out)
+		if got := strings.Contains(r.stdout, "stats.blocks"); got != c.want {
+			t.Errorf("%s: statistics in the metadata %v, want %v", c.flag, got, c.want)
+		}
+	}
+}
