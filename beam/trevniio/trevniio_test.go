@@ -33,7 +33,11 @@ func init() {
 // TestMain runs the pipelines of the tests on prism, Beam's local runner,
 // in process.
 func TestMain(m *testing.M) {
-	ptest.Main(m)
+	code := ptest.MainRet(m)
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
 }
 
 // hexOf turns a record into a string that passert can compare.
@@ -377,7 +381,7 @@ func TestWriteShards(t *testing.T) {
 func TestWriteEmptyShards(t *testing.T) {
 	dir := t.TempDir()
 	recs := genRecords(t, 0, 2, 5)
-	prefix := filepath.Join(dir, "few")
+	prefix := filepath.Join(dir, "sub", "few") // Write makes the directory
 	p, s := beam.NewPipelineWithRoot()
 	Write(s, prefix, testSchema, beam.CreateList(s, recs), Shards(5))
 	ptest.RunAndValidate(t, p)

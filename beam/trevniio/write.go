@@ -68,7 +68,8 @@ const tempMarker = ".tmp-"
 // Write writes col, a PCollection of []byte holding records in the Avro
 // binary encoding of schemaText, to Trevni files PREFIX-00000-of-0000N.trv
 // (N from Shards). Records go to shards by a hash of their bytes. Each
-// shard is written under a temporary name and renamed when the pipeline
+// shard is written under a temporary name (in the directory of prefix,
+// which Write creates if need be) and renamed when the pipeline
 // has committed it, so a retried bundle leaves no duplicate or partial
 // shard; shards that receive no record are written empty, so the set is
 // always complete. Write returns the PCollection of the final file names.
@@ -133,6 +134,9 @@ func writeTemp(prefix string, i, n int, schemaText, codec string, fill func(*shr
 		return "", fmt.Errorf("trevniio: %w", err)
 	}
 	name := final + tempMarker + hex.EncodeToString(r[:])
+	if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
+		return "", fmt.Errorf("trevniio: %w", err)
+	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return "", fmt.Errorf("trevniio: %w", err)
