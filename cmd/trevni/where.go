@@ -108,21 +108,23 @@ func countCommand(fs *flag.FlagSet) runFunc {
 const headHelp = `
 Head prints the first N records (10 unless -n says otherwise) of a Trevni
 file written from Avro as Avro JSON, one per line, as tojson prints them.
-Only the blocks holding them are read.
+Only the blocks holding them are read. --fields keeps only the named
+fields, and --where prints the first N records that match (see tojson).
 
 Examples (the file names stand for your own):
 
 	trevni head events.trv
-	trevni head -n 3 events.trv
+	trevni head -n 3 --fields id,amount --where "amount > 4500" orders.trv
 `
 
 func headCommand(fs *flag.FlagSet) runFunc {
 	n := fs.Int64("n", 10, "print the first `N` records")
+	sf := addSelectFlags(fs)
 	return func(e *env, args []string) error {
 		if *n < 0 {
 			return e.usagef("-n must not be negative")
 		}
-		return e.writeJSON(args[0], "-", "", false, &rangeFlags{limit: *n}, nil)
+		return e.writeJSON(args[0], "-", "", false, &rangeFlags{limit: *n}, sf)
 	}
 }
 

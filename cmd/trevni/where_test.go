@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,6 +138,42 @@ func TestStatsFlag(t *testing.T) {
 		r := runIn(t, nil, "meta", out)
 		if got := strings.Contains(r.stdout, "stats.blocks"); got != c.want {
 			t.Errorf("%s: statistics in the metadata %v, want %v", c.flag, got, c.want)
+		}
+	}
+}
+
+// TestHeadFieldsWhere: head --fields --where prints the first N matching
+// records, projected, as tojson --limit does with the same selection, and
+// each of them satisfies the filter by the file's own records.
+func TestHeadFieldsWhere(t *testing.T) {
+	file := filepath.Join(interopDir, "email", "email.deflate.crc32.trv")
+	head := runIn(t, nil, "head", "-n", "3", "--fields", "id,from", "--where", "id > 1000000000", file)
+	tj := runIn(t, nil, "tojson", "--limit", "3", "--fields", "id,from", "--where", "id > 1000000000", file)
+	if head.code != 0 || tj.code != 0 || head.stdout != tj.stdout {
+		t.Fatalf("head: %+v\ntojson: %+v", head, tj)
+	}
+	lines := splitLines(t, strings.NewReader(head.stdout))
+	if len(lines) != 3 {
+		t.Fatalf("%d lines: %s", len(lines), head.stdout)
+	}
+	all := readLines(t, filepath.Join(interopDir, "email", "expected.jsonl"))
+	var matching []map[string]any
+	for _, l := range all {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if id := rec["id"].(float64); id > 1000000000 {
+			matching = append(matching, map[string]any{"id": rec["id"], "from": rec["from"]})
+		}
+	}
+	for i, l := range lines {
+		var got map[string]any
+		if err := json.Unmarshal([]byte(l), &got); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, matching[i]) {
+			t.Errorf("record %d: %v, want %v", i, got, matching[i])
 		}
 	}
 }
