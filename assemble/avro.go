@@ -117,7 +117,10 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 		return nil, fmt.Errorf("assemble: %w: the schema has %d columns, the file %d", format.ErrFormat, len(cols), rd.NumColumns())
 	}
 	for i := range cols {
-		fc := rd.Column(i)
+		fc, err := rd.Column(i)
+		if err != nil {
+			return nil, err
+		}
 		if fc.Type != cols[i].Type || fc.Array != cols[i].Array || (fc.Parent != "") != (cols[i].Parent >= 0) {
 			return nil, fmt.Errorf("assemble: %w: column %d (%q) is %s, the schema's layout wants %s %q", format.ErrFormat, i, fc.Name, describeColumn(fc.Type, fc.Array), describeColumn(cols[i].Type, cols[i].Array), cols[i].Name)
 		}

@@ -107,7 +107,9 @@ func measureOrders(t testing.TB, recs []map[string]any, opts *shred.Options) sca
 		for _, b := range bs {
 			n += int64(b.CompressedSize)
 		}
-		f.perColumn[rd.Column(i).Name] = n
+		if cm, err := rd.Column(i); err == nil {
+			f.perColumn[cm.Name] = n
+		}
 	}
 	read := func(o *Options) ScanReport {
 		ar, err := NewAvroReader(rd, o)

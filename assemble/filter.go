@@ -225,7 +225,7 @@ func (ar *AvroReader) Report() ScanReport {
 			}
 			if cs == nil {
 				blocks, _ := ar.rd.Blocks(i)
-				cs = &ColumnScan{Column: i, Name: ar.rd.Column(i).Name, Blocks: len(blocks)}
+				cs = &ColumnScan{Column: i, Name: c.Meta().Name, Blocks: len(blocks)}
 			}
 			n, b := c.Loaded()
 			cs.BlocksRead += n

@@ -124,8 +124,8 @@ func TestNilAndOutOfRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, i := range []int{-1, 1, 999} {
-		if _, err := rd.ColumnAt(i); !errors.Is(err, ErrUsage) {
-			t.Errorf("ColumnAt(%d): %v", i, err)
+		if _, err := rd.Column(i); !errors.Is(err, ErrUsage) {
+			t.Errorf("Column(%d): %v", i, err)
 		}
 		if _, err := rd.Values(i); !errors.Is(err, ErrUsage) {
 			t.Errorf("Values(%d): %v", i, err)
@@ -134,8 +134,8 @@ func TestNilAndOutOfRange(t *testing.T) {
 			t.Errorf("Blocks(%d): %v", i, err)
 		}
 	}
-	if c, err := rd.ColumnAt(0); err != nil || c.Name != "a" {
-		t.Errorf("ColumnAt(0) = %v, %v", c, err)
+	if c, err := rd.Column(0); err != nil || c.Name != "a" {
+		t.Errorf("Column(0) = %v, %v", c, err)
 	}
 }
 

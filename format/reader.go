@@ -390,15 +390,12 @@ func (rd *Reader) Checksum() string {
 // NumColumns returns the number of columns.
 func (rd *Reader) NumColumns() int { return len(rd.cols) }
 
-// Column returns the metadata of column i. It must not be modified. Like
-// a slice index, i must be in [0, NumColumns()): Column panics otherwise,
-// as do the other accessors taking a column number without returning an
-// error. ColumnAt checks i and returns an error instead.
-func (rd *Reader) Column(i int) *ColumnMeta { return &rd.cols[i] }
-
-// ColumnAt returns the metadata of column i, or an error wrapping ErrUsage
-// when there is no column i. The result must not be modified.
-func (rd *Reader) ColumnAt(i int) (*ColumnMeta, error) {
+// Column returns the metadata of column i, or an error wrapping ErrUsage
+// when there is no column i. The result must not be modified. The other
+// accessors taking a column number without returning an error (Parent,
+// Children, ColumnStart, ...) expect one in [0, NumColumns()), as a slice
+// index does.
+func (rd *Reader) Column(i int) (*ColumnMeta, error) {
 	if i < 0 || i >= len(rd.cols) {
 		return nil, fmt.Errorf("%w: no column %d of %d", ErrUsage, i, len(rd.cols))
 	}

@@ -266,9 +266,13 @@ func sameLogicalFileStats(t *testing.T, want, got []byte, withStats bool) {
 			t.Fatal(err)
 		}
 		if st != nil {
-			if st.Type != stats.Type(b.Column(i).Type) || st.Array != b.Column(i).Array || len(st.Blocks) != len(bb) {
+			cm, err := b.Column(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Type != stats.Type(cm.Type) || st.Array != cm.Array || len(st.Blocks) != len(bb) {
 				t.Fatalf("column %d: statistics of a %v column (array %v) with %d blocks, want %v, %v, %d",
-					i, st.Type, st.Array, len(st.Blocks), b.Column(i).Type, b.Column(i).Array, len(bb))
+					i, st.Type, st.Array, len(st.Blocks), cm.Type, cm.Array, len(bb))
 			}
 			for k := range bb {
 				if st.Blocks[k].Rows != bb[k].Rows {

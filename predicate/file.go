@@ -29,10 +29,10 @@ type FileStatsOptions struct {
 //		return cs
 //	})
 func FileStats(rd *format.Reader, col int, opts *FileStatsOptions) (*ColumnStats, error) {
-	if col < 0 || col >= rd.NumColumns() {
-		return nil, fmt.Errorf("predicate: no column %d", col)
+	meta, err := rd.Column(col)
+	if err != nil {
+		return nil, fmt.Errorf("predicate: %w", err)
 	}
-	meta := rd.Column(col)
 	blocks, err := rd.Blocks(col)
 	if err != nil {
 		return nil, err

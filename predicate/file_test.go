@@ -218,7 +218,10 @@ func TestFileStatsValueIndex(t *testing.T) {
 	rd := rc.Reader
 	checked := 0
 	for col := 0; col < rd.NumColumns(); col++ {
-		meta := rd.Column(col)
+		meta, err := rd.Column(col)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if cs, err := FileStats(rd, col, nil); cs != nil || err != nil {
 			t.Errorf("column %q: statistics without asking: %v %v", meta.Name, cs, err)
 		}

@@ -45,7 +45,10 @@ func ExampleAvroWriter() {
 	}
 	fmt.Println(rd.RowCount(), "rows")
 	for i := 0; i < rd.NumColumns(); i++ {
-		c := rd.Column(i)
+		c, err := rd.Column(i)
+		if err != nil {
+			log.Fatal(err)
+		}
 		fmt.Printf("%-15s %-6s array=%-5v parent=%q\n", c.Name, c.Type, c.Array, c.Parent)
 	}
 	// Output:

@@ -153,7 +153,12 @@ func (e *env) scanParts(paths []string, readerSchema string, opts *format.Reader
 		}
 		pt := part{path: p, name: in.Name(), rows: in.RowCount(), size: in.Size(), schema: in.Meta().GetString(layout.MetaAvroSchema)}
 		for i := range in.NumColumns() {
-			pt.cols = append(pt.cols, *in.Column(i))
+			c, err := in.Column(i)
+			if err != nil {
+				in.Close()
+				return nil, err
+			}
+			pt.cols = append(pt.cols, *c)
 		}
 		if len(parts) > 0 {
 			err = agree(&parts[0], &pt)

@@ -203,7 +203,10 @@ func inspectPage(rd *format.Reader, name string) (*inspectData, error) {
 			d.HiddenSize += span
 			continue
 		}
-		c := rd.Column(i)
+		c, err := rd.Column(i)
+		if err != nil {
+			return nil, err
+		}
 		if p := rd.Parent(i); p >= 0 && p < i {
 			depth[i] = depth[p] + 1
 		}

@@ -142,7 +142,10 @@ func TestInspectInterop(t *testing.T) {
 	rd := openFormat(t, in)
 	var want []string
 	for i := range rd.NumColumns() {
-		c := rd.Column(i)
+		c, err := rd.Column(i)
+		if err != nil {
+			t.Fatal(err)
+		}
 		bl, err := rd.Blocks(i)
 		if err != nil {
 			t.Fatal(err)
@@ -436,9 +439,13 @@ func TestInspectChromium(t *testing.T) {
 			rd := openFormat(t, in)
 			for i := range rd.NumColumns() {
 				// The DOM is serialized with <, > and & escaped in text.
-				name := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(rd.Column(i).Name)
+				c, err := rd.Column(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(c.Name)
 				if !strings.Contains(dom, "<code>"+name+"</code>") {
-					t.Errorf("column %q not in the DOM", rd.Column(i).Name)
+					t.Errorf("column %q not in the DOM", c.Name)
 				}
 			}
 			if os.Getenv("TREVNI_KEEP_SCREENSHOTS") != "" {

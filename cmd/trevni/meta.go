@@ -116,7 +116,10 @@ func metaJSON(rd *format.Reader, blocks bool) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := rd.Column(i)
+		c, err := rd.Column(i)
+		if err != nil {
+			return nil, err
+		}
 		w.beginObject()
 		w.key("number")
 		w.int(int64(i))
