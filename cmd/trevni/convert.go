@@ -430,12 +430,6 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
 	return func(e *env, args []string) error {
-		if isCLMNFile(args[0]) {
-			if sf.fields != "" || sf.where != "" || sf.report {
-				return e.usagef("--fields, --where and --report need a Trevni file")
-			}
-			return clmnToJSON(e, args, *readerSchema, *pretty, rf)
-		}
 		ins, outPath, err := e.datasetArgs(args, optionalOutput)
 		if err != nil {
 			return err

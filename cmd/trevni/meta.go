@@ -42,9 +42,6 @@ func metaCommand(fs *flag.FlagSet) runFunc {
 	pretty := fs.Bool("pretty", false, "indent the JSON")
 	blocks := fs.Bool("blocks", false, "list every column's block descriptors")
 	return func(e *env, args []string) error {
-		if isCLMNFile(args[0]) {
-			return clmnMeta(e, args, *pretty)
-		}
 		// The output is opened first, as in dump.
 		ins, outPath, err := e.datasetArgs(args, optionalOutput)
 		if err != nil {

@@ -312,20 +312,6 @@ func isCLMN(ra io.ReaderAt) bool {
 	return n == 4 && string(m[:]) == clmn.Magic
 }
 
-// isCLMNFile reports whether the file at path (not standard input) is a
-// CLMN file, for the commands that take Trevni or CLMN.
-func isCLMNFile(path string) bool {
-	if path == "-" {
-		return false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	return isCLMN(f)
-}
-
 // openTable opens a Trevni or CLMN input, told apart by its first bytes.
 func (e *env) openTable(path string) (*tableInput, error) {
 	ra, size, done, err := e.randomAccess(path)
@@ -466,15 +452,8 @@ func toclmnCommand(fs *flag.FlagSet) runFunc {
 }
 
 // clmnToJSON runs "trevni tojson" on a CLMN file: one JSON record per row,
-// keyed by the Avro field names fromclmn would give, as tojson prints the
-// Trevni file fromclmn makes.
-func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *rangeFlags) error {
-	return clmnToJSONFields(e, args, readerSchema, pretty, rf, nil)
-}
-
-// clmnToJSONFields is clmnToJSON with the columns in sel, in that order
-// (all when nil).
-func clmnToJSONFields(e *env, args []string, readerSchema string, pretty bool, rf *rangeFlags, sel []string) error {
+// of the columns in sel, in that order (all when nil).
+func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *rangeFlags, sel []string) error {
 	if readerSchema != "" {
 		return e.usagef("--schema does not apply to a CLMN file")
 	}

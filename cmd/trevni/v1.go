@@ -53,11 +53,6 @@ func v1Hook(name string, fs *flag.FlagSet) func(args []string, run runFunc) runF
 		if fs.Lookup("impala-booleans") == nil {
 			fs.Bool("impala-booleans", false, "version-1 input: read a boolean block that Impala's size bug left short as Impala's scanner did (the missing bits from the bytes after it) instead of failing")
 		}
-		ownFields := false
-		if name == "tojson" && fs.Lookup("fields") == nil {
-			fs.String("fields", "", "CLMN input: print only these comma-separated `FIELDS`, in this order")
-			ownFields = true
-		}
 		return func(_ []string, run runFunc) runFunc {
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
@@ -65,7 +60,6 @@ func v1Hook(name string, fs *flag.FlagSet) func(args []string, run runFunc) runF
 				}
 				magic := e.sniffInput(args[0])
 				impala, _ := flagString(fs, "impala-booleans")
-				fields, _ := flagString(fs, "fields")
 				switch {
 				case magic == trevni1.Magic:
 					return v1Command(e, name, fs, args)
@@ -76,8 +70,6 @@ func v1Hook(name string, fs *flag.FlagSet) func(args []string, run runFunc) runF
 					return v1CLMN(e, name, fs, args)
 				case impala == "true":
 					return e.usagef("--impala-booleans applies to version-1 files only")
-				case ownFields && fields != "":
-					return e.usagef("--fields applies to CLMN input only")
 				}
 				return run(e, args)
 			}
@@ -129,9 +121,14 @@ func v1CLMN(e *env, name string, fs *flag.FlagSet, args []string) error {
 	if name == "meta" {
 		return clmnMeta(e, args, pretty == "true")
 	}
+	where, _ := flagString(fs, "where")
+	report, _ := flagString(fs, "report")
+	if where != "" || report == "true" {
+		return e.usagef("--where and --report need a Trevni file")
+	}
 	schemaFile, _ := flagString(fs, "schema")
 	fields, _ := flagString(fs, "fields")
-	return clmnToJSONFields(e, args, schemaFile, pretty == "true", flagRange(fs), fieldList(fields))
+	return clmnToJSON(e, args, schemaFile, pretty == "true", flagRange(fs), fieldList(fields))
 }
 
 // flagRange returns the --offset and --limit of fs (parsed already by the

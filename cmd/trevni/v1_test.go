@@ -310,3 +310,15 @@ func TestV1ReaderSchema(t *testing.T) {
 		t.Fatal("output left")
 	}
 }
+
+// tojson --where and --report on CLMN input are usage errors, not ignored:
+// CLMN has no statistics or filter path.
+func TestCLMNToJSONWhereRefused(t *testing.T) {
+	cl := filepath.Join("..", "..", "testdata", "clmn", "sample.clmn")
+	for _, args := range [][]string{{"--where", "id > 1"}, {"--report"}} {
+		code, out, errOut := v1run(t, append(append([]string{"tojson"}, args...), cl)...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, "need a Trevni file") {
+			t.Errorf("%q: %d %q %s", args, code, out, errOut)
+		}
+	}
+}
