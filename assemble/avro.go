@@ -85,6 +85,20 @@ type AvroReader struct {
 	jsonEntries [][]jsonEntry // and where they are
 }
 
+// storedSchema returns the writer's schema stored in rd's avro.schema
+// metadata, as text and parsed within the layout bounds lo.
+func storedSchema(rd *format.Reader, lo *layout.Options) (string, *schema.Schema, error) {
+	text := rd.Meta().GetString(layout.MetaAvroSchema)
+	if text == "" {
+		return "", nil, fmt.Errorf("assemble: the file has no %s metadata: it was not written from Avro", layout.MetaAvroSchema)
+	}
+	s, err := layout.ParseStored(text, lo)
+	if err != nil {
+		return "", nil, fmt.Errorf("assemble: the file's %s: %w", layout.MetaAvroSchema, err)
+	}
+	return text, s, nil
+}
+
 // NewAvroReader prepares to read the records of rd, whose avro.schema
 // metadata (layout.MetaAvroSchema) holds the writer's schema. As Java
 // does, it binds columns by position: column i of the file is column i of
@@ -100,13 +114,9 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 	if opts != nil {
 		o = *opts
 	}
-	text := rd.Meta().GetString(layout.MetaAvroSchema)
-	if text == "" {
-		return nil, fmt.Errorf("assemble: the file has no %s metadata: it was not written from Avro", layout.MetaAvroSchema)
-	}
-	fileSchema, err := layout.ParseStored(text, o.Layout)
+	text, fileSchema, err := storedSchema(rd, o.Layout)
 	if err != nil {
-		return nil, fmt.Errorf("assemble: the file's %s: %w", layout.MetaAvroSchema, err)
+		return nil, err
 	}
 	lay, err := layout.New(fileSchema, o.Layout)
 	if err != nil {

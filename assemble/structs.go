@@ -12,7 +12,6 @@ import (
 	"github.com/trevni-go/trevni/internal/avrostruct"
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/schema"
-	"github.com/trevni-go/trevni/schema/layout"
 )
 
 // StructReader reads the records of a Trevni file written from Avro into
@@ -70,13 +69,9 @@ func NewStructReader[T any](rd *format.Reader, opts *Options) (*StructReader[T],
 	if o.ReaderSchema != "" || len(o.Fields) > 0 {
 		return nil, errors.New("assemble: NewStructReader: the struct type is the reader schema; Options.ReaderSchema and Fields must be empty")
 	}
-	text := rd.Meta().GetString(layout.MetaAvroSchema)
-	if text == "" {
-		return nil, fmt.Errorf("assemble: the file has no %s metadata: it was not written from Avro", layout.MetaAvroSchema)
-	}
-	fileSchema, err := layout.ParseStored(text, o.Layout)
+	_, fileSchema, err := storedSchema(rd, o.Layout)
 	if err != nil {
-		return nil, fmt.Errorf("assemble: the file's %s: %w", layout.MetaAvroSchema, err)
+		return nil, err
 	}
 	t := reflect.TypeFor[T]()
 	prog, projected, err := avrostruct.Compile(fileSchema, t, avrostruct.Read)
