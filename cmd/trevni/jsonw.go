@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -93,4 +95,17 @@ func (w *jsonWriter) float(f float64, bits int) {
 		w.sep()
 		w.b = strconv.AppendFloat(w.b, f, 'g', -1, bits)
 	}
+}
+
+// indentJSON returns the JSON text b indented two spaces a level when
+// pretty is set, and b itself otherwise.
+func indentJSON(b []byte, pretty bool) ([]byte, error) {
+	if !pretty {
+		return b, nil
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, b, "", "  "); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -73,12 +71,8 @@ func metaOne(e *env, out io.Writer, path string, pretty, blocks bool) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", in.Name(), err)
 	}
-	if pretty {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, b, "", "  "); err != nil {
-			return err // cannot happen: metaJSON writes valid JSON
-		}
-		b = buf.Bytes()
+	if b, err = indentJSON(b, pretty); err != nil {
+		return err // cannot happen: metaJSON writes valid JSON
 	}
 	b = append(b, '\n')
 	_, err = out.Write(b)

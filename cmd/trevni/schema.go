@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 
@@ -50,12 +48,8 @@ func schemaCommand(fs *flag.FlagSet) runFunc {
 		if !ok {
 			return fmt.Errorf("%s: no %s metadata: not written from Avro or protobuf", in.Name(), layout.MetaAvroSchema)
 		}
-		if *pretty {
-			var buf bytes.Buffer
-			if err := json.Indent(&buf, text, "", "  "); err != nil {
-				return fmt.Errorf("%s: %s is not JSON: %w", in.Name(), layout.MetaAvroSchema, err)
-			}
-			text = buf.Bytes()
+		if text, err = indentJSON(text, *pretty); err != nil {
+			return fmt.Errorf("%s: %s is not JSON: %w", in.Name(), layout.MetaAvroSchema, err)
 		}
 		out.Write(text)
 		out.Write([]byte{'\n'})

@@ -4,8 +4,6 @@ package main
 // side of tojson and meta.
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -506,13 +504,11 @@ func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *ran
 			}
 		}
 		b = append(b, '}')
-		if pretty {
-			var buf bytes.Buffer
-			json.Indent(&buf, b, "", "  ")
-			b = append(b[:0], buf.Bytes()...)
+		line, err := indentJSON(b, pretty)
+		if err != nil {
+			return err // cannot happen: the record is written as valid JSON
 		}
-		b = append(b, '\n')
-		if _, err := out.Write(b); err != nil {
+		if _, err := out.Write(append(line, '\n')); err != nil {
 			return err
 		}
 	}
@@ -566,11 +562,9 @@ func clmnMeta(e *env, args []string, pretty bool) error {
 	}
 	w.endArray()
 	w.endObject()
-	b := w.b
-	if pretty {
-		var buf bytes.Buffer
-		json.Indent(&buf, b, "", "  ")
-		b = buf.Bytes()
+	b, err := indentJSON(w.b, pretty)
+	if err != nil {
+		return err // cannot happen: the writer writes valid JSON
 	}
 	if _, err := out.Write(append(b, '\n')); err != nil {
 		return err
