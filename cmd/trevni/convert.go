@@ -367,40 +367,6 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 	}
 }
 
-// openAvro opens a Trevni file written from Avro, with an optional reader
-// schema file, positioned on the range of records rf selects, with the
-// fields and filter of sf (nil for none).
-func (e *env) openAvro(path, readerSchemaFile string, rf *rangeFlags, sf *selectFlags) (*assemble.AvroReader, *trevniInput, error) {
-	opts := assemble.Options{Layout: e.limits.layout()}
-	sf.options(&opts)
-	if readerSchemaFile != "" {
-		text, _, err := e.readSchemaFile(readerSchemaFile)
-		if err != nil {
-			return nil, nil, err
-		}
-		opts.ReaderSchema = text
-	}
-	in, err := e.openTrevni(path, &format.ReaderOptions{ReadAhead: true})
-	if err != nil {
-		return nil, nil, err
-	}
-	ar, err := assemble.NewAvroReader(in.Reader, &opts)
-	if err == nil && opts.Filter != "" && rf.limit >= 0 {
-		// --limit counts the records written, after the filter.
-		lim := *rf
-		ar.SetLimit(lim.limit)
-		lim.limit = -1
-		err = lim.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt)
-	} else if err == nil {
-		err = rf.apply(e, ar.RowCount(), ar.SeekRow, ar.StopAt)
-	}
-	if err != nil {
-		in.Close()
-		return nil, nil, e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
-	}
-	return ar, in, nil
-}
-
 const tojsonHelp = `
 Tojson prints the records of a Trevni file written from Avro as Avro JSON,
 one record per line (or indented with --pretty): record fields in schema
@@ -434,63 +400,41 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		out, err := e.createOutput(cmp.Or(outPath, "-"))
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
-		text, err := e.readerSchemaText(*readerSchema)
-		if err != nil {
-			return err
-		}
-		parts, err := e.scanParts(ins, text, &format.ReaderOptions{ReadAhead: true})
-		if err != nil {
-			return err
-		}
-		defer closeParts(parts)
-		p := e.newProgress(totals(parts))
-		defer p.done()
-		err = e.eachAvro(parts, text, rf, sf, p, func(ar *assemble.AvroReader, in *trevniInput, before int64) error {
-			progress := func(n int64) { p.setRows(before + n) }
-			if _, err := assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: *pretty, Progress: progress}); err != nil {
-				return fmt.Errorf("%s: %w", in.Name(), err)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		return out.Commit()
+		return e.writeJSON(ins, cmp.Or(outPath, "-"), *readerSchema, *pretty, rf, sf)
 	}
 }
 
-// writeJSON prints the records of the Trevni file at path as Avro JSON
-// lines to outPath (tojson and head).
-func (e *env) writeJSON(path, outPath, readerSchema string, pretty bool, rf *rangeFlags, sf *selectFlags) error {
+// writeJSON prints the records of the data set ins as Avro JSON lines to
+// outPath (tojson and head), through the reader schema file if given, in
+// the range of rf, with the fields and filter of sf.
+func (e *env) writeJSON(ins []string, outPath, readerSchemaFile string, pretty bool, rf *rangeFlags, sf *selectFlags) error {
 	out, err := e.createOutput(outPath)
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	ar, in, err := e.openAvro(path, readerSchema, rf, sf)
+	text, err := e.readerSchemaText(readerSchemaFile)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	p := e.newProgress(in.RowCount(), in.Size())
-	defer p.done()
-	in.track(p)
-	if _, err := assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: pretty, Progress: p.setRows}); err != nil {
-		return fmt.Errorf("%s: %w", in.Name(), err)
-	}
-	if err := out.Commit(); err != nil {
+	parts, err := e.scanParts(ins, text, &format.ReaderOptions{ReadAhead: true})
+	if err != nil {
 		return err
 	}
-	if sf != nil && sf.report {
-		p.done()
-		e.printReport(in.Name(), ar)
+	defer closeParts(parts)
+	p := e.newProgress(totals(parts))
+	defer p.done()
+	err = e.eachAvro(parts, text, rf, sf, p, func(ar *assemble.AvroReader, in *trevniInput, before int64) error {
+		progress := func(n int64) { p.setRows(before + n) }
+		if _, err := assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: pretty, Progress: progress}); err != nil {
+			return fmt.Errorf("%s: %w", in.Name(), err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	return nil
+	return out.Commit()
 }
 
 const fromjsonHelp = `

@@ -124,7 +124,7 @@ func headCommand(fs *flag.FlagSet) runFunc {
 		if *n < 0 {
 			return e.usagef("-n must not be negative")
 		}
-		return e.writeJSON(args[0], "-", "", false, &rangeFlags{limit: *n}, sf)
+		return e.writeJSON(args[:1], "-", "", false, &rangeFlags{limit: *n}, sf)
 	}
 }
 
