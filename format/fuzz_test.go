@@ -163,6 +163,7 @@ func TestVerifyHugeRunIsQuick(t *testing.T) {
 	// leave, one run of a billion zero lengths in column a.
 	w.rowCount = rows
 	w.cols[0].runLength, w.cols[0].runValue = rows, 0
+	w.cols[0].lengths = rows
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -439,3 +439,102 @@ func TestWriterRejectsInvalidUTF8(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCheckRowsOff writes random layouts and rows with row checks on and
+// off, switching between rows, and checks that the files are the same.
+func TestCheckRowsOff(t *testing.T) {
+	for it := 0; it < 60; it++ {
+		r := rand.New(rand.NewPCG(uint64(it), 17))
+		cols := randomLayout(r)
+		children, roots := layoutTree(cols)
+		opts := &WriterOptions{BlockSize: []int{16, 200, 4096}[r.IntN(3)], Codec: "deflate", Concurrency: 1 + r.IntN(2)}
+		var checked, unchecked bytes.Buffer
+		wc, err := NewWriter(&checked, cols, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wu, err := NewWriter(&unchecked, cols, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wu.CheckRows(false); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 200; i++ {
+			if r.IntN(20) == 0 {
+				if err := wu.CheckRows(r.IntN(2) == 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			row := randomRow(r, cols, children, roots)
+			if err := writeRow(wc, cols, row); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeRow(wu, cols, row); err != nil {
+				t.Fatalf("iteration %d row %d: %v", it, i, err)
+			}
+		}
+		if err := wc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := wu.Close(); err != nil {
+			t.Fatalf("iteration %d: %v", it, err)
+		}
+		if !bytes.Equal(checked.Bytes(), unchecked.Bytes()) {
+			t.Fatalf("iteration %d: the files differ", it)
+		}
+	}
+}
+
+// TestCheckRowsOffMisuse checks that with row checks off a row of the wrong
+// shape is caught at Close, naming the column, and that AbortRow ends the
+// file rather than leaving half a row in it.
+func TestCheckRowsOffMisuse(t *testing.T) {
+	cols := []ColumnMeta{{Name: "p", Type: Null, Array: true}, {Name: "p#x", Type: Int, Parent: "p"}, {Name: "n", Type: Long}}
+	cases := map[string]struct {
+		row  func(w *Writer)
+		want string
+	}{
+		"missing child value": {func(w *Writer) { w.WriteLength(0, 2); w.WriteInt(1, 1); w.WriteLong(2, 1) }, `"p#x"`},
+		"extra child value":   {func(w *Writer) { w.WriteLength(0, 0); w.WriteInt(1, 1); w.WriteLong(2, 1) }, `"p#x"`},
+		"no length":           {func(w *Writer) { w.WriteLong(2, 1) }, `"p"`},
+		"no value":            {func(w *Writer) { w.WriteLength(0, 0) }, `"n"`},
+		"two values":          {func(w *Writer) { w.WriteLength(0, 0); w.WriteLong(2, 1); w.WriteLong(2, 2) }, `"n"`},
+	}
+	for name, c := range cases {
+		w, err := NewWriter(io.Discard, cols, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.CheckRows(false)
+		good := func() { w.StartRow(); w.WriteLength(0, 1); w.WriteInt(1, 1); w.WriteLong(2, 1); w.EndRow() }
+		good()
+		w.StartRow()
+		c.row(w)
+		if err := w.EndRow(); err != nil {
+			t.Fatalf("%s: EndRow with checks off: %v", name, err)
+		}
+		good()
+		err = w.Close()
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Close gave %v, want a usage error naming %s", name, err, c.want)
+		}
+	}
+	w, err := NewWriter(io.Discard, cols, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.CheckRows(false)
+	w.StartRow()
+	w.WriteLength(0, 1)
+	if err := w.CheckRows(true); err == nil {
+		t.Error("CheckRows inside a row was accepted")
+	}
+	w.AbortRow()
+	if err := w.StartRow(); err == nil {
+		t.Error("StartRow after AbortRow with checks off was accepted")
+	}
+	if err := w.Close(); !errors.Is(err, ErrUsage) {
+		t.Errorf("Close after AbortRow with checks off: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format/stats"
@@ -107,8 +108,11 @@ type Writer struct {
 	touched        []*columnWriter
 	mandatoryRoots int  // top-level columns every row must write to
 	rowErr         bool // no error was recorded before the row began
-	err            error
-	closed         bool
+	// unchecked is set by CheckRows(false): rows are neither checked nor
+	// saved for AbortRow, and only the totals are checked, at Close.
+	unchecked bool
+	err       error
+	closed    bool
 
 	codecs codecSet
 
@@ -117,8 +121,12 @@ type Writer struct {
 	pending sync.WaitGroup
 	bufPool sync.Pool // *[]byte block buffers
 
-	// Memory accounting and spilling.
+	// Memory accounting and spilling. held counts a block's buffer from
+	// its cut; compression, which may run on other goroutines, adds to
+	// shrunk the bytes it gave back by keeping the compressed block in a
+	// buffer of its own size.
 	held      int64
+	shrunk    atomic.Int64
 	spill     *os.File
 	spillBuf  *bufio.Writer
 	spillSize int64
@@ -141,6 +149,10 @@ type columnWriter struct {
 	rowLengths int   // lengths written this row
 	rowElems   int64 // sum of those lengths
 	rowValues  int64 // values written this row
+
+	// Totals of the rows ended (with checks off, of everything written),
+	// checked against the structure at Close.
+	lengths, elems, values int64
 
 	meta       ColumnMeta
 	index      int
@@ -408,12 +420,32 @@ func (w *Writer) touch(c *columnWriter) {
 		return
 	}
 	c.stamp = w.rowCount + 1
+	w.touched = append(w.touched, c)
+	if w.unchecked {
+		return
+	}
 	c.rowLengths, c.rowElems, c.rowValues = 0, 0, 0
-	c.saved = rowStart{len(c.enc.b), c.enc.bitCount, c.runLength, c.runValue, c.hasFirst}
+	c.saved.size, c.saved.bitCount = len(c.enc.b), c.enc.bitCount
+	c.saved.runLength, c.saved.runValue, c.saved.hasFirst = c.runLength, c.runValue, c.hasFirst
 	if c.st != nil {
 		c.st.Mark()
 	}
-	w.touched = append(w.touched, c)
+}
+
+// CheckRows turns the per-row checks on (the default) or off. With them
+// on, EndRow checks every row's structure and AbortRow can undo a row.
+// With them off, for a caller whose rows are right by construction (such
+// as a shredder following a schema), rows cost less to write: EndRow
+// checks nothing, AbortRow cannot undo the row and ends the file with an
+// error instead, and Close still checks every column's totals of lengths
+// and values against the structure, so that a misuse fails rather than
+// writing an inconsistent file. It may be called between rows only.
+func (w *Writer) CheckRows(on bool) error {
+	if w.inRow {
+		return fmt.Errorf("%w: CheckRows inside a row", ErrUsage)
+	}
+	w.unchecked = !on
+	return nil
 }
 
 // elems returns the array elements column c got in the current row.
@@ -430,6 +462,11 @@ func (w *Writer) elems(c *columnWriter) int64 {
 // Errors from compression or the spill file are kept.
 func (w *Writer) AbortRow() {
 	if !w.inRow {
+		return
+	}
+	if w.unchecked {
+		w.fail(fmt.Errorf("%w: row %d aborted with row checks off: it cannot be undone", ErrUsage, w.rowCount))
+		w.inRow = false
 		return
 	}
 	for _, c := range w.touched {
@@ -460,6 +497,11 @@ func (w *Writer) EndRow() error {
 	}
 	if !w.inRow {
 		return fmt.Errorf("%w: EndRow without StartRow", ErrUsage)
+	}
+	if w.unchecked {
+		w.rowCount++
+		w.inRow = false
+		return nil
 	}
 	// Columns not written to hold no entries this row: that is right
 	// unless they are mandatory roots, or mandatory children of an array
@@ -500,6 +542,11 @@ func (w *Writer) EndRow() error {
 			}
 		}
 	}
+	for _, c := range w.touched {
+		c.lengths += int64(c.rowLengths)
+		c.elems += c.rowElems
+		c.values += c.rowValues
+	}
 	w.rowCount++
 	w.inRow = false
 	return nil
@@ -519,9 +566,16 @@ func (w *Writer) WriteLength(col, n int) {
 		w.usage(c, "array length %d out of range", n)
 		return
 	}
-	w.touch(c)
-	c.rowLengths++
-	c.rowElems += int64(n)
+	if c.stamp != w.rowCount+1 {
+		w.touch(c)
+	}
+	if w.unchecked {
+		c.lengths++
+		c.elems += int64(n)
+	} else {
+		c.rowLengths++
+		c.rowElems += int64(n)
+	}
 	if c.st != nil {
 		c.st.AddLength(n)
 	}
@@ -555,17 +609,24 @@ func (c *columnWriter) flushRun() {
 // begin prepares column c for one value of type t and reports whether to go
 // on writing it.
 func (w *Writer) begin(col int, t ValueType) *columnWriter {
-	c := w.column(col)
-	if c == nil {
+	if uint(col) >= uint(len(w.cols)) {
+		w.column(col) // records the misuse
 		return nil
 	}
+	c := w.cols[col]
 	if c.typ != t {
 		w.usage(c, "writing a %s value to a %s column", t, c.typ)
 		return nil
 	}
-	w.touch(c)
-	c.rowValues++
-	if c.array && t != Null {
+	if c.stamp != w.rowCount+1 {
+		w.touch(c)
+	}
+	if w.unchecked {
+		c.values++
+	} else {
+		c.rowValues++
+	}
+	if c.runLength != 0 && t != Null {
 		c.flushRun()
 	}
 	return c
@@ -905,7 +966,7 @@ func (w *Writer) cutBlock(c *columnWriter) error {
 			<-w.sem
 		}()
 	}
-	if w.opts.MemoryBudget > 0 && w.held > w.opts.MemoryBudget {
+	if w.opts.MemoryBudget > 0 && w.held > w.opts.MemoryBudget && w.held-w.shrunk.Load() > w.opts.MemoryBudget {
 		return w.spillBlocks()
 	}
 	return nil
@@ -935,6 +996,16 @@ func (w *Writer) compress(c *columnWriter, b *block, raw []byte) {
 	if !isNull {
 		w.putBuf(raw)
 	}
+	if cap(data) >= 2*len(data)+4096 {
+		// A well compressed block keeps a buffer of its own size, not a
+		// block buffer: the memory budget then holds as many blocks as
+		// their compressed bytes allow.
+		exact := make([]byte, len(data))
+		copy(exact, data)
+		w.putBuf(data)
+		data = exact
+	}
+	w.shrunk.Add(int64(cap(raw) - cap(data)))
 	b.data = data
 	b.dataLen = len(data)
 }
@@ -953,10 +1024,24 @@ func (w *Writer) wait() error {
 	return nil
 }
 
-// spillBlocks moves every finished block held in memory to the spill file.
+// spillBlocks moves finished blocks from memory to the spill file until
+// those left take at most three quarters of the memory budget, so that the
+// bytes spilled, which Close copies again, are about what exceeds it.
 func (w *Writer) spillBlocks() error {
 	if err := w.wait(); err != nil {
 		return err
+	}
+	var held int64
+	for _, c := range w.cols {
+		for _, b := range c.blocks {
+			held += int64(cap(b.data))
+		}
+	}
+	target := w.opts.MemoryBudget - w.opts.MemoryBudget/4
+	if held <= target {
+		w.held = held
+		w.shrunk.Store(0)
+		return nil
 	}
 	if w.spill == nil {
 		f, err := os.CreateTemp(w.opts.TempDir, "trevni-spill-*")
@@ -969,8 +1054,12 @@ func (w *Writer) spillBlocks() error {
 		w.spillBuf = bufio.NewWriterSize(w.spill, 1<<20)
 	}
 	bw := w.spillBuf
+spill:
 	for _, c := range w.cols {
 		for _, b := range c.blocks {
+			if held <= target {
+				break spill
+			}
 			if b.data == nil {
 				continue
 			}
@@ -979,6 +1068,7 @@ func (w *Writer) spillBlocks() error {
 			}
 			b.spillAt = w.spillSize
 			w.spillSize += int64(len(b.data))
+			held -= int64(cap(b.data))
 			w.putBuf(b.data)
 			b.data = nil
 		}
@@ -986,7 +1076,8 @@ func (w *Writer) spillBlocks() error {
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("trevni: writing spill file: %w", err)
 	}
-	w.held = 0
+	w.held = held
+	w.shrunk.Store(0)
 	return nil
 }
 
@@ -999,6 +1090,9 @@ func (w *Writer) Close() error {
 	defer w.release()
 	if w.err == nil && w.inRow {
 		w.fail(fmt.Errorf("%w: Close inside a row", ErrUsage))
+	}
+	if w.err == nil {
+		w.checkTotals()
 	}
 	if w.err != nil {
 		w.closed = true
@@ -1022,6 +1116,34 @@ func (w *Writer) Close() error {
 	err := w.writeFile()
 	w.fail(err)
 	return err
+}
+
+// checkTotals checks every column's totals of lengths and values against
+// the structure: a top-level column holds one entry per row, a child one
+// per element of its parent, and an array column as many values as its
+// lengths add up to. With row checks on, EndRow has checked each row
+// already; with them off, this is the check that remains.
+func (w *Writer) checkTotals() {
+	for _, c := range w.cols {
+		if !c.mandatory {
+			continue
+		}
+		due := w.rowCount
+		if c.parent >= 0 {
+			due = w.cols[c.parent].elems
+		}
+		if c.meta.Array {
+			if c.lengths != due {
+				w.usage(c, "wrote %d lengths in all, want %d", c.lengths, due)
+				return
+			}
+			due = c.elems
+		}
+		if c.meta.Type != Null && c.values != due {
+			w.usage(c, "wrote %d values in all, want %d", c.values, due)
+			return
+		}
+	}
 }
 
 // Abort discards everything written and releases the spill file.

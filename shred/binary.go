@@ -496,6 +496,12 @@ func FromContainer(ctx context.Context, out io.Writer, in io.Reader, opts *Optio
 // writer's Options.Progress are as for FromContainer; the rows Progress
 // gets are all the writer's, the bytes this container's. Errors count
 // records from the container's first.
+//
+// The records are written with the column writer's per-row checks off
+// (format.Writer.CheckRows), which the decoder makes unnecessary: a record
+// that does not decode cannot be undone, so it ends the file, and the
+// AvroWriter is then good only for Abort. Records that all decode are
+// written as WriteBinary would write them.
 func (aw *AvroWriter) AppendContainer(ctx context.Context, in io.Reader) error {
 	if in == nil {
 		return errors.New("shred: nil input")
@@ -518,6 +524,10 @@ func (aw *AvroWriter) appendContainer(ctx context.Context, r *ocf.Reader) error 
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("shred: %w", err)
 	}
+	if err := aw.w.CheckRows(false); err != nil {
+		return err
+	}
+	defer aw.w.CheckRows(true)
 	blocks, stop := readAhead(r)
 	defer stop()
 	var row int64 // the container's record number
