@@ -111,8 +111,11 @@ type Writer struct {
 	// unchecked is set by CheckRows(false): rows are neither checked nor
 	// saved for AbortRow, and only the totals are checked, at Close.
 	unchecked bool
-	err       error
-	closed    bool
+	// full lists the columns whose block reached the block size during
+	// the last row: StartRow cuts them.
+	full   []*columnWriter
+	err    error
+	closed bool
 
 	codecs codecSet
 
@@ -166,6 +169,7 @@ type columnWriter struct {
 
 	first    []byte // encoded first value of the current block (trevni.values)
 	hasFirst bool
+	full     bool // listed in Writer.full
 
 	st *stats.Accumulator // the column's statistics; nil when they are off
 
@@ -398,9 +402,10 @@ func (w *Writer) StartRow() error {
 		return fmt.Errorf("%w: too many rows", ErrUsage)
 	}
 	w.inRow = true
-	// A column's buffer grows only when it is written to, so only the
-	// columns of the last row can have reached the block size.
-	for _, c := range w.touched {
+	// A column is listed in full when a write takes its buffer to the
+	// block size; an aborted row may have taken it back below.
+	for _, c := range w.full {
+		c.full = false
 		if len(c.enc.b) >= w.opts.BlockSize {
 			if err := w.cutBlock(c); err != nil {
 				w.fail(err)
@@ -408,6 +413,7 @@ func (w *Writer) StartRow() error {
 			}
 		}
 	}
+	w.full = w.full[:0]
 	w.touched = w.touched[:0]
 	w.rowErr = w.err == nil
 	return nil
@@ -421,9 +427,6 @@ func (w *Writer) touch(c *columnWriter) {
 	}
 	c.stamp = w.rowCount + 1
 	w.touched = append(w.touched, c)
-	if w.unchecked {
-		return
-	}
 	c.rowLengths, c.rowElems, c.rowValues = 0, 0, 0
 	c.saved.size, c.saved.bitCount = len(c.enc.b), c.enc.bitCount
 	c.saved.runLength, c.saved.runValue, c.saved.hasFirst = c.runLength, c.runValue, c.hasFirst
@@ -566,13 +569,13 @@ func (w *Writer) WriteLength(col, n int) {
 		w.usage(c, "array length %d out of range", n)
 		return
 	}
-	if c.stamp != w.rowCount+1 {
-		w.touch(c)
-	}
 	if w.unchecked {
 		c.lengths++
 		c.elems += int64(n)
 	} else {
+		if c.stamp != w.rowCount+1 {
+			w.touch(c)
+		}
 		c.rowLengths++
 		c.rowElems += int64(n)
 	}
@@ -587,9 +590,10 @@ func (w *Writer) WriteLength(col, n int) {
 	c.flushRun()
 	if l == 0 || l == 1 {
 		c.runLength, c.runValue = 1, l
-		return
+	} else {
+		c.enc.writeLength(l)
 	}
-	c.enc.writeLength(l)
+	w.filled(c)
 }
 
 // flushRun writes a pending run of 0 or 1 lengths: a single one literally,
@@ -618,12 +622,12 @@ func (w *Writer) begin(col int, t ValueType) *columnWriter {
 		w.usage(c, "writing a %s value to a %s column", t, c.typ)
 		return nil
 	}
-	if c.stamp != w.rowCount+1 {
-		w.touch(c)
-	}
 	if w.unchecked {
 		c.values++
 	} else {
+		if c.stamp != w.rowCount+1 {
+			w.touch(c)
+		}
 		c.rowValues++
 	}
 	if c.runLength != 0 && t != Null {
@@ -632,11 +636,22 @@ func (w *Writer) begin(col int, t ValueType) *columnWriter {
 	return c
 }
 
-// end records the first value of a block for columns with trevni.values.
-func (c *columnWriter) end(start int) {
+// end records the first value of a block for columns with trevni.values,
+// and notes a block that has reached the block size.
+func (w *Writer) end(c *columnWriter, start int) {
 	if c.meta.Values && !c.hasFirst {
 		c.first = append(c.first[:0], c.enc.b[start:]...)
 		c.hasFirst = true
+	}
+	w.filled(c)
+}
+
+// filled lists column c in full, to be cut at the next StartRow, if its
+// block has reached the block size.
+func (w *Writer) filled(c *columnWriter) {
+	if len(c.enc.b) >= w.opts.BlockSize && !c.full {
+		c.full = true
+		w.full = append(w.full, c)
 	}
 }
 
@@ -646,7 +661,7 @@ func (w *Writer) WriteNull(col int) {
 	if c := w.begin(col, Null); c != nil {
 		// Not counted in the statistics either: whether nulls are
 		// written must not change the file.
-		c.end(len(c.enc.b))
+		w.end(c, len(c.enc.b))
 	}
 }
 
@@ -664,6 +679,7 @@ func (w *Writer) WriteBool(col int, v bool) {
 			c.st.AddBool(v)
 		}
 		c.enc.writeBool(v)
+		w.filled(c)
 	}
 }
 
@@ -675,7 +691,7 @@ func (w *Writer) WriteInt(col int, v int32) {
 		}
 		start := len(c.enc.b)
 		c.enc.writeInt(v)
-		c.end(start)
+		w.end(c, start)
 	}
 }
 
@@ -687,7 +703,7 @@ func (w *Writer) WriteLong(col int, v int64) {
 		}
 		start := len(c.enc.b)
 		c.enc.writeLong(v)
-		c.end(start)
+		w.end(c, start)
 	}
 }
 
@@ -699,7 +715,7 @@ func (w *Writer) WriteFixed32(col int, v int32) {
 		}
 		start := len(c.enc.b)
 		c.enc.writeFixed32(uint32(v))
-		c.end(start)
+		w.end(c, start)
 	}
 }
 
@@ -711,7 +727,7 @@ func (w *Writer) WriteFixed64(col int, v int64) {
 		}
 		start := len(c.enc.b)
 		c.enc.writeFixed64(uint64(v))
-		c.end(start)
+		w.end(c, start)
 	}
 }
 
@@ -724,7 +740,7 @@ func (w *Writer) WriteFloat(col int, v float32) {
 		}
 		start := len(c.enc.b)
 		c.enc.writeFixed32(math.Float32bits(v))
-		c.end(start)
+		w.end(c, start)
 	}
 }
 
@@ -736,7 +752,7 @@ func (w *Writer) WriteDouble(col int, v float64) {
 		}
 		start := len(c.enc.b)
 		c.enc.writeFixed64(math.Float64bits(v))
-		c.end(start)
+		w.end(c, start)
 	}
 }
 
@@ -759,7 +775,7 @@ func (w *Writer) WriteString(col int, v string) {
 		}
 		start := len(c.enc.b)
 		c.enc.writeString(v)
-		c.end(start)
+		w.end(c, start)
 	}
 }
 
@@ -767,7 +783,7 @@ func (w *Writer) WriteString(col int, v string) {
 // must be valid UTF-8 (see WriteString).
 func (w *Writer) WriteStringBytes(col int, v []byte) {
 	if c := w.begin(col, String); c != nil {
-		if !utf8.Valid(v) {
+		if !validUTF8(v) {
 			w.usage(c, "string is not valid UTF-8")
 			return
 		}
@@ -792,7 +808,7 @@ func (w *Writer) writeBytesTo(c *columnWriter, v []byte) {
 	}
 	start := len(c.enc.b)
 	c.enc.writeBytes(v)
-	c.end(start)
+	w.end(c, start)
 }
 
 // WriteValue writes v to column col, converting it to the column's type:
@@ -1266,4 +1282,19 @@ func writeColumnMeta(e *encoder, c *ColumnMeta) {
 		e.writeString(c.Meta.Key(i))
 		e.writeBytes(c.Meta.Value(i))
 	}
+}
+
+// validUTF8 reports whether v is valid UTF-8, checking short ASCII values
+// (most strings in data) in line before calling utf8.Valid, whose set-up
+// costs more than such a value.
+func validUTF8(v []byte) bool {
+	if len(v) <= 16 {
+		for _, c := range v {
+			if c >= utf8.RuneSelf {
+				return utf8.Valid(v)
+			}
+		}
+		return true
+	}
+	return utf8.Valid(v)
 }

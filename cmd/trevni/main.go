@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +39,14 @@ func main() {
 // second signal, its temporary files are removed here. The exit status is
 // then 128 plus the signal number, unless the run had already succeeded.
 func runMain(args []string) int {
+	if path := os.Getenv("TREVNI_CPUPROFILE"); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "trevni: TREVNI_CPUPROFILE: %v\n", err)
+			return exitUsage
+		}
+		defer stop()
+	}
 	a := newApp(os.Stdin, os.Stdout, os.Stderr)
 	a.tty = isTerminal(os.Stderr)
 	a.stdinTTY = isTerminal(os.Stdin)
@@ -331,3 +340,22 @@ type usageError struct {
 }
 
 func (e *usageError) Error() string { return e.msg }
+
+// startCPUProfile writes a CPU profile of the run to path (the
+// TREVNI_CPUPROFILE environment variable), for `go tool pprof` and for
+// refreshing default.pgo (bench/pgo/refresh.sh). The returned function
+// ends it.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}

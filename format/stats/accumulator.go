@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -168,20 +169,32 @@ func (a *Accumulator) AddString(v string) {
 	// Truncation to a prefix keeps order (a <= b implies a[:n] <= b[:n]),
 	// so the least prefix is the prefix of the least value. Of two values
 	// with the same prefix, the one that was not cut is the smaller.
-	if c := strings.Compare(v, view(a.minBuf)); c < 0 {
+	if c := compareBound(v, view(a.minBuf)); c < 0 {
 		a.saveBytes()
 		a.minBuf = append(a.minBuf[:0], v...)
 		b.MinInexact = long
 	} else if c == 0 && !long {
 		b.MinInexact = false
 	}
-	if c := strings.Compare(v, view(a.maxBuf)); c > 0 {
+	if c := compareBound(v, view(a.maxBuf)); c > 0 {
 		a.saveBytes()
 		a.maxBuf = append(a.maxBuf[:0], v...)
 		b.MaxInexact = long
 	} else if c == 0 && long {
 		b.MaxInexact = true
 	}
+}
+
+// compareBound compares v with a bound as strings.Compare does, settling
+// the common cases, an empty string or a first byte that differs, in line.
+func compareBound(v, bound string) int {
+	if len(v) == 0 || len(bound) == 0 {
+		return cmp.Compare(len(v), len(bound))
+	}
+	if v[0] != bound[0] {
+		return cmp.Compare(v[0], bound[0])
+	}
+	return strings.Compare(v, bound)
 }
 
 // saveBytes copies the string bounds for Rollback before the first change
