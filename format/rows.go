@@ -35,32 +35,150 @@ type Element struct {
 	Fields []Field
 }
 
-// RowReader reads whole rows of every column, nesting children in their
-// parents' elements. It is meant for inspecting files of any origin; the
-// assemble package reads records faster and with projection.
+// RowReader reads whole rows of every column, or of the columns
+// RowsOptions selects, nesting children in their parents' elements. It is
+// meant for inspecting files of any origin; the assemble package reads
+// records faster and with projection.
 type RowReader struct {
 	rd        *Reader
-	cols      []*ColumnReader
-	roots     []int
-	MaxElems  int // elements per row; 0 means DefaultMaxRowElements
+	cols      []*ColumnReader // by column number; nil for a column not read
+	used      []int           // the columns read, in order
+	roots     []int           // the top-level columns read
+	kids      [][]int         // by column: its children that are read
+	MaxElems  int             // elements per row; 0 means DefaultMaxRowElements
 	rowElems  int
 	rowNumber int64
 }
 
+// RowsOptions selects what a RowReader reads.
+type RowsOptions struct {
+	// Columns lists the columns to read, by number, in any order; nil
+	// reads every column. Each brings its ancestors (the array columns it
+	// is nested in), which give rows their shape: a row holds the
+	// selected columns in column order, nested in their ancestors'
+	// elements, and nothing of the columns not selected, whose blocks are
+	// never read. A column does not bring its children: list them too.
+	Columns []int
+}
+
 // Rows returns a reader of every row of the file.
-func (rd *Reader) Rows() (*RowReader, error) {
-	rr := &RowReader{rd: rd, cols: make([]*ColumnReader, len(rd.cols))}
+func (rd *Reader) Rows() (*RowReader, error) { return rd.RowsOf(nil) }
+
+// RowsOf returns a reader of every row of the file, of the columns opts
+// selects (every column when opts is nil). A column number out of range
+// is an error wrapping ErrUsage.
+func (rd *Reader) RowsOf(opts *RowsOptions) (*RowReader, error) {
+	n := len(rd.cols)
+	want := make([]bool, n)
+	if opts == nil || opts.Columns == nil {
+		for i := range want {
+			want[i] = true
+		}
+	} else {
+		for _, i := range opts.Columns {
+			if i < 0 || i >= n {
+				return nil, fmt.Errorf("%w: no column %d (the file has %d)", ErrUsage, i, n)
+			}
+			for p := i; p >= 0 && !want[p]; p = rd.parents[p] {
+				want[p] = true
+			}
+		}
+	}
+	rr := &RowReader{rd: rd, cols: make([]*ColumnReader, n), kids: make([][]int, n)}
 	for i := range rd.cols {
+		if !want[i] {
+			continue
+		}
 		c, err := rd.Values(i)
 		if err != nil {
+			rr.Close()
 			return nil, err
 		}
 		rr.cols[i] = c
-		if rd.parents[i] < 0 {
+		rr.used = append(rr.used, i)
+		if p := rd.parents[i]; p < 0 {
 			rr.roots = append(rr.roots, i)
+		} else {
+			rr.kids[p] = append(rr.kids[p], i)
 		}
 	}
 	return rr, nil
+}
+
+// Columns returns the numbers of the columns the reader reads, in order:
+// those selected and their ancestors.
+func (rr *RowReader) Columns() []int { return append([]int(nil), rr.used...) }
+
+// Column returns the reader of column i, or nil if i is not read. Its
+// Loaded says how much of the column was read; SetReadAhead(false) keeps
+// it from fetching a block before it is needed (for a caller that seeks
+// past blocks).
+func (rr *RowReader) Column(i int) *ColumnReader {
+	if i < 0 || i >= len(rr.cols) {
+		return nil
+	}
+	return rr.cols[i]
+}
+
+// Row returns the number of the row the next Read returns.
+func (rr *RowReader) Row() int64 { return rr.rowNumber }
+
+// Close releases the column readers' buffers.
+func (rr *RowReader) Close() {
+	for _, c := range rr.cols {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
+
+// SeekRow positions the reader before row (which may equal the row count),
+// so that the next Read returns it. A row ahead within the current block
+// of every column read is reached by passing over the rows between
+// without building them; any other by seeking each column
+// (ColumnReader.SeekRow), so that no block in between is read.
+func (rr *RowReader) SeekRow(row int64) error {
+	if row < 0 || row > rr.rd.rowCount {
+		return fmt.Errorf("%w: seek to row %d of %d", ErrUsage, row, rr.rd.rowCount)
+	}
+	k := row - rr.rowNumber
+	near := k >= 0 && row < rr.rd.rowCount
+	for _, i := range rr.used {
+		if !near {
+			break
+		}
+		near = rr.cols[i].Block() >= 0 && rr.cols[i].RowsLeftInBlock() >= k+1
+	}
+	if !near {
+		for _, i := range rr.used {
+			if err := rr.cols[i].SeekRow(row); err != nil {
+				return err
+			}
+		}
+		rr.rowNumber = row
+		return nil
+	}
+	for ; rr.rowNumber < row; rr.rowNumber++ {
+		if err := rr.startRow(); err != nil {
+			return err
+		}
+		for _, i := range rr.roots {
+			if err := rr.skip(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (rr *RowReader) startRow() error {
+	for _, i := range rr.used {
+		if err := rr.cols[i].StartRow(); err != nil {
+			return err
+		}
+	}
+	rr.rowElems = 0
+	return nil
 }
 
 // Read returns the next row, or io.EOF after the last.
@@ -68,13 +186,10 @@ func (rr *RowReader) Read() (Row, error) {
 	if rr.rowNumber >= rr.rd.rowCount {
 		return nil, io.EOF
 	}
-	for _, c := range rr.cols {
-		if err := c.StartRow(); err != nil {
-			return nil, err
-		}
+	if err := rr.startRow(); err != nil {
+		return nil, err
 	}
 	rr.rowNumber++
-	rr.rowElems = 0
 	row := make(Row, 0, len(rr.roots))
 	for _, i := range rr.roots {
 		v, err := rr.entry(i)
@@ -86,24 +201,58 @@ func (rr *RowReader) Read() (Row, error) {
 	return row, nil
 }
 
-func (rr *RowReader) entry(i int) (any, error) {
-	c := rr.cols[i]
-	if !c.meta.Array {
-		return c.Value()
-	}
+// length reads the next length of array column i, within the row's
+// element budget.
+func (rr *RowReader) length(c *ColumnReader) (int, error) {
 	n, err := c.NextLength()
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	max := rr.MaxElems
 	if max <= 0 {
 		max = DefaultMaxRowElements
 	}
 	if rr.rowElems += n; rr.rowElems > max {
-		return nil, c.fail(fmt.Errorf("%w: row has more than %d array elements", ErrFormat, max))
+		return 0, c.fail(fmt.Errorf("%w: row has more than %d array elements", ErrFormat, max))
 	}
-	kids := rr.rd.children[i]
-	if len(kids) == 0 {
+	return n, nil
+}
+
+// skip passes over column i's entry of the current row (or element), and
+// its children's, without building values.
+func (rr *RowReader) skip(i int) error {
+	c := rr.cols[i]
+	if !c.meta.Array {
+		return c.Skip()
+	}
+	n, err := rr.length(c)
+	if err != nil {
+		return err
+	}
+	for k := 0; k < n; k++ {
+		if err := c.Skip(); err != nil {
+			return err
+		}
+		for _, kid := range rr.kids[i] {
+			if err := rr.skip(kid); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (rr *RowReader) entry(i int) (any, error) {
+	c := rr.cols[i]
+	if !c.meta.Array {
+		return c.Value()
+	}
+	n, err := rr.length(c)
+	if err != nil {
+		return nil, err
+	}
+	kids := rr.kids[i]
+	if len(kids) == 0 && len(rr.rd.children[i]) == 0 {
 		vals := make([]any, 0, min(n, 1024))
 		for k := 0; k < n; k++ {
 			v, err := c.Value()
