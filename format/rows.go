@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
 
 // DefaultMaxRowElements bounds the array elements a RowReader assembles
@@ -359,4 +360,126 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 		return append(dst, `"-Infinity"`...)
 	}
 	return strconv.AppendFloat(dst, f, 'g', -1, bits)
+}
+
+// ReadJSON appends the next row to dst as Row.AppendJSON writes it, without
+// building the row: no allocation per value. It returns io.EOF after the
+// last row.
+func (rr *RowReader) ReadJSON(dst []byte) ([]byte, error) {
+	if rr.rowNumber >= rr.rd.rowCount {
+		return dst, io.EOF
+	}
+	if err := rr.startRow(); err != nil {
+		return dst, err
+	}
+	rr.rowNumber++
+	dst = append(dst, '{')
+	for k, i := range rr.roots {
+		if k > 0 {
+			dst = append(dst, ", "...)
+		}
+		var err error
+		if dst, err = rr.appendEntry(dst, i); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendEntry appends column i's key and its entry of the current row or
+// element.
+func (rr *RowReader) appendEntry(dst []byte, i int) ([]byte, error) {
+	c := rr.cols[i]
+	dst = jsontext.AppendString(dst, c.meta.Name)
+	dst = append(dst, ": "...)
+	if !c.meta.Array {
+		return rr.appendValue(dst, c)
+	}
+	n, err := rr.length(c)
+	if err != nil {
+		return dst, err
+	}
+	kids := rr.kids[i]
+	plain := len(kids) == 0 && len(rr.rd.children[i]) == 0
+	dst = append(dst, '[')
+	for k := 0; k < n; k++ {
+		if k > 0 {
+			dst = append(dst, ", "...)
+		}
+		if plain {
+			if dst, err = rr.appendValue(dst, c); err != nil {
+				return dst, err
+			}
+			continue
+		}
+		dst = append(dst, '{')
+		if c.typ == Null {
+			if err := c.Skip(); err != nil {
+				return dst, err
+			}
+		} else {
+			dst = append(dst, `"value$": `...)
+			if dst, err = rr.appendValue(dst, c); err != nil {
+				return dst, err
+			}
+		}
+		for j, kid := range kids {
+			if j > 0 || c.typ != Null {
+				dst = append(dst, ", "...)
+			}
+			if dst, err = rr.appendEntry(dst, kid); err != nil {
+				return dst, err
+			}
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}
+
+// appendValue appends c's next value as appendJSONValue writes it.
+func (rr *RowReader) appendValue(dst []byte, c *ColumnReader) ([]byte, error) {
+	switch c.typ {
+	case Null:
+		return append(dst, "null"...), c.Skip()
+	case Boolean:
+		v, err := c.ReadBool()
+		return strconv.AppendBool(dst, v), err
+	case Int:
+		v, err := c.ReadInt()
+		return strconv.AppendInt(dst, int64(v), 10), err
+	case Fixed32:
+		v, err := c.ReadFixed32()
+		return strconv.AppendInt(dst, int64(v), 10), err
+	case Long:
+		v, err := c.ReadLong()
+		return strconv.AppendInt(dst, v, 10), err
+	case Fixed64:
+		v, err := c.ReadFixed64()
+		return strconv.AppendInt(dst, v, 10), err
+	case Float:
+		v, err := c.ReadFloat()
+		return appendFloat(dst, float64(v), 32), err
+	case Double:
+		v, err := c.ReadDouble()
+		return appendFloat(dst, v, 64), err
+	case String:
+		v, err := c.ReadBytes()
+		if err != nil {
+			return dst, err
+		}
+		if !utf8.Valid(v) {
+			return dst, c.failData(errBadUTF8)
+		}
+		return jsontext.AppendStringBytes(dst, v), nil
+	case Bytes:
+		v, err := c.ReadBytes()
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, '"')
+		dst = hex.AppendEncode(dst, v)
+		return append(dst, '"'), nil
+	}
+	v, err := c.Value()
+	return appendJSONValue(dst, v), err
 }

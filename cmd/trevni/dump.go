@@ -84,14 +84,14 @@ func dumpCommand(fs *flag.FlagSet) runFunc {
 					}
 					p.setRows(before + d.rows.Row())
 				}
-				row, err := d.next()
+				buf, err = d.next(buf[:0])
 				if errors.Is(err, io.EOF) {
 					break
 				}
 				if err != nil {
 					return fmt.Errorf("%s: %w", in.Name(), err)
 				}
-				buf = append(row.AppendJSON(buf[:0]), '\n')
+				buf = append(buf, '\n')
 				if _, err := out.Write(buf); err != nil {
 					return err
 				}
@@ -169,24 +169,24 @@ func (e *env) newDumper(in *trevniInput, sf *selectFlags) (*dumper, error) {
 	return d, nil
 }
 
-// next returns the next row to print, or io.EOF.
-func (d *dumper) next() (format.Row, error) {
+// next appends the next row to print to dst as JSON, or returns io.EOF.
+func (d *dumper) next(dst []byte) ([]byte, error) {
 	if d.filter != nil {
 		row, err := d.filter.NextMatch()
 		if err != nil {
-			return nil, err
+			return dst, err
 		}
 		if row != d.rows.Row() {
 			if err := d.rows.SeekRow(row); err != nil {
-				return nil, err
+				return dst, err
 			}
 		}
 	}
-	row, err := d.rows.Read()
+	dst, err := d.rows.ReadJSON(dst)
 	if err == nil {
 		d.matched++
 	}
-	return row, err
+	return dst, err
 }
 
 // report returns what reading the file took: the filter's columns and the
