@@ -3,6 +3,8 @@ package assemble
 import (
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/trevni-go/trevni/format"
@@ -59,107 +61,155 @@ func TestPropertyNextMatchRows(t *testing.T) {
 				opts.StatsMaxLen = 1
 			}
 			file := shredFast(t, f, opts)
-			rd := openBytes(t, file)
-			g := &exprGen{r: rand.New(rand.NewPCG(seed, 5)), s: f.schema, recs: f.recs}
-			var err error
-			if g.l, err = layout.New(g.s, nil); err != nil {
-				t.Fatal(err)
-			}
-			if g.paths = fieldPaths(g.s); len(g.paths) == 0 {
-				continue
-			}
-			var cols []int
-			for c := range rd.NumColumns() {
-				if r.IntN(2) == 0 {
-					cols = append(cols, c)
-				}
-			}
-			if cols == nil {
-				cols = []int{}
-			}
-			all := schemaLessRows(t, rd, cols)
-			if len(all) != len(f.recs) {
-				t.Fatalf("%d rows, %d records", len(all), len(f.recs))
-			}
-			for range 4 {
-				src := g.expr(2)
-				p, err := predicate.Compile(src, g.s, g.l)
-				if err != nil {
-					t.Fatalf("%s: %v", src, err)
-				}
-				var want []string
-				for k, rec := range f.recs {
-					if ok, err := p.Match(rec); err != nil {
-						t.Fatalf("%s: record %d: %v", src, k, err)
-					} else if ok {
-						want = append(want, all[k])
-					}
-				}
-				// The output fields do not matter to NextMatch; trevni dump
-				// names the filter's own (fewer block tables to read), which a
-				// path through a union may not allow.
-				ar, err := NewAvroReader(rd, &Options{Fields: p.Fields(), Filter: src})
-				if err != nil {
-					ar, err = NewAvroReader(rd, &Options{Filter: src})
-				}
-				if err != nil {
-					t.Fatalf("%s: %v", src, err)
-				}
-				rr, err := rd.RowsOf(&format.RowsOptions{Columns: cols})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, c := range rr.Columns() {
-					rr.Column(c).SetReadAhead(false)
-				}
-				var got []string
-				for {
-					row, err := ar.NextMatch()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						t.Fatalf("%s: %v", src, err)
-					}
-					if err := rr.SeekRow(row); err != nil {
-						t.Fatalf("%s: seek to %d: %v", src, row, err)
-					}
-					v, err := rr.Read()
-					if err != nil {
-						t.Fatalf("%s: row %d: %v", src, row, err)
-					}
-					got = append(got, string(v.AppendJSON(nil)))
-				}
-				if len(got) != len(want) {
-					t.Fatalf("%s (%s): %d rows, brute force %d", src, mode, len(got), len(want))
-				}
-				for k := range got {
-					if got[k] != want[k] {
-						t.Fatalf("%s (%s): match %d:\n got %s\nwant %s", src, mode, k, got[k], want[k])
-					}
-				}
-				rep := ar.Report()
-				if rep.RowsMatched != int64(len(want)) || rep.RowsScanned < rep.RowsMatched {
-					t.Fatalf("%s: report %+v, want %d matched", src, rep, len(want))
-				}
-				for _, c := range rr.Columns() {
-					n, _ := rr.Column(c).Loaded()
-					blocks, _ := rd.Blocks(c)
-					tally.skipped += max(0, len(blocks)-n)
-				}
-				rr.Close()
-				if rep.RowsScanned < int64(len(f.recs)) {
-					tally.pruned++
-				}
-				tally.exprs++
-				tally.matched += len(want)
-				tally.dropped += len(f.recs) - len(want)
-			}
+			g := &exprGen{r: rand.New(rand.NewPCG(seed, 5))}
+			checkNextMatchRows(t, openBytes(t, file), f.recs, g, mode, r, &tally)
 		}
 	}
 	t.Logf("%+v", tally)
 	if tally.matched == 0 || tally.dropped == 0 || tally.skipped == 0 || tally.pruned == 0 {
 		t.Fatalf("the filters never kept, dropped or skipped: %+v", tally)
+	}
+}
+
+// checkNextMatchRows compares, for a few random expressions over the
+// records recs of rd, the rows NextMatch finds, read schema-less from a
+// random selection of columns by seeking, with the rows a brute-force
+// filter of recs keeps.
+func checkNextMatchRows(t *testing.T, rd *format.Reader, recs []any, g *exprGen, mode string, r *rand.Rand, tally *filterTally) {
+	t.Helper()
+	ar0, err := NewAvroReader(rd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.s, g.recs = ar0.fileSchema, recs
+	if g.l, err = layout.New(g.s, nil); err != nil {
+		t.Fatal(err)
+	}
+	if g.paths = fieldPaths(g.s); len(g.paths) == 0 {
+		return
+	}
+	var cols []int
+	for c := range rd.NumColumns() {
+		if r.IntN(2) == 0 {
+			cols = append(cols, c)
+		}
+	}
+	if cols == nil {
+		cols = []int{}
+	}
+	all := schemaLessRows(t, rd, cols)
+	if len(all) != len(recs) {
+		t.Fatalf("%d rows, %d records", len(all), len(recs))
+	}
+	for range 4 {
+		src := g.expr(2)
+		p, err := predicate.Compile(src, g.s, g.l)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		var want []string
+		for k, rec := range recs {
+			if ok, err := p.Match(rec); err != nil {
+				t.Fatalf("%s: record %d: %v", src, k, err)
+			} else if ok {
+				want = append(want, all[k])
+			}
+		}
+		// The output fields do not matter to NextMatch; trevni dump
+		// names the filter's own (fewer block tables to read), which a
+		// path through a union may not allow.
+		ar, err := NewAvroReader(rd, &Options{Fields: p.Fields(), Filter: src})
+		if err != nil {
+			ar, err = NewAvroReader(rd, &Options{Filter: src})
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		rr, err := rd.RowsOf(&format.RowsOptions{Columns: cols})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range rr.Columns() {
+			rr.Column(c).SetReadAhead(false)
+		}
+		var got []string
+		for {
+			row, err := ar.NextMatch()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", src, err)
+			}
+			if err := rr.SeekRow(row); err != nil {
+				t.Fatalf("%s: seek to %d: %v", src, row, err)
+			}
+			v, err := rr.ReadJSON(nil)
+			if err != nil {
+				t.Fatalf("%s: row %d: %v", src, row, err)
+			}
+			got = append(got, string(v))
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s (%s): %d rows, brute force %d", src, mode, len(got), len(want))
+		}
+		for k := range got {
+			if got[k] != want[k] {
+				t.Fatalf("%s (%s): match %d:\n got %s\nwant %s", src, mode, k, got[k], want[k])
+			}
+		}
+		rep := ar.Report()
+		if rep.RowsMatched != int64(len(want)) || rep.RowsScanned < rep.RowsMatched {
+			t.Fatalf("%s: report %+v, want %d matched", src, rep, len(want))
+		}
+		for _, c := range rr.Columns() {
+			n, _ := rr.Column(c).Loaded()
+			blocks, _ := rd.Blocks(c)
+			tally.skipped += max(0, len(blocks)-n)
+		}
+		rr.Close()
+		if rep.RowsScanned < int64(len(recs)) {
+			tally.pruned++
+		}
+		tally.exprs++
+		tally.matched += len(want)
+		tally.dropped += len(recs) - len(want)
+	}
+}
+
+// TestNextMatchJavaFiles is TestPropertyNextMatchRows on Java-written
+// files, which have no statistics.
+func TestNextMatchJavaFiles(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "interop", "*", "*.snappy.crc32.trv"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no interop files: %v", err)
+	}
+	var tally filterTally
+	for i, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd := openBytes(t, b)
+		if rd.Meta().GetString(layout.MetaAvroSchema) == "" {
+			continue // core-level files
+		}
+		ar, err := NewAvroReader(rd, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recs []any
+		for v, err := range ar.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, v)
+		}
+		r := rand.New(rand.NewPCG(uint64(i), 13))
+		checkNextMatchRows(t, rd, recs, &exprGen{r: r}, filepath.Base(name), r, &tally)
+	}
+	if tally.exprs == 0 || tally.matched == 0 || tally.dropped == 0 {
+		t.Fatalf("tally %+v: want matches and drops", tally)
 	}
 }
 
