@@ -46,6 +46,7 @@ type RowReader struct {
 	used      []int           // the columns read, in order
 	roots     []int           // the top-level columns read
 	kids      [][]int         // by column: its children that are read
+	trees     [][]int         // by top-level column: it and the columns nested in it that are read
 	MaxElems  int             // elements per row; 0 means DefaultMaxRowElements
 	rowElems  int
 	rowNumber int64
@@ -85,7 +86,7 @@ func (rd *Reader) RowsOf(opts *RowsOptions) (*RowReader, error) {
 			}
 		}
 	}
-	rr := &RowReader{rd: rd, cols: make([]*ColumnReader, n), kids: make([][]int, n)}
+	rr := &RowReader{rd: rd, cols: make([]*ColumnReader, n), kids: make([][]int, n), trees: make([][]int, n)}
 	for i := range rd.cols {
 		if !want[i] {
 			continue
@@ -97,6 +98,11 @@ func (rd *Reader) RowsOf(opts *RowsOptions) (*RowReader, error) {
 		}
 		rr.cols[i] = c
 		rr.used = append(rr.used, i)
+		root := i
+		for rd.parents[root] >= 0 {
+			root = rd.parents[root]
+		}
+		rr.trees[root] = append(rr.trees[root], i)
 		if p := rd.parents[i]; p < 0 {
 			rr.roots = append(rr.roots, i)
 		} else {
@@ -134,41 +140,46 @@ func (rr *RowReader) Close() {
 }
 
 // SeekRow positions the reader before row (which may equal the row count),
-// so that the next Read returns it. A row ahead within the current block
-// of every column read is reached by passing over the rows between
-// without building them; any other by seeking each column
-// (ColumnReader.SeekRow), so that no block in between is read.
+// so that the next Read returns it. Each top-level column is moved with
+// the columns nested in it: when the row lies ahead within the current
+// block of every one of them, by passing over the rows between without
+// building them; otherwise by seeking each (ColumnReader.SeekRow), so that
+// no block in between is read.
 func (rr *RowReader) SeekRow(row int64) error {
 	if row < 0 || row > rr.rd.rowCount {
 		return fmt.Errorf("%w: seek to row %d of %d", ErrUsage, row, rr.rd.rowCount)
 	}
 	k := row - rr.rowNumber
-	near := k >= 0 && row < rr.rd.rowCount
-	for _, i := range rr.used {
+	for _, root := range rr.roots {
+		tree := rr.trees[root]
+		near := k >= 0 && row < rr.rd.rowCount
+		for _, i := range tree {
+			if !near {
+				break
+			}
+			near = rr.cols[i].Block() >= 0 && rr.cols[i].RowsLeftInBlock() >= k+1
+		}
 		if !near {
-			break
-		}
-		near = rr.cols[i].Block() >= 0 && rr.cols[i].RowsLeftInBlock() >= k+1
-	}
-	if !near {
-		for _, i := range rr.used {
-			if err := rr.cols[i].SeekRow(row); err != nil {
-				return err
+			for _, i := range tree {
+				if err := rr.cols[i].SeekRow(row); err != nil {
+					return err
+				}
 			}
+			continue
 		}
-		rr.rowNumber = row
-		return nil
-	}
-	for ; rr.rowNumber < row; rr.rowNumber++ {
-		if err := rr.startRow(); err != nil {
-			return err
-		}
-		for _, i := range rr.roots {
-			if err := rr.skip(i); err != nil {
+		for n := int64(0); n < k; n++ {
+			for _, i := range tree {
+				if err := rr.cols[i].StartRow(); err != nil {
+					return err
+				}
+			}
+			rr.rowElems = 0
+			if err := rr.skip(root); err != nil {
 				return err
 			}
 		}
 	}
+	rr.rowNumber = row
 	return nil
 }
 
