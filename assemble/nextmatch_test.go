@@ -36,46 +36,12 @@ func schemaLessRows(t *testing.T, rd *format.Reader, cols []int) []string {
 	}
 }
 
-// The property behind trevni dump --where: NextMatch, with the matching
-// rows then read schema-less from a random selection of columns by
-// seeking a format.RowReader (read-ahead off), yields exactly the rows a
-// brute-force filter of every record keeps, over random schemas, data and
-// expressions, with statistics, without, and inexact. The generators are
-// TestPropertyFilterNeverDropsAMatch's.
-func TestPropertyNextMatchRows(t *testing.T) {
-	nschemas, nrecs := propertyScale()
-	nschemas /= 2
-	var tally filterTally
-	for i := range nschemas {
-		seed := uint64(9000 + i)
-		r := rand.New(rand.NewPCG(seed, 3))
-		f := newFixture(t, i, seed, r, 4*nrecs)
-		for _, mode := range []string{"stats", "none", "inexact"} {
-			opts := &shred.Options{WriterOptions: format.WriterOptions{
-				Codec:     []string{"null", "deflate", "snappy"}[r.IntN(3)],
-				BlockSize: []int{1, 16, 64, 256}[r.IntN(4)],
-			}}
-			switch mode {
-			case "none":
-				opts.DisableStats = true
-			case "inexact":
-				opts.StatsMaxLen = 1
-			}
-			file := shredFast(t, f, opts)
-			g := &exprGen{r: rand.New(rand.NewPCG(seed, 5))}
-			checkNextMatchRows(t, openBytes(t, file), f.recs, g, mode, r, &tally)
-		}
-	}
-	t.Logf("%+v", tally)
-	if tally.matched == 0 || tally.dropped == 0 || tally.skipped == 0 || tally.pruned == 0 {
-		t.Fatalf("the filters never kept, dropped or skipped: %+v", tally)
-	}
-}
-
-// checkNextMatchRows compares, for a few random expressions over the
-// records recs of rd, the rows NextMatch finds, read schema-less from a
-// random selection of columns by seeking, with the rows a brute-force
-// filter of recs keeps.
+// checkNextMatchRows checks the path of trevni dump --where: for a few
+// random expressions over the records recs of rd, the rows NextMatch
+// finds, read schema-less from a random selection of columns by seeking a
+// format.RowReader (read-ahead off), must be exactly the rows a
+// brute-force filter of recs keeps. The property tests of Filter run it
+// (TestPropertyFilterNeverDropsAMatch, TestFilterJavaFiles).
 func checkNextMatchRows(t *testing.T, rd *format.Reader, recs []any, g *exprGen, mode string, r *rand.Rand, tally *filterTally) {
 	t.Helper()
 	ar0, err := NewAvroReader(rd, nil)
@@ -175,42 +141,6 @@ func checkNextMatchRows(t *testing.T, rd *format.Reader, recs []any, g *exprGen,
 		tally.exprs++
 		tally.matched += len(want)
 		tally.dropped += len(recs) - len(want)
-	}
-}
-
-// TestNextMatchJavaFiles is TestPropertyNextMatchRows on Java-written
-// files, which have no statistics.
-func TestNextMatchJavaFiles(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "interop", "*", "*.snappy.crc32.trv"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no interop files: %v", err)
-	}
-	var tally filterTally
-	for i, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd := openBytes(t, b)
-		if rd.Meta().GetString(layout.MetaAvroSchema) == "" {
-			continue // core-level files
-		}
-		ar, err := NewAvroReader(rd, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var recs []any
-		for v, err := range ar.All() {
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs = append(recs, v)
-		}
-		r := rand.New(rand.NewPCG(uint64(i), 13))
-		checkNextMatchRows(t, rd, recs, &exprGen{r: r}, filepath.Base(name), r, &tally)
-	}
-	if tally.exprs == 0 || tally.matched == 0 || tally.dropped == 0 {
-		t.Fatalf("tally %+v: want matches and drops", tally)
 	}
 }
 
