@@ -193,6 +193,12 @@ func TestConcatStats(t *testing.T) {
 			}
 		}
 	}
+	// A single part with statistics comes out byte for byte, as Java's do.
+	for k, p := range parts {
+		if !bytes.Equal(concatBytes(t, p), p) {
+			t.Fatalf("part %d alone: Concat differs from it", k)
+		}
+	}
 	// Java's part, anywhere, has no statistics: no column may claim any.
 	for _, in := range [][][]byte{{parts[0], java, parts[2]}, {java, parts[1]}, {parts[2], java}} {
 		joined := concatBytes(t, in...)
