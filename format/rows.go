@@ -375,7 +375,7 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 
 // ReadJSON appends the next row to dst as Row.AppendJSON writes it, without
 // building the row: no allocation per value. It returns io.EOF after the
-// last row.
+// last row. On an error, dst may end with part of the row.
 func (rr *RowReader) ReadJSON(dst []byte) ([]byte, error) {
 	if rr.rowNumber >= rr.rd.rowCount {
 		return dst, io.EOF
