@@ -165,6 +165,35 @@ func (ar *AvroReader) Count(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
+// NextMatch returns the number of the next record, from the reader's
+// position up to its end (see StopAt), that satisfies the filter, reading
+// only the filter's columns and only the blocks the statistics leave, and
+// moves the reader past it without assembling it; io.EOF when none is left
+// or the limit (SetLimit) is reached. As with Count, the columns read for
+// output stay behind (SeekRow repositions them), and Report counts the
+// rows scanned and matched. It is for a caller that reads the matching
+// rows some other way (trevni dump reads them schema-less); without a
+// filter it is an error.
+func (ar *AvroReader) NextMatch() (int64, error) {
+	if ar.filter == nil {
+		return 0, fmt.Errorf("assemble: NextMatch without Options.Filter")
+	}
+	if ar.limit == 0 {
+		return 0, io.EOF
+	}
+	row, err := ar.findMatch()
+	if err != nil {
+		return 0, err
+	}
+	ar.filter.next = row + 1
+	ar.returned++
+	ar.counted++
+	if ar.limit > 0 {
+		ar.limit--
+	}
+	return row, nil
+}
+
 // advanceTo moves the columns read for output from ar.row to row: by
 // reading the rows between when every column has them in its current
 // block, else by seeking, so that no block in between is read.

@@ -321,10 +321,12 @@ func checkFilter(t *testing.T, file []byte, g *exprGen, n int, tally *filterTall
 // The property: over random schemas and data, written with statistics,
 // without, and with string bounds cut to one byte (inexact), and with
 // small blocks so that there is much to skip, a filtered read returns
-// exactly the records a brute-force filter keeps.
+// exactly the records a brute-force filter keeps. For half the schemas,
+// so do the rows NextMatch finds, read schema-less (checkNextMatchRows:
+// trevni dump --where's path).
 func TestPropertyFilterNeverDropsAMatch(t *testing.T) {
 	nschemas, nrecs := propertyScale()
-	var tally filterTally
+	var tally, rowsTally filterTally
 	for i := range nschemas {
 		seed := uint64(7000 + i)
 		r := rand.New(rand.NewPCG(seed, 3))
@@ -343,24 +345,31 @@ func TestPropertyFilterNeverDropsAMatch(t *testing.T) {
 			file := shredFast(t, f, opts)
 			g := &exprGen{r: rand.New(rand.NewPCG(seed, 5))}
 			checkFilter(t, file, g, 4, &tally)
+			if i%2 == 0 {
+				sel := rand.New(rand.NewPCG(seed, 6))
+				checkNextMatchRows(t, openBytes(t, file), f.recs, &exprGen{r: sel}, mode, sel, &rowsTally)
+			}
 		}
 	}
-	t.Logf("%+v", tally)
-	if tally.matched == 0 || tally.dropped == 0 || tally.skipped == 0 || tally.pruned == 0 {
-		t.Fatalf("the filters never kept, dropped or skipped: %+v", tally)
+	t.Logf("%+v; NextMatch with rows: %+v", tally, rowsTally)
+	for _, tl := range []filterTally{tally, rowsTally} {
+		if tl.matched == 0 || tl.dropped == 0 || tl.skipped == 0 || tl.pruned == 0 {
+			t.Fatalf("the filters never kept, dropped or skipped: %+v", tl)
+		}
 	}
 }
 
 // TestFilterJavaFiles filters the records of Java-written files (without
 // statistics: only what the predicate proves by itself may be skipped,
 // such as a field of type null that IS NOT NULL) and compares with brute
-// force. The vectors' other variants hold the same data.
+// force, as well as the rows NextMatch finds, read schema-less. The
+// vectors' other variants hold the same data.
 func TestFilterJavaFiles(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "interop", "*", "*.deflate.crc32.trv"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no interop files: %v", err)
 	}
-	var tally filterTally
+	var tally, rowsTally filterTally
 	for i, name := range files {
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -373,10 +382,14 @@ func TestFilterJavaFiles(t *testing.T) {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			g := &exprGen{r: rand.New(rand.NewPCG(uint64(i), 11))}
 			checkFilter(t, b, g, 6, &tally)
+			sel := rand.New(rand.NewPCG(uint64(i), 13))
+			checkNextMatchRows(t, rd, g.recs, &exprGen{r: sel}, filepath.Base(name), sel, &rowsTally)
 		})
 	}
-	if tally.exprs == 0 || tally.matched == 0 || tally.dropped == 0 {
-		t.Fatalf("tally %+v: want matches and drops", tally)
+	for _, tl := range []filterTally{tally, rowsTally} {
+		if tl.exprs == 0 || tl.matched == 0 || tl.dropped == 0 {
+			t.Fatalf("tally %+v: want matches and drops", tl)
+		}
 	}
 }
 

@@ -8,12 +8,9 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-)
 
-// statsKey is the column metadata key of package format/stats's per-block
-// statistics (stats.MetaKey), which describe the blocks of one file: Concat
-// leaves it out of the joined file rather than carry the first part's.
-const statsKey = "stats.blocks"
+	"github.com/trevni-go/trevni/format/stats"
+)
 
 // PartError is an error of Concat about one of its inputs.
 type PartError struct {
@@ -47,8 +44,12 @@ type concatPart struct {
 // order, without decoding a value: the parts must have the same columns
 // (names, types, parents, arrays, values flags), and each column's blocks
 // are copied as stored. The output takes the first part's file and column
-// metadata (its codec and checksum included; per-block statistics are left
-// out). A part whose column has another codec has its blocks decompressed
+// metadata (its codec and checksum included). A column's per-block
+// statistics (package format/stats) are the parts' statistics joined in
+// block order when every part that has blocks in the column has
+// statistics agreeing with them (type, block count, rows per block), and
+// are left out of the column otherwise, so that no block is claimed to be
+// described by statistics it does not have. A part whose column has another codec has its blocks decompressed
 // and compressed again; one that has only another checksum has the
 // checksum dropped, or computed from the decompressed block, and its
 // compressed bytes copied. The first values of trevni.values columns are
@@ -136,9 +137,14 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader) (int64, error) {
 	writeMeta(&h, &first.meta)
 	for i := range first.rawMeta {
 		m := first.rawMeta[i]
-		if m.Has(statsKey) {
+		st := concatStats(ins, parts[i], i)
+		if st != nil || m.Has(stats.MetaKey) {
 			m = m.Clone()
-			m.Delete(statsKey)
+			if st != nil {
+				m.Set(stats.MetaKey, st)
+			} else {
+				m.Delete(stats.MetaKey)
+			}
 		}
 		writeMeta(&h, &m)
 	}
@@ -192,6 +198,44 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader) (int64, error) {
 		return 0, err
 	}
 	return rows, nil
+}
+
+// concatStats returns the encoded statistics of column i of the joined
+// file, whose part k has the block table parts[k].t: the parts' blocks in
+// order. It returns nil when a part holding blocks of the column has no
+// statistics for it, or statistics that do not agree with its blocks (as
+// predicate.FileStats would refuse them), or when no part has blocks. A
+// part without blocks (no rows) contributes nothing and needs none.
+func concatStats(ins []*Reader, parts []concatPart, i int) []byte {
+	var out *stats.Column
+	for k, rd := range ins {
+		blocks := parts[k].t.blocks
+		if len(blocks) == 0 {
+			continue
+		}
+		raw, ok := rd.rawMeta[i].Get(stats.MetaKey)
+		if !ok {
+			return nil
+		}
+		c, err := stats.Decode(raw)
+		if err != nil || c.Type != stats.Type(rd.cols[i].Type) || c.Array != rd.cols[i].Array || len(c.Blocks) != len(blocks) {
+			return nil
+		}
+		for b := range blocks {
+			if c.Blocks[b].Rows != blocks[b].Rows {
+				return nil
+			}
+		}
+		if out == nil {
+			out = c
+		} else {
+			out.Blocks = append(out.Blocks, c.Blocks...)
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	return stats.Encode(out)
 }
 
 // sameColumns checks that rd has the columns of first.

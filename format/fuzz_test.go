@@ -43,6 +43,22 @@ func FuzzReader(f *testing.F) {
 				break
 			}
 		}
+		// The last column alone (with its ancestors), as JSON, seeking.
+		if sel, err := rd.RowsOf(&RowsOptions{Columns: []int{rd.NumColumns() - 1}}); err == nil && rd.NumColumns() > 0 {
+			sel.MaxElems = 1 << 12
+			var buf []byte
+			for n, row := 0, int64(0); n < 200 && row < rd.RowCount(); n, row = n+1, row+1+row/2 {
+				if err := sel.SeekRow(row); err != nil {
+					knownError(t, "SeekRow", err)
+					break
+				}
+				if buf, err = sel.ReadJSON(buf[:0]); err != nil {
+					knownError(t, "ReadJSON", err)
+					break
+				}
+			}
+			sel.Close()
+		}
 		for i := 0; i < rd.NumColumns(); i++ {
 			c, err := rd.Values(i)
 			if err != nil {
@@ -96,6 +112,18 @@ func checkDamaged(t *testing.T, what string, data []byte) (problems int) {
 	for err == nil {
 		if _, err = rows.Read(); err == nil {
 			n++
+		}
+	}
+	// ReadJSON fails where Read does.
+	if js, jerr := rd.Rows(); jerr == nil {
+		var k int64
+		for jerr == nil {
+			if _, jerr = js.ReadJSON(nil); jerr == nil {
+				k++
+			}
+		}
+		if k != n || (jerr == io.EOF) != (err == io.EOF) {
+			t.Fatalf("%s: ReadJSON read %d rows and stopped on %v; Read %d rows and %v", what, k, jerr, n, err)
 		}
 	}
 	if err == io.EOF {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
 
 // DefaultMaxRowElements bounds the array elements a RowReader assembles
@@ -35,32 +36,161 @@ type Element struct {
 	Fields []Field
 }
 
-// RowReader reads whole rows of every column, nesting children in their
-// parents' elements. It is meant for inspecting files of any origin; the
-// assemble package reads records faster and with projection.
+// RowReader reads whole rows of every column, or of the columns
+// RowsOptions selects, nesting children in their parents' elements. It is
+// meant for inspecting files of any origin; the assemble package reads
+// records faster and with projection.
 type RowReader struct {
 	rd        *Reader
-	cols      []*ColumnReader
-	roots     []int
-	MaxElems  int // elements per row; 0 means DefaultMaxRowElements
+	cols      []*ColumnReader // by column number; nil for a column not read
+	used      []int           // the columns read, in order
+	roots     []int           // the top-level columns read
+	kids      [][]int         // by column: its children that are read
+	trees     [][]int         // by top-level column: it and the columns nested in it that are read
+	MaxElems  int             // elements per row; 0 means DefaultMaxRowElements
 	rowElems  int
 	rowNumber int64
 }
 
+// RowsOptions selects what a RowReader reads.
+type RowsOptions struct {
+	// Columns lists the columns to read, by number, in any order; nil
+	// reads every column. Each brings its ancestors (the array columns it
+	// is nested in), which give rows their shape: a row holds the
+	// selected columns in column order, nested in their ancestors'
+	// elements, and nothing of the columns not selected, whose blocks are
+	// never read. A column does not bring its children: list them too.
+	Columns []int
+}
+
 // Rows returns a reader of every row of the file.
-func (rd *Reader) Rows() (*RowReader, error) {
-	rr := &RowReader{rd: rd, cols: make([]*ColumnReader, len(rd.cols))}
+func (rd *Reader) Rows() (*RowReader, error) { return rd.RowsOf(nil) }
+
+// RowsOf returns a reader of every row of the file, of the columns opts
+// selects (every column when opts is nil). A column number out of range
+// is an error wrapping ErrUsage.
+func (rd *Reader) RowsOf(opts *RowsOptions) (*RowReader, error) {
+	n := len(rd.cols)
+	want := make([]bool, n)
+	if opts == nil || opts.Columns == nil {
+		for i := range want {
+			want[i] = true
+		}
+	} else {
+		for _, i := range opts.Columns {
+			if i < 0 || i >= n {
+				return nil, fmt.Errorf("%w: no column %d (the file has %d)", ErrUsage, i, n)
+			}
+			for p := i; p >= 0 && !want[p]; p = rd.parents[p] {
+				want[p] = true
+			}
+		}
+	}
+	rr := &RowReader{rd: rd, cols: make([]*ColumnReader, n), kids: make([][]int, n), trees: make([][]int, n)}
 	for i := range rd.cols {
+		if !want[i] {
+			continue
+		}
 		c, err := rd.Values(i)
 		if err != nil {
+			rr.Close()
 			return nil, err
 		}
 		rr.cols[i] = c
-		if rd.parents[i] < 0 {
+		rr.used = append(rr.used, i)
+		root := i
+		for rd.parents[root] >= 0 {
+			root = rd.parents[root]
+		}
+		rr.trees[root] = append(rr.trees[root], i)
+		if p := rd.parents[i]; p < 0 {
 			rr.roots = append(rr.roots, i)
+		} else {
+			rr.kids[p] = append(rr.kids[p], i)
 		}
 	}
 	return rr, nil
+}
+
+// Columns returns the numbers of the columns the reader reads, in order:
+// those selected and their ancestors.
+func (rr *RowReader) Columns() []int { return append([]int(nil), rr.used...) }
+
+// Column returns the reader of column i, or nil if i is not read. Its
+// Loaded says how much of the column was read; SetReadAhead(false) keeps
+// it from fetching a block before it is needed (for a caller that seeks
+// past blocks).
+func (rr *RowReader) Column(i int) *ColumnReader {
+	if i < 0 || i >= len(rr.cols) {
+		return nil
+	}
+	return rr.cols[i]
+}
+
+// Row returns the number of the row the next Read returns.
+func (rr *RowReader) Row() int64 { return rr.rowNumber }
+
+// Close releases the column readers' buffers.
+func (rr *RowReader) Close() {
+	for _, c := range rr.cols {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
+
+// SeekRow positions the reader before row (which may equal the row count),
+// so that the next Read returns it. Each top-level column is moved with
+// the columns nested in it: when the row lies ahead within the current
+// block of every one of them, by passing over the rows between without
+// building them; otherwise by seeking each (ColumnReader.SeekRow), so that
+// no block in between is read.
+func (rr *RowReader) SeekRow(row int64) error {
+	if row < 0 || row > rr.rd.rowCount {
+		return fmt.Errorf("%w: seek to row %d of %d", ErrUsage, row, rr.rd.rowCount)
+	}
+	k := row - rr.rowNumber
+	for _, root := range rr.roots {
+		tree := rr.trees[root]
+		near := k >= 0 && row < rr.rd.rowCount
+		for _, i := range tree {
+			if !near {
+				break
+			}
+			near = rr.cols[i].Block() >= 0 && rr.cols[i].RowsLeftInBlock() >= k+1
+		}
+		if !near {
+			for _, i := range tree {
+				if err := rr.cols[i].SeekRow(row); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		for n := int64(0); n < k; n++ {
+			for _, i := range tree {
+				if err := rr.cols[i].StartRow(); err != nil {
+					return err
+				}
+			}
+			rr.rowElems = 0
+			if err := rr.skip(root); err != nil {
+				return err
+			}
+		}
+	}
+	rr.rowNumber = row
+	return nil
+}
+
+func (rr *RowReader) startRow() error {
+	for _, i := range rr.used {
+		if err := rr.cols[i].StartRow(); err != nil {
+			return err
+		}
+	}
+	rr.rowElems = 0
+	return nil
 }
 
 // Read returns the next row, or io.EOF after the last.
@@ -68,13 +198,10 @@ func (rr *RowReader) Read() (Row, error) {
 	if rr.rowNumber >= rr.rd.rowCount {
 		return nil, io.EOF
 	}
-	for _, c := range rr.cols {
-		if err := c.StartRow(); err != nil {
-			return nil, err
-		}
+	if err := rr.startRow(); err != nil {
+		return nil, err
 	}
 	rr.rowNumber++
-	rr.rowElems = 0
 	row := make(Row, 0, len(rr.roots))
 	for _, i := range rr.roots {
 		v, err := rr.entry(i)
@@ -86,24 +213,58 @@ func (rr *RowReader) Read() (Row, error) {
 	return row, nil
 }
 
-func (rr *RowReader) entry(i int) (any, error) {
-	c := rr.cols[i]
-	if !c.meta.Array {
-		return c.Value()
-	}
+// length reads the next length of array column i, within the row's
+// element budget.
+func (rr *RowReader) length(c *ColumnReader) (int, error) {
 	n, err := c.NextLength()
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	max := rr.MaxElems
 	if max <= 0 {
 		max = DefaultMaxRowElements
 	}
 	if rr.rowElems += n; rr.rowElems > max {
-		return nil, c.fail(fmt.Errorf("%w: row has more than %d array elements", ErrFormat, max))
+		return 0, c.fail(fmt.Errorf("%w: row has more than %d array elements", ErrFormat, max))
 	}
-	kids := rr.rd.children[i]
-	if len(kids) == 0 {
+	return n, nil
+}
+
+// skip passes over column i's entry of the current row (or element), and
+// its children's, without building values.
+func (rr *RowReader) skip(i int) error {
+	c := rr.cols[i]
+	if !c.meta.Array {
+		return c.Skip()
+	}
+	n, err := rr.length(c)
+	if err != nil {
+		return err
+	}
+	for k := 0; k < n; k++ {
+		if err := c.Skip(); err != nil {
+			return err
+		}
+		for _, kid := range rr.kids[i] {
+			if err := rr.skip(kid); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (rr *RowReader) entry(i int) (any, error) {
+	c := rr.cols[i]
+	if !c.meta.Array {
+		return c.Value()
+	}
+	n, err := rr.length(c)
+	if err != nil {
+		return nil, err
+	}
+	kids := rr.kids[i]
+	if len(kids) == 0 && len(rr.rd.children[i]) == 0 {
 		vals := make([]any, 0, min(n, 1024))
 		for k := 0; k < n; k++ {
 			v, err := c.Value()
@@ -210,4 +371,126 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 		return append(dst, `"-Infinity"`...)
 	}
 	return strconv.AppendFloat(dst, f, 'g', -1, bits)
+}
+
+// ReadJSON appends the next row to dst as Row.AppendJSON writes it, without
+// building the row: no allocation per value. It returns io.EOF after the
+// last row. On an error, dst may end with part of the row.
+func (rr *RowReader) ReadJSON(dst []byte) ([]byte, error) {
+	if rr.rowNumber >= rr.rd.rowCount {
+		return dst, io.EOF
+	}
+	if err := rr.startRow(); err != nil {
+		return dst, err
+	}
+	rr.rowNumber++
+	dst = append(dst, '{')
+	for k, i := range rr.roots {
+		if k > 0 {
+			dst = append(dst, ", "...)
+		}
+		var err error
+		if dst, err = rr.appendEntry(dst, i); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendEntry appends column i's key and its entry of the current row or
+// element.
+func (rr *RowReader) appendEntry(dst []byte, i int) ([]byte, error) {
+	c := rr.cols[i]
+	dst = jsontext.AppendString(dst, c.meta.Name)
+	dst = append(dst, ": "...)
+	if !c.meta.Array {
+		return rr.appendValue(dst, c)
+	}
+	n, err := rr.length(c)
+	if err != nil {
+		return dst, err
+	}
+	kids := rr.kids[i]
+	plain := len(kids) == 0 && len(rr.rd.children[i]) == 0
+	dst = append(dst, '[')
+	for k := 0; k < n; k++ {
+		if k > 0 {
+			dst = append(dst, ", "...)
+		}
+		if plain {
+			if dst, err = rr.appendValue(dst, c); err != nil {
+				return dst, err
+			}
+			continue
+		}
+		dst = append(dst, '{')
+		if c.typ == Null {
+			if err := c.Skip(); err != nil {
+				return dst, err
+			}
+		} else {
+			dst = append(dst, `"value$": `...)
+			if dst, err = rr.appendValue(dst, c); err != nil {
+				return dst, err
+			}
+		}
+		for j, kid := range kids {
+			if j > 0 || c.typ != Null {
+				dst = append(dst, ", "...)
+			}
+			if dst, err = rr.appendEntry(dst, kid); err != nil {
+				return dst, err
+			}
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}
+
+// appendValue appends c's next value as appendJSONValue writes it.
+func (rr *RowReader) appendValue(dst []byte, c *ColumnReader) ([]byte, error) {
+	switch c.typ {
+	case Null:
+		return append(dst, "null"...), c.Skip()
+	case Boolean:
+		v, err := c.ReadBool()
+		return strconv.AppendBool(dst, v), err
+	case Int:
+		v, err := c.ReadInt()
+		return strconv.AppendInt(dst, int64(v), 10), err
+	case Fixed32:
+		v, err := c.ReadFixed32()
+		return strconv.AppendInt(dst, int64(v), 10), err
+	case Long:
+		v, err := c.ReadLong()
+		return strconv.AppendInt(dst, v, 10), err
+	case Fixed64:
+		v, err := c.ReadFixed64()
+		return strconv.AppendInt(dst, v, 10), err
+	case Float:
+		v, err := c.ReadFloat()
+		return appendFloat(dst, float64(v), 32), err
+	case Double:
+		v, err := c.ReadDouble()
+		return appendFloat(dst, v, 64), err
+	case String:
+		v, err := c.ReadBytes()
+		if err != nil {
+			return dst, err
+		}
+		if !utf8.Valid(v) {
+			return dst, c.failData(errBadUTF8)
+		}
+		return jsontext.AppendStringBytes(dst, v), nil
+	case Bytes:
+		v, err := c.ReadBytes()
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, '"')
+		dst = hex.AppendEncode(dst, v)
+		return append(dst, '"'), nil
+	}
+	v, err := c.Value()
+	return appendJSONValue(dst, v), err
 }

@@ -49,10 +49,12 @@
 // Long runs show their progress on standard error when it is a terminal,
 // unless --quiet is given.
 //
-// The commands that read records (tojson, toavro, count) take --fields
-// a,b.c to read only some fields' columns, --where EXPR to keep only the
-// records satisfying a filter expression, skipping the blocks whose
-// statistics rule out a match, and --report to print what was read. The
+// The commands that read records (tojson, toavro, head, and dump) take
+// --fields a,b.c to read only some fields' columns (dump also takes full
+// column names; toproto takes --fields alone), --where EXPR to keep only
+// the records satisfying a filter expression, skipping the blocks whose
+// statistics rule out a match (dump: in files written from Avro), and
+// --report to print what was read; count takes --where and --report. The
 // commands that write Trevni files store those statistics unless given
 // --stats=false.
 //

@@ -6,6 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/predicate"
+	"github.com/trevni-go/trevni/schema/layout"
 )
 
 const dumpHelp = `
@@ -17,16 +23,34 @@ if it is not null-typed, under "value$"). Bytes are hex strings; non-finite
 floats are the strings "NaN", "Infinity" and "-Infinity". The output is that
 of the interop dump.jsonl files.
 
+--fields keeps only some columns, and only their bytes are read. Each
+comma-separated name is a full column name as dump prints it (to[],
+received[]#sigs[]#algo), which keeps the column and the columns nested in
+it, or, in a file that stores an Avro schema, a field path as tojson takes
+it (received.sigs.algo), which keeps the columns tojson would read for it.
+The array columns a kept column is nested in are kept too, since they give
+the rows their shape.
+
+--where keeps only the rows satisfying a filter expression, in the grammar
+of tojson's --where, over the Avro fields of the schema the file stores (a
+file written from Avro: fromavro, fromjson, random); a file without one is
+a usage error. Blocks whose statistics rule out a match are not read, in
+the filter's columns or in those printed. --report prints the rows scanned
+and matched, the blocks read and skipped per column and the bytes read.
+
 The rows go to OUT.jsonl if given, otherwise to standard output.
 
 Examples (the file names stand for your own):
 
 	trevni dump weather.trv | head -3
 	trevni dump weather.trv weather.jsonl
+	trevni dump --fields 'id,received[]#host' email.trv
+	trevni dump --fields id,received.host --where "received.host = 'mx'" --report email.trv
 `
 
 // dumpCommand sets up "trevni dump".
 func dumpCommand(fs *flag.FlagSet) runFunc {
+	sf := addSelectFlags(fs)
 	return func(e *env, args []string) error {
 		// The output is opened first, so that a bad output name fails
 		// before a large standard input is read.
@@ -48,33 +72,189 @@ func dumpCommand(fs *flag.FlagSet) runFunc {
 		defer p.done()
 		var buf []byte
 		err = e.eachPart(parts, nil, nil, p, func(in *trevniInput, _, _, before int64) error {
-			rows, err := in.Rows()
+			d, err := e.newDumper(in, sf)
 			if err != nil {
-				return fmt.Errorf("%s: %w", in.Name(), err)
+				return err
 			}
+			defer d.rows.Close()
 			for n := int64(0); ; n++ {
 				if n%1024 == 0 {
 					if err := e.interrupted(); err != nil {
 						return err
 					}
-					p.setRows(before + n)
+					p.setRows(before + d.rows.Row())
 				}
-				row, err := rows.Read()
+				buf, err = d.next(buf[:0])
 				if errors.Is(err, io.EOF) {
-					return nil
+					break
 				}
 				if err != nil {
 					return fmt.Errorf("%s: %w", in.Name(), err)
 				}
-				buf = append(row.AppendJSON(buf[:0]), '\n')
+				buf = append(buf, '\n')
 				if _, err := out.Write(buf); err != nil {
 					return err
 				}
 			}
+			if sf.report {
+				e.printScanReport(in.Name(), d.report(in))
+			}
+			return nil
 		})
 		if err != nil {
 			return err
 		}
 		return out.Commit()
 	}
+}
+
+// dumper reads the rows dump prints from one file: those of the selected
+// columns, and with a filter only those that match.
+type dumper struct {
+	rows    *format.RowReader
+	filter  *assemble.AvroReader // finds the matching rows; nil without --where
+	matched int64
+}
+
+// newDumper sets up the reading of one file for dump's flags.
+func (e *env) newDumper(in *trevniInput, sf *selectFlags) (*dumper, error) {
+	var opts format.RowsOptions
+	if sf.fields != "" {
+		cols, err := e.dumpColumns(in, sf.fields)
+		if err != nil {
+			return nil, err
+		}
+		opts.Columns = cols
+	}
+	d := &dumper{}
+	if sf.where != "" {
+		text := in.Meta().GetString(layout.MetaAvroSchema)
+		if text == "" {
+			return nil, e.usagef("--where: %s stores no Avro schema to resolve field paths against (dump filters only files written from Avro)", in.Name())
+		}
+		s, err := layout.ParseStored(text, e.limits.layout())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.Name(), err)
+		}
+		l, err := layout.New(s, e.limits.layout())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.Name(), err)
+		}
+		pr, err := predicate.Compile(sf.where, s, l)
+		if err != nil {
+			return nil, e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
+		}
+		// Options.Filter judges the blocks by their statistics and
+		// evaluates the rows they leave; NextMatch reads nothing for
+		// output, so the output fields are the filter's own, for fewer
+		// block tables to load, unless a path through a union does not
+		// allow them as a selection.
+		if d.filter, err = assemble.NewAvroReader(in.Reader, &assemble.Options{Fields: pr.Fields(), Filter: sf.where, Layout: e.limits.layout()}); err != nil {
+			d.filter, err = assemble.NewAvroReader(in.Reader, &assemble.Options{Filter: sf.where, Layout: e.limits.layout()})
+		}
+		if err != nil {
+			return nil, e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
+		}
+	}
+	rows, err := in.RowsOf(&opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Name(), err)
+	}
+	if d.filter != nil {
+		for _, i := range rows.Columns() {
+			rows.Column(i).SetReadAhead(false) // never fetch a block the filter skips
+		}
+	}
+	d.rows = rows
+	return d, nil
+}
+
+// next appends the next row to print to dst as JSON, or returns io.EOF.
+func (d *dumper) next(dst []byte) ([]byte, error) {
+	if d.filter != nil {
+		row, err := d.filter.NextMatch()
+		if err != nil {
+			return dst, err
+		}
+		if row != d.rows.Row() {
+			if err := d.rows.SeekRow(row); err != nil {
+				return dst, err
+			}
+		}
+	}
+	dst, err := d.rows.ReadJSON(dst)
+	if err == nil {
+		d.matched++
+	}
+	return dst, err
+}
+
+// report returns what reading the file took: the filter's columns and the
+// columns printed, each counted once.
+func (d *dumper) report(in *trevniInput) assemble.ScanReport {
+	r := assemble.ScanReport{FileSize: in.Size(), RowsScanned: d.matched, RowsMatched: d.matched}
+	byCol := map[int]*assemble.ColumnScan{}
+	if d.filter != nil {
+		fr := d.filter.Report()
+		r.RowsScanned = fr.RowsScanned
+		for _, c := range fr.Columns {
+			byCol[c.Column] = &c
+		}
+	}
+	for _, i := range d.rows.Columns() {
+		c := byCol[i]
+		if c == nil {
+			meta, _ := in.Column(i)
+			blocks, _ := in.Blocks(i)
+			c = &assemble.ColumnScan{Column: i, Name: meta.Name, Blocks: len(blocks)}
+			byCol[i] = c
+		}
+		n, b := d.rows.Column(i).Loaded()
+		c.BlocksRead += n
+		c.BytesRead += b
+		c.BlocksSkipped = max(0, c.Blocks-c.BlocksRead)
+	}
+	for i := range in.NumColumns() {
+		if c := byCol[i]; c != nil {
+			r.Columns = append(r.Columns, *c)
+			r.BytesRead += c.BytesRead
+		}
+	}
+	return r
+}
+
+// dumpColumns resolves dump's --fields on a file: each name is a full
+// column name, kept with the columns nested in it, or, in a file that
+// stores an Avro schema, a field path, kept as the columns tojson reads
+// for it. An unknown name is a usage error.
+func (e *env) dumpColumns(in *trevniInput, fields string) ([]int, error) {
+	var cols []int
+	avro := in.Meta().Has(layout.MetaAvroSchema)
+	for _, name := range strings.Split(fields, ",") {
+		if name == "" {
+			return nil, e.usagef("--fields: an empty name in %q", fields)
+		}
+		if i, ok := in.ColumnIndex(name); ok {
+			cols = appendSubtree(cols, in.Reader, i)
+			continue
+		}
+		if !avro {
+			return nil, e.usagef("--fields: %s has no column %q (it stores no Avro schema, so names are column names)", in.Name(), name)
+		}
+		ar, err := assemble.NewAvroReader(in.Reader, &assemble.Options{Fields: []string{name}, Layout: e.limits.layout()})
+		if err != nil {
+			return nil, e.usagef("--fields: %s: %q is neither a column nor a field: %v", in.Name(), name, err)
+		}
+		cols = append(cols, ar.ColumnsRead()...)
+	}
+	return cols, nil
+}
+
+// appendSubtree appends column i and the columns nested in it.
+func appendSubtree(cols []int, rd *format.Reader, i int) []int {
+	cols = append(cols, i)
+	for _, k := range rd.Children(i) {
+		cols = appendSubtree(cols, rd, k)
+	}
+	return cols
 }

@@ -163,6 +163,12 @@ func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 	if v, _ := flagString(fs, "fields"); v != "" {
 		return e.usagef("--fields does not apply to version-1 files")
 	}
+	if v, _ := flagString(fs, "where"); v != "" && name == "dump" {
+		return e.usagef("--where does not apply to version-1 files")
+	}
+	if v, _ := flagString(fs, "report"); v == "true" && name == "dump" {
+		return e.usagef("--report does not apply to version-1 files")
+	}
 	out, err := e.createOutput(argOr(args, 1, "-"))
 	if err != nil {
 		return err

@@ -49,7 +49,11 @@ func (e *env) whereError(err error) error {
 
 // printReport writes an AvroReader's scan report to standard error.
 func (e *env) printReport(name string, ar *assemble.AvroReader) {
-	r := ar.Report()
+	e.printScanReport(name, ar.Report())
+}
+
+// printScanReport writes a scan report to standard error.
+func (e *env) printScanReport(name string, r assemble.ScanReport) {
 	w := e.stderr
 	fmt.Fprintf(w, "trevni: %s: %s: %s scanned, %s matched\n", e.name, name, pluralCount(r.RowsScanned, "row"), pluralCount(r.RowsMatched, "row"))
 	for _, c := range r.Columns {
