@@ -41,7 +41,11 @@ type Accumulator struct {
 	hasBytes bool
 	minBuf   []byte
 	maxBuf   []byte
-	upBuf    []byte // a rounded-up maximum
+	// minKey and maxKey are the first bytes of minBuf and maxBuf, or -1
+	// when empty: a value whose first byte lies strictly between them
+	// changes neither bound.
+	minKey, maxKey int16
+	upBuf          []byte // a rounded-up maximum
 
 	mark mark // counts at the last Mark
 
@@ -163,7 +167,11 @@ func (a *Accumulator) AddString(v string) {
 		a.hasBytes = true
 		a.minBuf = append(a.minBuf[:0], v...)
 		a.maxBuf = append(a.maxBuf[:0], v...)
+		a.minKey, a.maxKey = firstKey(a.minBuf), firstKey(a.maxBuf)
 		b.MinInexact, b.MaxInexact = long, long
+		return
+	}
+	if k := firstKey(v); k > a.minKey && k < a.maxKey {
 		return
 	}
 	// Truncation to a prefix keeps order (a <= b implies a[:n] <= b[:n]),
@@ -172,6 +180,7 @@ func (a *Accumulator) AddString(v string) {
 	if c := compareBound(v, view(a.minBuf)); c < 0 {
 		a.saveBytes()
 		a.minBuf = append(a.minBuf[:0], v...)
+		a.minKey = firstKey(a.minBuf)
 		b.MinInexact = long
 	} else if c == 0 && !long {
 		b.MinInexact = false
@@ -179,10 +188,19 @@ func (a *Accumulator) AddString(v string) {
 	if c := compareBound(v, view(a.maxBuf)); c > 0 {
 		a.saveBytes()
 		a.maxBuf = append(a.maxBuf[:0], v...)
+		a.maxKey = firstKey(a.maxBuf)
 		b.MaxInexact = long
 	} else if c == 0 && long {
 		b.MaxInexact = true
 	}
+}
+
+// firstKey returns the first byte of b, or -1 if b is empty.
+func firstKey[T string | []byte](b T) int16 {
+	if len(b) == 0 {
+		return -1
+	}
+	return int16(b[0])
 }
 
 // compareBound compares v with a bound as strings.Compare does, settling
@@ -238,6 +256,7 @@ func (a *Accumulator) Rollback() {
 	if a.mark.bytesSaved {
 		a.minBuf = append(a.minBuf[:0], a.mark.min...)
 		a.maxBuf = append(a.maxBuf[:0], a.mark.max...)
+		a.minKey, a.maxKey = firstKey(a.minBuf), firstKey(a.maxBuf)
 		a.mark.bytesSaved = false
 	}
 }
