@@ -216,8 +216,10 @@ result. The Avro schema is stored in the file as avro.schema. Records are
 decoded straight from Avro's binary encoding into the columns.
 
 The default codec and checksum, deflate and crc32, are ones Java reads.
-With --codec null the file is byte for byte what Java writes for the same
-records.
+With --codec null and --stats=false the file is byte for byte what Java
+writes for the same records, when the container's schema text is in the
+compact form Java writes (any container Java wrote): the schema is stored
+as the container gives it, where Java stores its own rendering.
 
 Several input files of one schema (the parts of a data set) make one
 Trevni file, their records in the order the files are given.
