@@ -31,10 +31,11 @@
 //	man         print the manual page (roff)
 //	help        explain a command
 //
-// The reading commands (tojson, toavro, toproto, dump, meta, validate) take
-// a data set: several files, globs (quoted; the tool expands them),
-// directories (their *.trv files in name order) and http:// or https://
-// URLs (read with range requests), read one after the other.
+// The reading commands (tojson, toavro, toproto, dump, meta, validate,
+// count, head) take a data set: several files, globs (quoted; the tool
+// expands them), directories (their *.trv files in name order) and
+// http:// or https:// URLs (read with range requests), read one after the
+// other; count sums the parts and head prints the first records of the set.
 //
 // A file argument of "-" means standard input or standard output. A command
 // never writes over one of its inputs, and replaces an existing output file
@@ -49,10 +50,10 @@
 // Long runs show their progress on standard error when it is a terminal,
 // unless --quiet is given.
 //
-// The commands that read records (tojson, toavro, count) take --fields
-// a,b.c to read only some fields' columns, --where EXPR to keep only the
-// records satisfying a filter expression, skipping the blocks whose
-// statistics rule out a match, and --report to print what was read. The
+// The commands that read records (tojson, toavro, head) take --fields a,b.c
+// to read only some fields' columns; they and count take --where EXPR to
+// keep only the records satisfying a filter expression, skipping the blocks
+// whose statistics rule out a match, and --report to print what was read. The
 // commands that write Trevni files store those statistics unless given
 // --stats=false.
 //

@@ -95,6 +95,13 @@ func (in *trevniInput) Close() error { return in.done() }
 // otherwise, since the reader needs random access. opts may be nil. Reads
 // fail once the run is interrupted, and errors name the file.
 func (e *env) openTrevni(path string, opts *format.ReaderOptions) (*trevniInput, error) {
+	return e.openTrevniFor(path, opts, false)
+}
+
+// openTrevniFor is openTrevni; headerOnly says that nothing past the
+// header will be read, so that a URL is read without the coalescer's
+// large windows (each of which would fetch column data with the header).
+func (e *env) openTrevniFor(path string, opts *format.ReaderOptions, headerOnly bool) (*trevniInput, error) {
 	name := displayName(path, false)
 	var (
 		ra   io.ReaderAt
@@ -111,6 +118,10 @@ func (e *env) openTrevni(path string, opts *format.ReaderOptions) (*trevniInput,
 		h, err := remote.OpenHTTP(e.ctx, nil, path)
 		if err != nil {
 			return nil, err
+		}
+		if headerOnly {
+			ra, size, done = h, h.Size(), func() error { return nil }
+			break
 		}
 		// Columns are fetched in a few large range requests: the
 		// reader tells the coalescer each column's byte range.
