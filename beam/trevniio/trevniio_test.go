@@ -199,7 +199,7 @@ func TestReadDynamicSplit(t *testing.T) {
 			rt := fn.CreateTracker(rest)
 			splitAfter := r.IntN(400)
 			n := 0
-			err := fn.ProcessElement(rt, path, func(b []byte) {
+			err := fn.ProcessElement(context.Background(), rt, path, func(b []byte) {
 				got = append(got, b)
 				n++
 				if n == splitAfter {
