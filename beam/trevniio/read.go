@@ -23,6 +23,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/sdf"
@@ -188,12 +189,12 @@ func Open(ctx context.Context, name string) (rd *format.Reader, close func() err
 // How open reads a URL.
 const (
 	wholeColumns = iota // columns are read whole: the reader hints each column's range to the coalescer
-	headerOnly          // nothing past the header: no coalescer, whose windows would fetch column data
+	headerOnly          // nothing past the header: a remote.HeaderReader, not a coalescer, whose windows would fetch column data
 	rowRange            // a range of rows: the caller hints the ranges of the blocks it needs
 )
 
 // rangeWindow is what a read of a row range fetches outside the byte
-// ranges hinted: the header, and each column's block table.
+// ranges hinted: each column's block table.
 const rangeWindow = 16 << 10
 
 // open is Open, reading a URL as mode says; the coalescer is nil for a
@@ -203,6 +204,7 @@ func open(ctx context.Context, name string, mode int) (*format.Reader, *remote.C
 		ra    io.ReaderAt
 		size  int64
 		c     *remote.Coalescer
+		sw    *switchReader
 		close = func() error { return nil }
 		opts  format.ReaderOptions
 	)
@@ -213,14 +215,17 @@ func open(ctx context.Context, name string, mode int) (*format.Reader, *remote.C
 		}
 		ra, size = h, h.Size()
 		switch mode {
+		case headerOnly:
+			ra = remote.NewHeaderReader(h, h.Size())
 		case wholeColumns:
 			c = remote.NewCoalescer(h, h.Size(), nil)
 			opts.Prefetch = c.Prefetch
 		case rowRange:
+			// The header through a HeaderReader, then the rest through
+			// the coalescer, told the blocks' ranges by hintRows.
 			c = remote.NewCoalescer(h, h.Size(), &remote.CoalescerOptions{Window: rangeWindow})
-		}
-		if c != nil {
-			ra = c
+			sw = &switchReader{header: remote.NewHeaderReader(h, h.Size()), rest: c}
+			ra = sw
 		}
 	} else {
 		f, err := os.Open(name)
@@ -239,7 +244,24 @@ func open(ctx context.Context, name string, mode int) (*format.Reader, *remote.C
 		close()
 		return nil, nil, nil, fmt.Errorf("trevniio: %s: %w", name, err)
 	}
+	if sw != nil {
+		sw.pastHeader.Store(true)
+	}
 	return rd, c, close, nil
+}
+
+// switchReader reads through header until the header is read, then
+// through rest.
+type switchReader struct {
+	header, rest io.ReaderAt
+	pastHeader   atomic.Bool
+}
+
+func (r *switchReader) ReadAt(p []byte, off int64) (int, error) {
+	if r.pastHeader.Load() {
+		return r.rest.ReadAt(p, off)
+	}
+	return r.header.ReadAt(p, off)
 }
 
 // hintRows tells c the byte ranges of the blocks of each of the columns

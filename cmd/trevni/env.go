@@ -99,8 +99,9 @@ func (e *env) openTrevni(path string, opts *format.ReaderOptions) (*trevniInput,
 }
 
 // openTrevniFor is openTrevni; headerOnly says that nothing past the
-// header will be read, so that a URL is read without the coalescer's
-// large windows (each of which would fetch column data with the header).
+// header will be read, so that a URL is read through a HeaderReader
+// (windows that grow from 8 KiB as the header goes on) rather than the
+// coalescer, whose first window would fetch a megabyte of column data.
 func (e *env) openTrevniFor(path string, opts *format.ReaderOptions, headerOnly bool) (*trevniInput, error) {
 	name := displayName(path, false)
 	var (
@@ -120,7 +121,7 @@ func (e *env) openTrevniFor(path string, opts *format.ReaderOptions, headerOnly 
 			return nil, err
 		}
 		if headerOnly {
-			ra, size, done = h, h.Size(), func() error { return nil }
+			ra, size, done = remote.NewHeaderReader(h, h.Size()), h.Size(), func() error { return nil }
 			break
 		}
 		// Columns are fetched in a few large range requests: the
