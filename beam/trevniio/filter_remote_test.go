@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -82,47 +81,7 @@ func TestReadFilterDynamicSplit(t *testing.T) {
 	want := matching(t, all)
 	path := filepath.Join(dir, "part-00000.trv")
 	fn := &readFn{SplitRows: DefaultSplitRows, Filter: testFilter}
-	r := rand.New(rand.NewPCG(8, 8))
-	for trial := range 30 {
-		var got [][]byte
-		queue := []offsetrange.Restriction{fn.CreateInitialRestriction(path)}
-		pieces := 0
-		for len(queue) > 0 {
-			rest := queue[0]
-			queue = queue[1:]
-			pieces++
-			rt := fn.CreateTracker(rest)
-			splitAfter := 1 + r.IntN(60)
-			n := 0
-			err := fn.ProcessElement(context.Background(), rt, path, func(b []byte) {
-				got = append(got, b)
-				n++
-				if n == splitAfter {
-					_, residual, err := rt.TrySplit(r.Float64())
-					if err != nil {
-						t.Fatal(err)
-					}
-					if residual != nil {
-						queue = append(queue, residual.(offsetrange.Restriction))
-					}
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !rt.IsDone() {
-				t.Fatalf("trial %d: restriction %v not done", trial, rest)
-			}
-		}
-		if len(got) != len(want) {
-			t.Fatalf("trial %d: %d pieces gave %d records, want %d", trial, pieces, len(got), len(want))
-		}
-		for i := range want {
-			if !bytes.Equal(got[i], want[i]) {
-				t.Fatalf("trial %d: record %d differs", trial, i)
-			}
-		}
-	}
+	splitWhileReading(t, fn, path, want, 30, 60, 8)
 	// A restriction with no match in it ends done, emitting nothing.
 	rest := offsetrange.Restriction{Start: 2000, End: 2100}
 	rt := fn.CreateTracker(rest)

@@ -111,7 +111,11 @@ func TestDatasetOtherCommands(t *testing.T) {
 	}
 }
 
-func TestDatasetSchemas(t *testing.T) {
+// twoSchemas writes two files of 50 random records each, of different
+// schemas (one.trv: a long a and a string b; two.trv: an int c and a long
+// a), and a reader schema both resolve to (a, and d defaulting to 7).
+func twoSchemas(t *testing.T) (string, string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	s1 := filepath.Join(dir, "s1.avsc")
 	s2 := filepath.Join(dir, "s2.avsc")
@@ -125,6 +129,11 @@ func TestDatasetSchemas(t *testing.T) {
 			t.Fatalf("random: %+v", r)
 		}
 	}
+	return f1, f2, rs
+}
+
+func TestDatasetSchemas(t *testing.T) {
+	f1, f2, rs := twoSchemas(t)
 	r := runIn(t, nil, "tojson", f1, f2)
 	if r.code != 1 || !strings.Contains(r.stderr, f1) || !strings.Contains(r.stderr, f2) || !strings.Contains(r.stderr, "different schemas") || r.stdout != "" {
 		t.Fatalf("different schemas: %+v", r)
@@ -141,7 +150,7 @@ func TestDatasetSchemas(t *testing.T) {
 	if r = runIn(t, nil, "tojson", "--schema", rs, f1, f2); r.code != 1 || !strings.Contains(r.stderr, f2) {
 		t.Fatalf("unresolvable: %+v", r)
 	}
-	if r = runIn(t, nil, "tojson", filepath.Join(dir, "nothing-*.trv")); r.code != 1 || !strings.Contains(r.stderr, "no file matches") {
+	if r = runIn(t, nil, "tojson", filepath.Join(filepath.Dir(f1), "nothing-*.trv")); r.code != 1 || !strings.Contains(r.stderr, "no file matches") {
 		t.Fatalf("empty glob: %+v", r)
 	}
 }
@@ -432,19 +441,7 @@ func TestDatasetCountHeaderOnly(t *testing.T) {
 // read together only through a reader schema they resolve to; otherwise
 // the error names the two files.
 func TestDatasetCountHeadSchemas(t *testing.T) {
-	dir := t.TempDir()
-	s1 := filepath.Join(dir, "s1.avsc")
-	s2 := filepath.Join(dir, "s2.avsc")
-	rs := filepath.Join(dir, "reader.avsc")
-	writeFileT(t, s1, []byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"b","type":"string"}]}`))
-	writeFileT(t, s2, []byte(`{"type":"record","name":"R","fields":[{"name":"c","type":"int"},{"name":"a","type":"long"}]}`))
-	writeFileT(t, rs, []byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"d","type":"int","default":7}]}`))
-	f1, f2 := filepath.Join(dir, "one.trv"), filepath.Join(dir, "two.trv")
-	for _, c := range [][2]string{{s1, f1}, {s2, f2}} {
-		if r := runIn(t, nil, "random", "--quiet", c[0], "50", c[1]); r.code != 0 {
-			t.Fatalf("random: %+v", r)
-		}
-	}
+	f1, f2, rs := twoSchemas(t)
 	for _, args := range [][]string{{"count", f1, f2}, {"count", "--where", "a > 0", f1, f2}, {"head", f1, f2}} {
 		r := runIn(t, nil, args...)
 		if r.code != 1 || !strings.Contains(r.stderr, f1) || !strings.Contains(r.stderr, f2) || !strings.Contains(r.stderr, "different schemas") || r.stdout != "" {
