@@ -268,3 +268,37 @@ func TestReadURLBytes(t *testing.T) {
 		t.Errorf("a filter keeping 1000 of %d rows fetched %d of %d bytes", len(recs), s.sent.Load(), st.Size())
 	}
 }
+
+// TestReadFilterSplitsCandidates: with a filter, a file's initial
+// restrictions cover only the runs of rows its block statistics leave:
+// fewer rows than the file, every matching row among them.
+func TestReadFilterSplitsCandidates(t *testing.T) {
+	dir := t.TempDir()
+	all := makeSet(t, dir, 3000)
+	path := filepath.Join(dir, "part-00000.trv")
+	fn := &readFn{SplitRows: 100, Filter: "id >= 1200 AND id < 1900"}
+	rests := fn.SplitRestriction(path, fn.CreateInitialRestriction(path))
+	var rows int64
+	in := map[int64]bool{}
+	for _, r := range rests {
+		rows += r.End - r.Start
+		for row := r.Start; row < r.End; row++ {
+			in[row] = true
+		}
+	}
+	t.Logf("%d restrictions of %d rows in all, for 700 matches of %d rows", len(rests), rows, len(all))
+	if rows >= int64(len(all))/2 || rows < 700 {
+		t.Fatalf("%d rows in the restrictions", rows)
+	}
+	for id := int64(1200); id < 1900; id++ { // the ids are the row numbers
+		if !in[id] {
+			t.Fatalf("row %d, which matches, is in no restriction", id)
+		}
+	}
+	// A filter the file cannot take: the whole file, for ProcessElement
+	// to report.
+	bad := &readFn{SplitRows: 1000, Filter: "nope = 1"}
+	if rests := bad.SplitRestriction(path, bad.CreateInitialRestriction(path)); len(rests) != 3 {
+		t.Fatalf("a filter on a missing field: %v", rests)
+	}
+}

@@ -361,12 +361,41 @@ func (fn *readFn) CreateInitialRestriction(path string) offsetrange.Restriction 
 }
 
 // SplitRestriction splits the rows of a file into ranges of SplitRows rows.
-func (fn *readFn) SplitRestriction(_ string, rest offsetrange.Restriction) []offsetrange.Restriction {
+// With a filter, only the runs of rows that the file's block statistics
+// leave are split: rows proven not to match make no restriction at all.
+func (fn *readFn) SplitRestriction(path string, rest offsetrange.Restriction) []offsetrange.Restriction {
 	size := fn.SplitRows
 	if size <= 0 {
 		size = DefaultSplitRows
 	}
-	return rest.SizedSplits(size)
+	if fn.Filter == "" {
+		return rest.SizedSplits(size)
+	}
+	runs, ok := candidateRuns(path, fn.Filter, rest)
+	if !ok {
+		return rest.SizedSplits(size) // ProcessElement reports the problem
+	}
+	var out []offsetrange.Restriction
+	for _, r := range runs {
+		out = append(out, offsetrange.Restriction{Start: r.First, End: r.First + r.Rows}.SizedSplits(size)...)
+	}
+	return out
+}
+
+// candidateRuns reads the header and the filter's block statistics of the
+// file at path and returns the runs of rest's rows that may match expr;
+// false if it cannot tell.
+func candidateRuns(path, expr string, rest offsetrange.Restriction) ([]predicate.Range, bool) {
+	rd, _, close, err := open(context.Background(), path, headerOnly)
+	if err != nil {
+		return nil, false
+	}
+	defer close()
+	p := compileFilter(rd, expr)
+	if p == nil || rest.End > rd.RowCount() {
+		return nil, false
+	}
+	return candidates(rd, p, rest.Start, rest.End), true
 }
 
 // RestrictionSize returns the number of rows of rest.
