@@ -180,10 +180,10 @@ type readFn struct {
 // Open opens the Trevni file name, a local path or an http:// or https://
 // URL, for reading. A URL is read with range requests (remote.OpenHTTP),
 // each column's blocks through a remote.Coalescer in a few large requests;
-// ctx bounds them. close releases the file.
-func Open(ctx context.Context, name string) (rd *format.Reader, close func() error, err error) {
-	rd, _, close, err = open(ctx, name, wholeColumns)
-	return rd, close, err
+// ctx bounds them. closeFile releases the file.
+func Open(ctx context.Context, name string) (rd *format.Reader, closeFile func() error, err error) {
+	rd, _, closeFile, err = open(ctx, name, wholeColumns)
+	return rd, closeFile, err
 }
 
 // How open reads a URL.
@@ -201,12 +201,12 @@ const rangeWindow = 16 << 10
 // local file or in headerOnly mode.
 func open(ctx context.Context, name string, mode int) (*format.Reader, *remote.Coalescer, func() error, error) {
 	var (
-		ra    io.ReaderAt
-		size  int64
-		c     *remote.Coalescer
-		sw    *switchReader
-		close = func() error { return nil }
-		opts  format.ReaderOptions
+		ra        io.ReaderAt
+		size      int64
+		c         *remote.Coalescer
+		sw        *switchReader
+		closeFile = func() error { return nil }
+		opts      format.ReaderOptions
 	)
 	if remote.IsURL(name) {
 		h, err := remote.OpenHTTP(ctx, nil, name)
@@ -237,17 +237,17 @@ func open(ctx context.Context, name string, mode int) (*format.Reader, *remote.C
 			f.Close()
 			return nil, nil, nil, fmt.Errorf("trevniio: %w", err)
 		}
-		ra, size, close = f, st.Size(), f.Close
+		ra, size, closeFile = f, st.Size(), f.Close
 	}
 	rd, err := format.NewReader(ra, size, &opts)
 	if err != nil {
-		close()
+		closeFile()
 		return nil, nil, nil, fmt.Errorf("trevniio: %s: %w", name, err)
 	}
 	if sw != nil {
 		sw.pastHeader.Store(true)
 	}
-	return rd, c, close, nil
+	return rd, c, closeFile, nil
 }
 
 // switchReader reads through header until the header is read, then
@@ -341,11 +341,11 @@ func compileFilter(rd *format.Reader, expr string) *predicate.Predicate {
 
 // rowCount reads the header of the file and returns its number of rows.
 func rowCount(path string) (int64, error) {
-	rd, _, close, err := open(context.Background(), path, headerOnly)
+	rd, _, closeFile, err := open(context.Background(), path, headerOnly)
 	if err != nil {
 		return 0, err
 	}
-	defer close()
+	defer closeFile()
 	return rd.RowCount(), nil
 }
 
@@ -386,11 +386,11 @@ func (fn *readFn) SplitRestriction(path string, rest offsetrange.Restriction) []
 // file at path and returns the runs of rest's rows that may match expr;
 // false if it cannot tell.
 func candidateRuns(path, expr string, rest offsetrange.Restriction) ([]predicate.Range, bool) {
-	rd, _, close, err := open(context.Background(), path, headerOnly)
+	rd, _, closeFile, err := open(context.Background(), path, headerOnly)
 	if err != nil {
 		return nil, false
 	}
-	defer close()
+	defer closeFile()
 	p := compileFilter(rd, expr)
 	if p == nil || rest.End > rd.RowCount() {
 		return nil, false
@@ -425,11 +425,11 @@ type recordReader interface {
 // no match is left.
 func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path string, emit func([]byte)) error {
 	rest := rt.GetRestriction().(offsetrange.Restriction)
-	rd, c, close, err := open(ctx, path, rowRange)
+	rd, c, closeFile, err := open(ctx, path, rowRange)
 	if err != nil {
 		return err
 	}
-	defer close()
+	defer closeFile()
 	var (
 		rr   recordReader
 		next func([]byte) ([]byte, error)
