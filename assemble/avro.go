@@ -224,6 +224,13 @@ func (ar *AvroReader) StopAt(row int64) {
 	ar.end = max(0, min(row, ar.rd.RowCount()))
 }
 
+// Row returns the number of the row the next record is read from, or
+// after which it is looked for: after a Read, ReadBinary or ReadJSON,
+// Row()-1 is the row of the record returned, also with a filter, which
+// passes over the rows that do not match. A reader that splits a file by
+// rows (a Beam restriction) claims that row before emitting the record.
+func (ar *AvroReader) Row() int64 { return ar.row }
+
 // SetLimit makes the reader report io.EOF after n more records, counting
 // only the records it returns (those that satisfy the filter); a negative
 // n removes the limit. Unlike StopAt, which ends at a row of the file, it

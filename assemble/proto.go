@@ -44,6 +44,10 @@ type ProtoOptions struct {
 	// Layout bounds the mapping of the message type read into (nil means
 	// the defaults of package layout).
 	Layout *layout.Options
+	// Filter, if set, is a filter expression on the fields of the file's
+	// schema, as Options.Filter: only the messages satisfying it are
+	// read, and blocks whose statistics rule out a match are not.
+	Filter string
 }
 
 // ProtoReader reads the messages of a Trevni file written from protobuf.
@@ -113,7 +117,7 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	mp := conv.Mapping()
 	text := mp.Schema.String()
 	// A selection leaves unknown fields out unless it names their field.
-	ar, err := NewAvroReader(rd, &Options{ReaderSchema: text, Fields: o.Fields, MatchField: protoschema.MatchFieldNumber})
+	ar, err := NewAvroReader(rd, &Options{ReaderSchema: text, Fields: o.Fields, MatchField: protoschema.MatchFieldNumber, Filter: o.Filter})
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +130,10 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 
 // SeekRow positions the reader before message row; see AvroReader.SeekRow.
 func (pr *ProtoReader) SeekRow(row int64) error { return pr.ar.SeekRow(row) }
+
+// Row returns the number of the row the next message is read from, or
+// past; see AvroReader.Row.
+func (pr *ProtoReader) Row() int64 { return pr.ar.Row() }
 
 // StopAt makes the reader report io.EOF at message row; see
 // AvroReader.StopAt.

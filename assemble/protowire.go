@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -51,6 +52,14 @@ func (pr *ProtoReader) ReadWire(dst []byte) ([]byte, error) {
 		return pr.readWireReflective(dst)
 	}
 	ar := pr.ar
+	if ar.limit == 0 {
+		return dst, io.EOF
+	}
+	if ar.filter != nil {
+		if err := ar.nextMatch(); err != nil {
+			return dst, err
+		}
+	}
 	if err := ar.startRow(); err != nil {
 		return dst, err
 	}
@@ -59,6 +68,10 @@ func (pr *ProtoReader) ReadWire(dst []byte) ([]byte, error) {
 		return dst, fieldpath.Record(err, ar.row)
 	}
 	ar.row++
+	ar.returned++
+	if ar.limit > 0 {
+		ar.limit--
+	}
 	return out, nil
 }
 

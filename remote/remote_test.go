@@ -276,3 +276,84 @@ func TestCoalescerMatchesSource(t *testing.T) {
 type readerAtFunc func([]byte, int64) (int, error)
 
 func (f readerAtFunc) ReadAt(p []byte, off int64) (int, error) { return f(p, off) }
+
+// countingSource is an io.ReaderAt over data that counts reads and bytes.
+type countingSource struct {
+	data         []byte
+	reads, bytes int64
+}
+
+func (c *countingSource) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	if off >= int64(len(c.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, c.data[off:])
+	c.bytes += int64(n)
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// TestHeaderReader: reads in order from the start are answered from a
+// prefix that doubles, in few reads of the source and at most about twice
+// the bytes read; other reads go straight through; every answer is the
+// source's bytes.
+func TestHeaderReader(t *testing.T) {
+	data := make([]byte, 3<<20)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	for _, header := range []int{100, 8 << 10, 20000, 1 << 20} {
+		src := &countingSource{data: data}
+		h := remote.NewHeaderReader(src, int64(len(data)))
+		buf := make([]byte, 8<<10)
+		for off := 0; off < header; off += len(buf) {
+			n, err := h.ReadAt(buf, int64(off))
+			if err != nil || n != len(buf) || !bytes.Equal(buf, data[off:off+len(buf)]) {
+				t.Fatalf("header %d: read at %d: %d, %v", header, off, n, err)
+			}
+		}
+		read := (header + len(buf) - 1) / len(buf) * len(buf)
+		t.Logf("header of %d bytes: %d reads, %d bytes", header, src.reads, src.bytes)
+		if src.bytes > int64(2*read) || src.reads > int64(2+bitsLen(read/(8<<10))) {
+			t.Errorf("header of %d bytes: %d reads, %d bytes", header, src.reads, src.bytes)
+		}
+		// A read far away goes straight through, and does not grow the prefix.
+		before := src.bytes
+		p := make([]byte, 100)
+		if n, err := h.ReadAt(p, 2<<20); err != nil || n != 100 || !bytes.Equal(p, data[2<<20:2<<20+100]) || src.bytes != before+100 {
+			t.Fatalf("a read elsewhere: %d, %v, %d bytes", n, err, src.bytes-before)
+		}
+		// Within the prefix: no read of the source.
+		reads := src.reads
+		if n, err := h.ReadAt(p, 10); err != nil || n != 100 || !bytes.Equal(p, data[10:110]) || src.reads != reads {
+			t.Fatalf("a read in the prefix: %d, %v", n, err)
+		}
+	}
+	// The end of the source: a short read says io.EOF.
+	small := &countingSource{data: data[:5000]}
+	h := remote.NewHeaderReader(small, 5000)
+	p := make([]byte, 8<<10)
+	if n, err := h.ReadAt(p, 0); n != 5000 || err != io.EOF || !bytes.Equal(p[:n], data[:5000]) {
+		t.Fatalf("past the end: %d, %v", n, err)
+	}
+	if n, err := h.ReadAt(p, 5000); n != 0 || err != io.EOF {
+		t.Fatalf("at the end: %d, %v", n, err)
+	}
+	// A source that fails: the error, not bytes.
+	trunc := remote.NewHeaderReader(&countingSource{data: data[:100]}, 5000)
+	if _, err := trunc.ReadAt(p[:200], 0); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("a short source: %v", err)
+	}
+}
+
+func bitsLen(n int) int {
+	k := 0
+	for ; n > 0; n >>= 1 {
+		k++
+	}
+	return k
+}

@@ -14,13 +14,16 @@
 package trevniio
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/sdf"
@@ -29,13 +32,15 @@ import (
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/predicate"
+	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/schema/layout"
 )
 
 func init() {
 	register.DoFn2x1[string, func(string), error](&expandFn{})
 	register.Emitter1[string]()
-	register.DoFn3x1[*sdf.LockRTracker, string, func([]byte), error](&readFn{})
+	register.DoFn4x1[context.Context, *sdf.LockRTracker, string, func([]byte), error](&readFn{})
 	register.Emitter1[[]byte]()
 	beam.RegisterType(reflect.TypeOf((*readFn)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*expandFn)(nil)).Elem())
@@ -69,6 +74,18 @@ func Proto() ReadOption {
 	return func(fn *readFn) { fn.Proto = true }
 }
 
+// Filter keeps only the records satisfying expr, a filter expression in
+// the grammar of "trevni tojson --where" (package predicate: comparisons,
+// IN, BETWEEN, LIKE, IS NULL, AND, OR, NOT on the fields of the files'
+// schema, "amount > 4500 AND region IN ('EU', 'US')"). Each restriction
+// reads only the blocks whose statistics allow a match, and evaluates the
+// filter's columns before reading the others. Read panics, as beam.ParDo
+// does with a bad DoFn, if expr does not parse; a field it names that a
+// file lacks fails the pipeline with an error naming the file.
+func Filter(expr string) ReadOption {
+	return func(fn *readFn) { fn.Filter = expr }
+}
+
 // SplitRows sets the number of rows of the restrictions a file is split
 // into before processing (n > 0). Runners may split them further while
 // they run.
@@ -80,18 +97,36 @@ func SplitRows(n int64) ReadOption {
 	}
 }
 
-// Read reads the records of the Trevni files matching glob (a
-// filepath.Match pattern, or a directory, meaning its *.trv files) and
-// returns them as a PCollection of []byte: Avro binary records, or
-// protobuf wire bytes with Proto. Files are read in ranges of rows that a
-// runner can split further; every record is emitted exactly once.
+// Read reads the records of the Trevni files glob names (a filepath.Match
+// pattern, a directory, meaning its *.trv files, or an http:// or https://
+// URL, read with range requests) and returns them as a PCollection of
+// []byte: Avro binary records, or protobuf wire bytes with Proto. Files
+// are read in ranges of rows that a runner can split further; every record
+// is emitted exactly once.
 func Read(s beam.Scope, glob string, opts ...ReadOption) beam.PCollection {
 	s = s.Scope("trevniio.Read")
+	return readPatterns(s, beam.Create(s, glob), opts)
+}
+
+// ReadAll is Read for a PCollection of strings, each a pattern, directory
+// or URL as Read takes them: the records of all the files they name, such
+// as several URLs of the parts of a data set.
+func ReadAll(s beam.Scope, patterns beam.PCollection, opts ...ReadOption) beam.PCollection {
+	s = s.Scope("trevniio.ReadAll")
+	return readPatterns(s, patterns, opts)
+}
+
+func readPatterns(s beam.Scope, patterns beam.PCollection, opts []ReadOption) beam.PCollection {
 	fn := &readFn{SplitRows: DefaultSplitRows}
 	for _, o := range opts {
 		o(fn)
 	}
-	files := beam.ParDo(s, &expandFn{}, beam.Create(s, glob))
+	if fn.Filter != "" {
+		if _, err := predicate.Parse(fn.Filter); err != nil {
+			panic(fmt.Sprintf("trevniio: Filter: %v", err))
+		}
+	}
+	files := beam.ParDo(s, &expandFn{}, patterns)
 	files = beam.Reshuffle(s, files)
 	return beam.ParDo(s, fn, files)
 }
@@ -111,10 +146,13 @@ func (fn *expandFn) ProcessElement(glob string, emit func(string)) error {
 	return nil
 }
 
-// Expand returns the files glob names, in name order: a directory means
-// its *.trv files, anything else is a filepath.Glob pattern. A pattern that
-// matches nothing is an error.
+// Expand returns the files glob names, in name order: an http:// or
+// https:// URL is itself, a directory means its *.trv files, anything else
+// is a filepath.Glob pattern. A pattern that matches nothing is an error.
 func Expand(glob string) ([]string, error) {
+	if remote.IsURL(glob) {
+		return []string{glob}, nil
+	}
 	if st, err := os.Stat(glob); err == nil && st.IsDir() {
 		glob = filepath.Join(glob, "*.trv")
 	}
@@ -135,24 +173,179 @@ type readFn struct {
 	Fields       []string
 	ReaderSchema string
 	Proto        bool
+	Filter       string
 	SplitRows    int64
+}
+
+// Open opens the Trevni file name, a local path or an http:// or https://
+// URL, for reading. A URL is read with range requests (remote.OpenHTTP),
+// each column's blocks through a remote.Coalescer in a few large requests;
+// ctx bounds them. closeFile releases the file.
+func Open(ctx context.Context, name string) (rd *format.Reader, closeFile func() error, err error) {
+	rd, _, closeFile, err = open(ctx, name, wholeColumns)
+	return rd, closeFile, err
+}
+
+// How open reads a URL.
+const (
+	wholeColumns = iota // columns are read whole: the reader hints each column's range to the coalescer
+	headerOnly          // nothing past the header: a remote.HeaderReader, not a coalescer, whose windows would fetch column data
+	rowRange            // a range of rows: the caller hints the ranges of the blocks it needs
+)
+
+// rangeWindow is what a read of a row range fetches outside the byte
+// ranges hinted: each column's block table.
+const rangeWindow = 16 << 10
+
+// open is Open, reading a URL as mode says; the coalescer is nil for a
+// local file or in headerOnly mode.
+func open(ctx context.Context, name string, mode int) (*format.Reader, *remote.Coalescer, func() error, error) {
+	var (
+		ra        io.ReaderAt
+		size      int64
+		c         *remote.Coalescer
+		sw        *switchReader
+		closeFile = func() error { return nil }
+		opts      format.ReaderOptions
+	)
+	if remote.IsURL(name) {
+		h, err := remote.OpenHTTP(ctx, nil, name)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("trevniio: %w", err)
+		}
+		ra, size = h, h.Size()
+		switch mode {
+		case headerOnly:
+			ra = remote.NewHeaderReader(h, h.Size())
+		case wholeColumns:
+			c = remote.NewCoalescer(h, h.Size(), nil)
+			opts.Prefetch = c.Prefetch
+		case rowRange:
+			// The header through a HeaderReader, then the rest through
+			// the coalescer, told the blocks' ranges by hintRows.
+			c = remote.NewCoalescer(h, h.Size(), &remote.CoalescerOptions{Window: rangeWindow})
+			sw = &switchReader{header: remote.NewHeaderReader(h, h.Size()), rest: c}
+			ra = sw
+		}
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("trevniio: %w", err)
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, nil, nil, fmt.Errorf("trevniio: %w", err)
+		}
+		ra, size, closeFile = f, st.Size(), f.Close
+	}
+	rd, err := format.NewReader(ra, size, &opts)
+	if err != nil {
+		closeFile()
+		return nil, nil, nil, fmt.Errorf("trevniio: %s: %w", name, err)
+	}
+	if sw != nil {
+		sw.pastHeader.Store(true)
+	}
+	return rd, c, closeFile, nil
+}
+
+// switchReader reads through header until the header is read, then
+// through rest.
+type switchReader struct {
+	header, rest io.ReaderAt
+	pastHeader   atomic.Bool
+}
+
+func (r *switchReader) ReadAt(p []byte, off int64) (int, error) {
+	if r.pastHeader.Load() {
+		return r.rest.ReadAt(p, off)
+	}
+	return r.header.ReadAt(p, off)
+}
+
+// hintRows tells c the byte ranges of the blocks of each of the columns
+// that hold the rows of ranges (in order, not overlapping), so that reading
+// them fetches those bytes in a few large requests and nothing else.
+func hintRows(rd *format.Reader, c *remote.Coalescer, cols []int, ranges []predicate.Range) error {
+	slices.Sort(cols)
+	for _, i := range slices.Compact(cols) {
+		blocks, err := rd.Blocks(i)
+		if err != nil {
+			return err
+		}
+		// The runs of blocks that hold rows of the ranges, joined where
+		// they touch.
+		var runs [][2]int
+		for _, r := range ranges {
+			a := sort.Search(len(blocks), func(k int) bool { return blocks[k].FirstRow+blocks[k].Rows > r.First })
+			b := sort.Search(len(blocks), func(k int) bool { return blocks[k].FirstRow >= r.First+r.Rows })
+			if a >= b {
+				continue
+			}
+			if n := len(runs); n > 0 && runs[n-1][1] >= a {
+				runs[n-1][1] = max(runs[n-1][1], b)
+				continue
+			}
+			runs = append(runs, [2]int{a, b})
+		}
+		for _, run := range runs {
+			first, last := &blocks[run[0]], &blocks[run[1]-1]
+			const checksum = 4 // at most, after each block's stored bytes
+			c.Prefetch(first.Offset, last.Offset+int64(last.CompressedSize)+checksum-first.Offset)
+		}
+	}
+	return nil
+}
+
+// candidates returns the runs of rows from first to end-1 that may hold
+// a record satisfying p, by the file's block statistics; all of them
+// without a filter.
+func candidates(rd *format.Reader, p *predicate.Predicate, first, end int64) []predicate.Range {
+	if first >= end {
+		return nil
+	}
+	if p == nil {
+		return []predicate.Range{{First: first, Rows: end - first}}
+	}
+	var out []predicate.Range
+	for _, r := range p.Ranges(rd.RowCount(), func(col int) *predicate.ColumnStats {
+		cs, _ := predicate.FileStats(rd, col, nil) // unusable statistics: every block may match
+		return cs
+	}) {
+		a, b := max(r.First, first), min(r.First+r.Rows, end)
+		if a < b {
+			out = append(out, predicate.Range{First: a, Rows: b - a})
+		}
+	}
+	return out
+}
+
+// compileFilter compiles expr against the schema rd stores, or returns nil
+// if it cannot (the reader reports why).
+func compileFilter(rd *format.Reader, expr string) *predicate.Predicate {
+	s, err := layout.ParseStored(rd.Meta().GetString(layout.MetaAvroSchema), nil)
+	if err != nil {
+		return nil
+	}
+	l, err := layout.New(s, nil)
+	if err != nil {
+		return nil
+	}
+	p, err := predicate.Compile(expr, s, l)
+	if err != nil {
+		return nil
+	}
+	return p
 }
 
 // rowCount reads the header of the file and returns its number of rows.
 func rowCount(path string) (int64, error) {
-	f, err := os.Open(path)
+	rd, _, closeFile, err := open(context.Background(), path, headerOnly)
 	if err != nil {
-		return 0, fmt.Errorf("trevniio: %w", err)
+		return 0, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, fmt.Errorf("trevniio: %w", err)
-	}
-	rd, err := format.NewReader(f, st.Size(), nil)
-	if err != nil {
-		return 0, fmt.Errorf("trevniio: %s: %w", path, err)
-	}
+	defer closeFile()
 	return rd.RowCount(), nil
 }
 
@@ -168,12 +361,41 @@ func (fn *readFn) CreateInitialRestriction(path string) offsetrange.Restriction 
 }
 
 // SplitRestriction splits the rows of a file into ranges of SplitRows rows.
-func (fn *readFn) SplitRestriction(_ string, rest offsetrange.Restriction) []offsetrange.Restriction {
+// With a filter, only the runs of rows that the file's block statistics
+// leave are split: rows proven not to match make no restriction at all.
+func (fn *readFn) SplitRestriction(path string, rest offsetrange.Restriction) []offsetrange.Restriction {
 	size := fn.SplitRows
 	if size <= 0 {
 		size = DefaultSplitRows
 	}
-	return rest.SizedSplits(size)
+	if fn.Filter == "" {
+		return rest.SizedSplits(size)
+	}
+	runs, ok := candidateRuns(path, fn.Filter, rest)
+	if !ok {
+		return rest.SizedSplits(size) // ProcessElement reports the problem
+	}
+	var out []offsetrange.Restriction
+	for _, r := range runs {
+		out = append(out, offsetrange.Restriction{Start: r.First, End: r.First + r.Rows}.SizedSplits(size)...)
+	}
+	return out
+}
+
+// candidateRuns reads the header and the filter's block statistics of the
+// file at path and returns the runs of rest's rows that may match expr;
+// false if it cannot tell.
+func candidateRuns(path, expr string, rest offsetrange.Restriction) ([]predicate.Range, bool) {
+	rd, _, closeFile, err := open(context.Background(), path, headerOnly)
+	if err != nil {
+		return nil, false
+	}
+	defer closeFile()
+	p := compileFilter(rd, expr)
+	if p == nil || rest.End > rd.RowCount() {
+		return nil, false
+	}
+	return candidates(rd, p, rest.Start, rest.End), true
 }
 
 // RestrictionSize returns the number of rows of rest.
@@ -192,31 +414,28 @@ type recordReader interface {
 	SeekRow(row int64) error
 	StopAt(row int64)
 	RowCount() int64
+	Row() int64
+	ColumnsRead() []int
 }
 
 // ProcessElement emits the rows of the file the tracker's restriction
-// holds, claiming each before it is emitted.
-func (fn *readFn) ProcessElement(rt *sdf.LockRTracker, path string, emit func([]byte)) error {
+// holds, claiming each before it is emitted. With a filter, the reader
+// passes over the rows that do not match (and the blocks that cannot):
+// the row of each match is claimed, and the end of the restriction once
+// no match is left.
+func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path string, emit func([]byte)) error {
 	rest := rt.GetRestriction().(offsetrange.Restriction)
-	f, err := os.Open(path)
+	rd, c, closeFile, err := open(ctx, path, rowRange)
 	if err != nil {
-		return fmt.Errorf("trevniio: %w", err)
+		return err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("trevniio: %w", err)
-	}
-	rd, err := format.NewReader(f, st.Size(), nil)
-	if err != nil {
-		return fmt.Errorf("trevniio: %s: %w", path, err)
-	}
+	defer closeFile()
 	var (
 		rr   recordReader
 		next func([]byte) ([]byte, error)
 	)
 	if fn.Proto {
-		pr, err := assemble.NewProtoReader(rd, &assemble.ProtoOptions{Fields: fn.Fields})
+		pr, err := assemble.NewProtoReader(rd, &assemble.ProtoOptions{Fields: fn.Fields, Filter: fn.Filter})
 		if err != nil {
 			return fmt.Errorf("trevniio: %s: %w", path, err)
 		}
@@ -232,11 +451,29 @@ func (fn *readFn) ProcessElement(rt *sdf.LockRTracker, path string, emit func([]
 				return fmt.Errorf("trevniio: %s: %w", path, err)
 			}
 		}
-		ar, err := assemble.NewAvroReader(rd, &assemble.Options{ReaderSchema: readerSchema})
+		ar, err := assemble.NewAvroReader(rd, &assemble.Options{ReaderSchema: readerSchema, Filter: fn.Filter})
 		if err != nil {
 			return fmt.Errorf("trevniio: %s: %w", path, err)
 		}
 		rr, next = ar, ar.ReadBinary
+	}
+	if c != nil {
+		// Over HTTP, the blocks of the restriction's rows in each column
+		// read (those the filter's statistics leave), in as few requests
+		// as the coalescer's budget allows.
+		cols := rr.ColumnsRead()
+		var p *predicate.Predicate
+		if ar, ok := rr.(*assemble.AvroReader); ok {
+			p = ar.Filter()
+		} else if fn.Filter != "" {
+			p = compileFilter(rd, fn.Filter)
+		}
+		if p != nil {
+			cols = append(cols, p.Columns()...)
+		}
+		if err := hintRows(rd, c, cols, candidates(rd, p, rest.Start, min(rest.End, rr.RowCount()))); err != nil {
+			return fmt.Errorf("trevniio: %s: %w", path, err)
+		}
 	}
 	if rest.End > rr.RowCount() {
 		return fmt.Errorf("trevniio: %s: rows %d to %d asked of a file of %d rows", path, rest.Start, rest.End, rr.RowCount())
@@ -247,13 +484,35 @@ func (fn *readFn) ProcessElement(rt *sdf.LockRTracker, path string, emit func([]
 	// The end of the restriction only moves closer when a runner splits it,
 	// and TryClaim tells when it has.
 	rr.StopAt(rest.End)
-	for row := rest.Start; rt.TryClaim(row); row++ {
-		rec, err := next(nil)
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
+	if fn.Filter == "" {
+		for row := rest.Start; rt.TryClaim(row); row++ {
+			rec, err := next(nil)
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					err = io.ErrUnexpectedEOF
+				}
+				return fmt.Errorf("trevniio: %s: row %d: %w", path, row, err)
 			}
-			return fmt.Errorf("trevniio: %s: row %d: %w", path, row, err)
+			emit(rec)
+		}
+		return rt.GetError()
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("trevniio: %s: %w", path, err)
+		}
+		rec, err := next(nil)
+		if errors.Is(err, io.EOF) {
+			// No match before the end: claiming the end (past the
+			// restriction's, however split) marks it done.
+			rt.TryClaim(rest.End)
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("trevniio: %s: %w", path, err)
+		}
+		if !rt.TryClaim(rr.Row() - 1) {
+			break
 		}
 		emit(rec)
 	}

@@ -185,10 +185,18 @@ func TestReadSplitExactlyOnce(t *testing.T) {
 func TestReadDynamicSplit(t *testing.T) {
 	dir := t.TempDir()
 	want := makeSet(t, dir, 3000)
-	path := filepath.Join(dir, "part-00000.trv")
-	fn := &readFn{SplitRows: DefaultSplitRows}
-	r := rand.New(rand.NewPCG(7, 7))
-	for trial := range 20 {
+	splitWhileReading(t, &readFn{SplitRows: DefaultSplitRows}, filepath.Join(dir, "part-00000.trv"), want, 20, 400, 7)
+}
+
+// splitWhileReading processes the restriction of the file at path, in
+// trials, splitting each piece at a random fraction after a random number
+// (below maxAfter) of records emitted, as a runner does with a running
+// bundle, and checks that the pieces together emit want, in order, and
+// that every tracker ends done.
+func splitWhileReading(t *testing.T, fn *readFn, path string, want [][]byte, trials, maxAfter int, seed uint64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, seed))
+	for trial := range trials {
 		var got [][]byte
 		queue := []offsetrange.Restriction{fn.CreateInitialRestriction(path)}
 		pieces := 0
@@ -197,9 +205,9 @@ func TestReadDynamicSplit(t *testing.T) {
 			queue = queue[1:]
 			pieces++
 			rt := fn.CreateTracker(rest)
-			splitAfter := r.IntN(400)
+			splitAfter := 1 + r.IntN(maxAfter)
 			n := 0
-			err := fn.ProcessElement(rt, path, func(b []byte) {
+			err := fn.ProcessElement(context.Background(), rt, path, func(b []byte) {
 				got = append(got, b)
 				n++
 				if n == splitAfter {
@@ -218,9 +226,6 @@ func TestReadDynamicSplit(t *testing.T) {
 			if !rt.IsDone() {
 				t.Fatalf("trial %d: restriction %v not done", trial, rest)
 			}
-		}
-		if pieces < 2 {
-			continue
 		}
 		if len(got) != len(want) {
 			t.Fatalf("trial %d: %d pieces gave %d records, want %d", trial, pieces, len(got), len(want))
@@ -270,8 +275,8 @@ func TestReadFields(t *testing.T) {
 	ptest.RunAndValidate(t, p)
 }
 
-// TestReadProto reads a file made from protobuf as wire bytes, whole and
-// with a field selection.
+// TestReadProto reads a file made from protobuf as wire bytes, whole, with
+// a field selection and with a filter.
 func TestReadProto(t *testing.T) {
 	dir := t.TempDir()
 	var msgs []*descriptorpb.FieldDescriptorProto
@@ -316,6 +321,16 @@ func TestReadProto(t *testing.T) {
 	p, s := beam.NewPipelineWithRoot()
 	passert.EqualsList(s, beam.ParDo(s, hexOf, Read(s, dir, Proto(), SplitRows(100))), whole)
 	passert.EqualsList(s.Scope("names"), beam.ParDo(s, hexOf, Read(s, dir, Proto(), Fields("name"), SplitRows(250))), names)
+	// A filter on the messages' fields, in restrictions split at 100
+	// rows: the messages of numbers 1 to 40 and 801 to 900.
+	var kept []string
+	for i, m := range msgs {
+		if n := m.GetNumber(); n <= 40 || n > 800 {
+			kept = append(kept, whole[i])
+		}
+	}
+	filtered := Read(s.Scope("filtered"), dir, Proto(), Filter("number <= 40 OR number > 800"), SplitRows(100))
+	passert.EqualsList(s.Scope("filtered"), beam.ParDo(s, hexOf, filtered), kept)
 	ptest.RunAndValidate(t, p)
 }
 

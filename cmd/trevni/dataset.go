@@ -145,9 +145,22 @@ type part struct {
 // for eachPart (standard input cannot be read twice); the caller must
 // call closeParts.
 func (e *env) scanParts(paths []string, readerSchema string, opts *format.ReaderOptions) ([]part, error) {
+	return e.scan(paths, readerSchema, opts, len(paths) == 1)
+}
+
+// scanHeaders is scanParts for a command that reads nothing past the
+// parts' headers (count): no part is kept open, and a URL is read no
+// further than its header.
+func (e *env) scanHeaders(paths []string, readerSchema string) ([]part, error) {
+	return e.scan(paths, readerSchema, nil, false)
+}
+
+// scan is scanParts, keeping the single input open if keep. The parts it
+// closes again are opened for their header only.
+func (e *env) scan(paths []string, readerSchema string, opts *format.ReaderOptions, keep bool) ([]part, error) {
 	parts := make([]part, 0, len(paths))
 	for _, p := range paths {
-		in, err := e.openTrevni(p, opts)
+		in, err := e.openTrevniFor(p, opts, !keep)
 		if err != nil {
 			return nil, err
 		}
@@ -172,7 +185,7 @@ func (e *env) scanParts(paths []string, readerSchema string, opts *format.Reader
 				}
 			}
 		}
-		if len(paths) == 1 && err == nil {
+		if keep && err == nil {
 			pt.open = in
 		} else {
 			in.Close()
@@ -289,8 +302,13 @@ func (e *env) eachPart(parts []part, opts *format.ReaderOptions, rf *rangeFlags,
 // part's records in the range, through the reader schema (its text) if
 // given, with the fields and filter of sf (nil for none). With a filter,
 // --limit counts the records that match, across the parts; --report
-// prints each part's scan report after it.
+// prints each part's scan report after it, and when several parts were
+// read their sum at the end.
 func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, sf *selectFlags, p *progress, fn func(ar *assemble.AvroReader, in *trevniInput, before int64) error) error {
+	var (
+		total assemble.ScanReport // of the parts read, for --report
+		read  int                 // parts read
+	)
 	remaining := int64(-1) // matches still wanted, with a filter and a limit
 	if sf != nil && sf.where != "" && rf != nil && rf.limit >= 0 {
 		byRows := *rf
@@ -319,12 +337,18 @@ func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, sf *se
 			remaining -= ar.Report().RowsMatched
 		}
 		if sf != nil && sf.report {
-			e.printReport(in.Name(), ar)
+			r := ar.Report()
+			e.printReport(in.Name(), r)
+			addReport(&total, r)
+			read++
 		}
 		return nil
 	})
 	if errors.Is(err, errEnough) {
-		return nil
+		err = nil
+	}
+	if err == nil && read > 1 {
+		e.printReport(fmt.Sprintf("all %d parts read", read), total)
 	}
 	return err
 }

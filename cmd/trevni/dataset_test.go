@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -110,7 +111,11 @@ func TestDatasetOtherCommands(t *testing.T) {
 	}
 }
 
-func TestDatasetSchemas(t *testing.T) {
+// twoSchemas writes two files of 50 random records each, of different
+// schemas (one.trv: a long a and a string b; two.trv: an int c and a long
+// a), and a reader schema both resolve to (a, and d defaulting to 7).
+func twoSchemas(t *testing.T) (string, string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	s1 := filepath.Join(dir, "s1.avsc")
 	s2 := filepath.Join(dir, "s2.avsc")
@@ -124,6 +129,11 @@ func TestDatasetSchemas(t *testing.T) {
 			t.Fatalf("random: %+v", r)
 		}
 	}
+	return f1, f2, rs
+}
+
+func TestDatasetSchemas(t *testing.T) {
+	f1, f2, rs := twoSchemas(t)
 	r := runIn(t, nil, "tojson", f1, f2)
 	if r.code != 1 || !strings.Contains(r.stderr, f1) || !strings.Contains(r.stderr, f2) || !strings.Contains(r.stderr, "different schemas") || r.stdout != "" {
 		t.Fatalf("different schemas: %+v", r)
@@ -140,7 +150,7 @@ func TestDatasetSchemas(t *testing.T) {
 	if r = runIn(t, nil, "tojson", "--schema", rs, f1, f2); r.code != 1 || !strings.Contains(r.stderr, f2) {
 		t.Fatalf("unresolvable: %+v", r)
 	}
-	if r = runIn(t, nil, "tojson", filepath.Join(dir, "nothing-*.trv")); r.code != 1 || !strings.Contains(r.stderr, "no file matches") {
+	if r = runIn(t, nil, "tojson", filepath.Join(filepath.Dir(f1), "nothing-*.trv")); r.code != 1 || !strings.Contains(r.stderr, "no file matches") {
 		t.Fatalf("empty glob: %+v", r)
 	}
 }
@@ -170,17 +180,31 @@ func TestConcatCommand(t *testing.T) {
 }
 
 // countingServer serves files of a directory with range requests over
-// loopback, counting the requests; after failAfter requests (when > 0)
-// range answers stop half-way.
+// loopback, counting the requests and the body bytes sent; after
+// failAfter requests (when > 0) range answers stop half-way.
 type countingServer struct {
 	*httptest.Server
 	reqs      atomic.Int64
+	sent      atomic.Int64
 	failAfter int64
+}
+
+// countingWriter counts the body bytes written to a response.
+type countingWriter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (w countingWriter) Write(p []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(p)
+	w.n.Add(int64(n))
+	return n, err
 }
 
 func serveDir(t *testing.T, dir string, failAfter int64) *countingServer {
 	s := &countingServer{failAfter: failAfter}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w := countingWriter{rw, &s.sent}
 		n := s.reqs.Add(1)
 		data, err := os.ReadFile(filepath.Join(dir, filepath.Base(r.URL.Path)))
 		if err != nil {
@@ -275,6 +299,180 @@ func TestDatasetURLFailsMidRead(t *testing.T) {
 		}
 		if names := dirNames(t, outDir); len(names) != 0 {
 			t.Errorf("%q: left %q", args, names)
+		}
+	}
+}
+
+// emailIDs returns the id of each record line.
+func emailIDs(t *testing.T, recs []string) []int64 {
+	t.Helper()
+	ids := make([]int64, len(recs))
+	for i, l := range recs {
+		var rec struct{ ID int64 }
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		ids[i] = rec.ID
+	}
+	return ids
+}
+
+// TestDatasetCountHead: count and head take data sets (files, globs,
+// directories, URLs); count sums the parts (their headers, or their
+// matches), head's first N records run on from one part into the next,
+// with and without a filter, as the records of the set filtered here.
+func TestDatasetCountHead(t *testing.T) {
+	dir, parts, want := emailParts(t)
+	s := serveDir(t, dir, 0)
+	urls := []string{s.URL + "/part-0.trv", s.URL + "/part-1.trv"}
+	sets := [][]string{
+		{parts[0], parts[1]},
+		{dir},
+		{filepath.Join(dir, "part-*.trv")},
+		urls,
+		{urls[0], parts[1]},
+	}
+	n := len(want) / 2
+	// A filter that part 0 matches fewer times than head prints: the
+	// 5 largest ids of a part.
+	ids := emailIDs(t, want)
+	sorted := slices.Clone(ids[:n])
+	slices.Sort(sorted)
+	threshold := sorted[n-6]
+	expr := fmt.Sprintf("id > %d", threshold)
+	var match []string
+	for i, id := range ids {
+		if id > threshold {
+			match = append(match, want[i])
+		}
+	}
+	if len(match) != 10 {
+		t.Fatalf("%d records match %s, want 5 a part", len(match), expr)
+	}
+	for _, set := range sets {
+		args := func(a ...string) []string { return append(a, set...) }
+		if r := runIn(t, nil, args("count")...); r.code != 0 || strings.TrimSpace(r.stdout) != strconv.Itoa(len(want)) {
+			t.Errorf("count %q: %+v, want %d", set, r, len(want))
+		}
+		if r := runIn(t, nil, args("count", "--where", expr)...); r.code != 0 || strings.TrimSpace(r.stdout) != strconv.Itoa(len(match)) {
+			t.Errorf("count --where %q: %+v, want %d", set, r, len(match))
+		}
+		for _, k := range []int{3, n, n + 4, 2*n + 5} {
+			r := runIn(t, nil, args("head", "-n", strconv.Itoa(k))...)
+			if got := lines(r.stdout); r.code != 0 || !slices.Equal(got, want[:min(k, len(want))]) {
+				t.Errorf("head -n %d %q: status %d, %d records; %s", k, set, r.code, len(got), r.stderr)
+			}
+		}
+		// Eight matches: five from part 0, three from part 1.
+		r := runIn(t, nil, args("head", "-n", "8", "--where", expr)...)
+		if got := lines(r.stdout); r.code != 0 || !slices.Equal(got, match[:8]) {
+			t.Errorf("head --where %q: status %d, %d records; %s", set, r.code, len(got), r.stderr)
+		}
+	}
+	// --report: each part's report, then their sum.
+	r := runIn(t, nil, "count", "--where", expr, "--report", dir)
+	if r.code != 0 || strings.Count(r.stderr, " rows scanned, 5 rows matched") != 2 ||
+		!strings.Contains(r.stderr, "all 2 parts read: ") || !strings.Contains(r.stderr, "10 rows matched") {
+		t.Errorf("count --report: %+v", r)
+	}
+	r = runIn(t, nil, "count", "--report", dir)
+	if r.code != 0 || !strings.Contains(r.stderr, "2 parts: 0 rows scanned (the headers say 600 rows)") {
+		t.Errorf("count --report without --where: %+v", r)
+	}
+}
+
+// TestDatasetCountHeaderOnly: count without --where reads each part's
+// header and nothing else: over URLs, a few kilobytes of parts of several
+// megabytes, in two requests a part (HEAD and the header).
+func TestDatasetCountHeaderOnly(t *testing.T) {
+	dir := t.TempDir()
+	big := bigFile(t, dir)
+	copyFile(t, big, dir, "big2.trv")
+	copyFile(t, big, dir, "big3.trv")
+	size := int64(len(readFile(t, big)))
+	s := serveDir(t, dir, 0)
+	var urls []string
+	for _, name := range []string{"big.trv", "big2.trv", "big3.trv"} {
+		urls = append(urls, s.URL+"/"+name)
+	}
+	r := runIn(t, nil, append([]string{"count"}, urls...)...)
+	t.Logf("3 parts of %d bytes: %d requests, %d bytes sent", size, s.reqs.Load(), s.sent.Load())
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "600000" {
+		t.Fatalf("count: %+v", r)
+	}
+	if s.reqs.Load() != 6 || s.sent.Load() > 3*8<<10 {
+		t.Fatalf("count read %d bytes in %d requests", s.sent.Load(), s.reqs.Load())
+	}
+	// A header made large by the statistics of many small blocks is
+	// fetched in windows that double: a few requests, not one per 8 KiB.
+	avsc := filepath.Join(t.TempDir(), "s.avsc")
+	writeFileT(t, avsc, []byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"b","type":"string"}]}`))
+	if r := runIn(t, nil, "random", "--quiet", "--codec", "null", "--block-size", "512", avsc, "300000", filepath.Join(dir, "small-blocks.trv")); r.code != 0 {
+		t.Fatalf("random: %+v", r)
+	}
+	m := runIn(t, nil, "meta", filepath.Join(dir, "small-blocks.trv"))
+	var meta struct{ Columns []struct{ Start int64 } }
+	if err := json.Unmarshal([]byte(m.stdout), &meta); err != nil || len(meta.Columns) == 0 {
+		t.Fatalf("meta: %v: %s", err, m.stdout)
+	}
+	header := meta.Columns[0].Start
+	s.reqs.Store(0)
+	s.sent.Store(0)
+	if r := runIn(t, nil, "count", s.URL+"/small-blocks.trv"); r.code != 0 || strings.TrimSpace(r.stdout) != "300000" {
+		t.Fatalf("count: %+v", r)
+	}
+	t.Logf("a header of %d bytes: %d requests, %d bytes sent", header, s.reqs.Load(), s.sent.Load())
+	if header < 64<<10 || s.reqs.Load() > 8 || s.sent.Load() > 2*header+8<<10 {
+		t.Fatalf("a header of %d bytes: %d requests, %d bytes", header, s.reqs.Load(), s.sent.Load())
+	}
+	// With a filter, the sum of the parts' matches, as counted locally.
+	s.reqs.Store(0)
+	s.sent.Store(0)
+	local := runIn(t, nil, "count", "--where", "a > 0", big)
+	one, _ := strconv.Atoi(strings.TrimSpace(local.stdout))
+	r = runIn(t, nil, append([]string{"count", "--where", "a > 0"}, urls...)...)
+	if r.code != 0 || one == 0 || strings.TrimSpace(r.stdout) != strconv.Itoa(3*one) {
+		t.Fatalf("count --where: %+v, want 3 × %d", r, one)
+	}
+	t.Logf("count --where: %d requests, %d bytes sent", s.reqs.Load(), s.sent.Load())
+}
+
+// TestDatasetCountHeadSchemas: parts of different schemas are counted and
+// read together only through a reader schema they resolve to; otherwise
+// the error names the two files.
+func TestDatasetCountHeadSchemas(t *testing.T) {
+	f1, f2, rs := twoSchemas(t)
+	for _, args := range [][]string{{"count", f1, f2}, {"count", "--where", "a > 0", f1, f2}, {"head", f1, f2}} {
+		r := runIn(t, nil, args...)
+		if r.code != 1 || !strings.Contains(r.stderr, f1) || !strings.Contains(r.stderr, f2) || !strings.Contains(r.stderr, "different schemas") || r.stdout != "" {
+			t.Errorf("%q: %+v", args, r)
+		}
+	}
+	if r := runIn(t, nil, "count", "--schema", rs, f1, f2); r.code != 0 || strings.TrimSpace(r.stdout) != "100" {
+		t.Errorf("count --schema: %+v", r)
+	}
+	all := runIn(t, nil, "tojson", "--schema", rs, f1, f2)
+	want := lines(all.stdout)
+	if all.code != 0 || len(want) != 100 {
+		t.Fatalf("tojson --schema: %+v", all)
+	}
+	r := runIn(t, nil, "head", "-n", "60", "--schema", rs, f1, f2)
+	if got := lines(r.stdout); r.code != 0 || !slices.Equal(got, want[:60]) {
+		t.Errorf("head --schema: status %d, %d records; %s", r.code, len(got), r.stderr)
+	}
+	// count --where through the reader schema: the filter is on each
+	// file's own fields, the counts summed.
+	c1, c2 := runIn(t, nil, "count", "--where", "a > 0", f1), runIn(t, nil, "count", "--where", "a > 0", f2)
+	n1, _ := strconv.Atoi(strings.TrimSpace(c1.stdout))
+	n2, _ := strconv.Atoi(strings.TrimSpace(c2.stdout))
+	if r := runIn(t, nil, "count", "--schema", rs, "--where", "a > 0", f1, f2); r.code != 0 || strings.TrimSpace(r.stdout) != strconv.Itoa(n1+n2) || n1+n2 == 0 {
+		t.Errorf("count --schema --where: %+v, want %d + %d", r, n1, n2)
+	}
+	// A reader schema one part does not resolve to names it.
+	writeFileT(t, rs, []byte(`{"type":"record","name":"R","fields":[{"name":"b","type":"string"}]}`))
+	for _, cmd := range []string{"count", "head"} {
+		if r := runIn(t, nil, cmd, "--schema", rs, f1, f2); r.code != 1 || !strings.Contains(r.stderr, f2) {
+			t.Errorf("%s with an unresolvable --schema: %+v", cmd, r)
 		}
 	}
 }

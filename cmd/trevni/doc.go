@@ -31,10 +31,11 @@
 //	man         print the manual page (roff)
 //	help        explain a command
 //
-// The reading commands (tojson, toavro, toproto, dump, meta, validate) take
-// a data set: several files, globs (quoted; the tool expands them),
-// directories (their *.trv files in name order) and http:// or https://
-// URLs (read with range requests), read one after the other.
+// The reading commands (tojson, toavro, toproto, dump, meta, validate,
+// count, head) take a data set: several files, globs (quoted; the tool
+// expands them), directories (their *.trv files in name order) and
+// http:// or https:// URLs (read with range requests), read one after the
+// other; count sums the parts and head prints the first records of the set.
 //
 // A file argument of "-" means standard input or standard output. A command
 // never writes over one of its inputs, and replaces an existing output file

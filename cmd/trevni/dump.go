@@ -97,7 +97,7 @@ func dumpCommand(fs *flag.FlagSet) runFunc {
 				}
 			}
 			if sf.report {
-				e.printScanReport(in.Name(), d.report(in))
+				e.printReport(in.Name(), d.report(in))
 			}
 			return nil
 		})

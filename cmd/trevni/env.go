@@ -95,6 +95,14 @@ func (in *trevniInput) Close() error { return in.done() }
 // otherwise, since the reader needs random access. opts may be nil. Reads
 // fail once the run is interrupted, and errors name the file.
 func (e *env) openTrevni(path string, opts *format.ReaderOptions) (*trevniInput, error) {
+	return e.openTrevniFor(path, opts, false)
+}
+
+// openTrevniFor is openTrevni; headerOnly says that nothing past the
+// header will be read, so that a URL is read through a HeaderReader
+// (windows that grow from 8 KiB as the header goes on) rather than the
+// coalescer, whose first window would fetch a megabyte of column data.
+func (e *env) openTrevniFor(path string, opts *format.ReaderOptions, headerOnly bool) (*trevniInput, error) {
 	name := displayName(path, false)
 	var (
 		ra   io.ReaderAt
@@ -111,6 +119,10 @@ func (e *env) openTrevni(path string, opts *format.ReaderOptions) (*trevniInput,
 		h, err := remote.OpenHTTP(e.ctx, nil, path)
 		if err != nil {
 			return nil, err
+		}
+		if headerOnly {
+			ra, size, done = remote.NewHeaderReader(h, h.Size()), h.Size(), func() error { return nil }
+			break
 		}
 		// Columns are fetched in a few large range requests: the
 		// reader tells the coalescer each column's byte range.

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/predicate"
 )
 
@@ -47,13 +49,9 @@ func (e *env) whereError(err error) error {
 	return &usageError{msg: "--where: " + msg, detail: detail}
 }
 
-// printReport writes an AvroReader's scan report to standard error.
-func (e *env) printReport(name string, ar *assemble.AvroReader) {
-	e.printScanReport(name, ar.Report())
-}
-
-// printScanReport writes a scan report to standard error.
-func (e *env) printScanReport(name string, r assemble.ScanReport) {
+// printReport writes a scan report (AvroReader.Report, or the sum of
+// several) to standard error.
+func (e *env) printReport(name string, r assemble.ScanReport) {
 	w := e.stderr
 	fmt.Fprintf(w, "trevni: %s: %s: %s scanned, %s matched\n", e.name, name, pluralCount(r.RowsScanned, "row"), pluralCount(r.RowsMatched, "row"))
 	for _, c := range r.Columns {
@@ -66,43 +64,93 @@ func (e *env) printScanReport(name string, r assemble.ScanReport) {
 	fmt.Fprintf(w, "  read %d of %d bytes (%.1f%%)\n", r.BytesRead, r.FileSize, pct)
 }
 
+// addReport adds the scan report of one part of a data set to total: the
+// rows and bytes, and each column's blocks and bytes, matched by name.
+func addReport(total *assemble.ScanReport, r assemble.ScanReport) {
+	total.RowsScanned += r.RowsScanned
+	total.RowsMatched += r.RowsMatched
+	total.BytesRead += r.BytesRead
+	total.FileSize += r.FileSize
+	for _, c := range r.Columns {
+		i := slices.IndexFunc(total.Columns, func(t assemble.ColumnScan) bool { return t.Name == c.Name })
+		if i < 0 {
+			total.Columns = append(total.Columns, c)
+			continue
+		}
+		t := &total.Columns[i]
+		t.Blocks += c.Blocks
+		t.BlocksRead += c.BlocksRead
+		t.BlocksSkipped += c.BlocksSkipped
+		t.BytesRead += c.BytesRead
+	}
+}
+
 const countHelp = `
-Count prints the number of records of a Trevni file: from the header alone,
-or with --where the number of records satisfying the expression (blocks
-whose statistics rule out a match are not read).
+Count prints the number of records of a Trevni file or data set (several
+files, quoted globs, directories of *.trv files, http(s) URLs): from the
+headers alone, reading no column, or with --where the number of records
+satisfying the expression, summed over the parts (blocks whose statistics
+rule out a match are not read). --report prints what was read, for each
+part and in sum.
+
+Parts whose schemas differ are counted together only through --schema, a
+reader schema each of them resolves to; otherwise the error names the two
+files.
 
 Examples (the file names stand for your own):
 
 	trevni count events.trv
-	trevni count --where "amount > 4500 AND region = 'EU'" --report orders.trv
+	trevni count 'parts/part-*.trv'
+	trevni count --where "amount > 4500 AND region = 'EU'" --report orders/
 `
 
 func countCommand(fs *flag.FlagSet) runFunc {
+	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` that parts of different schemas all resolve to")
 	where := fs.String("where", "", "count only the records satisfying `EXPR`")
 	report := fs.Bool("report", false, "print rows scanned and matched, blocks read and skipped per column, and bytes read to standard error")
 	return func(e *env, args []string) error {
-		in, err := e.openTrevni(args[0], nil)
+		ins, _, err := e.datasetArgs(args, noOutput)
 		if err != nil {
 			return err
 		}
-		defer in.Close()
+		text, err := e.readerSchemaText(*readerSchema)
+		if err != nil {
+			return err
+		}
 		if *where == "" {
-			if *report {
-				fmt.Fprintf(e.stderr, "trevni: count: %s: 0 rows scanned (the header says %s)\n  read 0 blocks of %d bytes\n", in.Name(), pluralCount(in.RowCount(), "row"), in.Size())
+			// The headers hold the row counts: no column is read.
+			parts, err := e.scanHeaders(ins, text)
+			if err != nil {
+				return err
 			}
-			_, err := fmt.Fprintln(e.stdout, in.RowCount())
+			rows, size := totals(parts)
+			if *report {
+				name, says := parts[0].name, "the header says"
+				if len(parts) > 1 {
+					name, says = fmt.Sprintf("%d parts", len(parts)), "the headers say"
+				}
+				fmt.Fprintf(e.stderr, "trevni: count: %s: 0 rows scanned (%s %s)\n  read 0 blocks of %d bytes\n", name, says, pluralCount(rows, "row"), size)
+			}
+			_, err = fmt.Fprintln(e.stdout, rows)
 			return err
 		}
-		ar, err := assemble.NewAvroReader(in.Reader, &assemble.Options{Filter: *where})
+		parts, err := e.scanParts(ins, text, &format.ReaderOptions{})
 		if err != nil {
-			return e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
+			return err
 		}
-		n, err := ar.Count(e.ctx)
+		defer closeParts(parts)
+		var n int64
+		sf := &selectFlags{where: *where, report: *report}
+		err = e.eachAvro(parts, text, nil, sf, nil, func(ar *assemble.AvroReader, in *trevniInput, _ int64) error {
+			k, err := ar.Count(e.ctx)
+			if err != nil {
+				return fmt.Errorf("%s: %w", in.Name(), err)
+			}
+			n += k
+			return nil
+		})
 		if err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
-		}
-		if *report {
-			e.printReport(in.Name(), ar)
+			return err
 		}
 		_, err = fmt.Fprintln(e.stdout, n)
 		return err
@@ -111,24 +159,33 @@ func countCommand(fs *flag.FlagSet) runFunc {
 
 const headHelp = `
 Head prints the first N records (10 unless -n says otherwise) of a Trevni
-file written from Avro as Avro JSON, one per line, as tojson prints them.
-Only the blocks holding them are read. --fields keeps only the named
-fields, and --where prints the first N records that match (see tojson).
+file or data set (several files, quoted globs, directories of *.trv files,
+http(s) URLs, read in order as one stream) written from Avro, as Avro
+JSON, one per line, as tojson prints them. Only the blocks holding them
+are read. --fields keeps only the named fields, --where prints the first
+N records that match, and --schema reads the records as a reader schema
+(which parts of different schemas must all resolve to).
 
 Examples (the file names stand for your own):
 
 	trevni head events.trv
 	trevni head -n 3 --fields id,amount --where "amount > 4500" orders.trv
+	trevni head -n 20 'parts/part-*.trv'
 `
 
 func headCommand(fs *flag.FlagSet) runFunc {
 	n := fs.Int64("n", 10, "print the first `N` records")
+	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	sf := addSelectFlags(fs)
 	return func(e *env, args []string) error {
 		if *n < 0 {
 			return e.usagef("-n must not be negative")
 		}
-		return e.writeJSON(args[:1], "-", "", false, &rangeFlags{limit: *n}, sf)
+		ins, _, err := e.datasetArgs(args, noOutput)
+		if err != nil {
+			return err
+		}
+		return e.writeJSON(ins, "-", *readerSchema, false, &rangeFlags{limit: *n}, sf)
 	}
 }
 
@@ -136,12 +193,12 @@ func headCommand(fs *flag.FlagSet) runFunc {
 func readCommands() []*command {
 	return []*command{
 		{
-			name: "count", stdin: true, args: "IN.trv", minArgs: 1, maxArgs: 1,
+			name: "count", stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
 			summary: "print the number of records, or of those matching --where",
 			help:    countHelp, setup: countCommand,
 		},
 		{
-			name: "head", stdin: true, args: "IN.trv", minArgs: 1, maxArgs: 1,
+			name: "head", stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
 			summary: "print the first records as Avro JSON",
 			help:    headHelp, setup: headCommand,
 		},

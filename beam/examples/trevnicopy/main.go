@@ -1,13 +1,15 @@
 // Command trevnicopy is an example Beam pipeline: it reads a data set of
-// Trevni files, optionally keeping only some fields, and writes it again as
-// a number of shards.
+// Trevni files, optionally keeping only some fields and the records that
+// satisfy a filter, and writes it again as a number of shards.
 //
 //	go run ./examples/trevnicopy --input 'data/part-*.trv' --output out/part --shards 4
+//	go run ./examples/trevnicopy --input https://host/a.trv --input https://host/b.trv --where "id > 100" --output out/part
 //
 // It runs on Beam's local runner (prism) by default; --runner and the
 // runner's own flags send it to Dataflow, Flink or Spark (see the
-// repository README, section "Apache Beam"). Input and output paths must
-// be on a file system every worker sees.
+// repository README, section "Apache Beam"). Input paths must be on a
+// file system every worker sees, or http(s) URLs; output paths on such a
+// file system.
 package main
 
 import (
@@ -15,33 +17,39 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"os"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/trevni-go/trevni/beam/trevniio"
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema/layout"
 )
 
+// inputs is the repeatable --input flag.
+type inputs []string
+
+func (in *inputs) String() string     { return strings.Join(*in, " ") }
+func (in *inputs) Set(v string) error { *in = append(*in, v); return nil }
+
 var (
-	input     = flag.String("input", "", "Trevni files to read: a glob (quoted) or a directory")
+	input     inputs
 	output    = flag.String("output", "", "prefix of the shards to write: PREFIX-00000-of-0000N.trv")
 	shards    = flag.Int("shards", 4, "number of shards")
 	fields    = flag.String("fields", "", "comma-separated dotted field paths to keep (all if empty)")
+	where     = flag.String("where", "", "keep only the records satisfying this filter expression (the grammar of trevni --where)")
 	splitRows = flag.Int64("split_rows", trevniio.DefaultSplitRows, "rows per initial restriction of a file")
 	codec     = flag.String("codec", "deflate", "codec of the shards")
 )
 
 func main() {
+	flag.Var(&input, "input", "Trevni files to read: a glob (quoted), a directory or an http(s) URL; repeat for several")
 	flag.Parse()
 	beam.Init()
-	if *input == "" || *output == "" {
+	if len(input) == 0 || *output == "" {
 		log.Fatal("trevnicopy: --input and --output are required")
 	}
-	schemaText, err := firstSchema(*input)
+	schemaText, err := firstSchema(input[0])
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -53,8 +61,11 @@ func main() {
 		}
 		opts = append(opts, trevniio.Fields(sel...))
 	}
+	if *where != "" {
+		opts = append(opts, trevniio.Filter(*where))
+	}
 	p, s := beam.NewPipelineWithRoot()
-	records := trevniio.Read(s, *input, opts...)
+	records := trevniio.ReadAll(s, beam.CreateList(s, []string(input)), opts...)
 	trevniio.Write(s, *output, schemaText, records, trevniio.Shards(*shards), trevniio.Codec(*codec))
 	if err := beamx.Run(context.Background(), p); err != nil {
 		log.Fatalf("trevnicopy: %v", err)
@@ -68,19 +79,11 @@ func firstSchema(glob string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := os.Open(names[0])
+	rd, closeFile, err := trevniio.Open(context.Background(), names[0])
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	rd, err := format.NewReader(f, st.Size(), nil)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", names[0], err)
-	}
+	defer closeFile()
 	text := rd.Meta().GetString(layout.MetaAvroSchema)
 	if text == "" {
 		return "", fmt.Errorf("%s: no %s metadata: not a file written from Avro", names[0], layout.MetaAvroSchema)

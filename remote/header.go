@@ -1,0 +1,89 @@
+package remote
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Sizes of a HeaderReader's prefix.
+const (
+	DefaultHeaderWindow = 8 << 10  // the first fetch: the bytes a header read asks for first
+	MaxHeaderPrefix     = 32 << 20 // the prefix grows no further; reads past it go straight through
+)
+
+// HeaderReader is an io.ReaderAt for opening a file whose header alone will
+// be read (a row count, a schema): it keeps the file's first bytes, and a
+// read that runs past them fetches as many again (8 KiB, then 16, 32 ...),
+// so that a header of n bytes costs about log2(n/8 KiB)+1 reads of the
+// underlying ReaderAt and at most about 2n bytes, where a Coalescer's
+// window would fetch a megabyte of column data with a small header, and
+// reads of 8 KiB one at a time would make a request per 8 KiB of a large
+// one (block statistics make headers grow with the blocks). Reads
+// elsewhere go straight through. It is safe for concurrent use.
+type HeaderReader struct {
+	ra    io.ReaderAt
+	size  int64
+	mu    sync.Mutex
+	buf   []byte // the bytes [0, len(buf)) of the source
+	reads int64
+}
+
+// NewHeaderReader wraps ra, whose content is size bytes long.
+func NewHeaderReader(ra io.ReaderAt, size int64) *HeaderReader {
+	return &HeaderReader{ra: ra, size: size}
+}
+
+// Reads returns how many reads the underlying ReaderAt was asked for.
+func (h *HeaderReader) Reads() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.reads
+}
+
+// ReadAt reads len(p) bytes at off: from the kept prefix, growing it if
+// the read starts in it or right after it, or straight from the source.
+func (h *HeaderReader) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("remote: negative offset %d", off)
+	}
+	if off >= h.size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	want := min(int64(len(p)), h.size-off)
+	var short error
+	if want < int64(len(p)) {
+		short = io.EOF
+	}
+	end := off + want
+	h.mu.Lock()
+	have := int64(len(h.buf))
+	if off <= have && end > have && end <= MaxHeaderPrefix {
+		// Grow the prefix: by as much as it holds, at least to end.
+		newEnd := min(max(end, have+max(have, DefaultHeaderWindow)), h.size, MaxHeaderPrefix)
+		b := make([]byte, newEnd-have)
+		h.reads++
+		k, err := h.ra.ReadAt(b, have)
+		if int64(k) < newEnd-have {
+			h.mu.Unlock()
+			if err == nil || errors.Is(err, io.EOF) {
+				err = fmt.Errorf("remote: read of %d bytes at %d returned %d: %w", newEnd-have, have, k, io.ErrUnexpectedEOF)
+			}
+			return 0, err
+		}
+		h.buf = append(h.buf, b...)
+		have = newEnd
+	}
+	if end <= have {
+		copy(p, h.buf[off:end])
+		h.mu.Unlock()
+		return int(want), short
+	}
+	h.reads++
+	h.mu.Unlock()
+	return h.ra.ReadAt(p, off)
+}
