@@ -99,7 +99,6 @@ func (rd *Reader) RowsOf(opts *RowsOptions) (*RowReader, error) {
 		}
 		rr.cols[i] = c
 		rr.used = append(rr.used, i)
-		rr.keys[i] = append(jsontext.AppendStringUTF8(nil, rd.cols[i].Name), ": "...)
 		root := i
 		for rd.parents[root] >= 0 {
 			root = rd.parents[root]
@@ -110,6 +109,18 @@ func (rd *Reader) RowsOf(opts *RowsOptions) (*RowReader, error) {
 		} else {
 			rr.kids[p] = append(rr.kids[p], i)
 		}
+	}
+	// The keys share one buffer, sized for the longest escapes (6 bytes a
+	// byte) so that it is never moved.
+	size := 0
+	for _, i := range rr.used {
+		size += 6*len(rd.cols[i].Name) + 4
+	}
+	keys := make([]byte, 0, size)
+	for _, i := range rr.used {
+		start := len(keys)
+		keys = append(jsontext.AppendStringUTF8(keys, rd.cols[i].Name), ": "...)
+		rr.keys[i] = keys[start:len(keys):len(keys)]
 	}
 	return rr, nil
 }
