@@ -20,7 +20,7 @@ import (
 
 const concatInterop = "../testdata/interop"
 
-func openBytes(t *testing.T, b []byte) *format.Reader {
+func openBytes(t testing.TB, b []byte) *format.Reader {
 	t.Helper()
 	rd, err := format.NewReader(bytes.NewReader(b), int64(len(b)), nil)
 	if err != nil {
@@ -376,6 +376,41 @@ func BenchmarkConcatCopy(b *testing.B) {
 			}
 			rds = append(rds, rd)
 		}
+		if _, err := format.Concat(context.Background(), io.Discard, rds); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkConcatNullCRC joins two null-codec parts with CRC-32s, whose
+// checksums are checked (and Java's zeros replaced) as the blocks are
+// copied: the medium data set written by us, then a copy of it with every
+// CRC-32 zeroed as Java writes them.
+func BenchmarkConcatNullCRC(b *testing.B) {
+	in, err := os.Open(filepath.Join(concatInterop, "medium", "input.avro"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	var ours bytes.Buffer
+	if _, err := shred.FromContainer(context.Background(), &ours, in, &shred.Options{WriterOptions: format.WriterOptions{Codec: "null", Checksum: "crc32"}}); err != nil {
+		b.Fatal(err)
+	}
+	zeroed := bytes.Clone(ours.Bytes())
+	rd := openBytes(b, zeroed)
+	for i := range rd.NumColumns() {
+		blocks, err := rd.Blocks(i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, bi := range blocks {
+			clear(zeroed[bi.Offset+int64(bi.CompressedSize):][:4])
+		}
+	}
+	b.SetBytes(int64(ours.Len() + len(zeroed)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rds := []*format.Reader{openBytes(b, ours.Bytes()), openBytes(b, zeroed)}
 		if _, err := format.Concat(context.Background(), io.Discard, rds); err != nil {
 			b.Fatal(err)
 		}
