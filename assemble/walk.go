@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/jsontext"
 	"github.com/trevni-go/trevni/schema"
@@ -541,7 +540,7 @@ func (ar *AvroReader) putFloat(b []byte, v float32, sk sink) []byte {
 	case toBinary:
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
 	case toJSON:
-		b = avrojson.AppendFloat(b, float64(v), 32)
+		b = jsontext.AppendFloat(b, float64(v), 32)
 	}
 	return b
 }
@@ -553,7 +552,7 @@ func (ar *AvroReader) putDouble(b []byte, v float64, sk sink) []byte {
 	case toBinary:
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 	case toJSON:
-		b = avrojson.AppendFloat(b, v, 64)
+		b = jsontext.AppendFloat(b, v, 64)
 	}
 	return b
 }

@@ -31,6 +31,7 @@ const (
 	modeDropCRC                   // stored bytes without their checksum
 	modeAddCRC                    // stored bytes, and a checksum of the decompressed block
 	modeRecode                    // decompressed and compressed again
+	modeNullCRC                   // null codec and crc32: stored bytes, checksum verified and made right
 )
 
 // concatPart is one column of one input, with what it takes in the output.
@@ -52,7 +53,12 @@ type concatPart struct {
 // described by statistics it does not have. A part whose column has another codec has its blocks decompressed
 // and compressed again; one that has only another checksum has the
 // checksum dropped, or computed from the decompressed block, and its
-// compressed bytes copied. The first values of trevni.values columns are
+// compressed bytes copied. Blocks of the null codec with CRC-32
+// checksums are checked as they are copied (their stored bytes are the
+// data): the all-zero CRC-32 Java writes for them is replaced by the
+// right one, unless the part's ReaderOptions.StrictChecksums is set, and
+// any other wrong checksum is an error wrapping ErrChecksum, so the
+// output's checksums are right for Java's reader. The first values of trevni.values columns are
 // copied with their blocks: they stay valid, since rows are numbered by
 // the blocks' row counts alone.
 //
@@ -100,6 +106,8 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader) (int64, error) {
 			switch {
 			case !sameCodec(t, out0):
 				p.mode = modeRecode
+			case t.checksum == out0.checksum && t.checksum == 4 && isNullCodec(t.codec):
+				p.mode = modeNullCRC
 			case t.checksum == out0.checksum:
 				p.mode = modeCopy
 			case out0.checksum == 0:
@@ -361,6 +369,9 @@ func (s *blockScratch) copyPart(w io.Writer, rd *Reader, i int, p *concatPart, o
 		}
 		return nil
 	}
+	if p.mode == modeNullCRC {
+		return copyNullCRC(w, rd, i, bs, buf)
+	}
 	var crc [4]byte
 	for b := range bs {
 		bi := &bs[b]
@@ -397,6 +408,57 @@ func (s *blockScratch) copyPart(w io.Writer, rd *Reader, i int, p *concatPart, o
 			if _, err := w.Write(crc[:]); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// copyNullCRC writes the null-codec blocks bs of column i of rd, each
+// followed by its CRC-32 computed from its bytes as they stream through
+// buf (so that memory stays bounded by buf whatever the block size). A
+// stored checksum that differs is an error, except the all-zero one Java
+// writes for such blocks, as far as rd tolerates it.
+func copyNullCRC(w io.Writer, rd *Reader, i int, bs []BlockInfo, buf []byte) error {
+	var crc [4]byte
+	for b := range bs {
+		bi := &bs[b]
+		if bi.CompressedSize != bi.UncompressedSize {
+			return rd.colErr(i, b, bi.Offset, fmt.Errorf("%w: null-codec block holds %d bytes, stated size %d", ErrFormat, bi.CompressedSize, bi.UncompressedSize))
+		}
+		// The block is read in chunks of buf, the last one with the
+		// stored checksum after it.
+		off, left := bi.Offset, bi.CompressedSize
+		var got, want uint32
+		for {
+			n := min(left, len(buf)-4)
+			m := n
+			if n == left {
+				m += 4
+			}
+			if k, err := rd.ra.ReadAt(buf[:m], off); k < m {
+				if err == nil || err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return rd.colErr(i, b, bi.Offset, fmt.Errorf("reading block: %w", err))
+			}
+			got = crc32.Update(got, crcTable, buf[:n])
+			if _, err := w.Write(buf[:n]); err != nil {
+				return err
+			}
+			if n == left {
+				want = binary.BigEndian.Uint32(buf[n:m])
+				break
+			}
+			off += int64(n)
+			left -= n
+		}
+		// Java writes all-zero checksums for null-codec blocks.
+		if want != got && !(want == 0 && !rd.opts.StrictChecksums) {
+			return rd.colErr(i, b, bi.Offset, fmt.Errorf("%w: checksum %08x, the block's data has %08x", ErrChecksum, want, got))
+		}
+		binary.BigEndian.PutUint32(crc[:], got)
+		if _, err := w.Write(crc[:]); err != nil {
+			return err
 		}
 	}
 	return nil

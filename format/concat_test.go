@@ -3,7 +3,9 @@ package format_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,11 +15,12 @@ import (
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/shred"
 )
 
 const concatInterop = "../testdata/interop"
 
-func openBytes(t *testing.T, b []byte) *format.Reader {
+func openBytes(t testing.TB, b []byte) *format.Reader {
 	t.Helper()
 	rd, err := format.NewReader(bytes.NewReader(b), int64(len(b)), nil)
 	if err != nil {
@@ -103,31 +106,159 @@ func TestConcatInterop(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s, %s first: %d records differ from the parts' %d", dir, filepath.Base(files[first]), len(got), len(want))
 			}
-			var problems []error
-			rd.Verify(func(err error) { problems = append(problems, err) })
-			// Java's all-zero CRCs of null-codec files are copied as they are.
-			if len(problems) > 0 && !strings.HasSuffix(files[first], ".null.crc32.trv") {
+			// Java's all-zero CRCs of null-codec files are not copied:
+			// every checksum of the output is right.
+			if problems := verifyStrict(t, joined); len(problems) > 0 {
 				t.Fatalf("%s, %s first: Verify: %v", dir, filepath.Base(files[first]), problems)
 			}
 		}
 	}
 }
 
+// verifyStrict returns the problems Verify finds in a file read with
+// StrictChecksums, which rejects Java's all-zero CRC-32s.
+func verifyStrict(t *testing.T, b []byte) []error {
+	t.Helper()
+	rd, err := format.NewReader(bytes.NewReader(b), int64(len(b)), &format.ReaderOptions{StrictChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []error
+	rd.Verify(func(err error) { problems = append(problems, err) })
+	return problems
+}
+
+// rightCRCs returns b with the CRC-32 of every block of its null-codec,
+// crc32 columns set to that of the block's stored bytes (which for the
+// null codec are the data), as the standard library computes it.
+func rightCRCs(t *testing.T, b []byte) []byte {
+	t.Helper()
+	b = slices.Clone(b)
+	rd := openBytes(t, b)
+	for i := range rd.NumColumns() {
+		if rd.ColumnCodec(i) != format.CodecNull || rd.ColumnChecksum(i) != format.ChecksumCRC32 {
+			continue
+		}
+		blocks, err := rd.Blocks(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bi := range blocks {
+			end := bi.Offset + int64(bi.CompressedSize)
+			binary.BigEndian.PutUint32(b[end:], crc32.ChecksumIEEE(b[bi.Offset:end]))
+		}
+	}
+	return b
+}
+
 // TestConcatOneIsIdentity: a single Java-written part comes out byte for
-// byte, so the output follows Java's layout exactly.
+// byte, so the output follows Java's layout exactly, except that the
+// all-zero CRC-32s Java writes for null-codec blocks are made right.
 func TestConcatOneIsIdentity(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(concatInterop, "*", "*.trv"))
 	if len(files) == 0 {
 		t.Fatal("no interop files")
 	}
+	fixed := 0
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := concatBytes(t, b); !bytes.Equal(got, b) {
-			t.Errorf("%s: Concat of the file alone differs from it", f)
+		want := rightCRCs(t, b)
+		if !bytes.Equal(want, b) {
+			fixed++
 		}
+		if got := concatBytes(t, b); !bytes.Equal(got, want) {
+			t.Errorf("%s: Concat of the file alone differs from it (with right checksums)", f)
+		}
+	}
+	if fixed == 0 {
+		t.Error("no interop file has Java's zero checksums")
+	}
+}
+
+// TestConcatJavaZeroCRC joins Java's null-codec file with all-zero
+// CRC-32s and one of ours, in both orders and with ours of several
+// codecs: the output's checksums are right (a reader with StrictChecksums
+// accepts it) and its records are the parts'.
+func TestConcatJavaZeroCRC(t *testing.T) {
+	dir := filepath.Join(concatInterop, "email")
+	java, err := os.ReadFile(filepath.Join(dir, "email.null.crc32.trv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(verifyStrict(t, java)) == 0 {
+		t.Fatal("email.null.crc32.trv has right checksums: the test needs Java's zero ones")
+	}
+	for _, codec := range []string{"null", "deflate", "snappy"} {
+		in, err := os.Open(filepath.Join(dir, "input.avro"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours bytes.Buffer
+		_, err = shred.FromContainer(context.Background(), &ours, in, &shred.Options{WriterOptions: format.WriterOptions{Codec: codec, Checksum: "crc32"}})
+		in.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, order := range [][][]byte{{java, ours.Bytes()}, {ours.Bytes(), java}, {java, ours.Bytes(), java}} {
+			var want []string
+			for _, p := range order {
+				want = append(want, records(t, openBytes(t, p))...)
+			}
+			joined := concatBytes(t, order...)
+			if problems := verifyStrict(t, joined); len(problems) > 0 {
+				t.Fatalf("ours %s: Verify: %v", codec, problems)
+			}
+			if got := records(t, openBytes(t, joined)); !slices.Equal(got, want) {
+				t.Fatalf("ours %s: %d records differ from the parts' %d", codec, len(got), len(want))
+			}
+		}
+	}
+}
+
+// TestConcatWrongNullCRC: in a null-codec part, a checksum that is wrong
+// and not Java's zero, or Java's zero read with StrictChecksums, is an
+// error wrapping ErrChecksum that names the part, column and block.
+func TestConcatWrongNullCRC(t *testing.T) {
+	dir := filepath.Join(concatInterop, "email")
+	right, err := os.ReadFile(filepath.Join(dir, "email.null.crc32-correct.trv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, err := os.ReadFile(filepath.Join(dir, "email.null.crc32.trv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := openBytes(t, right)
+	blocks, err := rd.Blocks(1)
+	if err != nil || len(blocks) == 0 {
+		t.Fatalf("blocks of column 1: %d, %v", len(blocks), err)
+	}
+	bad := slices.Clone(right)
+	bad[blocks[0].Offset+int64(blocks[0].CompressedSize)] ^= 0x40 // the first block's CRC
+	strict, err := format.NewReader(bytes.NewReader(zero), int64(len(zero)), &format.ReaderOptions{StrictChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		ins  []*format.Reader
+	}{
+		{"wrong CRC", []*format.Reader{openBytes(t, right), openBytes(t, bad)}},
+		{"zero CRC, strict", []*format.Reader{openBytes(t, right), strict}},
+	} {
+		_, err := format.Concat(context.Background(), io.Discard, c.ins)
+		var pe *format.PartError
+		var fe *format.Error
+		if !errors.As(err, &pe) || pe.Part != 1 || !errors.Is(err, format.ErrChecksum) || !errors.As(err, &fe) || fe.Block < 0 || fe.Column == "" {
+			t.Errorf("%s: error %v, want a PartError for part 1 wrapping ErrChecksum with column and block", c.name, err)
+		}
+	}
+	// Without the damage the same parts join.
+	if _, err := format.Concat(context.Background(), io.Discard, []*format.Reader{openBytes(t, right), openBytes(t, right), openBytes(t, zero)}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -245,6 +376,41 @@ func BenchmarkConcatCopy(b *testing.B) {
 			}
 			rds = append(rds, rd)
 		}
+		if _, err := format.Concat(context.Background(), io.Discard, rds); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkConcatNullCRC joins two null-codec parts with CRC-32s, whose
+// checksums are checked (and Java's zeros replaced) as the blocks are
+// copied: the medium data set written by us, then a copy of it with every
+// CRC-32 zeroed as Java writes them.
+func BenchmarkConcatNullCRC(b *testing.B) {
+	in, err := os.Open(filepath.Join(concatInterop, "medium", "input.avro"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	var ours bytes.Buffer
+	if _, err := shred.FromContainer(context.Background(), &ours, in, &shred.Options{WriterOptions: format.WriterOptions{Codec: "null", Checksum: "crc32"}}); err != nil {
+		b.Fatal(err)
+	}
+	zeroed := bytes.Clone(ours.Bytes())
+	rd := openBytes(b, zeroed)
+	for i := range rd.NumColumns() {
+		blocks, err := rd.Blocks(i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, bi := range blocks {
+			clear(zeroed[bi.Offset+int64(bi.CompressedSize):][:4])
+		}
+	}
+	b.SetBytes(int64(ours.Len() + len(zeroed)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rds := []*format.Reader{openBytes(b, ours.Bytes()), openBytes(b, zeroed)}
 		if _, err := format.Concat(context.Background(), io.Discard, rds); err != nil {
 			b.Fatal(err)
 		}

@@ -3,11 +3,11 @@ package format
 import (
 	"encoding/hex"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/jsontext"
 	"io"
-	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/trevni-go/trevni/internal/jsontext"
 )
 
 // DefaultMaxRowElements bounds the array elements a RowReader assembles
@@ -47,6 +47,7 @@ type RowReader struct {
 	roots     []int           // the top-level columns read
 	kids      [][]int         // by column: its children that are read
 	trees     [][]int         // by top-level column: it and the columns nested in it that are read
+	keys      [][]byte        // by column: its name as a JSON key, with the ": " after it
 	MaxElems  int             // elements per row; 0 means DefaultMaxRowElements
 	rowElems  int
 	rowNumber int64
@@ -86,7 +87,7 @@ func (rd *Reader) RowsOf(opts *RowsOptions) (*RowReader, error) {
 			}
 		}
 	}
-	rr := &RowReader{rd: rd, cols: make([]*ColumnReader, n), kids: make([][]int, n), trees: make([][]int, n)}
+	rr := &RowReader{rd: rd, cols: make([]*ColumnReader, n), kids: make([][]int, n), trees: make([][]int, n), keys: make([][]byte, n)}
 	for i := range rd.cols {
 		if !want[i] {
 			continue
@@ -108,6 +109,18 @@ func (rd *Reader) RowsOf(opts *RowsOptions) (*RowReader, error) {
 		} else {
 			rr.kids[p] = append(rr.kids[p], i)
 		}
+	}
+	// The keys share one buffer, sized for the longest escapes (6 bytes a
+	// byte) so that it is never moved.
+	size := 0
+	for _, i := range rr.used {
+		size += 6*len(rd.cols[i].Name) + 4
+	}
+	keys := make([]byte, 0, size)
+	for _, i := range rr.used {
+		start := len(keys)
+		keys = append(jsontext.AppendStringUTF8(keys, rd.cols[i].Name), ": "...)
+		rr.keys[i] = keys[start:len(keys):len(keys)]
 	}
 	return rr, nil
 }
@@ -296,8 +309,12 @@ func (rr *RowReader) entry(i int) (any, error) {
 
 // AppendJSON appends the row as one JSON object: full column names as keys,
 // bytes as hex strings, array elements with children as objects (a parent's
-// own non-null value under the key "value$"). Non-finite floats are written
-// as the strings "NaN", "Infinity" and "-Infinity".
+// own non-null value under the key "value$"). Floats are written as Java's
+// Float.toString and Double.toString write them (1097.0, -0.0, 1.4E-45),
+// non-finite ones as the strings "NaN", "Infinity" and "-Infinity";
+// strings are escaped as Java's Jackson does when writing characters,
+// which leaves the characters beyond the Basic Multilingual Plane as they
+// are. The text is byte for byte that of the interop dump.jsonl files.
 func (r Row) AppendJSON(dst []byte) []byte {
 	return appendFields(dst, nil, r)
 }
@@ -312,7 +329,7 @@ func appendFields(dst []byte, own any, fields []Field) []byte {
 		if i > 0 || own != nil {
 			dst = append(dst, ", "...)
 		}
-		dst = jsontext.AppendString(dst, f.Name)
+		dst = jsontext.AppendStringUTF8(dst, f.Name)
 		dst = append(dst, ": "...)
 		dst = appendJSONValue(dst, f.Value)
 	}
@@ -330,11 +347,11 @@ func appendJSONValue(dst []byte, v any) []byte {
 	case int64:
 		return strconv.AppendInt(dst, v, 10)
 	case float32:
-		return appendFloat(dst, float64(v), 32)
+		return jsontext.AppendFloat(dst, float64(v), 32)
 	case float64:
-		return appendFloat(dst, v, 64)
+		return jsontext.AppendFloat(dst, v, 64)
 	case string:
-		return jsontext.AppendString(dst, v)
+		return jsontext.AppendStringUTF8(dst, v)
 	case []byte:
 		dst = append(dst, '"')
 		dst = hex.AppendEncode(dst, v)
@@ -359,18 +376,6 @@ func appendJSONValue(dst []byte, v any) []byte {
 		return append(dst, ']')
 	}
 	return fmt.Appendf(dst, "%q", fmt.Sprint(v))
-}
-
-func appendFloat(dst []byte, f float64, bits int) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, `"NaN"`...)
-	case math.IsInf(f, 1):
-		return append(dst, `"Infinity"`...)
-	case math.IsInf(f, -1):
-		return append(dst, `"-Infinity"`...)
-	}
-	return strconv.AppendFloat(dst, f, 'g', -1, bits)
 }
 
 // ReadJSON appends the next row to dst as Row.AppendJSON writes it, without
@@ -401,8 +406,7 @@ func (rr *RowReader) ReadJSON(dst []byte) ([]byte, error) {
 // element.
 func (rr *RowReader) appendEntry(dst []byte, i int) ([]byte, error) {
 	c := rr.cols[i]
-	dst = jsontext.AppendString(dst, c.meta.Name)
-	dst = append(dst, ": "...)
+	dst = append(dst, rr.keys[i]...)
 	if !c.meta.Array {
 		return rr.appendValue(dst, c)
 	}
@@ -469,10 +473,10 @@ func (rr *RowReader) appendValue(dst []byte, c *ColumnReader) ([]byte, error) {
 		return strconv.AppendInt(dst, v, 10), err
 	case Float:
 		v, err := c.ReadFloat()
-		return appendFloat(dst, float64(v), 32), err
+		return jsontext.AppendFloat(dst, float64(v), 32), err
 	case Double:
 		v, err := c.ReadDouble()
-		return appendFloat(dst, v, 64), err
+		return jsontext.AppendFloat(dst, v, 64), err
 	case String:
 		v, err := c.ReadBytes()
 		if err != nil {
@@ -481,7 +485,7 @@ func (rr *RowReader) appendValue(dst []byte, c *ColumnReader) ([]byte, error) {
 		if !utf8.Valid(v) {
 			return dst, c.failData(errBadUTF8)
 		}
-		return jsontext.AppendStringBytes(dst, v), nil
+		return jsontext.AppendStringBytesUTF8(dst, v), nil
 	case Bytes:
 		v, err := c.ReadBytes()
 		if err != nil {

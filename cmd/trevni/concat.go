@@ -14,8 +14,10 @@ given, by copying their compressed blocks column by column: no value is
 decoded. The output takes the first file's metadata, codec and checksum; a
 file with another codec has its blocks decompressed and compressed again,
 one with only another checksum has the checksum dropped or computed, and
-every other block is copied as stored. The records are those of the files
-read one after the other, and Java reads the result.
+every other block is copied as stored. The CRC-32s of null-codec blocks are
+checked as they are copied, and the all-zero ones Java writes for them are
+replaced by the right ones. The records are those of the files read one
+after the other, and Java reads the result.
 
 The inputs may be globs (quoted: the tool expands them) and directories
 (their *.trv files in name order), as for the reading commands.

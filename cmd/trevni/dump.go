@@ -19,9 +19,11 @@ Dump prints every row of any Trevni file as one JSON object per line,
 without needing a schema. Keys are the full column names, in column order;
 an array column holds a JSON array; the elements of an array column with
 child columns are objects holding the children (and the parent's own value,
-if it is not null-typed, under "value$"). Bytes are hex strings; non-finite
-floats are the strings "NaN", "Infinity" and "-Infinity". The output is that
-of the interop dump.jsonl files.
+if it is not null-typed, under "value$"). Bytes are hex strings; floats are
+printed as Java prints them (1097.0, -0.0, 1.4E-45), non-finite ones as the
+strings "NaN", "Infinity" and "-Infinity"; strings are escaped as Java's
+Jackson does, with characters beyond the Basic Multilingual Plane left as
+UTF-8. The output is byte for byte that of the interop dump.jsonl files.
 
 --fields keeps only some columns, and only their bytes are read. Each
 comma-separated name is a full column name as dump prints it (to[],

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -12,7 +11,7 @@ import (
 )
 
 // jsonWriter builds compact JSON in the order it is written, which Go maps
-// cannot keep. Strings are escaped by avrojson.AppendString, the project's
+// cannot keep. Strings are escaped by jsontext.AppendString, the project's
 // one JSON string escaper. It inserts the commas; the caller keeps keys and values
 // paired and containers balanced.
 type jsonWriter struct {
@@ -59,7 +58,8 @@ func (w *jsonWriter) bytesValue(v []byte) {
 }
 
 // value writes a column value as format.Row.AppendJSON does: bytes as a hex
-// string, non-finite floats as the strings "NaN", "Infinity", "-Infinity".
+// string, floats as Java prints them, non-finite ones as the strings "NaN",
+// "Infinity", "-Infinity".
 func (w *jsonWriter) value(v any) {
 	switch v := v.(type) {
 	case nil:
@@ -71,29 +71,18 @@ func (w *jsonWriter) value(v any) {
 	case int64:
 		w.int(v)
 	case float32:
-		w.float(float64(v), 32)
+		w.sep()
+		w.b = jsontext.AppendFloat(w.b, float64(v), 32)
 	case float64:
-		w.float(v, 64)
+		w.sep()
+		w.b = jsontext.AppendFloat(w.b, v, 64)
 	case string:
-		w.str(v)
+		w.sep()
+		w.b = jsontext.AppendStringUTF8(w.b, v)
 	case []byte:
 		w.str(hex.EncodeToString(v))
 	default:
 		w.null()
-	}
-}
-
-func (w *jsonWriter) float(f float64, bits int) {
-	switch {
-	case math.IsNaN(f):
-		w.str("NaN")
-	case math.IsInf(f, 1):
-		w.str("Infinity")
-	case math.IsInf(f, -1):
-		w.str("-Infinity")
-	default:
-		w.sep()
-		w.b = strconv.AppendFloat(w.b, f, 'g', -1, bits)
 	}
 }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/jsontext"
 	"github.com/trevni-go/trevni/shred"
 )
@@ -498,7 +497,7 @@ func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *ran
 			case csvtable.Int, csvtable.Long:
 				b = strconv.AppendInt(b, c.I, 10)
 			case csvtable.Double:
-				b = avrojson.AppendFloat(b, c.F, 64)
+				b = jsontext.AppendFloat(b, c.F, 64)
 			default:
 				b = jsontext.AppendStringBytes(b, c.S)
 			}

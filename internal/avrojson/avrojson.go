@@ -5,7 +5,6 @@ package avrojson
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 
@@ -116,63 +115,13 @@ func Append(dst []byte, s *schema.Schema, v any) ([]byte, error) {
 	case int64:
 		return strconv.AppendInt(dst, x, 10), nil
 	case float32:
-		return AppendFloat(dst, float64(x), 32), nil
+		return jsontext.AppendFloat(dst, float64(x), 32), nil
 	case float64:
-		return AppendFloat(dst, x, 64), nil
+		return jsontext.AppendFloat(dst, x, 64), nil
 	case string:
 		return jsontext.AppendString(dst, x), nil
 	case []byte:
 		return jsontext.AppendLatin1(dst, x), nil
 	}
 	return dst, fmt.Errorf("%w: unexpected %T", typemap.ErrValue, stored)
-}
-
-// AppendFloat writes f as Java's Double.toString and Float.toString do
-// (with the shortest digits that read back exactly): plain decimal from
-// 10^-3 up to 10^7, "computerized scientific notation" (1.0E-300) beyond.
-func AppendFloat(dst []byte, f float64, bits int) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, `"NaN"`...)
-	case math.IsInf(f, 1):
-		return append(dst, `"Infinity"`...)
-	case math.IsInf(f, -1):
-		return append(dst, `"-Infinity"`...)
-	case f == 0:
-		if math.Signbit(f) {
-			return append(dst, "-0.0"...)
-		}
-		return append(dst, "0.0"...)
-	}
-	abs := math.Abs(f)
-	if abs >= 1e-3 && abs < 1e7 {
-		b := strconv.AppendFloat(dst, f, 'f', -1, bits)
-		if !slices.Contains(b[len(dst):], '.') {
-			b = append(b, '.', '0')
-		}
-		return b
-	}
-	// Shortest digits in exponent form, then Java's layout: d.dddE[-]x.
-	var tmp [32]byte
-	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, bits)
-	if k := slices.Index(e, 'e'); k == 1 || k == 2 && e[0] == '-' {
-		// Java writes at least two digits, the closest to the value:
-		// 4.9E-324 rather than 5.0E-324.
-		e = strconv.AppendFloat(tmp[:0], f, 'e', 1, bits)
-	}
-	k := slices.Index(e, 'e')
-	mant, exp := e[:k], e[k+1:]
-	dst = append(dst, mant...)
-	if !slices.Contains(mant, '.') {
-		dst = append(dst, '.', '0')
-	}
-	dst = append(dst, 'E')
-	if exp[0] == '-' {
-		dst = append(dst, '-')
-	}
-	exp = exp[1:]
-	for len(exp) > 1 && exp[0] == '0' {
-		exp = exp[1:]
-	}
-	return append(dst, exp...)
 }

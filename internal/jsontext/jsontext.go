@@ -1,7 +1,9 @@
-// Package jsontext writes JSON strings: the project's one JSON string
-// escaper, used by the Avro JSON encoder, the format's row dump and the
-// command line's JSON output alike. It escapes as Java's Jackson does, so
-// that our text is byte for byte what Java prints.
+// Package jsontext writes JSON strings and numbers as Java prints them: the
+// project's one JSON string escaper and float formatter, used by the Avro
+// JSON encoder, the format's row dump and the command line's JSON output
+// alike. It escapes as Java's Jackson does and formats floats as Java's
+// Float.toString and Double.toString, so that our text is byte for byte
+// what Java prints.
 package jsontext
 
 import (
@@ -11,39 +13,65 @@ import (
 
 const hexDigits = "0123456789ABCDEF"
 
-// AppendString writes s as a JSON string escaped as Java's Jackson does:
-// control characters as \uXXXX (or their short escapes), characters beyond
-// the Basic Multilingual Plane as surrogate-pair escapes.
+// AppendString writes s as a JSON string escaped as Java's Jackson does
+// when it writes bytes (as Avro's JSON encoder has it do): control
+// characters as \uXXXX (or their short escapes), characters beyond the
+// Basic Multilingual Plane as surrogate-pair escapes, invalid UTF-8 as
+// \uFFFD.
 func AppendString(dst []byte, s string) []byte {
-	return appendText(dst, s, utf8.DecodeRuneInString)
+	return appendText(dst, s, utf8.DecodeRuneInString, true)
 }
 
 // AppendStringBytes is AppendString for a string held as UTF-8 bytes.
 func AppendStringBytes(dst []byte, s []byte) []byte {
-	return appendText(dst, s, utf8.DecodeRune)
+	return appendText(dst, s, utf8.DecodeRune, true)
 }
 
-func appendText[T string | []byte](dst []byte, s T, decode func(T) (rune, int)) []byte {
+// AppendStringUTF8 is AppendString with the characters beyond the Basic
+// Multilingual Plane written as they are, in UTF-8, as Jackson does when
+// it writes characters (to a java.io.Writer); the other escapes are the
+// same. The interop dump.jsonl files are written this way.
+func AppendStringUTF8(dst []byte, s string) []byte {
+	return appendText(dst, s, utf8.DecodeRuneInString, false)
+}
+
+// AppendStringBytesUTF8 is AppendStringUTF8 for a string held as UTF-8
+// bytes.
+func AppendStringBytesUTF8(dst []byte, s []byte) []byte {
+	return appendText(dst, s, utf8.DecodeRune, false)
+}
+
+func appendText[T string | []byte](dst []byte, s T, decode func(T) (rune, int), escapeAstral bool) []byte {
 	dst = append(dst, '"')
+	start := 0 // s[start:i] is still to be copied as it is
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
 			dst = appendASCII(dst, c)
 			i++
+			start = i
 			continue
 		}
 		r, n := decode(s[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
+			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\uFFFD`...)
-		case r > 0xffff:
+			start = i + n
+		case r > 0xffff && escapeAstral:
+			dst = append(dst, s[start:i]...)
 			r1, r2 := utf16.EncodeRune(r)
 			dst = appendU(appendU(dst, r1), r2)
-		default:
-			dst = append(dst, s[i:i+n]...)
+			start = i + n
 		}
 		i += n
 	}
+	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
 

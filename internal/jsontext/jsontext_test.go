@@ -25,12 +25,28 @@ func TestEscapes(t *testing.T) {
 			t.Errorf("AppendStringBytes(%q) = %s, want %s", in, got, want)
 		}
 	}
+	// Characters beyond the Basic Multilingual Plane are written as they
+	// are by the UTF8 variants (Jackson writing to a java.io.Writer); every
+	// other escape is the same.
+	for in, want := range map[string]string{
+		"😀":            "\"😀\"",
+		"a😀\x01\\\"\n": `"a😀\u0001\\\"\n"`,
+		"é€\u2028\x7f": "\"é€\u2028\x7f\"",
+		"\xff😀":        `"\uFFFD😀"`,
+	} {
+		if got := string(AppendStringUTF8(nil, in)); got != want {
+			t.Errorf("AppendStringUTF8(%q) = %s, want %s", in, got, want)
+		}
+		if got := string(AppendStringBytesUTF8(nil, []byte(in))); got != want {
+			t.Errorf("AppendStringBytesUTF8(%q) = %s, want %s", in, got, want)
+		}
+	}
 	if got := string(AppendLatin1(nil, []byte{0, 'a', 0xe9, 0xff})); got != `"\u0000aéÿ"` {
 		t.Errorf("AppendLatin1 = %s", got)
 	}
 }
 
-// TestRandomStrings: what AppendString writes, encoding/json reads back as
+// TestRandomStrings: what AppendString and AppendStringUTF8 write, encoding/json reads back as
 // the same string (invalid UTF-8 as U+FFFD, as encoding/json does too).
 func TestRandomStrings(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
@@ -42,17 +58,19 @@ func TestRandomStrings(t *testing.T) {
 		if r.IntN(2) == 0 {
 			b = []byte(string([]rune{rune(r.IntN(0x10ffff))}) + string(b[:len(b)/2]))
 		}
-		var got string
-		if err := json.Unmarshal(AppendString(nil, string(b)), &got); err != nil {
-			t.Fatalf("%q: %v", b, err)
-		}
 		want := strings.ToValidUTF8(string(b), "\uFFFD")
 		if !utf8.ValidString(string(b)) {
 			// encoding/json and we replace each bad byte alike.
 			want = string([]rune(string(b)))
 		}
-		if got != want {
-			t.Fatalf("%q read back as %q, want %q", b, got, want)
+		for _, text := range [][]byte{AppendString(nil, string(b)), AppendStringUTF8(nil, string(b))} {
+			var got string
+			if err := json.Unmarshal(text, &got); err != nil {
+				t.Fatalf("%q: %v", b, err)
+			}
+			if got != want {
+				t.Fatalf("%q written %s, read back as %q, want %q", b, text, got, want)
+			}
 		}
 	}
 }
