@@ -167,6 +167,9 @@ func TestPruningNeverDropsAMatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			sizes[i] = 1 + r.IntN(nrec)
+			if r.IntN(4) == 0 {
+				sizes[i] = 1 + r.IntN(3) // blocks of one to three rows, as small as a record's edge cases
+			}
 		}
 		for r, rec := range recs {
 			if err := shredStats(s, l.Root, rec, accs); err != nil {
