@@ -215,7 +215,7 @@ func TestFilterJavaFiles(t *testing.T) {
 			continue // core-level files
 		}
 		t.Run(filepath.Base(name), func(t *testing.T) {
-			recs := checkFilter(t, b, rand.New(rand.NewPCG(uint64(i), 11)), 6, &tally)
+			recs := checkFilter(t, b, rand.New(rand.NewPCG(uint64(i), 11)), 12, &tally)
 			checkNextMatchRows(t, rd, recs, filepath.Base(name), rand.New(rand.NewPCG(uint64(i), 13)), &rowsTally)
 		})
 	}

@@ -202,6 +202,9 @@ func (g *Generator) Comparison() string {
 	}
 	for try := 0; try < 20; try++ {
 		p := g.paths[g.r.IntN(len(g.paths))]
+		if !p.simple && g.r.IntN(2) == 0 {
+			continue // a record: only null tests apply, so it is taken less often
+		}
 		e := g.comparison(p)
 		if e == "" {
 			continue
@@ -243,13 +246,14 @@ func (g *Generator) comparison(p path) string {
 		return ""
 	}
 	var lits []string
-	for n := 1 + g.r.IntN(3); n > 0; n-- {
+	for n, tries := 1+g.r.IntN(3), 0; len(lits) < n && tries < 10; tries++ {
 		x := vals[g.r.IntN(len(vals))]
-		l := g.literal(x.s, x.v)
-		if l == "" {
-			return ""
+		if l := g.literal(x.s, x.v); l != "" { // else a value without a literal
+			lits = append(lits, l)
 		}
-		lits = append(lits, l)
+	}
+	if len(lits) == 0 {
+		return ""
 	}
 	switch op := g.r.IntN(9); op {
 	case 6:
