@@ -2,12 +2,9 @@ package assemble
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
-	"math/big"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -18,186 +15,27 @@ import (
 
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/predrand"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/shred"
-	"github.com/trevni-go/trevni/typemap"
 )
 
-// exprGen makes random filter expressions over a schema, with literals
-// taken from the records so that comparisons match some rows and not
-// others.
-type exprGen struct {
-	s     *schema.Schema
-	l     *layout.Layout
-	recs  []any
-	paths [][]string
-	r     *rand.Rand
-}
-
-// fieldPaths lists s's paths through records (arrays, maps and unions
-// passed through), each once.
-func fieldPaths(s *schema.Schema) [][]string {
-	var out [][]string
-	seen := map[string]bool{}
-	var walk func(s *schema.Schema, path []string, depth int)
-	walk = func(s *schema.Schema, path []string, depth int) {
-		if depth > 30 {
-			return
-		}
-		switch s.Kind {
-		case schema.Union:
-			for _, b := range s.Branches {
-				walk(b, path, depth+1)
-			}
-			return
-		case schema.Array:
-			walk(s.Items, path, depth+1)
-			return
-		case schema.Map:
-			walk(s.Values, path, depth+1)
-			return
-		case schema.Record:
-			for _, f := range s.Fields {
-				walk(f.Type, append(append([]string(nil), path...), f.Name), depth+1)
-			}
-		}
-		if k := strings.Join(path, "\x00"); len(path) > 0 && !seen[k] {
-			seen[k] = true
-			out = append(out, path)
-		}
+// newExprs returns a generator of random filter expressions over the
+// records recs of s, each checked to compile, and s's layout.
+func newExprs(t *testing.T, r *rand.Rand, s *schema.Schema, recs []any) (*predrand.Generator, *layout.Layout) {
+	t.Helper()
+	l, err := layout.New(s, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	walk(s, nil, 0)
-	return out
-}
-
-// values collects the leaf values a path reaches in v, with their schemas.
-func values(s *schema.Schema, v any, path []string, f func(s *schema.Schema, v any)) {
-	switch s.Kind {
-	case schema.Union:
-		if k, inner, err := typemap.ResolveUnion(s, v); err == nil {
-			values(s.Branches[k], inner, path, f)
-		}
-	case schema.Array:
-		a, _ := v.([]any)
-		for _, e := range a {
-			values(s.Items, e, path, f)
-		}
-	case schema.Map:
-		m, _ := v.(map[string]any)
-		for _, e := range m {
-			values(s.Values, e, path, f)
-		}
-	case schema.Record:
-		if len(path) == 0 {
-			return
-		}
-		m, _ := v.(map[string]any)
-		for _, fd := range s.Fields {
-			if fd.Name == path[0] {
-				values(fd.Type, m[fd.Name], path[1:], f)
-			}
-		}
-	default:
-		if len(path) == 0 {
-			f(s, v)
-		}
+	g := predrand.New(r, s, recs)
+	g.Check = func(e string) error {
+		_, err := predicate.Compile(e, s, l)
+		return err
 	}
-}
-
-// literal writes v as a literal of the grammar, or "" when it has none.
-func literal(s *schema.Schema, v any) string {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return "TRUE"
-		}
-		return "FALSE"
-	case int32:
-		return strconv.FormatInt(int64(x), 10)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float32:
-		return floatLit(float64(x), 32)
-	case float64:
-		return floatLit(x, 64)
-	case string:
-		return "'" + strings.ReplaceAll(x, "'", "''") + "'"
-	case []byte:
-		return "X'" + hex.EncodeToString(x) + "'"
-	case *big.Rat:
-		return x.FloatString(s.Scale)
-	}
-	return ""
-}
-
-func floatLit(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	return strconv.FormatFloat(f, 'g', -1, bits)
-}
-
-func quote(path []string) string {
-	parts := make([]string, len(path))
-	for i, p := range path {
-		parts[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
-	}
-	return strings.Join(parts, ".")
-}
-
-func (g *exprGen) comparison() string {
-	for try := 0; try < 20; try++ {
-		path := g.paths[g.r.IntN(len(g.paths))]
-		q := quote(path)
-		if g.r.IntN(5) == 0 {
-			return q + []string{" IS NULL", " IS NOT NULL"}[g.r.IntN(2)]
-		}
-		var lits []string
-		for _, rec := range g.recs {
-			values(g.s, rec, path, func(s *schema.Schema, v any) {
-				if l := literal(s, v); l != "" {
-					lits = append(lits, l)
-				}
-			})
-		}
-		if len(lits) == 0 {
-			continue
-		}
-		pick := func() string { return lits[g.r.IntN(len(lits))] }
-		var e string
-		switch op := g.r.IntN(8); op {
-		case 6:
-			e = q + " IN (" + pick() + ", " + pick() + ")"
-		case 7:
-			e = q + " NOT IN (" + pick() + ")"
-		default:
-			e = q + " " + []string{"=", "!=", "<", "<=", ">", ">="}[op] + " " + pick()
-		}
-		if _, err := predicate.Compile(e, g.s, g.l); err == nil {
-			return e
-		}
-	}
-	return quote(g.paths[0]) + " IS NOT NULL"
-}
-
-func (g *exprGen) expr(depth int) string {
-	if depth <= 0 || g.r.IntN(3) == 0 {
-		return g.comparison()
-	}
-	switch g.r.IntN(4) {
-	case 0:
-		return "NOT (" + g.expr(depth-1) + ")"
-	case 1:
-		return "(" + g.expr(depth-1) + ") OR (" + g.expr(depth-1) + ")"
-	}
-	return "(" + g.expr(depth-1) + ") AND (" + g.expr(depth-1) + ")"
+	return g, l
 }
 
 // filterTally counts what the property tests saw, so that they can check
@@ -208,8 +46,9 @@ type filterTally struct {
 
 // checkFilter reads the file unfiltered, filters its records by brute
 // force with the predicate, and compares with a filtered read (ReadBinary,
-// Read and Validate), for several random expressions.
-func checkFilter(t *testing.T, file []byte, g *exprGen, n int, tally *filterTally) {
+// Read and Validate), for n random expressions drawn on r. It returns the
+// records.
+func checkFilter(t *testing.T, file []byte, r *rand.Rand, n int, tally *filterTally) []any {
 	t.Helper()
 	rd := openBytes(t, file)
 	all, err := NewAvroReader(rd, nil)
@@ -235,16 +74,13 @@ func checkFilter(t *testing.T, file []byte, g *exprGen, n int, tally *filterTall
 		}
 		natives = append(natives, v)
 	}
-	g.s, g.l, g.recs = all.fileSchema, nil, natives
-	if g.l, err = layout.New(g.s, nil); err != nil {
-		t.Fatal(err)
-	}
-	if g.paths = fieldPaths(g.s); len(g.paths) == 0 {
-		return
+	g, l := newExprs(t, r, all.fileSchema, natives)
+	if len(g.Paths()) == 0 {
+		return natives
 	}
 	for range n {
-		src := g.expr(2)
-		p, err := predicate.Compile(src, g.s, g.l)
+		src := g.Expr(2)
+		p, err := predicate.Compile(src, all.fileSchema, l)
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
@@ -316,6 +152,7 @@ func checkFilter(t *testing.T, file []byte, g *exprGen, n int, tally *filterTall
 			t.Fatalf("%s: Validate checked %d records, want %d", src, vr.Report().RowsMatched-int64(len(want)), len(want))
 		}
 	}
+	return natives
 }
 
 // The property: over random schemas and data, written with statistics,
@@ -343,11 +180,9 @@ func TestPropertyFilterNeverDropsAMatch(t *testing.T) {
 				opts.StatsMaxLen = 1
 			}
 			file := shredFast(t, f, opts)
-			g := &exprGen{r: rand.New(rand.NewPCG(seed, 5))}
-			checkFilter(t, file, g, 4, &tally)
+			checkFilter(t, file, rand.New(rand.NewPCG(seed, 5)), 4, &tally)
 			if i%2 == 0 {
-				sel := rand.New(rand.NewPCG(seed, 6))
-				checkNextMatchRows(t, openBytes(t, file), f.recs, &exprGen{r: sel}, mode, sel, &rowsTally)
+				checkNextMatchRows(t, openBytes(t, file), f.recs, mode, rand.New(rand.NewPCG(seed, 6)), &rowsTally)
 			}
 		}
 	}
@@ -380,10 +215,8 @@ func TestFilterJavaFiles(t *testing.T) {
 			continue // core-level files
 		}
 		t.Run(filepath.Base(name), func(t *testing.T) {
-			g := &exprGen{r: rand.New(rand.NewPCG(uint64(i), 11))}
-			checkFilter(t, b, g, 6, &tally)
-			sel := rand.New(rand.NewPCG(uint64(i), 13))
-			checkNextMatchRows(t, rd, g.recs, &exprGen{r: sel}, filepath.Base(name), sel, &rowsTally)
+			recs := checkFilter(t, b, rand.New(rand.NewPCG(uint64(i), 11)), 12, &tally)
+			checkNextMatchRows(t, rd, recs, filepath.Base(name), rand.New(rand.NewPCG(uint64(i), 13)), &rowsTally)
 		})
 	}
 	for _, tl := range []filterTally{tally, rowsTally} {

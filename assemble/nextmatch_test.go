@@ -10,7 +10,6 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/predicate"
-	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -37,22 +36,19 @@ func schemaLessRows(t *testing.T, rd *format.Reader, cols []int) []string {
 }
 
 // checkNextMatchRows checks the path of trevni dump --where: for a few
-// random expressions over the records recs of rd, the rows NextMatch
+// random expressions over the records recs of rd (drawn on r), the rows NextMatch
 // finds, read schema-less from a random selection of columns by seeking a
 // format.RowReader (read-ahead off), must be exactly the rows a
 // brute-force filter of recs keeps. The property tests of Filter run it
 // (TestPropertyFilterNeverDropsAMatch, TestFilterJavaFiles).
-func checkNextMatchRows(t *testing.T, rd *format.Reader, recs []any, g *exprGen, mode string, r *rand.Rand, tally *filterTally) {
+func checkNextMatchRows(t *testing.T, rd *format.Reader, recs []any, mode string, r *rand.Rand, tally *filterTally) {
 	t.Helper()
 	ar0, err := NewAvroReader(rd, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.s, g.recs = ar0.fileSchema, recs
-	if g.l, err = layout.New(g.s, nil); err != nil {
-		t.Fatal(err)
-	}
-	if g.paths = fieldPaths(g.s); len(g.paths) == 0 {
+	g, l := newExprs(t, r, ar0.fileSchema, recs)
+	if len(g.Paths()) == 0 {
 		return
 	}
 	var cols []int
@@ -69,8 +65,8 @@ func checkNextMatchRows(t *testing.T, rd *format.Reader, recs []any, g *exprGen,
 		t.Fatalf("%d rows, %d records", len(all), len(recs))
 	}
 	for range 4 {
-		src := g.expr(2)
-		p, err := predicate.Compile(src, g.s, g.l)
+		src := g.Expr(2)
+		p, err := predicate.Compile(src, ar0.fileSchema, l)
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
