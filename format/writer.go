@@ -52,9 +52,11 @@ type WriterOptions struct {
 	// 0 means DefaultBlockSize. It may not exceed MaxWriterBlockSize.
 	// Block buffers start small and grow as they fill.
 	BlockSize int
-	// MemoryBudget bounds the finished blocks held in memory; past it they
-	// spill to a temporary file in TempDir. 0 means DefaultMemoryBudget;
-	// a negative value means never spill.
+	// MemoryBudget bounds the finished blocks held in memory, counted at
+	// their stored (compressed) size; past it, enough of them to get back
+	// to three quarters of it spill to a temporary file in TempDir, which
+	// Close copies into the output. 0 means DefaultMemoryBudget; a
+	// negative value means never spill.
 	MemoryBudget int64
 	// TempDir is where the spill file goes; "" means os.TempDir().
 	TempDir string
