@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -13,42 +12,16 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/rangeserver"
 	"github.com/trevni-go/trevni/remote"
 )
 
-// server serves data over loopback, counting requests; failAfter > 0 makes
-// the range requests after that many cut their body short.
-type server struct {
-	*httptest.Server
-	reqs      atomic.Int64
-	failAfter int64
-	noHead    bool
-}
-
-func serve(t *testing.T, data []byte, failAfter int64, noHead bool) *server {
-	s := &server{failAfter: failAfter, noHead: noHead}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := s.reqs.Add(1)
-		if r.Method == http.MethodHead && s.noHead {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		if s.failAfter > 0 && n > s.failAfter && r.Method == http.MethodGet {
-			var first, last int64
-			fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &first, &last)
-			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", first, last, len(data)))
-			w.Header().Set("Content-Length", strconv.FormatInt(last-first+1, 10))
-			w.WriteHeader(http.StatusPartialContent)
-			w.Write(data[first : first+(last-first+1)/2])
-			return
-		}
-		http.ServeContent(w, r, "f.trv", time.Time{}, bytes.NewReader(data))
-	}))
-	t.Cleanup(s.Close)
-	return s
+// serve serves data over loopback (internal/rangeserver); failAfter > 0
+// makes the range requests after that many cut their body short.
+func serve(t *testing.T, data []byte, failAfter int64, noHead bool) *rangeserver.Server {
+	return rangeserver.Bytes(t, data, &rangeserver.Options{FailAfter: failAfter, NoHead: noHead})
 }
 
 // million writes a file of n rows of four columns, values from a seeded

@@ -1,18 +1,12 @@
 package trevniio
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
@@ -21,6 +15,7 @@ import (
 	"github.com/linkedin/goavro/v2"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/rangeserver"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -115,51 +110,11 @@ func TestReadFilterBad(t *testing.T) {
 	}
 }
 
-// fileServer serves the files of a directory over loopback with range
-// requests, counting requests and body bytes; once failAfter range
-// requests were answered (when > 0), answers stop half-way.
-type fileServer struct {
-	*httptest.Server
-	reqs, sent atomic.Int64
-	failAfter  int64
-}
-
-type countingWriter struct {
-	http.ResponseWriter
-	n *atomic.Int64
-}
-
-func (w countingWriter) Write(p []byte) (int, error) {
-	n, err := w.ResponseWriter.Write(p)
-	w.n.Add(int64(n))
-	return n, err
-}
-
-func serveDir(t testing.TB, dir string, failAfter int64) *fileServer {
-	s := &fileServer{failAfter: failAfter}
-	var ranges atomic.Int64
-	s.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		s.reqs.Add(1)
-		w := countingWriter{rw, &s.sent}
-		data, err := os.ReadFile(filepath.Join(dir, filepath.Base(r.URL.Path)))
-		if err != nil {
-			http.NotFound(w, r)
-			return
-		}
-		if rg := r.Header.Get("Range"); rg != "" && s.failAfter > 0 && ranges.Add(1) > s.failAfter {
-			var first, last int64
-			fmt.Sscanf(rg, "bytes=%d-%d", &first, &last)
-			last = min(last, int64(len(data))-1)
-			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", first, last, len(data)))
-			w.Header().Set("Content-Length", strconv.FormatInt(last-first+1, 10))
-			w.WriteHeader(http.StatusPartialContent)
-			w.Write(data[first : first+(last-first+1)/2])
-			return
-		}
-		http.ServeContent(w, r, "f.trv", time.Time{}, bytes.NewReader(data))
-	}))
-	t.Cleanup(s.Close)
-	return s
+// serveDir serves the files of dir over loopback (internal/rangeserver);
+// once failAfter range requests were answered (when > 0), answers stop
+// half-way.
+func serveDir(t testing.TB, dir string, failAfter int64) *rangeserver.Server {
+	return rangeserver.Dir(t, dir, &rangeserver.Options{FailAfter: failAfter})
 }
 
 // TestReadURLs reads parts served over HTTP (a local server on the
@@ -185,7 +140,7 @@ func TestReadURLs(t *testing.T) {
 		st, _ := os.Stat(filepath.Join(dir, fmt.Sprintf("part-%05d.trv", i)))
 		size += st.Size()
 	}
-	t.Logf("4 parts of %d bytes in all, read twice: %d requests, %d bytes sent", size, s.reqs.Load(), s.sent.Load())
+	t.Logf("4 parts of %d bytes in all, read twice: %d requests, %d bytes sent", size, s.Requests.Load(), s.Sent.Load())
 
 	// One URL by Read.
 	p, sc = beam.NewPipelineWithRoot()
@@ -249,23 +204,22 @@ func TestReadURLBytes(t *testing.T) {
 	passert.Count(sc, Read(sc, u, SplitRows(25000)), "records", len(recs))
 	ptest.RunAndValidate(t, p)
 	bound := st.Size() + 8*(int64(cols+1)*rangeWindow+int64(cols)*2*(64<<10+4))
-	t.Logf("8 restrictions of a file of %d bytes, %d columns: %d requests, %d bytes (bound %d)", st.Size(), cols, s.reqs.Load(), s.sent.Load(), bound)
-	if s.sent.Load() > bound {
-		t.Errorf("%d bytes fetched, more than %d", s.sent.Load(), bound)
+	t.Logf("8 restrictions of a file of %d bytes, %d columns: %d requests, %d bytes (bound %d)", st.Size(), cols, s.Requests.Load(), s.Sent.Load(), bound)
+	if s.Sent.Load() > bound {
+		t.Errorf("%d bytes fetched, more than %d", s.Sent.Load(), bound)
 	}
 
-	s.reqs.Store(0)
-	s.sent.Store(0)
+	s.Reset()
 	p, sc = beam.NewPipelineWithRoot()
 	passert.EqualsList(sc, beam.ParDo(sc, hexOf, Read(sc, u, Filter("id < 1000"))), hexAll(recs[:1000]))
 	ptest.RunAndValidate(t, p)
-	t.Logf("id < 1000: %d requests, %d bytes", s.reqs.Load(), s.sent.Load())
+	t.Logf("id < 1000: %d requests, %d bytes", s.Requests.Load(), s.Sent.Load())
 	// The blocks of the filter's column that may match cover some
 	// thousands of rows, and the other columns' blocks holding those are
 	// fetched with them: a sixth of the file, where reading whole columns
 	// fetched all of it.
-	if s.sent.Load() > st.Size()/4 {
-		t.Errorf("a filter keeping 1000 of %d rows fetched %d of %d bytes", len(recs), s.sent.Load(), st.Size())
+	if s.Sent.Load() > st.Size()/4 {
+		t.Errorf("a filter keeping 1000 of %d rows fetched %d of %d bytes", len(recs), s.Sent.Load(), st.Size())
 	}
 }
 

@@ -1,19 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/trevni-go/trevni/internal/rangeserver"
 )
 
 // emailParts copies two of Java's files of the email vector, of different
@@ -201,51 +198,10 @@ func TestConcatJavaZeroCRC(t *testing.T) {
 	}
 }
 
-// countingServer serves files of a directory with range requests over
-// loopback, counting the requests and the body bytes sent; after
-// failAfter requests (when > 0) range answers stop half-way.
-type countingServer struct {
-	*httptest.Server
-	reqs      atomic.Int64
-	sent      atomic.Int64
-	failAfter int64
-}
-
-// countingWriter counts the body bytes written to a response.
-type countingWriter struct {
-	http.ResponseWriter
-	n *atomic.Int64
-}
-
-func (w countingWriter) Write(p []byte) (int, error) {
-	n, err := w.ResponseWriter.Write(p)
-	w.n.Add(int64(n))
-	return n, err
-}
-
-func serveDir(t *testing.T, dir string, failAfter int64) *countingServer {
-	s := &countingServer{failAfter: failAfter}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		w := countingWriter{rw, &s.sent}
-		n := s.reqs.Add(1)
-		data, err := os.ReadFile(filepath.Join(dir, filepath.Base(r.URL.Path)))
-		if err != nil {
-			http.NotFound(w, r)
-			return
-		}
-		if s.failAfter > 0 && n > s.failAfter && r.Header.Get("Range") != "" {
-			var first, last int64
-			fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &first, &last)
-			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", first, last, len(data)))
-			w.Header().Set("Content-Length", strconv.FormatInt(last-first+1, 10))
-			w.WriteHeader(http.StatusPartialContent)
-			w.Write(data[first : first+(last-first+1)/2])
-			return
-		}
-		http.ServeContent(w, r, "f.trv", time.Time{}, bytes.NewReader(data))
-	}))
-	t.Cleanup(s.Close)
-	return s
+// serveDir serves the files of dir over loopback (internal/rangeserver);
+// after failAfter range requests (when > 0) answers stop half-way.
+func serveDir(t *testing.T, dir string, failAfter int64) *rangeserver.Server {
+	return rangeserver.Dir(t, dir, &rangeserver.Options{FailAfter: failAfter})
 }
 
 func TestDatasetURLs(t *testing.T) {
@@ -293,9 +249,9 @@ func TestDatasetURLCoalesced(t *testing.T) {
 	}
 	meta := runIn(t, nil, "meta", "--blocks", trv)
 	blocks := strings.Count(meta.stdout, `"rows"`) - 1 // one for the file
-	t.Logf("%d bytes, %d blocks: %d requests", len(readFile(t, trv)), blocks, s.reqs.Load())
-	if s.reqs.Load() > 8 || blocks < 50 {
-		t.Fatalf("%d requests for %d blocks", s.reqs.Load(), blocks)
+	t.Logf("%d bytes, %d blocks: %d requests", len(readFile(t, trv)), blocks, s.Requests.Load())
+	if s.Requests.Load() > 8 || blocks < 50 {
+		t.Fatalf("%d requests for %d blocks", s.Requests.Load(), blocks)
 	}
 }
 
@@ -305,7 +261,7 @@ func TestDatasetURLCoalesced(t *testing.T) {
 func TestDatasetURLFailsMidRead(t *testing.T) {
 	dir := t.TempDir()
 	trv := bigFile(t, dir)
-	s := serveDir(t, dir, 3)
+	s := serveDir(t, dir, 1) // the header's range request, then a cut one
 	u := s.URL + "/big.trv"
 	outDir := t.TempDir()
 	for _, args := range [][]string{
@@ -313,7 +269,7 @@ func TestDatasetURLFailsMidRead(t *testing.T) {
 		{"toavro", u, filepath.Join(outDir, "out.avro")},
 		{"concat", trv, u, filepath.Join(outDir, "out.trv")},
 	} {
-		s.reqs.Store(0)
+		s.Reset()
 		r := runIn(t, nil, args...)
 		t.Logf("%q: %s", args[0], r.stderr)
 		if r.code != 1 || !strings.Contains(r.stderr, u) || !strings.Contains(r.stderr, "unexpected EOF") {
@@ -418,12 +374,12 @@ func TestDatasetCountHeaderOnly(t *testing.T) {
 		urls = append(urls, s.URL+"/"+name)
 	}
 	r := runIn(t, nil, append([]string{"count"}, urls...)...)
-	t.Logf("3 parts of %d bytes: %d requests, %d bytes sent", size, s.reqs.Load(), s.sent.Load())
+	t.Logf("3 parts of %d bytes: %d requests, %d bytes sent", size, s.Requests.Load(), s.Sent.Load())
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "600000" {
 		t.Fatalf("count: %+v", r)
 	}
-	if s.reqs.Load() != 6 || s.sent.Load() > 3*8<<10 {
-		t.Fatalf("count read %d bytes in %d requests", s.sent.Load(), s.reqs.Load())
+	if s.Requests.Load() != 6 || s.Sent.Load() > 3*8<<10 {
+		t.Fatalf("count read %d bytes in %d requests", s.Sent.Load(), s.Requests.Load())
 	}
 	// A header made large by the statistics of many small blocks is
 	// fetched in windows that double: a few requests, not one per 8 KiB.
@@ -438,25 +394,23 @@ func TestDatasetCountHeaderOnly(t *testing.T) {
 		t.Fatalf("meta: %v: %s", err, m.stdout)
 	}
 	header := meta.Columns[0].Start
-	s.reqs.Store(0)
-	s.sent.Store(0)
+	s.Reset()
 	if r := runIn(t, nil, "count", s.URL+"/small-blocks.trv"); r.code != 0 || strings.TrimSpace(r.stdout) != "300000" {
 		t.Fatalf("count: %+v", r)
 	}
-	t.Logf("a header of %d bytes: %d requests, %d bytes sent", header, s.reqs.Load(), s.sent.Load())
-	if header < 64<<10 || s.reqs.Load() > 8 || s.sent.Load() > 2*header+8<<10 {
-		t.Fatalf("a header of %d bytes: %d requests, %d bytes", header, s.reqs.Load(), s.sent.Load())
+	t.Logf("a header of %d bytes: %d requests, %d bytes sent", header, s.Requests.Load(), s.Sent.Load())
+	if header < 64<<10 || s.Requests.Load() > 8 || s.Sent.Load() > 2*header+8<<10 {
+		t.Fatalf("a header of %d bytes: %d requests, %d bytes", header, s.Requests.Load(), s.Sent.Load())
 	}
 	// With a filter, the sum of the parts' matches, as counted locally.
-	s.reqs.Store(0)
-	s.sent.Store(0)
+	s.Reset()
 	local := runIn(t, nil, "count", "--where", "a > 0", big)
 	one, _ := strconv.Atoi(strings.TrimSpace(local.stdout))
 	r = runIn(t, nil, append([]string{"count", "--where", "a > 0"}, urls...)...)
 	if r.code != 0 || one == 0 || strings.TrimSpace(r.stdout) != strconv.Itoa(3*one) {
 		t.Fatalf("count --where: %+v, want 3 × %d", r, one)
 	}
-	t.Logf("count --where: %d requests, %d bytes sent", s.reqs.Load(), s.sent.Load())
+	t.Logf("count --where: %d requests, %d bytes sent", s.Requests.Load(), s.Sent.Load())
 }
 
 // TestDatasetCountHeadSchemas: parts of different schemas are counted and
