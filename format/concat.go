@@ -328,8 +328,7 @@ func (s *blockScratch) read(rd *Reader, i, b int, t *blockTable, decompress bool
 	if t.checksum == 4 {
 		want := binary.BigEndian.Uint32(s.raw[bi.CompressedSize:])
 		got := crc32.Checksum(s.data, crcTable)
-		// Java writes all-zero checksums for null-codec blocks.
-		if want != got && !(want == 0 && isNullCodec(t.codec) && !rd.opts.StrictChecksums) {
+		if !rd.crcAccepted(want, got, isNullCodec(t.codec)) {
 			return rd.colErr(i, b, bi.Offset, fmt.Errorf("%w: checksum %08x, the block's data has %08x", ErrChecksum, want, got))
 		}
 	}
@@ -452,8 +451,7 @@ func copyNullCRC(w io.Writer, rd *Reader, i int, bs []BlockInfo, buf []byte) err
 			off += int64(n)
 			left -= n
 		}
-		// Java writes all-zero checksums for null-codec blocks.
-		if want != got && !(want == 0 && !rd.opts.StrictChecksums) {
+		if !rd.crcAccepted(want, got, true) {
 			return rd.colErr(i, b, bi.Offset, fmt.Errorf("%w: checksum %08x, the block's data has %08x", ErrChecksum, want, got))
 		}
 		binary.BigEndian.PutUint32(crc[:], got)

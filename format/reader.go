@@ -821,13 +821,18 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 	if c.table.checksum == 4 {
 		want := binary.BigEndian.Uint32(f.raw[bi.CompressedSize:])
 		got := crc32.Checksum(f.data, crcTable)
-		// Java's writer stores a zero CRC for every block of a null-codec
-		// file; tolerate exactly that unless asked not to.
-		javaBug := want == 0 && c.table.codecName == CodecNull && !c.rd.opts.StrictChecksums
-		if got != want && !javaBug {
+		if !c.rd.crcAccepted(want, got, c.table.codecName == CodecNull) {
 			fail(fmt.Errorf("%w: stored CRC-32 %08x, data has %08x", ErrChecksum, want, got))
 		}
 	}
+}
+
+// crcAccepted reports whether a block's stored CRC-32 want is accepted for
+// data whose CRC-32 is got: when they are equal, or when want is the zero
+// Java's writer stores for every block of the null codec, unless the
+// reader was asked to be strict (ReaderOptions.StrictChecksums).
+func (rd *Reader) crcAccepted(want, got uint32, nullCodec bool) bool {
+	return want == got || want == 0 && nullCodec && !rd.opts.StrictChecksums
 }
 
 // SetReadAhead turns on reading and decompressing the next block in
