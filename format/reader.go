@@ -418,6 +418,17 @@ func (rd *Reader) Parent(i int) int { return rd.parents[i] }
 // Children returns the numbers of column i's direct children.
 func (rd *Reader) Children(i int) []int { return rd.children[i] }
 
+// Subtree returns column i and the columns nested in it, in column order.
+func (rd *Reader) Subtree(i int) []int { return rd.appendSubtree(nil, i) }
+
+func (rd *Reader) appendSubtree(out []int, i int) []int {
+	out = append(out, i)
+	for _, k := range rd.children[i] {
+		out = rd.appendSubtree(out, k)
+	}
+	return out
+}
+
 // ColumnStart returns the file offset where column i begins.
 func (rd *Reader) ColumnStart(i int) int64 { return rd.starts[i] }
 

@@ -48,7 +48,7 @@ func (rd *Reader) Verify(report func(error)) int {
 		if rd.parents[i] >= 0 {
 			continue
 		}
-		tree := rd.subtree(i)
+		tree := rd.Subtree(i)
 		skip := false
 		for _, k := range tree {
 			skip = skip || broken[k]
@@ -67,15 +67,6 @@ func (rd *Reader) Verify(report func(error)) int {
 		}
 	}
 	return problems
-}
-
-// subtree lists column i and its descendants in column order.
-func (rd *Reader) subtree(i int) []int {
-	out := []int{i}
-	for _, k := range rd.children[i] {
-		out = append(out, rd.subtree(k)...)
-	}
-	return out
 }
 
 // checkLeafBlock checks that block b, just loaded, of a top-level column

@@ -237,7 +237,7 @@ func (e *env) dumpColumns(in *trevniInput, fields string) ([]int, error) {
 			return nil, e.usagef("--fields: an empty name in %q", fields)
 		}
 		if i, ok := in.ColumnIndex(name); ok {
-			cols = appendSubtree(cols, in.Reader, i)
+			cols = append(cols, in.Subtree(i)...)
 			continue
 		}
 		if !avro {
@@ -250,13 +250,4 @@ func (e *env) dumpColumns(in *trevniInput, fields string) ([]int, error) {
 		cols = append(cols, ar.ColumnsRead()...)
 	}
 	return cols, nil
-}
-
-// appendSubtree appends column i and the columns nested in it.
-func appendSubtree(cols []int, rd *format.Reader, i int) []int {
-	cols = append(cols, i)
-	for _, k := range rd.Children(i) {
-		cols = appendSubtree(cols, rd, k)
-	}
-	return cols
 }
