@@ -92,19 +92,9 @@ func (c *Coalescer) Reads() int64 {
 
 // ReadAt reads len(p) bytes at off, from a window when one holds them.
 func (c *Coalescer) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("remote: negative offset %d", off)
-	}
-	if off >= c.size {
-		if len(p) == 0 {
-			return 0, nil
-		}
-		return 0, io.EOF
-	}
-	want := min(int64(len(p)), c.size-off)
-	var short error
-	if want < int64(len(p)) {
-		short = io.EOF
+	want, short, err := clip(len(p), off, c.size)
+	if want == 0 {
+		return 0, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -141,6 +131,28 @@ func (c *Coalescer) ReadAt(p []byte, off int64) (int, error) {
 	c.held += n
 	copy(p, b)
 	return int(want), short
+}
+
+// clip bounds a read of n bytes at off from a source of size bytes, as
+// io.ReaderAt has it: want is how many of them the source holds, and short
+// the error to return with them (io.EOF when the read runs past the end).
+// When want is 0 the read is answered already: err is what to return with
+// no bytes (nil for an empty read, io.EOF at or past the end, an error for
+// a negative offset).
+func clip(n int, off, size int64) (want int64, short, err error) {
+	switch {
+	case off < 0:
+		return 0, nil, fmt.Errorf("remote: negative offset %d", off)
+	case n == 0:
+		return 0, nil, nil
+	case off >= size:
+		return 0, nil, io.EOF
+	}
+	want = min(int64(n), size-off)
+	if want < int64(n) {
+		short = io.EOF
+	}
+	return want, short, nil
 }
 
 // windowSize returns how much to fetch for a read of want bytes at off: to

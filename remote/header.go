@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -45,19 +46,9 @@ func (h *HeaderReader) Reads() int64 {
 // ReadAt reads len(p) bytes at off: from the kept prefix, growing it if
 // the read starts in it or right after it, or straight from the source.
 func (h *HeaderReader) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("remote: negative offset %d", off)
-	}
-	if off >= h.size {
-		if len(p) == 0 {
-			return 0, nil
-		}
-		return 0, io.EOF
-	}
-	want := min(int64(len(p)), h.size-off)
-	var short error
-	if want < int64(len(p)) {
-		short = io.EOF
+	want, short, err := clip(len(p), off, h.size)
+	if want == 0 {
+		return 0, err
 	}
 	end := off + want
 	h.mu.Lock()
@@ -65,9 +56,9 @@ func (h *HeaderReader) ReadAt(p []byte, off int64) (int, error) {
 	if off <= have && end > have && end <= MaxHeaderPrefix {
 		// Grow the prefix: by as much as it holds, at least to end.
 		newEnd := min(max(end, have+max(have, DefaultHeaderWindow)), h.size, MaxHeaderPrefix)
-		b := make([]byte, newEnd-have)
+		buf := slices.Grow(h.buf, int(newEnd-have))[:newEnd]
 		h.reads++
-		k, err := h.ra.ReadAt(b, have)
+		k, err := h.ra.ReadAt(buf[have:], have)
 		if int64(k) < newEnd-have {
 			h.mu.Unlock()
 			if err == nil || errors.Is(err, io.EOF) {
@@ -75,7 +66,7 @@ func (h *HeaderReader) ReadAt(p []byte, off int64) (int, error) {
 			}
 			return 0, err
 		}
-		h.buf = append(h.buf, b...)
+		h.buf = buf
 		have = newEnd
 	}
 	if end <= have {
