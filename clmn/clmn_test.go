@@ -22,14 +22,9 @@ type value struct {
 	s string
 }
 
-// writeTable writes rows (one []value per row) with the Writer.
-func writeTable(t testing.TB, cols []Column, rows [][]value, opts *WriterOptions) []byte {
+// writeRows writes rows (one []value per row) with w, without closing it.
+func writeRows(t testing.TB, w *Writer, cols []Column, rows [][]value) {
 	t.Helper()
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, cols, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, row := range rows {
 		for j, c := range cols {
 			switch c.Type {
@@ -47,6 +42,17 @@ func writeTable(t testing.TB, cols []Column, rows [][]value, opts *WriterOptions
 			t.Fatal(err)
 		}
 	}
+}
+
+// writeTable writes rows (one []value per row) with the Writer.
+func writeTable(t testing.TB, cols []Column, rows [][]value, opts *WriterOptions) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, cols, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRows(t, w, cols, rows)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -419,23 +425,7 @@ func TestWriterLeavesNoTemporaryFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, row := range rows {
-			for j, c := range cols {
-				switch c.Type {
-				case Int32:
-					w.WriteInt32(j, int32(row[j].i))
-				case Int64:
-					w.WriteInt64(j, row[j].i)
-				case Float64:
-					w.WriteFloat64(j, row[j].f)
-				case String:
-					w.WriteString(j, []byte(row[j].s))
-				}
-			}
-			if err := w.EndRow(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		writeRows(t, w, cols, rows)
 		if w.tmp == nil || w.tmpSize == 0 {
 			t.Fatal("nothing spilled")
 		}
