@@ -9,11 +9,11 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/jsontext"
+	"github.com/trevni-go/trevni/internal/utf8check"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/typemap"
@@ -133,92 +133,13 @@ func (ar *AvroReader) branch(n *layout.Node) (int, error) {
 // value's encoding to b (toBinary, toJSON) or leaves the value in ar.val
 // (toValue). depth counts the plan levels above p; the layout bounds it.
 func (ar *AvroReader) walk(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
-	var err error
 	switch p.op {
+	case opSimple:
+		return ar.walkSimple(b, p, sk)
 	case opRecord:
-		var rec map[string]any
-		switch sk {
-		case toValue:
-			rec = make(map[string]any, len(p.fields))
-		case toJSON:
-			b = append(b, '{')
-		}
-		for i := range p.fields {
-			f := &p.fields[i]
-			if sk == toJSON {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, f.key...)
-			}
-			if f.p == nil { // not in the file: the reader's default
-				switch sk {
-				case toValue:
-					rec[f.name] = copyDefault(f.def)
-				case toBinary:
-					b = append(b, f.defBin...)
-				case toJSON:
-					b = append(b, f.defJSON...)
-				}
-				continue
-			}
-			if b, err = ar.walk(b, f.p, sk, depth+1); err != nil {
-				return b, fieldpath.At(err, f.name)
-			}
-			if sk == toValue {
-				rec[f.name] = ar.val
-			}
-		}
-		switch sk {
-		case toValue:
-			ar.val = rec
-		case toJSON:
-			b = append(b, '}')
-		}
-		return b, nil
+		return ar.walkRecord(b, p, sk, depth)
 	case opArray:
-		n, err := ar.length(ar.cols[p.w.Col])
-		if err != nil {
-			return b, err
-		}
-		var list []any
-		switch sk {
-		case toValue:
-			list = make([]any, 0, min(n, 1024))
-		case toBinary:
-			if n > 0 {
-				b = appendLong(b, int64(n))
-			}
-		case toJSON:
-			b = append(b, '[')
-		}
-		for i := 0; i < n; i++ {
-			if sk == toJSON && i > 0 {
-				b = append(b, ',')
-			}
-			start := len(b)
-			if b, err = ar.walk(b, p.items, sk, depth+1); err != nil {
-				return b, fieldpath.At(err, fieldpath.Index(i))
-			}
-			if sk == toValue {
-				list = append(list, ar.val)
-			}
-			if p.itemsFree && n > 1 {
-				// Items that read no column are all alike: the first
-				// stands for the rest, which are counted, not read.
-				b, list = repeat(b, start, list, ar.val, n-1, sk)
-				break
-			}
-		}
-		switch sk {
-		case toValue:
-			ar.val = list
-		case toBinary:
-			b = append(b, 0)
-		case toJSON:
-			b = append(b, ']')
-		}
-		return b, nil
+		return ar.walkArray(b, p, sk, depth)
 	case opMap:
 		return ar.walkMap(b, p, sk, depth)
 	case opWriterUnion:
@@ -239,28 +160,166 @@ func (ar *AvroReader) walk(b []byte, p *plan, sk sink, depth int) ([]byte, error
 	case opReaderUnion:
 		return ar.walkUnion(b, p.rs, p.branch, p.items, sk, depth)
 	case opEnum:
-		o, err := ar.cols[p.w.Col].ReadInt()
-		if err != nil {
-			return b, err
-		}
-		if o < 0 || int(o) >= len(p.enumMap) {
-			return b, ar.dataErr(p.w.Col, "enum %s has no ordinal %d", p.w.Schema.Name, o)
-		}
-		k := p.enumMap[o]
-		if k < 0 {
-			return b, fmt.Errorf("%w: symbol %s of the file's enum %s is not in the reader's enum %s, which has no default", ErrIncompatible, p.w.Schema.Symbols[o], p.w.Schema.Name, p.rs.Name)
-		}
-		switch sk {
-		case toValue:
-			ar.val = p.rs.Symbols[k]
-		case toBinary:
-			b = appendLong(b, int64(k))
-		case toJSON:
-			b = jsontext.AppendString(b, p.rs.Symbols[k])
+		return ar.walkEnum(b, p, sk)
+	}
+	return b, fmt.Errorf("assemble: unknown plan step %d", p.op)
+}
+
+// walkRecord reads a record's fields. A simple field is walked directly,
+// which spares a step for the commonest values, and the binary sink, the
+// one whole-file conversions use, has a loop of its own that decides
+// nothing per field.
+func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
+	var err error
+	if sk == toBinary {
+		for i := range p.fields {
+			f := &p.fields[i]
+			switch {
+			case f.p == nil: // not in the file: the reader's default
+				b = append(b, f.defBin...)
+				continue
+			case f.p.op == opSimple:
+				b, err = ar.walkSimple(b, f.p, sk)
+			default:
+				b, err = ar.walk(b, f.p, sk, depth+1)
+			}
+			if err != nil {
+				return b, fieldpath.At(err, f.name)
+			}
 		}
 		return b, nil
 	}
-	return ar.walkSimple(b, p, sk)
+	var rec map[string]any
+	switch sk {
+	case toValue:
+		rec = make(map[string]any, len(p.fields))
+	case toJSON:
+		b = append(b, '{')
+	}
+	for i := range p.fields {
+		f := &p.fields[i]
+		if sk == toJSON {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, f.key...)
+		}
+		if f.p == nil { // not in the file: the reader's default
+			switch sk {
+			case toValue:
+				rec[f.name] = copyDefault(f.def)
+			case toJSON:
+				b = append(b, f.defJSON...)
+			}
+			continue
+		}
+		if f.p.op == opSimple {
+			b, err = ar.walkSimple(b, f.p, sk)
+		} else {
+			b, err = ar.walk(b, f.p, sk, depth+1)
+		}
+		if err != nil {
+			return b, fieldpath.At(err, f.name)
+		}
+		if sk == toValue {
+			rec[f.name] = ar.val
+		}
+	}
+	switch sk {
+	case toValue:
+		ar.val = rec
+	case toJSON:
+		b = append(b, '}')
+	}
+	return b, nil
+}
+
+// walkArray reads an array's length and items.
+func (ar *AvroReader) walkArray(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
+	n, err := ar.length(ar.cols[p.w.Col])
+	if err != nil {
+		return b, err
+	}
+	if sk == toBinary && !p.itemsFree {
+		// The whole-file conversions' loop, deciding nothing per item.
+		if n > 0 {
+			b = appendLong(b, int64(n))
+		}
+		simple := p.items.op == opSimple
+		for i := 0; i < n; i++ {
+			if simple {
+				b, err = ar.walkSimple(b, p.items, sk)
+			} else {
+				b, err = ar.walk(b, p.items, sk, depth+1)
+			}
+			if err != nil {
+				return b, fieldpath.At(err, fieldpath.Index(i))
+			}
+		}
+		return append(b, 0), nil
+	}
+	var list []any
+	switch sk {
+	case toValue:
+		list = make([]any, 0, min(n, 1024))
+	case toBinary:
+		if n > 0 {
+			b = appendLong(b, int64(n))
+		}
+	case toJSON:
+		b = append(b, '[')
+	}
+	for i := 0; i < n; i++ {
+		if sk == toJSON && i > 0 {
+			b = append(b, ',')
+		}
+		start := len(b)
+		if b, err = ar.walk(b, p.items, sk, depth+1); err != nil {
+			return b, fieldpath.At(err, fieldpath.Index(i))
+		}
+		if sk == toValue {
+			list = append(list, ar.val)
+		}
+		if p.itemsFree && n > 1 {
+			// Items that read no column are all alike: the first
+			// stands for the rest, which are counted, not read.
+			b, list = repeat(b, start, list, ar.val, n-1, sk)
+			break
+		}
+	}
+	switch sk {
+	case toValue:
+		ar.val = list
+	case toBinary:
+		b = append(b, 0)
+	case toJSON:
+		b = append(b, ']')
+	}
+	return b, nil
+}
+
+// walkEnum reads an enum ordinal and maps it to the reader's symbol.
+func (ar *AvroReader) walkEnum(b []byte, p *plan, sk sink) ([]byte, error) {
+	o, err := ar.cols[p.w.Col].ReadInt()
+	if err != nil {
+		return b, err
+	}
+	if o < 0 || int(o) >= len(p.enumMap) {
+		return b, ar.dataErr(p.w.Col, "enum %s has no ordinal %d", p.w.Schema.Name, o)
+	}
+	k := p.enumMap[o]
+	if k < 0 {
+		return b, fmt.Errorf("%w: symbol %s of the file's enum %s is not in the reader's enum %s, which has no default", ErrIncompatible, p.w.Schema.Symbols[o], p.w.Schema.Name, p.rs.Name)
+	}
+	switch sk {
+	case toValue:
+		ar.val = p.rs.Symbols[k]
+	case toBinary:
+		b = appendLong(b, int64(k))
+	case toJSON:
+		b = jsontext.AppendString(b, p.rs.Symbols[k])
+	}
+	return b, nil
 }
 
 // repeat adds n more copies of the array item just written to b at start
@@ -319,7 +378,7 @@ func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, er
 		if err != nil {
 			return b, fieldpath.At(err, fieldpath.Index(i))
 		}
-		if !validKey(k) {
+		if !utf8check.Valid(k) {
 			return b, fieldpath.At(ar.dataErr(p.w.KeyCol, "map key is not valid UTF-8"), fieldpath.Index(i))
 		}
 		switch sk {
@@ -484,14 +543,20 @@ func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
-		if rs.Kind == schema.Double {
+		switch {
+		case rs.Kind == schema.Double:
 			return ar.putDouble(b, float64(v), sk), nil
+		case sk == toBinary:
+			return binary.LittleEndian.AppendUint32(b, math.Float32bits(v)), nil
 		}
 		return ar.putFloat(b, v, sk), nil
 	case format.Double:
 		v, err := c.ReadDouble()
 		if err != nil {
 			return b, err
+		}
+		if sk == toBinary {
+			return binary.LittleEndian.AppendUint64(b, math.Float64bits(v)), nil
 		}
 		return ar.putDouble(b, v, sk), nil
 	}
@@ -502,7 +567,7 @@ func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink) ([]byte, error) {
 	}
 	switch rs.Kind {
 	case schema.String:
-		if !utf8.Valid(v) {
+		if !utf8check.Valid(v) {
 			return b, ar.dataErr(p.w.Col, "string is not valid UTF-8")
 		}
 	case schema.Fixed:
@@ -555,17 +620,6 @@ func (ar *AvroReader) putDouble(b []byte, v float64, sk sink) []byte {
 		b = jsontext.AppendFloat(b, v, 64)
 	}
 	return b
-}
-
-// validKey is utf8.Valid, quicker for the short ASCII keys maps mostly
-// have.
-func validKey(k []byte) bool {
-	for _, c := range k {
-		if c >= utf8.RuneSelf {
-			return utf8.Valid(k)
-		}
-	}
-	return true
 }
 
 // appendLong appends v in Avro's zig-zag varint encoding.

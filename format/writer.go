@@ -10,11 +10,13 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format/stats"
+	"github.com/trevni-go/trevni/internal/utf8check"
 )
 
 // DefaultBlockSize is the uncompressed size at which a column's block is
@@ -173,6 +175,12 @@ type columnWriter struct {
 	hasFirst bool
 	full     bool // listed in Writer.full
 
+	// lenAt is where in enc.b the last length written stands, or -1 when
+	// it is not written out on its own (it is pending, or coded in a run
+	// of lengths); lenRow is the row it was written in (see ExtendLength).
+	lenAt  int
+	lenRow int64
+
 	st *stats.Accumulator // the column's statistics; nil when they are off
 
 	saved rowStart // state at StartRow, restored by AbortRow
@@ -243,7 +251,7 @@ func NewWriter(out io.Writer, columns []ColumnMeta, opts *WriterOptions) (*Write
 		if m.Type > Bytes {
 			return nil, fmt.Errorf("%w: column %q has invalid type %d", ErrUsage, m.Name, m.Type)
 		}
-		c := &columnWriter{typ: m.Type, array: m.Array, meta: m, index: i, parent: -1, runValue: -1}
+		c := &columnWriter{typ: m.Type, array: m.Array, meta: m, index: i, parent: -1, runValue: -1, lenAt: -1}
 		c.meta.Meta = m.Meta.Clone()
 		for j := 0; j < m.Meta.Len(); j++ {
 			switch k := m.Meta.Key(j); k {
@@ -477,6 +485,7 @@ func (w *Writer) AbortRow() {
 	for _, c := range w.touched {
 		s := c.saved
 		c.enc.b = c.enc.b[:s.size]
+		c.lenAt = -1
 		c.enc.bitCount, c.runLength, c.runValue, c.hasFirst = s.bitCount, s.runLength, s.runValue, s.hasFirst
 		if c.enc.bitCount != 0 {
 			// Clear bits a discarded boolean set in the shared last byte.
@@ -584,6 +593,7 @@ func (w *Writer) WriteLength(col, n int) {
 	if c.st != nil {
 		c.st.AddLength(n)
 	}
+	c.lenRow = w.rowCount
 	l := int32(n)
 	if l == c.runValue {
 		c.runLength++
@@ -593,7 +603,63 @@ func (w *Writer) WriteLength(col, n int) {
 	if l == 0 || l == 1 {
 		c.runLength, c.runValue = 1, l
 	} else {
+		c.lenAt = len(c.enc.b)
 		c.enc.writeLength(l)
+	}
+	w.filled(c)
+}
+
+// ExtendLength adds n to the length last written to array column col, for
+// a caller that learns an array's length in parts after writing its first
+// values (Avro encodes arrays in blocks, each with its own count): the
+// length is rewritten where it stands, as if it had been written whole.
+// The length must have been written in the current row, be at least 1, and
+// be the column's last; the column must hold values (its type is not
+// null). The caller then writes the n further values (or the n further
+// entries of the column's children).
+func (w *Writer) ExtendLength(col, n int) {
+	c := w.column(col)
+	if c == nil {
+		return
+	}
+	switch {
+	case !c.array || c.typ == Null:
+		w.usage(c, "ExtendLength needs an array column that holds values")
+		return
+	case !w.inRow || c.lenRow != w.rowCount || c.lenAt < 0 || c.runLength != 0:
+		w.usage(c, "ExtendLength without a length of at least 1 last written in the row")
+		return
+	case n < 0:
+		w.usage(c, "ExtendLength by %d", n)
+		return
+	}
+	b := c.enc.b
+	old, size := binary.Uvarint(b[c.lenAt:])
+	if size <= 0 {
+		w.fail(fmt.Errorf("trevni: column %q: no length at byte %d of the block", c.meta.Name, c.lenAt))
+		return
+	}
+	if old == 0 {
+		// The statistics counted it as empty.
+		w.usage(c, "ExtendLength of an empty array")
+		return
+	}
+	l := (int64(old>>1) ^ -int64(old&1)) + int64(n)
+	if l > math.MaxInt32 {
+		w.usage(c, "array length %d out of range", l)
+		return
+	}
+	var buf [binary.MaxVarintLen32]byte
+	code := binary.AppendUvarint(buf[:0], uint64(l)<<1)
+	if grow := len(code) - size; grow > 0 {
+		b = slices.Insert(b, c.lenAt+size, code[:grow]...)
+		c.enc.b = b
+	}
+	copy(b[c.lenAt:], code)
+	if w.unchecked {
+		c.elems += int64(n)
+	} else {
+		c.rowElems += int64(n)
 	}
 	w.filled(c)
 }
@@ -605,8 +671,10 @@ func (c *columnWriter) flushRun() {
 	case c.runLength == 0:
 		return
 	case c.runLength == 1:
+		c.lenAt = len(c.enc.b)
 		c.enc.writeLength(c.runValue)
 	default:
+		c.lenAt = -1
 		c.enc.writeLength((3 - c.runValue) - c.runLength<<1)
 	}
 	c.runLength, c.runValue = 0, -1
@@ -785,7 +853,7 @@ func (w *Writer) WriteString(col int, v string) {
 // must be valid UTF-8 (see WriteString).
 func (w *Writer) WriteStringBytes(col int, v []byte) {
 	if c := w.begin(col, String); c != nil {
-		if !validUTF8(v) {
+		if !utf8check.Valid(v) {
 			w.usage(c, "string is not valid UTF-8")
 			return
 		}
@@ -965,6 +1033,7 @@ func (w *Writer) cutBlock(c *columnWriter) error {
 	}
 	raw := c.enc.b
 	c.enc.reset(w.getBuf())
+	c.lenAt = -1
 	c.blockStart, c.hasFirst = w.rowCount, false
 	c.blocks = append(c.blocks, b)
 	w.held += int64(cap(raw)) // the buffer is held until the block is written or spilled
@@ -1284,19 +1353,4 @@ func writeColumnMeta(e *encoder, c *ColumnMeta) {
 		e.writeString(c.Meta.Key(i))
 		e.writeBytes(c.Meta.Value(i))
 	}
-}
-
-// validUTF8 reports whether v is valid UTF-8, checking short ASCII values
-// (most strings in data) in line before calling utf8.Valid, whose set-up
-// costs more than such a value.
-func validUTF8(v []byte) bool {
-	if len(v) <= 16 {
-		for _, c := range v {
-			if c >= utf8.RuneSelf {
-				return utf8.Valid(v)
-			}
-		}
-		return true
-	}
-	return utf8.Valid(v)
 }

@@ -285,8 +285,12 @@ func (aw *AvroWriter) decode(n *layout.Node, d *decoder, depth int) error {
 
 func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
 	simple := n.Items.Col == n.Col
+	if simple && n.Items.Kind != schema.Null {
+		return aw.decodeInlineArray(n, d, depth)
+	}
 	if simple {
-		// The length precedes the values in the same column: count first.
+		// The length precedes the values in the same column, which holds
+		// nothing else: count first.
 		scan := *d
 		var total int64
 		for {
@@ -327,6 +331,42 @@ func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
 	if !simple {
 		// Children hold the items: the length can follow them.
 		return aw.length(n.Col, i)
+	}
+	return nil
+}
+
+// decodeInlineArray decodes a value of array n whose items are values of
+// n's own column, after their length. Most arrays come in one block: its
+// count is written as the length before the items, and the length is
+// extended if more blocks follow, which saves passing over the items once
+// to count them.
+func (aw *AvroWriter) decodeInlineArray(n *layout.Node, d *decoder, depth int) error {
+	c, err := d.block(n.Items.MinSize)
+	if err != nil {
+		return err
+	}
+	if err := aw.length(n.Col, c); err != nil {
+		return err
+	}
+	var i int64
+	for c > 0 {
+		for ; c > 0; c-- {
+			if err := aw.decode(n.Items, d, depth+1); err != nil {
+				return fieldpath.At(err, fieldpath.Index(int(i)))
+			}
+			i++
+		}
+		if c, err = d.block(n.Items.MinSize); err != nil {
+			return err
+		}
+		if c > 0 {
+			if i+c > math.MaxInt32 {
+				return errTooMany
+			}
+			if aw.w.ExtendLength(n.Col, int(c)); aw.w.Err() != nil {
+				return aw.w.Err()
+			}
+		}
 	}
 	return nil
 }
@@ -589,11 +629,11 @@ func readAhead(r *ocf.Reader) (<-chan *avroBlock, func()) {
 			case <-done:
 				return
 			}
-			count, data, err := r.NextBlock()
+			count, data, err := r.NextBlockInto(buf)
 			if err == io.EOF {
 				return
 			}
-			blk := &avroBlock{index: i, count: count, data: append(buf, data...), offset: r.InputOffset(), err: err, free: free}
+			blk := &avroBlock{index: i, count: count, data: data, offset: r.InputOffset(), err: err, free: free}
 			select {
 			case out <- blk:
 			case <-done:

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"sync"
@@ -43,6 +44,14 @@ func runMain(args []string) int {
 		stop, err := startCPUProfile(path)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "trevni: TREVNI_CPUPROFILE: %v\n", err)
+			return exitUsage
+		}
+		defer stop()
+	}
+	if path := os.Getenv("TREVNI_TRACE"); path != "" {
+		stop, err := startTrace(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "trevni: TREVNI_TRACE: %v\n", err)
 			return exitUsage
 		}
 		defer stop()
@@ -340,6 +349,24 @@ type usageError struct {
 }
 
 func (e *usageError) Error() string { return e.msg }
+
+// startTrace writes an execution trace of the run to path (the TREVNI_TRACE
+// environment variable), for `go tool trace`: it shows which goroutine
+// holds up a conversion. The returned function ends it.
+func startTrace(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		trace.Stop()
+		f.Close()
+	}, nil
+}
 
 // startCPUProfile writes a CPU profile of the run to path (the
 // TREVNI_CPUPROFILE environment variable), for `go tool pprof` and for

@@ -108,11 +108,22 @@ func (r *Reader) InputOffset() int64 { return r.off }
 // io.ErrUnexpectedEOF. Once NextBlock has failed it keeps returning the same
 // error.
 func (r *Reader) NextBlock() (count int64, data []byte, err error) {
+	return r.nextBlock(nil, false)
+}
+
+// NextBlockInto is NextBlock with the decompressed bytes in dst's memory
+// (from dst[:0], grown if need be) rather than the Reader's, so that a
+// caller keeping several blocks at once copies none of them again.
+func (r *Reader) NextBlockInto(dst []byte) (count int64, data []byte, err error) {
+	return r.nextBlock(dst, true)
+}
+
+func (r *Reader) nextBlock(dst []byte, into bool) (count int64, data []byte, err error) {
 	if r.err != nil {
 		return 0, nil, r.err
 	}
 	start := r.off
-	count, data, err = r.readBlock()
+	count, data, err = r.readBlock(dst, into)
 	if err != nil {
 		if err != io.EOF {
 			err = &Error{Block: r.block, Offset: start, Err: err}
@@ -124,8 +135,8 @@ func (r *Reader) NextBlock() (count int64, data []byte, err error) {
 	return count, data, nil
 }
 
-// readBlock reads one block; see NextBlock.
-func (r *Reader) readBlock() (int64, []byte, error) {
+// readBlock reads one block; see NextBlock and NextBlockInto.
+func (r *Reader) readBlock(dst []byte, into bool) (int64, []byte, error) {
 	count, err := r.readLong()
 	if err != nil {
 		return 0, nil, err // io.EOF here is the clean end
@@ -155,10 +166,16 @@ func (r *Reader) readBlock() (int64, []byte, error) {
 		return 0, nil, ErrSyncMarker
 	}
 	if r.dec == nil || size == 0 {
+		if into {
+			return count, append(dst[:0], r.raw...), nil
+		}
 		return count, r.raw, nil
 	}
-	out, err := r.dec.decompress(r.data, r.raw)
-	if cap(out) > cap(r.data) {
+	if !into {
+		dst = r.data
+	}
+	out, err := r.dec.decompress(dst, r.raw)
+	if !into && cap(out) > cap(r.data) {
 		r.data = out[:0]
 	}
 	if err != nil {

@@ -86,6 +86,31 @@ func TestRoundTrip(t *testing.T) {
 					t.Errorf("read back %d records (%d bytes), wrote %d", n, len(got), len(recs))
 				}
 
+				// NextBlockInto gives the same blocks, in the caller's memory.
+				r, err = NewReader(bytes.NewReader(buf.Bytes()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				dst := make([]byte, 0, 64<<10)
+				for i := 0; ; i++ {
+					count, data, err := r.NextBlockInto(dst)
+					if err == io.EOF {
+						if i != len(blocks) {
+							t.Errorf("NextBlockInto: %d blocks, NextBlock %d", i, len(blocks))
+						}
+						break
+					}
+					if err != nil {
+						t.Fatalf("NextBlockInto: block %d: %v", i, err)
+					}
+					if i >= len(blocks) || count != blocks[i].count || !bytes.Equal(data, blocks[i].data) {
+						t.Fatalf("NextBlockInto: block %d differs from NextBlock's", i)
+					}
+					if len(data) > 0 && &data[:1][0] != &dst[:1][0] {
+						t.Fatalf("NextBlockInto: block %d of %d bytes is not in the given buffer of %d", i, len(data), cap(dst))
+					}
+				}
+
 				// WriteBlock: the blocks must come back as they went in.
 				buf.Reset()
 				w, err = NewWriter(&buf, schema, WriterOptions{Codec: codec, SyncMarker: testSync})
