@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/ocf"
@@ -47,6 +48,19 @@ func (d *decoder) long() (int64, error) {
 }
 
 func (d *decoder) longer() (int64, error) {
+	if d.pos+8 <= len(d.b) {
+		// Up to 8 bytes at once: the first byte without its high bit ends
+		// the varint, and the 7-bit groups are gathered without a loop.
+		x := binary.LittleEndian.Uint64(d.b[d.pos:])
+		if stop := ^x & 0x8080808080808080; stop != 0 {
+			n := bits.TrailingZeros64(stop) + 1 // bits up to the last byte's high bit
+			x &= 0x7f7f7f7f7f7f7f7f >> (64 - n)
+			u := x&0x7f | x>>1&0x3f80 | x>>2&0x1fc000 | x>>3&0xfe00000 |
+				x>>4&0x7f0000000 | x>>5&0x3f800000000 | x>>6&0x1fc0000000000 | x>>7&0xfe000000000000
+			d.pos += n >> 3
+			return int64(u>>1) ^ -int64(u&1), nil
+		}
+	}
 	var u uint64
 	for shift := uint(0); shift < 70; shift += 7 {
 		if d.pos >= len(d.b) {
