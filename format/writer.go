@@ -55,10 +55,12 @@ type WriterOptions struct {
 	// Block buffers start small and grow as they fill.
 	BlockSize int
 	// MemoryBudget bounds the finished blocks held in memory, counted at
-	// their stored (compressed) size; past it, enough of them to get back
-	// to three quarters of it spill to a temporary file in TempDir, which
-	// Close copies into the output. 0 means DefaultMemoryBudget; a
-	// negative value means never spill.
+	// their stored (compressed) size. From seven eighths of it, enough of
+	// them to get back to five eighths spill to a temporary file in TempDir
+	// (written by another goroutine while writing goes on; the writer waits
+	// for it only when the budget itself is reached), and Close copies them
+	// into the output. 0 means DefaultMemoryBudget; a negative value means
+	// never spill.
 	MemoryBudget int64
 	// TempDir is where the spill file goes; "" means os.TempDir().
 	TempDir string
@@ -137,6 +139,11 @@ type Writer struct {
 	spill     *os.File
 	spillBuf  *bufio.Writer
 	spillSize int64
+	// spilling receives the result of the batch of blocks being written
+	// to the spill file by another goroutine, nil when none is; inflight
+	// counts their buffers, still in memory until written.
+	spilling chan error
+	inflight int64
 }
 
 // columnWriter holds one column's state.
@@ -1053,7 +1060,7 @@ func (w *Writer) cutBlock(c *columnWriter) error {
 			<-w.sem
 		}()
 	}
-	if w.opts.MemoryBudget > 0 && w.held > w.opts.MemoryBudget && w.held-w.shrunk.Load() > w.opts.MemoryBudget {
+	if b := w.opts.MemoryBudget; b > 0 && w.held+w.inflight > b-b/8 && w.held-w.shrunk.Load()+w.inflight > b-b/8 {
 		return w.spillBlocks()
 	}
 	return nil
@@ -1111,23 +1118,38 @@ func (w *Writer) wait() error {
 	return nil
 }
 
-// spillBlocks moves finished blocks from memory to the spill file until
-// those left take at most three quarters of the memory budget, so that the
-// bytes spilled, which Close copies again, are about what exceeds it.
+// spillBlocks is called when the blocks held, with those being spilled,
+// pass seven eighths of the memory budget. Unless a batch is still being
+// written and the budget itself is not reached yet, it moves finished
+// blocks to the spill file until those left take five eighths of it: it
+// chooses them here and hands them to a goroutine that writes them while
+// the rows go on. So the bytes spilled, which Close copies again, are
+// about what exceeds the budget, and memory stays within it unless the
+// disk is slower than the rows.
 func (w *Writer) spillBlocks() error {
+	budget := w.opts.MemoryBudget
+	if w.spilling != nil {
+		if w.held-w.shrunk.Load()+w.inflight <= budget {
+			return nil
+		}
+		if err := w.spillWait(); err != nil {
+			return err
+		}
+	}
 	if err := w.wait(); err != nil {
 		return err
 	}
 	var held int64
 	for _, c := range w.cols {
 		for _, b := range c.blocks {
-			held += int64(cap(b.data))
+			if b.spillAt < 0 {
+				held += int64(cap(b.data))
+			}
 		}
 	}
-	target := w.opts.MemoryBudget - w.opts.MemoryBudget/4
-	if held <= target {
-		w.held = held
-		w.shrunk.Store(0)
+	w.held = held
+	w.shrunk.Store(0)
+	if held <= budget-budget/8 {
 		return nil
 	}
 	if w.spill == nil {
@@ -1136,36 +1158,62 @@ func (w *Writer) spillBlocks() error {
 			return fmt.Errorf("trevni: creating spill file: %w", err)
 		}
 		w.spill = f
+		w.spillBuf = bufio.NewWriterSize(f, 1<<20)
 	}
-	if w.spillBuf == nil {
-		w.spillBuf = bufio.NewWriterSize(w.spill, 1<<20)
-	}
-	bw := w.spillBuf
+	target := budget - 3*(budget/8)
+	var batch []*block
 spill:
 	for _, c := range w.cols {
 		for _, b := range c.blocks {
 			if held <= target {
 				break spill
 			}
-			if b.data == nil {
+			if b.spillAt >= 0 {
 				continue
-			}
-			if _, err := bw.Write(b.data); err != nil {
-				return fmt.Errorf("trevni: writing spill file: %w", err)
 			}
 			b.spillAt = w.spillSize
 			w.spillSize += int64(len(b.data))
 			held -= int64(cap(b.data))
-			w.putBuf(b.data)
-			b.data = nil
+			w.inflight += int64(cap(b.data))
+			batch = append(batch, b)
 		}
 	}
-	if err := bw.Flush(); err != nil {
+	w.held = held
+	done := make(chan error, 1)
+	w.spilling = done
+	go func() { done <- w.writeSpill(batch) }()
+	return nil
+}
+
+// writeSpill writes a batch of blocks to the spill file at the offsets
+// chosen for them and frees their buffers. It runs on its own goroutine;
+// the Writer touches neither the blocks' data nor the spill file until
+// spillWait has its result.
+func (w *Writer) writeSpill(batch []*block) error {
+	for _, b := range batch {
+		if _, err := w.spillBuf.Write(b.data); err != nil {
+			return fmt.Errorf("trevni: writing spill file: %w", err)
+		}
+	}
+	if err := w.spillBuf.Flush(); err != nil {
 		return fmt.Errorf("trevni: writing spill file: %w", err)
 	}
-	w.held = held
-	w.shrunk.Store(0)
+	for _, b := range batch {
+		w.putBuf(b.data)
+		b.data = nil
+	}
 	return nil
+}
+
+// spillWait waits for the batch being spilled, if any, and returns its
+// error.
+func (w *Writer) spillWait() error {
+	if w.spilling == nil {
+		return nil
+	}
+	err := <-w.spilling
+	w.spilling, w.inflight = nil, 0
+	return err
 }
 
 // Close finishes the last blocks, writes the whole file to the output and
@@ -1192,6 +1240,10 @@ func (w *Writer) Close() error {
 		}
 	}
 	if err := w.wait(); err != nil {
+		w.fail(err)
+		return err
+	}
+	if err := w.spillWait(); err != nil {
 		w.fail(err)
 		return err
 	}
@@ -1244,6 +1296,7 @@ func (w *Writer) Abort() {
 func (w *Writer) release() {
 	w.closed = true
 	w.pending.Wait()
+	w.spillWait()
 	if w.spill != nil {
 		name := w.spill.Name()
 		w.spill.Close()
@@ -1297,7 +1350,7 @@ func (w *Writer) writeFile() error {
 			return err
 		}
 		for _, b := range c.blocks {
-			if b.data != nil {
+			if b.spillAt < 0 {
 				if _, err := bw.Write(b.data); err != nil {
 					return err
 				}
