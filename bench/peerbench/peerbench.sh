@@ -5,7 +5,8 @@
 # It builds the peers (go build in their module; the Go module proxy must be
 # reachable) and our side (trevni, genlarge, structread), writes N vec.Large
 # records (default 1,000,000) as a snappy Avro container, then times each job
-# best of RUNS (default 3) whole-process runs with /usr/bin/time and prints
+# best of RUNS (default 3) whole-process runs with /usr/bin/time, ours and the
+# peer's alternately, and prints
 # one table: wall seconds, user+system CPU seconds, peak resident memory and
 # records per second (from the wall time). The machine is shared: compare CPU
 # seconds as well as wall time, and rerun when the load is high.
@@ -40,32 +41,48 @@ fi
 "$B/trevni" fromavro --quiet --force --codec snappy "$work/large.avro" "$work/large.trv"
 "$B/avro2pq-parquetgo-struct" "$work/large.avro" "$work/large.parquet" >/dev/null
 
-# best LABEL CMD...: runs CMD RUNS times and records the best wall time with
-# its CPU time and memory, and the smallest peak memory.
+# once LABEL CMD...: runs CMD once and keeps, for LABEL, the best wall time
+# with its CPU time, and the smallest peak memory.
 declare -A wall cpu mem
-best() {
+once() {
 	local label=$1
 	shift
-	local bw="" bc="" bm=""
-	for _ in $(seq "$RUNS"); do
-		/usr/bin/time -f '%e %U %S %M' -o "$work/time.out" "$@" >"$work/stdout.out"
-		read -r e u s m <"$work/time.out"
-		local c
-		c=$(printf "%.2f" "$(echo "$u + $s" | bc)")
-		if [ -z "$bw" ] || [ "$(echo "$e < $bw" | bc)" = 1 ]; then bw=$e bc=$c; fi
-		if [ -z "$bm" ] || [ "$m" -lt "$bm" ]; then bm=$m; fi
-	done
-	wall[$label]=$bw cpu[$label]=$bc mem[$label]=$bm
-	echo "$label: $bw s wall, $bc s CPU, $bm KiB; output: $(head -c 200 "$work/stdout.out")" >&2
+	/usr/bin/time -f '%e %U %S %M' -o "$work/time.out" "$@" >"$work/stdout.out"
+	read -r e u s m <"$work/time.out"
+	local c
+	c=$(printf "%.2f" "$(echo "$u + $s" | bc)")
+	if [ -z "${wall[$label]:-}" ] || [ "$(echo "$e < ${wall[$label]}" | bc)" = 1 ]; then
+		wall[$label]=$e cpu[$label]=$c
+	fi
+	if [ -z "${mem[$label]:-}" ] || [ "$m" -lt "${mem[$label]}" ]; then mem[$label]=$m; fi
 }
 
-best ours-fromavro "$B/trevni" fromavro --quiet --force --codec snappy "$work/large.avro" "$work/out.trv"
-best peer-fromavro "$B/avro2pq-parquetgo-struct" "$work/large.avro" "$work/out.parquet"
-best ours-toavro "$B/trevni" toavro --quiet --force --codec snappy "$work/large.trv" "$work/out.avro"
-best peer-toavro "$B/pq2avro-parquetgo-struct" "$work/large.parquet" "$work/out2.avro"
-best ours-read2 "$B/structread" "$work/large.trv"
-ours2=$(cat "$work/stdout.out")
-best peer-read2 "$B/pqproject-parquetgo" "$work/large.parquet"
+# pair JOB OURS-CMD -- PEER-CMD: runs the two RUNS times, alternately, so
+# that a change in the machine's speed during the run touches both alike.
+pair() {
+	local job=$1
+	shift
+	local ours=() peer=()
+	while [ "$1" != "--" ]; do
+		ours+=("$1")
+		shift
+	done
+	shift
+	peer=("$@")
+	for _ in $(seq "$RUNS"); do
+		once "ours-$job" "${ours[@]}"
+		cp "$work/stdout.out" "$work/ours.out"
+		once "peer-$job" "${peer[@]}"
+	done
+	echo "$job: ours ${wall[ours-$job]} s wall, ${cpu[ours-$job]} s CPU, ${mem[ours-$job]} KiB; peer ${wall[peer-$job]} s wall, ${cpu[peer-$job]} s CPU, ${mem[peer-$job]} KiB" >&2
+}
+
+pair fromavro "$B/trevni" fromavro --quiet --force --codec snappy "$work/large.avro" "$work/out.trv" -- \
+	"$B/avro2pq-parquetgo-struct" "$work/large.avro" "$work/out.parquet"
+pair toavro "$B/trevni" toavro --quiet --force --codec snappy "$work/large.trv" "$work/out.avro" -- \
+	"$B/pq2avro-parquetgo-struct" "$work/large.parquet" "$work/out2.avro"
+pair read2 "$B/structread" "$work/large.trv" -- "$B/pqproject-parquetgo" "$work/large.parquet"
+ours2=$(cat "$work/ours.out")
 peer2=$(cat "$work/stdout.out")
 if [ "$ours2" != "$peer2" ]; then
 	echo "the two-field reads disagree: ours '$ours2', peer '$peer2'" >&2
@@ -81,8 +98,9 @@ cell() {
 echo
 echo "$N records of vec.Large, $(stat -c %s "$work/large.avro") bytes of snappy Avro; best of $RUNS; $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| job | ours | fastest Go peer (parquet-go with compiled structs) |"
-echo "|---|---|---|"
-echo "| Avro container -> column file (snappy) | $(cell ours-fromavro) | $(cell peer-fromavro) |"
-echo "| column file -> Avro container (snappy) | $(cell ours-toavro) | $(cell peer-toavro) |"
-echo "| read 2 of 8 fields into a struct | $(cell ours-read2) | $(cell peer-read2) |"
+ratio() { printf '%.2fx' "$(echo "${wall[peer-$1]} / ${wall[ours-$1]}" | bc -l)"; }
+echo "| job | ours | fastest Go peer (parquet-go with compiled structs) | ours vs the peer (wall) |"
+echo "|---|---|---|---|"
+echo "| Avro container -> column file (snappy) | $(cell ours-fromavro) | $(cell peer-fromavro) | $(ratio fromavro) |"
+echo "| column file -> Avro container (snappy) | $(cell ours-toavro) | $(cell peer-toavro) | $(ratio toavro) |"
+echo "| read 2 of 8 fields into a struct | $(cell ours-read2) | $(cell peer-read2) | $(ratio read2) |"
