@@ -102,13 +102,27 @@ func (d *decoder) int() (int32, error) {
 	return int32(v), nil
 }
 
+// take returns the next n bytes, aliasing the data.
 func (d *decoder) take(n int) ([]byte, error) {
-	if n < 0 || n > len(d.b)-d.pos {
-		return nil, d.errorf("%d bytes wanted, %d left", n, len(d.b)-d.pos)
+	if b, ok := d.next(n); ok {
+		return b, nil
 	}
-	v := d.b[d.pos : d.pos+n]
-	d.pos += n
-	return v, nil
+	return nil, d.short(n)
+}
+
+// next is take without the error, small enough to be inlined where every
+// value passes (the caller makes the error with short).
+func (d *decoder) next(n int) ([]byte, bool) {
+	p := d.pos
+	if uint(n) > uint(len(d.b)-p) {
+		return nil, false
+	}
+	d.pos = p + n
+	return d.b[p : p+n : p+n], true
+}
+
+func (d *decoder) short(n int) error {
+	return d.errorf("%d bytes wanted, %d left", n, len(d.b)-d.pos)
 }
 
 // bytes reads a length and that many bytes.
@@ -213,9 +227,9 @@ func (aw *AvroWriter) decode(n *layout.Node, d *decoder, depth int) error {
 	case schema.Null:
 		return nil
 	case schema.Boolean:
-		b, err := d.take(1)
-		if err != nil {
-			return err
+		b, ok := d.next(1)
+		if !ok {
+			return d.short(1)
 		}
 		if b[0] > 1 {
 			return d.errorf("boolean byte %d", b[0])
@@ -243,15 +257,15 @@ func (aw *AvroWriter) decode(n *layout.Node, d *decoder, depth int) error {
 		}
 		w.WriteLong(n.Col, v)
 	case schema.Float:
-		b, err := d.take(4)
-		if err != nil {
-			return err
+		b, ok := d.next(4)
+		if !ok {
+			return d.short(4)
 		}
 		w.WriteFloat(n.Col, math.Float32frombits(binary.LittleEndian.Uint32(b)))
 	case schema.Double:
-		b, err := d.take(8)
-		if err != nil {
-			return err
+		b, ok := d.next(8)
+		if !ok {
+			return d.short(8)
 		}
 		w.WriteDouble(n.Col, math.Float64frombits(binary.LittleEndian.Uint64(b)))
 	case schema.String:
