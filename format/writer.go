@@ -880,7 +880,7 @@ func (w *Writer) writeBytesTo(c *columnWriter, v []byte) {
 		w.usage(c, "value of %d bytes is too long", len(v))
 		return
 	}
-	if c.st != nil {
+	if c.st != nil && !c.st.AddBytesWithin(v) {
 		c.st.AddBytes(v)
 	}
 	start := len(c.enc.b)

@@ -232,6 +232,21 @@ func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 // AddBytes records a bytes value (or a string given as bytes).
 func (a *Accumulator) AddBytes(v []byte) { a.AddString(view(v)) }
 
+// AddBytesWithin records v and reports true if its first byte lies
+// strictly between the first bytes of the block's bounds, so that it
+// changes neither bound: most values of a column once its bounds have
+// spread. Otherwise it records nothing and reports false, and the value
+// is for AddBytes. It is small enough to be inlined in a writer's loop.
+func (a *Accumulator) AddBytesWithin(v []byte) bool {
+	if len(v) != 0 && a.hasBytes {
+		if k := int16(v[0]); k > a.minKey && k < a.maxKey {
+			a.cur.Values++
+			return true
+		}
+	}
+	return false
+}
+
 // Mark remembers the statistics of the block being gathered; a writer
 // calls it when a row starts, so that Rollback can forget the row if it is
 // aborted. It copies no bytes: a string bound is saved when a value first

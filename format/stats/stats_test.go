@@ -383,3 +383,45 @@ func TestFromFirstValues(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestAddBytesWithin checks that settling values in line with
+// AddBytesWithin, and passing the rest to AddBytes, gathers the very
+// statistics AddString gathers, over random strings of a few first bytes
+// (so that the in-line case and both slow cases all occur), empty ones,
+// long ones past MaxLen, aborted rows and block ends.
+func TestAddBytesWithin(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for iter := range 200 {
+		opts := &stats.Options{MaxLen: 1 + r.IntN(6)}
+		plain, err := stats.NewAccumulator(stats.String, false, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		split, _ := stats.NewAccumulator(stats.String, false, opts)
+		for block := range 1 + r.IntN(4) {
+			for range r.IntN(50) {
+				plain.Mark()
+				split.Mark()
+				for range 1 + r.IntN(3) {
+					v := make([]byte, r.IntN(9))
+					for i := range v {
+						v[i] = "abcxyz\xff\x00"[r.IntN(8)]
+					}
+					plain.AddString(string(v))
+					if !split.AddBytesWithin(v) {
+						split.AddBytes(v)
+					}
+				}
+				if r.IntN(5) == 0 {
+					plain.Rollback()
+					split.Rollback()
+				}
+			}
+			plain.EndBlock(int64(block))
+			split.EndBlock(int64(block))
+		}
+		if !bytes.Equal(plain.Encode(), split.Encode()) {
+			t.Fatalf("iteration %d: statistics differ", iter)
+		}
+	}
+}

@@ -29,6 +29,12 @@ func TestValidAgreesWithStdlib(t *testing.T) {
 
 func BenchmarkValidShortASCII(b *testing.B) {
 	s := []byte("tag-name-12")
+	b.Run("len11", func(b *testing.B) { benchValid(b, s) })
+	b.Run("len5", func(b *testing.B) { benchValid(b, s[:5]) })
+	b.Run("len2", func(b *testing.B) { benchValid(b, s[:2]) })
+}
+
+func benchValid(b *testing.B, s []byte) {
 	b.SetBytes(int64(len(s)))
 	b.ReportAllocs()
 	for b.Loop() {
