@@ -40,21 +40,24 @@ func main() {
 // second signal, its temporary files are removed here. The exit status is
 // then 128 plus the signal number, unless the run had already succeeded.
 func runMain(args []string) int {
-	if path := os.Getenv("TREVNI_CPUPROFILE"); path != "" {
-		stop, err := startCPUProfile(path)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "trevni: TREVNI_CPUPROFILE: %v\n", err)
-			return exitUsage
+	// Profiles of the run, for go tool pprof and for refreshing default.pgo
+	// (bench/pgo/refresh.sh), and execution traces, for go tool trace.
+	for _, rec := range []struct {
+		env   string
+		start func(io.Writer) error
+		stop  func()
+	}{
+		{"TREVNI_CPUPROFILE", pprof.StartCPUProfile, pprof.StopCPUProfile},
+		{"TREVNI_TRACE", trace.Start, trace.Stop},
+	} {
+		if path := os.Getenv(rec.env); path != "" {
+			stop, err := startRecording(path, rec.start, rec.stop)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "trevni: %s: %v\n", rec.env, err)
+				return exitUsage
+			}
+			defer stop()
 		}
-		defer stop()
-	}
-	if path := os.Getenv("TREVNI_TRACE"); path != "" {
-		stop, err := startTrace(path)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "trevni: TREVNI_TRACE: %v\n", err)
-			return exitUsage
-		}
-		defer stop()
 	}
 	a := newApp(os.Stdin, os.Stdout, os.Stderr)
 	a.tty = isTerminal(os.Stderr)
@@ -364,6 +367,24 @@ func startTrace(path string) (stop func(), err error) {
 	}
 	return func() {
 		trace.Stop()
+		f.Close()
+	}, nil
+}
+
+// startRecording creates path and starts a CPU profile or an execution
+// trace into it with start; the returned function ends it with stop and
+// closes the file.
+func startRecording(path string, start func(io.Writer) error, stop func()) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		stop()
 		f.Close()
 	}, nil
 }
