@@ -245,11 +245,13 @@ func (ar *AvroReader) walkArray(b []byte, p *plan, sk sink, depth int) ([]byte, 
 		if n > 0 {
 			b = appendLong(b, int64(n))
 		}
-		simple := p.items.op == opSimple
 		for i := 0; i < n; i++ {
-			if simple {
+			switch p.items.op {
+			case opSimple:
 				b, err = ar.walkSimple(b, p.items, sk)
-			} else {
+			case opRecord:
+				b, err = ar.walkRecord(b, p.items, sk, depth+1)
+			default:
 				b, err = ar.walk(b, p.items, sk, depth+1)
 			}
 			if err != nil {
