@@ -31,9 +31,10 @@ const (
 
 // plan is a compiled step of reading the reader schema from the file.
 type plan struct {
-	op op
-	w  *layout.Node   // the file's position
-	rs *schema.Schema // the reader's schema
+	op   op
+	step func(ar *AvroReader, b []byte, p *plan, sk sink, depth int) ([]byte, error) // stepFor(op)
+	w    *layout.Node                                                                // the file's position
+	rs   *schema.Schema                                                              // the reader's schema
 
 	// opEnum: reader ordinal of each writer ordinal, -1 where the reader
 	// lacks the symbol and has no default.
@@ -132,8 +133,17 @@ func parseSelection(paths []string) (selection, error) {
 }
 
 // compile resolves the reader schema rs against the file position w,
-// keeping only the selected fields of records.
+// keeping only the selected fields of records, and gives the plan its
+// step.
 func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string, sel selection) (*plan, error) {
+	p, err := c.compileNode(w, rs, path, sel)
+	if err == nil {
+		p.step = stepFor(p.op)
+	}
+	return p, err
+}
+
+func (c *compiler) compileNode(w *layout.Node, rs *schema.Schema, path string, sel selection) (*plan, error) {
 	ws := w.Schema
 	if ws.Kind == schema.Union {
 		return c.writerUnion(w, rs, path, sel)

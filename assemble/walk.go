@@ -132,58 +132,73 @@ func (ar *AvroReader) branch(n *layout.Node) (int, error) {
 // walk reads one value of plan p and hands it to sink sk: it appends the
 // value's encoding to b (toBinary, toJSON) or leaves the value in ar.val
 // (toValue). depth counts the plan levels above p; the layout bounds it.
+// It calls the step the plan was compiled with (stepFor), and is small
+// enough to be inlined: a nested value costs one call, not a dispatch and
+// a call.
 func (ar *AvroReader) walk(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
-	switch p.op {
-	case opSimple:
-		return ar.walkSimple(b, p, sk)
-	case opRecord:
-		return ar.walkRecord(b, p, sk, depth)
-	case opArray:
-		return ar.walkArray(b, p, sk, depth)
-	case opMap:
-		return ar.walkMap(b, p, sk, depth)
-	case opWriterUnion:
-		br, err := ar.branch(p.w)
-		if err != nil {
-			return b, err
-		}
-		if p.w.Branches[br] == nil {
-			if p.nullErr != nil {
-				return b, p.nullErr
-			}
-			return ar.walkUnion(b, p.rs, p.nullIdx, nil, sk, depth)
-		}
-		if p.branchErr[br] != nil {
-			return b, p.branchErr[br]
-		}
-		return ar.walkUnion(b, p.rs, p.readerIdx[br], p.branches[br], sk, depth)
-	case opReaderUnion:
-		return ar.walkUnion(b, p.rs, p.branch, p.items, sk, depth)
-	case opEnum:
-		return ar.walkEnum(b, p, sk)
-	}
-	return b, fmt.Errorf("assemble: unknown plan step %d", p.op)
+	return p.step(ar, b, p, sk, depth)
 }
 
-// walkRecord reads a record's fields. A simple field is walked directly,
-// which spares a step for the commonest values, and the binary sink, the
-// one whole-file conversions use, has a loop of its own that decides
-// nothing per field.
+// stepFor returns the walk of a plan of kind op.
+func stepFor(op op) func(ar *AvroReader, b []byte, p *plan, sk sink, depth int) ([]byte, error) {
+	switch op {
+	case opSimple:
+		return (*AvroReader).walkSimple
+	case opRecord:
+		return (*AvroReader).walkRecord
+	case opArray:
+		return (*AvroReader).walkArray
+	case opMap:
+		return (*AvroReader).walkMap
+	case opWriterUnion:
+		return (*AvroReader).walkWriterUnion
+	case opReaderUnion:
+		return (*AvroReader).walkReaderUnion
+	case opEnum:
+		return (*AvroReader).walkEnum
+	}
+	return func(_ *AvroReader, b []byte, p *plan, _ sink, _ int) ([]byte, error) {
+		return b, fmt.Errorf("assemble: unknown plan step %d", p.op)
+	}
+}
+
+// walkWriterUnion reads the branch of a union in the file, which picks
+// the value.
+func (ar *AvroReader) walkWriterUnion(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
+	br, err := ar.branch(p.w)
+	if err != nil {
+		return b, err
+	}
+	if p.w.Branches[br] == nil {
+		if p.nullErr != nil {
+			return b, p.nullErr
+		}
+		return ar.walkUnion(b, p.rs, p.nullIdx, nil, sk, depth)
+	}
+	if p.branchErr[br] != nil {
+		return b, p.branchErr[br]
+	}
+	return ar.walkUnion(b, p.rs, p.readerIdx[br], p.branches[br], sk, depth)
+}
+
+// walkReaderUnion reads a value that is not a union in the file as a
+// branch of the reader's union.
+func (ar *AvroReader) walkReaderUnion(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
+	return ar.walkUnion(b, p.rs, p.branch, p.items, sk, depth)
+}
+
+// walkRecord reads a record's fields. The binary sink, the one whole-file
+// conversions use, has a loop of its own that decides nothing per field.
 func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
 	var err error
 	if sk == toBinary {
 		for i := range p.fields {
 			f := &p.fields[i]
-			switch {
-			case f.p == nil: // not in the file: the reader's default
+			if f.p == nil { // not in the file: the reader's default
 				b = append(b, f.defBin...)
 				continue
-			case f.p.op == opSimple:
-				b, err = ar.walkSimple(b, f.p, sk)
-			default:
-				b, err = ar.walk(b, f.p, sk, depth+1)
 			}
-			if err != nil {
+			if b, err = ar.walk(b, f.p, sk, depth+1); err != nil {
 				return b, fieldpath.At(err, f.name)
 			}
 		}
@@ -213,12 +228,7 @@ func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte,
 			}
 			continue
 		}
-		if f.p.op == opSimple {
-			b, err = ar.walkSimple(b, f.p, sk)
-		} else {
-			b, err = ar.walk(b, f.p, sk, depth+1)
-		}
-		if err != nil {
+		if b, err = ar.walk(b, f.p, sk, depth+1); err != nil {
 			return b, fieldpath.At(err, f.name)
 		}
 		if sk == toValue {
@@ -246,15 +256,7 @@ func (ar *AvroReader) walkArray(b []byte, p *plan, sk sink, depth int) ([]byte, 
 			b = appendLong(b, int64(n))
 		}
 		for i := 0; i < n; i++ {
-			switch p.items.op {
-			case opSimple:
-				b, err = ar.walkSimple(b, p.items, sk)
-			case opRecord:
-				b, err = ar.walkRecord(b, p.items, sk, depth+1)
-			default:
-				b, err = ar.walk(b, p.items, sk, depth+1)
-			}
-			if err != nil {
+			if b, err = ar.walk(b, p.items, sk, depth+1); err != nil {
 				return b, fieldpath.At(err, fieldpath.Index(i))
 			}
 		}
@@ -301,7 +303,7 @@ func (ar *AvroReader) walkArray(b []byte, p *plan, sk sink, depth int) ([]byte, 
 }
 
 // walkEnum reads an enum ordinal and maps it to the reader's symbol.
-func (ar *AvroReader) walkEnum(b []byte, p *plan, sk sink) ([]byte, error) {
+func (ar *AvroReader) walkEnum(b []byte, p *plan, sk sink, _ int) ([]byte, error) {
 	o, err := ar.cols[p.w.Col].ReadInt()
 	if err != nil {
 		return b, err
@@ -474,7 +476,7 @@ func (ar *AvroReader) walkUnion(b []byte, rs *schema.Schema, idx int, inner *pla
 }
 
 // walkSimple reads one simple value and promotes it to the reader's type.
-func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink) ([]byte, error) {
+func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink, _ int) ([]byte, error) {
 	c := ar.cols[p.w.Col]
 	rs := p.rs
 	switch p.w.Type {
