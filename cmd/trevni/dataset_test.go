@@ -357,6 +357,11 @@ func TestDatasetCountHead(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "2 parts: 0 rows scanned (the headers say 600 rows)") {
 		t.Errorf("count --report without --where: %+v", r)
 	}
+	r = runIn(t, nil, "dump", "--where", expr, "--report", dir)
+	if r.code != 0 || len(lines(r.stdout)) != 10 || strings.Count(r.stderr, " rows scanned, 5 rows matched") != 2 ||
+		!strings.Contains(r.stderr, "all 2 parts read: ") || !strings.Contains(r.stderr, "10 rows matched") {
+		t.Errorf("dump --report: %+v", r)
+	}
 }
 
 // TestDatasetCountHeaderOnly: count without --where reads each part's

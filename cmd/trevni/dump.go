@@ -73,6 +73,8 @@ func dumpCommand(fs *flag.FlagSet) runFunc {
 		p := e.newProgress(totals(parts))
 		defer p.done()
 		var buf []byte
+		var total assemble.ScanReport // of the parts read, with --report
+		read := 0
 		err = e.eachPart(parts, nil, nil, p, func(in *trevniInput, _, _, before int64) error {
 			d, err := e.newDumper(in, sf)
 			if err != nil {
@@ -99,12 +101,18 @@ func dumpCommand(fs *flag.FlagSet) runFunc {
 				}
 			}
 			if sf.report {
-				e.printReport(in.Name(), d.report(in))
+				r := d.report(in)
+				e.printReport(in.Name(), r)
+				addReport(&total, r)
+				read++
 			}
 			return nil
 		})
 		if err != nil {
 			return err
+		}
+		if read > 1 {
+			e.printReport(fmt.Sprintf("all %d parts read", read), total)
 		}
 		return out.Commit()
 	}
