@@ -327,6 +327,27 @@ func TestSpillBoundsMemory(t *testing.T) {
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Fatalf("spill file left behind: %v", left)
 	}
+	// Abort right after a spill was started (its batch may still be being
+	// written by its goroutine) waits for it and removes the file.
+	abortDir := t.TempDir()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, cols, &WriterOptions{Codec: "null", MemoryBudget: 20000, TempDir: abortDir, BlockSize: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; w.spilling == nil; i++ {
+		w.StartRow()
+		w.WriteLong(0, int64(i))
+		w.WriteLength(1, 1)
+		w.WriteString(1, "a string of some length to fill blocks")
+		if err := w.EndRow(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Abort()
+	if left, _ := os.ReadDir(abortDir); len(left) != 0 {
+		t.Fatalf("Abort during a spill left %v", left)
+	}
 }
 
 // TestWriterRejectsMisuse checks the row protocol checks.

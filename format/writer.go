@@ -1129,11 +1129,19 @@ func (w *Writer) wait() error {
 func (w *Writer) spillBlocks() error {
 	budget := w.opts.MemoryBudget
 	if w.spilling != nil {
-		if w.held-w.shrunk.Load()+w.inflight <= budget {
-			return nil
-		}
-		if err := w.spillWait(); err != nil {
-			return err
+		select {
+		case err := <-w.spilling: // the last batch is written
+			w.spilling, w.inflight = nil, 0
+			if err != nil {
+				return err
+			}
+		default:
+			if w.held-w.shrunk.Load()+w.inflight <= budget {
+				return nil
+			}
+			if err := w.spillWait(); err != nil {
+				return err
+			}
 		}
 	}
 	if err := w.wait(); err != nil {
