@@ -353,24 +353,6 @@ type usageError struct {
 
 func (e *usageError) Error() string { return e.msg }
 
-// startTrace writes an execution trace of the run to path (the TREVNI_TRACE
-// environment variable), for `go tool trace`: it shows which goroutine
-// holds up a conversion. The returned function ends it.
-func startTrace(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := trace.Start(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		trace.Stop()
-		f.Close()
-	}, nil
-}
-
 // startRecording creates path and starts a CPU profile or an execution
 // trace into it with start; the returned function ends it with stop and
 // closes the file.
@@ -385,25 +367,6 @@ func startRecording(path string, start func(io.Writer) error, stop func()) (func
 	}
 	return func() {
 		stop()
-		f.Close()
-	}, nil
-}
-
-// startCPUProfile writes a CPU profile of the run to path (the
-// TREVNI_CPUPROFILE environment variable), for `go tool pprof` and for
-// refreshing default.pgo (bench/pgo/refresh.sh). The returned function
-// ends it.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
 }
