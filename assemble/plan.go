@@ -143,6 +143,7 @@ func (c *compiler) compile(w *layout.Node, rs *schema.Schema, path string, sel s
 	return p, err
 }
 
+// compileNode is compile but for the step.
 func (c *compiler) compileNode(w *layout.Node, rs *schema.Schema, path string, sel selection) (*plan, error) {
 	ws := w.Schema
 	if ws.Kind == schema.Union {
