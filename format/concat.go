@@ -211,28 +211,18 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader) (int64, error) {
 // concatStats returns the encoded statistics of column i of the joined
 // file, whose part k has the block table parts[k].t: the parts' blocks in
 // order. It returns nil when a part holding blocks of the column has no
-// statistics for it, or statistics that do not agree with its blocks (as
-// predicate.FileStats would refuse them), or when no part has blocks. A
-// part without blocks (no rows) contributes nothing and needs none.
+// statistics for it, or statistics that do not agree with its blocks
+// (Reader.BlockStats), or when no part has blocks. A part without blocks
+// (no rows) contributes nothing and needs none.
 func concatStats(ins []*Reader, parts []concatPart, i int) []byte {
 	var out *stats.Column
 	for k, rd := range ins {
-		blocks := parts[k].t.blocks
-		if len(blocks) == 0 {
+		if len(parts[k].t.blocks) == 0 {
 			continue
 		}
-		raw, ok := rd.rawMeta[i].Get(stats.MetaKey)
-		if !ok {
+		c, err := rd.BlockStats(i)
+		if c == nil || err != nil {
 			return nil
-		}
-		c, err := stats.Decode(raw)
-		if err != nil || c.Type != stats.Type(rd.cols[i].Type) || c.Array != rd.cols[i].Array || len(c.Blocks) != len(blocks) {
-			return nil
-		}
-		for b := range blocks {
-			if c.Blocks[b].Rows != blocks[b].Rows {
-				return nil
-			}
 		}
 		if out == nil {
 			out = c

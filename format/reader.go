@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"sync"
+
+	"github.com/trevni-go/trevni/format/stats"
 )
 
 // headerChunk is how much the header is read at a time: opening a file reads
@@ -1059,4 +1061,40 @@ func (c *ColumnReader) Next() (any, error) {
 		return nil, err
 	}
 	return c.Value()
+}
+
+// BlockStats returns the per-block statistics stored for column i (package
+// format/stats, under stats.MetaKey), checked against the column's block
+// descriptors: the same type and array flag, as many blocks, the same rows
+// in each. It returns nil and no error when the column has none, and nil
+// with an error that says why when they do not agree with the file (a
+// reader may report it and read every block).
+func (rd *Reader) BlockStats(i int) (*stats.Column, error) {
+	t, err := rd.table(i)
+	if err != nil {
+		return nil, err
+	}
+	meta := &rd.cols[i]
+	raw, ok := rd.rawMeta[i].Get(stats.MetaKey)
+	if !ok {
+		return nil, nil
+	}
+	c, err := stats.Decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("column %q: %s: %w", meta.Name, stats.MetaKey, err)
+	}
+	switch {
+	case c.Type != stats.Type(meta.Type) || c.Array != meta.Array:
+		return nil, fmt.Errorf("column %q: %s describes a %v column (array %v), not %v (array %v)",
+			meta.Name, stats.MetaKey, c.Type, c.Array, meta.Type, meta.Array)
+	case len(c.Blocks) != len(t.blocks):
+		return nil, fmt.Errorf("column %q: %s has %d blocks, the column %d", meta.Name, stats.MetaKey, len(c.Blocks), len(t.blocks))
+	}
+	for b := range t.blocks {
+		if c.Blocks[b].Rows != t.blocks[b].Rows {
+			return nil, fmt.Errorf("column %q block %d: %s says %d rows, the block %d",
+				meta.Name, b, stats.MetaKey, c.Blocks[b].Rows, t.blocks[b].Rows)
+		}
+	}
+	return c, nil
 }

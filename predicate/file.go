@@ -18,8 +18,7 @@ type FileStatsOptions struct {
 
 // FileStats reads the statistics of column col of a Trevni file: the
 // stats.blocks metadata checked against the column's block descriptors
-// (same type, as many blocks, the same row counts), or, as opts allow, the
-// value index. It returns nil, meaning "no statistics, read everything",
+// (format.Reader.BlockStats), or, as opts allow, the value index. It returns nil, meaning "no statistics, read everything",
 // when there are none or they do not agree with the file, with an error
 // that says why in the latter case (a reader may report it and go on).
 // The result suits Ranges:
@@ -41,8 +40,11 @@ func FileStats(rd *format.Reader, col int, opts *FileStatsOptions) (*ColumnStats
 	for i := range blocks {
 		cs.FirstRows[i] = blocks[i].FirstRow
 	}
-	raw, ok := meta.Meta.Get(stats.MetaKey)
-	if !ok {
+	c, err := rd.BlockStats(col)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
 		if opts == nil || !opts.SortedValueIndex || !meta.Values || len(blocks) == 0 {
 			return nil, nil
 		}
@@ -55,23 +57,6 @@ func FileStats(rd *format.Reader, col int, opts *FileStatsOptions) (*ColumnStats
 			return nil, nil
 		}
 		return cs, nil
-	}
-	c, err := stats.Decode(raw)
-	if err != nil {
-		return nil, fmt.Errorf("column %q: %s: %w", meta.Name, stats.MetaKey, err)
-	}
-	switch {
-	case c.Type != stats.Type(meta.Type) || c.Array != meta.Array:
-		return nil, fmt.Errorf("column %q: %s describes a %v column (array %v), not %v (array %v)",
-			meta.Name, stats.MetaKey, c.Type, c.Array, meta.Type, meta.Array)
-	case len(c.Blocks) != len(blocks):
-		return nil, fmt.Errorf("column %q: %s has %d blocks, the column %d", meta.Name, stats.MetaKey, len(c.Blocks), len(blocks))
-	}
-	for i := range blocks {
-		if c.Blocks[i].Rows != blocks[i].Rows {
-			return nil, fmt.Errorf("column %q block %d: %s says %d rows, the block %d",
-				meta.Name, i, stats.MetaKey, c.Blocks[i].Rows, blocks[i].Rows)
-		}
 	}
 	cs.Blocks = c.Blocks
 	return cs, nil
