@@ -60,10 +60,7 @@ func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *la
 		return nil, err
 	}
 	f := &filter{p: p}
-	f.ranges = p.Ranges(rd.RowCount(), func(col int) *predicate.ColumnStats {
-		cs, _ := predicate.FileStats(rd, col, nil) // unusable statistics: read everything
-		return cs
-	})
+	f.ranges = p.FileRanges(rd)
 	f.ev, err = NewAvroReader(rd, &Options{Fields: p.Fields(), Layout: o.Layout, lenient: true})
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
+	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoload"
@@ -151,6 +152,9 @@ func (pr *ProtoReader) Schema() *schema.Schema { return pr.ar.Schema() }
 
 // Columns returns the file's columns: the layout of the file's schema.
 func (pr *ProtoReader) Columns() []layout.Column { return pr.ar.Columns() }
+
+// Filter returns the compiled ProtoOptions.Filter, or nil.
+func (pr *ProtoReader) Filter() *predicate.Predicate { return pr.ar.Filter() }
 
 // ColumnsRead returns the indexes of the columns the reader reads.
 func (pr *ProtoReader) ColumnsRead() []int { return pr.ar.ColumnsRead() }

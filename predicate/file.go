@@ -21,12 +21,7 @@ type FileStatsOptions struct {
 // (format.Reader.BlockStats), or, as opts allow, the value index. It returns nil, meaning "no statistics, read everything",
 // when there are none or they do not agree with the file, with an error
 // that says why in the latter case (a reader may report it and go on).
-// The result suits Ranges:
-//
-//	rs := p.Ranges(rd.RowCount(), func(col int) *predicate.ColumnStats {
-//		cs, _ := predicate.FileStats(rd, col, nil)
-//		return cs
-//	})
+// The result suits Ranges, as FileRanges uses it.
 func FileStats(rd *format.Reader, col int, opts *FileStatsOptions) (*ColumnStats, error) {
 	meta, err := rd.Column(col)
 	if err != nil {
@@ -60,4 +55,15 @@ func FileStats(rd *format.Reader, col int, opts *FileStatsOptions) (*ColumnStats
 	}
 	cs.Blocks = c.Blocks
 	return cs, nil
+}
+
+// FileRanges returns the runs of rd's rows that may hold a record
+// satisfying p, judged by the block statistics FileStats reads (without
+// the value index): a column whose statistics are missing or unusable
+// lets every block match.
+func (p *Predicate) FileRanges(rd *format.Reader) []Range {
+	return p.Ranges(rd.RowCount(), func(col int) *ColumnStats {
+		cs, _ := FileStats(rd, col, nil)
+		return cs
+	})
 }

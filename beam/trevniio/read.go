@@ -309,10 +309,7 @@ func candidates(rd *format.Reader, p *predicate.Predicate, first, end int64) []p
 		return []predicate.Range{{First: first, Rows: end - first}}
 	}
 	var out []predicate.Range
-	for _, r := range p.Ranges(rd.RowCount(), func(col int) *predicate.ColumnStats {
-		cs, _ := predicate.FileStats(rd, col, nil) // unusable statistics: every block may match
-		return cs
-	}) {
+	for _, r := range p.FileRanges(rd) {
 		a, b := max(r.First, first), min(r.First+r.Rows, end)
 		if a < b {
 			out = append(out, predicate.Range{First: a, Rows: b - a})
@@ -416,6 +413,7 @@ type recordReader interface {
 	RowCount() int64
 	Row() int64
 	ColumnsRead() []int
+	Filter() *predicate.Predicate
 }
 
 // ProcessElement emits the rows of the file the tracker's restriction
@@ -462,12 +460,7 @@ func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path
 		// read (those the filter's statistics leave), in as few requests
 		// as the coalescer's budget allows.
 		cols := rr.ColumnsRead()
-		var p *predicate.Predicate
-		if ar, ok := rr.(*assemble.AvroReader); ok {
-			p = ar.Filter()
-		} else if fn.Filter != "" {
-			p = compileFilter(rd, fn.Filter)
-		}
+		p := rr.Filter()
 		if p != nil {
 			cols = append(cols, p.Columns()...)
 		}
