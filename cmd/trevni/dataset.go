@@ -305,11 +305,8 @@ func (e *env) eachPart(parts []part, opts *format.ReaderOptions, rf *rangeFlags,
 // prints each part's scan report after it, and when several parts were
 // read their sum at the end.
 func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, sf *selectFlags, p *progress, fn func(ar *assemble.AvroReader, in *trevniInput, before int64) error) error {
-	var (
-		total assemble.ScanReport // of the parts read, for --report
-		read  int                 // parts read
-	)
-	remaining := int64(-1) // matches still wanted, with a filter and a limit
+	var reports partReports // for --report
+	remaining := int64(-1)  // matches still wanted, with a filter and a limit
 	if sf != nil && sf.where != "" && rf != nil && rf.limit >= 0 {
 		byRows := *rf
 		remaining, byRows.limit = rf.limit, -1
@@ -337,18 +334,15 @@ func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, sf *se
 			remaining -= ar.Report().RowsMatched
 		}
 		if sf != nil && sf.report {
-			r := ar.Report()
-			e.printReport(in.Name(), r)
-			addReport(&total, r)
-			read++
+			reports.add(e, in.Name(), ar.Report())
 		}
 		return nil
 	})
 	if errors.Is(err, errEnough) {
 		err = nil
 	}
-	if err == nil && read > 1 {
-		e.printReport(fmt.Sprintf("all %d parts read", read), total)
+	if err == nil {
+		reports.finish(e)
 	}
 	return err
 }

@@ -73,8 +73,7 @@ func dumpCommand(fs *flag.FlagSet) runFunc {
 		p := e.newProgress(totals(parts))
 		defer p.done()
 		var buf []byte
-		var total assemble.ScanReport // of the parts read, with --report
-		read := 0
+		var reports partReports // for --report
 		err = e.eachPart(parts, nil, nil, p, func(in *trevniInput, _, _, before int64) error {
 			d, err := e.newDumper(in, sf)
 			if err != nil {
@@ -101,19 +100,14 @@ func dumpCommand(fs *flag.FlagSet) runFunc {
 				}
 			}
 			if sf.report {
-				r := d.report(in)
-				e.printReport(in.Name(), r)
-				addReport(&total, r)
-				read++
+				reports.add(e, in.Name(), d.report(in))
 			}
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		if read > 1 {
-			e.printReport(fmt.Sprintf("all %d parts read", read), total)
-		}
+		reports.finish(e)
 		return out.Commit()
 	}
 }

@@ -64,24 +64,42 @@ func (e *env) printReport(name string, r assemble.ScanReport) {
 	fmt.Fprintf(w, "  read %d of %d bytes (%.1f%%)\n", r.BytesRead, r.FileSize, pct)
 }
 
-// addReport adds the scan report of one part of a data set to total: the
-// rows and bytes, and each column's blocks and bytes, matched by name.
-func addReport(total *assemble.ScanReport, r assemble.ScanReport) {
-	total.RowsScanned += r.RowsScanned
-	total.RowsMatched += r.RowsMatched
-	total.BytesRead += r.BytesRead
-	total.FileSize += r.FileSize
+// partReports prints the scan report of each part of a data set as it is
+// read, and their sum once several parts have been.
+type partReports struct {
+	total assemble.ScanReport
+	parts int
+}
+
+// add prints r, the report of the part called name, and adds it to the
+// sum: the rows and bytes, and each column's blocks and bytes, matched by
+// name.
+func (s *partReports) add(e *env, name string, r assemble.ScanReport) {
+	e.printReport(name, r)
+	s.parts++
+	t := &s.total
+	t.RowsScanned += r.RowsScanned
+	t.RowsMatched += r.RowsMatched
+	t.BytesRead += r.BytesRead
+	t.FileSize += r.FileSize
 	for _, c := range r.Columns {
-		i := slices.IndexFunc(total.Columns, func(t assemble.ColumnScan) bool { return t.Name == c.Name })
+		i := slices.IndexFunc(t.Columns, func(tc assemble.ColumnScan) bool { return tc.Name == c.Name })
 		if i < 0 {
-			total.Columns = append(total.Columns, c)
+			t.Columns = append(t.Columns, c)
 			continue
 		}
-		t := &total.Columns[i]
-		t.Blocks += c.Blocks
-		t.BlocksRead += c.BlocksRead
-		t.BlocksSkipped += c.BlocksSkipped
-		t.BytesRead += c.BytesRead
+		tc := &t.Columns[i]
+		tc.Blocks += c.Blocks
+		tc.BlocksRead += c.BlocksRead
+		tc.BlocksSkipped += c.BlocksSkipped
+		tc.BytesRead += c.BytesRead
+	}
+}
+
+// finish prints the sum when more than one part was read.
+func (s *partReports) finish(e *env) {
+	if s.parts > 1 {
+		e.printReport(fmt.Sprintf("all %d parts read", s.parts), s.total)
 	}
 }
 
