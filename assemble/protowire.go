@@ -9,11 +9,11 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/protosafe"
+	"github.com/trevni-go/trevni/internal/utf8check"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoschema"
@@ -477,7 +477,7 @@ func (e *wireEncoder) scalar(c *format.ColumnReader, k protoreflect.Kind) (uint6
 		return math.Float64bits(v), nil, err
 	case protoreflect.StringKind:
 		v, err := c.ReadBytes()
-		if err == nil && !utf8.Valid(v) {
+		if err == nil && !utf8check.Valid(v) {
 			err = fmt.Errorf("%w: string is not valid UTF-8", format.ErrFormat)
 		}
 		return 0, v, err
@@ -520,7 +520,7 @@ func (e *wireEncoder) mapField(b []byte, f *wireField) ([]byte, bool, error) {
 		if err != nil {
 			return b, false, err
 		}
-		if !utf8.Valid(k) {
+		if !utf8check.Valid(k) {
 			return b, false, fmt.Errorf("%w: map key is not valid UTF-8", format.ErrFormat)
 		}
 		num, err := parseMapKey(k, f.keyKind)

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zlib"
+
+	"github.com/trevni-go/trevni/internal/utf8check"
 )
 
 // Magic is the four bytes a CLMN file starts with.
@@ -407,7 +409,7 @@ func (c *ColumnReader) Next() bool {
 		if c.err = c.readFull(c.s); c.err != nil {
 			return false
 		}
-		if !utf8.Valid(c.s) {
+		if !utf8check.Valid(c.s) {
 			c.err = c.errf("string is not valid UTF-8")
 			return false
 		}

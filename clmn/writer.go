@@ -13,6 +13,8 @@ import (
 	"hash/adler32"
 
 	"github.com/klauspost/compress/flate"
+
+	"github.com/trevni-go/trevni/internal/utf8check"
 )
 
 // WriterOptions configures a Writer. The zero value is usable.
@@ -234,7 +236,7 @@ func (w *Writer) WriteString(i int, s []byte) {
 		w.rowFail(&Error{Index: i, Column: c.Name, Row: w.rows, Offset: -1, Err: fmt.Errorf("string of %d bytes is longer than %d", len(s), MaxString)})
 		return
 	}
-	if !utf8.Valid(s) {
+	if !utf8check.Valid(s) {
 		w.rowFail(&Error{Index: i, Column: c.Name, Row: w.rows, Offset: -1, Err: errors.New("string is not valid UTF-8")})
 		return
 	}

@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"unicode/utf8"
+
+	"github.com/trevni-go/trevni/internal/utf8check"
 )
 
 // encoder appends Trevni-encoded values to a byte slice. It carries the bit
@@ -252,7 +253,7 @@ func (d *decoder) readValue(t ValueType) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !utf8.Valid(b) {
+		if !utf8check.Valid(b) {
 			return nil, errBadUTF8
 		}
 		return string(b), nil

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/internal/jsontext"
+	"github.com/trevni-go/trevni/internal/utf8check"
 )
 
 // DefaultMaxRowElements bounds the array elements a RowReader assembles
@@ -482,7 +482,7 @@ func (rr *RowReader) appendValue(dst []byte, c *ColumnReader) ([]byte, error) {
 		if err != nil {
 			return dst, err
 		}
-		if !utf8.Valid(v) {
+		if !utf8check.Valid(v) {
 			return dst, c.failData(errBadUTF8)
 		}
 		return jsontext.AppendStringBytesUTF8(dst, v), nil

@@ -8,11 +8,11 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/protosafe"
+	"github.com/trevni-go/trevni/internal/utf8check"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -529,7 +529,7 @@ func (p *wireParser) value(s *wireScalar, num protowire.Number, wt protowire.Typ
 		if n < 0 {
 			return 0, 0, 0, protowire.ParseError(n)
 		}
-		if s.utf8 && !utf8.Valid(v) {
+		if s.utf8 && !utf8check.Valid(v) {
 			return 0, 0, 0, errors.New("string is not valid UTF-8")
 		}
 		return pos + n - len(v), pos + n, pos + n, nil

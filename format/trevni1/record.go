@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"unicode/utf8"
 
+	"github.com/trevni-go/trevni/internal/utf8check"
 	"github.com/trevni-go/trevni/schema"
 )
 
@@ -294,7 +294,7 @@ func (rw *RecordWriter) shred(n *node, rep, def int) error {
 		if err != nil {
 			return err
 		}
-		if s.Kind == schema.String && !utf8.Valid(b) {
+		if s.Kind == schema.String && !utf8check.Valid(b) {
 			return rw.valueErr(n, "string is not valid UTF-8")
 		}
 		if rw.emit {
