@@ -243,18 +243,27 @@ func TestRoundTripRandomLayouts(t *testing.T) {
 		want := make([]string, nrows)
 		for i, row := range rows {
 			want[i] = string(row.AppendJSON(nil))
-			got, err := rr.Read()
-			if err != nil {
-				t.Fatalf("iteration %d row %d: %v", it, i, err)
-			}
-			if g := string(got.AppendJSON(nil)); g != want[i] {
-				t.Fatalf("iteration %d row %d (%+v):\n got %s\nwant %s", it, i, opts, g, want[i])
-			}
 		}
-		if _, err := rr.Read(); err != io.EOF {
-			t.Fatalf("iteration %d: after the last row: %v", it, err)
-		}
+		checkRows(t, rr, want, fmt.Sprintf("iteration %d (%+v)", it, opts))
 		checkSeeks(t, rd, r, want, roots)
+	}
+}
+
+// checkRows reads every row of rr and compares each, as JSON, with want;
+// what says which file it is in a failure.
+func checkRows(t *testing.T, rr *RowReader, want []string, what string) {
+	t.Helper()
+	for i := range want {
+		got, err := rr.Read()
+		if err != nil {
+			t.Fatalf("%s row %d: %v", what, i, err)
+		}
+		if g := string(got.AppendJSON(nil)); g != want[i] {
+			t.Fatalf("%s row %d:\n got %s\nwant %s", what, i, g, want[i])
+		}
+	}
+	if _, err := rr.Read(); err != io.EOF {
+		t.Fatalf("%s: after the last row: %v", what, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -90,18 +91,7 @@ func TestRowsOfRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range rows {
-			got, err := rr.Read()
-			if err != nil {
-				t.Fatalf("iteration %d row %d: %v", it, i, err)
-			}
-			if g := string(got.AppendJSON(nil)); g != want[i] {
-				t.Fatalf("iteration %d row %d, columns %v:\n got %s\nwant %s", it, i, sel, g, want[i])
-			}
-		}
-		if _, err := rr.Read(); err != io.EOF {
-			t.Fatalf("iteration %d: after the last row: %v", it, err)
-		}
+		checkRows(t, rr, want, fmt.Sprintf("iteration %d, columns %v", it, sel))
 		// ReadJSON writes the same text without building rows.
 		jr, err := rd.RowsOf(&RowsOptions{Columns: sel})
 		if err != nil {
