@@ -2,13 +2,11 @@ package assemble_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"testing"
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/shred"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -19,14 +17,7 @@ import (
 // satisfy it, by ReadWire's fast path and by Read alike, and Row tells
 // the row of each message read, as AvroReader.Row does.
 func TestProtoFilter(t *testing.T) {
-	files, err := protoload.CompileProto(context.Background(), []string{"../testdata/proto"}, "trevni/test/proto2.proto")
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, err := protoload.FindMessage(files, "trevni.test.p2.Scalars")
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := scalarsDescriptor(t)
 	const n = 5000
 	var buf bytes.Buffer
 	pw, err := shred.NewProtoWriter(&buf, md, nil)

@@ -19,9 +19,9 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
-// scalarsFile writes five proto2 Scalars messages, the one at bad without
-// its required field (which protojson refuses to marshal).
-func scalarsFile(t *testing.T, bad int) *format.Reader {
+// scalarsDescriptor returns the descriptor of the proto2 test message
+// trevni.test.p2.Scalars, compiled from testdata/proto.
+func scalarsDescriptor(t *testing.T) protoreflect.MessageDescriptor {
 	t.Helper()
 	files, err := protoload.CompileProto(context.Background(), []string{"../testdata/proto"}, "trevni/test/proto2.proto")
 	if err != nil {
@@ -31,6 +31,14 @@ func scalarsFile(t *testing.T, bad int) *format.Reader {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return md
+}
+
+// scalarsFile writes five proto2 Scalars messages, the one at bad without
+// its required field (which protojson refuses to marshal).
+func scalarsFile(t *testing.T, bad int) *format.Reader {
+	t.Helper()
+	md := scalarsDescriptor(t)
 	var buf bytes.Buffer
 	pw, err := shred.NewProtoWriter(&buf, md, nil)
 	if err != nil {
@@ -136,14 +144,7 @@ func TestProtoReaderIterator(t *testing.T) {
 // TestProtoReaderAllError checks that All yields a message's error once,
 // as a *schema.Error with the record number, and stops.
 func TestProtoReaderAllError(t *testing.T) {
-	files, err := protoload.CompileProto(context.Background(), []string{"../testdata/proto"}, "trevni/test/proto2.proto")
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, err := protoload.FindMessage(files, "trevni.test.p2.Scalars")
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := scalarsDescriptor(t)
 	set, err := protoload.DescriptorSetFor(md)
 	if err != nil {
 		t.Fatal(err)
