@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -60,44 +57,5 @@ func TestREADMEInstallPath(t *testing.T) {
 		if p := m[1]; !strings.HasPrefix(p, "./") && !strings.HasPrefix(p, mod) {
 			t.Errorf("README installs %s, not under %s", p, mod)
 		}
-	}
-}
-
-// TestREADMEQuickStart runs the commands of the README's first code block
-// with the built tool: they succeed, and the last prints the first three
-// records Java reads from the sample.
-func TestREADMEQuickStart(t *testing.T) {
-	readme := string(readFile(t, "../../README.md"))
-	start := strings.Index(readme, "```\n")
-	end := strings.Index(readme[start+4:], "```")
-	if start < 0 || end < 0 {
-		t.Fatal("no code block in the README")
-	}
-	testdata, err := filepath.Abs("../../testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	var last result
-	n := 0
-	for _, line := range strings.Split(strings.TrimSpace(readme[start+4:start+4+end]), "\n") {
-		args, ok := strings.CutPrefix(line, "go run ./cmd/trevni ")
-		if !ok {
-			t.Fatalf("the first code block runs %q, not the tool", line)
-		}
-		fields := strings.Fields(strings.ReplaceAll(args, "testdata", testdata))
-		cmd := exec.Command(trevniBin, fields...)
-		cmd.Dir = dir
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s: %v\n%s", line, err, errOut.String())
-		}
-		last = result{0, out.String(), errOut.String()}
-		n++
-	}
-	want := readLines(t, filepath.Join(interopDir, "email", "expected.jsonl"))[:3]
-	if got := splitLines(t, strings.NewReader(last.stdout)); n < 2 || strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("%d commands; the last printed:\n%s\nwant:\n%s", n, last.stdout, strings.Join(want, "\n"))
 	}
 }
