@@ -16,7 +16,8 @@
 //     checkout first on PATH. "go run ./cmd/trevni" runs that same binary,
 //     "https://example.com/" is a local HTTP server (with range requests)
 //     serving the work directory, and "go test" lines are not run (they
-//     would run this test).
+//     would run this test). A pipe into head is refused: under pipefail the
+//     command it cuts short fails with SIGPIPE, now and then.
 //   - Every other fence needs a tag: ```text for output and notation,
 //     ```go, ```json and the like for code; none of them may hold a line
 //     starting with "trevni " or "go run ./cmd/trevni" (a command shown but
@@ -53,6 +54,10 @@ type command struct {
 // fence matches the opening or closing line of a fenced code block, giving
 // its info string.
 var fence = regexp.MustCompile("^```([^`]*)$")
+
+// pipeHead matches a pipe into head, which ends the command before it
+// has written everything.
+var pipeHead = regexp.MustCompile(`\|\s*head\b`)
 
 // parse returns the commands of the ```sh blocks of a Markdown file, in
 // order, and an error for a block that breaks the convention.
@@ -108,6 +113,9 @@ func parse(name string, src []byte) ([]command, error) {
 		}
 		if strings.HasSuffix(line, `\`) {
 			continue
+		}
+		if pipeHead.MatchString(pending.text) {
+			return nil, fmt.Errorf("%s:%d: output cut with | head: the command's SIGPIPE fails it under pipefail now and then; write a file and head that", name, pending.line)
 		}
 		cmds = append(cmds, *pending)
 		pending = nil
@@ -234,6 +242,7 @@ func TestParse(t *testing.T) {
 		"```sh\n$ trevni a\n```\n",
 		"```sh\ntrevni a \\\n```\n",
 		"```sh\ntrevni a\n",
+		"```sh\ntrevni a | head -2\n```\n",
 	} {
 		if _, err := parse("d.md", []byte(bad)); err == nil {
 			t.Errorf("%q: no error", bad)
