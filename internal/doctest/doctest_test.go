@@ -9,7 +9,9 @@
 //     backslash goes on on the next line; blank lines and lines starting
 //     with # are skipped. A command must exit with status 0: one shown
 //     failing is written "! trevni ...", which bash turns into a success
-//     exactly when the command fails.
+//     exactly when the command fails, and its block is followed right away
+//     by a ```text block that holds the first line it prints on standard
+//     error.
 //   - The commands of a file run one after the other in one fresh work
 //     directory holding testdata/ (a symbolic link to the repository's), each
 //     with bash -e -o pipefail, with the trevni command built from this
@@ -26,7 +28,6 @@
 package doctest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -35,7 +36,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -46,9 +49,14 @@ import (
 const root = "../.."
 
 // command is one shell command of a ```sh block and the line it starts on.
+// A command shown failing ("! trevni ...") carries the lines of the ```text
+// block that follows its block: the first line of its standard error must
+// be one of them.
 type command struct {
-	line int
-	text string
+	line   int
+	text   string
+	fails  bool
+	expect []string
 }
 
 // fence matches the opening or closing line of a fenced code block, giving
@@ -67,16 +75,26 @@ func parse(name string, src []byte) ([]command, error) {
 		inBlock bool
 		tag     string
 		pending *command // a command continued by a trailing backslash
+		// failing holds the indexes in cmds of the failing commands of the
+		// ```sh block just closed, until the ```text block after it.
+		failing  []int
+		shEnd    int // the line that closed that block
+		textFrom int // the index in lines where the following text block starts
 	)
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
+	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	for i, line := range lines {
+		n := i + 1
 		if m := fence.FindStringSubmatch(line); m != nil {
 			if !inBlock {
 				tag = strings.TrimSpace(m[1])
 				if tag == "" {
 					return nil, fmt.Errorf("%s:%d: a code block without a tag (```sh, ```text, ```go ...)", name, n)
+				}
+				if len(failing) > 0 {
+					if tag != "text" || strings.TrimSpace(strings.Join(lines[shEnd:i], "")) != "" {
+						return nil, fmt.Errorf("%s:%d: a command shown failing needs its message in a ```text block right after its block", name, cmds[failing[0]].line)
+					}
+					textFrom = i + 1
 				}
 				inBlock = true
 				continue
@@ -86,10 +104,27 @@ func parse(name string, src []byte) ([]command, error) {
 					return nil, fmt.Errorf("%s:%d: the block ends inside a continued command", name, pending.line)
 				}
 				inBlock = false
+				switch {
+				case tag == "text" && len(failing) > 0:
+					for _, k := range failing {
+						cmds[k].expect = lines[textFrom:i]
+					}
+					failing = nil
+				case tag == "sh":
+					for k := range cmds {
+						if cmds[k].fails && cmds[k].expect == nil && !slices.Contains(failing, k) {
+							failing = append(failing, k)
+						}
+					}
+					shEnd = n
+				}
 				continue
 			}
 		}
 		if !inBlock {
+			if len(failing) > 0 && strings.TrimSpace(line) != "" {
+				return nil, fmt.Errorf("%s:%d: a command shown failing needs its message in a ```text block right after its block", name, cmds[failing[0]].line)
+			}
 			continue
 		}
 		if tag != "sh" {
@@ -109,7 +144,7 @@ func parse(name string, src []byte) ([]command, error) {
 			if strings.HasPrefix(t, "$ ") {
 				return nil, fmt.Errorf("%s:%d: a command with a prompt: write it as typed, without \"$ \"", name, n)
 			}
-			pending = &command{line: n, text: line}
+			pending = &command{line: n, text: line, fails: strings.HasPrefix(t, "! ")}
 		}
 		if strings.HasSuffix(line, `\`) {
 			continue
@@ -120,11 +155,11 @@ func parse(name string, src []byte) ([]command, error) {
 		cmds = append(cmds, *pending)
 		pending = nil
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
 	if inBlock {
 		return nil, fmt.Errorf("%s: a code block is not closed", name)
+	}
+	if len(failing) > 0 {
+		return nil, fmt.Errorf("%s:%d: a command shown failing needs its message in a ```text block right after its block", name, cmds[failing[0]].line)
 	}
 	return cmds, nil
 }
@@ -221,19 +256,29 @@ func runFile(t *testing.T, file string, cmds []command, bin, testdata string) {
 		if err != nil {
 			t.Fatalf("%s:%d: %s\n%v\nstderr:\n%s", file, c.line, c.text, err, stderr.String())
 		}
+		if c.fails {
+			first, _, _ := strings.Cut(stderr.String(), "\n")
+			if !slices.Contains(c.expect, first) {
+				t.Fatalf("%s:%d: %s\nfailed with\n%s\nwhich the text block after it does not show:\n%s", file, c.line, c.text, first, strings.Join(c.expect, "\n"))
+			}
+		}
 	}
 }
 
-// TestParse checks the convention on a small document: the commands of
-// ```sh blocks are found with their lines, and blocks that break it fail.
+// TestParse checks the convention on small documents: the commands of
+// ```sh blocks are found with their lines, a failing one with the lines of
+// the text block after its block, and documents that break it fail.
 func TestParse(t *testing.T) {
-	doc := "# x\n```sh\ntrevni a \\\n  b\n# note\n\n! trevni c\n```\n```text\ntrevni: c: failed\n```\n"
+	doc := "# x\n```sh\ntrevni a \\\n  b\n# note\n\n! trevni c\n```\n\n```text\ntrevni: c: failed\n```\n"
 	cmds, err := parse("d.md", []byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []command{{3, "trevni a \\\n  b"}, {7, "! trevni c"}}
-	if fmt.Sprint(cmds) != fmt.Sprint(want) {
+	want := []command{
+		{line: 3, text: "trevni a \\\n  b"},
+		{line: 7, text: "! trevni c", fails: true, expect: []string{"trevni: c: failed"}},
+	}
+	if !reflect.DeepEqual(cmds, want) {
 		t.Errorf("got %+v, want %+v", cmds, want)
 	}
 	for _, bad := range []string{
@@ -243,6 +288,9 @@ func TestParse(t *testing.T) {
 		"```sh\ntrevni a \\\n```\n",
 		"```sh\ntrevni a\n",
 		"```sh\ntrevni a | head -2\n```\n",
+		"```sh\n! trevni a\n```\n",                             // no message shown
+		"```sh\n! trevni a\n```\nIt fails.\n```text\nx\n```\n", // not right after
+		"```sh\n! trevni a\n```\n```go\nx\n```\n",
 	} {
 		if _, err := parse("d.md", []byte(bad)); err == nil {
 			t.Errorf("%q: no error", bad)
