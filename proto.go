@@ -73,7 +73,7 @@ func (ds *Dataset) eachProto(ctx context.Context, opts *ProtoOptions, fn func(pr
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.Name(), err)
 			}
-			offset = 0
+			offset -= min(offset, p.rows) // an empty part passes over nothing
 			n, err := fn(pr, p, remaining)
 			if remaining > 0 {
 				remaining -= n

@@ -161,7 +161,7 @@ func (r *Reader) next() error {
 			f.Close()
 			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
-		r.offset = 0
+		r.offset -= min(r.offset, p.rows) // an empty part passes over nothing
 		ar.SetLimit(r.remaining)
 		if r.schema == nil {
 			r.schema = ar.Schema()

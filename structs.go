@@ -49,7 +49,7 @@ func ReadStructs[T any](ctx context.Context, ds *Dataset, opts *ReadOptions) ite
 			if !ok {
 				return
 			}
-			offset = 0
+			offset -= min(offset, p.rows) // an empty part passes over nothing
 			if remaining > 0 {
 				remaining -= matched
 			}
