@@ -1,0 +1,77 @@
+package trevni
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/trevni-go/trevni/csvtable"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/format/trevni1"
+	"github.com/trevni-go/trevni/shred"
+)
+
+// records returns a Trevni 2 reader of the file's records: the file itself,
+// or for a Trevni 1 or CLMN file its Trevni 2 copy, made on the first call
+// in a private temporary directory that Close removes.
+func (f *File) records(ctx context.Context) (*format.Reader, error) {
+	if f.trevni != nil {
+		return f.trevni, nil
+	}
+	if f.copied != nil {
+		return f.copied, nil
+	}
+	opts := &f.part.ds.opts
+	dir, err := os.MkdirTemp(opts.TempDir, "trevni-copy-")
+	if err != nil {
+		return nil, fmt.Errorf("%s: a Trevni 2 copy: %w", f.part.Name(), err)
+	}
+	f.copyDir = dir
+	tmp, err := os.Create(dir + "/copy.trv")
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("%s: a Trevni 2 copy: %w", f.part.Name(), err)
+	}
+	f.copy = tmp
+	so := &shred.Options{Layout: opts.Layout}
+	so.WriterOptions.TempDir = dir
+	switch {
+	case f.v1 != nil:
+		_, err = trevni1.ToV2(tmp, f.v1, so)
+	default:
+		var src csvtable.Source
+		if src, err = csvtable.NewCLMNSource(f.clmn, nil); err == nil {
+			var sink csvtable.Sink
+			if sink, err = csvtable.NewTrevniSink(tmp, src.Fields(), so); err == nil {
+				if _, err = csvtable.Copy(sink, src, nil); err != nil {
+					sink.Abort()
+				} else {
+					err = sink.Close()
+				}
+			}
+		}
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	var size int64
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = tmp.Stat(); err == nil {
+			size = fi.Size()
+		}
+	}
+	if err == nil {
+		ro := format.ReaderOptions{}
+		if opts.Reader != nil {
+			ro = *opts.Reader
+		}
+		ro.Prefetch = nil
+		f.copied, err = format.NewReader(tmp, size, &ro)
+	}
+	if err != nil {
+		f.close()
+		return nil, fmt.Errorf("%s: reading its records: %w", f.part.Name(), err)
+	}
+	return f.copied, nil
+}

@@ -1,0 +1,430 @@
+package trevni
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/clmn"
+	"github.com/trevni-go/trevni/csvtable"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/format/trevni1"
+	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+)
+
+// Dataset is a data set opened by Open: one or more parts, of one schema,
+// read one after the other as one sequence of records. Its methods read
+// the parts' headers only; readers open each part as they reach it.
+//
+// Records are read the same way from every format. Trevni 2 parts are read
+// in place. A Trevni 1 or CLMN part is read through a Trevni 2 copy made,
+// the first time its records are read, in a temporary file (Options.TempDir)
+// removed when the part is closed; that copy brings filters, field
+// selection, reader schemas, structs and seeking to those formats at the
+// cost of one conversion. What is particular to a format (Trevni 1 levels,
+// CLMN column types, Trevni 2 block statistics) is reached through
+// Part.Open and the File's Trevni, Trevni1 and CLMN methods.
+//
+// A Dataset may be read by several readers one after another; it is not
+// safe for concurrent use.
+type Dataset struct {
+	opts   Options
+	parts  []*Part
+	schema *schema.Schema // the records' schema: the reader schema, or the parts'
+	text   string         // its JSON text
+	ra     bool           // opened on a caller's ReaderAt: parts[0] stays open
+}
+
+// Part is one file of a data set.
+type Part struct {
+	ds     *Dataset
+	src    source
+	format Format
+	rows   int64
+	size   int64
+	text   string // the Avro schema text of its records, "" when it has none
+	cols   []format.ColumnMeta
+	kept   *File // the part held open (OpenReaderAt)
+}
+
+// Name returns the part's name as given or expanded: a path or a URL.
+func (p *Part) Name() string { return p.src.name }
+
+// Format returns the part's file format.
+func (p *Part) Format() Format { return p.format }
+
+// RowCount returns the part's number of rows (records).
+func (p *Part) RowCount() int64 { return p.rows }
+
+// Size returns the part's size in bytes.
+func (p *Part) Size() int64 { return p.size }
+
+// SchemaText returns the Avro schema of the part's records as JSON text:
+// the avro.schema metadata of a Trevni 2 file ("" for a file not written
+// from Avro), the schema a Trevni 1 file's records read as, or the record
+// of a CLMN file's columns.
+func (p *Part) SchemaText() string { return p.text }
+
+// openSources opens the header of every source and checks that they form
+// one data set.
+func openSources(ctx context.Context, srcs []source, opts *Options) (*Dataset, error) {
+	ds := &Dataset{}
+	if opts != nil {
+		ds.opts = *opts
+	}
+	ds.ra = len(srcs) == 1 && srcs[0].ra != nil
+	for _, src := range srcs {
+		p := &Part{ds: ds, src: src}
+		mode := openHeaderOnly
+		if ds.ra {
+			mode = openFull
+		}
+		f, err := p.open(ctx, mode)
+		if err != nil {
+			ds.Close()
+			return nil, err
+		}
+		p.format, p.rows, p.size = f.format, f.RowCount(), f.size
+		p.text, err = f.schemaText()
+		if err == nil && f.trevni != nil {
+			p.cols = make([]format.ColumnMeta, f.trevni.NumColumns())
+			for i := range p.cols {
+				c, cerr := f.trevni.Column(i)
+				if cerr != nil {
+					err = cerr
+					break
+				}
+				p.cols[i] = *c
+			}
+		}
+		if err == nil && len(ds.parts) > 0 {
+			err = ds.agree(ds.parts[0], p, f)
+		}
+		if ds.ra && err == nil {
+			p.kept = f
+		} else {
+			f.Close()
+		}
+		if err != nil {
+			ds.Close()
+			return nil, err
+		}
+		ds.parts = append(ds.parts, p)
+	}
+	ds.text = ds.opts.ReaderSchema
+	if ds.text == "" {
+		ds.text = ds.parts[0].text
+	}
+	if ds.text != "" {
+		s, err := schema.Parse(ds.text)
+		if err != nil {
+			ds.Close()
+			return nil, fmt.Errorf("%s: schema: %w", ds.parts[0].Name(), err)
+		}
+		ds.schema = s
+	}
+	return ds, nil
+}
+
+// agree checks that part b may be read with part a, whose file is f.
+func (ds *Dataset) agree(a, b *Part, f *File) error {
+	if a.text != "" || b.text != "" {
+		if a.text == b.text {
+			return nil
+		}
+		if ds.opts.ReaderSchema == "" {
+			return fmt.Errorf("%s and %s have different schemas: give a reader schema both resolve to", a.Name(), b.Name())
+		}
+		if f.trevni == nil {
+			return fmt.Errorf("%s and %s have different schemas, and %s is a %s file: only Trevni files are resolved to a reader schema", a.Name(), b.Name(), b.Name(), b.format)
+		}
+		if _, err := assemble.NewAvroReader(f.trevni, &assemble.Options{ReaderSchema: ds.opts.ReaderSchema, Layout: ds.opts.Layout}); err != nil {
+			return fmt.Errorf("%s: does not resolve to the reader schema: %w", b.Name(), err)
+		}
+		return nil
+	}
+	if len(a.cols) != len(b.cols) {
+		return fmt.Errorf("%s and %s have different columns (%d and %d)", a.Name(), b.Name(), len(a.cols), len(b.cols))
+	}
+	for i := range a.cols {
+		x, y := &a.cols[i], &b.cols[i]
+		if x.Name != y.Name || x.Type != y.Type || x.Parent != y.Parent || x.Array != y.Array {
+			return fmt.Errorf("%s and %s have different columns: column %d is %q (%s) and %q (%s)", a.Name(), b.Name(), i, x.Name, x.Type, y.Name, y.Type)
+		}
+	}
+	return nil
+}
+
+// Parts returns the data set's parts, in reading order.
+func (ds *Dataset) Parts() []*Part { return ds.parts }
+
+// Format returns the format of the first part.
+func (ds *Dataset) Format() Format { return ds.parts[0].format }
+
+// Schema returns the schema records are read as: the reader schema, or the
+// parts' own. It is nil for Trevni files not written from Avro, whose rows
+// are read through Part.Open and format.Reader.
+func (ds *Dataset) Schema() *schema.Schema { return ds.schema }
+
+// SchemaText returns Schema as JSON text, as stored in the file (or as
+// given for a reader schema); "" when Schema is nil.
+func (ds *Dataset) SchemaText() string { return ds.text }
+
+// RowCount returns the number of rows of all parts.
+func (ds *Dataset) RowCount() int64 {
+	var n int64
+	for _, p := range ds.parts {
+		n += p.rows
+	}
+	return n
+}
+
+// Size returns the bytes of all parts.
+func (ds *Dataset) Size() int64 {
+	var n int64
+	for _, p := range ds.parts {
+		n += p.size
+	}
+	return n
+}
+
+// Columns returns the column layout of the records' schema (the columns a
+// Trevni 2 file of the schema has, in file order), or an error for a data
+// set without an Avro schema.
+func (ds *Dataset) Columns() ([]layout.Column, error) {
+	if ds.schema == nil {
+		return nil, fmt.Errorf("%s: %w", ds.parts[0].Name(), errNoSchema)
+	}
+	l, err := layout.New(ds.schema, ds.opts.Layout)
+	if err != nil {
+		return nil, err
+	}
+	return l.Columns, nil
+}
+
+// errNoSchema reports a Trevni file not written from Avro read as records.
+var errNoSchema = fmt.Errorf("the file has no %s metadata: it was not written from Avro", layout.MetaAvroSchema)
+
+// Close closes the part a data set opened on a ReaderAt keeps open. A data
+// set opened by name holds nothing open between reads; Close is then a
+// no-op. It returns the first error.
+func (ds *Dataset) Close() error {
+	var err error
+	for _, p := range ds.parts {
+		if p.kept != nil {
+			if cerr := p.kept.close(); err == nil {
+				err = cerr
+			}
+			p.kept = nil
+		}
+	}
+	return err
+}
+
+// File is one part opened for reading: the format's own reader, and the
+// count of bytes read through it.
+type File struct {
+	part   *Part
+	format Format
+	size   int64
+	ra     *countingReaderAt
+	trevni *format.Reader
+	v1     *trevni1.Reader
+	clmn   *clmn.Reader
+	done   func() error
+
+	copyDir string         // the Trevni 2 copy of a Trevni 1 or CLMN part
+	copy    *os.File       // its file
+	copied  *format.Reader // its reader
+}
+
+// Open opens the part for reading. The caller must Close it.
+func (p *Part) Open(ctx context.Context) (*File, error) { return p.openFor(ctx, openFull) }
+
+// openFor opens the part for reading as mode says, or hands out the part
+// held open.
+func (p *Part) openFor(ctx context.Context, mode int) (*File, error) {
+	if p.kept != nil {
+		return &File{part: p, format: p.kept.format, size: p.kept.size, ra: p.kept.ra, trevni: p.kept.trevni, v1: p.kept.v1, clmn: p.kept.clmn, done: func() error { return nil }}, nil
+	}
+	return p.open(ctx, mode)
+}
+
+// How a part is opened.
+const (
+	openFull       = iota // for any reading
+	openHeaderOnly        // nothing past the header will be read: a URL is read no further
+	openRecords           // for reading records: Trevni blocks are read ahead
+)
+
+// open opens the part for reading as mode says.
+func (p *Part) open(ctx context.Context, mode int) (*File, error) {
+	name := p.src.name
+	var (
+		ra       io.ReaderAt
+		size     int64
+		done     = func() error { return nil }
+		prefetch func(off, n int64)
+	)
+	switch {
+	case p.src.ra != nil:
+		ra, size = p.src.ra, p.src.size
+	case name == "-":
+		return nil, errors.New("standard input: open it with OpenReaderAt")
+	case IsURL(name):
+		h, err := remote.OpenHTTP(ctx, p.ds.opts.HTTPClient, name)
+		if err != nil {
+			return nil, err
+		}
+		size = h.Size()
+		if mode == openHeaderOnly {
+			ra = remote.NewHeaderReader(h, size)
+			break
+		}
+		// Columns are fetched in a few large range requests: the reader
+		// tells the coalescer each column's byte range.
+		c := remote.NewCoalescer(h, size, nil)
+		ra, prefetch = c, c.Prefetch
+	default:
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if fi.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s: is a directory", name)
+		}
+		if !fi.Mode().IsRegular() {
+			f.Close()
+			return nil, fmt.Errorf("%s: not a regular file: a data set's files are read at random", name)
+		}
+		ra, size, done = f, fi.Size(), f.Close
+	}
+	cra := &countingReaderAt{ctx: ctx, ra: ra}
+	f := &File{part: p, size: size, ra: cra, done: done}
+	var magic [4]byte
+	n, err := cra.ReadAt(magic[:], 0)
+	if n < 4 {
+		done()
+		if err == nil || err == io.EOF {
+			return nil, fmt.Errorf("%s: %w: %d bytes", name, ErrUnknownFormat, size)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if f.format, err = DetectFormat(magic[:]); err != nil {
+		done()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	switch f.format {
+	case Trevni2:
+		ro := format.ReaderOptions{}
+		if p.ds.opts.Reader != nil {
+			ro = *p.ds.opts.Reader
+		}
+		ro.Prefetch = prefetch
+		ro.ReadAhead = ro.ReadAhead || mode == openRecords
+		f.trevni, err = format.NewReader(cra, size, &ro)
+	case Trevni1:
+		o := trevni1.ReaderOptions{ImpalaBooleans: p.ds.opts.ImpalaBooleans}
+		if r := p.ds.opts.Reader; r != nil {
+			o.MaxBlockSize = int64(r.MaxBlockSize)
+		}
+		f.v1, err = trevni1.NewReader(cra, size, &o)
+	case CLMN:
+		f.clmn, err = clmn.NewReader(cra, size)
+	}
+	if err != nil {
+		done()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return f, nil
+}
+
+// Part returns the part the file is.
+func (f *File) Part() *Part { return f.part }
+
+// Format returns the file's format.
+func (f *File) Format() Format { return f.format }
+
+// Trevni returns the reader of a Trevni 2 file, or nil.
+func (f *File) Trevni() *format.Reader { return f.trevni }
+
+// Trevni1 returns the reader of a Trevni 1 file, or nil.
+func (f *File) Trevni1() *trevni1.Reader { return f.v1 }
+
+// CLMN returns the reader of a CLMN file, or nil.
+func (f *File) CLMN() *clmn.Reader { return f.clmn }
+
+// RowCount returns the file's number of rows.
+func (f *File) RowCount() int64 {
+	switch {
+	case f.trevni != nil:
+		return f.trevni.RowCount()
+	case f.v1 != nil:
+		return f.v1.RowCount()
+	}
+	return f.clmn.RowCount()
+}
+
+// BytesRead returns the bytes read from the file so far.
+func (f *File) BytesRead() int64 { return f.ra.n.Load() }
+
+// Close closes the file and removes its Trevni 2 copy, if one was made.
+func (f *File) Close() error { return f.close() }
+
+func (f *File) close() error {
+	if f.copy != nil {
+		f.copy.Close()
+		os.RemoveAll(f.copyDir)
+		f.copy, f.copied = nil, nil
+	}
+	if f.done == nil {
+		return nil
+	}
+	err := f.done()
+	f.done = nil
+	return err
+}
+
+// schemaText returns the Avro schema of the file's records.
+func (f *File) schemaText() (string, error) {
+	switch {
+	case f.trevni != nil:
+		return f.trevni.Meta().GetString(layout.MetaAvroSchema), nil
+	case f.v1 != nil:
+		t, err := f.v1.AvroSchema()
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", f.part.Name(), err)
+		}
+		return t, nil
+	}
+	return csvtable.AvroSchema("Row", csvtable.CLMNFields(f.clmn)), nil
+}
+
+// countingReaderAt counts the bytes read through it and fails once ctx
+// is done, so that an interrupted run stops at its next read.
+type countingReaderAt struct {
+	ctx context.Context
+	ra  io.ReaderAt
+	n   atomic.Int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.ra.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}

@@ -1,0 +1,237 @@
+package trevni_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/shred"
+)
+
+// Open a file and look at it: its format, schema and row count.
+func ExampleOpen() {
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, "testdata/interop/email/email.null.none.trv", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ds.Close()
+	fmt.Println(ds.Format(), ds.Schema().Name, ds.RowCount())
+	// Output: trevni vec.mail.Message 300
+}
+
+// A glob (or a directory) is one data set of several parts, read one after
+// the other.
+func ExampleOpen_glob() {
+	ds, err := trevni.Open(context.Background(), "testdata/interop/email/email.*.crc32.trv", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ds.Close()
+	fmt.Println(len(ds.Parts()), "parts,", ds.RowCount(), "records")
+	// Output: 4 parts, 1200 records
+}
+
+// Read records into Go structs, with a filter: only the struct's columns
+// and the filter's are read.
+func ExampleReadStructs() {
+	type message struct {
+		ID   int32    `avro:"id"`
+		From string   `avro:"from"`
+		To   []string `avro:"to"`
+	}
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, "testdata/interop/email/email.snappy.crc32.trv", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ds.Close()
+	for m, err := range trevni.ReadStructs[message](ctx, ds, &trevni.ReadOptions{Where: "id > 90", Limit: 3}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(m.ID, m.From, len(m.To))
+	}
+	// Output:
+	// 127858990 hello world 3
+	// 1248533252 wwjptxrlwdbsfnmqq 1
+	// 127 hello world 4
+}
+
+// Read some fields of some records as goavro native values.
+func ExampleDataset_Records() {
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, "testdata/interop/email/email.deflate.crc32.trv", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ds.Close()
+	opts := &trevni.ReadOptions{Fields: []string{"id", "received.host"}, Offset: 1, Limit: 2}
+	for rec, err := range ds.Records(ctx, opts) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(rec)
+	}
+	// Output:
+	// map[id:-32 received:[map[host:café]]]
+	// map[id:63 received:[map[host:]]]
+}
+
+// Count the records that match a filter, reading only the filter's column.
+func ExampleDataset_Count() {
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, "testdata/interop/email/email.null.none.trv", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ds.Close()
+	n, err := ds.Count(ctx, &trevni.ReadOptions{Where: "id < 0"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n)
+	// Output: 154
+}
+
+// Write records as JSON lines (Avro's JSON encoding).
+func ExampleDataset_WriteJSON() {
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, "testdata/interop/primitives/primitives.null.none.trv", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ds.Close()
+	opts := &trevni.ReadOptions{Fields: []string{"i", "s"}, Where: "s = 'trevni'", Limit: 2}
+	if _, err := ds.WriteJSON(ctx, os.Stdout, opts, nil); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// {"i":10,"s":"trevni"}
+	// {"i":870826569,"s":"trevni"}
+}
+
+// Convert an Avro container file to Trevni, then back to Avro.
+func ExampleConvertAvro() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "email.trv")
+	opts := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy"}}}
+	n, err := trevni.ConvertAvro(ctx, out, "testdata/interop/email/input.avro", opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ds, err := trevni.Open(ctx, out, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ds.Close()
+	avro, err := os.Create(filepath.Join(dir, "email.avro"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer avro.Close()
+	m, err := ds.WriteAvro(ctx, avro, nil, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n, "records in,", m, "records out")
+	// Output: 300 records in, 300 records out
+}
+
+// Write Go structs to a new Trevni file, which appears only when complete.
+func ExampleCreateStructs() {
+	type point struct {
+		X, Y float64
+		Tag  string
+	}
+	const schemaText = `{"type":"record","name":"Point","fields":[
+		{"name":"X","type":"double"},{"name":"Y","type":"double"},{"name":"Tag","type":"string"}]}`
+	dir, err := os.MkdirTemp("", "example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	name := filepath.Join(dir, "points.trv")
+	w, err := trevni.CreateStructs[point](name, schemaText, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer w.Abort() // does nothing after a successful Close
+	if _, err := w.Write([]point{{1, 2, "a"}, {3, 4, "b"}, {5, 6, "a"}}); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, name, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ds.Close()
+	for p, err := range trevni.ReadStructs[point](ctx, ds, &trevni.ReadOptions{Where: "Tag = 'a'"}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(*p)
+	}
+	// Output:
+	// {1 2 a}
+	// {5 6 a}
+}
+
+// Read a file of another format of the family: here CLMN; Trevni 1 alike.
+func ExampleOpen_clmn() {
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, "testdata/clmn/sample.clmn", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ds.Close()
+	type person struct {
+		Name string
+		City string
+	}
+	for p, err := range trevni.ReadStructs[person](ctx, ds, &trevni.ReadOptions{Where: "age = 30", Limit: 2}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(p.Name, "from", p.City)
+	}
+	// Output:
+	// Philbert Garvin from Escazú
+	// Gregorio Addison from Mohelno
+}
+
+// Read protobuf messages from a file written from protobuf, into dynamic
+// messages built from the descriptors the file stores.
+func ExampleDataset_Messages() {
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, "testdata/proto/legacy/trevni.test.ed.Item.trv", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ds.Close()
+	n := 0
+	for m, err := range ds.Messages(ctx, &trevni.ProtoOptions{ReadOptions: trevni.ReadOptions{Limit: 2}}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(m.ProtoReflect().Descriptor().FullName())
+		n++
+	}
+	fmt.Println(n, "messages")
+	// Output:
+	// trevni.test.ed.Item
+	// trevni.test.ed.Item
+	// 2 messages
+}

@@ -1,0 +1,203 @@
+package trevni
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/trevni-go/trevni/clmn"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/format/trevni1"
+	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/schema/layout"
+)
+
+// Format is the file format of one part of a data set, told by the file's
+// first four bytes.
+type Format uint8
+
+const (
+	// Trevni2 is the Trevni format of the specification and of Java's
+	// trevni-core (magic "Trv\x02"). It is the only format with every
+	// feature: block statistics, filters that skip blocks, seeking.
+	Trevni2 Format = iota + 1
+	// Trevni1 is Impala's version 1 (magic "Trv\x01"), with definition
+	// and repetition levels (package format/trevni1).
+	Trevni1
+	// CLMN is the flat column format of package clmn (magic "CLMN").
+	CLMN
+)
+
+// String returns the format's name as the command line prints it.
+func (f Format) String() string {
+	switch f {
+	case Trevni2:
+		return "trevni"
+	case Trevni1:
+		return "trevni1"
+	case CLMN:
+		return "clmn"
+	}
+	return fmt.Sprintf("Format(%d)", uint8(f))
+}
+
+// DetectFormat tells the format of a file from its first bytes (at least
+// four), or returns an error wrapping ErrUnknownFormat.
+func DetectFormat(magic []byte) (Format, error) {
+	if len(magic) >= 4 {
+		switch string(magic[:4]) {
+		case "Trv\x02":
+			return Trevni2, nil
+		case trevni1.Magic:
+			return Trevni1, nil
+		case clmn.Magic:
+			return CLMN, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: the file starts with %q", ErrUnknownFormat, magic[:min(len(magic), 4)])
+}
+
+// ErrUnknownFormat reports a file that is none of the formats Open reads.
+var ErrUnknownFormat = errors.New("not a Trevni, Trevni 1 or CLMN file")
+
+// Options configures Open. A nil *Options means the defaults.
+type Options struct {
+	// ReaderSchema, if set, is the Avro schema (JSON text) that records
+	// are read as: a projection or an evolution of the files' schema.
+	// Parts whose schemas differ form one data set only when each
+	// resolves to it.
+	ReaderSchema string
+	// Layout bounds the column layout of the schemas read (columns,
+	// nesting); nil means the defaults of package schema/layout.
+	Layout *layout.Options
+	// Reader configures the Trevni readers: codecs, the largest block,
+	// the memory held in block buffers, strict checksums. nil means
+	// format's defaults. Its Prefetch is the front door's to set.
+	Reader *format.ReaderOptions
+	// HTTPClient is used for http and https URLs; nil means
+	// http.DefaultClient.
+	HTTPClient *http.Client
+	// ImpalaBooleans reads Trevni 1 boolean blocks that Impala's size bug
+	// left short as Impala did (see trevni1.ReaderOptions).
+	ImpalaBooleans bool
+	// TempDir is where the Trevni 2 copies of Trevni 1 and CLMN parts
+	// go when their records are read (see Dataset); "" means the
+	// system's temporary directory.
+	TempDir string
+}
+
+// source is one file of a data set before it is opened: a path, a URL,
+// or a ReaderAt given by the caller.
+type source struct {
+	name string
+	ra   io.ReaderAt // set for OpenReaderAt
+	size int64
+}
+
+// Open opens the data set name: a file, a shell-style glob (its matches
+// in name order; directories among them are left out), a directory (its
+// *.trv, *.trv1 and *.clmn files in name order), or an http or https
+// URL. The parts may be of any format Open reads (Trevni 2, Trevni 1,
+// CLMN), told by their first bytes, and must have one schema (see
+// Options.ReaderSchema). Open reads every part's header and leaves the
+// parts closed; they are opened one at a time as they are read. ctx
+// bounds the reads of the headers.
+func Open(ctx context.Context, name string, opts *Options) (*Dataset, error) {
+	return OpenFiles(ctx, []string{name}, opts)
+}
+
+// OpenFiles opens the data set of several names, each as Open takes it,
+// read in the order given.
+func OpenFiles(ctx context.Context, names []string, opts *Options) (*Dataset, error) {
+	if len(names) == 0 {
+		return nil, errors.New("trevni: no file to open")
+	}
+	paths, err := ExpandNames(names)
+	if err != nil {
+		return nil, err
+	}
+	srcs := make([]source, len(paths))
+	for i, p := range paths {
+		srcs[i] = source{name: p}
+	}
+	return openSources(ctx, srcs, opts)
+}
+
+// OpenReaderAt opens a data set of one part read from ra, of size bytes,
+// named name in errors. It stays open until the data set is closed, which
+// does not close ra.
+func OpenReaderAt(ctx context.Context, ra io.ReaderAt, size int64, name string, opts *Options) (*Dataset, error) {
+	return openSources(ctx, []source{{name: name, ra: ra, size: size}}, opts)
+}
+
+// IsURL reports whether name is an http or https URL, which Open reads
+// with range requests.
+func IsURL(name string) bool { return remote.IsURL(name) }
+
+// HasGlob reports whether name holds a glob's special characters.
+func HasGlob(name string) bool { return strings.ContainsAny(name, "*?[") }
+
+// ExpandNames expands the names of a data set into the files Open reads,
+// keeping their order: a glob gives its matches in name order (leaving
+// out directories; a name that exists as it is written is not a glob),
+// a directory its *.trv, *.trv1 and *.clmn files in name order, and a URL
+// or any other name itself. A glob or directory that gives no file is an
+// error.
+func ExpandNames(names []string) ([]string, error) {
+	var out []string
+	for _, a := range names {
+		switch {
+		case IsURL(a) || a == "-":
+			out = append(out, a)
+		case HasGlob(a) && !exists(a):
+			m, err := filepath.Glob(a)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", a, err)
+			}
+			n := len(out)
+			for _, f := range m {
+				if fi, err := os.Stat(f); err == nil && fi.IsDir() {
+					continue // a glob's directories are not read into
+				}
+				out = append(out, f)
+			}
+			if len(out) == n {
+				return nil, fmt.Errorf("%s: no file matches", a)
+			}
+		default:
+			fi, err := os.Stat(a)
+			if err != nil || !fi.IsDir() {
+				out = append(out, a) // opening it reports the error
+				continue
+			}
+			ents, err := os.ReadDir(a)
+			if err != nil {
+				return nil, err
+			}
+			n := len(out)
+			for _, ent := range ents { // ReadDir sorts by name
+				switch filepath.Ext(ent.Name()) {
+				case ".trv", ".trv1", ".clmn":
+					if ent.Type().IsRegular() || ent.Type()&os.ModeSymlink != 0 {
+						out = append(out, filepath.Join(a, ent.Name()))
+					}
+				}
+			}
+			if len(out) == n {
+				return nil, fmt.Errorf("%s: directory holds no *.trv, *.trv1 or *.clmn file", a)
+			}
+		}
+	}
+	if slices.Contains(out, "-") && len(out) > 1 {
+		return nil, errors.New("standard input (-) cannot be read with other inputs")
+	}
+	return out, nil
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }

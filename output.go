@@ -1,0 +1,109 @@
+package trevni
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/internal/ocf"
+)
+
+// JSONOptions configures WriteJSON. A nil *JSONOptions means the defaults.
+type JSONOptions struct {
+	// Pretty indents each record over several lines.
+	Pretty bool
+}
+
+// WriteJSON writes the records a reader with opts returns to w in Avro's
+// JSON encoding, one record per line, and returns how many it wrote. It
+// stops with ctx's error, wrapped, once ctx ends.
+func (ds *Dataset) WriteJSON(ctx context.Context, w io.Writer, opts *ReadOptions, jopts *JSONOptions) (int64, error) {
+	r, err := ds.NewReader(ctx, opts)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	pretty := jopts != nil && jopts.Pretty
+	bw := bufio.NewWriterSize(w, 256<<10)
+	var line []byte
+	var ind bytes.Buffer
+	for {
+		line, err = r.ReadJSON(line[:0])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return r.Records(), err
+		}
+		if pretty {
+			ind.Reset()
+			if err := json.Indent(&ind, line, "", "  "); err != nil {
+				return r.Records(), err
+			}
+			line = append(line[:0], ind.Bytes()...)
+		}
+		if _, err := bw.Write(append(line, '\n')); err != nil {
+			return r.Records(), err
+		}
+		if r.Records()%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return r.Records(), fmt.Errorf("trevni: writing JSON: %w", err)
+			}
+		}
+	}
+	return r.Records(), bw.Flush()
+}
+
+// WriteAvro writes the records a reader with opts returns to w as one Avro
+// object container file of their schema (the data set's, or its projection
+// on opts.Fields), and returns how many it wrote. copts chooses the
+// container's codec, level and sync marker (nil: null codec, random
+// marker). It stops with ctx's error, wrapped, once ctx ends.
+func (ds *Dataset) WriteAvro(ctx context.Context, w io.Writer, opts *ReadOptions, copts *assemble.ContainerOptions) (int64, error) {
+	r, err := ds.NewReader(ctx, opts)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	var o ocf.WriterOptions
+	if copts != nil {
+		o.Codec, o.Level, o.SyncMarker = copts.Codec, copts.Level, copts.SyncMarker
+	}
+	text := ds.text
+	if opts != nil && len(opts.Fields) > 0 {
+		text = r.Schema().String()
+	}
+	cw, err := ocf.NewWriter(w, text, o)
+	if err != nil {
+		return 0, err
+	}
+	var rec []byte
+	for {
+		rec, err = r.ReadBinary(rec[:0])
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			err = cw.Append(rec)
+		}
+		if err != nil {
+			return r.Records(), err
+		}
+		if r.Records()%4096 == 0 {
+			if copts != nil && copts.Progress != nil {
+				copts.Progress(r.Records())
+			}
+			if err := ctx.Err(); err != nil {
+				return r.Records(), fmt.Errorf("trevni: writing Avro: %w", err)
+			}
+		}
+	}
+	if copts != nil && copts.Progress != nil {
+		copts.Progress(r.Records())
+	}
+	return r.Records(), cw.Close()
+}

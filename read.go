@@ -1,0 +1,403 @@
+package trevni
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/schema"
+)
+
+// ReadOptions selects what a reader returns. A nil *ReadOptions reads every
+// field of every record.
+type ReadOptions struct {
+	// Fields, if set, selects record fields by dotted path ("a.b.c");
+	// only their columns are read (see assemble.Options.Fields).
+	Fields []string
+	// Where, if set, is a filter expression (package predicate's grammar,
+	// as "trevni tojson --where" takes it): only the records satisfying
+	// it are returned, and blocks whose statistics rule out a match are
+	// not read.
+	Where string
+	// Offset is the number of rows of the data set to pass over first,
+	// counted before the filter; seeking to them reads nothing of the
+	// rows passed over.
+	Offset int64
+	// Limit, if positive, is the most records to return: with a filter,
+	// the most matching records.
+	Limit int64
+	// Progress, if set, is called now and then with the records returned
+	// so far and the bytes read from the parts so far.
+	Progress func(records, bytes int64)
+}
+
+// Reader reads the records of a data set, part after part, as one
+// sequence. It is not safe for concurrent use. Close it when done.
+type Reader struct {
+	ds     *Dataset
+	ctx    context.Context
+	opts   ReadOptions
+	schema *schema.Schema // of the records returned
+
+	k         int   // the next part to open
+	offset    int64 // rows still to pass over
+	remaining int64 // records still to return; negative for no limit
+	before    int64 // rows of the parts before the current one
+	bytes     int64 // bytes read from the parts closed
+
+	file *File
+	ar   *assemble.AvroReader
+	n    int64 // records returned
+
+	reports []PartReport
+}
+
+// PartReport is what reading one part cost.
+type PartReport struct {
+	// Part is the part's name.
+	Part string
+	// Scan is the assembling reader's report: rows scanned and matched,
+	// columns and blocks read.
+	Scan assemble.ScanReport
+}
+
+// NewReader returns a reader of the data set's records, as Avro values of
+// the data set's schema (or of the projection Fields makes of it). It
+// reads the first part's header to learn that schema; a filter or field
+// selection that does not fit the schema is an error here.
+func (ds *Dataset) NewReader(ctx context.Context, opts *ReadOptions) (*Reader, error) {
+	if ds.schema == nil {
+		return nil, fmt.Errorf("%s: %w", ds.parts[0].Name(), errNoSchema)
+	}
+	r := &Reader{ds: ds, ctx: ctx, remaining: -1}
+	if opts != nil {
+		r.opts = *opts
+	}
+	if r.opts.Offset < 0 {
+		return nil, fmt.Errorf("trevni: negative offset %d", r.opts.Offset)
+	}
+	r.offset = r.opts.Offset
+	if r.opts.Limit > 0 {
+		r.remaining = r.opts.Limit
+	}
+	if err := r.next(); err != nil && err != io.EOF {
+		r.Close()
+		return nil, err
+	}
+	if r.schema == nil {
+		// Every part was passed over: learn the records' schema from
+		// the first part all the same.
+		if err := r.learnSchema(); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// learnSchema sets the records' schema from the first part.
+func (r *Reader) learnSchema() error {
+	f, err := r.ds.parts[0].Open(r.ctx)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rd, err := f.records(r.ctx)
+	if err != nil {
+		return err
+	}
+	ar, err := assemble.NewAvroReader(rd, r.assembleOptions())
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.part.Name(), err)
+	}
+	r.schema = ar.Schema()
+	return nil
+}
+
+func (r *Reader) assembleOptions() *assemble.Options {
+	return &assemble.Options{
+		ReaderSchema: r.ds.opts.ReaderSchema,
+		Fields:       r.opts.Fields,
+		Filter:       r.opts.Where,
+		Layout:       r.ds.opts.Layout,
+	}
+}
+
+// next closes the current part and opens the next one holding records to
+// read; io.EOF when none is left.
+func (r *Reader) next() error {
+	r.closePart()
+	for r.k < len(r.ds.parts) {
+		if r.remaining == 0 {
+			return io.EOF
+		}
+		p := r.ds.parts[r.k]
+		r.k++
+		if r.offset >= p.rows && p.rows > 0 {
+			r.offset -= p.rows
+			r.before += p.rows
+			continue
+		}
+		f, err := p.openFor(r.ctx, openRecords)
+		if err != nil {
+			return err
+		}
+		if f.RowCount() != p.rows {
+			f.Close()
+			return fmt.Errorf("%s: changed while being read (%d rows, then %d)", p.Name(), p.rows, f.RowCount())
+		}
+		rd, err := f.records(r.ctx)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		ar, err := assemble.NewAvroReader(rd, r.assembleOptions())
+		if err == nil && r.offset > 0 {
+			err = ar.SeekRow(min(r.offset, p.rows))
+		}
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", p.Name(), err)
+		}
+		r.offset -= min(r.offset, p.rows) // an empty part passes over nothing
+		ar.SetLimit(r.remaining)
+		if r.schema == nil {
+			r.schema = ar.Schema()
+		}
+		r.file, r.ar = f, ar
+		return nil
+	}
+	return io.EOF
+}
+
+// closePart closes the current part, keeping its report.
+func (r *Reader) closePart() {
+	if r.file == nil {
+		return
+	}
+	rep := r.ar.Report()
+	r.reports = append(r.reports, PartReport{Part: r.file.part.Name(), Scan: rep})
+	if r.remaining > 0 {
+		r.remaining -= rep.RowsMatched
+	}
+	r.before += r.file.part.rows
+	r.bytes += r.file.BytesRead()
+	r.file.Close()
+	r.file, r.ar = nil, nil
+}
+
+// step reads the next record with read, moving on to the next part at the
+// end of one.
+func step[T any](r *Reader, read func(ar *assemble.AvroReader) (T, error)) (T, error) {
+	for {
+		if r.ar == nil {
+			var zero T
+			if err := r.next(); err != nil {
+				return zero, err
+			}
+		}
+		v, err := read(r.ar)
+		if err == nil {
+			r.n++
+			if r.opts.Progress != nil && r.n%4096 == 0 {
+				r.opts.Progress(r.n, r.BytesRead())
+			}
+			return v, nil
+		}
+		if !errors.Is(err, io.EOF) {
+			return v, fmt.Errorf("%s: %w", r.file.part.Name(), err)
+		}
+		if err := r.ctx.Err(); err != nil {
+			return v, err
+		}
+		r.closePart()
+	}
+}
+
+// Schema returns the schema of the records returned: the data set's, or
+// its projection on Fields.
+func (r *Reader) Schema() *schema.Schema { return r.schema }
+
+// Read returns the next record as a goavro native value of Schema, or
+// io.EOF after the last.
+func (r *Reader) Read() (any, error) {
+	return step(r, (*assemble.AvroReader).Read)
+}
+
+// ReadBinary appends the next record, in the Avro binary encoding of
+// Schema, to dst, or returns io.EOF after the last. It is the fast path.
+func (r *Reader) ReadBinary(dst []byte) ([]byte, error) {
+	return step(r, func(ar *assemble.AvroReader) ([]byte, error) { return ar.ReadBinary(dst) })
+}
+
+// ReadJSON appends the next record, in Avro's JSON encoding of Schema, to
+// dst, or returns io.EOF after the last.
+func (r *Reader) ReadJSON(dst []byte) ([]byte, error) {
+	return step(r, func(ar *assemble.AvroReader) ([]byte, error) { return ar.ReadJSON(dst) })
+}
+
+// All returns an iterator over the remaining records, as Read returns
+// them. It stops after the last, or after yielding an error.
+func (r *Reader) All() iter.Seq2[any, error] {
+	return func(yield func(any, error) bool) {
+		for {
+			v, err := r.Read()
+			if err == io.EOF {
+				return
+			}
+			if !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// Row returns the data set's row number of the record Read returned last
+// plus one: the row after it.
+func (r *Reader) Row() int64 {
+	if r.ar == nil {
+		return r.before
+	}
+	return r.before + r.ar.Row()
+}
+
+// Records returns the number of records returned so far.
+func (r *Reader) Records() int64 { return r.n }
+
+// BytesRead returns the bytes read from the parts so far.
+func (r *Reader) BytesRead() int64 {
+	n := r.bytes
+	if r.file != nil {
+		n += r.file.BytesRead()
+	}
+	return n
+}
+
+// Report returns what reading has cost so far, part by part (the part being
+// read included).
+func (r *Reader) Report() []PartReport {
+	out := append([]PartReport(nil), r.reports...)
+	if r.ar != nil {
+		out = append(out, PartReport{Part: r.file.part.Name(), Scan: r.ar.Report()})
+	}
+	return out
+}
+
+// Close closes the part being read.
+func (r *Reader) Close() error {
+	if r.file == nil {
+		return nil
+	}
+	err := r.file.Close()
+	r.file, r.ar = nil, nil
+	return err
+}
+
+// Records returns an iterator over the data set's records as goavro native
+// values (see Reader.Read). It stops after the last record or the first
+// error, which it yields.
+func (ds *Dataset) Records(ctx context.Context, opts *ReadOptions) iter.Seq2[any, error] {
+	return func(yield func(any, error) bool) {
+		r, err := ds.NewReader(ctx, opts)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer r.Close()
+		for v, err := range r.All() {
+			if !yield(v, err) {
+				return
+			}
+		}
+	}
+}
+
+// Count returns how many records a reader with opts would return, reading
+// only the filter's columns, and no column at all without a filter.
+func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) {
+	var o ReadOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Where == "" {
+		n := max(ds.RowCount()-o.Offset, 0)
+		if o.Limit > 0 {
+			n = min(n, o.Limit)
+		}
+		return n, nil
+	}
+	if ds.schema == nil {
+		return 0, fmt.Errorf("%s: %w", ds.parts[0].Name(), errNoSchema)
+	}
+	o.Fields = nil
+	r, err := ds.NewReader(ctx, &o)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	var n int64
+	for r.ar != nil {
+		c, err := r.ar.Count(ctx)
+		if err != nil {
+			return n, fmt.Errorf("%s: %w", r.file.part.Name(), err)
+		}
+		if r.remaining >= 0 {
+			c = min(c, r.remaining)
+		}
+		n += c
+		if err := r.next(); err == io.EOF {
+			break
+		} else if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Validate checks every part: the Trevni structure of Trevni 2 parts
+// (checksums, blocks holding their rows) and every record as a reader
+// would read it. It returns the first problem, naming the part.
+func (ds *Dataset) Validate(ctx context.Context) error {
+	for _, p := range ds.parts {
+		if err := p.validate(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Part) validate(ctx context.Context) error {
+	f, err := p.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if f.trevni != nil {
+		var first error
+		f.trevni.Verify(func(err error) {
+			if first == nil {
+				first = err
+			}
+		})
+		if first != nil {
+			return fmt.Errorf("%s: %w", p.Name(), first)
+		}
+		if p.text == "" {
+			return nil // not written from Avro: the structure is all
+		}
+	}
+	rd, err := f.records(ctx)
+	if err != nil {
+		return err
+	}
+	ar, err := assemble.NewAvroReader(rd, &assemble.Options{Layout: p.ds.opts.Layout})
+	if err == nil {
+		err = ar.Validate(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	return nil
+}

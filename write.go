@@ -1,0 +1,242 @@
+package trevni
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/trevni-go/trevni/internal/atomicfile"
+	"github.com/trevni-go/trevni/shred"
+)
+
+// WriteOptions configures the Trevni files Create, CreateStructs,
+// CreateProto and NewWriter write. A nil *WriteOptions means the defaults:
+// no codec, statistics on, 64 KiB blocks, a 64 MiB memory budget.
+type WriteOptions struct {
+	// Options configures the file: codec, checksum, block size, memory
+	// budget (past which finished blocks spill to a temporary file),
+	// metadata, layout bounds and progress (see shred.Options).
+	shred.Options
+	// Replace lets Create replace a file that exists, or that appears
+	// while it writes. Without it that is an error and the file is left
+	// untouched.
+	Replace bool
+}
+
+// ErrExists is wrapped by the error of Create (and of Close) for an output
+// that exists and may not be replaced.
+var ErrExists = atomicfile.ErrExists
+
+// output is where a file is written: a file that appears under its name
+// only when complete, or a caller's io.Writer.
+type output struct {
+	w    io.Writer
+	bw   *bufio.Writer
+	file *atomicfile.File // nil for a caller's io.Writer
+}
+
+// create starts writing the file name. Spill files go to the private
+// directory beside it.
+func create(name string, opts *WriteOptions) (*output, shred.Options, error) {
+	var o WriteOptions
+	if opts != nil {
+		o = *opts
+	}
+	f, err := atomicfile.Create(name, o.Replace)
+	if err != nil {
+		return nil, o.Options, err
+	}
+	if o.WriterOptions.TempDir == "" {
+		o.WriterOptions.TempDir = f.TempDir()
+	}
+	bw := bufio.NewWriterSize(f, 256<<10)
+	return &output{w: bw, bw: bw, file: f}, o.Options, nil
+}
+
+// commit flushes the output and puts the file in place.
+func (o *output) commit() error {
+	if o.file == nil {
+		return nil
+	}
+	if err := o.bw.Flush(); err != nil {
+		o.file.Abort()
+		return err
+	}
+	return o.file.Commit()
+}
+
+// abort removes a file's temporary copy.
+func (o *output) abort() {
+	if o.file != nil {
+		o.file.Abort()
+	}
+}
+
+// finish closes the writer with close and commits the output, or aborts it.
+func (o *output) finish(close func() error) error {
+	if err := close(); err != nil {
+		o.abort()
+		return err
+	}
+	return o.commit()
+}
+
+// Writer writes Avro records into a Trevni file. It is not safe for
+// concurrent use.
+type Writer struct {
+	*shred.AvroWriter
+	out *output
+}
+
+// Create starts a Trevni file of records of the Avro schema schemaText
+// (JSON), written to a temporary file beside name and put in place by
+// Close; Abort, or a failed Close, leaves nothing behind.
+func Create(name, schemaText string, opts *WriteOptions) (*Writer, error) {
+	out, so, err := create(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	aw, err := shred.NewAvroWriter(out.w, schemaText, &so)
+	if err != nil {
+		out.abort()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &Writer{AvroWriter: aw, out: out}, nil
+}
+
+// NewWriter starts a Trevni file of records of the Avro schema schemaText,
+// written to w by Close. Replace in opts does not apply.
+func NewWriter(w io.Writer, schemaText string, opts *WriteOptions) (*Writer, error) {
+	var so *shred.Options
+	if opts != nil {
+		so = &opts.Options
+	}
+	aw, err := shred.NewAvroWriter(w, schemaText, so)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{AvroWriter: aw, out: &output{w: w}}, nil
+}
+
+// AppendAvro writes every record of an Avro object container file whose
+// schema has the writer's canonical form (see shred.AvroWriter's
+// AppendContainer).
+func (w *Writer) AppendAvro(ctx context.Context, in io.Reader) error {
+	return w.AppendContainer(ctx, in)
+}
+
+// Close writes the file and, for Create, puts it in place.
+func (w *Writer) Close() error { return w.out.finish(w.AvroWriter.Close) }
+
+// Abort discards the file.
+func (w *Writer) Abort() {
+	w.AvroWriter.Abort()
+	w.out.abort()
+}
+
+// StructWriter writes Go structs as the records of a Trevni file (see
+// shred.StructWriter for the Go types that fit the Avro schema).
+type StructWriter[T any] struct {
+	*shred.StructWriter[T]
+	out *output
+}
+
+// CreateStructs starts a Trevni file of records of the Avro schema
+// schemaText, given as values of the struct type T, written as Create
+// writes.
+func CreateStructs[T any](name, schemaText string, opts *WriteOptions) (*StructWriter[T], error) {
+	out, so, err := create(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	sw, err := shred.NewStructWriter[T](out.w, schemaText, &so)
+	if err != nil {
+		out.abort()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &StructWriter[T]{StructWriter: sw, out: out}, nil
+}
+
+// Close writes the file and puts it in place.
+func (w *StructWriter[T]) Close() error { return w.out.finish(w.StructWriter.Close) }
+
+// Abort discards the file.
+func (w *StructWriter[T]) Abort() {
+	w.StructWriter.Abort()
+	w.out.abort()
+}
+
+// ProtoWriter writes protobuf messages of one type into a Trevni file that
+// also stores their descriptors, so that it reads back as protobuf with no
+// .proto.
+type ProtoWriter struct {
+	*shred.ProtoWriter
+	out *output
+}
+
+// ProtoWriteOptions configures CreateProto. A nil *ProtoWriteOptions means
+// the defaults.
+type ProtoWriteOptions struct {
+	// ProtoOptions configures the file and the protobuf to Avro mapping.
+	shred.ProtoOptions
+	// Replace lets CreateProto replace a file that exists.
+	Replace bool
+}
+
+// CreateProto starts a Trevni file of messages of type md, written as
+// Create writes.
+func CreateProto(name string, md protoreflect.MessageDescriptor, opts *ProtoWriteOptions) (*ProtoWriter, error) {
+	var o ProtoWriteOptions
+	if opts != nil {
+		o = *opts
+	}
+	out, so, err := create(name, &WriteOptions{Options: o.File, Replace: o.Replace})
+	if err != nil {
+		return nil, err
+	}
+	o.File = so
+	pw, err := shred.NewProtoWriter(out.w, md, &o.ProtoOptions)
+	if err != nil {
+		out.abort()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &ProtoWriter{ProtoWriter: pw, out: out}, nil
+}
+
+// Write writes one message.
+func (w *ProtoWriter) Write(m proto.Message) error { return w.ProtoWriter.Write(m) }
+
+// Close writes the file and puts it in place.
+func (w *ProtoWriter) Close() error { return w.out.finish(w.ProtoWriter.Close) }
+
+// Abort discards the file.
+func (w *ProtoWriter) Abort() {
+	w.ProtoWriter.Abort()
+	w.out.abort()
+}
+
+// ConvertAvro converts the Avro object container file src into the Trevni
+// file dst, through the fast path, and returns the records written. dst is
+// written as Create writes.
+func ConvertAvro(ctx context.Context, dst, src string, opts *WriteOptions) (int64, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	out, so, err := create(dst, opts)
+	if err != nil {
+		return 0, err
+	}
+	n, err := shred.FromContainer(ctx, out.w, bufio.NewReaderSize(in, 1<<20), &so)
+	if err != nil {
+		out.abort()
+		return n, fmt.Errorf("%s: %w", src, err)
+	}
+	return n, out.commit()
+}

@@ -1,0 +1,213 @@
+package trevni_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/linkedin/goavro/v2"
+
+	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/schema"
+)
+
+// Random schemas and values written in parts with Create and read back
+// through Open as one data set: every record equal (goavro's decoding of
+// our Avro container output included), with offsets and limits across the
+// parts' boundaries.
+func TestCreateOpenProperty(t *testing.T) {
+	ctx := context.Background()
+	for seed := range uint64(25) {
+		g := avrorand.New(seed, avrorand.Options{})
+		text := g.Schema()
+		s, err := schema.Parse(text)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		dir := t.TempDir()
+		var want []any
+		for part := range 3 {
+			w, err := trevni.Create(filepath.Join(dir, fmt.Sprintf("p%d.trv", part)), text, nil)
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			for range int(seed%7) + part {
+				v := g.Value(s)
+				if err := w.Write(v); err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				want = append(want, v)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+		}
+		ds, err := trevni.Open(ctx, dir, nil)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if ds.RowCount() != int64(len(want)) {
+			t.Fatalf("seed %d: %d rows, want %d", seed, ds.RowCount(), len(want))
+		}
+		for off := range int64(len(want) + 1) {
+			for _, lim := range []int64{0, 1, 4} {
+				k := off
+				for rec, err := range ds.Records(ctx, &trevni.ReadOptions{Offset: off, Limit: lim}) {
+					if err != nil {
+						t.Fatalf("seed %d offset %d: %v", seed, off, err)
+					}
+					if !avrorand.EqualNative(rec, want[k]) {
+						t.Fatalf("seed %d offset %d limit %d: record %d differs\n got %v\nwant %v", seed, off, lim, k, rec, want[k])
+					}
+					k++
+				}
+				wantEnd := int64(len(want))
+				if lim > 0 {
+					wantEnd = min(wantEnd, off+lim)
+				}
+				if k != wantEnd {
+					t.Fatalf("seed %d offset %d limit %d: read to %d, want %d", seed, off, lim, k, wantEnd)
+				}
+			}
+		}
+		if err := ds.Validate(ctx); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		// The Avro container we write, read by goavro, which refuses a
+		// block of zero bytes (records that all encode to nothing, as
+		// nulls do) although the specification allows it.
+		if encodedSize(t, text, want) == 0 {
+			continue
+		}
+		var buf bytes.Buffer
+		if _, err := ds.WriteAvro(ctx, &buf, nil, nil); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		ocf, err := goavro.NewOCFReader(&buf)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		k := 0
+		for ocf.Scan() {
+			v, err := ocf.Read()
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			if !avrorand.EqualNative(v, want[k]) {
+				t.Fatalf("seed %d: container record %d differs", seed, k)
+			}
+			k++
+		}
+		if k != len(want) || ocf.Err() != nil {
+			t.Fatalf("seed %d: container of %d records, want %d: %v", seed, k, len(want), ocf.Err())
+		}
+	}
+}
+
+// Create never replaces a file without Replace, neither one there at the
+// start nor one that appears while it writes, and leaves nothing behind
+// when aborted.
+func TestCreateReplaceRules(t *testing.T) {
+	const text = `{"type":"record","name":"R","fields":[{"name":"a","type":"long"}]}`
+	dir := t.TempDir()
+	name := filepath.Join(dir, "out.trv")
+	if err := os.WriteFile(name, []byte("keep me"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := trevni.Create(name, text, nil); !errors.Is(err, trevni.ErrExists) {
+		t.Fatalf("Create over an existing file: %v", err)
+	}
+	w, err := trevni.Create(name, text, &trevni.WriteOptions{Replace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(map[string]any{"a": int64(1)})
+	w.Abort()
+	if b, _ := os.ReadFile(name); string(b) != "keep me" {
+		t.Fatalf("Abort changed the file: %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("Abort left %d entries", len(ents))
+	}
+	// A file that appears while the writer works is not replaced.
+	fresh := filepath.Join(dir, "fresh.trv")
+	w, err = trevni.Create(fresh, text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(map[string]any{"a": int64(2)})
+	if err := os.WriteFile(fresh, []byte("someone else's"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); !errors.Is(err, trevni.ErrExists) {
+		t.Fatalf("Close over a file made meanwhile: %v", err)
+	}
+	if b, _ := os.ReadFile(fresh); string(b) != "someone else's" {
+		t.Fatalf("the file made meanwhile was replaced")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Fatalf("a failed Close left %d entries", len(ents))
+	}
+	// With Replace, it is.
+	w, err = trevni.Create(name, text, &trevni.WriteOptions{Replace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(map[string]any{"a": int64(3)})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := trevni.Open(context.Background(), name, nil)
+	if err != nil || ds.RowCount() != 1 {
+		t.Fatalf("replaced file: %v", err)
+	}
+}
+
+// A data set opened on a caller's ReaderAt reads as one opened by name.
+func TestOpenReaderAt(t *testing.T) {
+	b, err := os.ReadFile("testdata/interop/primitives/primitives.bzip2.crc32.trv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := trevni.OpenReaderAt(context.Background(), bytes.NewReader(b), int64(len(b)), "in memory", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	checkPrimitives(t, ds, 1)
+	if err := ds.Validate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// A damaged copy fails validation, naming the part.
+	bad := bytes.Clone(b)
+	bad[len(bad)/2] ^= 0xff
+	ds2, err := trevni.OpenReaderAt(context.Background(), bytes.NewReader(bad), int64(len(bad)), "damaged", nil)
+	if err == nil {
+		err = ds2.Validate(context.Background())
+	}
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("damaged")) {
+		t.Fatalf("a damaged file: %v", err)
+	}
+}
+
+// encodedSize returns the bytes of the values' Avro binary encoding.
+func encodedSize(t *testing.T, text string, values []any) int {
+	codec, err := goavro.NewCodec(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range values {
+		b, err := codec.BinaryFromNative(nil, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(b)
+	}
+	return n
+}
