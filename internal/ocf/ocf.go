@@ -30,16 +30,6 @@ import (
 	"io"
 )
 
-// Codec names, as stored in the avro.codec metadata entry.
-const (
-	CodecNull      = "null"
-	CodecDeflate   = "deflate"
-	CodecSnappy    = "snappy"
-	CodecBzip2     = "bzip2"
-	CodecXZ        = "xz"
-	CodecZstandard = "zstandard"
-)
-
 // Reserved metadata keys.
 const (
 	MetaSchema = "avro.schema"

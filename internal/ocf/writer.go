@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/trevni-go/trevni/internal/codec"
 )
 
 // WriterOptions configures a Writer. The zero value writes uncompressed
 // blocks of about DefaultBlockSize bytes with a random sync marker.
 type WriterOptions struct {
-	// Codec names the block codec: one of the Codec constants. Empty
-	// means CodecNull.
+	// Codec names the block codec: one of internal/codec's names. Empty
+	// means codec.Null.
 	Codec string
 
 	// Level is the compression level; 0 selects the codec's default.
@@ -61,11 +63,11 @@ func NewWriter(w io.Writer, schema string, opts WriterOptions) (*Writer, error) 
 	if schema == "" {
 		return nil, errors.New("ocf: empty schema")
 	}
-	codec := canonicalCodec(opts.Codec)
-	if codec == "" {
-		codec = CodecNull
+	name := canonicalCodec(opts.Codec)
+	if name == "" {
+		name = codec.Null
 	}
-	comp, err := newCompressor(codec, opts.Level)
+	comp, err := newCompressor(name, opts.Level)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +102,7 @@ func NewWriter(w io.Writer, schema string, opts WriterOptions) (*Writer, error) 
 	h = appendString(h, MetaSchema)
 	h = appendString(h, schema)
 	h = appendString(h, MetaCodec)
-	h = appendString(h, codec)
+	h = appendString(h, name)
 	for _, k := range keys {
 		h = appendString(h, k)
 		h = appendString(h, string(opts.Metadata[k]))
