@@ -58,6 +58,10 @@ func (d *decoder) fail(n int) error {
 
 // skipVarint passes over a varint without decoding it.
 func (d *decoder) skipVarint() error {
+	if d.pos < len(d.b) && d.b[d.pos] < 0x80 {
+		d.pos++
+		return nil
+	}
 	n := avrobin.SkipLong(d.b[d.pos:])
 	if n < 0 {
 		return d.fail(n)
@@ -100,8 +104,16 @@ func (d *decoder) short(n int) error {
 	return d.errorf("%d bytes wanted, %d left", n, len(d.b)-d.pos)
 }
 
-// bytes reads a length and that many bytes.
+// bytes reads a length and that many bytes. Most lengths take one byte:
+// that case needs no call.
 func (d *decoder) bytes() ([]byte, error) {
+	if p := d.pos; p < len(d.b) && d.b[p] < 0x80 {
+		if l := int(avrobin.DecodeZigZag(uint64(d.b[p]))); l >= 0 && l < len(d.b)-p {
+			p++
+			d.pos = p + l
+			return d.b[p : p+l : p+l], nil
+		}
+	}
 	b, n := avrobin.ConsumeBytes(d.b[d.pos:])
 	if n < 0 {
 		return nil, d.fail(n)
@@ -111,13 +123,19 @@ func (d *decoder) bytes() ([]byte, error) {
 }
 
 // block reads the item count of the next block of an array or map whose
-// items take at least minSize bytes each (avrobin.ConsumeBlockCount). A
+// items take at least minSize bytes each (avrobin.ConsumeBlockCount; a
+// count of one byte, the most common, needs no call). A
 // count that the bytes left cannot hold is an error, before anything is
 // allocated or looped over; items of no bytes count against MaxEmptyItems.
 func (d *decoder) block(minSize int) (int64, error) {
-	c, n := avrobin.ConsumeBlockCount(d.b[d.pos:])
-	if n < 0 {
-		return 0, d.fail(n)
+	c, n := int64(-1), 1
+	if p := d.pos; p < len(d.b) && d.b[p] < 0x80 {
+		c = avrobin.DecodeZigZag(uint64(d.b[p]))
+	}
+	if c < 0 { // more than one byte, or a negative count and its size
+		if c, n = avrobin.ConsumeBlockCount(d.b[d.pos:]); n < 0 {
+			return 0, d.fail(n)
+		}
 	}
 	d.pos += n
 	if c == 0 || minSize > 0 && c <= int64(len(d.b)-d.pos)/int64(minSize) {
