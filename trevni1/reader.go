@@ -73,22 +73,17 @@ func (h *header) full(b []byte, what string) error {
 
 // zlong reads a zigzag varint of at most 64 bits.
 func (h *header) zlong(what string) (int64, error) {
-	var u uint64
-	for shift := 0; ; shift += 7 {
-		b, err := h.br.ReadByte()
-		if err != nil {
-			return 0, h.fail(what, err)
+	b, err := h.br.Peek(avrobin.MaxVarintLen)
+	v, n := avrobin.ConsumeLong(b)
+	if n < 0 {
+		if errors.Is(avrobin.ParseError(n), avrobin.ErrTruncated) && err != nil {
+			return 0, h.fail(what, err) // the file ends inside the varint
 		}
-		h.off++
-		if shift == 63 && b > 1 {
-			return 0, h.fail(what, fmt.Errorf("%w: varint overflows 64 bits", ErrFormat))
-		}
-		u |= uint64(b&0x7f) << shift
-		if b < 0x80 {
-			break
-		}
+		return 0, h.fail(what, fmt.Errorf("%w: %w", ErrFormat, avrobin.ParseError(n)))
 	}
-	return int64(u>>1) ^ -int64(u&1), nil
+	h.br.Discard(n) // peeked: cannot fail
+	h.off += int64(n)
+	return v, nil
 }
 
 // bytes reads a length-prefixed byte string.
