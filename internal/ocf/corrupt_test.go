@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/trevni-go/trevni/internal/avrobin"
 
 	"github.com/trevni-go/trevni/internal/codec"
 )
@@ -19,18 +20,18 @@ import (
 // order, and testSync.
 func header(kv ...string) []byte {
 	b := []byte(magic)
-	b = appendLong(b, int64(len(kv)/2))
+	b = avrobin.AppendLong(b, int64(len(kv)/2))
 	for _, s := range kv {
 		b = appendString(b, s)
 	}
-	b = appendLong(b, 0)
+	b = avrobin.AppendLong(b, 0)
 	return append(b, testSync[:]...)
 }
 
 // rawBlock builds a block with the given count and stored payload.
 func rawBlock(count int64, payload []byte) []byte {
-	b := appendLong(nil, count)
-	b = appendLong(b, int64(len(payload)))
+	b := avrobin.AppendLong(nil, count)
+	b = avrobin.AppendLong(b, int64(len(payload)))
 	b = append(b, payload...)
 	return append(b, testSync[:]...)
 }
@@ -69,8 +70,8 @@ func TestHostileHeaders(t *testing.T) {
 		{"unknown codec", header(MetaSchema, schema, MetaCodec, "lzo"), ErrUnknownCodec},
 		{"empty codec", header(MetaSchema, schema, MetaCodec, ""), ErrUnknownCodec},
 		{"negative key length", []byte("Obj\x01\x02\x01"), ErrFormat},
-		{"huge key length", append([]byte("Obj\x01\x02"), appendLong(nil, 1<<40)...), ErrTooLarge},
-		{"huge entry count", append([]byte("Obj\x01"), appendLong(nil, 1<<40)...), ErrTooLarge},
+		{"huge key length", append([]byte("Obj\x01\x02"), avrobin.AppendLong(nil, 1<<40)...), ErrTooLarge},
+		{"huge entry count", append([]byte("Obj\x01"), avrobin.AppendLong(nil, 1<<40)...), ErrTooLarge},
 		{"varint overflow", []byte("Obj\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f"), ErrFormat},
 	}
 	for _, c := range cases {
@@ -89,7 +90,7 @@ func TestHostileHeaders(t *testing.T) {
 	file := []byte("Obj\x01\x01\x20")
 	file = appendString(file, MetaSchema)
 	file = appendString(file, schema)
-	file = append(appendLong(file, 0), testSync[:]...)
+	file = append(avrobin.AppendLong(file, 0), testSync[:]...)
 	r, err := NewReader(bytes.NewReader(append(file, rawBlock(1, []byte{2})...)))
 	if err != nil {
 		t.Fatal(err)
@@ -110,9 +111,9 @@ func TestHostileBlocks(t *testing.T) {
 		file []byte
 		want error
 	}{
-		{"negative count", cat(h, appendLong(nil, -1), appendLong(nil, 0)), ErrFormat},
-		{"negative size", cat(h, appendLong(nil, 1), appendLong(nil, -5)), ErrFormat},
-		{"size over limit", cat(h, appendLong(nil, 1), appendLong(nil, DefaultMaxBlockSize+1)), ErrTooLarge},
+		{"negative count", cat(h, avrobin.AppendLong(nil, -1), avrobin.AppendLong(nil, 0)), ErrFormat},
+		{"negative size", cat(h, avrobin.AppendLong(nil, 1), avrobin.AppendLong(nil, -5)), ErrFormat},
+		{"size over limit", cat(h, avrobin.AppendLong(nil, 1), avrobin.AppendLong(nil, DefaultMaxBlockSize+1)), ErrTooLarge},
 		{"no records but bytes", cat(h, rawBlock(0, []byte{1})), ErrFormat},
 		{"truncated count", cat(h, []byte{0x80}), io.ErrUnexpectedEOF},
 		{"truncated size", cat(h, []byte{2}), io.ErrUnexpectedEOF},
@@ -139,8 +140,8 @@ func TestHostileBlocks(t *testing.T) {
 func TestNoAllocationOnLies(t *testing.T) {
 	h := header(MetaSchema, `"int"`, MetaCodec, codec.Null)
 	lies := map[string][]byte{
-		"block": append(append(bytes.Clone(h), appendLong(nil, 1)...), append(appendLong(nil, 200<<20), make([]byte, 1000)...)...),
-		"meta":  append(append([]byte("Obj\x01\x02"), appendLong(nil, 200<<20)...), make([]byte, 1000)...),
+		"block": append(append(bytes.Clone(h), avrobin.AppendLong(nil, 1)...), append(avrobin.AppendLong(nil, 200<<20), make([]byte, 1000)...)...),
+		"meta":  append(append([]byte("Obj\x01\x02"), avrobin.AppendLong(nil, 200<<20)...), make([]byte, 1000)...),
 	}
 	for name, file := range lies {
 		var before, after runtime.MemStats

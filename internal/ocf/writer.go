@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/trevni-go/trevni/internal/avrobin"
 	"github.com/trevni-go/trevni/internal/codec"
 )
 
@@ -38,7 +39,7 @@ type WriterOptions struct {
 
 // headroom is the space kept in front of block payloads for the record
 // count and byte size, so that a block goes out in one Write.
-const headroom = 2 * maxVarintLen
+const headroom = 2 * avrobin.MaxVarintLen
 
 // Writer writes an Avro object container file. It writes the header when
 // created and one block per Flush, or whenever Append has gathered
@@ -98,7 +99,7 @@ func NewWriter(w io.Writer, schema string, opts WriterOptions) (*Writer, error) 
 	}
 
 	h := []byte(magic)
-	h = appendLong(h, int64(2+len(keys)))
+	h = avrobin.AppendLong(h, int64(2+len(keys)))
 	h = appendString(h, MetaSchema)
 	h = appendString(h, schema)
 	h = appendString(h, MetaCodec)
@@ -107,7 +108,7 @@ func NewWriter(w io.Writer, schema string, opts WriterOptions) (*Writer, error) 
 		h = appendString(h, k)
 		h = appendString(h, string(opts.Metadata[k]))
 	}
-	h = appendLong(h, 0)
+	h = avrobin.AppendLong(h, 0)
 	h = append(h, wr.sync[:]...)
 	if _, err := w.Write(h); err != nil {
 		return nil, fmt.Errorf("ocf: writing header: %w", err)
@@ -116,7 +117,7 @@ func NewWriter(w io.Writer, schema string, opts WriterOptions) (*Writer, error) 
 }
 
 func appendString(b []byte, s string) []byte {
-	return append(appendLong(b, int64(len(s))), s...)
+	return append(avrobin.AppendLong(b, int64(len(s))), s...)
 }
 
 // Sync returns the file's sync marker.
@@ -217,8 +218,8 @@ func (w *Writer) compressAndEmit(count int64, data []byte) error {
 // *buf may grow.
 func (w *Writer) emit(count int64, buf *[]byte) error {
 	var pre [headroom]byte
-	p := appendLong(pre[:0], count)
-	p = appendLong(p, int64(len(*buf)-headroom))
+	p := avrobin.AppendLong(pre[:0], count)
+	p = avrobin.AppendLong(p, int64(len(*buf)-headroom))
 	start := headroom - len(p)
 	copy((*buf)[start:], p)
 	*buf = append(*buf, w.sync[:]...)
