@@ -24,14 +24,14 @@ type Codec interface {
 
 // Codec names understood by default. Java reads and writes all but zstd.
 const (
-	CodecNull    = "null"
-	CodecDeflate = "deflate" // raw RFC 1951, as Java's Deflater(nowrap)
-	CodecSnappy  = "snappy"  // raw snappy block format, no framing
-	CodecBzip2   = "bzip2"   // one complete bzip2 stream per block
-	CodecZstd    = "zstd"    // extension: one zstd frame per block; Java cannot read it
+	CodecNull    = codec.Null
+	CodecDeflate = codec.Deflate // raw RFC 1951, as Java's Deflater(nowrap)
+	CodecSnappy  = codec.Snappy  // raw snappy block format, no framing
+	CodecBzip2   = codec.Bzip2   // one complete bzip2 stream per block
+	CodecZstd    = codec.Zstd    // extension: one zstd frame per block; Java cannot read it
 	// CodecZstandard is the Avro specification's name for zstd, accepted
 	// as a synonym of CodecZstd when reading and writing.
-	CodecZstandard = "zstandard"
+	CodecZstandard = codec.Zstandard
 )
 
 // Checksum names understood by default.

@@ -2,13 +2,12 @@ package shred
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"math/bits"
 
+	"github.com/trevni-go/trevni/internal/avrobin"
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/schema"
@@ -36,59 +35,39 @@ func (d *decoder) errorf(format string, args ...any) error {
 }
 
 // long reads a long. Most longs in real data (lengths, counts, small
-// numbers) take one byte: that case is inlined.
+// numbers) take one byte: that case needs no call.
 func (d *decoder) long() (int64, error) {
 	if d.pos < len(d.b) {
 		if c := d.b[d.pos]; c < 0x80 {
 			d.pos++
-			return int64(c>>1) ^ -int64(c&1), nil
+			return avrobin.DecodeZigZag(uint64(c)), nil
 		}
 	}
-	return d.longer()
+	v, n := avrobin.ConsumeLong(d.b[d.pos:])
+	if n < 0 {
+		return 0, d.fail(n)
+	}
+	d.pos += n
+	return v, nil
 }
 
-func (d *decoder) longer() (int64, error) {
-	if d.pos+8 <= len(d.b) {
-		// Up to 8 bytes at once: the first byte without its high bit ends
-		// the varint, and the 7-bit groups are gathered without a loop.
-		x := binary.LittleEndian.Uint64(d.b[d.pos:])
-		if stop := ^x & 0x8080808080808080; stop != 0 {
-			n := bits.TrailingZeros64(stop) + 1 // bits up to the last byte's high bit
-			x &= 0x7f7f7f7f7f7f7f7f >> (64 - n)
-			u := x&0x7f | x>>1&0x3f80 | x>>2&0x1fc000 | x>>3&0xfe00000 |
-				x>>4&0x7f0000000 | x>>5&0x3f800000000 | x>>6&0x1fc0000000000 | x>>7&0xfe000000000000
-			d.pos += n >> 3
-			return int64(u>>1) ^ -int64(u&1), nil
-		}
-	}
-	var u uint64
-	for shift := uint(0); shift < 70; shift += 7 {
-		if d.pos >= len(d.b) {
-			return 0, d.errorf("truncated")
-		}
-		c := d.b[d.pos]
-		d.pos++
-		u |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return int64(u>>1) ^ -int64(u&1), nil
-		}
-	}
-	return 0, d.errorf("varint longer than 10 bytes")
+// fail returns the error of avrobin's error code n, at d.pos.
+func (d *decoder) fail(n int) error {
+	return fieldpath.New(fmt.Errorf("%w at byte %d: %w", ErrBinary, d.pos, avrobin.ParseError(n)))
 }
 
 // skipVarint passes over a varint without decoding it.
 func (d *decoder) skipVarint() error {
-	end := min(len(d.b), d.pos+10)
-	for i := d.pos; i < end; i++ {
-		if d.b[i] < 0x80 {
-			d.pos = i + 1
-			return nil
-		}
+	if d.pos < len(d.b) && d.b[d.pos] < 0x80 {
+		d.pos++
+		return nil
 	}
-	if end-d.pos == 10 {
-		return d.errorf("varint longer than 10 bytes")
+	n := avrobin.SkipLong(d.b[d.pos:])
+	if n < 0 {
+		return d.fail(n)
 	}
-	return d.errorf("truncated")
+	d.pos += n
+	return nil
 }
 
 func (d *decoder) int() (int32, error) {
@@ -125,54 +104,50 @@ func (d *decoder) short(n int) error {
 	return d.errorf("%d bytes wanted, %d left", n, len(d.b)-d.pos)
 }
 
-// bytes reads a length and that many bytes.
+// bytes reads a length and that many bytes. Most lengths take one byte:
+// that case needs no call.
 func (d *decoder) bytes() ([]byte, error) {
-	n, err := d.long()
-	if err != nil {
-		return nil, err
+	if p := d.pos; p < len(d.b) && d.b[p] < 0x80 {
+		if l := int(avrobin.DecodeZigZag(uint64(d.b[p]))); l >= 0 && l < len(d.b)-p {
+			p++
+			d.pos = p + l
+			return d.b[p : p+l : p+l], nil
+		}
 	}
-	if n < 0 || n > int64(len(d.b)-d.pos) {
-		return nil, d.errorf("length %d out of range", n)
+	b, n := avrobin.ConsumeBytes(d.b[d.pos:])
+	if n < 0 {
+		return nil, d.fail(n)
 	}
-	return d.take(int(n))
+	d.pos += n
+	return b, nil
 }
 
 // block reads the item count of the next block of an array or map whose
-// items take at least minSize bytes each. A count that the bytes left
-// cannot hold is an error, before anything is allocated or looped over;
-// items of no bytes count against MaxEmptyItems. A negative count is
-// followed by the block's size in bytes, which is checked and otherwise
-// ignored: the items are read one by one all the same.
+// items take at least minSize bytes each (avrobin.ConsumeBlockCount; a
+// count of one byte, the most common, needs no call). A
+// count that the bytes left cannot hold is an error, before anything is
+// allocated or looped over; items of no bytes count against MaxEmptyItems.
 func (d *decoder) block(minSize int) (int64, error) {
-	c, err := d.long()
-	if err != nil {
-		return 0, err
+	c, n := int64(-1), 1
+	if p := d.pos; p < len(d.b) && d.b[p] < 0x80 {
+		c = avrobin.DecodeZigZag(uint64(d.b[p]))
 	}
-	if c == 0 || c > 0 && minSize > 0 && c <= int64(len(d.b)-d.pos)/int64(minSize) {
+	if c < 0 { // more than one byte, or a negative count and its size
+		if c, n = avrobin.ConsumeBlockCount(d.b[d.pos:]); n < 0 {
+			return 0, d.fail(n)
+		}
+	}
+	d.pos += n
+	if c == 0 || minSize > 0 && c <= int64(len(d.b)-d.pos)/int64(minSize) {
 		return c, nil
 	}
-	if c < 0 {
-		if c == math.MinInt64 {
-			return 0, d.errorf("block count out of range")
-		}
-		c = -c
-		size, err := d.long()
-		if err != nil {
-			return 0, err
-		}
-		if size < 0 || size > int64(len(d.b)-d.pos) {
-			return 0, d.errorf("block size %d out of range", size)
-		}
-	}
 	if minSize > 0 {
-		if c > int64(len(d.b)-d.pos)/int64(minSize) {
-			return 0, d.errorf("block count %d out of range", c)
-		}
-	} else if c > MaxEmptyItems-d.empty {
-		return 0, d.errorf("block count %d: more than %d items of no bytes in the record", c, MaxEmptyItems)
-	} else {
-		d.empty += c
+		return 0, d.errorf("block count %d out of range", c)
 	}
+	if c > MaxEmptyItems-d.empty {
+		return 0, d.errorf("block count %d: more than %d items of no bytes in the record", c, MaxEmptyItems)
+	}
+	d.empty += c
 	return c, nil
 }
 
@@ -257,17 +232,19 @@ func (aw *AvroWriter) decode(n *layout.Node, d *decoder, depth int) error {
 		}
 		w.WriteLong(n.Col, v)
 	case schema.Float:
-		b, ok := d.next(4)
-		if !ok {
+		v, k := avrobin.ConsumeFloat(d.b[d.pos:])
+		if k < 0 {
 			return d.short(4)
 		}
-		w.WriteFloat(n.Col, math.Float32frombits(binary.LittleEndian.Uint32(b)))
+		d.pos += k
+		w.WriteFloat(n.Col, v)
 	case schema.Double:
-		b, ok := d.next(8)
-		if !ok {
+		v, k := avrobin.ConsumeDouble(d.b[d.pos:])
+		if k < 0 {
 			return d.short(8)
 		}
-		w.WriteDouble(n.Col, math.Float64frombits(binary.LittleEndian.Uint64(b)))
+		d.pos += k
+		w.WriteDouble(n.Col, v)
 	case schema.String:
 		b, err := d.bytes()
 		if err != nil {

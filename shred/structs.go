@@ -9,6 +9,7 @@ import (
 
 	"github.com/trevni-go/trevni/internal/avrostruct"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/typemap"
 )
 
 // StructWriter writes Go structs of type T into a Trevni file as Avro
@@ -58,9 +59,10 @@ func NewStructWriter[T any](out io.Writer, schemaText string, opts *Options) (*S
 	return &StructWriter[T]{aw: aw, prog: prog}, nil
 }
 
-// ErrValue is wrapped by StructWriter.Write's errors for a Go value that
-// its schema cannot hold.
-var ErrValue = errors.New("value does not fit the schema")
+// ErrValue is wrapped by StructWriter.Write's errors, as by every writer's,
+// for a Go value that its schema cannot hold. It is typemap.ErrValue,
+// declared there once, so errors.Is matches either name.
+var ErrValue = typemap.ErrValue
 
 func structErr(err error) error {
 	var fe *avrostruct.FieldError

@@ -8,7 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/trevni-go/trevni/clmn"
-	"github.com/trevni-go/trevni/format/trevni1"
+	"github.com/trevni-go/trevni/trevni1"
 	"html/template"
 	"math"
 	"strconv"

@@ -1,6 +1,6 @@
 package main
 
-// Trevni version 1 (Impala's variant, package format/trevni1) in the tool:
+// Trevni version 1 (Impala's variant, package trevni1) in the tool:
 // the commands that read a file (meta, dump, validate, tojson, toavro,
 // schema) run their version-1 form when the input, named or standard
 // input, starts with "Trv\x01" (and tojson and meta their CLMN form when it
@@ -26,10 +26,11 @@ import (
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/format/trevni1"
 	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/shred"
+	"github.com/trevni-go/trevni/trevni1"
+	"github.com/trevni-go/trevni/trevni1/convert"
 )
 
 // v1Hook is called with a command's flag set before parsing, so that it can
@@ -675,7 +676,7 @@ func v1ReaderSchema(e *env, name string, out *output, rd *trevni1.Reader, fs *fl
 		tmp.Close()
 		os.Remove(tmp.Name())
 	}()
-	if _, err := trevni1.ToV2(tmp, rd, &shred.Options{WriterOptions: format.WriterOptions{TempDir: dir}}); err != nil {
+	if _, err := convert.ToV2(e.ctx, tmp, rd, &shred.Options{WriterOptions: format.WriterOptions{TempDir: dir}}); err != nil {
 		return err
 	}
 	fi, err := tmp.Stat()

@@ -19,7 +19,7 @@ func v1run(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-// The hand-built Impala vector (format/trevni1/vectors_test.go) through
+// The hand-built Impala vector (trevni1/vectors_test.go) through
 // every reading command.
 func TestV1Commands(t *testing.T) {
 	all := filepath.Join(v1Dir, "impala_all_types.trv")

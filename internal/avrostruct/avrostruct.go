@@ -26,7 +26,6 @@
 package avrostruct
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -36,6 +35,7 @@ import (
 	"unicode"
 	"unsafe"
 
+	"github.com/trevni-go/trevni/internal/avrobin"
 	"github.com/trevni-go/trevni/schema"
 )
 
@@ -591,10 +591,13 @@ func (d *Decoder) str(b []byte, old string) string {
 	return unsafe.String(&d.arena[start], len(b))
 }
 
+// binErr returns ErrBinary wrapping the error of avrobin's error code n.
+func binErr(n int) error { return fmt.Errorf("%w: %w", ErrBinary, avrobin.ParseError(n)) }
+
 func (d *Decoder) long() (int64, error) {
-	v, n := binary.Varint(d.b[d.i:])
-	if n <= 0 {
-		return 0, ErrBinary
+	v, n := avrobin.ConsumeLong(d.b[d.i:])
+	if n < 0 {
+		return 0, binErr(n)
 	}
 	d.i += n
 	return v, nil
@@ -602,7 +605,7 @@ func (d *Decoder) long() (int64, error) {
 
 func (d *Decoder) raw(n int) ([]byte, error) {
 	if n < 0 || n > len(d.b)-d.i {
-		return nil, ErrBinary
+		return nil, fmt.Errorf("%w: %w", ErrBinary, avrobin.ErrTruncated)
 	}
 	b := d.b[d.i : d.i+n : d.i+n]
 	d.i += n
@@ -610,35 +613,27 @@ func (d *Decoder) raw(n int) ([]byte, error) {
 }
 
 func (d *Decoder) lenBytes() ([]byte, error) {
-	n, err := d.long()
-	if err != nil {
-		return nil, err
+	b, n := avrobin.ConsumeBytes(d.b[d.i:])
+	if n < 0 {
+		return nil, binErr(n)
 	}
-	if n < 0 || n > int64(len(d.b)-d.i) {
-		return nil, ErrBinary
-	}
-	return d.raw(int(n))
+	d.i += n
+	return b, nil
 }
 
-// blockCount reads an array or map block count.
+// blockCount reads an array or map block count. A count above what the
+// bytes left could hold is refused once past 1<<20 (items of no bytes,
+// nulls and empty records, may be many, but not without bound).
 func (d *Decoder) blockCount() (int, error) {
-	n, err := d.long()
-	if err != nil {
-		return 0, err
-	}
+	c, n := avrobin.ConsumeBlockCount(d.b[d.i:])
 	if n < 0 {
-		if n == math.MinInt64 {
-			return 0, ErrBinary
-		}
-		n = -n
-		if _, err := d.long(); err != nil { // the block's size in bytes
-			return 0, err
-		}
+		return 0, binErr(n)
 	}
-	if n > int64(len(d.b)-d.i)+1 && n > 1<<20 {
-		return 0, ErrBinary
+	d.i += n
+	if c > int64(len(d.b)-d.i)+1 && c > 1<<20 {
+		return 0, fmt.Errorf("%w: block count %d with %d bytes left", ErrBinary, c, len(d.b)-d.i)
 	}
-	return int(n), nil
+	return int(c), nil
 }
 
 // Decode decodes one record of p's schema from data into the struct at
@@ -682,11 +677,11 @@ func (d *Decoder) decode(p *Prog, v unsafe.Pointer) error {
 		d.i++
 		return nil
 	case opFloatToFloat32, opFloatToFloat64:
-		if len(d.b)-d.i < 4 {
-			return ErrBinary
+		f, n := avrobin.ConsumeFloat(d.b[d.i:])
+		if n < 0 {
+			return binErr(n)
 		}
-		f := math.Float32frombits(binary.LittleEndian.Uint32(d.b[d.i:]))
-		d.i += 4
+		d.i += n
 		if p.op == opFloatToFloat32 {
 			*(*float32)(v) = f
 		} else {
@@ -694,11 +689,12 @@ func (d *Decoder) decode(p *Prog, v unsafe.Pointer) error {
 		}
 		return nil
 	case opDoubleToFloat64:
-		if len(d.b)-d.i < 8 {
-			return ErrBinary
+		f, n := avrobin.ConsumeDouble(d.b[d.i:])
+		if n < 0 {
+			return binErr(n)
 		}
-		*(*float64)(v) = math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.i:]))
-		d.i += 8
+		*(*float64)(v) = f
+		d.i += n
 		return nil
 	case opString:
 		b, err := d.lenBytes()
@@ -758,6 +754,12 @@ func (d *Decoder) decode(p *Prog, v unsafe.Pointer) error {
 	n, err := d.long()
 	if err != nil {
 		return err
+	}
+	switch p.op {
+	case opIntToInt, opIntToInt32, opIntToInt64:
+		if n != int64(int32(n)) {
+			return fmt.Errorf("%w: int %d out of range", ErrBinary, n)
+		}
 	}
 	switch p.op {
 	case opIntToInt, opLongToInt:
@@ -901,33 +903,29 @@ func encode(b []byte, p *Prog, v unsafe.Pointer) ([]byte, error) {
 		if n != int(int32(n)) {
 			return b, valueErr(p, "%d does not fit an Avro int", n)
 		}
-		b = binary.AppendVarint(b, int64(n))
+		b = avrobin.AppendLong(b, int64(n))
 	case opIntToInt64:
 		n := *(*int64)(v)
 		if n != int64(int32(n)) {
 			return b, valueErr(p, "%d does not fit an Avro int", n)
 		}
-		b = binary.AppendVarint(b, n)
+		b = avrobin.AppendLong(b, n)
 	case opIntToInt32:
-		b = binary.AppendVarint(b, int64(*(*int32)(v)))
+		b = avrobin.AppendLong(b, int64(*(*int32)(v)))
 	case opLongToInt:
-		b = binary.AppendVarint(b, int64(*(*int)(v)))
+		b = avrobin.AppendLong(b, int64(*(*int)(v)))
 	case opLongToInt64:
-		b = binary.AppendVarint(b, *(*int64)(v))
+		b = avrobin.AppendLong(b, *(*int64)(v))
 	case opFloatToFloat32:
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(*(*float32)(v)))
+		b = avrobin.AppendFloat(b, *(*float32)(v))
 	case opFloatToFloat64:
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(*(*float64)(v))))
+		b = avrobin.AppendFloat(b, float32(*(*float64)(v)))
 	case opDoubleToFloat64:
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(*(*float64)(v)))
+		b = avrobin.AppendDouble(b, *(*float64)(v))
 	case opString:
-		s := *(*string)(v)
-		b = binary.AppendVarint(b, int64(len(s)))
-		b = append(b, s...)
+		b = avrobin.AppendString(b, *(*string)(v))
 	case opBytes:
-		s := *(*[]byte)(v)
-		b = binary.AppendVarint(b, int64(len(s)))
-		b = append(b, s...)
+		b = avrobin.AppendBytes(b, *(*[]byte)(v))
 	case opFixedArray:
 		b = append(b, unsafe.Slice((*byte)(v), p.size)...)
 	case opFixedSlice:
@@ -948,37 +946,37 @@ func encode(b []byte, p *Prog, v unsafe.Pointer) ([]byte, error) {
 		if idx < 0 {
 			return b, valueErr(p, "%q is not a symbol of the enum", s)
 		}
-		b = binary.AppendVarint(b, int64(idx))
+		b = avrobin.AppendLong(b, int64(idx))
 	case opEnumInt:
 		n := *(*int)(v)
 		if n < 0 || n >= len(p.symbols) {
 			return b, valueErr(p, "%d is not an index of the enum's %d symbols", n, len(p.symbols))
 		}
-		b = binary.AppendVarint(b, int64(n))
+		b = avrobin.AppendLong(b, int64(n))
 	case opTimeMillis:
-		b = binary.AppendVarint(b, (*time.Time)(v).UnixMilli())
+		b = avrobin.AppendLong(b, (*time.Time)(v).UnixMilli())
 	case opTimeMicros:
-		b = binary.AppendVarint(b, (*time.Time)(v).UnixMicro())
+		b = avrobin.AppendLong(b, (*time.Time)(v).UnixMicro())
 	case opTimeNanos:
-		b = binary.AppendVarint(b, (*time.Time)(v).UnixNano())
+		b = avrobin.AppendLong(b, (*time.Time)(v).UnixNano())
 	case opDate:
 		t := *(*time.Time)(v)
 		days := t.Unix() / 86400
 		if t.Unix() < 0 && t.Unix()%86400 != 0 {
 			days--
 		}
-		b = binary.AppendVarint(b, days)
+		b = avrobin.AppendLong(b, days)
 	case opNullable:
 		pp := *(*unsafe.Pointer)(v)
 		if pp == nil {
-			return binary.AppendVarint(b, int64(p.nullIdx)), nil
+			return avrobin.AppendLong(b, int64(p.nullIdx)), nil
 		}
-		b = binary.AppendVarint(b, int64(p.valIdx))
+		b = avrobin.AppendLong(b, int64(p.valIdx))
 		return encode(b, p.elem, pp)
 	case opSlice:
 		h := (*sliceHeader)(v)
 		if h.len > 0 {
-			b = binary.AppendVarint(b, int64(h.len))
+			b = avrobin.AppendLong(b, int64(h.len))
 			size := p.elem.typ.Size()
 			for i := range h.len {
 				if b, err = encode(b, p.elem, unsafe.Add(h.data, uintptr(i)*size)); err != nil {
@@ -990,14 +988,12 @@ func encode(b []byte, p *Prog, v unsafe.Pointer) ([]byte, error) {
 	case opMap:
 		m := reflect.NewAt(p.typ, v).Elem()
 		if n := m.Len(); n > 0 {
-			b = binary.AppendVarint(b, int64(n))
+			b = avrobin.AppendLong(b, int64(n))
 			val := reflect.New(p.elem.typ).Elem()
 			var it reflect.MapIter
 			it.Reset(m)
 			for it.Next() {
-				k := it.Key().String()
-				b = binary.AppendVarint(b, int64(len(k)))
-				b = append(b, k...)
+				b = avrobin.AppendString(b, it.Key().String())
 				val.SetIterValue(&it)
 				if b, err = encode(b, p.elem, val.Addr().UnsafePointer()); err != nil {
 					return b, err

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/trevni-go/trevni/internal/avrobin"
 	"github.com/trevni-go/trevni/schema"
 )
 
@@ -59,5 +60,41 @@ func TestDecodeTruncated(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, v) {
 		t.Fatalf("got %+v, want %+v", got, v)
+	}
+}
+
+// A long out of int32's range where the schema says int is refused, not
+// truncated into the Go field.
+func TestDecodeIntRange(t *testing.T) {
+	type ints struct {
+		A int
+		B int32
+		C int64 `avro:"c,int"`
+	}
+	s := schema.MustParse(`{"type":"record","name":"R","fields":[{"name":"A","type":"int"},{"name":"B","type":"int"},{"name":"c","type":"int"}]}`)
+	rp, _, err := Compile(s, reflect.TypeFor[ints](), Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d Decoder
+	for i := range 3 {
+		vals := []int64{1, 2, 3}
+		vals[i] = 1 << 31
+		var b []byte
+		for _, v := range vals {
+			b = avrobin.AppendLong(b, v)
+		}
+		var got ints
+		if err := d.Decode(b, rp, unsafe.Pointer(&got)); !errors.Is(err, ErrBinary) {
+			t.Errorf("field %d of 2^31: %v, %+v", i, err, got)
+		}
+		vals[i] = -1 << 31
+		b = b[:0]
+		for _, v := range vals {
+			b = avrobin.AppendLong(b, v)
+		}
+		if err := d.Decode(b, rp, unsafe.Pointer(&got)); err != nil || got != (ints{A: int(vals[0]), B: int32(vals[1]), C: vals[2]}) {
+			t.Errorf("field %d of -2^31: %v, %+v", i, err, got)
+		}
 	}
 }

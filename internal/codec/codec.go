@@ -23,8 +23,11 @@ import (
 	"slices"
 )
 
-// Codec names. Zstandard is the Avro specification's name for zstd; both
-// are accepted wherever a codec is looked up by name (see Canonical).
+// Codec names, declared here once for the module: package format (Trevni
+// version 2), package trevni1, package clmn and Avro object container
+// files (internal/ocf) refer to these, and their exported Codec constants
+// are aliases of them. Zstandard is the Avro specification's name for zstd;
+// both are accepted wherever a codec is looked up by name (see Canonical).
 const (
 	Null      = "null"
 	Deflate   = "deflate"
@@ -33,6 +36,9 @@ const (
 	XZ        = "xz"
 	Zstd      = "zstd"
 	Zstandard = "zstandard"
+	// Gzip is Trevni version 1's gzip-wrapped deflate; package trevni1
+	// adds and checks the wrapper around Deflate's raw stream.
+	Gzip = "gzip"
 )
 
 // Canonical returns the name under which this package knows the codec

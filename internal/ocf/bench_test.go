@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"io"
 	"testing"
+
+	"github.com/trevni-go/trevni/internal/codec"
 )
 
-var benchCodecs = []string{CodecNull, CodecDeflate, CodecSnappy, CodecZstandard}
+var benchCodecs = []string{codec.Null, codec.Deflate, codec.Snappy, codec.Zstandard}
 
 // benchData returns the medium interop records.
 func benchData(b *testing.B) (string, [][]byte, int64) {

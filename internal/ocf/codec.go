@@ -27,7 +27,7 @@ type compressor interface {
 // Avro specification's, so "zstd" becomes "zstandard".
 func canonicalCodec(name string) string {
 	if name == codec.Zstd {
-		return CodecZstandard
+		return codec.Zstandard
 	}
 	return name
 }
@@ -37,9 +37,9 @@ func canonicalCodec(name string) string {
 func newDecompressor(name string, limit int64) (decompressor, error) {
 	name = canonicalCodec(name)
 	switch name {
-	case CodecNull:
+	case codec.Null:
 		return nil, nil
-	case CodecDeflate, CodecSnappy, CodecBzip2, CodecXZ, CodecZstandard:
+	case codec.Deflate, codec.Snappy, codec.Bzip2, codec.XZ, codec.Zstandard:
 	default:
 		return nil, fmt.Errorf("%w %q", ErrUnknownCodec, name)
 	}
@@ -48,7 +48,7 @@ func newDecompressor(name string, limit int64) (decompressor, error) {
 		return nil, err
 	}
 	d := &blockDecompressor{c: c, limit: codec.AtMost(int(min(limit, int64(maxInt))))}
-	if name == CodecSnappy {
+	if name == codec.Snappy {
 		return &snappyDecompressor{d}, nil
 	}
 	return d, nil
@@ -61,15 +61,15 @@ const maxInt = int(^uint(0) >> 1)
 func newCompressor(name string, level int) (compressor, error) {
 	name = canonicalCodec(name)
 	switch name {
-	case CodecNull:
+	case codec.Null:
 		return nil, nil
-	case CodecSnappy, CodecXZ:
+	case codec.Snappy, codec.XZ:
 		level = 0 // ignored
-	case CodecDeflate, CodecBzip2:
+	case codec.Deflate, codec.Bzip2:
 		if level != 0 && (level < 1 || level > 9) {
 			return nil, fmt.Errorf("ocf: %s level %d out of range 1..9", name, level)
 		}
-	case CodecZstandard:
+	case codec.Zstandard:
 		if level != 0 && (level < 1 || level > 22) {
 			return nil, fmt.Errorf("ocf: zstandard level %d out of range 1..22", level)
 		}
@@ -80,7 +80,7 @@ func newCompressor(name string, level int) (compressor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ocf: %w", err)
 	}
-	if name == CodecSnappy {
+	if name == codec.Snappy {
 		return snappyCompressor{c}, nil
 	}
 	return blockCompressor{c}, nil

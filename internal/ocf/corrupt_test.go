@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/trevni-go/trevni/internal/avrobin"
 
 	"github.com/trevni-go/trevni/internal/codec"
 )
@@ -19,18 +20,18 @@ import (
 // order, and testSync.
 func header(kv ...string) []byte {
 	b := []byte(magic)
-	b = appendLong(b, int64(len(kv)/2))
+	b = avrobin.AppendLong(b, int64(len(kv)/2))
 	for _, s := range kv {
 		b = appendString(b, s)
 	}
-	b = appendLong(b, 0)
+	b = avrobin.AppendLong(b, 0)
 	return append(b, testSync[:]...)
 }
 
 // rawBlock builds a block with the given count and stored payload.
 func rawBlock(count int64, payload []byte) []byte {
-	b := appendLong(nil, count)
-	b = appendLong(b, int64(len(payload)))
+	b := avrobin.AppendLong(nil, count)
+	b = avrobin.AppendLong(b, int64(len(payload)))
 	b = append(b, payload...)
 	return append(b, testSync[:]...)
 }
@@ -65,12 +66,12 @@ func TestHostileHeaders(t *testing.T) {
 		{"bad magic", []byte("Obj\x02\x00"), ErrNotContainer},
 		{"no map end", []byte("Obj\x01\x02\x02a\x02b"), io.ErrUnexpectedEOF},
 		{"no sync", header(MetaSchema, schema)[:20], io.ErrUnexpectedEOF},
-		{"no schema", header(MetaCodec, CodecNull), ErrFormat},
+		{"no schema", header(MetaCodec, codec.Null), ErrFormat},
 		{"unknown codec", header(MetaSchema, schema, MetaCodec, "lzo"), ErrUnknownCodec},
 		{"empty codec", header(MetaSchema, schema, MetaCodec, ""), ErrUnknownCodec},
 		{"negative key length", []byte("Obj\x01\x02\x01"), ErrFormat},
-		{"huge key length", append([]byte("Obj\x01\x02"), appendLong(nil, 1<<40)...), ErrTooLarge},
-		{"huge entry count", append([]byte("Obj\x01"), appendLong(nil, 1<<40)...), ErrTooLarge},
+		{"huge key length", append([]byte("Obj\x01\x02"), avrobin.AppendLong(nil, 1<<40)...), ErrTooLarge},
+		{"huge entry count", append([]byte("Obj\x01"), avrobin.AppendLong(nil, 1<<40)...), ErrTooLarge},
 		{"varint overflow", []byte("Obj\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f"), ErrFormat},
 	}
 	for _, c := range cases {
@@ -89,12 +90,12 @@ func TestHostileHeaders(t *testing.T) {
 	file := []byte("Obj\x01\x01\x20")
 	file = appendString(file, MetaSchema)
 	file = appendString(file, schema)
-	file = append(appendLong(file, 0), testSync[:]...)
+	file = append(avrobin.AppendLong(file, 0), testSync[:]...)
 	r, err := NewReader(bytes.NewReader(append(file, rawBlock(1, []byte{2})...)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Codec() != CodecNull || r.Schema() != schema {
+	if r.Codec() != codec.Null || r.Schema() != schema {
 		t.Errorf("codec %q schema %q", r.Codec(), r.Schema())
 	}
 	if n, data, err := r.NextBlock(); n != 1 || !bytes.Equal(data, []byte{2}) || err != nil {
@@ -103,16 +104,16 @@ func TestHostileHeaders(t *testing.T) {
 }
 
 func TestHostileBlocks(t *testing.T) {
-	h := header(MetaSchema, `"int"`, MetaCodec, CodecNull)
+	h := header(MetaSchema, `"int"`, MetaCodec, codec.Null)
 	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 	cases := []struct {
 		name string
 		file []byte
 		want error
 	}{
-		{"negative count", cat(h, appendLong(nil, -1), appendLong(nil, 0)), ErrFormat},
-		{"negative size", cat(h, appendLong(nil, 1), appendLong(nil, -5)), ErrFormat},
-		{"size over limit", cat(h, appendLong(nil, 1), appendLong(nil, DefaultMaxBlockSize+1)), ErrTooLarge},
+		{"negative count", cat(h, avrobin.AppendLong(nil, -1), avrobin.AppendLong(nil, 0)), ErrFormat},
+		{"negative size", cat(h, avrobin.AppendLong(nil, 1), avrobin.AppendLong(nil, -5)), ErrFormat},
+		{"size over limit", cat(h, avrobin.AppendLong(nil, 1), avrobin.AppendLong(nil, DefaultMaxBlockSize+1)), ErrTooLarge},
 		{"no records but bytes", cat(h, rawBlock(0, []byte{1})), ErrFormat},
 		{"truncated count", cat(h, []byte{0x80}), io.ErrUnexpectedEOF},
 		{"truncated size", cat(h, []byte{2}), io.ErrUnexpectedEOF},
@@ -137,10 +138,10 @@ func TestHostileBlocks(t *testing.T) {
 // TestNoAllocationOnLies checks that size fields the input cannot back do
 // not make the Reader allocate what they claim.
 func TestNoAllocationOnLies(t *testing.T) {
-	h := header(MetaSchema, `"int"`, MetaCodec, CodecNull)
+	h := header(MetaSchema, `"int"`, MetaCodec, codec.Null)
 	lies := map[string][]byte{
-		"block": append(append(bytes.Clone(h), appendLong(nil, 1)...), append(appendLong(nil, 200<<20), make([]byte, 1000)...)...),
-		"meta":  append(append([]byte("Obj\x01\x02"), appendLong(nil, 200<<20)...), make([]byte, 1000)...),
+		"block": append(append(bytes.Clone(h), avrobin.AppendLong(nil, 1)...), append(avrobin.AppendLong(nil, 200<<20), make([]byte, 1000)...)...),
+		"meta":  append(append([]byte("Obj\x01\x02"), avrobin.AppendLong(nil, 200<<20)...), make([]byte, 1000)...),
 	}
 	for name, file := range lies {
 		var before, after runtime.MemStats
@@ -181,7 +182,7 @@ func TestDecompressionBombs(t *testing.T) {
 
 func TestCodecCorruption(t *testing.T) {
 	// Snappy: a wrong checksum.
-	file := smallFile(t, CodecSnappy, 2)
+	file := smallFile(t, codec.Snappy, 2)
 	r, _ := NewReader(bytes.NewReader(file))
 	r.NextBlock()
 	crcEnd := r.InputOffset() - SyncSize
@@ -194,10 +195,10 @@ func TestCodecCorruption(t *testing.T) {
 	// Snappy: a decoded length the body cannot produce.
 	h := func(codec string) []byte { return header(MetaSchema, `"int"`, MetaCodec, codec) }
 	payload := append(binary.AppendUvarint(nil, 10<<20), 0, 0, 0, 0, 0, 0, 0)
-	if err := drain(append(h(CodecSnappy), rawBlock(1, payload)...)); !errors.Is(err, ErrFormat) {
+	if err := drain(append(h(codec.Snappy), rawBlock(1, payload)...)); !errors.Is(err, ErrFormat) {
 		t.Errorf("snappy length lie: err = %v", err)
 	}
-	if err := drain(append(h(CodecSnappy), rawBlock(1, []byte{1, 2})...)); !errors.Is(err, ErrFormat) {
+	if err := drain(append(h(codec.Snappy), rawBlock(1, []byte{1, 2})...)); !errors.Is(err, ErrFormat) {
 		t.Errorf("snappy without checksum: err = %v", err)
 	}
 
@@ -208,20 +209,20 @@ func TestCodecCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	frame = append(frame, 1, 0, 0) // an empty last raw block
-	if err := drain(append(h(CodecZstandard), rawBlock(1, frame)...)); !errors.Is(err, ErrFormat) {
+	if err := drain(append(h(codec.Zstandard), rawBlock(1, frame)...)); !errors.Is(err, ErrFormat) {
 		t.Errorf("zstandard size lie: err = %v", err)
 	}
-	if err := drain(append(h(CodecZstandard), rawBlock(1, frame)...), WithMaxDecompressedSize(1<<20)); !errors.Is(err, ErrTooLarge) {
+	if err := drain(append(h(codec.Zstandard), rawBlock(1, frame)...), WithMaxDecompressedSize(1<<20)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("zstandard size over limit: err = %v", err)
 	}
 
 	// xz: a dictionary over twice the limit (writers round it up to a power
 	// of two) is refused before decoding.
-	if dict, ok := codec.XZDictSize(blockPayload(t, smallFile(t, CodecXZ, 1))); !ok || dict != 4<<10 {
+	if dict, ok := codec.XZDictSize(blockPayload(t, smallFile(t, codec.XZ, 1))); !ok || dict != 4<<10 {
 		t.Errorf("XZDictSize = %d, %v", dict, ok)
 	}
 	var buf bytes.Buffer
-	w, _ := NewWriter(&buf, `"bytes"`, WriterOptions{Codec: CodecXZ})
+	w, _ := NewWriter(&buf, `"bytes"`, WriterOptions{Codec: codec.XZ})
 	w.WriteBlock(1, make([]byte, 100<<10))
 	w.Close()
 	if err := drain(buf.Bytes(), WithMaxDecompressedSize(32<<10)); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "dictionary") {

@@ -24,20 +24,11 @@
 package ocf
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-)
 
-// Codec names, as stored in the avro.codec metadata entry.
-const (
-	CodecNull      = "null"
-	CodecDeflate   = "deflate"
-	CodecSnappy    = "snappy"
-	CodecBzip2     = "bzip2"
-	CodecXZ        = "xz"
-	CodecZstandard = "zstandard"
+	"github.com/trevni-go/trevni/internal/avrobin"
 )
 
 // Reserved metadata keys.
@@ -114,13 +105,6 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
-// maxVarintLen is the longest zig-zag varint encoding of a 64-bit long.
-const maxVarintLen = 10
-
-// appendLong appends the Avro encoding of v (zig-zag, then base-128
-// varint) to b.
-func appendLong(b []byte, v int64) []byte { return binary.AppendVarint(b, v) }
-
 // readLong reads one Avro long from r. It returns io.EOF only when r ends
 // before the first byte, and io.ErrUnexpectedEOF when it ends inside the
 // encoding. n is the number of bytes consumed.
@@ -135,7 +119,7 @@ func readLong(r io.ByteReader) (v int64, n int, err error) {
 			return 0, n, err
 		}
 		n++
-		if n == maxVarintLen && c > 1 {
+		if n == avrobin.MaxVarintLen && c > 1 {
 			return 0, n, fmt.Errorf("%w: varint overflows 64 bits", ErrFormat)
 		}
 		u |= uint64(c&0x7f) << shift
@@ -143,5 +127,5 @@ func readLong(r io.ByteReader) (v int64, n int, err error) {
 			break
 		}
 	}
-	return int64(u>>1) ^ -int64(u&1), n, nil
+	return avrobin.DecodeZigZag(u), n, nil
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"maps"
 	"slices"
+
+	"github.com/trevni-go/trevni/internal/codec"
 )
 
 // ReaderOption configures a Reader.
@@ -240,7 +242,7 @@ func (r *Reader) readHeader() error {
 		return r.headerError(start, fmt.Errorf("%w: no %s in metadata", ErrFormat, MetaSchema))
 	}
 	r.schema = string(schema)
-	r.codec = CodecNull
+	r.codec = codec.Null
 	if c, ok := r.meta[MetaCodec]; ok {
 		r.codec = string(c)
 	}

@@ -13,10 +13,11 @@ import (
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/internal/codec"
 )
 
 // allCodecs lists every codec the package supports.
-var allCodecs = []string{CodecNull, CodecDeflate, CodecSnappy, CodecBzip2, CodecXZ, CodecZstandard}
+var allCodecs = []string{codec.Null, codec.Deflate, codec.Snappy, codec.Bzip2, codec.XZ, codec.Zstandard}
 
 // block is one block as read back: its record count and a copy of its data.
 type block struct {
@@ -160,10 +161,10 @@ func TestInteropFiles(t *testing.T) {
 			if want := storedSchema(t, file); r.Schema() != string(want) {
 				t.Errorf("Schema() = %q, stored %q", r.Schema(), want)
 			}
-			if r.Codec() != CodecNull {
+			if r.Codec() != codec.Null {
 				t.Errorf("Codec() = %q, want null", r.Codec())
 			}
-			if m := r.Meta(); string(m[MetaSchema]) != r.Schema() || string(m[MetaCodec]) != CodecNull {
+			if m := r.Meta(); string(m[MetaSchema]) != r.Schema() || string(m[MetaCodec]) != codec.Null {
 				t.Errorf("Meta() = %q", m)
 			}
 			if r.InputOffset() != int64(len(file)) {
@@ -225,7 +226,7 @@ func TestRewriteIdentical(t *testing.T) {
 
 // TestErrorsSayWhere checks the shape of block errors.
 func TestErrorsSayWhere(t *testing.T) {
-	file := smallFile(t, CodecNull, 4)
+	file := smallFile(t, codec.Null, 4)
 	_, blocks := readBlocks(t, file)
 	if len(blocks) < 3 {
 		t.Fatalf("want at least 3 blocks, got %d", len(blocks))

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/trevni-go/trevni/internal/avrobin"
+	"github.com/trevni-go/trevni/internal/codec"
 )
 
 // WriterOptions configures a Writer. The zero value writes uncompressed
 // blocks of about DefaultBlockSize bytes with a random sync marker.
 type WriterOptions struct {
-	// Codec names the block codec: one of the Codec constants. Empty
-	// means CodecNull.
+	// Codec names the block codec: one of internal/codec's names. Empty
+	// means codec.Null.
 	Codec string
 
 	// Level is the compression level; 0 selects the codec's default.
@@ -36,7 +39,7 @@ type WriterOptions struct {
 
 // headroom is the space kept in front of block payloads for the record
 // count and byte size, so that a block goes out in one Write.
-const headroom = 2 * maxVarintLen
+const headroom = 2 * avrobin.MaxVarintLen
 
 // Writer writes an Avro object container file. It writes the header when
 // created and one block per Flush, or whenever Append has gathered
@@ -61,11 +64,11 @@ func NewWriter(w io.Writer, schema string, opts WriterOptions) (*Writer, error) 
 	if schema == "" {
 		return nil, errors.New("ocf: empty schema")
 	}
-	codec := canonicalCodec(opts.Codec)
-	if codec == "" {
-		codec = CodecNull
+	name := canonicalCodec(opts.Codec)
+	if name == "" {
+		name = codec.Null
 	}
-	comp, err := newCompressor(codec, opts.Level)
+	comp, err := newCompressor(name, opts.Level)
 	if err != nil {
 		return nil, err
 	}
@@ -96,16 +99,16 @@ func NewWriter(w io.Writer, schema string, opts WriterOptions) (*Writer, error) 
 	}
 
 	h := []byte(magic)
-	h = appendLong(h, int64(2+len(keys)))
+	h = avrobin.AppendLong(h, int64(2+len(keys)))
 	h = appendString(h, MetaSchema)
 	h = appendString(h, schema)
 	h = appendString(h, MetaCodec)
-	h = appendString(h, codec)
+	h = appendString(h, name)
 	for _, k := range keys {
 		h = appendString(h, k)
 		h = appendString(h, string(opts.Metadata[k]))
 	}
-	h = appendLong(h, 0)
+	h = avrobin.AppendLong(h, 0)
 	h = append(h, wr.sync[:]...)
 	if _, err := w.Write(h); err != nil {
 		return nil, fmt.Errorf("ocf: writing header: %w", err)
@@ -114,7 +117,7 @@ func NewWriter(w io.Writer, schema string, opts WriterOptions) (*Writer, error) 
 }
 
 func appendString(b []byte, s string) []byte {
-	return append(appendLong(b, int64(len(s))), s...)
+	return append(avrobin.AppendLong(b, int64(len(s))), s...)
 }
 
 // Sync returns the file's sync marker.
@@ -215,8 +218,8 @@ func (w *Writer) compressAndEmit(count int64, data []byte) error {
 // *buf may grow.
 func (w *Writer) emit(count int64, buf *[]byte) error {
 	var pre [headroom]byte
-	p := appendLong(pre[:0], count)
-	p = appendLong(p, int64(len(*buf)-headroom))
+	p := avrobin.AppendLong(pre[:0], count)
+	p = avrobin.AppendLong(p, int64(len(*buf)-headroom))
 	start := headroom - len(p)
 	copy((*buf)[start:], p)
 	*buf = append(*buf, w.sync[:]...)

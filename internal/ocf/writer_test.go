@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/trevni-go/trevni/internal/codec"
 )
 
 // testSync is the sync marker of files written by the tests.
@@ -145,10 +147,10 @@ func TestWriterLevels(t *testing.T) {
 		level int
 		ok    bool
 	}{
-		{CodecDeflate, 1, true}, {CodecDeflate, 9, true}, {CodecDeflate, 10, false}, {CodecDeflate, -1, false},
-		{CodecBzip2, 1, true}, {CodecBzip2, 9, true}, {CodecBzip2, 10, false},
-		{CodecZstandard, 1, true}, {CodecZstandard, 19, true}, {CodecZstandard, 23, false},
-		{CodecSnappy, 5, true}, {CodecXZ, 5, true}, {CodecNull, 5, true},
+		{codec.Deflate, 1, true}, {codec.Deflate, 9, true}, {codec.Deflate, 10, false}, {codec.Deflate, -1, false},
+		{codec.Bzip2, 1, true}, {codec.Bzip2, 9, true}, {codec.Bzip2, 10, false},
+		{codec.Zstandard, 1, true}, {codec.Zstandard, 19, true}, {codec.Zstandard, 23, false},
+		{codec.Snappy, 5, true}, {codec.XZ, 5, true}, {codec.Null, 5, true},
 	}
 	rec := bytes.Repeat([]byte("abcdefgh"), 1000)
 	for _, c := range cases {
@@ -197,7 +199,7 @@ func TestWriterOptions(t *testing.T) {
 		t.Errorf("empty file has %d blocks", len(blocks))
 	}
 	m := r.Meta()
-	if r.Schema() != schema || r.Codec() != CodecNull || len(m) != 4 || string(m["b"]) != "2" || !bytes.Equal(m["a"], []byte{0, 1}) {
+	if r.Schema() != schema || r.Codec() != codec.Null || len(m) != 4 || string(m["b"]) != "2" || !bytes.Equal(m["a"], []byte{0, 1}) {
 		t.Errorf("schema %q codec %q meta %q", r.Schema(), r.Codec(), m)
 	}
 	if !bytes.Contains(buf.Bytes(), []byte("\x02a\x04\x00\x01\x02b\x022\x00")) {
@@ -272,7 +274,7 @@ func TestWriterErrorsSticky(t *testing.T) {
 	if _, err := NewWriter(&failWriter{}, `"int"`, WriterOptions{}); err == nil {
 		t.Error("header write error lost")
 	}
-	w, err := NewWriter(&failWriter{n: 1}, `"int"`, WriterOptions{Codec: CodecDeflate})
+	w, err := NewWriter(&failWriter{n: 1}, `"int"`, WriterOptions{Codec: codec.Deflate})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,10 +294,10 @@ func TestWriterErrorsSticky(t *testing.T) {
 // scratch slices for every block, and the xz library a whole new coder, so
 // for those the counts are only logged.
 func TestSteadyStateAllocs(t *testing.T) {
-	check := func(t *testing.T, codec, what string, allocs float64) {
+	check := func(t *testing.T, name, what string, allocs float64) {
 		t.Helper()
 		switch {
-		case codec == CodecBzip2 || codec == CodecXZ:
+		case name == codec.Bzip2 || name == codec.XZ:
 			t.Logf("%s: %v allocations per block", what, allocs)
 		case allocs != 0:
 			t.Errorf("%s: %v allocations per block", what, allocs)
@@ -360,13 +362,13 @@ func TestSteadyStateAllocs(t *testing.T) {
 // codec: a writer given either stores the specification's name, and a
 // reader accepts either in a header.
 func TestZstdNames(t *testing.T) {
-	for _, name := range []string{"zstd", CodecZstandard} {
+	for _, name := range []string{"zstd", codec.Zstandard} {
 		file := smallFile(t, name, 2)
 		r, err := NewReader(bytes.NewReader(file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Codec() != CodecZstandard || string(r.Meta()[MetaCodec]) != CodecZstandard {
+		if r.Codec() != codec.Zstandard || string(r.Meta()[MetaCodec]) != codec.Zstandard {
 			t.Errorf("writer given %q stored %q", name, r.Meta()[MetaCodec])
 		}
 		if err := drain(file); err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/trevni-go/trevni/format/trevni1"
+	"github.com/trevni-go/trevni/trevni1"
 )
 
 // A table as Impala wrote it: nullable columns named col_N, then read back

@@ -8,6 +8,8 @@ import (
 	"hash/crc32"
 	"io"
 	"strconv"
+
+	"github.com/trevni-go/trevni/internal/avrobin"
 )
 
 // ReaderOptions configures a Reader. The zero value is the default.
@@ -71,22 +73,17 @@ func (h *header) full(b []byte, what string) error {
 
 // zlong reads a zigzag varint of at most 64 bits.
 func (h *header) zlong(what string) (int64, error) {
-	var u uint64
-	for shift := 0; ; shift += 7 {
-		b, err := h.br.ReadByte()
-		if err != nil {
-			return 0, h.fail(what, err)
+	b, err := h.br.Peek(avrobin.MaxVarintLen)
+	v, n := avrobin.ConsumeLong(b)
+	if n < 0 {
+		if errors.Is(avrobin.ParseError(n), avrobin.ErrTruncated) && err != nil {
+			return 0, h.fail(what, err) // the file ends inside the varint
 		}
-		h.off++
-		if shift == 63 && b > 1 {
-			return 0, h.fail(what, fmt.Errorf("%w: varint overflows 64 bits", ErrFormat))
-		}
-		u |= uint64(b&0x7f) << shift
-		if b < 0x80 {
-			break
-		}
+		return 0, h.fail(what, fmt.Errorf("%w: %w", ErrFormat, avrobin.ParseError(n)))
 	}
-	return int64(u>>1) ^ -int64(u&1), nil
+	h.br.Discard(n) // peeked: cannot fail
+	h.off += int64(n)
+	return v, nil
 }
 
 // bytes reads a length-prefixed byte string.
@@ -607,9 +604,9 @@ func (cr *ColumnReader) readValue() error {
 		cr.ts = TimestampValue{NanosOfDay: int64(binary.LittleEndian.Uint64(v)), JulianDay: binary.LittleEndian.Uint32(v[8:])}
 		cr.pos += 12
 	case Int, Long:
-		x, n, err := zigzag(v)
-		if err != nil {
-			return err
+		x, n := avrobin.ConsumeLong(v)
+		if n < 0 {
+			return valuesErr(n)
 		}
 		lo, hi := t.intRange()
 		if x < lo || x > hi {
@@ -618,37 +615,21 @@ func (cr *ColumnReader) readValue() error {
 		cr.i64 = x
 		cr.pos += n
 	case String, Bytes:
-		x, n, err := zigzag(v)
-		if err != nil {
-			return err
+		b, n := avrobin.ConsumeBytes(v)
+		if n < 0 {
+			return fmt.Errorf("%s: %w", t, valuesErr(n))
 		}
-		if x < 0 || x > int64(len(v)-n) {
-			return fmt.Errorf("%w: %s length %d with %d bytes left in the block", ErrFormat, t, x, len(v)-n)
-		}
-		cr.bytesV = v[n : n+int(x)]
-		cr.pos += n + int(x)
+		cr.bytesV = b
+		cr.pos += n
 	}
 	cr.nonNull++
 	return nil
 }
 
-// zigzag decodes a zigzag varint of at most 64 bits from the start of b.
-func zigzag(b []byte) (int64, int, error) {
-	var u uint64
-	for i := 0; i < len(b) && i < 10; i++ {
-		c := b[i]
-		if i == 9 && c > 1 {
-			break
-		}
-		u |= uint64(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			return int64(u>>1) ^ -int64(u&1), i + 1, nil
-		}
-	}
-	if len(b) < 10 {
-		return 0, 0, fmt.Errorf("%w: varint runs past the end of the values area", ErrFormat)
-	}
-	return 0, 0, fmt.Errorf("%w: varint overflows 64 bits", ErrFormat)
+// valuesErr returns the error of avrobin's error code n, met in a block's
+// values area.
+func valuesErr(n int) error {
+	return fmt.Errorf("%w: in the values area: %w", ErrFormat, avrobin.ParseError(n))
 }
 
 // Null reports whether the current entry has no value.

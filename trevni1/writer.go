@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"strconv"
+
+	"github.com/trevni-go/trevni/internal/avrobin"
 )
 
 // BlockSize is Impala's block buffer size, on which its block-cutting rule
@@ -443,24 +445,15 @@ func (w *Writer) Int(col, rep int, v int64) {
 	case Fixed64:
 		c.vals = binary.LittleEndian.AppendUint64(c.vals, uint64(v))
 	default:
-		c.vals = appendZigzag(c.vals, v)
+		c.vals = avrobin.AppendLong(c.vals, v)
 	}
 	c.size = len(c.vals)
-}
-
-func appendZigzag(b []byte, v int64) []byte {
-	u := uint64(v<<1) ^ uint64(v>>63)
-	for u >= 0x80 {
-		b = append(b, byte(u)|0x80)
-		u >>= 7
-	}
-	return append(b, byte(u))
 }
 
 // Float32 adds a float value, bit for bit.
 func (w *Writer) Float32(col, rep int, v float32) {
 	if c := w.value(col, rep, Float, 4); c != nil {
-		c.vals = binary.LittleEndian.AppendUint32(c.vals, math.Float32bits(v))
+		c.vals = avrobin.AppendFloat(c.vals, v)
 		c.size = len(c.vals)
 	}
 }
@@ -468,7 +461,7 @@ func (w *Writer) Float32(col, rep int, v float32) {
 // Float64 adds a double value, bit for bit.
 func (w *Writer) Float64(col, rep int, v float64) {
 	if c := w.value(col, rep, Double, 8); c != nil {
-		c.vals = binary.LittleEndian.AppendUint64(c.vals, math.Float64bits(v))
+		c.vals = avrobin.AppendDouble(c.vals, v)
 		c.size = len(c.vals)
 	}
 }
@@ -477,7 +470,7 @@ func (w *Writer) Float64(col, rep int, v float64) {
 // its bytes.
 func (w *Writer) Bytes(col, rep int, v []byte) {
 	if c := w.value(col, rep, Bytes, 5+len(v)); c != nil {
-		c.vals = append(appendZigzag(c.vals, int64(len(v))), v...)
+		c.vals = avrobin.AppendBytes(c.vals, v)
 		c.size = len(c.vals)
 	}
 }
@@ -651,10 +644,10 @@ func (w *Writer) Close() error {
 }
 
 func appendMeta(b []byte, m *Meta) []byte {
-	b = appendZigzag(b, int64(m.Len()))
+	b = avrobin.AppendLong(b, int64(m.Len()))
 	for i, k := range m.Keys {
-		b = append(appendZigzag(b, int64(len(k))), k...)
-		b = append(appendZigzag(b, int64(len(m.Values[i]))), m.Values[i]...)
+		b = avrobin.AppendString(b, k)
+		b = avrobin.AppendBytes(b, m.Values[i])
 	}
 	return b
 }

@@ -19,7 +19,7 @@ func TestVectorFiles(t *testing.T) {
 		"impala_several_blocks":   severalBlocksVec(),
 		"impala_all_types_snappy": allTypesVec(t, "snappy"),
 	}
-	dir := filepath.Join("..", "..", "testdata", "trevni1")
+	dir := filepath.Join("..", "testdata", "trevni1")
 	for name, v := range files {
 		path := filepath.Join(dir, name+".trv")
 		if *update {

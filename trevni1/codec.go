@@ -17,18 +17,18 @@ import (
 
 // Codec names, as Impala wrote them into trevni.codec.
 const (
-	CodecNone    = "none"    // no compression: the key is absent (Impala also read "" as none)
-	CodecDeflate = "deflate" // zlib (RFC 1950), unlike version 2's raw deflate
-	CodecGzip    = "gzip"    // gzip (RFC 1952)
-	CodecBzip2   = "bzip2"   // one bzip2 stream per block
-	CodecSnappy  = "snappy"  // raw snappy block format
+	CodecNone    = "none"        // no compression: the key is absent (Impala also read "" as none)
+	CodecDeflate = codec.Deflate // zlib (RFC 1950), unlike version 2's raw deflate
+	CodecGzip    = codec.Gzip    // gzip (RFC 1952)
+	CodecBzip2   = codec.Bzip2   // one bzip2 stream per block
+	CodecSnappy  = codec.Snappy  // raw snappy block format
 )
 
 // canonicalCodec returns the codec a trevni.codec value names, "" for none.
 // "null", which Impala did not know, is read as none too.
 func canonicalCodec(name string) (string, error) {
 	switch name {
-	case "", CodecNone, "null":
+	case "", CodecNone, codec.Null:
 		return "", nil
 	case CodecDeflate, CodecGzip, CodecBzip2, CodecSnappy:
 		return name, nil
@@ -112,7 +112,7 @@ func (c *codecs) decompress(name string, dst, src []byte, size int) ([]byte, err
 		// Impala inflated both with windowBits 15|32: a zlib or a gzip
 		// wrapper, whichever the block has.
 		if len(src) >= 2 && src[0] == 0x1f && src[1] == 0x8b {
-			name = "gzip"
+			name = CodecGzip
 			out, err = c.gunzip(dst, src, lim)
 		} else {
 			name = "zlib"

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/trevni-go/trevni/internal/avrobin"
 	"github.com/trevni-go/trevni/internal/utf8check"
 	"github.com/trevni-go/trevni/schema"
 )
@@ -125,21 +126,27 @@ func (rw *RecordWriter) valueErr(n *node, format string, args ...any) error {
 	return &schema.Error{Record: rw.rows, Path: path, Err: fmt.Errorf(format, args...)}
 }
 
+// binErr returns the error of avrobin's error code code, met at rw.pos in
+// the value of n.
+func (rw *RecordWriter) binErr(n *node, code int) error {
+	return rw.valueErr(n, "byte %d of the record: %w", rw.pos, avrobin.ParseError(code))
+}
+
 func (rw *RecordWriter) varint(n *node) (int64, error) {
-	v, k, err := zigzag(rw.data[rw.pos:])
-	if err != nil {
-		return 0, rw.valueErr(n, "bad varint at byte %d of the record", rw.pos)
+	v, k := avrobin.ConsumeLong(rw.data[rw.pos:])
+	if k < 0 {
+		return 0, rw.binErr(n, k)
 	}
 	rw.pos += k
 	return v, nil
 }
 
-func (rw *RecordWriter) take(n *node, k int64) ([]byte, error) {
-	if k < 0 || k > int64(len(rw.data)-rw.pos) {
+func (rw *RecordWriter) take(n *node, k int) ([]byte, error) {
+	if k < 0 || k > len(rw.data)-rw.pos {
 		return nil, rw.valueErr(n, "length %d at byte %d of the record, %d bytes left", k, rw.pos, len(rw.data)-rw.pos)
 	}
-	b := rw.data[rw.pos : rw.pos+int(k)]
-	rw.pos += int(k)
+	b := rw.data[rw.pos : rw.pos+k]
+	rw.pos += k
 	return b, nil
 }
 
@@ -190,21 +197,13 @@ func (rw *RecordWriter) shred(n *node, rep, def int) error {
 	case nArray, nMap:
 		first := true
 		for {
-			count, err := rw.varint(n)
-			if err != nil {
-				return err
+			count, k := avrobin.ConsumeBlockCount(rw.data[rw.pos:])
+			if k < 0 {
+				return rw.binErr(n, k)
 			}
+			rw.pos += k
 			if count == 0 {
 				break
-			}
-			if count < 0 {
-				if count == math.MinInt64 {
-					return rw.valueErr(n, "bad block count")
-				}
-				count = -count
-				if _, err := rw.varint(n); err != nil { // block size
-					return err
-				}
 			}
 			if count > int64(len(rw.data)-rw.pos) && !zeroSize(n.children[0]) {
 				return rw.valueErr(n, "%d items cannot fit in %d bytes", count, len(rw.data)-rw.pos)
@@ -267,32 +266,36 @@ func (rw *RecordWriter) shred(n *node, rep, def int) error {
 			rw.w.Int(col, rep, v)
 		}
 	case Float:
-		b, err := rw.take(n, 4)
-		if err != nil {
-			return err
+		v, k := avrobin.ConsumeFloat(rw.data[rw.pos:])
+		if k < 0 {
+			return rw.binErr(n, k)
 		}
+		rw.pos += k
 		if rw.emit {
-			rw.w.Float32(col, rep, math.Float32frombits(binary.LittleEndian.Uint32(b)))
+			rw.w.Float32(col, rep, v)
 		}
 	case Double:
-		b, err := rw.take(n, 8)
-		if err != nil {
-			return err
+		v, k := avrobin.ConsumeDouble(rw.data[rw.pos:])
+		if k < 0 {
+			return rw.binErr(n, k)
 		}
+		rw.pos += k
 		if rw.emit {
-			rw.w.Float64(col, rep, math.Float64frombits(binary.LittleEndian.Uint64(b)))
+			rw.w.Float64(col, rep, v)
 		}
 	case String, Bytes:
-		k := int64(s.Size)
-		if s.Kind != schema.Fixed {
+		var b []byte
+		if s.Kind == schema.Fixed {
 			var err error
-			if k, err = rw.varint(n); err != nil {
+			if b, err = rw.take(n, s.Size); err != nil {
 				return err
 			}
-		}
-		b, err := rw.take(n, k)
-		if err != nil {
-			return err
+		} else {
+			var k int
+			if b, k = avrobin.ConsumeBytes(rw.data[rw.pos:]); k < 0 {
+				return rw.binErr(n, k)
+			}
+			rw.pos += k
 		}
 		if s.Kind == schema.String && !utf8check.Valid(b) {
 			return rw.valueErr(n, "string is not valid UTF-8")
@@ -444,8 +447,6 @@ func (rr *RecordReader) skip(n *node, rep, minDef int) error {
 	return nil
 }
 
-func appendVarint(b []byte, v int64) []byte { return appendZigzag(b, v) }
-
 func (rr *RecordReader) assemble(dst []byte, n *node, rep, minDef int) ([]byte, error) {
 	switch n.kind {
 	case nRecord:
@@ -463,9 +464,9 @@ func (rr *RecordReader) assemble(dst []byte, n *node, rep, minDef int) ([]byte, 
 			return dst, err
 		}
 		if rr.cur[n.lo].Def < n.def {
-			return appendVarint(dst, int64(n.nullIdx)), rr.skip(n, rep, minDef)
+			return avrobin.AppendLong(dst, int64(n.nullIdx)), rr.skip(n, rep, minDef)
 		}
-		return rr.assemble(appendVarint(dst, int64(n.valIdx)), n.children[0], rep, n.def)
+		return rr.assemble(avrobin.AppendLong(dst, int64(n.valIdx)), n.children[0], rep, n.def)
 	case nArray, nMap:
 		if err := rr.check(n.lo, rep, minDef); err != nil {
 			return dst, err
@@ -491,7 +492,7 @@ func (rr *RecordReader) assemble(dst []byte, n *node, rep, minDef int) ([]byte, 
 		}
 		// Prefix the items with their count, and end the array.
 		var cb [10]byte
-		hdr := appendVarint(cb[:0], count)
+		hdr := avrobin.AppendLong(cb[:0], count)
 		dst = append(dst, hdr...)
 		copy(dst[start+len(hdr):], dst[start:len(dst)-len(hdr)])
 		copy(dst[start:], hdr)
@@ -515,7 +516,7 @@ func (rr *RecordReader) assemble(dst []byte, n *node, rep, minDef int) ([]byte, 
 		if s.Kind == schema.Enum && (v < 0 || v >= int64(len(s.Symbols))) {
 			return dst, rr.bad(c, "enum ordinal %d out of range for %s", v, n.path)
 		}
-		dst = appendVarint(dst, v)
+		dst = avrobin.AppendLong(dst, v)
 	case Float:
 		dst = binary.LittleEndian.AppendUint32(dst, cr.Float32Bits())
 	case Double:
@@ -527,12 +528,12 @@ func (rr *RecordReader) assemble(dst []byte, n *node, rep, minDef int) ([]byte, 
 				return dst, rr.bad(c, "%d bytes for %s, a fixed of size %d", len(b), n.path, s.Size)
 			}
 		} else {
-			dst = appendVarint(dst, int64(len(b)))
+			dst = avrobin.AppendLong(dst, int64(len(b)))
 		}
 		dst = append(dst, b...)
 	case Timestamp:
 		ts := cr.Timestamp()
-		dst = appendVarint(appendVarint(dst, ts.NanosOfDay), int64(int32(ts.JulianDay)))
+		dst = avrobin.AppendLong(avrobin.AppendLong(dst, ts.NanosOfDay), int64(int32(ts.JulianDay)))
 	}
 	return dst, rr.advance(c)
 }

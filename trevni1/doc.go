@@ -90,7 +90,8 @@
 // converts to version 2 and back unchanged. Unions of two or more
 // non-null branches, recursive types and records without fields inside an
 // array or a union cannot be expressed with levels: they are errors naming
-// the field. FromV2 and ToV2 convert whole files.
+// the field. Package trevni1/convert converts whole files to version 2
+// and back.
 //
 // # Memory and compression
 //

@@ -1,7 +1,8 @@
-package trevni1
+package trevni1_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,13 @@ import (
 	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/shred"
+	"github.com/trevni-go/trevni/trevni1"
+	"github.com/trevni-go/trevni/trevni1/convert"
 )
+
+// The random round trip lives beside the version-1 writer, as an external
+// test, because it cuts blocks small (SetBlockSize, export_test.go) to give
+// nested columns of several blocks, which only this package's tests can.
 
 // expressible rewrites a random schema into one version 1 can express: a
 // top-level non-record is wrapped in a record, and a union of several
@@ -116,7 +123,7 @@ func TestRoundTripRandom(t *testing.T) {
 	for seed := range seeds {
 		g := avrorand.New(uint64(seed), avrorand.Options{})
 		orig := g.Schema()
-		if _, err := Layout(orig); err != nil {
+		if _, err := trevni1.Layout(orig); err != nil {
 			var se *schema.Error
 			if !errors.As(err, &se) || se.Err == nil {
 				t.Fatalf("seed %d: refusal %v is not a schema.Error", seed, err)
@@ -128,7 +135,7 @@ func TestRoundTripRandom(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := expressible(s)
-		cols, err := Layout(text)
+		cols, err := trevni1.Layout(text)
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, text)
 		}
@@ -158,14 +165,15 @@ func TestRoundTripRandom(t *testing.T) {
 				t.Fatal(err)
 			}
 			var v1 bytes.Buffer
-			opts := &WriterOptions{Codec: codecs[seed%len(codecs)], blockSize: []int{64, 300, 4096, 0}[seed%4]}
+			opts := &trevni1.WriterOptions{Codec: codecs[seed%len(codecs)]}
+			trevni1.SetBlockSize(opts, []int{64, 300, 4096, 0}[seed%4])
 			if seed%3 == 0 {
-				opts.Checksum = ChecksumCRC32
+				opts.Checksum = trevni1.ChecksumCRC32
 			}
-			if rows, err := FromV2(&v1, rd2, opts); err != nil || rows != int64(n) {
+			if rows, err := convert.FromV2(context.Background(), &v1, rd2, opts); err != nil || rows != int64(n) {
 				t.Fatalf("FromV2: %d rows, %v", rows, err)
 			}
-			rd1, err := NewReader(bytes.NewReader(v1.Bytes()), int64(v1.Len()), nil)
+			rd1, err := trevni1.NewReader(bytes.NewReader(v1.Bytes()), int64(v1.Len()), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +186,7 @@ func TestRoundTripRandom(t *testing.T) {
 					break
 				}
 			}
-			rr, err := NewRecordReader(rd1)
+			rr, err := trevni1.NewRecordReader(rd1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -202,7 +210,7 @@ func TestRoundTripRandom(t *testing.T) {
 				}
 			}
 			var back bytes.Buffer
-			if rows, err := ToV2(&back, rd1, &shred.Options{WriterOptions: format.WriterOptions{Codec: "null", Checksum: "null"}}); err != nil || rows != int64(n) {
+			if rows, err := convert.ToV2(context.Background(), &back, rd1, &shred.Options{WriterOptions: format.WriterOptions{Codec: "null", Checksum: "null"}}); err != nil || rows != int64(n) {
 				t.Fatalf("ToV2: %d rows, %v", rows, err)
 			}
 			if !bytes.Equal(back.Bytes(), v2) {
@@ -219,73 +227,5 @@ func TestRoundTripRandom(t *testing.T) {
 	t.Logf("%d seeds: %d refused as generated, %d nested, %d with nested columns of several blocks", seeds, refused, nested, nestedBlocks)
 	if refused == 0 || nested < seeds/4 || nestedBlocks < seeds/10 {
 		t.Fatalf("random schemas too tame: %d refused, %d nested", refused, nested)
-	}
-}
-
-// Schemas version 1 cannot express are refused with the field's path.
-func TestLayoutRefusals(t *testing.T) {
-	for _, tc := range []struct{ avsc, path string }{
-		{`{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"record","name":"S","fields":[{"name":"u","type":["int","string"]}]}}]}`, "a.u"},
-		{`{"type":"record","name":"R","fields":[{"name":"m","type":{"type":"map","values":["null","int","long"]}}]}`, "m.value"},
-		{`{"type":"record","name":"R","fields":[{"name":"e","type":{"type":"array","items":{"type":"record","name":"E","fields":[]}}}]}`, "e"},
-		{`{"type":"record","name":"L","fields":[{"name":"next","type":["null","L"]}]}`, "next"},
-		{`"int"`, ""},
-	} {
-		_, err := Layout(tc.avsc)
-		var se *schema.Error
-		if !errors.As(err, &se) || se.Path != tc.path {
-			t.Errorf("%s: got %v, want an error at %q", tc.avsc, err, tc.path)
-		}
-	}
-}
-
-// An Impala file (no avro.schema) reads as records of ["null", T] fields,
-// with the timestamp record and the fixedN annotations, and survives
-// v1 -> v2 -> v1 byte for byte.
-func TestImpalaFileAsAvro(t *testing.T) {
-	v := allTypesVec(t, "")
-	rd, err := NewReader(bytes.NewReader(v.b), int64(len(v.b)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := rd.AvroSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
-	const want = `{"type":"record","name":"Row","namespace":"trevni1","fields":[{"name":"col_1","type":["null","boolean"]},{"name":"col_2","type":["null",{"type":"int","trevni1.type":"fixed8"}]},{"name":"col_3","type":["null",{"type":"int","trevni1.type":"fixed16"}]},{"name":"col_4","type":["null","int"]},{"name":"col_5","type":["null","long"]},{"name":"col_6","type":["null","float"]},{"name":"col_7","type":["null","double"]},{"name":"col_8","type":["null",{"type":"record","name":"Timestamp","namespace":"trevni1","fields":[{"name":"nanosOfDay","type":"long"},{"name":"julianDay","type":"int"}]}]},{"name":"col_9","type":["null","string"]}]}`
-	if text != want {
-		t.Fatalf("schema\n%s\nwant\n%s", text, want)
-	}
-	var v2 bytes.Buffer
-	if _, err := ToV2(&v2, rd, nil); err != nil {
-		t.Fatal(err)
-	}
-	recs := readV2(t, v2.Bytes())
-	ts := recs[0].(map[string]any)["col_8"].(map[string]any)["trevni1.Timestamp"].(map[string]any)
-	if ts["nanosOfDay"] != int64(31714123456789) || ts["julianDay"] != int32(2456072) {
-		t.Fatalf("timestamp %v", ts)
-	}
-	if recs[1].(map[string]any)["col_1"] != nil {
-		t.Fatalf("row 1 %v", recs[1])
-	}
-	rd2, err := format.NewReader(bytes.NewReader(v2.Bytes()), int64(v2.Len()), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back bytes.Buffer
-	if _, err := FromV2(&back, rd2, nil); err != nil {
-		t.Fatal(err)
-	}
-	// The same columns and blocks; the file now carries avro.schema.
-	rb, err := NewReader(bytes.NewReader(back.Bytes()), int64(back.Len()), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := rb.AvroSchema(); got != text {
-		t.Fatalf("schema after the round trip %s", got)
-	}
-	tail := func(b []byte, rd *Reader) []byte { return b[rd.ColumnStart(0):] }
-	if !bytes.Equal(tail(back.Bytes(), rb), tail(v.b, rd)) {
-		t.Fatalf("columns differ after v1 -> v2 -> v1")
 	}
 }

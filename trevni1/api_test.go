@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trevni-go/trevni/internal/avrobin"
 	"github.com/trevni-go/trevni/schema"
 )
 
@@ -155,9 +156,9 @@ func TestTimestampRecords(t *testing.T) {
 		t.Fatalf("column %+v", rw.Columns()[0])
 	}
 	recs := [][]byte{
-		appendZigzag(appendZigzag(nil, 31714123456789), 2456072),
-		appendZigzag(appendZigzag(nil, -1), -2), // 0xFFFFFFFE
-		appendZigzag(appendZigzag(nil, math.MaxInt64), math.MinInt32),
+		avrobin.AppendLong(avrobin.AppendLong(nil, 31714123456789), 2456072),
+		avrobin.AppendLong(avrobin.AppendLong(nil, -1), -2), // 0xFFFFFFFE
+		avrobin.AppendLong(avrobin.AppendLong(nil, math.MaxInt64), math.MinInt32),
 	}
 	for _, r := range recs {
 		if _, err := rw.WriteBinary(r); err != nil {

@@ -1,0 +1,6 @@
+// Package layers has no code: its test, layers_test.go, holds the module's
+// architecture as a table of layers, bottom up, with what each layer is for,
+// and fails on any import that points sideways or up, on any package the
+// table does not place, and on heavy dependencies (the network, Beam,
+// Arrow, DuckDB, cloud SDKs) outside the packages allowed them.
+package layers

@@ -1,0 +1,238 @@
+package layers
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// module is the module's path; packages below are named relative to it
+// ("" for the root package).
+const module = "github.com/trevni-go/trevni"
+
+// A layer is a set of packages that may import packages of lower layers
+// only: never one of their own layer, never one above. Nothing imports a
+// package of the last layer (the commands).
+type layer struct {
+	name string
+	pkgs []string
+}
+
+// layers is the architecture, from the bottom up. The comment of each
+// layer says what its packages are for and what they must not know. A new
+// package must be placed here, or the test fails.
+var layers = []layer{
+	// Leaves: primitives with no knowledge of any file format or schema.
+	// avrobin is Avro's binary encoding (varints, block counts, lengths),
+	// codec the block compressors, jsontext JSON text, utf8check UTF-8
+	// validation; protosafe and protorand wrap the Protobuf runtime;
+	// memtest and rangeserver are test helpers, layers this test.
+	{"leaves", []string{
+		"internal/avrobin", "internal/codec", "internal/jsontext", "internal/utf8check",
+		"internal/memtest", "internal/protosafe", "internal/protorand", "internal/rangeserver",
+		"internal/layers",
+	}},
+	// Models that know nothing of each other: the Avro schema model
+	// (schema), the per-block statistics of format (format/stats), Avro
+	// object container files (internal/ocf), the CLMN format (clmn),
+	// loading .proto files (schema/protoload), and remote, an
+	// io.ReaderAt over HTTP.
+	{"models", []string{
+		"schema", "format/stats", "internal/ocf", "clmn", "schema/protoload", "remote",
+	}},
+	// File formats and value mappings. format is Trevni version 2: columns,
+	// blocks, codecs and checksums, and nothing of Avro schemas, Protobuf,
+	// shredding or assembling. trevni1 is version 1's reader, writer and
+	// record reader and writer, over the Avro schema model. typemap maps
+	// Avro values to Go values; fieldpath and avrostruct serve the layers
+	// above.
+	{"formats", []string{
+		"format", "trevni1", "typemap", "internal/fieldpath", "internal/avrostruct",
+	}},
+	// The column layout of an Avro schema in a Trevni file, and helpers
+	// over schemas and their values.
+	{"layout", []string{
+		"schema/layout", "internal/avrojson", "internal/avrorand", "internal/predrand",
+	}},
+	// Protobuf schemas in the layout, and predicates over columns and their
+	// statistics.
+	{"schemas", []string{"schema/protoschema", "predicate"}},
+	// Protobuf values against their layout.
+	{"values", []string{"typemap/protovalue"}},
+	// Records to columns (shred) and columns to records (assemble): the
+	// two directions never import each other.
+	{"conversion", []string{"shred", "assemble"}},
+	// What combines both directions: version 1 to and from version 2,
+	// CSV tables.
+	{"combinations", []string{"trevni1/convert", "csvtable"}},
+	// The root package: the module's front door, above every library
+	// package (it may not exist yet).
+	{"root", []string{""}},
+	// Commands and benchmark programs: nothing imports them.
+	{"commands", []string{"cmd/...", "bench/..."}},
+}
+
+// optional lists the table's packages that need not exist.
+var optional = map[string]bool{"": true}
+
+// heavy lists import path prefixes that only the packages named may
+// import: the network, and dependencies that belong at the edge (the Beam
+// module, Arrow, DuckDB, cloud SDKs), which no library package here may
+// pull in.
+var heavy = []struct {
+	prefix  string
+	allowed []string
+}{
+	{"net/http", []string{"remote", "internal/rangeserver"}},
+	{"github.com/apache/beam", nil},
+	{"github.com/apache/arrow", nil},
+	{"github.com/apache/arrow-go", nil},
+	{"github.com/duckdb", nil},
+	{"github.com/marcboeker/go-duckdb", nil},
+	{"cloud.google.com", []string{"remote"}},
+	{"google.golang.org/api", []string{"remote"}},
+	{"github.com/aws", []string{"remote"}},
+	{"github.com/Azure", []string{"remote"}},
+}
+
+// noProtoNoAvro lists packages that must not import the Protobuf runtime or
+// an Avro library: the file formats stay free of both.
+var noProtoNoAvro = []string{"format", "format/stats", "internal/codec", "clmn", "trevni1", "internal/ocf"}
+
+var foreignSchema = []string{"google.golang.org/protobuf", "github.com/linkedin/goavro"}
+
+// level returns the layer of package rel (relative to module), or -1.
+func level(rel string) int {
+	for i, l := range layers {
+		for _, p := range l.pkgs {
+			if p == rel || strings.HasSuffix(p, "/...") && strings.HasPrefix(rel+"/", strings.TrimSuffix(p, "...")) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func rel(path string) (string, bool) {
+	if path == module {
+		return "", true
+	}
+	r, ok := strings.CutPrefix(path, module+"/")
+	return r, ok
+}
+
+func show(rel string) string {
+	if rel == "" {
+		return module
+	}
+	return rel
+}
+
+func hasPrefixPath(path, prefix string) bool {
+	return path == prefix || strings.HasPrefix(path, prefix+"/")
+}
+
+// TestLayers lists the module's packages with one go list and checks
+// every non-test import against the table.
+func TestLayers(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.Name}} {{join .Imports \" \"}}", "./...")
+	cmd.Dir = filepath.Join("..", "..")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
+	}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 {
+			t.Fatalf("go list line %q", sc.Text())
+		}
+		pkg, ok := rel(f[0])
+		if !ok {
+			t.Errorf("package %s is outside module %s", f[0], module)
+			continue
+		}
+		seen[pkg] = true
+		lv := level(pkg)
+		if lv < 0 {
+			t.Errorf("package %s is in no layer: place it in the table of internal/layers/layers_test.go", show(pkg))
+			continue
+		}
+		if f[1] == "main" && layers[lv].name != "commands" {
+			t.Errorf("package %s is a command (package main) outside the commands layer", show(pkg))
+		}
+		for _, imp := range f[2:] {
+			if dep, ok := rel(imp); ok {
+				dl := level(dep)
+				switch {
+				case dl < 0:
+					t.Errorf("%s imports %s, which is in no layer", show(pkg), show(dep))
+				case dl >= lv:
+					t.Errorf("%s (layer %s) imports %s (layer %s): a package may import only layers below its own", show(pkg), layers[lv].name, show(dep), layers[dl].name)
+				}
+				continue
+			}
+			if layers[lv].name == "commands" {
+				continue
+			}
+			for _, h := range heavy {
+				if hasPrefixPath(imp, h.prefix) && !slices.Contains(h.allowed, pkg) {
+					t.Errorf("%s imports %s, which only %v may import", show(pkg), imp, h.allowed)
+				}
+			}
+			if slices.Contains(noProtoNoAvro, pkg) {
+				for _, p := range foreignSchema {
+					if hasPrefixPath(imp, p) {
+						t.Errorf("%s imports %s: the file formats know nothing of Protobuf or Avro libraries", show(pkg), imp)
+					}
+				}
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) < 10 {
+		t.Fatalf("go list found only %d packages", len(seen))
+	}
+	// The table names no package that is gone.
+	for _, l := range layers {
+		for _, p := range l.pkgs {
+			if strings.HasSuffix(p, "/...") || optional[p] || seen[p] {
+				continue
+			}
+			t.Errorf("layer %s lists %s, which does not exist: remove it from the table", l.name, show(p))
+		}
+	}
+}
+
+// TestLevel checks the table's lookup, on which the test above relies.
+func TestLevel(t *testing.T) {
+	for _, tc := range []struct {
+		pkg  string
+		want string
+	}{
+		{"format", "formats"},
+		{"cmd/trevni", "commands"},
+		{"bench/peerbench/genlarge", "commands"},
+		{"", "root"},
+		{"cmdx", ""},
+		{"format/statsx", ""},
+	} {
+		got := ""
+		if lv := level(tc.pkg); lv >= 0 {
+			got = layers[lv].name
+		}
+		if got != tc.want {
+			t.Errorf("level(%q) is layer %q, want %q", tc.pkg, got, tc.want)
+		}
+	}
+}
