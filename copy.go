@@ -7,7 +7,7 @@ import (
 
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/format/trevni1"
+	"github.com/trevni-go/trevni/trevni1/convert"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -37,7 +37,7 @@ func (f *File) records(ctx context.Context) (*format.Reader, error) {
 	so.WriterOptions.TempDir = dir
 	switch {
 	case f.v1 != nil:
-		_, err = trevni1.ToV2(tmp, f.v1, so)
+		_, err = convert.ToV2(ctx, tmp, f.v1, so)
 	default:
 		var src csvtable.Source
 		if src, err = csvtable.NewCLMNSource(f.clmn, nil); err == nil {

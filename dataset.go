@@ -12,7 +12,7 @@ import (
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/format/trevni1"
+	"github.com/trevni-go/trevni/trevni1"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"

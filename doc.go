@@ -67,7 +67,7 @@
 // schema/layout parse Avro schemas and lay them out as columns;
 // schema/protoschema maps protobuf descriptors to Avro; shred turns
 // records into columns and assemble columns into records; predicate
-// compiles filters; format/trevni1 and clmn are the sibling formats;
+// compiles filters; trevni1 and clmn are the sibling formats;
 // csvtable converts flat tables; remote reads over HTTP. Part.Open gives a
 // part's own reader (File.Trevni, File.Trevni1, File.CLMN) for what is
 // particular to a format.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/linkedin/goavro/v2"
-	"github.com/trevni-go/trevni/format/trevni1"
+	"github.com/trevni-go/trevni/trevni1"
 
 	"context"
 	"encoding/csv"

@@ -13,7 +13,7 @@ import (
 
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/format/trevni1"
+	"github.com/trevni-go/trevni/trevni1"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/schema/layout"
 )
@@ -28,7 +28,7 @@ const (
 	// feature: block statistics, filters that skip blocks, seeking.
 	Trevni2 Format = iota + 1
 	// Trevni1 is Impala's version 1 (magic "Trv\x01"), with definition
-	// and repetition levels (package format/trevni1).
+	// and repetition levels (package trevni1).
 	Trevni1
 	// CLMN is the flat column format of package clmn (magic "CLMN").
 	CLMN
