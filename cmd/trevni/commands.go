@@ -10,7 +10,9 @@ import (
 )
 
 // A command is one entry of the command table. Adding a command to the tool
-// is adding an entry to commandTable and writing its setup function.
+// is writing a file NAME.go holding its help, its spec function (NAMESpec,
+// returning its command) and its setup function, and listing the spec in
+// commandTable.
 type command struct {
 	name    string // as typed after "trevni"
 	args    string // the synopsis of its arguments, after the flags: "IN.trv [OUT.json]"
@@ -36,90 +38,30 @@ type runFunc func(e *env, args []string) error
 
 // commandTable lists the commands in the order "trevni help" shows them.
 func commandTable() []*command {
-	return append([]*command{
-		{
-			name: "fromavro", writes: true, args: "IN.avro... OUT.trv", minArgs: 2, maxArgs: -1,
-			summary: "convert an Avro container file to Trevni",
-			help:    fromavroHelp, setup: fromavroCommand,
-		},
-		{
-			name: "toavro", writes: true, args: "IN.trv... OUT.avro", minArgs: 2, maxArgs: -1,
-			summary: "convert a Trevni file back to an Avro container file",
-			help:    toavroHelp, setup: toavroCommand,
-		},
-		{
-			name: "tojson", writes: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
-			summary: "print records as Avro JSON, one per line",
-			help:    tojsonHelp, setup: tojsonCommand,
-		},
-		{
-			name: "fromjson", writes: true, args: "IN.jsonl OUT.trv", minArgs: 2, maxArgs: 2,
-			summary: "convert Avro JSON lines to Trevni",
-			help:    fromjsonHelp, setup: fromjsonCommand,
-		},
-		{
-			name: "fromproto", writes: true, args: "IN OUT.trv", minArgs: 2, maxArgs: 2,
-			summary: "convert a stream of protobuf messages to Trevni",
-			help:    fromprotoHelp, setup: fromprotoCommand,
-		},
-		{
-			name: "toproto", writes: true, args: "IN.trv... OUT", minArgs: 2, maxArgs: -1,
-			summary: "convert a Trevni file made from protobuf back to messages",
-			help:    toprotoHelp, setup: toprotoCommand,
-		},
-		{
-			name: "concat", writes: true, args: "IN.trv... OUT.trv", minArgs: 2, maxArgs: -1,
-			summary: "join Trevni files of the same columns by copying their blocks",
-			help:    concatHelp, setup: concatCommand,
-		},
-		{
-			name: "random", writes: true, args: "SCHEMA.avsc COUNT OUT.trv", minArgs: 3, maxArgs: 3,
-			summary: "write random records of an Avro schema",
-			help:    randomHelp, setup: randomCommand,
-		},
-		{
-			name: "schema", writes: true, stdin: true, args: "IN.trv [OUT.avsc]", minArgs: 1, maxArgs: 2,
-			summary: "print the Avro schema stored in a file",
-			help:    schemaHelp, setup: schemaCommand,
-		},
-		{
-			name: "meta", writes: true, stdin: true, args: "IN.trv... [OUT.json]", minArgs: 1, maxArgs: -1,
-			summary: "print a file's metadata, columns and block descriptors as JSON",
-			help:    metaHelp,
-			setup:   metaCommand,
-		},
-		{
-			name: "dump", writes: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
-			summary: "print every row as a JSON object, one per line",
-			help:    dumpHelp,
-			setup:   dumpCommand,
-		},
-		{
-			name: "inspect", writes: true, args: "IN.trv [OUT.html]", minArgs: 1, maxArgs: 2,
-			summary: "write an HTML page showing where a file's bytes are", help: inspectHelp, setup: inspectCommand,
-		},
-		{
-			name: "validate", stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
-			summary: "check a file's structure and every checksum",
-			help:    validateHelp,
-			setup:   validateCommand,
-		},
-		{
-			name: "version", args: "", minArgs: 0, maxArgs: 0,
-			summary: "print the version, the Go release and the codecs built in",
-			help:    versionHelp, setup: versionCommand,
-		},
-		{
-			name: "completion", args: "bash|zsh|fish", minArgs: 1, maxArgs: 1,
-			summary: "print a shell completion script",
-			help:    completionHelp, setup: completionCommand,
-		},
-		{
-			name: "man", args: "", minArgs: 0, maxArgs: 0,
-			summary: "print the manual page (roff)",
-			help:    manHelp, setup: manCommand,
-		},
-	}, append(tableCommands(), readCommands()...)...)
+	return []*command{
+		fromavroSpec(),
+		toavroSpec(),
+		tojsonSpec(),
+		fromjsonSpec(),
+		fromprotoSpec(),
+		toprotoSpec(),
+		concatSpec(),
+		randomSpec(),
+		schemaSpec(),
+		metaSpec(),
+		dumpSpec(),
+		inspectSpec(),
+		validateSpec(),
+		versionSpec(),
+		completionSpec(),
+		manSpec(),
+		fromcsvSpec(),
+		tocsvSpec(),
+		fromclmnSpec(),
+		toclmnSpec(),
+		countSpec(),
+		headSpec(),
+	}
 }
 
 // lookupCommand returns the command called name, or nil.

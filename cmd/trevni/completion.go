@@ -335,3 +335,21 @@ func writeMan(w io.Writer) {
 	fmt.Fprintln(w, ".SH EXIT STATUS\n.TP\n0\nsuccess\n.TP\n1\nthe command failed, or validate found problems\n.TP\n2\nusage error: unknown command or flag, wrong arguments\n.TP\n128+N\ninterrupted by signal N: 130 for SIGINT, 143 for SIGTERM")
 	fmt.Fprintln(w, ".SH SEE ALSO\nThe README of github.com/trevni\\-go/trevni.")
 }
+
+// completionSpec is the command "trevni completion".
+func completionSpec() *command {
+	return &command{
+		name: "completion", args: "bash|zsh|fish", minArgs: 1, maxArgs: 1,
+		summary: "print a shell completion script",
+		help:    completionHelp, setup: completionCommand,
+	}
+}
+
+// manSpec is the command "trevni man".
+func manSpec() *command {
+	return &command{
+		name: "man", args: "", minArgs: 0, maxArgs: 0,
+		summary: "print the manual page (roff)",
+		help:    manHelp, setup: manCommand,
+	}
+}

@@ -76,3 +76,12 @@ func concatCommand(fs *flag.FlagSet) runFunc {
 		return nil
 	}
 }
+
+// concatSpec is the command "trevni concat".
+func concatSpec() *command {
+	return &command{
+		name: "concat", writes: true, args: "IN.trv... OUT.trv", minArgs: 2, maxArgs: -1,
+		summary: "join Trevni files of the same columns by copying their blocks",
+		help:    concatHelp, setup: concatCommand,
+	}
+}

@@ -253,3 +253,13 @@ func (e *env) dumpColumns(in *trevniInput, fields string) ([]int, error) {
 	}
 	return cols, nil
 }
+
+// dumpSpec is the command "trevni dump".
+func dumpSpec() *command {
+	return &command{
+		name: "dump", writes: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
+		summary: "print every row as a JSON object, one per line",
+		help:    dumpHelp,
+		setup:   dumpCommand,
+	}
+}

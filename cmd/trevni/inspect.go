@@ -434,3 +434,11 @@ func humanSize(n int64) string {
 	}
 	return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64) + " " + units[u]
 }
+
+// inspectSpec is the command "trevni inspect".
+func inspectSpec() *command {
+	return &command{
+		name: "inspect", writes: true, args: "IN.trv [OUT.html]", minArgs: 1, maxArgs: 2,
+		summary: "write an HTML page showing where a file's bytes are", help: inspectHelp, setup: inspectCommand,
+	}
+}

@@ -183,3 +183,13 @@ func writeMeta(w *jsonWriter, m *format.MetaData) {
 	}
 	w.endObject()
 }
+
+// metaSpec is the command "trevni meta".
+func metaSpec() *command {
+	return &command{
+		name: "meta", writes: true, stdin: true, args: "IN.trv... [OUT.json]", minArgs: 1, maxArgs: -1,
+		summary: "print a file's metadata, columns and block descriptors as JSON",
+		help:    metaHelp,
+		setup:   metaCommand,
+	}
+}

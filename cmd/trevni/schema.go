@@ -56,3 +56,12 @@ func schemaCommand(fs *flag.FlagSet) runFunc {
 		return out.Commit()
 	}
 }
+
+// schemaSpec is the command "trevni schema".
+func schemaSpec() *command {
+	return &command{
+		name: "schema", writes: true, stdin: true, args: "IN.trv [OUT.avsc]", minArgs: 1, maxArgs: 2,
+		summary: "print the Avro schema stored in a file",
+		help:    schemaHelp, setup: schemaCommand,
+	}
+}

@@ -142,3 +142,13 @@ func checkRecords(e *env, in *trevniInput) error {
 	}
 	return ar.Validate(e.ctx)
 }
+
+// validateSpec is the command "trevni validate".
+func validateSpec() *command {
+	return &command{
+		name: "validate", stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
+		summary: "check a file's structure and every checksum",
+		help:    validateHelp,
+		setup:   validateCommand,
+	}
+}

@@ -73,3 +73,12 @@ func versionText() string {
 	b.WriteString("(zstd and zstandard name the same codec and are accepted on either side)\n")
 	return b.String()
 }
+
+// versionSpec is the command "trevni version".
+func versionSpec() *command {
+	return &command{
+		name: "version", args: "", minArgs: 0, maxArgs: 0,
+		summary: "print the version, the Go release and the codecs built in",
+		help:    versionHelp, setup: versionCommand,
+	}
+}
