@@ -139,7 +139,7 @@ func TestOneLine(t *testing.T) {
 func TestPanicRecovered(t *testing.T) {
 	a := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
 	cmd := &command{name: "boom", args: "", maxArgs: -1, setup: func(fs *flag.FlagSet) runFunc {
-		return func(e *env, args []string) error { panic(fmt.Sprintf("bad\nthing %d", 42)) }
+		return func(e *env, args []string, _ *output) error { panic(fmt.Sprintf("bad\nthing %d", 42)) }
 	}}
 	code := a.runCommand(t.Context(), cmd, nil, false)
 	stderr := a.stderr.(*strings.Builder).String()
@@ -154,7 +154,7 @@ func TestUsageErrorFromCommand(t *testing.T) {
 	var out, errOut strings.Builder
 	a := newApp(strings.NewReader(""), &out, &errOut)
 	cmd := &command{name: "picky", args: "X", maxArgs: -1, setup: func(fs *flag.FlagSet) runFunc {
-		return func(e *env, args []string) error { return e.usagef("X must be odd") }
+		return func(e *env, args []string, _ *output) error { return e.usagef("X must be odd") }
 	}}
 	if code := a.runCommand(t.Context(), cmd, nil, false); code != exitUsage {
 		t.Errorf("exit status %d, want 2", code)

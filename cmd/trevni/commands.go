@@ -14,14 +14,15 @@ import (
 // returning its command) and its setup function, and listing the spec in
 // commandTable.
 type command struct {
-	name    string // as typed after "trevni"
-	args    string // the synopsis of its arguments, after the flags: "IN.trv [OUT.json]"
-	minArgs int    // fewest positional arguments
-	maxArgs int    // most positional arguments, or -1 for no limit
-	summary string // one line for the list of commands
-	help    string // what it does, with an example; shown by "trevni help NAME"
-	writes  bool   // writes a file: takes --force
-	stdin   bool   // reads standard input when no argument is given and it is not a terminal
+	name    string   // as typed after "trevni"
+	args    string   // the synopsis of its arguments, after the flags: "IN.trv [OUT.json]"
+	minArgs int      // fewest positional arguments, the output included
+	maxArgs int      // most positional arguments, or -1 for no limit
+	summary string   // one line for the list of commands
+	help    string   // what it does, with an example; shown by "trevni help NAME"
+	output  outputAt // where its output is; the framework creates and commits it
+	dataset bool     // its inputs are a data set: globs and directories are expanded
+	stdin   bool     // reads standard input when no argument is given and it is not a terminal
 
 	// setup defines the command's flags on fs and returns the function
 	// that runs it, which sees the flags' values through its closure.
@@ -29,12 +30,53 @@ type command struct {
 	setup func(fs *flag.FlagSet) runFunc
 }
 
-// runFunc runs a command with its positional arguments, already checked
-// against minArgs and maxArgs. Its error is reported as one line with exit
-// status 1, or with the usage and status 2 if it is a *usageError (see
-// env.usagef). It must check e.ctx in long loops, and write output files
-// only through env.createOutput.
-type runFunc func(e *env, args []string) error
+// outputAt says where a command's output is among its positional
+// arguments.
+type outputAt int
+
+const (
+	noOutput       outputAt = iota // it writes no output (validate, count)
+	stdoutOutput                   // standard output, always (head)
+	lastOutput                     // the last argument (fromavro IN... OUT)
+	optionalOutput                 // the last argument, when it is not an input; standard output otherwise
+)
+
+// writesFile reports whether the command may write a named file, and so
+// takes --force.
+func (c *command) writesFile() bool { return c.output == lastOutput || c.output == optionalOutput }
+
+// splitArgs splits the positional arguments into the inputs and the
+// output's name ("-" for standard output, "" when there is no output).
+// An optional output is the second argument of a command of one input
+// (schema IN [OUT]); for a command reading a data set, the last of
+// several arguments when it is not Trevni input (a URL, a glob, a
+// directory, or a file that starts like a Trevni file).
+func (c *command) splitArgs(args []string) (ins []string, out string) {
+	switch c.output {
+	case noOutput:
+		return args, ""
+	case lastOutput:
+		if len(args) == 0 {
+			return nil, "-"
+		}
+		return args[:len(args)-1], args[len(args)-1]
+	case optionalOutput:
+		if n := len(args); n > 1 && (!c.dataset || !isTrevniArg(args[n-1])) {
+			return args[:n-1], args[n-1]
+		}
+	}
+	return args, "-"
+}
+
+// runFunc runs a command with its inputs (the positional arguments less
+// the output, already checked against minArgs and maxArgs, and expanded
+// when the command reads a data set) and its output, which is nil when
+// the command has none. The framework (app.runCommand) creates the
+// output before the run, commits it when the run returns nil and aborts
+// it otherwise: the run only writes to it. Its error is reported as one
+// line with exit status 1, or as a usage error with status 2 if it is a
+// *usageError (see env.usagef). It must check e.ctx in long loops.
+type runFunc func(e *env, ins []string, out *output) error
 
 // commandTable lists the commands in the order "trevni help" shows them.
 func commandTable() []*command {
@@ -110,7 +152,7 @@ func (c *command) flagSet(quiet bool) (*flag.FlagSet, runFunc, *commonFlags) {
 	fs.Usage = func() {}
 	run := c.setup(fs)
 	cf := &commonFlags{}
-	if c.writes {
+	if c.writesFile() {
 		fs.BoolVar(&cf.force, "force", false, "replace an existing output file (never one of the inputs)")
 	}
 	if !slices.Contains(noData, c.name) {

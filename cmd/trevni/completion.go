@@ -78,8 +78,8 @@ func commandFlags(c *command) []flagInfo {
 
 // completionCommand sets up "trevni completion".
 func completionCommand(fs *flag.FlagSet) runFunc {
-	return func(e *env, args []string) error {
-		switch args[0] {
+	return func(e *env, ins []string, out *output) error {
+		switch ins[0] {
 		case "bash":
 			writeBash(e.stdout)
 		case "zsh":
@@ -87,7 +87,7 @@ func completionCommand(fs *flag.FlagSet) runFunc {
 		case "fish":
 			writeFish(e.stdout)
 		default:
-			return e.usagef("unknown shell %q (want bash, zsh or fish)", args[0])
+			return e.usagef("unknown shell %q (want bash, zsh or fish)", ins[0])
 		}
 		return nil
 	}
@@ -270,7 +270,7 @@ func writeFish(w io.Writer) {
 
 // manCommand sets up "trevni man".
 func manCommand(fs *flag.FlagSet) runFunc {
-	return func(e *env, args []string) error {
+	return func(e *env, ins []string, out *output) error {
 		writeMan(e.stdout)
 		return nil
 	}

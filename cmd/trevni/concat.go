@@ -30,21 +30,12 @@ Examples (the file names stand for your own):
 
 // concatCommand sets up "trevni concat".
 func concatCommand(fs *flag.FlagSet) runFunc {
-	return func(e *env, args []string) error {
-		ins, outPath, err := e.datasetArgs(args, lastOutput)
-		if err != nil {
-			return err
-		}
+	return func(e *env, ins []string, out *output) error {
 		for _, in := range ins {
 			if in == "-" {
 				return e.usagef("concat reads files, not standard input")
 			}
 		}
-		out, err := e.createOutput(outPath)
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
 		var rds []*format.Reader
 		var names []string
 		for _, path := range ins {
@@ -67,12 +58,7 @@ func concatCommand(fs *flag.FlagSet) runFunc {
 			}
 			return err
 		}
-		if err := out.Commit(); err != nil {
-			return err
-		}
-		if !e.quiet && out.file != nil {
-			fmt.Fprintf(e.stderr, "trevni: concat: wrote %s: %s from %s\n", out.Name(), pluralCount(rows, "row"), plural(int64(len(ins)), "file"))
-		}
+		e.wrote(out, func() string { return pluralCount(rows, "row") + " from " + plural(int64(len(ins)), "file") })
 		return nil
 	}
 }
@@ -80,7 +66,7 @@ func concatCommand(fs *flag.FlagSet) runFunc {
 // concatSpec is the command "trevni concat".
 func concatSpec() *command {
 	return &command{
-		name: "concat", writes: true, args: "IN.trv... OUT.trv", minArgs: 2, maxArgs: -1,
+		name: "concat", output: lastOutput, dataset: true, args: "IN.trv... OUT.trv", minArgs: 2, maxArgs: -1,
 		summary: "join Trevni files of the same columns by copying their blocks",
 		help:    concatHelp, setup: concatCommand,
 	}

@@ -31,11 +31,7 @@ func countCommand(fs *flag.FlagSet) runFunc {
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` that parts of different schemas all resolve to")
 	where := fs.String("where", "", "count only the records satisfying `EXPR`")
 	report := fs.Bool("report", false, "print rows scanned and matched, blocks read and skipped per column, and bytes read to standard error")
-	return func(e *env, args []string) error {
-		ins, _, err := e.datasetArgs(args, noOutput)
-		if err != nil {
-			return err
-		}
+	return func(e *env, ins []string, out *output) error {
 		text, err := e.readerSchemaText(*readerSchema)
 		if err != nil {
 			return err
@@ -83,7 +79,7 @@ func countCommand(fs *flag.FlagSet) runFunc {
 // countSpec is the command "trevni count".
 func countSpec() *command {
 	return &command{
-		name: "count", stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
+		name: "count", dataset: true, stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
 		summary: "print the number of records, or of those matching --where",
 		help:    countHelp, setup: countCommand,
 	}

@@ -22,29 +22,6 @@ import (
 // files in name order), local files or http(s) URLs, read one after the
 // other as one stream of records.
 
-// Where the output goes among a command's positional arguments.
-const (
-	noOutput       = iota // every argument is an input (validate)
-	optionalOutput        // the last argument is the output when it is not a Trevni input
-	lastOutput            // the last argument is the output
-)
-
-// datasetArgs splits a command's positional arguments into its inputs,
-// expanded, and its output ("" when there is none), and records the
-// expanded inputs as files the command must never write over.
-func (e *env) datasetArgs(args []string, output int) (ins []string, out string, err error) {
-	switch {
-	case output == lastOutput,
-		output == optionalOutput && len(args) > 1 && !isTrevniArg(args[len(args)-1]):
-		out, args = args[len(args)-1], args[:len(args)-1]
-	}
-	if ins, err = expandInputs(args); err != nil {
-		return nil, "", err
-	}
-	e.inputs = append(e.inputs, ins...)
-	return ins, out, nil
-}
-
 // isTrevniArg reports whether an argument names Trevni input rather than
 // an output: a URL, a glob, a directory, standard input once an input was
 // given, or an existing file that starts like a Trevni file.

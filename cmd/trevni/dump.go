@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,18 +52,7 @@ Examples (the file names stand for your own):
 // dumpCommand sets up "trevni dump".
 func dumpCommand(fs *flag.FlagSet) runFunc {
 	sf := addSelectFlags(fs)
-	return func(e *env, args []string) error {
-		// The output is opened first, so that a bad output name fails
-		// before a large standard input is read.
-		ins, outPath, err := e.datasetArgs(args, optionalOutput)
-		if err != nil {
-			return err
-		}
-		out, err := e.createOutput(cmp.Or(outPath, "-"))
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
+	return func(e *env, ins []string, out *output) error {
 		parts, err := e.scanParts(ins, "", nil)
 		if err != nil {
 			return err
@@ -108,7 +96,7 @@ func dumpCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		reports.finish(e)
-		return out.Commit()
+		return nil
 	}
 }
 
@@ -257,7 +245,7 @@ func (e *env) dumpColumns(in *trevniInput, fields string) ([]int, error) {
 // dumpSpec is the command "trevni dump".
 func dumpSpec() *command {
 	return &command{
-		name: "dump", writes: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
+		name: "dump", output: optionalOutput, dataset: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
 		summary: "print every row as a JSON object, one per line",
 		help:    dumpHelp,
 		setup:   dumpCommand,

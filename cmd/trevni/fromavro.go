@@ -36,24 +36,23 @@ Examples (the file names stand for your own):
 
 func fromavroCommand(fs *flag.FlagSet) runFunc {
 	tf := addTrevniFlags(fs)
-	return func(e *env, args []string) error {
-		ins, outPath := args[:len(args)-1], args[len(args)-1]
+	return func(e *env, ins []string, out *output) error {
 		opts, err := tf.options(e)
 		if err != nil {
 			return err
 		}
 		if len(ins) == 1 {
-			return e.toTrevni(ins[0], outPath, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
+			return e.toTrevni(ins[0], out, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 				return shred.FromContainer(e.ctx, out, in, &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress})
 			})
 		}
-		return e.fromAvroFiles(ins, outPath, opts)
+		return e.fromAvroFiles(ins, out, opts)
 	}
 }
 
 // fromAvroFiles converts several Avro container files of one schema (the
 // parts of a data set, say) into one Trevni file, in the order given.
-func (e *env) fromAvroFiles(ins []string, outPath string, opts format.WriterOptions) error {
+func (e *env) fromAvroFiles(ins []string, out *output, opts format.WriterOptions) error {
 	var total int64
 	for _, in := range ins {
 		if in == "-" {
@@ -61,11 +60,7 @@ func (e *env) fromAvroFiles(ins []string, outPath string, opts format.WriterOpti
 		}
 		total += inputSize(in)
 	}
-	out, err := e.createOutput(outPath)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
+	var err error
 	if opts.TempDir, err = out.TempDir(); err != nil {
 		return err
 	}
@@ -105,9 +100,6 @@ func (e *env) fromAvroFiles(ins []string, outPath string, opts format.WriterOpti
 	if err := aw.Close(); err != nil {
 		return fmt.Errorf("%s: %w", out.Name(), err)
 	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
 	p.done()
 	e.summary(out, aw.RowCount(), opts)
 	return nil
@@ -116,7 +108,7 @@ func (e *env) fromAvroFiles(ins []string, outPath string, opts format.WriterOpti
 // fromavroSpec is the command "trevni fromavro".
 func fromavroSpec() *command {
 	return &command{
-		name: "fromavro", writes: true, args: "IN.avro... OUT.trv", minArgs: 2, maxArgs: -1,
+		name: "fromavro", output: lastOutput, args: "IN.avro... OUT.trv", minArgs: 2, maxArgs: -1,
 		summary: "convert an Avro container file to Trevni",
 		help:    fromavroHelp, setup: fromavroCommand,
 	}

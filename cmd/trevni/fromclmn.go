@@ -20,12 +20,12 @@ Examples (the file names stand for your own):
 
 func fromclmnCommand(fs *flag.FlagSet) runFunc {
 	tf := addTrevniFlags(fs)
-	return func(e *env, args []string) error {
+	return func(e *env, ins []string, out *output) error {
 		opts, err := tf.options(e)
 		if err != nil {
 			return err
 		}
-		out, rows, cols, err := e.copyTable(args[0], args[1], nil, true,
+		rows, cols, err := e.copyTable(ins[0], out, nil, true,
 			func(out *output, fields []csvtable.Field) (csvtable.Sink, error) {
 				var err error
 				if opts.TempDir, err = out.TempDir(); err != nil {
@@ -44,7 +44,7 @@ func fromclmnCommand(fs *flag.FlagSet) runFunc {
 // fromclmnSpec is the command "trevni fromclmn".
 func fromclmnSpec() *command {
 	return &command{
-		name: "fromclmn", args: "IN.clmn OUT.trv", minArgs: 2, maxArgs: 2,
+		name: "fromclmn", output: lastOutput, args: "IN.clmn OUT.trv", minArgs: 2, maxArgs: 2,
 		summary: "convert a CLMN file to Trevni",
 		help:    fromclmnHelp, setup: fromclmnCommand,
 	}

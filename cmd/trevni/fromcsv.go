@@ -9,7 +9,6 @@ import (
 
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/csvtable"
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -47,12 +46,12 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 	delim := addDelimiter(fs)
 	formatFlag := fs.String("format", "", "output format: trevni or clmn (default: clmn for a name ending in .clmn)")
 	tf := addTrevniFlags(fs)
-	return func(e *env, args []string) error {
+	return func(e *env, ins []string, out *output) error {
 		comma, err := delimiter(e, *delim)
 		if err != nil {
 			return err
 		}
-		toCLMN, err := wantCLMN(e, *formatFlag, args[1])
+		toCLMN, err := wantCLMN(e, *formatFlag, out.Name())
 		if err != nil {
 			return err
 		}
@@ -70,26 +69,21 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 				return fmt.Errorf("%s: %w", *schemaFile, err)
 			}
 		}
-		out, err := e.createOutput(args[1])
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
 		if opts.TempDir, err = out.TempDir(); err != nil {
 			return err
 		}
-		inName := displayName(args[0], false)
+		inName := displayName(ins[0], false)
 		// The input: read once with a schema, twice without.
 		var open func() (io.Reader, error)
 		if fields != nil {
-			in, err := e.openInput(args[0])
+			in, err := e.openInput(ins[0])
 			if err != nil {
 				return err
 			}
 			defer in.Close()
 			open = func() (io.Reader, error) { return &ctxReader{ctx: e.ctx, r: in}, nil }
 		} else {
-			ra, size, done, err := e.randomAccess(args[0])
+			ra, size, done, err := e.randomAccess(ins[0])
 			if err != nil {
 				return err
 			}
@@ -113,7 +107,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return fmt.Errorf("%s: %w", inName, err)
 		}
-		p := e.newProgress(0, inputSize(args[0]))
+		p := e.newProgress(0, inputSize(ins[0]))
 		defer p.done()
 		var sink csvtable.Sink
 		if toCLMN {
@@ -128,7 +122,9 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return fmt.Errorf("%s: %w", inName, err)
 		}
-		return e.finishTable(out, p, rows, len(fields), toCLMN, opts)
+		p.done()
+		e.tableSummary(out, rows, len(fields), toCLMN, opts)
+		return nil
 	}
 }
 
@@ -146,20 +142,10 @@ func wantCLMN(e *env, formatFlag, path string) (bool, error) {
 	return false, e.usagef("--format %q: want trevni or clmn", formatFlag)
 }
 
-// finishTable commits an output and prints the summary line.
-func (e *env) finishTable(out *output, p *progress, rows int64, cols int, isCLMN bool, opts format.WriterOptions) error {
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	p.done()
-	e.tableSummary(out, rows, cols, isCLMN, opts)
-	return nil
-}
-
 // fromcsvSpec is the command "trevni fromcsv".
 func fromcsvSpec() *command {
 	return &command{
-		name: "fromcsv", args: "IN.csv OUT", minArgs: 2, maxArgs: 2,
+		name: "fromcsv", output: lastOutput, args: "IN.csv OUT", minArgs: 2, maxArgs: 2,
 		summary: "convert CSV to Trevni or CLMN",
 		help:    fromcsvHelp, setup: fromcsvCommand,
 	}

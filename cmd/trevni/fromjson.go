@@ -25,7 +25,7 @@ Examples (the file names stand for your own):
 func fromjsonCommand(fs *flag.FlagSet) runFunc {
 	schemaFile := inputFileVar(fs, "schema", "the records' Avro schema `FILE.avsc` (required)")
 	tf := addTrevniFlags(fs)
-	return func(e *env, args []string) error {
+	return func(e *env, ins []string, out *output) error {
 		if *schemaFile == "" {
 			return e.usagef("--schema is required")
 		}
@@ -37,15 +37,10 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		out, err := e.createOutput(args[1])
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
 		if opts.TempDir, err = out.TempDir(); err != nil {
 			return err
 		}
-		in, err := e.openInput(args[0])
+		in, err := e.openInput(ins[0])
 		if err != nil {
 			return err
 		}
@@ -55,7 +50,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			return fmt.Errorf("%s: %w", *schemaFile, err)
 		}
 		defer aw.Abort()
-		p := e.newProgress(0, inputSize(args[0]))
+		p := e.newProgress(0, inputSize(ins[0]))
 		defer p.done()
 		br := bufio.NewReaderSize(&ctxReader{ctx: e.ctx, r: in}, 1<<20)
 		var read int64
@@ -63,15 +58,15 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			text, err := br.ReadBytes('\n')
 			read += int64(len(text))
 			if err != nil && err != io.EOF {
-				return fmt.Errorf("%s:%d: %w", displayName(args[0], false), line, err)
+				return fmt.Errorf("%s:%d: %w", displayName(ins[0], false), line, err)
 			}
 			if t := bytes.TrimSpace(text); len(t) > 0 {
 				v, derr := avrojson.Decode(s, t)
 				if derr != nil {
-					return fmt.Errorf("%s:%d: %w", displayName(args[0], false), line, derr)
+					return fmt.Errorf("%s:%d: %w", displayName(ins[0], false), line, derr)
 				}
 				if werr := aw.Write(v); werr != nil {
-					return fmt.Errorf("%s:%d: %w", displayName(args[0], false), line, werr)
+					return fmt.Errorf("%s:%d: %w", displayName(ins[0], false), line, werr)
 				}
 				if aw.RowCount()%4096 == 0 {
 					p.setRows(aw.RowCount())
@@ -85,9 +80,6 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		if err := aw.Close(); err != nil {
 			return fmt.Errorf("%s: %w", out.Name(), err)
 		}
-		if err := out.Commit(); err != nil {
-			return err
-		}
 		p.done()
 		e.summary(out, aw.RowCount(), opts)
 		return nil
@@ -97,7 +89,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 // fromjsonSpec is the command "trevni fromjson".
 func fromjsonSpec() *command {
 	return &command{
-		name: "fromjson", writes: true, args: "IN.jsonl OUT.trv", minArgs: 2, maxArgs: 2,
+		name: "fromjson", output: lastOutput, args: "IN.jsonl OUT.trv", minArgs: 2, maxArgs: 2,
 		summary: "convert Avro JSON lines to Trevni",
 		help:    fromjsonHelp, setup: fromjsonCommand,
 	}

@@ -50,7 +50,7 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 	input := fs.String("input", "delimited", "input `FORM`: delimited or json")
 	recursion := fs.Int("recursion-limit", 0, "the number `N` of times a message type may recur on a path before the rest is stored as bytes")
 	tf := addTrevniFlags(fs)
-	return func(e *env, args []string) error {
+	return func(e *env, ins []string, out *output) error {
 		if *message == "" {
 			return e.usagef("--message is required")
 		}
@@ -77,7 +77,7 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		return e.toTrevni(args[0], args[1], &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
+		return e.toTrevni(ins[0], out, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 			// Made here, once toTrevni has set opts.TempDir.
 			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress}, Mapping: protoschema.Options{RecursionLimit: *recursion}}
 			return shred.FromProtoStream(e.ctx, out, in, form, md, po)
@@ -141,7 +141,7 @@ func relativeTo(path string, dirs []string) (string, bool) {
 // fromprotoSpec is the command "trevni fromproto".
 func fromprotoSpec() *command {
 	return &command{
-		name: "fromproto", writes: true, args: "IN OUT.trv", minArgs: 2, maxArgs: 2,
+		name: "fromproto", output: lastOutput, args: "IN OUT.trv", minArgs: 2, maxArgs: 2,
 		summary: "convert a stream of protobuf messages to Trevni",
 		help:    fromprotoHelp, setup: fromprotoCommand,
 	}

@@ -24,22 +24,18 @@ func headCommand(fs *flag.FlagSet) runFunc {
 	n := fs.Int64("n", 10, "print the first `N` records")
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	sf := addSelectFlags(fs)
-	return func(e *env, args []string) error {
+	return func(e *env, ins []string, out *output) error {
 		if *n < 0 {
 			return e.usagef("-n must not be negative")
 		}
-		ins, _, err := e.datasetArgs(args, noOutput)
-		if err != nil {
-			return err
-		}
-		return e.writeJSON(ins, "-", *readerSchema, false, &rangeFlags{limit: *n}, sf)
+		return e.writeJSON(ins, out, *readerSchema, false, &rangeFlags{limit: *n}, sf)
 	}
 }
 
 // headSpec is the command "trevni head".
 func headSpec() *command {
 	return &command{
-		name: "head", stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
+		name: "head", output: stdoutOutput, dataset: true, stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
 		summary: "print the first records as Avro JSON",
 		help:    headHelp, setup: headCommand,
 	}

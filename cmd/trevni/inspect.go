@@ -73,19 +73,14 @@ func inspectTemplate() (*template.Template, error) {
 
 // inspectCommand sets up "trevni inspect".
 func inspectCommand(fs *flag.FlagSet) runFunc {
-	return func(e *env, args []string) error {
-		switch e.sniffInput(args[0]) {
+	return func(e *env, ins []string, out *output) error {
+		switch e.sniffInput(ins[0]) {
 		case trevni1.Magic:
-			return fmt.Errorf("%s: a Trevni version 1 file: inspect reads version 2 files only (try 'trevni meta')", args[0])
+			return fmt.Errorf("%s: a Trevni version 1 file: inspect reads version 2 files only (try 'trevni meta')", ins[0])
 		case clmn.Magic:
-			return fmt.Errorf("%s: a CLMN file: inspect reads Trevni version 2 files only (try 'trevni meta')", args[0])
+			return fmt.Errorf("%s: a CLMN file: inspect reads Trevni version 2 files only (try 'trevni meta')", ins[0])
 		}
-		out, err := e.createOutput(argOr(args, 1, "-"))
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
-		in, err := e.openTrevni(args[0], nil)
+		in, err := e.openTrevni(ins[0], nil)
 		if err != nil {
 			return err
 		}
@@ -101,7 +96,7 @@ func inspectCommand(fs *flag.FlagSet) runFunc {
 		if err := tmpl.Execute(out, page); err != nil {
 			return err
 		}
-		return out.Commit()
+		return nil
 	}
 }
 
@@ -438,7 +433,7 @@ func humanSize(n int64) string {
 // inspectSpec is the command "trevni inspect".
 func inspectSpec() *command {
 	return &command{
-		name: "inspect", writes: true, args: "IN.trv [OUT.html]", minArgs: 1, maxArgs: 2,
+		name: "inspect", output: optionalOutput, args: "IN.trv [OUT.html]", minArgs: 1, maxArgs: 2,
 		summary: "write an HTML page showing where a file's bytes are", help: inspectHelp, setup: inspectCommand,
 	}
 }

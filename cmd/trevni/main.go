@@ -230,25 +230,45 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		cmd.printUsage(a.stderr, fs)
 		return exitUsage
 	}
-	runFn = v1(pos, runFn)
+	ins, outPath := cmd.splitArgs(pos)
+	if cmd.dataset {
+		if ins, err = expandInputs(ins); err != nil {
+			fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
+			return exitError
+		}
+	}
+	runFn = v1(ins, runFn)
 
 	a.mu.Lock()
 	a.command = cmd.name
 	a.mu.Unlock()
 	e := &env{ctx: ctx, app: a, name: cmd.name, quiet: cf.quiet, force: cf.force,
-		inputs: append(slices.Clone(pos), inputFiles(fs)...), stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
+		inputs: append(slices.Clone(ins), inputFiles(fs)...), stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
 	if e.limits, err = cf.limits.parse(); err != nil {
 		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
 		cmd.printUsage(a.stderr, fs)
 		return exitUsage
 	}
+	var out *output
 	defer func() {
+		out.Abort() // nothing after Commit
 		if r := recover(); r != nil {
 			a.errorf("trevni: %s: internal error: %s\n", cmd.name, oneLine(fmt.Errorf("%v", r)))
 			code = exitError
 		}
 	}()
-	err = runFn(e, pos)
+	// The output is created first, so that a bad output name fails before
+	// a large input is read.
+	if cmd.output != noOutput {
+		if out, err = e.createOutput(outPath); err != nil {
+			a.errorf("trevni: %s: %s\n", cmd.name, oneLine(fileFirst(err)))
+			return exitError
+		}
+	}
+	err = runFn(e, ins, out)
+	if err == nil && out != nil {
+		err = out.Commit()
+	}
 	var ue *usageError
 	switch {
 	case err == nil:

@@ -193,14 +193,16 @@ func syncDir(dir string) {
 }
 
 // output is where a command writes its result: standard output, or a file
-// replaced atomically. Writes are buffered. The command must call Commit on
-// success and should defer Abort, which does nothing after Commit.
+// replaced atomically. Writes are buffered. The framework creates it
+// before the command runs (app.runCommand), commits it when the run
+// succeeds and aborts it otherwise; the command only writes to it.
 type output struct {
 	w          *bufio.Writer
 	name       string      // for messages
 	file       *atomicFile // nil for standard output
 	unregister func()
 	done       bool
+	committed  []func() // run once Commit has succeeded (summaries)
 
 	ctx    context.Context // the run's: writes fail once it is done
 	app    *app
@@ -242,12 +244,7 @@ func (e *env) checkOutput(path string) error {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil // created, or written in place; createAtomic reports errors
 	}
-	skipped := false
 	for _, in := range e.inputs {
-		if in == path && !skipped {
-			skipped = true // the output argument itself
-			continue
-		}
 		var ifi fs.FileInfo
 		if in == "-" {
 			if f, ok := e.stdin.(*os.File); ok {
@@ -318,11 +315,29 @@ func (o *output) WriteString(s string) (int, error) {
 	return o.w.WriteString(s)
 }
 
-// Commit flushes the output and, for a file, renames it into place.
+// afterCommit registers f to run once the output has been committed: a
+// summary line that names the file written, or reads it back.
+func (o *output) afterCommit(f func()) { o.committed = append(o.committed, f) }
+
+// IsFile reports whether the output is a named file, not standard output.
+func (o *output) IsFile() bool { return o.file != nil }
+
+// Commit flushes the output and, for a file, renames it into place; then
+// it runs the functions registered with afterCommit.
 func (o *output) Commit() error {
 	if o.done {
 		return fmt.Errorf("%s: cannot write: already committed or aborted", o.name)
 	}
+	if err := o.commit(); err != nil {
+		return err
+	}
+	for _, f := range o.committed {
+		f()
+	}
+	return nil
+}
+
+func (o *output) commit() error {
 	o.done = true
 	defer o.unregister()
 	defer o.removeTemp()
@@ -342,8 +357,9 @@ func (o *output) Commit() error {
 
 // Abort abandons the output: a file's temporary copy is removed; what was
 // written to standard output is flushed, since it cannot be taken back.
+// It does nothing after Commit or Abort, or on a nil output.
 func (o *output) Abort() {
-	if o.done {
+	if o == nil || o.done {
 		return
 	}
 	o.done = true

@@ -22,30 +22,25 @@ Examples (the file names stand for your own):
 func randomCommand(fs *flag.FlagSet) runFunc {
 	seed := fs.Uint64("seed", 1, "random seed `N`")
 	tf := addTrevniFlags(fs)
-	return func(e *env, args []string) error {
-		count, err := strconv.ParseInt(args[1], 10, 64)
+	return func(e *env, ins []string, out *output) error {
+		count, err := strconv.ParseInt(ins[1], 10, 64)
 		if err != nil || count < 0 {
-			return e.usagef("COUNT %q is not a number of records", args[1])
+			return e.usagef("COUNT %q is not a number of records", ins[1])
 		}
 		opts, err := tf.options(e)
 		if err != nil {
 			return err
 		}
-		text, s, err := e.readSchemaFile(args[0])
+		text, s, err := e.readSchemaFile(ins[0])
 		if err != nil {
 			return err
 		}
-		out, err := e.createOutput(args[2])
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
 		if opts.TempDir, err = out.TempDir(); err != nil {
 			return err
 		}
 		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
 		if err != nil {
-			return fmt.Errorf("%s: %w", args[0], err)
+			return fmt.Errorf("%s: %w", ins[0], err)
 		}
 		defer aw.Abort()
 		gen := avrorand.New(*seed, avrorand.Options{})
@@ -65,9 +60,6 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 		if err := aw.Close(); err != nil {
 			return fmt.Errorf("%s: %w", out.Name(), err)
 		}
-		if err := out.Commit(); err != nil {
-			return err
-		}
 		p.done()
 		e.summary(out, count, opts)
 		return nil
@@ -77,7 +69,7 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 // randomSpec is the command "trevni random".
 func randomSpec() *command {
 	return &command{
-		name: "random", writes: true, args: "SCHEMA.avsc COUNT OUT.trv", minArgs: 3, maxArgs: 3,
+		name: "random", output: lastOutput, args: "SCHEMA.avsc COUNT OUT.trv", minArgs: 3, maxArgs: 3,
 		summary: "write random records of an Avro schema",
 		help:    randomHelp, setup: randomCommand,
 	}

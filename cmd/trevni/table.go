@@ -49,14 +49,15 @@ func fieldList(s string) []string {
 func (e *env) tableSummary(out *output, rows int64, cols int, isCLMN bool, opts format.WriterOptions) {
 	if !isCLMN {
 		e.summary(out, rows, opts)
-	} else if !e.quiet && out.file != nil {
+		return
+	}
+	e.wrote(out, func() string {
 		size := int64(0)
 		if fi, err := os.Stat(out.Name()); err == nil {
 			size = fi.Size()
 		}
-		fmt.Fprintf(e.stderr, "trevni: %s: wrote %s: %s rows, %d columns, %s bytes (CLMN)\n",
-			e.name, out.Name(), formatCount(rows), cols, formatCount(size))
-	}
+		return fmt.Sprintf("%s rows, %d columns, %s bytes (CLMN)", formatCount(rows), cols, formatCount(size))
+	})
 }
 
 // randomAccess opens a file argument for random access: standard input is
@@ -145,55 +146,42 @@ func (in *tableInput) rowCount() int64 {
 }
 
 // copyTable converts the Trevni or CLMN file at inPath, with the fields in
-// sel (all when nil), to outPath through the sink newSink makes, and
-// commits the output. It returns the rows and columns written.
-func (e *env) copyTable(inPath, outPath string, sel []string, clmnOnly bool,
-	newSink func(out *output, fields []csvtable.Field) (csvtable.Sink, error)) (out *output, rows int64, cols int, err error) {
-	out, err = e.createOutput(outPath)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	defer out.Abort()
+// sel (all when nil), to out through the sink newSink makes. It returns
+// the rows and columns written.
+func (e *env) copyTable(inPath string, out *output, sel []string, clmnOnly bool,
+	newSink func(out *output, fields []csvtable.Field) (csvtable.Sink, error)) (rows int64, cols int, err error) {
 	in, err := e.openTable(inPath)
 	if err != nil {
-		return nil, 0, 0, err
+		return 0, 0, err
 	}
 	defer in.done()
 	if clmnOnly && in.clmn == nil {
-		return nil, 0, 0, fmt.Errorf("%s: not a CLMN file", in.name)
+		return 0, 0, fmt.Errorf("%s: not a CLMN file", in.name)
 	}
 	src, err := in.source(sel)
 	if err != nil {
-		return nil, 0, 0, err
+		return 0, 0, err
 	}
 	sink, err := newSink(out, src.Fields())
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("%s: %w", in.name, err)
+		return 0, 0, fmt.Errorf("%s: %w", in.name, err)
 	}
 	p := e.newProgress(in.rowCount(), 0)
 	rows, err = csvtable.Copy(sink, src, p.setRows)
-	if err == nil {
-		err = out.Commit()
-	}
 	p.done()
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("%s: %w", in.name, err)
+		return 0, 0, fmt.Errorf("%s: %w", in.name, err)
 	}
-	return out, rows, len(src.Fields()), nil
+	return rows, len(src.Fields()), nil
 }
 
 // clmnToJSON runs "trevni tojson" on a CLMN file: one JSON record per row,
 // of the columns in sel, in that order (all when nil).
-func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *rangeFlags, sel []string) error {
+func clmnToJSON(e *env, inPath string, out *output, readerSchema string, pretty bool, rf *rangeFlags, sel []string) error {
 	if readerSchema != "" {
 		return e.usagef("--schema does not apply to a CLMN file")
 	}
-	out, err := e.createOutput(argOr(args, 1, "-"))
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	in, err := e.openTable(args[0])
+	in, err := e.openTable(inPath)
 	if err != nil {
 		return err
 	}
@@ -245,17 +233,12 @@ func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *ran
 			return err
 		}
 	}
-	return out.Commit()
+	return nil
 }
 
 // clmnMeta runs "trevni meta" on a CLMN file: its header as JSON.
-func clmnMeta(e *env, args []string, pretty bool) error {
-	out, err := e.createOutput(argOr(args, 1, "-"))
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	in, err := e.openTable(args[0])
+func clmnMeta(e *env, inPath string, out *output, pretty bool) error {
+	in, err := e.openTable(inPath)
 	if err != nil {
 		return err
 	}
@@ -302,5 +285,5 @@ func clmnMeta(e *env, args []string, pretty bool) error {
 	if _, err := out.Write(append(b, '\n')); err != nil {
 		return err
 	}
-	return out.Commit()
+	return nil
 }

@@ -26,20 +26,11 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
-	return func(e *env, args []string) error {
+	return func(e *env, ins []string, out *output) error {
 		codec, err := e.checkCodec(*codecFlag, avroCodecs)
 		if err != nil {
 			return err
 		}
-		ins, outPath, err := e.datasetArgs(args, lastOutput)
-		if err != nil {
-			return err
-		}
-		out, err := e.createOutput(outPath)
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
 		text, err := e.readerSchemaText(*readerSchema)
 		if err != nil {
 			return err
@@ -55,13 +46,8 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if err := out.Commit(); err != nil {
-			return err
-		}
 		p.done()
-		if !e.quiet && out.file != nil {
-			fmt.Fprintf(e.stderr, "trevni: toavro: wrote %s: %s (codec %s)\n", out.Name(), pluralCount(rows, "record"), codec)
-		}
+		e.wrote(out, func() string { return fmt.Sprintf("%s (codec %s)", pluralCount(rows, "record"), codec) })
 		return nil
 	}
 }
@@ -69,7 +55,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 // toavroSpec is the command "trevni toavro".
 func toavroSpec() *command {
 	return &command{
-		name: "toavro", writes: true, args: "IN.trv... OUT.avro", minArgs: 2, maxArgs: -1,
+		name: "toavro", output: lastOutput, dataset: true, args: "IN.trv... OUT.avro", minArgs: 2, maxArgs: -1,
 		summary: "convert a Trevni file back to an Avro container file",
 		help:    toavroHelp, setup: toavroCommand,
 	}

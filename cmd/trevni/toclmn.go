@@ -22,8 +22,8 @@ Examples (the file names stand for your own):
 
 func toclmnCommand(fs *flag.FlagSet) runFunc {
 	fieldsFlag := fs.String("fields", "", "write only these comma-separated `FIELDS`, in this order")
-	return func(e *env, args []string) error {
-		out, rows, cols, err := e.copyTable(args[0], args[1], fieldList(*fieldsFlag), false,
+	return func(e *env, ins []string, out *output) error {
+		rows, cols, err := e.copyTable(ins[0], out, fieldList(*fieldsFlag), false,
 			func(out *output, fields []csvtable.Field) (csvtable.Sink, error) {
 				tmpDir, err := out.TempDir()
 				if err != nil {
@@ -42,7 +42,7 @@ func toclmnCommand(fs *flag.FlagSet) runFunc {
 // toclmnSpec is the command "trevni toclmn".
 func toclmnSpec() *command {
 	return &command{
-		name: "toclmn", args: "IN.trv OUT.clmn", minArgs: 2, maxArgs: 2,
+		name: "toclmn", output: lastOutput, args: "IN.trv OUT.clmn", minArgs: 2, maxArgs: 2,
 		summary: "convert a Trevni file of flat records to CLMN",
 		help:    toclmnHelp, setup: toclmnCommand,
 	}

@@ -24,12 +24,12 @@ Examples (the file names stand for your own):
 func tocsvCommand(fs *flag.FlagSet) runFunc {
 	fieldsFlag := fs.String("fields", "", "write only these comma-separated `FIELDS`, in this order")
 	delim := addDelimiter(fs)
-	return func(e *env, args []string) error {
+	return func(e *env, ins []string, out *output) error {
 		comma, err := delimiter(e, *delim)
 		if err != nil {
 			return err
 		}
-		_, _, _, err = e.copyTable(args[0], argOr(args, 1, "-"), fieldList(*fieldsFlag), false,
+		_, _, err = e.copyTable(ins[0], out, fieldList(*fieldsFlag), false,
 			func(out *output, fields []csvtable.Field) (csvtable.Sink, error) {
 				return csvtable.NewCSVSink(out, fields, comma)
 			})
@@ -40,7 +40,7 @@ func tocsvCommand(fs *flag.FlagSet) runFunc {
 // tocsvSpec is the command "trevni tocsv".
 func tocsvSpec() *command {
 	return &command{
-		name: "tocsv", args: "IN [OUT.csv]", minArgs: 1, maxArgs: 2,
+		name: "tocsv", output: optionalOutput, args: "IN [OUT.csv]", minArgs: 1, maxArgs: 2,
 		summary: "convert a Trevni or CLMN file of flat records to CSV",
 		help:    tocsvHelp, setup: tocsvCommand,
 	}

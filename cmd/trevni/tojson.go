@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"flag"
 	"fmt"
 
@@ -37,24 +36,15 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 	pretty := fs.Bool("pretty", false, "indent each record over several lines")
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
-	return func(e *env, args []string) error {
-		ins, outPath, err := e.datasetArgs(args, optionalOutput)
-		if err != nil {
-			return err
-		}
-		return e.writeJSON(ins, cmp.Or(outPath, "-"), *readerSchema, *pretty, rf, sf)
+	return func(e *env, ins []string, out *output) error {
+		return e.writeJSON(ins, out, *readerSchema, *pretty, rf, sf)
 	}
 }
 
 // writeJSON prints the records of the data set ins as Avro JSON lines to
-// outPath (tojson and head), through the reader schema file if given, in
-// the range of rf, with the fields and filter of sf.
-func (e *env) writeJSON(ins []string, outPath, readerSchemaFile string, pretty bool, rf *rangeFlags, sf *selectFlags) error {
-	out, err := e.createOutput(outPath)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
+// out (tojson and head), through the reader schema file if given, in the
+// range of rf, with the fields and filter of sf.
+func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, pretty bool, rf *rangeFlags, sf *selectFlags) error {
 	text, err := e.readerSchemaText(readerSchemaFile)
 	if err != nil {
 		return err
@@ -76,13 +66,13 @@ func (e *env) writeJSON(ins []string, outPath, readerSchemaFile string, pretty b
 	if err != nil {
 		return err
 	}
-	return out.Commit()
+	return nil
 }
 
 // tojsonSpec is the command "trevni tojson".
 func tojsonSpec() *command {
 	return &command{
-		name: "tojson", writes: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
+		name: "tojson", output: optionalOutput, dataset: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
 		summary: "print records as Avro JSON, one per line",
 		help:    tojsonHelp, setup: tojsonCommand,
 	}

@@ -23,32 +23,23 @@ Examples (the file names stand for your own):
 `
 
 func toprotoCommand(fs *flag.FlagSet) runFunc {
-	output := fs.String("output", "delimited", "output `FORM`: delimited or json")
+	outForm := fs.String("output", "delimited", "output `FORM`: delimited or json")
 	fields := fs.String("fields", "", "comma-separated field `PATHS` to keep")
 	rf := addRangeFlags(fs)
-	return func(e *env, args []string) error {
+	return func(e *env, ins []string, out *output) error {
 		var form assemble.ProtoOutput
-		switch *output {
+		switch *outForm {
 		case "delimited":
 			form = assemble.DelimitedOutput
 		case "json":
 			form = assemble.JSONLinesOutput
 		default:
-			return e.usagef("--output %q: want delimited or json", *output)
+			return e.usagef("--output %q: want delimited or json", *outForm)
 		}
 		var sel []string
 		if *fields != "" {
 			sel = strings.Split(*fields, ",")
 		}
-		ins, outPath, err := e.datasetArgs(args, lastOutput)
-		if err != nil {
-			return err
-		}
-		out, err := e.createOutput(outPath)
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
 		opts := &format.ReaderOptions{ReadAhead: true}
 		parts, err := e.scanParts(ins, "", opts)
 		if err != nil {
@@ -75,14 +66,14 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		return out.Commit()
+		return nil
 	}
 }
 
 // toprotoSpec is the command "trevni toproto".
 func toprotoSpec() *command {
 	return &command{
-		name: "toproto", writes: true, args: "IN.trv... OUT", minArgs: 2, maxArgs: -1,
+		name: "toproto", output: optionalOutput, dataset: true, args: "IN.trv... [OUT]", minArgs: 1, maxArgs: -1,
 		summary: "convert a Trevni file made from protobuf back to messages",
 		help:    toprotoHelp, setup: toprotoCommand,
 	}

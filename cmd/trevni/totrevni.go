@@ -19,34 +19,39 @@ func inputSize(path string) int64 {
 	return 0
 }
 
-// summary prints what a command wrote, unless --quiet or writing to
+// wrote prints what a command wrote, "trevni: NAME: wrote FILE: " and
+// what detail says, once out is committed, unless --quiet or writing to
 // standard output.
-func (e *env) summary(out *output, rows int64, o format.WriterOptions) {
-	if e.quiet || out.file == nil {
+func (e *env) wrote(out *output, detail func() string) {
+	if e.quiet || !out.IsFile() {
 		return
 	}
-	cols := "? columns"
-	var size int64
-	if rc, err := format.Open(out.Name()); err == nil {
-		cols = pluralCount(int64(rc.NumColumns()), "column")
-		size = rc.Size()
-		rc.Close()
-	}
-	fmt.Fprintf(e.stderr, "trevni: %s: wrote %s: %s, %s, %s (codec %s, checksum %s)\n",
-		e.name, out.Name(), pluralCount(rows, "row"), cols, pluralCount(size, "byte"), o.Codec, o.Checksum)
+	out.afterCommit(func() {
+		fmt.Fprintf(e.stderr, "trevni: %s: wrote %s: %s\n", e.name, out.Name(), detail())
+	})
+}
+
+// summary prints what a command wrote to a Trevni file, once it is
+// committed, unless --quiet or writing to standard output.
+func (e *env) summary(out *output, rows int64, o format.WriterOptions) {
+	e.wrote(out, func() string {
+		cols := "? columns"
+		var size int64
+		if rc, err := format.Open(out.Name()); err == nil {
+			cols = pluralCount(int64(rc.NumColumns()), "column")
+			size = rc.Size()
+			rc.Close()
+		}
+		return fmt.Sprintf("%s, %s, %s (codec %s, checksum %s)", pluralCount(rows, "row"), cols, pluralCount(size, "byte"), o.Codec, o.Checksum)
+	})
 }
 
 // toTrevni runs a conversion of the stream at inPath into the Trevni file
-// at outPath: it opens both (the output first, so that a bad output name
-// fails before a large input is read), shows progress, and commits the
-// output and prints a summary when convert succeeds.
-func (e *env) toTrevni(inPath, outPath string, opts *format.WriterOptions,
+// out: it opens the input, shows progress, and prints a summary once the
+// output is committed.
+func (e *env) toTrevni(inPath string, out *output, opts *format.WriterOptions,
 	convert func(out io.Writer, in io.Reader, progress func(rows, bytesIn int64)) (int64, error)) error {
-	out, err := e.createOutput(outPath)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
+	var err error
 	if opts.TempDir, err = out.TempDir(); err != nil {
 		return err
 	}
@@ -63,9 +68,6 @@ func (e *env) toTrevni(inPath, outPath string, opts *format.WriterOptions,
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", displayName(inPath, false), err)
-	}
-	if err := out.Commit(); err != nil {
-		return err
 	}
 	p.done()
 	e.summary(out, rows, *opts)

@@ -42,10 +42,10 @@ func v1Hook(name string, fs *flag.FlagSet) func(args []string, run runFunc) runF
 		version := fs.Int("version", 2, "Trevni version to write: 2, or 1 (Impala's variant with definition and repetition levels)")
 		return func(args []string, run runFunc) runFunc {
 			if *version == 1 {
-				return func(e *env, args []string) error { return v1FromAvro(e, fs, args) }
+				return func(e *env, ins []string, out *output) error { return v1FromAvro(e, fs, ins, out) }
 			}
 			if *version != 2 {
-				return func(e *env, args []string) error { return e.usagef("--version must be 1 or 2") }
+				return func(*env, []string, *output) error { return &usageError{msg: "--version must be 1 or 2"} }
 			}
 			return run
 		}
@@ -54,24 +54,24 @@ func v1Hook(name string, fs *flag.FlagSet) func(args []string, run runFunc) runF
 			fs.Bool("impala-booleans", false, "version-1 input: read a boolean block that Impala's size bug left short as Impala's scanner did (the missing bits from the bytes after it) instead of failing")
 		}
 		return func(_ []string, run runFunc) runFunc {
-			return func(e *env, args []string) error {
+			return func(e *env, args []string, out *output) error {
 				if len(args) == 0 {
-					return run(e, args)
+					return run(e, args, out)
 				}
 				magic := e.sniffInput(args[0])
 				impala, _ := flagString(fs, "impala-booleans")
 				switch {
 				case magic == trevni1.Magic:
-					return v1Command(e, name, fs, args)
+					return v1Command(e, name, fs, args[0], out)
 				case magic == clmn.Magic && (name == "tojson" || name == "meta"):
 					if impala == "true" {
 						return e.usagef("--impala-booleans applies to version-1 files only")
 					}
-					return v1CLMN(e, name, fs, args)
+					return v1CLMN(e, name, fs, args[0], out)
 				case impala == "true":
 					return e.usagef("--impala-booleans applies to version-1 files only")
 				}
-				return run(e, args)
+				return run(e, args, out)
 			}
 		}
 	}
@@ -116,10 +116,10 @@ func (e *env) sniffInput(path string) string {
 
 // v1CLMN runs tojson or meta on a CLMN file named or on standard input,
 // with tojson's --fields.
-func v1CLMN(e *env, name string, fs *flag.FlagSet, args []string) error {
+func v1CLMN(e *env, name string, fs *flag.FlagSet, inPath string, out *output) error {
 	pretty, _ := flagString(fs, "pretty")
 	if name == "meta" {
-		return clmnMeta(e, args, pretty == "true")
+		return clmnMeta(e, inPath, out, pretty == "true")
 	}
 	where, _ := flagString(fs, "where")
 	report, _ := flagString(fs, "report")
@@ -128,7 +128,7 @@ func v1CLMN(e *env, name string, fs *flag.FlagSet, args []string) error {
 	}
 	schemaFile, _ := flagString(fs, "schema")
 	fields, _ := flagString(fs, "fields")
-	return clmnToJSON(e, args, schemaFile, pretty == "true", flagRange(fs), fieldList(fields))
+	return clmnToJSON(e, inPath, out, schemaFile, pretty == "true", flagRange(fs), fieldList(fields))
 }
 
 // flagRange returns the --offset and --limit of fs (parsed already by the
@@ -156,9 +156,9 @@ func flagString(fs *flag.FlagSet, name string) (string, bool) {
 	return f.Value.String(), set
 }
 
-func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
+func v1Command(e *env, name string, fs *flag.FlagSet, inPath string, out *output) error {
 	if v, _ := flagString(fs, "proto"); v == "true" {
-		return fmt.Errorf("%s: a version-1 file is not written from protobuf", args[0])
+		return fmt.Errorf("%s: a version-1 file is not written from protobuf", inPath)
 	}
 	if v, _ := flagString(fs, "fields"); v != "" {
 		return e.usagef("--fields does not apply to version-1 files")
@@ -169,12 +169,7 @@ func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 	if v, _ := flagString(fs, "report"); v == "true" && name == "dump" {
 		return e.usagef("--report does not apply to version-1 files")
 	}
-	out, err := e.createOutput(argOr(args, 1, "-"))
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	ra, size, done, err := e.randomAccess(args[0])
+	ra, size, done, err := e.randomAccess(inPath)
 	if err != nil {
 		return err
 	}
@@ -182,7 +177,7 @@ func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 	impala, _ := flagString(fs, "impala-booleans")
 	rd, err := trevni1.NewReader(ra, size, &trevni1.ReaderOptions{ImpalaBooleans: impala == "true"})
 	if err != nil {
-		return fmt.Errorf("%s: %w", displayName(args[0], false), err)
+		return fmt.Errorf("%s: %w", displayName(inPath, false), err)
 	}
 	switch name {
 	case "meta":
@@ -190,7 +185,7 @@ func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 	case "dump":
 		err = v1Dump(e, out, rd)
 	case "validate":
-		return v1Validate(e, args[0], rd)
+		return v1Validate(e, inPath, rd)
 	case "schema":
 		err = v1Schema(out, rd, fs)
 	case "tojson", "toavro":
@@ -201,13 +196,10 @@ func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", args[0], err)
+		return fmt.Errorf("%s: %w", inPath, err)
 	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	if name == "toavro" && !e.quiet && args[1] != "-" {
-		fmt.Fprintf(e.stderr, "trevni: toavro: wrote %s: %d records (version 1 input)\n", args[1], rd.RowCount())
+	if name == "toavro" {
+		e.wrote(out, func() string { return fmt.Sprintf("%d records (version 1 input)", rd.RowCount()) })
 	}
 	return nil
 }
@@ -548,8 +540,7 @@ func v1Records(e *env, name string, out io.Writer, rd *trevni1.Reader, fs *flag.
 // snappy; --checksum null or crc32; --memory bounds the finished blocks
 // held in memory before they spill to the output's private temporary
 // directory.
-func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
-	ins, outPath := args[:len(args)-1], args[len(args)-1]
+func v1FromAvro(e *env, fs *flag.FlagSet, ins []string, out *output) error {
 	if _, set := flagString(fs, "block-size"); set {
 		return e.usagef("--block-size does not apply to version 1 (blocks are cut by Impala's rule on its 64 KiB buffer)")
 	}
@@ -576,11 +567,7 @@ func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
 	default:
 		return e.usagef("unknown codec %q for version 1 (want none, deflate, gzip, bzip2 or snappy)", opts.Codec)
 	}
-	out, err := e.createOutput(outPath)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
+	var err error
 	if opts.TempDir, err = out.TempDir(); err != nil {
 		return err
 	}
@@ -637,13 +624,9 @@ func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
 	if err := rw.Close(); err != nil {
 		return err
 	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	if !e.quiet && outPath != "-" {
-		fmt.Fprintf(e.stderr, "trevni: fromavro: wrote %s: %d rows, %d columns (version 1, codec %s)\n",
-			outPath, rw.RowCount(), len(rw.Columns()), opts.Codec)
-	}
+	e.wrote(out, func() string {
+		return fmt.Sprintf("%d rows, %d columns (version 1, codec %s)", rw.RowCount(), len(rw.Columns()), opts.Codec)
+	})
 	return nil
 }
 

@@ -40,11 +40,7 @@ Examples (the file names stand for your own):
 // validateCommand sets up "trevni validate".
 func validateCommand(fs *flag.FlagSet) runFunc {
 	strict := fs.Bool("strict", false, "reject the all-zero CRC-32s Java writes with the null codec")
-	return func(e *env, args []string) error {
-		ins, _, err := e.datasetArgs(args, noOutput)
-		if err != nil {
-			return err
-		}
+	return func(e *env, ins []string, out *output) error {
 		// Several inputs are checked one after the other, each reported
 		// on its own line; the run fails if any of them does.
 		failed := 0
@@ -146,7 +142,7 @@ func checkRecords(e *env, in *trevniInput) error {
 // validateSpec is the command "trevni validate".
 func validateSpec() *command {
 	return &command{
-		name: "validate", stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
+		name: "validate", dataset: true, stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
 		summary: "check a file's structure and every checksum",
 		help:    validateHelp,
 		setup:   validateCommand,

@@ -23,7 +23,7 @@ Examples:
 
 // versionCommand sets up "trevni version".
 func versionCommand(fs *flag.FlagSet) runFunc {
-	return func(e *env, args []string) error {
+	return func(e *env, ins []string, out *output) error {
 		_, err := fmt.Fprint(e.stdout, versionText())
 		return err
 	}
