@@ -21,6 +21,10 @@ import (
 // os.Create. When the name is a symbolic link, the file it points to is
 // written, not the link, even when that file does not exist yet.
 //
+// With noReplace set, Commit does not replace a file that appeared under
+// the name while the output was being written (another process's): it
+// fails with errAppeared and leaves that file untouched.
+//
 // A target that exists but is not a regular file, such as /dev/null or a
 // named pipe, cannot be replaced: it is written directly.
 //
@@ -31,6 +35,8 @@ type atomicFile struct {
 	path   string // the target
 	tmpDir string // the private directory holding tmp, or ""
 	tmp    string // the temporary file, or "" when writing the target directly
+
+	noReplace bool // Commit must not replace a file that appeared meanwhile
 
 	mu   sync.Mutex
 	done bool // committed or aborted
@@ -155,10 +161,17 @@ func (a *atomicFile) Commit() error {
 	if cerr := a.f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
+	switch {
+	case err != nil:
+	case a.noReplace:
+		err = renameNoReplace(a.tmp, a.path)
+	default:
 		err = os.Rename(a.tmp, a.path)
 	}
 	os.RemoveAll(a.tmpDir)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s: %w while this command ran: left untouched (give --force to replace it)", a.path, errAppeared)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: cannot write: %w", a.path, err)
 	}
@@ -227,6 +240,9 @@ func (e *env) createOutput(path string) (*output, error) {
 		return nil, err
 	}
 	o := &output{w: bufio.NewWriterSize(f, 64<<10), name: path, file: f, app: e.app, ctx: e.ctx}
+	// Without --force the name was free when the run began (checkOutput):
+	// the commit must not replace what another process puts there.
+	f.noReplace = !e.force
 	o.unregister = e.app.addCleanup(func() { f.Abort() })
 	return o, nil
 }
@@ -234,6 +250,10 @@ func (e *env) createOutput(path string) (*output, error) {
 // errExists is wrapped by the error of createOutput for an existing file
 // when --force is not given.
 var errExists = errors.New("exists")
+
+// errAppeared is wrapped by the error of a commit without --force when a
+// file was created under the output's name while the command ran.
+var errAppeared = errors.New("another file was created under this name")
 
 // checkOutput checks that path, an output file argument, may be written:
 // that it is none of the command's inputs, and that it does not exist
