@@ -301,7 +301,9 @@ is one of the command's inputs (the same file under any name or link).
 Output files are written in a temporary directory beside them and renamed
 into place only when the command succeeds. Without --force that rename
 never replaces a file: if another process created one under the name
-while the command ran, it is left untouched and the command fails.
+while the command ran, it is left untouched and the command fails. A
+command whose standard output is one of its inputs (trevni tojson g.trv
+>> g.trv) refuses to run: "input file is output file".
 
 Exit status: 0 success, 1 error or problems found, 2 usage error,
 128+N interrupted by signal N (130 SIGINT, 143 SIGTERM).`

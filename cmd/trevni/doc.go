@@ -44,7 +44,9 @@
 // failed or interrupted run leaves no partial file and leaves an existing
 // file untouched. Without --force the rename never replaces a file: one
 // that another process created under the name while the command ran is
-// left as it is, and the command fails.
+// left as it is, and the command fails. A command whose standard output is
+// one of its inputs (trevni tojson g.trv >> g.trv) refuses to run, as cat
+// does: "input file is output file".
 //
 // Errors are reported as one line, "trevni: COMMAND: FILE: what went
 // wrong", with exit status 1; usage errors exit with status 2; a run

@@ -230,6 +230,9 @@ type output struct {
 // existing regular file unless --force was given.
 func (e *env) createOutput(path string) (*output, error) {
 	if path == "" || path == "-" {
+		if err := e.checkStdout(); err != nil {
+			return nil, err
+		}
 		return &output{w: bufio.NewWriterSize(e.stdout, 64<<10), name: displayName(path, true), unregister: func() {}, app: e.app, ctx: e.ctx}, nil
 	}
 	if err := e.checkOutput(path); err != nil {
@@ -282,6 +285,36 @@ func (e *env) checkOutput(path string) error {
 	}
 	if !e.force {
 		return fmt.Errorf("%s: %w: give --force to replace it", path, errExists)
+	}
+	return nil
+}
+
+// checkStdout refuses standard output when it is one of the command's
+// inputs (trevni tojson g.trv >> g.trv), which the command would read
+// while appending to it: the same device and inode, as GNU cat checks.
+// Only a regular file is compared; a terminal, a pipe or /dev/null is
+// never an input.
+func (e *env) checkStdout() error {
+	f, ok := e.stdout.(*os.File)
+	if !ok {
+		return nil
+	}
+	ofi, err := f.Stat()
+	if err != nil || !ofi.Mode().IsRegular() {
+		return nil
+	}
+	for _, in := range e.inputs {
+		var ifi fs.FileInfo
+		if in == "-" {
+			if f, ok := e.stdin.(*os.File); ok {
+				ifi, _ = f.Stat()
+			}
+		} else {
+			ifi, _ = os.Stat(in)
+		}
+		if ifi != nil && os.SameFile(ofi, ifi) {
+			return fmt.Errorf("%s: input file is output file: standard output writes to it", displayName(in, false))
+		}
 	}
 	return nil
 }

@@ -12,8 +12,9 @@ import (
 const validateHelp = `
 Validate reads the whole of a Trevni file and checks its structure and
 every checksum: the header, every column's block descriptors, that every
-block decompresses and matches its checksum, and that every block holds
-exactly the rows it claims, nested columns included. Each column and its
+block decompresses and matches its checksum, that every block holds
+exactly the rows it claims, nested columns included, and that no bytes
+follow the last column's data. Each column and its
 children are checked on their own, so one damaged column does not hide
 problems in the others.
 
@@ -90,6 +91,13 @@ func validateOne(e *env, path string, strict bool) error {
 	})
 	if err := e.interrupted(); err != nil {
 		return err
+	}
+	// Bytes after the last column's data belong to nothing: a file
+	// appended to, or two files run together.
+	if end, err := in.DataEnd(); err == nil && end < in.Size() {
+		p.done()
+		e.report(fmt.Errorf("%s: offset %d: %s after the end of the last column's data", in.Name(), end, plural(in.Size()-end, "byte")))
+		problems++
 	}
 	if problems == 0 && in.Meta().Has(layout.MetaAvroSchema) {
 		if err := checkRecords(e, in); err != nil {
