@@ -210,11 +210,12 @@ func (c *command) synopsis() string {
 	return strings.TrimSpace("trevni " + c.name + " [flags] " + c.args)
 }
 
-// printUsage prints the command's synopsis and flags, for usage errors.
-func (c *command) printUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: %s\n", c.synopsis())
-	printFlags(w, fs)
-	fmt.Fprintf(w, "Run 'trevni help %s' for details.\n", c.name)
+// usageHint is the last line of a usage error: where to read the usage.
+// The message (and, for a --where expression, the expression with a caret
+// under the fault) comes before it; the full help is for "trevni help
+// NAME" and "trevni NAME -h".
+func (c *command) usageHint(w io.Writer) {
+	fmt.Fprintf(w, "run 'trevni help %s' for usage\n", c.name)
 }
 
 // printHelp prints the command's full description.
@@ -304,6 +305,11 @@ never replaces a file: if another process created one under the name
 while the command ran, it is left untouched and the command fails. A
 command whose standard output is one of its inputs (trevni tojson g.trv
 >> g.trv) refuses to run: "input file is output file".
+
+A usage error prints its message (for a --where expression, the
+expression with a caret under the fault) and the line "run 'trevni help
+COMMAND' for usage"; the full help is "trevni help COMMAND" or
+"trevni COMMAND -h".
 
 Exit status: 0 success, 1 error or problems found, 2 usage error,
 128+N interrupted by signal N (130 SIGINT, 143 SIGTERM).`

@@ -184,8 +184,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 			fmt.Fprint(a.stdout, versionText())
 			return exitOK
 		default:
-			fmt.Fprintf(a.stderr, "trevni: unknown flag %s\n", args[0])
-			a.usage(a.stderr)
+			fmt.Fprintf(a.stderr, "trevni: unknown flag %s\nrun 'trevni help' for usage\n", args[0])
 			return exitUsage
 		}
 		args = args[1:]
@@ -226,8 +225,12 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
-		cmd.printUsage(a.stderr, fs)
+		msg := oneLine(err)
+		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+			msg = "unknown flag " + name
+		}
+		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, msg)
+		cmd.usageHint(a.stderr)
 		return exitUsage
 	}
 	ins, outPath := cmd.splitArgs(pos)
@@ -246,7 +249,7 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		inputs: append(slices.Clone(ins), inputFiles(fs)...), stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
 	if e.limits, err = cf.limits.parse(); err != nil {
 		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
-		cmd.printUsage(a.stderr, fs)
+		cmd.usageHint(a.stderr)
 		return exitUsage
 	}
 	var out *output
@@ -280,7 +283,7 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		if ue.detail != "" {
 			a.errorf("%s\n", ue.detail)
 		}
-		cmd.printUsage(a.stderr, fs)
+		cmd.usageHint(a.stderr)
 		return exitUsage
 	case ctx.Err() != nil:
 		a.errorf("trevni: %s: interrupted\n", cmd.name)
