@@ -38,12 +38,18 @@ func concatCommand(fs *flag.FlagSet) runFunc {
 		}
 		var rds []*format.Reader
 		var names []string
+		var first *trevniInput
 		for _, path := range ins {
 			in, err := e.openTrevni(path, nil)
 			if err != nil {
 				return err
 			}
 			defer in.Close()
+			if first == nil {
+				first = in
+			} else if err := sameColumns(first, in); err != nil {
+				return err
+			}
 			rds = append(rds, in.Reader)
 			names = append(names, in.Name())
 		}
@@ -70,4 +76,44 @@ func concatSpec() *command {
 		summary: "join Trevni files of the same columns by copying their blocks",
 		help:    concatHelp, setup: concatCommand,
 	}
+}
+
+// sameColumns checks that part b has the columns of the first part a,
+// which concat needs, and names the first column where they differ.
+func sameColumns(a, b *trevniInput) error {
+	na, nb := a.NumColumns(), b.NumColumns()
+	for i := range max(na, nb) {
+		var ca, cb *format.ColumnMeta
+		if i < na {
+			ca, _ = a.Column(i)
+		}
+		if i < nb {
+			cb, _ = b.Column(i)
+		}
+		if ca != nil && cb != nil && ca.Name == cb.Name && ca.Type == cb.Type && ca.Parent == cb.Parent && ca.Array == cb.Array && ca.Values == cb.Values {
+			continue
+		}
+		return fmt.Errorf("%s and %s cannot be joined: their schemas differ at column %d: %s in the first, %s in the second",
+			a.Name(), b.Name(), i, describeColumn(ca), describeColumn(cb))
+	}
+	return nil
+}
+
+// describeColumn names a column and its type for messages; "absent" for
+// nil.
+func describeColumn(c *format.ColumnMeta) string {
+	if c == nil {
+		return "absent"
+	}
+	s := fmt.Sprintf("%q (%s", c.Name, c.Type)
+	if c.Array {
+		s += ", array"
+	}
+	if c.Parent != "" {
+		s += fmt.Sprintf(", in %q", c.Parent)
+	}
+	if c.Values {
+		s += ", with first values"
+	}
+	return s + ")"
 }

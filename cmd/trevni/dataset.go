@@ -29,6 +29,9 @@ func isTrevniArg(arg string) bool {
 	if remote.IsURL(arg) || hasGlob(arg) {
 		return true
 	}
+	if fi, err := os.Stat(arg); err != nil || !fi.Mode().IsRegular() {
+		return err == nil && fi.IsDir() // a named pipe is not read to find out
+	}
 	f, err := os.Open(arg)
 	if err != nil {
 		return false
@@ -295,7 +298,7 @@ func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, sf *se
 		}
 		opts := assemble.Options{ReaderSchema: readerSchema, Layout: e.limits.layout()}
 		sf.options(&opts)
-		ar, err := assemble.NewAvroReader(in.Reader, &opts)
+		ar, err := newAvroReader(in.Reader, &opts)
 		if err == nil && from > 0 {
 			err = ar.SeekRow(from)
 		}
@@ -322,6 +325,25 @@ func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, sf *se
 		reports.finish(e)
 	}
 	return err
+}
+
+// newAvroReader is assemble.NewAvroReader, except that when a selection
+// of several fields fails, the error is that of the first field, in the
+// order given, that fails on its own: the reader may check the fields in
+// any order, and a message should not change from one run to the next.
+func newAvroReader(rd *format.Reader, opts *assemble.Options) (*assemble.AvroReader, error) {
+	ar, err := assemble.NewAvroReader(rd, opts)
+	if err == nil || len(opts.Fields) < 2 {
+		return ar, err
+	}
+	for _, f := range opts.Fields {
+		one := *opts
+		one.Fields = []string{f}
+		if _, ferr := assemble.NewAvroReader(rd, &one); ferr != nil {
+			return nil, ferr
+		}
+	}
+	return nil, err
 }
 
 // errEnough stops eachAvro once a limit on matches is reached.
@@ -397,7 +419,7 @@ func (e *env) toContainer(out io.Writer, parts []part, readerSchema string, rf *
 			defer in.Close()
 			opts := assemble.Options{Layout: e.limits.layout()}
 			sf.options(&opts)
-			ar, err := assemble.NewAvroReader(in.Reader, &opts)
+			ar, err := newAvroReader(in.Reader, &opts)
 			if err != nil {
 				return 0, e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
 			}

@@ -116,7 +116,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 			sink, err = csvtable.NewTrevniSink(out, fields, &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
 		}
 		if err != nil {
-			return err
+			return fileError(inName, err) // the schema is the input's header's
 		}
 		rows, err := csvtable.Copy(sink, src, p.setRows)
 		if err != nil {

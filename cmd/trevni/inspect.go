@@ -57,6 +57,7 @@ const (
 	inspectColSegments = 200     // most segments of one column
 	inspectMinSegments = 8       // fewest segments a column may be cut to
 	inspectMaxText     = 200     // bytes of a value shown in a tooltip or cell
+	inspectMaxName     = 48      // characters of a column name shown in the table (all of it on hover)
 	inspectMaxMeta     = 4096    // bytes of a metadata value shown
 	inspectMaxSchema   = 1 << 20 // bytes of avro.schema shown
 )
@@ -130,6 +131,7 @@ type inspectMeta struct {
 type inspectColumn struct {
 	Number                   int
 	Name, Type, Parent       string
+	ShortName, ShortParent   string // cut in the middle to inspectMaxName characters
 	Depth                    int
 	Array, Values            bool
 	Codec, Checksum          string
@@ -212,6 +214,7 @@ func inspectPage(rd *format.Reader, name string) (*inspectData, error) {
 		col := &inspectColumn{
 			Number: i, Name: clean(c.Name, inspectMaxText), Type: c.Type.String(),
 			Parent: clean(c.Parent, inspectMaxText), Depth: min(depth[i], 20),
+			ShortName: middleCut(clean(c.Name, inspectMaxText), inspectMaxName), ShortParent: middleCut(clean(c.Parent, inspectMaxText), inspectMaxName),
 			Array: c.Array, Values: c.Values,
 			Codec: clean(rd.ColumnCodec(i), inspectMaxText), Checksum: clean(rd.ColumnChecksum(i), inspectMaxText),
 			Start: start, Span: span, Share: percent(span, d.Size),
@@ -405,6 +408,19 @@ func clean(s string, n int) string {
 		s = s[:n] + "…"
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// middleCut shortens s to n characters, if it is longer, by replacing
+// its middle with an ellipsis, so that both ends of a long column name
+// (the record it is in, the field) stay visible.
+func middleCut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	tail := n - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
 // percent is 100*a/b, or 0.

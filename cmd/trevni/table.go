@@ -83,6 +83,13 @@ func (e *env) randomAccess(path string) (ra io.ReaderAt, size int64, done func()
 			return nil, 0, nil, err
 		}
 		ra, size, done = f, fi.Size(), f.Close
+		if !fi.Mode().IsRegular() { // a named pipe: copied, as standard input is
+			ra, size, done, err = e.spool(f)
+			f.Close()
+			if err != nil {
+				return nil, 0, nil, fmt.Errorf("%s: cannot read: %w", path, err)
+			}
+		}
 	}
 	return &countingReaderAt{ctx: e.ctx, ra: ra}, size, done, nil
 }

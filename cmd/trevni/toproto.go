@@ -16,10 +16,12 @@ length-delimited binary (--output delimited) or protojson lines
 (--output json). --fields keeps only the named fields (dotted paths of
 protobuf field names, comma-separated); only their columns are read.
 
+The messages go to OUT if given, otherwise to standard output.
+
 Examples (the file names stand for your own):
 
 	trevni toproto spans.trv spans.bin
-	trevni toproto --output json --fields resource_spans.scope_spans.spans.name spans.trv -
+	trevni toproto --output json --fields resource_spans.scope_spans.spans.name spans.trv
 `
 
 func toprotoCommand(fs *flag.FlagSet) runFunc {

@@ -86,6 +86,9 @@ func v1Hook(name string, fs *flag.FlagSet) func(args []string, run runFunc) runF
 func (e *env) sniffInput(path string) string {
 	var m [4]byte
 	if path != "-" {
+		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+			return "" // a named pipe can be read once: by the command
+		}
 		f, err := os.Open(path)
 		if err != nil {
 			return ""
@@ -183,7 +186,9 @@ func v1Command(e *env, name string, fs *flag.FlagSet, inPath string, out *output
 	case "meta":
 		err = v1Meta(out, rd, fs)
 	case "dump":
-		err = v1Dump(e, out, rd)
+		limit, _ := flagString(fs, "limit")
+		n, _ := strconv.ParseInt(limit, 10, 64)
+		err = v1Dump(e, out, rd, n)
 	case "validate":
 		return v1Validate(e, inPath, rd)
 	case "schema":
@@ -311,10 +316,11 @@ func v1Float(b []byte, f float64, bits int) []byte {
 	return strconv.AppendFloat(b, f, 'g', -1, bits)
 }
 
-// v1Dump prints each row as an object of its columns: a flat column's
-// value or null; a column with repetition levels, the array of its entries
-// in the row (null where an entry has no value).
-func v1Dump(e *env, out io.Writer, rd *trevni1.Reader) error {
+// v1Dump prints each row (the first limit, if it is not negative) as an
+// object of its columns: a flat column's value or null; a column with
+// repetition levels, the array of its entries in the row (null where an
+// entry has no value).
+func v1Dump(e *env, out io.Writer, rd *trevni1.Reader, limit int64) error {
 	n := rd.NumColumns()
 	crs := make([]*trevni1.ColumnReader, n)
 	has := make([]bool, n) // crs[i] holds the first entry of the next row
@@ -322,7 +328,7 @@ func v1Dump(e *env, out io.Writer, rd *trevni1.Reader) error {
 		crs[i] = rd.Values(i)
 	}
 	var b []byte
-	for row := int64(0); row < rd.RowCount(); row++ {
+	for row := int64(0); row < rd.RowCount() && (limit < 0 || row < limit); row++ {
 		if row%1024 == 0 {
 			if err := e.interrupted(); err != nil {
 				return err
