@@ -68,14 +68,6 @@ func metaOne(e *env, out io.Writer, path string, pretty, blocks bool) error {
 	return err
 }
 
-// argOr returns args[i], or def when there are not that many.
-func argOr(args []string, i int, def string) string {
-	if i < len(args) {
-		return args[i]
-	}
-	return def
-}
-
 // metaJSON describes the file as compact JSON; with blocks, it lists every
 // block descriptor.
 func metaJSON(rd *format.Reader, blocks bool) ([]byte, error) {
