@@ -10,11 +10,9 @@ require (
 	github.com/linkedin/goavro/v2 v2.15.0
 	github.com/ulikunitz/xz v0.5.17
 	go.opentelemetry.io/proto/otlp v1.11.1
+	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 	google.golang.org/protobuf v1.36.12
 )
 
-require (
-	golang.org/x/sync v0.8.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-)
+require golang.org/x/sync v0.8.0 // indirect

@@ -59,6 +59,7 @@ type Reader struct {
 	cols     []ColumnMeta
 	rawMeta  []MetaData
 	starts   []int64
+	dataAt   int64 // where the header ends and the columns' data begins
 	parents  []int
 	children [][]int
 	byName   map[string]int
@@ -86,6 +87,7 @@ type blockTable struct {
 	codec     Codec
 	codecName string
 	checksum  int
+	end       int64 // just past the last block, or the table when there is none
 	err       error
 }
 
@@ -281,6 +283,7 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 	rd.starts = make([]int64, ncols)
 	// The columns' data begins after the table of their starts.
 	dataStart := h.off + 8*int64(ncols)
+	rd.dataAt = dataStart
 	for i := range rd.starts {
 		at := h.off
 		if err := h.full(fixed[:8]); err != nil {
@@ -544,7 +547,31 @@ func (rd *Reader) readTable(i int, t *blockTable) error {
 			return rd.colErr(i, b, bi.Offset, fmt.Errorf("%w: block of %d bytes runs past the end of the file (%d bytes)", ErrFormat, bi.CompressedSize+t.checksum, rd.size))
 		}
 	}
+	t.end = off
 	return nil
+}
+
+// DataEnd returns the offset just past the last byte the file's columns
+// use: the end of the last block (with its checksum) of the column stored
+// last, or of its block table when it has no block; for a file of no
+// columns, the end of the header. A well-formed file ends there: bytes
+// after it belong to no column (validate reports them). It reads that
+// column's block table, and fails as Blocks does.
+func (rd *Reader) DataEnd() (int64, error) {
+	if len(rd.starts) == 0 {
+		return rd.dataAt, nil
+	}
+	last := 0
+	for i, s := range rd.starts {
+		if s > rd.starts[last] {
+			last = i
+		}
+	}
+	t, err := rd.table(last)
+	if err != nil {
+		return 0, err
+	}
+	return t.end, nil
 }
 
 // ColumnRange returns the byte range of column i in the file: its block

@@ -139,7 +139,7 @@ func TestOneLine(t *testing.T) {
 func TestPanicRecovered(t *testing.T) {
 	a := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
 	cmd := &command{name: "boom", args: "", maxArgs: -1, setup: func(fs *flag.FlagSet) runFunc {
-		return func(e *env, args []string) error { panic(fmt.Sprintf("bad\nthing %d", 42)) }
+		return func(e *env, args []string, _ *output) error { panic(fmt.Sprintf("bad\nthing %d", 42)) }
 	}}
 	code := a.runCommand(t.Context(), cmd, nil, false)
 	stderr := a.stderr.(*strings.Builder).String()
@@ -149,17 +149,17 @@ func TestPanicRecovered(t *testing.T) {
 }
 
 // TestUsageErrorFromCommand checks that a command's own usage error exits
-// with status 2 and the usage.
+// with status 2, the message and the line saying where the usage is.
 func TestUsageErrorFromCommand(t *testing.T) {
 	var out, errOut strings.Builder
 	a := newApp(strings.NewReader(""), &out, &errOut)
 	cmd := &command{name: "picky", args: "X", maxArgs: -1, setup: func(fs *flag.FlagSet) runFunc {
-		return func(e *env, args []string) error { return e.usagef("X must be odd") }
+		return func(e *env, args []string, _ *output) error { return e.usagef("X must be odd") }
 	}}
 	if code := a.runCommand(t.Context(), cmd, nil, false); code != exitUsage {
 		t.Errorf("exit status %d, want 2", code)
 	}
-	if !strings.HasPrefix(errOut.String(), "trevni: picky: X must be odd\nusage: trevni picky") {
+	if errOut.String() != "trevni: picky: X must be odd\nrun 'trevni help picky' for usage\n" {
 		t.Errorf("stderr:\n%s", errOut.String())
 	}
 }
@@ -284,5 +284,45 @@ func TestUsageAligned(t *testing.T) {
 	for _, c := range commandTable() {
 		help := runIn(t, nil, "help", c.name).stdout
 		check(c.name, help[strings.Index(help, "Flags:"):], "  -")
+	}
+}
+
+// TestUsageErrorForm checks the form of every kind of usage error: the
+// message, for a --where expression the expression with a caret under the
+// character at fault, and one line saying where the usage is; no flag
+// list. The full help still comes with help COMMAND and -h.
+func TestUsageErrorForm(t *testing.T) {
+	hint := "run 'trevni help tojson' for usage"
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"tojson", "--bogus", tinyRLE}, "trevni: tojson: unknown flag -bogus"},
+		{[]string{"tojson", "--limit", "x", tinyRLE}, "trevni: tojson: invalid value \"x\" for flag -limit: parse error"},
+		{[]string{"tojson", "--codec", "zz", tinyRLE}, "trevni: tojson: unknown flag -codec"},
+		{[]string{"tojson", "--offset", "-1", filepath.Join(interopDir, "email", "email.deflate.crc32.trv")}, "trevni: tojson: --offset must not be negative"},
+	} {
+		r := runIn(t, nil, c.args...)
+		if want := c.msg + "\n" + hint + "\n"; r.code != exitUsage || r.stderr != want {
+			t.Errorf("%q: status %d, stderr\n%s\nwant 2 and\n%s", c.args, r.code, r.stderr, want)
+		}
+	}
+	// --where: the expression, and a caret under the second '>'.
+	expr := "amount >> 3"
+	r := runIn(t, nil, "tojson", "--where", expr, filepath.Join(interopDir, "email", "email.deflate.crc32.trv"))
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	if r.code != exitUsage || len(lines) != 4 || !strings.HasPrefix(lines[0], "trevni: tojson: --where: ") || lines[3] != hint {
+		t.Fatalf("--where %q: status %d, stderr\n%s", expr, r.code, r.stderr)
+	}
+	at := strings.Index(lines[1], expr)
+	if at < 0 || strings.TrimSpace(lines[2]) != "^" || strings.Index(lines[2], "^") != at+strings.Index(expr, ">>")+1 {
+		t.Errorf("--where %q: the caret is not under the fault:\n%s\n%s", expr, lines[1], lines[2])
+	}
+	// help COMMAND and COMMAND -h print the whole help with the flags.
+	for _, args := range [][]string{{"help", "tojson"}, {"tojson", "-h"}} {
+		r := runIn(t, nil, args...)
+		if r.code != exitOK || !strings.Contains(r.stdout, "Flags:") || !strings.Contains(r.stdout, "--where EXPR") {
+			t.Errorf("%q: status %d, no flag list in\n%s", args, r.code, r.stdout)
+		}
 	}
 }

@@ -10,16 +10,19 @@ import (
 )
 
 // A command is one entry of the command table. Adding a command to the tool
-// is adding an entry to commandTable and writing its setup function.
+// is writing a file NAME.go holding its help, its spec function (NAMESpec,
+// returning its command) and its setup function, and listing the spec in
+// commandTable.
 type command struct {
-	name    string // as typed after "trevni"
-	args    string // the synopsis of its arguments, after the flags: "IN.trv [OUT.json]"
-	minArgs int    // fewest positional arguments
-	maxArgs int    // most positional arguments, or -1 for no limit
-	summary string // one line for the list of commands
-	help    string // what it does, with an example; shown by "trevni help NAME"
-	writes  bool   // writes a file: takes --force
-	stdin   bool   // reads standard input when no argument is given and it is not a terminal
+	name    string   // as typed after "trevni"
+	args    string   // the synopsis of its arguments, after the flags: "IN.trv [OUT.json]"
+	minArgs int      // fewest positional arguments, the output included
+	maxArgs int      // most positional arguments, or -1 for no limit
+	summary string   // one line for the list of commands
+	help    string   // what it does, with an example; shown by "trevni help NAME"
+	output  outputAt // where its output is; the framework creates and commits it
+	dataset bool     // its inputs are a data set: globs and directories are expanded
+	stdin   bool     // reads standard input when no argument is given and it is not a terminal
 
 	// setup defines the command's flags on fs and returns the function
 	// that runs it, which sees the flags' values through its closure.
@@ -27,99 +30,80 @@ type command struct {
 	setup func(fs *flag.FlagSet) runFunc
 }
 
-// runFunc runs a command with its positional arguments, already checked
-// against minArgs and maxArgs. Its error is reported as one line with exit
-// status 1, or with the usage and status 2 if it is a *usageError (see
-// env.usagef). It must check e.ctx in long loops, and write output files
-// only through env.createOutput.
-type runFunc func(e *env, args []string) error
+// outputAt says where a command's output is among its positional
+// arguments.
+type outputAt int
+
+const (
+	noOutput       outputAt = iota // it writes no output (validate, count)
+	stdoutOutput                   // standard output, always (head)
+	lastOutput                     // the last argument (fromavro IN... OUT)
+	optionalOutput                 // the last argument, when it is not an input; standard output otherwise
+)
+
+// writesFile reports whether the command may write a named file, and so
+// takes --force.
+func (c *command) writesFile() bool { return c.output == lastOutput || c.output == optionalOutput }
+
+// splitArgs splits the positional arguments into the inputs and the
+// output's name ("-" for standard output, "" when there is no output).
+// An optional output is the second argument of a command of one input
+// (schema IN [OUT]); for a command reading a data set, the last of
+// several arguments when it is not Trevni input (a URL, a glob, a
+// directory, or a file that starts like a Trevni file).
+func (c *command) splitArgs(args []string) (ins []string, out string) {
+	switch c.output {
+	case noOutput:
+		return args, ""
+	case lastOutput:
+		if len(args) == 0 {
+			return nil, "-"
+		}
+		return args[:len(args)-1], args[len(args)-1]
+	case optionalOutput:
+		if n := len(args); n > 1 && (!c.dataset || !isTrevniArg(args[n-1])) {
+			return args[:n-1], args[n-1]
+		}
+	}
+	return args, "-"
+}
+
+// runFunc runs a command with its inputs (the positional arguments less
+// the output, already checked against minArgs and maxArgs, and expanded
+// when the command reads a data set) and its output, which is nil when
+// the command has none. The framework (app.runCommand) creates the
+// output before the run, commits it when the run returns nil and aborts
+// it otherwise: the run only writes to it. Its error is reported as one
+// line with exit status 1, or as a usage error with status 2 if it is a
+// *usageError (see env.usagef). It must check e.ctx in long loops.
+type runFunc func(e *env, ins []string, out *output) error
 
 // commandTable lists the commands in the order "trevni help" shows them.
 func commandTable() []*command {
-	return append([]*command{
-		{
-			name: "fromavro", writes: true, args: "IN.avro... OUT.trv", minArgs: 2, maxArgs: -1,
-			summary: "convert an Avro container file to Trevni",
-			help:    fromavroHelp, setup: fromavroCommand,
-		},
-		{
-			name: "toavro", writes: true, args: "IN.trv... OUT.avro", minArgs: 2, maxArgs: -1,
-			summary: "convert a Trevni file back to an Avro container file",
-			help:    toavroHelp, setup: toavroCommand,
-		},
-		{
-			name: "tojson", writes: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
-			summary: "print records as Avro JSON, one per line",
-			help:    tojsonHelp, setup: tojsonCommand,
-		},
-		{
-			name: "fromjson", writes: true, args: "IN.jsonl OUT.trv", minArgs: 2, maxArgs: 2,
-			summary: "convert Avro JSON lines to Trevni",
-			help:    fromjsonHelp, setup: fromjsonCommand,
-		},
-		{
-			name: "fromproto", writes: true, args: "IN OUT.trv", minArgs: 2, maxArgs: 2,
-			summary: "convert a stream of protobuf messages to Trevni",
-			help:    fromprotoHelp, setup: fromprotoCommand,
-		},
-		{
-			name: "toproto", writes: true, args: "IN.trv... OUT", minArgs: 2, maxArgs: -1,
-			summary: "convert a Trevni file made from protobuf back to messages",
-			help:    toprotoHelp, setup: toprotoCommand,
-		},
-		{
-			name: "concat", writes: true, args: "IN.trv... OUT.trv", minArgs: 2, maxArgs: -1,
-			summary: "join Trevni files of the same columns by copying their blocks",
-			help:    concatHelp, setup: concatCommand,
-		},
-		{
-			name: "random", writes: true, args: "SCHEMA.avsc COUNT OUT.trv", minArgs: 3, maxArgs: 3,
-			summary: "write random records of an Avro schema",
-			help:    randomHelp, setup: randomCommand,
-		},
-		{
-			name: "schema", writes: true, stdin: true, args: "IN.trv [OUT.avsc]", minArgs: 1, maxArgs: 2,
-			summary: "print the Avro schema stored in a file",
-			help:    schemaHelp, setup: schemaCommand,
-		},
-		{
-			name: "meta", writes: true, stdin: true, args: "IN.trv... [OUT.json]", minArgs: 1, maxArgs: -1,
-			summary: "print a file's metadata, columns and block descriptors as JSON",
-			help:    metaHelp,
-			setup:   metaCommand,
-		},
-		{
-			name: "dump", writes: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
-			summary: "print every row as a JSON object, one per line",
-			help:    dumpHelp,
-			setup:   dumpCommand,
-		},
-		{
-			name: "inspect", writes: true, args: "IN.trv [OUT.html]", minArgs: 1, maxArgs: 2,
-			summary: "write an HTML page showing where a file's bytes are", help: inspectHelp, setup: inspectCommand,
-		},
-		{
-			name: "validate", stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
-			summary: "check a file's structure and every checksum",
-			help:    validateHelp,
-			setup:   validateCommand,
-		},
-		{
-			name: "version", args: "", minArgs: 0, maxArgs: 0,
-			summary: "print the version, the Go release and the codecs built in",
-			help:    versionHelp, setup: versionCommand,
-		},
-		{
-			name: "completion", args: "bash|zsh|fish", minArgs: 1, maxArgs: 1,
-			summary: "print a shell completion script",
-			help:    completionHelp, setup: completionCommand,
-		},
-		{
-			name: "man", args: "", minArgs: 0, maxArgs: 0,
-			summary: "print the manual page (roff)",
-			help:    manHelp, setup: manCommand,
-		},
-	}, append(tableCommands(), readCommands()...)...)
+	return []*command{
+		fromavroSpec(),
+		toavroSpec(),
+		tojsonSpec(),
+		fromjsonSpec(),
+		fromprotoSpec(),
+		toprotoSpec(),
+		concatSpec(),
+		randomSpec(),
+		schemaSpec(),
+		metaSpec(),
+		dumpSpec(),
+		inspectSpec(),
+		validateSpec(),
+		versionSpec(),
+		completionSpec(),
+		manSpec(),
+		fromcsvSpec(),
+		tocsvSpec(),
+		fromclmnSpec(),
+		toclmnSpec(),
+		countSpec(),
+		headSpec(),
+	}
 }
 
 // lookupCommand returns the command called name, or nil.
@@ -168,7 +152,7 @@ func (c *command) flagSet(quiet bool) (*flag.FlagSet, runFunc, *commonFlags) {
 	fs.Usage = func() {}
 	run := c.setup(fs)
 	cf := &commonFlags{}
-	if c.writes {
+	if c.writesFile() {
 		fs.BoolVar(&cf.force, "force", false, "replace an existing output file (never one of the inputs)")
 	}
 	if !slices.Contains(noData, c.name) {
@@ -226,11 +210,12 @@ func (c *command) synopsis() string {
 	return strings.TrimSpace("trevni " + c.name + " [flags] " + c.args)
 }
 
-// printUsage prints the command's synopsis and flags, for usage errors.
-func (c *command) printUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: %s\n", c.synopsis())
-	printFlags(w, fs)
-	fmt.Fprintf(w, "Run 'trevni help %s' for details.\n", c.name)
+// usageHint is the last line of a usage error: where to read the usage.
+// The message (and, for a --where expression, the expression with a caret
+// under the fault) comes before it; the full help is for "trevni help
+// NAME" and "trevni NAME -h".
+func (c *command) usageHint(w io.Writer) {
+	fmt.Fprintf(w, "run 'trevni help %s' for usage\n", c.name)
 }
 
 // printHelp prints the command's full description.
@@ -309,13 +294,22 @@ const (
 command takes --quiet (no progress on standard error) and -h; every
 command that writes a file takes --force. A file argument of "-" means
 standard input or standard output; an absent output means standard
-output. The reading commands (tojson, schema, meta, dump, validate) read
-standard input when no input is named and it is not a terminal.
+output. The reading commands (tojson, schema, meta, dump, validate, count,
+head) read standard input when no input is named and it is not a terminal.
 
 An existing output file is replaced only with --force, and never when it
 is one of the command's inputs (the same file under any name or link).
 Output files are written in a temporary directory beside them and renamed
-into place only when the command succeeds.
+into place only when the command succeeds. Without --force that rename
+never replaces a file: if another process created one under the name
+while the command ran, it is left untouched and the command fails. A
+command whose standard output is one of its inputs (trevni tojson g.trv
+>> g.trv) refuses to run: "input file is output file".
+
+A usage error prints its message (for a --where expression, the
+expression with a caret under the fault) and the line "run 'trevni help
+COMMAND' for usage"; the full help is "trevni help COMMAND" or
+"trevni COMMAND -h".
 
 Exit status: 0 success, 1 error or problems found, 2 usage error,
 128+N interrupted by signal N (130 SIGINT, 143 SIGTERM).`

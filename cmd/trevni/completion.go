@@ -78,8 +78,8 @@ func commandFlags(c *command) []flagInfo {
 
 // completionCommand sets up "trevni completion".
 func completionCommand(fs *flag.FlagSet) runFunc {
-	return func(e *env, args []string) error {
-		switch args[0] {
+	return func(e *env, ins []string, out *output) error {
+		switch ins[0] {
 		case "bash":
 			writeBash(e.stdout)
 		case "zsh":
@@ -87,7 +87,7 @@ func completionCommand(fs *flag.FlagSet) runFunc {
 		case "fish":
 			writeFish(e.stdout)
 		default:
-			return e.usagef("unknown shell %q (want bash, zsh or fish)", args[0])
+			return e.usagef("unknown shell %q (want bash, zsh or fish)", ins[0])
 		}
 		return nil
 	}
@@ -270,7 +270,7 @@ func writeFish(w io.Writer) {
 
 // manCommand sets up "trevni man".
 func manCommand(fs *flag.FlagSet) runFunc {
-	return func(e *env, args []string) error {
+	return func(e *env, ins []string, out *output) error {
 		writeMan(e.stdout)
 		return nil
 	}
@@ -334,4 +334,22 @@ func writeMan(w io.Writer) {
 	}
 	fmt.Fprintln(w, ".SH EXIT STATUS\n.TP\n0\nsuccess\n.TP\n1\nthe command failed, or validate found problems\n.TP\n2\nusage error: unknown command or flag, wrong arguments\n.TP\n128+N\ninterrupted by signal N: 130 for SIGINT, 143 for SIGTERM")
 	fmt.Fprintln(w, ".SH SEE ALSO\nThe README of github.com/trevni\\-go/trevni.")
+}
+
+// completionSpec is the command "trevni completion".
+func completionSpec() *command {
+	return &command{
+		name: "completion", args: "bash|zsh|fish", minArgs: 1, maxArgs: 1,
+		summary: "print a shell completion script",
+		help:    completionHelp, setup: completionCommand,
+	}
+}
+
+// manSpec is the command "trevni man".
+func manSpec() *command {
+	return &command{
+		name: "man", args: "", minArgs: 0, maxArgs: 0,
+		summary: "print the manual page (roff)",
+		help:    manHelp, setup: manCommand,
+	}
 }

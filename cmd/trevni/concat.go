@@ -30,29 +30,26 @@ Examples (the file names stand for your own):
 
 // concatCommand sets up "trevni concat".
 func concatCommand(fs *flag.FlagSet) runFunc {
-	return func(e *env, args []string) error {
-		ins, outPath, err := e.datasetArgs(args, lastOutput)
-		if err != nil {
-			return err
-		}
+	return func(e *env, ins []string, out *output) error {
 		for _, in := range ins {
 			if in == "-" {
 				return e.usagef("concat reads files, not standard input")
 			}
 		}
-		out, err := e.createOutput(outPath)
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
 		var rds []*format.Reader
 		var names []string
+		var first *trevniInput
 		for _, path := range ins {
 			in, err := e.openTrevni(path, nil)
 			if err != nil {
 				return err
 			}
 			defer in.Close()
+			if first == nil {
+				first = in
+			} else if err := sameColumns(first, in); err != nil {
+				return err
+			}
 			rds = append(rds, in.Reader)
 			names = append(names, in.Name())
 		}
@@ -67,12 +64,56 @@ func concatCommand(fs *flag.FlagSet) runFunc {
 			}
 			return err
 		}
-		if err := out.Commit(); err != nil {
-			return err
-		}
-		if !e.quiet && out.file != nil {
-			fmt.Fprintf(e.stderr, "trevni: concat: wrote %s: %s from %s\n", out.Name(), pluralCount(rows, "row"), plural(int64(len(ins)), "file"))
-		}
+		e.wrote(out, func() string { return pluralCount(rows, "row") + " from " + plural(int64(len(ins)), "file") })
 		return nil
 	}
+}
+
+// concatSpec is the command "trevni concat".
+func concatSpec() *command {
+	return &command{
+		name: "concat", output: lastOutput, dataset: true, args: "IN.trv... OUT.trv", minArgs: 2, maxArgs: -1,
+		summary: "join Trevni files of the same columns by copying their blocks",
+		help:    concatHelp, setup: concatCommand,
+	}
+}
+
+// sameColumns checks that part b has the columns of the first part a,
+// which concat needs, and names the first column where they differ.
+func sameColumns(a, b *trevniInput) error {
+	na, nb := a.NumColumns(), b.NumColumns()
+	for i := range max(na, nb) {
+		var ca, cb *format.ColumnMeta
+		if i < na {
+			ca, _ = a.Column(i)
+		}
+		if i < nb {
+			cb, _ = b.Column(i)
+		}
+		if ca != nil && cb != nil && ca.Name == cb.Name && ca.Type == cb.Type && ca.Parent == cb.Parent && ca.Array == cb.Array && ca.Values == cb.Values {
+			continue
+		}
+		return fmt.Errorf("%s and %s cannot be joined: their schemas differ at column %d: %s in the first, %s in the second",
+			a.Name(), b.Name(), i, describeColumn(ca), describeColumn(cb))
+	}
+	return nil
+}
+
+// describeColumn names a column and its type for messages; "absent" for
+// nil.
+func describeColumn(c *format.ColumnMeta) string {
+	if c == nil {
+		return "absent"
+	}
+	s := fmt.Sprintf("%q (%s", c.Name, c.Type)
+	if c.Array {
+		s += ", array"
+	}
+	if c.Parent != "" {
+		s += fmt.Sprintf(", in %q", c.Parent)
+	}
+	if c.Values {
+		s += ", with first values"
+	}
+	return s + ")"
 }

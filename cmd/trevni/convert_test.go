@@ -213,6 +213,10 @@ func TestE2EProto(t *testing.T) {
 	if !bytes.Equal(readFile(t, back), in.Bytes()) {
 		t.Error("toproto: messages differ from the input")
 	}
+	// With no output named, the messages go to standard output.
+	if r := runBin(t, nil, "toproto", trv); r.code != 0 || r.stdout != in.String() {
+		t.Errorf("toproto to standard output: status %d, %d bytes, want the %d of the input; %s", r.code, len(r.stdout), in.Len(), r.stderr)
+	}
 	if r := runBin(t, nil, "tojson", trv); r.code != 0 || len(splitLines(t, strings.NewReader(r.stdout))) != 50 {
 		t.Errorf("tojson of a protobuf file: %+v", r.stderr)
 	}

@@ -22,35 +22,15 @@ import (
 // files in name order), local files or http(s) URLs, read one after the
 // other as one stream of records.
 
-// Where the output goes among a command's positional arguments.
-const (
-	noOutput       = iota // every argument is an input (validate)
-	optionalOutput        // the last argument is the output when it is not a Trevni input
-	lastOutput            // the last argument is the output
-)
-
-// datasetArgs splits a command's positional arguments into its inputs,
-// expanded, and its output ("" when there is none), and records the
-// expanded inputs as files the command must never write over.
-func (e *env) datasetArgs(args []string, output int) (ins []string, out string, err error) {
-	switch {
-	case output == lastOutput,
-		output == optionalOutput && len(args) > 1 && !isTrevniArg(args[len(args)-1]):
-		out, args = args[len(args)-1], args[:len(args)-1]
-	}
-	if ins, err = expandInputs(args); err != nil {
-		return nil, "", err
-	}
-	e.inputs = append(e.inputs, ins...)
-	return ins, out, nil
-}
-
 // isTrevniArg reports whether an argument names Trevni input rather than
 // an output: a URL, a glob, a directory, standard input once an input was
 // given, or an existing file that starts like a Trevni file.
 func isTrevniArg(arg string) bool {
 	if remote.IsURL(arg) || hasGlob(arg) {
 		return true
+	}
+	if fi, err := os.Stat(arg); err != nil || !fi.Mode().IsRegular() {
+		return err == nil && fi.IsDir() // a named pipe is not read to find out
 	}
 	f, err := os.Open(arg)
 	if err != nil {
@@ -318,7 +298,7 @@ func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, sf *se
 		}
 		opts := assemble.Options{ReaderSchema: readerSchema, Layout: e.limits.layout()}
 		sf.options(&opts)
-		ar, err := assemble.NewAvroReader(in.Reader, &opts)
+		ar, err := newAvroReader(in.Reader, &opts)
 		if err == nil && from > 0 {
 			err = ar.SeekRow(from)
 		}
@@ -345,6 +325,25 @@ func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, sf *se
 		reports.finish(e)
 	}
 	return err
+}
+
+// newAvroReader is assemble.NewAvroReader, except that when a selection
+// of several fields fails, the error is that of the first field, in the
+// order given, that fails on its own: the reader may check the fields in
+// any order, and a message should not change from one run to the next.
+func newAvroReader(rd *format.Reader, opts *assemble.Options) (*assemble.AvroReader, error) {
+	ar, err := assemble.NewAvroReader(rd, opts)
+	if err == nil || len(opts.Fields) < 2 {
+		return ar, err
+	}
+	for _, f := range opts.Fields {
+		one := *opts
+		one.Fields = []string{f}
+		if _, ferr := assemble.NewAvroReader(rd, &one); ferr != nil {
+			return nil, ferr
+		}
+	}
+	return nil, err
 }
 
 // errEnough stops eachAvro once a limit on matches is reached.
@@ -420,7 +419,7 @@ func (e *env) toContainer(out io.Writer, parts []part, readerSchema string, rf *
 			defer in.Close()
 			opts := assemble.Options{Layout: e.limits.layout()}
 			sf.options(&opts)
-			ar, err := assemble.NewAvroReader(in.Reader, &opts)
+			ar, err := newAvroReader(in.Reader, &opts)
 			if err != nil {
 				return 0, e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
 			}

@@ -42,7 +42,11 @@
 // only with --force. Output files are written in a private temporary
 // directory beside them and renamed into place only when complete, so a
 // failed or interrupted run leaves no partial file and leaves an existing
-// file untouched.
+// file untouched. Without --force the rename never replaces a file: one
+// that another process created under the name while the command ran is
+// left as it is, and the command fails. A command whose standard output is
+// one of its inputs (trevni tojson g.trv >> g.trv) refuses to run, as cat
+// does: "input file is output file".
 //
 // Errors are reported as one line, "trevni: COMMAND: FILE: what went
 // wrong", with exit status 1; usage errors exit with status 2; a run

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -37,8 +36,10 @@ the rows their shape.
 of tojson's --where, over the Avro fields of the schema the file stores (a
 file written from Avro: fromavro, fromjson, random); a file without one is
 a usage error. Blocks whose statistics rule out a match are not read, in
-the filter's columns or in those printed. --report prints the rows scanned
-and matched, the blocks read and skipped per column and the bytes read.
+the filter's columns or in those printed. --limit N prints the first N
+rows (with --where, the first N that match) and reads no further.
+--report prints the rows scanned and matched, the blocks read and skipped
+per column and the bytes read.
 
 The rows go to OUT.jsonl if given, otherwise to standard output.
 
@@ -53,18 +54,9 @@ Examples (the file names stand for your own):
 // dumpCommand sets up "trevni dump".
 func dumpCommand(fs *flag.FlagSet) runFunc {
 	sf := addSelectFlags(fs)
-	return func(e *env, args []string) error {
-		// The output is opened first, so that a bad output name fails
-		// before a large standard input is read.
-		ins, outPath, err := e.datasetArgs(args, optionalOutput)
-		if err != nil {
-			return err
-		}
-		out, err := e.createOutput(cmp.Or(outPath, "-"))
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
+	limit := fs.Int64("limit", -1, "print at most `N` rows (with --where, the first N that match); -1 means all")
+	return func(e *env, ins []string, out *output) error {
+		left := *limit // rows still to print, or -1 for all
 		parts, err := e.scanParts(ins, "", nil)
 		if err != nil {
 			return err
@@ -75,12 +67,15 @@ func dumpCommand(fs *flag.FlagSet) runFunc {
 		var buf []byte
 		var reports partReports // for --report
 		err = e.eachPart(parts, nil, nil, p, func(in *trevniInput, _, _, before int64) error {
+			if left == 0 {
+				return errEnough
+			}
 			d, err := e.newDumper(in, sf)
 			if err != nil {
 				return err
 			}
 			defer d.rows.Close()
-			for n := int64(0); ; n++ {
+			for n := int64(0); left != 0; n++ {
 				if n%1024 == 0 {
 					if err := e.interrupted(); err != nil {
 						return err
@@ -98,17 +93,20 @@ func dumpCommand(fs *flag.FlagSet) runFunc {
 				if _, err := out.Write(buf); err != nil {
 					return err
 				}
+				if left > 0 {
+					left--
+				}
 			}
 			if sf.report {
 				reports.add(e, in.Name(), d.report(in))
 			}
 			return nil
 		})
-		if err != nil {
+		if err != nil && !errors.Is(err, errEnough) {
 			return err
 		}
 		reports.finish(e)
-		return out.Commit()
+		return nil
 	}
 }
 
@@ -252,4 +250,14 @@ func (e *env) dumpColumns(in *trevniInput, fields string) ([]int, error) {
 		cols = append(cols, ar.ColumnsRead()...)
 	}
 	return cols, nil
+}
+
+// dumpSpec is the command "trevni dump".
+func dumpSpec() *command {
+	return &command{
+		name: "dump", output: optionalOutput, dataset: true, stdin: true, args: "IN.trv... [OUT.jsonl]", minArgs: 1, maxArgs: -1,
+		summary: "print every row as a JSON object, one per line",
+		help:    dumpHelp,
+		setup:   dumpCommand,
+	}
 }

@@ -149,6 +149,13 @@ func (e *env) openTrevniFor(path string, opts *format.ReaderOptions, headerOnly 
 			return nil, fmt.Errorf("%s: is a directory", path)
 		}
 		ra, size, done = f, fi.Size(), f.Close
+		if !fi.Mode().IsRegular() { // a named pipe: copied, as standard input is
+			ra, size, done, err = e.spool(f)
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("%s: cannot read: %w", name, err)
+			}
+		}
 	}
 	cra := &countingReaderAt{ctx: e.ctx, ra: ra}
 	rd, err := format.NewReader(cra, size, e.limits.reader(opts))
@@ -176,6 +183,13 @@ func (e *env) stdinReaderAt() (ra io.ReaderAt, size int64, done func() error, er
 			}
 		}
 	}
+	return e.spool(e.stdin)
+}
+
+// spool copies a stream that allows no random access (standard input, a
+// named pipe) to a temporary file, and returns it for random access; done
+// removes it, as does the signal handler.
+func (e *env) spool(r io.Reader) (ra io.ReaderAt, size int64, done func() error, err error) {
 	tmp, err := os.CreateTemp("", "trevni-stdin-*")
 	if err != nil {
 		return nil, 0, nil, err
@@ -195,7 +209,7 @@ func (e *env) stdinReaderAt() (ra io.ReaderAt, size int64, done func() error, er
 		cleanup()
 		return nil
 	}
-	n, err := io.Copy(tmp, &ctxReader{ctx: e.ctx, r: e.stdin})
+	n, err := io.Copy(tmp, &ctxReader{ctx: e.ctx, r: r})
 	if err != nil {
 		done()
 		return nil, 0, nil, err

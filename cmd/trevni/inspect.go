@@ -57,6 +57,7 @@ const (
 	inspectColSegments = 200     // most segments of one column
 	inspectMinSegments = 8       // fewest segments a column may be cut to
 	inspectMaxText     = 200     // bytes of a value shown in a tooltip or cell
+	inspectMaxName     = 48      // characters of a column name shown in the table (all of it on hover)
 	inspectMaxMeta     = 4096    // bytes of a metadata value shown
 	inspectMaxSchema   = 1 << 20 // bytes of avro.schema shown
 )
@@ -73,19 +74,14 @@ func inspectTemplate() (*template.Template, error) {
 
 // inspectCommand sets up "trevni inspect".
 func inspectCommand(fs *flag.FlagSet) runFunc {
-	return func(e *env, args []string) error {
-		switch e.sniffInput(args[0]) {
+	return func(e *env, ins []string, out *output) error {
+		switch e.sniffInput(ins[0]) {
 		case trevni1.Magic:
-			return fmt.Errorf("%s: a Trevni version 1 file: inspect reads version 2 files only (try 'trevni meta')", args[0])
+			return fmt.Errorf("%s: a Trevni version 1 file: inspect reads version 2 files only (try 'trevni meta')", ins[0])
 		case clmn.Magic:
-			return fmt.Errorf("%s: a CLMN file: inspect reads Trevni version 2 files only (try 'trevni meta')", args[0])
+			return fmt.Errorf("%s: a CLMN file: inspect reads Trevni version 2 files only (try 'trevni meta')", ins[0])
 		}
-		out, err := e.createOutput(argOr(args, 1, "-"))
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
-		in, err := e.openTrevni(args[0], nil)
+		in, err := e.openTrevni(ins[0], nil)
 		if err != nil {
 			return err
 		}
@@ -101,7 +97,7 @@ func inspectCommand(fs *flag.FlagSet) runFunc {
 		if err := tmpl.Execute(out, page); err != nil {
 			return err
 		}
-		return out.Commit()
+		return nil
 	}
 }
 
@@ -135,6 +131,7 @@ type inspectMeta struct {
 type inspectColumn struct {
 	Number                   int
 	Name, Type, Parent       string
+	ShortName, ShortParent   string // cut in the middle to inspectMaxName characters
 	Depth                    int
 	Array, Values            bool
 	Codec, Checksum          string
@@ -217,6 +214,7 @@ func inspectPage(rd *format.Reader, name string) (*inspectData, error) {
 		col := &inspectColumn{
 			Number: i, Name: clean(c.Name, inspectMaxText), Type: c.Type.String(),
 			Parent: clean(c.Parent, inspectMaxText), Depth: min(depth[i], 20),
+			ShortName: middleCut(clean(c.Name, inspectMaxText), inspectMaxName), ShortParent: middleCut(clean(c.Parent, inspectMaxText), inspectMaxName),
 			Array: c.Array, Values: c.Values,
 			Codec: clean(rd.ColumnCodec(i), inspectMaxText), Checksum: clean(rd.ColumnChecksum(i), inspectMaxText),
 			Start: start, Span: span, Share: percent(span, d.Size),
@@ -412,6 +410,19 @@ func clean(s string, n int) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
+// middleCut shortens s to n characters, if it is longer, by replacing
+// its middle with an ellipsis, so that both ends of a long column name
+// (the record it is in, the field) stay visible.
+func middleCut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	tail := n - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
+
 // percent is 100*a/b, or 0.
 func percent(a, b int64) float64 {
 	if b <= 0 {
@@ -433,4 +444,12 @@ func humanSize(n int64) string {
 		u++
 	}
 	return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64) + " " + units[u]
+}
+
+// inspectSpec is the command "trevni inspect".
+func inspectSpec() *command {
+	return &command{
+		name: "inspect", output: optionalOutput, args: "IN.trv [OUT.html]", minArgs: 1, maxArgs: 2,
+		summary: "write an HTML page showing where a file's bytes are", help: inspectHelp, setup: inspectCommand,
+	}
 }

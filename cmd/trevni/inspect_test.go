@@ -150,7 +150,7 @@ func TestInspectInterop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(page, "<code>"+c.Name+"</code>") {
+		if !strings.Contains(page, `title="`+c.Name+`">`+c.Name+"</code>") {
 			t.Errorf("column %q not on the page", c.Name)
 		}
 		for j, b := range bl {
@@ -202,7 +202,7 @@ func TestInspectStats(t *testing.T) {
 	if strings.Contains(page, "<script") || strings.Contains(page, `"' onmouseover`) {
 		t.Errorf("hostile text not escaped")
 	}
-	if !strings.Contains(page, "<code>&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&#39;&amp;amp;</code>") {
+	if !strings.Contains(page, ">&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&#39;&amp;amp;</code>") {
 		t.Error("hostile column name not shown escaped")
 	}
 	// The metadata value is not UTF-8: shown in hex; its key is shown
@@ -304,7 +304,7 @@ func TestInspectHostileHeader(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"<code>a\uFFFD&lt;img src=x onerror=alert(1)&gt;&#34;</code>", // the name, and the parent of child
+		">a\uFFFD&lt;img src=x onerror=alert(1)&gt;&#34;</code>", // the name, and the parent of child
 		"<pre>&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;\uFFFD</pre>",
 		"<code>x&lt;b&gt;</code>",
 		"statistics unreadable: ",
@@ -313,7 +313,7 @@ func TestInspectHostileHeader(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	if strings.Count(page, "<code>a\uFFFD&lt;img") != 2 {
+	if strings.Count(page, ">a\uFFFD&lt;img") != 2 {
 		t.Error("the name is not shown as the column's and as its child's parent")
 	}
 }
@@ -346,8 +346,8 @@ func TestInspectBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := inspect(t, in)
-	if !strings.Contains(page, "300 more columns") || !strings.Contains(page, fmt.Sprintf("<code>c%d</code>", inspectMaxColumns-1)) ||
-		strings.Contains(page, fmt.Sprintf("<code>c%d</code>", inspectMaxColumns)) {
+	if !strings.Contains(page, "300 more columns") || !strings.Contains(page, fmt.Sprintf("<code title=\"c%d\">c%d</code>", inspectMaxColumns-1, inspectMaxColumns-1)) ||
+		strings.Contains(page, fmt.Sprintf(">c%d</code>", inspectMaxColumns)) {
 		t.Error("page does not stop at the column limit and say so")
 	}
 	if !strings.Contains(page, "consecutive blocks are drawn as one segment") {
@@ -504,5 +504,36 @@ func checkNotBlank(t *testing.T, path string) {
 	}
 	if saturated < 1000 {
 		t.Errorf("screenshot has %d coloured pixels: no bars drawn", saturated)
+	}
+}
+
+// TestInspectLongColumnName checks that a very long column name (162
+// characters) is shown cut in the middle, both ends kept, with the whole
+// name on hover, so that it does not push the other columns off screen.
+func TestInspectLongColumnName(t *testing.T) {
+	dir := t.TempDir()
+	long := "f" + strings.Repeat("abcdefghij", 16) + "z" // 162 characters
+	avsc := filepath.Join(dir, "long.avsc")
+	writeFileT(t, avsc, []byte(`{"type":"record","name":"R","fields":[{"name":"`+long+`","type":"int"},{"name":"b","type":"string"}]}`))
+	trv := filepath.Join(dir, "long.trv")
+	if r := runIn(t, nil, "random", "--quiet", avsc, "3", trv); r.code != exitOK {
+		t.Fatalf("random: %+v", r)
+	}
+	r := runIn(t, nil, "inspect", trv)
+	if r.code != exitOK {
+		t.Fatalf("inspect: %+v", r)
+	}
+	short := middleCut(long, inspectMaxName)
+	if n := len([]rune(short)); n != inspectMaxName || !strings.HasPrefix(short, long[:20]) || !strings.HasSuffix(short, long[len(long)-20:]) || !strings.Contains(short, "…") {
+		t.Errorf("middleCut = %q (%d characters), want %d with both ends and an ellipsis", short, n, inspectMaxName)
+	}
+	if !strings.Contains(r.stdout, `<code title="`+long+`">`+short+`</code>`) {
+		t.Errorf("the columns table does not show %q with the whole name as its title", short)
+	}
+	if strings.Contains(r.stdout, ">"+long+"<") {
+		t.Error("the whole name is shown as text somewhere")
+	}
+	if got := middleCut("b", inspectMaxName); got != "b" {
+		t.Errorf("middleCut of a short name = %q", got)
 	}
 }

@@ -184,8 +184,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 			fmt.Fprint(a.stdout, versionText())
 			return exitOK
 		default:
-			fmt.Fprintf(a.stderr, "trevni: unknown flag %s\n", args[0])
-			a.usage(a.stderr)
+			fmt.Fprintf(a.stderr, "trevni: unknown flag %s\nrun 'trevni help' for usage\n", args[0])
 			return exitUsage
 		}
 		args = args[1:]
@@ -226,29 +225,53 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
-		cmd.printUsage(a.stderr, fs)
+		msg := oneLine(err)
+		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+			msg = "unknown flag " + name
+		}
+		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, msg)
+		cmd.usageHint(a.stderr)
 		return exitUsage
 	}
-	runFn = v1(pos, runFn)
+	ins, outPath := cmd.splitArgs(pos)
+	if cmd.dataset {
+		if ins, err = expandInputs(ins); err != nil {
+			fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
+			return exitError
+		}
+	}
+	runFn = v1(ins, runFn)
 
 	a.mu.Lock()
 	a.command = cmd.name
 	a.mu.Unlock()
 	e := &env{ctx: ctx, app: a, name: cmd.name, quiet: cf.quiet, force: cf.force,
-		inputs: append(slices.Clone(pos), inputFiles(fs)...), stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
+		inputs: append(slices.Clone(ins), inputFiles(fs)...), stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
 	if e.limits, err = cf.limits.parse(); err != nil {
 		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
-		cmd.printUsage(a.stderr, fs)
+		cmd.usageHint(a.stderr)
 		return exitUsage
 	}
+	var out *output
 	defer func() {
+		out.Abort() // nothing after Commit
 		if r := recover(); r != nil {
 			a.errorf("trevni: %s: internal error: %s\n", cmd.name, oneLine(fmt.Errorf("%v", r)))
 			code = exitError
 		}
 	}()
-	err = runFn(e, pos)
+	// The output is created first, so that a bad output name fails before
+	// a large input is read.
+	if cmd.output != noOutput {
+		if out, err = e.createOutput(outPath); err != nil {
+			a.errorf("trevni: %s: %s\n", cmd.name, oneLine(fileFirst(err)))
+			return exitError
+		}
+	}
+	err = runFn(e, ins, out)
+	if err == nil && out != nil {
+		err = out.Commit()
+	}
 	var ue *usageError
 	switch {
 	case err == nil:
@@ -260,7 +283,7 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		if ue.detail != "" {
 			a.errorf("%s\n", ue.detail)
 		}
-		cmd.printUsage(a.stderr, fs)
+		cmd.usageHint(a.stderr)
 		return exitUsage
 	case ctx.Err() != nil:
 		a.errorf("trevni: %s: interrupted\n", cmd.name)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -39,24 +38,14 @@ Examples (the file names stand for your own):
 func metaCommand(fs *flag.FlagSet) runFunc {
 	pretty := fs.Bool("pretty", false, "indent the JSON")
 	blocks := fs.Bool("blocks", false, "list every column's block descriptors")
-	return func(e *env, args []string) error {
-		// The output is opened first, as in dump.
-		ins, outPath, err := e.datasetArgs(args, optionalOutput)
-		if err != nil {
-			return err
-		}
-		out, err := e.createOutput(cmp.Or(outPath, "-"))
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
+	return func(e *env, ins []string, out *output) error {
 		// Several inputs give one JSON document per file, in order.
 		for _, path := range ins {
 			if err := metaOne(e, out, path, *pretty, *blocks); err != nil {
 				return err
 			}
 		}
-		return out.Commit()
+		return nil
 	}
 }
 
@@ -77,14 +66,6 @@ func metaOne(e *env, out io.Writer, path string, pretty, blocks bool) error {
 	b = append(b, '\n')
 	_, err = out.Write(b)
 	return err
-}
-
-// argOr returns args[i], or def when there are not that many.
-func argOr(args []string, i int, def string) string {
-	if i < len(args) {
-		return args[i]
-	}
-	return def
 }
 
 // metaJSON describes the file as compact JSON; with blocks, it lists every
@@ -182,4 +163,14 @@ func writeMeta(w *jsonWriter, m *format.MetaData) {
 		w.bytesValue(m.Value(i))
 	}
 	w.endObject()
+}
+
+// metaSpec is the command "trevni meta".
+func metaSpec() *command {
+	return &command{
+		name: "meta", output: optionalOutput, dataset: true, stdin: true, args: "IN.trv... [OUT.json]", minArgs: 1, maxArgs: -1,
+		summary: "print a file's metadata, columns and block descriptors as JSON",
+		help:    metaHelp,
+		setup:   metaCommand,
+	}
 }

@@ -21,6 +21,10 @@ import (
 // os.Create. When the name is a symbolic link, the file it points to is
 // written, not the link, even when that file does not exist yet.
 //
+// With noReplace set, Commit does not replace a file that appeared under
+// the name while the output was being written (another process's): it
+// fails with errAppeared and leaves that file untouched.
+//
 // A target that exists but is not a regular file, such as /dev/null or a
 // named pipe, cannot be replaced: it is written directly.
 //
@@ -31,6 +35,8 @@ type atomicFile struct {
 	path   string // the target
 	tmpDir string // the private directory holding tmp, or ""
 	tmp    string // the temporary file, or "" when writing the target directly
+
+	noReplace bool // Commit must not replace a file that appeared meanwhile
 
 	mu   sync.Mutex
 	done bool // committed or aborted
@@ -155,10 +161,17 @@ func (a *atomicFile) Commit() error {
 	if cerr := a.f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
+	switch {
+	case err != nil:
+	case a.noReplace:
+		err = renameNoReplace(a.tmp, a.path)
+	default:
 		err = os.Rename(a.tmp, a.path)
 	}
 	os.RemoveAll(a.tmpDir)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s: %w while this command ran: left untouched (give --force to replace it)", a.path, errAppeared)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: cannot write: %w", a.path, err)
 	}
@@ -193,14 +206,16 @@ func syncDir(dir string) {
 }
 
 // output is where a command writes its result: standard output, or a file
-// replaced atomically. Writes are buffered. The command must call Commit on
-// success and should defer Abort, which does nothing after Commit.
+// replaced atomically. Writes are buffered. The framework creates it
+// before the command runs (app.runCommand), commits it when the run
+// succeeds and aborts it otherwise; the command only writes to it.
 type output struct {
 	w          *bufio.Writer
 	name       string      // for messages
 	file       *atomicFile // nil for standard output
 	unregister func()
 	done       bool
+	committed  []func() // run once Commit has succeeded (summaries)
 
 	ctx    context.Context // the run's: writes fail once it is done
 	app    *app
@@ -215,6 +230,9 @@ type output struct {
 // existing regular file unless --force was given.
 func (e *env) createOutput(path string) (*output, error) {
 	if path == "" || path == "-" {
+		if err := e.checkStdout(); err != nil {
+			return nil, err
+		}
 		return &output{w: bufio.NewWriterSize(e.stdout, 64<<10), name: displayName(path, true), unregister: func() {}, app: e.app, ctx: e.ctx}, nil
 	}
 	if err := e.checkOutput(path); err != nil {
@@ -225,6 +243,9 @@ func (e *env) createOutput(path string) (*output, error) {
 		return nil, err
 	}
 	o := &output{w: bufio.NewWriterSize(f, 64<<10), name: path, file: f, app: e.app, ctx: e.ctx}
+	// Without --force the name was free when the run began (checkOutput):
+	// the commit must not replace what another process puts there.
+	f.noReplace = !e.force
 	o.unregister = e.app.addCleanup(func() { f.Abort() })
 	return o, nil
 }
@@ -232,6 +253,10 @@ func (e *env) createOutput(path string) (*output, error) {
 // errExists is wrapped by the error of createOutput for an existing file
 // when --force is not given.
 var errExists = errors.New("exists")
+
+// errAppeared is wrapped by the error of a commit without --force when a
+// file was created under the output's name while the command ran.
+var errAppeared = errors.New("another file was created under this name")
 
 // checkOutput checks that path, an output file argument, may be written:
 // that it is none of the command's inputs, and that it does not exist
@@ -242,12 +267,7 @@ func (e *env) checkOutput(path string) error {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil // created, or written in place; createAtomic reports errors
 	}
-	skipped := false
 	for _, in := range e.inputs {
-		if in == path && !skipped {
-			skipped = true // the output argument itself
-			continue
-		}
 		var ifi fs.FileInfo
 		if in == "-" {
 			if f, ok := e.stdin.(*os.File); ok {
@@ -265,6 +285,36 @@ func (e *env) checkOutput(path string) error {
 	}
 	if !e.force {
 		return fmt.Errorf("%s: %w: give --force to replace it", path, errExists)
+	}
+	return nil
+}
+
+// checkStdout refuses standard output when it is one of the command's
+// inputs (trevni tojson g.trv >> g.trv), which the command would read
+// while appending to it: the same device and inode, as GNU cat checks.
+// Only a regular file is compared; a terminal, a pipe or /dev/null is
+// never an input.
+func (e *env) checkStdout() error {
+	f, ok := e.stdout.(*os.File)
+	if !ok {
+		return nil
+	}
+	ofi, err := f.Stat()
+	if err != nil || !ofi.Mode().IsRegular() {
+		return nil
+	}
+	for _, in := range e.inputs {
+		var ifi fs.FileInfo
+		if in == "-" {
+			if f, ok := e.stdin.(*os.File); ok {
+				ifi, _ = f.Stat()
+			}
+		} else {
+			ifi, _ = os.Stat(in)
+		}
+		if ifi != nil && os.SameFile(ofi, ifi) {
+			return fmt.Errorf("%s: input file is output file: standard output writes to it", displayName(in, false))
+		}
 	}
 	return nil
 }
@@ -318,11 +368,29 @@ func (o *output) WriteString(s string) (int, error) {
 	return o.w.WriteString(s)
 }
 
-// Commit flushes the output and, for a file, renames it into place.
+// afterCommit registers f to run once the output has been committed: a
+// summary line that names the file written, or reads it back.
+func (o *output) afterCommit(f func()) { o.committed = append(o.committed, f) }
+
+// IsFile reports whether the output is a named file, not standard output.
+func (o *output) IsFile() bool { return o.file != nil }
+
+// Commit flushes the output and, for a file, renames it into place; then
+// it runs the functions registered with afterCommit.
 func (o *output) Commit() error {
 	if o.done {
 		return fmt.Errorf("%s: cannot write: already committed or aborted", o.name)
 	}
+	if err := o.commit(); err != nil {
+		return err
+	}
+	for _, f := range o.committed {
+		f()
+	}
+	return nil
+}
+
+func (o *output) commit() error {
 	o.done = true
 	defer o.unregister()
 	defer o.removeTemp()
@@ -342,8 +410,9 @@ func (o *output) Commit() error {
 
 // Abort abandons the output: a file's temporary copy is removed; what was
 // written to standard output is flushed, since it cannot be taken back.
+// It does nothing after Commit or Abort, or on a nil output.
 func (o *output) Abort() {
-	if o.done {
+	if o == nil || o.done {
 		return
 	}
 	o.done = true

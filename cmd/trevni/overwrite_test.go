@@ -81,15 +81,13 @@ func TestE2ENoOverwriteInput(t *testing.T) {
 		args []string
 		file string // the output named in the message
 	}{
-		// meta, dump and tojson read an existing Trevni file named last
-		// as one more input (dataset_test.go), so name the output in a
-		// list of several inputs instead.
+		// meta, dump, tojson and toproto read an existing Trevni file
+		// named last as one more input (dataset_test.go), so name the
+		// output in a list of several inputs instead.
 		{[]string{"toavro", trv, hard, trv}, trv},
-		{[]string{"toproto", trv, soft}, soft},
 		{[]string{"toavro", trv, soft}, soft},
 		{[]string{"schema", trv, trv}, trv},
 		{[]string{"toavro", trv, trv}, trv},
-		{[]string{"toproto", trv, hard}, hard},
 		{[]string{"fromavro", avro, avro}, avro},
 		{[]string{"fromavro", avro, avro, avro}, avro},
 		{[]string{"fromjson", "--schema", avsc, jsonl, avsc}, avsc},

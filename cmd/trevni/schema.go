@@ -24,13 +24,8 @@ Examples (the file names stand for your own):
 func schemaCommand(fs *flag.FlagSet) runFunc {
 	pretty := fs.Bool("pretty", false, "indent the JSON")
 	protoName := fs.Bool("proto", false, "print the protobuf message name instead")
-	return func(e *env, args []string) error {
-		out, err := e.createOutput(argOr(args, 1, "-"))
-		if err != nil {
-			return err
-		}
-		defer out.Abort()
-		in, err := e.openTrevni(args[0], nil)
+	return func(e *env, ins []string, out *output) error {
+		in, err := e.openTrevni(ins[0], nil)
 		if err != nil {
 			return err
 		}
@@ -42,7 +37,7 @@ func schemaCommand(fs *flag.FlagSet) runFunc {
 				return fmt.Errorf("%s: not written from protobuf (no %s metadata)", in.Name(), protoload.MetaMessage)
 			}
 			fmt.Fprintln(out, name)
-			return out.Commit()
+			return nil
 		}
 		text, ok := meta.Get(layout.MetaAvroSchema)
 		if !ok {
@@ -53,6 +48,15 @@ func schemaCommand(fs *flag.FlagSet) runFunc {
 		}
 		out.Write(text)
 		out.Write([]byte{'\n'})
-		return out.Commit()
+		return nil
+	}
+}
+
+// schemaSpec is the command "trevni schema".
+func schemaSpec() *command {
+	return &command{
+		name: "schema", output: optionalOutput, stdin: true, args: "IN.trv [OUT.avsc]", minArgs: 1, maxArgs: 2,
+		summary: "print the Avro schema stored in a file",
+		help:    schemaHelp, setup: schemaCommand,
 	}
 }

@@ -43,10 +43,10 @@ func v1Hook(name string, fs *flag.FlagSet) func(args []string, run runFunc) runF
 		version := fs.Int("version", 2, "Trevni version to write: 2, or 1 (Impala's variant with definition and repetition levels)")
 		return func(args []string, run runFunc) runFunc {
 			if *version == 1 {
-				return func(e *env, args []string) error { return v1FromAvro(e, fs, args) }
+				return func(e *env, ins []string, out *output) error { return v1FromAvro(e, fs, ins, out) }
 			}
 			if *version != 2 {
-				return func(e *env, args []string) error { return e.usagef("--version must be 1 or 2") }
+				return func(*env, []string, *output) error { return &usageError{msg: "--version must be 1 or 2"} }
 			}
 			return run
 		}
@@ -55,24 +55,24 @@ func v1Hook(name string, fs *flag.FlagSet) func(args []string, run runFunc) runF
 			fs.Bool("impala-booleans", false, "version-1 input: read a boolean block that Impala's size bug left short as Impala's scanner did (the missing bits from the bytes after it) instead of failing")
 		}
 		return func(_ []string, run runFunc) runFunc {
-			return func(e *env, args []string) error {
+			return func(e *env, args []string, out *output) error {
 				if len(args) == 0 {
-					return run(e, args)
+					return run(e, args, out)
 				}
 				magic := e.sniffInput(args[0])
 				impala, _ := flagString(fs, "impala-booleans")
 				switch {
 				case magic == trevni1.Magic:
-					return v1Command(e, name, fs, args)
+					return v1Command(e, name, fs, args[0], out)
 				case magic == clmn.Magic && (name == "tojson" || name == "meta"):
 					if impala == "true" {
 						return e.usagef("--impala-booleans applies to version-1 files only")
 					}
-					return v1CLMN(e, name, fs, args)
+					return v1CLMN(e, name, fs, args[0], out)
 				case impala == "true":
 					return e.usagef("--impala-booleans applies to version-1 files only")
 				}
-				return run(e, args)
+				return run(e, args, out)
 			}
 		}
 	}
@@ -87,6 +87,9 @@ func v1Hook(name string, fs *flag.FlagSet) func(args []string, run runFunc) runF
 func (e *env) sniffInput(path string) string {
 	var m [4]byte
 	if path != "-" {
+		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+			return "" // a named pipe can be read once: by the command
+		}
 		f, err := os.Open(path)
 		if err != nil {
 			return ""
@@ -117,10 +120,10 @@ func (e *env) sniffInput(path string) string {
 
 // v1CLMN runs tojson or meta on a CLMN file named or on standard input,
 // with tojson's --fields.
-func v1CLMN(e *env, name string, fs *flag.FlagSet, args []string) error {
+func v1CLMN(e *env, name string, fs *flag.FlagSet, inPath string, out *output) error {
 	pretty, _ := flagString(fs, "pretty")
 	if name == "meta" {
-		return clmnMeta(e, args, pretty == "true")
+		return clmnMeta(e, inPath, out, pretty == "true")
 	}
 	where, _ := flagString(fs, "where")
 	report, _ := flagString(fs, "report")
@@ -129,7 +132,7 @@ func v1CLMN(e *env, name string, fs *flag.FlagSet, args []string) error {
 	}
 	schemaFile, _ := flagString(fs, "schema")
 	fields, _ := flagString(fs, "fields")
-	return clmnToJSON(e, args, schemaFile, pretty == "true", flagRange(fs), fieldList(fields))
+	return clmnToJSON(e, inPath, out, schemaFile, pretty == "true", flagRange(fs), fieldList(fields))
 }
 
 // flagRange returns the --offset and --limit of fs (parsed already by the
@@ -157,9 +160,9 @@ func flagString(fs *flag.FlagSet, name string) (string, bool) {
 	return f.Value.String(), set
 }
 
-func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
+func v1Command(e *env, name string, fs *flag.FlagSet, inPath string, out *output) error {
 	if v, _ := flagString(fs, "proto"); v == "true" {
-		return fmt.Errorf("%s: a version-1 file is not written from protobuf", args[0])
+		return fmt.Errorf("%s: a version-1 file is not written from protobuf", inPath)
 	}
 	if v, _ := flagString(fs, "fields"); v != "" {
 		return e.usagef("--fields does not apply to version-1 files")
@@ -170,12 +173,7 @@ func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 	if v, _ := flagString(fs, "report"); v == "true" && name == "dump" {
 		return e.usagef("--report does not apply to version-1 files")
 	}
-	out, err := e.createOutput(argOr(args, 1, "-"))
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	ra, size, done, err := e.randomAccess(args[0])
+	ra, size, done, err := e.randomAccess(inPath)
 	if err != nil {
 		return err
 	}
@@ -183,15 +181,17 @@ func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 	impala, _ := flagString(fs, "impala-booleans")
 	rd, err := trevni1.NewReader(ra, size, &trevni1.ReaderOptions{ImpalaBooleans: impala == "true"})
 	if err != nil {
-		return fmt.Errorf("%s: %w", displayName(args[0], false), err)
+		return fmt.Errorf("%s: %w", displayName(inPath, false), err)
 	}
 	switch name {
 	case "meta":
 		err = v1Meta(out, rd, fs)
 	case "dump":
-		err = v1Dump(e, out, rd)
+		limit, _ := flagString(fs, "limit")
+		n, _ := strconv.ParseInt(limit, 10, 64)
+		err = v1Dump(e, out, rd, n)
 	case "validate":
-		return v1Validate(e, args[0], rd)
+		return v1Validate(e, inPath, rd)
 	case "schema":
 		err = v1Schema(out, rd, fs)
 	case "tojson", "toavro":
@@ -202,13 +202,10 @@ func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", args[0], err)
+		return fmt.Errorf("%s: %w", inPath, err)
 	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	if name == "toavro" && !e.quiet && args[1] != "-" {
-		fmt.Fprintf(e.stderr, "trevni: toavro: wrote %s: %d records (version 1 input)\n", args[1], rd.RowCount())
+	if name == "toavro" {
+		e.wrote(out, func() string { return fmt.Sprintf("%d records (version 1 input)", rd.RowCount()) })
 	}
 	return nil
 }
@@ -320,10 +317,11 @@ func v1Float(b []byte, f float64, bits int) []byte {
 	return strconv.AppendFloat(b, f, 'g', -1, bits)
 }
 
-// v1Dump prints each row as an object of its columns: a flat column's
-// value or null; a column with repetition levels, the array of its entries
-// in the row (null where an entry has no value).
-func v1Dump(e *env, out io.Writer, rd *trevni1.Reader) error {
+// v1Dump prints each row (the first limit, if it is not negative) as an
+// object of its columns: a flat column's value or null; a column with
+// repetition levels, the array of its entries in the row (null where an
+// entry has no value).
+func v1Dump(e *env, out io.Writer, rd *trevni1.Reader, limit int64) error {
 	n := rd.NumColumns()
 	crs := make([]*trevni1.ColumnReader, n)
 	has := make([]bool, n) // crs[i] holds the first entry of the next row
@@ -331,7 +329,7 @@ func v1Dump(e *env, out io.Writer, rd *trevni1.Reader) error {
 		crs[i] = rd.Values(i)
 	}
 	var b []byte
-	for row := int64(0); row < rd.RowCount(); row++ {
+	for row := int64(0); row < rd.RowCount() && (limit < 0 || row < limit); row++ {
 		if row%1024 == 0 {
 			if err := e.interrupted(); err != nil {
 				return err
@@ -549,8 +547,7 @@ func v1Records(e *env, name string, out io.Writer, rd *trevni1.Reader, fs *flag.
 // snappy; --checksum null or crc32; --memory bounds the finished blocks
 // held in memory before they spill to the output's private temporary
 // directory.
-func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
-	ins, outPath := args[:len(args)-1], args[len(args)-1]
+func v1FromAvro(e *env, fs *flag.FlagSet, ins []string, out *output) error {
 	if _, set := flagString(fs, "block-size"); set {
 		return e.usagef("--block-size does not apply to version 1 (blocks are cut by Impala's rule on its 64 KiB buffer)")
 	}
@@ -577,11 +574,7 @@ func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
 	default:
 		return e.usagef("unknown codec %q for version 1 (want none, deflate, gzip, bzip2 or snappy)", opts.Codec)
 	}
-	out, err := e.createOutput(outPath)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
+	var err error
 	if opts.TempDir, err = out.TempDir(); err != nil {
 		return err
 	}
@@ -638,13 +631,9 @@ func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
 	if err := rw.Close(); err != nil {
 		return err
 	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	if !e.quiet && outPath != "-" {
-		fmt.Fprintf(e.stderr, "trevni: fromavro: wrote %s: %d rows, %d columns (version 1, codec %s)\n",
-			outPath, rw.RowCount(), len(rw.Columns()), opts.Codec)
-	}
+	e.wrote(out, func() string {
+		return fmt.Sprintf("%d rows, %d columns (version 1, codec %s)", rw.RowCount(), len(rw.Columns()), opts.Codec)
+	})
 	return nil
 }
 

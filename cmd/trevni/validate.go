@@ -12,8 +12,9 @@ import (
 const validateHelp = `
 Validate reads the whole of a Trevni file and checks its structure and
 every checksum: the header, every column's block descriptors, that every
-block decompresses and matches its checksum, and that every block holds
-exactly the rows it claims, nested columns included. Each column and its
+block decompresses and matches its checksum, that every block holds
+exactly the rows it claims, nested columns included, and that no bytes
+follow the last column's data. Each column and its
 children are checked on their own, so one damaged column does not hide
 problems in the others.
 
@@ -40,11 +41,7 @@ Examples (the file names stand for your own):
 // validateCommand sets up "trevni validate".
 func validateCommand(fs *flag.FlagSet) runFunc {
 	strict := fs.Bool("strict", false, "reject the all-zero CRC-32s Java writes with the null codec")
-	return func(e *env, args []string) error {
-		ins, _, err := e.datasetArgs(args, noOutput)
-		if err != nil {
-			return err
-		}
+	return func(e *env, ins []string, out *output) error {
 		// Several inputs are checked one after the other, each reported
 		// on its own line; the run fails if any of them does.
 		failed := 0
@@ -95,6 +92,13 @@ func validateOne(e *env, path string, strict bool) error {
 	if err := e.interrupted(); err != nil {
 		return err
 	}
+	// Bytes after the last column's data belong to nothing: a file
+	// appended to, or two files run together.
+	if end, err := in.DataEnd(); err == nil && end < in.Size() {
+		p.done()
+		e.report(fmt.Errorf("%s: offset %d: %s after the end of the last column's data", in.Name(), end, plural(in.Size()-end, "byte")))
+		problems++
+	}
 	if problems == 0 && in.Meta().Has(layout.MetaAvroSchema) {
 		if err := checkRecords(e, in); err != nil {
 			if ierr := e.interrupted(); ierr != nil {
@@ -141,4 +145,14 @@ func checkRecords(e *env, in *trevniInput) error {
 		return err
 	}
 	return ar.Validate(e.ctx)
+}
+
+// validateSpec is the command "trevni validate".
+func validateSpec() *command {
+	return &command{
+		name: "validate", dataset: true, stdin: true, args: "IN.trv...", minArgs: 1, maxArgs: -1,
+		summary: "check a file's structure and every checksum",
+		help:    validateHelp,
+		setup:   validateCommand,
+	}
 }

@@ -23,7 +23,7 @@ Examples:
 
 // versionCommand sets up "trevni version".
 func versionCommand(fs *flag.FlagSet) runFunc {
-	return func(e *env, args []string) error {
+	return func(e *env, ins []string, out *output) error {
 		_, err := fmt.Fprint(e.stdout, versionText())
 		return err
 	}
@@ -72,4 +72,13 @@ func versionText() string {
 	fmt.Fprintf(&b, "Avro codecs: %s\n", strings.Join(avroCodecs, ", "))
 	b.WriteString("(zstd and zstandard name the same codec and are accepted on either side)\n")
 	return b.String()
+}
+
+// versionSpec is the command "trevni version".
+func versionSpec() *command {
+	return &command{
+		name: "version", args: "", minArgs: 0, maxArgs: 0,
+		summary: "print the version, the Go release and the codecs built in",
+		help:    versionHelp, setup: versionCommand,
+	}
 }

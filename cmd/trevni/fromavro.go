@@ -1,0 +1,115 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/ocf"
+	"github.com/trevni-go/trevni/shred"
+)
+
+const fromavroHelp = `
+Fromavro converts an Avro object container file (any codec: null, deflate,
+snappy, bzip2, xz, zstandard) to a Trevni file, one column per simple
+value, laid out as Java's trevni-avro lays it out, so that Java reads the
+result. The Avro schema is stored in the file as avro.schema. Records are
+decoded straight from Avro's binary encoding into the columns.
+
+The default codec and checksum, deflate and crc32, are ones Java reads.
+With --codec null and --stats=false the file is byte for byte what Java
+writes for the same records, when the container's schema text is in the
+compact form Java writes (any container Java wrote): the schema is stored
+as the container gives it, where Java stores its own rendering.
+
+Several input files of one schema (the parts of a data set) make one
+Trevni file, their records in the order the files are given.
+
+Examples (the file names stand for your own):
+
+	trevni fromavro events.avro events.trv
+	trevni fromavro part-*.avro events.trv
+	trevni fromavro --codec snappy --block-size 262144 - events.trv < events.avro
+`
+
+func fromavroCommand(fs *flag.FlagSet) runFunc {
+	tf := addTrevniFlags(fs)
+	return func(e *env, ins []string, out *output) error {
+		opts, err := tf.options(e)
+		if err != nil {
+			return err
+		}
+		if len(ins) == 1 {
+			return e.toTrevni(ins[0], out, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
+				return shred.FromContainer(e.ctx, out, in, &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress})
+			})
+		}
+		return e.fromAvroFiles(ins, out, opts)
+	}
+}
+
+// fromAvroFiles converts several Avro container files of one schema (the
+// parts of a data set, say) into one Trevni file, in the order given.
+func (e *env) fromAvroFiles(ins []string, out *output, opts format.WriterOptions) error {
+	var total int64
+	for _, in := range ins {
+		if in == "-" {
+			return e.usagef("standard input can only be the one input")
+		}
+		total += inputSize(in)
+	}
+	var err error
+	if opts.TempDir, err = out.TempDir(); err != nil {
+		return err
+	}
+	// The first file's schema, as written there, becomes the file's.
+	first, err := os.Open(ins[0])
+	if err != nil {
+		return err
+	}
+	r, err := ocf.NewReader(first)
+	first.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", ins[0], err)
+	}
+	p := e.newProgress(0, total)
+	defer p.done()
+	var done int64
+	aw, err := shred.NewAvroWriter(out, r.Schema(), &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: func(rows, n int64) {
+		p.setRows(rows)
+		p.setBytes(done + n)
+	}})
+	if err != nil {
+		return fmt.Errorf("%s: %w", ins[0], err)
+	}
+	defer aw.Abort()
+	for _, name := range ins {
+		f, err := e.openInput(name)
+		if err != nil {
+			return err
+		}
+		err = aw.AppendContainer(e.ctx, &ctxReader{ctx: e.ctx, r: f})
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		done += inputSize(name)
+	}
+	if err := aw.Close(); err != nil {
+		return fmt.Errorf("%s: %w", out.Name(), err)
+	}
+	p.done()
+	e.summary(out, aw.RowCount(), opts)
+	return nil
+}
+
+// fromavroSpec is the command "trevni fromavro".
+func fromavroSpec() *command {
+	return &command{
+		name: "fromavro", output: lastOutput, args: "IN.avro... OUT.trv", minArgs: 2, maxArgs: -1,
+		summary: "convert an Avro container file to Trevni",
+		help:    fromavroHelp, setup: fromavroCommand,
+	}
+}

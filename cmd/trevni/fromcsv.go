@@ -1,0 +1,152 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/trevni-go/trevni/clmn"
+	"github.com/trevni-go/trevni/csvtable"
+	"github.com/trevni-go/trevni/shred"
+)
+
+const fromcsvHelp = `
+Fromcsv converts CSV (RFC 4180: a header row, then one record per row,
+cells quoted with " when they hold the delimiter, quotes or line breaks)
+to a Trevni file, or to a CLMN file with --format clmn or an output name
+ending in .clmn.
+
+Column types are inferred over all rows, not the first: int when every
+non-empty cell is a 32-bit integer written without a plus sign or leading
+zeros, long for 64 bits, double when they are all decimal numbers (or NaN,
+Infinity, -Infinity), boolean when they are all true or false, and string
+otherwise. A column with an empty cell is nullable; an empty cell is null.
+Inference reads the input twice (standard input is first copied to a
+temporary file). With --schema, the types are those of a flat Avro record
+schema, matched to the header by field name, and the input is read once.
+
+CLMN has no nulls and no booleans: for a CLMN output, inferred nullable
+and boolean columns are strings.
+
+A record with the wrong number of cells, or a cell that does not parse as
+its column's type, is an error naming the line and column, and no output
+is written.
+
+Examples (the file names stand for your own):
+
+	trevni fromcsv people.csv people.trv
+	trevni fromcsv --delimiter ';' --schema people.avsc people.csv people.trv
+	trevni fromcsv people.csv people.clmn
+`
+
+func fromcsvCommand(fs *flag.FlagSet) runFunc {
+	schemaFile := fs.String("schema", "", "the columns' types as a flat Avro record schema `FILE.avsc` (default: inferred)")
+	delim := addDelimiter(fs)
+	formatFlag := fs.String("format", "", "output format: trevni or clmn (default: clmn for a name ending in .clmn)")
+	tf := addTrevniFlags(fs)
+	return func(e *env, ins []string, out *output) error {
+		comma, err := delimiter(e, *delim)
+		if err != nil {
+			return err
+		}
+		toCLMN, err := wantCLMN(e, *formatFlag, out.Name())
+		if err != nil {
+			return err
+		}
+		opts, err := tf.options(e)
+		if err != nil {
+			return err
+		}
+		var fields []csvtable.Field
+		if *schemaFile != "" {
+			_, s, err := e.readSchemaFile(*schemaFile)
+			if err != nil {
+				return err
+			}
+			if fields, err = csvtable.FieldsOf(s); err != nil {
+				return fmt.Errorf("%s: %w", *schemaFile, err)
+			}
+		}
+		if opts.TempDir, err = out.TempDir(); err != nil {
+			return err
+		}
+		inName := displayName(ins[0], false)
+		// The input: read once with a schema, twice without.
+		var open func() (io.Reader, error)
+		if fields != nil {
+			in, err := e.openInput(ins[0])
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			open = func() (io.Reader, error) { return &ctxReader{ctx: e.ctx, r: in}, nil }
+		} else {
+			ra, size, done, err := e.randomAccess(ins[0])
+			if err != nil {
+				return err
+			}
+			defer done()
+			open = func() (io.Reader, error) {
+				return &ctxReader{ctx: e.ctx, r: io.NewSectionReader(ra, 0, size)}, nil
+			}
+			r, _ := open()
+			if fields, _, err = csvtable.Infer(r, comma); err != nil {
+				return fmt.Errorf("%s: %w", inName, err)
+			}
+			if toCLMN {
+				fields = csvtable.ForCLMN(fields)
+			}
+		}
+		r, err := open()
+		if err != nil {
+			return err
+		}
+		src, err := csvtable.NewCSVSource(r, fields, comma)
+		if err != nil {
+			return fmt.Errorf("%s: %w", inName, err)
+		}
+		p := e.newProgress(0, inputSize(ins[0]))
+		defer p.done()
+		var sink csvtable.Sink
+		if toCLMN {
+			sink, err = csvtable.NewCLMNSink(out, fields, &clmn.WriterOptions{TempDir: opts.TempDir})
+		} else {
+			sink, err = csvtable.NewTrevniSink(out, fields, &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
+		}
+		if err != nil {
+			return fileError(inName, err) // the schema is the input's header's
+		}
+		rows, err := csvtable.Copy(sink, src, p.setRows)
+		if err != nil {
+			return fmt.Errorf("%s: %w", inName, err)
+		}
+		p.done()
+		e.tableSummary(out, rows, len(fields), toCLMN, opts)
+		return nil
+	}
+}
+
+// wantCLMN tells whether an output is CLMN: --format, or the name's
+// extension.
+func wantCLMN(e *env, formatFlag, path string) (bool, error) {
+	switch strings.ToLower(formatFlag) {
+	case "clmn":
+		return true, nil
+	case "trevni", "trv":
+		return false, nil
+	case "":
+		return strings.EqualFold(filepath.Ext(path), ".clmn"), nil
+	}
+	return false, e.usagef("--format %q: want trevni or clmn", formatFlag)
+}
+
+// fromcsvSpec is the command "trevni fromcsv".
+func fromcsvSpec() *command {
+	return &command{
+		name: "fromcsv", output: lastOutput, args: "IN.csv OUT", minArgs: 2, maxArgs: 2,
+		summary: "convert CSV to Trevni or CLMN",
+		help:    fromcsvHelp, setup: fromcsvCommand,
+	}
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/trevni-go/trevni/csvtable"
+)
+
+const tocsvHelp = `
+Tocsv writes the records of a Trevni file written from Avro, or of a CLMN
+file (told by its first bytes), as CSV: a header row, then one record per
+row. Fields must be flat (boolean, int, long, float, double, string, enum,
+or a union of null and one of these); a nested field is an error naming
+it, unless --fields selects only flat ones. Only the selected columns are
+read. Null is an empty cell; doubles are written in the shortest form that
+reads back the same number.
+
+Examples (the file names stand for your own):
+
+	trevni tocsv people.trv people.csv
+	trevni tocsv --fields id,salary --delimiter '\t' people.clmn
+`
+
+func tocsvCommand(fs *flag.FlagSet) runFunc {
+	fieldsFlag := fs.String("fields", "", "write only these comma-separated `FIELDS`, in this order")
+	delim := addDelimiter(fs)
+	return func(e *env, ins []string, out *output) error {
+		comma, err := delimiter(e, *delim)
+		if err != nil {
+			return err
+		}
+		_, _, err = e.copyTable(ins[0], out, fieldList(*fieldsFlag), false,
+			func(out *output, fields []csvtable.Field) (csvtable.Sink, error) {
+				return csvtable.NewCSVSink(out, fields, comma)
+			})
+		return err
+	}
+}
+
+// tocsvSpec is the command "trevni tocsv".
+func tocsvSpec() *command {
+	return &command{
+		name: "tocsv", output: optionalOutput, args: "IN [OUT.csv]", minArgs: 1, maxArgs: 2,
+		summary: "convert a Trevni or CLMN file of flat records to CSV",
+		help:    tocsvHelp, setup: tocsvCommand,
+	}
+}
