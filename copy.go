@@ -7,8 +7,8 @@ import (
 
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/trevni1/convert"
 	"github.com/trevni-go/trevni/shred"
+	"github.com/trevni-go/trevni/trevni1/convert"
 )
 
 // records returns a Trevni 2 reader of the file's records: the file itself,

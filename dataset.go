@@ -12,10 +12,10 @@ import (
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/trevni1"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/trevni1"
 )
 
 // Dataset is a data set opened by Open: one or more parts, of one schema,
@@ -239,6 +239,8 @@ type File struct {
 	clmn   *clmn.Reader
 	done   func() error
 
+	coalescer *remote.Coalescer // of a URL read for records: told the blocks to fetch
+
 	copyDir string         // the Trevni 2 copy of a Trevni 1 or CLMN part
 	copy    *os.File       // its file
 	copied  *format.Reader // its reader
@@ -267,10 +269,12 @@ const (
 func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	name := p.src.name
 	var (
-		ra       io.ReaderAt
-		size     int64
-		done     = func() error { return nil }
-		prefetch func(off, n int64)
+		ra        io.ReaderAt
+		size      int64
+		done      = func() error { return nil }
+		prefetch  func(off, n int64)
+		sw        *switchReader
+		coalescer *remote.Coalescer
 	)
 	switch {
 	case p.src.ra != nil:
@@ -283,8 +287,16 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 			return nil, err
 		}
 		size = h.Size()
-		if mode == openHeaderOnly {
+		switch mode {
+		case openHeaderOnly:
 			ra = remote.NewHeaderReader(h, size)
+		case openRecords:
+			// The header, then only what the reader hints (fetch.go).
+			c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: rangeWindow})
+			sw = &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
+			ra, coalescer = sw, c
+		}
+		if ra != nil {
 			break
 		}
 		// Columns are fetched in a few large range requests: the reader
@@ -312,7 +324,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		ra, size, done = f, fi.Size(), f.Close
 	}
 	cra := &countingReaderAt{ctx: ctx, ra: ra}
-	f := &File{part: p, size: size, ra: cra, done: done}
+	f := &File{part: p, size: size, ra: cra, done: done, coalescer: coalescer}
 	var magic [4]byte
 	n, err := cra.ReadAt(magic[:], 0)
 	if n < 4 {
@@ -347,6 +359,13 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	if err != nil {
 		done()
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if sw != nil {
+		sw.pastHeader.Store(true)
+		if f.trevni == nil {
+			// A Trevni 1 or CLMN part is read whole into its copy.
+			coalescer.Prefetch(0, size)
+		}
 	}
 	return f, nil
 }

@@ -29,6 +29,10 @@ type ReadOptions struct {
 	// Limit, if positive, is the most records to return: with a filter,
 	// the most matching records.
 	Limit int64
+	// Rows, if positive, ends the rows read: only the rows from Offset to
+	// Offset+Rows-1 of the data set are read, matching or not (a range of
+	// rows to split work by, where Limit counts records returned).
+	Rows int64
 	// Progress, if set, is called now and then with the records returned
 	// so far and the bytes read from the parts so far.
 	Progress func(records, bytes int64)
@@ -42,17 +46,17 @@ type Reader struct {
 	opts   ReadOptions
 	schema *schema.Schema // of the records returned
 
-	k         int   // the next part to open
-	offset    int64 // rows still to pass over
-	remaining int64 // records still to return; negative for no limit
-	before    int64 // rows of the parts before the current one
-	bytes     int64 // bytes read from the parts closed
+	k      int   // the next part to open
+	span   span  // the rows and records still wanted
+	before int64 // rows of the parts before the current one
+	bytes  int64 // bytes read from the parts closed
 
 	file *File
 	ar   *assemble.AvroReader
 	n    int64 // records returned
 
-	reports []PartReport
+	reports  []PartReport
+	counting bool // Count takes its matches off the span itself
 }
 
 // PartReport is what reading one part cost.
@@ -72,16 +76,13 @@ func (ds *Dataset) NewReader(ctx context.Context, opts *ReadOptions) (*Reader, e
 	if ds.schema == nil {
 		return nil, fmt.Errorf("%s: %w", ds.parts[0].Name(), errNoSchema)
 	}
-	r := &Reader{ds: ds, ctx: ctx, remaining: -1}
+	r := &Reader{ds: ds, ctx: ctx}
 	if opts != nil {
 		r.opts = *opts
 	}
-	if r.opts.Offset < 0 {
-		return nil, fmt.Errorf("trevni: negative offset %d", r.opts.Offset)
-	}
-	r.offset = r.opts.Offset
-	if r.opts.Limit > 0 {
-		r.remaining = r.opts.Limit
+	var err error
+	if r.span, err = newSpan(&r.opts); err != nil {
+		return nil, err
 	}
 	if err := r.next(); err != nil && err != io.EOF {
 		r.Close()
@@ -129,14 +130,11 @@ func (r *Reader) assembleOptions() *assemble.Options {
 // read; io.EOF when none is left.
 func (r *Reader) next() error {
 	r.closePart()
-	for r.k < len(r.ds.parts) {
-		if r.remaining == 0 {
-			return io.EOF
-		}
+	for r.k < len(r.ds.parts) && !r.span.done() {
 		p := r.ds.parts[r.k]
 		r.k++
-		if r.offset >= p.rows && p.rows > 0 {
-			r.offset -= p.rows
+		from, to, read := r.span.next(p.rows)
+		if !read {
 			r.before += p.rows
 			continue
 		}
@@ -154,15 +152,18 @@ func (r *Reader) next() error {
 			return err
 		}
 		ar, err := assemble.NewAvroReader(rd, r.assembleOptions())
-		if err == nil && r.offset > 0 {
-			err = ar.SeekRow(min(r.offset, p.rows))
+		if err == nil && from > 0 {
+			err = ar.SeekRow(from)
+		}
+		if err == nil && f.coalescer != nil {
+			err = hint(rd, f.coalescer, ar.ColumnsRead(), ar.Filter(), from, to, r.span.remaining)
 		}
 		if err != nil {
 			f.Close()
 			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
-		r.offset -= min(r.offset, p.rows) // an empty part passes over nothing
-		ar.SetLimit(r.remaining)
+		ar.StopAt(to)
+		ar.SetLimit(r.span.remaining)
 		if r.schema == nil {
 			r.schema = ar.Schema()
 		}
@@ -179,8 +180,8 @@ func (r *Reader) closePart() {
 	}
 	rep := r.ar.Report()
 	r.reports = append(r.reports, PartReport{Part: r.file.part.Name(), Scan: rep})
-	if r.remaining > 0 {
-		r.remaining -= rep.RowsMatched
+	if !r.counting {
+		r.span.took(rep.RowsMatched)
 	}
 	r.before += r.file.part.rows
 	r.bytes += r.file.BytesRead()
@@ -323,6 +324,9 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 	}
 	if o.Where == "" {
 		n := max(ds.RowCount()-o.Offset, 0)
+		if o.Rows > 0 {
+			n = min(n, o.Rows)
+		}
 		if o.Limit > 0 {
 			n = min(n, o.Limit)
 		}
@@ -337,15 +341,17 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 		return 0, err
 	}
 	defer r.Close()
+	r.counting = true
 	var n int64
 	for r.ar != nil {
 		c, err := r.ar.Count(ctx)
 		if err != nil {
 			return n, fmt.Errorf("%s: %w", r.file.part.Name(), err)
 		}
-		if r.remaining >= 0 {
-			c = min(c, r.remaining)
+		if r.span.remaining >= 0 {
+			c = min(c, r.span.remaining)
 		}
+		r.span.took(c)
 		n += c
 		if err := r.next(); err == io.EOF {
 			break
