@@ -234,8 +234,8 @@ func TestReadWireTestProtos(t *testing.T) {
 		exts = append(exts, dynamicpb.NewExtensionType(fd.Extensions().Get(i)))
 	}
 	// The recursive messages grow to megabytes at depth 5: the default
-	// form takes the first 10 of their 40 seeds (see longRounds).
-	deep := uint64(longRounds(10, 40))
+	// form takes the first 10 of their 40 seeds (see LongRounds).
+	deep := uint64(assemble.LongRounds(10, 40))
 	for _, tc := range []struct {
 		name  string
 		seeds uint64
@@ -353,14 +353,15 @@ func emptyInner() map[string]any {
 // where Read fails, and never panics.
 func TestReadWireDamagedFiles(t *testing.T) {
 	files := wireTestProtos(t)
-	r := rand.New(rand.NewPCG(11, 11))
 	everything, err := protoload.FindMessage(files, "trevni.test.p3.Everything")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, md := range []protoreflect.MessageDescriptor{(&tracepb.TracesData{}).ProtoReflect().Descriptor(), everything} {
+	for k, md := range []protoreflect.MessageDescriptor{(&tracepb.TracesData{}).ProtoReflect().Descriptor(), everything} {
+		r := rand.New(rand.NewPCG(11, 11+uint64(k)))
 		data := wireFile(t, md, nil, wireRandom(md, 20, 4, 3, nil), nil)
-		for range 60 {
+		// The default form makes 20 of the 60 damaged copies (see LongRounds).
+		for range assemble.LongRounds(20, 60) {
 			d := append([]byte(nil), data...)
 			i := len(d)/3 + r.IntN(len(d)-len(d)/3) // past most of the header
 			d[i] ^= byte(1 << r.IntN(8))

@@ -571,8 +571,8 @@ func TestWriteWireTestProtos(t *testing.T) {
 		exts = append(exts, dynamicpb.NewExtensionType(fd.Extensions().Get(i)))
 	}
 	// The recursive messages grow to megabytes at depth 5: the default
-	// form takes the first 10 of their 40 seeds (see longRounds).
-	deep := uint64(longRounds(10, 40))
+	// form takes the first 10 of their 40 seeds (see LongRounds).
+	deep := uint64(shred.LongRounds(10, 40))
 	for _, tc := range []struct {
 		name  string
 		seeds uint64
