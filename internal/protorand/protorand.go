@@ -247,9 +247,10 @@ func (f *Filler) enum(ed protoreflect.EnumDescriptor) protoreflect.EnumNumber {
 func (f *Filler) unknown(md protoreflect.MessageDescriptor, b []byte) []byte {
 	// Numbers are drawn until one is neither a field, reserved, nor in an
 	// extension range. An extension range that runs to the largest number
-	// (descriptor.proto's options: 1000 to max) holds almost every number:
-	// the draws stop below it, which leaves the numbers accepted, and
-	// their uniform distribution, as they were.
+	// (descriptor.proto's options: 1000 to max) holds almost every number,
+	// so the draws are made below its start instead: the numbers accepted,
+	// and their uniform distribution, stay as they were, without millions
+	// of draws.
 	top := protowire.MaxValidNumber
 	ranges := md.ExtensionRanges()
 	for i := range ranges.Len() {
