@@ -180,7 +180,7 @@ func v1Command(e *env, name string, fs *flag.FlagSet, args []string) error {
 	}
 	defer done()
 	impala, _ := flagString(fs, "impala-booleans")
-	rd, err := trevni1.NewReader(ra, size, &trevni1.ReaderOptions{ImpalaBooleans: impala == "true"})
+	rd, err := trevni1.NewReader(ra, size, &trevni1.ReaderOptions{ImpalaBooleans: impala == "true", MaxBlockSize: e.limits.maxBlock, BlockMemory: e.limits.blockMemory})
 	if err != nil {
 		return fmt.Errorf("%s: %w", displayName(args[0], false), err)
 	}
