@@ -21,7 +21,7 @@ func FuzzReader(f *testing.F) {
 		f.Add(writeTable(f, cols, rows, nil))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rd, err := NewReader(bytes.NewReader(data), int64(len(data)))
+		rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
 		if err != nil {
 			var ce *Error
 			if !errors.As(err, &ce) {
@@ -63,7 +63,7 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 		again := writeTable(t, cols, table, nil)
-		rd2, err := NewReader(bytes.NewReader(again), int64(len(again)))
+		rd2, err := NewReader(bytes.NewReader(again), int64(len(again)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

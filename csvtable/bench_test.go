@@ -152,7 +152,7 @@ func benchRead2(b *testing.B, toCLMN bool) {
 	for b.Loop() {
 		var src Source
 		if toCLMN {
-			rd, err := clmn.NewReader(bytes.NewReader(data), int64(len(data)))
+			rd, err := clmn.NewReader(bytes.NewReader(data), int64(len(data)), nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -98,7 +98,7 @@ func toCLMN(t testing.TB, text string, fields []Field) []byte {
 
 func clmnToCSV(t testing.TB, data []byte, sel []string) string {
 	t.Helper()
-	rd, err := clmn.NewReader(bytes.NewReader(data), int64(len(data)))
+	rd, err := clmn.NewReader(bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

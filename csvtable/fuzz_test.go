@@ -70,7 +70,7 @@ func FuzzCSV(f *testing.F) {
 			}
 			t.Fatal(err)
 		}
-		cr, err := clmn.NewReader(bytes.NewReader(cb.Bytes()), int64(cb.Len()))
+		cr, err := clmn.NewReader(bytes.NewReader(cb.Bytes()), int64(cb.Len()), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
