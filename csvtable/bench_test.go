@@ -83,7 +83,7 @@ func convertFile(in, out string, toCLMN bool, memory int64) (int64, error) {
 		return 0, err
 	}
 	defer f.Close()
-	fields, _, err := Infer(bufio.NewReaderSize(f, 1<<20), ',')
+	fields, _, err := Infer(bufio.NewReaderSize(f, 1<<20), ',', nil)
 	if err != nil {
 		return 0, err
 	}

@@ -18,7 +18,7 @@ func FuzzCSV(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		fields, _, err := Infer(strings.NewReader(text), ',')
+		fields, _, err := Infer(strings.NewReader(text), ',', nil)
 		if err != nil {
 			var ce *Error
 			if !errors.As(err, &ce) {
