@@ -553,7 +553,7 @@ func v1FromAvro(e *env, fs *flag.FlagSet, args []string) error {
 	if _, set := flagString(fs, "block-size"); set {
 		return e.usagef("--block-size does not apply to version 1 (blocks are cut by Impala's rule on its 64 KiB buffer)")
 	}
-	var opts trevni1.WriterOptions
+	opts := trevni1.WriterOptions{MaxBlockSize: e.limits.maxBlock}
 	if m, _ := flagString(fs, "memory"); m != "" {
 		budget, err := parseSize(m)
 		if err != nil || budget <= 0 {

@@ -230,3 +230,58 @@ func TestSharedBlockTable(t *testing.T) {
 		t.Fatalf("overlapping columns: %v", err)
 	}
 }
+
+// TestWriterMaxBlockSize: the Writer writes no block its Reader refuses:
+// a value larger than WriterOptions.MaxBlockSize is refused before it is
+// copied, naming the column and row, and so is a row of many entries that
+// passes it; a value within it is written and read back by a Reader with
+// the same limit.
+func TestWriterMaxBlockSize(t *testing.T) {
+	const limit = 1 << 20
+	write := func(f func(w *Writer)) ([]byte, error) {
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, []ColumnSpec{{Name: "s", Type: String, MaxDef: 1}, {Name: "r", Type: Long, MaxDef: 2, MaxRep: 1}},
+			&WriterOptions{MaxBlockSize: limit, TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(w)
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	_, err := write(func(w *Writer) {
+		w.Bytes(0, 0, []byte("a"))
+		w.Int(1, 0, 1)
+		w.EndRow()
+		big := make([]byte, 2*limit)
+		if alloc := allocDuring(func() { w.Bytes(0, 0, big) }); alloc > 64<<10 {
+			t.Errorf("refusing the value allocated %d KiB", alloc>>10)
+		}
+	})
+	if !errors.Is(err, ErrLimit) || !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), `column "s", row 1`) || !strings.Contains(err.Error(), "MaxBlockSize") {
+		t.Fatalf("a value of 2 MiB: %v", err)
+	}
+	_, err = write(func(w *Writer) {
+		w.Bytes(0, 0, []byte("a"))
+		for i := range 200_000 {
+			w.Int(1, min(i, 1), int64(i)<<40)
+		}
+		w.EndRow()
+	})
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), `column "r"`) {
+		t.Fatalf("a row of 200,000 entries: %v", err)
+	}
+	data, err := write(func(w *Writer) {
+		w.Bytes(0, 0, make([]byte, limit-1000))
+		w.Int(1, 0, 1)
+		w.EndRow()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := openRaw(t, data, &ReaderOptions{MaxBlockSize: limit}).Verify(); err != nil {
+		t.Fatal(err)
+	}
+}
