@@ -61,8 +61,8 @@ type WriterOptions struct {
 	// own default Reader refuses. A block holds whole rows, of which those
 	// before the current one take less than BlockSize: a value, or a
 	// row's values, that would take a column's block past it is an error
-	// wrapping ErrLimit (and ErrUsage: AbortRow drops the row), naming
-	// the column and row, reported before a large value is copied. Raise
+	// wrapping ErrLimit, naming the column and row, reported before a
+	// large value is copied; AbortRow drops the row and clears it. Raise
 	// it only for files read with as large a ReaderOptions.MaxBlockSize;
 	// it may not exceed 2 GiB - 1.
 	MaxBlockSize int
@@ -522,7 +522,7 @@ func (w *Writer) AbortRow() {
 		c.stamp = 0 // the row will be written again under the same number
 	}
 	w.touched = w.touched[:0]
-	if w.rowErr && errors.Is(w.err, ErrUsage) {
+	if w.rowErr && (errors.Is(w.err, ErrUsage) || errors.Is(w.err, ErrLimit)) {
 		w.err = nil
 	}
 	w.inRow = false
@@ -773,7 +773,7 @@ func (w *Writer) fits(c *columnWriter, n int) bool {
 // WriterOptions.MaxBlockSize.
 func (w *Writer) tooLarge(c *columnWriter, n int) {
 	if w.err == nil {
-		e := newError(fmt.Errorf("%w: %w: the row would take the column's block to %d bytes, past the %d of WriterOptions.MaxBlockSize (readers refuse larger blocks unless ReaderOptions.MaxBlockSize is raised)", ErrUsage, ErrLimit, n, w.opts.MaxBlockSize))
+		e := newError(fmt.Errorf("%w: the row would take the column's block to %d bytes, past the %d of WriterOptions.MaxBlockSize (readers refuse larger blocks unless ReaderOptions.MaxBlockSize is raised)", ErrLimit, n, w.opts.MaxBlockSize))
 		e.Column, e.Index, e.Row = c.meta.Name, c.index, w.rowCount
 		w.err = e
 	}

@@ -38,7 +38,7 @@ func TestWriterMaxBlockSize(t *testing.T) {
 	w.WriteLength(2, 0)
 	err = w.EndRow()
 	var e *Error
-	if !errors.Is(err, ErrLimit) || !errors.Is(err, ErrUsage) || !errors.As(err, &e) || e.Column != "s" || e.Row != 1 ||
+	if !errors.Is(err, ErrLimit) || !errors.As(err, &e) || e.Column != "s" || e.Row != 1 ||
 		!strings.Contains(err.Error(), "MaxBlockSize") {
 		t.Fatalf("a value of %d bytes: %v", len(big), err)
 	}
