@@ -285,3 +285,88 @@ func TestWriterMaxBlockSize(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzBlockTables opens files whose column starts and data are arbitrary:
+// a header of up to four int columns (the first byte picks how many), the
+// starts (two bytes each, from the data's beginning), then the data, block
+// tables and blocks. Opening never panics and fails with an *Error; a file
+// that opens has each column's blocks inside its own bytes, at a start of
+// its own, so the descriptors of all columns fit in the file; reading it
+// within small limits never panics.
+func FuzzBlockTables(f *testing.F) {
+	one := func(blocks ...rawBlock) []byte {
+		b := binary.LittleEndian.AppendUint32(nil, uint32(len(blocks)))
+		for _, bl := range blocks {
+			b = binary.LittleEndian.AppendUint32(b, bl.rows)
+			b = binary.LittleEndian.AppendUint32(b, bl.uncompressed)
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(bl.data)))
+		}
+		for _, bl := range blocks {
+			b = append(b, bl.data...)
+		}
+		return b
+	}
+	t1 := one(rawBlock{rows: 1, uncompressed: 1, data: []byte{2}})
+	t2 := one(rawBlock{rows: 1, uncompressed: 1, data: []byte{4}}, rawBlock{rows: 0, uncompressed: 0})
+	f.Add(append([]byte{1, 0, 0}, t1...))
+	f.Add(append([]byte{2, 0, 0, byte(len(t1)), 0}, append(t1, t2...)...))
+	f.Add(append([]byte{2, 0, 0, 0, 0}, t1...))
+	f.Add(append([]byte{3, 0, 0, 0, 0, 40, 0}, bytes.Repeat(t1, 4)...))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) == 0 {
+			return
+		}
+		ncols := int(in[0]%4) + 1
+		in = in[1:]
+		if len(in) < 2*ncols {
+			return
+		}
+		rel, data := in[:2*ncols], in[2*ncols:]
+		b := []byte(Magic)
+		b = binary.LittleEndian.AppendUint64(b, 1)
+		b = binary.LittleEndian.AppendUint32(b, uint32(ncols))
+		b = append(b, 0)
+		for i := range ncols {
+			b = binary.AppendVarint(b, 2)
+			for _, s := range []string{KeyName, fmt.Sprintf("c%d", i), KeyType, "int"} {
+				b = append(binary.AppendVarint(b, int64(len(s))), s...)
+			}
+		}
+		dataStart := len(b) + 8*ncols
+		for i := range ncols {
+			b = binary.LittleEndian.AppendUint64(b, uint64(dataStart+int(binary.LittleEndian.Uint16(rel[2*i:]))))
+		}
+		b = append(b, data...)
+		rd, err := NewReader(bytes.NewReader(b), int64(len(b)), &ReaderOptions{MaxBlockSize: 1 << 16, BlockMemory: 1 << 20})
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("not an *Error: %v", err)
+			}
+			return
+		}
+		descriptors := 0
+		for i := range ncols {
+			start := rd.ColumnStart(i)
+			end := rd.Size()
+			for j := range ncols {
+				if s := rd.ColumnStart(j); j != i && s == start {
+					t.Fatalf("columns %d and %d both start at %d", i, j, start)
+				} else if s > start && s < end {
+					end = s
+				}
+			}
+			blocks := rd.Blocks(i)
+			descriptors += len(blocks)
+			for _, bl := range blocks {
+				if bl.Start < start+4+12*int64(len(blocks)) || bl.Start+bl.Stored > end {
+					t.Fatalf("column %d: block at %d of %d bytes outside [%d, %d)", i, bl.Start, bl.Stored, start, end)
+				}
+			}
+		}
+		if 12*descriptors > len(data) {
+			t.Fatalf("%d descriptors in %d bytes of data", descriptors, len(data))
+		}
+		rd.Verify()
+	})
+}
