@@ -675,7 +675,7 @@ func v1ReaderSchema(e *env, name string, out *output, rd *trevni1.Reader, fs *fl
 		tmp.Close()
 		os.Remove(tmp.Name())
 	}()
-	if _, err := trevni1.ToV2(tmp, rd, &shred.Options{WriterOptions: format.WriterOptions{TempDir: dir}}); err != nil {
+	if _, err := trevni1.ToV2(tmp, rd, &shred.Options{WriterOptions: format.WriterOptions{TempDir: dir, MaxBlockSize: int(e.limits.maxBlock)}}); err != nil {
 		return err
 	}
 	fi, err := tmp.Stat()
