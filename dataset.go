@@ -139,7 +139,7 @@ func (ds *Dataset) agree(a, b *Part, f *File) error {
 			return nil
 		}
 		if ds.opts.ReaderSchema == "" {
-			return fmt.Errorf("%s and %s have different schemas: give a reader schema both resolve to", a.Name(), b.Name())
+			return fmt.Errorf("%s and %s have different schemas%s: give a reader schema both resolve to", a.Name(), b.Name(), schemaDifference(a.text, b.text))
 		}
 		if f.trevni == nil {
 			return fmt.Errorf("%s and %s have different schemas, and %s is a %s file: only Trevni files are resolved to a reader schema", a.Name(), b.Name(), b.Name(), b.format)
@@ -350,11 +350,18 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	case Trevni1:
 		o := trevni1.ReaderOptions{ImpalaBooleans: p.ds.opts.ImpalaBooleans}
 		if r := p.ds.opts.Reader; r != nil {
-			o.MaxBlockSize = int64(r.MaxBlockSize)
+			o.MaxBlockSize, o.BlockMemory = int64(r.MaxBlockSize), r.BlockMemory
 		}
 		f.v1, err = trevni1.NewReader(cra, size, &o)
 	case CLMN:
-		f.clmn, err = clmn.NewReader(cra, size)
+		var o clmn.ReaderOptions
+		if l := p.ds.opts.Layout; l != nil {
+			o.MaxColumns = l.MaxColumns
+		}
+		if r := p.ds.opts.Reader; r != nil {
+			o.ColumnMemory = r.BlockMemory
+		}
+		f.clmn, err = clmn.NewReader(cra, size, &o)
 	}
 	if err != nil {
 		done()
@@ -446,4 +453,42 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.ra.ReadAt(p, off)
 	c.n.Add(int64(n))
 	return n, err
+}
+
+// schemaDifference returns ", at F: what" naming the first difference of
+// two schema texts that differ, or "" when they mean the same or do not
+// parse.
+func schemaDifference(a, b string) string {
+	sa, err := schema.Parse(a)
+	if err != nil {
+		return ""
+	}
+	sb, err := schema.Parse(b)
+	if err != nil {
+		return ""
+	}
+	if d := schema.Difference(sa, sb); d != "" {
+		return " (" + d + ")"
+	}
+	return ""
+}
+
+// SameAvroSchema reports whether two Avro schema texts describe the same
+// data (see schema.Difference: documentation, aliases and defaults aside):
+// nil if they do, or an error naming where they first differ. It is the
+// format.ConcatOptions.SameSchema that joins parts whose schemas are
+// written otherwise.
+func SameAvroSchema(first, part []byte) error {
+	a, err := schema.Parse(string(first))
+	if err != nil {
+		return fmt.Errorf("the first part's schema: %w", err)
+	}
+	b, err := schema.Parse(string(part))
+	if err != nil {
+		return fmt.Errorf("its schema: %w", err)
+	}
+	if d := schema.Difference(a, b); d != "" {
+		return fmt.Errorf("its schema differs from the first part's (the first part's, then its): %s", d)
+	}
+	return nil
 }

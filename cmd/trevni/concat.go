@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 )
 
@@ -53,7 +54,7 @@ func concatCommand(fs *flag.FlagSet) runFunc {
 			rds = append(rds, in.Reader)
 			names = append(names, in.Name())
 		}
-		rows, err := format.Concat(e.ctx, out, rds)
+		rows, err := format.Concat(e.ctx, out, rds, &format.ConcatOptions{SameSchema: trevni.SameAvroSchema})
 		if err != nil {
 			var pe *format.PartError
 			if errors.As(err, &pe) {

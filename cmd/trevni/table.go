@@ -117,7 +117,7 @@ func (e *env) openTable(path string) (*tableInput, error) {
 	}
 	in := &tableInput{name: displayName(path, false), done: done}
 	if isCLMN(ra) {
-		in.clmn, err = clmn.NewReader(ra, size)
+		in.clmn, err = clmn.NewReader(ra, size, &clmn.ReaderOptions{MaxColumns: e.limits.maxColumns, ColumnMemory: e.limits.blockMemory})
 	} else {
 		in.trevni, err = format.NewReader(ra, size, &format.ReaderOptions{ReadAhead: true})
 	}

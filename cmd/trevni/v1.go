@@ -179,7 +179,7 @@ func v1Command(e *env, name string, fs *flag.FlagSet, inPath string, out *output
 	}
 	defer done()
 	impala, _ := flagString(fs, "impala-booleans")
-	rd, err := trevni1.NewReader(ra, size, &trevni1.ReaderOptions{ImpalaBooleans: impala == "true"})
+	rd, err := trevni1.NewReader(ra, size, &trevni1.ReaderOptions{ImpalaBooleans: impala == "true", MaxBlockSize: e.limits.maxBlock, BlockMemory: e.limits.blockMemory})
 	if err != nil {
 		return fmt.Errorf("%s: %w", displayName(inPath, false), err)
 	}
@@ -551,7 +551,7 @@ func v1FromAvro(e *env, fs *flag.FlagSet, ins []string, out *output) error {
 	if _, set := flagString(fs, "block-size"); set {
 		return e.usagef("--block-size does not apply to version 1 (blocks are cut by Impala's rule on its 64 KiB buffer)")
 	}
-	var opts trevni1.WriterOptions
+	opts := trevni1.WriterOptions{MaxBlockSize: e.limits.maxBlock}
 	if m, _ := flagString(fs, "memory"); m != "" {
 		budget, err := parseSize(m)
 		if err != nil || budget <= 0 {
@@ -665,7 +665,7 @@ func v1ReaderSchema(e *env, name string, out *output, rd *trevni1.Reader, fs *fl
 		tmp.Close()
 		os.Remove(tmp.Name())
 	}()
-	if _, err := convert.ToV2(e.ctx, tmp, rd, &shred.Options{WriterOptions: format.WriterOptions{TempDir: dir}}); err != nil {
+	if _, err := convert.ToV2(e.ctx, tmp, rd, &shred.Options{WriterOptions: format.WriterOptions{TempDir: dir, MaxBlockSize: int(e.limits.maxBlock)}}); err != nil {
 		return err
 	}
 	fi, err := tmp.Stat()
