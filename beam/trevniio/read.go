@@ -209,7 +209,7 @@ func open(ctx context.Context, name string, mode int) (*format.Reader, *remote.C
 		opts      format.ReaderOptions
 	)
 	if remote.IsURL(name) {
-		h, err := remote.OpenHTTP(ctx, nil, name)
+		h, err := remote.OpenHTTP(ctx, name, nil)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("trevniio: %w", err)
 		}
