@@ -18,6 +18,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/limitfile"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoload"
@@ -196,7 +197,7 @@ func (e *env) toTrevni(inPath, outPath string, opts *format.WriterOptions,
 // readSchemaFile reads and parses an Avro schema file, and returns its
 // text (trimmed) and the schema.
 func (e *env) readSchemaFile(path string) (string, *schema.Schema, error) {
-	b, err := os.ReadFile(path)
+	b, err := limitfile.ReadFile(path, limitfile.DefaultLimit)
 	if err != nil {
 		return "", nil, err
 	}

@@ -6,6 +6,8 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -47,4 +49,34 @@ func TestHostileHTTPStall(t *testing.T) {
 			t.Errorf("%s: took %v", path, d)
 		}
 	}
+}
+
+// A file-valued flag naming an endless or huge file fails at the size
+// limit, naming it, in bounded memory; an import climbing out of the -I
+// directories is refused.
+func TestHostileFileFlags(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"fromjson", "--schema", "/dev/zero", "in.jsonl", "o.trv"},
+		{"random", "/dev/zero", "1", "o.trv"},
+		{"fromproto", "--descriptor-set", "/dev/zero", "--message", "a.B", "in.jsonl", "o.trv"},
+	} {
+		r := runLimited(t, dir, 30*time.Second, nil, args...)
+		checkHostile(t, r, args[0], "64 MiB", dir, "in.jsonl")
+		if !strings.Contains(r.stderr, "--schema") {
+			t.Errorf("%q: error %q does not name the flags", args, r.stderr)
+		}
+	}
+	inc := filepath.Join(dir, "inc")
+	if err := os.Mkdir(inc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(inc, "m.proto"), []byte(`syntax = "proto3"; import "../../../../../../../../dev/zero"; message M { int32 x = 1; }`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runLimited(t, dir, 30*time.Second, nil, "fromproto", "-I", "inc", "--proto", "inc/m.proto", "--message", "M", "in.jsonl", "o.trv")
+	checkHostile(t, r, "fromproto", "leads out of the import paths", dir, "in.jsonl", "inc")
 }

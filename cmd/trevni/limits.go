@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/limitfile"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
@@ -82,6 +83,8 @@ func limitHint(err error) error {
 	switch {
 	case errors.Is(err, schema.ErrTooLarge):
 		return fmt.Errorf("%w (--max-columns and --max-depth raise the limits)", err)
+	case errors.Is(err, limitfile.ErrTooLarge):
+		return fmt.Errorf("%w (the limit on schema, descriptor set and .proto files: --schema, --descriptor-set, --proto and their imports)", err)
 	case errors.Is(err, remote.ErrTimeout):
 		return fmt.Errorf("%w (--http-timeout changes the limit)", err)
 	case errors.Is(err, format.ErrLimit):
