@@ -49,6 +49,9 @@ type ProtoOptions struct {
 	// schema, as Options.Filter: only the messages satisfying it are
 	// read, and blocks whose statistics rule out a match are not.
 	Filter string
+	// MaxRecordBytes bounds the size of one message as assembled, as
+	// Options.MaxRecordBytes; 0 means DefaultMaxRecordBytes.
+	MaxRecordBytes int64
 }
 
 // ProtoReader reads the messages of a Trevni file written from protobuf.
@@ -118,7 +121,7 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	mp := conv.Mapping()
 	text := mp.Schema.String()
 	// A selection leaves unknown fields out unless it names their field.
-	ar, err := NewAvroReader(rd, &Options{ReaderSchema: text, Fields: o.Fields, MatchField: protoschema.MatchFieldNumber, Filter: o.Filter})
+	ar, err := NewAvroReader(rd, &Options{ReaderSchema: text, Fields: o.Fields, MatchField: protoschema.MatchFieldNumber, Filter: o.Filter, MaxRecordBytes: o.MaxRecordBytes})
 	if err != nil {
 		return nil, err
 	}

@@ -286,6 +286,9 @@ func compileWireMsg(r *protoschema.Record, n *layout.Node, cols []*format.Column
 
 // message appends the encoding of the next message of type m.
 func (e *wireEncoder) message(b []byte, m *wireMsg) ([]byte, error) {
+	if err := e.ar.charge(recordCost + valueCost*int64(len(m.fields))); err != nil {
+		return b, err
+	}
 	start := len(b)
 	oneof := -1 // the oneof whose member was written last
 	for i := range m.fields {
@@ -411,6 +414,9 @@ func (e *wireEncoder) value(b []byte, f *wireField, tag uint64) ([]byte, error) 
 // cut, as Read parses it and proto marshals it.
 func (e *wireEncoder) serialized(b []byte, f *wireField) ([]byte, error) {
 	data, err := f.items.ReadBytes()
+	if err == nil {
+		err = e.ar.charge(int64(len(data)))
+	}
 	if err != nil {
 		return b, err
 	}
@@ -480,9 +486,15 @@ func (e *wireEncoder) scalar(c *format.ColumnReader, k protoreflect.Kind) (uint6
 		if err == nil && !utf8check.Valid(v) {
 			err = fmt.Errorf("%w: string is not valid UTF-8", format.ErrFormat)
 		}
+		if err == nil {
+			err = e.ar.charge(int64(len(v)))
+		}
 		return 0, v, err
 	case protoreflect.BytesKind:
 		v, err := c.ReadBytes()
+		if err == nil {
+			err = e.ar.charge(int64(len(v)))
+		}
 		return 0, v, err
 	}
 	v, err := c.ReadLong() // the 64-bit kinds
@@ -517,6 +529,9 @@ func (e *wireEncoder) mapField(b []byte, f *wireField) ([]byte, bool, error) {
 	start, eb := len(b), len(e.ents)
 	for range n {
 		k, err := f.keys.ReadBytes()
+		if err == nil {
+			err = e.ar.charge(int64(len(k)))
+		}
 		if err != nil {
 			return b, false, err
 		}

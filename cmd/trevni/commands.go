@@ -147,6 +147,7 @@ type commonFlags struct {
 type limitFlags struct {
 	maxColumns, maxDepth  int
 	maxBlock, blockMemory string
+	maxRecord             string
 	httpTimeout           time.Duration
 }
 
@@ -160,6 +161,7 @@ func addLimitFlags(fs *flag.FlagSet, l *limitFlags) {
 	fs.IntVar(&l.maxDepth, "max-depth", 0, "allow types nested up to `N` deep (default 1000)")
 	fs.StringVar(&l.maxBlock, "max-block-size", "", "allow Trevni blocks of up to `SIZE` uncompressed (default 64MiB)")
 	fs.StringVar(&l.blockMemory, "block-memory", "", "hold up to `SIZE` of Trevni blocks in memory while reading (default 512MiB)")
+	fs.StringVar(&l.maxRecord, "max-record-size", "", "allow records (rows) of up to `SIZE` as assembled in memory (default 64MiB)")
 	fs.DurationVar(&l.httpTimeout, "http-timeout", remote.DefaultHTTPTimeout, "fail an HTTP read that waits `DURATION` for a connection, a response header or the next byte of a body (0: wait forever)")
 }
 

@@ -4,6 +4,8 @@ package main
 // to the built tool in a subprocess under a time and memory limit.
 
 import (
+	"bytes"
+	"encoding/binary"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trevni-go/trevni/shred"
 )
 
 // A server that stops answering fails a read after --http-timeout, not
@@ -79,4 +83,51 @@ func TestHostileFileFlags(t *testing.T) {
 	}
 	r := runLimited(t, dir, 30*time.Second, nil, "fromproto", "-I", "inc", "--proto", "inc/m.proto", "--message", "M", "in.jsonl", "o.trv")
 	checkHostile(t, r, "fromproto", "leads out of the import paths", dir, "in.jsonl", "inc")
+}
+
+// A tiny file whose record holds 2^24 empty records (within the bound on
+// elements) fails in dump and tojson at the byte budget, naming the
+// record and --max-record-size, in bounded memory; the record before it
+// is printed.
+func TestHostileRecordSize(t *testing.T) {
+	dir := t.TempDir()
+	const text = `{"type":"record","name":"R","fields":[{"name":"id","type":"long"},` +
+		`{"name":"e","type":{"type":"array","items":{"type":"record","name":"E","fields":[]}}}]}`
+	var file bytes.Buffer
+	aw, err := shred.NewAvroWriter(&file, text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{2, 1 << 24} {
+		b := binary.AppendVarint(nil, n)
+		b = append(binary.AppendVarint(b, n), 0)
+		if err := aw.WriteBinary(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := aw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if file.Len() > 4096 {
+		t.Fatalf("the file has %d bytes", file.Len())
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.trv"), file.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"dump", "big.trv"},
+		{"tojson", "big.trv"},
+		{"toavro", "big.trv", "-"},
+		{"dump", "--max-record-size", "1MiB", "big.trv"},
+	} {
+		r := runLimited(t, dir, 60*time.Second, nil, args...)
+		checkHostile(t, r, args[0], "--max-record-size", dir, "big.trv")
+		if !strings.Contains(r.stderr, "row 1") && !strings.Contains(r.stderr, "record 1") {
+			t.Errorf("%q: error %q does not name the record", args, r.stderr)
+		}
+		if args[0] == "dump" && !strings.Contains(r.stdout, "2") {
+			t.Errorf("%q: the record before was not printed: %.200q", args, r.stdout)
+		}
+		t.Logf("%q: %v, %d MiB: %s", args, r.elapsed, r.rss>>20, strings.TrimSpace(r.stderr))
+	}
 }

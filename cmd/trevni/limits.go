@@ -16,6 +16,7 @@ import (
 type limits struct {
 	maxColumns, maxDepth  int
 	maxBlock, blockMemory int64
+	maxRecord             int64         // 0 for the library's default
 	httpTimeout           time.Duration // 0 for none
 }
 
@@ -31,7 +32,7 @@ func (l *limitFlags) parse() (limits, error) {
 	for _, f := range []struct {
 		name, text string
 		dst        *int64
-	}{{"--max-block-size", l.maxBlock, &out.maxBlock}, {"--block-memory", l.blockMemory, &out.blockMemory}} {
+	}{{"--max-block-size", l.maxBlock, &out.maxBlock}, {"--block-memory", l.blockMemory, &out.blockMemory}, {"--max-record-size", l.maxRecord, &out.maxRecord}} {
 		if f.text == "" {
 			continue
 		}
@@ -87,6 +88,8 @@ func limitHint(err error) error {
 		return fmt.Errorf("%w (the limit on schema, descriptor set and .proto files: --schema, --descriptor-set, --proto and their imports)", err)
 	case errors.Is(err, remote.ErrTimeout):
 		return fmt.Errorf("%w (--http-timeout changes the limit)", err)
+	case errors.Is(err, format.ErrRecordSize):
+		return fmt.Errorf("%w (--max-record-size raises the limit)", err)
 	case errors.Is(err, format.ErrLimit):
 		return fmt.Errorf("%w (--max-block-size and --block-memory raise the limits)", err)
 	}
