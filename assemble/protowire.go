@@ -141,15 +141,16 @@ type wireEnt struct {
 
 // wireEncoder holds the compiled tree and the scratch state of ReadWire.
 type wireEncoder struct {
-	ar       *AvroReader
-	root     *wireMsg // nil: read with Read and marshal
-	resolver protovalue.Resolver
-	ents     []wireEnt
-	tmp      []byte
+	ar        *AvroReader
+	root      *wireMsg // nil: read with Read and marshal
+	resolver  protovalue.Resolver
+	recursion int // for messages stored serialized
+	ents      []wireEnt
+	tmp       []byte
 }
 
 func newWireEncoder(pr *ProtoReader) (*wireEncoder, error) {
-	e := &wireEncoder{ar: pr.ar, resolver: pr.resolver}
+	e := &wireEncoder{ar: pr.ar, resolver: pr.resolver, recursion: pr.recursion}
 	mp := pr.conv.Mapping()
 	if !pr.own || mp.UsesMessageSet() {
 		return e, nil
@@ -324,7 +325,7 @@ func (e *wireEncoder) message(b []byte, m *wireMsg) ([]byte, error) {
 // extensions it knows become extension fields, which sort first.
 func (e *wireEncoder) reparse(b []byte, start int, m *wireMsg, u []byte) ([]byte, error) {
 	msg := dynamicpb.NewMessage(m.desc)
-	o := proto.UnmarshalOptions{AllowPartial: true, Resolver: e.resolver}
+	o := proto.UnmarshalOptions{AllowPartial: true, Resolver: e.resolver, RecursionLimit: e.recursion}
 	if err := protosafe.Unmarshal(o, b[start:], msg); err != nil {
 		return b, err
 	}
@@ -421,7 +422,7 @@ func (e *wireEncoder) serialized(b []byte, f *wireField) ([]byte, error) {
 		return b, err
 	}
 	m := dynamicpb.NewMessage(f.ser)
-	o := proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: e.resolver}
+	o := proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: e.resolver, RecursionLimit: e.recursion}
 	if err := protosafe.Unmarshal(o, data, m); err != nil {
 		return b, err
 	}

@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -129,5 +130,47 @@ func TestHostileRecordSize(t *testing.T) {
 			t.Errorf("%q: the record before was not printed: %.200q", args, r.stdout)
 		}
 		t.Logf("%q: %v, %d MiB: %s", args, r.elapsed, r.rss>>20, strings.TrimSpace(r.stderr))
+	}
+}
+
+// fromproto --input json refuses a message nested deeper than --max-depth
+// (what toproto could not give back), and a line over the message size
+// bound, in bounded memory; toproto takes the same --max-depth.
+func TestHostileProtoJSON(t *testing.T) {
+	dir := t.TempDir()
+	deep := func(levels int) []byte {
+		return []byte(strings.Repeat(`{"v":`, levels) + "1" + strings.Repeat("}", levels) + "\n")
+	}
+	write := func(name string, b []byte) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("deep.jsonl", deep(4000))
+	write("deeper.jsonl", deep(3500))
+	var wide bytes.Buffer
+	wide.WriteString("{")
+	for i := 0; wide.Len() < 5<<20; i++ {
+		fmt.Fprintf(&wide, `"k%d":{"a":[1,"x",true]},`, i)
+	}
+	wide.WriteString(`"end":1}` + "\n")
+	write("wide.jsonl", wide.Bytes())
+	keep := []string{"deep.jsonl", "deeper.jsonl", "wide.jsonl"}
+
+	r := runLimited(t, dir, 60*time.Second, nil, "fromproto", "--message", "google.protobuf.Struct", "--input", "json", "deep.jsonl", "o.trv")
+	checkHostile(t, r, "fromproto", "--max-depth", dir, keep...)
+	r = runLimited(t, dir, 60*time.Second, nil, "fromproto", "--message", "google.protobuf.Struct", "--input", "json", "wide.jsonl", "o.trv")
+	checkHostile(t, r, "fromproto", "--max-record-size", dir, keep...)
+
+	// Raised on both sides, the limit lets a message through that
+	// protobuf's own recursion limit (10,000) would refuse on output.
+	r = runLimited(t, dir, 60*time.Second, nil, "fromproto", "--max-depth", "11000", "--message", "google.protobuf.Struct", "--input", "json", "deeper.jsonl", "o.trv")
+	if r.code != 0 {
+		t.Fatalf("fromproto --max-depth 11000: %s", r.stderr)
+	}
+	r = runLimited(t, dir, 60*time.Second, nil, "toproto", "--max-depth", "11000", "--output", "json", "o.trv", "-")
+	if r.code != 0 || strings.Count(r.stdout, `"v"`) != 3500 {
+		t.Errorf("toproto --max-depth 11000: %s", r.stderr)
 	}
 }
