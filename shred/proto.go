@@ -169,7 +169,7 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 	progress := o.File.Progress
 	cr := &countingReader{r: in}
 	br := bufio.NewReaderSize(cr, 256<<10)
-	m := dynamicpb.NewMessage(md)
+	m := protoload.MessageType(md).New().Interface()
 	js := protojson.UnmarshalOptions{Resolver: o.Resolver}
 	maxLine := o.MaxJSONMessageSize
 	if maxLine <= 0 {
@@ -217,7 +217,7 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 				}
 				proto.Reset(m)
 				if err = js.Unmarshal(line, m); err == nil {
-					if tooDeep(m, 1, maxDepth) {
+					if tooDeep(m.ProtoReflect(), 1, maxDepth) {
 						err = fmt.Errorf("%w: message nested more than %d deep (as its binary encoding nests it; layout.Options.MaxDepth)", schema.ErrTooLarge, maxDepth)
 					} else {
 						err = pw.Write(m)
