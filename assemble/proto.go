@@ -49,19 +49,23 @@ type ProtoOptions struct {
 	// schema, as Options.Filter: only the messages satisfying it are
 	// read, and blocks whose statistics rule out a match are not.
 	Filter string
+	// MaxRecordBytes bounds the size of one message as assembled, as
+	// Options.MaxRecordBytes; 0 means DefaultMaxRecordBytes.
+	MaxRecordBytes int64
 }
 
 // ProtoReader reads the messages of a Trevni file written from protobuf.
 // It is not safe for concurrent use.
 type ProtoReader struct {
-	ar       *AvroReader
-	conv     *protovalue.Converter
-	mt       protoreflect.MessageType
-	resolver protovalue.Resolver
-	own      bool          // every field of the file's own type: ReadWire's fast path
-	wire     *wireEncoder  // ReadWire's encoder, built on first use
-	msg      proto.Message // ReadWire's message when it uses ReadInto
-	cols     []layout.Column
+	ar        *AvroReader
+	conv      *protovalue.Converter
+	mt        protoreflect.MessageType
+	resolver  protovalue.Resolver
+	recursion int           // for messages stored serialized
+	own       bool          // every field of the file's own type: ReadWire's fast path
+	wire      *wireEncoder  // ReadWire's encoder, built on first use
+	msg       proto.Message // ReadWire's message when it uses ReadInto
+	cols      []layout.Column
 }
 
 // NewProtoReader prepares to read the messages of rd, using the descriptors
@@ -115,10 +119,11 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	if err != nil {
 		return nil, err
 	}
+	recursion := protovalue.RecursionLimit(o.Layout)
 	mp := conv.Mapping()
 	text := mp.Schema.String()
 	// A selection leaves unknown fields out unless it names their field.
-	ar, err := NewAvroReader(rd, &Options{ReaderSchema: text, Fields: o.Fields, MatchField: protoschema.MatchFieldNumber, Filter: o.Filter})
+	ar, err := NewAvroReader(rd, &Options{ReaderSchema: text, Fields: o.Fields, MatchField: protoschema.MatchFieldNumber, Filter: o.Filter, MaxRecordBytes: o.MaxRecordBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +131,7 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	// the schemas, not the stored text: files written before the mapping
 	// built its schema as a tree store the same schema in other words.
 	own := o.MessageType == nil && len(o.Fields) == 0 && ar.fileSchema.String() == text
-	return &ProtoReader{ar: ar, conv: conv, mt: mt, resolver: resolver, own: own}, nil
+	return &ProtoReader{ar: ar, conv: conv, mt: mt, resolver: resolver, recursion: recursion, own: own}, nil
 }
 
 // SeekRow positions the reader before message row; see AvroReader.SeekRow.

@@ -141,15 +141,16 @@ type wireEnt struct {
 
 // wireEncoder holds the compiled tree and the scratch state of ReadWire.
 type wireEncoder struct {
-	ar       *AvroReader
-	root     *wireMsg // nil: read with Read and marshal
-	resolver protovalue.Resolver
-	ents     []wireEnt
-	tmp      []byte
+	ar        *AvroReader
+	root      *wireMsg // nil: read with Read and marshal
+	resolver  protovalue.Resolver
+	recursion int // for messages stored serialized
+	ents      []wireEnt
+	tmp       []byte
 }
 
 func newWireEncoder(pr *ProtoReader) (*wireEncoder, error) {
-	e := &wireEncoder{ar: pr.ar, resolver: pr.resolver}
+	e := &wireEncoder{ar: pr.ar, resolver: pr.resolver, recursion: pr.recursion}
 	mp := pr.conv.Mapping()
 	if !pr.own || mp.UsesMessageSet() {
 		return e, nil
@@ -286,6 +287,9 @@ func compileWireMsg(r *protoschema.Record, n *layout.Node, cols []*format.Column
 
 // message appends the encoding of the next message of type m.
 func (e *wireEncoder) message(b []byte, m *wireMsg) ([]byte, error) {
+	if err := e.ar.charge(recordCost + valueCost*int64(len(m.fields))); err != nil {
+		return b, err
+	}
 	start := len(b)
 	oneof := -1 // the oneof whose member was written last
 	for i := range m.fields {
@@ -321,7 +325,7 @@ func (e *wireEncoder) message(b []byte, m *wireMsg) ([]byte, error) {
 // extensions it knows become extension fields, which sort first.
 func (e *wireEncoder) reparse(b []byte, start int, m *wireMsg, u []byte) ([]byte, error) {
 	msg := dynamicpb.NewMessage(m.desc)
-	o := proto.UnmarshalOptions{AllowPartial: true, Resolver: e.resolver}
+	o := proto.UnmarshalOptions{AllowPartial: true, Resolver: e.resolver, RecursionLimit: e.recursion}
 	if err := protosafe.Unmarshal(o, b[start:], msg); err != nil {
 		return b, err
 	}
@@ -411,11 +415,14 @@ func (e *wireEncoder) value(b []byte, f *wireField, tag uint64) ([]byte, error) 
 // cut, as Read parses it and proto marshals it.
 func (e *wireEncoder) serialized(b []byte, f *wireField) ([]byte, error) {
 	data, err := f.items.ReadBytes()
+	if err == nil {
+		err = e.ar.charge(int64(len(data)))
+	}
 	if err != nil {
 		return b, err
 	}
 	m := dynamicpb.NewMessage(f.ser)
-	o := proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: e.resolver}
+	o := proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: e.resolver, RecursionLimit: e.recursion}
 	if err := protosafe.Unmarshal(o, data, m); err != nil {
 		return b, err
 	}
@@ -480,9 +487,15 @@ func (e *wireEncoder) scalar(c *format.ColumnReader, k protoreflect.Kind) (uint6
 		if err == nil && !utf8check.Valid(v) {
 			err = fmt.Errorf("%w: string is not valid UTF-8", format.ErrFormat)
 		}
+		if err == nil {
+			err = e.ar.charge(int64(len(v)))
+		}
 		return 0, v, err
 	case protoreflect.BytesKind:
 		v, err := c.ReadBytes()
+		if err == nil {
+			err = e.ar.charge(int64(len(v)))
+		}
 		return 0, v, err
 	}
 	v, err := c.ReadLong() // the 64-bit kinds
@@ -517,6 +530,9 @@ func (e *wireEncoder) mapField(b []byte, f *wireField) ([]byte, bool, error) {
 	start, eb := len(b), len(e.ents)
 	for range n {
 		k, err := f.keys.ReadBytes()
+		if err == nil {
+			err = e.ar.charge(int64(len(k)))
+		}
 		if err != nil {
 			return b, false, err
 		}

@@ -32,9 +32,9 @@ import (
 // (block checksums, blocks holding exactly their rows) is format.Reader's
 // Verify's job.
 func (ar *AvroReader) Validate(ctx context.Context) error {
-	limit := ar.maxElems
-	ar.maxElems = math.MaxInt
-	defer func() { ar.maxElems = limit }()
+	limit, budget := ar.maxElems, ar.maxBytes
+	ar.maxElems, ar.maxBytes = math.MaxInt, math.MaxInt64
+	defer func() { ar.maxElems, ar.maxBytes = limit, budget }()
 	if ar.filter != nil {
 		// Only the matching records, one by one.
 		for n := int64(0); ; n++ {

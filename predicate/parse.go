@@ -1,6 +1,7 @@
 package predicate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -109,9 +110,9 @@ const (
 	litBytes // X'hex'
 )
 
-// literal is a constant as written. A number keeps its text, so that a
-// decimal field can compare it exactly, and its value: an int64 when it is
-// an integer that fits, else a float64.
+// literal is a constant as written. A number keeps its text, its exact
+// value (r, nil for NaN and the infinities), the nearest float64 and, when
+// it is an integer that fits, its int64.
 type literal struct {
 	at    int
 	kind  litKind
@@ -119,6 +120,7 @@ type literal struct {
 	isInt bool
 	i     int64
 	f     float64
+	r     *big.Rat
 	b     bool
 }
 
@@ -555,20 +557,14 @@ func (p *parser) literal() (literal, error) {
 			}
 			return l, p.next()
 		}
-		if i, err := strconv.ParseInt(t, 10, 64); err == nil {
-			l.isInt, l.i, l.f = true, i, float64(i)
-			return l, p.next()
+		r, err := parseNumber(t)
+		if err != nil {
+			return l, p.errAt(l.at, err.Error())
 		}
-		if _, ok := new(big.Rat).SetString(t); !ok {
-			return l, p.errAt(l.at, "malformed number "+strconv.Quote(p.tok.text))
-		}
-		f, err := strconv.ParseFloat(t, 64)
-		if err != nil && !strings.Contains(err.Error(), "range") {
-			return l, p.errAt(l.at, "malformed number "+strconv.Quote(p.tok.text))
-		}
-		l.f = f
-		if f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 && new(big.Rat).SetFloat64(f).Cmp(mustRat(t)) == 0 {
-			l.isInt, l.i = true, int64(f)
+		l.r = r
+		l.f, _ = r.Float64()
+		if r.IsInt() && r.Num().IsInt64() {
+			l.isInt, l.i = true, r.Num().Int64()
 		}
 	case tIdent:
 		switch {
@@ -587,7 +583,32 @@ func (p *parser) literal() (literal, error) {
 	return l, p.next()
 }
 
-func mustRat(s string) *big.Rat {
-	r, _ := new(big.Rat).SetString(s)
-	return r
+// Bounds on a number literal, so that parsing it stays linear in its length
+// and its exact value small: the longest literal, in characters, and the
+// largest exponent.
+const (
+	maxNumberLen      = 4096
+	maxNumberExponent = 10000
+)
+
+// parseNumber reads a decimal number literal (t without a leading '+')
+// exactly.
+func parseNumber(t string) (*big.Rat, error) {
+	if len(t) > maxNumberLen {
+		return nil, fmt.Errorf("number literal of %d characters: at most %d are allowed", len(t), maxNumberLen)
+	}
+	if k := strings.IndexAny(t, "eE"); k >= 0 {
+		e, err := strconv.Atoi(t[k+1:])
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("malformed number %q", t)
+		}
+		if err != nil || e > maxNumberExponent || e < -maxNumberExponent {
+			return nil, fmt.Errorf("exponent of %q out of range: at most %d either way", t, maxNumberExponent)
+		}
+	}
+	r, ok := new(big.Rat).SetString(t)
+	if !ok || strings.ContainsAny(t, "/xXpP") {
+		return nil, fmt.Errorf("malformed number %q", t)
+	}
+	return r, nil
 }

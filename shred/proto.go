@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoload"
@@ -38,7 +39,18 @@ type ProtoOptions struct {
 	// Resolver finds the types of extensions; nil means the global
 	// registry.
 	Resolver protovalue.Resolver
+	// MaxJSONMessageSize bounds one line of JSONLines input, in bytes; 0
+	// means DefaultMaxJSONMessageSize. A longer line is an error naming
+	// the message.
+	MaxJSONMessageSize int64
 }
+
+// DefaultMaxJSONMessageSize is the default of
+// ProtoOptions.MaxJSONMessageSize. A message parsed from protojson into a
+// dynamic message takes many times its text's size in memory (a wide
+// google.protobuf.Struct, about 140 times), so the bound is far below the
+// binary one.
+const DefaultMaxJSONMessageSize = 4 << 20
 
 // ProtoWriter shreds protobuf messages of one type into a Trevni file. The
 // file is an ordinary Avro-Trevni file, of the Avro schema protoschema
@@ -157,8 +169,20 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 	progress := o.File.Progress
 	cr := &countingReader{r: in}
 	br := bufio.NewReaderSize(cr, 256<<10)
-	m := dynamicpb.NewMessage(md)
+	m := protoload.MessageType(md).New().Interface()
 	js := protojson.UnmarshalOptions{Resolver: o.Resolver}
+	maxLine := o.MaxJSONMessageSize
+	if maxLine <= 0 {
+		maxLine = DefaultMaxJSONMessageSize
+	}
+	// A message from JSON may be nested no deeper, counted as the binary
+	// encoding nests it, than the file's types may be: what the readers
+	// can give back.
+	maxDepth := layout.DefaultMaxDepth
+	if l := o.File.Layout; l != nil && l.MaxDepth > 0 {
+		maxDepth = l.MaxDepth
+	}
+	var line []byte
 	done := ctx.Done()
 	fail := func(start int64, err error) (int64, error) {
 		pw.Abort()
@@ -183,18 +207,21 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 				err = pw.WriteWire(msg)
 			}
 		case JSONLines:
-			var text []byte
-			text, err = br.ReadBytes('\n')
-			if err == io.EOF && len(bytes.TrimSpace(text)) > 0 {
+			line, err = readLine(br, line[:0], maxLine)
+			if err == io.EOF && len(bytes.TrimSpace(line)) > 0 {
 				err = nil
 			}
 			if err == nil {
-				if len(bytes.TrimSpace(text)) == 0 {
+				if len(bytes.TrimSpace(line)) == 0 {
 					continue
 				}
 				proto.Reset(m)
-				if err = js.Unmarshal(text, m); err == nil {
-					err = pw.Write(m)
+				if err = js.Unmarshal(line, m); err == nil {
+					if tooDeep(m.ProtoReflect(), 1, maxDepth) {
+						err = fmt.Errorf("%w: message nested more than %d deep (as its binary encoding nests it; layout.Options.MaxDepth)", schema.ErrTooLarge, maxDepth)
+					} else {
+						err = pw.Write(m)
+					}
 				}
 			}
 		default:
@@ -214,6 +241,53 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 		progress(pw.RowCount(), cr.n)
 	}
 	return pw.RowCount(), pw.Close()
+}
+
+// readLine reads the next line of br into buf's storage, its newline
+// included, failing once it passes limit bytes.
+func readLine(br *bufio.Reader, buf []byte, limit int64) ([]byte, error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if int64(len(buf))+int64(len(chunk)) > limit {
+			return buf, fmt.Errorf("%w: a line longer than %d bytes (ProtoOptions.MaxJSONMessageSize)", format.ErrRecordSize, limit)
+		}
+		buf = append(buf, chunk...)
+		if err != bufio.ErrBufferFull {
+			return buf, err
+		}
+	}
+}
+
+// tooDeep reports whether m, at depth depth, holds messages nested deeper
+// than limit, counting as the binary encoding nests them (a map entry is
+// a message).
+func tooDeep(m protoreflect.Message, depth, limit int) bool {
+	if depth > limit {
+		return true
+	}
+	deep := false
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+			if fd.MapValue().Message() != nil {
+				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+					deep = tooDeep(mv.Message(), depth+2, limit)
+					return !deep
+				})
+			}
+		case fd.IsList():
+			if fd.Message() != nil {
+				l := v.List()
+				for i := 0; i < l.Len() && !deep; i++ {
+					deep = tooDeep(l.Get(i).Message(), depth+1, limit)
+				}
+			}
+		case fd.Message() != nil:
+			deep = tooDeep(v.Message(), depth+1, limit)
+		}
+		return !deep
+	})
+	return deep
 }
 
 // readDelimited reads the next length-delimited message into buf's

@@ -209,7 +209,7 @@ func open(ctx context.Context, name string, mode int) (*format.Reader, *remote.C
 		opts      format.ReaderOptions
 	)
 	if remote.IsURL(name) {
-		h, err := remote.OpenHTTP(ctx, nil, name)
+		h, err := remote.OpenHTTP(ctx, name, nil)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("trevniio: %w", err)
 		}
@@ -336,14 +336,36 @@ func compileFilter(rd *format.Reader, expr string) *predicate.Predicate {
 	return p
 }
 
-// rowCount reads the header of the file and returns its number of rows.
+// rowCount reads the header of the file and returns its number of rows,
+// checked against the block table of its first column: a count that the
+// file's blocks do not hold is an error.
 func rowCount(path string) (int64, error) {
 	rd, _, closeFile, err := open(context.Background(), path, headerOnly)
 	if err != nil {
 		return 0, err
 	}
 	defer closeFile()
+	if rd.NumColumns() > 0 {
+		if _, err := rd.Blocks(0); err != nil {
+			return 0, err
+		}
+	}
 	return rd.RowCount(), nil
+}
+
+// MaxInitialSplits bounds the number of restrictions Read splits one file
+// into before processing: a file of more rows than MaxInitialSplits times
+// SplitRows is split into larger restrictions (which a runner may still
+// split while it runs).
+const MaxInitialSplits = 1 << 16
+
+// splitSize returns the rows of each initial restriction of rest: size,
+// or more where size would make more than MaxInitialSplits of them.
+func splitSize(rest offsetrange.Restriction, size int64) int64 {
+	if n := rest.End - rest.Start; n > 0 && n/size >= MaxInitialSplits {
+		size = n/MaxInitialSplits + 1
+	}
+	return size
 }
 
 // CreateInitialRestriction returns all the rows of the file.
@@ -365,6 +387,7 @@ func (fn *readFn) SplitRestriction(path string, rest offsetrange.Restriction) []
 	if size <= 0 {
 		size = DefaultSplitRows
 	}
+	size = splitSize(rest, size)
 	if fn.Filter == "" {
 		return rest.SizedSplits(size)
 	}

@@ -296,7 +296,7 @@ func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, sf *se
 		if remaining == 0 {
 			return errEnough
 		}
-		opts := assemble.Options{ReaderSchema: readerSchema, Layout: e.limits.layout()}
+		opts := assemble.Options{ReaderSchema: readerSchema, Layout: e.limits.layout(), MaxRecordBytes: e.limits.maxRecord}
 		sf.options(&opts)
 		ar, err := newAvroReader(in.Reader, &opts)
 		if err == nil && from > 0 {
@@ -417,7 +417,7 @@ func (e *env) toContainer(out io.Writer, parts []part, readerSchema string, rf *
 				return 0, err
 			}
 			defer in.Close()
-			opts := assemble.Options{Layout: e.limits.layout()}
+			opts := assemble.Options{Layout: e.limits.layout(), MaxRecordBytes: e.limits.maxRecord}
 			sf.options(&opts)
 			ar, err := newAvroReader(in.Reader, &opts)
 			if err != nil {

@@ -116,7 +116,7 @@ func (e *env) openTrevniFor(path string, opts *format.ReaderOptions, headerOnly 
 			return nil, fmt.Errorf("%s: cannot read: %w", name, err)
 		}
 	case remote.IsURL(path):
-		h, err := remote.OpenHTTP(e.ctx, nil, path)
+		h, err := remote.OpenHTTP(e.ctx, path, e.limits.http())
 		if err != nil {
 			return nil, err
 		}

@@ -79,7 +79,7 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		}
 		return e.toTrevni(ins[0], out, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 			// Made here, once toTrevni has set opts.TempDir.
-			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress}, Mapping: protoschema.Options{RecursionLimit: *recursion}}
+			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress}, Mapping: protoschema.Options{RecursionLimit: *recursion}, MaxJSONMessageSize: e.limits.maxRecord}
 			return shred.FromProtoStream(e.ctx, out, in, form, md, po)
 		})
 	}

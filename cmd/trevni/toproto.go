@@ -51,7 +51,7 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 		p := e.newProgress(totals(parts))
 		defer p.done()
 		err = e.eachPart(parts, opts, rf, p, func(in *trevniInput, from, to, before int64) error {
-			pr, err := assemble.NewProtoReader(in.Reader, &assemble.ProtoOptions{Fields: sel, Layout: e.limits.layout()})
+			pr, err := assemble.NewProtoReader(in.Reader, &assemble.ProtoOptions{Fields: sel, Layout: e.limits.layout(), MaxRecordBytes: e.limits.maxRecord})
 			if err == nil && from > 0 {
 				err = pr.SeekRow(from)
 			}

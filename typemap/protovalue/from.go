@@ -15,7 +15,7 @@ import (
 // ---- Avro → message ----
 
 func (c *Converter) unmarshal(b []byte, m protoreflect.Message) error {
-	return protosafe.Unmarshal(proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: c.resolver}, b, m.Interface())
+	return protosafe.Unmarshal(proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: c.resolver, RecursionLimit: c.recursion}, b, m.Interface())
 }
 
 func (c *Converter) fromRecord(r *protoschema.Record, in map[string]any, m protoreflect.Message) error {
