@@ -114,10 +114,17 @@ type Field struct {
 	Desc protoreflect.FieldDescriptor
 	// Avro is the field in the Avro schema.
 	Avro *schema.Field
-	// Nullable is set for singular fields with presence: the Avro type is
-	// the union ["null", T] and Branch is T's name in that union.
-	Nullable bool
-	Branch   string
+	// Shape is how the field's values stand in the Avro field.
+	Shape Shape
+	// Value describes one value of the field: Desc itself, or the value
+	// of a map's entries.
+	Value protoreflect.FieldDescriptor
+	// Oneof is the oneof the field is a member of, nil if none: the
+	// synthetic oneof of a proto3 optional field is none.
+	Oneof protoreflect.OneofDescriptor
+	// Branch is the name of T in the union ["null", T] of an Optional
+	// field, "" for other shapes.
+	Branch string
 	// Record describes the message of a message field, a list element or a
 	// map value. It is nil for other kinds and when Serialized.
 	Record *Record
@@ -289,12 +296,15 @@ func (b *builder) expand(md protoreflect.MessageDescriptor) (*Record, error) {
 		f := &rec.Fields[i]
 		f.Name = string(fd.Name())
 		f.Desc = fd
-		f.Nullable = fd.HasPresence() && !fd.IsList() && !fd.IsMap()
-		taken[f.Name] = true
-		vd := fd
-		if fd.IsMap() {
-			vd = fd.MapValue()
+		f.Shape, f.Value = shapeOf(fd), fd
+		if f.Shape == Map {
+			f.Value = fd.MapValue()
 		}
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+			f.Oneof = od
+		}
+		taken[f.Name] = true
+		vd := f.Value
 		if vd.Message() == nil {
 			continue
 		}
@@ -366,7 +376,7 @@ func (b *builder) assignNames(root *Record) {
 		done[r] = true
 		for i := range r.Fields {
 			f := &r.Fields[i]
-			if f.Nullable {
+			if f.Shape == Optional {
 				f.Branch = branchName(f)
 			}
 			if f.Record != nil {

@@ -207,12 +207,12 @@ func TestPresence(t *testing.T) {
 			byName[mp.Root.Fields[i].Name] = &mp.Root.Fields[i]
 		}
 		for _, n := range tc.nullable {
-			if f := byName[n]; f == nil || !f.Nullable || f.Branch == "" {
+			if f := byName[n]; f == nil || f.Shape != protoschema.Optional || f.Branch == "" {
 				t.Errorf("%s.%s: want nullable, have %+v", tc.msg, n, f)
 			}
 		}
 		for _, n := range tc.plain {
-			if f := byName[n]; f == nil || f.Nullable {
+			if f := byName[n]; f == nil || f.Shape == protoschema.Optional {
 				t.Errorf("%s.%s: want not nullable, have %+v", tc.msg, n, f)
 			}
 		}
