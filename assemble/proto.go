@@ -140,6 +140,57 @@ func (pr *ProtoReader) Row() int64 { return pr.ar.Row() }
 // AvroReader.StopAt.
 func (pr *ProtoReader) StopAt(row int64) { pr.ar.StopAt(row) }
 
+// SetLimit makes the reader report io.EOF after n more messages, counting
+// only those it returns (those that satisfy the filter); a negative n
+// removes the limit. See AvroReader.SetLimit.
+func (pr *ProtoReader) SetLimit(n int64) { pr.ar.SetLimit(n) }
+
+// Count returns how many messages from the reader's position to its end
+// (see StopAt) satisfy the filter, reading only the filter's columns (and
+// no column at all without a filter), and leaves the reader at its end.
+// See AvroReader.Count.
+func (pr *ProtoReader) Count(ctx context.Context) (int64, error) { return pr.ar.Count(ctx) }
+
+// NextMatch returns the number of the next message, from the reader's
+// position up to its end, that satisfies ProtoOptions.Filter, and moves
+// the reader past it without reading it; io.EOF when none is left or the
+// limit is reached. Without a filter it is an error. See
+// AvroReader.NextMatch.
+func (pr *ProtoReader) NextMatch() (int64, error) { return pr.ar.NextMatch() }
+
+// Report returns how much of the file the reader has read so far. See
+// AvroReader.Report.
+func (pr *ProtoReader) Report() ScanReport { return pr.ar.Report() }
+
+// Validate checks every remaining message (up to StopAt's row, the
+// filter's matches only with a filter, at most SetLimit's number) as Read
+// would read it, without keeping it: what AvroReader.Validate checks of
+// the records, and what the conversion to messages checks (numbers in the
+// range of their kind, map keys that parse, at most one member of a oneof
+// set, UTF-8 strings). It returns nil if all are good, or the first bad
+// message's *schema.Error; the reader is then at the end (or past the bad
+// message). Messages that read no column are all alike: one is checked
+// for all. It checks ctx between messages and returns its error, wrapped,
+// if ctx ends first.
+func (pr *ProtoReader) Validate(ctx context.Context) error {
+	ar := pr.ar
+	var buf []byte
+	for n := int64(0); ; n++ {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return fmt.Errorf("assemble: validation stopped at record %d: %w", ar.row, ctx.Err())
+		}
+		var err error
+		if buf, err = pr.ReadWire(buf[:0]); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if ar.filter == nil && ar.root.free() && ar.limit < 0 {
+			ar.row = max(ar.row, ar.end)
+		}
+	}
+}
+
 // MessageType returns the type messages are read into.
 func (pr *ProtoReader) MessageType() protoreflect.MessageType { return pr.mt }
 

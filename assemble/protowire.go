@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -52,26 +51,14 @@ func (pr *ProtoReader) ReadWire(dst []byte) ([]byte, error) {
 		return pr.readWireReflective(dst)
 	}
 	ar := pr.ar
-	if ar.limit == 0 {
-		return dst, io.EOF
-	}
-	if ar.filter != nil {
-		if err := ar.nextMatch(); err != nil {
-			return dst, err
-		}
-	}
-	if err := ar.startRow(); err != nil {
+	if err := ar.nextRecord(); err != nil {
 		return dst, err
 	}
 	out, err := e.message(dst, e.root)
 	if err != nil {
 		return dst, fieldpath.Record(err, ar.row)
 	}
-	ar.row++
-	ar.returned++
-	if ar.limit > 0 {
-		ar.limit--
-	}
+	ar.returnedRecord()
 	return out, nil
 }
 

@@ -335,6 +335,17 @@ func TestReadWireBadValues(t *testing.T) {
 			if n := wireReadCompare(t, buf.Bytes(), nil); (n == 1) != tc.ok {
 				t.Errorf("read %d messages", n)
 			}
+			// Validate refuses what Read refuses, by the fast path and
+			// by Read alike (with MessageType).
+			for _, o := range []*assemble.ProtoOptions{nil, {MessageType: dynamicpb.NewMessageType(md)}} {
+				pr, err := assemble.NewProtoReader(wireOpen(t, buf.Bytes()), o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := pr.Validate(t.Context()); (err == nil) != tc.ok {
+					t.Errorf("Validate (%+v): %v", o, err)
+				}
+			}
 		})
 	}
 }
