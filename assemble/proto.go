@@ -255,17 +255,6 @@ func (pr *ProtoReader) All() iter.Seq2[proto.Message, error] {
 	}
 }
 
-// ProtoOutput is the form of a stream of messages.
-type ProtoOutput int
-
-const (
-	// DelimitedOutput: binary messages, each preceded by its length as a
-	// varint.
-	DelimitedOutput ProtoOutput = iota
-	// JSONLinesOutput: one protojson message per line.
-	JSONLinesOutput
-)
-
 // ProtoStreamOptions configures ToProtoStream. A nil *ProtoStreamOptions
 // means the defaults.
 type ProtoStreamOptions struct {
@@ -274,17 +263,17 @@ type ProtoStreamOptions struct {
 	Progress func(rows int64)
 }
 
-// ToProtoStream writes every remaining message of pr to w and returns how
-// many it wrote. Binary messages are marshalled deterministically. Errors
+// ToProtoStream writes every remaining message of pr to w, framed as form
+// says, and returns how many it wrote. Binary messages are marshalled deterministically. Errors
 // for a message carry its record number counted from the start of the
 // file, also after SeekRow. Cancelling ctx stops it between messages.
-func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form ProtoOutput, opts *ProtoStreamOptions) (int64, error) {
+func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form protoschema.Framing, opts *ProtoStreamOptions) (int64, error) {
 	var progress func(int64)
 	if opts != nil {
 		progress = opts.Progress
 	}
-	if form != DelimitedOutput && form != JSONLinesOutput {
-		return 0, fmt.Errorf("assemble: unknown output form %d", form)
+	if form != protoschema.Delimited && form != protoschema.JSONLines {
+		return 0, fmt.Errorf("assemble: unknown message framing %v", form)
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	m := pr.mt.New().Interface()
@@ -300,7 +289,7 @@ func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form Proto
 		default:
 		}
 		var err error
-		if form == DelimitedOutput {
+		if form == protoschema.Delimited {
 			buf, err = pr.ReadWire(buf[:0])
 		} else {
 			err = pr.ReadInto(m)
@@ -312,14 +301,14 @@ func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form Proto
 			return n, err
 		}
 		switch form {
-		case DelimitedOutput:
+		case protoschema.Delimited:
 			if _, err := bw.Write(binary.AppendUvarint(size[:0], uint64(len(buf)))); err != nil {
 				return n, err
 			}
 			if _, err := bw.Write(buf); err != nil {
 				return n, err
 			}
-		case JSONLinesOutput:
+		case protoschema.JSONLines:
 			if buf, err = js.MarshalAppend(buf[:0], m); err != nil {
 				return n, fieldpath.Record(err, pr.ar.row-1)
 			}

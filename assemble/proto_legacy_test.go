@@ -87,7 +87,7 @@ func TestLegacyProtoFiles(t *testing.T) {
 			// ReadWire gives the deterministic encoding the messages
 			// were stored with.
 			var out bytes.Buffer
-			n, err := ToProtoStream(context.Background(), &out, pr, DelimitedOutput, nil)
+			n, err := ToProtoStream(context.Background(), &out, pr, protoschema.Delimited, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -390,7 +390,7 @@ func TestToProtoStreamWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	n, err := assemble.ToProtoStream(context.Background(), &out, pr, assemble.DelimitedOutput, nil)
+	n, err := assemble.ToProtoStream(context.Background(), &out, pr, protoschema.Delimited, nil)
 	if err != nil || n != int64(len(msgs)) {
 		t.Fatalf("ToProtoStream: %d messages, %v", n, err)
 	}

@@ -126,26 +126,15 @@ func (pw *ProtoWriter) Close() error { return pw.aw.Close() }
 // Abort discards the file and releases its temporary storage.
 func (pw *ProtoWriter) Abort() { pw.aw.Abort() }
 
-// ProtoInput is the form of a stream of messages.
-type ProtoInput int
-
-const (
-	// Delimited: binary messages, each preceded by its length as a
-	// varint (protodelim, Java's writeDelimitedTo).
-	Delimited ProtoInput = iota
-	// JSONLines: one protojson message per line.
-	JSONLines
-)
-
 // maxMessageSize bounds one message of a delimited stream.
 const maxMessageSize = 256 << 20
 
-// FromProtoStream converts a stream of messages of type md into a Trevni
-// file written to out, and returns the number of messages written. An
+// FromProtoStream converts a stream of messages of type md, framed as
+// form says, into a Trevni file written to out, and returns the number of messages written. An
 // error names the message (counting from 0) and where it starts in the
 // input. Cancelling ctx stops it between messages; the file is then not
 // written.
-func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form ProtoInput, md protoreflect.MessageDescriptor, opts *ProtoOptions) (int64, error) {
+func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form protoschema.Framing, md protoreflect.MessageDescriptor, opts *ProtoOptions) (int64, error) {
 	pw, err := NewProtoWriter(out, md, opts)
 	if err != nil {
 		return 0, err
@@ -178,11 +167,11 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 		start := cr.n - int64(br.Buffered())
 		var err error
 		switch form {
-		case Delimited:
+		case protoschema.Delimited:
 			if msg, err = readDelimited(br, msg); err == nil {
 				err = pw.WriteWire(msg)
 			}
-		case JSONLines:
+		case protoschema.JSONLines:
 			var text []byte
 			text, err = br.ReadBytes('\n')
 			if err == io.EOF && len(bytes.TrimSpace(text)) > 0 {
@@ -198,7 +187,7 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 				}
 			}
 		default:
-			err = fmt.Errorf("shred: unknown input form %d", form)
+			err = fmt.Errorf("shred: unknown message framing %v", form)
 		}
 		if err == io.EOF {
 			break

@@ -888,7 +888,7 @@ func TestFromProtoStreamWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	n, err := shred.FromProtoStream(context.Background(), &out, bytes.NewReader(in.Bytes()), shred.Delimited, md, nil)
+	n, err := shred.FromProtoStream(context.Background(), &out, bytes.NewReader(in.Bytes()), protoschema.Delimited, md, nil)
 	if err != nil || n != int64(len(msgs)) {
 		t.Fatalf("FromProtoStream: %d messages, %v", n, err)
 	}
@@ -909,14 +909,14 @@ func TestFromProtoStreamWire(t *testing.T) {
 		{[]byte{0xff, 0xff, 0xff, 0xff, 0x7f}, "exceeded unmarshaler's maximum"},
 		{[]byte{0x02, 0x08, 0x80}, "message 0 (input byte 0)"},
 	} {
-		_, err := shred.FromProtoStream(context.Background(), io.Discard, bytes.NewReader(tc.in), shred.Delimited, md, nil)
+		_, err := shred.FromProtoStream(context.Background(), io.Discard, bytes.NewReader(tc.in), protoschema.Delimited, md, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("input %x...: error %v, want %q", tc.in[:min(8, len(tc.in))], err, tc.want)
 		}
 	}
 	// A length that the input does not back costs no more than the input.
 	huge := append(protowire.AppendVarint(nil, 200<<20), make([]byte, 100)...)
-	if _, err := shred.FromProtoStream(context.Background(), io.Discard, bufio.NewReader(bytes.NewReader(huge)), shred.Delimited, md, nil); err == nil {
+	if _, err := shred.FromProtoStream(context.Background(), io.Discard, bufio.NewReader(bytes.NewReader(huge)), protoschema.Delimited, md, nil); err == nil {
 		t.Error("no error for a truncated huge message")
 	}
 }

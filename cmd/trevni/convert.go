@@ -660,12 +660,12 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		if *descSet != "" && *protoFile != "" {
 			return e.usagef("give --descriptor-set or --proto, not both")
 		}
-		var form shred.ProtoInput
+		var form protoschema.Framing
 		switch *input {
 		case "delimited":
-			form = shred.Delimited
+			form = protoschema.Delimited
 		case "json":
-			form = shred.JSONLines
+			form = protoschema.JSONLines
 		default:
 			return e.usagef("--input %q: want delimited or json", *input)
 		}
@@ -759,12 +759,12 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 	fields := fs.String("fields", "", "comma-separated field `PATHS` to keep")
 	rf := addRangeFlags(fs)
 	return func(e *env, args []string) error {
-		var form assemble.ProtoOutput
+		var form protoschema.Framing
 		switch *output {
 		case "delimited":
-			form = assemble.DelimitedOutput
+			form = protoschema.Delimited
 		case "json":
-			form = assemble.JSONLinesOutput
+			form = protoschema.JSONLines
 		default:
 			return e.usagef("--output %q: want delimited or json", *output)
 		}
