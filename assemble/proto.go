@@ -80,7 +80,7 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	if !ok || name == "" {
 		return nil, fmt.Errorf("assemble: the file has no %s and %s metadata: it was not written from protobuf", protoload.MetaDescriptorSet, protoload.MetaMessage)
 	}
-	mopts, err := protoschema.ParseOptions(meta.GetString(protoschema.MetaOptions))
+	mopts, err := protoschema.ParseStoredOptions(meta.GetString(protoschema.MetaOptions))
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func TestLegacyProtoFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mopts, err := protoschema.ParseOptions(meta.GetString(protoschema.MetaOptions))
+			mopts, err := protoschema.ParseStoredOptions(meta.GetString(protoschema.MetaOptions))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -134,7 +134,7 @@ func TestProtoRecursive(t *testing.T) {
 	} {
 		md := tc.msgs[0].ProtoReflect().Descriptor()
 		for _, limit := range []int{0, 2} {
-			rd := shredMessages(t, md, tc.msgs, &shred.ProtoOptions{Mapping: protoschema.Options{RecursionLimit: limit}})
+			rd := shredMessages(t, md, tc.msgs, &shred.ProtoOptions{Mapping: &protoschema.Options{RecursionLimit: limit}})
 			checkRoundTrip(t, rd, tc.msgs[0].ProtoReflect().Type(), tc.msgs)
 		}
 	}

@@ -155,8 +155,8 @@ func TestReadWireOTLP(t *testing.T) {
 			msgs := wireRandom(md, 40, 7, 3, nil)
 			for _, o := range []shred.ProtoOptions{
 				{File: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 2048}}},
-				{Mapping: protoschema.Options{RecursionLimit: 2}, File: shred.Options{WriterOptions: format.WriterOptions{Codec: "zstd"}}},
-				{Mapping: protoschema.Options{DropUnknown: true}},
+				{Mapping: &protoschema.Options{RecursionLimit: 2}, File: shred.Options{WriterOptions: format.WriterOptions{Codec: "zstd"}}},
+				{Mapping: &protoschema.Options{DropUnknown: true}},
 			} {
 				data := wireFile(t, md, &o, msgs, wireDamaged(t, 1, msgs))
 				if n := wireReadCompare(t, data, nil); n < len(msgs) {
@@ -182,7 +182,7 @@ func TestReadWireDescriptorSets(t *testing.T) {
 	md := set.ProtoReflect().Descriptor()
 	msgs := append([]proto.Message{set}, wireRandom(md, 15, 6, 2, nil)...)
 	for _, limit := range []int{0, 1, 3} {
-		o := &shred.ProtoOptions{Mapping: protoschema.Options{RecursionLimit: limit}}
+		o := &shred.ProtoOptions{Mapping: &protoschema.Options{RecursionLimit: limit}}
 		wireReadCompare(t, wireFile(t, md, o, msgs, wireDamaged(t, uint64(limit), msgs)), nil)
 	}
 }
@@ -203,7 +203,7 @@ func TestReadWireWellKnownTypes(t *testing.T) {
 		md := m.ProtoReflect().Descriptor()
 		msgs := append([]proto.Message{m}, wireRandom(md, 10, 6, 3, nil)...)
 		for _, limit := range []int{0, 2} {
-			o := &shred.ProtoOptions{Mapping: protoschema.Options{RecursionLimit: limit}}
+			o := &shred.ProtoOptions{Mapping: &protoschema.Options{RecursionLimit: limit}}
 			wireReadCompare(t, wireFile(t, md, o, msgs, wireDamaged(t, 2, msgs)), nil)
 		}
 	}
@@ -244,7 +244,7 @@ func TestReadWireTestProtos(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			msgs := wireRandom(md, 40, 5, 4, exts)
 			for _, limit := range []int{0, 1} {
-				o := &shred.ProtoOptions{Resolver: types, Mapping: protoschema.Options{RecursionLimit: limit}}
+				o := &shred.ProtoOptions{Resolver: types, Mapping: &protoschema.Options{RecursionLimit: limit}}
 				data := wireFile(t, md, o, msgs, wireDamaged(t, uint64(limit), msgs))
 				wireReadCompare(t, data, nil)
 				// Extensions the resolver does not know stay unknown.

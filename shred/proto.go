@@ -32,9 +32,9 @@ type ProtoOptions struct {
 	// called by FromProtoStream every 4096 messages and at the end with
 	// the messages written and the input bytes consumed.
 	File Options
-	// Mapping configures the protobuf to Avro mapping. Its Limits, when
-	// nil, are File.Layout.
-	Mapping protoschema.Options
+	// Mapping configures the protobuf to Avro mapping; nil means the
+	// defaults. Its Limits, when nil, are File.Layout.
+	Mapping *protoschema.Options
 	// Resolver finds the types of extensions; nil means the global
 	// registry.
 	Resolver protovalue.Resolver
@@ -64,11 +64,14 @@ func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *Prot
 	if md == nil {
 		return nil, errors.New("shred: nil message descriptor")
 	}
-	mo := o.Mapping
+	var mo protoschema.Options
+	if o.Mapping != nil {
+		mo = *o.Mapping
+	}
 	if mo.Limits == nil {
 		mo.Limits = o.File.Layout
 	}
-	conv, err := protovalue.NewConverter(md, &protovalue.Options{Mapping: mo, Resolver: o.Resolver})
+	conv, err := protovalue.NewConverter(md, &protovalue.Options{Mapping: &mo, Resolver: o.Resolver})
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +89,7 @@ func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *Prot
 	}
 	fo.Meta.Set(protoload.MetaDescriptorSet, set)
 	fo.Meta.SetString(protoload.MetaMessage, string(md.FullName()))
-	fo.Meta.SetString(protoschema.MetaOptions, o.Mapping.String())
+	fo.Meta.SetString(protoschema.MetaOptions, mo.String())
 	aw, err := newAvroWriter(out, mp.Schema, mp.Schema.String(), &fo)
 	if err != nil {
 		return nil, err

@@ -201,7 +201,7 @@ func (e *env) readSchemaFile(path string) (string, *schema.Schema, error) {
 		return "", nil, err
 	}
 	text := strings.TrimSpace(string(b))
-	s, err := schema.ParseOptions{MaxDepth: e.limits.maxDepth}.Parse(text)
+	s, err := schema.ParseWith(text, &schema.ParseOptions{MaxDepth: e.limits.maxDepth})
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -682,7 +682,7 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		}
 		return e.toTrevni(args[0], args[1], &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 			// Made here, once toTrevni has set opts.TempDir.
-			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress}, Mapping: protoschema.Options{RecursionLimit: *recursion}}
+			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress}, Mapping: &protoschema.Options{RecursionLimit: *recursion}}
 			return shred.FromProtoStream(e.ctx, out, in, form, md, po)
 		})
 	}

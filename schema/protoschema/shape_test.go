@@ -22,7 +22,7 @@ func TestShapeAndValueNode(t *testing.T) {
 	}
 	seen := make(map[protoschema.Shape]bool)
 	for _, md := range allMessages(files, testProtos...) {
-		mp, err := protoschema.New(md, protoschema.Options{})
+		mp, err := protoschema.New(md, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,8 +43,9 @@ type Resolver interface {
 // Options configure a [Converter]. A nil *Options means the default
 // mapping and protoregistry.GlobalTypes.
 type Options struct {
-	// Mapping must be the options the Avro schema was made with.
-	Mapping protoschema.Options
+	// Mapping must be the options the Avro schema was made with; nil means
+	// the default mapping.
+	Mapping *protoschema.Options
 	// Resolver resolves extensions, and the types of messages stored
 	// serialized, when decoding; nil means protoregistry.GlobalTypes.
 	// Extensions it does not know stay unknown fields.
