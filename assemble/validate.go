@@ -30,7 +30,7 @@ import (
 //
 // Validate checks the records' values; the Trevni structure beneath them
 // (block checksums, blocks holding exactly their rows) is format.Reader's
-// Verify's job.
+// Validate's job.
 func (ar *AvroReader) Validate(ctx context.Context) error {
 	limit := ar.maxElems
 	ar.maxElems = math.MaxInt

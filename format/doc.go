@@ -16,7 +16,7 @@
 // hostile files: a block larger than [ReaderOptions].MaxBlockSize is refused
 // before it is decompressed, and the block buffers of all ColumnReaders of a
 // Reader stay within [ReaderOptions].BlockMemory; both fail with [ErrLimit].
-// [Reader.Verify] takes time in proportion to the bytes stored, not to the
+// [Reader.Validate] takes time in proportion to the bytes stored, not to the
 // rows or elements they claim.
 //
 // The package knows nothing of Avro or Protobuf; see the schema, shred and
