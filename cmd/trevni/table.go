@@ -235,7 +235,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		rows, err := csvtable.Copy(sink, src, p.setRows)
+		rows, err := csvtable.Copy(e.ctx, sink, src, &csvtable.CopyOptions{Progress: p.setRows})
 		if err != nil {
 			return fmt.Errorf("%s: %w", inName, err)
 		}
@@ -379,7 +379,7 @@ func (e *env) copyTable(inPath, outPath string, sel []string, clmnOnly bool,
 		return nil, 0, 0, fmt.Errorf("%s: %w", in.name, err)
 	}
 	p := e.newProgress(in.rowCount(), 0)
-	rows, err = csvtable.Copy(sink, src, p.setRows)
+	rows, err = csvtable.Copy(e.ctx, sink, src, &csvtable.CopyOptions{Progress: p.setRows})
 	if err == nil {
 		err = out.Commit()
 	}
@@ -471,8 +471,8 @@ func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *ran
 	if err != nil {
 		return err
 	}
-	fields := append([]csvtable.Field(nil), src.Fields()...)
-	csvtable.AvroSchema("Row", fields) // sets the Avro names
+	fields := src.Fields()
+	names := csvtable.AvroNames(fields)
 	cells := make([]csvtable.Cell, len(fields))
 	var b []byte
 	for row := int64(0); rf.limit < 0 || row < rf.offset+rf.limit; row++ {
@@ -491,7 +491,7 @@ func clmnToJSON(e *env, args []string, readerSchema string, pretty bool, rf *ran
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = jsontext.AppendString(b, fields[i].AvroName)
+			b = jsontext.AppendString(b, names[i])
 			b = append(b, ':')
 			switch c := &cells[i]; fields[i].Type {
 			case csvtable.Int, csvtable.Long:
