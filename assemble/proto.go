@@ -61,7 +61,6 @@ type ProtoReader struct {
 	own      bool          // every field of the file's own type: ReadWire's fast path
 	wire     *wireEncoder  // ReadWire's encoder, built on first use
 	msg      proto.Message // ReadWire's message when it uses ReadInto
-	cols     []layout.Column
 }
 
 // NewProtoReader prepares to read the messages of rd, using the descriptors
@@ -326,21 +325,4 @@ func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form proto
 		progress(n)
 	}
 	return n, bw.Flush()
-}
-
-// matchFieldNumber matches a reader field to the writer field of the same
-// protobuf field number (schemas derived from protobuf carry them): a
-// renamed protobuf field is the same field. It is the hook
-// Options.MatchField; protoschema.MatchFieldNumber is to replace it.
-func matchFieldNumber(rf *schema.Field, ws *schema.Schema) int {
-	n, ok := rf.Prop(protoschema.PropNumber)
-	if !ok {
-		return -1
-	}
-	for i, f := range ws.Fields {
-		if m, ok := f.Prop(protoschema.PropNumber); ok && fmt.Sprint(m) == fmt.Sprint(n) {
-			return i
-		}
-	}
-	return -1
 }
