@@ -161,33 +161,40 @@ func (pr *ProtoReader) NextMatch() (int64, error) { return pr.ar.NextMatch() }
 // AvroReader.Report.
 func (pr *ProtoReader) Report() ScanReport { return pr.ar.Report() }
 
-// Validate checks every remaining message (up to StopAt's row, the
-// filter's matches only with a filter, at most SetLimit's number) as Read
-// would read it, without keeping it: what AvroReader.Validate checks of
-// the records, and what the conversion to messages checks (numbers in the
-// range of their kind, map keys that parse, at most one member of a oneof
-// set, UTF-8 strings). It returns nil if all are good, or the first bad
-// message's *schema.Error; the reader is then at the end (or past the bad
-// message). Messages that read no column are all alike: one is checked
-// for all. Otherwise, unlike AvroReader.Validate, which checks runs of
-// alike records at once, it converts every message, so its time is linear
-// in the messages the file claims: it checks ctx between messages and
-// returns its error, wrapped, if ctx ends first.
+// Validate checks every remaining message (up to StopAt's row; with a
+// filter, its matches only, at most SetLimit's number) as Read would read
+// it, without keeping it: what AvroReader.Validate checks of the records,
+// and what the conversion to messages checks (numbers in the range of
+// their kind, map keys that parse, at most one member of a oneof set,
+// UTF-8 strings). It returns nil if all are good, or the first bad
+// message's *schema.Error; the reader is then at the end (or at the bad
+// message). Reading every field of the file's own type, without a filter,
+// its time is AvroReader.Validate's, linear in the bytes stored: alike
+// messages are checked once; otherwise each message is converted, so it
+// is linear in the messages. It checks ctx between messages and returns
+// its error, wrapped, if ctx ends first.
 func (pr *ProtoReader) Validate(ctx context.Context) error {
+	e, err := pr.wireEncoder()
+	if err != nil {
+		return err
+	}
 	ar := pr.ar
 	var buf []byte
+	if e.root != nil && ar.filter == nil {
+		return ar.validateRows(ctx, func() error {
+			var err error
+			buf, err = e.message(buf[:0], e.root)
+			return err
+		})
+	}
 	for n := int64(0); ; n++ {
 		if n%checkEvery == 0 && ctx.Err() != nil {
 			return fmt.Errorf("assemble: validation stopped at record %d: %w", ar.row, ctx.Err())
 		}
-		var err error
 		if buf, err = pr.ReadWire(buf[:0]); err == io.EOF {
 			return nil
 		} else if err != nil {
 			return err
-		}
-		if ar.filter == nil && ar.root.free() && ar.limit < 0 {
-			ar.row = max(ar.row, ar.end)
 		}
 	}
 }

@@ -39,14 +39,13 @@ var wireOpts = proto.MarshalOptions{Deterministic: true, AllowPartial: true}
 // With ProtoOptions.Fields or ProtoOptions.MessageType, ReadWire reads the
 // message with Read and marshals it.
 func (pr *ProtoReader) ReadWire(dst []byte) ([]byte, error) {
-	if pr.wire == nil {
-		e, err := newWireEncoder(pr)
-		if err != nil {
+	e := pr.wire
+	if e == nil {
+		var err error
+		if e, err = pr.wireEncoder(); err != nil {
 			return dst, err
 		}
-		pr.wire = e
 	}
-	e := pr.wire
 	if e.root == nil {
 		return pr.readWireReflective(dst)
 	}
@@ -60,6 +59,18 @@ func (pr *ProtoReader) ReadWire(dst []byte) ([]byte, error) {
 	}
 	ar.returnedRecord()
 	return out, nil
+}
+
+// wireEncoder returns ReadWire's encoder, built on first use.
+func (pr *ProtoReader) wireEncoder() (*wireEncoder, error) {
+	if pr.wire == nil {
+		e, err := newWireEncoder(pr)
+		if err != nil {
+			return nil, err
+		}
+		pr.wire = e
+	}
+	return pr.wire, nil
 }
 
 // readWireReflective is ReadWire through Read and proto's marshal.
