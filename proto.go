@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 )
 
@@ -125,15 +126,10 @@ func (ds *Dataset) Messages(ctx context.Context, opts *ProtoOptions) iter.Seq2[p
 
 // WriteProto writes the data set's messages to w in form (length-delimited
 // binary, or protojson lines) and returns how many it wrote.
-func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form assemble.ProtoOutput, opts *ProtoOptions) (int64, error) {
-	if opts != nil && opts.Where != "" && opts.Limit > 0 {
-		return 0, errors.New("trevni: WriteProto: a limit with a filter is not supported yet") // FRONTDOOR-TODO: ProtoReader.SetLimit
-	}
+func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form protoschema.Framing, opts *ProtoOptions) (int64, error) {
 	var total int64
 	err := ds.eachProto(ctx, opts, func(pr *assemble.ProtoReader, p *Part, remaining int64) (int64, error) {
-		if remaining >= 0 && opts.Where == "" {
-			pr.StopAt(min(pr.RowCount(), pr.Row()+remaining))
-		}
+		pr.SetLimit(remaining)
 		n, err := assemble.ToProtoStream(ctx, w, pr, form, nil)
 		total += n
 		return n, err

@@ -382,7 +382,7 @@ func (p *Part) validate(ctx context.Context) error {
 	defer f.Close()
 	if f.trevni != nil {
 		var first error
-		f.trevni.Verify(func(err error) {
+		f.trevni.Validate(func(err error) {
 			if first == nil {
 				first = err
 			}

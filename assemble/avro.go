@@ -82,8 +82,8 @@ type AvroReader struct {
 	row        int64
 	maxElems   int
 	elems      int
-	maxBytes   int64 // the budget of a record's size
-	spent      int64 // the current record's size so far
+	maxBytes   int64   // the budget of a record's size
+	spent      int64   // the current record's size so far
 	selective  bool    // Options.Fields selects fields
 	end        int64   // Read returns io.EOF here
 	checked    int64   // records Validate walked (the others it knew alike)

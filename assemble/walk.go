@@ -41,15 +41,7 @@ type jsonEntry struct{ key, text, end int }
 // or appends the record's encoding to dst. Errors are *schema.Error of the
 // record's absolute number, with the field path.
 func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
-	if ar.limit == 0 {
-		return dst, nil, io.EOF
-	}
-	if ar.filter != nil {
-		if err := ar.nextMatch(); err != nil {
-			return dst, nil, err
-		}
-	}
-	if err := ar.startRow(); err != nil {
+	if err := ar.nextRecord(); err != nil {
 		return dst, nil, err
 	}
 	ar.val = nil
@@ -59,12 +51,35 @@ func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
 	if err != nil {
 		return dst, nil, fieldpath.Record(err, ar.row)
 	}
+	ar.returnedRecord()
+	return out, v, nil
+}
+
+// nextRecord starts the next record to return, the bookkeeping every
+// record read shares (record, ProtoReader.ReadWire): io.EOF once the limit
+// (SetLimit) is reached or at the end (StopAt); with a filter, the
+// columns move to the next record that satisfies it. The caller then reads
+// the record's values from the columns and calls returnedRecord.
+func (ar *AvroReader) nextRecord() error {
+	if ar.limit == 0 {
+		return io.EOF
+	}
+	if ar.filter != nil {
+		if err := ar.nextMatch(); err != nil {
+			return err
+		}
+	}
+	return ar.startRow()
+}
+
+// returnedRecord counts the record nextRecord started as read and
+// returned: the reader moves past it, and the limit counts it.
+func (ar *AvroReader) returnedRecord() {
 	ar.row++
 	ar.returned++
 	if ar.limit > 0 {
 		ar.limit--
 	}
-	return out, v, nil
 }
 
 // errTooManyElements reports a record beyond the reader's bound on array

@@ -59,26 +59,17 @@ func (o Op) String() string {
 	return "Op(" + strconv.Itoa(int(o)) + ")"
 }
 
-// Expression nodes, as parsed.
+// Expression nodes, as parsed. Offsets for errors are kept where binding
+// reports them: in field paths and literals.
 type (
-	expr interface{ offset() int }
+	expr interface{ isExpr() }
 
-	andExpr struct {
-		at   int
-		l, r expr
-	}
-	orExpr struct {
-		at   int
-		l, r expr
-	}
-	notExpr struct {
-		at int
-		x  expr
-	}
+	andExpr struct{ l, r expr }
+	orExpr  struct{ l, r expr }
+	notExpr struct{ x expr }
 	cmpExpr struct {
 		path fieldPath
 		op   Op
-		at   int // the operator's offset
 		lits []literal
 	}
 	nullExpr struct {
@@ -87,11 +78,11 @@ type (
 	}
 )
 
-func (e *andExpr) offset() int  { return e.at }
-func (e *orExpr) offset() int   { return e.at }
-func (e *notExpr) offset() int  { return e.at }
-func (e *cmpExpr) offset() int  { return e.path.at }
-func (e *nullExpr) offset() int { return e.path.at }
+func (*andExpr) isExpr()  {}
+func (*orExpr) isExpr()   {}
+func (*notExpr) isExpr()  {}
+func (*cmpExpr) isExpr()  {}
+func (*nullExpr) isExpr() {}
 
 type fieldPath struct {
 	at   int
@@ -343,7 +334,6 @@ func (p *parser) unary(depth int) (expr, error) {
 		return nil, p.errAt(p.tok.at, "expression nested too deeply")
 	}
 	if p.keyword("NOT") {
-		at := p.tok.at
 		if err := p.next(); err != nil {
 			return nil, err
 		}
@@ -351,7 +341,7 @@ func (p *parser) unary(depth int) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &notExpr{at: at, x: x}, nil
+		return &notExpr{x: x}, nil
 	}
 	if p.tok.kind == tLParen {
 		open := p.tok.at
@@ -380,7 +370,6 @@ func (p *parser) nested(depth int) (expr, error) {
 		return nil, err
 	}
 	for p.keyword("OR") {
-		at := p.tok.at
 		if err := p.next(); err != nil {
 			return nil, err
 		}
@@ -388,7 +377,7 @@ func (p *parser) nested(depth int) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		l = &orExpr{at: at, l: l, r: r}
+		l = &orExpr{l: l, r: r}
 	}
 	return l, nil
 }
@@ -399,7 +388,6 @@ func (p *parser) nestedAnd(depth int) (expr, error) {
 		return nil, err
 	}
 	for p.keyword("AND") {
-		at := p.tok.at
 		if err := p.next(); err != nil {
 			return nil, err
 		}
@@ -407,7 +395,7 @@ func (p *parser) nestedAnd(depth int) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		l = &andExpr{at: at, l: l, r: r}
+		l = &andExpr{l: l, r: r}
 	}
 	return l, nil
 }
@@ -433,7 +421,6 @@ func (p *parser) predicate() (expr, error) {
 		}
 		return &nullExpr{path: path, not: not}, p.next()
 	case p.keyword("NOT"), p.keyword("IN"):
-		at := p.tok.at
 		not := p.keyword("NOT")
 		if not {
 			if err := p.next(); err != nil {
@@ -469,9 +456,9 @@ func (p *parser) predicate() (expr, error) {
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		var e expr = &cmpExpr{path: path, op: IN, at: at, lits: lits}
+		var e expr = &cmpExpr{path: path, op: IN, lits: lits}
 		if not {
-			e = &notExpr{at: at, x: e}
+			e = &notExpr{x: e}
 		}
 		return e, nil
 	case p.tok.kind == tOp:
@@ -503,7 +490,7 @@ func (p *parser) predicate() (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &cmpExpr{path: path, op: op, at: at, lits: []literal{l}}, nil
+		return &cmpExpr{path: path, op: op, lits: []literal{l}}, nil
 	}
 	return nil, p.errAt(p.tok.at, "expected an operator (= != < <= > >= IN IS) after "+strconv.Quote(path.String())+", found "+p.describe())
 }

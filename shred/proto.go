@@ -33,9 +33,9 @@ type ProtoOptions struct {
 	// called by FromProtoStream every 4096 messages and at the end with
 	// the messages written and the input bytes consumed.
 	File Options
-	// Mapping configures the protobuf to Avro mapping. Its Limits, when
-	// nil, are File.Layout.
-	Mapping protoschema.Options
+	// Mapping configures the protobuf to Avro mapping; nil means the
+	// defaults. Its Limits, when nil, are File.Layout.
+	Mapping *protoschema.Options
 	// Resolver finds the types of extensions; nil means the global
 	// registry.
 	Resolver protovalue.Resolver
@@ -76,11 +76,14 @@ func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *Prot
 	if md == nil {
 		return nil, errors.New("shred: nil message descriptor")
 	}
-	mo := o.Mapping
+	var mo protoschema.Options
+	if o.Mapping != nil {
+		mo = *o.Mapping
+	}
 	if mo.Limits == nil {
 		mo.Limits = o.File.Layout
 	}
-	conv, err := protovalue.NewConverter(md, &protovalue.Options{Mapping: mo, Resolver: o.Resolver})
+	conv, err := protovalue.NewConverter(md, &protovalue.Options{Mapping: &mo, Resolver: o.Resolver})
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +101,7 @@ func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *Prot
 	}
 	fo.Meta.Set(protoload.MetaDescriptorSet, set)
 	fo.Meta.SetString(protoload.MetaMessage, string(md.FullName()))
-	fo.Meta.SetString(protoschema.MetaOptions, o.Mapping.String())
+	fo.Meta.SetString(protoschema.MetaOptions, mo.String())
 	aw, err := newAvroWriter(out, mp.Schema, mp.Schema.String(), &fo)
 	if err != nil {
 		return nil, err
@@ -138,26 +141,15 @@ func (pw *ProtoWriter) Close() error { return pw.aw.Close() }
 // Abort discards the file and releases its temporary storage.
 func (pw *ProtoWriter) Abort() { pw.aw.Abort() }
 
-// ProtoInput is the form of a stream of messages.
-type ProtoInput int
-
-const (
-	// Delimited: binary messages, each preceded by its length as a
-	// varint (protodelim, Java's writeDelimitedTo).
-	Delimited ProtoInput = iota
-	// JSONLines: one protojson message per line.
-	JSONLines
-)
-
 // maxMessageSize bounds one message of a delimited stream.
 const maxMessageSize = 256 << 20
 
-// FromProtoStream converts a stream of messages of type md into a Trevni
-// file written to out, and returns the number of messages written. An
+// FromProtoStream converts a stream of messages of type md, framed as
+// form says, into a Trevni file written to out, and returns the number of messages written. An
 // error names the message (counting from 0) and where it starts in the
 // input. Cancelling ctx stops it between messages; the file is then not
 // written.
-func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form ProtoInput, md protoreflect.MessageDescriptor, opts *ProtoOptions) (int64, error) {
+func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form protoschema.Framing, md protoreflect.MessageDescriptor, opts *ProtoOptions) (int64, error) {
 	pw, err := NewProtoWriter(out, md, opts)
 	if err != nil {
 		return 0, err
@@ -202,11 +194,11 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 		start := cr.n - int64(br.Buffered())
 		var err error
 		switch form {
-		case Delimited:
+		case protoschema.Delimited:
 			if msg, err = readDelimited(br, msg); err == nil {
 				err = pw.WriteWire(msg)
 			}
-		case JSONLines:
+		case protoschema.JSONLines:
 			line, err = readLine(br, line[:0], maxLine)
 			if err == io.EOF && len(bytes.TrimSpace(line)) > 0 {
 				err = nil
@@ -225,7 +217,7 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 				}
 			}
 		default:
-			err = fmt.Errorf("shred: unknown input form %d", form)
+			err = fmt.Errorf("shred: unknown message framing %v", form)
 		}
 		if err == io.EOF {
 			break

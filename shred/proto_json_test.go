@@ -13,6 +13,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/schema/protoschema"
 )
 
 // deepStruct is a google.protobuf.Struct nested levels deep, as protojson.
@@ -27,7 +28,7 @@ func TestProtoJSONDepth(t *testing.T) {
 	md := (&structpb.Struct{}).ProtoReflect().Descriptor()
 	write := func(text string, l *layout.Options) ([]byte, error) {
 		var out bytes.Buffer
-		_, err := FromProtoStream(context.Background(), &out, strings.NewReader(text), JSONLines, md, &ProtoOptions{File: Options{Layout: l}})
+		_, err := FromProtoStream(context.Background(), &out, strings.NewReader(text), protoschema.JSONLines, md, &ProtoOptions{File: Options{Layout: l}})
 		return out.Bytes(), err
 	}
 	for _, c := range []struct {
@@ -63,7 +64,7 @@ func TestProtoJSONDepth(t *testing.T) {
 			t.Fatal(err)
 		}
 		var back bytes.Buffer
-		if _, err := assemble.ToProtoStream(context.Background(), &back, pr, assemble.JSONLinesOutput, nil); err != nil {
+		if _, err := assemble.ToProtoStream(context.Background(), &back, pr, protoschema.JSONLines, nil); err != nil {
 			t.Fatalf("%d levels: reading back: %v", c.levels, err)
 		}
 		if got := strings.ReplaceAll(back.String(), " ", ""); got != deepStruct(c.levels) {
@@ -79,18 +80,18 @@ func TestProtoJSONLineSize(t *testing.T) {
 	small := `{"a":1}` + "\n"
 	big := `{"b":"` + strings.Repeat("x", 2000) + `"}` + "\n"
 	var out bytes.Buffer
-	n, err := FromProtoStream(context.Background(), &out, strings.NewReader(small+big), JSONLines, md, &ProtoOptions{MaxJSONMessageSize: 1000})
+	n, err := FromProtoStream(context.Background(), &out, strings.NewReader(small+big), protoschema.JSONLines, md, &ProtoOptions{MaxJSONMessageSize: 1000})
 	if !errors.Is(err, format.ErrRecordSize) || !strings.Contains(err.Error(), "message 1") || n != 1 {
 		t.Errorf("%d messages, %v; want ErrRecordSize naming message 1", n, err)
 	}
 	out.Reset()
-	if n, err := FromProtoStream(context.Background(), &out, strings.NewReader(small+big+small), JSONLines, md, &ProtoOptions{MaxJSONMessageSize: 3000}); err != nil || n != 3 {
+	if n, err := FromProtoStream(context.Background(), &out, strings.NewReader(small+big+small), protoschema.JSONLines, md, &ProtoOptions{MaxJSONMessageSize: 3000}); err != nil || n != 3 {
 		t.Errorf("within the bound: %d messages, %v", n, err)
 	}
 	// The default bound.
 	huge := `{"b":"` + strings.Repeat("x", DefaultMaxJSONMessageSize) + `"}` + "\n"
 	out.Reset()
-	if _, err := FromProtoStream(context.Background(), &out, strings.NewReader(huge), JSONLines, md, nil); !errors.Is(err, format.ErrRecordSize) {
+	if _, err := FromProtoStream(context.Background(), &out, strings.NewReader(huge), protoschema.JSONLines, md, nil); !errors.Is(err, format.ErrRecordSize) {
 		t.Errorf("a line over the default: %v", err)
 	}
 }

@@ -16,7 +16,7 @@ func (e *env) readSchemaFile(path string) (string, *schema.Schema, error) {
 		return "", nil, err
 	}
 	text := strings.TrimSpace(string(b))
-	s, err := schema.ParseOptions{MaxDepth: e.limits.maxDepth}.Parse(text)
+	s, err := schema.ParseWith(text, &schema.ParseOptions{MaxDepth: e.limits.maxDepth})
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -174,7 +174,7 @@ func (e *env) copyTable(inPath string, out *output, sel []string, clmnOnly bool,
 		return 0, 0, fmt.Errorf("%s: %w", in.name, err)
 	}
 	p := e.newProgress(in.rowCount(), 0)
-	rows, err = csvtable.Copy(sink, src, p.setRows)
+	rows, err = csvtable.Copy(e.ctx, sink, src, &csvtable.CopyOptions{Progress: p.setRows})
 	p.done()
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", in.name, err)
@@ -200,8 +200,8 @@ func clmnToJSON(e *env, inPath string, out *output, readerSchema string, pretty 
 	if err != nil {
 		return err
 	}
-	fields := append([]csvtable.Field(nil), src.Fields()...)
-	csvtable.AvroSchema("Row", fields) // sets the Avro names
+	fields := src.Fields()
+	names := csvtable.AvroNames(fields)
 	cells := make([]csvtable.Cell, len(fields))
 	var b []byte
 	for row := int64(0); rf.limit < 0 || row < rf.offset+rf.limit; row++ {
@@ -220,7 +220,7 @@ func clmnToJSON(e *env, inPath string, out *output, readerSchema string, pretty 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = jsontext.AppendString(b, fields[i].AvroName)
+			b = jsontext.AppendString(b, names[i])
 			b = append(b, ':')
 			switch c := &cells[i]; fields[i].Type {
 			case csvtable.Int, csvtable.Long:

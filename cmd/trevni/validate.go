@@ -79,10 +79,10 @@ func validateOne(e *env, path string, strict bool) error {
 	blocks := 0
 	for i := range in.NumColumns() {
 		if bl, err := in.Blocks(i); err == nil {
-			blocks += len(bl) // Verify reports the tables it cannot read
+			blocks += len(bl) // Validate reports the tables it cannot read
 		}
 	}
-	problems := in.Verify(func(err error) {
+	problems := in.Validate(func(err error) {
 		if e.interrupted() != nil {
 			return // the reads fail because the run is stopping
 		}

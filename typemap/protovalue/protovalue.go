@@ -44,8 +44,9 @@ type Resolver interface {
 // Options configure a [Converter]. A nil *Options means the default
 // mapping and protoregistry.GlobalTypes.
 type Options struct {
-	// Mapping must be the options the Avro schema was made with.
-	Mapping protoschema.Options
+	// Mapping must be the options the Avro schema was made with; nil means
+	// the default mapping.
+	Mapping *protoschema.Options
 	// Resolver resolves extensions, and the types of messages stored
 	// serialized, when decoding; nil means protoregistry.GlobalTypes.
 	// Extensions it does not know stay unknown fields.
@@ -85,7 +86,11 @@ func NewConverter(md protoreflect.MessageDescriptor, opts *Options) (*Converter,
 	if o.Resolver == nil {
 		o.Resolver = protoregistry.GlobalTypes
 	}
-	return &Converter{mapping: mp, resolver: o.Resolver, recursion: RecursionLimit(o.Mapping.Limits)}, nil
+	var limits *layout.Options
+	if o.Mapping != nil {
+		limits = o.Mapping.Limits
+	}
+	return &Converter{mapping: mp, resolver: o.Resolver, recursion: RecursionLimit(limits)}, nil
 }
 
 // Mapping returns the mapping the converter follows; its Schema is the Avro
