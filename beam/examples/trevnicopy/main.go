@@ -7,7 +7,7 @@
 //
 // It runs on Beam's local runner (prism) by default; --runner and the
 // runner's own flags send it to Dataflow, Flink or Spark (see the
-// repository README, section "Apache Beam"). Input paths must be on a
+// repository's docs/beam.md). Input paths must be on a
 // file system every worker sees, or http(s) URLs; output paths on such a
 // file system.
 package main
