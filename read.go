@@ -180,11 +180,12 @@ func (r *Reader) next() error {
 			return err
 		}
 		pr, err := r.open(rd)
+		if err == nil && f.coalescer != nil {
+			// Before the seek, which reads the first blocks wanted.
+			err = hint(rd, f.coalescer, pr.ColumnsRead(), pr.Filter(), from, to, r.span.remaining)
+		}
 		if err == nil && from > 0 {
 			err = pr.SeekRow(from)
-		}
-		if err == nil && f.coalescer != nil {
-			err = hint(rd, f.coalescer, pr.ColumnsRead(), pr.Filter(), from, to, r.span.remaining)
 		}
 		if err != nil {
 			f.Close()
