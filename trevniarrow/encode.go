@@ -155,7 +155,7 @@ func newEncoder(s *schema.Schema, t arrow.DataType) (encoder, error) {
 
 type nullEnc struct{}
 
-func (nullEnc) bind(arrow.Array) error                     { return nil }
+func (nullEnc) bind(arrow.Array) error                   { return nil }
 func (nullEnc) encode(dst []byte, _ int) ([]byte, error) { return dst, nil }
 
 type nullableEnc struct {

@@ -205,5 +205,3 @@ func (rr *RecordReader) Close() error {
 	rr.done = true
 	return rr.r.Close()
 }
-
-
