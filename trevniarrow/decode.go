@@ -212,6 +212,9 @@ func newColumn(s *schema.Schema, t arrow.DataType, nullable bool, o *SchemaOptio
 			}
 			c.fields[i] = fc
 		}
+		if len(s.Fields) == 0 && st.NumFields() == 1 { // SchemaOptions.Parquet
+			c.fields = append(c.fields, &nullCol{})
+		}
 		return c, nil
 	case schema.Union:
 		switch ut := t.(type) {

@@ -527,6 +527,10 @@ func (e *enumEnc) bind(a arrow.Array) error {
 	e.a, e.dict = a, nil
 	if d, ok := a.(*array.Dictionary); ok {
 		e.dict = d
+		e.remap = e.remap[:0]
+		if d.Data().Dictionary() == nil || d.Data().Dictionary().(*array.Data) == nil {
+			return nil // no values: an empty array, or all null
+		}
 		var vals binEnc
 		if err := vals.bind(d.Dictionary()); err != nil {
 			return err

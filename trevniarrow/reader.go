@@ -69,6 +69,7 @@ func NewRecordReader(ctx context.Context, ds *trevni.Dataset, opts *ReadOptions)
 	if o.BatchBytes <= 0 {
 		o.BatchBytes = DefaultBatchBytes
 	}
+	o.Schema.UnionsAsStructs = o.Schema.UnionsAsStructs || o.Schema.Parquet
 	r, err := ds.NewReader(ctx, &o.ReadOptions)
 	if err != nil {
 		return nil, err

@@ -27,6 +27,25 @@ type SchemaOptions struct {
 	// field set; the struct is null for the null branch) instead of dense
 	// unions: Parquet has no unions.
 	UnionsAsStructs bool
+	// Parquet chooses the mapping Parquet stores: unions as structs (as
+	// UnionsAsStructs), a record of no fields (and a batch of a record of
+	// no fields) given the one field PadField of type null (Parquet has no
+	// empty groups), and decimals nullable (arrow-go's Parquet writer
+	// misplaces the values of required decimals under null parents).
+	Parquet bool
+}
+
+// PadField is the name of the field SchemaOptions.Parquet gives records of
+// no fields.
+const PadField = "_"
+
+// pad returns fields, or the one PadField when there are none and o
+// says so.
+func pad(fields []arrow.Field, o *SchemaOptions) []arrow.Field {
+	if len(fields) == 0 && o.Parquet {
+		return []arrow.Field{{Name: PadField, Type: arrow.Null, Nullable: true}}
+	}
+	return fields
 }
 
 // ArrowSchema maps an Avro schema to the Arrow schema of the batches its
@@ -38,6 +57,7 @@ func ArrowSchema(s *schema.Schema, opts *SchemaOptions) (*arrow.Schema, error) {
 	if opts != nil {
 		o = *opts
 	}
+	o.UnionsAsStructs = o.UnionsAsStructs || o.Parquet
 	var fields []arrow.Field
 	if s.Kind == schema.Record {
 		fields = make([]arrow.Field, len(s.Fields))
@@ -56,7 +76,7 @@ func ArrowSchema(s *schema.Schema, opts *SchemaOptions) (*arrow.Schema, error) {
 		fields = []arrow.Field{{Name: ValueField, Type: t, Nullable: nullable}}
 	}
 	md := arrow.NewMetadata([]string{MetaAvroSchema}, []string{s.String()})
-	return arrow.NewSchema(fields, &md), nil
+	return arrow.NewSchema(pad(fields, &o), &md), nil
 }
 
 // nullableUnion returns the non-null branch of a union of null and one
@@ -131,7 +151,7 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 	case schema.Bytes:
 		if s.Logical == schema.LogicalDecimal {
 			if t := decimalType(s.Precision, s.Scale); t != nil {
-				return t, false, nil
+				return t, o.Parquet, nil
 			}
 		}
 		return arrow.BinaryTypes.Binary, false, nil
@@ -144,7 +164,7 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 		switch {
 		case s.Logical == schema.LogicalDecimal:
 			if t := decimalType(s.Precision, s.Scale); t != nil {
-				return t, false, nil
+				return t, o.Parquet, nil
 			}
 		case s.Logical == schema.LogicalUUID && s.Size == 16:
 			return extensions.NewUUIDType(), false, nil
@@ -175,7 +195,7 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 			}
 			fields[i] = arrow.Field{Name: f.Name, Type: t, Nullable: nullable}
 		}
-		return arrow.StructOf(fields...), false, nil
+		return arrow.StructOf(pad(fields, o)...), false, nil
 	case schema.Union:
 		names := branchNames(s)
 		if o.UnionsAsStructs {
