@@ -92,7 +92,8 @@ func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 		parquet.WithMaxRowGroupLength(int64(o.RowGroupRows)),
 		parquet.WithCreatedBy("trevni-go"),
 	)
-	fw, err := pqarrow.NewFileWriter(rr.Schema(), w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	// The writer closes an io.Closer it writes to: w stays the caller's.
+	fw, err := pqarrow.NewFileWriter(rr.Schema(), struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return 0, fmt.Errorf("Parquet schema: %w", err)
 	}

@@ -18,6 +18,11 @@ import (
 // writeRandom writes n random records of a random schema into a Trevni
 // file and returns its name, the schema's text and the records.
 func writeRandom(t *testing.T, seed uint64, n int) (string, string, []any) {
+	return writeRandomWith(t, seed, n, nil)
+}
+
+// writeRandomWith is writeRandom with each value passed through fix.
+func writeRandomWith(t *testing.T, seed uint64, n int, fix func(*schema.Schema, any) any) (string, string, []any) {
 	t.Helper()
 	g := avrorand.New(seed, avrorand.Options{})
 	text := g.Schema()
@@ -33,6 +38,9 @@ func writeRandom(t *testing.T, seed uint64, n int) (string, string, []any) {
 	var want []any
 	for range n {
 		v := g.Value(s)
+		if fix != nil {
+			v = fix(s, v)
+		}
 		if err := w.Write(v); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

@@ -119,7 +119,7 @@ func commandTable() []*command {
 			summary: "print the manual page (roff)",
 			help:    manHelp, setup: manCommand,
 		},
-	}, append(tableCommands(), readCommands()...)...)
+	}, append(append(tableCommands(), readCommands()...), arrowCommands()...)...)
 }
 
 // lookupCommand returns the command called name, or nil.
