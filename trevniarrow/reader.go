@@ -47,6 +47,7 @@ type RecordReader struct {
 	rows   int
 	bytes  int
 	buf    []byte
+	dec    dec
 	cur    arrow.RecordBatch
 	err    error
 	done   bool
@@ -132,8 +133,9 @@ func (rr *RecordReader) Next() bool {
 			rr.fail(err)
 			return false
 		}
-		d := dec{b: rr.buf}
-		if err := rr.top.decode(&d); err != nil {
+		d := &rr.dec // a field: a local would escape, once per row
+		d.b, d.pos = rr.buf, 0
+		if err := rr.top.decode(d); err != nil {
 			rr.fail(fmt.Errorf("row %d: %w", rr.r.Row()-1, err))
 			return false
 		}
