@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -182,6 +183,49 @@ type ParquetFile struct {
 type ParquetReadOptions struct {
 	// BatchRows is the most rows of a batch (default DefaultBatchRows).
 	BatchRows int
+	// MaxMemory bounds the memory the Parquet reader holds at once:
+	// pages, decompressed pages, dictionaries and the batch's arrays
+	// (default DefaultParquetMemory). A file whose pages or sizes lie
+	// (a decompression bomb, a page larger than its file) fails when it
+	// would pass it.
+	MaxMemory int64
+}
+
+// DefaultParquetMemory is the default ParquetReadOptions.MaxMemory.
+const DefaultParquetMemory = 1 << 30
+
+// errMemory is the panic of a limitedAllocator past its limit, made an
+// error by the reader's recover.
+var errMemory = errors.New("the Parquet reader would hold more memory than ParquetReadOptions.MaxMemory: the file's sizes lie, or its batches are too large")
+
+// limitedAllocator is a Go allocator that panics with errMemory past a
+// limit: arrow-go's allocators cannot return an error.
+type limitedAllocator struct {
+	mem   memory.Allocator
+	used  atomic.Int64
+	limit int64
+}
+
+func (a *limitedAllocator) charge(n int64) {
+	if a.used.Add(n) > a.limit && n > 0 {
+		a.used.Add(-n)
+		panic(errMemory)
+	}
+}
+
+func (a *limitedAllocator) Allocate(size int) []byte {
+	a.charge(int64(size))
+	return a.mem.Allocate(size)
+}
+
+func (a *limitedAllocator) Reallocate(size int, b []byte) []byte {
+	a.charge(int64(size) - int64(len(b)))
+	return a.mem.Reallocate(size, b)
+}
+
+func (a *limitedAllocator) Free(b []byte) {
+	a.used.Add(-int64(len(b)))
+	a.mem.Free(b)
 }
 
 // OpenParquet opens a Parquet file for reading: its footer is read and its
@@ -191,6 +235,9 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 	defer func() {
 		if p := recover(); p != nil {
 			pf, err = nil, fmt.Errorf("Parquet: bad file: %v", p)
+			if p == errMemory {
+				pf, err = nil, fmt.Errorf("Parquet footer: %w", errMemory)
+			}
 		}
 	}()
 	var o ParquetReadOptions
@@ -200,13 +247,17 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 	if o.BatchRows <= 0 {
 		o.BatchRows = DefaultBatchRows
 	}
-	props := parquet.NewReaderProperties(memory.DefaultAllocator)
+	if o.MaxMemory <= 0 {
+		o.MaxMemory = DefaultParquetMemory
+	}
+	mem := &limitedAllocator{mem: memory.NewGoAllocator(), limit: o.MaxMemory}
+	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true
 	rd, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
 		return nil, fmt.Errorf("Parquet footer: %w", err)
 	}
-	fr, err := pqarrow.NewFileReader(rd, pqarrow.ArrowReadProperties{BatchSize: int64(o.BatchRows)}, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(rd, pqarrow.ArrowReadProperties{BatchSize: int64(o.BatchRows)}, mem)
 	if err != nil {
 		rd.Close()
 		return nil, fmt.Errorf("Parquet schema: %w", err)
@@ -219,7 +270,7 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 	avro, err := AvroSchema(as)
 	if err != nil {
 		rd.Close()
-		return nil, err
+		return nil, fmt.Errorf("Parquet schema: %w", err)
 	}
 	return &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro}, nil
 }
@@ -267,6 +318,10 @@ func (p *ParquetFile) WriteTo(ctx context.Context, w *trevni.Writer) (n int64, e
 func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if r == errMemory {
+				err = fmt.Errorf("Parquet row group %d: %w", g, errMemory)
+				return
+			}
 			err = fmt.Errorf("Parquet row group %d: bad data: %v", g, r)
 		}
 	}()
@@ -284,7 +339,35 @@ func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err
 		}
 	}
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("Parquet row group %d: %w", g, err)
+		return p.pageError(g, err)
 	}
 	return nil
+}
+
+// pageError returns the error of reading row group g: the first column
+// chunk whose pages fail to read, named with the page, when there is one,
+// and else err with the row group.
+func (p *ParquetFile) pageError(g int, err error) (out error) {
+	out = fmt.Errorf("Parquet row group %d: %w", g, err)
+	defer func() {
+		if recover() != nil {
+			out = fmt.Errorf("Parquet row group %d: %w", g, err)
+		}
+	}()
+	rg := p.pf.RowGroup(g)
+	for c := range rg.NumColumns() {
+		name := p.pf.MetaData().Schema.Column(c).Path()
+		pr, perr := rg.GetColumnPageReader(c)
+		if perr != nil {
+			return fmt.Errorf("Parquet row group %d, column %s: %w", g, name, perr)
+		}
+		page := 0
+		for pr.Next() {
+			page++
+		}
+		if perr := pr.Err(); perr != nil {
+			return fmt.Errorf("Parquet row group %d, column %s, page %d: %w", g, name, page, perr)
+		}
+	}
+	return out
 }
