@@ -253,9 +253,20 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 	mem := &limitedAllocator{mem: memory.NewGoAllocator(), limit: o.MaxMemory}
 	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true
+	props.MaxUncompressedPageSize = max(o.MaxMemory/4, 1)
 	rd, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
 		return nil, fmt.Errorf("Parquet footer: %w", err)
+	}
+	if err := checkFooter(rd); err != nil {
+		rd.Close()
+		return nil, err
+	}
+	if v := rd.MetaData().KeyValueMetadata().FindValue("ARROW:schema"); v != nil {
+		if err := checkArrowSchema(*v); err != nil {
+			rd.Close()
+			return nil, fmt.Errorf("Parquet key-value metadata ARROW:schema: %w", err)
+		}
 	}
 	fr, err := pqarrow.NewFileReader(rd, pqarrow.ArrowReadProperties{BatchSize: int64(o.BatchRows)}, mem)
 	if err != nil {
@@ -370,4 +381,37 @@ func (p *ParquetFile) pageError(g int, err error) (out error) {
 		}
 	}
 	return out
+}
+
+// checkFooter checks that every column chunk of the footer lies within
+// the file, before arrow-go sizes buffers by them (some of its readers
+// run where a panic cannot be recovered).
+func checkFooter(rd *file.Reader) error {
+	md := rd.MetaData()
+	size := md.GetSourceFileSize()
+	for g := range rd.NumRowGroups() {
+		rg := md.RowGroup(g)
+		if rg.NumRows() < 0 {
+			return fmt.Errorf("Parquet footer: row group %d has %d rows", g, rg.NumRows())
+		}
+		if rg.NumColumns() != md.Schema.NumColumns() {
+			return fmt.Errorf("Parquet footer: row group %d has %d columns of the schema's %d", g, rg.NumColumns(), md.Schema.NumColumns())
+		}
+		for c := range rg.NumColumns() {
+			col, err := rg.ColumnChunk(c)
+			if err != nil {
+				return fmt.Errorf("Parquet footer: row group %d, column %d: %w", g, c, err)
+			}
+			start := col.DataPageOffset()
+			if col.HasDictionaryPage() && col.DictionaryPageOffset() > 0 && start > col.DictionaryPageOffset() {
+				start = col.DictionaryPageOffset()
+			}
+			n := col.TotalCompressedSize()
+			if start < 0 || n < 0 || start > size || n > size-start || col.NumValues() < 0 {
+				return fmt.Errorf("Parquet footer: row group %d, column %s: %d bytes at %d (%d values) do not lie in the file's %d bytes",
+					g, md.Schema.Column(c).Path(), n, start, col.NumValues(), size)
+			}
+		}
+	}
+	return nil
 }
