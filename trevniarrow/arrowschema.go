@@ -124,8 +124,8 @@ func (c *fbCheck) keyValue(*flatbuffers.Table) {}
 // field checks an Arrow Field: its children, metadata, and the type ids
 // of a union.
 func (c *fbCheck) field(f *flatbuffers.Table) {
-	c.vector(f, 5, c.field)    // children
-	c.vector(f, 6, c.keyValue) // custom_metadata
+	c.vector(f, 5, c.field)            // children
+	c.vector(f, 6, c.keyValue)         // custom_metadata
 	if f.GetByteSlot(4+2*2, 0) == 14 { // type_type Union
 		if u := c.table(f, 3); u != nil {
 			c.vector(u, 1, nil) // typeIds
