@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,4 +89,32 @@ func countLines(s string) int {
 		}
 	}
 	return n
+}
+
+// --fields, --where, --offset and --limit select on the way out to Parquet
+// as they do for tojson.
+func TestToParquetSelects(t *testing.T) {
+	in := "../../testdata/interop/primitives/primitives.snappy.crc32.trv"
+	dir := t.TempDir()
+	for i, sel := range [][]string{
+		{"--fields", "i,s", "--where", "i > 30"},
+		{"--where", "s = 'foo'", "--offset", "7", "--limit", "20"},
+		{"--limit", "0"},
+	} {
+		want := runIn(t, nil, append(append([]string{"tojson"}, sel...), in)...)
+		if want.code != 0 {
+			t.Fatalf("tojson %v: %s", sel, want.stderr)
+		}
+		pq := filepath.Join(dir, fmt.Sprintf("%d.parquet", i))
+		if r := runIn(t, nil, append(append([]string{"toparquet"}, sel...), in, pq)...); r.code != 0 {
+			t.Fatalf("toparquet %v: %s", sel, r.stderr)
+		}
+		back := filepath.Join(dir, fmt.Sprintf("%d.trv", i))
+		if r := runIn(t, nil, "fromparquet", pq, back); r.code != 0 {
+			t.Fatalf("fromparquet %v: %s", sel, r.stderr)
+		}
+		if got := runIn(t, nil, "tojson", back); got.code != 0 || got.stdout != want.stdout {
+			t.Fatalf("%v: through Parquet\n%s\nwant\n%s", sel, got.stdout, want.stdout)
+		}
+	}
 }
