@@ -16,6 +16,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/trevniarrow"
@@ -579,4 +587,129 @@ func TestParquetFromDuckDB(t *testing.T) {
 		in.Close()
 		checkDuck(t, f, s, readAll(t, out), reads[f])
 	}
+}
+
+// A Parquet file arrow-go writes from Arrow types of its own (small and
+// unsigned integers, large strings, half floats, second timestamps, nested
+// nullable lists, maps and structs), in three row groups without an Avro
+// schema, converts with the inferred schema and reads back equal to what
+// DuckDB reads from it.
+func TestParquetFromArrowGo(t *testing.T) {
+	ctx := context.Background()
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "i8", Type: arrow.PrimitiveTypes.Int8},
+		{Name: "u16", Type: arrow.PrimitiveTypes.Uint16, Nullable: true},
+		{Name: "u32", Type: arrow.PrimitiveTypes.Uint32},
+		{Name: "u64", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "ls", Type: arrow.BinaryTypes.LargeString, Nullable: true},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Second, TimeZone: "UTC"}},
+		{Name: "t32", Type: arrow.FixedWidthTypes.Time32s},
+		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 20, Scale: 4}, Nullable: true},
+		{Name: "list", Type: arrow.ListOfField(arrow.Field{Name: "item", Type: arrow.PrimitiveTypes.Int64, Nullable: true}), Nullable: true},
+		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64)},
+		{Name: "st", Type: arrow.StructOf(arrow.Field{Name: "a", Type: arrow.BinaryTypes.String, Nullable: true}, arrow.Field{Name: "b", Type: arrow.FixedWidthTypes.Boolean}), Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for i := range 300 {
+		b.Field(0).(*array.Int8Builder).Append(int8(i))
+		if i%3 == 0 {
+			b.Field(1).AppendNull()
+		} else {
+			b.Field(1).(*array.Uint16Builder).Append(uint16(i * 200))
+		}
+		b.Field(2).(*array.Uint32Builder).Append(uint32(i) * 14000000)
+		b.Field(3).(*array.Uint64Builder).Append(uint64(i) << 50)
+		if i%4 == 0 {
+			b.Field(4).AppendNull()
+		} else {
+			b.Field(4).(*array.LargeStringBuilder).Append(fmt.Sprintf("s%d ✓", i))
+		}
+		b.Field(5).(*array.TimestampBuilder).Append(arrow.Timestamp(int64(i) * 86399))
+		b.Field(6).(*array.Time32Builder).Append(arrow.Time32(i * 281))
+		if i%5 == 0 {
+			b.Field(7).AppendNull()
+		} else {
+			b.Field(7).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i*i) - 3000))
+		}
+		lb := b.Field(8).(*array.ListBuilder)
+		if i%6 == 0 {
+			lb.AppendNull()
+		} else {
+			lb.Append(true)
+			for k := range i % 4 {
+				if k == 1 {
+					lb.ValueBuilder().AppendNull()
+				} else {
+					lb.ValueBuilder().(*array.Int64Builder).Append(int64(i * k))
+				}
+			}
+		}
+		mb := b.Field(9).(*array.MapBuilder)
+		mb.Append(true)
+		for k := range i % 3 {
+			mb.KeyBuilder().(*array.StringBuilder).Append(fmt.Sprintf("k%d", k))
+			mb.ItemBuilder().(*array.Float64Builder).Append(float64(i) / float64(k+1))
+		}
+		sb := b.Field(10).(*array.StructBuilder)
+		if i%7 == 0 {
+			sb.AppendNull()
+		} else {
+			sb.Append(true)
+			if i%2 == 0 {
+				sb.FieldBuilder(0).AppendNull()
+			} else {
+				sb.FieldBuilder(0).(*array.StringBuilder).Append(fmt.Sprint(i))
+			}
+			sb.FieldBuilder(1).(*array.BooleanBuilder).Append(i%2 == 0)
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	name := filepath.Join(t.TempDir(), "arrowgo.parquet")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(100), parquet.WithCompression(compress.Codecs.Zstd))
+	fw, err := pqarrow.NewFileWriter(sc, f, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	reads := readDuckDB(t, []string{name})
+	in, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	pf, err := trevniarrow.OpenParquet(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	if pf.NumRows() != 300 || pf.Schema().NumFields() != sc.NumFields() {
+		t.Fatalf("%d rows, %d columns", pf.NumRows(), pf.Schema().NumFields())
+	}
+	s, err := schema.Parse(pf.AvroSchema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "arrowgo.trv")
+	w, err := trevni.Create(out, pf.AvroSchema(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pf.WriteTo(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkDuck(t, "arrow-go's file", s, readAll(t, out), reads[name])
 }
