@@ -137,3 +137,61 @@ func TestRoundTripProperty(t *testing.T) {
 
 // validate checks a batch's arrays as Arrow defines them.
 func validate(rec arrow.RecordBatch) error { return array.ValidateRecordFull(rec) }
+
+// Every format the front door opens reads as batches: Trevni 1 (Impala's),
+// CLMN and files written from protobuf, from the start and from an offset, each value equal to the record the front door reads.
+func TestOtherFormats(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{
+		"../testdata/trevni1/impala_all_types.trv",
+		"../testdata/trevni1/impala_several_blocks.trv",
+		"../testdata/clmn/sample.clmn",
+		"../testdata/clmn/last-empty.clmn",
+		"../testdata/proto/legacy/trevni.test.p3.Everything.trv",
+		"../testdata/proto/legacy/trevni.test.p3.Tree.trv",
+		"../testdata/proto/legacy/trevni.test.ed.Item.trv",
+	} {
+		ds, err := trevni.Open(ctx, name, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, off := range []int64{0, 1} {
+			want := []any{}
+			for v, err := range ds.Records(ctx, &trevni.ReadOptions{Offset: off}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, v)
+			}
+			rr, err := trevniarrow.NewRecordReader(ctx, ds, &trevniarrow.ReadOptions{ReadOptions: trevni.ReadOptions{Offset: off}, BatchRows: 2})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			out := filepath.Join(t.TempDir(), "back.trv")
+			text, err := trevniarrow.AvroSchema(rr.Schema())
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := trevni.Create(out, text, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := trevniarrow.WriteAll(ctx, w, rr); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			rr.Release()
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			got := readAll(t, out)
+			if len(got) != len(want) || len(want) == 0 && off == 0 && ds.RowCount() > 0 {
+				t.Fatalf("%s offset %d: %d records back, want %d", name, off, len(got), len(want))
+			}
+			for i := range want {
+				if !avrorand.EqualNative(got[i], want[i]) {
+					t.Fatalf("%s offset %d: record %d\n got %v\nwant %v", name, off, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
