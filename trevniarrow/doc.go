@@ -48,6 +48,23 @@
 // Files written from Protobuf are read as their Avro mapping (package
 // schema/protoschema).
 //
+// # Parquet and Arrow IPC
+//
+// WriteParquet writes a data set as Parquet through arrow-go's pqarrow
+// (snappy by default, or zstd, gzip, brotli, lz4, none; row groups of
+// ParquetOptions.RowGroupRows; statistics on every column chunk and page)
+// with the mapping SchemaOptions.Parquet chooses: unions other than
+// ["null", T] as structs of an optional field per non-null branch, a
+// record of no fields as a struct of one null field "_", decimals
+// optional. The Avro schema goes in the key-value metadata under
+// "avro.schema", so OpenParquet restores it (names, namespaces, enums,
+// logical types, field order, unions); without it the schema is inferred
+// as for Arrow. ParquetFile.WriteTo writes a Parquet file's rows into a
+// Trevni writer. A damaged or lying Parquet file is an error naming the
+// row group, column and page where one is at fault, and the reader's
+// memory is bounded by ParquetReadOptions.MaxMemory. WriteIPC writes the
+// Arrow IPC file or stream format.
+//
 // Batches from elsewhere (Parquet files, DuckDB, pandas) without the
 // metadata are written with an Avro schema inferred by AvroSchema: the
 // mapping above backwards, and besides int8, int16, uint8, uint16 as int;
