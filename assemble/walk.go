@@ -86,7 +86,9 @@ func (ar *AvroReader) returnedRecord() {
 // and map elements.
 var errTooManyElements = errors.New("record has too many array and map elements")
 
-// length reads an array or map length, bounding the elements per record.
+// length reads an array or map length, bounding the elements per record,
+// and charges each element's slot to the record's byte budget before it is
+// built, whatever the output.
 func (ar *AvroReader) length(c *format.ColumnReader) (int, error) {
 	n, err := c.NextLength()
 	if err != nil {
@@ -95,7 +97,6 @@ func (ar *AvroReader) length(c *format.ColumnReader) (int, error) {
 	if ar.elems += n; ar.elems > ar.maxElems {
 		return 0, fmt.Errorf("%w: %w: more than %d", format.ErrFormat, errTooManyElements, ar.maxElems)
 	}
-	// Each element's slot, before it is built.
 	return n, ar.charge(valueCost * int64(n))
 }
 
@@ -108,11 +109,17 @@ const (
 
 // charge adds n bytes to the size of the record being assembled, failing
 // once it passes the reader's budget.
+// It is small enough to inline: it runs for every value of variable size.
 func (ar *AvroReader) charge(n int64) error {
 	if ar.spent += n; ar.spent > ar.maxBytes {
-		return fmt.Errorf("%w: more than %d bytes assembled (Options.MaxRecordBytes)", format.ErrRecordSize, ar.maxBytes)
+		return ar.overBudget()
 	}
 	return nil
+}
+
+// overBudget is charge's error.
+func (ar *AvroReader) overBudget() error {
+	return fmt.Errorf("%w: more than %d bytes assembled (Options.MaxRecordBytes)", format.ErrRecordSize, ar.maxBytes)
 }
 
 // dataErr reports bad data found in column col, with the column, block
@@ -222,8 +229,13 @@ func (ar *AvroReader) walkReaderUnion(b []byte, p *plan, sk sink, depth int) ([]
 // walkRecord reads a record's fields. The binary sink, the one whole-file
 // conversions use, has a loop of its own that decides nothing per field.
 func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
-	if err := ar.charge(recordCost + valueCost*int64(len(p.fields))); err != nil {
-		return b, err
+	// A Go value's size is charged to the record's budget as it is
+	// built; an encoding's is bounded by the slots of the arrays and maps
+	// (length), the values it copies being at most a block each.
+	if sk == toValue {
+		if err := ar.charge(recordCost + valueCost*int64(len(p.fields))); err != nil {
+			return b, err
+		}
 	}
 	var err error
 	if sk == toBinary {
@@ -421,8 +433,10 @@ func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, er
 		if err != nil {
 			return b, fieldpath.At(err, fieldpath.Index(i))
 		}
-		if err := ar.charge(valueCost + int64(len(k))); err != nil {
-			return b, fieldpath.At(err, fieldpath.Index(i))
+		if sk == toValue {
+			if err := ar.charge(valueCost + int64(len(k))); err != nil {
+				return b, fieldpath.At(err, fieldpath.Index(i))
+			}
 		}
 		if !utf8check.Valid(k) {
 			return b, fieldpath.At(ar.dataErr(p.w.KeyCol, "map key is not valid UTF-8"), fieldpath.Index(i))
@@ -611,8 +625,12 @@ func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink, _ int) ([]byte, err
 	if err != nil {
 		return b, err
 	}
-	if err := ar.charge(int64(len(v))); err != nil {
-		return b, err
+	// A Go value's string is charged here; an encoding's copy of it is
+	// at most a block.
+	if sk == toValue {
+		if err := ar.charge(int64(len(v))); err != nil {
+			return b, err
+		}
 	}
 	switch rs.Kind {
 	case schema.String:
