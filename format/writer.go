@@ -744,7 +744,17 @@ func (w *Writer) end(c *columnWriter, start int) {
 // filled lists column c in full, to be cut at the next StartRow, if its
 // block has reached the block size, and fails the row if it has passed
 // the largest block.
+// One comparison with the block size, which is less than the largest
+// block (NewWriter checks), keeps it small enough to inline into every
+// write.
 func (w *Writer) filled(c *columnWriter) {
+	if len(c.enc.b) >= w.opts.BlockSize {
+		w.filledPast(c)
+	}
+}
+
+// filledPast is filled for a block that has reached the block size.
+func (w *Writer) filledPast(c *columnWriter) {
 	if len(c.enc.b) > w.opts.MaxBlockSize {
 		w.tooLarge(c, len(c.enc.b))
 	}
@@ -758,6 +768,15 @@ func (w *Writer) filled(c *columnWriter) {
 // fits in column c's block, and fails the row if not: checked before a
 // large value is copied.
 func (w *Writer) fits(c *columnWriter, n int) bool {
+	if len(c.enc.b)+n+binary.MaxVarintLen32 <= w.opts.MaxBlockSize {
+		return true // the common case, inlined
+	}
+	return w.fitsLength(c, n)
+}
+
+// fitsLength is fits for a value near the largest block: its length's
+// varint counted exactly.
+func (w *Writer) fitsLength(c *columnWriter, n int) bool {
 	size := 1
 	for u := uint32(n) << 1; u >= 0x80; u >>= 7 {
 		size++
