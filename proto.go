@@ -33,7 +33,7 @@ type ProtoOptions struct {
 // eachProto calls fn with a ProtoReader over each part's messages in the
 // range opts selects, and the messages still wanted (negative for no
 // limit); fn returns how many it took.
-func (ds *Dataset) eachProto(ctx context.Context, opts *ProtoOptions, fn func(pr *assemble.ProtoReader, p *Part, remaining int64) (int64, error)) error {
+func (ds *Dataset) eachProto(ctx context.Context, opts *ProtoOptions, fn func(pr *assemble.ProtoReader, f *File, remaining int64) (int64, error)) error {
 	var o ProtoOptions
 	if opts != nil {
 		o = *opts
@@ -74,7 +74,7 @@ func (ds *Dataset) eachProto(ctx context.Context, opts *ProtoOptions, fn func(pr
 				return fmt.Errorf("%s: %w", p.Name(), err)
 			}
 			offset -= min(offset, p.rows) // an empty part passes over nothing
-			n, err := fn(pr, p, remaining)
+			n, err := fn(pr, f, remaining)
 			if remaining > 0 {
 				remaining -= n
 			}
@@ -101,7 +101,7 @@ var errStop = errors.New("stop")
 // the first error, which it yields.
 func (ds *Dataset) Messages(ctx context.Context, opts *ProtoOptions) iter.Seq2[proto.Message, error] {
 	return func(yield func(proto.Message, error) bool) {
-		err := ds.eachProto(ctx, opts, func(pr *assemble.ProtoReader, p *Part, remaining int64) (int64, error) {
+		err := ds.eachProto(ctx, opts, func(pr *assemble.ProtoReader, _ *File, remaining int64) (int64, error) {
 			var n int64
 			for remaining < 0 || n < remaining {
 				m, err := pr.Read()
@@ -130,18 +130,25 @@ func (ds *Dataset) Messages(ctx context.Context, opts *ProtoOptions) iter.Seq2[p
 }
 
 // WriteProto writes the data set's messages to w in form (length-delimited
-// binary, or protojson lines) and returns how many it wrote.
+// binary, or protojson lines) and returns how many it wrote. opts.Progress,
+// if set, is called now and then with the messages written and the bytes
+// read so far.
 func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form assemble.ProtoOutput, opts *ProtoOptions) (int64, error) {
 	if opts != nil && opts.Where != "" && opts.Limit > 0 {
 		return 0, errors.New("trevni: WriteProto: a limit with a filter is not supported yet") // FRONTDOOR-TODO: ProtoReader.SetLimit
 	}
-	var total int64
-	err := ds.eachProto(ctx, opts, func(pr *assemble.ProtoReader, p *Part, remaining int64) (int64, error) {
+	var total, bytes int64 // of the parts done
+	err := ds.eachProto(ctx, opts, func(pr *assemble.ProtoReader, f *File, remaining int64) (int64, error) {
 		if remaining >= 0 {
 			pr.StopAt(pr.Row() + remaining)
 		}
-		n, err := assemble.ToProtoStream(ctx, w, pr, form, nil)
+		var so *assemble.ProtoStreamOptions
+		if opts != nil && opts.Progress != nil {
+			so = &assemble.ProtoStreamOptions{Progress: func(n int64) { opts.Progress(total+n, bytes+f.BytesRead()) }}
+		}
+		n, err := assemble.ToProtoStream(ctx, w, pr, form, so)
 		total += n
+		bytes += f.BytesRead()
 		return n, err
 	})
 	return total, err

@@ -8,6 +8,7 @@ import (
 	"iter"
 
 	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 )
 
@@ -69,6 +70,9 @@ type PartReport struct {
 // reads the first part's header to learn that schema; a filter or field
 // selection that does not fit the schema is an error here.
 func (ds *Dataset) NewReader(ctx context.Context, opts *ReadOptions) (*Reader, error) {
+	if ds.schemaErr != nil {
+		return nil, ds.schemaErr
+	}
 	if ds.schema == nil {
 		return nil, fmt.Errorf("%s: %w", ds.parts[0].Name(), errNoSchema)
 	}
@@ -108,12 +112,31 @@ func (r *Reader) learnSchema() error {
 	if err != nil {
 		return err
 	}
-	ar, err := assemble.NewAvroReader(rd, r.assembleOptions())
+	ar, err := newAvroReader(rd, r.assembleOptions())
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.part.Name(), err)
 	}
 	r.schema = ar.Schema()
 	return nil
+}
+
+// newAvroReader is assemble.NewAvroReader, except that when a selection
+// of several fields fails, the error is that of the first field, in the
+// order given, that fails on its own: the reader may check the fields in
+// any order, and a message should not change from one run to the next.
+func newAvroReader(rd *format.Reader, opts *assemble.Options) (*assemble.AvroReader, error) {
+	ar, err := assemble.NewAvroReader(rd, opts)
+	if err == nil || len(opts.Fields) < 2 {
+		return ar, err
+	}
+	for _, f := range opts.Fields {
+		one := *opts
+		one.Fields = []string{f}
+		if _, ferr := assemble.NewAvroReader(rd, &one); ferr != nil {
+			return nil, ferr
+		}
+	}
+	return nil, err
 }
 
 func (r *Reader) assembleOptions() *assemble.Options {
@@ -153,7 +176,7 @@ func (r *Reader) next() error {
 			f.Close()
 			return err
 		}
-		ar, err := assemble.NewAvroReader(rd, r.assembleOptions())
+		ar, err := newAvroReader(rd, r.assembleOptions())
 		if err == nil && r.offset > 0 {
 			err = ar.SeekRow(min(r.offset, p.rows))
 		}
@@ -180,7 +203,7 @@ func (r *Reader) closePart() {
 	rep := r.ar.Report()
 	r.reports = append(r.reports, PartReport{Part: r.file.part.Name(), Scan: rep})
 	if r.remaining > 0 {
-		r.remaining -= rep.RowsMatched
+		r.remaining = max(0, r.remaining-rep.RowsMatched)
 	}
 	r.before += r.file.part.rows
 	r.bytes += r.file.BytesRead()
@@ -322,14 +345,14 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 		o = *opts
 	}
 	if o.Where == "" {
+		if o.Offset < 0 {
+			return 0, fmt.Errorf("trevni: negative offset %d", o.Offset)
+		}
 		n := max(ds.RowCount()-o.Offset, 0)
 		if o.Limit > 0 {
 			n = min(n, o.Limit)
 		}
 		return n, nil
-	}
-	if ds.schema == nil {
-		return 0, fmt.Errorf("%s: %w", ds.parts[0].Name(), errNoSchema)
 	}
 	o.Fields = nil
 	r, err := ds.NewReader(ctx, &o)
@@ -337,23 +360,34 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 		return 0, err
 	}
 	defer r.Close()
+	return r.Count()
+}
+
+// Count counts the records the reader has still to return, and reads
+// past them: only the filter's columns are read, block statistics ruling
+// out whole blocks, and with no filter no column at all. Report then tells
+// what each part cost.
+func (r *Reader) Count() (int64, error) {
 	var n int64
-	for r.ar != nil {
-		c, err := r.ar.Count(ctx)
+	for {
+		if r.ar == nil {
+			if err := r.next(); err == io.EOF {
+				return n, nil
+			} else if err != nil {
+				return n, err
+			}
+		}
+		c, err := r.ar.Count(r.ctx)
 		if err != nil {
 			return n, fmt.Errorf("%s: %w", r.file.part.Name(), err)
 		}
 		if r.remaining >= 0 {
-			c = min(c, r.remaining)
+			c = min(c, r.remaining) // Count does not stop at the limit
 		}
 		n += c
-		if err := r.next(); err == io.EOF {
-			break
-		} else if err != nil {
-			return n, err
-		}
+		r.n += c
+		r.closePart()
 	}
-	return n, nil
 }
 
 // Validate checks every part: the Trevni structure of Trevni 2 parts

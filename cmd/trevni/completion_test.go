@@ -83,7 +83,7 @@ func TestBashCompletion(t *testing.T) {
 		{"trevni toavro --codec x", "xz"},
 		{"trevni fromproto -", "--block-memory --block-size --checksum --codec --descriptor-set --force --input --max-block-size --max-columns --max-depth --memory --message --proto --quiet --recursion-limit --stats -I"},
 		{"trevni fromproto --input j", "json"},
-		{"trevni validate --", "--block-memory --max-block-size --max-columns --max-depth --quiet --strict"},
+		{"trevni validate --", "--block-memory --impala-booleans --max-block-size --max-columns --max-depth --quiet --strict"},
 		{"trevni completion f", "fish"},
 		{"trevni help me", "meta"},
 		{"trevni fromavro ev", "events.avro"},

@@ -24,11 +24,12 @@ func headCommand(fs *flag.FlagSet) runFunc {
 	n := fs.Int64("n", 10, "print the first `N` records")
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	sf := addSelectFlags(fs)
+	impala := addImpalaBooleans(fs)
 	return func(e *env, ins []string, out *output) error {
 		if *n < 0 {
 			return e.usagef("-n must not be negative")
 		}
-		return e.writeJSON(ins, out, *readerSchema, false, &rangeFlags{limit: *n}, sf)
+		return e.writeJSON(ins, out, *readerSchema, *impala, false, &rangeFlags{limit: *n}, sf)
 	}
 }
 
