@@ -21,7 +21,7 @@ replaced by the right ones. The records are those of the files read one
 after the other, and Java reads the result.
 
 The inputs may be globs (quoted: the tool expands them) and directories
-(their *.trv files in name order), as for the reading commands. Only
+(their *.trv, *.trv1 and *.clmn files in name order), as for the reading commands. Only
 Trevni 2 files are joined: a Trevni 1 or CLMN input is refused, naming it
 (convert it first: toavro, then fromavro).
 

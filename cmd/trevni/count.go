@@ -9,7 +9,8 @@ import (
 
 const countHelp = `
 Count prints the number of records of a Trevni file or data set (several
-files, quoted globs, directories of *.trv files, http(s) URLs): from the
+files, quoted globs, directories of *.trv, *.trv1 and *.clmn files,
+http(s) URLs; Trevni 1 and CLMN files too): from the
 headers alone, reading no column, or with --where the number of records
 satisfying the expression, summed over the parts (blocks whose statistics
 rule out a match are not read). --report prints what was read, for each

@@ -6,7 +6,8 @@ import (
 
 const headHelp = `
 Head prints the first N records (10 unless -n says otherwise) of a Trevni
-file or data set (several files, quoted globs, directories of *.trv files,
+file or data set (several files, quoted globs, directories of *.trv,
+*.trv1 and *.clmn files, Trevni 1 and CLMN files too,
 http(s) URLs, read in order as one stream) written from Avro, as Avro
 JSON, one per line, as tojson prints them. Only the blocks holding them
 are read. --fields keeps only the named fields, --where prints the first

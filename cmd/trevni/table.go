@@ -2,7 +2,7 @@ package main
 
 // What the flat-table commands (fromcsv, tocsv, fromclmn, toclmn) share:
 // --delimiter, opening a Trevni or CLMN input, copying a table; and the
-// CLMN side of tojson and meta.
+// CLMN side of meta.
 
 import (
 	"flag"

@@ -5,7 +5,8 @@ import (
 )
 
 const tojsonHelp = `
-Tojson prints the records of a Trevni file written from Avro as Avro JSON,
+Tojson prints the records of a Trevni file written from Avro (or of a
+Trevni 1 or CLMN file, read as the Trevni file of the same records) as Avro JSON,
 one record per line (or indented with --pretty): record fields in schema
 order, map keys sorted, unions as {"branch": value}, bytes as strings of
 code points 0-255. The text is that of Java's Avro JSON encoder. With
