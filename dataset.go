@@ -145,7 +145,7 @@ func (ds *Dataset) agree(a, b *Part, f *File) error {
 			return nil
 		}
 		if ds.opts.ReaderSchema == "" {
-			return fmt.Errorf("%s and %s have different schemas: give a reader schema both resolve to", a.Name(), b.Name())
+			return fmt.Errorf("%s and %s have different schemas%s: give a reader schema both resolve to", a.Name(), b.Name(), schemaDifference(a.text, b.text))
 		}
 		if f.trevni == nil {
 			return fmt.Errorf("%s and %s have different schemas, and %s is a %s file: only Trevni files are resolved to a reader schema", a.Name(), b.Name(), b.Name(), b.format)
@@ -249,6 +249,8 @@ type File struct {
 	clmn   *clmn.Reader
 	done   func() error
 
+	coalescer *remote.Coalescer // of a URL read for records: told the blocks to fetch
+
 	copyDir string         // the Trevni 2 copy of a Trevni 1 or CLMN part
 	copy    *os.File       // its file
 	copied  *format.Reader // its reader
@@ -277,10 +279,12 @@ const (
 func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	name := p.src.name
 	var (
-		ra       io.ReaderAt
-		size     int64
-		done     = func() error { return nil }
-		prefetch func(off, n int64)
+		ra        io.ReaderAt
+		size      int64
+		done      = func() error { return nil }
+		prefetch  func(off, n int64)
+		sw        *switchReader
+		coalescer *remote.Coalescer
 	)
 	switch {
 	case p.src.ra != nil:
@@ -293,8 +297,16 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 			return nil, err
 		}
 		size = h.Size()
-		if mode == openHeaderOnly {
+		switch mode {
+		case openHeaderOnly:
 			ra = remote.NewHeaderReader(h, size)
+		case openRecords:
+			// The header, then only what the reader hints (fetch.go).
+			c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: rangeWindow})
+			sw = &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
+			ra, coalescer = sw, c
+		}
+		if ra != nil {
 			break
 		}
 		// Columns are fetched in a few large range requests: the reader
@@ -322,7 +334,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		ra, size, done = f, fi.Size(), f.Close
 	}
 	cra := &countingReaderAt{ctx: ctx, ra: ra}
-	f := &File{part: p, size: size, ra: cra, done: done}
+	f := &File{part: p, size: size, ra: cra, done: done, coalescer: coalescer}
 	var magic [4]byte
 	n, err := cra.ReadAt(magic[:], 0)
 	if n < 4 {
@@ -348,15 +360,29 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	case Trevni1:
 		o := trevni1.ReaderOptions{ImpalaBooleans: p.ds.opts.ImpalaBooleans}
 		if r := p.ds.opts.Reader; r != nil {
-			o.MaxBlockSize = int64(r.MaxBlockSize)
+			o.MaxBlockSize, o.BlockMemory = int64(r.MaxBlockSize), r.BlockMemory
 		}
 		f.v1, err = trevni1.NewReader(cra, size, &o)
 	case CLMN:
-		f.clmn, err = clmn.NewReader(cra, size)
+		var o clmn.ReaderOptions
+		if l := p.ds.opts.Layout; l != nil {
+			o.MaxColumns = l.MaxColumns
+		}
+		if r := p.ds.opts.Reader; r != nil {
+			o.ColumnMemory = r.BlockMemory
+		}
+		f.clmn, err = clmn.NewReader(cra, size, &o)
 	}
 	if err != nil {
 		done()
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if sw != nil {
+		sw.pastHeader.Store(true)
+		if f.trevni == nil {
+			// A Trevni 1 or CLMN part is read whole into its copy.
+			coalescer.Prefetch(0, size)
+		}
 	}
 	return f, nil
 }
@@ -443,4 +469,42 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.ra.ReadAt(p, off)
 	c.n.Add(int64(n))
 	return n, err
+}
+
+// schemaDifference returns ", at F: what" naming the first difference of
+// two schema texts that differ, or "" when they mean the same or do not
+// parse.
+func schemaDifference(a, b string) string {
+	sa, err := schema.Parse(a)
+	if err != nil {
+		return ""
+	}
+	sb, err := schema.Parse(b)
+	if err != nil {
+		return ""
+	}
+	if d := schema.Difference(sa, sb); d != "" {
+		return " (" + d + ")"
+	}
+	return ""
+}
+
+// SameAvroSchema reports whether two Avro schema texts describe the same
+// data (see schema.Difference: documentation, aliases and defaults aside):
+// nil if they do, or an error naming where they first differ. It is the
+// format.ConcatOptions.SameSchema that joins parts whose schemas are
+// written otherwise.
+func SameAvroSchema(first, part []byte) error {
+	a, err := schema.Parse(string(first))
+	if err != nil {
+		return fmt.Errorf("the first part's schema: %w", err)
+	}
+	b, err := schema.Parse(string(part))
+	if err != nil {
+		return fmt.Errorf("its schema: %w", err)
+	}
+	if d := schema.Difference(a, b); d != "" {
+		return fmt.Errorf("its schema differs from the first part's (the first part's, then its): %s", d)
+	}
+	return nil
 }

@@ -395,3 +395,57 @@ func sameUnion(got, want any) bool {
 	}
 	return false
 }
+
+// Offsets, row ranges and limits across the parts of a data set, with and
+// without a filter, against the brute-force reading of Java's records.
+func TestRangesAcrossParts(t *testing.T) {
+	ctx := context.Background()
+	ds, err := trevni.OpenFiles(ctx, []string{
+		"testdata/interop/primitives/primitives.null.none.trv",
+		"testdata/interop/primitives/primitives.snappy.crc32.trv",
+		"testdata/interop/primitives/primitives.deflate.crc32.trv",
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := expectedPrimitives(t)
+	var all []map[string]any
+	for range 3 {
+		all = append(all, one...)
+	}
+	for _, where := range []string{"", "i > 20"} {
+		for _, off := range []int64{0, 1, 499, 500, 777, 1499, 1500} {
+			for _, rows := range []int64{0, 1, 300, 1000} {
+				for _, lim := range []int64{0, 7} {
+					var want []string
+					end := int64(len(all))
+					if rows > 0 {
+						end = min(end, off+rows)
+					}
+					for k := off; k < end; k++ {
+						if where == "" || all[k]["i"].(float64) > 20 {
+							want = append(want, all[k]["s"].(string))
+						}
+					}
+					if lim > 0 && int64(len(want)) > lim {
+						want = want[:lim]
+					}
+					opts := &trevni.ReadOptions{Where: where, Offset: off, Rows: rows, Limit: lim, Fields: []string{"s"}}
+					var got []string
+					for rec, err := range ds.Records(ctx, opts) {
+						if err != nil {
+							t.Fatal(err)
+						}
+						got = append(got, rec.(map[string]any)["s"].(string))
+					}
+					if !slices.Equal(got, want) {
+						t.Fatalf("where %q offset %d rows %d limit %d: %d records, want %d", where, off, rows, lim, len(got), len(want))
+					}
+					if n, err := ds.Count(ctx, opts); err != nil || n != int64(len(want)) {
+						t.Fatalf("Count where %q offset %d rows %d limit %d: %d, %v; want %d", where, off, rows, lim, n, err, len(want))
+					}
+				}
+			}
+		}
+	}
+}

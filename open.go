@@ -13,9 +13,9 @@ import (
 
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/trevni1"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/trevni1"
 )
 
 // Format is the file format of one part of a data set, told by the file's

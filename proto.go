@@ -38,20 +38,16 @@ func (ds *Dataset) eachProto(ctx context.Context, opts *ProtoOptions, fn func(pr
 	if opts != nil {
 		o = *opts
 	}
-	if o.Offset < 0 {
-		return fmt.Errorf("trevni: negative offset %d", o.Offset)
+	sp, err := newSpan(&o.ReadOptions)
+	if err != nil {
+		return err
 	}
-	remaining := int64(-1)
-	if o.Limit > 0 {
-		remaining = o.Limit
-	}
-	offset := o.Offset
 	for _, p := range ds.parts {
-		if remaining == 0 {
+		if sp.done() {
 			return nil
 		}
-		if offset >= p.rows && p.rows > 0 {
-			offset -= p.rows
+		from, to, read := sp.next(p.rows)
+		if !read {
 			continue
 		}
 		if p.format != Trevni2 {
@@ -67,17 +63,15 @@ func (ds *Dataset) eachProto(ctx context.Context, opts *ProtoOptions, fn func(pr
 				MessageType: o.MessageType, Fields: o.Fields, Resolver: o.Resolver,
 				Layout: ds.opts.Layout, Filter: o.Where,
 			})
-			if err == nil && offset > 0 {
-				err = pr.SeekRow(min(offset, p.rows))
+			if err == nil && from > 0 {
+				err = pr.SeekRow(from)
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.Name(), err)
 			}
-			offset -= min(offset, p.rows) // an empty part passes over nothing
-			n, err := fn(pr, f, remaining)
-			if remaining > 0 {
-				remaining -= n
-			}
+			pr.StopAt(to)
+			n, err := fn(pr, f, sp.remaining)
+			sp.took(n)
 			if err != nil && !errors.Is(err, errStop) {
 				return fmt.Errorf("%s: %w", p.Name(), err)
 			}
@@ -139,8 +133,8 @@ func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form assemble.Pr
 	}
 	var total, bytes int64 // of the parts done
 	err := ds.eachProto(ctx, opts, func(pr *assemble.ProtoReader, f *File, remaining int64) (int64, error) {
-		if remaining >= 0 {
-			pr.StopAt(pr.Row() + remaining)
+		if remaining >= 0 && opts.Where == "" {
+			pr.StopAt(min(pr.RowCount(), pr.Row()+remaining))
 		}
 		var so *assemble.ProtoStreamOptions
 		if opts != nil && opts.Progress != nil {

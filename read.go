@@ -30,6 +30,10 @@ type ReadOptions struct {
 	// Limit, if positive, is the most records to return: with a filter,
 	// the most matching records.
 	Limit int64
+	// Rows, if positive, ends the rows read: only the rows from Offset to
+	// Offset+Rows-1 of the data set are read, matching or not (a range of
+	// rows to split work by, where Limit counts records returned).
+	Rows int64
 	// Progress, if set, is called now and then with the records returned
 	// so far and the bytes read from the parts so far.
 	Progress func(records, bytes int64)
@@ -43,17 +47,17 @@ type Reader struct {
 	opts   ReadOptions
 	schema *schema.Schema // of the records returned
 
-	k         int   // the next part to open
-	offset    int64 // rows still to pass over
-	remaining int64 // records still to return; negative for no limit
-	before    int64 // rows of the parts before the current one
-	bytes     int64 // bytes read from the parts closed
+	k      int   // the next part to open
+	span   span  // the rows and records still wanted
+	before int64 // rows of the parts before the current one
+	bytes  int64 // bytes read from the parts closed
 
 	file *File
 	ar   *assemble.AvroReader
 	n    int64 // records returned
 
-	reports []PartReport
+	reports  []PartReport
+	counting bool // Count takes its matches off the span itself
 }
 
 // PartReport is what reading one part cost.
@@ -76,16 +80,13 @@ func (ds *Dataset) NewReader(ctx context.Context, opts *ReadOptions) (*Reader, e
 	if ds.schema == nil {
 		return nil, fmt.Errorf("%s: %w", ds.parts[0].Name(), errNoSchema)
 	}
-	r := &Reader{ds: ds, ctx: ctx, remaining: -1}
+	r := &Reader{ds: ds, ctx: ctx}
 	if opts != nil {
 		r.opts = *opts
 	}
-	if r.opts.Offset < 0 {
-		return nil, fmt.Errorf("trevni: negative offset %d", r.opts.Offset)
-	}
-	r.offset = r.opts.Offset
-	if r.opts.Limit > 0 {
-		r.remaining = r.opts.Limit
+	var err error
+	if r.span, err = newSpan(&r.opts); err != nil {
+		return nil, err
 	}
 	if err := r.next(); err != nil && err != io.EOF {
 		r.Close()
@@ -152,14 +153,11 @@ func (r *Reader) assembleOptions() *assemble.Options {
 // read; io.EOF when none is left.
 func (r *Reader) next() error {
 	r.closePart()
-	for r.k < len(r.ds.parts) {
-		if r.remaining == 0 {
-			return io.EOF
-		}
+	for r.k < len(r.ds.parts) && !r.span.done() {
 		p := r.ds.parts[r.k]
 		r.k++
-		if r.offset >= p.rows && p.rows > 0 {
-			r.offset -= p.rows
+		from, to, read := r.span.next(p.rows)
+		if !read {
 			r.before += p.rows
 			continue
 		}
@@ -177,15 +175,18 @@ func (r *Reader) next() error {
 			return err
 		}
 		ar, err := newAvroReader(rd, r.assembleOptions())
-		if err == nil && r.offset > 0 {
-			err = ar.SeekRow(min(r.offset, p.rows))
+		if err == nil && from > 0 {
+			err = ar.SeekRow(from)
+		}
+		if err == nil && f.coalescer != nil {
+			err = hint(rd, f.coalescer, ar.ColumnsRead(), ar.Filter(), from, to, r.span.remaining)
 		}
 		if err != nil {
 			f.Close()
 			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
-		r.offset -= min(r.offset, p.rows) // an empty part passes over nothing
-		ar.SetLimit(r.remaining)
+		ar.StopAt(to)
+		ar.SetLimit(r.span.remaining)
 		if r.schema == nil {
 			r.schema = ar.Schema()
 		}
@@ -202,8 +203,8 @@ func (r *Reader) closePart() {
 	}
 	rep := r.ar.Report()
 	r.reports = append(r.reports, PartReport{Part: r.file.part.Name(), Scan: rep})
-	if r.remaining > 0 {
-		r.remaining = max(0, r.remaining-rep.RowsMatched)
+	if !r.counting {
+		r.span.took(rep.RowsMatched)
 	}
 	r.before += r.file.part.rows
 	r.bytes += r.file.BytesRead()
@@ -345,10 +346,13 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 		o = *opts
 	}
 	if o.Where == "" {
-		if o.Offset < 0 {
-			return 0, fmt.Errorf("trevni: negative offset %d", o.Offset)
+		if _, err := newSpan(&o); err != nil {
+			return 0, err
 		}
 		n := max(ds.RowCount()-o.Offset, 0)
+		if o.Rows > 0 {
+			n = min(n, o.Rows)
+		}
 		if o.Limit > 0 {
 			n = min(n, o.Limit)
 		}
@@ -368,6 +372,12 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 // out whole blocks, and with no filter no column at all. Report then tells
 // what each part cost.
 func (r *Reader) Count() (int64, error) {
+	if r.ar != nil && !r.counting {
+		// The records already read from this part count against the
+		// limit now: the part's closing will not take them.
+		r.span.took(r.ar.Report().RowsMatched)
+	}
+	r.counting = true
 	var n int64
 	for {
 		if r.ar == nil {
@@ -381,9 +391,10 @@ func (r *Reader) Count() (int64, error) {
 		if err != nil {
 			return n, fmt.Errorf("%s: %w", r.file.part.Name(), err)
 		}
-		if r.remaining >= 0 {
-			c = min(c, r.remaining) // Count does not stop at the limit
+		if r.span.remaining >= 0 {
+			c = min(c, r.span.remaining) // Count does not stop at the limit
 		}
+		r.span.took(c)
 		n += c
 		r.n += c
 		r.closePart()

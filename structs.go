@@ -32,34 +32,31 @@ func ReadStructs[T any](ctx context.Context, ds *Dataset, opts *ReadOptions) ite
 			yield(nil, errors.New("trevni: ReadStructs: the struct type is the reader schema: open the data set without one"))
 			return
 		}
-		remaining := int64(-1)
-		if o.Limit > 0 {
-			remaining = o.Limit
+		sp, err := newSpan(&o)
+		if err != nil {
+			yield(nil, err)
+			return
 		}
-		offset := o.Offset
 		for _, p := range ds.parts {
-			if remaining == 0 {
+			if sp.done() {
 				return
 			}
-			if offset >= p.rows && p.rows > 0 {
-				offset -= p.rows
+			from, to, read := sp.next(p.rows)
+			if !read {
 				continue
 			}
-			matched, ok := readStructsPart[T](ctx, p, &o, offset, remaining, yield)
+			matched, ok := readStructsPart[T](ctx, p, &o, from, to, sp.remaining, yield)
 			if !ok {
 				return
 			}
-			offset -= min(offset, p.rows) // an empty part passes over nothing
-			if remaining > 0 {
-				remaining -= matched
-			}
+			sp.took(matched)
 		}
 	}
 }
 
 // readStructsPart yields the records of one part and returns how many
 // matched, and false when iteration must stop.
-func readStructsPart[T any](ctx context.Context, p *Part, o *ReadOptions, offset, remaining int64, yield func(*T, error) bool) (int64, bool) {
+func readStructsPart[T any](ctx context.Context, p *Part, o *ReadOptions, from, to, remaining int64, yield func(*T, error) bool) (int64, bool) {
 	f, err := p.openFor(ctx, openRecords)
 	if err != nil {
 		yield(nil, err)
@@ -73,13 +70,14 @@ func readStructsPart[T any](ctx context.Context, p *Part, o *ReadOptions, offset
 		return 0, false
 	}
 	sr, err := assemble.NewStructReader[T](rd, &assemble.Options{Filter: o.Where, Layout: p.ds.opts.Layout})
-	if err == nil && offset > 0 {
-		err = sr.Reader().SeekRow(min(offset, p.rows))
+	if err == nil && from > 0 {
+		err = sr.Reader().SeekRow(from)
 	}
 	if err != nil {
 		yield(nil, fmt.Errorf("%s: %w", p.Name(), err))
 		return 0, false
 	}
+	sr.Reader().StopAt(to)
 	sr.Reader().SetLimit(remaining)
 	var n int64
 	for v, err := range sr.All() {

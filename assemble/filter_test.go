@@ -163,6 +163,11 @@ func checkFilter(t *testing.T, file []byte, r *rand.Rand, n int, tally *filterTa
 // trevni dump --where's path).
 func TestPropertyFilterNeverDropsAMatch(t *testing.T) {
 	nschemas, nrecs := propertyScale()
+	if !testing.Short() {
+		// The default form takes the first third of the schemas (see
+		// LongRounds): this test shreds each three times and filters it.
+		nschemas = LongRounds(nschemas/3, nschemas)
+	}
 	var tally, rowsTally filterTally
 	for i := range nschemas {
 		seed := uint64(7000 + i)
@@ -215,7 +220,9 @@ func TestFilterJavaFiles(t *testing.T) {
 			continue // core-level files
 		}
 		t.Run(filepath.Base(name), func(t *testing.T) {
-			recs := checkFilter(t, b, rand.New(rand.NewPCG(uint64(i), 11)), 12, &tally)
+			// The default form tries the first 4 of the 12 random
+			// filters on each file (see LongRounds).
+			recs := checkFilter(t, b, rand.New(rand.NewPCG(uint64(i), 11)), LongRounds(4, 12), &tally)
 			checkNextMatchRows(t, rd, recs, filepath.Base(name), rand.New(rand.NewPCG(uint64(i), 13)), &rowsTally)
 		})
 	}

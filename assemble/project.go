@@ -129,3 +129,15 @@ func projectSchema(s *schema.Schema, sel selection) (*schema.Schema, error) {
 	// Check the text: a named type defined twice would not parse back.
 	return schema.Parse(p.String())
 }
+
+// ProjectSchema returns the schema of s's records holding only the fields
+// that paths select, as Options.Fields selects them: dotted paths of field
+// names, passing through arrays, maps and unions; a path naming a record
+// keeps all of it. The result is a reader schema that reads files of s.
+func ProjectSchema(s *schema.Schema, paths []string) (*schema.Schema, error) {
+	sel, err := parseSelection(paths)
+	if err != nil || sel == nil {
+		return s, err
+	}
+	return projectSchema(s, sel)
+}

@@ -233,16 +233,22 @@ func TestReadWireTestProtos(t *testing.T) {
 	for i := range fd.Extensions().Len() {
 		exts = append(exts, dynamicpb.NewExtensionType(fd.Extensions().Get(i)))
 	}
-	for _, name := range []string{
-		"trevni.test.p2.Scalars", "trevni.test.p2.Clash", "trevni.test.p3.Everything", "trevni.test.p3.Tree",
-		"trevni.test.ed.Item", "trevni.test.mixed.Holder",
+	// The recursive messages grow to megabytes at depth 5: the default
+	// form takes the first 10 of their 40 seeds (see LongRounds).
+	deep := uint64(assemble.LongRounds(10, 40))
+	for _, tc := range []struct {
+		name  string
+		seeds uint64
+	}{
+		{"trevni.test.p2.Scalars", deep}, {"trevni.test.p2.Clash", 40}, {"trevni.test.p3.Everything", deep},
+		{"trevni.test.p3.Tree", deep}, {"trevni.test.ed.Item", 40}, {"trevni.test.mixed.Holder", 40},
 	} {
-		md, err := protoload.FindMessage(files, name)
+		md, err := protoload.FindMessage(files, tc.name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run(name, func(t *testing.T) {
-			msgs := wireRandom(md, 40, 5, 4, exts)
+		t.Run(tc.name, func(t *testing.T) {
+			msgs := wireRandom(md, tc.seeds, 5, 4, exts)
 			for _, limit := range []int{0, 1} {
 				o := &shred.ProtoOptions{Resolver: types, Mapping: protoschema.Options{RecursionLimit: limit}}
 				data := wireFile(t, md, o, msgs, wireDamaged(t, uint64(limit), msgs))
@@ -347,14 +353,15 @@ func emptyInner() map[string]any {
 // where Read fails, and never panics.
 func TestReadWireDamagedFiles(t *testing.T) {
 	files := wireTestProtos(t)
-	r := rand.New(rand.NewPCG(11, 11))
 	everything, err := protoload.FindMessage(files, "trevni.test.p3.Everything")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, md := range []protoreflect.MessageDescriptor{(&tracepb.TracesData{}).ProtoReflect().Descriptor(), everything} {
+	for k, md := range []protoreflect.MessageDescriptor{(&tracepb.TracesData{}).ProtoReflect().Descriptor(), everything} {
+		r := rand.New(rand.NewPCG(11, 11+uint64(k)))
 		data := wireFile(t, md, nil, wireRandom(md, 20, 4, 3, nil), nil)
-		for range 60 {
+		// The default form makes 20 of the 60 damaged copies (see LongRounds).
+		for range assemble.LongRounds(20, 60) {
 			d := append([]byte(nil), data...)
 			i := len(d)/3 + r.IntN(len(d)-len(d)/3) // past most of the header
 			d[i] ^= byte(1 << r.IntN(8))

@@ -5,13 +5,17 @@ import (
 	"encoding/binary"
 	"encoding/csv"
 	"errors"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/klauspost/compress/zlib"
 )
 
 // value is one cell of a test table: i for INT32 and INT64, f for FLOAT64,
@@ -116,7 +120,7 @@ func TestRoundTripRandom(t *testing.T) {
 		// A tiny spill size makes every column go through the temporary file.
 		// A budget of 1 byte makes the compression stateless.
 		data := writeTable(t, cols, rows, &WriterOptions{SpillSize: 1 + r.IntN(64), TempDir: t.TempDir(), MemoryBudget: int64(r.IntN(2))})
-		rd, err := NewReader(bytes.NewReader(data), int64(len(data)))
+		rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
 		if err != nil {
 			t.Fatalf("iter %d: %v", iter, err)
 		}
@@ -156,7 +160,7 @@ func TestReferenceSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd, err := NewReader(bytes.NewReader(data), int64(len(data)))
+	rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +219,7 @@ func TestSelectiveReadTouchesOnlyItsColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	ra := &recordingReaderAt{r: bytes.NewReader(data)}
-	rd, err := NewReader(ra, int64(len(data)))
+	rd, err := NewReader(ra, int64(len(data)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +263,7 @@ const (
 
 func TestSection91(t *testing.T) {
 	good := small(t)
-	rd, err := NewReader(bytes.NewReader(good), int64(len(good)))
+	rd, err := NewReader(bytes.NewReader(good), int64(len(good)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +333,7 @@ func TestSection91(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tc.mutate(append([]byte(nil), good...))
-			rd, err := NewReader(bytes.NewReader(b), int64(len(b)))
+			rd, err := NewReader(bytes.NewReader(b), int64(len(b)), nil)
 			if err == nil {
 				for j := 0; j < rd.NumColumns() && err == nil; j++ {
 					_, err = readColumn(rd, j)
@@ -385,7 +389,7 @@ func TestWriterRejects(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	rd, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	rd, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +408,7 @@ func TestZeroRows(t *testing.T) {
 	hdr := append([]byte(nil), ours[:18+19+1]...)
 	binary.BigEndian.PutUint32(hdr[18+2+1+1+4:], 0) // compressed size 0
 	for _, b := range [][]byte{ours, hdr} {
-		rd, err := NewReader(bytes.NewReader(b), int64(len(b)))
+		rd, err := NewReader(bytes.NewReader(b), int64(len(b)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -448,7 +452,7 @@ func TestReferenceLastEmptyString(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd, err := NewReader(bytes.NewReader(data), int64(len(data)))
+	rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,5 +466,135 @@ func TestReferenceLastEmptyString(t *testing.T) {
 	}
 	if len(ids) != 2 || ids[0].i != 1 || ids[1].i != 2 || len(ss) != 2 || ss[0].s != "x" || ss[1].s != "" {
 		t.Fatalf("got %+v %+v", ids, ss)
+	}
+}
+
+// manyColumns returns a CLMN file of n INT32 columns of rows rows, all 7,
+// built by hand: the Writer refuses more than DefaultMaxColumns.
+func manyColumns(t *testing.T, n, rows int) []byte {
+	t.Helper()
+	var stream bytes.Buffer
+	z := zlib.NewWriter(&stream)
+	z.Write(bytes.Repeat([]byte{0, 0, 0, 7}, rows))
+	z.Close()
+	h := binary.BigEndian.AppendUint16([]byte(Magic), Version)
+	h = binary.BigEndian.AppendUint32(h, uint32(n))
+	h = binary.BigEndian.AppendUint64(h, uint64(rows))
+	size := len(h)
+	for i := range n {
+		size += entryFixedSize + len(strconv.Itoa(i))
+	}
+	for i := range n {
+		name := strconv.Itoa(i)
+		h = binary.BigEndian.AppendUint16(h, uint16(len(name)))
+		h = append(h, name...)
+		h = append(h, byte(Int32))
+		h = binary.BigEndian.AppendUint32(h, uint32(4*rows))
+		h = binary.BigEndian.AppendUint32(h, uint32(stream.Len()))
+		h = binary.BigEndian.AppendUint64(h, uint64(size+i*stream.Len()))
+	}
+	for range n {
+		h = append(h, stream.Bytes()...)
+	}
+	return h
+}
+
+// TestMaxColumns: a file of more columns than ReaderOptions.MaxColumns is
+// refused from its column count, before the header entries are read, with
+// an error naming the option; the default is DefaultMaxColumns, and the
+// Writer writes no file the default Reader refuses.
+func TestMaxColumns(t *testing.T) {
+	data := manyColumns(t, 1000, 1)
+	rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := readColumn(rd, 999); err != nil || v[0].i != 7 {
+		t.Fatalf("column 999: %v, %v", v, err)
+	}
+	var alloc uint64
+	for _, max := range []int{999, 10} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err = NewReader(bytes.NewReader(data), int64(len(data)), &ReaderOptions{MaxColumns: max})
+		runtime.ReadMemStats(&after)
+		alloc = after.TotalAlloc - before.TotalAlloc
+		var e *Error
+		if !errors.Is(err, ErrLimit) || !errors.As(err, &e) || e.Offset != 6 || !strings.Contains(err.Error(), "MaxColumns") {
+			t.Fatalf("MaxColumns %d: %v", max, err)
+		}
+		if alloc > 16<<10 {
+			t.Errorf("MaxColumns %d: refusing allocated %d bytes", max, alloc)
+		}
+	}
+	data = manyColumns(t, DefaultMaxColumns+1, 1)
+	if _, err := NewReader(bytes.NewReader(data), int64(len(data)), nil); !errors.Is(err, ErrLimit) {
+		t.Fatalf("%d columns by default: %v", DefaultMaxColumns+1, err)
+	}
+	cols := make([]Column, DefaultMaxColumns+1)
+	for i := range cols {
+		cols[i] = Column{Name: strconv.Itoa(i), Type: Int32}
+	}
+	if _, err := NewWriter(io.Discard, cols, nil); !errors.Is(err, ErrLimit) {
+		t.Fatalf("writing %d columns: %v", len(cols), err)
+	}
+	if w, err := NewWriter(io.Discard, cols[:DefaultMaxColumns], &WriterOptions{TempDir: t.TempDir()}); err != nil {
+		t.Fatalf("writing %d columns: %v", DefaultMaxColumns, err)
+	} else {
+		w.Abort()
+	}
+}
+
+// TestColumnMemory: columns read side by side hold an inflater each only
+// when they are large (past 4 KiB), within ReaderOptions.ColumnMemory: 100
+// columns of 4,100 bytes do not fit in 1 MiB (the twentieth is refused,
+// naming the option), but read one after the other they do, and 1,000
+// one-row columns read side by side do too.
+func TestColumnMemory(t *testing.T) {
+	opts := &ReaderOptions{ColumnMemory: 1 << 20}
+	sideBySide := func(data []byte) error {
+		rd, err := NewReader(bytes.NewReader(data), int64(len(data)), opts)
+		if err != nil {
+			return err
+		}
+		crs := make([]*ColumnReader, rd.NumColumns())
+		for j := range crs {
+			crs[j], _ = rd.Values(j)
+		}
+		for {
+			for _, cr := range crs {
+				if !cr.Next() {
+					if cr.Err() != nil {
+						return cr.Err()
+					}
+					if cr.Row() != rd.RowCount() {
+						return errors.New("ended early")
+					}
+				} else if cr.Int() != 7 {
+					return errors.New("wrong value")
+				}
+			}
+			if crs[0].Row() >= rd.RowCount() {
+				return nil
+			}
+		}
+	}
+	large := manyColumns(t, 100, 1025)
+	err := sideBySide(large)
+	var e *Error
+	if !errors.Is(err, ErrLimit) || !errors.As(err, &e) || e.Index < 10 || e.Index > 30 || !strings.Contains(err.Error(), "ColumnMemory") {
+		t.Fatalf("100 large columns side by side: %v", err)
+	}
+	rd, err := NewReader(bytes.NewReader(large), int64(len(large)), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range rd.NumColumns() {
+		if v, err := readColumn(rd, j); err != nil || len(v) != 1025 {
+			t.Fatalf("column %d alone: %d values, %v", j, len(v), err)
+		}
+	}
+	if err := sideBySide(manyColumns(t, 1000, 1)); err != nil {
+		t.Fatalf("1,000 small columns side by side: %v", err)
 	}
 }

@@ -12,7 +12,12 @@
 // sizes within the file, sizes consistent with the type and the row count,
 // zlib streams that end exactly at their compressed size and inflate to
 // exactly their claimed size, strings inside their column and valid UTF-8.
-// No allocation is made from a size the file could not hold.
+// No allocation is made from a size the file could not hold. A file of more
+// than [ReaderOptions].MaxColumns columns is refused from its column count;
+// a small column (up to 4 KiB) is inflated at once when first read, and the
+// inflaters of larger columns read side by side stay within
+// [ReaderOptions].ColumnMemory. A Writer writes no more columns than a
+// Reader accepts by default.
 //
 // A Writer takes rows one at a time and keeps memory bounded: each column is
 // compressed as it comes, and compressed bytes past a small buffer spill to

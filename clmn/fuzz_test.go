@@ -2,6 +2,7 @@ package clmn
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -21,7 +22,7 @@ func FuzzReader(f *testing.F) {
 		f.Add(writeTable(f, cols, rows, nil))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rd, err := NewReader(bytes.NewReader(data), int64(len(data)))
+		rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
 		if err != nil {
 			var ce *Error
 			if !errors.As(err, &ce) {
@@ -63,7 +64,7 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 		again := writeTable(t, cols, table, nil)
-		rd2, err := NewReader(bytes.NewReader(again), int64(len(again)))
+		rd2, err := NewReader(bytes.NewReader(again), int64(len(again)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,6 +78,48 @@ func FuzzReader(f *testing.F) {
 					t.Fatalf("column %d row %d changed", j, i)
 				}
 			}
+		}
+	})
+}
+
+// FuzzHeader parses headers whose entries are arbitrary, after a fixed
+// header (magic, version, column count, row count) that gets that far:
+// the column count and row count come from the input, and MaxColumns is
+// small. Parsing never panics and fails with an *Error; a header that
+// parses has at most MaxColumns distinct columns whose blocks follow the
+// header in order, inside the file.
+func FuzzHeader(f *testing.F) {
+	f.Add(uint16(2), uint8(1), []byte("\x00\x01a\x00\x00\x00\x00\x04\x00\x00\x00\x0c\x00\x00\x00\x00\x00\x00\x00\x3c\x00\x01b\x03\x00\x00\x00\x02\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x48"))
+	f.Add(uint16(3), uint8(0), bytes.Repeat([]byte("\x00\x01x\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"), 3))
+	f.Add(uint16(40), uint8(2), []byte{})
+	f.Fuzz(func(t *testing.T, ncols uint16, rows uint8, entries []byte) {
+		const maxColumns = 16
+		h := binary.BigEndian.AppendUint16([]byte(Magic), Version)
+		h = binary.BigEndian.AppendUint32(h, uint32(ncols))
+		h = binary.BigEndian.AppendUint64(h, uint64(rows))
+		h = append(h, entries...)
+		rd, err := NewReader(bytes.NewReader(h), int64(len(h)), &ReaderOptions{MaxColumns: maxColumns})
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("not an *Error: %v", err)
+			}
+			if int(ncols) > maxColumns && !errors.Is(err, ErrLimit) && !errors.Is(err, ErrFormat) {
+				t.Fatalf("%d columns: %v", ncols, err)
+			}
+			return
+		}
+		if rd.NumColumns() != int(ncols) || ncols > maxColumns {
+			t.Fatalf("%d columns read, %d stated, limit %d", rd.NumColumns(), ncols, maxColumns)
+		}
+		end := rd.HeaderSize()
+		names := map[string]bool{}
+		for _, c := range rd.Columns() {
+			if c.Offset < end || c.Offset+c.CompressedSize > rd.Size() || names[c.Name] {
+				t.Fatalf("column %+v: header or previous block ends at %d, file at %d", c, end, rd.Size())
+			}
+			names[c.Name] = true
+			end = c.Offset + c.CompressedSize
 		}
 	})
 }

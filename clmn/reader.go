@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zlib"
 
+	"github.com/trevni-go/trevni/internal/budget"
 	"github.com/trevni-go/trevni/internal/utf8check"
 )
 
@@ -123,6 +125,47 @@ func headerErr(off int64, format string, args ...any) error {
 	return &Error{Index: -1, Row: -1, Offset: off, Err: fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)}
 }
 
+// DefaultMaxColumns is the most columns a Reader accepts unless
+// ReaderOptions.MaxColumns says otherwise, and the most a Writer writes:
+// the default column limit of the project's schemas (layout.DefaultMaxColumns).
+const DefaultMaxColumns = 1 << 16
+
+// ErrLimit is wrapped by the error about a file that needs more than a
+// ReaderOptions limit allows; the message names the option.
+var ErrLimit = errors.New("clmn: limit exceeded")
+
+// DefaultColumnMemory is how many bytes the ColumnReaders of one Reader
+// may hold at once for inflating unless ReaderOptions.ColumnMemory says
+// otherwise: some 4,000 large columns read side by side, and any number
+// of small ones up to DefaultMaxColumns.
+const DefaultColumnMemory = 512 << 20
+
+// smallColumn is the most uncompressed bytes of a column that a
+// ColumnReader inflates at once, letting its inflater go: a file of many
+// small columns read side by side then holds their bytes, not an inflater
+// (with its 32 KiB window) for each.
+const smallColumn = 4 << 10
+
+// inflaterCost is about what one inflater holds: its 32 KiB window and
+// its Huffman tables.
+const inflaterCost = 48 << 10
+
+// ReaderOptions configures a Reader. The zero value is ready to use.
+type ReaderOptions struct {
+	// MaxColumns bounds the number of columns; 0 means DefaultMaxColumns.
+	// A file with more is an error wrapping ErrLimit, reported from the
+	// column count, before any header entry is read.
+	MaxColumns int
+	// ColumnMemory bounds the bytes that all the ColumnReaders of the
+	// Reader hold at once for inflating: a column of up to 4 KiB takes
+	// its bytes, inflated when it is first read; a larger one, read as it
+	// inflates, takes an inflater (about 48 KiB) and its buffers (up to
+	// 32 KiB each) until its last value is read. 0 means
+	// DefaultColumnMemory and a negative value means no bound. A column
+	// that would take more is an error wrapping ErrLimit.
+	ColumnMemory int64
+}
+
 // Reader reads a CLMN file. Opening it reads only the header; columns are
 // read when asked for. A Reader is safe for concurrent use: each
 // ColumnReader has its own state.
@@ -132,14 +175,25 @@ type Reader struct {
 	rows       int64
 	headerSize int64
 	cols       []Column
+
+	budget    budget.Budget[ColumnReader]
+	inflaters sync.Pool // zlib readers given back by columns done with them
 }
 
 // NewReader reads the header of the CLMN file of the given size in r and
 // checks it: magic, version, a column count above zero that the file can
 // hold, names of valid UTF-8 and distinct, known types, sizes consistent
 // with the type and row count, and column blocks after the header, in
-// order, not overlapping and inside the file.
-func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
+// order, not overlapping and inside the file. opts may be nil.
+func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) {
+	var o ReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	maxColumns := int64(DefaultMaxColumns)
+	if o.MaxColumns > 0 {
+		maxColumns = int64(o.MaxColumns)
+	}
 	if size < fixedHeaderSize {
 		return nil, headerErr(0, "file of %d bytes is shorter than the %d-byte header", size, fixedHeaderSize)
 	}
@@ -161,11 +215,22 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 	if n > (size-fixedHeaderSize)/entryFixedSize {
 		return nil, headerErr(6, "column count %d: the %d-byte file can hold at most %d header entries", n, size, (size-fixedHeaderSize)/entryFixedSize)
 	}
+	if n > maxColumns {
+		return nil, &Error{Index: -1, Row: -1, Offset: 6, Err: fmt.Errorf("%w: %d columns, more than the %d of ReaderOptions.MaxColumns", ErrLimit, n, maxColumns)}
+	}
 	rows := int64(binary.BigEndian.Uint64(fixed[10:]))
 	if rows < 0 {
 		return nil, headerErr(10, "negative row count %d", rows)
 	}
 	rd := &Reader{ra: r, size: size, rows: rows, cols: make([]Column, 0, min(n, 1024))}
+	switch {
+	case o.ColumnMemory == 0:
+		rd.budget.Limit = DefaultColumnMemory
+	case o.ColumnMemory < 0:
+		rd.budget.Limit = -1
+	default:
+		rd.budget.Limit = o.ColumnMemory
+	}
 	names := make(map[string]int, min(n, 1024))
 	off := int64(fixedHeaderSize)
 	var entry [entryFixedSize - 2]byte
@@ -285,10 +350,94 @@ func (r *Reader) Values(i int) (*ColumnReader, error) {
 		return nil, fmt.Errorf("clmn: no column #%d in a file of %d columns", i, len(r.cols))
 	}
 	c := r.cols[i]
-	cr := &ColumnReader{col: c, index: i, rows: r.rows, row: -1}
-	cr.src = &countingByteReader{r: bufio.NewReaderSize(io.NewSectionReader(r.ra, c.Offset, c.CompressedSize), 32<<10)}
+	cr := &ColumnReader{rd: r, col: c, index: i, rows: r.rows, row: -1}
+	cr.share = r.budget.Register(cr)
 	return cr, nil
 }
+
+// open readies the column's values: a small column is inflated at once and
+// its inflater given back; a larger one is inflated as it is read.
+func (c *ColumnReader) open() error {
+	cost := int64(bufSize(c.col.CompressedSize))
+	small := c.col.UncompressedSize <= smallColumn
+	if small {
+		cost += c.col.UncompressedSize + 1
+	} else {
+		cost += inflaterCost + int64(bufSize(c.col.UncompressedSize))
+	}
+	if !c.rd.budget.Take(c.share, cost) {
+		return &Error{Index: c.index, Column: c.col.Name, Row: c.row, Offset: c.col.Offset,
+			Err: fmt.Errorf("%w: reading the column (%d bytes inflated) would take this reader's columns past the %d bytes of ReaderOptions.ColumnMemory", ErrLimit, c.col.UncompressedSize, c.rd.budget.Limit)}
+	}
+	// Buffers no larger than the column: a file of many small columns read
+	// side by side holds little more than their bytes.
+	c.src = &countingByteReader{r: bufio.NewReaderSize(io.NewSectionReader(c.rd.ra, c.col.Offset, c.col.CompressedSize), bufSize(c.col.CompressedSize))}
+	var err error
+	if z, ok := c.rd.inflaters.Get().(io.ReadCloser); ok {
+		c.z = z
+		err = z.(zlib.Resetter).Reset(c.src, nil)
+	} else {
+		c.z, err = zlib.NewReader(c.src)
+	}
+	if err != nil {
+		c.z = nil // a failed Reset leaves it unusable
+		return c.errf("bad zlib stream: %v", err)
+	}
+	if !small {
+		c.in = bufio.NewReaderSize((*limited)(c), bufSize(c.col.UncompressedSize))
+		return nil
+	}
+	// One byte more than the size tells a stream that goes on from one
+	// that ends there; limited fails past the size.
+	whole := make([]byte, c.col.UncompressedSize+1)
+	n := 0
+	for n < len(whole) && err == nil {
+		var k int
+		k, err = (*limited)(c).Read(whole[n:])
+		n += k
+	}
+	c.inflated = 0 // counted again as the values take the bytes
+	w := &wholeColumn{c: c, b: whole[:min(n, int(c.col.UncompressedSize))], end: err}
+	switch err {
+	case io.EOF:
+		// The stream ended, its checksum checked: the inflater can go.
+		c.release()
+	case nil:
+		w.end = c.errf("zlib stream inflates past the column's uncompressed size %d", c.col.UncompressedSize)
+	}
+	c.in = bufio.NewReaderSize(w, 16)
+	return nil
+}
+
+// release gives the inflater back for another column.
+func (c *ColumnReader) release() {
+	if c.z != nil {
+		c.rd.inflaters.Put(c.z)
+		c.z = nil
+	}
+}
+
+// wholeColumn hands out a column inflated at once, then the error that
+// ended its inflating (io.EOF for a stream that ended).
+type wholeColumn struct {
+	c   *ColumnReader
+	b   []byte
+	end error
+}
+
+func (w *wholeColumn) Read(p []byte) (int, error) {
+	if len(w.b) == 0 {
+		return 0, w.end
+	}
+	n := copy(p, w.b)
+	w.b = w.b[n:]
+	w.c.inflated += int64(n)
+	return n, nil
+}
+
+// bufSize returns the size of a buffer of a column's n bytes: n, within
+// bufio's least size and 32 KiB.
+func bufSize(n int64) int { return int(max(16, min(n, 32<<10))) }
 
 // countingByteReader counts the bytes taken from a buffered reader. It is
 // an io.ByteReader, so the inflater reads no further than its stream.
@@ -314,6 +463,8 @@ func (c *countingByteReader) ReadByte() (byte, error) {
 // ColumnReader reads one column's values in order. Next moves to the next
 // value, which Int, Float and Bytes return according to the column's type.
 type ColumnReader struct {
+	rd    *Reader
+	share *budget.Share // what the column holds of rd's ColumnMemory
 	col   Column
 	index int
 	rows  int64
@@ -368,13 +519,9 @@ func (c *ColumnReader) Next() bool {
 		return false
 	}
 	if c.in == nil {
-		z, err := zlib.NewReader(c.src)
-		if err != nil {
-			c.err = c.errf("bad zlib stream: %v", err)
+		if c.err = c.open(); c.err != nil {
 			return false
 		}
-		c.z = z
-		c.in = bufio.NewReaderSize((*limited)(c), 32<<10)
 	}
 	b := c.tmp[:]
 	switch c.col.Type {
@@ -438,16 +585,28 @@ func (c *ColumnReader) readFull(p []byte) error {
 
 // finish checks the end of the column's data.
 func (c *ColumnReader) finish() error {
+	err := c.checkEnd()
+	// The column is done: its buffers and its share of the budget go.
+	if c.z != nil && err == nil {
+		err = c.z.Close()
+		if err == nil {
+			c.release()
+		}
+	}
+	c.z, c.in, c.src = nil, nil, nil
+	c.rd.budget.Release(c.share)
+	return err
+}
+
+// checkEnd checks that the stream ends after the last value.
+func (c *ColumnReader) checkEnd() error {
 	if c.col.CompressedSize == 0 {
 		return nil // checkSizes made sure there is no data
 	}
 	if c.in == nil {
-		z, err := zlib.NewReader(c.src)
-		if err != nil {
-			return c.errf("bad zlib stream: %v", err)
+		if err := c.open(); err != nil {
+			return err
 		}
-		c.z = z
-		c.in = bufio.NewReaderSize((*limited)(c), 32<<10)
 	}
 	var b [1]byte
 	n, err := io.ReadFull(c.in, b[:])
@@ -470,7 +629,7 @@ func (c *ColumnReader) finish() error {
 	if c.src.n != c.col.CompressedSize {
 		return c.errf("zlib stream ends after %d bytes, but the compressed size is %d", c.src.n, c.col.CompressedSize)
 	}
-	return c.z.Close()
+	return nil
 }
 
 // Err returns the error that stopped Next, or nil at a good end.

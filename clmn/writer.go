@@ -136,6 +136,9 @@ func NewWriter(out io.Writer, cols []Column, opts *WriterOptions) (*Writer, erro
 	if len(cols) == 0 {
 		return nil, errors.New("clmn: a file needs at least one column")
 	}
+	if len(cols) > DefaultMaxColumns {
+		return nil, fmt.Errorf("%w: %d columns, more than the %d a Reader accepts by default (ReaderOptions.MaxColumns)", ErrLimit, len(cols), DefaultMaxColumns)
+	}
 	level := w.opts.Level
 	if level == 0 {
 		level = flate.DefaultCompression

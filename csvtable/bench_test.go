@@ -83,7 +83,7 @@ func convertFile(in, out string, toCLMN bool, memory int64) (int64, error) {
 		return 0, err
 	}
 	defer f.Close()
-	fields, _, err := Infer(bufio.NewReaderSize(f, 1<<20), ',')
+	fields, _, err := Infer(bufio.NewReaderSize(f, 1<<20), ',', nil)
 	if err != nil {
 		return 0, err
 	}
@@ -152,7 +152,7 @@ func benchRead2(b *testing.B, toCLMN bool) {
 	for b.Loop() {
 		var src Source
 		if toCLMN {
-			rd, err := clmn.NewReader(bytes.NewReader(data), int64(len(data)))
+			rd, err := clmn.NewReader(bytes.NewReader(data), int64(len(data)), nil)
 			if err != nil {
 				b.Fatal(err)
 			}

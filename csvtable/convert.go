@@ -76,7 +76,8 @@ type csvSource struct {
 // that does not parse as its field's type is an *Error naming its line and
 // column.
 func NewCSVSource(r io.Reader, fields []Field, comma rune) (Source, error) {
-	rd, err := NewReader(r, comma)
+	// Every header column must be a field: the header cannot have more.
+	rd, err := NewReader(r, comma, &ReaderOptions{MaxColumns: max(1, len(fields))})
 	if err != nil {
 		return nil, err
 	}

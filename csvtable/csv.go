@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/trevni-go/trevni/schema"
 )
 
 // Error is a problem with a CSV input, and where it is: Line is the line
@@ -53,22 +55,44 @@ func checkComma(comma rune) error {
 	return nil
 }
 
+// DefaultMaxColumns is the most header columns a Reader accepts unless
+// ReaderOptions.MaxColumns says otherwise: the default column limit of the
+// project's schemas (layout.DefaultMaxColumns).
+const DefaultMaxColumns = 1 << 16
+
+// ReaderOptions configures reading CSV. The zero value is ready to use.
+type ReaderOptions struct {
+	// MaxColumns bounds the columns of the header row; 0 means
+	// DefaultMaxColumns. The columns are counted as the header's bytes
+	// are read: a longer header is an *Error wrapping schema.ErrTooLarge,
+	// naming its line and first column past the limit, before the row is
+	// split into cells.
+	MaxColumns int
+}
+
 // NewReader reads the header row of the CSV in r, whose cells are
 // separated by comma (0 means ','). A UTF-8 byte order mark before the
-// header is skipped. Header names must be distinct.
-func NewReader(r io.Reader, comma rune) (*Reader, error) {
+// header is skipped. Header names must be distinct. opts may be nil.
+func NewReader(r io.Reader, comma rune, opts *ReaderOptions) (*Reader, error) {
 	if comma == 0 {
 		comma = ','
 	}
 	if err := checkComma(comma); err != nil {
 		return nil, err
 	}
-	cr := csv.NewReader(r)
+	g := &headerGuard{r: r, comma: utf8.AppendRune(nil, comma), max: DefaultMaxColumns, line: 1}
+	if opts != nil && opts.MaxColumns > 0 {
+		g.max = opts.MaxColumns
+	}
+	cr := csv.NewReader(g)
 	cr.Comma = comma
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	rd := &Reader{cr: cr}
 	rec, err := cr.Read()
+	if g.err != nil {
+		return nil, g.err
+	}
 	if err == io.EOF {
 		return nil, &Error{Line: 1, Err: errors.New("no header row")}
 	}
@@ -91,6 +115,107 @@ func NewReader(r io.Reader, comma rune) (*Reader, error) {
 		seen[h] = i
 	}
 	return rd, nil
+}
+
+// headerGuard passes the CSV through, counting the columns of its first
+// record (the header) as its bytes go by, and fails once they pass max:
+// encoding/csv would read the whole row and split it before its cells
+// could be counted.
+type headerGuard struct {
+	r     io.Reader
+	comma []byte // the delimiter's UTF-8 bytes
+	max   int
+	seps  int // delimiters of the header seen
+	line  int // the line being read, from 1
+	state guardState
+	match int // bytes of a multi-byte delimiter matched
+	err   error
+}
+
+// guardState is where the guard is in the header.
+type guardState uint8
+
+const (
+	guardStart         guardState = iota // before the header: encoding/csv skips empty lines
+	guardFieldStart                      // at the start of a cell
+	guardUnquoted                        // in a cell that does not start with a quote
+	guardQuoted                          // in a quoted cell
+	guardQuoteInQuoted                   // a quote in a quoted cell: its end, or the first of two
+	guardDone                            // past the header
+)
+
+func (g *headerGuard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.r.Read(p)
+	if g.state == guardDone {
+		return n, err
+	}
+	for i, b := range p[:n] {
+		if b == '\n' {
+			g.line++
+		}
+		if g.state != guardQuoted {
+			if b == g.comma[g.match] {
+				if g.match++; g.match < len(g.comma) {
+					continue
+				}
+				g.match = 0
+				if g.seps++; g.seps >= g.max {
+					g.err = &Error{Line: g.line, Column: g.max + 1, Err: fmt.Errorf("%w: the header has more than %d columns (ReaderOptions.MaxColumns)", schema.ErrTooLarge, g.max)}
+					return i, g.err
+				}
+				g.state = guardFieldStart
+				continue
+			}
+			if g.match = 0; b == g.comma[0] {
+				g.match = 1
+				continue
+			}
+		}
+		switch g.state {
+		case guardStart:
+			switch b {
+			case '\n', '\r':
+			case '"':
+				g.state = guardQuoted
+			default:
+				g.state = guardUnquoted
+			}
+		case guardFieldStart:
+			switch b {
+			case '\n':
+				g.state = guardDone
+			case '"':
+				g.state = guardQuoted
+			default:
+				g.state = guardUnquoted
+			}
+		case guardUnquoted:
+			if b == '\n' {
+				g.state = guardDone
+			}
+		case guardQuoted:
+			if b == '"' {
+				g.state = guardQuoteInQuoted
+			}
+		case guardQuoteInQuoted:
+			switch b {
+			case '"':
+				g.state = guardQuoted
+			case '\n':
+				g.state = guardDone
+			case '\r':
+			default:
+				g.state = guardUnquoted // a quote inside a cell: encoding/csv refuses it
+			}
+		}
+		if g.state == guardDone {
+			break
+		}
+	}
+	return n, err
 }
 
 // csvErr turns encoding/csv's errors into ours.
@@ -211,9 +336,11 @@ func (in *inference) field(name string) Field {
 // among them are within 2^53; boolean if they are all true or false; and
 // string otherwise, or when there are no non-empty cells. A column with an
 // empty cell is nullable. A record with the wrong number of cells, or a
-// cell that is not valid UTF-8, is an *Error naming its line.
-func Infer(r io.Reader, comma rune) ([]Field, int64, error) {
-	rd, err := NewReader(r, comma)
+// cell that is not valid UTF-8, is an *Error naming its line; so is a
+// header of more columns than opts allows (see ReaderOptions; opts may be
+// nil).
+func Infer(r io.Reader, comma rune, opts *ReaderOptions) ([]Field, int64, error) {
+	rd, err := NewReader(r, comma, opts)
 	if err != nil {
 		return nil, 0, err
 	}

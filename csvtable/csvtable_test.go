@@ -98,7 +98,7 @@ func toCLMN(t testing.TB, text string, fields []Field) []byte {
 
 func clmnToCSV(t testing.TB, data []byte, sel []string) string {
 	t.Helper()
-	rd, err := clmn.NewReader(bytes.NewReader(data), int64(len(data)))
+	rd, err := clmn.NewReader(bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestRoundTripProperty(t *testing.T) {
 	for iter := 0; iter < 300; iter++ {
 		table := randomCSV(r)
 		text := quoteAll(table)
-		fields, rows, err := Infer(strings.NewReader(text), ',')
+		fields, rows, err := Infer(strings.NewReader(text), ',', nil)
 		if err != nil {
 			t.Fatalf("iter %d: %v", iter, err)
 		}
@@ -223,7 +223,7 @@ func TestInfer(t *testing.T) {
 		"1,1,1,true,x,,007,9007199254740993,1,1\n" +
 		"-2147483648,9223372036854775807,2.5,false,1,,1,1.5,true,+1\n" +
 		",,NaN,,,,,,,\n"
-	fields, rows, err := Infer(strings.NewReader(text), ',')
+	fields, rows, err := Infer(strings.NewReader(text), ',', nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestInfer(t *testing.T) {
 	}
 	// Unlike the reference implementation, which looks at the first row
 	// only, a later cell changes the type.
-	fields, _, _ = Infer(strings.NewReader("a\n1\n2\nx\n"), ',')
+	fields, _, _ = Infer(strings.NewReader("a\n1\n2\nx\n"), ',', nil)
 	if fields[0].Type != String {
 		t.Fatalf("a column of 1, 2, x is %v", fields[0].Type)
 	}
@@ -270,7 +270,7 @@ func TestBadRows(t *testing.T) {
 		fields := tc.fields
 		var err error
 		if fields == nil {
-			_, _, err = Infer(strings.NewReader(tc.text), ',')
+			_, _, err = Infer(strings.NewReader(tc.text), ',', nil)
 		} else {
 			var src Source
 			src, err = NewCSVSource(strings.NewReader(tc.text), fields, ',')
@@ -402,7 +402,7 @@ func TestTrevniSelectionReadsLittle(t *testing.T) {
 	if err := writeSampleLike(&csvText, 20000, 3); err != nil {
 		t.Fatal(err)
 	}
-	fields, _, err := Infer(bytes.NewReader(csvText.Bytes()), ',')
+	fields, _, err := Infer(bytes.NewReader(csvText.Bytes()), ',', nil)
 	if err != nil {
 		t.Fatal(err)
 	}

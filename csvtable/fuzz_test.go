@@ -18,7 +18,7 @@ func FuzzCSV(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		fields, _, err := Infer(strings.NewReader(text), ',')
+		fields, _, err := Infer(strings.NewReader(text), ',', nil)
 		if err != nil {
 			var ce *Error
 			if !errors.As(err, &ce) {
@@ -70,7 +70,7 @@ func FuzzCSV(f *testing.F) {
 			}
 			t.Fatal(err)
 		}
-		cr, err := clmn.NewReader(bytes.NewReader(cb.Bytes()), int64(cb.Len()))
+		cr, err := clmn.NewReader(bytes.NewReader(cb.Bytes()), int64(cb.Len()), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

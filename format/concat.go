@@ -2,6 +2,7 @@ package format
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -41,9 +42,25 @@ type concatPart struct {
 	sizes []int // for modeRecode: the compressed size of every block
 }
 
+// ConcatOptions configures Concat. A nil *ConcatOptions means the
+// defaults.
+type ConcatOptions struct {
+	// SameSchema, if set, is asked whether two parts' avro.schema texts
+	// that are not the same bytes describe the same rows: it returns nil
+	// if they do, or an error saying where they differ. Without it, the
+	// texts must be equal. The front door (package trevni) passes one that
+	// compares them as Avro schemas.
+	SameSchema func(first, part []byte) error
+}
+
 // Concat writes to out one Trevni file holding the rows of the files ins in
 // order, without decoding a value: the parts must have the same columns
-// (names, types, parents, arrays, values flags), and each column's blocks
+// (names, types, parents, arrays, values flags) and the same schema: the
+// same Avro schema (the text of file metadata avro.schema, byte for
+// byte, or as opts.SameSchema judges) when any part has one, and otherwise the same
+// column metadata but for codecs, checksums and statistics. A part that
+// differs is a *PartError wrapping ErrUsage that names the first
+// difference. Each column's blocks
 // are copied as stored. The output takes the first part's file and column
 // metadata (its codec and checksum included). A column's per-block
 // statistics (package format/stats) are the parts' statistics joined in
@@ -66,7 +83,11 @@ type concatPart struct {
 // column starts are computed from the parts' block tables before any block
 // is copied, which for a part that needs compressing again means
 // compressing its blocks twice. It returns the rows written.
-func Concat(ctx context.Context, out io.Writer, ins []*Reader) (int64, error) {
+func Concat(ctx context.Context, out io.Writer, ins []*Reader, opts *ConcatOptions) (int64, error) {
+	var o ConcatOptions
+	if opts != nil {
+		o = *opts
+	}
 	if len(ins) == 0 {
 		return 0, fmt.Errorf("%w: Concat of no files", ErrUsage)
 	}
@@ -74,6 +95,9 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader) (int64, error) {
 	var rows int64
 	for k, rd := range ins {
 		if err := sameColumns(first, rd); err != nil {
+			return 0, &PartError{Part: k, Err: fmt.Errorf("%w: %w", ErrUsage, err)}
+		}
+		if err := sameSchema(first, rd, o.SameSchema); err != nil {
 			return 0, &PartError{Part: k, Err: fmt.Errorf("%w: %w", ErrUsage, err)}
 		}
 		if rd.rowCount > math.MaxInt64-rows {
@@ -248,6 +272,60 @@ func sameColumns(first, rd *Reader) error {
 		}
 	}
 	return nil
+}
+
+// metaAvroSchema is the file metadata key of the Avro schema a file's
+// records were written with (layout.MetaAvroSchema).
+const metaAvroSchema = "avro.schema"
+
+// sameSchema checks that rd's rows mean what first's do: the same Avro
+// schema (avro.schema) when either has one, and otherwise the same column
+// metadata (but for codecs, checksums and statistics, which Concat
+// handles). Columns alike are not enough: an Avro int and an enum are
+// both int columns.
+func sameSchema(first, rd *Reader, same func(first, part []byte) error) error {
+	ta, oka := first.meta.Get(metaAvroSchema)
+	tb, okb := rd.meta.Get(metaAvroSchema)
+	switch {
+	case oka != okb:
+		has := map[bool]string{true: "has", false: "has no"}
+		return fmt.Errorf("it %s %s, the first part %s", has[okb], metaAvroSchema, has[oka])
+	case oka:
+		// The schema's text is metadata like any other here: format
+		// knows nothing of Avro. Callers that do (the front door's data
+		// sets) name the first difference of two schemas before this.
+		switch {
+		case bytes.Equal(ta, tb):
+			return nil
+		case same != nil:
+			return same(ta, tb)
+		}
+		return fmt.Errorf("its %s differs from the first part's", metaAvroSchema)
+	}
+	for i := range first.cols {
+		ma, mb := &first.cols[i].Meta, &rd.cols[i].Meta
+		if key, ok := firstMetaDifference(ma, mb); !ok {
+			return fmt.Errorf("column %d (%q): metadata %q is %q, in the first part %q", i, first.cols[i].Name, key, mb.GetString(key), ma.GetString(key))
+		}
+	}
+	return nil
+}
+
+// firstMetaDifference returns the first key, in a's order and then b's,
+// whose value differs between a and b, ignoring the keys Concat handles.
+func firstMetaDifference(a, b *MetaData) (string, bool) {
+	for _, m := range [2][2]*MetaData{{a, b}, {b, a}} {
+		for j := 0; j < m[0].Len(); j++ {
+			k := m[0].Key(j)
+			if k == KeyCodec || k == KeyChecksum || k == stats.MetaKey {
+				continue
+			}
+			if v, ok := m[1].Get(k); !ok || !bytes.Equal(v, m[0].Value(j)) {
+				return k, false
+			}
+		}
+	}
+	return "", true
 }
 
 func describeColumn(c *ColumnMeta) string {

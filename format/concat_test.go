@@ -60,7 +60,7 @@ func concatBytes(t *testing.T, parts ...[]byte) []byte {
 		rds = append(rds, rd)
 	}
 	var out bytes.Buffer
-	n, err := format.Concat(context.Background(), &out, rds)
+	n, err := format.Concat(context.Background(), &out, rds, &format.ConcatOptions{SameSchema: sameAvro})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestConcatWrongNullCRC(t *testing.T) {
 		{"wrong CRC", []*format.Reader{openBytes(t, right), openBytes(t, bad)}},
 		{"zero CRC, strict", []*format.Reader{openBytes(t, right), strict}},
 	} {
-		_, err := format.Concat(context.Background(), io.Discard, c.ins)
+		_, err := format.Concat(context.Background(), io.Discard, c.ins, nil)
 		var pe *format.PartError
 		var fe *format.Error
 		if !errors.As(err, &pe) || pe.Part != 1 || !errors.Is(err, format.ErrChecksum) || !errors.As(err, &fe) || fe.Block < 0 || fe.Column == "" {
@@ -257,7 +257,7 @@ func TestConcatWrongNullCRC(t *testing.T) {
 		}
 	}
 	// Without the damage the same parts join.
-	if _, err := format.Concat(context.Background(), io.Discard, []*format.Reader{openBytes(t, right), openBytes(t, right), openBytes(t, zero)}); err != nil {
+	if _, err := format.Concat(context.Background(), io.Discard, []*format.Reader{openBytes(t, right), openBytes(t, right), openBytes(t, zero)}, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -325,7 +325,7 @@ func TestConcatDifferentColumns(t *testing.T) {
 	a, _ := os.ReadFile(filepath.Join(concatInterop, "medium", "medium.null.none.trv"))
 	b, _ := os.ReadFile(filepath.Join(concatInterop, "maps", "maps.null.none.trv"))
 	var out bytes.Buffer
-	_, err := format.Concat(context.Background(), &out, []*format.Reader{openBytes(t, a), openBytes(t, b)})
+	_, err := format.Concat(context.Background(), &out, []*format.Reader{openBytes(t, a), openBytes(t, b)}, nil)
 	if !errors.Is(err, format.ErrUsage) || !strings.Contains(err.Error(), "part 1") {
 		t.Fatalf("error %v", err)
 	}
@@ -351,7 +351,7 @@ func TestConcatDamagedPart(t *testing.T) {
 		{"damaged", []*format.Reader{openBytes(t, b), openBytes(t, bad)}},
 	} {
 		var out bytes.Buffer
-		_, err := format.Concat(context.Background(), &out, c.ins)
+		_, err := format.Concat(context.Background(), &out, c.ins, nil)
 		var pe *format.PartError
 		if !errors.As(err, &pe) || pe.Part != 1 {
 			t.Errorf("%s: error %v, want a PartError for part 1", c.name, err)
@@ -376,7 +376,7 @@ func BenchmarkConcatCopy(b *testing.B) {
 			}
 			rds = append(rds, rd)
 		}
-		if _, err := format.Concat(context.Background(), io.Discard, rds); err != nil {
+		if _, err := format.Concat(context.Background(), io.Discard, rds, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -411,7 +411,7 @@ func BenchmarkConcatNullCRC(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		rds := []*format.Reader{openBytes(b, ours.Bytes()), openBytes(b, zeroed)}
-		if _, err := format.Concat(context.Background(), io.Discard, rds); err != nil {
+		if _, err := format.Concat(context.Background(), io.Discard, rds, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

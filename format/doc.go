@@ -16,9 +16,14 @@
 // hostile files: a block larger than [ReaderOptions].MaxBlockSize is refused
 // before it is decompressed, and the block buffers of all ColumnReaders of a
 // Reader stay within [ReaderOptions].BlockMemory; both fail with [ErrLimit].
-// [Reader.Verify] takes time in proportion to the bytes stored, not to the
-// rows or elements they claim.
+// Columns must start at offsets of their own, their blocks ending before the
+// next column starts, so that the block tables of all columns together fit
+// in the file. [Reader.Verify] takes time in proportion to the bytes stored,
+// not to the rows or elements they claim. The Writer writes no block larger
+// than [WriterOptions].MaxBlockSize, by default the largest a Reader accepts.
 //
-// The package knows nothing of Avro or Protobuf; see the schema, shred and
-// assemble packages for those.
+// The package knows nothing of Avro or Protobuf ([Concat] compares the
+// avro.schema metadata of its parts as bytes, as any other metadata); see
+// the schema, shred and assemble packages, and the front door (package
+// trevni), for the rest.
 package format

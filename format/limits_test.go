@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"runtime"
@@ -358,5 +359,60 @@ func TestVerifyIsLinearInBytes(t *testing.T) {
 			check(buildFile(t, f.rows, MetaData{}, f.cols, damaged), false)
 			break
 		}
+	}
+}
+
+// TestSharedBlockTable: 500 columns all starting at one block table of
+// 10,000 blocks are refused when the file is opened, before any table is
+// read (read once per column, the tables would take 500 times the file);
+// so is a column whose blocks run into the next column's bytes.
+func TestSharedBlockTable(t *testing.T) {
+	table := make([]rawBlock, 10000)
+	for b := range table {
+		table[b] = rawBlock{rows: 1, size: 1, data: []byte{2}}
+	}
+	cols := []ColumnMeta{{Name: "a", Type: Int}}
+	data := buildFile(t, int64(len(table)), MetaData{}, cols, [][]rawBlock{table})
+	// Give the file 499 more columns, all starting where "a" does.
+	rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := rd.ColumnStart(0)
+	var h encoder
+	h.b = append(h.b, data[:12]...)
+	h.writeFixed32(500)
+	writeMeta(&h, &MetaData{})
+	for i := range 500 {
+		writeColumnMeta(&h, &ColumnMeta{Name: "c" + strconv.Itoa(i), Type: Int})
+	}
+	newStart := int64(len(h.b)) + 8*500
+	for range 500 {
+		h.writeFixed64(uint64(newStart))
+	}
+	shared := append(h.b, data[start:]...)
+	alloc := allocDuring(func() { _, err = NewReader(bytes.NewReader(shared), int64(len(shared)), nil) })
+	var e *Error
+	if !errors.Is(err, ErrFormat) || !errors.As(err, &e) || e.Index != 1 || !strings.Contains(err.Error(), `column 0 ("c0") starts too`) {
+		t.Fatalf("shared table: %v", err)
+	}
+	if alloc > 4<<20 {
+		t.Errorf("opening allocated %d MiB", alloc>>20)
+	}
+	// Two columns, the first claiming a block that takes the second's bytes.
+	cols = []ColumnMeta{{Name: "a", Type: Int}, {Name: "b", Type: Int}}
+	data = buildFile(t, 1, MetaData{}, cols, [][]rawBlock{{{rows: 1, size: 1, data: make([]byte, 10)}}, {{rows: 1, size: 1, data: []byte{2}}}})
+	// buildFile placed b after a's ten bytes: move a's claim to 20 bytes.
+	rd, err = NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint32(data[rd.ColumnStart(0)+12:], 20)
+	rd, err = NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err == nil {
+		_, err = rd.Blocks(0)
+	}
+	if !errors.Is(err, ErrFormat) || !errors.As(err, &e) || e.Index != 0 || !strings.Contains(err.Error(), "next column") {
+		t.Fatalf("overlapping columns: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,9 +10,11 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/trevni-go/trevni/format/stats"
+	"github.com/trevni-go/trevni/internal/budget"
 )
 
 // headerChunk is how much the header is read at a time: opening a file reads
@@ -59,7 +62,8 @@ type Reader struct {
 	cols     []ColumnMeta
 	rawMeta  []MetaData
 	starts   []int64
-	dataAt   int64 // where the header ends and the columns' data begins
+	dataAt   int64   // where the header ends and the columns' data begins
+	ends     []int64 // where each column's bytes end: the next column's start, or the file's end
 	parents  []int
 	children [][]int
 	byName   map[string]int
@@ -68,7 +72,7 @@ type Reader struct {
 	mu     sync.Mutex
 	tables []*blockTable
 
-	budget blockBudget
+	budget budget.Budget[ColumnReader]
 }
 
 // BlockInfo describes one block of a column.
@@ -230,11 +234,11 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 	}
 	switch {
 	case rd.opts.BlockMemory == 0:
-		rd.budget.limit = DefaultBlockMemory
+		rd.budget.Limit = DefaultBlockMemory
 	case rd.opts.BlockMemory < 0:
-		rd.budget.limit = -1
+		rd.budget.Limit = -1
 	default:
-		rd.budget.limit = rd.opts.BlockMemory
+		rd.budget.Limit = rd.opts.BlockMemory
 	}
 	rd.codecs = codecSet{custom: rd.opts.Codecs}
 	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), headerChunk), size: size}
@@ -296,8 +300,43 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 			return nil, columnError(e, i, rd.cols[i].Name)
 		}
 	}
+	if err := rd.findEnds(); err != nil {
+		return nil, err
+	}
 	rd.tables = make([]*blockTable, ncols)
 	return rd, nil
+}
+
+// findEnds sets where each column's bytes end: at the start of the column
+// stored after it (columns need not be stored in order), or at the end of
+// the file. Each column starts at its own offset: two columns starting at
+// one offset would share one block table, and the block tables of the
+// columns together could then claim far more blocks than the file holds.
+// With distinct starts the columns' byte ranges do not overlap, so their
+// block descriptors together take at most the file's bytes.
+func (rd *Reader) findEnds() error {
+	order := make([]int, len(rd.starts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmp.Compare(rd.starts[a], rd.starts[b]); c != 0 {
+			return c
+		}
+		return a - b
+	})
+	rd.ends = make([]int64, len(rd.starts))
+	for k, i := range order {
+		rd.ends[i] = rd.size
+		if k+1 < len(order) {
+			next := order[k+1]
+			if rd.starts[next] == rd.starts[i] {
+				return rd.colErr(next, -1, rd.starts[i], fmt.Errorf("%w: column starts at %d, where column %d (%q) starts too", ErrFormat, rd.starts[i], i, rd.cols[i].Name))
+			}
+			rd.ends[i] = rd.starts[next]
+		}
+	}
+	return nil
 }
 
 func columnError(err error, index int, name string) error {
@@ -497,8 +536,10 @@ func (rd *Reader) readTable(i int, t *blockTable) error {
 		return rd.colErr(i, -1, -1, err)
 	}
 	start, end := rd.starts[i], rd.columnEnd(i)
-	// Read the block table without straying into the next column.
-	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(rd.ra, start, end-start), 16<<10), off: start, size: rd.size}
+	// Read the block table without straying into the next column, with a
+	// buffer no larger than the column (a file of many small columns
+	// would otherwise make 16 KiB of garbage for each).
+	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(rd.ra, start, end-start), int(min(16<<10, max(end-start, 16)))), off: start, size: rd.size}
 	var fixed [12]byte
 	if err := h.full(fixed[:4]); err != nil {
 		return columnError(err, i, rd.cols[i].Name)
@@ -543,7 +584,10 @@ func (rd *Reader) readTable(i int, t *blockTable) error {
 		bi := &t.blocks[b]
 		bi.Offset = off
 		off += int64(bi.CompressedSize) + int64(t.checksum)
-		if off > rd.size {
+		if off > end {
+			if end < rd.size {
+				return rd.colErr(i, b, bi.Offset, fmt.Errorf("%w: block of %d bytes runs past the start of the next column (offset %d)", ErrFormat, bi.CompressedSize+t.checksum, end))
+			}
 			return rd.colErr(i, b, bi.Offset, fmt.Errorf("%w: block of %d bytes runs past the end of the file (%d bytes)", ErrFormat, bi.CompressedSize+t.checksum, rd.size))
 		}
 	}
@@ -582,15 +626,7 @@ func (rd *Reader) ColumnRange(i int) (off, n int64) {
 
 // columnEnd returns where column i's bytes end: at the next column's start
 // (columns need not be stored in order), or at the end of the file.
-func (rd *Reader) columnEnd(i int) int64 {
-	end := rd.size
-	for _, s := range rd.starts {
-		if s > rd.starts[i] && s < end {
-			end = s
-		}
-	}
-	return end
-}
+func (rd *Reader) columnEnd(i int) int64 { return rd.ends[i] }
 
 // readFirstValue reads one value of type t from the header stream.
 func readFirstValue(h *headerReader, t ValueType) (any, []byte, error) {
@@ -671,7 +707,7 @@ type ColumnReader struct {
 	ahead        chan *fetched // the next block, being fetched
 	spare        *fetched      // buffers for the next fetch
 
-	share *budgetShare // the bytes of block buffers held, in rd.budget
+	share *budget.Share // the bytes of block buffers held, in rd.budget
 }
 
 // Values returns a reader positioned before the first row of column i.
@@ -681,7 +717,7 @@ func (rd *Reader) Values(i int) (*ColumnReader, error) {
 		return nil, err
 	}
 	c := &ColumnReader{rd: rd, index: i, meta: &rd.cols[i], typ: rd.cols[i].Type, table: t, block: -1, row: -1, readAhead: rd.opts.ReadAhead}
-	rd.budget.register(c)
+	c.share = rd.budget.Register(c)
 	return c, nil
 }
 
@@ -828,11 +864,11 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 	before := int64(cap(f.raw) + cap(f.data))
 	reserved := int64(max(0, n-cap(f.raw)) + max(0, bi.UncompressedSize+blockSlack-cap(f.data)))
 	budget := &c.rd.budget
-	if !budget.take(c.share, reserved) {
-		fail(fmt.Errorf("%w: block of %d stored and %d uncompressed bytes would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, n, bi.UncompressedSize, budget.limit))
+	if !budget.Take(c.share, reserved) {
+		fail(fmt.Errorf("%w: block of %d stored and %d uncompressed bytes would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, n, bi.UncompressedSize, budget.Limit))
 		return
 	}
-	defer func() { budget.adjust(c.share, int64(cap(f.raw)+cap(f.data))-before-reserved) }()
+	defer func() { budget.Adjust(c.share, int64(cap(f.raw)+cap(f.data))-before-reserved) }()
 	if cap(f.raw) < n {
 		f.raw = make([]byte, n)
 	}
@@ -894,7 +930,7 @@ func (c *ColumnReader) Close() {
 		c.ahead = nil
 	}
 	c.raw, c.data, c.spare = nil, nil, nil
-	c.rd.budget.release(c.share)
+	c.rd.budget.Release(c.share)
 	for _, a := range c.aux {
 		a.Close()
 	}

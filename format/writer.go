@@ -51,9 +51,21 @@ type WriterOptions struct {
 	// and checksum.
 	Meta MetaData
 	// BlockSize is the uncompressed size at which a column's block is cut;
-	// 0 means DefaultBlockSize. It may not exceed MaxWriterBlockSize.
-	// Block buffers start small and grow as they fill.
+	// 0 means DefaultBlockSize. It may not exceed MaxWriterBlockSize, and
+	// must be less than MaxBlockSize. Block buffers start small and grow
+	// as they fill.
 	BlockSize int
+	// MaxBlockSize is the largest uncompressed block the Writer writes;
+	// 0 means DefaultMaxBlockSize, the largest a Reader accepts by default
+	// (ReaderOptions.MaxBlockSize), so that the Writer writes nothing its
+	// own default Reader refuses. A block holds whole rows, of which those
+	// before the current one take less than BlockSize: a value, or a
+	// row's values, that would take a column's block past it is an error
+	// wrapping ErrLimit, naming the column and row, reported before a
+	// large value is copied; AbortRow drops the row and clears it. Raise
+	// it only for files read with as large a ReaderOptions.MaxBlockSize;
+	// it may not exceed 2 GiB - 1.
+	MaxBlockSize int
 	// MemoryBudget bounds the finished blocks held in memory, counted at
 	// their stored (compressed) size. From seven eighths of it, enough of
 	// them to get back to five eighths spill to a temporary file in TempDir
@@ -231,6 +243,12 @@ func NewWriter(out io.Writer, columns []ColumnMeta, opts *WriterOptions) (*Write
 	}
 	if w.opts.BlockSize > MaxWriterBlockSize {
 		return nil, fmt.Errorf("%w: WriterOptions.BlockSize %d exceeds MaxWriterBlockSize (%d): readers refuse blocks over %d bytes by default (ReaderOptions.MaxBlockSize)", ErrUsage, w.opts.BlockSize, MaxWriterBlockSize, DefaultMaxBlockSize)
+	}
+	if w.opts.MaxBlockSize <= 0 {
+		w.opts.MaxBlockSize = DefaultMaxBlockSize
+	}
+	if w.opts.MaxBlockSize > math.MaxInt32 || w.opts.BlockSize >= w.opts.MaxBlockSize {
+		return nil, fmt.Errorf("%w: WriterOptions.MaxBlockSize %d must exceed BlockSize (%d) and not exceed %d", ErrUsage, w.opts.MaxBlockSize, w.opts.BlockSize, math.MaxInt32)
 	}
 	if w.opts.MemoryBudget == 0 {
 		w.opts.MemoryBudget = DefaultMemoryBudget
@@ -504,7 +522,7 @@ func (w *Writer) AbortRow() {
 		c.stamp = 0 // the row will be written again under the same number
 	}
 	w.touched = w.touched[:0]
-	if w.rowErr && errors.Is(w.err, ErrUsage) {
+	if w.rowErr && (errors.Is(w.err, ErrUsage) || errors.Is(w.err, ErrLimit)) {
 		w.err = nil
 	}
 	w.inRow = false
@@ -724,11 +742,40 @@ func (w *Writer) end(c *columnWriter, start int) {
 }
 
 // filled lists column c in full, to be cut at the next StartRow, if its
-// block has reached the block size.
+// block has reached the block size, and fails the row if it has passed
+// the largest block.
 func (w *Writer) filled(c *columnWriter) {
+	if len(c.enc.b) > w.opts.MaxBlockSize {
+		w.tooLarge(c, len(c.enc.b))
+	}
 	if len(c.enc.b) >= w.opts.BlockSize && !c.full {
 		c.full = true
 		w.full = append(w.full, c)
+	}
+}
+
+// fits reports whether a value of n bytes, its length's varint included,
+// fits in column c's block, and fails the row if not: checked before a
+// large value is copied.
+func (w *Writer) fits(c *columnWriter, n int) bool {
+	size := 1
+	for u := uint32(n) << 1; u >= 0x80; u >>= 7 {
+		size++
+	}
+	if after := len(c.enc.b) + size + n; after > w.opts.MaxBlockSize {
+		w.tooLarge(c, after)
+		return false
+	}
+	return true
+}
+
+// tooLarge records that column c's block would take n bytes, past
+// WriterOptions.MaxBlockSize.
+func (w *Writer) tooLarge(c *columnWriter, n int) {
+	if w.err == nil {
+		e := newError(fmt.Errorf("%w: the row would take the column's block to %d bytes, past the %d of WriterOptions.MaxBlockSize (readers refuse larger blocks unless ReaderOptions.MaxBlockSize is raised)", ErrLimit, n, w.opts.MaxBlockSize))
+		e.Column, e.Index, e.Row = c.meta.Name, c.index, w.rowCount
+		w.err = e
 	}
 }
 
@@ -847,6 +894,9 @@ func (w *Writer) WriteString(col int, v string) {
 			w.usage(c, "string is not valid UTF-8")
 			return
 		}
+		if !w.fits(c, len(v)) {
+			return
+		}
 		if c.st != nil {
 			c.st.AddString(v)
 		}
@@ -878,6 +928,9 @@ func (w *Writer) WriteBytes(col int, v []byte) {
 func (w *Writer) writeBytesTo(c *columnWriter, v []byte) {
 	if len(v) > math.MaxInt32 {
 		w.usage(c, "value of %d bytes is too long", len(v))
+		return
+	}
+	if !w.fits(c, len(v)) {
 		return
 	}
 	if c.st != nil && !c.st.AddBytesWithin(v) {

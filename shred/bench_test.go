@@ -301,9 +301,11 @@ func TestMemoryBudget(t *testing.T) {
 	}
 	const (
 		budget   = 8 << 20
-		input    = 200 << 20
 		fixedMiB = 4
 	)
+	// The default form converts 64 MiB, eight times the budget; the long
+	// form (see LongRounds) 200 MiB, which shows a slow growth better.
+	input := int64(LongRounds(64, 200)) << 20
 	d := benchSets(t)[0]
 	w, err := NewAvroWriter(io.Discard, d.schema, &Options{WriterOptions: format.WriterOptions{Codec: "null", MemoryBudget: budget, TempDir: t.TempDir()}})
 	if err != nil {

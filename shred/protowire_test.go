@@ -570,13 +570,20 @@ func TestWriteWireTestProtos(t *testing.T) {
 	for i := range fd.Extensions().Len() {
 		exts = append(exts, dynamicpb.NewExtensionType(fd.Extensions().Get(i)))
 	}
-	for _, name := range []string{
-		"trevni.test.p2.Scalars", "trevni.test.p2.Clash", "trevni.test.p3.Everything", "trevni.test.p3.Inner",
-		"trevni.test.p3.Tree", "trevni.test.ed.Item", "trevni.test.mixed.Holder",
+	// The recursive messages grow to megabytes at depth 5: the default
+	// form takes the first 10 of their 40 seeds (see LongRounds).
+	deep := uint64(shred.LongRounds(10, 40))
+	for _, tc := range []struct {
+		name  string
+		seeds uint64
+	}{
+		{"trevni.test.p2.Scalars", deep}, {"trevni.test.p2.Clash", 40}, {"trevni.test.p3.Everything", deep},
+		{"trevni.test.p3.Inner", 40}, {"trevni.test.p3.Tree", deep}, {"trevni.test.ed.Item", 40},
+		{"trevni.test.mixed.Holder", 40},
 	} {
-		md := wireMessage(t, files, name)
-		t.Run(name, func(t *testing.T) {
-			msgs := randomMessages(md, 40, 5, 4, exts)
+		md := wireMessage(t, files, tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			msgs := randomMessages(md, tc.seeds, 5, 4, exts)
 			for _, limit := range []int{0, 1} {
 				variants := wireVariants(t, uint64(limit), msgs)
 				// Extensions unknown to the resolver are unknown fields.

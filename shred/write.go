@@ -110,6 +110,9 @@ func (aw *AvroWriter) refused(bad error) error {
 	if errors.As(err, &fe) {
 		err = fe.Err // the path says where, better than the column
 	}
+	if errors.Is(err, format.ErrLimit) {
+		return fieldpath.New(err) // a value too large, not bad data
+	}
 	msg := strings.TrimPrefix(err.Error(), format.ErrUsage.Error()+": ")
 	return fieldpath.New(fmt.Errorf("%w: %s", bad, msg))
 }
@@ -122,15 +125,16 @@ func (aw *AvroWriter) recordError(err error) error { return fieldpath.Record(err
 func (aw *AvroWriter) endRow() error { return aw.endRecord(aw.w.RowCount()) }
 
 // endRecord ends the record being written, whose number for errors is
-// row. A record the column writer finds incomplete is not written, and
-// writing can go on; any other error ends the file.
+// row. A record the column writer finds incomplete, or too large for a
+// block (format.WriterOptions.MaxBlockSize), is not written, and writing
+// can go on; any other error ends the file.
 func (aw *AvroWriter) endRecord(row int64) error {
 	err := aw.w.EndRow()
 	if err == nil {
 		return nil
 	}
 	aw.w.AbortRow()
-	if errors.Is(err, format.ErrUsage) {
+	if errors.Is(err, format.ErrUsage) || errors.Is(err, format.ErrLimit) {
 		return fieldpath.Record(err, row)
 	}
 	return err

@@ -196,3 +196,20 @@ func (c *codecs) gunzip(dst, src []byte, lim codec.Limit) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// maxExpansion returns the most bytes stored bytes of the named codec can
+// decompress to that are worth allocating at once: 0 for bzip2, whose
+// expansion is unbounded for practical purposes, so that its output grows
+// only as it arrives.
+func maxExpansion(name string, stored int64) int64 {
+	var ratio int
+	switch name {
+	case "":
+		ratio = codec.MaxRatio(codec.Null)
+	case CodecDeflate, CodecGzip:
+		ratio = codec.MaxRatio(codec.Deflate)
+	case CodecSnappy:
+		ratio = codec.MaxRatio(codec.Snappy)
+	}
+	return int64(ratio) * stored
+}

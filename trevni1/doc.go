@@ -102,4 +102,13 @@
 // decompressed by the project's shared codecs (internal/codec), which
 // bound decompression by the block's stated size; the zlib and gzip
 // wrappers of version 1 are added and checked here.
+//
+// Reading is bounded as for version 2: a block larger than
+// ReaderOptions.MaxBlockSize is refused before anything of it is
+// allocated, the block buffers of all ColumnReaders of a Reader stay
+// within ReaderOptions.BlockMemory (both ErrLimit), and columns must start
+// at offsets of their own, their blocks ending before the next column, so
+// that the block tables together fit in the file. Writer writes no block
+// larger than WriterOptions.MaxBlockSize, by default the largest a Reader
+// accepts.
 package trevni1

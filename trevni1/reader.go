@@ -7,16 +7,27 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 	"strconv"
 
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrobin"
+	"github.com/trevni-go/trevni/internal/budget"
 )
 
 // ReaderOptions configures a Reader. The zero value is the default.
 type ReaderOptions struct {
-	// MaxBlockSize bounds a block's stored and uncompressed sizes; larger
-	// ones are errors, not allocations. 0 means 1 GiB.
+	// MaxBlockSize bounds a block's stored and uncompressed sizes; 0 means
+	// format.DefaultMaxBlockSize (64 MiB), as for version 2. A larger
+	// block is an error wrapping ErrLimit, reported when the block is
+	// read, before anything of it is allocated or decompressed.
 	MaxBlockSize int64
+	// BlockMemory bounds the bytes that all the ColumnReaders of the
+	// Reader hold at once in block buffers, stored and decompressed; 0
+	// means format.DefaultBlockMemory (512 MiB) and a negative value
+	// means no bound. A block that would take more is an error wrapping
+	// ErrLimit, reported before it is read.
+	BlockMemory int64
 	// ImpalaBooleans reads a boolean block whose values area is too short
 	// (Impala's boolean size bug) as Impala's scanner did: the missing bits
 	// are taken from the bytes that follow (the definition array). Without
@@ -46,6 +57,7 @@ type Reader struct {
 	codec  string
 	check  string
 	codecs *codecs
+	budget budget.Budget[ColumnReader]
 }
 
 // header reads the header sequentially, knowing its offset.
@@ -136,7 +148,15 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 		rd.opts = *opts
 	}
 	if rd.opts.MaxBlockSize <= 0 {
-		rd.opts.MaxBlockSize = 1 << 30
+		rd.opts.MaxBlockSize = format.DefaultMaxBlockSize
+	}
+	switch {
+	case rd.opts.BlockMemory == 0:
+		rd.budget.Limit = format.DefaultBlockMemory
+	case rd.opts.BlockMemory < 0:
+		rd.budget.Limit = -1
+	default:
+		rd.budget.Limit = rd.opts.BlockMemory
 	}
 	h := &header{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10), size: size}
 	var fixed [16]byte
@@ -186,13 +206,62 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 		}
 		rd.starts[i] = int64(binary.LittleEndian.Uint64(fixed[:8]))
 	}
+	ends, err := rd.columnEnds(h.off)
+	if err != nil {
+		return nil, err
+	}
 	rd.blocks = make([][]BlockInfo, ncols)
 	for i := range rd.cols {
-		if err := rd.readTable(i); err != nil {
+		if err := rd.readTable(i, ends[i]); err != nil {
 			return nil, err
 		}
 	}
 	return rd, nil
+}
+
+// columnEnds returns where each column's bytes end: at the start of the
+// column stored after it, or at the end of the file. Columns start after
+// the header (which ends at dataStart), each at its own offset: two
+// columns starting at one offset would share one block table, and their
+// block tables together could then claim far more blocks than the file
+// holds.
+func (rd *Reader) columnEnds(dataStart int64) ([]int64, error) {
+	order := make([]int, len(rd.starts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmpInt64(rd.starts[a], rd.starts[b]); c != 0 {
+			return c
+		}
+		return a - b
+	})
+	ends := make([]int64, len(rd.starts))
+	for k, i := range order {
+		start := rd.starts[i]
+		if start < dataStart || start > rd.size-4 {
+			return nil, rd.colErr(i, -1, -1, start, fmt.Errorf("%w: column starts at %d, outside the file's data (%d to %d)", ErrFormat, start, dataStart, rd.size))
+		}
+		ends[i] = rd.size
+		if k+1 < len(order) {
+			next := order[k+1]
+			if rd.starts[next] == start {
+				return nil, rd.colErr(next, -1, -1, start, fmt.Errorf("%w: column starts at %d, where column %d (%q) starts too", ErrFormat, start, i, rd.cols[i].Name))
+			}
+			ends[i] = rd.starts[next]
+		}
+	}
+	return ends, nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func canonicalChecksum(name string) (string, error) {
@@ -263,20 +332,18 @@ func (rd *Reader) colErr(i, block int, row, off int64, err error) *Error {
 	return &Error{Column: i, Name: rd.cols[i].Name, Block: block, Row: row, Offset: off, Err: err}
 }
 
-// readTable reads column i's block count and descriptors.
-func (rd *Reader) readTable(i int) error {
+// readTable reads column i's block count and descriptors, which with the
+// blocks they describe must end by end.
+func (rd *Reader) readTable(i int, end int64) error {
 	c := &rd.cols[i]
 	start := rd.starts[i]
-	if start < 0 || start > rd.size-4 {
-		return rd.colErr(i, -1, -1, start, fmt.Errorf("%w: column starts at %d, outside the %d-byte file", ErrFormat, start, rd.size))
-	}
 	var b4 [4]byte
 	if err := readAt(rd.r, b4[:], start); err != nil {
 		return rd.colErr(i, -1, -1, start, err)
 	}
 	n := int64(binary.LittleEndian.Uint32(b4[:]))
-	if n > (rd.size-start-4)/12 {
-		return rd.colErr(i, -1, -1, start, fmt.Errorf("%w: %d blocks cannot fit in the %d bytes left", ErrFormat, n, rd.size-start-4))
+	if n > (end-start-4)/12 {
+		return rd.colErr(i, -1, -1, start, fmt.Errorf("%w: %d blocks cannot fit in the column's %d bytes", ErrFormat, n, end-start-4))
 	}
 	table := make([]byte, 12*n)
 	if err := readAt(rd.r, table, start+4); err != nil {
@@ -301,12 +368,13 @@ func (rd *Reader) readTable(i int) error {
 		if c.Codec != "" {
 			bi.Stored = bi.Compressed
 		}
-		if bi.Stored > rd.opts.MaxBlockSize || bi.Uncompressed > rd.opts.MaxBlockSize {
-			return rd.colErr(i, b, -1, start+4+12*int64(b), fmt.Errorf("%w: block of %d bytes (%d stored) is larger than the limit %d", ErrFormat, bi.Uncompressed, bi.Stored, rd.opts.MaxBlockSize))
-		}
 		pos += bi.Stored + crc
-		if pos > rd.size {
-			return rd.colErr(i, b, -1, bi.Start, fmt.Errorf("%w: block of %d bytes runs past the end of the file (%d bytes)", ErrFormat, bi.Stored+crc, rd.size))
+		if pos > end {
+			what := "the end of the file"
+			if end < rd.size {
+				what = "the start of the next column"
+			}
+			return rd.colErr(i, b, -1, bi.Start, fmt.Errorf("%w: block of %d bytes runs past %s (offset %d)", ErrFormat, bi.Stored+crc, what, end))
 		}
 		// Each level entry takes at least one bit when there are levels.
 		if bits := levelBits(c.MaxDef) + levelBits(c.MaxRep); bits > 0 && bi.Rows > bi.Uncompressed*8/int64(bits) {
@@ -373,6 +441,7 @@ type ColumnReader struct {
 	pos     int   // read position in values
 	nonNull int64 // values read in the block (booleans: bit index)
 	bools   []byte
+	share   *budget.Share // the bytes of raw and body, in rd.budget
 
 	// The current entry.
 	Rep, Def int
@@ -385,7 +454,17 @@ type ColumnReader struct {
 // Values returns a reader of column i's entries.
 func (rd *Reader) Values(i int) *ColumnReader {
 	c := &rd.cols[i]
-	return &ColumnReader{rd: rd, col: i, c: c, block: -1, defBits: levelBits(c.MaxDef), repBits: levelBits(c.MaxRep)}
+	cr := &ColumnReader{rd: rd, col: i, c: c, block: -1, defBits: levelBits(c.MaxDef), repBits: levelBits(c.MaxRep)}
+	cr.share = rd.budget.Register(cr)
+	return cr
+}
+
+// Close releases the reader's block buffers, giving their bytes back to
+// the Reader's ReaderOptions.BlockMemory. A ColumnReader dropped without
+// Close gives them back once it is garbage.
+func (cr *ColumnReader) Close() {
+	cr.raw, cr.body, cr.values, cr.defs, cr.reps, cr.bools, cr.bytesV = nil, nil, nil, nil, nil, nil, nil
+	cr.rd.budget.Release(cr.share)
 }
 
 // Column returns the column being read.
@@ -410,11 +489,30 @@ func (cr *ColumnReader) loadBlock(b int) error {
 	if cr.c.Checksum != "" {
 		crc = 4
 	}
-	cr.raw = growTo(cr.raw, int(bi.Stored)+crc)
+	if limit := cr.rd.opts.MaxBlockSize; bi.Uncompressed > limit || bi.Stored > limit {
+		return cr.fail(fmt.Errorf("%w: block of %d bytes (%d stored) exceeds the %d bytes of ReaderOptions.MaxBlockSize", ErrLimit, bi.Uncompressed, bi.Stored, limit))
+	}
+	// Reserve what the buffers must grow by before they do; settle on
+	// what they really took afterwards. Decompression grows the body only
+	// as data arrives, and never past the block's stated size.
+	n := int(bi.Stored) + crc
+	before := int64(cap(cr.raw) + cap(cr.body))
+	reserved := int64(max(0, n-cap(cr.raw)) + max(0, int(bi.Uncompressed)+1-cap(cr.body)))
+	bud := &cr.rd.budget
+	if !bud.Take(cr.share, reserved) {
+		return cr.fail(fmt.Errorf("%w: block of %d stored and %d uncompressed bytes would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, n, bi.Uncompressed, bud.Limit))
+	}
+	defer func() { bud.Adjust(cr.share, int64(cap(cr.raw)+cap(cr.body))-before-reserved) }()
+	cr.raw = growTo(cr.raw, n)
 	if err := readAt(cr.rd.r, cr.raw, bi.Start); err != nil {
 		return cr.fail(fmt.Errorf("%w: reading %d bytes: %v", ErrFormat, len(cr.raw), err))
 	}
 	stored := cr.raw[:bi.Stored]
+	// The whole block is reserved: take it at once rather than grow to it,
+	// where the stored bytes can decompress to that much.
+	if want := int(min(bi.Uncompressed, maxExpansion(cr.c.Codec, bi.Stored))) + 1; cap(cr.body) < want {
+		cr.body = make([]byte, 0, want)
+	}
 	var err error
 	cr.body, err = cr.rd.codecs.decompress(cr.c.Codec, cr.body[:0], stored, int(bi.Uncompressed))
 	if err != nil {
@@ -677,6 +775,7 @@ func (rd *Reader) Verify() error {
 				rows++
 			}
 		}
+		cr.Close() // its block memory goes back to the budget
 		if !errors.Is(err, io.EOF) {
 			errs = append(errs, err)
 			continue

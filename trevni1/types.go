@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+
+	"github.com/trevni-go/trevni/format"
 )
 
 // Magic is the four bytes every version-1 file starts with.
@@ -119,6 +121,10 @@ var (
 	// ErrImpalaBoolean: a boolean block lost bits to Impala's boolean size
 	// bug (see ReaderOptions.ImpalaBooleans).
 	ErrImpalaBoolean = errors.New("trevni1: boolean values lost by Impala's writer")
+	// ErrLimit reports a file that needs more than a configured limit
+	// allows (ReaderOptions.MaxBlockSize, ReaderOptions.BlockMemory). It
+	// is format.ErrLimit, so one test covers both versions.
+	ErrLimit = format.ErrLimit
 )
 
 // Error locates a problem in a file: the column (-1 for the header), the

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrobin"
 )
 
@@ -48,6 +49,12 @@ type WriterOptions struct {
 	MemoryBudget int64
 	// TempDir is where the spill file goes; "" means os.TempDir().
 	TempDir string
+	// MaxBlockSize is the largest block (uncompressed, and stored) the
+	// Writer writes; 0 means format.DefaultMaxBlockSize, the largest a
+	// Reader accepts by default (ReaderOptions.MaxBlockSize). A value, or
+	// a row's entries, that would take a block past it is an error
+	// wrapping ErrLimit and ErrUsage, naming the column.
+	MaxBlockSize int64
 
 	// blockSize replaces BlockSize in the cutting rule, for tests.
 	blockSize int
@@ -130,6 +137,9 @@ func NewWriter(out io.Writer, cols []ColumnSpec, opts *WriterOptions) (*Writer, 
 	if int64(len(cols)) > math.MaxUint32 {
 		return nil, fmt.Errorf("%w: %d columns", ErrUsage, len(cols))
 	}
+	if w.opts.MaxBlockSize <= 0 {
+		w.opts.MaxBlockSize = format.DefaultMaxBlockSize
+	}
 	for i, s := range cols {
 		if s.Type >= numTypes || s.MaxDef < 0 || s.MaxRep < 0 || s.MaxDef > 1000 || s.MaxRep > 1000 {
 			return nil, fmt.Errorf("%w: column %d (%q): bad type or levels", ErrUsage, i, s.Name)
@@ -201,6 +211,9 @@ func (w *Writer) finishBlock(c *colWriter) error {
 	body = append(append(append(body, c.vals[:vlen]...), c.defs...), c.reps...)
 	if uint64(len(body)) > math.MaxUint32 || uint64(c.rows) > math.MaxUint32 {
 		return fmt.Errorf("%w: column %q: block of %d bytes is too large", ErrUsage, c.spec.Name, len(body))
+	}
+	if int64(len(body)) > w.opts.MaxBlockSize {
+		return w.tooLarge(c, int64(len(body)))
 	}
 	b := block{rows: uint32(c.rows), usize: uint32(len(body))}
 	if w.codec != "" {
@@ -290,6 +303,13 @@ func (w *Writer) Abort() {
 		w.err = fmt.Errorf("%w: write after Abort", ErrUsage)
 	}
 	w.release()
+}
+
+// tooLarge returns the error about a block of column c of n bytes, past
+// WriterOptions.MaxBlockSize.
+func (w *Writer) tooLarge(c *colWriter, n int64) error {
+	return fmt.Errorf("%w: %w: column %q, row %d: a block of %d bytes would pass the %d of WriterOptions.MaxBlockSize (readers refuse larger blocks unless ReaderOptions.MaxBlockSize is raised)",
+		ErrUsage, ErrLimit, c.spec.Name, w.rows, n, w.opts.MaxBlockSize)
 }
 
 // newBlock finishes the current block and starts the next.
@@ -383,6 +403,11 @@ func (w *Writer) Null(col, rep, def int) {
 func (w *Writer) value(col, rep int, t Type, need int) *colWriter {
 	c := w.col(col)
 	if c == nil {
+		return nil
+	}
+	if int64(need) > w.opts.MaxBlockSize {
+		// Refused before it is copied.
+		w.err = w.tooLarge(c, int64(need))
 		return nil
 	}
 	ok := c.spec.Type == t || (t == Long && c.spec.Type.isInteger()) || (t == Bytes && c.spec.Type == String)

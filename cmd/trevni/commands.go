@@ -136,10 +136,10 @@ var noData = []string{"version", "completion", "man", "help"}
 
 // addLimitFlags defines the limit flags.
 func addLimitFlags(fs *flag.FlagSet, l *limitFlags) {
-	fs.IntVar(&l.maxColumns, "max-columns", 0, "allow schemas of up to `N` columns (default 65536)")
+	fs.IntVar(&l.maxColumns, "max-columns", 0, "allow schemas, CSV headers and CLMN files of up to `N` columns (default 65536)")
 	fs.IntVar(&l.maxDepth, "max-depth", 0, "allow types nested up to `N` deep (default 1000)")
-	fs.StringVar(&l.maxBlock, "max-block-size", "", "allow Trevni blocks of up to `SIZE` uncompressed (default 64MiB)")
-	fs.StringVar(&l.blockMemory, "block-memory", "", "hold up to `SIZE` of Trevni blocks in memory while reading (default 512MiB)")
+	fs.StringVar(&l.maxBlock, "max-block-size", "", "read and write Trevni blocks of up to `SIZE` uncompressed (default 64MiB)")
+	fs.StringVar(&l.blockMemory, "block-memory", "", "hold up to `SIZE` of Trevni blocks (or CLMN inflaters) in memory while reading (default 512MiB)")
 }
 
 // flagSet returns a new flag set holding the command's flags and the common

@@ -67,7 +67,7 @@ func concatCommand(fs *flag.FlagSet) runFunc {
 			rds = append(rds, f.Trevni())
 			names = append(names, part.Name())
 		}
-		rows, err := format.Concat(e.ctx, out, rds)
+		rows, err := format.Concat(e.ctx, out, rds, &format.ConcatOptions{SameSchema: trevni.SameAvroSchema})
 		if err != nil {
 			var pe *format.PartError
 			if errors.As(err, &pe) {

@@ -92,7 +92,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 				return &ctxReader{ctx: e.ctx, r: io.NewSectionReader(ra, 0, size)}, nil
 			}
 			r, _ := open()
-			if fields, _, err = csvtable.Infer(r, comma); err != nil {
+			if fields, _, err = csvtable.Infer(r, comma, &csvtable.ReaderOptions{MaxColumns: e.limits.maxColumns}); err != nil {
 				return fmt.Errorf("%s: %w", inName, err)
 			}
 			if toCLMN {

@@ -90,7 +90,7 @@ func TestFromcsvErrorNamesInput(t *testing.T) {
 	csv := filepath.Join(dir, "wide.csv")
 	writeFileT(t, csv, []byte("a,b,c\n1,2,3\n"))
 	r := runIn(t, nil, "fromcsv", "--max-columns", "2", csv, filepath.Join(dir, "out.trv"))
-	if r.code != exitError || !strings.HasPrefix(r.stderr, "trevni: fromcsv: "+csv+": schema is too large") {
+	if r.code != exitError || !strings.HasPrefix(r.stderr, "trevni: fromcsv: "+csv+": ") || !strings.Contains(r.stderr, "schema is too large") {
 		t.Errorf("status %d, stderr %q; want the input named first", r.code, r.stderr)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
@@ -67,6 +68,8 @@ func limitHint(err error) error {
 	switch {
 	case errors.Is(err, schema.ErrTooLarge):
 		return fmt.Errorf("%w (--max-columns and --max-depth raise the limits)", err)
+	case errors.Is(err, clmn.ErrLimit):
+		return fmt.Errorf("%w (--max-columns and --block-memory raise the limits)", err)
 	case errors.Is(err, format.ErrLimit):
 		return fmt.Errorf("%w (--max-block-size and --block-memory raise the limits)", err)
 	}

@@ -44,7 +44,7 @@ func (f *trevniFlags) options(e *env) (format.WriterOptions, error) {
 	if err != nil || budget <= 0 {
 		return format.WriterOptions{}, e.usagef("--memory %q: want a size such as 64MiB", f.memory)
 	}
-	return format.WriterOptions{Codec: codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget, DisableStats: !f.stats}, nil
+	return format.WriterOptions{Codec: codec, Checksum: f.checksum, BlockSize: f.blockSize, MemoryBudget: budget, DisableStats: !f.stats, MaxBlockSize: int(e.limits.maxBlock)}, nil
 }
 
 // parseSize reads a byte count with an optional unit: 1048576, 512KiB,

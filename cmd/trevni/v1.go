@@ -260,7 +260,7 @@ func v1FromAvro(e *env, tf *trevniFlags, blockSizeSet, checksumSet bool, ins []s
 	if blockSizeSet {
 		return e.usagef("--block-size does not apply to version 1 (blocks are cut by Impala's rule on its 64 KiB buffer)")
 	}
-	var opts trevni1.WriterOptions
+	opts := trevni1.WriterOptions{MaxBlockSize: e.limits.maxBlock}
 	if m := tf.memory; m != "" {
 		budget, err := parseSize(m)
 		if err != nil || budget <= 0 {

@@ -29,13 +29,14 @@ var layers = []layer{
 	// Leaves: primitives with no knowledge of any file format or schema.
 	// avrobin is Avro's binary encoding (varints, block counts, lengths),
 	// codec the block compressors, jsontext JSON text, utf8check UTF-8
-	// validation, atomicfile output files that appear only when complete;
+	// validation, atomicfile output files that appear only when complete,
+	// budget the memory a reader's blocks may hold;
 	// protosafe and protorand wrap the Protobuf runtime;
 	// memtest and rangeserver are test helpers, layers this test.
 	{"leaves", []string{
 		"internal/avrobin", "internal/codec", "internal/jsontext", "internal/utf8check",
 		"internal/memtest", "internal/protosafe", "internal/protorand", "internal/rangeserver",
-		"internal/layers", "internal/atomicfile",
+		"internal/layers", "internal/atomicfile", "internal/budget",
 	}},
 	// Models that know nothing of each other: the Avro schema model
 	// (schema), the per-block statistics of format (format/stats), Avro
@@ -47,13 +48,16 @@ var layers = []layer{
 	}},
 	// File formats and value mappings. format is Trevni version 2: columns,
 	// blocks, codecs and checksums, and nothing of Avro schemas, Protobuf,
-	// shredding or assembling. trevni1 is version 1's reader, writer and
-	// record reader and writer, over the Avro schema model. typemap maps
+	// shredding or assembling. typemap maps
 	// Avro values to Go values; fieldpath and avrostruct serve the layers
 	// above.
 	{"formats", []string{
-		"format", "trevni1", "typemap", "internal/fieldpath", "internal/avrostruct",
+		"format", "typemap", "internal/fieldpath", "internal/avrostruct",
 	}},
+	// Trevni version 1, Impala's sibling of format: its reader, writer and
+	// records over the Avro schema model, sharing format's errors and
+	// limits, and knowing nothing of shredding or assembling.
+	{"siblings", []string{"trevni1"}},
 	// The column layout of an Avro schema in a Trevni file, and helpers
 	// over schemas and their values.
 	{"layout", []string{
@@ -106,6 +110,10 @@ var heavy = []struct {
 var noProtoNoAvro = []string{"format", "format/stats", "internal/codec", "clmn", "trevni1", "internal/ocf"}
 
 var foreignSchema = []string{"google.golang.org/protobuf", "github.com/linkedin/goavro"}
+
+// noAvroModel lists packages that must not import the module's own Avro
+// schema model either: Trevni 2's format treats avro.schema as metadata.
+var noAvroModel = []string{"format", "format/stats", "internal/codec", "clmn"}
 
 // level returns the layer of package rel (relative to module), or -1.
 func level(rel string) int {
@@ -189,6 +197,9 @@ func TestLayers(t *testing.T) {
 				if hasPrefixPath(imp, h.prefix) && !slices.Contains(h.allowed, pkg) {
 					t.Errorf("%s imports %s, which only %v may import", show(pkg), imp, h.allowed)
 				}
+			}
+			if slices.Contains(noAvroModel, pkg) && hasPrefixPath(imp, module+"/schema") {
+				t.Errorf("%s imports %s: Trevni's format knows nothing of Avro schemas", show(pkg), imp)
 			}
 			if slices.Contains(noProtoNoAvro, pkg) {
 				for _, p := range foreignSchema {

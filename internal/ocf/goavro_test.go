@@ -21,6 +21,11 @@ func TestGoavroInterop(t *testing.T) {
 			continue
 		}
 		schema, recs := interopRecords(t, path)
+		if name == "medium" {
+			// The default form takes the first 5,000 of the medium
+			// vector's 30,000 records (see longRounds).
+			recs = recs[:min(len(recs), longRounds(5000, len(recs)))]
+		}
 		codec, err := goavro.NewCodec(schema)
 		if err != nil {
 			t.Fatal(err)

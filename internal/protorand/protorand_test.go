@@ -6,8 +6,10 @@ import (
 
 	"github.com/trevni-go/trevni/internal/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
@@ -139,5 +141,35 @@ func TestMaxDepth(t *testing.T) {
 	}
 	if deepest != 3 {
 		t.Errorf("deepest message %d, want 3", deepest)
+	}
+}
+
+// TestUnknownBelowOpenExtensionRange fills descriptor.proto's FieldOptions,
+// whose extension range runs from 1000 to the largest number: its unknown
+// fields have numbers below 1000 that it does not declare, and they take
+// many of those numbers.
+func TestUnknownBelowOpenExtensionRange(t *testing.T) {
+	md := (&descriptorpb.FieldOptions{}).ProtoReflect().Descriptor()
+	seen := make(map[protowire.Number]bool)
+	for seed := range uint64(400) {
+		f := protorand.New(seed)
+		f.MaxDepth = 0
+		m := dynamicpb.NewMessage(md)
+		f.Fill(m)
+		b := m.GetUnknown()
+		for len(b) > 0 {
+			num, typ, n := protowire.ConsumeField(b)
+			if n < 0 {
+				t.Fatalf("seed %d: unknown fields do not parse: %v", seed, protowire.ParseError(n))
+			}
+			if num >= 1000 || md.Fields().ByNumber(num) != nil || md.ExtensionRanges().Has(num) {
+				t.Fatalf("seed %d: unknown field %d (wire type %d) is declared or in an extension range", seed, num, typ)
+			}
+			seen[num] = true
+			b = b[n:]
+		}
+	}
+	if len(seen) < 100 {
+		t.Errorf("%d distinct unknown field numbers over 400 messages", len(seen))
 	}
 }

@@ -243,16 +243,22 @@ func TestTestProtos(t *testing.T) {
 	for i := range fd.Extensions().Len() {
 		exts = append(exts, dynamicpb.NewExtensionType(fd.Extensions().Get(i)))
 	}
-	for _, name := range []string{
-		"trevni.test.p2.Scalars", "trevni.test.p2.Clash", "trevni.test.p3.Everything", "trevni.test.p3.Inner",
-		"trevni.test.p3.Tree", "trevni.test.ed.Item",
+	// The recursive messages grow to megabytes at depth 5: the default
+	// form takes the first 10 of their 40 seeds (see longRounds).
+	deep := uint64(longRounds(10, 40))
+	for _, tc := range []struct {
+		name  string
+		seeds uint64
+	}{
+		{"trevni.test.p2.Scalars", deep}, {"trevni.test.p2.Clash", 40}, {"trevni.test.p3.Everything", deep},
+		{"trevni.test.p3.Inner", 40}, {"trevni.test.p3.Tree", deep}, {"trevni.test.ed.Item", 40},
 	} {
-		md, err := protoload.FindMessage(files, name)
+		md, err := protoload.FindMessage(files, tc.name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run(name, func(t *testing.T) {
-			for seed := range uint64(40) {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range tc.seeds {
 				f := protorand.New(seed)
 				f.MaxDepth = 5
 				f.Extensions = exts

@@ -1,0 +1,298 @@
+package main
+
+// Hostile inputs, round two: block limits of version-1 files, block
+// tables shared by columns, CLMN and CSV column counts, concat of parts
+// with other schemas, and values larger than a block. Each input is built
+// here and given to the built tool in a subprocess, bounded in time and
+// memory (runLimited).
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zlib"
+)
+
+// writeFiles writes name-content pairs into dir and returns the names.
+func writeFiles(t *testing.T, dir string, files map[string][]byte) []string {
+	t.Helper()
+	var names []string
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// v1Block is one block of a hand-built version-1 file.
+type v1Block struct {
+	rows, uncompressed uint32
+	data               []byte
+}
+
+// buildV1 lays out a version-1 file of int columns by hand: column i's
+// block table is tables[tableOf[i]], so that columns can share one.
+func buildV1(rows uint64, codec string, tables [][]v1Block, tableOf []int) []byte {
+	str := func(b []byte, s string) []byte { return append(binary.AppendVarint(b, int64(len(s))), s...) }
+	b := []byte("Trv\x01")
+	b = binary.LittleEndian.AppendUint64(b, rows)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(tableOf)))
+	if codec == "" {
+		b = append(b, 0)
+	} else {
+		b = str(str(binary.AppendVarint(b, 1), "trevni.codec"), codec)
+	}
+	for i := range tableOf {
+		b = str(str(binary.AppendVarint(b, 2), "trevni.name"), fmt.Sprintf("c%d", i))
+		b = str(str(b, "trevni.type"), "int")
+	}
+	var body []byte
+	at := make([]int, len(tables))
+	for k, t := range tables {
+		at[k] = len(body)
+		body = binary.LittleEndian.AppendUint32(body, uint32(len(t)))
+		for _, bl := range t {
+			body = binary.LittleEndian.AppendUint32(body, bl.rows)
+			body = binary.LittleEndian.AppendUint32(body, bl.uncompressed)
+			body = binary.LittleEndian.AppendUint32(body, uint32(len(bl.data)))
+		}
+		for _, bl := range t {
+			body = append(body, bl.data...)
+		}
+	}
+	start := len(b) + 8*len(tableOf)
+	for _, k := range tableOf {
+		b = binary.LittleEndian.AppendUint64(b, uint64(start+at[k]))
+	}
+	return append(b, body...)
+}
+
+// sharedV2 returns a version-2 file of cols int columns that all start at
+// one block table of blocks one-row blocks.
+func sharedV2(cols, blocks int) []byte {
+	h := []byte("Trv\x02")
+	h = binary.LittleEndian.AppendUint64(h, uint64(blocks))
+	h = binary.LittleEndian.AppendUint32(h, uint32(cols))
+	h = append(h, 0) // no file metadata
+	for i := range cols {
+		name := fmt.Sprintf("c%d", i)
+		h = binary.AppendVarint(h, 2)
+		for _, s := range []string{"trevni.name", name, "trevni.type", "int"} {
+			h = append(binary.AppendVarint(h, int64(len(s))), s...)
+		}
+	}
+	start := len(h) + 8*cols
+	for range cols {
+		h = binary.LittleEndian.AppendUint64(h, uint64(start))
+	}
+	h = binary.LittleEndian.AppendUint32(h, uint32(blocks))
+	for range blocks {
+		h = binary.LittleEndian.AppendUint32(h, 1)
+		h = binary.LittleEndian.AppendUint32(h, 1)
+		h = binary.LittleEndian.AppendUint32(h, 1)
+	}
+	return append(h, make([]byte, blocks)...)
+}
+
+// TestHostileV1BlockLimits: a version-1 file of eight bzip2 blocks each
+// claiming 1 GiB is refused block by block, naming --max-block-size, in
+// bounded memory; one column of a deflate block that inflates to 1 GiB
+// while stating 4 MiB stops at its size.
+func TestHostileV1BlockLimits(t *testing.T) {
+	dir := t.TempDir()
+	garbage := bytes.Repeat([]byte("BZh91AY&SY"), 60)
+	tables := make([][]v1Block, 8)
+	for i := range tables {
+		tables[i] = []v1Block{{rows: 1, uncompressed: 1 << 30, data: garbage}}
+	}
+	var zeros bytes.Buffer
+	z, _ := zlib.NewWriterLevel(&zeros, zlib.BestCompression)
+	chunk := make([]byte, 1<<20)
+	for range 1024 {
+		z.Write(chunk)
+	}
+	z.Close()
+	keep := writeFiles(t, dir, map[string][]byte{
+		"bomb.trv":  buildV1(1, "bzip2", tables, []int{0, 1, 2, 3, 4, 5, 6, 7}),
+		"zeros.trv": buildV1(1, "deflate", [][]v1Block{{{rows: 1, uncompressed: 4 << 20, data: zeros.Bytes()}}}, []int{0}),
+	})
+	r := runLimited(t, dir, 20*time.Second, nil, "dump", "bomb.trv")
+	checkHostile(t, r, "dump", "--max-block-size", dir, keep...)
+	r = runLimited(t, dir, 20*time.Second, nil, "validate", "bomb.trv")
+	if r.code != exitError || strings.Count(r.stderr, "--max-block-size") != 8 || r.rss > hostileRSS {
+		t.Errorf("validate: %+v, %d MiB", r.result, r.rss>>20)
+	}
+	checkMessages(t, r.stderr, "validate")
+	// The limit is the flag's: lowered, it refuses the 4 MiB block too.
+	r = runLimited(t, dir, 20*time.Second, nil, "validate", "--max-block-size", "1MiB", "zeros.trv")
+	checkHostile(t, r, "validate", "--max-block-size", dir, keep...)
+	r = runLimited(t, dir, 60*time.Second, nil, "validate", "zeros.trv")
+	checkHostile(t, r, "validate", "size", dir, keep...)
+}
+
+// TestHostileSharedBlockTables: columns that all start at one block table
+// (500 over 100,000 blocks in version 2, 2,000 over 100,000 in version 1,
+// files of about 1.2 MB) are refused at once by every command, in bounded
+// memory.
+func TestHostileSharedBlockTables(t *testing.T) {
+	dir := t.TempDir()
+	table := make([]v1Block, 100_000)
+	for b := range table {
+		table[b] = v1Block{rows: 1, uncompressed: 1, data: []byte{2}}
+	}
+	keep := writeFiles(t, dir, map[string][]byte{
+		"v2.trv": sharedV2(500, 100_000),
+		"v1.trv": buildV1(uint64(len(table)), "", [][]v1Block{table}, make([]int, 2000)),
+	})
+	for _, name := range []string{"v2.trv", "v1.trv"} {
+		for _, args := range [][]string{{"meta", "--blocks"}, {"meta"}, {"dump"}, {"validate"}, {"tojson"}} {
+			r := runLimited(t, dir, 20*time.Second, nil, append(args, name)...)
+			if r.code == 0 {
+				t.Errorf("%s %q: exit 0", name, args)
+				continue
+			}
+			checkHostile(t, r, args[0], "starts too", dir, keep...)
+		}
+	}
+}
+
+// manyColumnsCLMN returns a CLMN file of n INT32 columns of one row.
+func manyColumnsCLMN(n int) []byte {
+	var stream bytes.Buffer
+	z := zlib.NewWriter(&stream)
+	z.Write([]byte{0, 0, 0, 7})
+	z.Close()
+	h := binary.BigEndian.AppendUint16([]byte("CLMN"), 1)
+	h = binary.BigEndian.AppendUint32(h, uint32(n))
+	h = binary.BigEndian.AppendUint64(h, 1)
+	size := len(h)
+	for i := range n {
+		size += 19 + len(strconv.Itoa(i))
+	}
+	for i := range n {
+		name := strconv.Itoa(i)
+		h = binary.BigEndian.AppendUint16(h, uint16(len(name)))
+		h = append(h, name...)
+		h = append(h, 0) // INT32
+		h = binary.BigEndian.AppendUint32(h, 4)
+		h = binary.BigEndian.AppendUint32(h, uint32(stream.Len()))
+		h = binary.BigEndian.AppendUint64(h, uint64(size+i*stream.Len()))
+	}
+	for range n {
+		h = append(h, stream.Bytes()...)
+	}
+	return h
+}
+
+// csvHeader returns a CSV of one header row of n columns and one record.
+func csvHeader(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "c%d", i)
+	}
+	b.WriteString("\n1" + strings.Repeat(",1", n-1) + "\n")
+	return b.Bytes()
+}
+
+// TestHostileColumnCounts: a CLMN file of 65,536 one-row columns reads in
+// bounded memory, and --max-columns applies to it; a CSV header of 3
+// million columns stops at the limit while it is read, whether the output
+// is Trevni or CLMN, and no CLMN file of more columns than readers accept
+// is written.
+func TestHostileColumnCounts(t *testing.T) {
+	dir := t.TempDir()
+	keep := writeFiles(t, dir, map[string][]byte{
+		"wide.clmn": manyColumnsCLMN(1 << 16),
+		"wide.csv":  csvHeader(3_000_000),
+		"100k.csv":  csvHeader(100_000),
+	})
+	// The front door reads a CLMN file's records through a Trevni 2 copy
+	// (trevni.Dataset): its writer, its reader and the schema of 65,536
+	// fields, parsed by each layer, hold some kilobytes a column, bounded
+	// by the column limit; twice hostileRSS holds them.
+	r := runLimited(t, dir, 60*time.Second, nil, "tojson", "wide.clmn", "out.jsonl")
+	if r.code != 0 || r.rss > 2*hostileRSS+hostileRSS/4 {
+		t.Errorf("tojson of 65,536 columns: %+v, %d MiB", r.result, r.rss>>20)
+	}
+	os.Remove(filepath.Join(dir, "out.jsonl"))
+	r = runLimited(t, dir, 20*time.Second, nil, "tojson", "--max-columns", "1000", "wide.clmn", "out.jsonl")
+	checkHostile(t, r, "tojson", "--max-columns", dir, keep...)
+	for _, args := range [][]string{
+		{"fromcsv", "--max-columns", "10", "wide.csv", "out.trv"},
+		{"fromcsv", "--max-columns", "10", "wide.csv", "out.clmn"},
+		{"fromcsv", "wide.csv", "out.trv"},
+		{"fromcsv", "100k.csv", "out.clmn"},
+	} {
+		r := runLimited(t, dir, 20*time.Second, nil, args...)
+		checkHostile(t, r, "fromcsv", "line 1, column", dir, keep...)
+		if !strings.Contains(r.stderr, "--max-columns") || !strings.Contains(r.stderr, ".csv") {
+			t.Errorf("%q: %s", args, r.stderr)
+		}
+		if args[1] == "--max-columns" && r.elapsed > 5*time.Second {
+			t.Errorf("%q took %v", args, r.elapsed)
+		}
+	}
+}
+
+// TestHostileConcatSchemas: files whose column is an Avro int in one and
+// an enum in the other are not joined, in either order, and the error
+// names both files and the field.
+func TestHostileConcatSchemas(t *testing.T) {
+	dir := t.TempDir()
+	keep := writeFiles(t, dir, map[string][]byte{
+		"int.avsc":   []byte(`{"type":"record","name":"R","fields":[{"name":"x","type":"int"}]}`),
+		"enum.avsc":  []byte(`{"type":"record","name":"R","fields":[{"name":"x","type":{"type":"enum","name":"E","symbols":["X","Y"]}}]}`),
+		"int.jsonl":  []byte(`{"x":1}` + "\n"),
+		"enum.jsonl": []byte(`{"x":"Y"}` + "\n"),
+	})
+	for _, kind := range []string{"int", "enum"} {
+		r := runLimited(t, dir, 20*time.Second, nil, "fromjson", "--schema", kind+".avsc", kind+".jsonl", kind+".trv")
+		if r.code != 0 {
+			t.Fatalf("fromjson: %+v", r.result)
+		}
+		keep = append(keep, kind+".trv")
+	}
+	for _, order := range [][2]string{{"int.trv", "enum.trv"}, {"enum.trv", "int.trv"}} {
+		r := runLimited(t, dir, 20*time.Second, nil, "concat", order[0], order[1], "out.trv")
+		checkHostile(t, r, "concat", `x: `, dir, keep...)
+		if !strings.Contains(r.stderr, order[0]) || !strings.Contains(r.stderr, order[1]) || !strings.Contains(r.stderr, "enum E") {
+			t.Errorf("concat %s %s: %s", order[0], order[1], r.stderr)
+		}
+	}
+}
+
+// TestHostileLargeValue: a CSV cell larger than the largest block readers
+// accept is refused when written, naming the record, the field and the
+// flag, instead of making a file that cannot be read back; within the
+// limit it is written and read.
+func TestHostileLargeValue(t *testing.T) {
+	dir := t.TempDir()
+	keep := writeFiles(t, dir, map[string][]byte{
+		"big.csv": []byte("id,text\n1,small\n2," + strings.Repeat("x", 2<<20) + "\n"),
+	})
+	r := runLimited(t, dir, 20*time.Second, nil, "fromcsv", "--max-block-size", "1MiB", "big.csv", "out.trv")
+	checkHostile(t, r, "fromcsv", `field text`, dir, keep...)
+	if !strings.Contains(r.stderr, "record 1") || !strings.Contains(r.stderr, "--max-block-size") {
+		t.Errorf("fromcsv: %s", r.stderr)
+	}
+	r = runLimited(t, dir, 20*time.Second, nil, "fromcsv", "--max-block-size", "4MiB", "big.csv", "out.trv")
+	if r.code != 0 {
+		t.Fatalf("fromcsv within 4MiB: %+v", r.result)
+	}
+	r = runLimited(t, dir, 20*time.Second, nil, "validate", "--max-block-size", "4MiB", "out.trv")
+	if r.code != 0 {
+		t.Fatalf("validate within 4MiB: %+v", r.result)
+	}
+}

@@ -1,0 +1,88 @@
+package trevni
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/rangeserver"
+	"github.com/trevni-go/trevni/shred"
+)
+
+// fetchFile writes Java's medium vector (vec.Large, 8 fields) as a Trevni
+// file of small blocks with statistics, and returns its name and bytes.
+func fetchFile(t *testing.T) (string, []byte) {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "large.trv")
+	opts := &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy", BlockSize: 4 << 10}}}
+	if _, err := ConvertAvro(context.Background(), name, "testdata/interop/medium/input.avro", opts); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name, b
+}
+
+// readAll reads the records of ds with opts.
+func readAll(t *testing.T, ds *Dataset, opts *ReadOptions) []any {
+	t.Helper()
+	var out []any
+	for rec, err := range ds.Records(context.Background(), opts) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// Over HTTP a read fetches what it needs: the header, the block tables of
+// the columns it reads, and the blocks holding the rows it returns (those
+// the statistics leave, with a filter); never the file. The records are
+// those of the same read of the local file.
+func TestFetchOnlyWhatIsRead(t *testing.T) {
+	name, b := fetchFile(t)
+	srv := rangeserver.Bytes(t, b, nil)
+	ctx := context.Background()
+	local, err := Open(ctx, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote, err := Open(ctx, srv.URL+"/large.trv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := int64(len(b))
+	if sent := srv.Sent.Load(); sent > size/20 {
+		t.Errorf("Open fetched %d of %d bytes: more than the header", sent, size)
+	}
+	for _, c := range []struct {
+		name string
+		opts ReadOptions
+		most int64 // the most bytes it may fetch, as a share of the file: size/most
+	}{
+		{"first rows of one field", ReadOptions{Fields: []string{"name"}, Limit: 3}, 20},
+		{"an offset and a limit", ReadOptions{Fields: []string{"id"}, Offset: 5000, Limit: 10}, 20},
+		{"one column whole", ReadOptions{Fields: []string{"id"}}, 4},
+		{"a filter: its column and the fields' only", ReadOptions{Fields: []string{"small"}, Where: "id < -9200000000000000000"}, 3},
+		{"a filter and a limit", ReadOptions{Fields: []string{"name"}, Where: "small > 100", Limit: 3}, 4},
+		{"a row range", ReadOptions{Fields: []string{"score"}, Offset: 100, Rows: 200}, 20},
+	} {
+		srv.Reset()
+		got := readAll(t, remote, &c.opts)
+		sent := srv.Sent.Load()
+		want := readAll(t, local, &c.opts)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %d records over HTTP, %d from the file", c.name, len(got), len(want))
+		}
+		if sent > size/c.most {
+			t.Errorf("%s: fetched %d bytes of %d (at most 1/%d)", c.name, sent, size, c.most)
+		}
+		t.Logf("%s: %d records, %d bytes fetched in %d requests (file %d)", c.name, len(got), sent, srv.Requests.Load(), size)
+	}
+}
