@@ -207,3 +207,28 @@ func TestToavroEmptyProjection(t *testing.T) {
 		}
 	}
 }
+
+// TestCLMNSchemaAndValidate: schema prints a CLMN file's record, the one
+// its Trevni copy stores; validate reads every row, and a file cut short
+// fails, naming it.
+func TestCLMNSchemaAndValidate(t *testing.T) {
+	cl := filepath.Join("..", "..", "testdata", "clmn", "sample.clmn")
+	dir := t.TempDir()
+	trv := filepath.Join(dir, "sample.trv")
+	if r := runIn(t, nil, "fromclmn", "--quiet", cl, trv); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	got, want := runIn(t, nil, "schema", cl), runIn(t, nil, "schema", trv)
+	if got.code != 0 || got.stdout != want.stdout || !strings.Contains(got.stdout, `"salary"`) {
+		t.Errorf("schema: %d %s\n%s\nwant\n%s", got.code, got.stderr, got.stdout, want.stdout)
+	}
+	if r := runIn(t, nil, "validate", cl); r.code != 0 || r.stdout != cl+": ok: 1000 rows, 6 columns checked (CLMN)\n" {
+		t.Errorf("validate: %d %s %q", r.code, r.stderr, r.stdout)
+	}
+	b := readFile(t, cl)
+	cut := filepath.Join(dir, "cut.clmn")
+	writeFileT(t, cut, b[:len(b)-100])
+	if r := runIn(t, nil, "validate", cut); r.code != exitError || !strings.Contains(r.stderr, cut) {
+		t.Errorf("validate of a cut file: %d %s %q", r.code, r.stderr, r.stdout)
+	}
+}
