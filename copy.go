@@ -51,7 +51,7 @@ func (f *File) records(ctx context.Context) (*format.Reader, error) {
 		if src, err = csvtable.NewCLMNSource(f.clmn, nil); err == nil {
 			var sink csvtable.Sink
 			if sink, err = csvtable.NewTrevniSink(tmp, src.Fields(), so); err == nil {
-				if _, err = csvtable.Copy(sink, src, nil); err != nil {
+				if _, err = csvtable.Copy(ctx, sink, src, nil); err != nil {
 					sink.Abort()
 				} else {
 					err = sink.Close()

@@ -292,7 +292,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	case name == "-":
 		return nil, errors.New("standard input: open it with OpenReaderAt")
 	case IsURL(name):
-		h, err := remote.OpenHTTP(ctx, p.ds.opts.HTTPClient, name)
+		h, err := remote.OpenHTTP(ctx, name, p.ds.opts.HTTP)
 		if err != nil {
 			return nil, err
 		}

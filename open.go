@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,9 +79,13 @@ type Options struct {
 	// the memory held in block buffers, strict checksums. nil means
 	// format's defaults. Its Prefetch is the front door's to set.
 	Reader *format.ReaderOptions
-	// HTTPClient is used for http and https URLs; nil means
-	// http.DefaultClient.
-	HTTPClient *http.Client
+	// HTTP configures the reads of http and https URLs: the client and
+	// the connect, header and idle timeouts; nil means the defaults (see
+	// remote.HTTPOptions).
+	HTTP *remote.HTTPOptions
+	// MaxRecordBytes bounds the bytes of one record as assembled (see
+	// assemble.Options.MaxRecordBytes); 0 means assemble's default.
+	MaxRecordBytes int64
 	// ImpalaBooleans reads Trevni 1 boolean blocks that Impala's size bug
 	// left short as Impala did (see trevni1.ReaderOptions).
 	ImpalaBooleans bool

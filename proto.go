@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 )
 
@@ -61,7 +62,7 @@ func (ds *Dataset) eachProto(ctx context.Context, opts *ProtoOptions, fn func(pr
 			defer f.Close()
 			pr, err := assemble.NewProtoReader(f.trevni, &assemble.ProtoOptions{
 				MessageType: o.MessageType, Fields: o.Fields, Resolver: o.Resolver,
-				Layout: ds.opts.Layout, Filter: o.Where,
+				Layout: ds.opts.Layout, Filter: o.Where, MaxRecordBytes: ds.opts.MaxRecordBytes,
 			})
 			if err == nil && from > 0 {
 				err = pr.SeekRow(from)
@@ -127,15 +128,10 @@ func (ds *Dataset) Messages(ctx context.Context, opts *ProtoOptions) iter.Seq2[p
 // binary, or protojson lines) and returns how many it wrote. opts.Progress,
 // if set, is called now and then with the messages written and the bytes
 // read so far.
-func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form assemble.ProtoOutput, opts *ProtoOptions) (int64, error) {
-	if opts != nil && opts.Where != "" && opts.Limit > 0 {
-		return 0, errors.New("trevni: WriteProto: a limit with a filter is not supported yet") // FRONTDOOR-TODO: ProtoReader.SetLimit
-	}
+func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form protoschema.Framing, opts *ProtoOptions) (int64, error) {
 	var total, bytes int64 // of the parts done
 	err := ds.eachProto(ctx, opts, func(pr *assemble.ProtoReader, f *File, remaining int64) (int64, error) {
-		if remaining >= 0 && opts.Where == "" {
-			pr.StopAt(min(pr.RowCount(), pr.Row()+remaining))
-		}
+		pr.SetLimit(remaining)
 		var so *assemble.ProtoStreamOptions
 		if opts != nil && opts.Progress != nil {
 			so = &assemble.ProtoStreamOptions{Progress: func(n int64) { opts.Progress(total+n, bytes+f.BytesRead()) }}

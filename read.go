@@ -142,10 +142,11 @@ func newAvroReader(rd *format.Reader, opts *assemble.Options) (*assemble.AvroRea
 
 func (r *Reader) assembleOptions() *assemble.Options {
 	return &assemble.Options{
-		ReaderSchema: r.ds.opts.ReaderSchema,
-		Fields:       r.opts.Fields,
-		Filter:       r.opts.Where,
-		Layout:       r.ds.opts.Layout,
+		ReaderSchema:   r.ds.opts.ReaderSchema,
+		Fields:         r.opts.Fields,
+		Filter:         r.opts.Where,
+		Layout:         r.ds.opts.Layout,
+		MaxRecordBytes: r.ds.opts.MaxRecordBytes,
 	}
 }
 
@@ -421,7 +422,7 @@ func (p *Part) validate(ctx context.Context) error {
 	defer f.Close()
 	if f.trevni != nil {
 		var first error
-		f.trevni.Verify(func(err error) {
+		f.trevni.Validate(func(err error) {
 			if first == nil {
 				first = err
 			}
@@ -437,7 +438,7 @@ func (p *Part) validate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ar, err := assemble.NewAvroReader(rd, &assemble.Options{Layout: p.ds.opts.Layout})
+	ar, err := assemble.NewAvroReader(rd, &assemble.Options{Layout: p.ds.opts.Layout, MaxRecordBytes: p.ds.opts.MaxRecordBytes})
 	if err == nil {
 		err = ar.Validate(ctx)
 	}

@@ -15,7 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/trevni1"
 )
 
@@ -234,7 +234,7 @@ func TestWriteProtoProgress(t *testing.T) {
 	defer ds.Close()
 	var calls [][2]int64
 	var out bytes.Buffer
-	n, err := ds.WriteProto(ctx, &out, assemble.DelimitedOutput, &trevni.ProtoOptions{ReadOptions: trevni.ReadOptions{
+	n, err := ds.WriteProto(ctx, &out, protoschema.Delimited, &trevni.ProtoOptions{ReadOptions: trevni.ReadOptions{
 		Offset: 10, Progress: func(records, bytes int64) { calls = append(calls, [2]int64{records, bytes}) }}})
 	if err != nil || n != 2*per-10 {
 		t.Fatalf("WriteProto: %d, %v", n, err)

@@ -14,6 +14,10 @@ import (
 	"github.com/trevni-go/trevni/schema/layout"
 )
 
+// DefaultMaxRecordBytes is the default of Options.MaxRecordBytes and
+// ProtoOptions.MaxRecordBytes.
+const DefaultMaxRecordBytes = format.DefaultMaxRowBytes
+
 // Options configures an AvroReader. A nil *Options, or the zero value,
 // reads every field with the file's own schema.
 type Options struct {
@@ -49,6 +53,12 @@ type Options struct {
 	// layout's defaults. Raise its limits to read files of very large
 	// schemas.
 	Layout *layout.Options
+	// MaxRecordBytes bounds the size of one record as assembled (an
+	// estimate of its memory as a native value: 16 bytes a value or
+	// element, 64 a record, and the bytes of strings, bytes and map keys,
+	// whatever the output); a larger record is an error wrapping
+	// format.ErrRecordSize that names it. 0 means DefaultMaxRecordBytes.
+	MaxRecordBytes int64
 
 	// lenient lets Fields name fields that some records on the way lack
 	// (through unions), as the paths of a filter may.
@@ -72,6 +82,8 @@ type AvroReader struct {
 	row        int64
 	maxElems   int
 	elems      int
+	maxBytes   int64   // the budget of a record's size
+	spent      int64   // the current record's size so far
 	selective  bool    // Options.Fields selects fields
 	end        int64   // Read returns io.EOF here
 	checked    int64   // records Validate walked (the others it knew alike)
@@ -135,7 +147,10 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 			return nil, fmt.Errorf("assemble: %w: column %d (%q) is %s, the schema's layout wants %s %q", format.ErrFormat, i, fc.Name, describeColumn(fc.Type, fc.Array), describeColumn(cols[i].Type, cols[i].Array), cols[i].Name)
 		}
 	}
-	ar := &AvroReader{rd: rd, fileSchema: fileSchema, readSchema: fileSchema, readText: text, columns: cols, maxElems: format.DefaultMaxRowElements, end: rd.RowCount(), limit: -1}
+	ar := &AvroReader{rd: rd, fileSchema: fileSchema, readSchema: fileSchema, readText: text, columns: cols, maxElems: format.DefaultMaxRowElements, maxBytes: DefaultMaxRecordBytes, end: rd.RowCount(), limit: -1}
+	if o.MaxRecordBytes > 0 {
+		ar.maxBytes = o.MaxRecordBytes
+	}
 	if o.ReaderSchema != "" {
 		if ar.readSchema, err = schema.Parse(o.ReaderSchema); err != nil {
 			return nil, fmt.Errorf("assemble: reader schema: %w", err)
@@ -260,7 +275,7 @@ func (ar *AvroReader) startRow() error {
 			return fieldpath.Record(err, ar.row)
 		}
 	}
-	ar.elems = 0
+	ar.elems, ar.spent = 0, 0
 	return nil
 }
 

@@ -17,7 +17,9 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // shredPatched writes records of schema text with shred (codec null, no
@@ -371,5 +373,47 @@ func TestValidateRuns(t *testing.T) {
 			t.Errorf("Validate walked %d of %d records", ar.checked, rows)
 		}
 		t.Logf("bad: %v: %d bytes, %d records walked", bad, len(file), ar.checked)
+	}
+}
+
+// TestProtoValidateRuns checks that ProtoReader.Validate, reading the
+// file's own type, checks messages that read only lengths from runs as
+// AvroReader.Validate does: few are converted; by Read (MessageType set),
+// each is.
+func TestProtoValidateRuns(t *testing.T) {
+	const rows = 100_000
+	md := (&structpb.ListValue{}).ProtoReflect().Descriptor()
+	var file bytes.Buffer
+	pw, err := shred.NewProtoWriter(&file, md, &shred.ProtoOptions{Mapping: &protoschema.Options{DropUnknown: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := &structpb.ListValue{}
+	for range rows {
+		if err := pw.Write(empty); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pw.Write(&structpb.ListValue{Values: []*structpb.Value{structpb.NewStringValue("last")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []*ProtoOptions{nil, {MessageType: empty.ProtoReflect().Type()}} {
+		pr, err := NewProtoReader(openBytes(t, file.Bytes()), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pr.Validate(t.Context()); err != nil {
+			t.Fatalf("Validate: %v", err)
+		}
+		if pr.Row() != rows+1 {
+			t.Fatalf("after Validate: row %d, want %d", pr.Row(), rows+1)
+		}
+		walked := pr.ar.checked + pr.ar.returned
+		if o == nil && walked > 100 || o != nil && walked != rows+1 {
+			t.Errorf("MessageType %v: Validate walked %d of %d messages", o != nil, walked, rows+1)
+		}
 	}
 }

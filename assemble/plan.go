@@ -95,6 +95,9 @@ func join(path, name string) string {
 	return path + "." + name
 }
 
+// maxSelectionDepth bounds how deep a field selection may reach.
+const maxSelectionDepth = 1000
+
 // selection is a tree of selected field paths; nil selects everything.
 type selection map[string]selection
 
@@ -107,6 +110,9 @@ func parseSelection(paths []string) (selection, error) {
 	for _, p := range paths {
 		if p == "" {
 			return nil, errors.New("assemble: empty field path")
+		}
+		if n := strings.Count(p, "."); n >= maxSelectionDepth {
+			return nil, fmt.Errorf("assemble: field path of %d parts: at most %d are allowed", n+1, maxSelectionDepth)
 		}
 		node := root
 		parts := strings.Split(p, ".")

@@ -16,31 +16,40 @@ type projector struct {
 }
 
 // key renders a selection, so that two uses of a record can be compared.
+// It writes into one builder, so that it is linear in the selection's
+// size, however deep.
 func (sel selection) key() string {
+	var b strings.Builder
+	sel.writeKey(&b)
+	return b.String()
+}
+
+func (sel selection) writeKey(b *strings.Builder) {
 	if sel == nil {
-		return "*"
+		b.WriteByte('*')
+		return
 	}
 	names := make([]string, 0, len(sel))
 	for n := range sel {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var b strings.Builder
 	for _, n := range names {
 		b.WriteString(n)
 		if sub := sel[n]; sub != nil {
-			b.WriteString("(" + sub.key() + ")")
+			b.WriteByte('(')
+			sub.writeKey(b)
+			b.WriteByte(')')
 		}
 		b.WriteByte(',')
 	}
-	return b.String()
 }
 
 // project returns s with only the selected fields of its records (arrays,
 // maps and unions passed through), sharing what the selection leaves
 // whole.
 func (pj *projector) project(s *schema.Schema, sel selection, path string, depth int) (*schema.Schema, error) {
-	if depth > 1000 {
+	if depth > maxSelectionDepth {
 		return nil, fmt.Errorf("assemble: field selection nests too deep at %s", path)
 	}
 	switch s.Kind {

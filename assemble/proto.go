@@ -49,19 +49,23 @@ type ProtoOptions struct {
 	// schema, as Options.Filter: only the messages satisfying it are
 	// read, and blocks whose statistics rule out a match are not.
 	Filter string
+	// MaxRecordBytes bounds the size of one message as assembled, as
+	// Options.MaxRecordBytes; 0 means DefaultMaxRecordBytes.
+	MaxRecordBytes int64
 }
 
 // ProtoReader reads the messages of a Trevni file written from protobuf.
 // It is not safe for concurrent use.
 type ProtoReader struct {
-	ar       *AvroReader
-	conv     *protovalue.Converter
-	mt       protoreflect.MessageType
-	resolver protovalue.Resolver
-	own      bool          // every field of the file's own type: ReadWire's fast path
-	wire     *wireEncoder  // ReadWire's encoder, built on first use
-	msg      proto.Message // ReadWire's message when it uses ReadInto
-	cols     []layout.Column
+	ar        *AvroReader
+	conv      *protovalue.Converter
+	mt        protoreflect.MessageType
+	resolver  protovalue.Resolver
+	recursion int           // for messages stored serialized
+	own       bool          // every field of the file's own type: ReadWire's fast path
+	wire      *wireEncoder  // ReadWire's encoder, built on first use
+	msg       proto.Message // ReadWire's message when it uses ReadInto
+	cols      []layout.Column
 }
 
 // NewProtoReader prepares to read the messages of rd, using the descriptors
@@ -80,7 +84,7 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	if !ok || name == "" {
 		return nil, fmt.Errorf("assemble: the file has no %s and %s metadata: it was not written from protobuf", protoload.MetaDescriptorSet, protoload.MetaMessage)
 	}
-	mopts, err := protoschema.ParseOptions(meta.GetString(protoschema.MetaOptions))
+	mopts, err := protoschema.ParseStoredOptions(meta.GetString(protoschema.MetaOptions))
 	if err != nil {
 		return nil, err
 	}
@@ -115,10 +119,11 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	if err != nil {
 		return nil, err
 	}
+	recursion := protovalue.RecursionLimit(o.Layout)
 	mp := conv.Mapping()
 	text := mp.Schema.String()
 	// A selection leaves unknown fields out unless it names their field.
-	ar, err := NewAvroReader(rd, &Options{ReaderSchema: text, Fields: o.Fields, MatchField: protoschema.MatchFieldNumber, Filter: o.Filter})
+	ar, err := NewAvroReader(rd, &Options{ReaderSchema: text, Fields: o.Fields, MatchField: protoschema.MatchFieldNumber, Filter: o.Filter, MaxRecordBytes: o.MaxRecordBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +131,7 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	// the schemas, not the stored text: files written before the mapping
 	// built its schema as a tree store the same schema in other words.
 	own := o.MessageType == nil && len(o.Fields) == 0 && ar.fileSchema.String() == text
-	return &ProtoReader{ar: ar, conv: conv, mt: mt, resolver: resolver, own: own}, nil
+	return &ProtoReader{ar: ar, conv: conv, mt: mt, resolver: resolver, recursion: recursion, own: own}, nil
 }
 
 // SeekRow positions the reader before message row; see AvroReader.SeekRow.
@@ -139,6 +144,66 @@ func (pr *ProtoReader) Row() int64 { return pr.ar.Row() }
 // StopAt makes the reader report io.EOF at message row; see
 // AvroReader.StopAt.
 func (pr *ProtoReader) StopAt(row int64) { pr.ar.StopAt(row) }
+
+// SetLimit makes the reader report io.EOF after n more messages, counting
+// only those it returns (those that satisfy the filter); a negative n
+// removes the limit. See AvroReader.SetLimit.
+func (pr *ProtoReader) SetLimit(n int64) { pr.ar.SetLimit(n) }
+
+// Count returns how many messages from the reader's position to its end
+// (see StopAt) satisfy the filter, reading only the filter's columns (and
+// no column at all without a filter), and leaves the reader at its end.
+// See AvroReader.Count.
+func (pr *ProtoReader) Count(ctx context.Context) (int64, error) { return pr.ar.Count(ctx) }
+
+// NextMatch returns the number of the next message, from the reader's
+// position up to its end, that satisfies ProtoOptions.Filter, and moves
+// the reader past it without reading it; io.EOF when none is left or the
+// limit is reached. Without a filter it is an error. See
+// AvroReader.NextMatch.
+func (pr *ProtoReader) NextMatch() (int64, error) { return pr.ar.NextMatch() }
+
+// Report returns how much of the file the reader has read so far. See
+// AvroReader.Report.
+func (pr *ProtoReader) Report() ScanReport { return pr.ar.Report() }
+
+// Validate checks every remaining message (up to StopAt's row; with a
+// filter, its matches only, at most SetLimit's number) as Read would read
+// it, without keeping it: what AvroReader.Validate checks of the records,
+// and what the conversion to messages checks (numbers in the range of
+// their kind, map keys that parse, at most one member of a oneof set,
+// UTF-8 strings). It returns nil if all are good, or the first bad
+// message's *schema.Error; the reader is then at the end (or at the bad
+// message). Reading every field of the file's own type, without a filter,
+// its time is AvroReader.Validate's, linear in the bytes stored: alike
+// messages are checked once; otherwise each message is converted, so it
+// is linear in the messages. It checks ctx between messages and returns
+// its error, wrapped, if ctx ends first.
+func (pr *ProtoReader) Validate(ctx context.Context) error {
+	e, err := pr.wireEncoder()
+	if err != nil {
+		return err
+	}
+	ar := pr.ar
+	var buf []byte
+	if e.root != nil && ar.filter == nil {
+		return ar.validateRows(ctx, func() error {
+			var err error
+			buf, err = e.message(buf[:0], e.root)
+			return err
+		})
+	}
+	for n := int64(0); ; n++ {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return fmt.Errorf("assemble: validation stopped at record %d: %w", ar.row, ctx.Err())
+		}
+		if buf, err = pr.ReadWire(buf[:0]); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
 
 // MessageType returns the type messages are read into.
 func (pr *ProtoReader) MessageType() protoreflect.MessageType { return pr.mt }
@@ -204,17 +269,6 @@ func (pr *ProtoReader) All() iter.Seq2[proto.Message, error] {
 	}
 }
 
-// ProtoOutput is the form of a stream of messages.
-type ProtoOutput int
-
-const (
-	// DelimitedOutput: binary messages, each preceded by its length as a
-	// varint.
-	DelimitedOutput ProtoOutput = iota
-	// JSONLinesOutput: one protojson message per line.
-	JSONLinesOutput
-)
-
 // ProtoStreamOptions configures ToProtoStream. A nil *ProtoStreamOptions
 // means the defaults.
 type ProtoStreamOptions struct {
@@ -223,17 +277,17 @@ type ProtoStreamOptions struct {
 	Progress func(rows int64)
 }
 
-// ToProtoStream writes every remaining message of pr to w and returns how
-// many it wrote. Binary messages are marshalled deterministically. Errors
+// ToProtoStream writes every remaining message of pr to w, framed as form
+// says, and returns how many it wrote. Binary messages are marshalled deterministically. Errors
 // for a message carry its record number counted from the start of the
 // file, also after SeekRow. Cancelling ctx stops it between messages.
-func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form ProtoOutput, opts *ProtoStreamOptions) (int64, error) {
+func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form protoschema.Framing, opts *ProtoStreamOptions) (int64, error) {
 	var progress func(int64)
 	if opts != nil {
 		progress = opts.Progress
 	}
-	if form != DelimitedOutput && form != JSONLinesOutput {
-		return 0, fmt.Errorf("assemble: unknown output form %d", form)
+	if form != protoschema.Delimited && form != protoschema.JSONLines {
+		return 0, fmt.Errorf("assemble: unknown message framing %v", form)
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	m := pr.mt.New().Interface()
@@ -249,7 +303,7 @@ func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form Proto
 		default:
 		}
 		var err error
-		if form == DelimitedOutput {
+		if form == protoschema.Delimited {
 			buf, err = pr.ReadWire(buf[:0])
 		} else {
 			err = pr.ReadInto(m)
@@ -261,14 +315,14 @@ func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form Proto
 			return n, err
 		}
 		switch form {
-		case DelimitedOutput:
+		case protoschema.Delimited:
 			if _, err := bw.Write(binary.AppendUvarint(size[:0], uint64(len(buf)))); err != nil {
 				return n, err
 			}
 			if _, err := bw.Write(buf); err != nil {
 				return n, err
 			}
-		case JSONLinesOutput:
+		case protoschema.JSONLines:
 			if buf, err = js.MarshalAppend(buf[:0], m); err != nil {
 				return n, fieldpath.Record(err, pr.ar.row-1)
 			}
@@ -286,21 +340,4 @@ func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form Proto
 		progress(n)
 	}
 	return n, bw.Flush()
-}
-
-// matchFieldNumber matches a reader field to the writer field of the same
-// protobuf field number (schemas derived from protobuf carry them): a
-// renamed protobuf field is the same field. It is the hook
-// Options.MatchField; protoschema.MatchFieldNumber is to replace it.
-func matchFieldNumber(rf *schema.Field, ws *schema.Schema) int {
-	n, ok := rf.Prop(protoschema.PropNumber)
-	if !ok {
-		return -1
-	}
-	for i, f := range ws.Fields {
-		if m, ok := f.Prop(protoschema.PropNumber); ok && fmt.Sprint(m) == fmt.Sprint(n) {
-			return i
-		}
-	}
-	return -1
 }

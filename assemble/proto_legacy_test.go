@@ -54,7 +54,7 @@ func TestLegacyProtoFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mopts, err := protoschema.ParseOptions(meta.GetString(protoschema.MetaOptions))
+			mopts, err := protoschema.ParseStoredOptions(meta.GetString(protoschema.MetaOptions))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +87,7 @@ func TestLegacyProtoFiles(t *testing.T) {
 			// ReadWire gives the deterministic encoding the messages
 			// were stored with.
 			var out bytes.Buffer
-			n, err := ToProtoStream(context.Background(), &out, pr, DelimitedOutput, nil)
+			n, err := ToProtoStream(context.Background(), &out, pr, protoschema.Delimited, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

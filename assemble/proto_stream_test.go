@@ -76,7 +76,7 @@ func TestToProtoStreamRecordNumbers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	n, err := assemble.ToProtoStream(context.Background(), &out, pr, assemble.JSONLinesOutput, nil)
+	n, err := assemble.ToProtoStream(context.Background(), &out, pr, protoschema.JSONLines, nil)
 	var se *schema.Error
 	if !errors.As(err, &se) || se.Record != 3 {
 		t.Fatalf("wrote %d, error %v; want a *schema.Error for record 3", n, err)
@@ -131,11 +131,11 @@ func TestProtoReaderIterator(t *testing.T) {
 	if err := pr.SeekRow(0); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := assemble.ToProtoStream(ctx, io.Discard, pr, assemble.DelimitedOutput, nil); !errors.Is(err, context.Canceled) || n != 0 {
+	if n, err := assemble.ToProtoStream(ctx, io.Discard, pr, protoschema.Delimited, nil); !errors.Is(err, context.Canceled) || n != 0 {
 		t.Errorf("cancelled: %d messages, %v", n, err)
 	}
 	var rows int64
-	n, err := assemble.ToProtoStream(context.Background(), io.Discard, pr, assemble.DelimitedOutput, &assemble.ProtoStreamOptions{Progress: func(r int64) { rows = r }})
+	n, err := assemble.ToProtoStream(context.Background(), io.Discard, pr, protoschema.Delimited, &assemble.ProtoStreamOptions{Progress: func(r int64) { rows = r }})
 	if err != nil || n != 5 || rows != 5 {
 		t.Errorf("%d messages, progress %d, %v", n, rows, err)
 	}

@@ -134,7 +134,7 @@ func TestProtoRecursive(t *testing.T) {
 	} {
 		md := tc.msgs[0].ProtoReflect().Descriptor()
 		for _, limit := range []int{0, 2} {
-			rd := shredMessages(t, md, tc.msgs, &shred.ProtoOptions{Mapping: protoschema.Options{RecursionLimit: limit}})
+			rd := shredMessages(t, md, tc.msgs, &shred.ProtoOptions{Mapping: &protoschema.Options{RecursionLimit: limit}})
 			checkRoundTrip(t, rd, tc.msgs[0].ProtoReflect().Type(), tc.msgs)
 		}
 	}
@@ -183,7 +183,7 @@ func TestProtoStreams(t *testing.T) {
 	}
 	want.Write(delimited.Bytes())
 	var trv bytes.Buffer
-	n, err := shred.FromProtoStream(context.Background(), &trv, &delimited, shred.Delimited, md, nil)
+	n, err := shred.FromProtoStream(context.Background(), &trv, &delimited, protoschema.Delimited, md, nil)
 	if err != nil || n != 20 {
 		t.Fatalf("%d messages, %v", n, err)
 	}
@@ -196,7 +196,7 @@ func TestProtoStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back bytes.Buffer
-	if _, err := assemble.ToProtoStream(context.Background(), &back, pr, assemble.DelimitedOutput, nil); err != nil {
+	if _, err := assemble.ToProtoStream(context.Background(), &back, pr, protoschema.Delimited, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(back.Bytes(), want.Bytes()) {
@@ -205,17 +205,17 @@ func TestProtoStreams(t *testing.T) {
 	// JSON lines, and back through JSON lines.
 	pr, _ = assemble.NewProtoReader(rd, nil)
 	var jsonl bytes.Buffer
-	if _, err := assemble.ToProtoStream(context.Background(), &jsonl, pr, assemble.JSONLinesOutput, nil); err != nil {
+	if _, err := assemble.ToProtoStream(context.Background(), &jsonl, pr, protoschema.JSONLines, nil); err != nil {
 		t.Fatal(err)
 	}
 	trv.Reset()
-	if _, err := shred.FromProtoStream(context.Background(), &trv, bytes.NewReader(jsonl.Bytes()), shred.JSONLines, md, nil); err != nil {
+	if _, err := shred.FromProtoStream(context.Background(), &trv, bytes.NewReader(jsonl.Bytes()), protoschema.JSONLines, md, nil); err != nil {
 		t.Fatal(err)
 	}
 	rd2, _ := format.NewReader(bytes.NewReader(trv.Bytes()), int64(trv.Len()), nil)
 	checkRoundTrip(t, rd2, (&tracepb.TracesData{}).ProtoReflect().Type(), msgs)
 	// A truncated stream is an error that says which message.
-	_, err = shred.FromProtoStream(context.Background(), io.Discard, bytes.NewReader(want.Bytes()[:want.Len()-3]), shred.Delimited, md, nil)
+	_, err = shred.FromProtoStream(context.Background(), io.Discard, bytes.NewReader(want.Bytes()[:want.Len()-3]), protoschema.Delimited, md, nil)
 	if err == nil || !strings.Contains(err.Error(), "message 19") {
 		t.Fatalf("truncated stream: %v", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -40,39 +39,38 @@ var wireOpts = proto.MarshalOptions{Deterministic: true, AllowPartial: true}
 // With ProtoOptions.Fields or ProtoOptions.MessageType, ReadWire reads the
 // message with Read and marshals it.
 func (pr *ProtoReader) ReadWire(dst []byte) ([]byte, error) {
-	if pr.wire == nil {
-		e, err := newWireEncoder(pr)
-		if err != nil {
+	e := pr.wire
+	if e == nil {
+		var err error
+		if e, err = pr.wireEncoder(); err != nil {
 			return dst, err
 		}
-		pr.wire = e
 	}
-	e := pr.wire
 	if e.root == nil {
 		return pr.readWireReflective(dst)
 	}
 	ar := pr.ar
-	if ar.limit == 0 {
-		return dst, io.EOF
-	}
-	if ar.filter != nil {
-		if err := ar.nextMatch(); err != nil {
-			return dst, err
-		}
-	}
-	if err := ar.startRow(); err != nil {
+	if err := ar.nextRecord(); err != nil {
 		return dst, err
 	}
 	out, err := e.message(dst, e.root)
 	if err != nil {
 		return dst, fieldpath.Record(err, ar.row)
 	}
-	ar.row++
-	ar.returned++
-	if ar.limit > 0 {
-		ar.limit--
-	}
+	ar.returnedRecord()
 	return out, nil
+}
+
+// wireEncoder returns ReadWire's encoder, built on first use.
+func (pr *ProtoReader) wireEncoder() (*wireEncoder, error) {
+	if pr.wire == nil {
+		e, err := newWireEncoder(pr)
+		if err != nil {
+			return nil, err
+		}
+		pr.wire = e
+	}
+	return pr.wire, nil
 }
 
 // readWireReflective is ReadWire through Read and proto's marshal.
@@ -90,22 +88,12 @@ func (pr *ProtoReader) readWireReflective(dst []byte) ([]byte, error) {
 	return out, nil
 }
 
-// wireShape is how a protobuf field maps to Avro.
-type wireShape uint8
-
-const (
-	wireImplicit wireShape = iota // singular without presence: the value itself
-	wireOptional                  // singular with presence: ["null", T]
-	wireList                      // repeated: array of T
-	wireMap                       // map: map of V
-)
-
 // wireField is the compiled form of one field of a message position.
 type wireField struct {
 	fd    protoreflect.FieldDescriptor
 	name  string // Avro field name, for error paths
 	kind  protoreflect.Kind
-	shape wireShape
+	shape protoschema.Shape
 	oneof int // declaration index of its oneof, -1 if none (or synthetic)
 	// tag is the tag of one value; a packed list's is packedTag and a
 	// group ends with endTag. A map entry holds keyTag and valTag.
@@ -141,15 +129,16 @@ type wireEnt struct {
 
 // wireEncoder holds the compiled tree and the scratch state of ReadWire.
 type wireEncoder struct {
-	ar       *AvroReader
-	root     *wireMsg // nil: read with Read and marshal
-	resolver protovalue.Resolver
-	ents     []wireEnt
-	tmp      []byte
+	ar        *AvroReader
+	root      *wireMsg // nil: read with Read and marshal
+	resolver  protovalue.Resolver
+	recursion int // for messages stored serialized
+	ents      []wireEnt
+	tmp       []byte
 }
 
 func newWireEncoder(pr *ProtoReader) (*wireEncoder, error) {
-	e := &wireEncoder{ar: pr.ar, resolver: pr.resolver}
+	e := &wireEncoder{ar: pr.ar, resolver: pr.resolver, recursion: pr.recursion}
 	mp := pr.conv.Mapping()
 	if !pr.own || mp.UsesMessageSet() {
 		return e, nil
@@ -160,22 +149,6 @@ func newWireEncoder(pr *ProtoReader) (*wireEncoder, error) {
 	}
 	e.root = root
 	return e, nil
-}
-
-// wireType is the wire type of one value of kind k.
-func wireType(k protoreflect.Kind) protowire.Type {
-	switch k {
-	case protoreflect.BoolKind, protoreflect.EnumKind, protoreflect.Int32Kind, protoreflect.Sint32Kind,
-		protoreflect.Uint32Kind, protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Uint64Kind:
-		return protowire.VarintType
-	case protoreflect.Sfixed32Kind, protoreflect.Fixed32Kind, protoreflect.FloatKind:
-		return protowire.Fixed32Type
-	case protoreflect.Sfixed64Kind, protoreflect.Fixed64Kind, protoreflect.DoubleKind:
-		return protowire.Fixed64Type
-	case protoreflect.GroupKind:
-		return protowire.StartGroupType
-	}
-	return protowire.BytesType
 }
 
 // compileWireMsg compiles the encoder of record r at layout position n,
@@ -202,49 +175,40 @@ func compileWireMsg(r *protoschema.Record, n *layout.Node, cols []*format.Column
 		f := &r.Fields[i]
 		fd := f.Desc
 		wf := &m.fields[i]
-		wf.fd, wf.name, wf.kind, wf.oneof = fd, f.Name, fd.Kind(), -1
-		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
-			wf.oneof = od.Index()
+		wf.fd, wf.name, wf.kind, wf.shape, wf.oneof = fd, f.Name, f.Value.Kind(), f.Shape, -1
+		if f.Oneof != nil {
+			wf.oneof = f.Oneof.Index()
 		}
 		num := fd.Number()
 		fn := n.Fields[i]
-		var items *layout.Node
-		switch {
-		case fd.IsMap():
-			if fn.Kind != schema.Map {
-				return nil, bad(f.Name)
-			}
-			wf.shape, wf.col, wf.keys, items = wireMap, column(fn.Col), column(fn.KeyCol), fn.Items
-			wf.kind, wf.keyKind = fd.MapValue().Kind(), fd.MapKey().Kind()
+		items, ok := f.ValueNode(fn) // the node of one value
+		if !ok {
+			return nil, bad(f.Name)
+		}
+		switch f.Shape {
+		case protoschema.Map:
+			wf.col, wf.keys = column(fn.Col), column(fn.KeyCol)
+			wf.keyKind = fd.MapKey().Kind()
 			wf.tag = uint64(protowire.EncodeTag(num, protowire.BytesType))
-			wf.keyTag = uint64(protowire.EncodeTag(1, wireType(wf.keyKind)))
-			wf.valTag = uint64(protowire.EncodeTag(2, wireType(wf.kind)))
+			wf.keyTag = uint64(protowire.EncodeTag(1, protoschema.WireType(wf.keyKind)))
+			wf.valTag = uint64(protowire.EncodeTag(2, protoschema.WireType(wf.kind)))
 			if wf.keys == nil {
 				return nil, bad(f.Name)
 			}
-		case fd.IsList():
-			if fn.Kind != schema.Array {
-				return nil, bad(f.Name)
-			}
-			wf.shape, wf.col, items = wireList, column(fn.Col), fn.Items
+		case protoschema.List:
+			wf.col = column(fn.Col)
 			wf.packed = fd.IsPacked()
-		case f.Nullable:
-			if fn.Kind != schema.Union || len(fn.Branches) != 2 || fn.Branches[0] != nil {
+		case protoschema.Optional:
+			if wf.node = fn; column(fn.BranchCols[1]) == nil {
 				return nil, bad(f.Name)
 			}
-			wf.shape, wf.node, items = wireOptional, fn, fn.Branches[1]
-			if column(fn.BranchCols[1]) == nil {
-				return nil, bad(f.Name)
-			}
-		default:
-			wf.shape, items = wireImplicit, fn
 		}
-		if wf.shape != wireMap {
-			wf.tag = uint64(protowire.EncodeTag(num, wireType(wf.kind)))
+		if wf.shape != protoschema.Map {
+			wf.tag = uint64(protowire.EncodeTag(num, protoschema.WireType(wf.kind)))
 			wf.packedTag = uint64(protowire.EncodeTag(num, protowire.BytesType))
 			wf.endTag = uint64(protowire.EncodeTag(num, protowire.EndGroupType))
 		}
-		if (wf.shape == wireList || wf.shape == wireMap) && wf.col == nil {
+		if (wf.shape == protoschema.List || wf.shape == protoschema.Map) && wf.col == nil {
 			return nil, bad(f.Name)
 		}
 		switch {
@@ -255,10 +219,7 @@ func compileWireMsg(r *protoschema.Record, n *layout.Node, cols []*format.Column
 			}
 			wf.msg = c
 		case f.Serialized:
-			wf.ser = fd.Message()
-			if fd.IsMap() {
-				wf.ser = fd.MapValue().Message()
-			}
+			wf.ser = f.Value.Message()
 			fallthrough
 		default:
 			if items.Kind == schema.Record || column(items.Col) == nil {
@@ -286,6 +247,9 @@ func compileWireMsg(r *protoschema.Record, n *layout.Node, cols []*format.Column
 
 // message appends the encoding of the next message of type m.
 func (e *wireEncoder) message(b []byte, m *wireMsg) ([]byte, error) {
+	if err := e.ar.charge(recordCost + valueCost*int64(len(m.fields))); err != nil {
+		return b, err
+	}
 	start := len(b)
 	oneof := -1 // the oneof whose member was written last
 	for i := range m.fields {
@@ -321,7 +285,7 @@ func (e *wireEncoder) message(b []byte, m *wireMsg) ([]byte, error) {
 // extensions it knows become extension fields, which sort first.
 func (e *wireEncoder) reparse(b []byte, start int, m *wireMsg, u []byte) ([]byte, error) {
 	msg := dynamicpb.NewMessage(m.desc)
-	o := proto.UnmarshalOptions{AllowPartial: true, Resolver: e.resolver}
+	o := proto.UnmarshalOptions{AllowPartial: true, Resolver: e.resolver, RecursionLimit: e.recursion}
 	if err := protosafe.Unmarshal(o, b[start:], msg); err != nil {
 		return b, err
 	}
@@ -336,21 +300,21 @@ func (e *wireEncoder) reparse(b []byte, start int, m *wireMsg, u []byte) ([]byte
 // was.
 func (e *wireEncoder) field(b []byte, f *wireField) ([]byte, bool, error) {
 	switch f.shape {
-	case wireImplicit:
+	case protoschema.Implicit:
 		u, v, err := e.scalar(f.items, f.kind)
 		if err != nil || (u == 0 && len(v) == 0) { // unset: the zero value
 			return b, false, err
 		}
 		b = protowire.AppendVarint(b, f.tag)
 		return appendScalar(b, f.kind, u, v), true, nil
-	case wireOptional:
+	case protoschema.Optional:
 		br, err := e.ar.branch(f.node)
 		if err != nil || f.node.Branches[br] == nil {
 			return b, false, err
 		}
 		b, err = e.value(b, f, f.tag)
 		return b, true, err
-	case wireList:
+	case protoschema.List:
 		n, err := e.ar.length(f.col)
 		if err != nil || n == 0 {
 			return b, false, err
@@ -411,11 +375,14 @@ func (e *wireEncoder) value(b []byte, f *wireField, tag uint64) ([]byte, error) 
 // cut, as Read parses it and proto marshals it.
 func (e *wireEncoder) serialized(b []byte, f *wireField) ([]byte, error) {
 	data, err := f.items.ReadBytes()
+	if err == nil {
+		err = e.ar.charge(int64(len(data)))
+	}
 	if err != nil {
 		return b, err
 	}
 	m := dynamicpb.NewMessage(f.ser)
-	o := proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: e.resolver}
+	o := proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: e.resolver, RecursionLimit: e.recursion}
 	if err := protosafe.Unmarshal(o, data, m); err != nil {
 		return b, err
 	}
@@ -480,9 +447,15 @@ func (e *wireEncoder) scalar(c *format.ColumnReader, k protoreflect.Kind) (uint6
 		if err == nil && !utf8check.Valid(v) {
 			err = fmt.Errorf("%w: string is not valid UTF-8", format.ErrFormat)
 		}
+		if err == nil {
+			err = e.ar.charge(int64(len(v)))
+		}
 		return 0, v, err
 	case protoreflect.BytesKind:
 		v, err := c.ReadBytes()
+		if err == nil {
+			err = e.ar.charge(int64(len(v)))
+		}
 		return 0, v, err
 	}
 	v, err := c.ReadLong() // the 64-bit kinds
@@ -517,6 +490,9 @@ func (e *wireEncoder) mapField(b []byte, f *wireField) ([]byte, bool, error) {
 	start, eb := len(b), len(e.ents)
 	for range n {
 		k, err := f.keys.ReadBytes()
+		if err == nil {
+			err = e.ar.charge(int64(len(k)))
+		}
 		if err != nil {
 			return b, false, err
 		}

@@ -155,8 +155,8 @@ func TestReadWireOTLP(t *testing.T) {
 			msgs := wireRandom(md, 40, 7, 3, nil)
 			for _, o := range []shred.ProtoOptions{
 				{File: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 2048}}},
-				{Mapping: protoschema.Options{RecursionLimit: 2}, File: shred.Options{WriterOptions: format.WriterOptions{Codec: "zstd"}}},
-				{Mapping: protoschema.Options{DropUnknown: true}},
+				{Mapping: &protoschema.Options{RecursionLimit: 2}, File: shred.Options{WriterOptions: format.WriterOptions{Codec: "zstd"}}},
+				{Mapping: &protoschema.Options{DropUnknown: true}},
 			} {
 				data := wireFile(t, md, &o, msgs, wireDamaged(t, 1, msgs))
 				if n := wireReadCompare(t, data, nil); n < len(msgs) {
@@ -182,7 +182,7 @@ func TestReadWireDescriptorSets(t *testing.T) {
 	md := set.ProtoReflect().Descriptor()
 	msgs := append([]proto.Message{set}, wireRandom(md, 15, 6, 2, nil)...)
 	for _, limit := range []int{0, 1, 3} {
-		o := &shred.ProtoOptions{Mapping: protoschema.Options{RecursionLimit: limit}}
+		o := &shred.ProtoOptions{Mapping: &protoschema.Options{RecursionLimit: limit}}
 		wireReadCompare(t, wireFile(t, md, o, msgs, wireDamaged(t, uint64(limit), msgs)), nil)
 	}
 }
@@ -203,7 +203,7 @@ func TestReadWireWellKnownTypes(t *testing.T) {
 		md := m.ProtoReflect().Descriptor()
 		msgs := append([]proto.Message{m}, wireRandom(md, 10, 6, 3, nil)...)
 		for _, limit := range []int{0, 2} {
-			o := &shred.ProtoOptions{Mapping: protoschema.Options{RecursionLimit: limit}}
+			o := &shred.ProtoOptions{Mapping: &protoschema.Options{RecursionLimit: limit}}
 			wireReadCompare(t, wireFile(t, md, o, msgs, wireDamaged(t, 2, msgs)), nil)
 		}
 	}
@@ -250,7 +250,7 @@ func TestReadWireTestProtos(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			msgs := wireRandom(md, tc.seeds, 5, 4, exts)
 			for _, limit := range []int{0, 1} {
-				o := &shred.ProtoOptions{Resolver: types, Mapping: protoschema.Options{RecursionLimit: limit}}
+				o := &shred.ProtoOptions{Resolver: types, Mapping: &protoschema.Options{RecursionLimit: limit}}
 				data := wireFile(t, md, o, msgs, wireDamaged(t, uint64(limit), msgs))
 				wireReadCompare(t, data, nil)
 				// Extensions the resolver does not know stay unknown.
@@ -341,6 +341,17 @@ func TestReadWireBadValues(t *testing.T) {
 			if n := wireReadCompare(t, buf.Bytes(), nil); (n == 1) != tc.ok {
 				t.Errorf("read %d messages", n)
 			}
+			// Validate refuses what Read refuses, by the fast path and
+			// by Read alike (with MessageType).
+			for _, o := range []*assemble.ProtoOptions{nil, {MessageType: dynamicpb.NewMessageType(md)}} {
+				pr, err := assemble.NewProtoReader(wireOpen(t, buf.Bytes()), o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := pr.Validate(t.Context()); (err == nil) != tc.ok {
+					t.Errorf("Validate (%+v): %v", o, err)
+				}
+			}
 		})
 	}
 }
@@ -386,7 +397,7 @@ func TestToProtoStreamWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	n, err := assemble.ToProtoStream(context.Background(), &out, pr, assemble.DelimitedOutput, nil)
+	n, err := assemble.ToProtoStream(context.Background(), &out, pr, protoschema.Delimited, nil)
 	if err != nil || n != int64(len(msgs)) {
 		t.Fatalf("ToProtoStream: %d messages, %v", n, err)
 	}

@@ -30,11 +30,11 @@ import (
 //
 // Validate checks the records' values; the Trevni structure beneath them
 // (block checksums, blocks holding exactly their rows) is format.Reader's
-// Verify's job.
+// Validate's job.
 func (ar *AvroReader) Validate(ctx context.Context) error {
-	limit := ar.maxElems
-	ar.maxElems = math.MaxInt
-	defer func() { ar.maxElems = limit }()
+	limit, budget := ar.maxElems, ar.maxBytes
+	ar.maxElems, ar.maxBytes = math.MaxInt, math.MaxInt64
+	defer func() { ar.maxElems, ar.maxBytes = limit, budget }()
 	if ar.filter != nil {
 		// Only the matching records, one by one.
 		for n := int64(0); ; n++ {
@@ -48,11 +48,27 @@ func (ar *AvroReader) Validate(ctx context.Context) error {
 			}
 		}
 	}
+	return ar.validateRows(ctx, func() error {
+		_, err := ar.walk(nil, ar.root, toCheck, 0)
+		return err
+	})
+}
+
+// validateRows checks the rows from the reader's row to its end with
+// check, which reads the values of the row just started, as Validate
+// describes: rows that read no column, and consecutive rows that read only
+// lengths from runs, are alike, so one is checked for all of them. An
+// error of check is returned as the row's *schema.Error.
+func (ar *AvroReader) validateRows(ctx context.Context, check func() error) error {
 	if ar.root.free() {
 		if ar.row < ar.end {
-			if _, _, err := ar.record(nil, toCheck); err != nil {
+			if err := ar.startRow(); err != nil {
 				return err
 			}
+			if err := check(); err != nil {
+				return fieldpath.Record(err, ar.row)
+			}
+			ar.checked++
 			ar.row = ar.end
 		}
 		return nil
@@ -75,7 +91,7 @@ func (ar *AvroReader) Validate(ctx context.Context) error {
 		for i, c := range ar.used {
 			before[i] = c.ReadState()
 		}
-		if _, err := ar.walk(nil, ar.root, toCheck, 0); err != nil {
+		if err := check(); err != nil {
 			return fieldpath.Record(err, ar.row)
 		}
 		ar.row++

@@ -41,15 +41,7 @@ type jsonEntry struct{ key, text, end int }
 // or appends the record's encoding to dst. Errors are *schema.Error of the
 // record's absolute number, with the field path.
 func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
-	if ar.limit == 0 {
-		return dst, nil, io.EOF
-	}
-	if ar.filter != nil {
-		if err := ar.nextMatch(); err != nil {
-			return dst, nil, err
-		}
-	}
-	if err := ar.startRow(); err != nil {
+	if err := ar.nextRecord(); err != nil {
 		return dst, nil, err
 	}
 	ar.val = nil
@@ -59,12 +51,35 @@ func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
 	if err != nil {
 		return dst, nil, fieldpath.Record(err, ar.row)
 	}
+	ar.returnedRecord()
+	return out, v, nil
+}
+
+// nextRecord starts the next record to return, the bookkeeping every
+// record read shares (record, ProtoReader.ReadWire): io.EOF once the limit
+// (SetLimit) is reached or at the end (StopAt); with a filter, the
+// columns move to the next record that satisfies it. The caller then reads
+// the record's values from the columns and calls returnedRecord.
+func (ar *AvroReader) nextRecord() error {
+	if ar.limit == 0 {
+		return io.EOF
+	}
+	if ar.filter != nil {
+		if err := ar.nextMatch(); err != nil {
+			return err
+		}
+	}
+	return ar.startRow()
+}
+
+// returnedRecord counts the record nextRecord started as read and
+// returned: the reader moves past it, and the limit counts it.
+func (ar *AvroReader) returnedRecord() {
 	ar.row++
 	ar.returned++
 	if ar.limit > 0 {
 		ar.limit--
 	}
-	return out, v, nil
 }
 
 // errTooManyElements reports a record beyond the reader's bound on array
@@ -80,7 +95,24 @@ func (ar *AvroReader) length(c *format.ColumnReader) (int, error) {
 	if ar.elems += n; ar.elems > ar.maxElems {
 		return 0, fmt.Errorf("%w: %w: more than %d", format.ErrFormat, errTooManyElements, ar.maxElems)
 	}
-	return n, nil
+	// Each element's slot, before it is built.
+	return n, ar.charge(valueCost * int64(n))
+}
+
+// The sizes charged to a record's byte budget, whatever the output: a
+// value's slot (an interface in the native form), and a record's map.
+const (
+	valueCost  = 16
+	recordCost = 64
+)
+
+// charge adds n bytes to the size of the record being assembled, failing
+// once it passes the reader's budget.
+func (ar *AvroReader) charge(n int64) error {
+	if ar.spent += n; ar.spent > ar.maxBytes {
+		return fmt.Errorf("%w: more than %d bytes assembled (Options.MaxRecordBytes)", format.ErrRecordSize, ar.maxBytes)
+	}
+	return nil
 }
 
 // dataErr reports bad data found in column col, with the column, block
@@ -190,6 +222,9 @@ func (ar *AvroReader) walkReaderUnion(b []byte, p *plan, sk sink, depth int) ([]
 // walkRecord reads a record's fields. The binary sink, the one whole-file
 // conversions use, has a loop of its own that decides nothing per field.
 func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
+	if err := ar.charge(recordCost + valueCost*int64(len(p.fields))); err != nil {
+		return b, err
+	}
 	var err error
 	if sk == toBinary {
 		for i := range p.fields {
@@ -277,7 +312,7 @@ func (ar *AvroReader) walkArray(b []byte, p *plan, sk sink, depth int) ([]byte, 
 		if sk == toJSON && i > 0 {
 			b = append(b, ',')
 		}
-		start := len(b)
+		start, spent := len(b), ar.spent
 		if b, err = ar.walk(b, p.items, sk, depth+1); err != nil {
 			return b, fieldpath.At(err, fieldpath.Index(i))
 		}
@@ -287,6 +322,10 @@ func (ar *AvroReader) walkArray(b []byte, p *plan, sk sink, depth int) ([]byte, 
 		if p.itemsFree && n > 1 {
 			// Items that read no column are all alike: the first
 			// stands for the rest, which are counted, not read.
+			if item := ar.spent - spent; item > 0 && int64(n-1) > (ar.maxBytes-ar.spent)/item {
+				return b, fieldpath.At(ar.charge(int64(n-1)*item), fieldpath.Index(i+1))
+			}
+			ar.spent += int64(n-1) * (ar.spent - spent)
 			b, list = repeat(b, start, list, ar.val, n-1, sk)
 			break
 		}
@@ -380,6 +419,9 @@ func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, er
 	for i := 0; i < n; i++ {
 		k, err := keys.ReadBytes()
 		if err != nil {
+			return b, fieldpath.At(err, fieldpath.Index(i))
+		}
+		if err := ar.charge(valueCost + int64(len(k))); err != nil {
 			return b, fieldpath.At(err, fieldpath.Index(i))
 		}
 		if !utf8check.Valid(k) {
@@ -567,6 +609,9 @@ func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink, _ int) ([]byte, err
 	// String and bytes; fixed is stored as bytes.
 	v, err := c.ReadBytes()
 	if err != nil {
+		return b, err
+	}
+	if err := ar.charge(int64(len(v))); err != nil {
 		return b, err
 	}
 	switch rs.Kind {

@@ -35,31 +35,43 @@ func AvroName(name string) string {
 	return s
 }
 
-// AvroSchema returns the JSON text of an Avro record schema called name
-// with one field per column: nullable fields as a union of null and the
-// type. It sets every field's AvroName. Fields whose names are not valid Avro names get AvroName, made
-// distinct by a numeric suffix, and keep their own name in the attribute
-// csv.name.
-func AvroSchema(name string, fields []Field) string {
-	type jsonField struct {
-		Name    string  `json:"name"`
-		Type    any     `json:"type"`
-		CSVName *string `json:"csv.name,omitempty"`
-	}
+// AvroNames returns the names of the fields in the Avro schema that
+// AvroSchema makes of them, in order: each field's AvroName, or
+// AvroName(Name) when that is "", made distinct by a numeric suffix ("_2",
+// "_3"...). It does not change the fields.
+func AvroNames(fields []Field) []string {
 	used := make(map[string]bool, len(fields))
-	out := make([]jsonField, len(fields))
+	names := make([]string, len(fields))
 	for i := range fields {
-		f := &fields[i]
-		an := f.AvroName
+		an := fields[i].AvroName
 		if an == "" {
-			an = AvroName(f.Name)
+			an = AvroName(fields[i].Name)
 		}
 		base := an
 		for n := 2; used[an]; n++ {
 			an = base + "_" + strconv.Itoa(n)
 		}
 		used[an] = true
-		f.AvroName = an
+		names[i] = an
+	}
+	return names
+}
+
+// AvroSchema returns the JSON text of an Avro record schema called name
+// with one field per column, named as AvroNames says: nullable fields as a
+// union of null and the type. A field whose Avro name is not its own name
+// keeps its name in the attribute csv.name (NameProp).
+func AvroSchema(name string, fields []Field) string {
+	type jsonField struct {
+		Name    string  `json:"name"`
+		Type    any     `json:"type"`
+		CSVName *string `json:"csv.name,omitempty"`
+	}
+	names := AvroNames(fields)
+	out := make([]jsonField, len(fields))
+	for i := range fields {
+		f := &fields[i]
+		an := names[i]
 		var t any = f.Type.String()
 		if f.Type == Enum {
 			t = map[string]any{"type": "enum", "name": an + "_enum", "symbols": f.Symbols}

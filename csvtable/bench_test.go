@@ -3,6 +3,7 @@ package csvtable
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"github.com/trevni-go/trevni/internal/memtest"
 	"io"
@@ -109,7 +110,7 @@ func convertFile(in, out string, toCLMN bool, memory int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	rows, err := Copy(sink, src, nil)
+	rows, err := Copy(context.Background(), sink, src, nil)
 	if err != nil {
 		return rows, err
 	}

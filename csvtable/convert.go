@@ -1,6 +1,7 @@
 package csvtable
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,13 +34,38 @@ type Sink interface {
 	Abort()
 }
 
+// CopyOptions configures Copy. A nil *CopyOptions means the defaults.
+type CopyOptions struct {
+	// Progress, if set, is called with the rows copied every checkEvery
+	// rows.
+	Progress func(rows int64)
+}
+
+// checkEvery is how many rows Copy copies between looks at its context
+// and calls of CopyOptions.Progress.
+const checkEvery = 4096
+
 // Copy writes every row of src to dst and closes dst, or aborts it at the
-// first error. progress, if not nil, is called with the rows copied every
-// 4096 rows.
-func Copy(dst Sink, src Source, progress func(rows int64)) (int64, error) {
+// first error. It returns the number of rows copied. It checks ctx every
+// few thousand rows and, once ctx is done, aborts dst and returns ctx's
+// error, wrapped.
+func Copy(ctx context.Context, dst Sink, src Source, opts *CopyOptions) (int64, error) {
+	var progress func(int64)
+	if opts != nil {
+		progress = opts.Progress
+	}
 	cells := make([]Cell, len(src.Fields()))
 	var rows int64
 	for {
+		if rows%checkEvery == 0 {
+			if progress != nil && rows > 0 {
+				progress(rows)
+			}
+			if err := ctx.Err(); err != nil {
+				dst.Abort()
+				return rows, fmt.Errorf("csvtable: copy stopped at row %d: %w", rows, err)
+			}
+		}
 		err := src.Next(cells)
 		if err == io.EOF {
 			break
@@ -52,9 +78,6 @@ func Copy(dst Sink, src Source, progress func(rows int64)) (int64, error) {
 			return rows, err
 		}
 		rows++
-		if progress != nil && rows%4096 == 0 {
-			progress(rows)
-		}
 	}
 	if err := dst.Close(); err != nil {
 		return rows, err

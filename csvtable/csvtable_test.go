@@ -2,6 +2,7 @@ package csvtable
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"math"
@@ -55,7 +56,7 @@ func toTrevni(t testing.TB, text string, fields []Field) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Copy(sink, src, nil); err != nil {
+	if _, err := Copy(context.Background(), sink, src, nil); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -75,7 +76,7 @@ func trevniToCSV(t testing.TB, data []byte, sel []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, err = Copy(sink, src, nil)
+	_, err = Copy(context.Background(), sink, src, nil)
 	return out.String(), err
 }
 
@@ -90,7 +91,7 @@ func toCLMN(t testing.TB, text string, fields []Field) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Copy(sink, src, nil); err != nil {
+	if _, err := Copy(context.Background(), sink, src, nil); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -108,7 +109,7 @@ func clmnToCSV(t testing.TB, data []byte, sel []string) string {
 	}
 	var out bytes.Buffer
 	sink, _ := NewCSVSink(&out, src.Fields(), ',')
-	if _, err := Copy(sink, src, nil); err != nil {
+	if _, err := Copy(context.Background(), sink, src, nil); err != nil {
 		t.Fatal(err)
 	}
 	return out.String()
@@ -277,7 +278,7 @@ func TestBadRows(t *testing.T) {
 			if err == nil {
 				var buf bytes.Buffer
 				sink, _ := NewTrevniSink(&buf, fields, nil)
-				_, err = Copy(sink, src, nil)
+				_, err = Copy(context.Background(), sink, src, nil)
 				if buf.Len() != 0 {
 					t.Errorf("%q: %d bytes written despite the error", tc.text, buf.Len())
 				}
@@ -415,7 +416,7 @@ func TestTrevniSelectionReadsLittle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Copy(sink, src, nil); err != nil {
+	if _, err := Copy(context.Background(), sink, src, nil); err != nil {
 		t.Fatal(err)
 	}
 	data := buf.Bytes()

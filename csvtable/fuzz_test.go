@@ -2,6 +2,7 @@ package csvtable
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -40,7 +41,7 @@ func FuzzCSV(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Copy(sink, src, nil); err != nil {
+		if _, err := Copy(context.Background(), sink, src, nil); err != nil {
 			t.Fatal(err)
 		}
 		rd, err := format.NewReader(bytes.NewReader(trv.Bytes()), int64(trv.Len()), nil)
@@ -63,7 +64,7 @@ func FuzzCSV(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Copy(csink, src, nil); err != nil {
+		if _, err := Copy(context.Background(), csink, src, nil); err != nil {
 			var ce *clmn.Error
 			if errors.As(err, &ce) {
 				return

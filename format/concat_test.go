@@ -73,7 +73,7 @@ func concatBytes(t *testing.T, parts ...[]byte) []byte {
 // TestConcatInterop joins the files Java wrote of each data set, every
 // codec and checksum first in turn (so that every other part is copied,
 // has its checksum dropped or added, or is compressed again), and checks
-// the records against reading the parts in order, and the file with Verify.
+// the records against reading the parts in order, and the file with Validate.
 func TestConcatInterop(t *testing.T) {
 	for _, dir := range []string{"nested_records", "medium", "maps", "unions", "primitives"} {
 		files, _ := filepath.Glob(filepath.Join(concatInterop, dir, "*.trv"))
@@ -108,23 +108,23 @@ func TestConcatInterop(t *testing.T) {
 			}
 			// Java's all-zero CRCs of null-codec files are not copied:
 			// every checksum of the output is right.
-			if problems := verifyStrict(t, joined); len(problems) > 0 {
-				t.Fatalf("%s, %s first: Verify: %v", dir, filepath.Base(files[first]), problems)
+			if problems := validateStrict(t, joined); len(problems) > 0 {
+				t.Fatalf("%s, %s first: Validate: %v", dir, filepath.Base(files[first]), problems)
 			}
 		}
 	}
 }
 
-// verifyStrict returns the problems Verify finds in a file read with
+// validateStrict returns the problems Validate finds in a file read with
 // StrictChecksums, which rejects Java's all-zero CRC-32s.
-func verifyStrict(t *testing.T, b []byte) []error {
+func validateStrict(t *testing.T, b []byte) []error {
 	t.Helper()
 	rd, err := format.NewReader(bytes.NewReader(b), int64(len(b)), &format.ReaderOptions{StrictChecksums: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var problems []error
-	rd.Verify(func(err error) { problems = append(problems, err) })
+	rd.Validate(func(err error) { problems = append(problems, err) })
 	return problems
 }
 
@@ -188,7 +188,7 @@ func TestConcatJavaZeroCRC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(verifyStrict(t, java)) == 0 {
+	if len(validateStrict(t, java)) == 0 {
 		t.Fatal("email.null.crc32.trv has right checksums: the test needs Java's zero ones")
 	}
 	for _, codec := range []string{"null", "deflate", "snappy"} {
@@ -208,8 +208,8 @@ func TestConcatJavaZeroCRC(t *testing.T) {
 				want = append(want, records(t, openBytes(t, p))...)
 			}
 			joined := concatBytes(t, order...)
-			if problems := verifyStrict(t, joined); len(problems) > 0 {
-				t.Fatalf("ours %s: Verify: %v", codec, problems)
+			if problems := validateStrict(t, joined); len(problems) > 0 {
+				t.Fatalf("ours %s: Validate: %v", codec, problems)
 			}
 			if got := records(t, openBytes(t, joined)); !slices.Equal(got, want) {
 				t.Fatalf("ours %s: %d records differ from the parts' %d", codec, len(got), len(want))
@@ -315,7 +315,7 @@ func TestConcatValuesColumn(t *testing.T) {
 		}
 	}
 	var problems []error
-	rd.Verify(func(err error) { problems = append(problems, err) })
+	rd.Validate(func(err error) { problems = append(problems, err) })
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}

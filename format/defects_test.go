@@ -161,7 +161,7 @@ func TestZstandardName(t *testing.T) {
 		if rd.Codec() != name {
 			t.Errorf("codec %q stored as %q", name, rd.Codec())
 		}
-		if n := rd.Verify(func(err error) { t.Error(err) }); n != 0 {
+		if n := rd.Validate(func(err error) { t.Error(err) }); n != 0 {
 			t.Errorf("%s: %d problems", name, n)
 		}
 	}

@@ -18,7 +18,7 @@
 // Reader stay within [ReaderOptions].BlockMemory; both fail with [ErrLimit].
 // Columns must start at offsets of their own, their blocks ending before the
 // next column starts, so that the block tables of all columns together fit
-// in the file. [Reader.Verify] takes time in proportion to the bytes stored,
+// in the file. [Reader.Validate] takes time in proportion to the bytes stored,
 // not to the rows or elements they claim. The Writer writes no block larger
 // than [WriterOptions].MaxBlockSize, by default the largest a Reader accepts.
 //

@@ -2,6 +2,7 @@ package format
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -19,6 +20,10 @@ var (
 	// allows, such as a block larger than ReaderOptions.MaxBlockSize. The
 	// message names the option that raises the limit.
 	ErrLimit = errors.New("limit exceeded")
+	// ErrRecordSize, which wraps ErrLimit, reports a row or record whose
+	// assembled form would exceed a reader's byte budget
+	// (RowReader.MaxBytes, and the record readers of package assemble).
+	ErrRecordSize = fmt.Errorf("%w: record too large", ErrLimit)
 	// ErrUsage reports a call that breaks the writer's or reader's protocol,
 	// such as writing a value of the wrong type or too few values in a row.
 	ErrUsage = errors.New("invalid use")

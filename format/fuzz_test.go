@@ -29,7 +29,7 @@ func FuzzReader(f *testing.F) {
 			knownError(t, "NewReader", err)
 			return
 		}
-		rd.Verify(func(err error) { knownError(t, "Verify", err) })
+		rd.Validate(func(err error) { knownError(t, "Validate", err) })
 		rows, err := rd.Rows()
 		if err != nil {
 			return
@@ -93,9 +93,9 @@ func knownError(t *testing.T, what string, err error) {
 }
 
 // checkDamaged opens a damaged file, verifies it and reads it. Every error
-// must be of a known kind, and when Verify finds nothing wrong, reading
+// must be of a known kind, and when Validate finds nothing wrong, reading
 // every row must succeed (or fail only on a string that is not UTF-8,
-// which Verify does not decode) and give as many rows as the file claims.
+// which Validate does not decode) and give as many rows as the file claims.
 func checkDamaged(t *testing.T, what string, data []byte) (problems int) {
 	t.Helper()
 	rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
@@ -103,9 +103,9 @@ func checkDamaged(t *testing.T, what string, data []byte) (problems int) {
 		knownError(t, what, err)
 		return 1
 	}
-	problems = rd.Verify(func(err error) { knownError(t, what, err) })
+	problems = rd.Validate(func(err error) { knownError(t, what, err) })
 	if rd.RowCount() > 1<<16 {
-		return problems // checked by Verify alone; reading could take long
+		return problems // checked by Validate alone; reading could take long
 	}
 	rows, err := rd.Rows()
 	var n int64
@@ -134,14 +134,14 @@ func checkDamaged(t *testing.T, what string, data []byte) (problems int) {
 	}
 	knownError(t, what, err)
 	if problems == 0 && !errors.Is(err, errBadUTF8) {
-		t.Fatalf("%s: Verify found no problem, but reading failed: %v", what, err)
+		t.Fatalf("%s: Validate found no problem, but reading failed: %v", what, err)
 	}
 	return problems
 }
 
 // TestCorruptFilesFail truncates and damages Java's files: every failure
 // is an error of a known kind, never a panic, a truncated file never
-// passes, and reading agrees with Verify.
+// passes, and reading agrees with Validate.
 func TestCorruptFilesFail(t *testing.T) {
 	flips, caught := 0, 0
 	for file := range interopFiles(t) {
@@ -176,10 +176,10 @@ func TestCorruptFilesFail(t *testing.T) {
 	}
 }
 
-// TestVerifyHugeRunIsQuick verifies a tiny file whose array column claims
+// TestValidateHugeRunIsQuick verifies a tiny file whose array column claims
 // a billion empty rows through a single run of zero lengths: a legitimate
 // encoding, which must not take a billion steps to check.
-func TestVerifyHugeRunIsQuick(t *testing.T) {
+func TestValidateHugeRunIsQuick(t *testing.T) {
 	const rows = 1 << 30
 	var buf bytes.Buffer
 	cols := []ColumnMeta{{Name: "a", Type: Null, Array: true}, {Name: "a#x", Type: Int, Parent: "a"}, {Name: "n", Type: Null}}
@@ -206,7 +206,7 @@ func TestVerifyHugeRunIsQuick(t *testing.T) {
 	if rd.RowCount() != rows {
 		t.Fatalf("%d rows", rd.RowCount())
 	}
-	if n := rd.Verify(func(err error) { t.Error(err) }); n != 0 {
+	if n := rd.Validate(func(err error) { t.Error(err) }); n != 0 {
 		t.Fatalf("%d problems", n)
 	}
 	// The same file with a child value where the run says there is none is
@@ -214,7 +214,7 @@ func TestVerifyHugeRunIsQuick(t *testing.T) {
 	bad := append([]byte(nil), data...)
 	binary.LittleEndian.PutUint32(bad[rd.ColumnStart(1)+8:], 1) // a#x: uncompressed size 1
 	rd, err = NewReader(bytes.NewReader(bad), int64(len(bad)), nil)
-	if err == nil && rd.Verify(nil) == 0 {
+	if err == nil && rd.Validate(nil) == 0 {
 		t.Fatal("a damaged child column passed")
 	}
 }

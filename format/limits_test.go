@@ -128,7 +128,7 @@ func TestDecompressionBomb(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rd.Verify(func(err error) { problems = append(problems, err) })
+				rd.Validate(func(err error) { problems = append(problems, err) })
 				rows, err := rd.Rows()
 				if err == nil {
 					_, err = rows.Read()
@@ -255,7 +255,7 @@ func TestWriterBlockSizeLimit(t *testing.T) {
 	if err != nil || len(blocks) != 2 || blocks[0].UncompressedSize <= MaxWriterBlockSize {
 		t.Fatalf("blocks %+v, %v", blocks, err)
 	}
-	if n := rd.Verify(func(err error) { t.Error(err) }); n != 0 {
+	if n := rd.Validate(func(err error) { t.Error(err) }); n != 0 {
 		t.Fatalf("%d problems", n)
 	}
 }
@@ -281,10 +281,10 @@ func runs(n int64, v int32) []byte {
 	return e.b
 }
 
-// TestVerifyIsLinearInBytes verifies tiny files that claim vast numbers of
+// TestValidateIsLinearInBytes verifies tiny files that claim vast numbers of
 // rows or elements through runs of equal lengths: each must be checked in
 // far less than a second, and damage to them still caught.
-func TestVerifyIsLinearInBytes(t *testing.T) {
+func TestValidateIsLinearInBytes(t *testing.T) {
 	nested := []ColumnMeta{
 		{Name: "a", Type: Null, Array: true},
 		{Name: "a#b", Type: Null, Array: true, Parent: "a"},
@@ -326,9 +326,9 @@ func TestVerifyIsLinearInBytes(t *testing.T) {
 				t.Fatalf("%s: %v", name, err)
 			}
 			var problems []error
-			rd.Verify(func(err error) { problems = append(problems, err) })
+			rd.Validate(func(err error) { problems = append(problems, err) })
 			if d := time.Since(start); d > time.Second {
-				t.Errorf("%s: Verify took %v", name, d)
+				t.Errorf("%s: Validate took %v", name, d)
 			}
 			if (len(problems) == 0) != want {
 				t.Errorf("%s: problems %v, want ok=%v", name, problems, want)

@@ -80,7 +80,7 @@ func TestOldJavaBzip2(t *testing.T) {
 			t.Fatalf("column %d: %d of %d blocks hold more than they say", i, longer, len(blocks))
 		}
 	}
-	if n := rd.Verify(func(err error) { t.Error(err) }); n != 0 {
+	if n := rd.Validate(func(err error) { t.Error(err) }); n != 0 {
 		t.Fatalf("%d problems", n)
 	}
 	rows2, err := rd.Rows()

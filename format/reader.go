@@ -698,7 +698,7 @@ type ColumnReader struct {
 
 	aux []*ColumnReader // readers of the ancestors, for seeking
 
-	strict bool // check that every block is consumed exactly (Verify)
+	strict bool // check that every block is consumed exactly (Validate)
 
 	readAhead bool
 

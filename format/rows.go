@@ -14,6 +14,11 @@ import (
 // for one row, so that a hostile length cannot exhaust memory.
 const DefaultMaxRowElements = 1 << 24
 
+// DefaultMaxRowBytes bounds the size of one row as a RowReader assembles
+// it: the JSON text ReadJSON appends, or an estimate of the memory of
+// the values Read builds.
+const DefaultMaxRowBytes = 64 << 20
+
 // Row is one top-level row read schema-less: one entry per top-level
 // column, in column order.
 type Row []Field
@@ -49,7 +54,10 @@ type RowReader struct {
 	trees     [][]int         // by top-level column: it and the columns nested in it that are read
 	keys      [][]byte        // by column: its name as a JSON key, with the ": " after it
 	MaxElems  int             // elements per row; 0 means DefaultMaxRowElements
+	MaxBytes  int64           // bytes per row assembled; 0 means DefaultMaxRowBytes
 	rowElems  int
+	rowBytes  int64 // Read: the estimated size of the row so far
+	jsonStart int   // ReadJSON: where the row begins in dst
 	rowNumber int64
 }
 
@@ -202,7 +210,34 @@ func (rr *RowReader) startRow() error {
 			return err
 		}
 	}
-	rr.rowElems = 0
+	rr.rowElems, rr.rowBytes = 0, 0
+	return nil
+}
+
+// Sizes Read charges to a row's budget: a value (an interface), an
+// Element and a Field.
+const (
+	valueCost   = 16
+	elementCost = 40
+	fieldCost   = 40
+)
+
+// charge adds n bytes to the row's size, failing once it passes the
+// budget.
+func (rr *RowReader) charge(c *ColumnReader, n int64) error {
+	rr.rowBytes += n
+	return rr.checkSize(c, rr.rowBytes)
+}
+
+// checkSize fails if a row of size bytes is over the budget.
+func (rr *RowReader) checkSize(c *ColumnReader, size int64) error {
+	max := rr.MaxBytes
+	if max <= 0 {
+		max = DefaultMaxRowBytes
+	}
+	if size > max {
+		return c.fail(fmt.Errorf("%w: row %d is larger than %d bytes assembled (RowReader.MaxBytes)", ErrRecordSize, rr.rowNumber-1, max))
+	}
 	return nil
 }
 
@@ -270,7 +305,7 @@ func (rr *RowReader) skip(i int) error {
 func (rr *RowReader) entry(i int) (any, error) {
 	c := rr.cols[i]
 	if !c.meta.Array {
-		return c.Value()
+		return rr.value(c)
 	}
 	n, err := rr.length(c)
 	if err != nil {
@@ -280,7 +315,7 @@ func (rr *RowReader) entry(i int) (any, error) {
 	if len(kids) == 0 && len(rr.rd.children[i]) == 0 {
 		vals := make([]any, 0, min(n, 1024))
 		for k := 0; k < n; k++ {
-			v, err := c.Value()
+			v, err := rr.value(c)
 			if err != nil {
 				return nil, err
 			}
@@ -290,7 +325,10 @@ func (rr *RowReader) entry(i int) (any, error) {
 	}
 	elems := make([]Element, 0, min(n, 1024))
 	for k := 0; k < n; k++ {
-		v, err := c.Value()
+		if err := rr.charge(c, elementCost+fieldCost*int64(len(kids))); err != nil {
+			return nil, err
+		}
+		v, err := rr.value(c)
 		if err != nil {
 			return nil, err
 		}
@@ -305,6 +343,22 @@ func (rr *RowReader) entry(i int) (any, error) {
 		elems = append(elems, el)
 	}
 	return elems, nil
+}
+
+// value reads c's next value, charging its size to the row.
+func (rr *RowReader) value(c *ColumnReader) (any, error) {
+	v, err := c.Value()
+	if err != nil {
+		return nil, err
+	}
+	n := int64(valueCost)
+	switch v := v.(type) {
+	case string:
+		n += int64(len(v))
+	case []byte:
+		n += int64(len(v))
+	}
+	return v, rr.charge(c, n)
 }
 
 // AppendJSON appends the row as one JSON object: full column names as keys,
@@ -389,6 +443,7 @@ func (rr *RowReader) ReadJSON(dst []byte) ([]byte, error) {
 		return dst, err
 	}
 	rr.rowNumber++
+	rr.jsonStart = len(dst)
 	dst = append(dst, '{')
 	for k, i := range rr.roots {
 		if k > 0 {
@@ -408,7 +463,11 @@ func (rr *RowReader) appendEntry(dst []byte, i int) ([]byte, error) {
 	c := rr.cols[i]
 	dst = append(dst, rr.keys[i]...)
 	if !c.meta.Array {
-		return rr.appendValue(dst, c)
+		dst, err := rr.appendValue(dst, c)
+		if err == nil {
+			err = rr.checkSize(c, int64(len(dst)-rr.jsonStart))
+		}
+		return dst, err
 	}
 	n, err := rr.length(c)
 	if err != nil {
@@ -420,6 +479,9 @@ func (rr *RowReader) appendEntry(dst []byte, i int) ([]byte, error) {
 	for k := 0; k < n; k++ {
 		if k > 0 {
 			dst = append(dst, ", "...)
+		}
+		if err := rr.checkSize(c, int64(len(dst)-rr.jsonStart)); err != nil {
+			return dst, err
 		}
 		if plain {
 			if dst, err = rr.appendValue(dst, c); err != nil {

@@ -79,7 +79,7 @@ func TestWriterMaxBlockSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := rd.Verify(func(err error) { t.Error(err) }); n != 0 || rd.RowCount() != 2 {
+	if n := rd.Validate(func(err error) { t.Error(err) }); n != 0 || rd.RowCount() != 2 {
 		t.Fatalf("%d problems, %d rows", n, rd.RowCount())
 	}
 	blocks, _ := rd.Blocks(1)

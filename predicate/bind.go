@@ -149,6 +149,12 @@ func (b *binder) bind(e expr) (node, error) {
 				n.lits[i] = append(n.lits[i], v)
 			}
 		}
+		if e.op == IN {
+			n.sets = make([]*inSet, len(n.lits))
+			for i, lits := range n.lits {
+				n.sets[i] = newInSet(lits)
+			}
+		}
 		return n, nil
 	}
 	return nil, fmt.Errorf("predicate: unknown expression %T", e)
@@ -306,13 +312,18 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 // scalar is a value in the form comparisons use: integers (booleans as 0
 // and 1, enums as ordinals, dates and times as their stored numbers),
 // floats widened to float64, strings and bytes as strings, decimals as
-// rationals.
+// rationals. A number literal that is not an int64 is an sNum, which keeps
+// what exact comparisons with integers and floats need.
 type scalar struct {
 	kind scalarKind
-	i    int64
+	i    int64 // sInt: the value; sNum: its floor, when out is 0
 	f    float64
 	s    string
 	r    *big.Rat
+	// sNum only: out is -1 or 1 when the value lies below or above the
+	// int64 range; d is the sign of the value minus f, its nearest
+	// float64 (f may be an infinity).
+	out, d int8
 }
 
 type scalarKind uint8
@@ -322,6 +333,7 @@ const (
 	sFloat
 	sBytes
 	sRat
+	sNum
 )
 
 // convert turns a literal into a scalar comparable with values of the
@@ -372,10 +384,10 @@ func convert(l literal, s *schema.Schema) (scalar, error) {
 		return scalar{kind: sInt, i: int64(k)}, nil
 	case schema.Bytes, schema.Fixed:
 		if s.Logical == schema.LogicalDecimal {
-			if l.kind != litNumber || math.IsNaN(l.f) || math.IsInf(l.f, 0) {
+			if l.kind != litNumber || l.r == nil {
 				return scalar{}, want("a finite number")
 			}
-			return scalar{kind: sRat, r: mustRat(strings.TrimPrefix(l.text, "+"))}, nil
+			return scalar{kind: sRat, r: l.r}, nil
 		}
 		switch l.kind {
 		case litBytes:
@@ -404,11 +416,35 @@ func describe(s *schema.Schema) string {
 	return d
 }
 
+// number converts a number literal: an int64 as sInt, NaN and the
+// infinities as sFloat, any other value as an sNum that compares exactly.
 func number(l literal) scalar {
-	if l.isInt {
+	switch {
+	case l.isInt:
 		return scalar{kind: sInt, i: l.i}
+	case l.r == nil:
+		return scalar{kind: sFloat, f: l.f}
 	}
-	return scalar{kind: sFloat, f: l.f}
+	s := scalar{kind: sNum, f: l.f}
+	switch {
+	case math.IsInf(l.f, 1):
+		s.d = -1
+	case math.IsInf(l.f, -1):
+		s.d = 1
+	default:
+		s.d = int8(l.r.Cmp(new(big.Rat).SetFloat64(l.f)))
+	}
+	fl := new(big.Int).Quo(l.r.Num(), l.r.Denom()) // truncated toward zero
+	if l.r.Sign() < 0 && !l.r.IsInt() {
+		fl.Sub(fl, big.NewInt(1))
+	}
+	switch {
+	case !fl.IsInt64():
+		s.out = int8(fl.Sign())
+	default:
+		s.i = fl.Int64()
+	}
+	return s
 }
 
 // parseTime reads a date, time or timestamp written as text for a field of

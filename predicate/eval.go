@@ -38,6 +38,7 @@ type (
 		t    *target
 		op   Op
 		lits [][]scalar // per leaf of t
+		sets []*inSet   // IN only: lits as sets, per leaf of t
 	}
 	nullNode struct {
 		t   *target
@@ -174,7 +175,7 @@ func (n *cmpNode) eval(rec any) (Truth, error) {
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.t.path, err)
 		}
-		if itemTrue(n.op, sv, n.lits[k]) {
+		if n.sets != nil && n.sets[k].has(sv) || n.sets == nil && itemTrue(n.op, sv, n.lits[k]) {
 			res = True
 			return errStop
 		}
@@ -266,8 +267,37 @@ func compare(a, b scalar) (c int, ok bool) {
 		return strings.Compare(a.s, b.s), true
 	case a.kind == sRat && b.kind == sRat:
 		return a.r.Cmp(b.r), true
+	case b.kind == sNum && (a.kind == sInt || a.kind == sFloat):
+		return cmpNum(a, b)
+	case a.kind == sNum && (b.kind == sInt || b.kind == sFloat):
+		c, ok := cmpNum(b, a)
+		return -c, ok
 	}
 	return 0, false
+}
+
+// cmpNum compares an integer or a float a with a number literal n exactly.
+func cmpNum(a, n scalar) (int, bool) {
+	if a.kind == sInt {
+		// n is not an integer when it lies in the int64 range.
+		switch {
+		case n.out != 0:
+			return -int(n.out), true
+		case a.i <= n.i:
+			return -1, true
+		}
+		return 1, true
+	}
+	switch {
+	case a.f != a.f:
+		return 0, false
+	case a.f < n.f:
+		return -1, true
+	case a.f > n.f:
+		return 1, true
+	}
+	// a is n's nearest float: n lies on the side d says.
+	return -int(n.d), true
 }
 
 func cmp3(lt, gt bool) int {
@@ -303,6 +333,58 @@ func cmpIntFloat(i int64, f float64) (int, bool) {
 		return 1, true
 	}
 	return 0, true
+}
+
+// inSet holds the literals of an IN list by their exact values, so that a
+// value is looked up rather than compared with each: the integers, the
+// floats and the strings (bytes, and decimals as rationals) among them.
+type inSet struct {
+	ints   map[int64]struct{}
+	floats map[float64]struct{}
+	strs   map[string]struct{}
+}
+
+func newInSet(lits []scalar) *inSet {
+	s := &inSet{ints: map[int64]struct{}{}, floats: map[float64]struct{}{}, strs: map[string]struct{}{}}
+	for _, l := range lits {
+		switch l.kind {
+		case sInt:
+			s.ints[l.i] = struct{}{}
+			if f := float64(l.i); f < 0x1p63 && int64(f) == l.i {
+				s.floats[f] = struct{}{}
+			}
+		case sFloat:
+			if l.f == l.f {
+				s.floats[l.f] = struct{}{}
+			}
+		case sNum:
+			// Not an int64; a float only when it is exactly one.
+			if l.d == 0 {
+				s.floats[l.f] = struct{}{}
+			}
+		case sBytes:
+			s.strs[l.s] = struct{}{}
+		case sRat:
+			s.strs[l.r.RatString()] = struct{}{}
+		}
+	}
+	return s
+}
+
+// has reports whether a value equals a literal of the set.
+func (s *inSet) has(v scalar) bool {
+	var ok bool
+	switch v.kind {
+	case sInt:
+		_, ok = s.ints[v.i]
+	case sFloat:
+		_, ok = s.floats[v.f] // NaN is never found
+	case sBytes:
+		_, ok = s.strs[v.s]
+	case sRat:
+		_, ok = s.strs[v.r.RatString()]
+	}
+	return ok
 }
 
 // itemTrue evaluates a comparison on one non-null value. NaN compares as

@@ -1,6 +1,7 @@
 package predicate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -58,26 +59,17 @@ func (o Op) String() string {
 	return "Op(" + strconv.Itoa(int(o)) + ")"
 }
 
-// Expression nodes, as parsed.
+// Expression nodes, as parsed. Offsets for errors are kept where binding
+// reports them: in field paths and literals.
 type (
-	expr interface{ offset() int }
+	expr interface{ isExpr() }
 
-	andExpr struct {
-		at   int
-		l, r expr
-	}
-	orExpr struct {
-		at   int
-		l, r expr
-	}
-	notExpr struct {
-		at int
-		x  expr
-	}
+	andExpr struct{ l, r expr }
+	orExpr  struct{ l, r expr }
+	notExpr struct{ x expr }
 	cmpExpr struct {
 		path fieldPath
 		op   Op
-		at   int // the operator's offset
 		lits []literal
 	}
 	nullExpr struct {
@@ -86,11 +78,11 @@ type (
 	}
 )
 
-func (e *andExpr) offset() int  { return e.at }
-func (e *orExpr) offset() int   { return e.at }
-func (e *notExpr) offset() int  { return e.at }
-func (e *cmpExpr) offset() int  { return e.path.at }
-func (e *nullExpr) offset() int { return e.path.at }
+func (*andExpr) isExpr()  {}
+func (*orExpr) isExpr()   {}
+func (*notExpr) isExpr()  {}
+func (*cmpExpr) isExpr()  {}
+func (*nullExpr) isExpr() {}
 
 type fieldPath struct {
 	at   int
@@ -109,9 +101,9 @@ const (
 	litBytes // X'hex'
 )
 
-// literal is a constant as written. A number keeps its text, so that a
-// decimal field can compare it exactly, and its value: an int64 when it is
-// an integer that fits, else a float64.
+// literal is a constant as written. A number keeps its text, its exact
+// value (r, nil for NaN and the infinities), the nearest float64 and, when
+// it is an integer that fits, its int64.
 type literal struct {
 	at    int
 	kind  litKind
@@ -119,6 +111,7 @@ type literal struct {
 	isInt bool
 	i     int64
 	f     float64
+	r     *big.Rat
 	b     bool
 }
 
@@ -341,7 +334,6 @@ func (p *parser) unary(depth int) (expr, error) {
 		return nil, p.errAt(p.tok.at, "expression nested too deeply")
 	}
 	if p.keyword("NOT") {
-		at := p.tok.at
 		if err := p.next(); err != nil {
 			return nil, err
 		}
@@ -349,7 +341,7 @@ func (p *parser) unary(depth int) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &notExpr{at: at, x: x}, nil
+		return &notExpr{x: x}, nil
 	}
 	if p.tok.kind == tLParen {
 		open := p.tok.at
@@ -378,7 +370,6 @@ func (p *parser) nested(depth int) (expr, error) {
 		return nil, err
 	}
 	for p.keyword("OR") {
-		at := p.tok.at
 		if err := p.next(); err != nil {
 			return nil, err
 		}
@@ -386,7 +377,7 @@ func (p *parser) nested(depth int) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		l = &orExpr{at: at, l: l, r: r}
+		l = &orExpr{l: l, r: r}
 	}
 	return l, nil
 }
@@ -397,7 +388,6 @@ func (p *parser) nestedAnd(depth int) (expr, error) {
 		return nil, err
 	}
 	for p.keyword("AND") {
-		at := p.tok.at
 		if err := p.next(); err != nil {
 			return nil, err
 		}
@@ -405,7 +395,7 @@ func (p *parser) nestedAnd(depth int) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		l = &andExpr{at: at, l: l, r: r}
+		l = &andExpr{l: l, r: r}
 	}
 	return l, nil
 }
@@ -431,7 +421,6 @@ func (p *parser) predicate() (expr, error) {
 		}
 		return &nullExpr{path: path, not: not}, p.next()
 	case p.keyword("NOT"), p.keyword("IN"):
-		at := p.tok.at
 		not := p.keyword("NOT")
 		if not {
 			if err := p.next(); err != nil {
@@ -467,9 +456,9 @@ func (p *parser) predicate() (expr, error) {
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		var e expr = &cmpExpr{path: path, op: IN, at: at, lits: lits}
+		var e expr = &cmpExpr{path: path, op: IN, lits: lits}
 		if not {
-			e = &notExpr{at: at, x: e}
+			e = &notExpr{x: e}
 		}
 		return e, nil
 	case p.tok.kind == tOp:
@@ -501,7 +490,7 @@ func (p *parser) predicate() (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &cmpExpr{path: path, op: op, at: at, lits: []literal{l}}, nil
+		return &cmpExpr{path: path, op: op, lits: []literal{l}}, nil
 	}
 	return nil, p.errAt(p.tok.at, "expected an operator (= != < <= > >= IN IS) after "+strconv.Quote(path.String())+", found "+p.describe())
 }
@@ -555,20 +544,14 @@ func (p *parser) literal() (literal, error) {
 			}
 			return l, p.next()
 		}
-		if i, err := strconv.ParseInt(t, 10, 64); err == nil {
-			l.isInt, l.i, l.f = true, i, float64(i)
-			return l, p.next()
+		r, err := parseNumber(t)
+		if err != nil {
+			return l, p.errAt(l.at, err.Error())
 		}
-		if _, ok := new(big.Rat).SetString(t); !ok {
-			return l, p.errAt(l.at, "malformed number "+strconv.Quote(p.tok.text))
-		}
-		f, err := strconv.ParseFloat(t, 64)
-		if err != nil && !strings.Contains(err.Error(), "range") {
-			return l, p.errAt(l.at, "malformed number "+strconv.Quote(p.tok.text))
-		}
-		l.f = f
-		if f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 && new(big.Rat).SetFloat64(f).Cmp(mustRat(t)) == 0 {
-			l.isInt, l.i = true, int64(f)
+		l.r = r
+		l.f, _ = r.Float64()
+		if r.IsInt() && r.Num().IsInt64() {
+			l.isInt, l.i = true, r.Num().Int64()
 		}
 	case tIdent:
 		switch {
@@ -587,7 +570,32 @@ func (p *parser) literal() (literal, error) {
 	return l, p.next()
 }
 
-func mustRat(s string) *big.Rat {
-	r, _ := new(big.Rat).SetString(s)
-	return r
+// Bounds on a number literal, so that parsing it stays linear in its length
+// and its exact value small: the longest literal, in characters, and the
+// largest exponent.
+const (
+	maxNumberLen      = 4096
+	maxNumberExponent = 10000
+)
+
+// parseNumber reads a decimal number literal (t without a leading '+')
+// exactly.
+func parseNumber(t string) (*big.Rat, error) {
+	if len(t) > maxNumberLen {
+		return nil, fmt.Errorf("number literal of %d characters: at most %d are allowed", len(t), maxNumberLen)
+	}
+	if k := strings.IndexAny(t, "eE"); k >= 0 {
+		e, err := strconv.Atoi(t[k+1:])
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("malformed number %q", t)
+		}
+		if err != nil || e > maxNumberExponent || e < -maxNumberExponent {
+			return nil, fmt.Errorf("exponent of %q out of range: at most %d either way", t, maxNumberExponent)
+		}
+	}
+	r, ok := new(big.Rat).SetString(t)
+	if !ok || strings.ContainsAny(t, "/xXpP") {
+		return nil, fmt.Errorf("malformed number %q", t)
+	}
+	return r, nil
 }

@@ -5,7 +5,7 @@
 //
 // A typical remote read:
 //
-//	h, err := remote.OpenHTTP(ctx, nil, url)
+//	h, err := remote.OpenHTTP(ctx, url, nil)
 //	c := remote.NewCoalescer(h, h.Size(), nil)
 //	rd, err := format.NewReader(c, h.Size(), &format.ReaderOptions{Prefetch: c.Prefetch})
 package remote
@@ -16,19 +16,66 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ErrRemote is wrapped by every error about what a server answered.
 var ErrRemote = errors.New("remote read failed")
+
+// ErrTimeout is wrapped, with ErrRemote, by the error of a request that a
+// timeout of HTTPOptions ended.
+var ErrTimeout = errors.New("timed out")
+
+// DefaultHTTPTimeout is the default of each of HTTPOptions' timeouts.
+const DefaultHTTPTimeout = 30 * time.Second
+
+// HTTPOptions configure OpenHTTP. The zero value (or nil) is the default:
+// http.DefaultClient, and each timeout DefaultHTTPTimeout. A negative
+// timeout is none.
+type HTTPOptions struct {
+	// Client makes the requests; nil means http.DefaultClient.
+	Client *http.Client
+	// ConnectTimeout bounds the time from a request's start until it has
+	// a connection (DNS lookup, TCP and TLS handshakes included).
+	ConnectTimeout time.Duration
+	// HeaderTimeout bounds the time from the connection until the
+	// response's header has arrived.
+	HeaderTimeout time.Duration
+	// IdleTimeout bounds the time the body of a response may go without a
+	// byte arriving.
+	IdleTimeout time.Duration
+}
+
+// timeouts returns the three timeouts with defaults applied; 0 is none.
+func (o *HTTPOptions) timeouts() (connect, header, idle time.Duration) {
+	get := func(d time.Duration) time.Duration {
+		switch {
+		case d == 0:
+			return DefaultHTTPTimeout
+		case d < 0:
+			return 0
+		}
+		return d
+	}
+	if o == nil {
+		o = &HTTPOptions{}
+	}
+	return get(o.ConnectTimeout), get(o.HeaderTimeout), get(o.IdleTimeout)
+}
 
 // HTTP is an io.ReaderAt over an http:// or https:// URL: each ReadAt is one
 // GET with a Range header. It is safe for concurrent use.
 type HTTP struct {
 	ctx     context.Context
 	client  *http.Client
+	connect time.Duration // timeouts, 0 for none
+	header  time.Duration
+	idle    time.Duration
 	url     string
 	size    int64
 	etag    string
@@ -38,19 +85,17 @@ type HTTP struct {
 
 // OpenHTTP finds the size of the resource at url, by a HEAD request, or by
 // a one-byte range request when HEAD gives no length, and checks that the
-// server serves byte ranges. client nil means http.DefaultClient. Requests
-// are made with ctx, so cancelling it fails reads in progress.
-func OpenHTTP(ctx context.Context, client *http.Client, url string) (*HTTP, error) {
-	if client == nil {
-		client = http.DefaultClient
+// server serves byte ranges. opts nil means the defaults (see
+// HTTPOptions). Requests are made with ctx, so cancelling it fails reads
+// in progress; a server that stalls fails them with ErrTimeout.
+func OpenHTTP(ctx context.Context, url string, opts *HTTPOptions) (*HTTP, error) {
+	client := http.DefaultClient
+	if opts != nil && opts.Client != nil {
+		client = opts.Client
 	}
 	h := &HTTP{ctx: ctx, client: client, url: url, size: -1}
-	req, err := http.NewRequestWithContext(ctx, http.MethodHead, url, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", url, err)
-	}
-	h.reqs.Add(1)
-	resp, err := client.Do(req)
+	h.connect, h.header, h.idle = opts.timeouts()
+	resp, err := h.do(http.MethodHead, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", url, err)
 	}
@@ -92,17 +137,13 @@ func (h *HTTP) BytesFetched() int64 { return h.fetched.Load() }
 // get makes a range request for bytes first..last and checks that the
 // server answered with that range.
 func (h *HTTP) get(first, last int64) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(h.ctx, http.MethodGet, h.url, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", h.url, err)
-	}
-	req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", first, last))
-	if h.etag != "" {
-		// Fail rather than mix the bytes of two versions of the file.
-		req.Header.Set("If-Match", h.etag)
-	}
-	h.reqs.Add(1)
-	resp, err := h.client.Do(req)
+	resp, err := h.do(http.MethodGet, func(req *http.Request) {
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", first, last))
+		if h.etag != "" {
+			// Fail rather than mix the bytes of two versions of the file.
+			req.Header.Set("If-Match", h.etag)
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: bytes %d-%d: %w", h.url, first, last, err)
 	}
@@ -122,6 +163,116 @@ func (h *HTTP) get(first, last int64) (*http.Response, error) {
 		return nil, fmt.Errorf("%s: %w", h.url, err)
 	}
 	return resp, nil
+}
+
+// do makes one request, under the connect and header timeouts; the
+// response's body is read under the idle timeout, and closing it ends the
+// request.
+func (h *HTTP) do(method string, set func(*http.Request)) (*http.Response, error) {
+	ctx, cancel := context.WithCancelCause(h.ctx)
+	w := &watchdog{cancel: cancel}
+	if h.connect > 0 {
+		w.arm(h.connect, "no connection")
+	}
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) {
+			w.arm(h.header, "no response header")
+		},
+	})
+	req, err := http.NewRequestWithContext(ctx, method, h.url, nil)
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	if set != nil {
+		set(req)
+	}
+	h.reqs.Add(1)
+	resp, err := h.client.Do(req)
+	if err != nil {
+		err = w.cause(ctx, err)
+		cancel(nil)
+		return nil, err
+	}
+	w.arm(h.idle, "no byte of the body")
+	resp.Body = &watchedBody{body: resp.Body, w: w, ctx: ctx, idle: h.idle}
+	return resp, nil
+}
+
+// watchdog cancels a request whose current phase lasts too long, saying
+// which phase it was.
+type watchdog struct {
+	cancel context.CancelCauseFunc
+	mu     sync.Mutex
+	timer  *time.Timer
+}
+
+// arm starts the timeout d (none if 0) for the phase what describes,
+// replacing the one before.
+func (w *watchdog) arm(d time.Duration, what string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	if d > 0 {
+		w.timer = time.AfterFunc(d, func() {
+			w.cancel(fmt.Errorf("%w: %w: %s for %v", ErrRemote, ErrTimeout, what, d))
+		})
+	}
+}
+
+// rearm restarts the current timeout, as a byte arrived.
+func (w *watchdog) rearm(d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Reset(d)
+	}
+}
+
+// stop ends the watch and the request.
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.mu.Unlock()
+	w.cancel(nil)
+}
+
+// cause returns the timeout that ended the request, if one did, else err.
+func (w *watchdog) cause(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); c != nil && errors.Is(c, ErrTimeout) {
+		return c
+	}
+	return err
+}
+
+// watchedBody is a response body read under the idle timeout.
+type watchedBody struct {
+	body io.ReadCloser
+	w    *watchdog
+	ctx  context.Context
+	idle time.Duration
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	if n > 0 {
+		b.w.rearm(b.idle)
+	}
+	if err != nil && err != io.EOF {
+		err = b.w.cause(b.ctx, err)
+	}
+	return n, err
+}
+
+func (b *watchedBody) Close() error {
+	err := b.body.Close()
+	b.w.stop()
+	return err
 }
 
 // ReadAt reads len(p) bytes at off with one range request. A short answer
@@ -147,6 +298,9 @@ func (h *HTTP) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
+		}
+		if errors.Is(err, ErrTimeout) {
+			return n, fmt.Errorf("%s: bytes %d-%d: after %d bytes: %w", h.url, off, off+want-1, n, err)
 		}
 		// Wrapped as ErrRemote, not io.ErrUnexpectedEOF, which readers
 		// take for a truncated file.

@@ -98,7 +98,7 @@ func TestProjectionRequests(t *testing.T) {
 	ctx := context.Background()
 
 	// Without coalescing: one request per block.
-	h, err := remote.OpenHTTP(ctx, s.Client(), s.URL)
+	h, err := remote.OpenHTTP(ctx, s.URL, &remote.HTTPOptions{Client: s.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestProjectionRequests(t *testing.T) {
 	}
 
 	// With coalescing: the HEAD, the header and a few per column.
-	h, err = remote.OpenHTTP(ctx, s.Client(), s.URL)
+	h, err = remote.OpenHTTP(ctx, s.URL, &remote.HTTPOptions{Client: s.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestProjectionRequests(t *testing.T) {
 func TestNoHeadUsesContentRange(t *testing.T) {
 	data, wantSum, wantLen := million(t, 5000)
 	s := serve(t, data, 0, true)
-	h, err := remote.OpenHTTP(context.Background(), s.Client(), s.URL)
+	h, err := remote.OpenHTTP(context.Background(), s.URL, &remote.HTTPOptions{Client: s.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestNoHeadUsesContentRange(t *testing.T) {
 func TestServerFailsMidRead(t *testing.T) {
 	data, _, _ := million(t, 50_000)
 	s := serve(t, data, 4, false)
-	h, err := remote.OpenHTTP(context.Background(), s.Client(), s.URL)
+	h, err := remote.OpenHTTP(context.Background(), s.URL, &remote.HTTPOptions{Client: s.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,14 +191,14 @@ func TestServerFailsMidRead(t *testing.T) {
 func TestMissingAndNoRanges(t *testing.T) {
 	nf := httptest.NewServer(http.NotFoundHandler())
 	defer nf.Close()
-	if _, err := remote.OpenHTTP(context.Background(), nf.Client(), nf.URL); !errors.Is(err, remote.ErrRemote) || !strings.Contains(err.Error(), "404") {
+	if _, err := remote.OpenHTTP(context.Background(), nf.URL, &remote.HTTPOptions{Client: nf.Client()}); !errors.Is(err, remote.ErrRemote) || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("404: %v", err)
 	}
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "no ranges here")
 	}))
 	defer plain.Close()
-	if _, err := remote.OpenHTTP(context.Background(), plain.Client(), plain.URL); !errors.Is(err, remote.ErrRemote) {
+	if _, err := remote.OpenHTTP(context.Background(), plain.URL, &remote.HTTPOptions{Client: plain.Client()}); !errors.Is(err, remote.ErrRemote) {
 		t.Fatalf("no ranges: %v", err)
 	}
 }

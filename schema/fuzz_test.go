@@ -26,7 +26,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(`{"type":"int","x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`)
 	f.Add(`{"type":"record","name":"R1","fields":[{"name":"a","type":{"type":"record","name":"R0","fields":[]}},{"name":"b","type":"R0"}]}`)
 	f.Fuzz(func(t *testing.T, text string) {
-		s, err := schema.ParseOptions{MaxDepth: 64}.Parse(text)
+		s, err := schema.ParseWith(text, &schema.ParseOptions{MaxDepth: 64})
 		if err != nil {
 			var se *schema.Error
 			if !errors.As(err, &se) || se.Record != -1 {
@@ -34,7 +34,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		again, err := schema.ParseOptions{MaxDepth: 64, AllowInvalidDefaults: true}.Parse(s.String())
+		again, err := schema.ParseWith(s.String(), &schema.ParseOptions{MaxDepth: 64, AllowInvalidDefaults: true})
 		if err != nil {
 			t.Fatalf("written back as %s, which does not parse: %v", s.String(), err)
 		}

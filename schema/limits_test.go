@@ -43,10 +43,10 @@ func TestDeepSchemaRefused(t *testing.T) {
 	if _, err := Parse(deepUnions(300)); err != nil {
 		t.Fatalf("300 deep: %v", err)
 	}
-	if _, err := (ParseOptions{MaxDepth: 3000}).Parse(deepUnions(1400)); err != nil {
+	if _, err := ParseWith(deepUnions(1400), &ParseOptions{MaxDepth: 3000}); err != nil {
 		t.Fatalf("1400 deep with MaxDepth 3000: %v", err)
 	}
-	if _, err := (ParseOptions{MaxDepth: 100}).Parse(deepUnions(60)); err == nil {
+	if _, err := ParseWith(deepUnions(60), &ParseOptions{MaxDepth: 100}); err == nil {
 		t.Fatal("60 unions deep (120 levels) passed a limit of 100")
 	}
 }

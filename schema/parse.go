@@ -20,11 +20,12 @@ import (
 // recursion, inside) its first use; a union default may match any branch;
 // an unknown or invalid logical type is ignored (and kept as a property).
 // Defaults are checked against their field's type and rejected with an
-// error when they do not match, as Java does since 1.9 (ParseOptions can
-// relax that).
-func Parse(text string) (*Schema, error) { return ParseOptions{}.Parse(text) }
+// error when they do not match, as Java does since 1.9 (ParseWith's
+// options can relax that).
+func Parse(text string) (*Schema, error) { return ParseWith(text, nil) }
 
-// ParseOptions configures parsing. The zero value is Parse's behaviour.
+// ParseOptions configures ParseWith. A nil *ParseOptions, like the zero
+// value, is Parse's behaviour.
 type ParseOptions struct {
 	// AllowInvalidDefaults keeps a field default that does not match the
 	// field's type instead of rejecting the schema, as Java 1.8 and older
@@ -42,8 +43,13 @@ type ParseOptions struct {
 // the same as the column layout's (package schema/layout).
 const DefaultMaxDepth = 1000
 
-// Parse reads a schema's JSON text with the options; see the function Parse.
-func (o ParseOptions) Parse(text string) (*Schema, error) {
+// ParseWith parses an Avro schema written as JSON text, as Parse does,
+// with the options opts (nil means Parse's behaviour).
+func ParseWith(text string, opts *ParseOptions) (*Schema, error) {
+	var o ParseOptions
+	if opts != nil {
+		o = *opts
+	}
 	maxDepth := o.MaxDepth
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth

@@ -473,7 +473,7 @@ func TestAllowInvalidDefaults(t *testing.T) {
 	if _, err := Parse(text); err == nil {
 		t.Fatal("Parse accepted an invalid default")
 	}
-	s, err := ParseOptions{AllowInvalidDefaults: true}.Parse(text)
+	s, err := ParseWith(text, &ParseOptions{AllowInvalidDefaults: true})
 	if err != nil {
 		t.Fatal(err)
 	}

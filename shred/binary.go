@@ -555,7 +555,7 @@ func (aw *AvroWriter) AppendContainer(ctx context.Context, in io.Reader) error {
 	if err != nil {
 		return err
 	}
-	s, err := schema.ParseOptions{AllowInvalidDefaults: true}.Parse(r.Schema())
+	s, err := schema.ParseWith(r.Schema(), &schema.ParseOptions{AllowInvalidDefaults: true})
 	if err != nil {
 		return fmt.Errorf("the container's schema: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoload"
@@ -32,13 +33,24 @@ type ProtoOptions struct {
 	// called by FromProtoStream every 4096 messages and at the end with
 	// the messages written and the input bytes consumed.
 	File Options
-	// Mapping configures the protobuf to Avro mapping. Its Limits, when
-	// nil, are File.Layout.
-	Mapping protoschema.Options
+	// Mapping configures the protobuf to Avro mapping; nil means the
+	// defaults. Its Limits, when nil, are File.Layout.
+	Mapping *protoschema.Options
 	// Resolver finds the types of extensions; nil means the global
 	// registry.
 	Resolver protovalue.Resolver
+	// MaxJSONMessageSize bounds one line of JSONLines input, in bytes; 0
+	// means DefaultMaxJSONMessageSize. A longer line is an error naming
+	// the message.
+	MaxJSONMessageSize int64
 }
+
+// DefaultMaxJSONMessageSize is the default of
+// ProtoOptions.MaxJSONMessageSize. A message parsed from protojson into a
+// dynamic message takes many times its text's size in memory (a wide
+// google.protobuf.Struct, about 140 times), so the bound is far below the
+// binary one.
+const DefaultMaxJSONMessageSize = 4 << 20
 
 // ProtoWriter shreds protobuf messages of one type into a Trevni file. The
 // file is an ordinary Avro-Trevni file, of the Avro schema protoschema
@@ -64,11 +76,14 @@ func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *Prot
 	if md == nil {
 		return nil, errors.New("shred: nil message descriptor")
 	}
-	mo := o.Mapping
+	var mo protoschema.Options
+	if o.Mapping != nil {
+		mo = *o.Mapping
+	}
 	if mo.Limits == nil {
 		mo.Limits = o.File.Layout
 	}
-	conv, err := protovalue.NewConverter(md, &protovalue.Options{Mapping: mo, Resolver: o.Resolver})
+	conv, err := protovalue.NewConverter(md, &protovalue.Options{Mapping: &mo, Resolver: o.Resolver})
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +101,7 @@ func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *Prot
 	}
 	fo.Meta.Set(protoload.MetaDescriptorSet, set)
 	fo.Meta.SetString(protoload.MetaMessage, string(md.FullName()))
-	fo.Meta.SetString(protoschema.MetaOptions, o.Mapping.String())
+	fo.Meta.SetString(protoschema.MetaOptions, mo.String())
 	aw, err := newAvroWriter(out, mp.Schema, mp.Schema.String(), &fo)
 	if err != nil {
 		return nil, err
@@ -126,26 +141,15 @@ func (pw *ProtoWriter) Close() error { return pw.aw.Close() }
 // Abort discards the file and releases its temporary storage.
 func (pw *ProtoWriter) Abort() { pw.aw.Abort() }
 
-// ProtoInput is the form of a stream of messages.
-type ProtoInput int
-
-const (
-	// Delimited: binary messages, each preceded by its length as a
-	// varint (protodelim, Java's writeDelimitedTo).
-	Delimited ProtoInput = iota
-	// JSONLines: one protojson message per line.
-	JSONLines
-)
-
 // maxMessageSize bounds one message of a delimited stream.
 const maxMessageSize = 256 << 20
 
-// FromProtoStream converts a stream of messages of type md into a Trevni
-// file written to out, and returns the number of messages written. An
+// FromProtoStream converts a stream of messages of type md, framed as
+// form says, into a Trevni file written to out, and returns the number of messages written. An
 // error names the message (counting from 0) and where it starts in the
 // input. Cancelling ctx stops it between messages; the file is then not
 // written.
-func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form ProtoInput, md protoreflect.MessageDescriptor, opts *ProtoOptions) (int64, error) {
+func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form protoschema.Framing, md protoreflect.MessageDescriptor, opts *ProtoOptions) (int64, error) {
 	pw, err := NewProtoWriter(out, md, opts)
 	if err != nil {
 		return 0, err
@@ -157,8 +161,20 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 	progress := o.File.Progress
 	cr := &countingReader{r: in}
 	br := bufio.NewReaderSize(cr, 256<<10)
-	m := dynamicpb.NewMessage(md)
+	m := protoload.MessageType(md).New().Interface()
 	js := protojson.UnmarshalOptions{Resolver: o.Resolver}
+	maxLine := o.MaxJSONMessageSize
+	if maxLine <= 0 {
+		maxLine = DefaultMaxJSONMessageSize
+	}
+	// A message from JSON may be nested no deeper, counted as the binary
+	// encoding nests it, than the file's types may be: what the readers
+	// can give back.
+	maxDepth := layout.DefaultMaxDepth
+	if l := o.File.Layout; l != nil && l.MaxDepth > 0 {
+		maxDepth = l.MaxDepth
+	}
+	var line []byte
 	done := ctx.Done()
 	fail := func(start int64, err error) (int64, error) {
 		pw.Abort()
@@ -178,27 +194,30 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 		start := cr.n - int64(br.Buffered())
 		var err error
 		switch form {
-		case Delimited:
+		case protoschema.Delimited:
 			if msg, err = readDelimited(br, msg); err == nil {
 				err = pw.WriteWire(msg)
 			}
-		case JSONLines:
-			var text []byte
-			text, err = br.ReadBytes('\n')
-			if err == io.EOF && len(bytes.TrimSpace(text)) > 0 {
+		case protoschema.JSONLines:
+			line, err = readLine(br, line[:0], maxLine)
+			if err == io.EOF && len(bytes.TrimSpace(line)) > 0 {
 				err = nil
 			}
 			if err == nil {
-				if len(bytes.TrimSpace(text)) == 0 {
+				if len(bytes.TrimSpace(line)) == 0 {
 					continue
 				}
 				proto.Reset(m)
-				if err = js.Unmarshal(text, m); err == nil {
-					err = pw.Write(m)
+				if err = js.Unmarshal(line, m); err == nil {
+					if tooDeep(m.ProtoReflect(), 1, maxDepth) {
+						err = fmt.Errorf("%w: message nested more than %d deep (as its binary encoding nests it; layout.Options.MaxDepth)", schema.ErrTooLarge, maxDepth)
+					} else {
+						err = pw.Write(m)
+					}
 				}
 			}
 		default:
-			err = fmt.Errorf("shred: unknown input form %d", form)
+			err = fmt.Errorf("shred: unknown message framing %v", form)
 		}
 		if err == io.EOF {
 			break
@@ -214,6 +233,53 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form Prot
 		progress(pw.RowCount(), cr.n)
 	}
 	return pw.RowCount(), pw.Close()
+}
+
+// readLine reads the next line of br into buf's storage, its newline
+// included, failing once it passes limit bytes.
+func readLine(br *bufio.Reader, buf []byte, limit int64) ([]byte, error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if int64(len(buf))+int64(len(chunk)) > limit {
+			return buf, fmt.Errorf("%w: a line longer than %d bytes (ProtoOptions.MaxJSONMessageSize)", format.ErrRecordSize, limit)
+		}
+		buf = append(buf, chunk...)
+		if err != bufio.ErrBufferFull {
+			return buf, err
+		}
+	}
+}
+
+// tooDeep reports whether m, at depth depth, holds messages nested deeper
+// than limit, counting as the binary encoding nests them (a map entry is
+// a message).
+func tooDeep(m protoreflect.Message, depth, limit int) bool {
+	if depth > limit {
+		return true
+	}
+	deep := false
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+			if fd.MapValue().Message() != nil {
+				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+					deep = tooDeep(mv.Message(), depth+2, limit)
+					return !deep
+				})
+			}
+		case fd.IsList():
+			if fd.Message() != nil {
+				l := v.List()
+				for i := 0; i < l.Len() && !deep; i++ {
+					deep = tooDeep(l.Get(i).Message(), depth+1, limit)
+				}
+			}
+		case fd.Message() != nil:
+			deep = tooDeep(v.Message(), depth+1, limit)
+		}
+		return !deep
+	})
+	return deep
 }
 
 // readDelimited reads the next length-delimited message into buf's

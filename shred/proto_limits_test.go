@@ -80,8 +80,8 @@ func TestProtoExponentialLayout(t *testing.T) {
 		opts *shred.ProtoOptions
 	}{
 		{"doubling", doubling, nil},
-		{"recursion limit 12", tree, &shred.ProtoOptions{Mapping: protoschema.Options{RecursionLimit: 12}}},
-		{"recursion limit 1e6", tree, &shred.ProtoOptions{Mapping: protoschema.Options{RecursionLimit: 1e6}}},
+		{"recursion limit 12", tree, &shred.ProtoOptions{Mapping: &protoschema.Options{RecursionLimit: 12}}},
+		{"recursion limit 1e6", tree, &shred.ProtoOptions{Mapping: &protoschema.Options{RecursionLimit: 1e6}}},
 		{"doubling, raised column limit", doubling, &shred.ProtoOptions{File: shred.Options{Layout: &layout.Options{MaxColumns: 1 << 18}}}},
 	} {
 		err := limitedAlloc(t, tc.name, func() error {
@@ -97,7 +97,7 @@ func TestProtoExponentialLayout(t *testing.T) {
 	}
 
 	// Within the limits, the same shapes are fine.
-	if _, err := shred.NewProtoWriter(io.Discard, tree, &shred.ProtoOptions{Mapping: protoschema.Options{RecursionLimit: 3}}); err != nil {
+	if _, err := shred.NewProtoWriter(io.Discard, tree, &shred.ProtoOptions{Mapping: &protoschema.Options{RecursionLimit: 3}}); err != nil {
 		t.Errorf("recursion limit 3: %v", err)
 	}
 	small := compileText(t, strings.Replace(b.String(), "message M26", "message N26", 1), "M12")

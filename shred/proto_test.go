@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -47,9 +48,9 @@ func TestFromProtoStreamWriteError(t *testing.T) {
 	delimited, jsonl := streamOf(t, 50)
 	for _, tc := range []struct {
 		name string
-		form shred.ProtoInput
+		form protoschema.Framing
 		in   []byte
-	}{{"delimited", shred.Delimited, delimited}, {"json lines", shred.JSONLines, jsonl}} {
+	}{{"delimited", protoschema.Delimited, delimited}, {"json lines", protoschema.JSONLines, jsonl}} {
 		// Small blocks and a tiny memory budget spill early, to a
 		// directory that does not exist.
 		opts := &shred.ProtoOptions{File: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 1024, MemoryBudget: 1, TempDir: filepath.Join(t.TempDir(), "missing"), Concurrency: 1}}}
@@ -72,9 +73,9 @@ func TestFromProtoStreamCancel(t *testing.T) {
 	md := (&structpb.Struct{}).ProtoReflect().Descriptor()
 	delimited, jsonl := streamOf(t, 10)
 	for _, tc := range []struct {
-		form shred.ProtoInput
+		form protoschema.Framing
 		in   []byte
-	}{{shred.Delimited, delimited}, {shred.JSONLines, jsonl}} {
+	}{{protoschema.Delimited, delimited}, {protoschema.JSONLines, jsonl}} {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		var out bytes.Buffer
@@ -86,7 +87,7 @@ func TestFromProtoStreamCancel(t *testing.T) {
 	// Progress is reported through the options.
 	var rows, bytesIn int64
 	opts := &shred.ProtoOptions{File: shred.Options{Progress: func(r, b int64) { rows, bytesIn = r, b }}}
-	if _, err := shred.FromProtoStream(context.Background(), io.Discard, bytes.NewReader(delimited), shred.Delimited, md, opts); err != nil {
+	if _, err := shred.FromProtoStream(context.Background(), io.Discard, bytes.NewReader(delimited), protoschema.Delimited, md, opts); err != nil {
 		t.Fatal(err)
 	}
 	if rows != 10 || bytesIn != int64(len(delimited)) {

@@ -109,16 +109,6 @@ func (pw *ProtoWriter) writeReflective(msg []byte) error {
 	return pw.Write(pw.dyn)
 }
 
-// fieldShape is how a protobuf field maps to Avro.
-type fieldShape uint8
-
-const (
-	shapeImplicit fieldShape = iota // singular without presence: the value itself
-	shapeOptional                   // singular with presence: ["null", T]
-	shapeList                       // repeated: array of T
-	shapeMap                        // map: map of V
-)
-
 // wireScalar describes one value of a field: the field's own, a list
 // element, a map key or a map value.
 type wireScalar struct {
@@ -136,12 +126,12 @@ type wireField struct {
 	wireScalar // the field's values; a map's values
 	fd         protoreflect.FieldDescriptor
 	name       string // Avro field name, for error paths
-	shape      fieldShape
+	shape      protoschema.Shape
 	packable   bool  // a repeated scalar that may come packed
 	required   bool  // proto2 required or LEGACY_REQUIRED
 	oneof      int32 // index of its oneof, -1 if none (or synthetic)
-	// col is the value column (shapeImplicit), the union branch column
-	// (shapeOptional), or the array or map length column. itemCol holds
+	// col is the value column (Implicit), the union branch column
+	// (Optional), or the array or map length column. itemCol holds
 	// the scalar values of a branch, a list or a map.
 	col, itemCol int
 	keyCol       int
@@ -257,28 +247,29 @@ func compileWire(r *protoschema.Record, n *layout.Node) (*wireMsg, error) {
 		f := &r.Fields[i]
 		fd := f.Desc
 		wf := &m.fields[i]
-		wf.fd, wf.name, wf.oneof = fd, f.Name, -1
+		wf.fd, wf.name, wf.shape, wf.oneof = fd, f.Name, f.Shape, -1
 		wf.required = fd.Cardinality() == protoreflect.Required
-		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
-			wf.oneof = int32(od.Index())
+		if f.Oneof != nil {
+			wf.oneof = int32(f.Oneof.Index())
 		}
 		fn := n.Fields[i]
-		var items *layout.Node // the node of one value
-		vd := fd
-		switch {
-		case fd.IsMap():
-			wf.shape, wf.col, wf.keyCol, items = shapeMap, fn.Col, fn.KeyCol, fn.Items
-			wf.key = scalarOf(fd.MapKey())
-			vd = fd.MapValue()
-		case fd.IsList():
-			wf.shape, wf.col, items = shapeList, fn.Col, fn.Items
-		case f.Nullable:
-			wf.shape, wf.col, items = shapeOptional, fn.BranchCols[1], fn.Branches[1]
-		default:
-			wf.shape, wf.col, items = shapeImplicit, fn.Col, fn
+		items, ok := f.ValueNode(fn) // the node of one value
+		if !ok {
+			return nil, fmt.Errorf("shred: the layout of %s.%s does not match its protobuf mapping", r.Name, f.Name)
 		}
-		wf.wireScalar = scalarOf(vd)
-		wf.packable = wf.shape == shapeList && wf.wt != protowire.BytesType && wf.wt != protowire.StartGroupType
+		switch f.Shape {
+		case protoschema.Map:
+			wf.col, wf.keyCol = fn.Col, fn.KeyCol
+			wf.key = scalarOf(fd.MapKey())
+		case protoschema.List:
+			wf.col = fn.Col
+		case protoschema.Optional:
+			wf.col = fn.BranchCols[1]
+		default:
+			wf.col = fn.Col
+		}
+		wf.wireScalar = scalarOf(f.Value)
+		wf.packable = wf.shape == protoschema.List && wf.wt != protowire.BytesType && wf.wt != protowire.StartGroupType
 		if f.Record != nil {
 			c, err := compileWire(f.Record, items)
 			if err != nil {
@@ -287,7 +278,7 @@ func compileWire(r *protoschema.Record, n *layout.Node) (*wireMsg, error) {
 			wf.msg = c
 		} else {
 			if f.Serialized {
-				wf.ser = vd.Message()
+				wf.ser = f.Value.Message()
 			}
 			wf.itemCol = items.Col
 		}
@@ -313,20 +304,7 @@ func compileWire(r *protoschema.Record, n *layout.Node) (*wireMsg, error) {
 
 // scalarOf describes the values of fd.
 func scalarOf(fd protoreflect.FieldDescriptor) wireScalar {
-	s := wireScalar{kind: fd.Kind()}
-	switch s.kind {
-	case protoreflect.BoolKind, protoreflect.EnumKind, protoreflect.Int32Kind, protoreflect.Sint32Kind,
-		protoreflect.Uint32Kind, protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Uint64Kind:
-		s.wt = protowire.VarintType
-	case protoreflect.Sfixed32Kind, protoreflect.Fixed32Kind, protoreflect.FloatKind:
-		s.wt = protowire.Fixed32Type
-	case protoreflect.Sfixed64Kind, protoreflect.Fixed64Kind, protoreflect.DoubleKind:
-		s.wt = protowire.Fixed64Type
-	case protoreflect.GroupKind:
-		s.wt = protowire.StartGroupType
-	default:
-		s.wt = protowire.BytesType
-	}
+	s := wireScalar{kind: fd.Kind(), wt: protoschema.WireType(fd.Kind())}
 	if s.kind == protoreflect.StringKind {
 		s.utf8 = enforceUTF8(fd)
 	}
@@ -549,7 +527,7 @@ func (p *wireParser) field(m *wireMsg, fi int, wt protowire.Type, pos, end, sb, 
 	f := &m.fields[fi]
 	s := sb + fi
 	switch f.shape {
-	case shapeList:
+	case protoschema.List:
 		packed := wt == protowire.BytesType && f.packable
 		if wt != f.wt && !packed {
 			return -1, nil
@@ -570,7 +548,7 @@ func (p *wireParser) field(m *wireMsg, fi int, wt protowire.Type, pos, end, sb, 
 		p.push(s, v0, v1, wt)
 		p.slots[s].count += int32(count)
 		return next, nil
-	case shapeMap:
+	case protoschema.Map:
 		if wt != protowire.BytesType {
 			return -1, nil
 		}
@@ -684,13 +662,13 @@ func (p *wireParser) message(m *wireMsg, first int32, one bool, limit int) error
 		s := p.slots[sb+i]
 		var err error
 		switch f.shape {
-		case shapeImplicit:
+		case protoschema.Implicit:
 			if s.head < 0 {
 				p.put(&f.wireScalar, f.itemCol, f.defRaw, f.defBytes)
 			} else {
 				p.putOcc(&f.wireScalar, f.itemCol, s.tail)
 			}
-		case shapeOptional:
+		case protoschema.Optional:
 			if s.head < 0 {
 				if f.required {
 					return fieldpath.At(fieldpath.New(fmt.Errorf("required field %s not set", f.fd.FullName())), f.name)
@@ -707,10 +685,10 @@ func (p *wireParser) message(m *wireMsg, first int32, one bool, limit int) error
 			default:
 				p.putOcc(&f.wireScalar, f.itemCol, s.tail)
 			}
-		case shapeList:
+		case protoschema.List:
 			w.WriteLength(f.col, int(s.count))
 			err = p.list(f, s.head, limit)
-		case shapeMap:
+		case protoschema.Map:
 			err = p.mapField(f, s.head, limit)
 		}
 		if err != nil {
@@ -1038,14 +1016,14 @@ func (p *wireParser) check(m *wireMsg, first int32, one bool, limit int) error {
 		for o := head; o >= 0; o = p.occs[o].next {
 			var err error
 			switch f.shape {
-			case shapeMap:
+			case protoschema.Map:
 				tb := len(p.text)
 				var e mapEnt
 				if e, err = p.entry(f, o, limit-1); err == nil {
 					err = p.checkValue(f, e, limit)
 				}
 				p.text = p.text[:tb]
-			case shapeList:
+			case protoschema.List:
 				if f.msg != nil {
 					err = p.check(f.msg, o, true, limit-1)
 				} else {
@@ -1061,7 +1039,7 @@ func (p *wireParser) check(m *wireMsg, first int32, one bool, limit int) error {
 			if err != nil {
 				return fieldpath.At(err, f.name)
 			}
-			if f.shape != shapeList && f.shape != shapeMap {
+			if f.shape != protoschema.List && f.shape != protoschema.Map {
 				break // the spans of one message
 			}
 		}

@@ -465,7 +465,7 @@ func TestWriteWireOTLP(t *testing.T) {
 		t.Run(string(md.Name()), func(t *testing.T) {
 			msgs := randomMessages(md, 40, 7, 3, nil)
 			for _, limit := range []int{0, 2} {
-				opts := &shred.ProtoOptions{Resolver: noExtensions, Mapping: protoschema.Options{RecursionLimit: limit}}
+				opts := &shred.ProtoOptions{Resolver: noExtensions, Mapping: &protoschema.Options{RecursionLimit: limit}}
 				opts.File.BlockSize = 4096
 				n := wireCompare(t, md, opts, wireVariants(t, uint64(limit), msgs))
 				t.Logf("recursion limit %d: %d messages written", limit, n)
@@ -486,7 +486,7 @@ func TestWriteWireRealistic(t *testing.T) {
 	msgs := [][]byte{b, s.message(md, b), s.message(md, b)}
 	wireCompare(t, md, &shred.ProtoOptions{Resolver: noExtensions}, msgs)
 	wireCompare(t, md, &shred.ProtoOptions{}, msgs) // the global registry
-	wireCompare(t, md, &shred.ProtoOptions{Mapping: protoschema.Options{DropUnknown: true}}, msgs)
+	wireCompare(t, md, &shred.ProtoOptions{Mapping: &protoschema.Options{DropUnknown: true}}, msgs)
 }
 
 func TestWriteWireDescriptorSets(t *testing.T) {
@@ -504,7 +504,7 @@ func TestWriteWireDescriptorSets(t *testing.T) {
 	md := set.ProtoReflect().Descriptor()
 	msgs := append([]proto.Message{set}, randomMessages(md, 15, 6, 2, nil)...)
 	for _, limit := range []int{0, 1, 3} {
-		opts := &shred.ProtoOptions{Resolver: noExtensions, Mapping: protoschema.Options{RecursionLimit: limit}}
+		opts := &shred.ProtoOptions{Resolver: noExtensions, Mapping: &protoschema.Options{RecursionLimit: limit}}
 		wireCompare(t, md, opts, wireVariants(t, uint64(limit), msgs))
 	}
 }
@@ -530,7 +530,7 @@ func TestWriteWireWellKnownTypes(t *testing.T) {
 		md := m.ProtoReflect().Descriptor()
 		msgs := append([]proto.Message{m}, randomMessages(md, 10, 6, 3, nil)...)
 		for _, limit := range []int{0, 2} {
-			opts := &shred.ProtoOptions{Resolver: noExtensions, Mapping: protoschema.Options{RecursionLimit: limit}}
+			opts := &shred.ProtoOptions{Resolver: noExtensions, Mapping: &protoschema.Options{RecursionLimit: limit}}
 			wireCompare(t, md, opts, wireVariants(t, uint64(limit), msgs))
 		}
 	}
@@ -587,7 +587,7 @@ func TestWriteWireTestProtos(t *testing.T) {
 			for _, limit := range []int{0, 1} {
 				variants := wireVariants(t, uint64(limit), msgs)
 				// Extensions unknown to the resolver are unknown fields.
-				opts := &shred.ProtoOptions{Resolver: noExtensions, Mapping: protoschema.Options{RecursionLimit: limit}}
+				opts := &shred.ProtoOptions{Resolver: noExtensions, Mapping: &protoschema.Options{RecursionLimit: limit}}
 				wireCompare(t, md, opts, variants)
 				// Extensions the resolver knows take the reflective path.
 				opts.Resolver = types
@@ -729,7 +729,7 @@ func TestWriteWireHandmade(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, limit := range []int{0, 1} {
-				opts := &shred.ProtoOptions{Resolver: noExtensions, Mapping: protoschema.Options{RecursionLimit: limit}}
+				opts := &shred.ProtoOptions{Resolver: noExtensions, Mapping: &protoschema.Options{RecursionLimit: limit}}
 				if n := wireCompare(t, tc.md, opts, [][]byte{tc.b}); (n == 1) != tc.ok {
 					t.Errorf("recursion limit %d: written %v, want %v", limit, n == 1, tc.ok)
 				}
@@ -751,7 +751,7 @@ func TestWriteWireMapKeyWrongType(t *testing.T) {
 	}
 	md := gen.ProtoReflect().Descriptor()
 	for _, limit := range []int{0, 1} {
-		opts := &shred.ProtoOptions{Mapping: protoschema.Options{RecursionLimit: limit}}
+		opts := &shred.ProtoOptions{Mapping: &protoschema.Options{RecursionLimit: limit}}
 		var fast, slow bytes.Buffer
 		fw, err := shred.NewProtoWriter(&fast, md, opts)
 		if err != nil {
@@ -895,7 +895,7 @@ func TestFromProtoStreamWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	n, err := shred.FromProtoStream(context.Background(), &out, bytes.NewReader(in.Bytes()), shred.Delimited, md, nil)
+	n, err := shred.FromProtoStream(context.Background(), &out, bytes.NewReader(in.Bytes()), protoschema.Delimited, md, nil)
 	if err != nil || n != int64(len(msgs)) {
 		t.Fatalf("FromProtoStream: %d messages, %v", n, err)
 	}
@@ -916,14 +916,14 @@ func TestFromProtoStreamWire(t *testing.T) {
 		{[]byte{0xff, 0xff, 0xff, 0xff, 0x7f}, "exceeded unmarshaler's maximum"},
 		{[]byte{0x02, 0x08, 0x80}, "message 0 (input byte 0)"},
 	} {
-		_, err := shred.FromProtoStream(context.Background(), io.Discard, bytes.NewReader(tc.in), shred.Delimited, md, nil)
+		_, err := shred.FromProtoStream(context.Background(), io.Discard, bytes.NewReader(tc.in), protoschema.Delimited, md, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("input %x...: error %v, want %q", tc.in[:min(8, len(tc.in))], err, tc.want)
 		}
 	}
 	// A length that the input does not back costs no more than the input.
 	huge := append(protowire.AppendVarint(nil, 200<<20), make([]byte, 100)...)
-	if _, err := shred.FromProtoStream(context.Background(), io.Discard, bufio.NewReader(bytes.NewReader(huge)), shred.Delimited, md, nil); err == nil {
+	if _, err := shred.FromProtoStream(context.Background(), io.Discard, bufio.NewReader(bytes.NewReader(huge)), protoschema.Delimited, md, nil); err == nil {
 		t.Error("no error for a truncated huge message")
 	}
 }

@@ -1,12 +1,16 @@
-// Package typemap maps Avro types to Trevni column types, and converts
-// values between the "native" Go form of github.com/linkedin/goavro/v2 and
-// the Go values stored in Trevni columns.
+// Package typemap converts Avro values between the "native" Go form of
+// github.com/linkedin/goavro/v2 and the Go values stored in Trevni
+// columns, and resolves goavro's union values.
 //
-// A Trevni file written from Avro stores every simple Avro value (a
-// primitive, an enum or a fixed) in one column. The column types are those
-// of Java's trevni-avro, so that Java reads the files; logical types are
+// Which column an Avro type is stored in is decided by package
+// schema/layout, not here: a Trevni file written from Avro stores every
+// simple Avro value (a primitive, an enum or a fixed) in one column, of
+// the type layout.ColumnType gives, the column types of Java's
+// trevni-avro, so that Java reads the files. This package converts the
+// values that go into and come out of those columns. Logical types are
 // stored as their underlying type, byte for byte what Avro's binary
-// encoding holds, so nothing is lost:
+// encoding holds, so nothing is lost. The table's "column" entries are
+// layout.ColumnType's, for reference:
 //
 //	Avro type   logical type            goavro native value          column   stored Go value
 //	---------   ------------            -------------------          ------   ---------------
@@ -36,7 +40,7 @@
 //	fixed       duration, uuid          []byte                       bytes    []byte
 //
 // Records, arrays, maps and unions are not stored as values but as several
-// columns (see package schema/layout). Their goavro forms are map[string]any
+// columns, which package schema/layout lays out. Their goavro forms are map[string]any
 // (records: field name to value), []any, map[string]any, and for a union
 // nil (the null branch) or a map[string]any with one entry whose key names
 // the branch ([UnionKey]).

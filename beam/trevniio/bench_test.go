@@ -50,7 +50,7 @@ func BenchmarkReadPipeline(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		p, s := beam.NewPipelineWithRoot()
-		recs := Read(s, filepath.Join(dir, "*.trv"), SplitRows(10_000))
+		recs := Read(s, filepath.Join(dir, "*.trv"), &ReadOptions{SplitRows: 10_000})
 		passert.Count(s, recs, "records", benchParts*benchRowsPerPart)
 		if err := ptest.Run(p); err != nil {
 			b.Fatal(err)

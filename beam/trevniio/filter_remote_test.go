@@ -60,7 +60,7 @@ func TestReadFilter(t *testing.T) {
 		t.Fatalf("%d of %d records match", len(want), len(all))
 	}
 	p, s := beam.NewPipelineWithRoot()
-	got := Read(s, filepath.Join(dir, "part-*.trv"), Filter(testFilter), SplitRows(97))
+	got := Read(s, filepath.Join(dir, "part-*.trv"), &ReadOptions{Filter: testFilter, SplitRows: 97})
 	passert.EqualsList(s, beam.ParDo(s, hexOf, got), hexAll(want))
 	passert.Count(s, got, "records", len(want))
 	ptest.RunAndValidate(t, p)
@@ -100,10 +100,10 @@ func TestReadFilterBad(t *testing.T) {
 			}
 		}()
 		_, s := beam.NewPipelineWithRoot()
-		Read(s, dir, Filter("id >"))
+		Read(s, dir, &ReadOptions{Filter: "id >"})
 	}()
 	p, s := beam.NewPipelineWithRoot()
-	Read(s, dir, Filter("nope = 1"))
+	Read(s, dir, &ReadOptions{Filter: "nope = 1"})
 	err := ptest.Run(p)
 	if err == nil || !strings.Contains(err.Error(), "part-00000.trv") || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("an unknown field: %v", err)
@@ -129,10 +129,10 @@ func TestReadURLs(t *testing.T) {
 		urls = append(urls, fmt.Sprintf("%s/part-%05d.trv", s.URL, i))
 	}
 	p, sc := beam.NewPipelineWithRoot()
-	got := ReadAll(sc, beam.CreateList(sc, urls), SplitRows(97))
+	got := ReadAll(sc, beam.CreateList(sc, urls), &ReadOptions{SplitRows: 97})
 	passert.EqualsList(sc, beam.ParDo(sc, hexOf, got), hexAll(all))
 	passert.Count(sc, got, "records", len(all))
-	filtered := ReadAll(sc.Scope("filtered"), beam.CreateList(sc, urls), Filter(testFilter), SplitRows(300))
+	filtered := ReadAll(sc.Scope("filtered"), beam.CreateList(sc, urls), &ReadOptions{Filter: testFilter, SplitRows: 300})
 	passert.EqualsList(sc.Scope("filtered"), beam.ParDo(sc, hexOf, filtered), hexAll(matching(t, all)))
 	ptest.RunAndValidate(t, p)
 	var size int64
@@ -144,7 +144,7 @@ func TestReadURLs(t *testing.T) {
 
 	// One URL by Read.
 	p, sc = beam.NewPipelineWithRoot()
-	passert.EqualsList(sc, beam.ParDo(sc, hexOf, Read(sc, urls[1], SplitRows(500))), hexAll(all[1000:3501]))
+	passert.EqualsList(sc, beam.ParDo(sc, hexOf, Read(sc, urls[1], &ReadOptions{SplitRows: 500})), hexAll(all[1000:3501]))
 	ptest.RunAndValidate(t, p)
 }
 
@@ -156,7 +156,7 @@ func TestReadURLFailsMidRead(t *testing.T) {
 	s := serveDir(t, dir, 2)
 	u := s.URL + "/part-00000.trv"
 	p, sc := beam.NewPipelineWithRoot()
-	Read(sc, u, SplitRows(1000))
+	Read(sc, u, &ReadOptions{SplitRows: 1000})
 	err := ptest.Run(p)
 	if err == nil || !strings.Contains(err.Error(), u) || !strings.Contains(err.Error(), "remote read failed") {
 		t.Fatalf("a server failing mid-read: %v", err)
@@ -201,7 +201,7 @@ func TestReadURLBytes(t *testing.T) {
 	u := s.URL + "/big.trv"
 
 	p, sc := beam.NewPipelineWithRoot()
-	passert.Count(sc, Read(sc, u, SplitRows(25000)), "records", len(recs))
+	passert.Count(sc, Read(sc, u, &ReadOptions{SplitRows: 25000}), "records", len(recs))
 	ptest.RunAndValidate(t, p)
 	bound := st.Size() + 8*(int64(cols+1)*rangeWindow+int64(cols)*2*(64<<10+4))
 	t.Logf("8 restrictions of a file of %d bytes, %d columns: %d requests, %d bytes (bound %d)", st.Size(), cols, s.Requests.Load(), s.Sent.Load(), bound)
@@ -211,7 +211,7 @@ func TestReadURLBytes(t *testing.T) {
 
 	s.Reset()
 	p, sc = beam.NewPipelineWithRoot()
-	passert.EqualsList(sc, beam.ParDo(sc, hexOf, Read(sc, u, Filter("id < 1000"))), hexAll(recs[:1000]))
+	passert.EqualsList(sc, beam.ParDo(sc, hexOf, Read(sc, u, &ReadOptions{Filter: "id < 1000"})), hexAll(recs[:1000]))
 	ptest.RunAndValidate(t, p)
 	t.Logf("id < 1000: %d requests, %d bytes", s.Requests.Load(), s.Sent.Load())
 	// The blocks of the filter's column that may match cover some

@@ -47,54 +47,40 @@ func init() {
 }
 
 // DefaultSplitRows is the number of rows of the restrictions Read splits a
-// file into before processing, unless SplitRows says otherwise.
+// file into before processing, unless ReadOptions.SplitRows says otherwise.
 const DefaultSplitRows = 1 << 20
 
-// ReadOption configures Read.
-type ReadOption func(*readFn)
-
-// Fields selects record fields by dotted path ("a.b.c"): only their columns
-// are read. For Avro output the records are encoded in the projection of
-// the file's schema to those fields (see ProjectSchema); for protobuf
-// output the other fields stay unset.
-func Fields(paths ...string) ReadOption {
-	return func(fn *readFn) { fn.Fields = append([]string(nil), paths...) }
-}
-
-// ReaderSchema reads Avro records as the given reader schema (JSON text):
-// a projection or an evolution of the files' schema. Records are emitted
-// in its binary encoding.
-func ReaderSchema(text string) ReadOption {
-	return func(fn *readFn) { fn.ReaderSchema = text }
-}
-
-// Proto emits the records of files made from protobuf (trevni fromproto,
-// shred.ProtoWriter) as protobuf wire bytes instead of Avro binary.
-func Proto() ReadOption {
-	return func(fn *readFn) { fn.Proto = true }
-}
-
-// Filter keeps only the records satisfying expr, a filter expression in
-// the grammar of "trevni tojson --where" (package predicate: comparisons,
-// IN, BETWEEN, LIKE, IS NULL, AND, OR, NOT on the fields of the files'
-// schema, "amount > 4500 AND region IN ('EU', 'US')"). Each restriction
-// reads only the blocks whose statistics allow a match, and evaluates the
-// filter's columns before reading the others. Read panics, as beam.ParDo
-// does with a bad DoFn, if expr does not parse; a field it names that a
-// file lacks fails the pipeline with an error naming the file.
-func Filter(expr string) ReadOption {
-	return func(fn *readFn) { fn.Filter = expr }
-}
-
-// SplitRows sets the number of rows of the restrictions a file is split
-// into before processing (n > 0). Runners may split them further while
-// they run.
-func SplitRows(n int64) ReadOption {
-	return func(fn *readFn) {
-		if n > 0 {
-			fn.SplitRows = n
-		}
-	}
+// ReadOptions configure Read and ReadAll. A nil *ReadOptions, like the
+// zero value, reads every field of Avro records in the files' schema, in
+// restrictions of DefaultSplitRows rows.
+type ReadOptions struct {
+	// Fields selects record fields by dotted path ("a.b.c"): only their
+	// columns are read. For Avro output the records are encoded in the
+	// projection of the file's schema to those fields (see
+	// ProjectSchema); for protobuf output the other fields stay unset.
+	Fields []string
+	// ReaderSchema, if set, reads Avro records as this reader schema
+	// (JSON text): a projection or an evolution of the files' schema.
+	// Records are emitted in its binary encoding.
+	ReaderSchema string
+	// Proto emits the records of files made from protobuf (trevni
+	// fromproto, shred.ProtoWriter) as protobuf wire bytes instead of Avro
+	// binary.
+	Proto bool
+	// Filter, if set, keeps only the records satisfying it, a filter
+	// expression in the grammar of "trevni tojson --where" (package
+	// predicate: comparisons, IN, BETWEEN, LIKE, IS NULL, AND, OR, NOT on
+	// the fields of the files' schema, "amount > 4500 AND region IN
+	// ('EU', 'US')"). Each restriction reads only the blocks whose
+	// statistics allow a match, and evaluates the filter's columns before
+	// reading the others. Read panics, as beam.ParDo does with a bad DoFn,
+	// if it does not parse; a field it names that a file lacks fails the
+	// pipeline with an error naming the file.
+	Filter string
+	// SplitRows is the number of rows of the restrictions a file is split
+	// into before processing; 0 means DefaultSplitRows. Runners may split
+	// them further while they run.
+	SplitRows int64
 }
 
 // Read reads the records of the Trevni files glob names (a filepath.Match
@@ -102,8 +88,8 @@ func SplitRows(n int64) ReadOption {
 // URL, read with range requests) and returns them as a PCollection of
 // []byte: Avro binary records, or protobuf wire bytes with Proto. Files
 // are read in ranges of rows that a runner can split further; every record
-// is emitted exactly once.
-func Read(s beam.Scope, glob string, opts ...ReadOption) beam.PCollection {
+// is emitted exactly once. A nil opts means the defaults.
+func Read(s beam.Scope, glob string, opts *ReadOptions) beam.PCollection {
 	s = s.Scope("trevniio.Read")
 	return readPatterns(s, beam.Create(s, glob), opts)
 }
@@ -111,20 +97,33 @@ func Read(s beam.Scope, glob string, opts ...ReadOption) beam.PCollection {
 // ReadAll is Read for a PCollection of strings, each a pattern, directory
 // or URL as Read takes them: the records of all the files they name, such
 // as several URLs of the parts of a data set.
-func ReadAll(s beam.Scope, patterns beam.PCollection, opts ...ReadOption) beam.PCollection {
+func ReadAll(s beam.Scope, patterns beam.PCollection, opts *ReadOptions) beam.PCollection {
 	s = s.Scope("trevniio.ReadAll")
 	return readPatterns(s, patterns, opts)
 }
 
-func readPatterns(s beam.Scope, patterns beam.PCollection, opts []ReadOption) beam.PCollection {
-	fn := &readFn{SplitRows: DefaultSplitRows}
-	for _, o := range opts {
-		o(fn)
+func readPatterns(s beam.Scope, patterns beam.PCollection, opts *ReadOptions) beam.PCollection {
+	var o ReadOptions
+	if opts != nil {
+		o = *opts
 	}
-	if fn.Filter != "" {
-		if _, err := predicate.Parse(fn.Filter); err != nil {
+	if o.SplitRows < 0 {
+		panic(fmt.Sprintf("trevniio: SplitRows %d is negative", o.SplitRows))
+	}
+	if o.SplitRows == 0 {
+		o.SplitRows = DefaultSplitRows
+	}
+	if o.Filter != "" {
+		if _, err := predicate.Parse(o.Filter); err != nil {
 			panic(fmt.Sprintf("trevniio: Filter: %v", err))
 		}
+	}
+	fn := &readFn{
+		Fields:       append([]string(nil), o.Fields...),
+		ReaderSchema: o.ReaderSchema,
+		Proto:        o.Proto,
+		Filter:       o.Filter,
+		SplitRows:    o.SplitRows,
 	}
 	files := beam.ParDo(s, &expandFn{}, patterns)
 	files = beam.Reshuffle(s, files)
@@ -209,7 +208,7 @@ func open(ctx context.Context, name string, mode int) (*format.Reader, *remote.C
 		opts      format.ReaderOptions
 	)
 	if remote.IsURL(name) {
-		h, err := remote.OpenHTTP(ctx, nil, name)
+		h, err := remote.OpenHTTP(ctx, name, nil)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("trevniio: %w", err)
 		}
@@ -336,14 +335,36 @@ func compileFilter(rd *format.Reader, expr string) *predicate.Predicate {
 	return p
 }
 
-// rowCount reads the header of the file and returns its number of rows.
+// rowCount reads the header of the file and returns its number of rows,
+// checked against the block table of its first column: a count that the
+// file's blocks do not hold is an error.
 func rowCount(path string) (int64, error) {
 	rd, _, closeFile, err := open(context.Background(), path, headerOnly)
 	if err != nil {
 		return 0, err
 	}
 	defer closeFile()
+	if rd.NumColumns() > 0 {
+		if _, err := rd.Blocks(0); err != nil {
+			return 0, err
+		}
+	}
 	return rd.RowCount(), nil
+}
+
+// MaxInitialSplits bounds the number of restrictions Read splits one file
+// into before processing: a file of more rows than MaxInitialSplits times
+// SplitRows is split into larger restrictions (which a runner may still
+// split while it runs).
+const MaxInitialSplits = 1 << 16
+
+// splitSize returns the rows of each initial restriction of rest: size,
+// or more where size would make more than MaxInitialSplits of them.
+func splitSize(rest offsetrange.Restriction, size int64) int64 {
+	if n := rest.End - rest.Start; n > 0 && n/size >= MaxInitialSplits {
+		size = n/MaxInitialSplits + 1
+	}
+	return size
 }
 
 // CreateInitialRestriction returns all the rows of the file.
@@ -365,6 +386,7 @@ func (fn *readFn) SplitRestriction(path string, rest offsetrange.Restriction) []
 	if size <= 0 {
 		size = DefaultSplitRows
 	}
+	size = splitSize(rest, size)
 	if fn.Filter == "" {
 		return rest.SizedSplits(size)
 	}

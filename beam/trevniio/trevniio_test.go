@@ -167,14 +167,14 @@ func TestReadSplitExactlyOnce(t *testing.T) {
 	dir := t.TempDir()
 	want := makeSet(t, dir, 1000, 2501, 7, 0, 333)
 	p, s := beam.NewPipelineWithRoot()
-	got := Read(s, filepath.Join(dir, "part-*.trv"), SplitRows(97))
+	got := Read(s, filepath.Join(dir, "part-*.trv"), &ReadOptions{SplitRows: 97})
 	passert.EqualsList(s, beam.ParDo(s, hexOf, got), hexAll(want))
 	passert.Count(s, got, "records", len(want))
 	ptest.RunAndValidate(t, p)
 
 	// A directory reads its *.trv files.
 	p, s = beam.NewPipelineWithRoot()
-	got = Read(s, dir, SplitRows(500))
+	got = Read(s, dir, &ReadOptions{SplitRows: 500})
 	passert.EqualsList(s, beam.ParDo(s, hexOf, got), hexAll(want))
 	ptest.RunAndValidate(t, p)
 }
@@ -270,7 +270,7 @@ func TestReadFields(t *testing.T) {
 		want = append(want, pb)
 	}
 	p, s := beam.NewPipelineWithRoot()
-	got := Read(s, filepath.Join(dir, "*.trv"), Fields("id", "where.city"), SplitRows(150))
+	got := Read(s, filepath.Join(dir, "*.trv"), &ReadOptions{Fields: []string{"id", "where.city"}, SplitRows: 150})
 	passert.EqualsList(s, beam.ParDo(s, hexOf, got), hexAll(want))
 	ptest.RunAndValidate(t, p)
 }
@@ -319,8 +319,8 @@ func TestReadProto(t *testing.T) {
 		names = append(names, marshal(&descriptorpb.FieldDescriptorProto{Name: m.Name}))
 	}
 	p, s := beam.NewPipelineWithRoot()
-	passert.EqualsList(s, beam.ParDo(s, hexOf, Read(s, dir, Proto(), SplitRows(100))), whole)
-	passert.EqualsList(s.Scope("names"), beam.ParDo(s, hexOf, Read(s, dir, Proto(), Fields("name"), SplitRows(250))), names)
+	passert.EqualsList(s, beam.ParDo(s, hexOf, Read(s, dir, &ReadOptions{Proto: true, SplitRows: 100})), whole)
+	passert.EqualsList(s.Scope("names"), beam.ParDo(s, hexOf, Read(s, dir, &ReadOptions{Proto: true, Fields: []string{"name"}, SplitRows: 250})), names)
 	// A filter on the messages' fields, in restrictions split at 100
 	// rows: the messages of numbers 1 to 40 and 801 to 900.
 	var kept []string
@@ -329,7 +329,7 @@ func TestReadProto(t *testing.T) {
 			kept = append(kept, whole[i])
 		}
 	}
-	filtered := Read(s.Scope("filtered"), dir, Proto(), Filter("number <= 40 OR number > 800"), SplitRows(100))
+	filtered := Read(s.Scope("filtered"), dir, &ReadOptions{Proto: true, Filter: "number <= 40 OR number > 800", SplitRows: 100})
 	passert.EqualsList(s.Scope("filtered"), beam.ParDo(s, hexOf, filtered), kept)
 	ptest.RunAndValidate(t, p)
 }
@@ -337,7 +337,7 @@ func TestReadProto(t *testing.T) {
 // TestReadMissing reports a pattern that matches nothing.
 func TestReadMissing(t *testing.T) {
 	p, s := beam.NewPipelineWithRoot()
-	Read(s, filepath.Join(t.TempDir(), "*.trv"))
+	Read(s, filepath.Join(t.TempDir(), "*.trv"), nil)
 	if err := ptest.Run(p); err == nil {
 		t.Fatal("reading no file succeeded")
 	}
@@ -356,7 +356,7 @@ func TestWriteShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, s := beam.NewPipelineWithRoot()
-	names := Write(s, prefix, testSchema, beam.CreateList(s, recs), Shards(4))
+	names := Write(s, prefix, testSchema, beam.CreateList(s, recs), &WriteOptions{Shards: 4})
 	var wantNames []string
 	for i := range 4 {
 		wantNames = append(wantNames, ShardName(prefix, i, 4))
@@ -398,7 +398,7 @@ func TestWriteEmptyShards(t *testing.T) {
 	recs := genRecords(t, 0, 2, 5)
 	prefix := filepath.Join(dir, "sub", "few") // Write makes the directory
 	p, s := beam.NewPipelineWithRoot()
-	Write(s, prefix, testSchema, beam.CreateList(s, recs), Shards(5))
+	Write(s, prefix, testSchema, beam.CreateList(s, recs), &WriteOptions{Shards: 5})
 	ptest.RunAndValidate(t, p)
 	total := 0
 	for i := range 5 {
@@ -416,7 +416,7 @@ func TestWriteBadRecord(t *testing.T) {
 	prefix := filepath.Join(dir, "bad")
 	recs := append(genRecords(t, 0, 10, 1), []byte{0xff})
 	p, s := beam.NewPipelineWithRoot()
-	Write(s, prefix, testSchema, beam.CreateList(s, recs), Shards(1))
+	Write(s, prefix, testSchema, beam.CreateList(s, recs), &WriteOptions{Shards: 1})
 	if err := ptest.Run(p); err == nil {
 		t.Fatal("writing a bad record succeeded")
 	}
@@ -462,7 +462,7 @@ func TestContainerToTrevni(t *testing.T) {
 			outDir := t.TempDir()
 			prefix := filepath.Join(outDir, "shard")
 			p, s := beam.NewPipelineWithRoot()
-			Write(s, prefix, schemaText, Read(s, filepath.Join(dir, "*.trv"), SplitRows(64)), Shards(3))
+			Write(s, prefix, schemaText, Read(s, filepath.Join(dir, "*.trv"), &ReadOptions{SplitRows: 64}), &WriteOptions{Shards: 3})
 			ptest.RunAndValidate(t, p)
 			codec, err := goavro.NewCodec(schemaText)
 			if err != nil {

@@ -30,29 +30,15 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*finalizeFn)(nil)).Elem())
 }
 
-// WriteOption configures Write.
-type WriteOption func(*writeConfig)
-
-// writeConfig is the configuration of Write.
-type writeConfig struct {
-	shards int
-	codec  string
-}
-
-// Shards sets the number of files Write makes (n > 0; 1 by default).
-func Shards(n int) WriteOption {
-	return func(c *writeConfig) {
-		if n > 0 {
-			c.shards = n
-		}
-	}
-}
-
-// Codec sets the codec of the files Write makes ("null", "deflate",
-// "snappy", "bzip2", "zstandard", "xz", as package format names them);
-// the default is format's.
-func Codec(name string) WriteOption {
-	return func(c *writeConfig) { c.codec = name }
+// WriteOptions configure Write. A nil *WriteOptions, like the zero value,
+// writes one file with format's default codec.
+type WriteOptions struct {
+	// Shards is the number of files Write makes; 0 means 1.
+	Shards int
+	// Codec is the codec of the files ("null", "deflate", "snappy",
+	// "bzip2", "zstandard", "xz", as package format names them); "" means
+	// format's default.
+	Codec string
 }
 
 // ShardName returns the name of shard i of n that Write gives files of
@@ -67,22 +53,28 @@ const tempMarker = ".tmp-"
 
 // Write writes col, a PCollection of []byte holding records in the Avro
 // binary encoding of schemaText, to Trevni files PREFIX-00000-of-0000N.trv
-// (N from Shards). Records go to shards by a hash of their bytes. Each
+// (N from WriteOptions.Shards). Records go to shards by a hash of their bytes. Each
 // shard is written under a temporary name (in the directory of prefix,
 // which Write creates if need be) and renamed when the pipeline
 // has committed it, so a retried bundle leaves no duplicate or partial
 // shard; shards that receive no record are written empty, so the set is
 // always complete. Write returns the PCollection of the final file names.
-func Write(s beam.Scope, prefix string, schemaText string, col beam.PCollection, opts ...WriteOption) beam.PCollection {
+func Write(s beam.Scope, prefix string, schemaText string, col beam.PCollection, opts *WriteOptions) beam.PCollection {
 	s = s.Scope("trevniio.Write")
-	cfg := writeConfig{shards: 1}
-	for _, o := range opts {
-		o(&cfg)
+	var cfg WriteOptions
+	if opts != nil {
+		cfg = *opts
 	}
-	keyed := beam.ParDo(s, &shardFn{Shards: cfg.shards}, col)
+	if cfg.Shards < 0 {
+		panic(fmt.Sprintf("trevniio: Shards %d is negative", cfg.Shards))
+	}
+	if cfg.Shards == 0 {
+		cfg.Shards = 1
+	}
+	keyed := beam.ParDo(s, &shardFn{Shards: cfg.Shards}, col)
 	grouped := beam.GroupByKey(s, keyed)
-	temps := beam.ParDo(s, &writeShardFn{Prefix: prefix, Shards: cfg.shards, Schema: schemaText, Codec: cfg.codec}, grouped)
-	return beam.ParDo(s, &finalizeFn{Prefix: prefix, Shards: cfg.shards, Schema: schemaText, Codec: cfg.codec},
+	temps := beam.ParDo(s, &writeShardFn{Prefix: prefix, Shards: cfg.Shards, Schema: schemaText, Codec: cfg.Codec}, grouped)
+	return beam.ParDo(s, &finalizeFn{Prefix: prefix, Shards: cfg.Shards, Schema: schemaText, Codec: cfg.Codec},
 		beam.Impulse(s), beam.SideInput{Input: temps})
 }
 

@@ -7,6 +7,9 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/trevni-go/trevni/remote"
 )
 
 // A command is one entry of the command table. Adding a command to the tool
@@ -128,6 +131,8 @@ type commonFlags struct {
 type limitFlags struct {
 	maxColumns, maxDepth  int
 	maxBlock, blockMemory string
+	maxRecord             string
+	httpTimeout           time.Duration
 }
 
 // noData lists the commands that read no data file, and so take no limit
@@ -140,6 +145,8 @@ func addLimitFlags(fs *flag.FlagSet, l *limitFlags) {
 	fs.IntVar(&l.maxDepth, "max-depth", 0, "allow types nested up to `N` deep (default 1000)")
 	fs.StringVar(&l.maxBlock, "max-block-size", "", "read and write Trevni blocks of up to `SIZE` uncompressed (default 64MiB)")
 	fs.StringVar(&l.blockMemory, "block-memory", "", "hold up to `SIZE` of Trevni blocks (or CLMN inflaters) in memory while reading (default 512MiB)")
+	fs.StringVar(&l.maxRecord, "max-record-size", "", "allow records (rows) of up to `SIZE` as assembled in memory (default 64MiB)")
+	fs.DurationVar(&l.httpTimeout, "http-timeout", remote.DefaultHTTPTimeout, "fail an HTTP read that waits `DURATION` for a connection, a response header or the next byte of a body (0: wait forever)")
 }
 
 // flagSet returns a new flag set holding the command's flags and the common

@@ -44,14 +44,16 @@ func isInputArg(arg string) bool {
 }
 
 // openOptions returns the front door's options for the command's flags:
-// the limits, the reader schema (its text, "" for none) and Trevni 1's
-// --impala-booleans.
+// the limits (--max-*, --block-memory, --http-timeout), the reader schema
+// (its text, "" for none) and Trevni 1's --impala-booleans.
 func (e *env) openOptions(readerSchema string, impalaBooleans bool) *trevni.Options {
 	return &trevni.Options{
 		ReaderSchema:   readerSchema,
 		Layout:         e.limits.layout(),
 		Reader:         e.limits.reader(nil),
 		ImpalaBooleans: impalaBooleans,
+		HTTP:           e.limits.http(),
+		MaxRecordBytes: e.limits.maxRecord,
 	}
 }
 

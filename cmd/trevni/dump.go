@@ -205,8 +205,8 @@ func (e *env) newDumper(in *format.Reader, name string, sf *selectFlags) (*dumpe
 		// output, so the output fields are the filter's own, for fewer
 		// block tables to load, unless a path through a union does not
 		// allow them as a selection.
-		if d.filter, err = assemble.NewAvroReader(in, &assemble.Options{Fields: pr.Fields(), Filter: sf.where, Layout: e.limits.layout()}); err != nil {
-			d.filter, err = assemble.NewAvroReader(in, &assemble.Options{Filter: sf.where, Layout: e.limits.layout()})
+		if d.filter, err = assemble.NewAvroReader(in, &assemble.Options{Fields: pr.Fields(), Filter: sf.where, Layout: e.limits.layout(), MaxRecordBytes: e.limits.maxRecord}); err != nil {
+			d.filter, err = assemble.NewAvroReader(in, &assemble.Options{Filter: sf.where, Layout: e.limits.layout(), MaxRecordBytes: e.limits.maxRecord})
 		}
 		if err != nil {
 			return nil, e.whereError(fmt.Errorf("%s: %w", name, err))
@@ -216,6 +216,7 @@ func (e *env) newDumper(in *format.Reader, name string, sf *selectFlags) (*dumpe
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	rows.MaxBytes = e.limits.maxRecord
 	if d.filter != nil {
 		for _, i := range rows.Columns() {
 			rows.Column(i).SetReadAhead(false) // never fetch a block the filter skips

@@ -118,7 +118,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return fileError(inName, err) // the schema is the input's header's
 		}
-		rows, err := csvtable.Copy(sink, src, p.setRows)
+		rows, err := csvtable.Copy(e.ctx, sink, src, &csvtable.CopyOptions{Progress: p.setRows})
 		if err != nil {
 			return fmt.Errorf("%s: %w", inName, err)
 		}

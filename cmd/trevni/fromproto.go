@@ -57,12 +57,12 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		if *descSet != "" && *protoFile != "" {
 			return e.usagef("give --descriptor-set or --proto, not both")
 		}
-		var form shred.ProtoInput
+		var form protoschema.Framing
 		switch *input {
 		case "delimited":
-			form = shred.Delimited
+			form = protoschema.Delimited
 		case "json":
-			form = shred.JSONLines
+			form = protoschema.JSONLines
 		default:
 			return e.usagef("--input %q: want delimited or json", *input)
 		}
@@ -79,7 +79,7 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		}
 		return e.toTrevni(ins[0], out, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 			// Made here, once toTrevni has set opts.TempDir.
-			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress}, Mapping: protoschema.Options{RecursionLimit: *recursion}}
+			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress}, Mapping: &protoschema.Options{RecursionLimit: *recursion}, MaxJSONMessageSize: e.limits.maxRecord}
 			return shred.FromProtoStream(e.ctx, out, in, form, md, po)
 		})
 	}

@@ -232,3 +232,22 @@ func TestCLMNSchemaAndValidate(t *testing.T) {
 		t.Errorf("validate of a cut file: %d %s %q", r.code, r.stderr, r.stdout)
 	}
 }
+
+// TestFlagsReachFrontDoor: --max-record-size reaches the front door's
+// readers for every format (a budget below the first record stops it,
+// naming the flag), and without it the same records read.
+func TestFlagsReachFrontDoor(t *testing.T) {
+	for _, in := range []string{
+		filepath.Join(interopDir, "email", "email.deflate.crc32.trv"),
+		filepath.Join(v1Dir, "impala_all_types.trv"),
+		filepath.Join("..", "..", "testdata", "clmn", "sample.clmn"),
+	} {
+		r := runIn(t, nil, "tojson", "--max-record-size", "16", in)
+		if r.code != exitError || r.stdout != "" || !strings.Contains(r.stderr, in+": record 0") || !strings.Contains(r.stderr, "--max-record-size") {
+			t.Errorf("%s: %d %q %s", in, r.code, r.stdout, r.stderr)
+		}
+		if r := runIn(t, nil, "tojson", "--max-record-size", "1MiB", in); r.code != 0 || r.stdout == "" {
+			t.Errorf("%s with room: %d %s", in, r.code, r.stderr)
+		}
+	}
+}

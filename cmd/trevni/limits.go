@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/limitfile"
+	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 )
@@ -14,18 +17,23 @@ import (
 type limits struct {
 	maxColumns, maxDepth  int
 	maxBlock, blockMemory int64
+	maxRecord             int64         // 0 for the library's default
+	httpTimeout           time.Duration // 0 for none
 }
 
 // parse checks the limit flags.
 func (l *limitFlags) parse() (limits, error) {
-	out := limits{maxColumns: l.maxColumns, maxDepth: l.maxDepth}
+	out := limits{maxColumns: l.maxColumns, maxDepth: l.maxDepth, httpTimeout: l.httpTimeout}
 	if l.maxColumns < 0 || l.maxDepth < 0 {
 		return out, &usageError{msg: "--max-columns and --max-depth must not be negative"}
+	}
+	if l.httpTimeout < 0 {
+		return out, &usageError{msg: "--http-timeout must not be negative"}
 	}
 	for _, f := range []struct {
 		name, text string
 		dst        *int64
-	}{{"--max-block-size", l.maxBlock, &out.maxBlock}, {"--block-memory", l.blockMemory, &out.blockMemory}} {
+	}{{"--max-block-size", l.maxBlock, &out.maxBlock}, {"--block-memory", l.blockMemory, &out.blockMemory}, {"--max-record-size", l.maxRecord, &out.maxRecord}} {
 		if f.text == "" {
 			continue
 		}
@@ -49,6 +57,15 @@ func (l limits) layout() *layout.Options {
 	return &layout.Options{MaxColumns: l.maxColumns, MaxDepth: l.maxDepth}
 }
 
+// http returns the HTTP options the flags set.
+func (l limits) http() *remote.HTTPOptions {
+	d := l.httpTimeout
+	if d == 0 {
+		d = -1 // none
+	}
+	return &remote.HTTPOptions{ConnectTimeout: d, HeaderTimeout: d, IdleTimeout: d}
+}
+
 // reader applies the flags to a Trevni reader's options.
 func (l limits) reader(o *format.ReaderOptions) *format.ReaderOptions {
 	if o == nil {
@@ -70,6 +87,12 @@ func limitHint(err error) error {
 		return fmt.Errorf("%w (--max-columns and --max-depth raise the limits)", err)
 	case errors.Is(err, clmn.ErrLimit):
 		return fmt.Errorf("%w (--max-columns and --block-memory raise the limits)", err)
+	case errors.Is(err, limitfile.ErrTooLarge):
+		return fmt.Errorf("%w (the limit on schema, descriptor set and .proto files: --schema, --descriptor-set, --proto and their imports)", err)
+	case errors.Is(err, remote.ErrTimeout):
+		return fmt.Errorf("%w (--http-timeout changes the limit)", err)
+	case errors.Is(err, format.ErrRecordSize):
+		return fmt.Errorf("%w (--max-record-size raises the limit)", err)
 	case errors.Is(err, format.ErrLimit):
 		return fmt.Errorf("%w (--max-block-size and --block-memory raise the limits)", err)
 	}

@@ -169,7 +169,7 @@ func (e *env) copyTable(inPath string, out *output, sel []string, clmnOnly bool,
 		return 0, 0, fmt.Errorf("%s: %w", in.name, err)
 	}
 	p := e.newProgress(in.rowCount(), 0)
-	rows, err = csvtable.Copy(sink, src, p.setRows)
+	rows, err = csvtable.Copy(e.ctx, sink, src, &csvtable.CopyOptions{Progress: p.setRows})
 	p.done()
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", in.name, err)

@@ -4,7 +4,7 @@ import (
 	"flag"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/schema/protoschema"
 )
 
 const toprotoHelp = `
@@ -27,12 +27,12 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 	fields := fs.String("fields", "", "comma-separated field `PATHS` to keep")
 	rf := addRangeFlags(fs)
 	return func(e *env, ins []string, out *output) error {
-		var form assemble.ProtoOutput
+		var form protoschema.Framing
 		switch *outForm {
 		case "delimited":
-			form = assemble.DelimitedOutput
+			form = protoschema.Delimited
 		case "json":
-			form = assemble.JSONLinesOutput
+			form = protoschema.JSONLines
 		default:
 			return e.usagef("--output %q: want delimited or json", *outForm)
 		}

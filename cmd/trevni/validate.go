@@ -88,12 +88,12 @@ func validateOne(e *env, f *trevni.File) error {
 	blocks := 0
 	for i := range in.NumColumns() {
 		if bl, err := in.Blocks(i); err == nil {
-			blocks += len(bl) // Verify reports the tables it cannot read
+			blocks += len(bl) // Validate reports the tables it cannot read
 		}
 	}
 	stop := p.follow(f.BytesRead)
 	defer stop()
-	problems := in.Verify(func(err error) {
+	problems := in.Validate(func(err error) {
 		if e.interrupted() != nil {
 			return // the reads fail because the run is stopping
 		}

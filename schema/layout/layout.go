@@ -222,11 +222,11 @@ func New(s *schema.Schema, opts *Options) (*Layout, error) {
 // not match their fields are kept, since older Java wrote such schemas and
 // a default matters only to a reader that uses it.
 func ParseStored(text string, opts *Options) (*schema.Schema, error) {
-	po := schema.ParseOptions{AllowInvalidDefaults: true}
+	po := &schema.ParseOptions{AllowInvalidDefaults: true}
 	if opts != nil && opts.MaxDepth > 0 {
 		po.MaxDepth = opts.MaxDepth
 	}
-	return po.Parse(text)
+	return schema.ParseWith(text, po)
 }
 
 // Columns returns just the columns of schema s's layout; see New.

@@ -10,10 +10,12 @@
 package protoload
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
+	"path/filepath"
 	"strings"
 
 	"github.com/bufbuild/protocompile"
@@ -23,6 +25,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/trevni-go/trevni/internal/limitfile"
 )
 
 // Keys of the Trevni file metadata under which a file made from protobuf
@@ -69,10 +73,19 @@ func MessageType(md protoreflect.MessageDescriptor) protoreflect.MessageType {
 	return dynamicpb.NewMessageType(md)
 }
 
+// MaxFileSize bounds the size of a descriptor set file and of each .proto
+// source the package reads; a larger one is an error wrapping
+// [ErrTooLarge].
+const MaxFileSize = limitfile.DefaultLimit
+
+// ErrTooLarge is wrapped by the error of a file over [MaxFileSize].
+var ErrTooLarge = limitfile.ErrTooLarge
+
 // LoadDescriptorSet reads a binary FileDescriptorSet file, as written by
-// protoc --descriptor_set_out or buf build -o. See [ParseDescriptorSet].
+// protoc --descriptor_set_out or buf build -o, of at most [MaxFileSize]
+// bytes. See [ParseDescriptorSet].
 func LoadDescriptorSet(path string) (*protoregistry.Files, error) {
-	b, err := os.ReadFile(path)
+	b, err := limitfile.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("protoload: %w", err)
 	}
@@ -168,12 +181,17 @@ func registerFile(files *protoregistry.Files, fd protoreflect.FileDescriptor) er
 // none); imports are looked up the same way, and the well-known types and
 // other files that ship with protoc are always available. The result holds
 // the named files and all their imports.
+//
+// Files are confined to the import paths: a name that is absolute or
+// climbs out with "..", or that leads out of its import path through a
+// symbolic link, is an error; so is a file of more than [MaxFileSize]
+// bytes.
 func CompileProto(ctx context.Context, importPaths []string, names ...string) (*protoregistry.Files, error) {
 	if len(names) == 0 {
 		return nil, errors.New("protoload: no .proto files to compile")
 	}
 	c := protocompile.Compiler{
-		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: importPaths}),
+		Resolver: protocompile.WithStandardImports(confined(importPaths)),
 	}
 	compiled, err := c.Compile(ctx, names...)
 	if err != nil {
@@ -240,4 +258,58 @@ func MessageFromDescriptorSet(set []byte, name string) (protoreflect.MessageDesc
 		return nil, err
 	}
 	return FindMessage(files, name)
+}
+
+// confined resolves .proto names within the import paths (the working
+// directory when there are none), reading each file with a size bound.
+func confined(importPaths []string) protocompile.Resolver {
+	if len(importPaths) == 0 {
+		importPaths = []string{"."}
+	}
+	return protocompile.ResolverFunc(func(name string) (protocompile.SearchResult, error) {
+		if filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) {
+			return protocompile.SearchResult{}, fmt.Errorf("%s: an absolute path: files are looked up in the import paths", name)
+		}
+		rel := filepath.Clean(filepath.FromSlash(name))
+		if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return protocompile.SearchResult{}, fmt.Errorf("%s: leads out of the import paths", name)
+		}
+		var first error
+		for _, dir := range importPaths {
+			b, err := readWithin(dir, rel)
+			if err == nil {
+				return protocompile.SearchResult{Source: bytes.NewReader(b)}, nil
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				return protocompile.SearchResult{}, fmt.Errorf("%s: %w", name, err)
+			}
+			if first == nil {
+				first = err
+			}
+		}
+		return protocompile.SearchResult{}, first
+	})
+}
+
+// readWithin reads file rel of directory dir, which must lie within dir
+// once symbolic links are resolved.
+func readWithin(dir, rel string) ([]byte, error) {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, err
+	}
+	path, err := filepath.EvalSymlinks(filepath.Join(dir, rel))
+	if err != nil {
+		return nil, err
+	}
+	if path, err = filepath.Abs(path); err != nil {
+		return nil, err
+	}
+	if r, err := filepath.Rel(root, path); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("a link to %s, outside the import path %s", path, dir)
+	}
+	return limitfile.ReadFile(path, MaxFileSize)
 }

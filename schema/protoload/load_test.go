@@ -112,8 +112,8 @@ func TestDescriptorSetRoundTrip(t *testing.T) {
 		if !proto.Equal(protodesc.ToFileDescriptorProto(got.ParentFile()), protodesc.ToFileDescriptorProto(md.ParentFile())) {
 			t.Errorf("%s: file differs after the round trip", md.FullName())
 		}
-		want, _ := protoschema.AvroSchema(md, protoschema.Options{})
-		have, _ := protoschema.AvroSchema(got, protoschema.Options{})
+		want, _ := protoschema.AvroSchema(md, nil)
+		have, _ := protoschema.AvroSchema(got, nil)
 		if want.String() != have.String() {
 			t.Errorf("%s: Avro schema differs after the round trip", md.FullName())
 		}

@@ -91,14 +91,14 @@ func TestMappingLimits(t *testing.T) {
 	mutual := findIn(t, mutualSet(), "x.A")
 	for _, tc := range []struct {
 		name string
-		opts protoschema.Options
+		opts *protoschema.Options
 		ok   bool
 	}{
-		{"recursion limit 2", protoschema.Options{RecursionLimit: 2}, true},
-		{"recursion limit 40", protoschema.Options{RecursionLimit: 40}, false},
-		{"recursion limit 40, 1000 fields", protoschema.Options{RecursionLimit: 40, Limits: &layout.Options{MaxColumns: 1000}}, false},
-		{"recursion limit 1e9", protoschema.Options{RecursionLimit: 1e9}, false},
-		{"recursion limit 40, depth 10", protoschema.Options{RecursionLimit: 40, Limits: &layout.Options{MaxColumns: 1 << 30, MaxDepth: 10}}, false},
+		{"recursion limit 2", &protoschema.Options{RecursionLimit: 2}, true},
+		{"recursion limit 40", &protoschema.Options{RecursionLimit: 40}, false},
+		{"recursion limit 40, 1000 fields", &protoschema.Options{RecursionLimit: 40, Limits: &layout.Options{MaxColumns: 1000}}, false},
+		{"recursion limit 1e9", &protoschema.Options{RecursionLimit: 1e9}, false},
+		{"recursion limit 40, depth 10", &protoschema.Options{RecursionLimit: 40, Limits: &layout.Options{MaxColumns: 1 << 30, MaxDepth: 10}}, false},
 	} {
 		start := time.Now()
 		_, err := protoschema.New(mutual, tc.opts)
@@ -113,7 +113,7 @@ func TestMappingLimits(t *testing.T) {
 	// below stops it: the count is of the mapping's own size.
 	var need int
 	for lim := 1; lim < 1<<20; lim *= 2 {
-		if _, err := protoschema.New(mutual, protoschema.Options{RecursionLimit: 1, Limits: &layout.Options{MaxColumns: lim}}); err == nil {
+		if _, err := protoschema.New(mutual, &protoschema.Options{RecursionLimit: 1, Limits: &layout.Options{MaxColumns: lim}}); err == nil {
 			need = lim
 			break
 		}
@@ -121,12 +121,12 @@ func TestMappingLimits(t *testing.T) {
 	if need < 2 {
 		t.Fatalf("recursion limit 1 needs a limit of %d", need)
 	}
-	if _, err := protoschema.New(mutual, protoschema.Options{RecursionLimit: 1, Limits: &layout.Options{MaxColumns: need / 2}}); !errors.Is(err, layout.ErrTooLarge) {
+	if _, err := protoschema.New(mutual, &protoschema.Options{RecursionLimit: 1, Limits: &layout.Options{MaxColumns: need / 2}}); !errors.Is(err, layout.ErrTooLarge) {
 		t.Errorf("limit %d: %v", need/2, err)
 	}
 	// The mapping of the doubling schema is small (one record per
 	// level): its layout is what is too large.
-	dbl, err := protoschema.New(findIn(t, doublingSet(), "x.M26"), protoschema.Options{})
+	dbl, err := protoschema.New(findIn(t, doublingSet(), "x.M26"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func FuzzDescriptorSet(f *testing.F) {
 				if md.IsMapEntry() {
 					return true
 				}
-				mp, err := protoschema.New(md, protoschema.Options{RecursionLimit: int(limit), Limits: lim})
+				mp, err := protoschema.New(md, &protoschema.Options{RecursionLimit: int(limit), Limits: lim})
 				if err != nil {
 					if !errors.Is(err, layout.ErrTooLarge) && !strings.Contains(err.Error(), "protoschema: ") {
 						t.Errorf("%s: %v", md.FullName(), err)

@@ -19,8 +19,9 @@ import (
 // message's descriptors are stored beside it (package protoload).
 const MetaOptions = "protobuf.options"
 
-// Options configure the mapping. The zero value is the default. A file's
-// reader must use the options its writer used; see [MetaOptions].
+// Options configure the mapping. A nil *Options, like the zero value, is
+// the default. A file's reader must use the options its writer used; see
+// [MetaOptions].
 type Options struct {
 	// RecursionLimit is how many times a message type may be expanded inside
 	// itself before a nested occurrence is stored as serialized bytes. Zero
@@ -40,24 +41,25 @@ type Options struct {
 	Limits *layout.Options
 }
 
-// String returns the options in the form that [ParseOptions] reads, for
-// storing under [MetaOptions].
+// String returns the options in the form that [ParseStoredOptions] reads,
+// for storing under [MetaOptions].
 func (o Options) String() string {
 	return "recursion_limit=" + strconv.Itoa(o.RecursionLimit) +
 		",drop_unknown=" + strconv.FormatBool(o.DropUnknown)
 }
 
-// ParseOptions parses the text of [Options.String]. Unknown keys are errors;
-// missing keys keep their zero value.
-func ParseOptions(s string) (Options, error) {
-	var o Options
+// ParseStoredOptions parses the text of [Options.String], as a file stores
+// it under [MetaOptions]. Unknown keys are errors; missing keys keep their
+// zero value, and "" is the default options.
+func ParseStoredOptions(s string) (*Options, error) {
+	o := new(Options)
 	if s == "" {
 		return o, nil
 	}
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return o, fmt.Errorf("protoschema: options %q: %q is not key=value", s, kv)
+			return nil, fmt.Errorf("protoschema: options %q: %q is not key=value", s, kv)
 		}
 		var err error
 		switch k {
@@ -72,7 +74,7 @@ func ParseOptions(s string) (Options, error) {
 			err = errors.New("unknown option")
 		}
 		if err != nil {
-			return o, fmt.Errorf("protoschema: options %q: %s: %w", s, k, err)
+			return nil, fmt.Errorf("protoschema: options %q: %s: %w", s, k, err)
 		}
 	}
 	return o, nil
@@ -114,10 +116,17 @@ type Field struct {
 	Desc protoreflect.FieldDescriptor
 	// Avro is the field in the Avro schema.
 	Avro *schema.Field
-	// Nullable is set for singular fields with presence: the Avro type is
-	// the union ["null", T] and Branch is T's name in that union.
-	Nullable bool
-	Branch   string
+	// Shape is how the field's values stand in the Avro field.
+	Shape Shape
+	// Value describes one value of the field: Desc itself, or the value
+	// of a map's entries.
+	Value protoreflect.FieldDescriptor
+	// Oneof is the oneof the field is a member of, nil if none: the
+	// synthetic oneof of a proto3 optional field is none.
+	Oneof protoreflect.OneofDescriptor
+	// Branch is the name of T in the union ["null", T] of an Optional
+	// field, "" for other shapes.
+	Branch string
 	// Record describes the message of a message field, a list element or a
 	// map value. It is nil for other kinds and when Serialized.
 	Record *Record
@@ -132,19 +141,23 @@ type Field struct {
 // until the name is free.
 const UnknownFieldName = "_unknown"
 
-// New builds the mapping of md.
-func New(md protoreflect.MessageDescriptor, opts Options) (*Mapping, error) {
+// New builds the mapping of md. A nil opts means the defaults.
+func New(md protoreflect.MessageDescriptor, opts *Options) (*Mapping, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	if md == nil {
 		return nil, errors.New("protoschema: nil message descriptor")
 	}
 	if md.IsMapEntry() {
 		return nil, fmt.Errorf("protoschema: %s is a map entry", md.FullName())
 	}
-	if opts.RecursionLimit < 0 {
+	if o.RecursionLimit < 0 {
 		return nil, errors.New("protoschema: negative RecursionLimit")
 	}
 	b := &builder{
-		opts:      opts,
+		opts:      o,
 		maxFields: layout.DefaultMaxColumns,
 		maxDepth:  layout.DefaultMaxDepth,
 		onPath:    make(map[protoreflect.FullName]int),
@@ -154,7 +167,7 @@ func New(md protoreflect.MessageDescriptor, opts Options) (*Mapping, error) {
 		ids:       make(map[*Record]int),
 		reserved:  make(map[string]bool),
 	}
-	if l := opts.Limits; l != nil {
+	if l := o.Limits; l != nil {
 		if l.MaxColumns > 0 {
 			b.maxFields = l.MaxColumns
 		}
@@ -171,11 +184,12 @@ func New(md protoreflect.MessageDescriptor, opts Options) (*Mapping, error) {
 	}
 	b.assignNames(root)
 	buildSchema(root)
-	return &Mapping{Root: root, Schema: root.Schema, Options: opts}, nil
+	return &Mapping{Root: root, Schema: root.Schema, Options: o}, nil
 }
 
-// AvroSchema returns the Avro schema of md.
-func AvroSchema(md protoreflect.MessageDescriptor, opts Options) (*schema.Schema, error) {
+// AvroSchema returns the Avro schema of md: New's Mapping.Schema. A nil
+// opts means the defaults.
+func AvroSchema(md protoreflect.MessageDescriptor, opts *Options) (*schema.Schema, error) {
 	mp, err := New(md, opts)
 	if err != nil {
 		return nil, err
@@ -289,12 +303,15 @@ func (b *builder) expand(md protoreflect.MessageDescriptor) (*Record, error) {
 		f := &rec.Fields[i]
 		f.Name = string(fd.Name())
 		f.Desc = fd
-		f.Nullable = fd.HasPresence() && !fd.IsList() && !fd.IsMap()
-		taken[f.Name] = true
-		vd := fd
-		if fd.IsMap() {
-			vd = fd.MapValue()
+		f.Shape, f.Value = shapeOf(fd), fd
+		if f.Shape == Map {
+			f.Value = fd.MapValue()
 		}
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+			f.Oneof = od
+		}
+		taken[f.Name] = true
+		vd := f.Value
 		if vd.Message() == nil {
 			continue
 		}
@@ -366,7 +383,7 @@ func (b *builder) assignNames(root *Record) {
 		done[r] = true
 		for i := range r.Fields {
 			f := &r.Fields[i]
-			if f.Nullable {
+			if f.Shape == Optional {
 				f.Branch = branchName(f)
 			}
 			if f.Record != nil {

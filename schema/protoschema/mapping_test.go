@@ -93,7 +93,7 @@ func TestSchemasParse(t *testing.T) {
 		"google/protobuf/field_mask.proto", "google/protobuf/struct.proto", "google/protobuf/timestamp.proto",
 		"google/protobuf/wrappers.proto", "google/protobuf/descriptor.proto")...)
 	for _, md := range mds {
-		for _, opts := range []protoschema.Options{{}, {RecursionLimit: 1}, {RecursionLimit: 2, DropUnknown: true}} {
+		for _, opts := range []*protoschema.Options{nil, {RecursionLimit: 1}, {RecursionLimit: 2, DropUnknown: true}} {
 			sch, err := protoschema.AvroSchema(md, opts)
 			if err != nil {
 				t.Errorf("%s %v: %v", md.FullName(), opts, err)
@@ -134,7 +134,7 @@ func schemaFields(t *testing.T, s string) map[string]map[string]any {
 func TestSchemaTypes(t *testing.T) {
 	files := compileTestProtos(t)
 	md := findMessage(t, files, "trevni.test.p3.Everything")
-	sch, err := protoschema.AvroSchema(md, protoschema.Options{})
+	sch, err := protoschema.AvroSchema(md, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestPresence(t *testing.T) {
 		{"trevni.test.p3.Everything", []string{"opt_i32", "inner", "ts", "v_int", "o_bool"}, []string{"i32", "s", "by", "kind", "rep_inner"}},
 		{"trevni.test.ed.Item", []string{"explicit_i32", "required_i64", "open", "closed", "delimited", "with_default", "pick_u32"}, []string{"implicit_i32", "implicit_s", "implicit_open", "expanded", "by_name"}},
 	} {
-		mp, err := protoschema.New(findMessage(t, files, tc.msg), protoschema.Options{})
+		mp, err := protoschema.New(findMessage(t, files, tc.msg), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,12 +207,12 @@ func TestPresence(t *testing.T) {
 			byName[mp.Root.Fields[i].Name] = &mp.Root.Fields[i]
 		}
 		for _, n := range tc.nullable {
-			if f := byName[n]; f == nil || !f.Nullable || f.Branch == "" {
+			if f := byName[n]; f == nil || f.Shape != protoschema.Optional || f.Branch == "" {
 				t.Errorf("%s.%s: want nullable, have %+v", tc.msg, n, f)
 			}
 		}
 		for _, n := range tc.plain {
-			if f := byName[n]; f == nil || f.Nullable {
+			if f := byName[n]; f == nil || f.Shape == protoschema.Optional {
 				t.Errorf("%s.%s: want not nullable, have %+v", tc.msg, n, f)
 			}
 		}
@@ -222,7 +222,7 @@ func TestPresence(t *testing.T) {
 func TestRecursion(t *testing.T) {
 	files := compileTestProtos(t)
 	tree := findMessage(t, files, "trevni.test.p3.Tree")
-	mp, err := protoschema.New(tree, protoschema.Options{})
+	mp, err := protoschema.New(tree, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestRecursion(t *testing.T) {
 	}
 
 	// With a limit of 2, the tree is expanded twice: three shapes of Tree.
-	mp, err = protoschema.New(tree, protoschema.Options{RecursionLimit: 2})
+	mp, err = protoschema.New(tree, &protoschema.Options{RecursionLimit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func recordNames(r *protoschema.Record) map[string]bool {
 // TestSharedShapes checks that a message type used in several places with
 // the same shape is one record, and in different shapes several.
 func TestSharedShapes(t *testing.T) {
-	mp, err := protoschema.New((&structpb.Value{}).ProtoReflect().Descriptor(), protoschema.Options{})
+	mp, err := protoschema.New((&structpb.Value{}).ProtoReflect().Descriptor(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestSharedShapes(t *testing.T) {
 		t.Errorf("records %v, want %v", names, want)
 	}
 
-	mp, err = protoschema.New((&descriptorpb.FileDescriptorSet{}).ProtoReflect().Descriptor(), protoschema.Options{})
+	mp, err = protoschema.New((&descriptorpb.FileDescriptorSet{}).ProtoReflect().Descriptor(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,14 +329,14 @@ func TestSharedShapes(t *testing.T) {
 
 func TestUnknownFieldName(t *testing.T) {
 	files := compileTestProtos(t)
-	mp, err := protoschema.New(findMessage(t, files, "trevni.test.p2.Clash"), protoschema.Options{})
+	mp, err := protoschema.New(findMessage(t, files, "trevni.test.p2.Clash"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if mp.Root.Unknown != "___unknown" {
 		t.Errorf("unknown field %q", mp.Root.Unknown)
 	}
-	mp, err = protoschema.New(findMessage(t, files, "trevni.test.p2.Clash"), protoschema.Options{DropUnknown: true})
+	mp, err = protoschema.New(findMessage(t, files, "trevni.test.p2.Clash"), &protoschema.Options{DropUnknown: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func TestWellKnownTypesAreOrdinary(t *testing.T) {
 		{&wrapperspb.UInt64Value{}, []string{"value", "_unknown"}},
 		{&structpb.ListValue{}, []string{"values", "_unknown"}},
 	} {
-		mp, err := protoschema.New(tc.m.ProtoReflect().Descriptor(), protoschema.Options{})
+		mp, err := protoschema.New(tc.m.ProtoReflect().Descriptor(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,33 +374,33 @@ func TestWellKnownTypesAreOrdinary(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
-	if _, err := protoschema.New(nil, protoschema.Options{}); err == nil {
+	if _, err := protoschema.New(nil, nil); err == nil {
 		t.Error("nil descriptor accepted")
 	}
 	md := (&timestamppb.Timestamp{}).ProtoReflect().Descriptor()
-	if _, err := protoschema.New(md, protoschema.Options{RecursionLimit: -1}); err == nil {
+	if _, err := protoschema.New(md, &protoschema.Options{RecursionLimit: -1}); err == nil {
 		t.Error("negative recursion limit accepted")
 	}
 	files := compileTestProtos(t)
 	entry := findMessage(t, files, "trevni.test.p3.Everything").Fields().ByName("m_i32").Message()
-	if _, err := protoschema.New(entry, protoschema.Options{}); err == nil {
+	if _, err := protoschema.New(entry, nil); err == nil {
 		t.Error("map entry accepted")
 	}
 }
 
 func TestOptionsText(t *testing.T) {
 	for _, o := range []protoschema.Options{{}, {RecursionLimit: 3}, {DropUnknown: true}} {
-		got, err := protoschema.ParseOptions(o.String())
-		if err != nil || got != o {
-			t.Errorf("ParseOptions(%q) = %v, %v", o.String(), got, err)
+		got, err := protoschema.ParseStoredOptions(o.String())
+		if err != nil || *got != o {
+			t.Errorf("ParseStoredOptions(%q) = %v, %v", o.String(), got, err)
 		}
 	}
-	if o, err := protoschema.ParseOptions(""); err != nil || o != (protoschema.Options{}) {
-		t.Errorf("ParseOptions(\"\") = %v, %v", o, err)
+	if o, err := protoschema.ParseStoredOptions(""); err != nil || *o != (protoschema.Options{}) {
+		t.Errorf("ParseStoredOptions(\"\") = %v, %v", o, err)
 	}
 	for _, s := range []string{"x=1", "recursion_limit", "recursion_limit=-1", "drop_unknown=maybe"} {
-		if _, err := protoschema.ParseOptions(s); err == nil {
-			t.Errorf("ParseOptions(%q) accepted", s)
+		if _, err := protoschema.ParseStoredOptions(s); err == nil {
+			t.Errorf("ParseStoredOptions(%q) accepted", s)
 		}
 	}
 }
@@ -458,7 +458,7 @@ func TestNoPackage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mp, err := protoschema.New(findMessage(t, files, "trevni.test.mixed.Holder"), protoschema.Options{})
+	mp, err := protoschema.New(findMessage(t, files, "trevni.test.mixed.Holder"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +473,7 @@ func TestNoPackage(t *testing.T) {
 		t.Error(err)
 	}
 	// As the root, it needs no namespace either.
-	mp, err = protoschema.New(findMessage(t, files, "Loose"), protoschema.Options{})
+	mp, err = protoschema.New(findMessage(t, files, "Loose"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +508,7 @@ func TestWideSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mp, err := protoschema.New(fd.Messages().ByName("L0"), protoschema.Options{})
+	mp, err := protoschema.New(fd.Messages().ByName("L0"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

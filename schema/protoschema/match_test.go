@@ -29,7 +29,7 @@ func TestMatchFieldNumber(t *testing.T) {
 	}
 	// The mapping's own tree carries the numbers as the parsed text does.
 	files := compileTestProtos(t)
-	mp, err := protoschema.New(findMessage(t, files, "trevni.test.p3.Everything"), protoschema.Options{})
+	mp, err := protoschema.New(findMessage(t, files, "trevni.test.p3.Everything"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,14 +77,14 @@ func buildSchema(root *Record) {
 func avroField(f *Field) *schema.Field {
 	fd := f.Desc
 	af := &schema.Field{Name: f.Name, HasDefault: true}
-	switch {
-	case f.Nullable:
+	switch f.Shape {
+	case Optional:
 		af.Type = &schema.Schema{Kind: schema.Union, Branches: []*schema.Schema{{Kind: schema.Null}, valueSchema(f)}}
 		af.Default = nil
-	case fd.IsList():
+	case List:
 		af.Type = &schema.Schema{Kind: schema.Array, Items: valueSchema(f)}
 		af.Default = []any{}
-	case fd.IsMap():
+	case Map:
 		af.Type = &schema.Schema{Kind: schema.Map, Values: valueSchema(f)}
 		af.Default = map[string]any{}
 	default:
@@ -94,14 +94,10 @@ func avroField(f *Field) *schema.Field {
 	af.Props = append(af.Props,
 		schema.Property{Key: PropNumber, Value: json.Number(strconv.Itoa(int(fd.Number())))},
 		schema.Property{Key: PropType, Value: typeText(fd)})
-	if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
-		af.Props = append(af.Props, schema.Property{Key: PropOneof, Value: string(od.Name())})
+	if f.Oneof != nil {
+		af.Props = append(af.Props, schema.Property{Key: PropOneof, Value: string(f.Oneof.Name())})
 	}
-	vd := fd
-	if fd.IsMap() {
-		vd = fd.MapValue()
-	}
-	if ed := vd.Enum(); ed != nil {
+	if ed := f.Value.Enum(); ed != nil {
 		vals := ed.Values()
 		syms := make(map[string]any, vals.Len())
 		for i := range vals.Len() {
@@ -139,10 +135,8 @@ func valueSchema(f *Field) *schema.Schema {
 		return f.Record.Schema
 	case f.Serialized:
 		return &schema.Schema{Kind: schema.Bytes}
-	case f.Desc.IsMap():
-		return &schema.Schema{Kind: scalarKind(f.Desc.MapValue().Kind())}
 	default:
-		return &schema.Schema{Kind: scalarKind(f.Desc.Kind())}
+		return &schema.Schema{Kind: scalarKind(f.Value.Kind())}
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // ---- Avro → message ----
 
 func (c *Converter) unmarshal(b []byte, m protoreflect.Message) error {
-	return protosafe.Unmarshal(proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: c.resolver}, b, m.Interface())
+	return protosafe.Unmarshal(proto.UnmarshalOptions{Merge: true, AllowPartial: true, Resolver: c.resolver, RecursionLimit: c.recursion}, b, m.Interface())
 }
 
 func (c *Converter) fromRecord(r *protoschema.Record, in map[string]any, m protoreflect.Message) error {
@@ -56,8 +56,8 @@ func (c *Converter) fromRecord(r *protoschema.Record, in map[string]any, m proto
 
 func (c *Converter) fromField(f *protoschema.Field, v any, m protoreflect.Message) error {
 	fd := f.Desc
-	switch {
-	case fd.IsList():
+	switch f.Shape {
+	case protoschema.List:
 		arr, ok := v.([]any)
 		if !ok {
 			return typeError("array", v)
@@ -80,7 +80,7 @@ func (c *Converter) fromField(f *protoschema.Field, v any, m protoreflect.Messag
 			}
 			l.Append(pv)
 		}
-	case fd.IsMap():
+	case protoschema.Map:
 		mv, ok := v.(map[string]any)
 		if !ok {
 			return typeError("map", v)
@@ -90,7 +90,7 @@ func (c *Converter) fromField(f *protoschema.Field, v any, m protoreflect.Messag
 		}
 		mm := m.Mutable(fd).Map()
 		kk := fd.MapKey().Kind()
-		vd := fd.MapValue()
+		vd := f.Value
 		for k, e := range mv {
 			mk, err := protoschema.ParseMapKey(k, kk)
 			if err != nil {
@@ -108,12 +108,12 @@ func (c *Converter) fromField(f *protoschema.Field, v any, m protoreflect.Messag
 				return fieldpath.At(err, fieldpath.Key(k))
 			}
 		}
-	case f.Nullable:
+	case protoschema.Optional:
 		u, err := unwrap(f, v)
 		if err != nil || u == nil {
 			return err
 		}
-		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+		if od := f.Oneof; od != nil {
 			if other := m.WhichOneof(od); other != nil {
 				return fmt.Errorf("oneof %s has both %s and %s set", od.Name(), other.Name(), fd.Name())
 			}

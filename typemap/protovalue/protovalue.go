@@ -26,6 +26,7 @@ package protovalue
 import (
 	"fmt"
 
+	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -43,8 +44,9 @@ type Resolver interface {
 // Options configure a [Converter]. A nil *Options means the default
 // mapping and protoregistry.GlobalTypes.
 type Options struct {
-	// Mapping must be the options the Avro schema was made with.
-	Mapping protoschema.Options
+	// Mapping must be the options the Avro schema was made with; nil means
+	// the default mapping.
+	Mapping *protoschema.Options
 	// Resolver resolves extensions, and the types of messages stored
 	// serialized, when decoding; nil means protoregistry.GlobalTypes.
 	// Extensions it does not know stay unknown fields.
@@ -53,8 +55,21 @@ type Options struct {
 
 // Converter converts the messages of one type. It is safe for concurrent use.
 type Converter struct {
-	mapping  *protoschema.Mapping
-	resolver Resolver
+	mapping   *protoschema.Mapping
+	resolver  Resolver
+	recursion int // the recursion limit of stored messages' unmarshalling
+}
+
+// RecursionLimit returns the nesting of messages that unmarshalling
+// stored bytes allows under limits l: protobuf's default (10,000), or
+// l.MaxDepth where that is larger, so that what a writer accepted under
+// the same limits reads back.
+func RecursionLimit(l *layout.Options) int {
+	const protobufDefault = 10000
+	if l != nil && l.MaxDepth > protobufDefault {
+		return l.MaxDepth
+	}
+	return protobufDefault
 }
 
 // NewConverter builds the mapping of md (see protoschema.New) and returns a
@@ -71,7 +86,11 @@ func NewConverter(md protoreflect.MessageDescriptor, opts *Options) (*Converter,
 	if o.Resolver == nil {
 		o.Resolver = protoregistry.GlobalTypes
 	}
-	return &Converter{mapping: mp, resolver: o.Resolver}, nil
+	var limits *layout.Options
+	if o.Mapping != nil {
+		limits = o.Mapping.Limits
+	}
+	return &Converter{mapping: mp, resolver: o.Resolver, recursion: RecursionLimit(limits)}, nil
 }
 
 // Mapping returns the mapping the converter follows; its Schema is the Avro

@@ -200,7 +200,7 @@ func TestExtensions(t *testing.T) {
 }
 
 func TestDropUnknown(t *testing.T) {
-	o := &protovalue.Options{Mapping: protoschema.Options{DropUnknown: true}}
+	o := &protovalue.Options{Mapping: &protoschema.Options{DropUnknown: true}}
 	for seed := range uint64(10) {
 		f := protorand.New(seed)
 		f.MaxDepth = 8
@@ -249,7 +249,7 @@ func TestGeneratedToDynamic(t *testing.T) {
 		t.Fatal(err)
 	}
 	dc := converter(t, dmd, nil)
-	schema, _ := protoschema.AvroSchema(md, protoschema.Options{})
+	schema, _ := protoschema.AvroSchema(md, nil)
 	if dc.Mapping().Schema.String() != schema.String() {
 		t.Error("schemas of the generated and the rebuilt descriptor differ")
 	}

@@ -101,7 +101,7 @@ func TestOTLP(t *testing.T) {
 				msg := m.ProtoReflect().New()
 				f.Fill(msg)
 				roundTrip(t, msg.Interface(), nil)
-				roundTrip(t, msg.Interface(), &protovalue.Options{Mapping: protoschema.Options{RecursionLimit: 2}})
+				roundTrip(t, msg.Interface(), &protovalue.Options{Mapping: &protoschema.Options{RecursionLimit: 2}})
 			}
 		})
 	}
@@ -167,7 +167,7 @@ func TestDescriptorSets(t *testing.T) {
 		return true
 	})
 	for _, limit := range []int{0, 1, 3} {
-		roundTrip(t, &set, &protovalue.Options{Mapping: protoschema.Options{RecursionLimit: limit}})
+		roundTrip(t, &set, &protovalue.Options{Mapping: &protoschema.Options{RecursionLimit: limit}})
 	}
 	for seed := range uint64(10) {
 		f := protorand.New(seed)
@@ -216,7 +216,7 @@ func TestWellKnownTypes(t *testing.T) {
 			f.MaxDepth = 6
 			f.Fill(msg)
 			for _, limit := range []int{0, 2} {
-				roundTrip(t, msg.Interface(), &protovalue.Options{Mapping: protoschema.Options{RecursionLimit: limit}})
+				roundTrip(t, msg.Interface(), &protovalue.Options{Mapping: &protoschema.Options{RecursionLimit: limit}})
 			}
 		}
 	}
@@ -265,7 +265,7 @@ func TestTestProtos(t *testing.T) {
 				m := dynamicpb.NewMessage(md)
 				f.Fill(m)
 				for _, limit := range []int{0, 1} {
-					roundTrip(t, m, &protovalue.Options{Resolver: types, Mapping: protoschema.Options{RecursionLimit: limit}})
+					roundTrip(t, m, &protovalue.Options{Resolver: types, Mapping: &protoschema.Options{RecursionLimit: limit}})
 				}
 			}
 		})

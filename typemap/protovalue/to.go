@@ -35,16 +35,16 @@ func (c *Converter) toRecord(r *protoschema.Record, m protoreflect.Message, dst 
 			prev = dst[f.Name]
 		}
 		var err error
-		switch {
-		case fd.IsList():
+		switch f.Shape {
+		case protoschema.List:
 			if l := m.Get(fd).List(); l.Len() > 0 {
 				v, err = c.toList(f, l, prev)
 			} else {
 				v = emptyList
 			}
-		case fd.IsMap():
+		case protoschema.Map:
 			v, err = c.toMap(f, m.Get(fd).Map(), prev)
-		case f.Nullable:
+		case protoschema.Optional:
 			if m.Has(fd) {
 				v, err = c.toUnion(f, m.Get(fd), prev)
 			}
@@ -144,7 +144,7 @@ func (c *Converter) toMap(f *protoschema.Field, mm protoreflect.Map, prev any) (
 		clear(out)
 	}
 	kk := f.Desc.MapKey().Kind()
-	vd := f.Desc.MapValue()
+	vd := f.Value
 	var err error
 	mm.Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
 		ks := protoschema.MapKeyText(k, kk)

@@ -53,20 +53,16 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	opts := []trevniio.ReadOption{trevniio.SplitRows(*splitRows)}
+	opts := &trevniio.ReadOptions{SplitRows: *splitRows, Filter: *where}
 	if *fields != "" {
-		sel := strings.Split(*fields, ",")
-		if schemaText, err = trevniio.ProjectSchema(schemaText, sel); err != nil {
+		opts.Fields = strings.Split(*fields, ",")
+		if schemaText, err = trevniio.ProjectSchema(schemaText, opts.Fields); err != nil {
 			log.Fatal(err)
 		}
-		opts = append(opts, trevniio.Fields(sel...))
-	}
-	if *where != "" {
-		opts = append(opts, trevniio.Filter(*where))
 	}
 	p, s := beam.NewPipelineWithRoot()
-	records := trevniio.ReadAll(s, beam.CreateList(s, []string(input)), opts...)
-	trevniio.Write(s, *output, schemaText, records, trevniio.Shards(*shards), trevniio.Codec(*codec))
+	records := trevniio.ReadAll(s, beam.CreateList(s, []string(input)), opts)
+	trevniio.Write(s, *output, schemaText, records, &trevniio.WriteOptions{Shards: *shards, Codec: *codec})
 	if err := beamx.Run(context.Background(), p); err != nil {
 		log.Fatalf("trevnicopy: %v", err)
 	}

@@ -6,13 +6,13 @@ import (
 	"io"
 )
 
-// Verify reads the whole file and reports every problem it finds to report:
+// Validate reads the whole file and reports every problem it finds to report:
 // unreadable block tables, blocks that fail to decompress or whose checksum
 // does not match, and blocks whose data does not match the rows they claim
 // (values missing, or bytes left over at the end of a block). Each top-level
 // column and its children are checked independently, so one damaged column
 // does not hide problems in others. It returns the number of problems found.
-func (rd *Reader) Verify(report func(error)) int {
+func (rd *Reader) Validate(report func(error)) int {
 	problems := 0
 	fail := func(err error) {
 		problems++
@@ -62,7 +62,7 @@ func (rd *Reader) Verify(report func(error)) int {
 			}
 			continue
 		}
-		if err := rd.verifyTree(tree); err != nil {
+		if err := rd.validateTree(tree); err != nil {
 			fail(err)
 		}
 	}
@@ -88,7 +88,7 @@ func (c *ColumnReader) checkLeafBlock(b int) error {
 	return c.checkConsumed()
 }
 
-// verifyTree checks a top-level column with children and its descendants,
+// validateTree checks a top-level column with children and its descendants,
 // skipping values, and checks that every block is consumed exactly.
 //
 // It costs time in proportion to the bytes stored, not to the rows or
@@ -96,7 +96,7 @@ func (c *ColumnReader) checkLeafBlock(b int) error {
 // many rows, or of many elements, can be skipped in one step per column,
 // and runs of lengths are skipped whole. Rows are taken in spans within
 // which no column of the tree changes block.
-func (rd *Reader) verifyTree(tree []int) error {
+func (rd *Reader) validateTree(tree []int) error {
 	readers := make(map[int]*ColumnReader, len(tree))
 	for _, i := range tree {
 		c, err := rd.Values(i)
