@@ -102,8 +102,7 @@ func notSeekable(name string) bool {
 
 // eachFile opens each input on its own through the front door (files of
 // different schemas may be listed together) and calls fn with its one
-// part opened, for the commands that describe or check files one by one
-// (meta, validate).
+// part opened, for a command that describes files one by one (meta).
 func (e *env) eachFile(ins []string, o *trevni.Options, fn func(f *trevni.File) error) error {
 	for _, in := range ins {
 		if err := e.withFile(in, o, fn); err != nil {
