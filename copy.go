@@ -11,6 +11,13 @@ import (
 	"github.com/trevni-go/trevni/trevni1/convert"
 )
 
+// AsTrevni returns a Trevni 2 reader of the file's records, for the code
+// that reads Trevni 2 files only (package csvtable's sources, say): the
+// file's own reader (Trevni) for a Trevni 2 file, otherwise its Trevni 2
+// copy, the one a Dataset reads records through, made on the first call
+// in a temporary directory (Options.TempDir) that Close removes.
+func (f *File) AsTrevni(ctx context.Context) (*format.Reader, error) { return f.records(ctx) }
+
 // records returns a Trevni 2 reader of the file's records: the file itself,
 // or for a Trevni 1 or CLMN file its Trevni 2 copy, made on the first call
 // in a private temporary directory that Close removes.

@@ -262,3 +262,49 @@ func TestWriteProtoProgress(t *testing.T) {
 		t.Fatalf("%d messages, the last %v", k, &last)
 	}
 }
+
+// TestAsTrevni: a Trevni 1 file's Trevni 2 view holds its records, and
+// the copy behind it is gone once the file is closed.
+func TestAsTrevni(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	ds, err := trevni.Open(ctx, "testdata/trevni1/impala_all_types.trv", &trevni.Options{TempDir: tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	f, err := ds.Parts()[0].Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := f.AsTrevni(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd.RowCount() != 3 || rd.Meta().GetString("avro.schema") != ds.SchemaText() || f.Trevni() != nil {
+		t.Errorf("%d rows, schema %q", rd.RowCount(), rd.Meta().GetString("avro.schema"))
+	}
+	if again, err := f.AsTrevni(ctx); err != nil || again != rd {
+		t.Errorf("a second call: %v", err)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 1 {
+		t.Errorf("the copy: %v", ents)
+	}
+	f.Close()
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("left after Close: %v", ents)
+	}
+	// A Trevni 2 file's view is its own reader.
+	ds2, err := trevni.Open(ctx, "testdata/interop/primitives/primitives.null.none.trv", &trevni.Options{TempDir: tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, err := ds2.Parts()[0].Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	if rd, err := f2.AsTrevni(ctx); err != nil || rd != f2.Trevni() {
+		t.Errorf("Trevni 2: %v", err)
+	}
+}

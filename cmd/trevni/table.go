@@ -93,7 +93,7 @@ func (e *env) randomAccess(path string) (ra io.ReaderAt, size int64, done func()
 	return &ctxReaderAt{ctx: e.ctx, ra: ra}, size, done, nil
 }
 
-// tableInput is an input file that is Trevni or CLMN.
+// tableInput is an input file read as Trevni or CLMN.
 type tableInput struct {
 	name   string
 	clmn   *clmn.Reader   // when the file is CLMN
@@ -101,7 +101,9 @@ type tableInput struct {
 	done   func()
 }
 
-// openTable opens a Trevni or CLMN input through the front door.
+// openTable opens a Trevni, Trevni 1 or CLMN input through the front door:
+// a CLMN file is read as it is, a Trevni 1 file through its Trevni 2
+// copy.
 func (e *env) openTable(path string) (*tableInput, error) {
 	o := e.openOptions("", false)
 	o.Reader.ReadAhead = true
@@ -117,8 +119,11 @@ func (e *env) openTable(path string) (*tableInput, error) {
 	}
 	in := &tableInput{name: part.Name(), clmn: f.CLMN(), trevni: f.Trevni(), done: func() { f.Close(); done() }}
 	if f.Format() == trevni.Trevni1 {
-		in.done()
-		return nil, fmt.Errorf("%s: a Trevni 1 file: %s reads Trevni 2 and CLMN files (tojson and toavro read its records)", in.name, e.name)
+		// Its records, through the front door's Trevni 2 copy.
+		if in.trevni, err = f.AsTrevni(e.ctx); err != nil {
+			in.done()
+			return nil, err
+		}
 	}
 	return in, nil
 }
