@@ -282,7 +282,6 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		ra        io.ReaderAt
 		size      int64
 		done      = func() error { return nil }
-		prefetch  func(off, n int64)
 		sw        *switchReader
 		coalescer *remote.Coalescer
 	)
@@ -305,14 +304,15 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 			c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: rangeWindow})
 			sw = &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
 			ra, coalescer = sw, c
+		default:
+			// The header, then what is read in windows of fullWindow:
+			// a caller reading a column's blocks in order fetches them
+			// a window at a time, one reading block tables fetches
+			// little more than the tables.
+			c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: fullWindow})
+			sw = &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
+			ra = sw
 		}
-		if ra != nil {
-			break
-		}
-		// Columns are fetched in a few large range requests: the reader
-		// tells the coalescer each column's byte range.
-		c := remote.NewCoalescer(h, size, nil)
-		ra, prefetch = c, c.Prefetch
 	default:
 		f, err := os.Open(name)
 		if err != nil {
@@ -354,7 +354,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		if p.ds.opts.Reader != nil {
 			ro = *p.ds.opts.Reader
 		}
-		ro.Prefetch = prefetch
+		ro.Prefetch = nil
 		ro.ReadAhead = ro.ReadAhead || mode == openRecords
 		f.trevni, err = format.NewReader(cra, size, &ro)
 	case Trevni1:

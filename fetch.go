@@ -25,6 +25,10 @@ import (
 // rangeWindow is what a read outside the hinted ranges fetches.
 const rangeWindow = 16 << 10
 
+// fullWindow is what a read fetches from a part opened with Part.Open over
+// HTTP, where nothing is hinted.
+const fullWindow = 64 << 10
+
 // switchReader reads through header until the header is read, then
 // through rest.
 type switchReader struct {

@@ -2,7 +2,6 @@ package trevni
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -11,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 )
@@ -19,7 +19,7 @@ import (
 // *ProtoOptions reads every field into dynamicpb messages built from the
 // descriptors stored in the files.
 type ProtoOptions struct {
-	// ReadOptions gives the filter, the offset and the limit; its Fields
+	// ReadOptions gives the filter, the range and the limit; its Fields
 	// are dotted paths of protobuf field names.
 	ReadOptions
 	// MessageType, if set, is the type to read into, such as a generated
@@ -31,95 +31,91 @@ type ProtoOptions struct {
 	Resolver protovalue.Resolver
 }
 
-// eachProto calls fn with a ProtoReader over each part's messages in the
-// range opts selects, and the messages still wanted (negative for no
-// limit); fn returns how many it took.
-func (ds *Dataset) eachProto(ctx context.Context, opts *ProtoOptions, fn func(pr *assemble.ProtoReader, f *File, remaining int64) (int64, error)) error {
+// ProtoReader reads the messages of a data set of files written from
+// protobuf, part after part, as one sequence. It is not safe for
+// concurrent use. Close it when done.
+type ProtoReader struct {
+	r *Reader
+}
+
+// NewProtoReader returns a reader of the data set's messages.
+func (ds *Dataset) NewProtoReader(ctx context.Context, opts *ProtoOptions) (*ProtoReader, error) {
 	var o ProtoOptions
 	if opts != nil {
 		o = *opts
 	}
-	sp, err := newSpan(&o.ReadOptions)
-	if err != nil {
-		return err
+	r := &Reader{ds: ds, ctx: ctx, opts: o.ReadOptions}
+	r.open = func(rd *format.Reader) (partReader, error) {
+		pm, err := assemble.NewProtoReader(rd, &assemble.ProtoOptions{
+			MessageType: o.MessageType, Fields: o.Fields, Resolver: o.Resolver,
+			Layout: ds.opts.Layout, Filter: o.Where, MaxRecordBytes: ds.opts.MaxRecordBytes,
+		})
+		r.pm = pm
+		return pm, err
 	}
-	for _, p := range ds.parts {
-		if sp.done() {
-			return nil
-		}
-		from, to, read := sp.next(p.rows)
-		if !read {
-			continue
-		}
-		if p.format != Trevni2 {
-			return fmt.Errorf("%s: a %s file is not written from protobuf", p.Name(), p.format)
-		}
-		err := func() error {
-			f, err := p.openFor(ctx, openRecords)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			pr, err := assemble.NewProtoReader(f.trevni, &assemble.ProtoOptions{
-				MessageType: o.MessageType, Fields: o.Fields, Resolver: o.Resolver,
-				Layout: ds.opts.Layout, Filter: o.Where, MaxRecordBytes: ds.opts.MaxRecordBytes,
-			})
-			if err == nil && from > 0 {
-				err = pr.SeekRow(from)
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", p.Name(), err)
-			}
-			pr.StopAt(to)
-			n, err := fn(pr, f, sp.remaining)
-			sp.took(n)
-			if err != nil && !errors.Is(err, errStop) {
-				return fmt.Errorf("%s: %w", p.Name(), err)
-			}
-			return err
-		}()
-		if errors.Is(err, errStop) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	if err := r.start(); err != nil {
+		return nil, err
 	}
-	return nil
+	return &ProtoReader{r: r}, nil
 }
 
-// errStop ends eachProto early without an error.
-var errStop = errors.New("stop")
+// Read returns the next message, a new one, or io.EOF after the last.
+func (p *ProtoReader) Read() (proto.Message, error) {
+	return step(p.r, func() (proto.Message, error) { return p.r.pm.Read() })
+}
+
+// ReadWire appends the next message, in the protobuf wire format, to dst,
+// or returns io.EOF after the last (see assemble.ProtoReader.ReadWire).
+func (p *ProtoReader) ReadWire(dst []byte) ([]byte, error) {
+	return step(p.r, func() ([]byte, error) { return p.r.pm.ReadWire(dst) })
+}
+
+// All returns an iterator over the remaining messages, as Read returns
+// them. It stops after the last, or after yielding an error.
+func (p *ProtoReader) All() iter.Seq2[proto.Message, error] {
+	return func(yield func(proto.Message, error) bool) {
+		for {
+			m, err := p.Read()
+			if err == io.EOF {
+				return
+			}
+			if !yield(m, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// Row returns the data set's row after the message Read returned last.
+func (p *ProtoReader) Row() int64 { return p.r.Row() }
+
+// Records returns the number of messages returned so far.
+func (p *ProtoReader) Records() int64 { return p.r.Records() }
+
+// BytesRead returns the bytes read from the parts so far.
+func (p *ProtoReader) BytesRead() int64 { return p.r.BytesRead() }
+
+// Report returns what reading has cost so far, part by part.
+func (p *ProtoReader) Report() []PartReport { return p.r.Report() }
+
+// Close closes the part being read.
+func (p *ProtoReader) Close() error { return p.r.Close() }
 
 // Messages returns an iterator over the data set's messages, for files
 // written from protobuf: each a new message. It stops after the last or
 // the first error, which it yields.
 func (ds *Dataset) Messages(ctx context.Context, opts *ProtoOptions) iter.Seq2[proto.Message, error] {
 	return func(yield func(proto.Message, error) bool) {
-		err := ds.eachProto(ctx, opts, func(pr *assemble.ProtoReader, _ *File, remaining int64) (int64, error) {
-			var n int64
-			for remaining < 0 || n < remaining {
-				m, err := pr.Read()
-				if err == io.EOF {
-					return n, nil
-				}
-				if err != nil {
-					return n, err
-				}
-				n++
-				if n%4096 == 0 {
-					if err := ctx.Err(); err != nil {
-						return n, err
-					}
-				}
-				if !yield(m, nil) {
-					return n, errStop
-				}
-			}
-			return n, nil
-		})
+		p, err := ds.NewProtoReader(ctx, opts)
 		if err != nil {
 			yield(nil, err)
+			return
+		}
+		defer p.Close()
+		for m, err := range p.All() {
+			if !yield(m, err) {
+				return
+			}
 		}
 	}
 }
@@ -129,17 +125,29 @@ func (ds *Dataset) Messages(ctx context.Context, opts *ProtoOptions) iter.Seq2[p
 // if set, is called now and then with the messages written and the bytes
 // read so far.
 func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form protoschema.Framing, opts *ProtoOptions) (int64, error) {
-	var total, bytes int64 // of the parts done
-	err := ds.eachProto(ctx, opts, func(pr *assemble.ProtoReader, f *File, remaining int64) (int64, error) {
-		pr.SetLimit(remaining)
-		var so *assemble.ProtoStreamOptions
-		if opts != nil && opts.Progress != nil {
-			so = &assemble.ProtoStreamOptions{Progress: func(n int64) { opts.Progress(total+n, bytes+f.BytesRead()) }}
-		}
-		n, err := assemble.ToProtoStream(ctx, w, pr, form, so)
+	p, err := ds.NewProtoReader(ctx, opts)
+	if err != nil {
+		return 0, err
+	}
+	defer p.Close()
+	r := p.r
+	var total int64
+	var so *assemble.ProtoStreamOptions
+	if opts != nil && opts.Progress != nil {
+		so = &assemble.ProtoStreamOptions{Progress: func(n int64) { opts.Progress(total+n, r.BytesRead()) }}
+	}
+	for r.part != nil {
+		n, err := assemble.ToProtoStream(ctx, w, r.pm, form, so)
 		total += n
-		bytes += f.BytesRead()
-		return n, err
-	})
-	return total, err
+		r.n += n
+		if err != nil {
+			return total, fmt.Errorf("%s: %w", r.file.part.Name(), err)
+		}
+		if err := r.next(); err == io.EOF {
+			break
+		} else if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
 )
 
@@ -53,11 +54,28 @@ type Reader struct {
 	bytes  int64 // bytes read from the parts closed
 
 	file *File
-	ar   *assemble.AvroReader
-	n    int64 // records returned
+	part partReader                                  // the current part's reader: ar or pm
+	ar   *assemble.AvroReader                        // for Avro records
+	pm   *assemble.ProtoReader                       // for protobuf messages
+	open func(rd *format.Reader) (partReader, error) // makes a part's reader
+	n    int64                                       // records returned
 
 	reports  []PartReport
 	counting bool // Count takes its matches off the span itself
+}
+
+// partReader is what the assembling readers of Avro records and of
+// protobuf messages have in common, all a Reader needs to walk the parts.
+type partReader interface {
+	SeekRow(row int64) error
+	StopAt(row int64)
+	SetLimit(n int64)
+	Row() int64
+	Count(ctx context.Context) (int64, error)
+	ColumnsRead() []int
+	Filter() *predicate.Predicate
+	Report() assemble.ScanReport
+	Schema() *schema.Schema
 }
 
 // PartReport is what reading one part cost.
@@ -84,22 +102,30 @@ func (ds *Dataset) NewReader(ctx context.Context, opts *ReadOptions) (*Reader, e
 	if opts != nil {
 		r.opts = *opts
 	}
+	r.open = func(rd *format.Reader) (partReader, error) {
+		ar, err := newAvroReader(rd, r.assembleOptions())
+		r.ar = ar
+		return ar, err
+	}
+	return r, r.start()
+}
+
+// start checks the options and opens the first part to read.
+func (r *Reader) start() error {
 	var err error
 	if r.span, err = newSpan(&r.opts); err != nil {
-		return nil, err
+		return err
 	}
 	if err := r.next(); err != nil && err != io.EOF {
 		r.Close()
-		return nil, err
+		return err
 	}
 	if r.schema == nil {
 		// Every part was passed over: learn the records' schema from
 		// the first part all the same.
-		if err := r.learnSchema(); err != nil {
-			return nil, err
-		}
+		return r.learnSchema()
 	}
-	return r, nil
+	return nil
 }
 
 // learnSchema sets the records' schema from the first part.
@@ -113,12 +139,23 @@ func (r *Reader) learnSchema() error {
 	if err != nil {
 		return err
 	}
-	ar, err := newAvroReader(rd, r.assembleOptions())
+	pr, err := r.open(rd)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.part.Name(), err)
 	}
-	r.schema = ar.Schema()
+	r.schema = pr.Schema()
+	r.ar, r.pm = nil, nil
 	return nil
+}
+
+func (r *Reader) assembleOptions() *assemble.Options {
+	return &assemble.Options{
+		ReaderSchema:   r.ds.opts.ReaderSchema,
+		Fields:         r.opts.Fields,
+		Filter:         r.opts.Where,
+		Layout:         r.ds.opts.Layout,
+		MaxRecordBytes: r.ds.opts.MaxRecordBytes,
+	}
 }
 
 // newAvroReader is assemble.NewAvroReader, except that when a selection
@@ -138,16 +175,6 @@ func newAvroReader(rd *format.Reader, opts *assemble.Options) (*assemble.AvroRea
 		}
 	}
 	return nil, err
-}
-
-func (r *Reader) assembleOptions() *assemble.Options {
-	return &assemble.Options{
-		ReaderSchema:   r.ds.opts.ReaderSchema,
-		Fields:         r.opts.Fields,
-		Filter:         r.opts.Where,
-		Layout:         r.ds.opts.Layout,
-		MaxRecordBytes: r.ds.opts.MaxRecordBytes,
-	}
 }
 
 // next closes the current part and opens the next one holding records to
@@ -175,23 +202,25 @@ func (r *Reader) next() error {
 			f.Close()
 			return err
 		}
-		ar, err := newAvroReader(rd, r.assembleOptions())
-		if err == nil && from > 0 {
-			err = ar.SeekRow(from)
-		}
+		pr, err := r.open(rd)
 		if err == nil && f.coalescer != nil {
-			err = hint(rd, f.coalescer, ar.ColumnsRead(), ar.Filter(), from, to, r.span.remaining)
+			// Before the seek, which reads the first blocks wanted.
+			err = hint(rd, f.coalescer, pr.ColumnsRead(), pr.Filter(), from, to, r.span.remaining)
+		}
+		if err == nil && from > 0 {
+			err = pr.SeekRow(from)
 		}
 		if err != nil {
 			f.Close()
+			r.ar, r.pm = nil, nil
 			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
-		ar.StopAt(to)
-		ar.SetLimit(r.span.remaining)
+		pr.StopAt(to)
+		pr.SetLimit(r.span.remaining)
 		if r.schema == nil {
-			r.schema = ar.Schema()
+			r.schema = pr.Schema()
 		}
-		r.file, r.ar = f, ar
+		r.file, r.part = f, pr
 		return nil
 	}
 	return io.EOF
@@ -202,7 +231,7 @@ func (r *Reader) closePart() {
 	if r.file == nil {
 		return
 	}
-	rep := r.ar.Report()
+	rep := r.part.Report()
 	r.reports = append(r.reports, PartReport{Part: r.file.part.Name(), Scan: rep})
 	if !r.counting {
 		r.span.took(rep.RowsMatched)
@@ -210,20 +239,20 @@ func (r *Reader) closePart() {
 	r.before += r.file.part.rows
 	r.bytes += r.file.BytesRead()
 	r.file.Close()
-	r.file, r.ar = nil, nil
+	r.file, r.part, r.ar, r.pm = nil, nil, nil, nil
 }
 
 // step reads the next record with read, moving on to the next part at the
 // end of one.
-func step[T any](r *Reader, read func(ar *assemble.AvroReader) (T, error)) (T, error) {
+func step[T any](r *Reader, read func() (T, error)) (T, error) {
 	for {
-		if r.ar == nil {
+		if r.part == nil {
 			var zero T
 			if err := r.next(); err != nil {
 				return zero, err
 			}
 		}
-		v, err := read(r.ar)
+		v, err := read()
 		if err == nil {
 			r.n++
 			if r.opts.Progress != nil && r.n%4096 == 0 {
@@ -248,19 +277,19 @@ func (r *Reader) Schema() *schema.Schema { return r.schema }
 // Read returns the next record as a goavro native value of Schema, or
 // io.EOF after the last.
 func (r *Reader) Read() (any, error) {
-	return step(r, (*assemble.AvroReader).Read)
+	return step(r, func() (any, error) { return r.ar.Read() })
 }
 
 // ReadBinary appends the next record, in the Avro binary encoding of
 // Schema, to dst, or returns io.EOF after the last. It is the fast path.
 func (r *Reader) ReadBinary(dst []byte) ([]byte, error) {
-	return step(r, func(ar *assemble.AvroReader) ([]byte, error) { return ar.ReadBinary(dst) })
+	return step(r, func() ([]byte, error) { return r.ar.ReadBinary(dst) })
 }
 
 // ReadJSON appends the next record, in Avro's JSON encoding of Schema, to
 // dst, or returns io.EOF after the last.
 func (r *Reader) ReadJSON(dst []byte) ([]byte, error) {
-	return step(r, func(ar *assemble.AvroReader) ([]byte, error) { return ar.ReadJSON(dst) })
+	return step(r, func() ([]byte, error) { return r.ar.ReadJSON(dst) })
 }
 
 // All returns an iterator over the remaining records, as Read returns
@@ -282,10 +311,10 @@ func (r *Reader) All() iter.Seq2[any, error] {
 // Row returns the data set's row number of the record Read returned last
 // plus one: the row after it.
 func (r *Reader) Row() int64 {
-	if r.ar == nil {
+	if r.part == nil {
 		return r.before
 	}
-	return r.before + r.ar.Row()
+	return r.before + r.part.Row()
 }
 
 // Records returns the number of records returned so far.
@@ -304,8 +333,8 @@ func (r *Reader) BytesRead() int64 {
 // read included).
 func (r *Reader) Report() []PartReport {
 	out := append([]PartReport(nil), r.reports...)
-	if r.ar != nil {
-		out = append(out, PartReport{Part: r.file.part.Name(), Scan: r.ar.Report()})
+	if r.part != nil {
+		out = append(out, PartReport{Part: r.file.part.Name(), Scan: r.part.Report()})
 	}
 	return out
 }
@@ -316,7 +345,7 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	err := r.file.Close()
-	r.file, r.ar = nil, nil
+	r.file, r.part, r.ar, r.pm = nil, nil, nil, nil
 	return err
 }
 
@@ -373,22 +402,22 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 // out whole blocks, and with no filter no column at all. Report then tells
 // what each part cost.
 func (r *Reader) Count() (int64, error) {
-	if r.ar != nil && !r.counting {
+	if r.part != nil && !r.counting {
 		// The records already read from this part count against the
 		// limit now: the part's closing will not take them.
-		r.span.took(r.ar.Report().RowsMatched)
+		r.span.took(r.part.Report().RowsMatched)
 	}
 	r.counting = true
 	var n int64
 	for {
-		if r.ar == nil {
+		if r.part == nil {
 			if err := r.next(); err == io.EOF {
 				return n, nil
 			} else if err != nil {
 				return n, err
 			}
 		}
-		c, err := r.ar.Count(r.ctx)
+		c, err := r.part.Count(r.ctx)
 		if err != nil {
 			return n, fmt.Errorf("%s: %w", r.file.part.Name(), err)
 		}

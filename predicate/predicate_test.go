@@ -167,10 +167,10 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%q: got offset %d %q, want %d %q", c.expr, pe.Offset, pe.Msg, c.at, c.msg)
 		}
 	}
-	// The README's example.
+	// The example of docs/filters.md.
 	_, err := Compile("amont > 4500 AND region = 'EU'", s, l)
 	if want := "amont: record Order has no field \"amont\" at offset 0\n  amont > 4500 AND region = 'EU'\n  ^"; err == nil || err.Error() != want {
-		t.Errorf("README example:\n%v\nwant\n%s", err, want)
+		t.Errorf("docs/filters.md example:\n%v\nwant\n%s", err, want)
 	}
 	_, err = Compile("id = 1 AND région = 2", s, l)
 	want := "unexpected character 'é' at offset 12\n  id = 1 AND région = 2\n              ^"

@@ -191,19 +191,19 @@ func TestReadURLBytes(t *testing.T) {
 	}
 	f.Close()
 	st, _ := os.Stat(path)
-	rd, closeFile, err := Open(context.Background(), path)
+	rc, err := format.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cols := rd.NumColumns()
-	closeFile()
+	cols := rc.NumColumns()
+	rc.Close()
 	s := serveDir(t, dir, 0)
 	u := s.URL + "/big.trv"
 
 	p, sc := beam.NewPipelineWithRoot()
 	passert.Count(sc, Read(sc, u, &ReadOptions{SplitRows: 25000}), "records", len(recs))
 	ptest.RunAndValidate(t, p)
-	bound := st.Size() + 8*(int64(cols+1)*rangeWindow+int64(cols)*2*(64<<10+4))
+	bound := st.Size() + 8*(int64(cols+1)*16<<10+int64(cols)*2*(64<<10+4))
 	t.Logf("8 restrictions of a file of %d bytes, %d columns: %d requests, %d bytes (bound %d)", st.Size(), cols, s.Requests.Load(), s.Sent.Load(), bound)
 	if s.Sent.Load() > bound {
 		t.Errorf("%d bytes fetched, more than %d", s.Sent.Load(), bound)

@@ -19,22 +19,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
-	"slices"
-	"sort"
-	"sync/atomic"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/sdf"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/trevni-go/trevni/assemble"
-	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/predicate"
-	"github.com/trevni-go/trevni/remote"
-	"github.com/trevni-go/trevni/schema/layout"
 )
 
 func init() {
@@ -57,7 +50,7 @@ type ReadOptions struct {
 	// Fields selects record fields by dotted path ("a.b.c"): only their
 	// columns are read. For Avro output the records are encoded in the
 	// projection of the file's schema to those fields (see
-	// ProjectSchema); for protobuf output the other fields stay unset.
+	// trevni.ProjectSchema); for protobuf output the other fields stay unset.
 	Fields []string
 	// ReaderSchema, if set, reads Avro records as this reader schema
 	// (JSON text): a projection or an evolution of the files' schema.
@@ -145,24 +138,21 @@ func (fn *expandFn) ProcessElement(glob string, emit func(string)) error {
 	return nil
 }
 
-// Expand returns the files glob names, in name order: an http:// or
-// https:// URL is itself, a directory means its *.trv files, anything else
-// is a filepath.Glob pattern. A pattern that matches nothing is an error.
+// Expand returns the files glob names, as the front door expands a data
+// set's name (trevni.ExpandNames): an http:// or https:// URL is itself, a
+// directory means its *.trv, *.trv1 and *.clmn files, anything else is a
+// filepath.Glob pattern, matched in name order. A pattern that matches
+// nothing is an error.
 func Expand(glob string) ([]string, error) {
-	if remote.IsURL(glob) {
-		return []string{glob}, nil
-	}
-	if st, err := os.Stat(glob); err == nil && st.IsDir() {
-		glob = filepath.Join(glob, "*.trv")
-	}
-	names, err := filepath.Glob(glob)
+	names, err := trevni.ExpandNames([]string{glob})
 	if err != nil {
-		return nil, fmt.Errorf("trevniio: pattern %q: %w", glob, err)
+		return nil, fmt.Errorf("trevniio: %w", err)
 	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("trevniio: no file matches %q", glob)
+	if len(names) == 1 && !trevni.IsURL(names[0]) {
+		if _, err := os.Stat(names[0]); err != nil {
+			return nil, fmt.Errorf("trevniio: no file matches %q", glob)
+		}
 	}
-	sort.Strings(names)
 	return names, nil
 }
 
@@ -176,180 +166,29 @@ type readFn struct {
 	SplitRows    int64
 }
 
-// Open opens the Trevni file name, a local path or an http:// or https://
-// URL, for reading. A URL is read with range requests (remote.OpenHTTP),
-// each column's blocks through a remote.Coalescer in a few large requests;
-// ctx bounds them. closeFile releases the file.
-func Open(ctx context.Context, name string) (rd *format.Reader, closeFile func() error, err error) {
-	rd, _, closeFile, err = open(ctx, name, wholeColumns)
-	return rd, closeFile, err
-}
-
-// How open reads a URL.
-const (
-	wholeColumns = iota // columns are read whole: the reader hints each column's range to the coalescer
-	headerOnly          // nothing past the header: a remote.HeaderReader, not a coalescer, whose windows would fetch column data
-	rowRange            // a range of rows: the caller hints the ranges of the blocks it needs
-)
-
-// rangeWindow is what a read of a row range fetches outside the byte
-// ranges hinted: each column's block table.
-const rangeWindow = 16 << 10
-
-// open is Open, reading a URL as mode says; the coalescer is nil for a
-// local file or in headerOnly mode.
-func open(ctx context.Context, name string, mode int) (*format.Reader, *remote.Coalescer, func() error, error) {
-	var (
-		ra        io.ReaderAt
-		size      int64
-		c         *remote.Coalescer
-		sw        *switchReader
-		closeFile = func() error { return nil }
-		opts      format.ReaderOptions
-	)
-	if remote.IsURL(name) {
-		h, err := remote.OpenHTTP(ctx, name, nil)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("trevniio: %w", err)
-		}
-		ra, size = h, h.Size()
-		switch mode {
-		case headerOnly:
-			ra = remote.NewHeaderReader(h, h.Size())
-		case wholeColumns:
-			c = remote.NewCoalescer(h, h.Size(), nil)
-			opts.Prefetch = c.Prefetch
-		case rowRange:
-			// The header through a HeaderReader, then the rest through
-			// the coalescer, told the blocks' ranges by hintRows.
-			c = remote.NewCoalescer(h, h.Size(), &remote.CoalescerOptions{Window: rangeWindow})
-			sw = &switchReader{header: remote.NewHeaderReader(h, h.Size()), rest: c}
-			ra = sw
-		}
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("trevniio: %w", err)
-		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, nil, nil, fmt.Errorf("trevniio: %w", err)
-		}
-		ra, size, closeFile = f, st.Size(), f.Close
-	}
-	rd, err := format.NewReader(ra, size, &opts)
-	if err != nil {
-		closeFile()
-		return nil, nil, nil, fmt.Errorf("trevniio: %s: %w", name, err)
-	}
-	if sw != nil {
-		sw.pastHeader.Store(true)
-	}
-	return rd, c, closeFile, nil
-}
-
-// switchReader reads through header until the header is read, then
-// through rest.
-type switchReader struct {
-	header, rest io.ReaderAt
-	pastHeader   atomic.Bool
-}
-
-func (r *switchReader) ReadAt(p []byte, off int64) (int, error) {
-	if r.pastHeader.Load() {
-		return r.rest.ReadAt(p, off)
-	}
-	return r.header.ReadAt(p, off)
-}
-
-// hintRows tells c the byte ranges of the blocks of each of the columns
-// that hold the rows of ranges (in order, not overlapping), so that reading
-// them fetches those bytes in a few large requests and nothing else.
-func hintRows(rd *format.Reader, c *remote.Coalescer, cols []int, ranges []predicate.Range) error {
-	slices.Sort(cols)
-	for _, i := range slices.Compact(cols) {
-		blocks, err := rd.Blocks(i)
-		if err != nil {
-			return err
-		}
-		// The runs of blocks that hold rows of the ranges, joined where
-		// they touch.
-		var runs [][2]int
-		for _, r := range ranges {
-			a := sort.Search(len(blocks), func(k int) bool { return blocks[k].FirstRow+blocks[k].Rows > r.First })
-			b := sort.Search(len(blocks), func(k int) bool { return blocks[k].FirstRow >= r.First+r.Rows })
-			if a >= b {
-				continue
-			}
-			if n := len(runs); n > 0 && runs[n-1][1] >= a {
-				runs[n-1][1] = max(runs[n-1][1], b)
-				continue
-			}
-			runs = append(runs, [2]int{a, b})
-		}
-		for _, run := range runs {
-			first, last := &blocks[run[0]], &blocks[run[1]-1]
-			const checksum = 4 // at most, after each block's stored bytes
-			c.Prefetch(first.Offset, last.Offset+int64(last.CompressedSize)+checksum-first.Offset)
-		}
-	}
-	return nil
-}
-
-// candidates returns the runs of rows from first to end-1 that may hold
-// a record satisfying p, by the file's block statistics; all of them
-// without a filter.
-func candidates(rd *format.Reader, p *predicate.Predicate, first, end int64) []predicate.Range {
-	if first >= end {
-		return nil
-	}
-	if p == nil {
-		return []predicate.Range{{First: first, Rows: end - first}}
-	}
-	var out []predicate.Range
-	for _, r := range p.FileRanges(rd) {
-		a, b := max(r.First, first), min(r.First+r.Rows, end)
-		if a < b {
-			out = append(out, predicate.Range{First: a, Rows: b - a})
-		}
-	}
-	return out
-}
-
-// compileFilter compiles expr against the schema rd stores, or returns nil
-// if it cannot (the reader reports why).
-func compileFilter(rd *format.Reader, expr string) *predicate.Predicate {
-	s, err := layout.ParseStored(rd.Meta().GetString(layout.MetaAvroSchema), nil)
-	if err != nil {
-		return nil
-	}
-	l, err := layout.New(s, nil)
-	if err != nil {
-		return nil
-	}
-	p, err := predicate.Compile(expr, s, l)
-	if err != nil {
-		return nil
-	}
-	return p
-}
-
-// rowCount reads the header of the file and returns its number of rows,
-// checked against the block table of its first column: a count that the
-// file's blocks do not hold is an error.
+// rowCount reads the header of the file and returns its number of rows. A
+// row count that the first column's blocks do not hold is an error.
 func rowCount(path string) (int64, error) {
-	rd, _, closeFile, err := open(context.Background(), path, headerOnly)
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, path, nil)
 	if err != nil {
 		return 0, err
 	}
-	defer closeFile()
-	if rd.NumColumns() > 0 {
-		if _, err := rd.Blocks(0); err != nil {
+	defer ds.Close()
+	p := ds.Parts()[0]
+	if p.Format() == trevni.Trevni2 {
+		f, err := p.Open(ctx)
+		if err != nil {
 			return 0, err
 		}
+		defer f.Close()
+		if rd := f.Trevni(); rd.NumColumns() > 0 {
+			if _, err := rd.Blocks(0); err != nil {
+				return 0, err
+			}
+		}
 	}
-	return rd.RowCount(), nil
+	return ds.RowCount(), nil
 }
 
 // MaxInitialSplits bounds the number of restrictions Read splits one file
@@ -404,17 +243,28 @@ func (fn *readFn) SplitRestriction(path string, rest offsetrange.Restriction) []
 // candidateRuns reads the header and the filter's block statistics of the
 // file at path and returns the runs of rest's rows that may match expr;
 // false if it cannot tell.
-func candidateRuns(path, expr string, rest offsetrange.Restriction) ([]predicate.Range, bool) {
-	rd, _, closeFile, err := open(context.Background(), path, headerOnly)
+func candidateRuns(path, expr string, rest offsetrange.Restriction) ([]trevni.RowRange, bool) {
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, path, nil)
 	if err != nil {
 		return nil, false
 	}
-	defer closeFile()
-	p := compileFilter(rd, expr)
-	if p == nil || rest.End > rd.RowCount() {
+	defer ds.Close()
+	if rest.End > ds.RowCount() {
 		return nil, false
 	}
-	return candidates(rd, p, rest.Start, rest.End), true
+	runs, err := ds.Parts()[0].CandidateRows(ctx, expr)
+	if err != nil {
+		return nil, false
+	}
+	var out []trevni.RowRange
+	for _, r := range runs {
+		a, b := max(r.First, rest.Start), min(r.First+r.Rows, rest.End)
+		if a < b {
+			out = append(out, trevni.RowRange{First: a, Rows: b - a})
+		}
+	}
+	return out, true
 }
 
 // RestrictionSize returns the number of rows of rest.
@@ -428,85 +278,65 @@ func (fn *readFn) CreateTracker(rest offsetrange.Restriction) *sdf.LockRTracker 
 	return sdf.NewLockRTracker(offsetrange.NewTracker(rest))
 }
 
-// recordReader is what AvroReader and ProtoReader have in common.
-type recordReader interface {
-	SeekRow(row int64) error
-	StopAt(row int64)
-	RowCount() int64
-	Row() int64
-	ColumnsRead() []int
-	Filter() *predicate.Predicate
-}
-
 // ProcessElement emits the rows of the file the tracker's restriction
 // holds, claiming each before it is emitted. With a filter, the reader
 // passes over the rows that do not match (and the blocks that cannot):
 // the row of each match is claimed, and the end of the restriction once
-// no match is left.
+// no match is left. The file is read through the front door (package
+// trevni): over HTTP it fetches the header, then only the blocks of the
+// restriction's rows that the columns read and the filter's statistics
+// need.
 func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path string, emit func([]byte)) error {
 	rest := rt.GetRestriction().(offsetrange.Restriction)
-	rd, c, closeFile, err := open(ctx, path, rowRange)
-	if err != nil {
-		return err
+	opts := &trevni.Options{ReaderSchema: fn.ReaderSchema}
+	ro := trevni.ReadOptions{Where: fn.Filter, Offset: rest.Start, Rows: rest.End - rest.Start}
+	if len(fn.Fields) > 0 && fn.ReaderSchema != "" && !fn.Proto {
+		// Records of the fields of a reader schema: its projection.
+		projected, err := trevni.ProjectSchema(fn.ReaderSchema, fn.Fields)
+		if err != nil {
+			return fmt.Errorf("trevniio: %s: %w", path, err)
+		}
+		opts.ReaderSchema = projected
+	} else {
+		ro.Fields = fn.Fields
 	}
-	defer closeFile()
+	ds, err := trevni.Open(ctx, path, opts)
+	if err != nil {
+		return fmt.Errorf("trevniio: %w", err)
+	}
+	defer ds.Close()
+	if rest.End > ds.RowCount() {
+		return fmt.Errorf("trevniio: %s: rows %d to %d asked of a file of %d rows", path, rest.Start, rest.End, ds.RowCount())
+	}
 	var (
-		rr   recordReader
 		next func([]byte) ([]byte, error)
+		row  func() int64
 	)
 	if fn.Proto {
-		pr, err := assemble.NewProtoReader(rd, &assemble.ProtoOptions{Fields: fn.Fields, Filter: fn.Filter})
+		pr, err := ds.NewProtoReader(ctx, &trevni.ProtoOptions{ReadOptions: ro})
 		if err != nil {
-			return fmt.Errorf("trevniio: %s: %w", path, err)
+			return fmt.Errorf("trevniio: %w", err)
 		}
-		rr, next = pr, pr.ReadWire
+		defer pr.Close()
+		next, row = pr.ReadWire, pr.Row
 	} else {
-		readerSchema := fn.ReaderSchema
-		if len(fn.Fields) > 0 {
-			base := readerSchema
-			if base == "" {
-				base = rd.Meta().GetString(layout.MetaAvroSchema)
-			}
-			if readerSchema, err = ProjectSchema(base, fn.Fields); err != nil {
-				return fmt.Errorf("trevniio: %s: %w", path, err)
-			}
-		}
-		ar, err := assemble.NewAvroReader(rd, &assemble.Options{ReaderSchema: readerSchema, Filter: fn.Filter})
+		r, err := ds.NewReader(ctx, &ro)
 		if err != nil {
-			return fmt.Errorf("trevniio: %s: %w", path, err)
+			return fmt.Errorf("trevniio: %w", err)
 		}
-		rr, next = ar, ar.ReadBinary
-	}
-	if c != nil {
-		// Over HTTP, the blocks of the restriction's rows in each column
-		// read (those the filter's statistics leave), in as few requests
-		// as the coalescer's budget allows.
-		cols := rr.ColumnsRead()
-		p := rr.Filter()
-		if p != nil {
-			cols = append(cols, p.Columns()...)
-		}
-		if err := hintRows(rd, c, cols, candidates(rd, p, rest.Start, min(rest.End, rr.RowCount()))); err != nil {
-			return fmt.Errorf("trevniio: %s: %w", path, err)
-		}
-	}
-	if rest.End > rr.RowCount() {
-		return fmt.Errorf("trevniio: %s: rows %d to %d asked of a file of %d rows", path, rest.Start, rest.End, rr.RowCount())
-	}
-	if err := rr.SeekRow(rest.Start); err != nil {
-		return fmt.Errorf("trevniio: %s: row %d: %w", path, rest.Start, err)
+		defer r.Close()
+		next, row = r.ReadBinary, r.Row
 	}
 	// The end of the restriction only moves closer when a runner splits it,
 	// and TryClaim tells when it has.
-	rr.StopAt(rest.End)
 	if fn.Filter == "" {
-		for row := rest.Start; rt.TryClaim(row); row++ {
+		for r := rest.Start; rt.TryClaim(r); r++ {
 			rec, err := next(nil)
 			if err != nil {
 				if errors.Is(err, io.EOF) {
 					err = io.ErrUnexpectedEOF
 				}
-				return fmt.Errorf("trevniio: %s: row %d: %w", path, row, err)
+				return fmt.Errorf("trevniio: %s: row %d: %w", path, r, err)
 			}
 			emit(rec)
 		}
@@ -524,9 +354,9 @@ func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("trevniio: %s: %w", path, err)
+			return fmt.Errorf("trevniio: %w", err)
 		}
-		if !rt.TryClaim(rr.Row() - 1) {
+		if !rt.TryClaim(row() - 1) {
 			break
 		}
 		emit(rec)

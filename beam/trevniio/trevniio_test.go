@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/shred"
@@ -243,7 +244,7 @@ func splitWhileReading(t *testing.T, fn *readFn, path string, want [][]byte, tri
 func TestReadFields(t *testing.T) {
 	dir := t.TempDir()
 	recs := makeSet(t, dir, 700)
-	projected, err := ProjectSchema(testSchema, []string{"id", "where.city"})
+	projected, err := trevni.ProjectSchema(testSchema, []string{"id", "where.city"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +526,7 @@ func readContainer(t *testing.T, path string) (string, []string) {
 // TestProjectSchemaErrors names the path that selects nothing.
 func TestProjectSchemaErrors(t *testing.T) {
 	for _, paths := range [][]string{{"nope"}, {"id.x"}, {"where.nope"}, {""}} {
-		if _, err := ProjectSchema(testSchema, paths); err == nil {
+		if _, err := trevni.ProjectSchema(testSchema, paths); err == nil {
 			t.Errorf("ProjectSchema(%q) succeeded", paths)
 		}
 	}

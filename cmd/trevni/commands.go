@@ -127,7 +127,7 @@ type commonFlags struct {
 }
 
 // limitFlags are the flags that raise the limits on hostile or unusual
-// inputs (README: Limits), for every command that reads or writes data.
+// inputs (docs/limits.md), for every command that reads or writes data.
 type limitFlags struct {
 	maxColumns, maxDepth  int
 	maxBlock, blockMemory string

@@ -333,7 +333,7 @@ func writeMan(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w, ".SH EXIT STATUS\n.TP\n0\nsuccess\n.TP\n1\nthe command failed, or validate found problems\n.TP\n2\nusage error: unknown command or flag, wrong arguments\n.TP\n128+N\ninterrupted by signal N: 130 for SIGINT, 143 for SIGTERM")
-	fmt.Fprintln(w, ".SH SEE ALSO\nThe README of github.com/trevni\\-go/trevni.")
+	fmt.Fprintln(w, ".SH SEE ALSO\nThe README and docs/ of github.com/trevni\\-go/trevni.")
 }
 
 // completionSpec is the command "trevni completion".

@@ -32,7 +32,7 @@ one of the well-known types (google.protobuf.Timestamp, Duration, Struct
 and the others), the only types built into the tool.
 
 The file is an ordinary Avro-Trevni file of the Avro schema derived from
-the message type (see the README's mapping), so tojson and Java read it;
+the message type (see docs/mappings.md), so tojson and Java read it;
 it also stores the message's descriptors, so toproto needs no .proto.
 
 Examples (the file names stand for your own):

@@ -17,7 +17,7 @@ read, since every column seeks straight to the first one wanted.
 
 --fields keeps only the named fields (dotted paths) and reads only their
 columns. --where keeps only the records satisfying a filter expression
-(amount > 4500 AND region IN ('EU', 'US'); see "Filters" in the README),
+(amount > 4500 AND region IN ('EU', 'US'); see docs/filters.md),
 and reads no block whose statistics rule out a match; with it, --limit
 counts the records written. --report prints what was read to standard error.
 

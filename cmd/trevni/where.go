@@ -21,7 +21,7 @@ type selectFlags struct {
 func addSelectFlags(fs *flag.FlagSet) *selectFlags {
 	f := &selectFlags{}
 	fs.StringVar(&f.fields, "fields", "", "keep only these comma-separated field `PATHS` (a.b.c: dots through records); only their columns are read")
-	fs.StringVar(&f.where, "where", "", "keep only the records satisfying `EXPR` (see \"Filters\" in the README); blocks whose statistics rule out a match are not read")
+	fs.StringVar(&f.where, "where", "", "keep only the records satisfying `EXPR` (see docs/filters.md); blocks whose statistics rule out a match are not read")
 	fs.BoolVar(&f.report, "report", false, "print rows scanned and matched, blocks read and skipped per column, and bytes read to standard error")
 	return f
 }

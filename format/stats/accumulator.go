@@ -353,8 +353,9 @@ func (a *Accumulator) EndBlock(rows int64) {
 func (a *Accumulator) Blocks() int { return a.blocks }
 
 // Encode returns the column's statistics as stored under MetaKey: a header
-// and the entries of the blocks ended so far (see the README for the
-// layout). The result is a new slice.
+// and the entries of the blocks ended so far (see the repository's
+// docs/filters.md, "Block statistics", for the layout). The result is a
+// new slice.
 func (a *Accumulator) Encode() []byte {
 	out := make([]byte, 0, 3+binary.MaxVarintLen64+len(a.out))
 	out = appendHeader(out, a.typ, a.array, a.blocks)

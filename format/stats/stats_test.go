@@ -282,7 +282,7 @@ func TestEdgeCases(t *testing.T) {
 	}
 }
 
-// The encoding, byte by byte, as the README documents it.
+// The encoding, byte by byte, as docs/filters.md documents it.
 func TestEncodingBytes(t *testing.T) {
 	a, _ := stats.NewAccumulator(stats.String, true, nil)
 	a.AddLength(1)

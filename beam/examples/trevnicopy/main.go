@@ -7,7 +7,7 @@
 //
 // It runs on Beam's local runner (prism) by default; --runner and the
 // runner's own flags send it to Dataflow, Flink or Spark (see the
-// repository README, section "Apache Beam"). Input paths must be on a
+// repository's docs/beam.md). Input paths must be on a
 // file system every worker sees, or http(s) URLs; output paths on such a
 // file system.
 package main
@@ -22,8 +22,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/beam/trevniio"
-	"github.com/trevni-go/trevni/schema/layout"
 )
 
 // inputs is the repeatable --input flag.
@@ -56,7 +56,7 @@ func main() {
 	opts := &trevniio.ReadOptions{SplitRows: *splitRows, Filter: *where}
 	if *fields != "" {
 		opts.Fields = strings.Split(*fields, ",")
-		if schemaText, err = trevniio.ProjectSchema(schemaText, opts.Fields); err != nil {
+		if schemaText, err = trevni.ProjectSchema(schemaText, opts.Fields); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -75,14 +75,13 @@ func firstSchema(glob string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rd, closeFile, err := trevniio.Open(context.Background(), names[0])
+	ds, err := trevni.Open(context.Background(), names[0], nil)
 	if err != nil {
 		return "", err
 	}
-	defer closeFile()
-	text := rd.Meta().GetString(layout.MetaAvroSchema)
-	if text == "" {
-		return "", fmt.Errorf("%s: no %s metadata: not a file written from Avro", names[0], layout.MetaAvroSchema)
+	defer ds.Close()
+	if ds.SchemaText() == "" {
+		return "", fmt.Errorf("%s: no Avro schema: not a file written from Avro", names[0])
 	}
-	return text, nil
+	return ds.SchemaText(), nil
 }
