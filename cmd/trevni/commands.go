@@ -83,7 +83,7 @@ type runFunc func(e *env, ins []string, out *output) error
 
 // commandTable lists the commands in the order "trevni help" shows them.
 func commandTable() []*command {
-	return []*command{
+	return append([]*command{
 		fromavroSpec(),
 		toavroSpec(),
 		tojsonSpec(),
@@ -106,7 +106,7 @@ func commandTable() []*command {
 		toclmnSpec(),
 		countSpec(),
 		headSpec(),
-	}
+	}, arrowCommands()...)
 }
 
 // lookupCommand returns the command called name, or nil.

@@ -76,7 +76,7 @@ func TestBashCompletion(t *testing.T) {
 		line string // the words; the last is being completed
 		want string // COMPREPLY, sorted, space separated
 	}{
-		{"trevni to", "toavro toclmn tocsv tojson toproto"},
+		{"trevni to", "toarrow toavro toclmn tocsv tojson toparquet toproto"},
 		{"trevni --quiet va", "validate"},
 		{"trevni fromavro --co", "--codec"},
 		{"trevni fromavro --codec zs", "zstandard zstd"},

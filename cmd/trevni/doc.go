@@ -16,6 +16,9 @@
 //	fromcsv     convert a CSV file to Trevni (or to CLMN)
 //	tocsv       write the flat records of a Trevni or CLMN file as CSV
 //	fromclmn    convert a CLMN file to Trevni
+//	toparquet   convert a data set to a Parquet file
+//	fromparquet convert Parquet files to Trevni
+//	toarrow     convert a data set to an Arrow IPC file (or stream, to -)
 //	toclmn      convert a Trevni file of flat records to CLMN
 //	concat      join Trevni files of the same columns by copying their blocks
 //	random      write random records of an Avro schema

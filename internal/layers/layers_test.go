@@ -78,6 +78,10 @@ var layers = []layer{
 	// The root package: the module's front door, above every library
 	// package (it may not exist yet).
 	{"root", []string{""}},
+	// Bridges to the tools data engineers use, over the front door: Arrow
+	// record batches, Parquet and Arrow IPC files (trevniarrow). Only they
+	// may import their heavy dependencies.
+	{"bridges", []string{"trevniarrow"}},
 	// Commands, benchmark programs and the test of the documentation's
 	// examples: nothing imports them.
 	{"commands", []string{"cmd/...", "bench/...", "internal/doctest"}},
@@ -96,8 +100,8 @@ var heavy = []struct {
 }{
 	{"net/http", []string{"remote", "internal/rangeserver"}},
 	{"github.com/apache/beam", nil},
-	{"github.com/apache/arrow", nil},
-	{"github.com/apache/arrow-go", nil},
+	{"github.com/apache/arrow", []string{"trevniarrow"}},
+	{"github.com/apache/arrow-go", []string{"trevniarrow"}},
 	{"github.com/duckdb", nil},
 	{"github.com/marcboeker/go-duckdb", nil},
 	{"cloud.google.com", []string{"remote"}},

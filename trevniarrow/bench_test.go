@@ -1,0 +1,62 @@
+package trevniarrow_test
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/trevniarrow"
+)
+
+// Trevni to Arrow batches, to Parquet and to Arrow IPC on Java's medium
+// vector (vec.Large, snappy). MB/s is of the file's stored bytes.
+
+const benchFile = "../testdata/interop/medium/medium.snappy.crc32.trv"
+
+func openBench(b *testing.B) *trevni.Dataset {
+	b.Helper()
+	ds, err := trevni.Open(context.Background(), benchFile, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(ds.Size())
+	b.ReportAllocs()
+	return ds
+}
+
+func BenchmarkToArrow(b *testing.B) {
+	ds := openBench(b)
+	for b.Loop() {
+		rr, err := trevniarrow.NewRecordReader(context.Background(), ds, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows := int64(0)
+		for rr.Next() {
+			rows += rr.RecordBatch().NumRows()
+		}
+		if rr.Err() != nil || rows != ds.RowCount() {
+			b.Fatalf("%d rows of %d: %v", rows, ds.RowCount(), rr.Err())
+		}
+		rr.Release()
+	}
+}
+
+func BenchmarkToParquet(b *testing.B) {
+	ds := openBench(b)
+	for b.Loop() {
+		if _, err := trevniarrow.WriteParquet(context.Background(), io.Discard, ds, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkToIPC(b *testing.B) {
+	ds := openBench(b)
+	for b.Loop() {
+		if _, err := trevniarrow.WriteIPC(context.Background(), io.Discard, ds, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,417 @@
+package trevniarrow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/trevni-go/trevni"
+)
+
+// DefaultRowGroupRows is the default most rows of a Parquet row group.
+const DefaultRowGroupRows = 128 << 10
+
+// ParquetOptions says how a data set is written as Parquet. A nil
+// *ParquetOptions writes every record, snappy-compressed, in row groups of
+// DefaultRowGroupRows rows at most.
+type ParquetOptions struct {
+	// Read selects the records (fields, filter, range); its BatchRows,
+	// if set, bounds the rows of a row group (as RowGroupRows does), and
+	// its BatchBytes the memory of one.
+	Read ReadOptions
+	// Codec compresses the pages: "snappy" (the default), "zstd",
+	// "gzip", "brotli", "lz4" or "none".
+	Codec string
+	// RowGroupRows is the most rows of a row group (default
+	// DefaultRowGroupRows). A row group is one batch: it ends early when
+	// the batch reaches Read.BatchBytes.
+	RowGroupRows int
+}
+
+// parquetCodec returns the Parquet compression a codec names.
+func parquetCodec(name string) (compress.Compression, error) {
+	switch strings.ToLower(name) {
+	case "", "snappy":
+		return compress.Codecs.Snappy, nil
+	case "zstd":
+		return compress.Codecs.Zstd, nil
+	case "gzip":
+		return compress.Codecs.Gzip, nil
+	case "brotli":
+		return compress.Codecs.Brotli, nil
+	case "lz4":
+		return compress.Codecs.Lz4Raw, nil
+	case "none", "uncompressed":
+		return compress.Codecs.Uncompressed, nil
+	}
+	return compress.Codecs.Uncompressed, fmt.Errorf("unknown Parquet codec %q (snappy, zstd, gzip, brotli, lz4, none)", name)
+}
+
+// WriteParquet writes the records of a data set that opts selects as a
+// Parquet file to w, and returns the number of records written. Unions
+// other than ["null", T] become structs of a field per branch (Parquet has
+// no unions), and records of no fields structs of one null field (Parquet
+// has no empty groups); the Avro schema is kept in the key-value metadata under
+// "avro.schema" (and the Arrow schema under "ARROW:schema"), so that
+// ReadParquet restores it. Every column chunk and page has statistics.
+func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions) (int64, error) {
+	var o ParquetOptions
+	if opts != nil {
+		o = *opts
+	}
+	codec, err := parquetCodec(o.Codec)
+	if err != nil {
+		return 0, err
+	}
+	if o.RowGroupRows <= 0 {
+		o.RowGroupRows = DefaultRowGroupRows
+	}
+	if o.Read.BatchRows <= 0 || o.Read.BatchRows > o.RowGroupRows {
+		o.Read.BatchRows = o.RowGroupRows
+	}
+	o.Read.Schema.Parquet = true
+	rr, err := NewRecordReader(ctx, ds, &o.Read)
+	if err != nil {
+		return 0, err
+	}
+	defer rr.Release()
+	props := parquet.NewWriterProperties(
+		parquet.WithCompression(codec),
+		parquet.WithStats(true),
+		parquet.WithMaxRowGroupLength(int64(o.RowGroupRows)),
+		parquet.WithCreatedBy("trevni-go"),
+	)
+	// The writer closes an io.Closer it writes to: w stays the caller's.
+	fw, err := pqarrow.NewFileWriter(rr.Schema(), struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return 0, fmt.Errorf("Parquet schema: %w", err)
+	}
+	var n int64
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		if err := fw.Write(rec); err != nil {
+			fw.Close()
+			return n, fmt.Errorf("Parquet: writing rows %d to %d: %w", n, n+rec.NumRows(), err)
+		}
+		n += rec.NumRows()
+	}
+	if err := rr.Err(); err != nil {
+		fw.Close()
+		return n, err
+	}
+	if err := fw.Close(); err != nil {
+		return n, fmt.Errorf("Parquet: %w", err)
+	}
+	return n, nil
+}
+
+// IPCOptions says how a data set is written in the Arrow IPC format. A nil
+// *IPCOptions writes every record as a file.
+type IPCOptions struct {
+	// Read selects the records and sizes the batches.
+	Read ReadOptions
+	// Stream writes the IPC stream format (for a pipe) instead of the
+	// file format.
+	Stream bool
+}
+
+// WriteIPC writes the records of a data set that opts selects in the Arrow
+// IPC file (or stream) format to w, and returns the number written.
+func WriteIPC(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *IPCOptions) (int64, error) {
+	var o IPCOptions
+	if opts != nil {
+		o = *opts
+	}
+	rr, err := NewRecordReader(ctx, ds, &o.Read)
+	if err != nil {
+		return 0, err
+	}
+	defer rr.Release()
+	var iw interface {
+		Write(arrow.RecordBatch) error
+		Close() error
+	}
+	if o.Stream {
+		iw = ipc.NewWriter(w, ipc.WithSchema(rr.Schema()))
+	} else {
+		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(rr.Schema()))
+		if err != nil {
+			return 0, fmt.Errorf("Arrow IPC: %w", err)
+		}
+		iw = fw
+	}
+	var n int64
+	for rr.Next() {
+		if err := iw.Write(rr.RecordBatch()); err != nil {
+			iw.Close()
+			return n, fmt.Errorf("Arrow IPC: %w", err)
+		}
+		n += rr.RecordBatch().NumRows()
+	}
+	if err := rr.Err(); err != nil {
+		iw.Close()
+		return n, err
+	}
+	if err := iw.Close(); err != nil {
+		return n, fmt.Errorf("Arrow IPC: %w", err)
+	}
+	return n, nil
+}
+
+// ParquetFile is a Parquet file opened for reading as Arrow batches.
+type ParquetFile struct {
+	pf     *file.Reader
+	fr     *pqarrow.FileReader
+	schema *arrow.Schema
+	avro   string
+}
+
+// ParquetReadOptions bounds the reading of a Parquet file. A nil
+// *ParquetReadOptions takes the defaults.
+type ParquetReadOptions struct {
+	// BatchRows is the most rows of a batch (default DefaultBatchRows).
+	BatchRows int
+	// MaxMemory bounds the memory the Parquet reader holds at once:
+	// pages, decompressed pages, dictionaries and the batch's arrays
+	// (default DefaultParquetMemory). A file whose pages or sizes lie
+	// (a decompression bomb, a page larger than its file) fails when it
+	// would pass it.
+	MaxMemory int64
+}
+
+// DefaultParquetMemory is the default ParquetReadOptions.MaxMemory.
+const DefaultParquetMemory = 1 << 30
+
+// errMemory is the panic of a limitedAllocator past its limit, made an
+// error by the reader's recover.
+var errMemory = errors.New("the Parquet reader would hold more memory than ParquetReadOptions.MaxMemory: the file's sizes lie, or its batches are too large")
+
+// limitedAllocator is a Go allocator that panics with errMemory past a
+// limit: arrow-go's allocators cannot return an error.
+type limitedAllocator struct {
+	mem   memory.Allocator
+	used  atomic.Int64
+	limit int64
+}
+
+func (a *limitedAllocator) charge(n int64) {
+	if a.used.Add(n) > a.limit && n > 0 {
+		a.used.Add(-n)
+		panic(errMemory)
+	}
+}
+
+func (a *limitedAllocator) Allocate(size int) []byte {
+	a.charge(int64(size))
+	return a.mem.Allocate(size)
+}
+
+func (a *limitedAllocator) Reallocate(size int, b []byte) []byte {
+	a.charge(int64(size) - int64(len(b)))
+	return a.mem.Reallocate(size, b)
+}
+
+func (a *limitedAllocator) Free(b []byte) {
+	a.used.Add(-int64(len(b)))
+	a.mem.Free(b)
+}
+
+// OpenParquet opens a Parquet file for reading: its footer is read and its
+// Avro schema found (the "avro.schema" key-value metadata) or inferred from
+// its Arrow schema (see AvroSchema).
+func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *ParquetFile, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			pf, err = nil, fmt.Errorf("Parquet: bad file: %v", p)
+			if p == errMemory {
+				pf, err = nil, fmt.Errorf("Parquet footer: %w", errMemory)
+			}
+		}
+	}()
+	var o ParquetReadOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.BatchRows <= 0 {
+		o.BatchRows = DefaultBatchRows
+	}
+	if o.MaxMemory <= 0 {
+		o.MaxMemory = DefaultParquetMemory
+	}
+	mem := &limitedAllocator{mem: memory.NewGoAllocator(), limit: o.MaxMemory}
+	props := parquet.NewReaderProperties(mem)
+	props.BufferedStreamEnabled = true
+	props.MaxUncompressedPageSize = max(o.MaxMemory/4, 1)
+	rd, err := file.NewParquetReader(r, file.WithReadProps(props))
+	if err != nil {
+		return nil, fmt.Errorf("Parquet footer: %w", err)
+	}
+	if err := checkFooter(rd); err != nil {
+		rd.Close()
+		return nil, err
+	}
+	if v := rd.MetaData().KeyValueMetadata().FindValue("ARROW:schema"); v != nil {
+		if err := checkArrowSchema(*v); err != nil {
+			rd.Close()
+			return nil, fmt.Errorf("Parquet key-value metadata ARROW:schema: %w", err)
+		}
+	}
+	fr, err := pqarrow.NewFileReader(rd, pqarrow.ArrowReadProperties{BatchSize: int64(o.BatchRows)}, mem)
+	if err != nil {
+		rd.Close()
+		return nil, fmt.Errorf("Parquet schema: %w", err)
+	}
+	as, err := fr.Schema()
+	if err != nil {
+		rd.Close()
+		return nil, fmt.Errorf("Parquet schema: %w", err)
+	}
+	avro, err := AvroSchema(as)
+	if err != nil {
+		rd.Close()
+		return nil, fmt.Errorf("Parquet schema: %w", err)
+	}
+	return &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro}, nil
+}
+
+// Schema returns the file's Arrow schema.
+func (p *ParquetFile) Schema() *arrow.Schema { return p.schema }
+
+// AvroSchema returns the Avro schema the file's records are written to
+// Trevni as.
+func (p *ParquetFile) AvroSchema() string { return p.avro }
+
+// NumRows returns the file's number of rows.
+func (p *ParquetFile) NumRows() int64 { return p.pf.NumRows() }
+
+// Close closes the file.
+func (p *ParquetFile) Close() error { return p.pf.Close() }
+
+// RecordReader returns a reader of the file's batches.
+func (p *ParquetFile) RecordReader(ctx context.Context) (array.RecordReader, error) {
+	rr, err := p.fr.GetRecordReader(ctx, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("Parquet: %w", err)
+	}
+	return rr, nil
+}
+
+// WriteTo writes every row of the file into a Trevni writer (of the file's
+// AvroSchema, or of one its columns map to) and returns the number
+// written. A bad file is an error naming the row group and column where
+// reading failed, never a panic.
+func (p *ParquetFile) WriteTo(ctx context.Context, w *trevni.Writer) (n int64, err error) {
+	tw, err := NewWriter(w, p.schema)
+	if err != nil {
+		return 0, err
+	}
+	for g := range p.pf.NumRowGroups() {
+		if err := p.writeRowGroup(ctx, tw, g); err != nil {
+			return tw.Rows(), err
+		}
+	}
+	return tw.Rows(), nil
+}
+
+// writeRowGroup writes row group g.
+func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == errMemory {
+				err = fmt.Errorf("Parquet row group %d: %w", g, errMemory)
+				return
+			}
+			err = fmt.Errorf("Parquet row group %d: bad data: %v", g, r)
+		}
+	}()
+	rr, err := p.fr.GetRecordReader(ctx, nil, []int{g})
+	if err != nil {
+		return fmt.Errorf("Parquet row group %d: %w", g, err)
+	}
+	defer rr.Release()
+	for rr.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := tw.Write(rr.RecordBatch()); err != nil {
+			return fmt.Errorf("Parquet row group %d: %w", g, err)
+		}
+	}
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return p.pageError(g, err)
+	}
+	return nil
+}
+
+// pageError returns the error of reading row group g: the first column
+// chunk whose pages fail to read, named with the page, when there is one,
+// and else err with the row group.
+func (p *ParquetFile) pageError(g int, err error) (out error) {
+	out = fmt.Errorf("Parquet row group %d: %w", g, err)
+	defer func() {
+		if recover() != nil {
+			out = fmt.Errorf("Parquet row group %d: %w", g, err)
+		}
+	}()
+	rg := p.pf.RowGroup(g)
+	for c := range rg.NumColumns() {
+		name := p.pf.MetaData().Schema.Column(c).Path()
+		pr, perr := rg.GetColumnPageReader(c)
+		if perr != nil {
+			return fmt.Errorf("Parquet row group %d, column %s: %w", g, name, perr)
+		}
+		page := 0
+		for pr.Next() {
+			page++
+		}
+		if perr := pr.Err(); perr != nil {
+			return fmt.Errorf("Parquet row group %d, column %s, page %d: %w", g, name, page, perr)
+		}
+	}
+	return out
+}
+
+// checkFooter checks that every column chunk of the footer lies within
+// the file, before arrow-go sizes buffers by them (some of its readers
+// run where a panic cannot be recovered).
+func checkFooter(rd *file.Reader) error {
+	md := rd.MetaData()
+	size := md.GetSourceFileSize()
+	for g := range rd.NumRowGroups() {
+		rg := md.RowGroup(g)
+		if rg.NumRows() < 0 {
+			return fmt.Errorf("Parquet footer: row group %d has %d rows", g, rg.NumRows())
+		}
+		if rg.NumColumns() != md.Schema.NumColumns() {
+			return fmt.Errorf("Parquet footer: row group %d has %d columns of the schema's %d", g, rg.NumColumns(), md.Schema.NumColumns())
+		}
+		for c := range rg.NumColumns() {
+			col, err := rg.ColumnChunk(c)
+			if err != nil {
+				return fmt.Errorf("Parquet footer: row group %d, column %d: %w", g, c, err)
+			}
+			start := col.DataPageOffset()
+			if col.HasDictionaryPage() && col.DictionaryPageOffset() > 0 && start > col.DictionaryPageOffset() {
+				start = col.DictionaryPageOffset()
+			}
+			n := col.TotalCompressedSize()
+			if start < 0 || n < 0 || start > size || n > size-start || col.NumValues() < 0 {
+				return fmt.Errorf("Parquet footer: row group %d, column %s: %d bytes at %d (%d values) do not lie in the file's %d bytes",
+					g, md.Schema.Column(c).Path(), n, start, col.NumValues(), size)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,23 @@
+// Reads Parquet files with DuckDB (its Node package, @duckdb/node-api) and
+// prints, for each file named on the command line, one JSON line: the
+// file, its row count, and each row as DuckDB's to_json renders it. An
+// argument "sql:STATEMENT" runs the statement instead (to write files).
+import { DuckDBInstance } from '@duckdb/node-api';
+
+const instance = await DuckDBInstance.create(':memory:');
+const conn = await instance.connect();
+for (const file of process.argv.slice(2)) {
+  if (file.startsWith('sql:')) {
+    await conn.run(file.slice(4));
+    continue;
+  }
+  const q = file.replaceAll("'", "''");
+  const count = await conn.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM read_parquet('${q}')`);
+  const rows = await conn.runAndReadAll(`SELECT to_json(t)::VARCHAR AS j FROM read_parquet('${q}') t`);
+  const out = {
+    file,
+    count: Number(count.getRowObjects()[0].n),
+    rows: rows.getRowObjects().map((r) => r.j),
+  };
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
