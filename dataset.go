@@ -250,6 +250,7 @@ type File struct {
 	done   func() error
 
 	coalescer *remote.Coalescer // of a URL read for records: told the blocks to fetch
+	http      *remote.HTTP      // of a URL: counts the requests and bytes fetched
 
 	copyDir string         // the Trevni 2 copy of a Trevni 1 or CLMN part
 	copy    *os.File       // its file
@@ -284,6 +285,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		done      = func() error { return nil }
 		sw        *switchReader
 		coalescer *remote.Coalescer
+		fetcher   *remote.HTTP
 	)
 	switch {
 	case p.src.ra != nil:
@@ -295,6 +297,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		if err != nil {
 			return nil, err
 		}
+		fetcher = h
 		size = h.Size()
 		switch mode {
 		case openHeaderOnly:
@@ -334,7 +337,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		ra, size, done = f, fi.Size(), f.Close
 	}
 	cra := &countingReaderAt{ctx: ctx, ra: ra}
-	f := &File{part: p, size: size, ra: cra, done: done, coalescer: coalescer}
+	f := &File{part: p, size: size, ra: cra, done: done, coalescer: coalescer, http: fetcher}
 	var magic [4]byte
 	n, err := cra.ReadAt(magic[:], 0)
 	if n < 4 {
@@ -416,6 +419,16 @@ func (f *File) RowCount() int64 {
 // BytesRead returns the bytes read from the file so far.
 func (f *File) BytesRead() int64 { return f.ra.n.Load() }
 
+// Fetched returns what was read from storage so far: over HTTP the range
+// requests and the bytes they fetched (prefetched windows included), for a
+// local file or a ReaderAt the reads and their bytes.
+func (f *File) Fetched() Fetched {
+	if f.http != nil {
+		return Fetched{Requests: f.http.Requests(), Bytes: f.http.BytesFetched()}
+	}
+	return Fetched{Requests: f.ra.reads.Load(), Bytes: f.ra.n.Load()}
+}
+
 // Close closes the file and removes its Trevni 2 copy, if one was made.
 func (f *File) Close() error { return f.close() }
 
@@ -457,9 +470,10 @@ func (f *File) schemaText() (string, error) {
 // countingReaderAt counts the bytes read through it and fails once ctx
 // is done, so that an interrupted run stops at its next read.
 type countingReaderAt struct {
-	ctx context.Context
-	ra  io.ReaderAt
-	n   atomic.Int64
+	ctx   context.Context
+	ra    io.ReaderAt
+	n     atomic.Int64 // bytes read
+	reads atomic.Int64
 }
 
 func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
@@ -468,6 +482,7 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	}
 	n, err := c.ra.ReadAt(p, off)
 	c.n.Add(int64(n))
+	c.reads.Add(1)
 	return n, err
 }
 

@@ -83,8 +83,17 @@ type PartReport struct {
 	// Part is the part's name.
 	Part string
 	// Scan is the assembling reader's report: rows scanned and matched,
-	// columns and blocks read.
+	// columns and blocks read (the bytes decoded).
 	Scan assemble.ScanReport
+	// Fetched is what was read from storage for the part: the header
+	// included, and over HTTP what the coalescer fetched ahead.
+	Fetched Fetched
+}
+
+// Fetched counts what was read from storage: requests (reads of a local
+// file, range requests over HTTP) and bytes.
+type Fetched struct {
+	Requests, Bytes int64
 }
 
 // NewReader returns a reader of the data set's records, as Avro values of
@@ -232,13 +241,13 @@ func (r *Reader) closePart() {
 		return
 	}
 	rep := r.part.Report()
-	r.reports = append(r.reports, PartReport{Part: r.file.part.Name(), Scan: rep})
+	r.file.Close() // first: what the read-ahead fetched is counted too
+	r.reports = append(r.reports, PartReport{Part: r.file.part.Name(), Scan: rep, Fetched: r.file.Fetched()})
 	if !r.counting {
 		r.span.took(rep.RowsMatched)
 	}
 	r.before += r.file.part.rows
 	r.bytes += r.file.BytesRead()
-	r.file.Close()
 	r.file, r.part, r.ar, r.pm = nil, nil, nil, nil
 }
 
@@ -334,7 +343,7 @@ func (r *Reader) BytesRead() int64 {
 func (r *Reader) Report() []PartReport {
 	out := append([]PartReport(nil), r.reports...)
 	if r.part != nil {
-		out = append(out, PartReport{Part: r.file.part.Name(), Scan: r.part.Report()})
+		out = append(out, PartReport{Part: r.file.part.Name(), Scan: r.part.Report(), Fetched: r.file.Fetched()})
 	}
 	return out
 }
