@@ -34,11 +34,12 @@ import (
 // A Dataset may be read by several readers one after another; it is not
 // safe for concurrent use.
 type Dataset struct {
-	opts   Options
-	parts  []*Part
-	schema *schema.Schema // the records' schema: the reader schema, or the parts'
-	text   string         // its JSON text
-	ra     bool           // opened on a caller's ReaderAt: parts[0] stays open
+	opts      Options
+	parts     []*Part
+	schema    *schema.Schema // the records' schema: the reader schema, or the parts'
+	text      string         // its JSON text
+	schemaErr error          // why the parts' schema text does not parse
+	ra        bool           // opened on a caller's ReaderAt: parts[0] stays open
 }
 
 // Part is one file of a data set.
@@ -124,8 +125,13 @@ func openSources(ctx context.Context, srcs []source, opts *Options) (*Dataset, e
 	if ds.text != "" {
 		s, err := schema.Parse(ds.text)
 		if err != nil {
-			ds.Close()
-			return nil, fmt.Errorf("%s: schema: %w", ds.parts[0].Name(), err)
+			if ds.opts.ReaderSchema != "" {
+				ds.Close()
+				return nil, fmt.Errorf("reader schema: %w", err)
+			}
+			// The parts' own readers still read such a file (its
+			// metadata, its structure): reading records reports this.
+			ds.schemaErr = fmt.Errorf("%s: schema: %w", ds.parts[0].Name(), err)
 		}
 		ds.schema = s
 	}
@@ -169,7 +175,8 @@ func (ds *Dataset) Format() Format { return ds.parts[0].format }
 
 // Schema returns the schema records are read as: the reader schema, or the
 // parts' own. It is nil for Trevni files not written from Avro, whose rows
-// are read through Part.Open and format.Reader.
+// are read through Part.Open and format.Reader, and for files whose stored
+// schema does not parse (reading their records returns the parse error).
 func (ds *Dataset) Schema() *schema.Schema { return ds.schema }
 
 // SchemaText returns Schema as JSON text, as stored in the file (or as
@@ -198,6 +205,9 @@ func (ds *Dataset) Size() int64 {
 // Trevni 2 file of the schema has, in file order), or an error for a data
 // set without an Avro schema.
 func (ds *Dataset) Columns() ([]layout.Column, error) {
+	if ds.schemaErr != nil {
+		return nil, ds.schemaErr
+	}
 	if ds.schema == nil {
 		return nil, fmt.Errorf("%s: %w", ds.parts[0].Name(), errNoSchema)
 	}
@@ -444,6 +454,12 @@ func (f *File) schemaText() (string, error) {
 	case f.v1 != nil:
 		t, err := f.v1.AvroSchema()
 		if err != nil {
+			if _, stored := f.v1.Meta().Get(trevni1.KeyAvroSchema); !stored {
+				// Columns no flat record reads, and no schema: a file
+				// read through its own reader only, as a Trevni 2
+				// file not written from Avro is.
+				return "", nil
+			}
 			return "", fmt.Errorf("%s: %w", f.part.Name(), err)
 		}
 		return t, nil

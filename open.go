@@ -83,6 +83,9 @@ type Options struct {
 	// the connect, header and idle timeouts; nil means the defaults (see
 	// remote.HTTPOptions).
 	HTTP *remote.HTTPOptions
+	// MaxRecordBytes bounds the bytes of one record as assembled (see
+	// assemble.Options.MaxRecordBytes); 0 means assemble's default.
+	MaxRecordBytes int64
 	// ImpalaBooleans reads Trevni 1 boolean blocks that Impala's size bug
 	// left short as Impala did (see trevni1.ReaderOptions).
 	ImpalaBooleans bool

@@ -48,7 +48,7 @@ func (ds *Dataset) NewProtoReader(ctx context.Context, opts *ProtoOptions) (*Pro
 	r.open = func(rd *format.Reader) (partReader, error) {
 		pm, err := assemble.NewProtoReader(rd, &assemble.ProtoOptions{
 			MessageType: o.MessageType, Fields: o.Fields, Resolver: o.Resolver,
-			Layout: ds.opts.Layout, Filter: o.Where,
+			Layout: ds.opts.Layout, Filter: o.Where, MaxRecordBytes: ds.opts.MaxRecordBytes,
 		})
 		r.pm = pm
 		return pm, err
@@ -121,7 +121,9 @@ func (ds *Dataset) Messages(ctx context.Context, opts *ProtoOptions) iter.Seq2[p
 }
 
 // WriteProto writes the data set's messages to w in form (length-delimited
-// binary, or protojson lines) and returns how many it wrote.
+// binary, or protojson lines) and returns how many it wrote. opts.Progress,
+// if set, is called now and then with the messages written and the bytes
+// read so far.
 func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form protoschema.Framing, opts *ProtoOptions) (int64, error) {
 	p, err := ds.NewProtoReader(ctx, opts)
 	if err != nil {
@@ -130,8 +132,12 @@ func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form protoschema
 	defer p.Close()
 	r := p.r
 	var total int64
+	var so *assemble.ProtoStreamOptions
+	if opts != nil && opts.Progress != nil {
+		so = &assemble.ProtoStreamOptions{Progress: func(n int64) { opts.Progress(total+n, r.BytesRead()) }}
+	}
 	for r.part != nil {
-		n, err := assemble.ToProtoStream(ctx, w, r.pm, form, nil)
+		n, err := assemble.ToProtoStream(ctx, w, r.pm, form, so)
 		total += n
 		r.n += n
 		if err != nil {

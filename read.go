@@ -101,6 +101,9 @@ type Fetched struct {
 // reads the first part's header to learn that schema; a filter or field
 // selection that does not fit the schema is an error here.
 func (ds *Dataset) NewReader(ctx context.Context, opts *ReadOptions) (*Reader, error) {
+	if ds.schemaErr != nil {
+		return nil, ds.schemaErr
+	}
 	if ds.schema == nil {
 		return nil, fmt.Errorf("%s: %w", ds.parts[0].Name(), errNoSchema)
 	}
@@ -109,7 +112,7 @@ func (ds *Dataset) NewReader(ctx context.Context, opts *ReadOptions) (*Reader, e
 		r.opts = *opts
 	}
 	r.open = func(rd *format.Reader) (partReader, error) {
-		ar, err := assemble.NewAvroReader(rd, r.assembleOptions())
+		ar, err := newAvroReader(rd, r.assembleOptions())
 		r.ar = ar
 		return ar, err
 	}
@@ -156,11 +159,31 @@ func (r *Reader) learnSchema() error {
 
 func (r *Reader) assembleOptions() *assemble.Options {
 	return &assemble.Options{
-		ReaderSchema: r.ds.opts.ReaderSchema,
-		Fields:       r.opts.Fields,
-		Filter:       r.opts.Where,
-		Layout:       r.ds.opts.Layout,
+		ReaderSchema:   r.ds.opts.ReaderSchema,
+		Fields:         r.opts.Fields,
+		Filter:         r.opts.Where,
+		Layout:         r.ds.opts.Layout,
+		MaxRecordBytes: r.ds.opts.MaxRecordBytes,
 	}
+}
+
+// newAvroReader is assemble.NewAvroReader, except that when a selection
+// of several fields fails, the error is that of the first field, in the
+// order given, that fails on its own: the reader may check the fields in
+// any order, and a message should not change from one run to the next.
+func newAvroReader(rd *format.Reader, opts *assemble.Options) (*assemble.AvroReader, error) {
+	ar, err := assemble.NewAvroReader(rd, opts)
+	if err == nil || len(opts.Fields) < 2 {
+		return ar, err
+	}
+	for _, f := range opts.Fields {
+		one := *opts
+		one.Fields = []string{f}
+		if _, ferr := assemble.NewAvroReader(rd, &one); ferr != nil {
+			return nil, ferr
+		}
+	}
+	return nil, err
 }
 
 // next closes the current part and opens the next one holding records to
@@ -362,6 +385,9 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 		o = *opts
 	}
 	if o.Where == "" {
+		if _, err := newSpan(&o); err != nil {
+			return 0, err
+		}
 		n := max(ds.RowCount()-o.Offset, 0)
 		if o.Rows > 0 {
 			n = min(n, o.Rows)
@@ -371,34 +397,47 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 		}
 		return n, nil
 	}
-	if ds.schema == nil {
-		return 0, fmt.Errorf("%s: %w", ds.parts[0].Name(), errNoSchema)
-	}
 	o.Fields = nil
 	r, err := ds.NewReader(ctx, &o)
 	if err != nil {
 		return 0, err
 	}
 	defer r.Close()
+	return r.Count()
+}
+
+// Count counts the records the reader has still to return, and reads
+// past them: only the filter's columns are read, block statistics ruling
+// out whole blocks, and with no filter no column at all. Report then tells
+// what each part cost.
+func (r *Reader) Count() (int64, error) {
+	if r.part != nil && !r.counting {
+		// The records already read from this part count against the
+		// limit now: the part's closing will not take them.
+		r.span.took(r.part.Report().RowsMatched)
+	}
 	r.counting = true
 	var n int64
-	for r.part != nil {
-		c, err := r.part.Count(ctx)
+	for {
+		if r.part == nil {
+			if err := r.next(); err == io.EOF {
+				return n, nil
+			} else if err != nil {
+				return n, err
+			}
+		}
+		c, err := r.part.Count(r.ctx)
 		if err != nil {
 			return n, fmt.Errorf("%s: %w", r.file.part.Name(), err)
 		}
 		if r.span.remaining >= 0 {
-			c = min(c, r.span.remaining)
+			c = min(c, r.span.remaining) // Count does not stop at the limit
 		}
 		r.span.took(c)
 		n += c
-		if err := r.next(); err == io.EOF {
-			break
-		} else if err != nil {
-			return n, err
-		}
+		r.n += c
+		r.closePart()
 	}
-	return n, nil
 }
 
 // Validate checks every part: the Trevni structure of Trevni 2 parts
@@ -437,7 +476,7 @@ func (p *Part) validate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ar, err := assemble.NewAvroReader(rd, &assemble.Options{Layout: p.ds.opts.Layout})
+	ar, err := assemble.NewAvroReader(rd, &assemble.Options{Layout: p.ds.opts.Layout, MaxRecordBytes: p.ds.opts.MaxRecordBytes})
 	if err == nil {
 		err = ar.Validate(ctx)
 	}

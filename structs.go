@@ -69,7 +69,7 @@ func readStructsPart[T any](ctx context.Context, p *Part, o *ReadOptions, from, 
 		yield(nil, err)
 		return 0, false
 	}
-	sr, err := assemble.NewStructReader[T](rd, &assemble.Options{Filter: o.Where, Layout: p.ds.opts.Layout})
+	sr, err := assemble.NewStructReader[T](rd, &assemble.Options{Filter: o.Where, Layout: p.ds.opts.Layout, MaxRecordBytes: p.ds.opts.MaxRecordBytes})
 	if err == nil && from > 0 {
 		err = sr.Reader().SeekRow(from)
 	}

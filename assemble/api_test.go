@@ -250,3 +250,57 @@ func TestNilReader(t *testing.T) {
 		t.Fatal("NewAvroReader(nil) succeeded")
 	}
 }
+
+// TestManyFieldsMatched checks the matching of reader fields to writer
+// fields in a record of many fields (looked up by name through a map):
+// by name in any order, by alias, the first of two writer fields of one
+// name, a default for a field the file lacks; the same as for a record
+// of few fields, searched in order.
+func TestManyFieldsMatched(t *testing.T) {
+	for _, n := range []int{8, 31, 32, 100} {
+		var w, r strings.Builder
+		w.WriteString(`{"type":"record","name":"W","fields":[`)
+		r.WriteString(`{"type":"record","name":"W","fields":[{"name":"extra","type":"int","default":-1}`)
+		rec := map[string]any{}
+		for i := range n {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			fmt.Fprintf(&w, `{"name":"f%d","type":"int"}`, i)
+			rec[fmt.Sprintf("f%d", i)] = int32(i * 10)
+		}
+		for i := n - 1; i >= 0; i-- { // the reader's fields in reverse order
+			if i == 3 {
+				fmt.Fprintf(&r, `,{"name":"g3","aliases":["f3"],"type":"long"}`)
+				continue
+			}
+			fmt.Fprintf(&r, `,{"name":"f%d","type":"int"}`, i)
+		}
+		w.WriteString(`]}`)
+		r.WriteString(`]}`)
+		rd := openBytes(t, shredPatched(t, w.String(), []any{rec}))
+		ar, err := NewAvroReader(rd, &Options{ReaderSchema: r.String()})
+		if err != nil {
+			t.Fatalf("%d fields: %v", n, err)
+		}
+		v, err := ar.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := v.(map[string]any)
+		if len(got) != n+1 || got["extra"] != int32(-1) || got["g3"] != int64(30) || got[fmt.Sprintf("f%d", n-1)] != int32((n-1)*10) || got["f0"] != int32(0) {
+			t.Fatalf("%d fields: %v", n, got)
+		}
+		for i := range n {
+			if k := fmt.Sprintf("f%d", i); i != 3 && got[k] != int32(i*10) {
+				t.Fatalf("%d fields: %s = %v", n, k, got[k])
+			}
+		}
+		// A reader field whose alias names a writer field that another
+		// reader field reads by name is refused.
+		twice := strings.Replace(r.String(), `{"name":"extra","type":"int","default":-1}`, `{"name":"extra","aliases":["f1"],"type":"int"}`, 1)
+		if _, err := NewAvroReader(rd, &Options{ReaderSchema: twice}); !incompatibleAt(err, "f1") {
+			t.Fatalf("%d fields: two reader fields of one writer field: %v", n, err)
+		}
+	}
+}

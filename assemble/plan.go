@@ -181,12 +181,13 @@ func (c *compiler) compileNode(w *layout.Node, rs *schema.Schema, path string, s
 			}
 		}
 		readBy := make([]string, len(ws.Fields)) // the reader field reading each writer field
+		byName := fieldIndex(ws)
 		for _, rf := range rs.Fields {
 			sub, selected := sel[rf.Name]
 			if sel != nil && !selected {
 				continue
 			}
-			k := c.writerField(ws, rf)
+			k := c.writerField(ws, rf, byName)
 			if k >= 0 {
 				// Each writer field's values are read once.
 				if readBy[k] != "" {
@@ -327,17 +328,27 @@ func (c *compiler) writerUnion(w *layout.Node, rs *schema.Schema, path string, s
 
 // writerField finds the writer field a reader field reads: by name, then by
 // the reader field's aliases, then by the MatchField hook.
-func (c *compiler) writerField(ws *schema.Schema, rf *schema.Field) int {
-	for i, f := range ws.Fields {
-		if f.Name == rf.Name {
-			return i
-		}
-	}
-	for _, a := range rf.Aliases {
-		for i, f := range ws.Fields {
-			if f.Name == a {
+func (c *compiler) writerField(ws *schema.Schema, rf *schema.Field, byName map[string]int) int {
+	find := func(name string) int {
+		if byName != nil {
+			if i, ok := byName[name]; ok {
 				return i
 			}
+			return -1
+		}
+		for i, f := range ws.Fields {
+			if f.Name == name {
+				return i
+			}
+		}
+		return -1
+	}
+	if i := find(rf.Name); i >= 0 {
+		return i
+	}
+	for _, a := range rf.Aliases {
+		if i := find(a); i >= 0 {
+			return i
 		}
 	}
 	if c.match != nil {
@@ -346,6 +357,23 @@ func (c *compiler) writerField(ws *schema.Schema, rf *schema.Field) int {
 		}
 	}
 	return -1
+}
+
+// fieldIndex returns the number of each field of a record of many fields
+// by name (the first, for a name given twice), so that matching every
+// reader field is not quadratic; nil for a record of few fields, searched
+// in order.
+func fieldIndex(ws *schema.Schema) map[string]int {
+	if len(ws.Fields) < 32 {
+		return nil
+	}
+	m := make(map[string]int, len(ws.Fields))
+	for i, f := range ws.Fields {
+		if _, dup := m[f.Name]; !dup {
+			m[f.Name] = i
+		}
+	}
+	return m
 }
 
 // matchBranch returns the reader union branch that reads the writer schema

@@ -536,8 +536,10 @@ func (rd *Reader) readTable(i int, t *blockTable) error {
 		return rd.colErr(i, -1, -1, err)
 	}
 	start, end := rd.starts[i], rd.columnEnd(i)
-	// Read the block table without straying into the next column.
-	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(rd.ra, start, end-start), 16<<10), off: start, size: rd.size}
+	// Read the block table without straying into the next column, with a
+	// buffer no larger than the column (a file of many small columns
+	// would otherwise make 16 KiB of garbage for each).
+	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(rd.ra, start, end-start), int(min(16<<10, max(end-start, 16)))), off: start, size: rd.size}
 	var fixed [12]byte
 	if err := h.full(fixed[:4]); err != nil {
 		return columnError(err, i, rd.cols[i].Name)

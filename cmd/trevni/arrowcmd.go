@@ -4,10 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
@@ -110,26 +108,20 @@ func (e *env) arrowOut(ins []string, out *output, rf *rangeFlags, sf *selectFlag
 	if err != nil {
 		return err
 	}
-	ds, err := trevni.OpenFiles(e.ctx, ins, &trevni.Options{Layout: e.limits.layout(), Reader: e.limits.reader(&format.ReaderOptions{}), TempDir: tmp})
+	o := e.openOptions("", false)
+	o.TempDir = tmp
+	ds, done, err := e.openDataset(ins, o)
 	if err != nil {
 		return err
 	}
-	defer ds.Close()
+	defer done()
 	p := e.newProgress(ds.RowCount(), ds.Size())
 	defer p.done()
-	ro := trevniarrow.ReadOptions{ReadOptions: trevni.ReadOptions{
-		Where:    sf.where,
-		Offset:   rf.offset,
-		Limit:    max(rf.limit, 0),
-		Progress: func(rows, bytes int64) { p.setRows(rows); p.setBytes(bytes) },
-	}}
-	if rf.limit == 0 {
-		ro.Limit = 0
-		ro.Offset = ds.RowCount() // no records
+	rdo, err := e.readOptions(ds, rf, sf, p)
+	if err != nil {
+		return err
 	}
-	if sf.fields != "" {
-		ro.Fields = strings.Split(sf.fields, ",")
-	}
+	ro := trevniarrow.ReadOptions{ReadOptions: *rdo}
 	rows, err := write(out, ds, ro)
 	if err != nil {
 		return e.whereError(err)

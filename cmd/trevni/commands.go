@@ -52,8 +52,8 @@ func (c *command) writesFile() bool { return c.output == lastOutput || c.output 
 // output's name ("-" for standard output, "" when there is no output).
 // An optional output is the second argument of a command of one input
 // (schema IN [OUT]); for a command reading a data set, the last of
-// several arguments when it is not Trevni input (a URL, a glob, a
-// directory, or a file that starts like a Trevni file).
+// several arguments when it is not input (a URL, a glob, a directory, or
+// a file that starts as a Trevni, Trevni 1 or CLMN file does).
 func (c *command) splitArgs(args []string) (ins []string, out string) {
 	switch c.output {
 	case noOutput:
@@ -64,7 +64,7 @@ func (c *command) splitArgs(args []string) (ins []string, out string) {
 		}
 		return args[:len(args)-1], args[len(args)-1]
 	case optionalOutput:
-		if n := len(args); n > 1 && (!c.dataset || !isTrevniArg(args[n-1])) {
+		if n := len(args); n > 1 && (!c.dataset || !isInputArg(args[n-1])) {
 			return args[:n-1], args[n-1]
 		}
 	}
@@ -353,7 +353,6 @@ func (a *app) help(args []string) int {
 			return exitUsage
 		}
 		fs, _, _ := cmd.flagSet(false)
-		v1Hook(cmd.name, fs) // Trevni version 1's flags: cmd/trevni/v1.go
 		cmd.printHelp(a.stdout, fs)
 		return exitOK
 	}

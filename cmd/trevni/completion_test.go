@@ -83,7 +83,7 @@ func TestBashCompletion(t *testing.T) {
 		{"trevni toavro --codec x", "xz"},
 		{"trevni fromproto -", "--block-memory --block-size --checksum --codec --descriptor-set --force --http-timeout --input --max-block-size --max-columns --max-depth --max-record-size --memory --message --proto --quiet --recursion-limit --stats -I"},
 		{"trevni fromproto --input j", "json"},
-		{"trevni validate --", "--block-memory --http-timeout --max-block-size --max-columns --max-depth --max-record-size --quiet --strict"},
+		{"trevni validate --", "--block-memory --http-timeout --impala-booleans --max-block-size --max-columns --max-depth --max-record-size --quiet --strict"},
 		{"trevni completion f", "fish"},
 		{"trevni help me", "meta"},
 		{"trevni fromavro ev", "events.avro"},

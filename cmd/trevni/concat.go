@@ -21,7 +21,9 @@ replaced by the right ones. The records are those of the files read one
 after the other, and Java reads the result.
 
 The inputs may be globs (quoted: the tool expands them) and directories
-(their *.trv files in name order), as for the reading commands.
+(their *.trv, *.trv1 and *.clmn files in name order), as for the reading commands. Only
+Trevni 2 files are joined: a Trevni 1 or CLMN input is refused, naming it
+(convert it first: toavro, then fromavro).
 
 Examples (the file names stand for your own):
 
@@ -39,20 +41,31 @@ func concatCommand(fs *flag.FlagSet) runFunc {
 		}
 		var rds []*format.Reader
 		var names []string
-		var first *trevniInput
+		o := e.openOptions("", false)
 		for _, path := range ins {
-			in, err := e.openTrevni(path, nil)
+			// Each file is opened on its own: their columns are
+			// compared here, naming the first that differs.
+			ds, done, err := e.openDataset([]string{path}, o)
 			if err != nil {
 				return err
 			}
-			defer in.Close()
-			if first == nil {
-				first = in
-			} else if err := sameColumns(first, in); err != nil {
+			defer done()
+			part := ds.Parts()[0]
+			if part.Format() != trevni.Trevni2 {
+				return fmt.Errorf("%s: a %s file: concat joins Trevni 2 files; convert it first (trevni toavro %s x.avro, then trevni fromavro x.avro x.trv)", part.Name(), part.Format(), part.Name())
+			}
+			f, err := part.Open(e.ctx)
+			if err != nil {
 				return err
 			}
-			rds = append(rds, in.Reader)
-			names = append(names, in.Name())
+			defer f.Close()
+			if len(rds) > 0 {
+				if err := sameColumns(names[0], rds[0], part.Name(), f.Trevni()); err != nil {
+					return err
+				}
+			}
+			rds = append(rds, f.Trevni())
+			names = append(names, part.Name())
 		}
 		rows, err := format.Concat(e.ctx, out, rds, &format.ConcatOptions{SameSchema: trevni.SameAvroSchema})
 		if err != nil {
@@ -81,7 +94,7 @@ func concatSpec() *command {
 
 // sameColumns checks that part b has the columns of the first part a,
 // which concat needs, and names the first column where they differ.
-func sameColumns(a, b *trevniInput) error {
+func sameColumns(aName string, a *format.Reader, bName string, b *format.Reader) error {
 	na, nb := a.NumColumns(), b.NumColumns()
 	for i := range max(na, nb) {
 		var ca, cb *format.ColumnMeta
@@ -95,7 +108,7 @@ func sameColumns(a, b *trevniInput) error {
 			continue
 		}
 		return fmt.Errorf("%s and %s cannot be joined: their schemas differ at column %d: %s in the first, %s in the second",
-			a.Name(), b.Name(), i, describeColumn(ca), describeColumn(cb))
+			aName, bName, i, describeColumn(ca), describeColumn(cb))
 	}
 	return nil
 }

@@ -4,13 +4,13 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/trevni-go/trevni/assemble"
-	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni"
 )
 
 const countHelp = `
 Count prints the number of records of a Trevni file or data set (several
-files, quoted globs, directories of *.trv files, http(s) URLs): from the
+files, quoted globs, directories of *.trv, *.trv1 and *.clmn files,
+http(s) URLs; Trevni 1 and CLMN files too): from the
 headers alone, reading no column, or with --where the number of records
 satisfying the expression, summed over the parts (blocks whose statistics
 rule out a match are not read). --report prints what was read, for each
@@ -31,45 +31,42 @@ func countCommand(fs *flag.FlagSet) runFunc {
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` that parts of different schemas all resolve to")
 	where := fs.String("where", "", "count only the records satisfying `EXPR`")
 	report := fs.Bool("report", false, "print rows scanned and matched, blocks read and skipped per column, and bytes read to standard error")
+	impala := addImpalaBooleans(fs)
 	return func(e *env, ins []string, out *output) error {
 		text, err := e.readerSchemaText(*readerSchema)
 		if err != nil {
 			return err
 		}
+		ds, done, err := e.openDataset(ins, e.openOptions(text, *impala))
+		if err != nil {
+			return err
+		}
+		defer done()
 		if *where == "" {
 			// The headers hold the row counts: no column is read.
-			parts, err := e.scanHeaders(ins, text)
-			if err != nil {
-				return err
-			}
-			rows, size := totals(parts)
+			rows := ds.RowCount()
 			if *report {
-				name, says := parts[0].name, "the header says"
+				parts := ds.Parts()
+				name, says := parts[0].Name(), "the header says"
 				if len(parts) > 1 {
 					name, says = fmt.Sprintf("%d parts", len(parts)), "the headers say"
 				}
-				fmt.Fprintf(e.stderr, "trevni: count: %s: 0 rows scanned (%s %s)\n  read 0 blocks of %d bytes\n", name, says, pluralCount(rows, "row"), size)
+				fmt.Fprintf(e.stderr, "trevni: count: %s: 0 rows scanned (%s %s)\n  read 0 blocks of %d bytes\n", name, says, pluralCount(rows, "row"), ds.Size())
 			}
 			_, err = fmt.Fprintln(e.stdout, rows)
 			return err
 		}
-		parts, err := e.scanParts(ins, text, &format.ReaderOptions{})
+		r, err := e.newReader(ds, &trevni.ReadOptions{Where: *where})
 		if err != nil {
 			return err
 		}
-		defer closeParts(parts)
-		var n int64
-		sf := &selectFlags{where: *where, report: *report}
-		err = e.eachAvro(parts, text, nil, sf, nil, func(ar *assemble.AvroReader, in *trevniInput, _ int64) error {
-			k, err := ar.Count(e.ctx)
-			if err != nil {
-				return fmt.Errorf("%s: %w", in.Name(), err)
-			}
-			n += k
-			return nil
-		})
+		defer r.Close()
+		n, err := r.Count()
 		if err != nil {
 			return err
+		}
+		if *report {
+			e.printReports(r.Report())
 		}
 		_, err = fmt.Fprintln(e.stdout, n)
 		return err

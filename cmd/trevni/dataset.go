@@ -1,35 +1,33 @@
 package main
 
 import (
-	"cmp"
 	"errors"
-	"fmt"
+	"flag"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/trevni-go/trevni/assemble"
-	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/ocf"
-	"github.com/trevni-go/trevni/remote"
-	"github.com/trevni-go/trevni/schema/layout"
 )
 
 // The reading commands take a data set: several files, shell-style globs
-// (expanded here, so they may be quoted) and directories (their *.trv
-// files in name order), local files or http(s) URLs, read one after the
-// other as one stream of records.
+// (expanded by trevni.ExpandNames, so they may be quoted) and directories
+// (their *.trv, *.trv1 and *.clmn files in name order), local files or
+// http(s) URLs, read one after the other as one stream of records. Every
+// input is opened through the front door, package trevni, which tells the
+// formats apart and reads them; this file adds only what is particular to
+// a command line: standard input and named pipes, copied when they allow
+// no random access, and the flags turned into the front door's options.
 
-// isTrevniArg reports whether an argument names Trevni input rather than
-// an output: a URL, a glob, a directory, standard input once an input was
-// given, or an existing file that starts like a Trevni file.
-func isTrevniArg(arg string) bool {
-	if remote.IsURL(arg) || hasGlob(arg) {
+// isInputArg reports whether an argument names input rather than an
+// output: a URL, a glob, a directory, or an existing regular file that
+// starts as a Trevni, Trevni 1 or CLMN file does (trevni.DetectFormat).
+func isInputArg(arg string) bool {
+	if trevni.IsURL(arg) || trevni.HasGlob(arg) {
 		return true
 	}
-	if fi, err := os.Stat(arg); err != nil || !fi.Mode().IsRegular() {
+	fi, err := os.Stat(arg)
+	if err != nil || !fi.Mode().IsRegular() {
 		return err == nil && fi.IsDir() // a named pipe is not read to find out
 	}
 	f, err := os.Open(arg)
@@ -37,317 +35,155 @@ func isTrevniArg(arg string) bool {
 		return false
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+	var magic [4]byte
+	if _, err := io.ReadFull(f, magic[:]); err != nil {
+		return false
+	}
+	_, err = trevni.DetectFormat(magic[:])
+	return err == nil
+}
+
+// openOptions returns the front door's options for the command's flags:
+// the limits (--max-*, --block-memory, --http-timeout), the reader schema
+// (its text, "" for none) and Trevni 1's --impala-booleans.
+func (e *env) openOptions(readerSchema string, impalaBooleans bool) *trevni.Options {
+	return &trevni.Options{
+		ReaderSchema:   readerSchema,
+		Layout:         e.limits.layout(),
+		Reader:         e.limits.reader(nil),
+		ImpalaBooleans: impalaBooleans,
+		HTTP:           e.limits.http(),
+		MaxRecordBytes: e.limits.maxRecord,
+	}
+}
+
+// openDataset opens the inputs (expanded already) as one data set through
+// the front door. Standard input ("-") and a named pipe, which allow no
+// random access, are copied to a temporary file first, or used in place
+// when they allow it; they are then the only input. done closes the data
+// set and removes the copy.
+func (e *env) openDataset(ins []string, o *trevni.Options) (ds *trevni.Dataset, done func(), err error) {
+	if len(ins) == 1 && notSeekable(ins[0]) {
+		ra, size, closeRA, err := e.randomAccess(ins[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		ds, err := trevni.OpenReaderAt(e.ctx, ra, size, displayName(ins[0], false), o)
+		if err != nil {
+			closeRA()
+			return nil, nil, err
+		}
+		return ds, func() { ds.Close(); closeRA() }, nil
+	}
+	for _, in := range ins {
+		if in == "-" {
+			return nil, nil, errors.New("standard input (-) cannot be read with other inputs")
+		}
+	}
+	ds, err = trevni.OpenFiles(e.ctx, ins, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ds, func() { ds.Close() }, nil
+}
+
+// notSeekable reports whether an input is standard input or a named
+// pipe: read through env.randomAccess rather than opened by name.
+func notSeekable(name string) bool {
+	if name == "-" {
 		return true
 	}
-	var magic [3]byte
-	_, err = io.ReadFull(f, magic[:])
-	return err == nil && string(magic[:]) == "Trv"
-}
-
-func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
-
-// expandInputs expands globs and directories, keeping the order of the
-// arguments; a glob matches in name order, a directory gives its *.trv
-// files in name order. A glob or directory that gives no file is an error.
-func expandInputs(args []string) ([]string, error) {
-	var out []string
-	for _, a := range args {
-		switch {
-		case a == "-" || remote.IsURL(a):
-			out = append(out, a)
-		case hasGlob(a) && !exists(a):
-			m, err := filepath.Glob(a)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", a, err)
-			}
-			if len(m) == 0 {
-				return nil, fmt.Errorf("%s: no file matches", a)
-			}
-			for _, f := range m {
-				if fi, err := os.Stat(f); err == nil && fi.IsDir() {
-					continue // a glob's directories are not read into
-				}
-				out = append(out, f)
-			}
-		default:
-			fi, err := os.Stat(a)
-			if err != nil || !fi.IsDir() {
-				out = append(out, a) // opening it reports the error
-				continue
-			}
-			m, err := filepath.Glob(filepath.Join(globEscape(a), "*.trv"))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", a, err)
-			}
-			if len(m) == 0 {
-				return nil, fmt.Errorf("%s: directory holds no *.trv file", a)
-			}
-			out = append(out, m...) // Glob sorts its matches
-		}
+	if trevni.IsURL(name) {
+		return false
 	}
-	if slices.Contains(out, "-") && len(out) > 1 {
-		return nil, errors.New("standard input (-) cannot be read with other inputs")
-	}
-	return out, nil
+	fi, err := os.Stat(name)
+	return err == nil && !fi.IsDir() && !fi.Mode().IsRegular()
 }
 
-func exists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-// globEscape escapes the glob characters of a directory name.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// part is one file of a data set, as scanned before reading.
-type part struct {
-	path   string
-	name   string // for messages
-	rows   int64
-	size   int64
-	schema string // avro.schema, "" when none
-	cols   []format.ColumnMeta
-	open   *trevniInput // kept open when it is the only part
-}
-
-// scanParts opens every input in turn to learn its rows and schema, and
-// checks that the parts form one data set: the same Avro schema, or (with
-// readerSchema, the text of --schema) schemas that all resolve to it, or,
-// for files not written from Avro, the same columns. The error names the
-// two files that differ. A single input is kept open, opened with opts,
-// for eachPart (standard input cannot be read twice); the caller must
-// call closeParts.
-func (e *env) scanParts(paths []string, readerSchema string, opts *format.ReaderOptions) ([]part, error) {
-	return e.scan(paths, readerSchema, opts, len(paths) == 1)
-}
-
-// scanHeaders is scanParts for a command that reads nothing past the
-// parts' headers (count): no part is kept open, and a URL is read no
-// further than its header.
-func (e *env) scanHeaders(paths []string, readerSchema string) ([]part, error) {
-	return e.scan(paths, readerSchema, nil, false)
-}
-
-// scan is scanParts, keeping the single input open if keep. The parts it
-// closes again are opened for their header only.
-func (e *env) scan(paths []string, readerSchema string, opts *format.ReaderOptions, keep bool) ([]part, error) {
-	parts := make([]part, 0, len(paths))
-	for _, p := range paths {
-		in, err := e.openTrevniFor(p, opts, !keep)
-		if err != nil {
-			return nil, err
-		}
-		pt := part{path: p, name: in.Name(), rows: in.RowCount(), size: in.Size(), schema: in.Meta().GetString(layout.MetaAvroSchema)}
-		for i := range in.NumColumns() {
-			c, err := in.Column(i)
-			if err != nil {
-				in.Close()
-				return nil, err
-			}
-			pt.cols = append(pt.cols, *c)
-		}
-		if len(parts) > 0 {
-			err = agree(&parts[0], &pt)
-			if err != nil && readerSchema != "" && pt.schema != "" {
-				// The reader schema may reconcile them: check that
-				// this part resolves to it.
-				if _, rerr := assemble.NewAvroReader(in.Reader, &assemble.Options{ReaderSchema: readerSchema, Layout: e.limits.layout()}); rerr != nil {
-					err = fmt.Errorf("%s: does not resolve to the --schema: %w", pt.name, rerr)
-				} else {
-					err = nil
-				}
-			}
-		}
-		if keep && err == nil {
-			pt.open = in
-		} else {
-			in.Close()
-		}
-		if err != nil {
-			return nil, err
-		}
-		parts = append(parts, pt)
-	}
-	return parts, nil
-}
-
-// closeParts closes the input scanParts kept open, if eachPart did not.
-func closeParts(parts []part) {
-	for i := range parts {
-		if parts[i].open != nil {
-			parts[i].open.Close()
-			parts[i].open = nil
-		}
-	}
-}
-
-// agree checks that part b may be read with part a.
-func agree(a, b *part) error {
-	if a.schema != "" || b.schema != "" {
-		if a.schema == b.schema {
-			return nil
-		}
-		return fmt.Errorf("%s and %s have different schemas: give --schema a reader schema both resolve to", a.name, b.name)
-	}
-	if len(a.cols) != len(b.cols) {
-		return fmt.Errorf("%s and %s have different columns (%d and %d)", a.name, b.name, len(a.cols), len(b.cols))
-	}
-	for i := range a.cols {
-		x, y := &a.cols[i], &b.cols[i]
-		if x.Name != y.Name || x.Type != y.Type || x.Parent != y.Parent || x.Array != y.Array {
-			return fmt.Errorf("%s and %s have different columns: column %d is %q (%s) and %q (%s)", a.name, b.name, i, x.Name, x.Type, y.Name, y.Type)
+// eachFile opens each input on its own through the front door (files of
+// different schemas may be listed together) and calls fn with its one
+// part opened, for a command that describes files one by one (meta).
+func (e *env) eachFile(ins []string, o *trevni.Options, fn func(f *trevni.File) error) error {
+	for _, in := range ins {
+		if err := e.withFile(in, o, fn); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// totals returns the rows and bytes of the parts.
-func totals(parts []part) (rows, size int64) {
-	for _, p := range parts {
-		rows += p.rows
-		size += p.size
+// withFile opens one input through the front door and calls fn with its
+// part opened.
+func (e *env) withFile(in string, o *trevni.Options, fn func(f *trevni.File) error) error {
+	ds, done, err := e.openDataset([]string{in}, o)
+	if err != nil {
+		return err
 	}
-	return rows, size
+	defer done()
+	return e.withPart(ds.Parts()[0], fn)
 }
 
-// eachPart opens the parts one at a time and calls fn with each part that
-// holds records of the range rf selects (all of them when rf is nil),
-// with the first record of the part to read and the record after the
-// last; before is the number of the data set's records before the part.
-// The bytes read count towards p from one part to the next.
-func (e *env) eachPart(parts []part, opts *format.ReaderOptions, rf *rangeFlags, p *progress, fn func(in *trevniInput, from, to, before int64) error) error {
-	var offset, limit int64 = 0, -1
+// withPart calls fn with the part opened.
+func (e *env) withPart(part *trevni.Part, fn func(f *trevni.File) error) error {
+	f, err := part.Open(e.ctx)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return fn(f)
+}
+
+// readOptions returns the front door's read options for the range and
+// selection flags (either may be nil), with progress reported to p (nil
+// for none). --limit 0 selects nothing, which the front door's Limit (0
+// for no limit) cannot say: the offset is put past the last row instead,
+// so that the flags are still checked and the records' schema learnt.
+func (e *env) readOptions(ds *trevni.Dataset, rf *rangeFlags, sf *selectFlags, p *progress) (*trevni.ReadOptions, error) {
+	o := &trevni.ReadOptions{}
 	if rf != nil {
 		if rf.offset < 0 {
-			return e.usagef("--offset must not be negative")
+			return nil, e.usagef("--offset must not be negative")
 		}
-		offset, limit = rf.offset, rf.limit
+		o.Offset = rf.offset
+		switch {
+		case rf.limit == 0:
+			o.Offset = max(o.Offset, ds.RowCount())
+		case rf.limit > 0:
+			o.Limit = rf.limit
+		}
 	}
-	var before, bytesBefore int64
-	for k := range parts {
-		pt := &parts[k]
-		if limit == 0 {
-			break
-		}
-		if offset >= pt.rows && pt.rows > 0 {
-			offset -= pt.rows
-			before += pt.rows
-			bytesBefore += pt.size
-			continue
-		}
-		in := pt.open
-		if in == nil {
-			var err error
-			if in, err = e.openTrevni(pt.path, opts); err != nil {
-				return err
-			}
-		}
-		if in.RowCount() != pt.rows {
-			in.Close()
-			return fmt.Errorf("%s: changed while being read (%d rows, then %d)", in.Name(), pt.rows, in.RowCount())
-		}
-		in.ra.base = bytesBefore
-		if p != nil {
-			in.track(p)
-		}
-		from := min(offset, pt.rows)
-		to := pt.rows
-		if limit >= 0 {
-			if limit < to-from { // compared so, from+limit cannot overflow
-				to = from + limit
-			}
-			limit -= to - from
-		}
-		err := fn(in, from, to, before)
-		in.Close()
-		pt.open = nil
-		if err != nil {
-			return err
-		}
-		offset = 0
-		before += pt.rows
-		bytesBefore += pt.size
+	if sf != nil {
+		o.Fields = fieldList(sf.fields)
+		o.Where = sf.where
 	}
-	return nil
+	if p != nil {
+		o.Progress = func(records, bytes int64) {
+			p.setRows(records)
+			p.setBytes(bytes)
+		}
+	}
+	return o, nil
 }
 
-// eachAvro is eachPart for records read as Avro: fn gets a reader of the
-// part's records in the range, through the reader schema (its text) if
-// given, with the fields and filter of sf (nil for none). With a filter,
-// --limit counts the records that match, across the parts; --report
-// prints each part's scan report after it, and when several parts were
-// read their sum at the end.
-func (e *env) eachAvro(parts []part, readerSchema string, rf *rangeFlags, sf *selectFlags, p *progress, fn func(ar *assemble.AvroReader, in *trevniInput, before int64) error) error {
-	var reports partReports // for --report
-	remaining := int64(-1)  // matches still wanted, with a filter and a limit
-	if sf != nil && sf.where != "" && rf != nil && rf.limit >= 0 {
-		byRows := *rf
-		remaining, byRows.limit = rf.limit, -1
-		rf = &byRows
+// newReader returns a reader of the data set's records with o, a bad
+// --where expression reported as a usage error with its caret.
+func (e *env) newReader(ds *trevni.Dataset, o *trevni.ReadOptions) (*trevni.Reader, error) {
+	r, err := ds.NewReader(e.ctx, o)
+	if err != nil {
+		return nil, e.whereError(err)
 	}
-	err := e.eachPart(parts, &format.ReaderOptions{ReadAhead: true}, rf, p, func(in *trevniInput, from, to, before int64) error {
-		if remaining == 0 {
-			return errEnough
-		}
-		opts := assemble.Options{ReaderSchema: readerSchema, Layout: e.limits.layout(), MaxRecordBytes: e.limits.maxRecord}
-		sf.options(&opts)
-		ar, err := newAvroReader(in.Reader, &opts)
-		if err == nil && from > 0 {
-			err = ar.SeekRow(from)
-		}
-		if err != nil {
-			return e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
-		}
-		ar.StopAt(to)
-		ar.SetLimit(remaining)
-		if err := fn(ar, in, before+from); err != nil {
-			return err
-		}
-		if remaining > 0 {
-			remaining -= ar.Report().RowsMatched
-		}
-		if sf != nil && sf.report {
-			reports.add(e, in.Name(), ar.Report())
-		}
-		return nil
-	})
-	if errors.Is(err, errEnough) {
-		err = nil
-	}
-	if err == nil {
-		reports.finish(e)
-	}
-	return err
+	return r, nil
 }
 
-// newAvroReader is assemble.NewAvroReader, except that when a selection
-// of several fields fails, the error is that of the first field, in the
-// order given, that fails on its own: the reader may check the fields in
-// any order, and a message should not change from one run to the next.
-func newAvroReader(rd *format.Reader, opts *assemble.Options) (*assemble.AvroReader, error) {
-	ar, err := assemble.NewAvroReader(rd, opts)
-	if err == nil || len(opts.Fields) < 2 {
-		return ar, err
+// printReports prints the scan report of each part a reader read and,
+// when there are several, their sum (--report).
+func (e *env) printReports(reps []trevni.PartReport) {
+	var reports partReports
+	for _, r := range reps {
+		reports.add(e, r.Part, r.Scan)
 	}
-	for _, f := range opts.Fields {
-		one := *opts
-		one.Fields = []string{f}
-		if _, ferr := assemble.NewAvroReader(rd, &one); ferr != nil {
-			return nil, ferr
-		}
-	}
-	return nil, err
+	reports.finish(e)
 }
-
-// errEnough stops eachAvro once a limit on matches is reached.
-var errEnough = errors.New("enough records")
 
 // readerSchemaText reads the --schema file, if one is given.
 func (e *env) readerSchemaText(path string) (string, error) {
@@ -358,77 +194,102 @@ func (e *env) readerSchemaText(path string) (string, error) {
 	return text, err
 }
 
-// toContainer writes the records of the parts in the range rf selects to
-// out as one Avro object container file of the reader schema (its text),
-// or of the parts' schema, and returns the records written.
-func (e *env) toContainer(out io.Writer, parts []part, readerSchema string, rf *rangeFlags, sf *selectFlags, codec string, p *progress) (int64, error) {
-	text := cmp.Or(readerSchema, parts[0].schema)
-	if text == "" {
-		return 0, fmt.Errorf("%s: the file has no %s metadata: it was not written from Avro", parts[0].name, layout.MetaAvroSchema)
-	}
-	// Records of a --fields selection are of the projected schema, which
-	// the first reader tells.
-	projected := sf != nil && sf.fields != "" && readerSchema == ""
-	var cw *ocf.Writer
-	start := func(text string) (err error) {
-		cw, err = ocf.NewWriter(out, text, ocf.WriterOptions{Codec: codec})
+// writeJSON prints the records of the data set ins as Avro JSON lines to
+// out (tojson and head), through the reader schema file if given, in the
+// range of rf, with the fields and filter of sf.
+func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impala, pretty bool, rf *rangeFlags, sf *selectFlags) error {
+	text, err := e.readerSchemaText(readerSchemaFile)
+	if err != nil {
 		return err
 	}
-	var n int64
-	err := e.eachAvro(parts, readerSchema, rf, sf, p, func(ar *assemble.AvroReader, in *trevniInput, before int64) error {
-		if cw == nil {
-			t := text
-			if projected {
-				t = ar.Schema().String()
-			}
-			if err := start(t); err != nil {
-				return err
-			}
-		}
-		var rec []byte
-		for {
-			var err error
-			rec, err = ar.ReadBinary(rec[:0])
-			if err == io.EOF {
-				return nil
-			}
-			if err == nil {
-				err = cw.Append(rec)
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", in.Name(), err)
-			}
-			n++
-			if n%4096 == 0 {
-				if err := e.interrupted(); err != nil {
-					return err
-				}
-				p.setRows(n)
-			}
-		}
-	})
+	ds, done, err := e.openDataset(ins, e.openOptions(text, impala))
 	if err != nil {
-		return n, err
+		return err
 	}
-	if cw == nil { // no record in the range: an empty container
-		if projected {
-			in, err := e.openTrevni(parts[0].path, nil)
-			if err != nil {
-				return 0, err
-			}
-			defer in.Close()
-			opts := assemble.Options{Layout: e.limits.layout(), MaxRecordBytes: e.limits.maxRecord}
-			sf.options(&opts)
-			ar, err := newAvroReader(in.Reader, &opts)
-			if err != nil {
-				return 0, e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
-			}
-			text = ar.Schema().String()
+	defer done()
+	p := e.newProgress(ds.RowCount(), ds.Size())
+	defer p.done()
+	o, err := e.readOptions(ds, rf, sf, p)
+	if err != nil {
+		return err
+	}
+	r, err := e.newReader(ds, o)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var line []byte
+	for {
+		line, err = r.ReadJSON(line[:0])
+		if err == io.EOF {
+			break
 		}
-		if err := start(text); err != nil {
-			return 0, err
+		if err != nil {
+			return err
+		}
+		if pretty {
+			if line, err = indentJSON(line, true); err != nil {
+				return err // cannot happen: the reader writes valid JSON
+			}
+		}
+		if _, err := out.Write(append(line, '\n')); err != nil {
+			return err
 		}
 	}
-	p.setRows(n)
-	return n, cw.Close()
+	if sf != nil && sf.report {
+		p.done()
+		e.printReports(r.Report())
+	}
+	return nil
+}
+
+// toContainer writes the records of the data set in the range rf selects,
+// with the fields and filter of sf, to out as one Avro object container
+// file of their schema (the reader schema, the parts' schema, or its
+// projection on --fields), and returns the records written.
+func (e *env) toContainer(out io.Writer, ds *trevni.Dataset, rf *rangeFlags, sf *selectFlags, codec string, p *progress) (int64, error) {
+	o, err := e.readOptions(ds, rf, sf, p)
+	if err != nil {
+		return 0, err
+	}
+	r, err := e.newReader(ds, o)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	text := ds.SchemaText()
+	if len(o.Fields) > 0 {
+		text = r.Schema().String()
+	}
+	cw, err := ocf.NewWriter(out, text, ocf.WriterOptions{Codec: codec})
+	if err != nil {
+		return 0, err
+	}
+	var rec []byte
+	for {
+		rec, err = r.ReadBinary(rec[:0])
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			err = cw.Append(rec)
+		}
+		if err != nil {
+			return r.Records(), err
+		}
+	}
+	if err := cw.Close(); err != nil {
+		return r.Records(), err
+	}
+	if sf != nil && sf.report {
+		p.done()
+		e.printReports(r.Report())
+	}
+	return r.Records(), nil
+}
+
+// addImpalaBooleans defines --impala-booleans, for the commands that read
+// Trevni 1 files.
+func addImpalaBooleans(fs *flag.FlagSet) *bool {
+	return fs.Bool("impala-booleans", false, "Trevni 1 input: read a boolean block that Impala's size bug left short as Impala's scanner did (the missing bits from the bytes after it) instead of failing")
 }

@@ -250,7 +250,10 @@ func TestDatasetURLCoalesced(t *testing.T) {
 	meta := runIn(t, nil, "meta", "--blocks", trv)
 	blocks := strings.Count(meta.stdout, `"rows"`) - 1 // one for the file
 	t.Logf("%d bytes, %d blocks: %d requests", len(readFile(t, trv)), blocks, s.Requests.Load())
-	if s.Requests.Load() > 8 || blocks < 50 {
+	// The front door reads the header when it opens the data set, and
+	// again (with the block tables, in windows) when it reads the
+	// records: a dozen requests at most, not one per block.
+	if s.Requests.Load() > 12 || blocks < 50 {
 		t.Fatalf("%d requests for %d blocks", s.Requests.Load(), blocks)
 	}
 }

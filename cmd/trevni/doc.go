@@ -36,9 +36,12 @@
 //
 // The reading commands (tojson, toavro, toproto, dump, meta, validate,
 // count, head) take a data set: several files, globs (quoted; the tool
-// expands them), directories (their *.trv files in name order) and
-// http:// or https:// URLs (read with range requests), read one after the
-// other; count sums the parts and head prints the first records of the set.
+// expands them), directories (their *.trv, *.trv1 and *.clmn files in name
+// order) and http:// or https:// URLs (read with range requests), read one
+// after the other; count sums the parts and head prints the first records
+// of the set. Each file may be Trevni 2, Trevni 1 (Impala's) or CLMN, told
+// by its first bytes: every input is opened through the front door,
+// package trevni, and the record commands read every format alike.
 //
 // A file argument of "-" means standard input or standard output. A command
 // never writes over one of its inputs, and replaces an existing output file

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/predicate"
@@ -55,59 +56,112 @@ Examples (the file names stand for your own):
 func dumpCommand(fs *flag.FlagSet) runFunc {
 	sf := addSelectFlags(fs)
 	limit := fs.Int64("limit", -1, "print at most `N` rows (with --where, the first N that match); -1 means all")
+	impala := addImpalaBooleans(fs)
 	return func(e *env, ins []string, out *output) error {
-		left := *limit // rows still to print, or -1 for all
-		parts, err := e.scanParts(ins, "", nil)
+		ds, done, err := e.openDataset(ins, e.openOptions("", *impala))
 		if err != nil {
 			return err
 		}
-		defer closeParts(parts)
-		p := e.newProgress(totals(parts))
+		defer done()
+		p := e.newProgress(ds.RowCount(), ds.Size())
 		defer p.done()
-		var buf []byte
-		var reports partReports // for --report
-		err = e.eachPart(parts, nil, nil, p, func(in *trevniInput, _, _, before int64) error {
-			if left == 0 {
-				return errEnough
+		d := &dump{e: e, out: out, sf: sf, left: *limit, p: p}
+		for _, part := range ds.Parts() {
+			if d.left == 0 {
+				break
 			}
-			d, err := e.newDumper(in, sf)
-			if err != nil {
+			if err := d.part(part); err != nil {
 				return err
 			}
-			defer d.rows.Close()
-			for n := int64(0); left != 0; n++ {
-				if n%1024 == 0 {
-					if err := e.interrupted(); err != nil {
-						return err
-					}
-					p.setRows(before + d.rows.Row())
-				}
-				buf, err = d.next(buf[:0])
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					return fmt.Errorf("%s: %w", in.Name(), err)
-				}
-				buf = append(buf, '\n')
-				if _, err := out.Write(buf); err != nil {
-					return err
-				}
-				if left > 0 {
-					left--
-				}
-			}
-			if sf.report {
-				reports.add(e, in.Name(), d.report(in))
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, errEnough) {
-			return err
+			d.before += part.RowCount()
 		}
-		reports.finish(e)
+		if sf.report {
+			p.done()
+			d.reports.finish(e)
+		}
 		return nil
 	}
+}
+
+// dump is one run of dump over the parts of a data set.
+type dump struct {
+	e       *env
+	out     io.Writer
+	sf      *selectFlags
+	left    int64 // rows still to print, or -1 for all
+	before  int64 // rows of the parts before the current one
+	bytes   int64 // bytes read from the parts before the current one
+	p       *progress
+	buf     []byte
+	reports partReports // for --report
+}
+
+// part prints the rows of one part, in the form of its format.
+func (d *dump) part(part *trevni.Part) error {
+	e := d.e
+	f, err := part.Open(e.ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		d.bytes += f.BytesRead()
+		f.Close()
+	}()
+	switch f.Format() {
+	case trevni.Trevni1:
+		switch {
+		case d.sf.fields != "":
+			return e.usagef("--fields does not apply to version-1 files")
+		case d.sf.where != "":
+			return e.usagef("--where does not apply to version-1 files")
+		case d.sf.report:
+			return e.usagef("--report does not apply to version-1 files")
+		}
+		n, err := v1Dump(e, d.out, f.Trevni1(), d.left)
+		if d.left > 0 {
+			d.left -= n
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", part.Name(), err)
+		}
+		return nil
+	case trevni.CLMN:
+		return fmt.Errorf("%s: a CLMN file: dump prints Trevni files' columns (tojson prints its rows)", part.Name())
+	}
+	in := f.Trevni()
+	dr, err := e.newDumper(in, part.Name(), d.sf)
+	if err != nil {
+		return err
+	}
+	defer dr.rows.Close()
+	for n := int64(0); d.left != 0; n++ {
+		if n%1024 == 0 {
+			if err := e.interrupted(); err != nil {
+				return err
+			}
+			d.p.setRows(d.before + dr.rows.Row())
+			d.p.setBytes(d.bytes + f.BytesRead())
+		}
+		d.buf, err = dr.next(d.buf[:0])
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", part.Name(), err)
+		}
+		d.buf = append(d.buf, '\n')
+		if _, err := d.out.Write(d.buf); err != nil {
+			return err
+		}
+		if d.left > 0 {
+			d.left--
+		}
+	}
+	if d.sf.report {
+		d.p.done()
+		d.reports.add(e, part.Name(), dr.report(in))
+	}
+	return nil
 }
 
 // dumper reads the rows dump prints from one file: those of the selected
@@ -119,10 +173,10 @@ type dumper struct {
 }
 
 // newDumper sets up the reading of one file for dump's flags.
-func (e *env) newDumper(in *trevniInput, sf *selectFlags) (*dumper, error) {
+func (e *env) newDumper(in *format.Reader, name string, sf *selectFlags) (*dumper, error) {
 	var opts format.RowsOptions
 	if sf.fields != "" {
-		cols, err := e.dumpColumns(in, sf.fields)
+		cols, err := e.dumpColumns(in, name, sf.fields)
 		if err != nil {
 			return nil, err
 		}
@@ -132,35 +186,35 @@ func (e *env) newDumper(in *trevniInput, sf *selectFlags) (*dumper, error) {
 	if sf.where != "" {
 		text := in.Meta().GetString(layout.MetaAvroSchema)
 		if text == "" {
-			return nil, e.usagef("--where: %s stores no Avro schema to resolve field paths against (dump filters only files written from Avro)", in.Name())
+			return nil, e.usagef("--where: %s stores no Avro schema to resolve field paths against (dump filters only files written from Avro)", name)
 		}
 		s, err := layout.ParseStored(text, e.limits.layout())
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", in.Name(), err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		l, err := layout.New(s, e.limits.layout())
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", in.Name(), err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		pr, err := predicate.Compile(sf.where, s, l)
 		if err != nil {
-			return nil, e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
+			return nil, e.whereError(fmt.Errorf("%s: %w", name, err))
 		}
 		// Options.Filter judges the blocks by their statistics and
 		// evaluates the rows they leave; NextMatch reads nothing for
 		// output, so the output fields are the filter's own, for fewer
 		// block tables to load, unless a path through a union does not
 		// allow them as a selection.
-		if d.filter, err = assemble.NewAvroReader(in.Reader, &assemble.Options{Fields: pr.Fields(), Filter: sf.where, Layout: e.limits.layout(), MaxRecordBytes: e.limits.maxRecord}); err != nil {
-			d.filter, err = assemble.NewAvroReader(in.Reader, &assemble.Options{Filter: sf.where, Layout: e.limits.layout(), MaxRecordBytes: e.limits.maxRecord})
+		if d.filter, err = assemble.NewAvroReader(in, &assemble.Options{Fields: pr.Fields(), Filter: sf.where, Layout: e.limits.layout(), MaxRecordBytes: e.limits.maxRecord}); err != nil {
+			d.filter, err = assemble.NewAvroReader(in, &assemble.Options{Filter: sf.where, Layout: e.limits.layout(), MaxRecordBytes: e.limits.maxRecord})
 		}
 		if err != nil {
-			return nil, e.whereError(fmt.Errorf("%s: %w", in.Name(), err))
+			return nil, e.whereError(fmt.Errorf("%s: %w", name, err))
 		}
 	}
 	rows, err := in.RowsOf(&opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Name(), err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	rows.MaxBytes = e.limits.maxRecord
 	if d.filter != nil {
@@ -194,7 +248,7 @@ func (d *dumper) next(dst []byte) ([]byte, error) {
 
 // report returns what reading the file took: the filter's columns and the
 // columns printed, each counted once.
-func (d *dumper) report(in *trevniInput) assemble.ScanReport {
+func (d *dumper) report(in *format.Reader) assemble.ScanReport {
 	r := assemble.ScanReport{FileSize: in.Size(), RowsScanned: d.matched, RowsMatched: d.matched}
 	byCol := map[int]*assemble.ColumnScan{}
 	if d.filter != nil {
@@ -230,7 +284,7 @@ func (d *dumper) report(in *trevniInput) assemble.ScanReport {
 // column name, kept with the columns nested in it, or, in a file that
 // stores an Avro schema, a field path, kept as the columns tojson reads
 // for it. An unknown name is a usage error.
-func (e *env) dumpColumns(in *trevniInput, fields string) ([]int, error) {
+func (e *env) dumpColumns(in *format.Reader, name, fields string) ([]int, error) {
 	var cols []int
 	avro := in.Meta().Has(layout.MetaAvroSchema)
 	for _, name := range strings.Split(fields, ",") {
@@ -242,11 +296,11 @@ func (e *env) dumpColumns(in *trevniInput, fields string) ([]int, error) {
 			continue
 		}
 		if !avro {
-			return nil, e.usagef("--fields: %s has no column %q (it stores no Avro schema, so names are column names)", in.Name(), name)
+			return nil, e.usagef("--fields: %s has no column %q (it stores no Avro schema, so names are column names)", name, name)
 		}
-		ar, err := assemble.NewAvroReader(in.Reader, &assemble.Options{Fields: []string{name}, Layout: e.limits.layout()})
+		ar, err := assemble.NewAvroReader(in, &assemble.Options{Fields: []string{name}, Layout: e.limits.layout()})
 		if err != nil {
-			return nil, e.usagef("--fields: %s: %q is neither a column nor a field: %v", in.Name(), name, err)
+			return nil, e.usagef("--fields: %s: %q is neither a column nor a field: %v", name, name, err)
 		}
 		cols = append(cols, ar.ColumnsRead()...)
 	}

@@ -36,7 +36,15 @@ Examples (the file names stand for your own):
 
 func fromavroCommand(fs *flag.FlagSet) runFunc {
 	tf := addTrevniFlags(fs)
+	version := fs.Int("version", 2, "Trevni version to write: 2, or 1 (Impala's variant with definition and repetition levels)")
 	return func(e *env, ins []string, out *output) error {
+		switch *version {
+		case 1:
+			return v1FromAvro(e, tf, isSet(fs, "block-size"), isSet(fs, "checksum"), ins, out)
+		case 2:
+		default:
+			return e.usagef("--version must be 1 or 2")
+		}
 		opts, err := tf.options(e)
 		if err != nil {
 			return err
@@ -103,6 +111,14 @@ func (e *env) fromAvroFiles(ins []string, out *output, opts format.WriterOptions
 	p.done()
 	e.summary(out, aw.RowCount(), opts)
 	return nil
+}
+
+// isSet reports whether the flag called name was given on the command
+// line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // fromavroSpec is the command "trevni fromavro".

@@ -6,7 +6,8 @@ import (
 
 const headHelp = `
 Head prints the first N records (10 unless -n says otherwise) of a Trevni
-file or data set (several files, quoted globs, directories of *.trv files,
+file or data set (several files, quoted globs, directories of *.trv,
+*.trv1 and *.clmn files, Trevni 1 and CLMN files too,
 http(s) URLs, read in order as one stream) written from Avro, as Avro
 JSON, one per line, as tojson prints them. Only the blocks holding them
 are read. --fields keeps only the named fields, --where prints the first
@@ -24,11 +25,12 @@ func headCommand(fs *flag.FlagSet) runFunc {
 	n := fs.Int64("n", 10, "print the first `N` records")
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	sf := addSelectFlags(fs)
+	impala := addImpalaBooleans(fs)
 	return func(e *env, ins []string, out *output) error {
 		if *n < 0 {
 			return e.usagef("-n must not be negative")
 		}
-		return e.writeJSON(ins, out, *readerSchema, false, &rangeFlags{limit: *n}, sf)
+		return e.writeJSON(ins, out, *readerSchema, *impala, false, &rangeFlags{limit: *n}, sf)
 	}
 }
 

@@ -7,14 +7,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/trevni-go/trevni/clmn"
-	"github.com/trevni-go/trevni/trevni1"
 	"html/template"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/format/stats"
 	"github.com/trevni-go/trevni/schema/layout"
@@ -75,20 +74,23 @@ func inspectTemplate() (*template.Template, error) {
 // inspectCommand sets up "trevni inspect".
 func inspectCommand(fs *flag.FlagSet) runFunc {
 	return func(e *env, ins []string, out *output) error {
-		switch e.sniffInput(ins[0]) {
-		case trevni1.Magic:
-			return fmt.Errorf("%s: a Trevni version 1 file: inspect reads version 2 files only (try 'trevni meta')", ins[0])
-		case clmn.Magic:
-			return fmt.Errorf("%s: a CLMN file: inspect reads Trevni version 2 files only (try 'trevni meta')", ins[0])
-		}
-		in, err := e.openTrevni(ins[0], nil)
+		var page *inspectData
+		err := e.withFile(ins[0], e.openOptions("", false), func(f *trevni.File) error {
+			name := f.Part().Name()
+			switch f.Format() {
+			case trevni.Trevni1:
+				return fmt.Errorf("%s: a Trevni version 1 file: inspect reads version 2 files only (try 'trevni meta')", name)
+			case trevni.CLMN:
+				return fmt.Errorf("%s: a CLMN file: inspect reads Trevni version 2 files only (try 'trevni meta')", name)
+			}
+			var err error
+			if page, err = inspectPage(f.Trevni(), name); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return nil
+		})
 		if err != nil {
 			return err
-		}
-		defer in.Close()
-		page, err := inspectPage(in.Reader, in.Name())
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
 		}
 		tmpl, err := inspectTemplate()
 		if err != nil {

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/trevni-go/trevni"
 )
 
 // Exit statuses.
@@ -209,7 +211,6 @@ func (a *app) run(ctx context.Context, args []string) int {
 // reported the same way.
 func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet bool) (code int) {
 	fs, runFn, cf := cmd.flagSet(quiet)
-	v1 := v1Hook(cmd.name, fs) // Trevni version 1: cmd/trevni/v1.go
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		cmd.printHelp(a.stdout, fs)
@@ -235,12 +236,11 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 	}
 	ins, outPath := cmd.splitArgs(pos)
 	if cmd.dataset {
-		if ins, err = expandInputs(ins); err != nil {
+		if ins, err = trevni.ExpandNames(ins); err != nil {
 			fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
 			return exitError
 		}
 	}
-	runFn = v1(ins, runFn)
 
 	a.mu.Lock()
 	a.command = cmd.name

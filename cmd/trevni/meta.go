@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 )
 
@@ -38,33 +39,37 @@ Examples (the file names stand for your own):
 func metaCommand(fs *flag.FlagSet) runFunc {
 	pretty := fs.Bool("pretty", false, "indent the JSON")
 	blocks := fs.Bool("blocks", false, "list every column's block descriptors")
+	impala := addImpalaBooleans(fs)
 	return func(e *env, ins []string, out *output) error {
 		// Several inputs give one JSON document per file, in order.
-		for _, path := range ins {
-			if err := metaOne(e, out, path, *pretty, *blocks); err != nil {
-				return err
-			}
-		}
-		return nil
+		return e.eachFile(ins, e.openOptions("", *impala), func(f *trevni.File) error {
+			return metaOne(out, f, *pretty, *blocks)
+		})
 	}
 }
 
-// metaOne writes the metadata of one input as a JSON document.
-func metaOne(e *env, out io.Writer, path string, pretty, blocks bool) error {
-	in, err := e.openTrevni(path, nil)
-	if err != nil {
-		return err
+// metaOne writes the metadata of one file as a JSON document, in the
+// shape of its format.
+func metaOne(out io.Writer, f *trevni.File, pretty, blocks bool) error {
+	var (
+		b   []byte
+		err error
+	)
+	switch f.Format() {
+	case trevni.Trevni1:
+		b = v1Meta(f.Trevni1(), blocks)
+	case trevni.CLMN:
+		b = clmnMeta(f.CLMN())
+	default:
+		b, err = metaJSON(f.Trevni(), blocks)
 	}
-	defer in.Close()
-	b, err := metaJSON(in.Reader, blocks)
 	if err != nil {
-		return fmt.Errorf("%s: %w", in.Name(), err)
+		return fmt.Errorf("%s: %w", f.Part().Name(), err)
 	}
 	if b, err = indentJSON(b, pretty); err != nil {
-		return err // cannot happen: metaJSON writes valid JSON
+		return err // cannot happen: the writers write valid JSON
 	}
-	b = append(b, '\n')
-	_, err = out.Write(b)
+	_, err = out.Write(append(b, '\n'))
 	return err
 }
 

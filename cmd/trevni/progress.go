@@ -164,3 +164,38 @@ func formatBytes(n int64) string {
 
 // isTerminal reports whether f is a terminal.
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// follow shows on p the bytes that bytes reports while one long call
+// (validate's Verify) reads a file, asking every progressInterval; the
+// function it returns stops that and shows the last count; it may be
+// called again, doing nothing.
+func (p *progress) follow(bytes func() int64) (stop func()) {
+	if p == nil || p.w == nil {
+		return func() {}
+	}
+	p.setBytes(bytes())
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(progressInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				p.setBytes(bytes())
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(quit)
+			wg.Wait()
+			p.setBytes(bytes())
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoload"
 )
@@ -24,31 +25,40 @@ Examples (the file names stand for your own):
 func schemaCommand(fs *flag.FlagSet) runFunc {
 	pretty := fs.Bool("pretty", false, "indent the JSON")
 	protoName := fs.Bool("proto", false, "print the protobuf message name instead")
+	impala := addImpalaBooleans(fs)
 	return func(e *env, ins []string, out *output) error {
-		in, err := e.openTrevni(ins[0], nil)
+		ds, done, err := e.openDataset(ins, e.openOptions("", *impala))
 		if err != nil {
 			return err
 		}
-		defer in.Close()
-		meta := in.Meta()
+		defer done()
+		part := ds.Parts()[0]
 		if *protoName {
-			name := meta.GetString(protoload.MetaMessage)
-			if name == "" {
-				return fmt.Errorf("%s: not written from protobuf (no %s metadata)", in.Name(), protoload.MetaMessage)
-			}
-			fmt.Fprintln(out, name)
-			return nil
+			return e.withPart(part, func(f *trevni.File) error {
+				var name string
+				if rd := f.Trevni(); rd != nil {
+					name = rd.Meta().GetString(protoload.MetaMessage)
+				}
+				if name == "" {
+					return fmt.Errorf("%s: not written from protobuf (no %s metadata)", part.Name(), protoload.MetaMessage)
+				}
+				_, err := fmt.Fprintln(out, name)
+				return err
+			})
 		}
-		text, ok := meta.Get(layout.MetaAvroSchema)
-		if !ok {
-			return fmt.Errorf("%s: no %s metadata: not written from Avro or protobuf", in.Name(), layout.MetaAvroSchema)
+		// The schema of the part's records: a Trevni file's avro.schema,
+		// the schema a Trevni 1 file's records read as, the record of a
+		// CLMN file's columns.
+		text := part.SchemaText()
+		if text == "" {
+			return fmt.Errorf("%s: no %s metadata: not written from Avro or protobuf", part.Name(), layout.MetaAvroSchema)
 		}
-		if text, err = indentJSON(text, *pretty); err != nil {
-			return fmt.Errorf("%s: %s is not JSON: %w", in.Name(), layout.MetaAvroSchema, err)
+		b, err := indentJSON([]byte(text), *pretty)
+		if err != nil {
+			return fmt.Errorf("%s: %s is not JSON: %w", part.Name(), layout.MetaAvroSchema, err)
 		}
-		out.Write(text)
-		out.Write([]byte{'\n'})
-		return nil
+		_, err = out.Write(append(b, '\n'))
+		return err
 	}
 }
 

@@ -2,21 +2,20 @@ package main
 
 // What the flat-table commands (fromcsv, tocsv, fromclmn, toclmn) share:
 // --delimiter, opening a Trevni or CLMN input, copying a table; and the
-// CLMN side of tojson and meta.
+// CLMN side of meta.
 
 import (
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/jsontext"
 )
 
 // addDelimiter defines --delimiter.
@@ -91,39 +90,40 @@ func (e *env) randomAccess(path string) (ra io.ReaderAt, size int64, done func()
 			}
 		}
 	}
-	return &countingReaderAt{ctx: e.ctx, ra: ra}, size, done, nil
+	return &ctxReaderAt{ctx: e.ctx, ra: ra}, size, done, nil
 }
 
-// tableInput is an input file that is Trevni or CLMN.
+// tableInput is an input file read as Trevni or CLMN.
 type tableInput struct {
 	name   string
 	clmn   *clmn.Reader   // when the file is CLMN
 	trevni *format.Reader // otherwise
-	done   func() error
+	done   func()
 }
 
-// isCLMN reports whether the first bytes of ra are CLMN's magic.
-func isCLMN(ra io.ReaderAt) bool {
-	var m [4]byte
-	n, _ := ra.ReadAt(m[:], 0)
-	return n == 4 && string(m[:]) == clmn.Magic
-}
-
-// openTable opens a Trevni or CLMN input, told apart by its first bytes.
+// openTable opens a Trevni, Trevni 1 or CLMN input through the front door:
+// a CLMN file is read as it is, a Trevni 1 file through its Trevni 2
+// copy.
 func (e *env) openTable(path string) (*tableInput, error) {
-	ra, size, done, err := e.randomAccess(path)
+	o := e.openOptions("", false)
+	o.Reader.ReadAhead = true
+	ds, done, err := e.openDataset([]string{path}, o)
 	if err != nil {
 		return nil, err
 	}
-	in := &tableInput{name: displayName(path, false), done: done}
-	if isCLMN(ra) {
-		in.clmn, err = clmn.NewReader(ra, size, &clmn.ReaderOptions{MaxColumns: e.limits.maxColumns, ColumnMemory: e.limits.blockMemory})
-	} else {
-		in.trevni, err = format.NewReader(ra, size, &format.ReaderOptions{ReadAhead: true})
-	}
+	part := ds.Parts()[0]
+	f, err := part.Open(e.ctx)
 	if err != nil {
 		done()
-		return nil, fmt.Errorf("%s: %w", in.name, err)
+		return nil, err
+	}
+	in := &tableInput{name: part.Name(), clmn: f.CLMN(), trevni: f.Trevni(), done: func() { f.Close(); done() }}
+	if f.Format() == trevni.Trevni1 {
+		// Its records, through the front door's Trevni 2 copy.
+		if in.trevni, err = f.AsTrevni(e.ctx); err != nil {
+			in.done()
+			return nil, err
+		}
 	}
 	return in, nil
 }
@@ -182,75 +182,8 @@ func (e *env) copyTable(inPath string, out *output, sel []string, clmnOnly bool,
 	return rows, len(src.Fields()), nil
 }
 
-// clmnToJSON runs "trevni tojson" on a CLMN file: one JSON record per row,
-// of the columns in sel, in that order (all when nil).
-func clmnToJSON(e *env, inPath string, out *output, readerSchema string, pretty bool, rf *rangeFlags, sel []string) error {
-	if readerSchema != "" {
-		return e.usagef("--schema does not apply to a CLMN file")
-	}
-	in, err := e.openTable(inPath)
-	if err != nil {
-		return err
-	}
-	defer in.done()
-	if rf.offset < 0 {
-		return e.usagef("--offset must not be negative")
-	}
-	src, err := in.source(sel)
-	if err != nil {
-		return err
-	}
-	fields := src.Fields()
-	names := csvtable.AvroNames(fields)
-	cells := make([]csvtable.Cell, len(fields))
-	var b []byte
-	for row := int64(0); rf.limit < 0 || row < rf.offset+rf.limit; row++ {
-		err := src.Next(cells)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.name, err)
-		}
-		if row < rf.offset {
-			continue
-		}
-		b = append(b[:0], '{')
-		for i := range fields {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsontext.AppendString(b, names[i])
-			b = append(b, ':')
-			switch c := &cells[i]; fields[i].Type {
-			case csvtable.Int, csvtable.Long:
-				b = strconv.AppendInt(b, c.I, 10)
-			case csvtable.Double:
-				b = jsontext.AppendFloat(b, c.F, 64)
-			default:
-				b = jsontext.AppendStringBytes(b, c.S)
-			}
-		}
-		b = append(b, '}')
-		line, err := indentJSON(b, pretty)
-		if err != nil {
-			return err // cannot happen: the record is written as valid JSON
-		}
-		if _, err := out.Write(append(line, '\n')); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// clmnMeta runs "trevni meta" on a CLMN file: its header as JSON.
-func clmnMeta(e *env, inPath string, out *output, pretty bool) error {
-	in, err := e.openTable(inPath)
-	if err != nil {
-		return err
-	}
-	defer in.done()
-	rd := in.clmn
+// clmnMeta describes a CLMN file's header as compact JSON (meta).
+func clmnMeta(rd *clmn.Reader) []byte {
 	var w jsonWriter
 	w.beginObject()
 	w.key("format")
@@ -285,12 +218,5 @@ func clmnMeta(e *env, inPath string, out *output, pretty bool) error {
 	}
 	w.endArray()
 	w.endObject()
-	b, err := indentJSON(w.b, pretty)
-	if err != nil {
-		return err // cannot happen: the writer writes valid JSON
-	}
-	if _, err := out.Write(append(b, '\n')); err != nil {
-		return err
-	}
-	return nil
+	return w.b
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-
-	"github.com/trevni-go/trevni/format"
 )
 
 const toavroHelp = `
@@ -26,6 +24,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
+	impala := addImpalaBooleans(fs)
 	return func(e *env, ins []string, out *output) error {
 		codec, err := e.checkCodec(*codecFlag, avroCodecs)
 		if err != nil {
@@ -35,14 +34,14 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		parts, err := e.scanParts(ins, text, &format.ReaderOptions{ReadAhead: true})
+		ds, done, err := e.openDataset(ins, e.openOptions(text, *impala))
 		if err != nil {
 			return err
 		}
-		defer closeParts(parts)
-		p := e.newProgress(totals(parts))
+		defer done()
+		p := e.newProgress(ds.RowCount(), ds.Size())
 		defer p.done()
-		rows, err := e.toContainer(out, parts, text, rf, sf, codec, p)
+		rows, err := e.toContainer(out, ds, rf, sf, codec, p)
 		if err != nil {
 			return err
 		}

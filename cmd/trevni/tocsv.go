@@ -7,11 +7,12 @@ import (
 )
 
 const tocsvHelp = `
-Tocsv writes the records of a Trevni file written from Avro, or of a CLMN
-file (told by its first bytes), as CSV: a header row, then one record per
-row. Fields must be flat (boolean, int, long, float, double, string, enum,
-or a union of null and one of these); a nested field is an error naming
-it, unless --fields selects only flat ones. Only the selected columns are
+Tocsv writes the records of a Trevni file written from Avro, of a Trevni 1
+file, or of a CLMN file (told by their first bytes), as CSV: a header
+row, then one record per row. Fields must be flat (boolean, int, long,
+float, double, string, enum, or a union of null and one of these); a
+nested field is an error naming it, unless --fields selects only flat
+ones. Only the selected columns are
 read. Null is an empty cell; doubles are written in the shortest form that
 reads back the same number.
 

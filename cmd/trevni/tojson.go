@@ -2,14 +2,11 @@ package main
 
 import (
 	"flag"
-	"fmt"
-
-	"github.com/trevni-go/trevni/assemble"
-	"github.com/trevni-go/trevni/format"
 )
 
 const tojsonHelp = `
-Tojson prints the records of a Trevni file written from Avro as Avro JSON,
+Tojson prints the records of a Trevni file written from Avro (or of a
+Trevni 1 or CLMN file, read as the Trevni file of the same records) as Avro JSON,
 one record per line (or indented with --pretty): record fields in schema
 order, map keys sorted, unions as {"branch": value}, bytes as strings of
 code points 0-255. The text is that of Java's Avro JSON encoder. With
@@ -36,37 +33,10 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 	pretty := fs.Bool("pretty", false, "indent each record over several lines")
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
+	impala := addImpalaBooleans(fs)
 	return func(e *env, ins []string, out *output) error {
-		return e.writeJSON(ins, out, *readerSchema, *pretty, rf, sf)
+		return e.writeJSON(ins, out, *readerSchema, *impala, *pretty, rf, sf)
 	}
-}
-
-// writeJSON prints the records of the data set ins as Avro JSON lines to
-// out (tojson and head), through the reader schema file if given, in the
-// range of rf, with the fields and filter of sf.
-func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, pretty bool, rf *rangeFlags, sf *selectFlags) error {
-	text, err := e.readerSchemaText(readerSchemaFile)
-	if err != nil {
-		return err
-	}
-	parts, err := e.scanParts(ins, text, &format.ReaderOptions{ReadAhead: true})
-	if err != nil {
-		return err
-	}
-	defer closeParts(parts)
-	p := e.newProgress(totals(parts))
-	defer p.done()
-	err = e.eachAvro(parts, text, rf, sf, p, func(ar *assemble.AvroReader, in *trevniInput, before int64) error {
-		progress := func(n int64) { p.setRows(before + n) }
-		if _, err := assemble.ToJSON(e.ctx, out, ar, &assemble.JSONOptions{Pretty: pretty, Progress: progress}); err != nil {
-			return fmt.Errorf("%s: %w", in.Name(), err)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return nil
 }
 
 // tojsonSpec is the command "trevni tojson".

@@ -2,11 +2,8 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"strings"
 
-	"github.com/trevni-go/trevni/assemble"
-	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/schema/protoschema"
 )
 
@@ -39,37 +36,19 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 		default:
 			return e.usagef("--output %q: want delimited or json", *outForm)
 		}
-		var sel []string
-		if *fields != "" {
-			sel = strings.Split(*fields, ",")
-		}
-		opts := &format.ReaderOptions{ReadAhead: true}
-		parts, err := e.scanParts(ins, "", opts)
+		ds, done, err := e.openDataset(ins, e.openOptions("", false))
 		if err != nil {
 			return err
 		}
-		defer closeParts(parts)
-		p := e.newProgress(totals(parts))
+		defer done()
+		p := e.newProgress(ds.RowCount(), ds.Size())
 		defer p.done()
-		err = e.eachPart(parts, opts, rf, p, func(in *trevniInput, from, to, before int64) error {
-			pr, err := assemble.NewProtoReader(in.Reader, &assemble.ProtoOptions{Fields: sel, Layout: e.limits.layout(), MaxRecordBytes: e.limits.maxRecord})
-			if err == nil && from > 0 {
-				err = pr.SeekRow(from)
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", in.Name(), err)
-			}
-			pr.StopAt(to)
-			progress := func(n int64) { p.setRows(before + from + n) }
-			if _, err := assemble.ToProtoStream(e.ctx, out, pr, form, &assemble.ProtoStreamOptions{Progress: progress}); err != nil {
-				return fmt.Errorf("%s: %w", in.Name(), err)
-			}
-			return nil
-		})
+		o, err := e.readOptions(ds, rf, &selectFlags{fields: *fields}, p)
 		if err != nil {
 			return err
 		}
-		return nil
+		_, err = ds.WriteProto(e.ctx, out, form, &trevni.ProtoOptions{ReadOptions: *o})
+		return err
 	}
 }
 

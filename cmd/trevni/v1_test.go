@@ -182,13 +182,14 @@ func TestV1AndCLMNOnStdin(t *testing.T) {
 	}
 }
 
-// tojson --fields selects and orders CLMN columns; on version-1 input it is
-// a usage error rather than ignored.
+// tojson --fields selects CLMN columns, and keeps them in column order as
+// for any other format; on version-1 input it selects fields as it does
+// on the version-2 file of the same records.
 func TestCLMNToJSONFields(t *testing.T) {
 	cl := filepath.Join("..", "..", "testdata", "clmn", "sample.clmn")
 	code, out, errOut := v1run(t, "tojson", "--fields", "name,id", "--limit", "2", cl)
-	want := `{"name":"Catlee Haswall","id":1}
-{"name":"Lazarus Brasseur","id":2}
+	want := `{"id":1,"name":"Catlee Haswall"}
+{"id":2,"name":"Lazarus Brasseur"}
 `
 	if code != 0 || out != want {
 		t.Fatalf("%d %s\n%s", code, errOut, out)
@@ -196,8 +197,13 @@ func TestCLMNToJSONFields(t *testing.T) {
 	if code, _, errOut := v1run(t, "tojson", "--fields", "nope", cl); code != 1 || !strings.Contains(errOut, "nope") {
 		t.Fatalf("unknown field: %d %s", code, errOut)
 	}
-	if code, _, errOut := v1run(t, "tojson", "--fields", "id", filepath.Join(v1Dir, "impala_all_types.trv")); code != exitUsage || !strings.Contains(errOut, "--fields") {
-		t.Fatalf("--fields on a version-1 file: %d %s", code, errOut)
+	code, out, errOut = v1run(t, "tojson", "--fields", "col_9,col_2", filepath.Join(v1Dir, "impala_all_types.trv"))
+	want = `{"col_2":{"int":-1},"col_9":{"string":"hi"}}
+{"col_2":null,"col_9":null}
+{"col_2":{"int":127},"col_9":{"string":""}}
+`
+	if code != 0 || out != want {
+		t.Fatalf("--fields on a version-1 file: %d %s\n%s", code, errOut, out)
 	}
 	// A version-2 file not written from Avro has no fields to select.
 	if code, _, errOut := v1run(t, "tojson", "--fields", "id", filepath.Join(interopDir, "tiny", "tiny_rle.trv")); code != exitError || !strings.Contains(errOut, "avro.schema") {
@@ -225,8 +231,11 @@ func TestV1ImpalaBooleansFlag(t *testing.T) {
 			t.Fatalf("%s --impala-booleans: %d %s", cmd, code, errOut)
 		}
 	}
-	if code, _, errOut := v1run(t, "dump", "--impala-booleans", filepath.Join(interopDir, "tiny", "tiny_rle.trv")); code != exitUsage || !strings.Contains(errOut, "version-1") {
-		t.Fatalf("on version 2: %d %s", code, errOut)
+	// On other formats it changes nothing: a data set may mix them.
+	tiny := filepath.Join(interopDir, "tiny", "tiny_rle.trv")
+	_, want, _ := v1run(t, "dump", tiny)
+	if code, out, errOut := v1run(t, "dump", "--impala-booleans", tiny); code != 0 || out != want || want == "" {
+		t.Fatalf("on version 2: %d %s\n%s", code, errOut, out)
 	}
 }
 
@@ -311,14 +320,21 @@ func TestV1ReaderSchema(t *testing.T) {
 	}
 }
 
-// tojson --where and --report on CLMN input are usage errors, not ignored:
-// CLMN has no statistics or filter path.
-func TestCLMNToJSONWhereRefused(t *testing.T) {
+// tojson --where and --report work on CLMN input as on the Trevni file
+// fromclmn makes of it: the same records, and a scan report.
+func TestCLMNToJSONWhere(t *testing.T) {
 	cl := filepath.Join("..", "..", "testdata", "clmn", "sample.clmn")
-	for _, args := range [][]string{{"--where", "id > 1"}, {"--report"}} {
-		code, out, errOut := v1run(t, append(append([]string{"tojson"}, args...), cl)...)
-		if code != exitUsage || out != "" || !strings.Contains(errOut, "need a Trevni file") {
-			t.Errorf("%q: %d %q %s", args, code, out, errOut)
-		}
+	trv := filepath.Join(t.TempDir(), "sample.trv")
+	if code, _, errOut := v1run(t, "fromclmn", "--quiet", cl, trv); code != 0 {
+		t.Fatal(errOut)
+	}
+	args := []string{"tojson", "--where", "age > 80 AND city = 'Stockholm'", "--report"}
+	code, got, errOut := v1run(t, append(args, cl)...)
+	_, want, _ := v1run(t, append(args, trv)...)
+	if code != 0 || got != want || strings.Count(got, "\n") != 2 || !strings.Contains(got, `"name":"Salli Edgson"`) {
+		t.Fatalf("%d %s\n%s\nwant\n%s", code, errOut, got, want)
+	}
+	if !strings.Contains(errOut, "1,000 rows scanned, 2 rows matched") {
+		t.Fatalf("no scan report: %s", errOut)
 	}
 }

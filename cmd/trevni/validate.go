@@ -3,8 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema/layout"
 )
@@ -41,12 +44,15 @@ Examples (the file names stand for your own):
 // validateCommand sets up "trevni validate".
 func validateCommand(fs *flag.FlagSet) runFunc {
 	strict := fs.Bool("strict", false, "reject the all-zero CRC-32s Java writes with the null codec")
+	impala := addImpalaBooleans(fs)
 	return func(e *env, ins []string, out *output) error {
+		o := e.openOptions("", *impala)
+		o.Reader.StrictChecksums = *strict
 		// Several inputs are checked one after the other, each reported
 		// on its own line; the run fails if any of them does.
 		failed := 0
 		for _, path := range ins {
-			if err := validateOne(e, path, *strict); err != nil {
+			if err := e.withFile(path, o, func(f *trevni.File) error { return validateOne(e, f) }); err != nil {
 				if ierr := e.interrupted(); ierr != nil {
 					return ierr
 				}
@@ -66,28 +72,33 @@ func validateCommand(fs *flag.FlagSet) runFunc {
 	}
 }
 
-// validateOne checks one file and prints its "ok" line.
-func validateOne(e *env, path string, strict bool) error {
-	in, err := e.openTrevni(path, &format.ReaderOptions{StrictChecksums: strict})
-	if err != nil {
-		return err
+// validateOne checks one file, in the way of its format, and prints its
+// "ok" line.
+func validateOne(e *env, f *trevni.File) error {
+	name := f.Part().Name()
+	switch f.Format() {
+	case trevni.Trevni1:
+		return v1Validate(e, name, f.Trevni1())
+	case trevni.CLMN:
+		return clmnValidate(e, f)
 	}
-	defer in.Close()
+	in := f.Trevni()
 	p := e.newProgress(0, in.Size())
 	defer p.done()
-	in.track(p)
 	blocks := 0
 	for i := range in.NumColumns() {
 		if bl, err := in.Blocks(i); err == nil {
 			blocks += len(bl) // Validate reports the tables it cannot read
 		}
 	}
+	stop := p.follow(f.BytesRead)
+	defer stop()
 	problems := in.Validate(func(err error) {
 		if e.interrupted() != nil {
 			return // the reads fail because the run is stopping
 		}
 		p.done()
-		e.report(fmt.Errorf("%s: %w", in.Name(), err))
+		e.report(fmt.Errorf("%s: %w", name, err))
 	})
 	if err := e.interrupted(); err != nil {
 		return err
@@ -96,7 +107,7 @@ func validateOne(e *env, path string, strict bool) error {
 	// appended to, or two files run together.
 	if end, err := in.DataEnd(); err == nil && end < in.Size() {
 		p.done()
-		e.report(fmt.Errorf("%s: offset %d: %s after the end of the last column's data", in.Name(), end, plural(in.Size()-end, "byte")))
+		e.report(fmt.Errorf("%s: offset %d: %s after the end of the last column's data", name, end, plural(in.Size()-end, "byte")))
 		problems++
 	}
 	if problems == 0 && in.Meta().Has(layout.MetaAvroSchema) {
@@ -105,19 +116,53 @@ func validateOne(e *env, path string, strict bool) error {
 				return ierr
 			}
 			p.done()
-			e.report(fmt.Errorf("%s: %w", in.Name(), err))
+			e.report(fmt.Errorf("%s: %w", name, err))
 			problems++
 		}
 	}
+	stop()
 	p.done()
 	switch {
 	case problems == 1:
 		return errReported // its one line says it all
 	case problems > 1:
-		return fmt.Errorf("%s: %d problems found", in.Name(), problems)
+		return fmt.Errorf("%s: %d problems found", name, problems)
 	}
-	_, err = fmt.Fprintf(e.stdout, "%s: ok: %s, %s, %s checked\n", in.Name(),
+	_, err := fmt.Fprintf(e.stdout, "%s: ok: %s, %s, %s checked\n", name,
 		plural(in.RowCount(), "row"), plural(int64(in.NumColumns()), "column"), plural(int64(blocks), "block"))
+	return err
+}
+
+// clmnValidate checks a CLMN file by reading every row, as the front door
+// reads its records, and prints its "ok" line.
+func clmnValidate(e *env, f *trevni.File) error {
+	name := f.Part().Name()
+	src, err := csvtable.NewCLMNSource(f.CLMN(), nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	cells := make([]csvtable.Cell, len(src.Fields()))
+	var rows int64
+	for {
+		err := src.Next(cells)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		rows++
+		if rows%4096 == 0 {
+			if err := e.interrupted(); err != nil {
+				return err
+			}
+		}
+	}
+	if rows != f.RowCount() {
+		return fmt.Errorf("%s: %s read of the %s the header claims", name, plural(rows, "row"), plural(f.RowCount(), "row"))
+	}
+	_, err = fmt.Fprintf(e.stdout, "%s: ok: %s, %s checked (CLMN)\n", name,
+		plural(rows, "row"), plural(int64(f.CLMN().NumColumns()), "column"))
 	return err
 }
 
@@ -139,8 +184,8 @@ func pluralCount(n int64, thing string) string {
 
 // checkRecords checks every record of a file written from Avro, in time
 // linear in the bytes stored rather than in the records claimed.
-func checkRecords(e *env, in *trevniInput) error {
-	ar, err := assemble.NewAvroReader(in.Reader, &assemble.Options{Layout: e.limits.layout()})
+func checkRecords(e *env, in *format.Reader) error {
+	ar, err := assemble.NewAvroReader(in, &assemble.Options{Layout: e.limits.layout()})
 	if err != nil {
 		return err
 	}
