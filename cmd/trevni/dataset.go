@@ -180,7 +180,7 @@ func (e *env) newReader(ds *trevni.Dataset, o *trevni.ReadOptions) (*trevni.Read
 func (e *env) printReports(reps []trevni.PartReport) {
 	var reports partReports
 	for _, r := range reps {
-		reports.add(e, r.Part, r.Scan)
+		reports.add(e, r.Part, r.Scan, &r.Fetched)
 	}
 	reports.finish(e)
 }

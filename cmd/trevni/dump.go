@@ -159,7 +159,8 @@ func (d *dump) part(part *trevni.Part) error {
 	}
 	if d.sf.report {
 		d.p.done()
-		d.reports.add(e, part.Name(), dr.report(in))
+		fetched := f.Fetched()
+		d.reports.add(e, part.Name(), dr.report(in), &fetched)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/predicate"
 )
@@ -50,7 +51,7 @@ func (e *env) whereError(err error) error {
 
 // printReport writes a scan report (AvroReader.Report, or the sum of
 // several) to standard error.
-func (e *env) printReport(name string, r assemble.ScanReport) {
+func (e *env) printReport(name string, r assemble.ScanReport, fetched *trevni.Fetched) {
 	w := e.stderr
 	fmt.Fprintf(w, "trevni: %s: %s: %s scanned, %s matched\n", e.name, name, pluralCount(r.RowsScanned, "row"), pluralCount(r.RowsMatched, "row"))
 	for _, c := range r.Columns {
@@ -61,21 +62,32 @@ func (e *env) printReport(name string, r assemble.ScanReport) {
 		pct = 100 * float64(r.BytesRead) / float64(r.FileSize)
 	}
 	fmt.Fprintf(w, "  read %d of %d bytes (%.1f%%)\n", r.BytesRead, r.FileSize, pct)
+	if fetched != nil {
+		fmt.Fprintf(w, "  fetched %d bytes from storage in %s\n", fetched.Bytes, pluralCount(fetched.Requests, "request"))
+	}
 }
 
 // partReports prints the scan report of each part of a data set as it is
 // read, and their sum once several parts have been.
 type partReports struct {
-	total assemble.ScanReport
-	parts int
+	total   assemble.ScanReport
+	fetched *trevni.Fetched // the sum of the parts', when they say
+	parts   int
 }
 
 // add prints r, the report of the part called name, and adds it to the
 // sum: the rows and bytes, and each column's blocks and bytes, matched by
 // name.
-func (s *partReports) add(e *env, name string, r assemble.ScanReport) {
-	e.printReport(name, r)
+func (s *partReports) add(e *env, name string, r assemble.ScanReport, fetched *trevni.Fetched) {
+	e.printReport(name, r, fetched)
 	s.parts++
+	if fetched != nil {
+		if s.fetched == nil {
+			s.fetched = &trevni.Fetched{}
+		}
+		s.fetched.Requests += fetched.Requests
+		s.fetched.Bytes += fetched.Bytes
+	}
 	t := &s.total
 	t.RowsScanned += r.RowsScanned
 	t.RowsMatched += r.RowsMatched
@@ -98,6 +110,6 @@ func (s *partReports) add(e *env, name string, r assemble.ScanReport) {
 // finish prints the sum when more than one part was read.
 func (s *partReports) finish(e *env) {
 	if s.parts > 1 {
-		e.printReport(fmt.Sprintf("all %d parts read", s.parts), s.total)
+		e.printReport(fmt.Sprintf("all %d parts read", s.parts), s.total, s.fetched)
 	}
 }
