@@ -32,6 +32,11 @@ type ContainerOptions struct {
 type JSONOptions struct {
 	// Pretty indents each record over several lines.
 	Pretty bool
+	// Plain writes plain JSON (ReadPlainJSON) instead of Avro's JSON
+	// encoding: unions unwrapped, bytes in base64, decimals as exact
+	// numbers, times as strings. It also takes a reader with a field
+	// selection.
+	Plain bool
 	// Progress, if set, is called now and then with the records written so
 	// far, and once at the end.
 	Progress func(rows int64)
@@ -109,22 +114,25 @@ func ToContainer(ctx context.Context, w io.Writer, ar *AvroReader, opts *Contain
 	return n, cw.Close()
 }
 
-// ToJSON writes every remaining record of ar to w in Avro's JSON encoding,
-// one record per line (or indented, with Pretty), through the fast path
-// (ReadJSON), and returns the number of records written. It stops with
+// ToJSON writes every remaining record of ar to w in Avro's JSON encoding
+// (or plain JSON, with Plain), one record per line (or indented, with
+// Pretty), through the fast path (ReadJSON or ReadPlainJSON), and returns the number of records written. It stops with
 // ctx's error, wrapped, if ctx ends first.
 func ToJSON(ctx context.Context, w io.Writer, ar *AvroReader, opts *JSONOptions) (int64, error) {
 	var o JSONOptions
 	if opts != nil {
 		o = *opts
 	}
-	if ar.selective {
-		return 0, errors.New("assemble: records with selected fields do not match the schema: use a reader schema")
+	readJSON := ar.ReadJSON
+	if o.Plain {
+		readJSON = ar.ReadPlainJSON
+	} else if ar.selective {
+		return 0, errors.New("assemble: records with selected fields do not match the schema: use a reader schema or plain JSON")
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var pretty bytes.Buffer
 	read := func(dst []byte) ([]byte, error) {
-		line, err := ar.ReadJSON(dst)
+		line, err := readJSON(dst)
 		if err != nil {
 			return line, err
 		}
