@@ -449,6 +449,33 @@ func TestPlainJSONText(t *testing.T) {
 		"nan":    -1 / zero(),
 	}
 	got := readPlain(t, writeFile(t, text, []any{rec}), nil)
+	defer func() {
+		if t.Failed() {
+			return
+		}
+		// Reading plain JSON allocates nothing per record, decimals of
+		// more than eight bytes and maps included.
+		records := make([]any, 300)
+		for i := range records {
+			records[i] = rec
+		}
+		ar, err := NewAvroReader(writeFile(t, text, records), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var line []byte
+		read := func() {
+			if line, err = ar.ReadPlainJSON(line[:0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 10 {
+			read()
+		}
+		if n := testing.AllocsPerRun(200, read); n != 0 {
+			t.Errorf("%v allocations per record", n)
+		}
+	}()
 	want := `{"dec":1234.50,"negdec":-123456789012345.678,"small":0.0005,` +
 		`"ts":"2024-05-20T10:11:12.345Z","tsu":"2024-05-20T10:11:12.345006Z","tsn":"2024-05-20T10:11:12.345000789Z",` +
 		`"lts":"2024-05-20T10:11:12.345","old":"1969-12-31T23:59:59.999Z","day":"2024-05-20",` +
