@@ -10,7 +10,6 @@ import (
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/internal/ocf"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // JSONOptions configures WriteJSON. A nil *JSONOptions means the defaults.
@@ -139,10 +138,9 @@ func (ds *Dataset) fromProto() bool {
 	return true
 }
 
-// writeProtoJSON writes the messages to w as protojson writes them (a
-// message protojson refuses, such as a Timestamp beyond year 9999, is an
-// error), one per line (or indented, with pretty), and returns how many
-// it wrote.
+// writeProtoJSON writes the messages to w as protojson writes them
+// (assemble.ToProtoJSON), one per line (or indented, with pretty), and
+// returns how many it wrote.
 func (ds *Dataset) writeProtoJSON(ctx context.Context, w io.Writer, opts *ReadOptions, pretty bool) (int64, error) {
 	var popts ProtoOptions
 	if opts != nil {
@@ -153,32 +151,20 @@ func (ds *Dataset) writeProtoJSON(ctx context.Context, w io.Writer, opts *ReadOp
 		return 0, err
 	}
 	defer p.Close()
-	// Partial messages (required fields unset) are written as they are.
-	js := protojson.MarshalOptions{AllowPartial: true}
-	if pretty {
-		js.Multiline, js.Indent = true, "  "
-	}
-	bw := bufio.NewWriterSize(w, 256<<10)
-	var line []byte
-	for {
-		m, err := p.Read()
-		if err == io.EOF {
-			break
-		}
+	r := p.r
+	var total int64
+	for r.part != nil {
+		n, err := assemble.ToProtoJSON(ctx, w, r.pm, &assemble.JSONOptions{Pretty: pretty})
+		total += n
+		r.n += n
 		if err != nil {
-			return p.Records(), err
+			return total, fmt.Errorf("%s: %w", r.file.part.Name(), err)
 		}
-		if line, err = js.MarshalAppend(line[:0], m); err != nil {
-			return p.Records(), fmt.Errorf("trevni: message %d (from 0) in protojson: %w", p.Records()-1, err)
-		}
-		if _, err := bw.Write(append(line, '\n')); err != nil {
-			return p.Records(), err
-		}
-		if p.Records()%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return p.Records(), fmt.Errorf("trevni: writing JSON: %w", err)
-			}
+		if err := r.next(); err == io.EOF {
+			break
+		} else if err != nil {
+			return total, err
 		}
 	}
-	return p.Records(), bw.Flush()
+	return total, nil
 }

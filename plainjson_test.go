@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
 	"math"
 	"os"
@@ -22,6 +22,7 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/shred"
 )
@@ -42,6 +43,30 @@ func jsonValues(t *testing.T, b []byte) []any {
 	return out
 }
 
+// protojsonLines marshals msgs with protojson.
+func protojsonLines(t *testing.T, msgs ...proto.Message) []byte {
+	t.Helper()
+	var out []byte
+	for _, m := range msgs {
+		b, err := protojson.MarshalOptions{AllowPartial: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(append(out, b...), '\n')
+	}
+	return out
+}
+
+// refused reports whether protojson refuses one of msgs.
+func refused(msgs ...proto.Message) bool {
+	for _, m := range msgs {
+		if _, err := (protojson.MarshalOptions{AllowPartial: true}).Marshal(m); err != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // checkProtoJSON writes ds in plain JSON, one line per message and
 // indented, and compares with protojson.Marshal of msgs as decoded JSON
 // (protojson's spacing varies from build to build). Where protojson
@@ -53,7 +78,8 @@ func checkProtoJSON(t *testing.T, ds *trevni.Dataset, msgs []proto.Message) {
 		b, err := protojson.MarshalOptions{AllowPartial: true}.Marshal(m)
 		if err != nil {
 			_, werr := ds.WriteJSON(context.Background(), io.Discard, nil, &trevni.JSONOptions{Plain: true})
-			if werr == nil || !strings.Contains(werr.Error(), fmt.Sprintf("message %d ", i)) {
+			var se *schema.Error
+			if !errors.As(werr, &se) || se.Record != int64(i) {
 				t.Fatalf("protojson refuses message %d (%v); WriteJSON: %v", i, err, werr)
 			}
 			return
@@ -126,6 +152,29 @@ func TestPlainJSONLegacyProto(t *testing.T) {
 			}
 			defer ds.Close()
 			checkProtoJSON(t, ds, msgs)
+			// Two parts, from the last message of the first for two: the
+			// last and the first message.
+			two, err := trevni.OpenFiles(context.Background(), []string{name, name}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer two.Close()
+			rows := int64(len(msgs))
+			var got bytes.Buffer
+			_, err = two.WriteJSON(context.Background(), &got, &trevni.ReadOptions{Offset: rows - 1, Limit: 2}, &trevni.JSONOptions{Plain: true})
+			if refused(msgs[rows-1], msgs[0]) {
+				if err == nil {
+					t.Fatal("two parts: no error where protojson refuses")
+				}
+			} else {
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := jsonValues(t, protojsonLines(t, msgs[rows-1], msgs[0]))
+				if g := jsonValues(t, got.Bytes()); !reflect.DeepEqual(g, want) {
+					t.Fatalf("two parts, offset %d, limit 2:\n got %s\nwant %v", rows-1, got.Bytes(), want)
+				}
+			}
 		})
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/ocf"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // ContainerOptions configures ToContainer. A nil *ContainerOptions means
@@ -144,6 +146,45 @@ func ToJSON(ctx context.Context, w io.Writer, ar *AvroReader, opts *JSONOptions)
 			line = append(line[:0], pretty.Bytes()...)
 		}
 		return append(line, '\n'), nil
+	}
+	n, err := pump(ctx, o.Progress, read, func(line []byte) error {
+		_, err := bw.Write(line)
+		return err
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, bw.Flush()
+}
+
+// ToProtoJSON writes every remaining message of pr to w as protojson
+// writes it (the plain JSON of files written from protobuf: enum names,
+// Timestamp and Duration as strings, wrappers unwrapped, unknown fields
+// left out), one message per line (or indented, with opts.Pretty), and
+// returns the number written. Messages with required fields unset are
+// written as they are; a message protojson refuses (a Timestamp beyond
+// year 9999, an Any of an unknown type) is an error carrying its record
+// number. It stops with ctx's error, wrapped, if ctx ends first.
+func ToProtoJSON(ctx context.Context, w io.Writer, pr *ProtoReader, opts *JSONOptions) (int64, error) {
+	var o JSONOptions
+	if opts != nil {
+		o = *opts
+	}
+	js := protojson.MarshalOptions{AllowPartial: true}
+	if o.Pretty {
+		js.Multiline, js.Indent = true, "  "
+	}
+	m := pr.mt.New().Interface()
+	bw := bufio.NewWriterSize(w, 256<<10)
+	read := func(dst []byte) ([]byte, error) {
+		if err := pr.ReadInto(m); err != nil {
+			return dst, err
+		}
+		dst, err := js.MarshalAppend(dst, m)
+		if err != nil {
+			return dst, fieldpath.Record(fmt.Errorf("assemble: protojson: %w", err), pr.ar.row-1)
+		}
+		return append(dst, '\n'), nil
 	}
 	n, err := pump(ctx, o.Progress, read, func(line []byte) error {
 		_, err := bw.Write(line)
