@@ -7,7 +7,8 @@
 // behind [ToJSON]) or into plain JSON, the JSON jq users expect (unions
 // unwrapped, bytes in base64, decimals exact, times as strings:
 // ReadPlainJSON, behind ToJSON with [JSONOptions.Plain]). Validate checks every record without building any.
-// A [ProtoReader] reads the messages of a file written from protobuf.
+// A [ProtoReader] reads the messages of a file written from protobuf;
+// [ToProtoJSON] writes them as protojson does, their plain JSON.
 //
 // Given a reader schema, it projects and evolves: only the columns the
 // reader schema needs are read (the others are never decompressed), fields
