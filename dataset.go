@@ -15,6 +15,7 @@ import (
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/trevni1"
 )
 
@@ -52,6 +53,7 @@ type Part struct {
 	text   string // the Avro schema text of its records, "" when it has none
 	cols   []format.ColumnMeta
 	kept   *File // the part held open (OpenReaderAt)
+	proto  bool  // written from protobuf: it has protobuf.descriptor_set
 }
 
 // Name returns the part's name as given or expanded: a path or a URL.
@@ -94,6 +96,7 @@ func openSources(ctx context.Context, srcs []source, opts *Options) (*Dataset, e
 		p.format, p.rows, p.size = f.format, f.RowCount(), f.size
 		p.text, err = f.schemaText()
 		if err == nil && f.trevni != nil {
+			p.proto = f.trevni.Meta().GetString(protoload.MetaDescriptorSet) != ""
 			p.cols = make([]format.ColumnMeta, f.trevni.NumColumns())
 			for i := range p.cols {
 				c, cerr := f.trevni.Column(i)

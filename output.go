@@ -16,23 +16,38 @@ import (
 type JSONOptions struct {
 	// Pretty indents each record over several lines.
 	Pretty bool
+	// Plain writes plain JSON instead of Avro's JSON encoding: for files
+	// written from Avro, unions unwrapped, bytes in base64, decimals as
+	// exact numbers, times as RFC 3339 strings (see
+	// assemble.AvroReader.ReadPlainJSON); for files written from protobuf
+	// (with no reader schema), each message as protojson writes it.
+	Plain bool
 }
 
 // WriteJSON writes the records a reader with opts returns to w in Avro's
-// JSON encoding, one record per line, and returns how many it wrote. It
-// stops with ctx's error, wrapped, once ctx ends.
+// JSON encoding (or plain JSON, with jopts.Plain), one record per line,
+// and returns how many it wrote. It stops with ctx's error, wrapped, once
+// ctx ends.
 func (ds *Dataset) WriteJSON(ctx context.Context, w io.Writer, opts *ReadOptions, jopts *JSONOptions) (int64, error) {
+	plain := jopts != nil && jopts.Plain
+	pretty := jopts != nil && jopts.Pretty
+	if plain && ds.fromProto() {
+		return ds.writeProtoJSON(ctx, w, opts, pretty)
+	}
 	r, err := ds.NewReader(ctx, opts)
 	if err != nil {
 		return 0, err
 	}
 	defer r.Close()
-	pretty := jopts != nil && jopts.Pretty
+	read := r.ReadJSON
+	if plain {
+		read = r.ReadPlainJSON
+	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var line []byte
 	var ind bytes.Buffer
 	for {
-		line, err = r.ReadJSON(line[:0])
+		line, err = read(line[:0])
 		if err == io.EOF {
 			break
 		}
@@ -106,4 +121,50 @@ func (ds *Dataset) WriteAvro(ctx context.Context, w io.Writer, opts *ReadOptions
 		copts.Progress(r.Records())
 	}
 	return r.Records(), cw.Close()
+}
+
+// fromProto reports whether the data set's records are read as the
+// protobuf messages they were written from: every part has the
+// descriptors, and no reader schema reads them as Avro.
+func (ds *Dataset) fromProto() bool {
+	if ds.opts.ReaderSchema != "" {
+		return false
+	}
+	for _, p := range ds.parts {
+		if !p.proto {
+			return false
+		}
+	}
+	return true
+}
+
+// writeProtoJSON writes the messages to w as protojson writes them
+// (assemble.ToProtoJSON), one per line (or indented, with pretty), and
+// returns how many it wrote.
+func (ds *Dataset) writeProtoJSON(ctx context.Context, w io.Writer, opts *ReadOptions, pretty bool) (int64, error) {
+	var popts ProtoOptions
+	if opts != nil {
+		popts.ReadOptions = *opts
+	}
+	p, err := ds.NewProtoReader(ctx, &popts)
+	if err != nil {
+		return 0, err
+	}
+	defer p.Close()
+	r := p.r
+	var total int64
+	for r.part != nil {
+		n, err := assemble.ToProtoJSON(ctx, w, r.pm, &assemble.JSONOptions{Pretty: pretty})
+		total += n
+		r.n += n
+		if err != nil {
+			return total, fmt.Errorf("%s: %w", r.file.part.Name(), err)
+		}
+		if err := r.next(); err == io.EOF {
+			break
+		} else if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
 }

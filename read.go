@@ -301,6 +301,14 @@ func (r *Reader) ReadJSON(dst []byte) ([]byte, error) {
 	return step(r, func() ([]byte, error) { return r.ar.ReadJSON(dst) })
 }
 
+// ReadPlainJSON appends the next record, in plain JSON (see
+// assemble.AvroReader.ReadPlainJSON: unions unwrapped, bytes in base64,
+// decimals exact, times as strings), to dst, or returns io.EOF after the
+// last.
+func (r *Reader) ReadPlainJSON(dst []byte) ([]byte, error) {
+	return step(r, func() ([]byte, error) { return r.ar.ReadPlainJSON(dst) })
+}
+
 // All returns an iterator over the remaining records, as Read returns
 // them. It stops after the last, or after yielding an error.
 func (r *Reader) All() iter.Seq2[any, error] {

@@ -93,8 +93,9 @@ type AvroReader struct {
 	counted    int64   // of which counted by Count, without reading them
 	limit      int64   // records left before io.EOF (SetLimit); negative: no limit
 
-	jsonScratch [][]byte      // ReadJSON's map entries, by depth
-	jsonEntries [][]jsonEntry // and where they are
+	jsonScratch  [][]byte      // ReadJSON's map entries, by depth
+	jsonEntries  [][]jsonEntry // and where they are
+	plainScratch []byte        // ReadPlainJSON's working space for decimals
 }
 
 // storedSchema returns the writer's schema stored in rd's avro.schema
@@ -325,5 +326,22 @@ func (ar *AvroReader) ReadJSON(dst []byte) ([]byte, error) {
 		return dst, errors.New("assemble: records with selected fields have no JSON encoding of the schema")
 	}
 	b, _, err := ar.record(dst, toJSON)
+	return b, err
+}
+
+// ReadPlainJSON appends the next record, in plain JSON, to dst, or returns
+// io.EOF after the last. Plain JSON is what jq users expect rather than
+// Avro's JSON encoding: unions unwrapped (the value of the branch taken),
+// bytes and fixed in standard base64, decimals as exact JSON numbers with
+// the schema's scale (1234.50), timestamps as RFC 3339 strings at the
+// type's precision (UTC with a Z; local timestamps without), dates as
+// YYYY-MM-DD, times of day as HH:MM:SS.fff (or six digits), uuids and enum
+// symbols as strings, NaN and the infinities as the strings "NaN",
+// "Infinity" and "-Infinity", other floats as encoding/json writes them.
+// Fields come in schema order and map keys sorted, as in ReadJSON. Unlike
+// ReadJSON it takes a reader with a field selection. It writes straight
+// from the columns, without a Go value per field.
+func (ar *AvroReader) ReadPlainJSON(dst []byte) ([]byte, error) {
+	b, _, err := ar.record(dst, toPlain)
 	return b, err
 }

@@ -182,7 +182,7 @@ func BenchmarkToAvro(b *testing.B) {
 
 // BenchmarkToJSON writes a Trevni file as Avro JSON lines through the fast
 // path (ReadJSON, straight from the columns) and the value path (Read, then
-// avrojson.Append). MB/s counts the Avro binary size of the records.
+// avrojson.Append), and as plain JSON lines (ReadPlainJSON). MB/s counts the Avro binary size of the records.
 func BenchmarkToJSON(b *testing.B) {
 	for _, d := range benchSets(b) {
 		file := d.trevni(b, "null")
@@ -196,6 +196,23 @@ func BenchmarkToJSON(b *testing.B) {
 				for {
 					var err error
 					if line, err = ar.ReadJSON(line[:0]); err == io.EOF {
+						break
+					} else if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			reportRows(b, d.rows)
+		})
+		b.Run(d.name+"/plain", func(b *testing.B) {
+			b.SetBytes(d.size)
+			b.ReportAllocs()
+			var line []byte
+			for b.Loop() {
+				ar := d.reader(b, file)
+				for {
+					var err error
+					if line, err = ar.ReadPlainJSON(line[:0]); err == io.EOF {
 						break
 					} else if err != nil {
 						b.Fatal(err)

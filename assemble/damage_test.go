@@ -93,6 +93,7 @@ var readPaths = []struct {
 	{"Read", func(ar *AvroReader) error { _, err := ar.Read(); return err }},
 	{"ReadBinary", func(ar *AvroReader) error { _, err := ar.ReadBinary(nil); return err }},
 	{"ReadJSON", func(ar *AvroReader) error { _, err := ar.ReadJSON(nil); return err }},
+	{"ReadPlainJSON", func(ar *AvroReader) error { _, err := ar.ReadPlainJSON(nil); return err }},
 }
 
 // TestDamagedValues reads files whose data is bad for the schema through

@@ -3,9 +3,12 @@
 // An [AvroReader] reads the records of a file written from Avro (by this
 // module or by Java's trevni-avro): as goavro native values (Read, or the
 // iterator All), straight into Avro's binary encoding (ReadBinary, the
-// fast path behind [ToContainer]) or into Avro's JSON encoding (ReadJSON,
-// behind [ToJSON]). Validate checks every record without building any.
-// A [ProtoReader] reads the messages of a file written from protobuf.
+// fast path behind [ToContainer]), into Avro's JSON encoding (ReadJSON,
+// behind [ToJSON]) or into plain JSON, the JSON jq users expect (unions
+// unwrapped, bytes in base64, decimals exact, times as strings:
+// ReadPlainJSON, behind ToJSON with [JSONOptions.Plain]). Validate checks every record without building any.
+// A [ProtoReader] reads the messages of a file written from protobuf;
+// [ToProtoJSON] writes them as protojson does, their plain JSON.
 //
 // Given a reader schema, it projects and evolves: only the columns the
 // reader schema needs are read (the others are never decompressed), fields
@@ -25,7 +28,7 @@
 // layout (package schema/layout) into a plan: one step per position, with
 // every decision that does not depend on the data taken in advance. One
 // interpreter walks the plan for every record and hands the values to a
-// sink: a Go value, Avro binary or Avro JSON, or nothing (Validate). So
+// sink: a Go value, Avro binary, Avro JSON or plain JSON, or nothing (Validate). So
 // the rules for union branches, enum symbols, lengths, UTF-8, promotions
 // and defaults are written once and every read path follows them alike.
 //

@@ -42,8 +42,8 @@ func checkAvroReader(t *testing.T, data []byte) {
 			return
 		}
 		const most = 500
-		var counts [3]int
-		var failed [3]bool
+		var counts [4]int
+		var failed [4]bool
 		var limited bool // a path failed on the bound on elements
 		for k, rp := range readPaths {
 			ar, err := NewAvroReader(rd, nil)

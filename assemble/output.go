@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/ocf"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // ContainerOptions configures ToContainer. A nil *ContainerOptions means
@@ -32,6 +34,11 @@ type ContainerOptions struct {
 type JSONOptions struct {
 	// Pretty indents each record over several lines.
 	Pretty bool
+	// Plain writes plain JSON (ReadPlainJSON) instead of Avro's JSON
+	// encoding: unions unwrapped, bytes in base64, decimals as exact
+	// numbers, times as strings. It also takes a reader with a field
+	// selection.
+	Plain bool
 	// Progress, if set, is called now and then with the records written so
 	// far, and once at the end.
 	Progress func(rows int64)
@@ -109,22 +116,25 @@ func ToContainer(ctx context.Context, w io.Writer, ar *AvroReader, opts *Contain
 	return n, cw.Close()
 }
 
-// ToJSON writes every remaining record of ar to w in Avro's JSON encoding,
-// one record per line (or indented, with Pretty), through the fast path
-// (ReadJSON), and returns the number of records written. It stops with
+// ToJSON writes every remaining record of ar to w in Avro's JSON encoding
+// (or plain JSON, with Plain), one record per line (or indented, with
+// Pretty), through the fast path (ReadJSON or ReadPlainJSON), and returns the number of records written. It stops with
 // ctx's error, wrapped, if ctx ends first.
 func ToJSON(ctx context.Context, w io.Writer, ar *AvroReader, opts *JSONOptions) (int64, error) {
 	var o JSONOptions
 	if opts != nil {
 		o = *opts
 	}
-	if ar.selective {
-		return 0, errors.New("assemble: records with selected fields do not match the schema: use a reader schema")
+	readJSON := ar.ReadJSON
+	if o.Plain {
+		readJSON = ar.ReadPlainJSON
+	} else if ar.selective {
+		return 0, errors.New("assemble: records with selected fields do not match the schema: use a reader schema or plain JSON")
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var pretty bytes.Buffer
 	read := func(dst []byte) ([]byte, error) {
-		line, err := ar.ReadJSON(dst)
+		line, err := readJSON(dst)
 		if err != nil {
 			return line, err
 		}
@@ -136,6 +146,45 @@ func ToJSON(ctx context.Context, w io.Writer, ar *AvroReader, opts *JSONOptions)
 			line = append(line[:0], pretty.Bytes()...)
 		}
 		return append(line, '\n'), nil
+	}
+	n, err := pump(ctx, o.Progress, read, func(line []byte) error {
+		_, err := bw.Write(line)
+		return err
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, bw.Flush()
+}
+
+// ToProtoJSON writes every remaining message of pr to w as protojson
+// writes it (the plain JSON of files written from protobuf: enum names,
+// Timestamp and Duration as strings, wrappers unwrapped, unknown fields
+// left out), one message per line (or indented, with opts.Pretty), and
+// returns the number written. Messages with required fields unset are
+// written as they are; a message protojson refuses (a Timestamp beyond
+// year 9999, an Any of an unknown type) is an error carrying its record
+// number. It stops with ctx's error, wrapped, if ctx ends first.
+func ToProtoJSON(ctx context.Context, w io.Writer, pr *ProtoReader, opts *JSONOptions) (int64, error) {
+	var o JSONOptions
+	if opts != nil {
+		o = *opts
+	}
+	js := protojson.MarshalOptions{AllowPartial: true}
+	if o.Pretty {
+		js.Multiline, js.Indent = true, "  "
+	}
+	m := pr.mt.New().Interface()
+	bw := bufio.NewWriterSize(w, 256<<10)
+	read := func(dst []byte) ([]byte, error) {
+		if err := pr.ReadInto(m); err != nil {
+			return dst, err
+		}
+		dst, err := js.MarshalAppend(dst, m)
+		if err != nil {
+			return dst, fieldpath.Record(fmt.Errorf("assemble: protojson: %w", err), pr.ar.row-1)
+		}
+		return append(dst, '\n'), nil
 	}
 	n, err := pump(ctx, o.Progress, read, func(line []byte) error {
 		_, err := bw.Write(line)

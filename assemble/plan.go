@@ -62,12 +62,13 @@ type plan struct {
 }
 
 type field struct {
-	name    string
-	p       *plan // nil: use the default
-	def     any   // native default
-	defBin  []byte
-	defJSON []byte
-	key     []byte // the field's name as a JSON key: "name":
+	name     string
+	p        *plan // nil: use the default
+	def      any   // native default
+	defBin   []byte
+	defJSON  []byte
+	defPlain []byte
+	key      []byte // the field's name as a JSON key: "name":
 }
 
 type compiler struct {
@@ -208,6 +209,9 @@ func (c *compiler) compileNode(w *layout.Node, rs *schema.Schema, path string, s
 					return nil, incompatible(join(path, rf.Name), "bad default: %v", err)
 				}
 				if f.defJSON, err = avrojson.Append(nil, rf.Type, f.def); err != nil {
+					return nil, incompatible(join(path, rf.Name), "bad default: %v", err)
+				}
+				if f.defPlain, err = appendPlainNative(nil, rf.Type, f.def); err != nil {
 					return nil, incompatible(join(path, rf.Name), "bad default: %v", err)
 				}
 			} else {

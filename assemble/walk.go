@@ -31,7 +31,12 @@ const (
 	toBinary             // Avro's binary encoding, appended
 	toJSON               // Avro's JSON encoding, appended
 	toCheck              // nothing: the data is only checked (Validate)
+	toPlain              // plain JSON, appended
 )
+
+// text reports whether the sink writes JSON text, Avro's or plain: the
+// two share records, arrays and maps.
+func (sk sink) text() bool { return sk == toJSON || sk == toPlain }
 
 // jsonEntry locates one map entry in a scratch buffer: its raw key at
 // [key, text), then its encoded text ("key":value) at [text, end).
@@ -255,12 +260,12 @@ func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte,
 	switch sk {
 	case toValue:
 		rec = make(map[string]any, len(p.fields))
-	case toJSON:
+	case toJSON, toPlain:
 		b = append(b, '{')
 	}
 	for i := range p.fields {
 		f := &p.fields[i]
-		if sk == toJSON {
+		if sk.text() {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -272,6 +277,8 @@ func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte,
 				rec[f.name] = copyDefault(f.def)
 			case toJSON:
 				b = append(b, f.defJSON...)
+			case toPlain:
+				b = append(b, f.defPlain...)
 			}
 			continue
 		}
@@ -285,7 +292,7 @@ func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte,
 	switch sk {
 	case toValue:
 		ar.val = rec
-	case toJSON:
+	case toJSON, toPlain:
 		b = append(b, '}')
 	}
 	return b, nil
@@ -317,11 +324,11 @@ func (ar *AvroReader) walkArray(b []byte, p *plan, sk sink, depth int) ([]byte, 
 		if n > 0 {
 			b = appendLong(b, int64(n))
 		}
-	case toJSON:
+	case toJSON, toPlain:
 		b = append(b, '[')
 	}
 	for i := 0; i < n; i++ {
-		if sk == toJSON && i > 0 {
+		if sk.text() && i > 0 {
 			b = append(b, ',')
 		}
 		start, spent := len(b), ar.spent
@@ -347,7 +354,7 @@ func (ar *AvroReader) walkArray(b []byte, p *plan, sk sink, depth int) ([]byte, 
 		ar.val = list
 	case toBinary:
 		b = append(b, 0)
-	case toJSON:
+	case toJSON, toPlain:
 		b = append(b, ']')
 	}
 	return b, nil
@@ -373,6 +380,8 @@ func (ar *AvroReader) walkEnum(b []byte, p *plan, sk sink, _ int) ([]byte, error
 		b = appendLong(b, int64(k))
 	case toJSON:
 		b = jsontext.AppendString(b, p.rs.Symbols[k])
+	case toPlain:
+		b = jsontext.AppendStringUTF8(b, p.rs.Symbols[k])
 	}
 	return b, nil
 }
@@ -392,7 +401,7 @@ func repeat(b []byte, start int, list []any, v any, n int, sk sink) ([]byte, []a
 				b = append(b, b[start:start+item]...)
 			}
 		}
-	case toJSON:
+	case toJSON, toPlain:
 		item := len(b) - start
 		b = slices.Grow(b, n*(item+1))
 		for range n {
@@ -418,7 +427,7 @@ func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, er
 		if n > 0 {
 			b = appendLong(b, int64(n))
 		}
-	case toJSON:
+	case toJSON, toPlain:
 		// Entries are encoded into the scratch buffer of the map's
 		// depth, after their raw keys, and copied out in key order.
 		for len(ar.jsonScratch) <= depth {
@@ -452,11 +461,15 @@ func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, er
 		case toBinary:
 			b = appendLong(b, int64(len(k)))
 			b = append(b, k...)
-		case toJSON:
+		case toJSON, toPlain:
 			e := jsonEntry{key: len(scratch)}
 			scratch = append(scratch, k...)
 			e.text = len(scratch)
-			scratch = jsontext.AppendStringBytes(scratch, k)
+			if sk == toJSON {
+				scratch = jsontext.AppendStringBytes(scratch, k)
+			} else {
+				scratch = jsontext.AppendStringBytesUTF8(scratch, k)
+			}
 			scratch = append(scratch, ':')
 			if scratch, err = ar.walk(scratch, p.items, sk, depth+1); err != nil {
 				return b, fieldpath.At(err, fieldpath.Key(string(k)))
@@ -474,7 +487,7 @@ func (ar *AvroReader) walkMap(b []byte, p *plan, sk sink, depth int) ([]byte, er
 		ar.val = m
 	case toBinary:
 		b = append(b, 0)
-	case toJSON:
+	case toJSON, toPlain:
 		slices.SortStableFunc(entries, func(x, y jsonEntry) int {
 			return bytes.Compare(scratch[x.key:x.text], scratch[y.key:y.text])
 		})
@@ -510,6 +523,11 @@ func (ar *AvroReader) walkUnion(b []byte, rs *schema.Schema, idx int, inner *pla
 		if idx >= 0 {
 			b = appendLong(b, int64(idx))
 		}
+	case toPlain:
+		if inner == nil {
+			return append(b, "null"...), nil
+		}
+		return ar.walk(b, inner, sk, depth+1)
 	case toJSON:
 		if inner == nil {
 			return append(b, "null"...), nil
@@ -540,7 +558,7 @@ func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink, _ int) ([]byte, err
 		switch sk {
 		case toValue:
 			ar.val = nil
-		case toJSON:
+		case toJSON, toPlain:
 			b = append(b, "null"...)
 		}
 		return b, nil
@@ -558,7 +576,7 @@ func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink, _ int) ([]byte, err
 			} else {
 				b = append(b, 0)
 			}
-		case toJSON:
+		case toJSON, toPlain:
 			b = strconv.AppendBool(b, v)
 		}
 		return b, nil
@@ -596,6 +614,8 @@ func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink, _ int) ([]byte, err
 			b = appendLong(b, v)
 		case toJSON:
 			b = strconv.AppendInt(b, v, 10)
+		case toPlain:
+			b = appendPlainLong(b, rs, v)
 		}
 		return b, nil
 	case format.Float:
@@ -661,6 +681,8 @@ func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink, _ int) ([]byte, err
 		} else {
 			b = jsontext.AppendLatin1(b, v)
 		}
+	case toPlain:
+		b, ar.plainScratch = appendPlainBytes(b, rs, v, ar.plainScratch)
 	}
 	return b, nil
 }
@@ -673,6 +695,8 @@ func (ar *AvroReader) putFloat(b []byte, v float32, sk sink) []byte {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
 	case toJSON:
 		b = jsontext.AppendFloat(b, float64(v), 32)
+	case toPlain:
+		b = appendPlainFloat(b, float64(v), 32)
 	}
 	return b
 }
@@ -685,6 +709,8 @@ func (ar *AvroReader) putDouble(b []byte, v float64, sk sink) []byte {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 	case toJSON:
 		b = jsontext.AppendFloat(b, v, 64)
+	case toPlain:
+		b = appendPlainFloat(b, v, 64)
 	}
 	return b
 }
