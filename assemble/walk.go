@@ -53,6 +53,11 @@ func (ar *AvroReader) record(dst []byte, sk sink) ([]byte, any, error) {
 	out, err := ar.walk(dst, ar.root, sk, 0)
 	v := ar.val
 	ar.val = nil // the reader keeps no reference to the caller's record
+	if err == nil && sk != toValue && ar.spent+int64(len(out)-len(dst)) > ar.maxBytes {
+		// An encoding is charged its bytes once, whole: while it was
+		// built, only its arrays' and maps' slots were.
+		err = ar.overBudget()
+	}
 	if err != nil {
 		return dst, nil, fieldpath.Record(err, ar.row)
 	}
