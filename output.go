@@ -31,7 +31,7 @@ type JSONOptions struct {
 func (ds *Dataset) WriteJSON(ctx context.Context, w io.Writer, opts *ReadOptions, jopts *JSONOptions) (int64, error) {
 	plain := jopts != nil && jopts.Plain
 	pretty := jopts != nil && jopts.Pretty
-	if plain && ds.fromProto() {
+	if plain && ds.FromProtobuf() {
 		return ds.writeProtoJSON(ctx, w, opts, pretty)
 	}
 	r, err := ds.NewReader(ctx, opts)
@@ -123,10 +123,11 @@ func (ds *Dataset) WriteAvro(ctx context.Context, w io.Writer, opts *ReadOptions
 	return r.Records(), cw.Close()
 }
 
-// fromProto reports whether the data set's records are read as the
+// FromProtobuf reports whether the data set's records are read as the
 // protobuf messages they were written from: every part has the
-// descriptors, and no reader schema reads them as Avro.
-func (ds *Dataset) fromProto() bool {
+// descriptors, and no reader schema reads them as Avro. Plain JSON of such
+// a data set is protojson's.
+func (ds *Dataset) FromProtobuf() bool {
 	if ds.opts.ReaderSchema != "" {
 		return false
 	}

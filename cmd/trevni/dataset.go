@@ -197,7 +197,7 @@ func (e *env) readerSchemaText(path string) (string, error) {
 // writeJSON prints the records of the data set ins as Avro JSON lines to
 // out (tojson and head), through the reader schema file if given, in the
 // range of rf, with the fields and filter of sf.
-func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impala, pretty bool, rf *rangeFlags, sf *selectFlags) error {
+func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impala, pretty, plain bool, rf *rangeFlags, sf *selectFlags) error {
 	text, err := e.readerSchemaText(readerSchemaFile)
 	if err != nil {
 		return err
@@ -213,14 +213,23 @@ func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impa
 	if err != nil {
 		return err
 	}
+	if plain && ds.FromProtobuf() {
+		// protojson, message by message.
+		_, err := ds.WriteJSON(e.ctx, out, o, &trevni.JSONOptions{Plain: true, Pretty: pretty})
+		return e.whereError(err)
+	}
 	r, err := e.newReader(ds, o)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	read := r.ReadJSON
+	if plain {
+		read = r.ReadPlainJSON
+	}
 	var line []byte
 	for {
-		line, err = r.ReadJSON(line[:0])
+		line, err = read(line[:0])
 		if err == io.EOF {
 			break
 		}

@@ -339,13 +339,13 @@ func TestDatasetCountHead(t *testing.T) {
 			t.Errorf("count --where %q: %+v, want %d", set, r, len(match))
 		}
 		for _, k := range []int{3, n, n + 4, 2*n + 5} {
-			r := runIn(t, nil, args("head", "-n", strconv.Itoa(k))...)
+			r := runIn(t, nil, args("head", "--plain=false", "-n", strconv.Itoa(k))...)
 			if got := lines(r.stdout); r.code != 0 || !slices.Equal(got, want[:min(k, len(want))]) {
 				t.Errorf("head -n %d %q: status %d, %d records; %s", k, set, r.code, len(got), r.stderr)
 			}
 		}
 		// Eight matches: five from part 0, three from part 1.
-		r := runIn(t, nil, args("head", "-n", "8", "--where", expr)...)
+		r := runIn(t, nil, args("head", "--plain=false", "-n", "8", "--where", expr)...)
 		if got := lines(r.stdout); r.code != 0 || !slices.Equal(got, match[:8]) {
 			t.Errorf("head --where %q: status %d, %d records; %s", set, r.code, len(got), r.stderr)
 		}
@@ -440,7 +440,7 @@ func TestDatasetCountHeadSchemas(t *testing.T) {
 	if all.code != 0 || len(want) != 100 {
 		t.Fatalf("tojson --schema: %+v", all)
 	}
-	r := runIn(t, nil, "head", "-n", "60", "--schema", rs, f1, f2)
+	r := runIn(t, nil, "head", "--plain=false", "-n", "60", "--schema", rs, f1, f2)
 	if got := lines(r.stdout); r.code != 0 || !slices.Equal(got, want[:60]) {
 		t.Errorf("head --schema: status %d, %d records; %s", r.code, len(got), r.stderr)
 	}

@@ -41,8 +41,8 @@ func TestV1RecordCommands(t *testing.T) {
 		{"count"},
 		{"count", "--where", "col_2 > 0"},
 		{"count", "--where", "col_9 = 'hi' OR col_5 < 0"},
-		{"head", "-n", "2"},
-		{"head", "-n", "1", "--where", "col_1 = false"},
+		{"head", "--plain=false", "-n", "2"},
+		{"head", "--plain=false", "-n", "1", "--where", "col_1 = false"},
 		{"tojson", "--where", "col_2 > 0"},
 		{"tojson", "--where", "col_2 IS NULL", "--fields", "col_3,col_9"},
 		{"tojson", "--offset", "1", "--limit", "1", "--fields", "col_6"},
@@ -139,7 +139,7 @@ func TestOffsetPastEmptyPart(t *testing.T) {
 			t.Errorf("--offset %d: %d %s\n%.300s", off, r.code, r.stderr, r.stdout)
 		}
 	}
-	for _, args := range [][]string{{"head", "-n", "2", "--where", "id >= 0"}, {"tojson", "--offset", "3", "--where", "id >= 0"}} {
+	for _, args := range [][]string{{"head", "--plain=false", "-n", "2", "--where", "id >= 0"}, {"tojson", "--offset", "3", "--where", "id >= 0"}} {
 		got := runIn(t, nil, append(args, empty, filepath.Join(dir, "b-*.trv"))...)
 		want := runIn(t, nil, append(args, filepath.Join(dir, "b-*.trv"))...)
 		if got.code != 0 || got.stdout != want.stdout || want.stdout == "" {

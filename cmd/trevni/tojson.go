@@ -21,21 +21,31 @@ columns. --where keeps only the records satisfying a filter expression
 and reads no block whose statistics rule out a match; with it, --limit
 counts the records written. --report prints what was read to standard error.
 
+--plain prints plain JSON instead, for jq and the like: unions unwrapped,
+bytes and fixed in base64, decimals as exact numbers, timestamps as RFC
+3339 UTC strings at their precision, dates as YYYY-MM-DD, times as
+HH:MM:SS.fff, NaN and infinities as strings; files written from protobuf
+print as protojson does. It is for reading: fromjson cannot read it back
+as the same records (see docs/commands.md, Plain JSON). head prints plain
+JSON by default.
+
 Examples (the file names stand for your own):
 
 	trevni tojson --limit 10 events.trv
 	trevni tojson --schema ids.avsc events.trv ids.jsonl
 	trevni tojson --fields id,customer.name --where "amount > 4500" --report orders.trv
+	trevni tojson --plain events.trv | jq .amount
 `
 
 func tojsonCommand(fs *flag.FlagSet) runFunc {
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	pretty := fs.Bool("pretty", false, "indent each record over several lines")
+	plain := fs.Bool("plain", false, "plain JSON: unions unwrapped, bytes in base64, exact decimals, timestamps and dates as RFC 3339 strings; protojson for files written from protobuf")
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
 	impala := addImpalaBooleans(fs)
 	return func(e *env, ins []string, out *output) error {
-		return e.writeJSON(ins, out, *readerSchema, *impala, *pretty, rf, sf)
+		return e.writeJSON(ins, out, *readerSchema, *impala, *pretty, *plain, rf, sf)
 	}
 }
 

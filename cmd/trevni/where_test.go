@@ -99,7 +99,7 @@ func TestWhereFieldsCountHead(t *testing.T) {
 		t.Fatalf("toavro wrote %s records, want %d", r.stdout, len(want))
 	}
 	// head is the first records of tojson.
-	r = runIn(t, nil, "head", "-n", "3", trv)
+	r = runIn(t, nil, "head", "--plain=false", "-n", "3", trv)
 	lines := strings.SplitAfter(all.stdout, "\n")
 	if r.code != 0 || r.stdout != strings.Join(lines[:3], "") {
 		t.Fatalf("head -n 3: %+v", r)
@@ -147,7 +147,7 @@ func TestStatsFlag(t *testing.T) {
 // each of them satisfies the filter by the file's own records.
 func TestHeadFieldsWhere(t *testing.T) {
 	file := filepath.Join(interopDir, "email", "email.deflate.crc32.trv")
-	head := runIn(t, nil, "head", "-n", "3", "--fields", "id,from", "--where", "id > 1000000000", file)
+	head := runIn(t, nil, "head", "--plain=false", "-n", "3", "--fields", "id,from", "--where", "id > 1000000000", file)
 	tj := runIn(t, nil, "tojson", "--limit", "3", "--fields", "id,from", "--where", "id > 1000000000", file)
 	if head.code != 0 || tj.code != 0 || head.stdout != tj.stdout {
 		t.Fatalf("head: %+v\ntojson: %+v", head, tj)
