@@ -239,14 +239,6 @@ func (ar *AvroReader) walkReaderUnion(b []byte, p *plan, sk sink, depth int) ([]
 // walkRecord reads a record's fields. The binary sink, the one whole-file
 // conversions use, has a loop of its own that decides nothing per field.
 func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte, error) {
-	// A Go value's size is charged to the record's budget as it is
-	// built; an encoding's is bounded by the slots of the arrays and maps
-	// (length), the values it copies being at most a block each.
-	if sk == toValue {
-		if err := ar.charge(recordCost + valueCost*int64(len(p.fields))); err != nil {
-			return b, err
-		}
-	}
 	var err error
 	if sk == toBinary {
 		for i := range p.fields {
@@ -264,6 +256,11 @@ func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte,
 	var rec map[string]any
 	switch sk {
 	case toValue:
+		// A Go value's size is charged to the record's budget as it is
+		// built; an encoding's bytes once, whole, by record.
+		if err := ar.charge(recordCost + valueCost*int64(len(p.fields))); err != nil {
+			return b, err
+		}
 		rec = make(map[string]any, len(p.fields))
 	case toJSON, toPlain:
 		b = append(b, '{')
