@@ -444,7 +444,10 @@ func TestInspectChromium(t *testing.T) {
 					t.Fatal(err)
 				}
 				name := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(c.Name)
-				if !strings.Contains(dom, "<code>"+name+"</code>") {
+				// Names are shown in a code element titled with the
+				// full name (cut in the middle past 48 characters,
+				// which these are not).
+				if !strings.Contains(dom, ">"+name+"</code>") {
 					t.Errorf("column %q not in the DOM", c.Name)
 				}
 			}
