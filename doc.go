@@ -36,11 +36,18 @@
 //	}
 //
 // Dataset.WriteJSON and Dataset.WriteAvro write the records as JSON lines
-// or an Avro container file, Dataset.Count counts matches reading only the
-// filter's columns, Dataset.Validate checks every part, and
-// Dataset.Messages and Dataset.WriteProto read files written from protobuf.
-// A Dataset.NewReader reads record by record, with the scan report of what
-// it read.
+// (Avro's JSON encoding, or plain JSON with JSONOptions.Plain: unions
+// unwrapped, bytes in base64, exact decimals, RFC 3339 times) or an Avro
+// container file, Dataset.Count counts matches reading only the filter's
+// columns, Dataset.Validate checks every part, and Dataset.Messages,
+// Dataset.NewProtoReader and Dataset.WriteProto read files written from
+// protobuf. A Dataset.NewReader reads record by record, with the report of
+// what it decoded and what it fetched from storage; ReadOptions.Rows ends a
+// range of rows, to split work by (Part.CandidateRows gives the runs a
+// filter's statistics leave).
+//
+// Over HTTP a reader fetches each part's header, then only the blocks of
+// the rows it reads, in the columns it reads, that the statistics leave.
 //
 // # Writing
 //
