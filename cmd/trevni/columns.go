@@ -27,29 +27,29 @@ its number of values, nulls, minimum and maximum. It reads the header, the
 block descriptors and the statistics, never the blocks.
 
 values counts the column's values (for an array column, its elements; for
-a column of type null, which stores none, 0).
-nulls is, for the column of a union branch, the number of rows (or parent
-elements) in which the union held null; for a column of type null, its
-rows (blank when it is nested in an array, whose elements the statistics
-do not count); 0 for the other columns. min and max bound every value other than
-NaN. The statistics keep at most 64 bytes of a string or bytes bound: a
-longer minimum is cut to a prefix, a longer maximum rounded up, and the
-bound is then not exact (in the table, "≥" before such a minimum and "≤"
-before such a maximum; "none" when no upper bound was kept). A column
-without statistics (files written by Java, or with --stats=false) has
-these cells blank.
+a column of type null, which stores none, 0). nulls is, for the column of
+a union branch, the number of rows (or parent elements) in which the
+union held null; for a column of type null, its rows (blank when it is
+nested in an array, whose elements the statistics do not count); 0 for
+the other columns. min and max bound every value other than NaN. The
+statistics keep at most 64 bytes of a string or bytes bound: a longer
+minimum is cut to a prefix, a longer maximum rounded up, and the bound is
+then not exact (in the table, ">=" before such a minimum and "<=" before
+such a maximum; "none" when no upper bound was kept). A column without
+statistics (files written by Java, or with --stats=false) has these cells
+blank.
 
 --format table (the default) prints, for each file, a line naming it with
 its rows, columns and size (and "no statistics stored" when no column has
-any), then an aligned table: long column names are
-cut in the middle, strings quoted and cut, bytes in hex after 0x, floats
-in their shortest form. --format json prints one JSON object per column
-per line, with the full values; --format csv prints a header and one
-record per column. Both name the file in "part" and also give the rows the
-column's blocks cover, its array flag, the array lengths and how many are
-not zero, whether a float column holds NaN, and whether each bound is
-exact; where stored statistics disagree with the column's blocks, a
-warning says so on standard error and the JSON form's statsError says why.
+any), then an aligned table: long column names are cut in the middle,
+strings quoted and cut, bytes in hex after 0x, floats in their shortest
+form. --format json prints one JSON object per column per line, with the
+full values; --format csv prints a header and one record per column. Both
+name the file in "part" and also give the rows the column's blocks cover,
+its array flag, the array lengths and how many are not zero, whether a
+float column holds NaN, and whether each bound is exact. Where stored
+statistics disagree with the column's blocks, a warning says so on
+standard error and the JSON form's statsError says why.
 
 Only Trevni 2 files have these statistics: a Trevni 1 or CLMN input is an
 error (meta describes their columns). The rows go to OUT if given,
@@ -64,17 +64,15 @@ Examples (the file names stand for your own):
 
 // columnsCommand sets up "trevni columns".
 func columnsCommand(fs *flag.FlagSet) runFunc {
-	form := fs.String("format", "table", "print a `table`, json (one object per line) or csv")
+	form := fs.String("format", "table", "print `FORM`: table, json (one object per line) or csv")
 	return func(e *env, ins []string, out *output) error {
-		switch *form {
-		case "table", "json", "csv":
-		default:
+		if !slices.Contains(columnsForms(), *form) {
 			return e.usagef("--format %q: want table, json or csv", *form)
 		}
 		var cw *csv.Writer
 		if *form == "csv" {
 			cw = csv.NewWriter(out)
-			if err := cw.Write(columnsCSVHeader); err != nil {
+			if err := cw.Write(columnsCSVHeader()); err != nil {
 				return err
 			}
 		}
@@ -362,18 +360,23 @@ func boundCell(v any, s *stats.Block, upper bool) string {
 	}
 	switch {
 	case upper && s.MaxInexact:
-		return "≤" + text
+		return "<=" + text
 	case !upper && s.MinInexact:
-		return "≥" + text
+		return ">=" + text
 	}
 	return text
 }
 
+// columnsForms lists the values of columns' --format.
+func columnsForms() []string { return []string{"table", "json", "csv"} }
+
 // columnsCSVHeader names the fields of the CSV form, in the order of the
 // JSON form's keys.
-var columnsCSVHeader = []string{
-	"part", "number", "column", "type", "array", "codec", "blocks", "rows", "compressed", "uncompressed", "ratio",
-	"values", "nulls", "lengths", "nonEmpty", "nan", "min", "minExact", "max", "maxExact",
+func columnsCSVHeader() []string {
+	return []string{
+		"part", "number", "column", "type", "array", "codec", "blocks", "rows", "compressed", "uncompressed", "ratio",
+		"values", "nulls", "lengths", "nonEmpty", "nan", "min", "minExact", "max", "maxExact",
+	}
 }
 
 // csvRecord returns the row as a CSV record of columnsCSVHeader's fields;

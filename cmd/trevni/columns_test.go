@@ -474,6 +474,14 @@ func TestColumnsAgainstData(t *testing.T) {
 		if !strings.HasPrefix(string([]rune(row)[typeAt:]), o["type"].(string)+" ") {
 			t.Errorf("row %d: type not under its header: %q", i, row)
 		}
+		if name == "name" {
+			// Both bounds cut by the statistics (64 bytes kept), then
+			// by the table (24 characters shown).
+			a, z := strings.Repeat("a", columnsMaxValue), strings.Repeat("z", columnsMaxValue)
+			if !strings.HasSuffix(row, `>="`+a+`"…  <="`+z+`"…`) {
+				t.Errorf("name's bounds shown as %q", row)
+			}
+		}
 		values := formatCount(mustInt(t, o["values"]))
 		if got := string([]rune(row)[valuesEnd-len(values) : valuesEnd]); got != values {
 			t.Errorf("row %d: values %q not right-aligned under the header (%q)", i, got, row)
@@ -657,5 +665,57 @@ func TestColumnsBadStats(t *testing.T) {
 	}
 	if c := meta.Columns[0]; c["statsError"] == nil || slices.ContainsFunc(c["blocks"].([]any), func(b any) bool { return b.(map[string]any)["stats"] != nil }) {
 		t.Errorf("meta: %v", c)
+	}
+}
+
+// TestColumnsSeveralFiles checks the forms for several inputs: a heading
+// and a table per file; the part named in every JSON object.
+func TestColumnsSeveralFiles(t *testing.T) {
+	a, b := filepath.Join(interopDir, "email", "email.null.none.trv"), filepath.Join(interopDir, "tiny", "tiny_int.trv")
+	r := runIn(t, nil, "columns", a, b)
+	if r.code != 0 {
+		t.Fatalf("exit status %d, %s", r.code, r.stderr)
+	}
+	tables := strings.Split(r.stdout, "\n\n")
+	if len(tables) != 2 || !strings.HasPrefix(tables[0], a+": 300 rows, 11 columns") || !strings.HasPrefix(tables[1], b+": ") {
+		t.Fatalf("tables:\n%s", r.stdout)
+	}
+	r = runIn(t, nil, "columns", "--format", "json", a, b)
+	parts := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		var o struct{ Part string }
+		if err := json.Unmarshal([]byte(line), &o); err != nil {
+			t.Fatal(err)
+		}
+		parts[o.Part]++
+	}
+	if parts[a] != 11 || parts[b] < 1 || len(parts) != 2 {
+		t.Errorf("parts %v", parts)
+	}
+}
+
+// TestColumnsDamagedHeader flips bytes all over the header of a file with
+// statistics (where they are stored): columns and meta --blocks report an
+// error or show what they can, and never fail inside.
+func TestColumnsDamagedHeader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.trv")
+	writeColumnsFile(t, path, 300, 3)
+	good := readFile(t, path)
+	rd, err := format.NewReader(bytes.NewReader(good), int64(len(good)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := int(rd.ColumnStart(0))
+	bad := filepath.Join(t.TempDir(), "bad.trv")
+	for off := 0; off < header; off += 3 {
+		data := slices.Clone(good)
+		data[off] ^= 0x5a
+		writeFileT(t, bad, data)
+		for _, args := range [][]string{{"columns", "--format", "json", bad}, {"columns", bad}, {"meta", "--blocks", bad}} {
+			r := runIn(t, nil, args...)
+			if r.code > 1 || strings.Contains(r.stderr, "internal error") {
+				t.Fatalf("byte %d flipped: %v: exit status %d, %s", off, args, r.code, r.stderr)
+			}
+		}
 	}
 }
