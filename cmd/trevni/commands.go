@@ -94,6 +94,7 @@ func commandTable() []*command {
 		randomSpec(),
 		schemaSpec(),
 		metaSpec(),
+		columnsSpec(),
 		dumpSpec(),
 		inspectSpec(),
 		validateSpec(),
@@ -301,8 +302,9 @@ const (
 command takes --quiet (no progress on standard error) and -h; every
 command that writes a file takes --force. A file argument of "-" means
 standard input or standard output; an absent output means standard
-output. The reading commands (tojson, schema, meta, dump, validate, count,
-head) read standard input when no input is named and it is not a terminal.
+output. The reading commands (tojson, schema, meta, columns, dump,
+validate, count, head) read standard input when no input is named and it
+is not a terminal.
 
 An existing output file is replaced only with --force, and never when it
 is one of the command's inputs (the same file under any name or link).

@@ -70,6 +70,10 @@ func commandFlags(c *command) []flagInfo {
 			fi.choices = checksumNames
 		case "input", "output":
 			fi.choices = protoForms
+		case "format":
+			if c.name == "columns" {
+				fi.choices = columnsForms()
+			}
 		}
 		flags = append(flags, fi)
 	})

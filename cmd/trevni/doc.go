@@ -24,6 +24,7 @@
 //	random      write random records of an Avro schema
 //	schema      print the Avro schema stored in a file
 //	meta        print a file's metadata, columns and block descriptors as JSON
+//	columns     print each column's sizes, codec, value and null counts, minimum and maximum
 //	dump        print every row as a JSON object, one per line
 //	inspect     write an HTML page showing where a file's bytes are
 //	count       print the number of records, or of those matching --where
@@ -34,8 +35,8 @@
 //	man         print the manual page (roff)
 //	help        explain a command
 //
-// The reading commands (tojson, toavro, toproto, dump, meta, validate,
-// count, head) take a data set: several files, globs (quoted; the tool
+// The reading commands (tojson, toavro, toproto, dump, meta, columns,
+// validate, count, head) take a data set: several files, globs (quoted; the tool
 // expands them), directories (their *.trv, *.trv1 and *.clmn files in name
 // order) and http:// or https:// URLs (read with range requests), read one
 // after the other; count sums the parts and head prints the first records

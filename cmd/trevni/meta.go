@@ -17,7 +17,16 @@ checksum, all its metadata as stored, its start offset, the offset of its
 first block (dataStart) and its number of blocks. With --blocks, each column
 also lists its block descriptors: rows, uncompressed and compressed sizes,
 the offset of the stored bytes (start), the number of the block's first row
-(firstRow) and, for trevni.values columns, its first value (firstValue).
+(firstRow), for trevni.values columns its first value (firstValue), and,
+when the column stores block statistics, those of the block decoded
+(stats): its number of values, for an array column its number of lengths
+and how many are not zero (lengths, nonEmpty), for a float column whether
+it holds NaN (nan), and the bounds of its other values (min, max) with
+whether each is exact (minExact, maxExact: a bound of a string or bytes
+longer than 64 bytes is cut or rounded up); a key that does not apply is
+null. Statistics that disagree with the column's blocks are left out, and
+the column's statsError says why. The column's metadata still holds them
+as stored (in hex, under stats.blocks).
 
 The shape is that of Java's trevni_meta, extended. Keys appear in file
 order. A metadata value is a JSON string when it is valid UTF-8, and
@@ -131,9 +140,17 @@ func metaJSON(rd *format.Reader, blocks bool) ([]byte, error) {
 		w.key("blockCount")
 		w.int(int64(len(bl)))
 		if blocks {
+			// The statistics stored under stats.MetaKey, decoded block
+			// by block; statistics that disagree with the descriptors
+			// are left out, and statsError says why.
+			sc, err := rd.BlockStats(i)
+			if err != nil {
+				w.key("statsError")
+				w.str(err.Error())
+			}
 			w.key("blocks")
 			w.beginArray()
-			for _, b := range bl {
+			for j, b := range bl {
 				w.beginObject()
 				w.key("rows")
 				w.int(b.Rows)
@@ -148,6 +165,15 @@ func metaJSON(rd *format.Reader, blocks bool) ([]byte, error) {
 				if c.Values {
 					w.key("firstValue")
 					w.value(b.FirstValue)
+				}
+				if sc != nil {
+					st := &sc.Blocks[j]
+					w.key("stats")
+					w.beginObject()
+					w.key("values")
+					w.int(st.Values)
+					writeStatsFields(&w, sc.Type, sc.Array, st)
+					w.endObject()
 				}
 				w.endObject()
 			}
