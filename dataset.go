@@ -377,9 +377,10 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		default:
 			// The header, then what is read in windows of fullWindow:
 			// a caller reading a column's blocks in order fetches them
-			// a window at a time, one reading block tables fetches
-			// little more than the tables.
-			c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: fullWindow})
+			// a window at a time; a read somewhere new (a block table)
+			// fetches rangeWindow, so that one reading block tables
+			// fetches little more than the tables.
+			c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: fullWindow, FirstWindow: rangeWindow})
 			sw = &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
 			ra = sw
 		}

@@ -114,11 +114,9 @@ func TestCommandsFetchOnlyWhatTheyRead(t *testing.T) {
 	// The header is read twice: when the data set is opened, and when the
 	// part is opened to be read; each read fetches the first 8 KiB, then
 	// as much again while the header goes on. What is read past it comes
-	// in windows of at most 64 KiB: meta reads each column's block table
-	// (for blockCount and dataStart), one window per column. A reader
-	// opens a reader of every column of its records, so count --where,
-	// which reads none but the filter's, still fetches the block table of
-	// each, in a window of 16 KiB.
+	// in windows of 16 KiB where a read starts somewhere new, 64 KiB as it
+	// goes on: meta reads each column's block table (for blockCount and
+	// dataStart), one 16 KiB window each.
 	const window, tableWindow = 64 << 10, 16 << 10
 	headerOnly := 2 * max(2*header, remote.DefaultHeaderWindow)
 	reportLine := regexp.MustCompile(`(\d+) of (\d+) blocks read`)
@@ -126,10 +124,10 @@ func TestCommandsFetchOnlyWhatTheyRead(t *testing.T) {
 		args []string
 		most int64 // the bytes the server may send
 	}{
-		{[]string{"meta", url}, headerOnly + 8*window},
+		{[]string{"meta", url}, headerOnly + 8*tableWindow},
 		{[]string{"schema", url}, headerOnly},
 		{[]string{"count", url}, headerOnly},
-		{[]string{"count", "--where", "id < 1000", url}, headerOnly + idAll/8 + 8*tableWindow},
+		{[]string{"count", "--where", "id < 1000", url}, headerOnly + idAll/8 + window},
 		{[]string{"head", "-n", "3", "--fields", "name", url}, headerOnly + nameFirst + window},
 		{[]string{"tojson", "--report", "--fields", "id", "--where", "id > 190000", url}, headerOnly + idAll/5 + window},
 	} {
