@@ -32,6 +32,13 @@ import (
 // CLMN column types, Trevni 2 block statistics) is reached through
 // Part.Open and the File's Trevni, Trevni1 and CLMN methods.
 //
+// A part at an http or https URL is read with range requests, fetching
+// what is read only. A server that does not serve byte ranges (it answers
+// a range request with the whole file) has the part downloaded once, when
+// the data set is opened, into a temporary file (Options.TempDir) of at
+// most Options.MaxDownload bytes, removed by Close; Part.Downloaded tells
+// such parts.
+//
 // A Dataset may be read by several readers one after another; it is not
 // safe for concurrent use.
 type Dataset struct {
@@ -54,6 +61,48 @@ type Part struct {
 	cols   []format.ColumnMeta
 	kept   *File // the part held open (OpenReaderAt)
 	proto  bool  // written from protobuf: it has protobuf.descriptor_set
+
+	download     *os.File // the temporary copy of a URL whose server serves no ranges
+	downloadSize int64
+}
+
+// Downloaded returns the bytes of the part downloaded whole into a
+// temporary file, its server serving no byte ranges; 0 for a part read in
+// place.
+func (p *Part) Downloaded() int64 { return p.downloadSize }
+
+// downloadURL downloads the part's URL into a temporary file, held until
+// the data set is closed, within Options.MaxDownload.
+func (p *Part) downloadURL(ctx context.Context) error {
+	limit := p.ds.opts.MaxDownload
+	if limit <= 0 {
+		limit = DefaultMaxDownload
+	}
+	f, err := os.CreateTemp(p.ds.opts.TempDir, "trevni-download-*")
+	if err != nil {
+		return fmt.Errorf("%s: the server does not serve byte ranges, and the download has no temporary file: %w", p.Name(), err)
+	}
+	n, err := remote.DownloadHTTP(ctx, p.Name(), f, limit, p.ds.opts.HTTP)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("%w; the server does not serve byte ranges, so the file is downloaded whole", err)
+	}
+	p.download, p.downloadSize = f, n
+	return nil
+}
+
+// release closes and removes the part's download, if it has one.
+func (p *Part) release() error {
+	if p.download == nil {
+		return nil
+	}
+	err := p.download.Close()
+	if rerr := os.Remove(p.download.Name()); err == nil {
+		err = rerr
+	}
+	p.download = nil
+	return err
 }
 
 // Name returns the part's name as given or expanded: a path or a URL.
@@ -90,6 +139,7 @@ func openSources(ctx context.Context, srcs []source, opts *Options) (*Dataset, e
 		}
 		f, err := p.open(ctx, mode)
 		if err != nil {
+			p.release()
 			ds.Close()
 			return nil, err
 		}
@@ -116,6 +166,7 @@ func openSources(ctx context.Context, srcs []source, opts *Options) (*Dataset, e
 			f.Close()
 		}
 		if err != nil {
+			p.release()
 			ds.Close()
 			return nil, err
 		}
@@ -224,12 +275,16 @@ func (ds *Dataset) Columns() ([]layout.Column, error) {
 // errNoSchema reports a Trevni file not written from Avro read as records.
 var errNoSchema = fmt.Errorf("the file has no %s metadata: it was not written from Avro", layout.MetaAvroSchema)
 
-// Close closes the part a data set opened on a ReaderAt keeps open. A data
-// set opened by name holds nothing open between reads; Close is then a
-// no-op. It returns the first error.
+// Close closes the part a data set opened on a ReaderAt keeps open, and
+// removes the downloads of parts whose servers serve no byte ranges. A
+// data set opened by name holds nothing else open between reads. It
+// returns the first error.
 func (ds *Dataset) Close() error {
 	var err error
 	for _, p := range ds.parts {
+		if rerr := p.release(); err == nil {
+			err = rerr
+		}
 		if p.kept != nil {
 			if cerr := p.kept.close(); err == nil {
 				err = cerr
@@ -295,8 +350,17 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		ra, size = p.src.ra, p.src.size
 	case name == "-":
 		return nil, errors.New("standard input: open it with OpenReaderAt")
+	case IsURL(name) && p.download != nil:
+		ra, size = p.download, p.downloadSize
 	case IsURL(name):
 		h, err := remote.OpenHTTP(ctx, name, p.ds.opts.HTTP)
+		if errors.Is(err, remote.ErrNoRanges) {
+			if err := p.downloadURL(ctx); err != nil {
+				return nil, err
+			}
+			ra, size = p.download, p.downloadSize
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -313,9 +377,10 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		default:
 			// The header, then what is read in windows of fullWindow:
 			// a caller reading a column's blocks in order fetches them
-			// a window at a time, one reading block tables fetches
-			// little more than the tables.
-			c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: fullWindow})
+			// a window at a time; a read somewhere new (a block table)
+			// fetches rangeWindow, so that one reading block tables
+			// fetches little more than the tables.
+			c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: fullWindow, FirstWindow: rangeWindow})
 			sw = &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
 			ra = sw
 		}

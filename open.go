@@ -90,10 +90,19 @@ type Options struct {
 	// left short as Impala did (see trevni1.ReaderOptions).
 	ImpalaBooleans bool
 	// TempDir is where the Trevni 2 copies of Trevni 1 and CLMN parts
-	// go when their records are read (see Dataset); "" means the
-	// system's temporary directory.
+	// go when their records are read (see Dataset), and the downloads of
+	// URLs whose servers serve no byte ranges; "" means the system's
+	// temporary directory.
 	TempDir string
+	// MaxDownload bounds the bytes of a part downloaded whole because its
+	// server does not serve byte ranges (see Dataset); 0 means
+	// DefaultMaxDownload. A larger part is refused with an error wrapping
+	// remote.ErrTooLarge.
+	MaxDownload int64
 }
+
+// DefaultMaxDownload is the default of Options.MaxDownload: 1 GiB.
+const DefaultMaxDownload = 1 << 30
 
 // source is one file of a data set before it is opened: a path, a URL,
 // or a ReaderAt given by the caller.

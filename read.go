@@ -11,6 +11,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 )
 
 // ReadOptions selects what a reader returns. A nil *ReadOptions reads every
@@ -405,13 +406,40 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 		}
 		return n, nil
 	}
-	o.Fields = nil
+	o.Fields = ds.FilterFields(o.Where)
 	r, err := ds.NewReader(ctx, &o)
+	if err != nil && o.Fields != nil {
+		o.Fields = nil // every field, as the filter reads them
+		r, err = ds.NewReader(ctx, &o)
+	}
 	if err != nil {
 		return 0, err
 	}
 	defer r.Close()
 	return r.Count()
+}
+
+// FilterFields returns the fields the filter where reads, as
+// ReadOptions.Fields takes them, for a reader that only counts (Count): a
+// reader opens a column reader, and reads the block table, of every field
+// it selects, so that one selecting all of them would fetch a block table
+// of every column over HTTP. It returns nil (all fields) when the filter
+// does not compile or a reader schema is set (the filter's paths are in
+// the files' schema). A selection of them that a reader refuses (a path
+// into an array) is best retried with nil.
+func (ds *Dataset) FilterFields(where string) []string {
+	if where == "" || ds.schema == nil || ds.opts.ReaderSchema != "" {
+		return nil
+	}
+	l, err := layout.New(ds.schema, ds.opts.Layout)
+	if err != nil {
+		return nil
+	}
+	p, err := predicate.Compile(where, ds.schema, l)
+	if err != nil {
+		return nil
+	}
+	return p.Fields()
 }
 
 // Count counts the records the reader has still to return, and reads

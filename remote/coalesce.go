@@ -21,6 +21,11 @@ type CoalescerOptions struct {
 	// Window is how much a read outside every hinted range fetches; 0
 	// means DefaultWindow.
 	Window int64
+	// FirstWindow, when positive and smaller than Window, is how much such
+	// a read fetches when it does not start where a window held ends:
+	// a read somewhere new (a column's block table) fetches FirstWindow,
+	// and reads going on in order from there fetch Window.
+	FirstWindow int64
 }
 
 // Coalescer is an io.ReaderAt that answers small reads from large windows
@@ -160,7 +165,17 @@ func clip(n int, off, size int64) (want int64, short, err error) {
 // budget per hinted range, or Window outside every range; never past the
 // end of the source.
 func (c *Coalescer) windowSize(off, want int64) int64 {
-	end := off + c.opts.Window
+	window := c.opts.Window
+	if f := c.opts.FirstWindow; f > 0 && f < window {
+		window = f
+		for _, w := range c.wins {
+			if w.off+int64(len(w.b)) == off {
+				window = c.opts.Window
+				break
+			}
+		}
+	}
+	end := off + window
 	for _, h := range c.hints {
 		if off >= h.off && off < h.end {
 			share := max(c.opts.Budget/int64(len(c.hints)), c.opts.Window)

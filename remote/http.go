@@ -31,6 +31,16 @@ var ErrRemote = errors.New("remote read failed")
 // timeout of HTTPOptions ended.
 var ErrTimeout = errors.New("timed out")
 
+// ErrNoRanges is wrapped, with ErrRemote, by the error of OpenHTTP, or of a
+// read, from a server that does not serve byte ranges: it answered a range
+// request with the whole resource (200), or its HEAD answer said
+// "Accept-Ranges: none". DownloadHTTP reads such a resource whole.
+var ErrNoRanges = errors.New("the server does not serve byte ranges")
+
+// ErrTooLarge is wrapped by the error of DownloadHTTP for a resource longer
+// than its limit.
+var ErrTooLarge = errors.New("the file is larger than the download limit")
+
 // DefaultHTTPTimeout is the default of each of HTTPOptions' timeouts.
 const DefaultHTTPTimeout = 30 * time.Second
 
@@ -85,7 +95,8 @@ type HTTP struct {
 
 // OpenHTTP finds the size of the resource at url, by a HEAD request, or by
 // a one-byte range request when HEAD gives no length, and checks that the
-// server serves byte ranges. opts nil means the defaults (see
+// server serves byte ranges: its error wraps ErrNoRanges when it does not
+// (DownloadHTTP then reads the resource whole). opts nil means the defaults (see
 // HTTPOptions). Requests are made with ctx, so cancelling it fails reads
 // in progress; a server that stalls fails them with ErrTimeout.
 func OpenHTTP(ctx context.Context, url string, opts *HTTPOptions) (*HTTP, error) {
@@ -107,6 +118,9 @@ func OpenHTTP(ctx context.Context, url string, opts *HTTPOptions) (*HTTP, error)
 	}
 	if resp.StatusCode >= 400 && resp.StatusCode != http.StatusMethodNotAllowed {
 		return nil, fmt.Errorf("%s: %w: HEAD answered %s", url, ErrRemote, resp.Status)
+	}
+	if resp.StatusCode == http.StatusOK && resp.Header.Get("Accept-Ranges") == "none" {
+		return nil, fmt.Errorf("%s: %w: %w (its HEAD answer says Accept-Ranges: none)", url, ErrRemote, ErrNoRanges)
 	}
 	// No usable HEAD: ask for the first byte and read the size from the
 	// Content-Range.
@@ -150,7 +164,7 @@ func (h *HTTP) get(first, last int64) (*http.Response, error) {
 	if resp.StatusCode != http.StatusPartialContent {
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {
-			return nil, fmt.Errorf("%s: %w: the server does not serve byte ranges (answered 200 to a range request)", h.url, ErrRemote)
+			return nil, fmt.Errorf("%s: %w: %w (it answered 200 to a range request)", h.url, ErrRemote, ErrNoRanges)
 		}
 		return nil, fmt.Errorf("%s: bytes %d-%d: %w: %s", h.url, first, last, ErrRemote, resp.Status)
 	}
@@ -308,6 +322,53 @@ func (h *HTTP) ReadAt(p []byte, off int64) (int, error) {
 	}
 	if want < int64(len(p)) {
 		return n, io.EOF
+	}
+	return n, nil
+}
+
+// DownloadHTTP writes the resource at url to w with one GET, for a server
+// that does not serve byte ranges (see ErrNoRanges), and returns the number
+// of bytes written. A resource longer than limit bytes is refused with an
+// error wrapping ErrTooLarge: before its body is read when the response
+// declares its length, else once limit bytes have been written (w then
+// holds them). The request runs under ctx and the timeouts of opts (nil
+// for the defaults), the idle timeout between any two bytes of the body.
+func DownloadHTTP(ctx context.Context, url string, w io.Writer, limit int64, opts *HTTPOptions) (int64, error) {
+	client := http.DefaultClient
+	if opts != nil && opts.Client != nil {
+		client = opts.Client
+	}
+	h := &HTTP{ctx: ctx, client: client, url: url, size: -1}
+	h.connect, h.header, h.idle = opts.timeouts()
+	resp, err := h.do(http.MethodGet, nil)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("%s: %w: GET answered %s", url, ErrRemote, resp.Status)
+	}
+	if resp.ContentLength > limit {
+		return 0, fmt.Errorf("%s: %w of %d bytes (it has %d)", url, ErrTooLarge, limit, resp.ContentLength)
+	}
+	n, err := io.Copy(w, io.LimitReader(resp.Body, limit))
+	if err != nil {
+		return n, fmt.Errorf("%s: download: after %d bytes: %w", url, n, err)
+	}
+	if n == limit {
+		// One byte more tells a resource of exactly limit bytes from a
+		// longer one.
+		var one [1]byte
+		k, err := io.ReadFull(resp.Body, one[:])
+		if k > 0 {
+			return n, fmt.Errorf("%s: %w of %d bytes", url, ErrTooLarge, limit)
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return n, fmt.Errorf("%s: download: after %d bytes: %w", url, n, err)
+		}
+	}
+	if resp.ContentLength >= 0 && n != resp.ContentLength {
+		return n, fmt.Errorf("%s: %w: the body ended after %d of its %d bytes", url, ErrRemote, n, resp.ContentLength)
 	}
 	return n, nil
 }

@@ -198,8 +198,38 @@ func TestMissingAndNoRanges(t *testing.T) {
 		io.WriteString(w, "no ranges here")
 	}))
 	defer plain.Close()
-	if _, err := remote.OpenHTTP(context.Background(), plain.URL, &remote.HTTPOptions{Client: plain.Client()}); !errors.Is(err, remote.ErrRemote) {
+	if _, err := remote.OpenHTTP(context.Background(), plain.URL, &remote.HTTPOptions{Client: plain.Client()}); !errors.Is(err, remote.ErrRemote) || !errors.Is(err, remote.ErrNoRanges) {
 		t.Fatalf("no ranges: %v", err)
+	}
+	// Such a resource is downloaded whole, within the limit.
+	var b strings.Builder
+	n, err := remote.DownloadHTTP(context.Background(), plain.URL, &b, 14, nil)
+	if err != nil || n != 14 || b.String() != "no ranges here" {
+		t.Fatalf("download: %d bytes %q, %v", n, b.String(), err)
+	}
+	if _, err := remote.DownloadHTTP(context.Background(), plain.URL, io.Discard, 13, nil); !errors.Is(err, remote.ErrTooLarge) {
+		t.Fatalf("download over the limit: %v", err)
+	}
+}
+
+// TestCoalescerFirstWindow: a read somewhere new fetches FirstWindow,
+// reads going on in order from a window fetch Window.
+func TestCoalescerFirstWindow(t *testing.T) {
+	src := &countingSource{data: make([]byte, 10000)}
+	c := remote.NewCoalescer(src, int64(len(src.data)), &remote.CoalescerOptions{Window: 64, FirstWindow: 16})
+	var one [1]byte
+	for _, step := range []struct{ off, bytes int64 }{
+		{1000, 16}, // new: the first window
+		{1015, 16}, // held
+		{1016, 80}, // where the window ends: a full one
+		{5000, 96}, // new again
+	} {
+		if _, err := c.ReadAt(one[:], step.off); err != nil {
+			t.Fatal(err)
+		}
+		if src.bytes != step.bytes {
+			t.Fatalf("after a read at %d: %d bytes fetched, want %d", step.off, src.bytes, step.bytes)
+		}
 	}
 }
 

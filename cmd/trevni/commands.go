@@ -133,6 +133,7 @@ type limitFlags struct {
 	maxColumns, maxDepth  int
 	maxBlock, blockMemory string
 	maxRecord             string
+	maxDownload           string
 	httpTimeout           time.Duration
 }
 
@@ -147,6 +148,7 @@ func addLimitFlags(fs *flag.FlagSet, l *limitFlags) {
 	fs.StringVar(&l.maxBlock, "max-block-size", "", "read and write Trevni blocks of up to `SIZE` uncompressed (default 64MiB)")
 	fs.StringVar(&l.blockMemory, "block-memory", "", "hold up to `SIZE` of Trevni blocks (or CLMN inflaters) in memory while reading (default 512MiB)")
 	fs.StringVar(&l.maxRecord, "max-record-size", "", "allow records (rows) of up to `SIZE` as assembled in memory (default 64MiB)")
+	fs.StringVar(&l.maxDownload, "max-download", "", "download up to `SIZE` of a URL whose server serves no byte ranges, into a temporary file (default 1GiB)")
 	fs.DurationVar(&l.httpTimeout, "http-timeout", remote.DefaultHTTPTimeout, "fail an HTTP read that waits `DURATION` for a connection, a response header or the next byte of a body (0: wait forever)")
 }
 

@@ -56,7 +56,12 @@ func countCommand(fs *flag.FlagSet) runFunc {
 			_, err = fmt.Fprintln(e.stdout, rows)
 			return err
 		}
-		r, err := e.newReader(ds, &trevni.ReadOptions{Where: *where})
+		// Only the filter's fields: a reader reads the block table of
+		// every field it selects.
+		r, err := e.newReader(ds, &trevni.ReadOptions{Where: *where, Fields: ds.FilterFields(*where)})
+		if err != nil {
+			r, err = e.newReader(ds, &trevni.ReadOptions{Where: *where})
+		}
 		if err != nil {
 			return err
 		}

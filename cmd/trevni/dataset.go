@@ -44,7 +44,7 @@ func isInputArg(arg string) bool {
 }
 
 // openOptions returns the front door's options for the command's flags:
-// the limits (--max-*, --block-memory, --http-timeout), the reader schema
+// the limits (--max-*, --block-memory, --max-download, --http-timeout), the reader schema
 // (its text, "" for none) and Trevni 1's --impala-booleans.
 func (e *env) openOptions(readerSchema string, impalaBooleans bool) *trevni.Options {
 	return &trevni.Options{
@@ -54,6 +54,7 @@ func (e *env) openOptions(readerSchema string, impalaBooleans bool) *trevni.Opti
 		ImpalaBooleans: impalaBooleans,
 		HTTP:           e.limits.http(),
 		MaxRecordBytes: e.limits.maxRecord,
+		MaxDownload:    e.limits.maxDownload,
 	}
 }
 
@@ -83,6 +84,13 @@ func (e *env) openDataset(ins []string, o *trevni.Options) (ds *trevni.Dataset, 
 	ds, err = trevni.OpenFiles(e.ctx, ins, o)
 	if err != nil {
 		return nil, nil, err
+	}
+	if !e.quiet {
+		for _, p := range ds.Parts() {
+			if n := p.Downloaded(); n > 0 {
+				e.app.errorf("trevni: %s: %s: the server does not serve byte ranges: downloaded %d bytes to a temporary file\n", e.name, p.Name(), n)
+			}
+		}
 	}
 	return ds, func() { ds.Close() }, nil
 }

@@ -18,6 +18,7 @@ type limits struct {
 	maxColumns, maxDepth  int
 	maxBlock, blockMemory int64
 	maxRecord             int64         // 0 for the library's default
+	maxDownload           int64         // 0 for the library's default
 	httpTimeout           time.Duration // 0 for none
 }
 
@@ -33,7 +34,7 @@ func (l *limitFlags) parse() (limits, error) {
 	for _, f := range []struct {
 		name, text string
 		dst        *int64
-	}{{"--max-block-size", l.maxBlock, &out.maxBlock}, {"--block-memory", l.blockMemory, &out.blockMemory}, {"--max-record-size", l.maxRecord, &out.maxRecord}} {
+	}{{"--max-block-size", l.maxBlock, &out.maxBlock}, {"--block-memory", l.blockMemory, &out.blockMemory}, {"--max-record-size", l.maxRecord, &out.maxRecord}, {"--max-download", l.maxDownload, &out.maxDownload}} {
 		if f.text == "" {
 			continue
 		}
@@ -89,6 +90,8 @@ func limitHint(err error) error {
 		return fmt.Errorf("%w (--max-columns and --block-memory raise the limits)", err)
 	case errors.Is(err, limitfile.ErrTooLarge):
 		return fmt.Errorf("%w (the limit on schema, descriptor set and .proto files: --schema, --descriptor-set, --proto and their imports)", err)
+	case errors.Is(err, remote.ErrTooLarge):
+		return fmt.Errorf("%w (--max-download raises the limit)", err)
 	case errors.Is(err, remote.ErrTimeout):
 		return fmt.Errorf("%w (--http-timeout changes the limit)", err)
 	case errors.Is(err, format.ErrRecordSize):
