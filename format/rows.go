@@ -215,11 +215,13 @@ func (rr *RowReader) startRow() error {
 }
 
 // Sizes Read charges to a row's budget: a value (an interface), an
-// Element and a Field.
+// Element and a Field, each twice its size, for the slices that hold them
+// grow by doubling and the garbage collector lets the heap reach twice what
+// is live: so that the budget bounds the memory a row really takes.
 const (
-	valueCost   = 16
-	elementCost = 40
-	fieldCost   = 40
+	valueCost   = 2 * 16
+	elementCost = 2 * 40
+	fieldCost   = 2 * 40
 )
 
 // charge adds n bytes to the row's size, failing once it passes the
