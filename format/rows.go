@@ -215,14 +215,12 @@ func (rr *RowReader) startRow() error {
 }
 
 // Sizes Read charges to a row's budget: a value (an interface), an
-// Element and a Field, each four times its size: the slices that hold them
-// grow by doubling, leave their old arrays to the garbage collector, and
-// the heap runs ahead of what is live, so that a row's real memory, as
-// measured (TestHostileRecordSize in cmd/trevni), is about that.
+// Element and a Field, each twice its size: the slices that hold them grow
+// by doubling and leave their old arrays to the garbage collector.
 const (
-	valueCost   = 4 * 16
-	elementCost = 4 * 40
-	fieldCost   = 4 * 40
+	valueCost   = 2 * 16
+	elementCost = 2 * 40
+	fieldCost   = 2 * 40
 )
 
 // charge adds n bytes to the row's size, failing once it passes the
