@@ -58,6 +58,15 @@ type field struct {
 
 // Add reads one line, a JSON object, into the schema.
 func (in *Inferrer) Add(line []byte) error {
+	// CheckText takes only valid JSON; checking first keeps a bad line
+	// from changing the schema.
+	if !json.Valid(line) {
+		var v any
+		if err := json.Unmarshal(line, &v); err != nil {
+			return err
+		}
+		return errors.New("not one JSON value")
+	}
 	if err := avrojson.CheckText(line); err != nil {
 		return err
 	}
@@ -153,8 +162,10 @@ func (in *Inferrer) value(d *json.Decoder, n *node, depth int) error {
 	case json.Number:
 		if _, err := strconv.ParseInt(string(t), 10, 64); err == nil {
 			n.long = true
-		} else {
+		} else if _, err := strconv.ParseFloat(string(t), 64); err == nil {
 			n.double = true
+		} else {
+			return fmt.Errorf("%s is beyond a double", t)
 		}
 	case json.Delim:
 		if t == '{' {
