@@ -230,9 +230,13 @@ func fromPlain(s *schema.Schema, v any) (any, error) {
 // unionFit reports whether a union may try branch b for the plain JSON
 // value v: a float only for a number that a float32 writes, a time of
 // day only for its string or a number outside the day (as the writer
-// writes them), a record when whole only for an object with all its
-// fields, else only for one without.
+// writes them); in the first pass (whole) a record only for an object
+// with all its fields, in the second a record only for one without them
+// all, and nothing else.
 func unionFit(b *schema.Schema, v any, whole bool) bool {
+	if !whole && b.Kind != schema.Record {
+		return false // tried in the first pass
+	}
 	switch {
 	case b.Kind == schema.Record:
 		m, ok := v.(map[string]any)
