@@ -6,76 +6,129 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/trevni-go/trevni/internal/avrojson"
+	"github.com/trevni-go/trevni/internal/plainjson"
+	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/shred"
 )
 
 const fromjsonHelp = `
-Fromjson converts Avro JSON records, one per line (as tojson writes them),
-to a Trevni file of the schema given with --schema. Bytes and fixed values
-are strings of code points 0-255; a record field missing from a line takes
-its default.
+Fromjson converts JSON records, one per line, to a Trevni file. By
+default the lines are Avro's JSON encoding (as tojson writes them) of the
+schema given with --schema: bytes and fixed values are strings of code
+points 0-255, and a record field missing from a line takes its default.
+
+With --plain the lines are plain JSON (as tojson --plain writes them):
+unions bare, bytes and fixed in base64, decimals exact numbers, dates,
+times and timestamps strings, NaN and the infinities strings. A union
+takes its first branch that fits the value, so a value that plain JSON
+cannot tell from an earlier branch's (a small long in ["int","long"])
+comes back as that branch's.
+
+With --infer there is no schema: fromjson reads the plain JSON lines
+twice, first to infer the schema from all of them (the union of the
+objects' keys in the order first seen; boolean, long, double where any
+number has a fraction, string, records, arrays; nullable where null or
+absent), then to convert them. --print-schema writes the inferred schema
+to OUT instead of converting.
 
 Examples (the file names stand for your own):
 
 	trevni fromjson --schema event.avsc events.jsonl events.trv
+	trevni fromjson --plain --schema event.avsc plain.jsonl events.trv
+	trevni fromjson --infer plain.jsonl events.trv
+	trevni fromjson --infer --print-schema plain.jsonl -
 `
 
 func fromjsonCommand(fs *flag.FlagSet) runFunc {
-	schemaFile := inputFileVar(fs, "schema", "the records' Avro schema `FILE.avsc` (required)")
+	schemaFile := inputFileVar(fs, "schema", "the records' Avro schema `FILE.avsc` (required unless --infer)")
+	plain := fs.Bool("plain", false, "read plain JSON (as tojson --plain writes it) rather than Avro's JSON encoding")
+	infer := fs.Bool("infer", false, "infer the schema from the plain JSON lines (implies --plain; reads the input twice)")
+	printSchema := fs.Bool("print-schema", false, "with --infer, write the inferred schema to OUT instead of converting")
 	tf := addTrevniFlags(fs)
 	return func(e *env, ins []string, out *output) error {
-		if *schemaFile == "" {
-			return e.usagef("--schema is required")
+		switch {
+		case *infer && *schemaFile != "":
+			return e.usagef("--infer and --schema exclude each other")
+		case !*infer && *schemaFile == "":
+			return e.usagef("--schema is required, unless --infer")
+		case *printSchema && !*infer:
+			return e.usagef("--print-schema goes with --infer")
 		}
 		opts, err := tf.options(e)
 		if err != nil {
 			return err
 		}
-		text, s, err := e.readSchemaFile(*schemaFile)
-		if err != nil {
-			return err
+		name := displayName(ins[0], false)
+		var text string
+		var s *schema.Schema
+		var in io.Reader
+		if *infer {
+			ra, size, done, err := e.inputReaderAt(ins[0])
+			if err != nil {
+				return err
+			}
+			defer done()
+			inf := &plainjson.Inferrer{}
+			err = eachLine(e, io.NewSectionReader(ra, 0, size), name, nil, func(line []byte) error { return inf.Add(line) })
+			if err != nil {
+				return err
+			}
+			if text, err = inf.Schema(); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if *printSchema {
+				_, err := io.WriteString(out, text)
+				return err
+			}
+			if s, err = schema.Parse(text); err != nil {
+				return fmt.Errorf("%s: inferred schema: %w", name, err)
+			}
+			in = io.NewSectionReader(ra, 0, size)
+		} else {
+			if text, s, err = e.readSchemaFile(*schemaFile); err != nil {
+				return err
+			}
+			f, err := e.openInput(ins[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			in = f
+		}
+		decode := func(line []byte) (any, error) { return avrojson.Decode(s, line) }
+		if *plain || *infer {
+			decode = func(line []byte) (any, error) { return plainjson.Decode(s, line) }
 		}
 		if opts.TempDir, err = out.TempDir(); err != nil {
 			return err
 		}
-		in, err := e.openInput(ins[0])
-		if err != nil {
-			return err
-		}
-		defer in.Close()
 		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
 		if err != nil {
+			if *infer {
+				return fmt.Errorf("%s: inferred schema: %w", name, err)
+			}
 			return fmt.Errorf("%s: %w", *schemaFile, err)
 		}
 		defer aw.Abort()
 		p := e.newProgress(0, inputSize(ins[0]))
 		defer p.done()
-		br := bufio.NewReaderSize(&ctxReader{ctx: e.ctx, r: in}, 1<<20)
-		var read int64
-		for line := 1; ; line++ {
-			text, err := br.ReadBytes('\n')
-			read += int64(len(text))
-			if err != nil && err != io.EOF {
-				return fmt.Errorf("%s:%d: %w", displayName(ins[0], false), line, err)
+		err = eachLine(e, in, name, func(read int64) {
+			if aw.RowCount()%4096 == 0 {
+				p.setRows(aw.RowCount())
+				p.setBytes(read)
 			}
-			if t := bytes.TrimSpace(text); len(t) > 0 {
-				v, derr := avrojson.Decode(s, t)
-				if derr != nil {
-					return fmt.Errorf("%s:%d: %w", displayName(ins[0], false), line, derr)
-				}
-				if werr := aw.Write(v); werr != nil {
-					return fmt.Errorf("%s:%d: %w", displayName(ins[0], false), line, werr)
-				}
-				if aw.RowCount()%4096 == 0 {
-					p.setRows(aw.RowCount())
-					p.setBytes(read)
-				}
+		}, func(line []byte) error {
+			v, err := decode(line)
+			if err != nil {
+				return err
 			}
-			if err == io.EOF {
-				break
-			}
+			return aw.Write(v)
+		})
+		if err != nil {
+			return err
 		}
 		if err := aw.Close(); err != nil {
 			return fmt.Errorf("%s: %w", out.Name(), err)
@@ -86,11 +139,57 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 	}
 }
 
+// eachLine calls do with every line of r that is not blank, its errors
+// placed as name:line, and progress (if not nil) after each with the
+// bytes read so far.
+func eachLine(e *env, r io.Reader, name string, progress func(read int64), do func(line []byte) error) error {
+	br := bufio.NewReaderSize(&ctxReader{ctx: e.ctx, r: r}, 1<<20)
+	var read int64
+	for line := 1; ; line++ {
+		text, err := br.ReadBytes('\n')
+		read += int64(len(text))
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if t := bytes.TrimSpace(text); len(t) > 0 {
+			if derr := do(t); derr != nil {
+				return fmt.Errorf("%s:%d: %w", name, line, derr)
+			}
+			if progress != nil {
+				progress(read)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// inputReaderAt opens a file argument for reading more than once: a
+// regular file in place, standard input or a pipe through a temporary
+// copy. done closes it.
+func (e *env) inputReaderAt(path string) (ra io.ReaderAt, size int64, done func() error, err error) {
+	if path == "-" {
+		return e.stdinReaderAt()
+	}
+	f, err := e.openInput(path)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if file, ok := f.(*os.File); ok {
+		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
+			return file, fi.Size(), file.Close, nil
+		}
+	}
+	defer f.Close()
+	return e.spool(f)
+}
+
 // fromjsonSpec is the command "trevni fromjson".
 func fromjsonSpec() *command {
 	return &command{
-		name: "fromjson", output: lastOutput, args: "IN.jsonl OUT.trv", minArgs: 2, maxArgs: 2,
-		summary: "convert Avro JSON lines to Trevni",
+		name: "fromjson", output: lastOutput, args: "IN.jsonl OUT", minArgs: 2, maxArgs: 2,
+		summary: "convert Avro JSON or plain JSON lines to Trevni",
 		help:    fromjsonHelp, setup: fromjsonCommand,
 	}
 }

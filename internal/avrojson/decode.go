@@ -376,3 +376,8 @@ func jsonKind(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+// CheckText checks that every string of data, a valid JSON text, is valid
+// UTF-8 and escapes no lone surrogate (encoding/json would turn either into
+// U+FFFD without a word).
+func CheckText(data []byte) error { return checkText(data) }

@@ -1,0 +1,303 @@
+package plainjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/trevni-go/trevni/internal/avrojson"
+)
+
+// Limits of inference: the fields of all records together, and the depth
+// of nesting.
+const (
+	maxFields = 10_000
+	maxDepth  = 100
+)
+
+// An Inferrer infers the Avro schema of lines of plain JSON, each an
+// object, from all of them, holding only the schema seen so far (its
+// memory grows with the distinct fields, not the lines): records from
+// objects, with the union of their keys in the order first seen; boolean;
+// long for integers, widened to double once any number of the same place
+// has a fraction or exponent or is beyond a long; string; arrays, their
+// items inferred from all elements. A place that holds null, or a field
+// absent from some object, is nullable: a union with null first, the
+// field defaulting to null. A place that holds values of several kinds is
+// a union of them, in the order null, boolean, number, string, record,
+// array, which plain JSON tells apart. The zero Inferrer is ready to use.
+type Inferrer struct {
+	root   node
+	rows   int64
+	fields int
+}
+
+type node struct {
+	null, boolean, long, double, str bool
+	rec                              *record
+	items                            *node
+	array                            bool
+}
+
+type record struct {
+	objects int64 // the objects seen here
+	fields  []*field
+	index   map[string]*field
+}
+
+type field struct {
+	name string
+	seen int64 // the objects that had the field
+	last int64 // the number of the object that last had it, to count duplicate keys once
+	n    node
+}
+
+// Add reads one line, a JSON object, into the schema.
+func (in *Inferrer) Add(line []byte) error {
+	// CheckText takes only valid JSON; checking first keeps a bad line
+	// from changing the schema.
+	if !json.Valid(line) {
+		var v any
+		if err := json.Unmarshal(line, &v); err != nil {
+			return err
+		}
+		return errors.New("not one JSON value")
+	}
+	if err := avrojson.CheckText(line); err != nil {
+		return err
+	}
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.UseNumber()
+	tok, err := d.Token()
+	if err != nil {
+		return err
+	}
+	if tok != json.Delim('{') {
+		return fmt.Errorf("a line of plain JSON to infer a schema from is an object, not %s", tokenKind(tok))
+	}
+	if err := in.object(d, &in.root, 0); err != nil {
+		return err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		if err == nil {
+			err = errors.New("text after the object")
+		}
+		return err
+	}
+	in.rows++
+	return nil
+}
+
+// Rows returns the number of lines added.
+func (in *Inferrer) Rows() int64 { return in.rows }
+
+func tokenKind(tok json.Token) string {
+	switch tok {
+	case json.Delim('['):
+		return "an array"
+	case json.Delim('{'):
+		return "an object"
+	}
+	return jsonKind(tok)
+}
+
+// object reads the members of an object, its { read, into n.
+func (in *Inferrer) object(d *json.Decoder, n *node, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("nested deeper than %d", maxDepth)
+	}
+	if n.rec == nil {
+		n.rec = &record{index: map[string]*field{}}
+	}
+	r := n.rec
+	r.objects++
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return err
+		}
+		key := tok.(string) // a JSON object's keys are strings
+		f := r.index[key]
+		if f == nil {
+			if err := checkName(key); err != nil {
+				return err
+			}
+			if in.fields >= maxFields {
+				return fmt.Errorf("more than %d distinct fields: give a schema with --schema (a map, perhaps)", maxFields)
+			}
+			in.fields++
+			f = &field{name: key}
+			r.fields = append(r.fields, f)
+			r.index[key] = f
+		}
+		if f.last != r.objects {
+			f.last = r.objects
+			f.seen++
+		}
+		if err := in.value(d, &f.n, depth+1); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	_, err := d.Token() // }
+	return err
+}
+
+// value reads one value into n.
+func (in *Inferrer) value(d *json.Decoder, n *node, depth int) error {
+	tok, err := d.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case nil:
+		n.null = true
+	case bool:
+		n.boolean = true
+	case string:
+		n.str = true
+	case json.Number:
+		if _, err := strconv.ParseInt(string(t), 10, 64); err == nil {
+			n.long = true
+		} else if _, err := strconv.ParseFloat(string(t), 64); err == nil {
+			n.double = true
+		} else {
+			return fmt.Errorf("%s is beyond a double", t)
+		}
+	case json.Delim:
+		if t == '{' {
+			return in.object(d, n, depth)
+		}
+		if depth > maxDepth {
+			return fmt.Errorf("nested deeper than %d", maxDepth)
+		}
+		n.array = true
+		if n.items == nil {
+			n.items = &node{}
+		}
+		for i := 0; d.More(); i++ {
+			if err := in.value(d, n.items, depth+1); err != nil {
+				return fmt.Errorf("[%d]: %w", i, err)
+			}
+		}
+		_, err := d.Token() // ]
+		return err
+	}
+	return nil
+}
+
+// checkName refuses a key that is not an Avro name.
+func checkName(key string) error {
+	ok := key != ""
+	for i, c := range key {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			ok = false
+		}
+	}
+	if !ok {
+		return fmt.Errorf("key %q is not an Avro name ([A-Za-z_][A-Za-z0-9_]*): give a schema with --schema", key)
+	}
+	return nil
+}
+
+// Schema returns the Avro schema inferred from the lines added, a record
+// named Row, its nested records named by their paths (Row_a_b), as JSON
+// text indented by two spaces.
+func (in *Inferrer) Schema() (string, error) {
+	if in.rows == 0 {
+		return "", errors.New("no lines to infer a schema from")
+	}
+	w := &schemaWriter{names: map[string]bool{}}
+	w.record(in.root.rec, "Row")
+	var out bytes.Buffer
+	if err := json.Indent(&out, []byte(w.b.String()), "", "  "); err != nil {
+		return "", fmt.Errorf("inferred schema: %w", err)
+	}
+	out.WriteByte('\n')
+	return out.String(), nil
+}
+
+type schemaWriter struct {
+	b     strings.Builder
+	names map[string]bool
+}
+
+func (w *schemaWriter) str(s string) {
+	b, _ := json.Marshal(s)
+	w.b.Write(b)
+}
+
+// record writes a record of r named name (made unique).
+func (w *schemaWriter) record(r *record, name string) {
+	unique := name
+	for i := 2; w.names[unique]; i++ {
+		unique = name + "_" + strconv.Itoa(i)
+	}
+	w.names[unique] = true
+	w.b.WriteString(`{"type":"record","name":`)
+	w.str(unique)
+	w.b.WriteString(`,"fields":[`)
+	for i, f := range r.fields {
+		if i > 0 {
+			w.b.WriteByte(',')
+		}
+		w.b.WriteString(`{"name":`)
+		w.str(f.name)
+		w.b.WriteString(`,"type":`)
+		nullable := f.seen < r.objects
+		w.node(&f.n, nullable, unique+"_"+f.name)
+		if nullable || f.n.null {
+			w.b.WriteString(`,"default":null`)
+		}
+		w.b.WriteByte('}')
+	}
+	w.b.WriteString(`]}`)
+}
+
+// node writes the type of n, with null first if nullable or n held null;
+// name names a record there.
+func (w *schemaWriter) node(n *node, nullable bool, name string) {
+	var branches []func()
+	if nullable || n.null {
+		branches = append(branches, func() { w.b.WriteString(`"null"`) })
+	}
+	if n.boolean {
+		branches = append(branches, func() { w.b.WriteString(`"boolean"`) })
+	}
+	if n.double {
+		branches = append(branches, func() { w.b.WriteString(`"double"`) })
+	} else if n.long {
+		branches = append(branches, func() { w.b.WriteString(`"long"`) })
+	}
+	if n.str {
+		branches = append(branches, func() { w.b.WriteString(`"string"`) })
+	}
+	if n.rec != nil {
+		branches = append(branches, func() { w.record(n.rec, name) })
+	}
+	if n.array {
+		branches = append(branches, func() {
+			w.b.WriteString(`{"type":"array","items":`)
+			w.node(n.items, false, name+"_item")
+			w.b.WriteByte('}')
+		})
+	}
+	switch len(branches) {
+	case 0:
+		w.b.WriteString(`"null"`) // only empty arrays' items: nothing seen
+	case 1:
+		branches[0]()
+	default:
+		w.b.WriteByte('[')
+		for i, b := range branches {
+			if i > 0 {
+				w.b.WriteByte(',')
+			}
+			b()
+		}
+		w.b.WriteByte(']')
+	}
+}
