@@ -97,10 +97,24 @@ type csvSource struct {
 // name; a header column no field has is an error, and so is a field
 // missing from the header unless it is nullable (it is then null). A cell
 // that does not parse as its field's type is an *Error naming its line and
-// column.
-func NewCSVSource(r io.Reader, fields []Field, comma rune) (Source, error) {
+// column. opts may be nil; its MaxColumns is ignored (the header may not
+// have more columns than there are fields), and with NoHeader and no
+// Names the columns are named by the fields, in order. A cell that
+// RaggedPad added is null, and an error in a field that is not nullable.
+func NewCSVSource(r io.Reader, fields []Field, comma rune, opts *ReaderOptions) (Source, error) {
 	// Every header column must be a field: the header cannot have more.
-	rd, err := NewReader(r, comma, &ReaderOptions{MaxColumns: max(1, len(fields))})
+	o := ReaderOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	o.MaxColumns = max(1, len(fields))
+	if o.NoHeader && o.Names == nil {
+		o.Names = make([]string, len(fields))
+		for i := range fields {
+			o.Names[i] = fields[i].Name
+		}
+	}
+	rd, err := NewReader(r, comma, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +148,13 @@ func (s *csvSource) Next(cells []Cell) error {
 	}
 	for i, j := range s.col {
 		if j < 0 {
+			cells[i] = Cell{Null: true, S: cells[i].S[:0]}
+			continue
+		}
+		if j >= s.rd.cells {
+			if !s.fields[i].Nullable {
+				return s.rd.cellErr(j, fmt.Errorf("the record has %d cells, and padding it needs a null in non-nullable %s field %q", s.rd.cells, s.fields[i].Type, s.fields[i].Name))
+			}
 			cells[i] = Cell{Null: true, S: cells[i].S[:0]}
 			continue
 		}

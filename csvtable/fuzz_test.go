@@ -33,7 +33,7 @@ func FuzzCSV(f *testing.F) {
 		}
 		// Trevni.
 		var trv bytes.Buffer
-		src, err := NewCSVSource(strings.NewReader(text), fields, ',')
+		src, err := NewCSVSource(strings.NewReader(text), fields, ',', nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func FuzzCSV(f *testing.F) {
 			t.Fatal(err)
 		}
 		var cb bytes.Buffer
-		src, _ = NewCSVSource(strings.NewReader(text), cf, ',')
+		src, _ = NewCSVSource(strings.NewReader(text), cf, ',', nil)
 		csink, err := NewCLMNSink(&cb, cf, &clmn.WriterOptions{TempDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
@@ -85,7 +85,7 @@ func FuzzCSV(f *testing.F) {
 
 // csvCells returns every row's cell text as tocsv writes it.
 func csvCells(text string, fields []Field) ([][]string, error) {
-	src, err := NewCSVSource(strings.NewReader(text), fields, ',')
+	src, err := NewCSVSource(strings.NewReader(text), fields, ',', nil)
 	if err != nil {
 		return nil, err
 	}
