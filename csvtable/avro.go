@@ -73,6 +73,9 @@ func AvroSchema(name string, fields []Field) string {
 		f := &fields[i]
 		an := names[i]
 		var t any = f.Type.String()
+		if f.Type.temporal() {
+			t = map[string]any{"type": f.Type.avroPrimitive(), "logicalType": f.Type.String()}
+		}
 		if f.Type == Enum {
 			t = map[string]any{"type": "enum", "name": an + "_enum", "symbols": f.Symbols}
 		}
@@ -136,6 +139,23 @@ func fieldOf(sf *schema.Field) (Field, error) {
 			f.nullSecond = true
 		}
 	}
+	switch {
+	case t.Logical == schema.LogicalDate && t.Kind == schema.Int:
+		f.Type = Date
+		return f, nil
+	case t.Logical == schema.LogicalTimeMillis && t.Kind == schema.Int:
+		f.Type = TimeMillis
+		return f, nil
+	case t.Logical == schema.LogicalTimeMicros && t.Kind == schema.Long:
+		f.Type = TimeMicros
+		return f, nil
+	case t.Logical == schema.LogicalTimestampMillis && t.Kind == schema.Long:
+		f.Type = TimestampMillis
+		return f, nil
+	case t.Logical == schema.LogicalTimestampMicros && t.Kind == schema.Long:
+		f.Type = TimestampMicros
+		return f, nil
+	}
 	switch t.Kind {
 	case schema.String:
 		f.Type = String
@@ -171,7 +191,7 @@ func appendAvro(dst []byte, f *Field, c *Cell) []byte {
 		dst = append(dst, value)
 	}
 	switch f.Type {
-	case Int, Long, Enum:
+	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros:
 		return binary.AppendVarint(dst, c.I)
 	case Float:
 		return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(c.F)))
@@ -208,7 +228,7 @@ func decodeAvro(data []byte, f *Field, c *Cell) ([]byte, error) {
 		data = data[1:]
 	}
 	switch f.Type {
-	case Int, Long, Enum:
+	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros:
 		v, n := binary.Varint(data)
 		if n <= 0 {
 			return nil, errShort

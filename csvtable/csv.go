@@ -375,12 +375,39 @@ func (r *Reader) cellErr(i int, err error) error {
 // inference is what the cells of one column have shown so far.
 type inference struct {
 	empty, boolean, int32, int64, double, bigInt, other bool
+	// ISO 8601 dates, times and timestamps; the fine ones need
+	// microseconds rather than milliseconds.
+	date, time, timestamp, fineTime, fineTimestamp bool
 }
 
 func (in *inference) add(s string) {
 	if s == "" {
 		in.empty = true
 		return
+	}
+	if len(s) >= 8 && s[2] == ':' {
+		if _, err := parseTemporal(TimeMillis, s); err == nil {
+			in.time = true
+			return
+		}
+		if _, err := parseTemporal(TimeMicros, s); err == nil {
+			in.time, in.fineTime = true, true
+			return
+		}
+	}
+	if len(s) >= 10 && s[4] == '-' {
+		if len(s) == 10 {
+			if _, err := parseTemporal(Date, s); err == nil {
+				in.date = true
+				return
+			}
+		} else if _, err := parseTemporal(TimestampMillis, s); err == nil {
+			in.timestamp = true
+			return
+		} else if _, err := parseTemporal(TimestampMicros, s); err == nil {
+			in.timestamp, in.fineTimestamp = true, true
+			return
+		}
 	}
 	if s == "true" || s == "false" {
 		in.boolean = true
@@ -429,8 +456,24 @@ func looksInteger(s string) bool {
 func (in *inference) field(name string) Field {
 	f := Field{Name: name, Type: String, Nullable: in.empty}
 	numeric := in.int32 || in.int64 || in.double
+	kinds := 0
+	for _, k := range [...]bool{in.boolean, numeric, in.date, in.time, in.timestamp} {
+		if k {
+			kinds++
+		}
+	}
 	switch {
-	case in.other || (in.boolean && numeric):
+	case in.other || kinds > 1:
+	case in.date:
+		f.Type = Date
+	case in.time && in.fineTime:
+		f.Type = TimeMicros
+	case in.time:
+		f.Type = TimeMillis
+	case in.timestamp && in.fineTimestamp:
+		f.Type = TimestampMicros
+	case in.timestamp:
+		f.Type = TimestampMillis
 	case in.boolean:
 		f.Type = Boolean
 	case in.double && !in.bigInt:
@@ -450,8 +493,11 @@ func (in *inference) field(name string) Field {
 // integer in 32 bits, written as Go and Java write it (no plus sign, no
 // leading zeros); long if they all are integers in 64 bits; double if they
 // are all decimal numbers (or NaN, Infinity, -Infinity) and any integers
-// among them are within 2^53; boolean if they are all true or false; and
-// string otherwise, or when there are no non-empty cells. A column with an
+// among them are within 2^53; boolean if they are all true or false; date
+// if they are all dates as 2006-01-02; time-millis (time-micros when a
+// fraction needs microseconds) if they are all times as 15:04:05[.fff];
+// timestamp-millis (or -micros) if they are all RFC 3339 timestamps, with
+// Z or an offset; and string otherwise, or when there are no non-empty cells. A column with an
 // empty cell is nullable. A record with the wrong number of cells, or a
 // cell that is not valid UTF-8, is an *Error naming its line; so is a
 // header of more columns than opts allows (see ReaderOptions; opts may be
@@ -491,13 +537,14 @@ func Infer(r io.Reader, comma rune, opts *ReaderOptions) ([]Field, int64, error)
 }
 
 // ForCLMN adapts inferred fields to what CLMN holds, which has neither
-// nulls nor booleans: a nullable or boolean field becomes a string field,
+// nulls nor booleans nor dates, times or timestamps: such a field becomes
+// a string field,
 // so that its cells come back as they were (an empty cell as the empty
 // string).
 func ForCLMN(fields []Field) []Field {
 	out := append([]Field(nil), fields...)
 	for i := range out {
-		if out[i].Nullable || out[i].Type == Boolean {
+		if out[i].Nullable || out[i].Type == Boolean || out[i].Type.temporal() {
 			out[i].Type, out[i].Nullable = String, false
 		}
 	}
