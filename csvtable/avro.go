@@ -76,6 +76,13 @@ func AvroSchema(name string, fields []Field) string {
 		if f.Type.temporal() {
 			t = map[string]any{"type": f.Type.avroPrimitive(), "logicalType": f.Type.String()}
 		}
+		if f.Type == Decimal {
+			d := map[string]any{"type": "bytes", "logicalType": "decimal", "precision": f.Precision, "scale": f.Scale}
+			if f.Size > 0 {
+				d["type"], d["name"], d["size"] = "fixed", an+"_decimal", f.Size
+			}
+			t = d
+		}
 		if f.Type == Enum {
 			t = map[string]any{"type": "enum", "name": an + "_enum", "symbols": f.Symbols}
 		}
@@ -140,6 +147,15 @@ func fieldOf(sf *schema.Field) (Field, error) {
 		}
 	}
 	switch {
+	case t.Logical == schema.LogicalDecimal && (t.Kind == schema.Bytes || t.Kind == schema.Fixed):
+		f.Type, f.Precision, f.Scale = Decimal, t.Precision, t.Scale
+		if t.Precision > maxDecimalPrecision {
+			return f, fmt.Errorf("field %q: decimal precision %d is over %d", sf.Name, t.Precision, maxDecimalPrecision)
+		}
+		if t.Kind == schema.Fixed {
+			f.Size = t.Size
+		}
+		return f, nil
 	case t.Logical == schema.LogicalDate && t.Kind == schema.Int:
 		f.Type = Date
 		return f, nil
@@ -202,6 +218,10 @@ func appendAvro(dst []byte, f *Field, c *Cell) []byte {
 			return append(dst, 1)
 		}
 		return append(dst, 0)
+	case Decimal:
+		if f.Size > 0 {
+			return append(dst, c.S...)
+		}
 	}
 	dst = binary.AppendVarint(dst, int64(len(c.S)))
 	return append(dst, c.S...)
@@ -255,6 +275,15 @@ func decodeAvro(data []byte, f *Field, c *Cell) ([]byte, error) {
 			return nil, errShort
 		}
 		c.B, data = data[0] != 0, data[1:]
+	case Decimal:
+		if f.Size > 0 {
+			if len(data) < f.Size {
+				return nil, errShort
+			}
+			c.S = append(c.S, data[:f.Size]...)
+			return data[f.Size:], nil
+		}
+		fallthrough
 	default:
 		l, n := binary.Varint(data)
 		if n <= 0 || l < 0 || l > int64(len(data)-n) {

@@ -146,10 +146,13 @@ const (
 	TimeMicros
 	TimestampMillis
 	TimestampMicros
+	// Decimal is Avro's logical decimal on bytes or fixed (Field.Size):
+	// the unscaled value's big-endian two's complement bytes in Cell.S.
+	Decimal
 )
 
 var typeNames = [...]string{String: "string", Int: "int", Long: "long", Float: "float", Double: "double", Boolean: "boolean", Enum: "enum",
-	Date: "date", TimeMillis: "time-millis", TimeMicros: "time-micros", TimestampMillis: "timestamp-millis", TimestampMicros: "timestamp-micros"}
+	Date: "date", TimeMillis: "time-millis", TimeMicros: "time-micros", TimestampMillis: "timestamp-millis", TimestampMicros: "timestamp-micros", Decimal: "decimal"}
 
 // temporal reports whether t is a logical date, time or timestamp type.
 func (t Type) temporal() bool { return t >= Date && t <= TimestampMicros }
@@ -186,6 +189,9 @@ type Field struct {
 	Nullable bool
 	// Symbols are an Enum's symbols.
 	Symbols []string
+	// Precision and Scale are a Decimal's digits, and digits after the
+	// point; Size is the size of its fixed type, 0 for bytes.
+	Precision, Scale, Size int
 	// nullSecond marks a nullable field whose Avro union is [T, "null"].
 	nullSecond bool
 }
@@ -205,12 +211,15 @@ type Cell struct {
 // decimal, floating-point numbers by FormatDouble, booleans as true or
 // false, dates as 2006-01-02, times as 15:04:05 and timestamps in UTC as
 // 2006-01-02T15:04:05Z (RFC 3339), both with a fraction of a second when
-// there is one, without trailing zeros; null as nothing.
+// there is one, without trailing zeros; decimals with all their scale's
+// digits; null as nothing.
 func AppendText(dst []byte, f *Field, c *Cell) []byte {
 	if c.Null {
 		return dst
 	}
 	switch f.Type {
+	case Decimal:
+		return appendDecimal(dst, c.S, f.Scale)
 	case Date:
 		return time.Unix(c.I*86400, 0).UTC().AppendFormat(dst, dateLayout)
 	case TimeMillis:
@@ -295,6 +304,8 @@ func parseText(f *Field, s string, c *Cell) error {
 		}
 	case Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros:
 		c.I, err = parseTemporal(f.Type, s)
+	case Decimal:
+		c.S, err = parseDecimal(c.S, f, s)
 	case Enum:
 		c.I = -1
 		for i, sym := range f.Symbols {

@@ -22,8 +22,11 @@ ending in .clmn.
 Column types are inferred over all rows, not the first: int when every
 non-empty cell is a 32-bit integer written without a plus sign or leading
 zeros, long for 64 bits, double when they are all decimal numbers (or NaN,
-Infinity, -Infinity), boolean when they are all true or false, and string
-otherwise. A column with an empty cell is nullable; an empty cell is null.
+Infinity, -Infinity), boolean when they are all true or false, date when
+they are all dates as 2004-03-05, time-millis (or time-micros) when they
+are times as 10:30:00[.fff], timestamp-millis (or -micros) when they are
+RFC 3339 timestamps (2004-03-05T10:30:00Z, or with an offset), and string
+otherwise. tocsv writes these back as ISO 8601, timestamps in UTC. A column with an empty cell is nullable; an empty cell is null.
 Inference reads the input twice (standard input is first copied to a
 temporary file). With --schema, the types are those of a flat Avro record
 schema, matched to the header by field name, and the input is read once.
