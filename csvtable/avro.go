@@ -102,8 +102,9 @@ func AvroSchema(name string, fields []Field) string {
 }
 
 // FieldsOf returns the fields of a flat record schema: every field of type
-// boolean, int, long, float, double, string or enum, or a union of null and
-// one of these. Any other field is an error naming it; so is a schema that
+// boolean, int, long, float, double, string or enum, a date, time-millis,
+// time-micros, timestamp-millis or timestamp-micros, a decimal on bytes or
+// fixed, or a union of null and one of these. Any other field is an error naming it; so is a schema that
 // is not a record.
 func FieldsOf(s *schema.Schema) ([]Field, error) {
 	if s.Kind != schema.Record {
@@ -188,7 +189,7 @@ func fieldOf(sf *schema.Field) (Field, error) {
 	case schema.Enum:
 		f.Type, f.Symbols = Enum, t.Symbols
 	default:
-		return f, fmt.Errorf("field %q: %v is not a flat value (CSV and CLMN hold boolean, int, long, float, double, string and enum)", sf.Name, t.Kind)
+		return f, fmt.Errorf("field %q: %v is not a flat value (CSV holds boolean, int, long, float, double, string, enum, and dates, times, timestamps and decimals)", sf.Name, t.Kind)
 	}
 	return f, nil
 }
