@@ -15,7 +15,7 @@ import (
 // FuzzCSV converts arbitrary text: bad CSV is an *Error, never a panic;
 // good CSV goes to CLMN and to Trevni and comes back with the same values.
 func FuzzCSV(f *testing.F) {
-	for _, s := range []string{"a,b\n1,x\n", "a\n\"\"\n", "x,y,z\n1,2.5,true\n,,\n", "q\n\"a\"\"b\nc\"\n", "n\n007\n+1\n-0\n1e5\n"} {
+	for _, s := range []string{"a,b\n1,x\n", "a\n\"\"\n", "x,y,z\n1,2.5,true\n,,\n", "q\n\"a\"\"b\nc\"\n", "n\n007\n+1\n-0\n1e5\n", "d,t,s\n2004-03-05,10:00:00.5,2004-03-05T10:00:00.123456+01:00\n1969-12-31,23:59:59,1900-01-01T00:00:00Z\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

@@ -1,10 +1,13 @@
 // Package csvtable converts flat tables between CSV, CLMN and Trevni.
 //
 // CSV is read with RFC 4180 quoting (encoding/csv): a header row naming
-// the columns, then one record per row, every record with as many cells as
-// the header. Column types are given (an Avro record schema of flat
-// fields) or inferred over every row by Infer: int, long, double, boolean
-// or string, nullable when a cell is empty.
+// the columns (or names made up, ReaderOptions.NoHeader), then one record
+// per row, every record with as many cells as the header unless
+// ReaderOptions.Ragged pads or drops the others. Column types are given
+// (an Avro record schema of flat fields) or inferred over every row by
+// Infer: int, long, double, boolean, date, time, timestamp or string,
+// nullable when a cell is empty. Dates, times and timestamps are written
+// as ISO 8601; decimals (from a schema) with exact digits.
 //
 // A Trevni file holds the table as Avro records of one flat record schema,
 // written and read through packages shred and assemble; a CLMN file holds
