@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 var (
@@ -268,4 +270,30 @@ func writeSchema(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestFromCSVDateSchema reads ISO 8601 dates and timestamps into fields
+// of the date and timestamp-micros logical types (issue 26: "2004-03-05"
+// was not a valid int), and writes them back.
+func TestFromCSVDateSchema(t *testing.T) {
+	dir := t.TempDir()
+	sch := filepath.Join(dir, "d.avsc")
+	os.WriteFile(sch, []byte(`{"type":"record","name":"R","fields":[{"name":"d","type":{"type":"int","logicalType":"date"}},`+
+		`{"name":"ts","type":["null",{"type":"long","logicalType":"timestamp-micros"}]}]}`), 0o644)
+	in := "d,ts\n2004-03-05,2004-03-05T10:00:00.000001Z\n1969-07-20,\n"
+	trv := filepath.Join(dir, "d.trv")
+	if r := runIn(t, strings.NewReader(in), "fromcsv", "--schema", sch, "-", trv); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := runIn(t, nil, "tocsv", trv); r.stdout != "d,ts\n2004-03-05,2004-03-05T10:00:00.000001Z\n1969-07-20,\n" {
+		t.Errorf("tocsv: %q %s", r.stdout, r.stderr)
+	}
+	// The stored values, as Go's time package counts them.
+	d1 := time.Date(2004, 3, 5, 0, 0, 0, 0, time.UTC).Unix() / 86400
+	d2 := time.Date(1969, 7, 20, 0, 0, 0, 0, time.UTC).Unix() / 86400
+	ts := time.Date(2004, 3, 5, 10, 0, 0, 1000, time.UTC).UnixMicro()
+	want := fmt.Sprintf(`{"d":%d,"ts":{"long":%d}}`+"\n"+`{"d":%d,"ts":null}`+"\n", d1, ts, d2)
+	if r := runIn(t, nil, "tojson", trv); r.stdout != want {
+		t.Errorf("tojson: %q %s, want %q", r.stdout, r.stderr, want)
+	}
 }
