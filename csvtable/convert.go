@@ -102,6 +102,8 @@ type csvSource struct {
 // have more columns than there are fields), and with NoHeader and no
 // Names the columns are named by the fields, in order. A cell that
 // RaggedPad added is null, and an error in a field that is not nullable.
+// The Source has a method Dropped() int64 counting the records RaggedDrop
+// skipped.
 func NewCSVSource(r io.Reader, fields []Field, comma rune, opts *ReaderOptions) (Source, error) {
 	// Every header column must be a field: the header cannot have more.
 	o := ReaderOptions{}
@@ -141,6 +143,9 @@ func NewCSVSource(r io.Reader, fields []Field, comma rune, opts *ReaderOptions) 
 }
 
 func (s *csvSource) Fields() []Field { return s.fields }
+
+// Dropped returns the number of records RaggedDrop has skipped so far.
+func (s *csvSource) Dropped() int64 { return s.rd.dropped }
 
 func (s *csvSource) Next(cells []Cell) error {
 	rec, err := s.rd.Read()

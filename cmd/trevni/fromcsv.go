@@ -136,6 +136,9 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 			return fmt.Errorf("%s: %w", inName, raggedHint(err))
 		}
 		p.done()
+		if d, ok := src.(interface{ Dropped() int64 }); ok && d.Dropped() > 0 && !e.quiet {
+			fmt.Fprintf(e.stderr, "trevni: fromcsv: %s: dropped %s of the wrong width (--ragged drop)\n", inName, pluralCount(d.Dropped(), "record"))
+		}
 		e.tableSummary(out, rows, len(fields), toCLMN, opts)
 		return nil
 	}

@@ -239,8 +239,12 @@ func TestFromCSVRaggedNoHeader(t *testing.T) {
 		{"drop", "version,codename,eol,eol-esm\n6.06,Dapper,2009-07-14,2011-06-01\n"},
 	} {
 		trv := filepath.Join(dir, tc.mode+".trv")
-		if r := runIn(t, strings.NewReader(in), "fromcsv", "--ragged", tc.mode, "--schema", writeSchema(t, dir), "-", trv); r.code != 0 {
+		r := runIn(t, strings.NewReader(in), "fromcsv", "--ragged", tc.mode, "--schema", writeSchema(t, dir), "-", trv)
+		if r.code != 0 {
 			t.Fatalf("%s: %s", tc.mode, r.stderr)
+		}
+		if dropped := strings.Contains(r.stderr, "dropped 1 record of the wrong width"); dropped != (tc.mode == "drop") {
+			t.Errorf("%s: stderr %q", tc.mode, r.stderr)
 		}
 		if r := runIn(t, nil, "tocsv", trv); r.code != 0 || r.stdout != tc.want {
 			t.Errorf("%s: %q (%s), want %q", tc.mode, r.stdout, r.stderr, tc.want)
