@@ -73,6 +73,16 @@ func AvroSchema(name string, fields []Field) string {
 		f := &fields[i]
 		an := names[i]
 		var t any = f.Type.String()
+		if f.Type.temporal() {
+			t = map[string]any{"type": f.Type.avroPrimitive(), "logicalType": f.Type.String()}
+		}
+		if f.Type == Decimal {
+			d := map[string]any{"type": "bytes", "logicalType": "decimal", "precision": f.Precision, "scale": f.Scale}
+			if f.Size > 0 {
+				d["type"], d["name"], d["size"] = "fixed", an+"_decimal", f.Size
+			}
+			t = d
+		}
 		if f.Type == Enum {
 			t = map[string]any{"type": "enum", "name": an + "_enum", "symbols": f.Symbols}
 		}
@@ -92,8 +102,9 @@ func AvroSchema(name string, fields []Field) string {
 }
 
 // FieldsOf returns the fields of a flat record schema: every field of type
-// boolean, int, long, float, double, string or enum, or a union of null and
-// one of these. Any other field is an error naming it; so is a schema that
+// boolean, int, long, float, double, string or enum, a date, time-millis,
+// time-micros, timestamp-millis or timestamp-micros, a decimal on bytes or
+// fixed, or a union of null and one of these. Any other field is an error naming it; so is a schema that
 // is not a record.
 func FieldsOf(s *schema.Schema) ([]Field, error) {
 	if s.Kind != schema.Record {
@@ -136,6 +147,32 @@ func fieldOf(sf *schema.Field) (Field, error) {
 			f.nullSecond = true
 		}
 	}
+	switch {
+	case t.Logical == schema.LogicalDecimal && (t.Kind == schema.Bytes || t.Kind == schema.Fixed):
+		f.Type, f.Precision, f.Scale = Decimal, t.Precision, t.Scale
+		if t.Precision > maxDecimalPrecision {
+			return f, fmt.Errorf("field %q: decimal precision %d is over %d", sf.Name, t.Precision, maxDecimalPrecision)
+		}
+		if t.Kind == schema.Fixed {
+			f.Size = t.Size
+		}
+		return f, nil
+	case t.Logical == schema.LogicalDate && t.Kind == schema.Int:
+		f.Type = Date
+		return f, nil
+	case t.Logical == schema.LogicalTimeMillis && t.Kind == schema.Int:
+		f.Type = TimeMillis
+		return f, nil
+	case t.Logical == schema.LogicalTimeMicros && t.Kind == schema.Long:
+		f.Type = TimeMicros
+		return f, nil
+	case t.Logical == schema.LogicalTimestampMillis && t.Kind == schema.Long:
+		f.Type = TimestampMillis
+		return f, nil
+	case t.Logical == schema.LogicalTimestampMicros && t.Kind == schema.Long:
+		f.Type = TimestampMicros
+		return f, nil
+	}
 	switch t.Kind {
 	case schema.String:
 		f.Type = String
@@ -152,7 +189,7 @@ func fieldOf(sf *schema.Field) (Field, error) {
 	case schema.Enum:
 		f.Type, f.Symbols = Enum, t.Symbols
 	default:
-		return f, fmt.Errorf("field %q: %v is not a flat value (CSV and CLMN hold boolean, int, long, float, double, string and enum)", sf.Name, t.Kind)
+		return f, fmt.Errorf("field %q: %v is not a flat value (CSV holds boolean, int, long, float, double, string, enum, and dates, times, timestamps and decimals)", sf.Name, t.Kind)
 	}
 	return f, nil
 }
@@ -171,7 +208,7 @@ func appendAvro(dst []byte, f *Field, c *Cell) []byte {
 		dst = append(dst, value)
 	}
 	switch f.Type {
-	case Int, Long, Enum:
+	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros:
 		return binary.AppendVarint(dst, c.I)
 	case Float:
 		return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(c.F)))
@@ -182,6 +219,10 @@ func appendAvro(dst []byte, f *Field, c *Cell) []byte {
 			return append(dst, 1)
 		}
 		return append(dst, 0)
+	case Decimal:
+		if f.Size > 0 {
+			return append(dst, c.S...)
+		}
 	}
 	dst = binary.AppendVarint(dst, int64(len(c.S)))
 	return append(dst, c.S...)
@@ -208,7 +249,7 @@ func decodeAvro(data []byte, f *Field, c *Cell) ([]byte, error) {
 		data = data[1:]
 	}
 	switch f.Type {
-	case Int, Long, Enum:
+	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros:
 		v, n := binary.Varint(data)
 		if n <= 0 {
 			return nil, errShort
@@ -235,6 +276,15 @@ func decodeAvro(data []byte, f *Field, c *Cell) ([]byte, error) {
 			return nil, errShort
 		}
 		c.B, data = data[0] != 0, data[1:]
+	case Decimal:
+		if f.Size > 0 {
+			if len(data) < f.Size {
+				return nil, errShort
+			}
+			c.S = append(c.S, data[:f.Size]...)
+			return data[f.Size:], nil
+		}
+		fallthrough
 	default:
 		l, n := binary.Varint(data)
 		if n <= 0 || l < 0 || l > int64(len(data)-n) {

@@ -91,7 +91,7 @@ func convertFile(in, out string, toCLMN bool, memory int64) (int64, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return 0, err
 	}
-	src, err := NewCSVSource(bufio.NewReaderSize(f, 1<<20), fields, ',')
+	src, err := NewCSVSource(bufio.NewReaderSize(f, 1<<20), fields, ',', nil)
 	if err != nil {
 		return 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/clmn"
@@ -97,10 +98,26 @@ type csvSource struct {
 // name; a header column no field has is an error, and so is a field
 // missing from the header unless it is nullable (it is then null). A cell
 // that does not parse as its field's type is an *Error naming its line and
-// column.
-func NewCSVSource(r io.Reader, fields []Field, comma rune) (Source, error) {
+// column. opts may be nil; its MaxColumns is ignored (the header may not
+// have more columns than there are fields), and with NoHeader and no
+// Names the columns are named by the fields, in order. A cell that
+// RaggedPad added is null, and an error in a field that is not nullable.
+// The Source has a method Dropped() int64 counting the records RaggedDrop
+// skipped.
+func NewCSVSource(r io.Reader, fields []Field, comma rune, opts *ReaderOptions) (Source, error) {
 	// Every header column must be a field: the header cannot have more.
-	rd, err := NewReader(r, comma, &ReaderOptions{MaxColumns: max(1, len(fields))})
+	o := ReaderOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	o.MaxColumns = max(1, len(fields))
+	if o.NoHeader && o.Names == nil {
+		o.Names = make([]string, len(fields))
+		for i := range fields {
+			o.Names[i] = fields[i].Name
+		}
+	}
+	rd, err := NewReader(r, comma, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +144,9 @@ func NewCSVSource(r io.Reader, fields []Field, comma rune) (Source, error) {
 
 func (s *csvSource) Fields() []Field { return s.fields }
 
+// Dropped returns the number of records RaggedDrop has skipped so far.
+func (s *csvSource) Dropped() int64 { return s.rd.dropped }
+
 func (s *csvSource) Next(cells []Cell) error {
 	rec, err := s.rd.Read()
 	if err != nil {
@@ -134,6 +154,13 @@ func (s *csvSource) Next(cells []Cell) error {
 	}
 	for i, j := range s.col {
 		if j < 0 {
+			cells[i] = Cell{Null: true, S: cells[i].S[:0]}
+			continue
+		}
+		if j >= s.rd.cells {
+			if !s.fields[i].Nullable {
+				return s.rd.cellErr(j, fmt.Errorf("the record has %d cells, and padding it needs a null in non-nullable %s field %q", s.rd.cells, s.fields[i].Type, s.fields[i].Name))
+			}
 			cells[i] = Cell{Null: true, S: cells[i].S[:0]}
 			continue
 		}
@@ -365,6 +392,7 @@ func (s *clmnSink) Abort()       { s.w.Abort() }
 // a flat schema.
 type trevniSource struct {
 	fields []Field
+	order  []int // the field of each value of the projected record, in its order
 	ar     *assemble.AvroReader
 	buf    []byte
 	row    int64
@@ -388,46 +416,40 @@ func NewTrevniSource(rd *format.Reader, sel []string) (Source, error) {
 	if s.Kind != schema.Record {
 		return nil, fmt.Errorf("the file's schema is a %v, not a record", s.Kind)
 	}
-	var picked []*schema.Field
+	// The selected fields as a tree of the records they are in: the
+	// projection reads them in its order, which the cells are put back
+	// from into the order of sel.
+	root := &projNode{}
+	src := &trevniSource{}
 	if sel == nil {
-		picked = s.Fields
-	} else {
-		for _, name := range sel {
-			var found *schema.Field
-			for _, sf := range s.Fields {
-				if sf.Name == name || columnName(sf) == name {
-					found = sf
-					break
-				}
+		for _, sf := range s.Fields {
+			f, err := fieldOf(sf)
+			if err != nil {
+				return nil, fmt.Errorf("%w; select flat fields with --fields (a nested one by its dotted path)", err)
 			}
-			if found == nil {
-				return nil, fmt.Errorf("no field %q", name)
-			}
-			for _, p := range picked {
-				if p == found {
-					return nil, fmt.Errorf("field %q selected twice", name)
-				}
-			}
-			picked = append(picked, found)
+			root.children = append(root.children, &projNode{sf: sf, leaf: len(src.fields)})
+			src.fields = append(src.fields, f)
 		}
 	}
-	src := &trevniSource{}
-	type jsonField struct {
-		Name string          `json:"name"`
-		Type json.RawMessage `json:"type"`
-	}
-	var reader []jsonField
-	for _, sf := range picked {
-		f, err := fieldOf(sf)
+	for _, name := range sel {
+		path, err := resolvePath(s, name)
 		if err != nil {
-			if sel == nil {
-				err = fmt.Errorf("%w; select flat fields with --fields", err)
-			}
 			return nil, err
 		}
+		f, err := fieldOf(path[len(path)-1])
+		if err != nil {
+			return nil, err
+		}
+		if len(path) > 1 {
+			f.Name, f.AvroName = name, ""
+		}
+		if !root.add(path, len(src.fields)) {
+			return nil, fmt.Errorf("field %q selected twice", name)
+		}
 		src.fields = append(src.fields, f)
-		reader = append(reader, jsonField{Name: sf.Name, Type: json.RawMessage(sf.Type.String())})
 	}
+	reader := root.jsonFields()
+	root.order(&src.order)
 	proj, err := json.Marshal(map[string]any{"type": "record", "name": s.Name, "fields": reader})
 	if err != nil {
 		return nil, err
@@ -448,13 +470,100 @@ func (s *trevniSource) Next(cells []Cell) error {
 		return err
 	}
 	data := s.buf
-	for i := range s.fields {
+	for _, i := range s.order {
 		if data, err = decodeAvro(data, &s.fields[i], &cells[i]); err != nil {
 			return fmt.Errorf("record %d, field %q: %w", s.row, s.fields[i].AvroName, err)
 		}
 	}
 	s.row++
 	return nil
+}
+
+// projNode is a field of the projection NewTrevniSource reads: a selected
+// flat field (leaf, its index among the selected), or a record holding
+// some (children).
+type projNode struct {
+	sf       *schema.Field
+	leaf     int
+	children []*projNode
+}
+
+// add adds the field at path, selected as field i, and reports whether it
+// was not there already.
+func (n *projNode) add(path []*schema.Field, i int) bool {
+	for _, c := range n.children {
+		if c.sf == path[0] {
+			if len(path) == 1 || c.children == nil {
+				return false
+			}
+			return c.add(path[1:], i)
+		}
+	}
+	c := &projNode{sf: path[0], leaf: i}
+	n.children = append(n.children, c)
+	if len(path) > 1 {
+		c.leaf = -1
+		c.add(path[1:], i)
+	}
+	return true
+}
+
+// jsonFields returns the projection's fields of the record n.
+func (n *projNode) jsonFields() []any {
+	out := make([]any, 0, len(n.children))
+	for _, c := range n.children {
+		var t any = json.RawMessage(c.sf.Type.String())
+		if c.leaf < 0 {
+			t = map[string]any{"type": "record", "name": c.sf.Type.FullName(), "fields": c.jsonFields()}
+		}
+		out = append(out, map[string]any{"name": c.sf.Name, "type": t})
+	}
+	return out
+}
+
+// order appends the selected index of each leaf, in the projection's order.
+func (n *projNode) order(dst *[]int) {
+	for _, c := range n.children {
+		if c.leaf >= 0 {
+			*dst = append(*dst, c.leaf)
+			continue
+		}
+		c.order(dst)
+	}
+}
+
+// resolvePath returns the fields from the record s down to the field
+// named name: a field of s by its name or CSV name, or a dotted path
+// through fields of record type (a.b.c).
+func resolvePath(s *schema.Schema, name string) ([]*schema.Field, error) {
+	for _, sf := range s.Fields {
+		if sf.Name == name || columnName(sf) == name {
+			return []*schema.Field{sf}, nil
+		}
+	}
+	var path []*schema.Field
+	rec := s
+	for part := range strings.SplitSeq(name, ".") {
+		if rec == nil {
+			return nil, fmt.Errorf("no field %q: %q is not a record", name, path[len(path)-1].Name)
+		}
+		var found *schema.Field
+		for _, sf := range rec.Fields {
+			if sf.Name == part {
+				found = sf
+				break
+			}
+		}
+		if found == nil {
+			return nil, fmt.Errorf("no field %q", name)
+		}
+		path = append(path, found)
+		rec = nil
+		if found.Type.Kind == schema.Record {
+			rec = found.Type
+		}
+	}
+	return path, nil
 }
 
 // trevniSink writes rows as Avro records to a Trevni file.

@@ -39,12 +39,51 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Reader reads CSV records with RFC 4180 quoting: a header row, then
-// records that must have as many cells as the header.
+// Reader reads CSV records with RFC 4180 quoting: a header row (or
+// generated names, see ReaderOptions.NoHeader), then records that must
+// have as many cells as the header unless ReaderOptions.Ragged says
+// otherwise.
 type Reader struct {
-	cr     *csv.Reader
-	header []string
-	line   int // the line the last record started on
+	cr      *csv.Reader
+	header  []string
+	line    int // the line the last record started on
+	ragged  Ragged
+	first   []string // with NoHeader, the first record, not yet returned
+	pad     []string // the record padded to the header's width
+	cells   int      // the cells the last record really had
+	dropped int64
+}
+
+// Ragged says what a Reader does with a record whose number of cells is
+// not the header's.
+type Ragged uint8
+
+// The ways of reading ragged CSV.
+const (
+	// RaggedError makes such a record an *Error wrapping ErrRagged.
+	RaggedError Ragged = iota
+	// RaggedPad gives a short record's missing cells as null (see
+	// Reader.Cells); a long record is still an error.
+	RaggedPad
+	// RaggedDrop skips records of the wrong width (see Reader.Dropped).
+	RaggedDrop
+)
+
+// ErrRagged is wrapped by the error about a record whose number of cells
+// is not the header's.
+var ErrRagged = errors.New("ragged record")
+
+// ParseRagged parses "error", "pad" or "drop".
+func ParseRagged(s string) (Ragged, error) {
+	switch s {
+	case "error", "":
+		return RaggedError, nil
+	case "pad":
+		return RaggedPad, nil
+	case "drop":
+		return RaggedDrop, nil
+	}
+	return 0, fmt.Errorf("ragged mode %q: want pad, drop or error", s)
 }
 
 // checkComma checks a delimiter.
@@ -68,6 +107,16 @@ type ReaderOptions struct {
 	// naming its line and first column past the limit, before the row is
 	// split into cells.
 	MaxColumns int
+	// Ragged says what to do with records whose number of cells is not
+	// the header's: RaggedError (the default), RaggedPad or RaggedDrop.
+	Ragged Ragged
+	// NoHeader says the first row is a record, not a header: the columns
+	// are named by Names, or c1, c2, ... when Names is nil, as many as
+	// the first record has cells.
+	NoHeader bool
+	// Names are the column names of a CSV without a header row; with
+	// NoHeader, the first record may not have more cells than Names.
+	Names []string
 }
 
 // NewReader reads the header row of the CSV in r, whose cells are
@@ -89,9 +138,15 @@ func NewReader(r io.Reader, comma rune, opts *ReaderOptions) (*Reader, error) {
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	rd := &Reader{cr: cr}
+	if opts != nil {
+		rd.ragged = opts.Ragged
+	}
 	rec, err := cr.Read()
 	if g.err != nil {
 		return nil, g.err
+	}
+	if opts != nil && opts.NoHeader {
+		return rd, rd.noHeader(rec, err, opts.Names)
 	}
 	if err == io.EOF {
 		return nil, &Error{Line: 1, Err: errors.New("no header row")}
@@ -115,6 +170,33 @@ func NewReader(r io.Reader, comma rune, opts *ReaderOptions) (*Reader, error) {
 		seen[h] = i
 	}
 	return rd, nil
+}
+
+// noHeader names the columns of a CSV without a header row, rec (read
+// with err) being its first record.
+func (r *Reader) noHeader(rec []string, err error, names []string) error {
+	if err != nil && err != io.EOF {
+		return csvErr(err)
+	}
+	if err == nil {
+		r.first = append([]string(nil), rec...)
+		r.line, _ = r.cr.FieldPos(0)
+	}
+	if names != nil {
+		if len(r.first) > len(names) {
+			return &Error{Line: r.line, Err: fmt.Errorf("%w: %d cells, but there are %d columns", ErrRagged, len(r.first), len(names))}
+		}
+		r.header = append([]string(nil), names...)
+		return nil
+	}
+	if err == io.EOF {
+		return &Error{Line: 1, Err: errors.New("no record to count the columns of")}
+	}
+	r.header = make([]string, len(r.first))
+	for i := range r.header {
+		r.header[i] = "c" + strconv.Itoa(i+1)
+	}
+	return nil
 }
 
 // headerGuard passes the CSV through, counting the columns of its first
@@ -231,39 +313,101 @@ func csvErr(err error) error {
 func (r *Reader) Header() []string { return r.header }
 
 // Read returns the next record, or io.EOF after the last. The slice is
-// reused by the next call. A record with the wrong number of cells or
-// with bad quoting is an *Error naming its line.
+// reused by the next call. A record with bad quoting is an *Error naming
+// its line; so is one with the wrong number of cells, unless the Ragged
+// option pads it to the header's width (Cells then tells how many cells
+// it had) or drops it.
 func (r *Reader) Read() ([]string, error) {
-	rec, err := r.cr.Read()
-	if err != nil {
-		if err == io.EOF {
-			return nil, err
+	for {
+		rec, err := r.next()
+		if err != nil {
+			if err == io.EOF {
+				return nil, err
+			}
+			return nil, csvErr(err)
 		}
-		return nil, csvErr(err)
+		r.cells = len(rec)
+		n := len(r.header)
+		switch {
+		case len(rec) == n:
+			return rec, nil
+		case r.ragged == RaggedDrop:
+			r.dropped++
+			continue
+		case r.ragged == RaggedPad && len(rec) < n:
+			r.pad = append(append(r.pad[:0], rec...), make([]string, n-len(rec))...)
+			return r.pad, nil
+		}
+		return nil, &Error{Line: r.line, Err: fmt.Errorf("%w: %d cells, but the header has %d", ErrRagged, len(rec), n)}
 	}
-	r.line, _ = r.cr.FieldPos(0)
-	if len(rec) != len(r.header) {
-		return nil, &Error{Line: r.line, Err: fmt.Errorf("%d cells, but the header has %d", len(rec), len(r.header))}
-	}
-	return rec, nil
 }
+
+// next reads the next record as it is.
+func (r *Reader) next() ([]string, error) {
+	if r.first != nil {
+		rec := r.first
+		r.first = nil
+		return rec, nil
+	}
+	rec, err := r.cr.Read()
+	if err == nil {
+		r.line, _ = r.cr.FieldPos(0)
+	}
+	return rec, err
+}
+
+// Cells returns the number of cells the last record read had: fewer than
+// the header's columns when RaggedPad padded it.
+func (r *Reader) Cells() int { return r.cells }
+
+// Dropped returns the number of records RaggedDrop has skipped so far.
+func (r *Reader) Dropped() int64 { return r.dropped }
 
 // cellErr returns an error about cell i of the last record.
 func (r *Reader) cellErr(i int, err error) error {
-	line, col := r.cr.FieldPos(i)
-	_ = col
+	line := r.line
+	if i < r.cells && r.first == nil {
+		line, _ = r.cr.FieldPos(i)
+	}
 	return &Error{Line: line, Column: i + 1, Field: r.header[i], Err: err}
 }
 
 // inference is what the cells of one column have shown so far.
 type inference struct {
 	empty, boolean, int32, int64, double, bigInt, other bool
+	// ISO 8601 dates, times and timestamps; the fine ones need
+	// microseconds rather than milliseconds.
+	date, time, timestamp, fineTime, fineTimestamp bool
 }
 
 func (in *inference) add(s string) {
 	if s == "" {
 		in.empty = true
 		return
+	}
+	if len(s) >= 8 && s[2] == ':' {
+		if _, err := parseTemporal(TimeMillis, s); err == nil {
+			in.time = true
+			return
+		}
+		if _, err := parseTemporal(TimeMicros, s); err == nil {
+			in.time, in.fineTime = true, true
+			return
+		}
+	}
+	if len(s) >= 10 && s[4] == '-' {
+		if len(s) == 10 {
+			if _, err := parseTemporal(Date, s); err == nil {
+				in.date = true
+				return
+			}
+		} else if _, err := parseTemporal(TimestampMillis, s); err == nil {
+			in.timestamp = true
+			return
+		} else if _, err := parseTemporal(TimestampMicros, s); err == nil {
+			in.timestamp, in.fineTimestamp = true, true
+			return
+		}
 	}
 	if s == "true" || s == "false" {
 		in.boolean = true
@@ -312,8 +456,24 @@ func looksInteger(s string) bool {
 func (in *inference) field(name string) Field {
 	f := Field{Name: name, Type: String, Nullable: in.empty}
 	numeric := in.int32 || in.int64 || in.double
+	kinds := 0
+	for _, k := range [...]bool{in.boolean, numeric, in.date, in.time, in.timestamp} {
+		if k {
+			kinds++
+		}
+	}
 	switch {
-	case in.other || (in.boolean && numeric):
+	case in.other || kinds > 1:
+	case in.date:
+		f.Type = Date
+	case in.time && in.fineTime:
+		f.Type = TimeMicros
+	case in.time:
+		f.Type = TimeMillis
+	case in.timestamp && in.fineTimestamp:
+		f.Type = TimestampMicros
+	case in.timestamp:
+		f.Type = TimestampMillis
 	case in.boolean:
 		f.Type = Boolean
 	case in.double && !in.bigInt:
@@ -333,8 +493,11 @@ func (in *inference) field(name string) Field {
 // integer in 32 bits, written as Go and Java write it (no plus sign, no
 // leading zeros); long if they all are integers in 64 bits; double if they
 // are all decimal numbers (or NaN, Infinity, -Infinity) and any integers
-// among them are within 2^53; boolean if they are all true or false; and
-// string otherwise, or when there are no non-empty cells. A column with an
+// among them are within 2^53; boolean if they are all true or false; date
+// if they are all dates as 2006-01-02; time-millis (time-micros when a
+// fraction needs microseconds) if they are all times as 15:04:05[.fff];
+// timestamp-millis (or -micros) if they are all RFC 3339 timestamps, with
+// Z or an offset; and string otherwise, or when there are no non-empty cells. A column with an
 // empty cell is nullable. A record with the wrong number of cells, or a
 // cell that is not valid UTF-8, is an *Error naming its line; so is a
 // header of more columns than opts allows (see ReaderOptions; opts may be
@@ -358,6 +521,10 @@ func Infer(r io.Reader, comma rune, opts *ReaderOptions) ([]Field, int64, error)
 			if !utf8.ValidString(s) {
 				return nil, rows, rd.cellErr(i, errors.New("cell is not valid UTF-8"))
 			}
+			if i >= rd.cells {
+				ins[i].empty = true // padded: null
+				continue
+			}
 			ins[i].add(s)
 		}
 		rows++
@@ -370,13 +537,14 @@ func Infer(r io.Reader, comma rune, opts *ReaderOptions) ([]Field, int64, error)
 }
 
 // ForCLMN adapts inferred fields to what CLMN holds, which has neither
-// nulls nor booleans: a nullable or boolean field becomes a string field,
+// nulls nor booleans nor dates, times or timestamps: such a field becomes
+// a string field,
 // so that its cells come back as they were (an empty cell as the empty
 // string).
 func ForCLMN(fields []Field) []Field {
 	out := append([]Field(nil), fields...)
 	for i := range out {
-		if out[i].Nullable || out[i].Type == Boolean {
+		if out[i].Nullable || out[i].Type == Boolean || out[i].Type.temporal() {
 			out[i].Type, out[i].Nullable = String, false
 		}
 	}

@@ -47,7 +47,7 @@ func parseAll(t testing.TB, text string) [][]string {
 
 func toTrevni(t testing.TB, text string, fields []Field) []byte {
 	t.Helper()
-	src, err := NewCSVSource(strings.NewReader(text), fields, ',')
+	src, err := NewCSVSource(strings.NewReader(text), fields, ',', nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func trevniToCSV(t testing.TB, data []byte, sel []string) (string, error) {
 
 func toCLMN(t testing.TB, text string, fields []Field) []byte {
 	t.Helper()
-	src, err := NewCSVSource(strings.NewReader(text), fields, ',')
+	src, err := NewCSVSource(strings.NewReader(text), fields, ',', nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestBadRows(t *testing.T) {
 		fields []Field
 		want   string
 	}{
-		{"a,b\n1,2\n3\n", nil, "line 3: 1 cells, but the header has 2"},
+		{"a,b\n1,2\n3\n", nil, "line 3: ragged record: 1 cells, but the header has 2"},
 		{"a,b\n1,2\n\"3,4\n", nil, "line 3, column"},
 		{"a,b\n1,2\n3,x\n", []Field{{Name: "a", Type: Int}, {Name: "b", Type: Long}}, `line 3, column 2 ("b"): "x" is not a valid long`},
 		{"a,b\n1,2\n3,99999999999\n", []Field{{Name: "a", Type: Int}, {Name: "b", Type: Int}}, `line 3, column 2 ("b"): "99999999999" is not a valid int: value out of range`},
@@ -274,7 +274,7 @@ func TestBadRows(t *testing.T) {
 			_, _, err = Infer(strings.NewReader(tc.text), ',', nil)
 		} else {
 			var src Source
-			src, err = NewCSVSource(strings.NewReader(tc.text), fields, ',')
+			src, err = NewCSVSource(strings.NewReader(tc.text), fields, ',', nil)
 			if err == nil {
 				var buf bytes.Buffer
 				sink, _ := NewTrevniSink(&buf, fields, nil)
@@ -407,7 +407,7 @@ func TestTrevniSelectionReadsLittle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := NewCSVSource(bytes.NewReader(csvText.Bytes()), fields, ',')
+	src, err := NewCSVSource(bytes.NewReader(csvText.Bytes()), fields, ',', nil)
 	if err != nil {
 		t.Fatal(err)
 	}

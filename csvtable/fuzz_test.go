@@ -15,7 +15,7 @@ import (
 // FuzzCSV converts arbitrary text: bad CSV is an *Error, never a panic;
 // good CSV goes to CLMN and to Trevni and comes back with the same values.
 func FuzzCSV(f *testing.F) {
-	for _, s := range []string{"a,b\n1,x\n", "a\n\"\"\n", "x,y,z\n1,2.5,true\n,,\n", "q\n\"a\"\"b\nc\"\n", "n\n007\n+1\n-0\n1e5\n"} {
+	for _, s := range []string{"a,b\n1,x\n", "a\n\"\"\n", "x,y,z\n1,2.5,true\n,,\n", "q\n\"a\"\"b\nc\"\n", "n\n007\n+1\n-0\n1e5\n", "d,t,s\n2004-03-05,10:00:00.5,2004-03-05T10:00:00.123456+01:00\n1969-12-31,23:59:59,1900-01-01T00:00:00Z\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -33,7 +33,7 @@ func FuzzCSV(f *testing.F) {
 		}
 		// Trevni.
 		var trv bytes.Buffer
-		src, err := NewCSVSource(strings.NewReader(text), fields, ',')
+		src, err := NewCSVSource(strings.NewReader(text), fields, ',', nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func FuzzCSV(f *testing.F) {
 			t.Fatal(err)
 		}
 		var cb bytes.Buffer
-		src, _ = NewCSVSource(strings.NewReader(text), cf, ',')
+		src, _ = NewCSVSource(strings.NewReader(text), cf, ',', nil)
 		csink, err := NewCLMNSink(&cb, cf, &clmn.WriterOptions{TempDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
@@ -85,7 +85,7 @@ func FuzzCSV(f *testing.F) {
 
 // csvCells returns every row's cell text as tocsv writes it.
 func csvCells(text string, fields []Field) ([][]string, error) {
-	src, err := NewCSVSource(strings.NewReader(text), fields, ',')
+	src, err := NewCSVSource(strings.NewReader(text), fields, ',', nil)
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func TestHeaderColumnLimit(t *testing.T) {
 		t.Fatalf("1,000 columns at a limit of 1,000: %d fields, %d rows, %v", len(fields), rows, err)
 	}
 	// NewCSVSource accepts no more header columns than it has fields.
-	_, err = NewCSVSource(&wideHeader{n: 3_000_000}, []Field{{Name: "c0", Type: Int}, {Name: "c1", Type: Int}}, ',')
+	_, err = NewCSVSource(&wideHeader{n: 3_000_000}, []Field{{Name: "c0", Type: Int}, {Name: "c1", Type: Int}}, ',', nil)
 	var e *Error
 	if !errors.As(err, &e) || e.Column != 3 {
 		t.Fatalf("NewCSVSource: %v", err)

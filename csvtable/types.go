@@ -1,10 +1,13 @@
 // Package csvtable converts flat tables between CSV, CLMN and Trevni.
 //
 // CSV is read with RFC 4180 quoting (encoding/csv): a header row naming
-// the columns, then one record per row, every record with as many cells as
-// the header. Column types are given (an Avro record schema of flat
-// fields) or inferred over every row by Infer: int, long, double, boolean
-// or string, nullable when a cell is empty.
+// the columns (or names made up, ReaderOptions.NoHeader), then one record
+// per row, every record with as many cells as the header unless
+// ReaderOptions.Ragged pads or drops the others. Column types are given
+// (an Avro record schema of flat fields) or inferred over every row by
+// Infer: int, long, double, boolean, date, time, timestamp or string,
+// nullable when a cell is empty. Dates, times and timestamps are written
+// as ISO 8601; decimals (from a schema) with exact digits.
 //
 // A Trevni file holds the table as Avro records of one flat record schema,
 // written and read through packages shred and assemble; a CLMN file holds
@@ -17,14 +20,122 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
+
+// The layouts of dates, times and timestamps in CSV.
+const (
+	dateLayout      = "2006-01-02"
+	timeLayout      = "15:04:05.999999"
+	timestampLayout = "2006-01-02T15:04:05.999999Z07:00"
+)
+
+var (
+	errPrecision = errors.New("more precise than the type holds")
+	errRange     = errors.New("out of range")
+)
+
+// parseTemporal parses ISO 8601 text as a value of a date, time or
+// timestamp type: a date as 2006-01-02, a time as 15:04:05 with an
+// optional fraction of a second, a timestamp as RFC 3339
+// (2006-01-02T15:04:05 with an optional fraction, then Z or an offset
+// such as +02:00). A fraction finer than the type's unit is an error, not
+// rounded.
+func parseTemporal(t Type, s string) (int64, error) {
+	switch t {
+	case Date:
+		d, err := time.Parse(dateLayout, s)
+		if err != nil {
+			return 0, errors.New("not a date as 2006-01-02")
+		}
+		days := d.Unix() / 86400
+		if days < math.MinInt32 || days > math.MaxInt32 {
+			return 0, errRange
+		}
+		return days, nil
+	case TimeMillis, TimeMicros:
+		ns, err := parseTimeOfDay(s)
+		if err != nil {
+			return 0, err
+		}
+		unit := int64(time.Microsecond)
+		if t == TimeMillis {
+			unit = int64(time.Millisecond)
+		}
+		if ns%unit != 0 {
+			return 0, errPrecision
+		}
+		return ns / unit, nil
+	}
+	ts, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, errors.New("not a timestamp as 2006-01-02T15:04:05Z or with an offset (RFC 3339)")
+	}
+	unit := int64(time.Microsecond)
+	if t == TimestampMillis {
+		unit = int64(time.Millisecond)
+	}
+	if int64(ts.Nanosecond())%unit != 0 {
+		return 0, errPrecision
+	}
+	// Seconds times units per second, plus the fraction, without
+	// overflowing: time's range is far wider than int64 microseconds.
+	per := int64(time.Second) / unit
+	sec := ts.Unix()
+	if sec > math.MaxInt64/per-1 || sec < math.MinInt64/per+1 {
+		return 0, errRange
+	}
+	return sec*per + int64(ts.Nanosecond())/unit, nil
+}
+
+// parseTimeOfDay parses 15:04:05 with an optional fraction of a second
+// (up to nine digits) and returns the nanoseconds after midnight.
+func parseTimeOfDay(s string) (int64, error) {
+	bad := errors.New("not a time as 15:04:05")
+	if len(s) < 8 || s[2] != ':' || s[5] != ':' {
+		return 0, bad
+	}
+	two := func(i int) int64 {
+		if s[i] < '0' || s[i] > '9' || s[i+1] < '0' || s[i+1] > '9' {
+			return -1
+		}
+		return int64(s[i]-'0')*10 + int64(s[i+1]-'0')
+	}
+	h, m, sec := two(0), two(3), two(6)
+	if h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 59 {
+		return 0, bad
+	}
+	ns := ((h*60+m)*60 + sec) * int64(time.Second)
+	if len(s) == 8 {
+		return ns, nil
+	}
+	frac := s[9:]
+	if s[8] != '.' || len(frac) == 0 || len(frac) > 9 {
+		return 0, bad
+	}
+	var f int64
+	for i := 0; i < 9; i++ {
+		f *= 10
+		if i < len(frac) {
+			if frac[i] < '0' || frac[i] > '9' {
+				return 0, bad
+			}
+			f += int64(frac[i] - '0')
+		}
+	}
+	return ns + f, nil
+}
 
 // Type is the type of a flat field.
 type Type uint8
 
-// The field types. Infer gives Int, Long, Double, Boolean and String; Float
-// and Enum come from Avro schemas.
+// The field types. Infer gives Int, Long, Double, Boolean, Date,
+// TimeMillis, TimeMicros, TimestampMillis, TimestampMicros and String;
+// Float and Enum come from Avro schemas. The temporal types are Avro's
+// logical types of those names (date and time-millis on int, the others
+// on long), held in Cell.I as Avro holds them: days since 1970-01-01,
+// milliseconds or microseconds after midnight, or since the Unix epoch.
 const (
 	String Type = iota
 	Int
@@ -33,11 +144,35 @@ const (
 	Double
 	Boolean
 	Enum
+	Date
+	TimeMillis
+	TimeMicros
+	TimestampMillis
+	TimestampMicros
+	// Decimal is Avro's logical decimal on bytes or fixed (Field.Size):
+	// the unscaled value's big-endian two's complement bytes in Cell.S.
+	Decimal
 )
 
-var typeNames = [...]string{String: "string", Int: "int", Long: "long", Float: "float", Double: "double", Boolean: "boolean", Enum: "enum"}
+var typeNames = [...]string{String: "string", Int: "int", Long: "long", Float: "float", Double: "double", Boolean: "boolean", Enum: "enum",
+	Date: "date", TimeMillis: "time-millis", TimeMicros: "time-micros", TimestampMillis: "timestamp-millis", TimestampMicros: "timestamp-micros", Decimal: "decimal"}
 
-// String returns the Avro name of the type.
+// temporal reports whether t is a logical date, time or timestamp type.
+func (t Type) temporal() bool { return t >= Date && t <= TimestampMicros }
+
+// avroPrimitive returns the Avro primitive under a logical type.
+func (t Type) avroPrimitive() string {
+	switch t {
+	case Date, TimeMillis:
+		return "int"
+	case TimeMicros, TimestampMillis, TimestampMicros:
+		return "long"
+	}
+	return t.String()
+}
+
+// String returns the Avro name of the type (of the logical type for a
+// date, time or timestamp).
 func (t Type) String() string {
 	if int(t) < len(typeNames) {
 		return typeNames[t]
@@ -57,6 +192,9 @@ type Field struct {
 	Nullable bool
 	// Symbols are an Enum's symbols.
 	Symbols []string
+	// Precision and Scale are a Decimal's digits, and digits after the
+	// point; Size is the size of its fixed type, 0 for bytes.
+	Precision, Scale, Size int
 	// nullSecond marks a nullable field whose Avro union is [T, "null"].
 	nullSecond bool
 }
@@ -74,12 +212,27 @@ type Cell struct {
 
 // AppendText appends the CSV text of c as a value of field f: integers in
 // decimal, floating-point numbers by FormatDouble, booleans as true or
-// false, null as nothing.
+// false, dates as 2006-01-02, times as 15:04:05 and timestamps in UTC as
+// 2006-01-02T15:04:05Z (RFC 3339), both with a fraction of a second when
+// there is one, without trailing zeros; decimals with all their scale's
+// digits; null as nothing.
 func AppendText(dst []byte, f *Field, c *Cell) []byte {
 	if c.Null {
 		return dst
 	}
 	switch f.Type {
+	case Decimal:
+		return appendDecimal(dst, c.S, f.Scale)
+	case Date:
+		return time.Unix(c.I*86400, 0).UTC().AppendFormat(dst, dateLayout)
+	case TimeMillis:
+		return time.UnixMilli(c.I).UTC().AppendFormat(dst, timeLayout)
+	case TimeMicros:
+		return time.UnixMicro(c.I).UTC().AppendFormat(dst, timeLayout)
+	case TimestampMillis:
+		return time.UnixMilli(c.I).UTC().AppendFormat(dst, timestampLayout)
+	case TimestampMicros:
+		return time.UnixMicro(c.I).UTC().AppendFormat(dst, timestampLayout)
 	case Int, Long:
 		return strconv.AppendInt(dst, c.I, 10)
 	case Float:
@@ -152,6 +305,10 @@ func parseText(f *Field, s string, c *Cell) error {
 		default:
 			err = fmt.Errorf("not true or false")
 		}
+	case Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros:
+		c.I, err = parseTemporal(f.Type, s)
+	case Decimal:
+		c.S, err = parseDecimal(c.S, f, s)
 	case Enum:
 		c.I = -1
 		for i, sym := range f.Symbols {

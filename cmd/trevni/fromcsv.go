@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,8 +22,11 @@ ending in .clmn.
 Column types are inferred over all rows, not the first: int when every
 non-empty cell is a 32-bit integer written without a plus sign or leading
 zeros, long for 64 bits, double when they are all decimal numbers (or NaN,
-Infinity, -Infinity), boolean when they are all true or false, and string
-otherwise. A column with an empty cell is nullable; an empty cell is null.
+Infinity, -Infinity), boolean when they are all true or false, date when
+they are all dates as 2004-03-05, time-millis (or time-micros) when they
+are times as 10:30:00[.fff], timestamp-millis (or -micros) when they are
+RFC 3339 timestamps (2004-03-05T10:30:00Z, or with an offset), and string
+otherwise. tocsv writes these back as ISO 8601, timestamps in UTC. A column with an empty cell is nullable; an empty cell is null.
 Inference reads the input twice (standard input is first copied to a
 temporary file). With --schema, the types are those of a flat Avro record
 schema, matched to the header by field name, and the input is read once.
@@ -39,11 +43,15 @@ Examples (the file names stand for your own):
 	trevni fromcsv people.csv people.trv
 	trevni fromcsv --delimiter ';' --schema people.avsc people.csv people.trv
 	trevni fromcsv people.csv people.clmn
+	trevni fromcsv --ragged pad /usr/share/distro-info/ubuntu.csv ubuntu.trv
+	trevni fromcsv --no-header --delimiter tab rows.tsv rows.trv
 `
 
 func fromcsvCommand(fs *flag.FlagSet) runFunc {
 	schemaFile := fs.String("schema", "", "the columns' types as a flat Avro record schema `FILE.avsc` (default: inferred)")
 	delim := addDelimiter(fs)
+	raggedFlag := fs.String("ragged", "error", "records whose number of cells is not the header's: `pad` (missing cells are null), drop, or error")
+	noHeader := fs.Bool("no-header", false, "the first row is a record: columns are named c1, c2, ... (or by the --schema's fields, in order)")
 	formatFlag := fs.String("format", "", "output format: trevni or clmn (default: clmn for a name ending in .clmn)")
 	tf := addTrevniFlags(fs)
 	return func(e *env, ins []string, out *output) error {
@@ -51,6 +59,11 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		ragged, err := csvtable.ParseRagged(*raggedFlag)
+		if err != nil {
+			return e.usagef("--ragged: %v", err)
+		}
+		ropts := &csvtable.ReaderOptions{MaxColumns: e.limits.maxColumns, Ragged: ragged, NoHeader: *noHeader}
 		toCLMN, err := wantCLMN(e, *formatFlag, out.Name())
 		if err != nil {
 			return err
@@ -92,8 +105,8 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 				return &ctxReader{ctx: e.ctx, r: io.NewSectionReader(ra, 0, size)}, nil
 			}
 			r, _ := open()
-			if fields, _, err = csvtable.Infer(r, comma, &csvtable.ReaderOptions{MaxColumns: e.limits.maxColumns}); err != nil {
-				return fmt.Errorf("%s: %w", inName, err)
+			if fields, _, err = csvtable.Infer(r, comma, ropts); err != nil {
+				return fmt.Errorf("%s: %w", inName, raggedHint(err))
 			}
 			if toCLMN {
 				fields = csvtable.ForCLMN(fields)
@@ -103,7 +116,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		src, err := csvtable.NewCSVSource(r, fields, comma)
+		src, err := csvtable.NewCSVSource(r, fields, comma, ropts)
 		if err != nil {
 			return fmt.Errorf("%s: %w", inName, err)
 		}
@@ -120,12 +133,24 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		}
 		rows, err := csvtable.Copy(e.ctx, sink, src, &csvtable.CopyOptions{Progress: p.setRows})
 		if err != nil {
-			return fmt.Errorf("%s: %w", inName, err)
+			return fmt.Errorf("%s: %w", inName, raggedHint(err))
 		}
 		p.done()
+		if d, ok := src.(interface{ Dropped() int64 }); ok && d.Dropped() > 0 && !e.quiet {
+			fmt.Fprintf(e.stderr, "trevni: fromcsv: %s: dropped %s of the wrong width (--ragged drop)\n", inName, pluralCount(d.Dropped(), "record"))
+		}
 		e.tableSummary(out, rows, len(fields), toCLMN, opts)
 		return nil
 	}
+}
+
+// raggedHint adds to an error about a record of the wrong width the flag
+// that reads such records.
+func raggedHint(err error) error {
+	if errors.Is(err, csvtable.ErrRagged) {
+		return fmt.Errorf("%w (--ragged pad reads a short record's missing cells as null, --ragged drop skips records of the wrong width)", err)
+	}
+	return err
 }
 
 // wantCLMN tells whether an output is CLMN: --format, or the name's

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 var (
@@ -136,7 +138,7 @@ func TestFromCSVBadRowWritesNothing(t *testing.T) {
 		input string
 		want  string
 	}{
-		{nil, "a,b\n1,2\n3\n", "line 3: 1 cells, but the header has 2"},
+		{nil, "a,b\n1,2\n3\n", "line 3: ragged record: 1 cells, but the header has 2 (--ragged pad"},
 		{[]string{"--schema", schemaFile}, "a,b\n1,2\n3,x\n", `line 3, column 2 ("b"): "x" is not a valid double`},
 		{[]string{"--schema", schemaFile}, "a,b\n1,2\n\"3\n\",4\n", `line 3, column 1 ("a")`},
 	} {
@@ -223,5 +225,79 @@ func TestToCSVJavaFiles(t *testing.T) {
 	}
 	if row != len(got) || row < 2 {
 		t.Fatalf("%d records, %d CSV rows", row-1, len(got)-1)
+	}
+}
+
+// TestFromCSVRaggedNoHeader reads a ragged CSV (later columns missing
+// from older rows, as in distro-info's tables) with --ragged pad and
+// drop, and a CSV without a header row with --no-header.
+func TestFromCSVRaggedNoHeader(t *testing.T) {
+	dir := t.TempDir()
+	in := "version,codename,eol,eol-esm\n4.10,Warty,2006-04-30\n6.06,Dapper,2009-07-14,2011-06-01\n"
+	for _, tc := range []struct{ mode, want string }{
+		{"pad", "version,codename,eol,eol-esm\n4.10,Warty,2006-04-30,\n6.06,Dapper,2009-07-14,2011-06-01\n"},
+		{"drop", "version,codename,eol,eol-esm\n6.06,Dapper,2009-07-14,2011-06-01\n"},
+	} {
+		trv := filepath.Join(dir, tc.mode+".trv")
+		r := runIn(t, strings.NewReader(in), "fromcsv", "--ragged", tc.mode, "--schema", writeSchema(t, dir), "-", trv)
+		if r.code != 0 {
+			t.Fatalf("%s: %s", tc.mode, r.stderr)
+		}
+		if dropped := strings.Contains(r.stderr, "dropped 1 record of the wrong width"); dropped != (tc.mode == "drop") {
+			t.Errorf("%s: stderr %q", tc.mode, r.stderr)
+		}
+		if r := runIn(t, nil, "tocsv", trv); r.code != 0 || r.stdout != tc.want {
+			t.Errorf("%s: %q (%s), want %q", tc.mode, r.stdout, r.stderr, tc.want)
+		}
+	}
+	r := runIn(t, strings.NewReader(in), "fromcsv", "--ragged", "sideways", "-", filepath.Join(dir, "x.trv"))
+	if r.code != 2 || !strings.Contains(r.stderr, "--ragged") {
+		t.Errorf("--ragged sideways: %d %s", r.code, r.stderr)
+	}
+	trv := filepath.Join(dir, "nh.trv")
+	if r := runIn(t, strings.NewReader("1\tx\n2\ty\n"), "fromcsv", "--no-header", "--delimiter", "tab", "-", trv); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := runIn(t, nil, "tocsv", trv); r.stdout != "c1,c2\n1,x\n2,y\n" {
+		t.Errorf("--no-header: %q %s", r.stdout, r.stderr)
+	}
+}
+
+// writeSchema writes the schema of the ragged table, all strings, the
+// last two nullable.
+func writeSchema(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "ragged.avsc")
+	s := `{"type":"record","name":"R","fields":[{"name":"version","type":"string"},{"name":"codename","type":"string"},` +
+		`{"name":"eol","type":["null","string"]},{"name":"eol_esm","type":["null","string"],"csv.name":"eol-esm"}]}`
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestFromCSVDateSchema reads ISO 8601 dates and timestamps into fields
+// of the date and timestamp-micros logical types (issue 26: "2004-03-05"
+// was not a valid int), and writes them back.
+func TestFromCSVDateSchema(t *testing.T) {
+	dir := t.TempDir()
+	sch := filepath.Join(dir, "d.avsc")
+	os.WriteFile(sch, []byte(`{"type":"record","name":"R","fields":[{"name":"d","type":{"type":"int","logicalType":"date"}},`+
+		`{"name":"ts","type":["null",{"type":"long","logicalType":"timestamp-micros"}]}]}`), 0o644)
+	in := "d,ts\n2004-03-05,2004-03-05T10:00:00.000001Z\n1969-07-20,\n"
+	trv := filepath.Join(dir, "d.trv")
+	if r := runIn(t, strings.NewReader(in), "fromcsv", "--schema", sch, "-", trv); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := runIn(t, nil, "tocsv", trv); r.stdout != "d,ts\n2004-03-05,2004-03-05T10:00:00.000001Z\n1969-07-20,\n" {
+		t.Errorf("tocsv: %q %s", r.stdout, r.stderr)
+	}
+	// The stored values, as Go's time package counts them.
+	d1 := time.Date(2004, 3, 5, 0, 0, 0, 0, time.UTC).Unix() / 86400
+	d2 := time.Date(1969, 7, 20, 0, 0, 0, 0, time.UTC).Unix() / 86400
+	ts := time.Date(2004, 3, 5, 10, 0, 0, 1000, time.UTC).UnixMicro()
+	want := fmt.Sprintf(`{"d":%d,"ts":{"long":%d}}`+"\n"+`{"d":%d,"ts":null}`+"\n", d1, ts, d2)
+	if r := runIn(t, nil, "tojson", trv); r.stdout != want {
+		t.Errorf("tojson: %q %s, want %q", r.stdout, r.stderr, want)
 	}
 }

@@ -10,16 +10,20 @@ const tocsvHelp = `
 Tocsv writes the records of a Trevni file written from Avro, of a Trevni 1
 file, or of a CLMN file (told by their first bytes), as CSV: a header
 row, then one record per row. Fields must be flat (boolean, int, long,
-float, double, string, enum, or a union of null and one of these); a
-nested field is an error naming it, unless --fields selects only flat
-ones. Only the selected columns are
-read. Null is an empty cell; doubles are written in the shortest form that
-reads back the same number.
+float, double, string, enum, date, time, timestamp, decimal, or a union
+of null and one of these); a nested field is an error naming it, unless
+--fields selects only flat ones. --fields takes a field of a nested
+record by its dotted path (address.city), which names its column. Only
+the selected columns are read. Null is an empty cell; doubles are written
+in the shortest form that reads back the same number; dates, times and
+timestamps in ISO 8601 (timestamps in UTC, 2004-03-05T10:30:00Z);
+decimals with all the digits of their scale.
 
 Examples (the file names stand for your own):
 
 	trevni tocsv people.trv people.csv
 	trevni tocsv --fields id,salary --delimiter '\t' people.clmn
+	trevni tocsv --fields id,address.city people.trv
 `
 
 func tocsvCommand(fs *flag.FlagSet) runFunc {
