@@ -64,6 +64,8 @@ var layers = []layer{
 	{"layout", []string{
 		"schema/layout", "internal/avrojson", "internal/avrorand", "internal/predrand",
 	}},
+	// Plain JSON read back into Avro values, and schemas inferred from it.
+	{"plain JSON", []string{"internal/plainjson"}},
 	// Protobuf schemas in the layout, and predicates over columns and their
 	// statistics.
 	{"schemas", []string{"schema/protoschema", "predicate"}},
