@@ -141,6 +141,17 @@ func (b *binder) bind(e expr) (node, error) {
 			if lf.typ == format.Null {
 				return nil, b.errAt(e.path.at, "%s is of type null: only IS NULL and IS NOT NULL apply to it", e.path)
 			}
+			switch e.op {
+			case IsNaN:
+				if (lf.schema.Kind != schema.Float && lf.schema.Kind != schema.Double) || lf.decimal {
+					return nil, b.errAt(e.path.at, "%s is a %s: IS NAN applies to float and double fields", e.path, describe(lf.schema))
+				}
+			case StartsWith, Like:
+				k := lf.schema.Kind
+				if k != schema.String && k != schema.Bytes && k != schema.Fixed || lf.decimal {
+					return nil, b.errAt(e.path.at, "%s is a %s: %s applies to string, bytes and fixed fields", e.path, describe(lf.schema), e.op)
+				}
+			}
 			for _, lit := range e.lits {
 				v, err := convert(lit, lf.schema)
 				if err != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format/stats"
 	"github.com/trevni-go/trevni/typemap"
@@ -398,6 +399,14 @@ func itemTrue(op Op, v scalar, lits []scalar) bool {
 		}
 		return false
 	}
+	switch op {
+	case IsNaN:
+		return v.kind == sFloat && v.f != v.f
+	case StartsWith:
+		return strings.HasPrefix(v.s, lits[0].s)
+	case Like:
+		return likeMatch(v.s, lits[0].s)
+	}
 	c, ok := compare(v, lits[0])
 	if !ok {
 		return op == NE
@@ -556,6 +565,21 @@ func (n *cmpNode) prune(e *pruneEnv) outcomes {
 // leafOutcomes tells whether a value within b's bounds can make the
 // comparison true, and whether one can make it false.
 func leafOutcomes(op Op, lits []scalar, lf *leaf, b *stats.Block) (mayT, mayF bool) {
+	switch op {
+	case IsNaN:
+		if !b.HasBounds && !b.NaN {
+			return true, true // values without bounds: nothing is known
+		}
+		// Bounds leave NaN out: a block with bounds holds a value that is
+		// not NaN.
+		return b.NaN, b.HasBounds
+	case Like:
+		// A match starts with the pattern's text before its first wildcard.
+		mayT, _ = prefixOutcomes(likePrefix(lits[0].s), b)
+		return mayT, true
+	case StartsWith:
+		return prefixOutcomes(lits[0].s, b)
+	}
 	if b.NaN {
 		// NaN is unequal to everything and otherwise unordered.
 		mayT, mayF = op == NE, op != NE
@@ -627,4 +651,89 @@ func leafOutcomes(op Op, lits []scalar, lf *leaf, b *stats.Block) (mayT, mayF bo
 		t2, f2 = ch >= 0, cl < 0
 	}
 	return mayT || t2, mayF || f2
+}
+
+// prefixOutcomes tells whether a string or bytes value within b's bounds
+// can start with pre, and whether one can fail to. The values starting
+// with pre are those from pre up to, not including, pre's successor: pre
+// with its last byte below 0xff incremented and the rest dropped (none when
+// pre is all 0xff bytes).
+func prefixOutcomes(pre string, b *stats.Block) (mayT, mayF bool) {
+	if pre == "" {
+		return true, false
+	}
+	if !b.HasBounds {
+		return true, true
+	}
+	lo, hi := string(b.MinBytes), string(b.MaxBytes)
+	succ, hasSucc := prefixSuccessor(pre)
+	// Some value may start with pre unless every value lies below pre or
+	// at or above its successor.
+	mayT = (b.NoMax || hi >= pre) && (!hasSucc || lo < succ)
+	// Every value starts with pre when the bounds both lie in its range.
+	all := lo >= pre && !b.NoMax && hasSucc && hi < succ
+	if !hasSucc && !b.NoMax {
+		all = false
+	}
+	return mayT, !all
+}
+
+// prefixSuccessor returns the least string above every string starting
+// with pre, and false when there is none (pre is all 0xff bytes).
+func prefixSuccessor(pre string) (string, bool) {
+	for i := len(pre) - 1; i >= 0; i-- {
+		if pre[i] != 0xff {
+			return pre[:i] + string([]byte{pre[i] + 1}), true
+		}
+	}
+	return "", false
+}
+
+// likePrefix returns the literal start of a LIKE pattern: the text before
+// its first wildcard.
+func likePrefix(pat string) string {
+	if i := strings.IndexAny(pat, "%_"); i >= 0 {
+		return pat[:i]
+	}
+	return pat
+}
+
+// likeMatch reports whether s matches the LIKE pattern pat, in which %
+// stands for any run of characters and _ for one character (a UTF-8
+// sequence, or one byte that is not part of one). It backtracks only to
+// the last %, so it takes time proportional to len(s) times len(pat) at
+// worst.
+func likeMatch(s, pat string) bool {
+	si, pi := 0, 0
+	starP, starS := -1, 0
+	for si < len(s) {
+		switch {
+		case pi < len(pat) && pat[pi] == '%':
+			starP, starS = pi, si
+			pi++
+			continue
+		case pi < len(pat) && pat[pi] == '_':
+			_, n := utf8.DecodeRuneInString(s[si:])
+			si += n
+			pi++
+			continue
+		case pi < len(pat):
+			_, n := utf8.DecodeRuneInString(pat[pi:])
+			if si+n <= len(s) && s[si:si+n] == pat[pi:pi+n] {
+				si += n
+				pi += n
+				continue
+			}
+		}
+		if starP < 0 {
+			return false
+		}
+		_, n := utf8.DecodeRuneInString(s[starS:])
+		starS += n
+		si, pi = starS, starP+1
+	}
+	for pi < len(pat) && pat[pi] == '%' {
+		pi++
+	}
+	return pi == len(pat)
 }

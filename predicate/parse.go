@@ -40,16 +40,19 @@ type Op uint8
 
 // The comparison operators.
 const (
-	EQ Op = iota // =
-	NE           // != (also written <>)
-	LT           // <
-	LE           // <=
-	GT           // >
-	GE           // >=
-	IN           // IN (...)
+	EQ         Op = iota // =
+	NE                   // != (also written <>)
+	LT                   // <
+	LE                   // <=
+	GT                   // >
+	GE                   // >=
+	IN                   // IN (...)
+	IsNaN                // IS NAN (no literal)
+	StartsWith           // STARTS WITH 'prefix'
+	Like                 // LIKE 'pattern' (% any run of characters, _ one character)
 )
 
-var opNames = [...]string{"=", "!=", "<", "<=", ">", ">=", "IN"}
+var opNames = [...]string{"=", "!=", "<", "<=", ">", ">=", "IN", "IS NAN", "STARTS WITH", "LIKE"}
 
 // String returns the operator as written.
 func (o Op) String() string {
@@ -312,6 +315,14 @@ func (p *parser) keyword(k string) bool {
 	return p.tok.kind == tIdent && strings.EqualFold(p.tok.text, k)
 }
 
+// peekKeyword reports whether the token after the current one is keyword
+// k, without moving.
+func (p *parser) peekKeyword(k string) bool {
+	save, tok := p.pos, p.tok
+	defer func() { p.pos, p.tok = save, tok }()
+	return p.next() == nil && p.keyword(k)
+}
+
 var reserved = []string{"AND", "OR", "NOT", "IN", "IS", "NULL", "TRUE", "FALSE"}
 
 func isReserved(s string) bool {
@@ -416,10 +427,51 @@ func (p *parser) predicate() (expr, error) {
 				return nil, err
 			}
 		}
+		if p.keyword("NAN") {
+			var e expr = &cmpExpr{path: path, op: IsNaN}
+			if not {
+				e = &notExpr{x: e}
+			}
+			return e, p.next()
+		}
 		if !p.keyword("NULL") {
-			return nil, p.errAt(p.tok.at, "expected NULL, found "+p.describe())
+			return nil, p.errAt(p.tok.at, "expected NULL or NAN, found "+p.describe())
 		}
 		return &nullExpr{path: path, not: not}, p.next()
+	case p.keyword("STARTS"):
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		if !p.keyword("WITH") {
+			return nil, p.errAt(p.tok.at, "expected WITH after STARTS, found "+p.describe())
+		}
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		l, err := p.literal()
+		if err != nil {
+			return nil, err
+		}
+		return &cmpExpr{path: path, op: StartsWith, lits: []literal{l}}, nil
+	case p.keyword("LIKE"), p.keyword("NOT") && p.peekKeyword("LIKE"):
+		not := p.keyword("NOT")
+		if not {
+			if err := p.next(); err != nil {
+				return nil, err
+			}
+		}
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		l, err := p.literal()
+		if err != nil {
+			return nil, err
+		}
+		var e expr = &cmpExpr{path: path, op: Like, lits: []literal{l}}
+		if not {
+			e = &notExpr{x: e}
+		}
+		return e, nil
 	case p.keyword("NOT"), p.keyword("IN"):
 		not := p.keyword("NOT")
 		if not {
@@ -427,7 +479,7 @@ func (p *parser) predicate() (expr, error) {
 				return nil, err
 			}
 			if !p.keyword("IN") {
-				return nil, p.errAt(p.tok.at, "expected IN after NOT, found "+p.describe())
+				return nil, p.errAt(p.tok.at, "expected IN or LIKE after NOT, found "+p.describe())
 			}
 		}
 		if err := p.next(); err != nil {
@@ -492,7 +544,7 @@ func (p *parser) predicate() (expr, error) {
 		}
 		return &cmpExpr{path: path, op: op, lits: []literal{l}}, nil
 	}
-	return nil, p.errAt(p.tok.at, "expected an operator (= != < <= > >= IN IS) after "+strconv.Quote(path.String())+", found "+p.describe())
+	return nil, p.errAt(p.tok.at, "expected an operator (= != < <= > >= IN IS LIKE STARTS WITH) after "+strconv.Quote(path.String())+", found "+p.describe())
 }
 
 func (p *parser) path() (fieldPath, error) {

@@ -89,6 +89,23 @@ func TestMayMatch(t *testing.T) {
 		"lines.qty = 1":                  true, // no statistics
 		"NOT (id = 5 AND region = 'EU')": true,
 		"NOT (id = 5 OR region = 'EU')":  false,
+		"amount IS NAN":                  true,
+		"amount IS NOT NAN":              true,
+		"id = 5 AND amount IS NAN":       true,
+		"note STARTS WITH 'ab'":          true,
+		"note STARTS WITH 'abd'":         true, // within the bounds
+		"note STARTS WITH 'zzzz'":        true, // the maximum is a rounded-up prefix
+		"note STARTS WITH 'zzzzzzz{'":    false,
+		"note STARTS WITH 'b'":           true,
+		"note STARTS WITH 'aa'":          false,
+		"note STARTS WITH '{'":           false,
+		"note STARTS WITH ''":            true,
+		"NOT note STARTS WITH ''":        false,
+		"NOT note STARTS WITH 'a'":       true,
+		"note LIKE 'aa%'":                false,
+		"note LIKE 'ab_'":                true,
+		"note LIKE '_b_'":                true,
+		"note LIKE '{%'":                 false,
 	} {
 		p, err := Compile(expr, s, l)
 		if err != nil {
@@ -96,6 +113,31 @@ func TestMayMatch(t *testing.T) {
 		}
 		if got := p.MayMatch(0, 3, get); got != want {
 			t.Errorf("MayMatch(%s) = %v, want %v", expr, got, want)
+		}
+	}
+	// IS NAN by the NaN flag: a block of NaNs alone has no bounds.
+	for _, c := range []struct {
+		vals        []float64
+		nan, notNaN bool
+	}{
+		{[]float64{1, 2, 3}, false, true},
+		{[]float64{math.NaN(), math.NaN(), math.NaN()}, true, false},
+		{[]float64{math.NaN(), 2, math.NaN()}, true, true},
+	} {
+		i, b := blockOf(t, l, "amount", 3, func(a *stats.Accumulator) {
+			for _, v := range c.vals {
+				a.AddDouble(v)
+			}
+		})
+		get := func(col int) (*stats.Block, int64, bool) { return &b, 0, col == i }
+		for expr, want := range map[string]bool{"amount IS NAN": c.nan, "amount IS NOT NAN": c.notNaN, "NOT amount IS NAN": c.notNaN} {
+			p, err := Compile(expr, s, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.MayMatch(0, 3, get); got != want {
+				t.Errorf("%v: MayMatch(%s) = %v, want %v", c.vals, expr, got, want)
+			}
 		}
 	}
 	// Statistics covering more rows than asked about still bound them, but
