@@ -301,7 +301,11 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 			}
 		}
 		if k < 0 {
-			return nil, &notFound{seg: i, msg: fmt.Sprintf("record %s has no field %q", s.Name, segs[i])}
+			msg := fmt.Sprintf("record %s has no field %q", s.Name, segs[i])
+			if near := nearestField(s, segs[i]); near != "" {
+				msg += "; did you mean " + near + "?"
+			}
+			return nil, &notFound{seg: i, msg: msg}
 		}
 		next, nf := b.resolve(t, s.Fields[k].Type, n.Fields[k], segs, i+1, single, branchCol)
 		if nf != nil {
@@ -522,4 +526,48 @@ func parseTime(text string, s *schema.Schema) (int64, error) {
 		return 0, fmt.Errorf("%q is out of the field's range", text)
 	}
 	return sec*per + ns/int64(unit), nil
+}
+
+// nearestField returns the field of record s whose name is nearest name: one
+// equal but for case, else the first within two edits (insertions,
+// deletions, substitutions of a character), the fewest edits first; "" when
+// none is that near.
+func nearestField(s *schema.Schema, name string) string {
+	best, bestD := "", 3
+	for _, f := range s.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return f.Name
+		}
+		if d := editDistance(f.Name, name, bestD); d < bestD {
+			best, bestD = f.Name, d
+		}
+	}
+	return best
+}
+
+// editDistance returns the Levenshtein distance between a and b counted in
+// characters, or limit when it is limit or more. Names longer than 64
+// characters are not compared (limit).
+func editDistance(a, b string, limit int) int {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 || len(ra)-len(rb) >= limit || len(rb)-len(ra) >= limit {
+		return limit
+	}
+	var prevBuf, curBuf [65]int
+	prev, cur := prevBuf[:len(rb)+1], curBuf[:len(rb)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			sub := prev[j-1]
+			if ra[i-1] != rb[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(rb)], limit)
 }

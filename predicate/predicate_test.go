@@ -160,7 +160,11 @@ func TestErrors(t *testing.T) {
 		{"id = 1 id = 2", 7, "unexpected"},
 		{"id = NULL", 5, "use IS NULL"},
 		{"id # 1", 3, "unexpected character '#'"},
-		{"nope = 1", 0, `record Order has no field "nope"`},
+		{"nope = 1", 0, `record Order has no field "nope"; did you mean note?`},
+		{"ID = 1", 0, `record Order has no field "ID"; did you mean id?`},
+		{"amuont > 1", 0, `did you mean amount?`},
+		{"lines.skus = 'a'", 6, `record Line has no field "skus"; did you mean sku?`},
+		{"regon2 = 'EU'", 0, `did you mean region?`},
 		{"lines.nope = 1", 6, `record Line has no field "nope"`},
 		{"id.x = 1", 3, `a value of type long has no field "x"`},
 		{"id = 'x'", 5, "a long field needs a number"},
@@ -193,9 +197,15 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%q: got offset %d %q, want %d %q", c.expr, pe.Offset, pe.Msg, c.at, c.msg)
 		}
 	}
+	// A name more than two edits from every field gets no suggestion.
+	for _, e := range []string{"regoin2 = 'EU'", "zzzz = 1", "lines.qtyyyy = 1"} {
+		if _, err := Compile(e, s, l); err == nil || strings.Contains(err.Error(), "did you mean") || !strings.Contains(err.Error(), "has no field") {
+			t.Errorf("%s: %v", e, err)
+		}
+	}
 	// The example of docs/filters.md.
 	_, err := Compile("amont > 4500 AND region = 'EU'", s, l)
-	if want := "amont: record Order has no field \"amont\" at offset 0\n  amont > 4500 AND region = 'EU'\n  ^"; err == nil || err.Error() != want {
+	if want := "amont: record Order has no field \"amont\"; did you mean amount? at offset 0\n  amont > 4500 AND region = 'EU'\n  ^"; err == nil || err.Error() != want {
 		t.Errorf("docs/filters.md example:\n%v\nwant\n%s", err, want)
 	}
 	_, err = Compile("id = 1 AND région = 2", s, l)
