@@ -1,9 +1,11 @@
 package predicate
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
+	"sort"
 	"strings"
 	"time"
 
@@ -153,7 +155,7 @@ func (b *binder) bind(e expr) (node, error) {
 				}
 			}
 			for _, lit := range e.lits {
-				v, err := convert(lit, lf.schema)
+				v, err := convertLeaf(lit, lf)
 				if err != nil {
 					return nil, b.errAt(lit.at, "%s: %s", e.path, err)
 				}
@@ -189,6 +191,10 @@ type leaf struct {
 	col     int
 	typ     format.ValueType
 	decimal bool // compare as numbers, not as stored bytes; no statistics
+	// enum maps the symbols of a protobuf enum stored as an int (the
+	// field's "protobuf.enum" property) to their numbers, so that a
+	// 'NAME' literal compares as its number; nil for other fields.
+	enum map[string]int64
 }
 
 type recordEnd struct {
@@ -307,9 +313,17 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 			}
 			return nil, &notFound{seg: i, msg: msg}
 		}
+		before := len(t.leaves)
 		next, nf := b.resolve(t, s.Fields[k].Type, n.Fields[k], segs, i+1, single, branchCol)
 		if nf != nil {
 			return nil, nf
+		}
+		if syms := protoEnum(s.Fields[k]); syms != nil {
+			for j := before; j < len(t.leaves); j++ {
+				if kind := t.leaves[j].schema.Kind; kind == schema.Int || kind == schema.Long {
+					t.leaves[j].enum = syms
+				}
+			}
 		}
 		return &walker{kind: walkField, field: segs[i], next: next}, nil
 	}
@@ -570,4 +584,60 @@ func editDistance(a, b string, limit int) int {
 		prev, cur = cur, prev
 	}
 	return min(prev[len(rb)], limit)
+}
+
+// propProtoEnum is the field property in which package protoschema keeps a
+// protobuf enum field's symbols and numbers ({"NAME": number, ...}).
+const propProtoEnum = "protobuf.enum"
+
+// protoEnum returns the symbols of a protobuf enum field by name, or nil
+// when f is not one or its property is malformed.
+func protoEnum(f *schema.Field) map[string]int64 {
+	v, ok := f.Prop(propProtoEnum)
+	if !ok {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return nil
+	}
+	syms := make(map[string]int64, len(m))
+	for name, n := range m {
+		switch n := n.(type) {
+		case json.Number:
+			i, err := n.Int64()
+			if err != nil {
+				return nil
+			}
+			syms[name] = i
+		case float64:
+			if n != math.Trunc(n) || math.Abs(n) > 1<<31 {
+				return nil
+			}
+			syms[name] = int64(n)
+		default:
+			return nil
+		}
+	}
+	return syms
+}
+
+// convertLeaf converts a literal for leaf lf: a string naming a symbol of
+// a protobuf enum as the symbol's number, anything else as convert does.
+func convertLeaf(l literal, lf *leaf) (scalar, error) {
+	if lf.enum != nil && l.kind == litString {
+		n, ok := lf.enum[l.text]
+		if !ok {
+			names := make([]string, 0, len(lf.enum))
+			for name := range lf.enum {
+				names = append(names, name)
+			}
+			sort.Slice(names, func(i, j int) bool {
+				return lf.enum[names[i]] < lf.enum[names[j]] || lf.enum[names[i]] == lf.enum[names[j]] && names[i] < names[j]
+			})
+			return scalar{}, fmt.Errorf("protobuf enum has no symbol %q (it has %s)", l.text, strings.Join(names, ", "))
+		}
+		return scalar{kind: sInt, i: n}, nil
+	}
+	return convert(l, lf.schema)
 }
