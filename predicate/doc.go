@@ -10,6 +10,9 @@
 //	predicate  = path op literal
 //	           | path ["NOT"] "IN" "(" literal { "," literal } ")"
 //	           | path "IS" ["NOT"] "NULL"
+//	           | path "IS" ["NOT"] "NAN"
+//	           | path "STARTS" "WITH" literal
+//	           | path ["NOT"] "LIKE" literal
 //	op         = "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
 //	path       = name { "." name }
 //	name       = [A-Za-z_][A-Za-z0-9_]*  |  '"' text '"'  |  '`' text '`'
@@ -44,7 +47,22 @@
 //     byte, as Avro JSON writes bytes) or X'hex', compared as unsigned
 //     bytes;
 //   - decimal: a number, compared by value;
-//   - boolean: TRUE or FALSE (FALSE < TRUE).
+//   - boolean: TRUE or FALSE (FALSE < TRUE);
+//   - a protobuf enum, an int whose field has the "protobuf.enum" property
+//     of package protoschema: a 'NAME' of the enum or its number; names
+//     compare as their numbers.
+//
+// IS NAN applies to float and double fields; STARTS WITH and LIKE to
+// string, bytes and fixed fields, with a literal as for =. In a LIKE
+// pattern % stands for any run of characters and _ for one character (a
+// UTF-8 sequence, or a byte that is not part of one); there is no escape.
+// x IS NOT NAN is NOT (x IS NAN) and x NOT LIKE p is NOT (x LIKE p), so on
+// a null they are UNKNOWN. NAN, STARTS, WITH and LIKE are keywords only
+// where an operator is expected.
+//
+// A field name that a record lacks is an error that names the record's
+// field equal to it but for case, or else the one nearest within two
+// edits: "did you mean amount?".
 //
 // # Meaning
 //
@@ -71,7 +89,10 @@
 // answers false only when no row can make the expression TRUE: a column
 // without statistics, and any decimal, counts as "any value"; a shortened
 // string bound is used only as the bound it still is; a block holding NaN
-// may satisfy != and may fail every other comparison; null counts come
+// may satisfy != and may fail every other comparison, and IS NAN is judged
+// by the block's NaN flag; STARTS WITH, and LIKE by its pattern's text
+// before the first wildcard, skip a block whose bounds cannot hold a value
+// with that prefix; null counts come
 // into play only when the statistics cover exactly the rows asked about.
 // Ranges applies MayMatch to a whole file's blocks and returns the runs of
 // rows a reader must read.

@@ -115,6 +115,34 @@ func TestMayMatch(t *testing.T) {
 			t.Errorf("MayMatch(%s) = %v, want %v", expr, got, want)
 		}
 	}
+	// A prefix equal to the maximum, or the minimum just past it.
+	for _, c := range []struct {
+		expr string
+		want bool
+	}{
+		{"note STARTS WITH 'abc'", true},
+		{"note STARTS WITH 'abd'", false},
+		{"note STARTS WITH 'ab'", true},
+		{"NOT note STARTS WITH 'ab'", false},
+		{"NOT note STARTS WITH 'abc'", true},
+		{"note STARTS WITH 'aa'", false},
+		{"note STARTS WITH '\u00ff'", false},
+	} {
+		i, b := blockOf(t, l, "note/string", 2, func(a *stats.Accumulator) {
+			a.AddLength(1)
+			a.AddString("ab")
+			a.AddLength(1)
+			a.AddString("abc")
+		})
+		get := func(col int) (*stats.Block, int64, bool) { return &b, 0, col == i }
+		p, err := Compile(c.expr, s, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.MayMatch(0, 2, get); got != c.want {
+			t.Errorf("[ab, abc]: MayMatch(%s) = %v, want %v", c.expr, got, c.want)
+		}
+	}
 	// IS NAN by the NaN flag: a block of NaNs alone has no bounds.
 	for _, c := range []struct {
 		vals        []float64
