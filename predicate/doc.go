@@ -87,7 +87,8 @@
 // and whether one could make it FALSE, from the bounds and counts of the
 // blocks; NOT swaps the two, so negations are as safe as the rest. It
 // answers false only when no row can make the expression TRUE: a column
-// without statistics, and any decimal, counts as "any value"; a shortened
+// without statistics, a bytes decimal, and a fixed decimal whose bounds
+// are inexact or of two signs, count as "any value"; a shortened
 // string bound is used only as the bound it still is; a block holding NaN
 // may satisfy != and may fail every other comparison, and IS NAN is judged
 // by the block's NaN flag; STARTS WITH, and LIKE by its pattern's text

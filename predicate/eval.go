@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format/stats"
+	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/typemap"
 )
 
@@ -218,13 +219,7 @@ func toScalar(lf *leaf, v any) (scalar, error) {
 		if !ok {
 			return scalar{}, fmt.Errorf("decimal stored as %T", st)
 		}
-		i := new(big.Int).SetBytes(b)
-		if len(b) > 0 && b[0]&0x80 != 0 {
-			i.Sub(i, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-		}
-		r := new(big.Rat).SetInt(i)
-		r.Quo(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(lf.schema.Scale)), nil)))
-		return scalar{kind: sRat, r: r}, nil
+		return scalar{kind: sRat, r: decimalValue(b, lf.schema.Scale)}, nil
 	}
 	switch st := st.(type) {
 	case bool:
@@ -545,7 +540,7 @@ func (n *cmpNode) prune(e *pruneEnv) outcomes {
 	for k := range n.t.leaves {
 		lf := &n.t.leaves[k]
 		b, ok, _ := e.block(lf.col)
-		if !ok || lf.decimal {
+		if !ok {
 			o.t, o.f = true, true
 			continue
 		}
@@ -594,6 +589,11 @@ func leafOutcomes(op Op, lits []scalar, lf *leaf, b *stats.Block) (mayT, mayF bo
 	noMax := false
 	t := stats.Type(lf.typ)
 	switch {
+	case lf.decimal:
+		var ok bool
+		if lo, hi, ok = decimalBounds(lf, b); !ok {
+			return true, true
+		}
 	case t.IsInteger():
 		lo, hi = scalar{kind: sInt, i: b.MinInt}, scalar{kind: sInt, i: b.MaxInt}
 	case t.IsFloat():
@@ -651,6 +651,34 @@ func leafOutcomes(op Op, lits []scalar, lf *leaf, b *stats.Block) (mayT, mayF bo
 		t2, f2 = ch >= 0, cl < 0
 	}
 	return mayT || t2, mayF || f2
+}
+
+// decimalBounds returns the bounds of a block of a fixed decimal as
+// values, when the statistics' unsigned byte bounds give them: both exact
+// and of the fixed's size, and of the same sign (two's complement numbers
+// of one width and one sign order as their unsigned bytes do, and a run of
+// unsigned values between two of one sign holds only that sign). Bytes
+// decimals, of varying lengths, never do.
+func decimalBounds(lf *leaf, b *stats.Block) (lo, hi scalar, ok bool) {
+	size := lf.schema.Size
+	if lf.schema.Kind != schema.Fixed || b.MinInexact || b.MaxInexact || b.NoMax ||
+		len(b.MinBytes) != size || len(b.MaxBytes) != size || size == 0 ||
+		b.MinBytes[0]&0x80 != b.MaxBytes[0]&0x80 {
+		return scalar{}, scalar{}, false
+	}
+	return scalar{kind: sRat, r: decimalValue(b.MinBytes, lf.schema.Scale)},
+		scalar{kind: sRat, r: decimalValue(b.MaxBytes, lf.schema.Scale)}, true
+}
+
+// decimalValue returns the value of a decimal's big-endian two's
+// complement bytes at scale.
+func decimalValue(b []byte, scale int) *big.Rat {
+	i := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		i.Sub(i, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	r := new(big.Rat).SetInt(i)
+	return r.Quo(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)))
 }
 
 // prefixOutcomes tells whether a string or bytes value within b's bounds

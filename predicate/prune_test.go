@@ -217,3 +217,49 @@ func TestUnionPaths(t *testing.T) {
 		t.Errorf("columns %v, want both branches' x", got)
 	}
 }
+
+// A fixed decimal's block is judged by its bounds when both are exact and
+// of one sign; a bytes decimal's never is.
+func TestFixedDecimalPruning(t *testing.T) {
+	s, err := schema.Parse(`{"type":"record","name":"R","fields":[
+	 {"name":"d","type":{"type":"fixed","name":"D","size":2,"logicalType":"decimal","precision":4,"scale":2}},
+	 {"name":"v","type":{"type":"bytes","logicalType":"decimal","precision":4,"scale":2}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := layout.New(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := func(x int16) []byte { return []byte{byte(uint16(x) >> 8), byte(x)} }
+	for _, c := range []struct {
+		col    string
+		lo, hi int16 // hundredths
+		expr   string
+		want   bool
+	}{
+		{"d", 100, 250, "d > 2.5", false},
+		{"d", 100, 250, "d >= 2.5", true},
+		{"d", 100, 250, "d < 1", false},
+		{"d", 100, 250, "d IN (0.5, 3)", false},
+		{"d", 100, 250, "d IN (0.5, 1.5)", true},
+		{"d", -250, -100, "d > -1", false},
+		{"d", -250, -100, "d < -2.5", false},
+		{"d", -250, -100, "d <= -2.5", true},
+		{"d", -100, 100, "d > 5", true}, // of two signs: not judged
+		{"v", 100, 250, "v > 2.5", true},
+	} {
+		i, b := blockOf(t, l, c.col, 2, func(a *stats.Accumulator) {
+			a.AddBytes(two(c.lo))
+			a.AddBytes(two(c.hi))
+		})
+		get := func(col int) (*stats.Block, int64, bool) { return &b, 0, col == i }
+		p, err := Compile(c.expr, s, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.MayMatch(0, 2, get); got != c.want {
+			t.Errorf("[%d, %d]: MayMatch(%s) = %v, want %v", c.lo, c.hi, c.expr, got, c.want)
+		}
+	}
+}
