@@ -130,6 +130,12 @@ func (b *binder) bind(e expr) (node, error) {
 		}
 		return &nullNode{t: t, not: e.not}, nil
 	case *cmpExpr:
+		if d, err := b.wellKnownTime(e); d != nil || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return b.bind(d)
+		}
 		t, err := b.target(e.path)
 		if err != nil {
 			return nil, err
@@ -640,4 +646,156 @@ func convertLeaf(l literal, lf *leaf) (scalar, error) {
 		return scalar{kind: sInt, i: n}, nil
 	}
 	return convert(l, lf.schema)
+}
+
+// wellKnownTime rewrites a comparison of a protobuf Timestamp or Duration
+// message (a record with the "protobuf.message" property, as package
+// protoschema maps it: fields seconds and nanos) with a 'text' literal as
+// comparisons of its fields, lexicographic on (seconds, nanos), which is
+// their order for valid values. It returns nil and no error for any other
+// comparison. Only a path that reaches one value per row (no array or map
+// on the way) is rewritten, so that seconds and nanos come from one value.
+func (b *binder) wellKnownTime(e *cmpExpr) (expr, error) {
+	msg, single := endMessage(b.schema, e.path.segs)
+	if msg != "google.protobuf.Timestamp" && msg != "google.protobuf.Duration" {
+		return nil, nil
+	}
+	if e.op != EQ && e.op != NE && e.op != LT && e.op != LE && e.op != GT && e.op != GE && e.op != IN {
+		return nil, nil // only IS NULL and the like, which then report the record
+	}
+	if !single {
+		return nil, b.errAt(e.path.at, "%s is a repeated or mapped %s: compare its seconds and nanos fields", e.path, msg)
+	}
+	field := func(name string) fieldPath {
+		fp := fieldPath{at: e.path.at, segs: append(append([]string(nil), e.path.segs...), name)}
+		fp.ats = append(append([]int(nil), e.path.ats...), e.path.at)
+		return fp
+	}
+	secs, nanos := field("seconds"), field("nanos")
+	num := func(at int, v int64) []literal {
+		return []literal{{at: at, kind: litNumber, isInt: true, i: v, f: float64(v), r: new(big.Rat).SetInt64(v)}}
+	}
+	cmp := func(op Op, at int, sec, ns int64) expr {
+		s := func(o Op) expr { return &cmpExpr{path: secs, op: o, lits: num(at, sec)} }
+		n := func(o Op) expr { return &cmpExpr{path: nanos, op: o, lits: num(at, ns)} }
+		switch op {
+		case EQ:
+			return &andExpr{s(EQ), n(EQ)}
+		case NE:
+			return &notExpr{&andExpr{s(EQ), n(EQ)}}
+		case LT, LE:
+			return &orExpr{s(LT), &andExpr{s(EQ), n(op)}}
+		}
+		return &orExpr{s(GT), &andExpr{s(EQ), n(op)}} // GT, GE
+	}
+	var out expr
+	for _, lit := range e.lits {
+		if lit.kind != litString {
+			return nil, b.errAt(lit.at, "%s: a %s needs a 'text' literal, such as %s", e.path, msg, map[bool]string{true: "'2024-05-20T00:00:00Z'", false: "'1.5s'"}[msg == "google.protobuf.Timestamp"])
+		}
+		var sec, ns int64
+		var err error
+		if msg == "google.protobuf.Timestamp" {
+			var t time.Time
+			if t, err = time.Parse(time.RFC3339Nano, lit.text); err == nil {
+				sec, ns = t.Unix(), int64(t.Nanosecond())
+			} else {
+				err = fmt.Errorf("a Timestamp needs an RFC 3339 time such as '2024-05-20T00:00:00Z'")
+			}
+		} else {
+			sec, ns, err = parseProtoDuration(lit.text)
+		}
+		if err != nil {
+			return nil, b.errAt(lit.at, "%s: %s", e.path, err)
+		}
+		op := e.op
+		if op == IN {
+			op = EQ
+		}
+		c := cmp(op, lit.at, sec, ns)
+		if out == nil {
+			out = c
+		} else {
+			out = &orExpr{out, c}
+		}
+	}
+	return out, nil
+}
+
+// endMessage follows segs through records, unions, arrays and maps of s
+// and returns the "protobuf.message" property of the record they end at
+// (one name when every branch agrees, else ""), and whether no array or
+// map lies on the way.
+func endMessage(s *schema.Schema, segs []string) (string, bool) {
+	single := true
+	var msg string
+	found, agree := false, true
+	var walk func(s *schema.Schema, i int)
+	walk = func(s *schema.Schema, i int) {
+		switch s.Kind {
+		case schema.Union:
+			for _, br := range s.Branches {
+				walk(br, i)
+			}
+		case schema.Array:
+			single = false
+			walk(s.Items, i)
+		case schema.Map:
+			single = false
+			walk(s.Values, i)
+		case schema.Record:
+			if i == len(segs) {
+				m, _ := s.Prop("protobuf.message")
+				name, _ := m.(string)
+				if found && name != msg {
+					agree = false
+				}
+				found, msg = true, name
+				return
+			}
+			if f := s.Field(segs[i]); f != nil {
+				walk(f.Type, i+1)
+			}
+		}
+	}
+	walk(s, 0)
+	if !found || !agree {
+		return "", single
+	}
+	return msg, single
+}
+
+// parseProtoDuration reads a duration as protobuf JSON writes it, seconds
+// with up to nine fractional digits and an "s" ('-1.5s'), or as Go writes
+// one ('1h30m'), into seconds and nanoseconds of one sign.
+func parseProtoDuration(text string) (sec, ns int64, err error) {
+	bad := fmt.Errorf("a Duration needs seconds such as '1.5s' or '-0.000001s', or a Go duration such as '1h30m'")
+	t, ok := strings.CutSuffix(text, "s")
+	neg := strings.HasPrefix(t, "-")
+	t = strings.TrimPrefix(t, "-")
+	whole, frac, _ := strings.Cut(t, ".")
+	if !ok || strings.Trim(t, "0123456789.") != "" {
+		// Not plain seconds: a Go duration, within int64 nanoseconds.
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return 0, 0, bad
+		}
+		return int64(d / time.Second), int64(d % time.Second), nil
+	}
+	if whole == "" || len(whole) > 12 || len(frac) > 9 || strings.Contains(frac, ".") {
+		return 0, 0, bad // finer than nanoseconds, or beyond protobuf's range
+	}
+	for _, c := range whole {
+		sec = sec*10 + int64(c-'0')
+	}
+	for i := 0; i < 9; i++ {
+		ns *= 10
+		if i < len(frac) {
+			ns += int64(frac[i] - '0')
+		}
+	}
+	if neg {
+		sec, ns = -sec, -ns
+	}
+	return sec, ns, nil
 }
