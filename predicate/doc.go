@@ -50,7 +50,13 @@
 //   - boolean: TRUE or FALSE (FALSE < TRUE);
 //   - a protobuf enum, an int whose field has the "protobuf.enum" property
 //     of package protoschema: a 'NAME' of the enum or its number; names
-//     compare as their numbers.
+//     compare as their numbers;
+//   - a protobuf google.protobuf.Timestamp or Duration message (a record
+//     with that "protobuf.message" property, fields seconds and nanos),
+//     reached without an array or map on the way: a Timestamp as RFC 3339
+//     text, a Duration as protobuf JSON's seconds ('-1.5s', to the
+//     nanosecond) or a Go duration ('1h30m'); compared by value with =, !=,
+//     <, <=, >, >= and IN, as the pair (seconds, nanos).
 //
 // IS NAN applies to float and double fields; STARTS WITH and LIKE to
 // string, bytes and fixed fields, with a literal as for =. In a LIKE
