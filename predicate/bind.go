@@ -83,6 +83,7 @@ type binder struct {
 	colSet  map[int]bool
 	paths   []string
 	pathSet map[string]bool
+	keys    map[int]string // the map lookups of the path being resolved
 }
 
 func (b *binder) errAt(at int, format string, args ...any) *Error {
@@ -217,6 +218,7 @@ type walker struct {
 	next     *walker        // walkField, walkArray, walkMap
 	branches []*walker      // walkUnion: per branch; nil for null and for branches without the path
 	leaf     int            // walkLeaf: index in target.leaves
+	key      string         // walkMapKey: the key looked up
 }
 
 type walkKind uint8
@@ -225,6 +227,7 @@ const (
 	walkField walkKind = iota
 	walkArray
 	walkMap
+	walkMapKey // one key's value of a map; a missing key is a NULL
 	walkUnion
 	walkLeaf
 	walkRecord // the path ends at a record: a present value
@@ -244,7 +247,8 @@ func (b *binder) target(fp fieldPath) (*target, error) {
 		b.paths = append(b.paths, path)
 	}
 	t := &target{path: path, single: true}
-	w, nf := b.resolve(t, b.schema, b.layout.Root, fp.segs, 0, true, -1)
+	b.keys = fp.keys
+	w, nf := b.resolve(t, b.schema, b.layout.Root, fp.segs, 0, true, -1, nil)
 	if nf != nil {
 		return nil, b.errAt(fp.ats[nf.seg], "%s: %s", path, nf.msg)
 	}
@@ -258,7 +262,13 @@ func (b *binder) target(fp fieldPath) (*target, error) {
 // resolve follows segs[i:] from schema node s (layout node n). single is
 // false once an array or a map was passed; branchCol is the innermost
 // union branch column passed, or -1.
-func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []string, i int, single bool, branchCol int) (*walker, *notFound) {
+//
+// key, when not nil, is a map key written after segs[i-1]: the next node
+// must be a map (through unions), and the walk takes that key's value.
+func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []string, i int, single bool, branchCol int, key *string) (*walker, *notFound) {
+	if key != nil && s.Kind != schema.Union && s.Kind != schema.Map {
+		return nil, &notFound{seg: i - 1, msg: fmt.Sprintf("%s is a %s, not a map: [%q] applies to maps", segs[i-1], s.FullName(), *key)}
+	}
 	switch s.Kind {
 	case schema.Union:
 		w := &walker{kind: walkUnion, union: s, branches: make([]*walker, len(s.Branches))}
@@ -268,7 +278,7 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 			if br.Kind == schema.Null || n.Branches[k] == nil {
 				continue
 			}
-			bw, nf := b.resolve(t, br, n.Branches[k], segs, i, single, n.BranchCols[k])
+			bw, nf := b.resolve(t, br, n.Branches[k], segs, i, single, n.BranchCols[k], key)
 			if nf != nil {
 				if first == nil || nf.seg > first.seg {
 					first = nf
@@ -288,15 +298,18 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 		}
 		return w, nil
 	case schema.Array:
-		next, nf := b.resolve(t, s.Items, n.Items, segs, i, false, branchCol)
+		next, nf := b.resolve(t, s.Items, n.Items, segs, i, false, branchCol, nil)
 		if nf != nil {
 			return nil, nf
 		}
 		return &walker{kind: walkArray, next: next}, nil
 	case schema.Map:
-		next, nf := b.resolve(t, s.Values, n.Items, segs, i, false, branchCol)
+		next, nf := b.resolve(t, s.Values, n.Items, segs, i, false, branchCol, nil)
 		if nf != nil {
 			return nil, nf
+		}
+		if key != nil {
+			return &walker{kind: walkMapKey, key: *key, next: next}, nil
 		}
 		return &walker{kind: walkMap, next: next}, nil
 	case schema.Record:
@@ -320,7 +333,11 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 			return nil, &notFound{seg: i, msg: msg}
 		}
 		before := len(t.leaves)
-		next, nf := b.resolve(t, s.Fields[k].Type, n.Fields[k], segs, i+1, single, branchCol)
+		var fieldKey *string
+		if mk, ok := b.keys[i]; ok {
+			fieldKey = &mk
+		}
+		next, nf := b.resolve(t, s.Fields[k].Type, n.Fields[k], segs, i+1, single, branchCol, fieldKey)
 		if nf != nil {
 			return nil, nf
 		}

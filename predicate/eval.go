@@ -148,6 +148,16 @@ func (t *target) visit(w *walker, v any, f func(leaf int, v any) error) error {
 			}
 		}
 		return nil
+	case walkMapKey:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: expected a map (map[string]any), got %T", t.path, v)
+		}
+		e, ok := m[w.key]
+		if !ok {
+			return f(-1, nil)
+		}
+		return t.visit(w.next, e, f)
 	case walkUnion:
 		k, inner, err := typemap.ResolveUnion(w.union, v)
 		if err != nil {

@@ -91,6 +91,10 @@ type fieldPath struct {
 	at   int
 	segs []string
 	ats  []int // offset of each segment
+	// keys holds the map lookups: keys[i] is the key written after
+	// segs[i] (name['key']), which selects that key's value of the map the
+	// field holds.
+	keys map[int]string
 }
 
 func (p fieldPath) String() string { return strings.Join(p.segs, ".") }
@@ -139,6 +143,8 @@ const (
 	tRParen
 	tComma
 	tDot
+	tLBracket
+	tRBracket
 )
 
 type token struct {
@@ -266,6 +272,12 @@ func (p *parser) next() error {
 	case c == ',':
 		p.pos++
 		p.tok.kind = tComma
+	case c == '[':
+		p.pos++
+		p.tok.kind = tLBracket
+	case c == ']':
+		p.pos++
+		p.tok.kind = tRBracket
 	case c == '.':
 		p.pos++
 		p.tok.kind = tDot
@@ -561,6 +573,27 @@ func (p *parser) path() (fieldPath, error) {
 		fp.ats = append(fp.ats, p.tok.at)
 		if err := p.next(); err != nil {
 			return fp, err
+		}
+		if p.tok.kind == tLBracket {
+			if err := p.next(); err != nil {
+				return fp, err
+			}
+			if p.tok.kind != tString {
+				return fp, p.errAt(p.tok.at, "expected a 'key' in [ ], found "+p.describe())
+			}
+			if fp.keys == nil {
+				fp.keys = map[int]string{}
+			}
+			fp.keys[len(fp.segs)-1] = p.tok.text
+			if err := p.next(); err != nil {
+				return fp, err
+			}
+			if p.tok.kind != tRBracket {
+				return fp, p.errAt(p.tok.at, "expected \"]\" after the map key, found "+p.describe())
+			}
+			if err := p.next(); err != nil {
+				return fp, err
+			}
 		}
 		if p.tok.kind != tDot {
 			return fp, nil
