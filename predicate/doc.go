@@ -14,7 +14,7 @@
 //	           | path "STARTS" "WITH" literal
 //	           | path ["NOT"] "LIKE" literal
 //	op         = "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
-//	path       = name { "." name }
+//	path       = name [ "[" "'" key "'" "]" ] { "." name [ "[" "'" key "'" "]" ] }
 //	name       = [A-Za-z_][A-Za-z0-9_]*  |  '"' text '"'  |  '`' text '`'
 //	literal    = "'" text "'" | number | "TRUE" | "FALSE" | "NaN"
 //	           | ["-" | "+"] "Infinity" | "X'" hex digits "'"
@@ -29,7 +29,9 @@
 // into an array's items means "any element" (lines.qty > 4 holds when some
 // line's qty does), likewise for a map's values, and a path through a union
 // follows every branch that has the field. A path may also end at a record,
-// for IS NULL and IS NOT NULL only.
+// for IS NULL and IS NOT NULL only. A name followed by ['key'] takes that
+// key's value of the map the field holds (through a union): a missing key
+// is NULL, so attrs['k'] = 'v' is UNKNOWN where attrs has no key k.
 //
 // Literals are converted to the type of the field they are compared with,
 // or the expression is an error:
