@@ -8,7 +8,9 @@
 // `quoted`): every comparison operator in each of its spellings, IN and
 // NOT IN with one to three literals, IS NULL and IS NOT NULL, IS NAN and IS
 // NOT NAN on floats, STARTS WITH, LIKE and NOT LIKE on strings and bytes
-// (prefixes of values, with % and _ for LIKE). Literals are
+// (prefixes of values, with % and _ for LIKE), and on a path ending at a
+// map, sometimes a lookup of one key (name['key'], a key of the records'
+// maps or one they lack). Literals are
 // taken from the records, so that comparisons hold for some rows and not
 // others, and often nudged just beside a value: integers one above or
 // below or halfway to the next, floats to the next float either way, to
@@ -112,6 +114,40 @@ func fieldPaths(s *schema.Schema) []path {
 	}
 	walk(s, nil, 0)
 	return out
+}
+
+// mapKeys calls f with the keys of each map that names ends at in v
+// (through unions; not through an array or map after the last name).
+func mapKeys(s *schema.Schema, v any, names []string, f func(k string)) {
+	switch s.Kind {
+	case schema.Union:
+		if k, inner, err := typemap.ResolveUnion(s, v); err == nil {
+			mapKeys(s.Branches[k], inner, names, f)
+		}
+	case schema.Array:
+		if len(names) > 0 {
+			a, _ := v.([]any)
+			for _, e := range a {
+				mapKeys(s.Items, e, names, f)
+			}
+		}
+	case schema.Map:
+		m, _ := v.(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if len(names) == 0 {
+				f(k)
+			} else {
+				mapKeys(s.Values, m[k], names, f)
+			}
+		}
+	case schema.Record:
+		if len(names) > 0 {
+			m, _ := v.(map[string]any)
+			if fd := s.Field(names[0]); fd != nil {
+				mapKeys(fd.Type, m[fd.Name], names[1:], f)
+			}
+		}
+	}
 }
 
 // values calls f with each leaf value that names reaches in v, and its
@@ -224,6 +260,24 @@ func (g *Generator) Comparison() string {
 // for it.
 func (g *Generator) comparison(p path) string {
 	q := g.quote(p.names)
+	if p.simple && g.r.IntN(3) == 0 {
+		// A map at the path's end: look up one key, one the records hold
+		// or one they lack.
+		var keys []string
+		for _, rec := range g.recs {
+			mapKeys(g.s, rec, p.names, func(k string) { keys = append(keys, k) })
+		}
+		if len(keys) > 0 {
+			k := keys[g.r.IntN(len(keys))]
+			if g.r.IntN(4) == 0 {
+				g.count("path ['missing key']")
+				k += "\x00"
+			} else {
+				g.count("path ['key']")
+			}
+			q += "['" + strings.ReplaceAll(k, "'", "''") + "']"
+		}
+	}
 	if !p.simple || g.r.IntN(6) == 0 {
 		if g.r.IntN(2) == 0 {
 			g.count("op IS NULL")
