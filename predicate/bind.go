@@ -1,9 +1,11 @@
 package predicate
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
+	"sort"
 	"strings"
 	"time"
 
@@ -81,6 +83,7 @@ type binder struct {
 	colSet  map[int]bool
 	paths   []string
 	pathSet map[string]bool
+	keys    map[int]string // the map lookups of the path being resolved
 }
 
 func (b *binder) errAt(at int, format string, args ...any) *Error {
@@ -128,6 +131,12 @@ func (b *binder) bind(e expr) (node, error) {
 		}
 		return &nullNode{t: t, not: e.not}, nil
 	case *cmpExpr:
+		if d, err := b.wellKnownTime(e); d != nil || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return b.bind(d)
+		}
 		t, err := b.target(e.path)
 		if err != nil {
 			return nil, err
@@ -141,8 +150,19 @@ func (b *binder) bind(e expr) (node, error) {
 			if lf.typ == format.Null {
 				return nil, b.errAt(e.path.at, "%s is of type null: only IS NULL and IS NOT NULL apply to it", e.path)
 			}
+			switch e.op {
+			case IsNaN:
+				if (lf.schema.Kind != schema.Float && lf.schema.Kind != schema.Double) || lf.decimal {
+					return nil, b.errAt(e.path.at, "%s is a %s: IS NAN applies to float and double fields", e.path, describe(lf.schema))
+				}
+			case StartsWith, Like:
+				k := lf.schema.Kind
+				if k != schema.String && k != schema.Bytes && k != schema.Fixed || lf.decimal {
+					return nil, b.errAt(e.path.at, "%s is a %s: %s applies to string, bytes and fixed fields", e.path, describe(lf.schema), e.op)
+				}
+			}
 			for _, lit := range e.lits {
-				v, err := convert(lit, lf.schema)
+				v, err := convertLeaf(lit, lf)
 				if err != nil {
 					return nil, b.errAt(lit.at, "%s: %s", e.path, err)
 				}
@@ -178,6 +198,10 @@ type leaf struct {
 	col     int
 	typ     format.ValueType
 	decimal bool // compare as numbers, not as stored bytes; no statistics
+	// enum maps the symbols of a protobuf enum stored as an int (the
+	// field's "protobuf.enum" property) to their numbers, so that a
+	// 'NAME' literal compares as its number; nil for other fields.
+	enum map[string]int64
 }
 
 type recordEnd struct {
@@ -194,6 +218,7 @@ type walker struct {
 	next     *walker        // walkField, walkArray, walkMap
 	branches []*walker      // walkUnion: per branch; nil for null and for branches without the path
 	leaf     int            // walkLeaf: index in target.leaves
+	key      string         // walkMapKey: the key looked up
 }
 
 type walkKind uint8
@@ -202,6 +227,7 @@ const (
 	walkField walkKind = iota
 	walkArray
 	walkMap
+	walkMapKey // one key's value of a map; a missing key is a NULL
 	walkUnion
 	walkLeaf
 	walkRecord // the path ends at a record: a present value
@@ -221,7 +247,8 @@ func (b *binder) target(fp fieldPath) (*target, error) {
 		b.paths = append(b.paths, path)
 	}
 	t := &target{path: path, single: true}
-	w, nf := b.resolve(t, b.schema, b.layout.Root, fp.segs, 0, true, -1)
+	b.keys = fp.keys
+	w, nf := b.resolve(t, b.schema, b.layout.Root, fp.segs, 0, true, -1, nil)
 	if nf != nil {
 		return nil, b.errAt(fp.ats[nf.seg], "%s: %s", path, nf.msg)
 	}
@@ -235,7 +262,13 @@ func (b *binder) target(fp fieldPath) (*target, error) {
 // resolve follows segs[i:] from schema node s (layout node n). single is
 // false once an array or a map was passed; branchCol is the innermost
 // union branch column passed, or -1.
-func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []string, i int, single bool, branchCol int) (*walker, *notFound) {
+//
+// key, when not nil, is a map key written after segs[i-1]: the next node
+// must be a map (through unions), and the walk takes that key's value.
+func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []string, i int, single bool, branchCol int, key *string) (*walker, *notFound) {
+	if key != nil && s.Kind != schema.Union && s.Kind != schema.Map {
+		return nil, &notFound{seg: i - 1, msg: fmt.Sprintf("%s is a %s, not a map: [%q] applies to maps", segs[i-1], s.FullName(), *key)}
+	}
 	switch s.Kind {
 	case schema.Union:
 		w := &walker{kind: walkUnion, union: s, branches: make([]*walker, len(s.Branches))}
@@ -245,7 +278,7 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 			if br.Kind == schema.Null || n.Branches[k] == nil {
 				continue
 			}
-			bw, nf := b.resolve(t, br, n.Branches[k], segs, i, single, n.BranchCols[k])
+			bw, nf := b.resolve(t, br, n.Branches[k], segs, i, single, n.BranchCols[k], key)
 			if nf != nil {
 				if first == nil || nf.seg > first.seg {
 					first = nf
@@ -265,15 +298,18 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 		}
 		return w, nil
 	case schema.Array:
-		next, nf := b.resolve(t, s.Items, n.Items, segs, i, false, branchCol)
+		next, nf := b.resolve(t, s.Items, n.Items, segs, i, false, branchCol, nil)
 		if nf != nil {
 			return nil, nf
 		}
 		return &walker{kind: walkArray, next: next}, nil
 	case schema.Map:
-		next, nf := b.resolve(t, s.Values, n.Items, segs, i, false, branchCol)
+		next, nf := b.resolve(t, s.Values, n.Items, segs, i, false, branchCol, nil)
 		if nf != nil {
 			return nil, nf
+		}
+		if key != nil {
+			return &walker{kind: walkMapKey, key: *key, next: next}, nil
 		}
 		return &walker{kind: walkMap, next: next}, nil
 	case schema.Record:
@@ -290,11 +326,27 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 			}
 		}
 		if k < 0 {
-			return nil, &notFound{seg: i, msg: fmt.Sprintf("record %s has no field %q", s.Name, segs[i])}
+			msg := fmt.Sprintf("record %s has no field %q", s.Name, segs[i])
+			if near := nearestField(s, segs[i]); near != "" {
+				msg += "; did you mean " + near + "?"
+			}
+			return nil, &notFound{seg: i, msg: msg}
 		}
-		next, nf := b.resolve(t, s.Fields[k].Type, n.Fields[k], segs, i+1, single, branchCol)
+		before := len(t.leaves)
+		var fieldKey *string
+		if mk, ok := b.keys[i]; ok {
+			fieldKey = &mk
+		}
+		next, nf := b.resolve(t, s.Fields[k].Type, n.Fields[k], segs, i+1, single, branchCol, fieldKey)
 		if nf != nil {
 			return nil, nf
+		}
+		if syms := protoEnum(s.Fields[k]); syms != nil {
+			for j := before; j < len(t.leaves); j++ {
+				if kind := t.leaves[j].schema.Kind; kind == schema.Int || kind == schema.Long {
+					t.leaves[j].enum = syms
+				}
+			}
 		}
 		return &walker{kind: walkField, field: segs[i], next: next}, nil
 	}
@@ -511,4 +563,256 @@ func parseTime(text string, s *schema.Schema) (int64, error) {
 		return 0, fmt.Errorf("%q is out of the field's range", text)
 	}
 	return sec*per + ns/int64(unit), nil
+}
+
+// nearestField returns the field of record s whose name is nearest name: one
+// equal but for case, else the first within two edits (insertions,
+// deletions, substitutions of a character), the fewest edits first; "" when
+// none is that near.
+func nearestField(s *schema.Schema, name string) string {
+	best, bestD := "", 3
+	for _, f := range s.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return f.Name
+		}
+		if d := editDistance(f.Name, name, bestD); d < bestD {
+			best, bestD = f.Name, d
+		}
+	}
+	return best
+}
+
+// editDistance returns the Levenshtein distance between a and b counted in
+// characters, or limit when it is limit or more. Names longer than 64
+// characters are not compared (limit).
+func editDistance(a, b string, limit int) int {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 || len(ra)-len(rb) >= limit || len(rb)-len(ra) >= limit {
+		return limit
+	}
+	var prevBuf, curBuf [65]int
+	prev, cur := prevBuf[:len(rb)+1], curBuf[:len(rb)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			sub := prev[j-1]
+			if ra[i-1] != rb[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(rb)], limit)
+}
+
+// propProtoEnum is the field property in which package protoschema keeps a
+// protobuf enum field's symbols and numbers ({"NAME": number, ...}).
+const propProtoEnum = "protobuf.enum"
+
+// protoEnum returns the symbols of a protobuf enum field by name, or nil
+// when f is not one or its property is malformed.
+func protoEnum(f *schema.Field) map[string]int64 {
+	v, ok := f.Prop(propProtoEnum)
+	if !ok {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return nil
+	}
+	syms := make(map[string]int64, len(m))
+	for name, n := range m {
+		switch n := n.(type) {
+		case json.Number:
+			i, err := n.Int64()
+			if err != nil {
+				return nil
+			}
+			syms[name] = i
+		case float64:
+			if n != math.Trunc(n) || math.Abs(n) > 1<<31 {
+				return nil
+			}
+			syms[name] = int64(n)
+		default:
+			return nil
+		}
+	}
+	return syms
+}
+
+// convertLeaf converts a literal for leaf lf: a string naming a symbol of
+// a protobuf enum as the symbol's number, anything else as convert does.
+func convertLeaf(l literal, lf *leaf) (scalar, error) {
+	if lf.enum != nil && l.kind == litString {
+		n, ok := lf.enum[l.text]
+		if !ok {
+			names := make([]string, 0, len(lf.enum))
+			for name := range lf.enum {
+				names = append(names, name)
+			}
+			sort.Slice(names, func(i, j int) bool {
+				return lf.enum[names[i]] < lf.enum[names[j]] || lf.enum[names[i]] == lf.enum[names[j]] && names[i] < names[j]
+			})
+			return scalar{}, fmt.Errorf("protobuf enum has no symbol %q (it has %s)", l.text, strings.Join(names, ", "))
+		}
+		return scalar{kind: sInt, i: n}, nil
+	}
+	return convert(l, lf.schema)
+}
+
+// wellKnownTime rewrites a comparison of a protobuf Timestamp or Duration
+// message (a record with the "protobuf.message" property, as package
+// protoschema maps it: fields seconds and nanos) with a 'text' literal as
+// comparisons of its fields, lexicographic on (seconds, nanos), which is
+// their order for valid values. It returns nil and no error for any other
+// comparison. Only a path that reaches one value per row (no array or map
+// on the way) is rewritten, so that seconds and nanos come from one value.
+func (b *binder) wellKnownTime(e *cmpExpr) (expr, error) {
+	msg, single := endMessage(b.schema, e.path.segs)
+	if msg != "google.protobuf.Timestamp" && msg != "google.protobuf.Duration" {
+		return nil, nil
+	}
+	if e.op != EQ && e.op != NE && e.op != LT && e.op != LE && e.op != GT && e.op != GE && e.op != IN {
+		return nil, nil // only IS NULL and the like, which then report the record
+	}
+	if !single {
+		return nil, b.errAt(e.path.at, "%s is a repeated or mapped %s: compare its seconds and nanos fields", e.path, msg)
+	}
+	field := func(name string) fieldPath {
+		fp := fieldPath{at: e.path.at, segs: append(append([]string(nil), e.path.segs...), name)}
+		fp.ats = append(append([]int(nil), e.path.ats...), e.path.at)
+		return fp
+	}
+	secs, nanos := field("seconds"), field("nanos")
+	num := func(at int, v int64) []literal {
+		return []literal{{at: at, kind: litNumber, isInt: true, i: v, f: float64(v), r: new(big.Rat).SetInt64(v)}}
+	}
+	cmp := func(op Op, at int, sec, ns int64) expr {
+		s := func(o Op) expr { return &cmpExpr{path: secs, op: o, lits: num(at, sec)} }
+		n := func(o Op) expr { return &cmpExpr{path: nanos, op: o, lits: num(at, ns)} }
+		switch op {
+		case EQ:
+			return &andExpr{s(EQ), n(EQ)}
+		case NE:
+			return &notExpr{&andExpr{s(EQ), n(EQ)}}
+		case LT, LE:
+			return &orExpr{s(LT), &andExpr{s(EQ), n(op)}}
+		}
+		return &orExpr{s(GT), &andExpr{s(EQ), n(op)}} // GT, GE
+	}
+	var out expr
+	for _, lit := range e.lits {
+		if lit.kind != litString {
+			return nil, b.errAt(lit.at, "%s: a %s needs a 'text' literal, such as %s", e.path, msg, map[bool]string{true: "'2024-05-20T00:00:00Z'", false: "'1.5s'"}[msg == "google.protobuf.Timestamp"])
+		}
+		var sec, ns int64
+		var err error
+		if msg == "google.protobuf.Timestamp" {
+			var t time.Time
+			if t, err = time.Parse(time.RFC3339Nano, lit.text); err == nil {
+				sec, ns = t.Unix(), int64(t.Nanosecond())
+			} else {
+				err = fmt.Errorf("a Timestamp needs an RFC 3339 time such as '2024-05-20T00:00:00Z'")
+			}
+		} else {
+			sec, ns, err = parseProtoDuration(lit.text)
+		}
+		if err != nil {
+			return nil, b.errAt(lit.at, "%s: %s", e.path, err)
+		}
+		op := e.op
+		if op == IN {
+			op = EQ
+		}
+		c := cmp(op, lit.at, sec, ns)
+		if out == nil {
+			out = c
+		} else {
+			out = &orExpr{out, c}
+		}
+	}
+	return out, nil
+}
+
+// endMessage follows segs through records, unions, arrays and maps of s
+// and returns the "protobuf.message" property of the record they end at
+// (one name when every branch agrees, else ""), and whether no array or
+// map lies on the way.
+func endMessage(s *schema.Schema, segs []string) (string, bool) {
+	single := true
+	var msg string
+	found, agree := false, true
+	var walk func(s *schema.Schema, i int)
+	walk = func(s *schema.Schema, i int) {
+		switch s.Kind {
+		case schema.Union:
+			for _, br := range s.Branches {
+				walk(br, i)
+			}
+		case schema.Array:
+			single = false
+			walk(s.Items, i)
+		case schema.Map:
+			single = false
+			walk(s.Values, i)
+		case schema.Record:
+			if i == len(segs) {
+				m, _ := s.Prop("protobuf.message")
+				name, _ := m.(string)
+				if found && name != msg {
+					agree = false
+				}
+				found, msg = true, name
+				return
+			}
+			if f := s.Field(segs[i]); f != nil {
+				walk(f.Type, i+1)
+			}
+		}
+	}
+	walk(s, 0)
+	if !found || !agree {
+		return "", single
+	}
+	return msg, single
+}
+
+// parseProtoDuration reads a duration as protobuf JSON writes it, seconds
+// with up to nine fractional digits and an "s" ('-1.5s'), or as Go writes
+// one ('1h30m'), into seconds and nanoseconds of one sign.
+func parseProtoDuration(text string) (sec, ns int64, err error) {
+	bad := fmt.Errorf("a Duration needs seconds such as '1.5s' or '-0.000001s', or a Go duration such as '1h30m'")
+	t, ok := strings.CutSuffix(text, "s")
+	neg := strings.HasPrefix(t, "-")
+	t = strings.TrimPrefix(t, "-")
+	whole, frac, _ := strings.Cut(t, ".")
+	if !ok || strings.Trim(t, "0123456789.") != "" {
+		// Not plain seconds: a Go duration, within int64 nanoseconds.
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return 0, 0, bad
+		}
+		return int64(d / time.Second), int64(d % time.Second), nil
+	}
+	if whole == "" || len(whole) > 12 || len(frac) > 9 || strings.Contains(frac, ".") {
+		return 0, 0, bad // finer than nanoseconds, or beyond protobuf's range
+	}
+	for _, c := range whole {
+		sec = sec*10 + int64(c-'0')
+	}
+	for i := 0; i < 9; i++ {
+		ns *= 10
+		if i < len(frac) {
+			ns += int64(frac[i] - '0')
+		}
+	}
+	if neg {
+		sec, ns = -sec, -ns
+	}
+	return sec, ns, nil
 }

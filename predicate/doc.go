@@ -10,8 +10,11 @@
 //	predicate  = path op literal
 //	           | path ["NOT"] "IN" "(" literal { "," literal } ")"
 //	           | path "IS" ["NOT"] "NULL"
+//	           | path "IS" ["NOT"] "NAN"
+//	           | path "STARTS" "WITH" literal
+//	           | path ["NOT"] "LIKE" literal
 //	op         = "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
-//	path       = name { "." name }
+//	path       = name [ "[" "'" key "'" "]" ] { "." name [ "[" "'" key "'" "]" ] }
 //	name       = [A-Za-z_][A-Za-z0-9_]*  |  '"' text '"'  |  '`' text '`'
 //	literal    = "'" text "'" | number | "TRUE" | "FALSE" | "NaN"
 //	           | ["-" | "+"] "Infinity" | "X'" hex digits "'"
@@ -26,7 +29,9 @@
 // into an array's items means "any element" (lines.qty > 4 holds when some
 // line's qty does), likewise for a map's values, and a path through a union
 // follows every branch that has the field. A path may also end at a record,
-// for IS NULL and IS NOT NULL only.
+// for IS NULL and IS NOT NULL only. A name followed by ['key'] takes that
+// key's value of the map the field holds (through a union): a missing key
+// is NULL, so attrs['k'] = 'v' is UNKNOWN where attrs has no key k.
 //
 // Literals are converted to the type of the field they are compared with,
 // or the expression is an error:
@@ -44,7 +49,28 @@
 //     byte, as Avro JSON writes bytes) or X'hex', compared as unsigned
 //     bytes;
 //   - decimal: a number, compared by value;
-//   - boolean: TRUE or FALSE (FALSE < TRUE).
+//   - boolean: TRUE or FALSE (FALSE < TRUE);
+//   - a protobuf enum, an int whose field has the "protobuf.enum" property
+//     of package protoschema: a 'NAME' of the enum or its number; names
+//     compare as their numbers;
+//   - a protobuf google.protobuf.Timestamp or Duration message (a record
+//     with that "protobuf.message" property, fields seconds and nanos),
+//     reached without an array or map on the way: a Timestamp as RFC 3339
+//     text, a Duration as protobuf JSON's seconds ('-1.5s', to the
+//     nanosecond) or a Go duration ('1h30m'); compared by value with =, !=,
+//     <, <=, >, >= and IN, as the pair (seconds, nanos).
+//
+// IS NAN applies to float and double fields; STARTS WITH and LIKE to
+// string, bytes and fixed fields, with a literal as for =. In a LIKE
+// pattern % stands for any run of characters and _ for one character (a
+// UTF-8 sequence, or a byte that is not part of one); there is no escape.
+// x IS NOT NAN is NOT (x IS NAN) and x NOT LIKE p is NOT (x LIKE p), so on
+// a null they are UNKNOWN. NAN, STARTS, WITH and LIKE are keywords only
+// where an operator is expected.
+//
+// A field name that a record lacks is an error that names the record's
+// field equal to it but for case, or else the one nearest within two
+// edits: "did you mean amount?".
 //
 // # Meaning
 //
@@ -69,9 +95,13 @@
 // and whether one could make it FALSE, from the bounds and counts of the
 // blocks; NOT swaps the two, so negations are as safe as the rest. It
 // answers false only when no row can make the expression TRUE: a column
-// without statistics, and any decimal, counts as "any value"; a shortened
+// without statistics, a bytes decimal, and a fixed decimal whose bounds
+// are inexact or of two signs, count as "any value"; a shortened
 // string bound is used only as the bound it still is; a block holding NaN
-// may satisfy != and may fail every other comparison; null counts come
+// may satisfy != and may fail every other comparison, and IS NAN is judged
+// by the block's NaN flag; STARTS WITH, and LIKE by its pattern's text
+// before the first wildcard, skip a block whose bounds cannot hold a value
+// with that prefix; null counts come
 // into play only when the statistics cover exactly the rows asked about.
 // Ranges applies MayMatch to a whole file's blocks and returns the runs of
 // rows a reader must read.

@@ -6,8 +6,10 @@ import (
 	"math"
 	"math/big"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format/stats"
+	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/typemap"
 )
 
@@ -146,6 +148,16 @@ func (t *target) visit(w *walker, v any, f func(leaf int, v any) error) error {
 			}
 		}
 		return nil
+	case walkMapKey:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: expected a map (map[string]any), got %T", t.path, v)
+		}
+		e, ok := m[w.key]
+		if !ok {
+			return f(-1, nil)
+		}
+		return t.visit(w.next, e, f)
 	case walkUnion:
 		k, inner, err := typemap.ResolveUnion(w.union, v)
 		if err != nil {
@@ -217,13 +229,7 @@ func toScalar(lf *leaf, v any) (scalar, error) {
 		if !ok {
 			return scalar{}, fmt.Errorf("decimal stored as %T", st)
 		}
-		i := new(big.Int).SetBytes(b)
-		if len(b) > 0 && b[0]&0x80 != 0 {
-			i.Sub(i, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-		}
-		r := new(big.Rat).SetInt(i)
-		r.Quo(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(lf.schema.Scale)), nil)))
-		return scalar{kind: sRat, r: r}, nil
+		return scalar{kind: sRat, r: decimalValue(b, lf.schema.Scale)}, nil
 	}
 	switch st := st.(type) {
 	case bool:
@@ -398,6 +404,14 @@ func itemTrue(op Op, v scalar, lits []scalar) bool {
 		}
 		return false
 	}
+	switch op {
+	case IsNaN:
+		return v.kind == sFloat && v.f != v.f
+	case StartsWith:
+		return strings.HasPrefix(v.s, lits[0].s)
+	case Like:
+		return likeMatch(v.s, lits[0].s)
+	}
 	c, ok := compare(v, lits[0])
 	if !ok {
 		return op == NE
@@ -536,7 +550,7 @@ func (n *cmpNode) prune(e *pruneEnv) outcomes {
 	for k := range n.t.leaves {
 		lf := &n.t.leaves[k]
 		b, ok, _ := e.block(lf.col)
-		if !ok || lf.decimal {
+		if !ok {
 			o.t, o.f = true, true
 			continue
 		}
@@ -556,6 +570,21 @@ func (n *cmpNode) prune(e *pruneEnv) outcomes {
 // leafOutcomes tells whether a value within b's bounds can make the
 // comparison true, and whether one can make it false.
 func leafOutcomes(op Op, lits []scalar, lf *leaf, b *stats.Block) (mayT, mayF bool) {
+	switch op {
+	case IsNaN:
+		if !b.HasBounds && !b.NaN {
+			return true, true // values without bounds: nothing is known
+		}
+		// Bounds leave NaN out: a block with bounds holds a value that is
+		// not NaN.
+		return b.NaN, b.HasBounds
+	case Like:
+		// A match starts with the pattern's text before its first wildcard.
+		mayT, _ = prefixOutcomes(likePrefix(lits[0].s), b)
+		return mayT, true
+	case StartsWith:
+		return prefixOutcomes(lits[0].s, b)
+	}
 	if b.NaN {
 		// NaN is unequal to everything and otherwise unordered.
 		mayT, mayF = op == NE, op != NE
@@ -570,6 +599,11 @@ func leafOutcomes(op Op, lits []scalar, lf *leaf, b *stats.Block) (mayT, mayF bo
 	noMax := false
 	t := stats.Type(lf.typ)
 	switch {
+	case lf.decimal:
+		var ok bool
+		if lo, hi, ok = decimalBounds(lf, b); !ok {
+			return true, true
+		}
 	case t.IsInteger():
 		lo, hi = scalar{kind: sInt, i: b.MinInt}, scalar{kind: sInt, i: b.MaxInt}
 	case t.IsFloat():
@@ -627,4 +661,117 @@ func leafOutcomes(op Op, lits []scalar, lf *leaf, b *stats.Block) (mayT, mayF bo
 		t2, f2 = ch >= 0, cl < 0
 	}
 	return mayT || t2, mayF || f2
+}
+
+// decimalBounds returns the bounds of a block of a fixed decimal as
+// values, when the statistics' unsigned byte bounds give them: both exact
+// and of the fixed's size, and of the same sign (two's complement numbers
+// of one width and one sign order as their unsigned bytes do, and a run of
+// unsigned values between two of one sign holds only that sign). Bytes
+// decimals, of varying lengths, never do.
+func decimalBounds(lf *leaf, b *stats.Block) (lo, hi scalar, ok bool) {
+	size := lf.schema.Size
+	if lf.schema.Kind != schema.Fixed || b.MinInexact || b.MaxInexact || b.NoMax ||
+		len(b.MinBytes) != size || len(b.MaxBytes) != size || size == 0 ||
+		b.MinBytes[0]&0x80 != b.MaxBytes[0]&0x80 {
+		return scalar{}, scalar{}, false
+	}
+	return scalar{kind: sRat, r: decimalValue(b.MinBytes, lf.schema.Scale)},
+		scalar{kind: sRat, r: decimalValue(b.MaxBytes, lf.schema.Scale)}, true
+}
+
+// decimalValue returns the value of a decimal's big-endian two's
+// complement bytes at scale.
+func decimalValue(b []byte, scale int) *big.Rat {
+	i := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		i.Sub(i, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	r := new(big.Rat).SetInt(i)
+	return r.Quo(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)))
+}
+
+// prefixOutcomes tells whether a string or bytes value within b's bounds
+// can start with pre, and whether one can fail to. The values starting
+// with pre are those from pre up to, not including, pre's successor: pre
+// with its last byte below 0xff incremented and the rest dropped (none when
+// pre is all 0xff bytes).
+func prefixOutcomes(pre string, b *stats.Block) (mayT, mayF bool) {
+	if pre == "" {
+		return true, false
+	}
+	if !b.HasBounds {
+		return true, true
+	}
+	lo, hi := string(b.MinBytes), string(b.MaxBytes)
+	succ, hasSucc := prefixSuccessor(pre)
+	// Some value may start with pre unless every value lies below pre or
+	// at or above its successor.
+	mayT = (b.NoMax || hi >= pre) && (!hasSucc || lo < succ)
+	// Every value starts with pre when the bounds both lie in its range.
+	all := lo >= pre && !b.NoMax && hasSucc && hi < succ
+	if !hasSucc && !b.NoMax {
+		all = false
+	}
+	return mayT, !all
+}
+
+// prefixSuccessor returns the least string above every string starting
+// with pre, and false when there is none (pre is all 0xff bytes).
+func prefixSuccessor(pre string) (string, bool) {
+	for i := len(pre) - 1; i >= 0; i-- {
+		if pre[i] != 0xff {
+			return pre[:i] + string([]byte{pre[i] + 1}), true
+		}
+	}
+	return "", false
+}
+
+// likePrefix returns the literal start of a LIKE pattern: the text before
+// its first wildcard.
+func likePrefix(pat string) string {
+	if i := strings.IndexAny(pat, "%_"); i >= 0 {
+		return pat[:i]
+	}
+	return pat
+}
+
+// likeMatch reports whether s matches the LIKE pattern pat, in which %
+// stands for any run of characters and _ for one character (a UTF-8
+// sequence, or one byte that is not part of one). It backtracks only to
+// the last %, so it takes time proportional to len(s) times len(pat) at
+// worst.
+func likeMatch(s, pat string) bool {
+	si, pi := 0, 0
+	starP, starS := -1, 0
+	for si < len(s) {
+		switch {
+		case pi < len(pat) && pat[pi] == '%':
+			starP, starS = pi, si
+			pi++
+			continue
+		case pi < len(pat) && pat[pi] == '_':
+			_, n := utf8.DecodeRuneInString(s[si:])
+			si += n
+			pi++
+			continue
+		case pi < len(pat):
+			_, n := utf8.DecodeRuneInString(pat[pi:])
+			if si+n <= len(s) && s[si:si+n] == pat[pi:pi+n] {
+				si += n
+				pi += n
+				continue
+			}
+		}
+		if starP < 0 {
+			return false
+		}
+		_, n := utf8.DecodeRuneInString(s[starS:])
+		starS += n
+		si, pi = starS, starP+1
+	}
+	for pi < len(pat) && pat[pi] == '%' {
+		pi++
+	}
+	return pi == len(pat)
 }

@@ -40,16 +40,19 @@ type Op uint8
 
 // The comparison operators.
 const (
-	EQ Op = iota // =
-	NE           // != (also written <>)
-	LT           // <
-	LE           // <=
-	GT           // >
-	GE           // >=
-	IN           // IN (...)
+	EQ         Op = iota // =
+	NE                   // != (also written <>)
+	LT                   // <
+	LE                   // <=
+	GT                   // >
+	GE                   // >=
+	IN                   // IN (...)
+	IsNaN                // IS NAN (no literal)
+	StartsWith           // STARTS WITH 'prefix'
+	Like                 // LIKE 'pattern' (% any run of characters, _ one character)
 )
 
-var opNames = [...]string{"=", "!=", "<", "<=", ">", ">=", "IN"}
+var opNames = [...]string{"=", "!=", "<", "<=", ">", ">=", "IN", "IS NAN", "STARTS WITH", "LIKE"}
 
 // String returns the operator as written.
 func (o Op) String() string {
@@ -88,6 +91,10 @@ type fieldPath struct {
 	at   int
 	segs []string
 	ats  []int // offset of each segment
+	// keys holds the map lookups: keys[i] is the key written after
+	// segs[i] (name['key']), which selects that key's value of the map the
+	// field holds.
+	keys map[int]string
 }
 
 func (p fieldPath) String() string { return strings.Join(p.segs, ".") }
@@ -136,6 +143,8 @@ const (
 	tRParen
 	tComma
 	tDot
+	tLBracket
+	tRBracket
 )
 
 type token struct {
@@ -263,6 +272,12 @@ func (p *parser) next() error {
 	case c == ',':
 		p.pos++
 		p.tok.kind = tComma
+	case c == '[':
+		p.pos++
+		p.tok.kind = tLBracket
+	case c == ']':
+		p.pos++
+		p.tok.kind = tRBracket
 	case c == '.':
 		p.pos++
 		p.tok.kind = tDot
@@ -310,6 +325,14 @@ func (p *parser) quoted(q byte) (string, error) {
 
 func (p *parser) keyword(k string) bool {
 	return p.tok.kind == tIdent && strings.EqualFold(p.tok.text, k)
+}
+
+// peekKeyword reports whether the token after the current one is keyword
+// k, without moving.
+func (p *parser) peekKeyword(k string) bool {
+	save, tok := p.pos, p.tok
+	defer func() { p.pos, p.tok = save, tok }()
+	return p.next() == nil && p.keyword(k)
 }
 
 var reserved = []string{"AND", "OR", "NOT", "IN", "IS", "NULL", "TRUE", "FALSE"}
@@ -416,10 +439,51 @@ func (p *parser) predicate() (expr, error) {
 				return nil, err
 			}
 		}
+		if p.keyword("NAN") {
+			var e expr = &cmpExpr{path: path, op: IsNaN}
+			if not {
+				e = &notExpr{x: e}
+			}
+			return e, p.next()
+		}
 		if !p.keyword("NULL") {
-			return nil, p.errAt(p.tok.at, "expected NULL, found "+p.describe())
+			return nil, p.errAt(p.tok.at, "expected NULL or NAN, found "+p.describe())
 		}
 		return &nullExpr{path: path, not: not}, p.next()
+	case p.keyword("STARTS"):
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		if !p.keyword("WITH") {
+			return nil, p.errAt(p.tok.at, "expected WITH after STARTS, found "+p.describe())
+		}
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		l, err := p.literal()
+		if err != nil {
+			return nil, err
+		}
+		return &cmpExpr{path: path, op: StartsWith, lits: []literal{l}}, nil
+	case p.keyword("LIKE"), p.keyword("NOT") && p.peekKeyword("LIKE"):
+		not := p.keyword("NOT")
+		if not {
+			if err := p.next(); err != nil {
+				return nil, err
+			}
+		}
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		l, err := p.literal()
+		if err != nil {
+			return nil, err
+		}
+		var e expr = &cmpExpr{path: path, op: Like, lits: []literal{l}}
+		if not {
+			e = &notExpr{x: e}
+		}
+		return e, nil
 	case p.keyword("NOT"), p.keyword("IN"):
 		not := p.keyword("NOT")
 		if not {
@@ -427,7 +491,7 @@ func (p *parser) predicate() (expr, error) {
 				return nil, err
 			}
 			if !p.keyword("IN") {
-				return nil, p.errAt(p.tok.at, "expected IN after NOT, found "+p.describe())
+				return nil, p.errAt(p.tok.at, "expected IN or LIKE after NOT, found "+p.describe())
 			}
 		}
 		if err := p.next(); err != nil {
@@ -492,7 +556,7 @@ func (p *parser) predicate() (expr, error) {
 		}
 		return &cmpExpr{path: path, op: op, lits: []literal{l}}, nil
 	}
-	return nil, p.errAt(p.tok.at, "expected an operator (= != < <= > >= IN IS) after "+strconv.Quote(path.String())+", found "+p.describe())
+	return nil, p.errAt(p.tok.at, "expected an operator (= != < <= > >= IN IS LIKE STARTS WITH) after "+strconv.Quote(path.String())+", found "+p.describe())
 }
 
 func (p *parser) path() (fieldPath, error) {
@@ -509,6 +573,27 @@ func (p *parser) path() (fieldPath, error) {
 		fp.ats = append(fp.ats, p.tok.at)
 		if err := p.next(); err != nil {
 			return fp, err
+		}
+		if p.tok.kind == tLBracket {
+			if err := p.next(); err != nil {
+				return fp, err
+			}
+			if p.tok.kind != tString {
+				return fp, p.errAt(p.tok.at, "expected a 'key' in [ ], found "+p.describe())
+			}
+			if fp.keys == nil {
+				fp.keys = map[int]string{}
+			}
+			fp.keys[len(fp.segs)-1] = p.tok.text
+			if err := p.next(); err != nil {
+				return fp, err
+			}
+			if p.tok.kind != tRBracket {
+				return fp, p.errAt(p.tok.at, "expected \"]\" after the map key, found "+p.describe())
+			}
+			if err := p.next(); err != nil {
+				return fp, err
+			}
 		}
 		if p.tok.kind != tDot {
 			return fp, nil

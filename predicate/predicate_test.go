@@ -3,6 +3,8 @@ package predicate
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +101,22 @@ func TestEval(t *testing.T) {
 		{"amount != NaN", True},
 		{"amount = NaN", False},
 		{"amount < Infinity", True},
+		{"amount IS NAN", False},
+		{"amount IS NOT NAN", True},
+		{"ship.city STARTS WITH 'Os'", True},
+		{"ship.city STARTS WITH ''", True},
+		{"ship.city STARTS WITH 'os'", False},
+		{"ship.city starts with 'Oslo'", True},
+		{"ship.city LIKE 'O%'", True},
+		{"ship.city LIKE 'O_lo'", True},
+		{"ship.city LIKE '%s%o'", True},
+		{"ship.city LIKE '%sl'", False},
+		{"ship.city NOT LIKE 'O__'", True},
+		{"note LIKE '%'", Unknown},
+		{"note STARTS WITH 'a'", Unknown},
+		{"tags STARTS WITH 'b'", True},
+		{"raw STARTS WITH X'00'", True},
+		{"raw LIKE '\u0000%'", True},
 	} {
 		p, err := Compile(c.expr, s, l)
 		if err != nil {
@@ -118,7 +136,7 @@ func TestEval(t *testing.T) {
 		}
 	}
 	rec["amount"] = math.NaN()
-	for expr, want := range map[string]Truth{"amount != 1": True, "amount = 1": False, "NOT amount < 1": True, "amount >= 0 OR amount < 0": False} {
+	for expr, want := range map[string]Truth{"amount != 1": True, "amount = 1": False, "NOT amount < 1": True, "amount >= 0 OR amount < 0": False, "amount IS NAN": True, "amount IS NOT NAN": False} {
 		p, _ := Compile(expr, s, l)
 		if got, err := p.Eval(rec); err != nil || got != want {
 			t.Errorf("NaN: %s = %v, %v; want %v", expr, got, err, want)
@@ -142,7 +160,11 @@ func TestErrors(t *testing.T) {
 		{"id = 1 id = 2", 7, "unexpected"},
 		{"id = NULL", 5, "use IS NULL"},
 		{"id # 1", 3, "unexpected character '#'"},
-		{"nope = 1", 0, `record Order has no field "nope"`},
+		{"nope = 1", 0, `record Order has no field "nope"; did you mean note?`},
+		{"ID = 1", 0, `record Order has no field "ID"; did you mean id?`},
+		{"amuont > 1", 0, `did you mean amount?`},
+		{"lines.skus = 'a'", 6, `record Line has no field "skus"; did you mean sku?`},
+		{"regon2 = 'EU'", 0, `did you mean region?`},
 		{"lines.nope = 1", 6, `record Line has no field "nope"`},
 		{"id.x = 1", 3, `a value of type long has no field "x"`},
 		{"id = 'x'", 5, "a long field needs a number"},
@@ -155,6 +177,14 @@ func TestErrors(t *testing.T) {
 		{"id IN (1 2)", 9, `expected "," or ")"`},
 		{"amount = X'0g'", 12, "not a hex digit"},
 		{"price = NaN", 8, "finite number"},
+		{"id IS NAN", 0, "IS NAN applies to float and double"},
+		{"price IS NAN", 0, "IS NAN applies to float and double"},
+		{"id STARTS WITH '1'", 0, "STARTS WITH applies to string"},
+		{"region LIKE 'E%'", 0, "LIKE applies to string"},
+		{"note STARTS 'a'", 12, "expected WITH"},
+		{"note LIKE 1", 10, "needs a 'string'"},
+		{"note NOT = 'a'", 9, "expected IN or LIKE after NOT"},
+		{"amount IS NANA", 10, "expected NULL or NAN"},
 		{strings.Repeat("(", 2000) + "id = 1" + strings.Repeat(")", 2000), 1001, "nested too deeply"},
 	} {
 		_, err := Compile(c.expr, s, l)
@@ -167,9 +197,15 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%q: got offset %d %q, want %d %q", c.expr, pe.Offset, pe.Msg, c.at, c.msg)
 		}
 	}
+	// A name more than two edits from every field gets no suggestion.
+	for _, e := range []string{"regoin2 = 'EU'", "zzzz = 1", "lines.qtyyyy = 1"} {
+		if _, err := Compile(e, s, l); err == nil || strings.Contains(err.Error(), "did you mean") || !strings.Contains(err.Error(), "has no field") {
+			t.Errorf("%s: %v", e, err)
+		}
+	}
 	// The example of docs/filters.md.
 	_, err := Compile("amont > 4500 AND region = 'EU'", s, l)
-	if want := "amont: record Order has no field \"amont\" at offset 0\n  amont > 4500 AND region = 'EU'\n  ^"; err == nil || err.Error() != want {
+	if want := "amont: record Order has no field \"amont\"; did you mean amount? at offset 0\n  amont > 4500 AND region = 'EU'\n  ^"; err == nil || err.Error() != want {
 		t.Errorf("docs/filters.md example:\n%v\nwant\n%s", err, want)
 	}
 	_, err = Compile("id = 1 AND région = 2", s, l)
@@ -213,4 +249,39 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q: pruned without statistics", src)
 		}
 	})
+}
+
+// LIKE agrees with the regular expression its pattern stands for, over
+// random strings and patterns of a small alphabet (so that wildcards meet
+// matches and near misses).
+func TestLikeAgainstRegexp(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	word := func(alphabet []string, n int) string {
+		var b strings.Builder
+		for range rnd.IntN(n + 1) {
+			b.WriteString(alphabet[rnd.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for range 20000 {
+		s := word([]string{"a", "b", "é", "%", "_"}, 6)
+		pat := word([]string{"a", "b", "é", "%", "_", "%"}, 5)
+		var re strings.Builder
+		re.WriteString(`^(?s)`)
+		for _, r := range pat {
+			switch r {
+			case '%':
+				re.WriteString(".*")
+			case '_':
+				re.WriteString(".")
+			default:
+				re.WriteString(regexp.QuoteMeta(string(r)))
+			}
+		}
+		re.WriteString("$")
+		want := regexp.MustCompile(re.String()).MatchString(s)
+		if got := likeMatch(s, pat); got != want {
+			t.Fatalf("likeMatch(%q, %q) = %v, want %v", s, pat, got, want)
+		}
+	}
 }

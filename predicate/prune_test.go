@@ -89,6 +89,23 @@ func TestMayMatch(t *testing.T) {
 		"lines.qty = 1":                  true, // no statistics
 		"NOT (id = 5 AND region = 'EU')": true,
 		"NOT (id = 5 OR region = 'EU')":  false,
+		"amount IS NAN":                  true,
+		"amount IS NOT NAN":              true,
+		"id = 5 AND amount IS NAN":       true,
+		"note STARTS WITH 'ab'":          true,
+		"note STARTS WITH 'abd'":         true, // within the bounds
+		"note STARTS WITH 'zzzz'":        true, // the maximum is a rounded-up prefix
+		"note STARTS WITH 'zzzzzzz{'":    false,
+		"note STARTS WITH 'b'":           true,
+		"note STARTS WITH 'aa'":          false,
+		"note STARTS WITH '{'":           false,
+		"note STARTS WITH ''":            true,
+		"NOT note STARTS WITH ''":        false,
+		"NOT note STARTS WITH 'a'":       true,
+		"note LIKE 'aa%'":                false,
+		"note LIKE 'ab_'":                true,
+		"note LIKE '_b_'":                true,
+		"note LIKE '{%'":                 false,
 	} {
 		p, err := Compile(expr, s, l)
 		if err != nil {
@@ -96,6 +113,59 @@ func TestMayMatch(t *testing.T) {
 		}
 		if got := p.MayMatch(0, 3, get); got != want {
 			t.Errorf("MayMatch(%s) = %v, want %v", expr, got, want)
+		}
+	}
+	// A prefix equal to the maximum, or the minimum just past it.
+	for _, c := range []struct {
+		expr string
+		want bool
+	}{
+		{"note STARTS WITH 'abc'", true},
+		{"note STARTS WITH 'abd'", false},
+		{"note STARTS WITH 'ab'", true},
+		{"NOT note STARTS WITH 'ab'", false},
+		{"NOT note STARTS WITH 'abc'", true},
+		{"note STARTS WITH 'aa'", false},
+		{"note STARTS WITH '\u00ff'", false},
+	} {
+		i, b := blockOf(t, l, "note/string", 2, func(a *stats.Accumulator) {
+			a.AddLength(1)
+			a.AddString("ab")
+			a.AddLength(1)
+			a.AddString("abc")
+		})
+		get := func(col int) (*stats.Block, int64, bool) { return &b, 0, col == i }
+		p, err := Compile(c.expr, s, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.MayMatch(0, 2, get); got != c.want {
+			t.Errorf("[ab, abc]: MayMatch(%s) = %v, want %v", c.expr, got, c.want)
+		}
+	}
+	// IS NAN by the NaN flag: a block of NaNs alone has no bounds.
+	for _, c := range []struct {
+		vals        []float64
+		nan, notNaN bool
+	}{
+		{[]float64{1, 2, 3}, false, true},
+		{[]float64{math.NaN(), math.NaN(), math.NaN()}, true, false},
+		{[]float64{math.NaN(), 2, math.NaN()}, true, true},
+	} {
+		i, b := blockOf(t, l, "amount", 3, func(a *stats.Accumulator) {
+			for _, v := range c.vals {
+				a.AddDouble(v)
+			}
+		})
+		get := func(col int) (*stats.Block, int64, bool) { return &b, 0, col == i }
+		for expr, want := range map[string]bool{"amount IS NAN": c.nan, "amount IS NOT NAN": c.notNaN, "NOT amount IS NAN": c.notNaN} {
+			p, err := Compile(expr, s, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.MayMatch(0, 3, get); got != want {
+				t.Errorf("%v: MayMatch(%s) = %v, want %v", c.vals, expr, got, want)
+			}
 		}
 	}
 	// Statistics covering more rows than asked about still bound them, but
@@ -145,5 +215,51 @@ func TestUnionPaths(t *testing.T) {
 	}
 	if got := p.Columns(); len(got) != 2 {
 		t.Errorf("columns %v, want both branches' x", got)
+	}
+}
+
+// A fixed decimal's block is judged by its bounds when both are exact and
+// of one sign; a bytes decimal's never is.
+func TestFixedDecimalPruning(t *testing.T) {
+	s, err := schema.Parse(`{"type":"record","name":"R","fields":[
+	 {"name":"d","type":{"type":"fixed","name":"D","size":2,"logicalType":"decimal","precision":4,"scale":2}},
+	 {"name":"v","type":{"type":"bytes","logicalType":"decimal","precision":4,"scale":2}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := layout.New(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := func(x int16) []byte { return []byte{byte(uint16(x) >> 8), byte(x)} }
+	for _, c := range []struct {
+		col    string
+		lo, hi int16 // hundredths
+		expr   string
+		want   bool
+	}{
+		{"d", 100, 250, "d > 2.5", false},
+		{"d", 100, 250, "d >= 2.5", true},
+		{"d", 100, 250, "d < 1", false},
+		{"d", 100, 250, "d IN (0.5, 3)", false},
+		{"d", 100, 250, "d IN (0.5, 1.5)", true},
+		{"d", -250, -100, "d > -1", false},
+		{"d", -250, -100, "d < -2.5", false},
+		{"d", -250, -100, "d <= -2.5", true},
+		{"d", -100, 100, "d > 5", true}, // of two signs: not judged
+		{"v", 100, 250, "v > 2.5", true},
+	} {
+		i, b := blockOf(t, l, c.col, 2, func(a *stats.Accumulator) {
+			a.AddBytes(two(c.lo))
+			a.AddBytes(two(c.hi))
+		})
+		get := func(col int) (*stats.Block, int64, bool) { return &b, 0, col == i }
+		p, err := Compile(c.expr, s, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.MayMatch(0, 2, get); got != c.want {
+			t.Errorf("[%d, %d]: MayMatch(%s) = %v, want %v", c.lo, c.hi, c.expr, got, c.want)
+		}
 	}
 }

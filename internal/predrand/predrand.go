@@ -6,7 +6,11 @@
 // parentheses, over comparisons of the schema's field paths (through
 // records; arrays, maps and unions passed through; names bare, "quoted" or
 // `quoted`): every comparison operator in each of its spellings, IN and
-// NOT IN with one to three literals, IS NULL and IS NOT NULL. Literals are
+// NOT IN with one to three literals, IS NULL and IS NOT NULL, IS NAN and IS
+// NOT NAN on floats, STARTS WITH, LIKE and NOT LIKE on strings and bytes
+// (prefixes of values, with % and _ for LIKE), and on a path ending at a
+// map, sometimes a lookup of one key (name['key'], a key of the records'
+// maps or one they lack). Literals are
 // taken from the records, so that comparisons hold for some rows and not
 // others, and often nudged just beside a value: integers one above or
 // below or halfway to the next, floats to the next float either way, to
@@ -110,6 +114,40 @@ func fieldPaths(s *schema.Schema) []path {
 	}
 	walk(s, nil, 0)
 	return out
+}
+
+// mapKeys calls f with the keys of each map that names ends at in v
+// (through unions; not through an array or map after the last name).
+func mapKeys(s *schema.Schema, v any, names []string, f func(k string)) {
+	switch s.Kind {
+	case schema.Union:
+		if k, inner, err := typemap.ResolveUnion(s, v); err == nil {
+			mapKeys(s.Branches[k], inner, names, f)
+		}
+	case schema.Array:
+		if len(names) > 0 {
+			a, _ := v.([]any)
+			for _, e := range a {
+				mapKeys(s.Items, e, names, f)
+			}
+		}
+	case schema.Map:
+		m, _ := v.(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if len(names) == 0 {
+				f(k)
+			} else {
+				mapKeys(s.Values, m[k], names, f)
+			}
+		}
+	case schema.Record:
+		if len(names) > 0 {
+			m, _ := v.(map[string]any)
+			if fd := s.Field(names[0]); fd != nil {
+				mapKeys(fd.Type, m[fd.Name], names[1:], f)
+			}
+		}
+	}
 }
 
 // values calls f with each leaf value that names reaches in v, and its
@@ -222,6 +260,24 @@ func (g *Generator) Comparison() string {
 // for it.
 func (g *Generator) comparison(p path) string {
 	q := g.quote(p.names)
+	if p.simple && g.r.IntN(3) == 0 {
+		// A map at the path's end: look up one key, one the records hold
+		// or one they lack.
+		var keys []string
+		for _, rec := range g.recs {
+			mapKeys(g.s, rec, p.names, func(k string) { keys = append(keys, k) })
+		}
+		if len(keys) > 0 {
+			k := keys[g.r.IntN(len(keys))]
+			if g.r.IntN(4) == 0 {
+				g.count("path ['missing key']")
+				k += "\x00"
+			} else {
+				g.count("path ['key']")
+			}
+			q += "['" + strings.ReplaceAll(k, "'", "''") + "']"
+		}
+	}
 	if !p.simple || g.r.IntN(6) == 0 {
 		if g.r.IntN(2) == 0 {
 			g.count("op IS NULL")
@@ -244,6 +300,21 @@ func (g *Generator) comparison(p path) string {
 	}
 	if len(vals) == 0 {
 		return ""
+	}
+	if x := vals[g.r.IntN(len(vals))]; x.s.Logical != schema.LogicalDecimal && g.r.IntN(4) == 0 {
+		switch x.s.Kind {
+		case schema.Float, schema.Double:
+			if g.r.IntN(2) == 0 {
+				g.count("op IS NAN")
+				return q + " IS NAN"
+			}
+			g.count("op IS NOT NAN")
+			return q + " IS NOT NAN"
+		case schema.String, schema.Bytes, schema.Fixed:
+			if e := g.prefix(q, x.s, x.v); e != "" {
+				return e
+			}
+		}
 	}
 	var lits []string
 	for n, tries := 1+g.r.IntN(3), 0; len(lits) < n && tries < 10; tries++ {
@@ -271,6 +342,65 @@ func (g *Generator) comparison(p path) string {
 		g.count("op " + o)
 		return q + " " + o + " " + lits[0]
 	}
+}
+
+// prefix makes a STARTS WITH, LIKE or NOT LIKE of path q on a string or
+// bytes value v of s: a prefix of v, or v cut or extended, and for LIKE a
+// pattern with % and _ (after a prefix, in place of a character, or in
+// front).
+func (g *Generator) prefix(q string, s *schema.Schema, v any) string {
+	st, err := typemap.ToStored(s, v)
+	if err != nil {
+		return ""
+	}
+	var text string
+	switch st := st.(type) {
+	case string:
+		text = st
+	case []byte:
+		text = string(st)
+	default:
+		return ""
+	}
+	text = g.cutOrExtend(text)
+	op := "STARTS WITH"
+	switch g.r.IntN(3) {
+	case 1:
+		op = "LIKE"
+	case 2:
+		op = "NOT LIKE"
+	}
+	if op != "STARTS WITH" {
+		if len(text) > 0 && g.r.IntN(3) == 0 {
+			g.count("lit LIKE _")
+			i := g.r.IntN(len(text))
+			text = text[:i] + "_" + text[i+1:]
+		}
+		if g.r.IntN(4) == 0 {
+			g.count("lit LIKE leading %")
+			text = "%" + text
+		}
+		if g.r.IntN(4) != 0 {
+			text += "%"
+		}
+	}
+	g.count("op " + op)
+	if s.Kind == schema.String {
+		return q + " " + op + " '" + strings.ReplaceAll(text, "'", "''") + "'"
+	}
+	if op == "STARTS WITH" && g.r.IntN(2) == 0 {
+		return q + " " + op + " X'" + hex.EncodeToString([]byte(text)) + "'"
+	}
+	var b strings.Builder
+	b.WriteString(q + " " + op + " '")
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\'' {
+			b.WriteByte('\'')
+		}
+		b.WriteRune(rune(text[i]))
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
 
 // quote writes a path, each name bare where the grammar allows and the

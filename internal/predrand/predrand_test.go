@@ -70,7 +70,8 @@ func TestExpressionsCompileAndCoverTheGrammar(t *testing.T) {
 	t.Logf("%d expressions: %v", exprs, counts)
 	for _, f := range []string{
 		"op =", "op ==", "op !=", "op <>", "op <", "op <=", "op >", "op >=", "op IN", "op NOT IN",
-		"op IS NULL", "op IS NOT NULL", "AND", "OR", "NOT", "parentheses",
+		"op IS NULL", "op IS NOT NULL", "op IS NAN", "op IS NOT NAN", "op STARTS WITH", "op LIKE", "op NOT LIKE",
+		"lit LIKE _", "lit LIKE leading %", "path ['key']", "path ['missing key']", "AND", "OR", "NOT", "parentheses",
 		"path bare", `path "quoted"`, "path `quoted`",
 		"lit boolean", "lit enum", "lit enum other", "lit date text", "lit time text", "lit timestamp text",
 		"lit int", "lit int+1", "lit int-1", "lit int+0.5", "lit int-0.5",
