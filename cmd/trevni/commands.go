@@ -91,6 +91,7 @@ func commandTable() []*command {
 		fromprotoSpec(),
 		toprotoSpec(),
 		concatSpec(),
+		recodecSpec(),
 		randomSpec(),
 		schemaSpec(),
 		metaSpec(),
