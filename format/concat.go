@@ -78,7 +78,8 @@ type ConcatOptions struct {
 // differs is a *PartError wrapping ErrUsage that names the first
 // difference. Each column's blocks
 // are copied as stored. The output takes the first part's file and column
-// metadata (its codec and checksum included). A column's per-block
+// metadata (its codec and checksum included, unless opts.Codec or
+// opts.Checksum names others; opts.DropStats leaves statistics out). A column's per-block
 // statistics (package format/stats) are the parts' statistics joined in
 // block order when every part that has blocks in the column has
 // statistics agreeing with them (type, block count, rows per block), and
