@@ -119,8 +119,9 @@ func checkRecoded(t *testing.T, in, out, codec, checksum string, dropped bool) {
 }
 
 // TestRecodecStats checks --stats on a file written with statistics (kept,
-// the same encoded bytes) and on one of Java's without (refused, naming
-// a column), and the usage errors.
+// the same encoded bytes), on one of Java's without (records rewritten,
+// statistics in every column), on one without avro.schema (refused,
+// naming a column), and the usage errors.
 func TestRecodecStats(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "in.json")
@@ -157,12 +158,37 @@ func TestRecodecStats(t *testing.T) {
 		}
 	}
 
+	// Java's files have no statistics: --stats rewrites the records.
 	java := filepath.Join("..", "..", "testdata", "interop", "primitives", "primitives.deflate.crc32.trv")
-	r := runIn(t, nil, "recodec", "--codec", "zstd", "--stats", java, filepath.Join(dir, "j.trv"))
-	if r.code != 1 || !strings.Contains(r.stderr, "has no statistics") {
-		t.Errorf("--stats on a file without: status %d, %q", r.code, r.stderr)
+	jout := filepath.Join(dir, "j.trv")
+	if r := runIn(t, nil, "recodec", "--quiet", "--codec", "zstd", "--stats", java, jout); r.code != 0 {
+		t.Fatalf("--stats on Java's file: %s", r.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "j.trv")); !os.IsNotExist(err) {
+	if r := runIn(t, nil, "validate", "--quiet", jout); r.code != 0 {
+		t.Fatalf("validate: %s", r.stderr)
+	}
+	if a, b := runIn(t, nil, "tojson", java), runIn(t, nil, "tojson", jout); a.code != 0 || a.stdout != b.stdout {
+		t.Fatalf("--stats on Java's file: records differ")
+	}
+	j, err := format.Open(jout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for i := range j.NumColumns() {
+		st, err := j.BlockStats(i)
+		blocks, _ := j.Blocks(i)
+		if err != nil || (st == nil && len(blocks) > 0) || j.ColumnCodec(i) != "zstd" || j.ColumnChecksum(i) != "crc32" {
+			t.Errorf("--stats on Java's file: column %d: statistics %v, %v; %s/%s", i, st != nil, err, j.ColumnCodec(i), j.ColumnChecksum(i))
+		}
+	}
+	// Without avro.schema, statistics cannot be added.
+	raw := filepath.Join("..", "..", "testdata", "interop", "raw_core", "raw_core.trv")
+	r := runIn(t, nil, "recodec", "--codec", "zstd", "--stats", raw, filepath.Join(dir, "r.trv"))
+	if r.code != 1 || !strings.Contains(r.stderr, "has no statistics") {
+		t.Errorf("--stats on a file without avro.schema: status %d, %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.trv")); !os.IsNotExist(err) {
 		t.Errorf("refused recodec left its output: %v", err)
 	}
 	if r := runIn(t, nil, "recodec", trv, filepath.Join(dir, "x.trv")); r.code != 2 || !strings.Contains(r.stderr, "--codec") {
