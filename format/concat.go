@@ -51,6 +51,22 @@ type ConcatOptions struct {
 	// texts must be equal. The front door (package trevni) passes one that
 	// compares them as Avro schemas.
 	SameSchema func(first, part []byte) error
+
+	// Codec, if set, is the codec of every column of the output: the
+	// file metadata's trevni.codec becomes it, and columns' own codecs
+	// are dropped. Blocks stored with another codec are decompressed and
+	// compressed again (their values are not decoded). Empty keeps the
+	// first part's codecs.
+	Codec string
+
+	// Checksum, if set, is the checksum of every column of the output
+	// ("null" or "crc32"), as Codec is the codec: checksums are dropped
+	// or computed from the decompressed blocks. Empty keeps the first
+	// part's checksums.
+	Checksum string
+
+	// DropStats leaves the per-block statistics out of every column.
+	DropStats bool
 }
 
 // Concat writes to out one Trevni file holding the rows of the files ins in
@@ -62,7 +78,8 @@ type ConcatOptions struct {
 // differs is a *PartError wrapping ErrUsage that names the first
 // difference. Each column's blocks
 // are copied as stored. The output takes the first part's file and column
-// metadata (its codec and checksum included). A column's per-block
+// metadata (its codec and checksum included, unless opts.Codec or
+// opts.Checksum names others; opts.DropStats leaves statistics out). A column's per-block
 // statistics (package format/stats) are the parts' statistics joined in
 // block order when every part that has blocks in the column has
 // statistics agreeing with them (type, block count, rows per block), and
@@ -92,6 +109,22 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader, opts *ConcatOptio
 		return 0, fmt.Errorf("%w: Concat of no files", ErrUsage)
 	}
 	first := ins[0]
+	var outCodec Codec
+	if o.Codec != "" {
+		c, err := first.codecs.lookup(o.Codec)
+		if err != nil {
+			return 0, fmt.Errorf("%w: output codec: %w", ErrUsage, err)
+		}
+		outCodec = c
+	}
+	outChecksum := -1
+	if o.Checksum != "" {
+		n, err := checksumSize(o.Checksum)
+		if err != nil {
+			return 0, fmt.Errorf("%w: output checksum: %w", ErrUsage, err)
+		}
+		outChecksum = n
+	}
 	var rows int64
 	for k, rd := range ins {
 		if err := sameColumns(first, rd); err != nil {
@@ -107,6 +140,7 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader, opts *ConcatOptio
 	}
 	ncols := len(first.cols)
 	parts := make([][]concatPart, ncols) // column, then part
+	outs := make([]*blockTable, ncols)   // how the output stores each column's blocks
 	sizes := make([]int64, ncols)
 	blocks := make([]int, ncols)
 	var scratch blockScratch
@@ -115,6 +149,17 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader, opts *ConcatOptio
 		if err != nil {
 			return 0, err
 		}
+		if outCodec != nil || outChecksum >= 0 {
+			ot := &blockTable{codec: out0.codec, codecName: out0.codecName, checksum: out0.checksum}
+			if outCodec != nil {
+				ot.codec, ot.codecName = outCodec, o.Codec
+			}
+			if outChecksum >= 0 {
+				ot.checksum = outChecksum
+			}
+			out0 = ot
+		}
+		outs[i] = out0
 		parts[i] = make([]concatPart, len(ins))
 		sizes[i] = 4
 		for k, rd := range ins {
@@ -166,16 +211,40 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader, opts *ConcatOptio
 	h.b = append(h.b, magic[:]...)
 	h.writeFixed64(uint64(rows))
 	h.writeFixed32(uint32(ncols))
-	writeMeta(&h, &first.meta)
+	fm := first.meta
+	if o.Codec != "" || o.Checksum != "" {
+		fm = fm.Clone()
+		if o.Codec != "" {
+			fm.SetString(KeyCodec, o.Codec)
+		}
+		if o.Checksum != "" {
+			ck := o.Checksum
+			if ck == checksumCRC32 {
+				ck = ChecksumCRC32
+			}
+			fm.SetString(KeyChecksum, ck)
+		}
+	}
+	writeMeta(&h, &fm)
 	for i := range first.rawMeta {
 		m := first.rawMeta[i]
-		st := concatStats(ins, parts[i], i)
-		if st != nil || m.Has(stats.MetaKey) {
+		var st []byte
+		if !o.DropStats {
+			st = concatStats(ins, parts[i], i)
+		}
+		override := (o.Codec != "" && m.Has(KeyCodec)) || (o.Checksum != "" && m.Has(KeyChecksum))
+		if st != nil || m.Has(stats.MetaKey) || override {
 			m = m.Clone()
 			if st != nil {
 				m.Set(stats.MetaKey, st)
 			} else {
 				m.Delete(stats.MetaKey)
+			}
+			if o.Codec != "" {
+				m.Delete(KeyCodec)
+			}
+			if o.Checksum != "" {
+				m.Delete(KeyChecksum)
 			}
 		}
 		writeMeta(&h, &m)
@@ -190,7 +259,7 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader, opts *ConcatOptio
 	}
 	copyBuf := make([]byte, 256<<10)
 	for i := 0; i < ncols; i++ {
-		out0 := parts[i][0].t
+		out0 := outs[i]
 		h.reset(h.b[:0])
 		h.writeFixed32(uint32(blocks[i]))
 		for k := range ins {

@@ -42,11 +42,14 @@ const (
 	stdoutOutput                   // standard output, always (head)
 	lastOutput                     // the last argument (fromavro IN... OUT)
 	optionalOutput                 // the last argument, when it is not an input; standard output otherwise
+	prefixOutput                   // the last argument is a prefix of the files the command creates itself (e.createOutput), passed to it as the last of ins
 )
 
 // writesFile reports whether the command may write a named file, and so
 // takes --force.
-func (c *command) writesFile() bool { return c.output == lastOutput || c.output == optionalOutput }
+func (c *command) writesFile() bool {
+	return c.output == lastOutput || c.output == optionalOutput || c.output == prefixOutput
+}
 
 // splitArgs splits the positional arguments into the inputs and the
 // output's name ("-" for standard output, "" when there is no output).
@@ -56,7 +59,7 @@ func (c *command) writesFile() bool { return c.output == lastOutput || c.output 
 // a file that starts as a Trevni, Trevni 1 or CLMN file does).
 func (c *command) splitArgs(args []string) (ins []string, out string) {
 	switch c.output {
-	case noOutput:
+	case noOutput, prefixOutput:
 		return args, ""
 	case lastOutput:
 		if len(args) == 0 {
@@ -91,6 +94,8 @@ func commandTable() []*command {
 		fromprotoSpec(),
 		toprotoSpec(),
 		concatSpec(),
+		recodecSpec(),
+		splitSpec(),
 		randomSpec(),
 		schemaSpec(),
 		metaSpec(),

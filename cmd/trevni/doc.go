@@ -21,6 +21,8 @@
 //	toarrow     convert a data set to an Arrow IPC file (or stream, to -)
 //	toclmn      convert a Trevni file of flat records to CLMN
 //	concat      join Trevni files of the same columns by copying their blocks
+//	recodec     rewrite a Trevni file's blocks with another codec, values not decoded
+//	split       split a Trevni file into parts of N records or SIZE bytes
 //	random      write random records of an Avro schema
 //	schema      print the Avro schema stored in a file
 //	meta        print a file's metadata, columns and block descriptors as JSON

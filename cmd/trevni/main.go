@@ -262,7 +262,7 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 	}()
 	// The output is created first, so that a bad output name fails before
 	// a large input is read.
-	if cmd.output != noOutput {
+	if cmd.output != noOutput && cmd.output != prefixOutput {
 		if out, err = e.createOutput(outPath); err != nil {
 			a.errorf("trevni: %s: %s\n", cmd.name, oneLine(fileFirst(err)))
 			return exitError
