@@ -7,203 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"sync"
+
+	"github.com/trevni-go/trevni/internal/atomicfile"
 )
-
-// atomicFile is an output file that appears under its name only once it is
-// complete. It is written to a file in a private temporary directory beside
-// the target (so that the final rename is atomic, and so that a spill file
-// of the writer can be put there too) and renamed into place by Commit,
-// which then removes the directory; Abort removes the directory and all it
-// holds, and leaves any existing file of that name untouched. A replaced
-// file keeps its permissions; a new one gets 0666 less the umask, as with
-// os.Create. When the name is a symbolic link, the file it points to is
-// written, not the link, even when that file does not exist yet.
-//
-// With noReplace set, Commit does not replace a file that appeared under
-// the name while the output was being written (another process's): it
-// fails with errAppeared and leaves that file untouched.
-//
-// A target that exists but is not a regular file, such as /dev/null or a
-// named pipe, cannot be replaced: it is written directly.
-//
-// Write may be called from one goroutine while Commit or Abort is called
-// from another; a Write after either fails.
-type atomicFile struct {
-	f      *os.File
-	path   string // the target
-	tmpDir string // the private directory holding tmp, or ""
-	tmp    string // the temporary file, or "" when writing the target directly
-
-	noReplace bool // Commit must not replace a file that appeared meanwhile
-
-	mu   sync.Mutex
-	done bool // committed or aborted
-}
-
-// maxLinks is how many symbolic links are followed to find an output's
-// target, as the system's own limit (ELOOP).
-const maxLinks = 40
-
-// resolveLinks follows path while it is a symbolic link, also when the
-// last link dangles, and returns the path of the file it leads to, which
-// may not exist.
-func resolveLinks(path string) (string, error) {
-	p := path
-	for range maxLinks {
-		fi, err := os.Lstat(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return p, nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			return p, nil
-		}
-		link, err := os.Readlink(p)
-		if err != nil {
-			return "", err
-		}
-		if !filepath.IsAbs(link) {
-			link = filepath.Join(filepath.Dir(p), link)
-		}
-		p = link
-	}
-	return "", fmt.Errorf("%s: cannot create: too many levels of symbolic links", path)
-}
-
-// createAtomic starts writing the file path.
-func createAtomic(path string) (*atomicFile, error) {
-	target, err := resolveLinks(path)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := os.Stat(target)
-	switch {
-	case err == nil && fi.IsDir():
-		return nil, fmt.Errorf("%s: cannot create: is a directory", path)
-	case err == nil && !fi.Mode().IsRegular():
-		f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
-		if err != nil {
-			return nil, err
-		}
-		return &atomicFile{f: f, path: target}, nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return nil, err
-	}
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
-	tmpDir, err := os.MkdirTemp(dir, ".trevni-*")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the temporary name would only confuse
-		}
-		return nil, fmt.Errorf("%s: cannot create: %w", path, err)
-	}
-	if len(base) > 200 {
-		base = base[:200] // keep the temporary name within NAME_MAX
-	}
-	tmp := filepath.Join(tmpDir, base)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
-		os.RemoveAll(tmpDir)
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: cannot create: %w", path, err)
-	}
-	if fi != nil {
-		f.Chmod(fi.Mode().Perm()) // best effort: keep the replaced file's permissions
-	}
-	return &atomicFile{f: f, path: target, tmpDir: tmpDir, tmp: tmp}, nil
-}
-
-// TempDir returns the private directory beside the target where other
-// temporary files of the run may go, removed with it; "" when the target
-// is written directly.
-func (a *atomicFile) TempDir() string { return a.tmpDir }
-
-// Name returns the file's final name.
-func (a *atomicFile) Name() string { return a.path }
-
-// Write writes to the temporary file.
-func (a *atomicFile) Write(p []byte) (int, error) {
-	n, err := a.f.Write(p)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		err = fmt.Errorf("%s: cannot write: %w", a.path, err)
-	}
-	return n, err
-}
-
-// Commit flushes the file to stable storage and renames it into place. If
-// it fails, the temporary file is removed and the target left untouched.
-func (a *atomicFile) Commit() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done {
-		return fmt.Errorf("%s: cannot write: already committed or aborted", a.path)
-	}
-	a.done = true
-	if a.tmp == "" {
-		return a.f.Close()
-	}
-	err := a.f.Sync()
-	if cerr := a.f.Close(); err == nil {
-		err = cerr
-	}
-	switch {
-	case err != nil:
-	case a.noReplace:
-		err = renameNoReplace(a.tmp, a.path)
-	default:
-		err = os.Rename(a.tmp, a.path)
-	}
-	os.RemoveAll(a.tmpDir)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%s: %w while this command ran: left untouched (give --force to replace it)", a.path, errAppeared)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: cannot write: %w", a.path, err)
-	}
-	syncDir(filepath.Dir(a.path))
-	return nil
-}
-
-// Abort removes the temporary directory. It does nothing after Commit or Abort,
-// so it can be deferred.
-func (a *atomicFile) Abort() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done {
-		return nil
-	}
-	a.done = true
-	err := a.f.Close()
-	if a.tmpDir != "" {
-		if rerr := os.RemoveAll(a.tmpDir); rerr != nil {
-			err = rerr
-		}
-	}
-	return err
-}
-
-// syncDir makes a rename in dir durable, where the system allows it.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
 
 // output is where a command writes its result: standard output, or a file
 // replaced atomically. Writes are buffered. The framework creates it
@@ -211,8 +17,8 @@ func syncDir(dir string) {
 // succeeds and aborts it otherwise; the command only writes to it.
 type output struct {
 	w          *bufio.Writer
-	name       string      // for messages
-	file       *atomicFile // nil for standard output
+	name       string           // for messages
+	file       *atomicfile.File // nil for standard output
 	unregister func()
 	done       bool
 	committed  []func() // run once Commit has succeeded (summaries)
@@ -224,7 +30,7 @@ type output struct {
 }
 
 // createOutput opens a file argument for output: "-" or "" is standard
-// output; any other name is an atomicFile, removed if the process is
+// output; any other name is an atomicfile.File, removed if the process is
 // interrupted before Commit. It refuses to write over one of the
 // command's inputs (the same file, however named), and over any other
 // existing regular file unless --force was given.
@@ -238,14 +44,16 @@ func (e *env) createOutput(path string) (*output, error) {
 	if err := e.checkOutput(path); err != nil {
 		return nil, err
 	}
-	f, err := createAtomic(path)
+	// Without --force the name was free when the run began (checkOutput):
+	// the commit must not replace what another process puts there.
+	f, err := atomicfile.Create(path, e.force)
+	if errors.Is(err, atomicfile.ErrExists) {
+		err = fmt.Errorf("%s: %w: give --force to replace it", path, errExists)
+	}
 	if err != nil {
 		return nil, err
 	}
 	o := &output{w: bufio.NewWriterSize(f, 64<<10), name: path, file: f, app: e.app, ctx: e.ctx}
-	// Without --force the name was free when the run began (checkOutput):
-	// the commit must not replace what another process puts there.
-	f.noReplace = !e.force
 	o.unregister = e.app.addCleanup(func() { f.Abort() })
 	return o, nil
 }
@@ -253,10 +61,6 @@ func (e *env) createOutput(path string) (*output, error) {
 // errExists is wrapped by the error of createOutput for an existing file
 // when --force is not given.
 var errExists = errors.New("exists")
-
-// errAppeared is wrapped by the error of a commit without --force when a
-// file was created under the output's name while the command ran.
-var errAppeared = errors.New("another file was created under this name")
 
 // checkOutput checks that path, an output file argument, may be written:
 // that it is none of the command's inputs, and that it does not exist
@@ -405,7 +209,12 @@ func (o *output) commit() error {
 		o.file.Abort()
 		return err
 	}
-	return o.file.Commit()
+	err = o.file.Commit()
+	if errors.Is(err, atomicfile.ErrAppeared) {
+		// The name was free when the run began.
+		return fmt.Errorf("%s: another file was created under this name while this command ran: left untouched (give --force to replace it)", o.name)
+	}
+	return err
 }
 
 // Abort abandons the output: a file's temporary copy is removed; what was

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,31 +111,5 @@ func TestConcurrentRunsOneWins(t *testing.T) {
 	names := dirNames(t, dir)
 	if len(names) != 1 {
 		t.Errorf("files left: %v", names)
-	}
-}
-
-// TestRenameNoReplace checks both ways of committing without replacing:
-// renameNoReplace (renameat2 where the system has it) and the link and
-// unlink fallback; each moves the file to a free name, and refuses a
-// taken one with fs.ErrExist, leaving both files as they were.
-func TestRenameNoReplace(t *testing.T) {
-	for name, rename := range map[string]func(string, string) error{"renameNoReplace": renameNoReplace, "linkNoReplace": linkNoReplace} {
-		dir := t.TempDir()
-		from, to := filepath.Join(dir, "from"), filepath.Join(dir, "to")
-		writeFileT(t, from, []byte("new"))
-		writeFileT(t, to, []byte("theirs"))
-		if err := rename(from, to); !errors.Is(err, fs.ErrExist) {
-			t.Errorf("%s over an existing file: %v, want fs.ErrExist", name, err)
-		}
-		if string(readFile(t, to)) != "theirs" || string(readFile(t, from)) != "new" {
-			t.Errorf("%s changed the files when refusing", name)
-		}
-		os.Remove(to)
-		if err := rename(from, to); err != nil {
-			t.Fatalf("%s to a free name: %v", name, err)
-		}
-		if _, err := os.Stat(from); !errors.Is(err, fs.ErrNotExist) || string(readFile(t, to)) != "new" {
-			t.Errorf("%s to a free name: from left (%v) or to wrong", name, err)
-		}
 	}
 }

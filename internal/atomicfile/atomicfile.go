@@ -75,6 +75,11 @@ func resolveLinks(path string) (string, error) {
 // file that may not be replaced.
 var ErrExists = errors.New("exists")
 
+// ErrAppeared is wrapped by the error of a Commit that may not replace a
+// file that another process created under the name while the output was
+// being written; it wraps ErrExists.
+var ErrAppeared = fmt.Errorf("%w: another file was created under this name", ErrExists)
+
 // Create starts writing the file path. Unless replace is true, a regular
 // file of that name that exists already, or that appears before Commit,
 // is an error wrapping ErrExists, and is left untouched.
@@ -174,6 +179,9 @@ func (a *File) Commit() error {
 		}
 	}
 	os.RemoveAll(a.tmpDir)
+	if errors.Is(err, ErrAppeared) {
+		return fmt.Errorf("%s: %w while it was being written: left untouched", a.path, ErrAppeared)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: cannot write: %w", a.path, err)
 	}

@@ -2,7 +2,6 @@ package atomicfile
 
 import (
 	"errors"
-	"fmt"
 	"os"
 )
 
@@ -11,7 +10,7 @@ import (
 func linkNoReplace(from, to string) error {
 	if err := os.Link(from, to); err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("%w: it was created while the output was being written", ErrExists)
+			return ErrAppeared
 		}
 		return err
 	}

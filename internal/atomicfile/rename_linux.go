@@ -4,7 +4,6 @@ package atomicfile
 
 import (
 	"errors"
-	"fmt"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,7 +17,7 @@ func renameNoReplace(from, to string) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, unix.EEXIST):
-		return fmt.Errorf("%w: it was created while the output was being written", ErrExists)
+		return ErrAppeared
 	case !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOTSUP):
 		return err
 	}
