@@ -215,11 +215,13 @@ func (rr *RowReader) startRow() error {
 }
 
 // Sizes Read charges to a row's budget: a value (an interface), an
-// Element and a Field, each twice its size: the slices that hold them grow
-// by doubling and leave their old arrays to the garbage collector.
+// Element and a Field, each twice its size, for the slices that hold them
+// grow by doubling and leave their old arrays to the garbage collector; an
+// Element twice more, for the slice of its own fields and the heap it
+// leaves behind (measured: TestHostileRecordSize in cmd/trevni).
 const (
 	valueCost   = 2 * 16
-	elementCost = 2 * 40
+	elementCost = 4 * 40
 	fieldCost   = 2 * 40
 )
 

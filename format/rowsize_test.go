@@ -21,7 +21,7 @@ func TestRowReaderMaxBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 1 << 18
+	const n = 1 << 17
 	for _, k := range []int{2, n, 2} {
 		w.StartRow()
 		w.WriteLength(0, k)
