@@ -39,38 +39,49 @@ func (ds *Dataset) WriteJSON(ctx context.Context, w io.Writer, opts *ReadOptions
 		return 0, err
 	}
 	defer r.Close()
+	return r.WriteJSON(w, jopts)
+}
+
+// WriteJSON writes the reader's remaining records to w as Dataset.WriteJSON
+// does (for Avro records: Avro's JSON encoding, or plain JSON), and
+// returns how many it wrote; the reader's Report then says what it read.
+func (r *Reader) WriteJSON(w io.Writer, jopts *JSONOptions) (int64, error) {
+	pretty := jopts != nil && jopts.Pretty
 	read := r.ReadJSON
-	if plain {
+	if jopts != nil && jopts.Plain {
 		read = r.ReadPlainJSON
 	}
+	start := r.Records()
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var line []byte
 	var ind bytes.Buffer
 	for {
+		var err error
 		line, err = read(line[:0])
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return r.Records(), err
+			bw.Flush() // the records before the bad one are written
+			return r.Records() - start, err
 		}
 		if pretty {
 			ind.Reset()
 			if err := json.Indent(&ind, line, "", "  "); err != nil {
-				return r.Records(), err
+				return r.Records() - start, err
 			}
 			line = append(line[:0], ind.Bytes()...)
 		}
 		if _, err := bw.Write(append(line, '\n')); err != nil {
-			return r.Records(), err
+			return r.Records() - start, err
 		}
 		if r.Records()%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return r.Records(), fmt.Errorf("trevni: writing JSON: %w", err)
+			if err := r.ctx.Err(); err != nil {
+				return r.Records() - start, fmt.Errorf("trevni: writing JSON: %w", err)
 			}
 		}
 	}
-	return r.Records(), bw.Flush()
+	return r.Records() - start, bw.Flush()
 }
 
 // WriteAvro writes the records a reader with opts returns to w as one Avro
@@ -84,18 +95,26 @@ func (ds *Dataset) WriteAvro(ctx context.Context, w io.Writer, opts *ReadOptions
 		return 0, err
 	}
 	defer r.Close()
+	return r.WriteAvro(w, copts)
+}
+
+// WriteAvro writes the reader's remaining records to w as one Avro object
+// container file of their schema (Schema), as Dataset.WriteAvro does, and
+// returns how many it wrote; the reader's Report then says what it read.
+func (r *Reader) WriteAvro(w io.Writer, copts *assemble.ContainerOptions) (int64, error) {
 	var o ocf.WriterOptions
 	if copts != nil {
 		o.Codec, o.Level, o.SyncMarker = copts.Codec, copts.Level, copts.SyncMarker
 	}
-	text := ds.text
-	if opts != nil && len(opts.Fields) > 0 {
+	text := r.ds.text
+	if len(r.opts.Fields) > 0 {
 		text = r.Schema().String()
 	}
 	cw, err := ocf.NewWriter(w, text, o)
 	if err != nil {
 		return 0, err
 	}
+	start := r.Records()
 	var rec []byte
 	for {
 		rec, err = r.ReadBinary(rec[:0])
@@ -106,21 +125,21 @@ func (ds *Dataset) WriteAvro(ctx context.Context, w io.Writer, opts *ReadOptions
 			err = cw.Append(rec)
 		}
 		if err != nil {
-			return r.Records(), err
+			return r.Records() - start, err
 		}
 		if r.Records()%4096 == 0 {
 			if copts != nil && copts.Progress != nil {
 				copts.Progress(r.Records())
 			}
-			if err := ctx.Err(); err != nil {
-				return r.Records(), fmt.Errorf("trevni: writing Avro: %w", err)
+			if err := r.ctx.Err(); err != nil {
+				return r.Records() - start, fmt.Errorf("trevni: writing Avro: %w", err)
 			}
 		}
 	}
 	if copts != nil && copts.Progress != nil {
 		copts.Progress(r.Records())
 	}
-	return r.Records(), cw.Close()
+	return r.Records() - start, cw.Close()
 }
 
 // FromProtobuf reports whether the data set's records are read as the

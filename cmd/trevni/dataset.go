@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/internal/ocf"
+	"github.com/trevni-go/trevni/assemble"
 )
 
 // The reading commands take a data set: several files, shell-style globs
@@ -231,27 +231,8 @@ func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impa
 		return err
 	}
 	defer r.Close()
-	read := r.ReadJSON
-	if plain {
-		read = r.ReadPlainJSON
-	}
-	var line []byte
-	for {
-		line, err = read(line[:0])
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if pretty {
-			if line, err = indentJSON(line, true); err != nil {
-				return err // cannot happen: the reader writes valid JSON
-			}
-		}
-		if _, err := out.Write(append(line, '\n')); err != nil {
-			return err
-		}
+	if _, err := r.WriteJSON(out, &trevni.JSONOptions{Pretty: pretty, Plain: plain}); err != nil {
+		return err
 	}
 	if sf != nil && sf.report {
 		p.done()
@@ -274,35 +255,15 @@ func (e *env) toContainer(out io.Writer, ds *trevni.Dataset, rf *rangeFlags, sf 
 		return 0, err
 	}
 	defer r.Close()
-	text := ds.SchemaText()
-	if len(o.Fields) > 0 {
-		text = r.Schema().String()
-	}
-	cw, err := ocf.NewWriter(out, text, ocf.WriterOptions{Codec: codec})
+	n, err := r.WriteAvro(out, &assemble.ContainerOptions{Codec: codec})
 	if err != nil {
-		return 0, err
-	}
-	var rec []byte
-	for {
-		rec, err = r.ReadBinary(rec[:0])
-		if err == io.EOF {
-			break
-		}
-		if err == nil {
-			err = cw.Append(rec)
-		}
-		if err != nil {
-			return r.Records(), err
-		}
-	}
-	if err := cw.Close(); err != nil {
-		return r.Records(), err
+		return n, err
 	}
 	if sf != nil && sf.report {
 		p.done()
 		e.printReports(r.Report())
 	}
-	return r.Records(), nil
+	return n, nil
 }
 
 // addImpalaBooleans defines --impala-booleans, for the commands that read
