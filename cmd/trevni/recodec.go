@@ -80,29 +80,19 @@ func recodecCommand(fs *flag.FlagSet) runFunc {
 		if *checksum != "" && !slices.Contains(checksumNames, *checksum) && *checksum != "crc-32" {
 			return e.usagef("--checksum %q: unknown checksum (want %s)", *checksum, strings.Join(checksumNames, " or "))
 		}
-		ds, done, err := e.openDataset(ins, e.openOptions("", false))
+		ds, rd, done, err := e.openTrevni2(ins[0], "recodec rewrites")
 		if err != nil {
 			return err
 		}
 		defer done()
-		part := ds.Parts()[0]
-		if part.Format() != trevni.Trevni2 {
-			return fmt.Errorf("%s: a %s file: recodec rewrites Trevni 2 files; convert it first (trevni toavro %s x.avro, then trevni fromavro x.avro x.trv)", part.Name(), part.Format(), part.Name())
-		}
-		f, err := part.Open(e.ctx)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		rd := f.Trevni()
 		if st.set && st.value {
 			missing, err := columnWithoutStats(rd)
 			if err != nil {
-				return fmt.Errorf("%s: %w", part.Name(), err)
+				return fmt.Errorf("%s: %w", ds.Parts()[0].Name(), err)
 			}
 			if missing != "" {
 				if !rd.Meta().Has("avro.schema") {
-					return fmt.Errorf("%s: column %q has no statistics, and recodec computes them only for files written from Avro (with avro.schema): leave out --stats", part.Name(), missing)
+					return fmt.Errorf("%s: column %q has no statistics, and recodec computes them only for files written from Avro (with avro.schema): leave out --stats", ds.Parts()[0].Name(), missing)
 				}
 				ck := *checksum
 				if ck == "" {
@@ -116,9 +106,9 @@ func recodecCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			var pe *format.PartError
 			if errors.As(err, &pe) {
-				return fmt.Errorf("%s: %w", part.Name(), pe.Err)
+				return fmt.Errorf("%s: %w", ds.Parts()[0].Name(), pe.Err)
 			}
-			return fmt.Errorf("%s: %w", part.Name(), err)
+			return fmt.Errorf("%s: %w", ds.Parts()[0].Name(), err)
 		}
 		e.wrote(out, func() string { return pluralCount(rows, "row") + " with codec " + c })
 		return nil
@@ -205,4 +195,25 @@ func recodecSpec() *command {
 		summary: "rewrite a Trevni file's blocks with another codec, values not decoded",
 		help:    recodecHelp, setup: recodecCommand,
 	}
+}
+
+// openTrevni2 opens the one input of a command that rewrites a Trevni 2
+// file (recodec, split): its data set, and the part's own reader. A Trevni
+// 1 or CLMN file is refused with the way to convert it. done closes both.
+func (e *env) openTrevni2(in, verb string) (ds *trevni.Dataset, rd *format.Reader, done func(), err error) {
+	ds, dsDone, err := e.openDataset([]string{in}, e.openOptions("", false))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	part := ds.Parts()[0]
+	if part.Format() != trevni.Trevni2 {
+		dsDone()
+		return nil, nil, nil, fmt.Errorf("%s: a %s file: %s Trevni 2 files; convert it first (trevni toavro %s x.avro, then trevni fromavro x.avro x.trv)", ds.Parts()[0].Name(), part.Format(), verb, ds.Parts()[0].Name())
+	}
+	f, err := part.Open(e.ctx)
+	if err != nil {
+		dsDone()
+		return nil, nil, nil, err
+	}
+	return ds, f.Trevni(), func() { f.Close(); dsDone() }, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/shred"
 )
@@ -48,24 +47,14 @@ func splitCommand(fs *flag.FlagSet) runFunc {
 			}
 			limit = n
 		}
-		ds, done, err := e.openDataset([]string{in}, e.openOptions("", false))
+		ds, rd, done, err := e.openTrevni2(in, "split reads")
 		if err != nil {
 			return err
 		}
 		defer done()
-		part := ds.Parts()[0]
-		if part.Format() != trevni.Trevni2 {
-			return fmt.Errorf("%s: a %s file: split reads Trevni 2 files; convert it first (trevni toavro %s x.avro, then trevni fromavro x.avro x.trv)", part.Name(), part.Format(), part.Name())
-		}
-		f, err := part.Open(e.ctx)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		rd := f.Trevni()
 		text := rd.Meta().GetString("avro.schema")
 		if text == "" {
-			return fmt.Errorf("%s: the file has no avro.schema metadata: split copies records written from Avro", part.Name())
+			return fmt.Errorf("%s: the file has no avro.schema metadata: split copies records written from Avro", ds.Parts()[0].Name())
 		}
 		r, err := ds.NewReader(e.ctx, nil)
 		if err != nil {
