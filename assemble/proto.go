@@ -65,7 +65,6 @@ type ProtoReader struct {
 	own       bool          // every field of the file's own type: ReadWire's fast path
 	wire      *wireEncoder  // ReadWire's encoder, built on first use
 	msg       proto.Message // ReadWire's message when it uses ReadInto
-	cols      []layout.Column
 }
 
 // NewProtoReader prepares to read the messages of rd, using the descriptors

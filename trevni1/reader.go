@@ -446,7 +446,6 @@ type ColumnReader struct {
 	// The current entry.
 	Rep, Def int
 	i64      int64
-	f64      float64
 	bytesV   []byte
 	ts       TimestampValue
 }

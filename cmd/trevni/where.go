@@ -27,17 +27,6 @@ func addSelectFlags(fs *flag.FlagSet) *selectFlags {
 	return f
 }
 
-// options adds the flags' selection and filter to o.
-func (f *selectFlags) options(o *assemble.Options) {
-	if f == nil {
-		return
-	}
-	if f.fields != "" {
-		o.Fields = strings.Split(f.fields, ",")
-	}
-	o.Filter = f.where
-}
-
 // whereError turns a bad --where expression into a usage error that shows
 // the expression with a caret under the character at fault.
 func (e *env) whereError(err error) error {
