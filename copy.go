@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
@@ -34,7 +35,7 @@ func (f *File) records(ctx context.Context) (*format.Reader, error) {
 		return nil, fmt.Errorf("%s: a Trevni 2 copy: %w", f.part.Name(), err)
 	}
 	f.copyDir = dir
-	tmp, err := os.Create(dir + "/copy.trv")
+	tmp, err := os.Create(filepath.Join(dir, "copy.trv"))
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%s: a Trevni 2 copy: %w", f.part.Name(), err)
