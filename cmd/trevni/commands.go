@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -367,4 +368,20 @@ func (a *app) help(args []string) int {
 	}
 	fmt.Fprintln(a.stderr, "trevni: help: too many arguments\nusage: trevni help [COMMAND]")
 	return exitUsage
+}
+
+// addWorkersFlag defines --workers on the commands that read or write rows
+// on several goroutines, and returns a function giving its value: the
+// number of workers, GOMAXPROCS when the flag is absent or 0.
+func addWorkersFlag(fs *flag.FlagSet) func() (int, error) {
+	n := fs.Int("workers", 0, "decode and encode rows on `N` goroutines (default 0: one per core, GOMAXPROCS)")
+	return func() (int, error) {
+		switch {
+		case *n < 0:
+			return 0, &usageError{msg: "--workers must not be negative"}
+		case *n == 0:
+			return runtime.GOMAXPROCS(0), nil
+		}
+		return *n, nil
+	}
 }
