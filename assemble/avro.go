@@ -188,8 +188,18 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 		if ar.filter, err = newFilter(rd, o.Filter, fileSchema, lay, &o); err != nil {
 			return nil, err
 		}
-		for _, cr := range ar.used {
+		for i, cr := range ar.cols {
+			if cr == nil {
+				continue
+			}
 			cr.SetReadAhead(false)
+			// A column the filter reads too is read once: the filter's
+			// reader is ahead, and this one copies its blocks.
+			if ev := ar.filter.ev.cols[i]; ev != nil {
+				if err := cr.ShareBlocks(ev); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	return ar, nil

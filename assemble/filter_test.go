@@ -122,6 +122,10 @@ func checkFilter(t *testing.T, file []byte, r *rand.Rand, n int, tally *filterTa
 			t.Fatalf("%s: report %+v, want %d matched of %d", src, rep, len(want), len(natives))
 		}
 		for _, c := range rep.Columns {
+			// A column the filter and the output both read is read once.
+			if c.BlocksRead > c.Blocks {
+				t.Fatalf("%s: column %s: %d of %d blocks read", src, c.Name, c.BlocksRead, c.Blocks)
+			}
 			tally.skipped += c.BlocksSkipped
 		}
 		if rep.RowsScanned < int64(len(natives)) {

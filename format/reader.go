@@ -708,6 +708,10 @@ type ColumnReader struct {
 	spare        *fetched      // buffers for the next fetch
 
 	share *budget.Share // the bytes of block buffers held, in rd.budget
+
+	peer      *ColumnReader // ShareBlocks: a reader ahead of this one on the same column
+	dataBlock int           // the block data holds, -1 for none
+	shared    int           // blocks copied from peer
 }
 
 // Values returns a reader positioned before the first row of column i.
@@ -716,7 +720,7 @@ func (rd *Reader) Values(i int) (*ColumnReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &ColumnReader{rd: rd, index: i, meta: &rd.cols[i], typ: rd.cols[i].Type, table: t, block: -1, row: -1, readAhead: rd.opts.ReadAhead}
+	c := &ColumnReader{rd: rd, index: i, meta: &rd.cols[i], typ: rd.cols[i].Type, table: t, block: -1, row: -1, dataBlock: -1, readAhead: rd.opts.ReadAhead}
 	c.share = rd.budget.Register(c)
 	return c, nil
 }
@@ -794,13 +798,19 @@ func (c *ColumnReader) loadBlock(b int) error {
 			f = nil
 		}
 	}
+	copied := false
 	if f == nil {
 		f = c.spare
 		if f == nil {
 			f = &fetched{}
 		}
 		c.spare = nil
-		c.fetch(b, f)
+		if p := c.peer; p != nil && p.dataBlock == b {
+			c.copyBlock(b, f, p.data)
+			copied = true
+		} else {
+			c.fetch(b, f)
+		}
 	}
 	c.block = b
 	if f.err != nil {
@@ -808,18 +818,23 @@ func (c *ColumnReader) loadBlock(b int) error {
 		f.err.Row = c.row
 		return f.err
 	}
-	c.loadedBlocks++
-	c.loadedBytes += int64(c.table.blocks[b].CompressedSize + c.table.checksum)
+	if copied {
+		c.shared++
+	} else {
+		c.loadedBlocks++
+		c.loadedBytes += int64(c.table.blocks[b].CompressedSize + c.table.checksum)
+	}
 	// The buffers of the block left behind take the next fetch.
 	old := &fetched{raw: c.raw, data: c.data}
 	c.raw, c.data = f.raw, f.data
+	c.dataBlock = b
 	bi := &c.table.blocks[b]
 	c.dec.reset(c.data)
 	c.blockEnd = bi.FirstRow + bi.Rows
 	if err := c.checkRows(bi); err != nil {
 		return err
 	}
-	if c.readAhead && b+1 < len(c.table.blocks) {
+	if c.readAhead && c.peer == nil && b+1 < len(c.table.blocks) {
 		ch := make(chan *fetched, 1)
 		c.ahead = ch
 		go func() {
@@ -911,6 +926,46 @@ func (rd *Reader) crcAccepted(want, got uint32, nullCodec bool) bool {
 	return want == got || want == 0 && nullCodec && !rd.opts.StrictChecksums
 }
 
+// copyBlock puts a copy of data, block b as another reader of the column
+// decompressed and checked it, into f's buffers, within the reader's
+// block memory.
+func (c *ColumnReader) copyBlock(b int, f *fetched, data []byte) {
+	f.block, f.err = b, nil
+	before := int64(cap(f.data))
+	reserved := int64(max(0, len(data)+blockSlack-cap(f.data)))
+	budget := &c.rd.budget
+	if !budget.Take(c.share, reserved) {
+		bi := &c.table.blocks[b]
+		f.err = c.rd.colErr(c.index, b, bi.Offset, fmt.Errorf("%w: block of %d uncompressed bytes would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, len(data), budget.Limit))
+		return
+	}
+	if cap(f.data) < len(data)+blockSlack {
+		f.data = make([]byte, 0, len(data)+blockSlack)
+	}
+	f.data = append(f.data[:0], data...)
+	budget.Adjust(c.share, int64(cap(f.data))-before-reserved)
+}
+
+// ShareBlocks makes c take each block it needs from peer, another reader
+// of the same column of the same file, when peer holds that block at the
+// time: a copy of the decompressed, checked bytes instead of a second
+// read from storage, decompression and checksum. It is for a caller that
+// reads the same rows of a column twice, peer first (a filter evaluating
+// a row before the record is assembled): both readers must be used by one
+// goroutine. c then reads no block ahead. ShareBlocks(nil) ends the
+// sharing. Blocks taken from peer are counted by Shared, not Loaded.
+func (c *ColumnReader) ShareBlocks(peer *ColumnReader) error {
+	if peer != nil && (peer.rd != c.rd || peer.index != c.index || peer == c) {
+		return fmt.Errorf("%w: ShareBlocks needs another reader of the same column of the same file", ErrUsage)
+	}
+	c.peer = peer
+	return nil
+}
+
+// Shared returns how many blocks c took from its peer (ShareBlocks)
+// instead of reading them.
+func (c *ColumnReader) Shared() int { return c.shared }
+
 // SetReadAhead turns on reading and decompressing the next block in
 // another goroutine while the current one is read, so that reading many
 // columns uses several cores. It costs one more block of memory. Close the
@@ -929,7 +984,7 @@ func (c *ColumnReader) Close() {
 		<-c.ahead
 		c.ahead = nil
 	}
-	c.raw, c.data, c.spare = nil, nil, nil
+	c.raw, c.data, c.spare, c.dataBlock = nil, nil, nil, -1
 	c.rd.budget.Release(c.share)
 	for _, a := range c.aux {
 		a.Close()
