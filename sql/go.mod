@@ -7,6 +7,7 @@ require (
 	github.com/duckdb/duckdb-go-bindings v0.10506.0
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/trevni-go/trevni v0.0.0
+	golang.org/x/term v0.47.0
 )
 
 require (

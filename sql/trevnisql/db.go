@@ -11,8 +11,8 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/duckdb/duckdb-go/v2"
 	bindings "github.com/duckdb/duckdb-go-bindings"
+	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/trevni-go/trevni"
 )
