@@ -176,6 +176,11 @@ func (s *scanner) bind(source string) (*bindData, []bindings.LogicalType, error)
 	}
 	bd := &bindData{s: s, source: source, record: ds.Schema().Kind == schema.Record}
 	for _, f := range as.Fields() {
+		if listOfDictionary(f.Type) {
+			// DuckDB 1.5.6's Arrow import fails on it with an internal
+			// error that ends the database.
+			return nil, nil, fmt.Errorf("column %s: an array of enums (Arrow list<dictionary>) is not readable through DuckDB's Arrow import", f.Name)
+		}
 		bd.names = append(bd.names, f.Name)
 	}
 	for _, p := range ds.Parts() {
@@ -186,6 +191,24 @@ func (s *scanner) bind(source string) (*bindData, []bindings.LogicalType, error)
 		return nil, nil, err
 	}
 	return bd, types, nil
+}
+
+// listOfDictionary reports whether dt has a list of dictionaries in it.
+func listOfDictionary(dt arrow.DataType) bool {
+	switch t := dt.(type) {
+	case arrow.ListLikeType:
+		if _, ok := t.Elem().(*arrow.DictionaryType); ok {
+			return true
+		}
+		return listOfDictionary(t.Elem())
+	case arrow.NestedType:
+		for _, f := range t.Fields() {
+			if listOfDictionary(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // types returns the DuckDB types of the columns of the Arrow schema as:
