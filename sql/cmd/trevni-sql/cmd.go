@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/duckdb/duckdb-go/v2"
 	"golang.org/x/term"
 
 	"github.com/trevni-go/trevni"
@@ -136,7 +137,7 @@ func (c *command) run(ctx context.Context, stdout, stderr io.Writer) error {
 	defer db.Close()
 	rows, err := db.QueryContext(ctx, c.query)
 	if err != nil {
-		return err
+		return c.nameSources(ctx, db, err)
 	}
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	err = printRows(w, rows, c.format)
@@ -145,6 +146,33 @@ func (c *command) run(ctx context.Context, stdout, stderr io.Writer) error {
 		printReports(stderr, db.Reports())
 	}
 	return err
+}
+
+// nameSources adds to a query's error the tables the query reads, with
+// the sources of --table views, unless it names a source already (the
+// scan's errors do): "column x not found" then says where it was looked
+// for.
+func (c *command) nameSources(ctx context.Context, db *trevnisql.DB, err error) error {
+	if strings.Contains(err.Error(), trevnisql.FunctionName+"(") {
+		return err
+	}
+	conn, cerr := db.Conn(ctx)
+	if cerr != nil {
+		return err
+	}
+	defer conn.Close()
+	names, nerr := duckdb.GetTableNames(conn, c.query, false)
+	if nerr != nil || len(names) == 0 {
+		return err
+	}
+	for i, n := range names {
+		for _, t := range c.tables {
+			if strings.EqualFold(t.Name, n) {
+				names[i] = n + "=" + t.Source
+			}
+		}
+	}
+	return fmt.Errorf("%s (reading %s)", oneLine(err), strings.Join(names, ", "))
 }
 
 // printRows prints the rows in the format f.
