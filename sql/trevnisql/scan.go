@@ -32,6 +32,7 @@ import (
 	bindings "github.com/duckdb/duckdb-go-bindings"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
@@ -126,10 +127,14 @@ func trevnisql_replacement(infoPtr, namePtr, data unsafe.Pointer) {
 type bindData struct {
 	s      *scanner
 	source string
-	record bool     // the schema is a record: its fields can be selected
-	names  []string // the columns, in order
+	record bool               // the schema is a record: its fields can be selected
+	names  []string           // the columns, in order
+	direct []format.ValueType // per column, its Trevni type if the direct path reads it, else 255
 	parts  []partInfo
 }
+
+// notDirect marks a column the direct path does not read.
+const notDirect format.ValueType = 255
 
 // partInfo is one part of a data set.
 type partInfo struct {
@@ -183,8 +188,20 @@ func (s *scanner) bind(source string) (*bindData, []bindings.LogicalType, error)
 		}
 		bd.names = append(bd.names, f.Name)
 	}
+	bd.direct = make([]format.ValueType, len(bd.names))
+	for i := range bd.direct {
+		bd.direct[i] = notDirect
+		if bd.record {
+			if t, ok := directType(ds.Schema().Fields[i].Type); ok {
+				bd.direct[i] = t
+			}
+		}
+	}
 	for _, p := range ds.Parts() {
 		bd.parts = append(bd.parts, partInfo{name: p.Name(), rows: p.RowCount(), format: p.Format()})
+	}
+	if len(bd.parts) == 0 {
+		return nil, nil, errors.New("no parts")
 	}
 	types, err := s.types(as)
 	if err != nil {
@@ -251,6 +268,7 @@ type scanState struct {
 	fields []string // the fields to read (nil: all)
 	units  []unit
 	next   atomic.Int64
+	direct bool // every column read is one the direct path reads
 }
 
 //export trevnisql_init
@@ -267,6 +285,17 @@ func trevnisql_init(infoPtr unsafe.Pointer) {
 			st.fields = append(st.fields, bd.names[c])
 		}
 		st.cols = append(st.cols, c)
+	}
+	st.direct = true
+	for _, c := range st.cols {
+		if c >= 0 && bd.direct[c] == notDirect {
+			st.direct = false
+		}
+	}
+	for _, p := range bd.parts {
+		if p.format != trevni.Trevni2 {
+			st.direct = false
+		}
 	}
 	threads := bd.s.threads
 	if threads <= 0 {
@@ -296,6 +325,7 @@ type localState struct {
 	st       *scanState
 	ds       *trevni.Dataset
 	rr       *trevniarrow.RecordReader
+	dr       *directReader
 	cs       convertedSchema
 	colmap   []int // per output column, its column in the batches (-1: none)
 	countOff bool  // the scan reads no column: only counts rows
@@ -349,6 +379,14 @@ func (ls *localState) fill(output bindings.DataChunk) (int, error) {
 				ls.left -= n
 				return int(n), nil
 			}
+		} else if ls.dr != nil {
+			n, err := ls.dr.fill(output)
+			if n > 0 || err != nil {
+				return n, err
+			}
+			if err := ls.closeReader(); err != nil {
+				return 0, err
+			}
 		} else if ls.rr != nil {
 			if ls.rr.Next() {
 				return ls.emit(output)
@@ -375,6 +413,16 @@ func (ls *localState) fill(output bindings.DataChunk) (int, error) {
 // openReader starts reading the unit u.
 func (ls *localState) openReader(u unit) error {
 	ctx := context.Background()
+	if ls.st.direct {
+		dr, err := openDirect(ctx, ls.st.bd, u, ls.st.cols)
+		if err != nil {
+			return err
+		}
+		if dr != nil {
+			ls.dr = dr
+			return nil
+		}
+	}
 	ds, err := trevni.OpenFiles(ctx, []string{u.part}, ls.st.bd.s.open)
 	if err != nil {
 		return err
@@ -429,6 +477,12 @@ func (ls *localState) emit(output bindings.DataChunk) (int, error) {
 
 // closeReader ends the read of a unit, recording its report.
 func (ls *localState) closeReader() error {
+	if ls.dr != nil {
+		ls.st.bd.s.db.addReports([]trevni.PartReport{ls.dr.report()})
+		err := ls.dr.close()
+		ls.dr = nil
+		return err
+	}
 	if ls.rr == nil {
 		return nil
 	}
