@@ -38,3 +38,14 @@ for setting in "" "SET threads=1; "; do
 	printf '%-18s trevni %6.2fs  parquet %6.2fs  ratio %.2f\n' "${setting:-default threads}" "${min[large.trv]}" "${min[large.parquet]}" "$(echo "${min[large.trv]} / ${min[large.parquet]}" | bc -l)"
 	unset min
 done
+# With CACHEGRIND=1, the instructions each side runs on one thread
+# (valgrind's cachegrind, GOMAXPROCS=1 GOGC=off), and those of "SELECT 1"
+# (the start-up both include): deterministic where wall times are not.
+if [ "${CACHEGRIND:-}" = 1 ]; then
+	for f in large.trv large.parquet ""; do
+		q="SET threads=1; SELECT 1"
+		[ -n "$f" ] && q=$(query "SET threads=1; " "$work/$f")
+		GOMAXPROCS=1 GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+			"$B/trevni-sql" --format csv "$q" 2>&1 >/dev/null | sed -n "s/.*I *refs: *\([0-9,]*\).*/${f:-start-up} \1 instructions/p"
+	done
+fi
