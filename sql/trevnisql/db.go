@@ -49,8 +49,12 @@ func ParseTable(s string) (Table, error) {
 type DB struct {
 	*sql.DB
 	connector *duckdb.Connector
-	conv      bindings.Connection // for DuckDB's Arrow conversions and registrations
-	scan      *scanner
+	// conv is a connection of the database's own, never running a query,
+	// through which the table function is registered and Arrow batches
+	// are converted (DuckDB reads only its client settings for that, so
+	// the scan's threads share it).
+	conv bindings.Connection
+	scan *scanner
 
 	mu      sync.Mutex
 	reports []trevni.PartReport
@@ -124,11 +128,11 @@ func (d *DB) addReports(r []trevni.PartReport) {
 // Close closes the database.
 func (d *DB) Close() error {
 	var err error
-	if d.DB != nil {
-		err = d.DB.Close() // closes the connector too
-	}
 	if d.conv.Ptr != nil {
 		bindings.Disconnect(&d.conv)
+	}
+	if d.DB != nil {
+		err = d.DB.Close() // closes the connector too
 	}
 	if d.DB == nil {
 		err = errors.Join(err, d.connector.Close())
