@@ -131,6 +131,7 @@ type bindData struct {
 	names  []string           // the columns, in order
 	direct []format.ValueType // per column, its Trevni type if the direct path reads it, else 255
 	parts  []partInfo
+	plain  bool // the batches need plainRecord (see plainType)
 }
 
 // notDirect marks a column the direct path does not read.
@@ -180,12 +181,8 @@ func (s *scanner) bind(source string) (*bindData, []bindings.LogicalType, error)
 		return nil, nil, err
 	}
 	bd := &bindData{s: s, source: source, record: ds.Schema().Kind == schema.Record}
+	as, bd.plain = plainSchema(as)
 	for _, f := range as.Fields() {
-		if listOfDictionary(f.Type) {
-			// DuckDB 1.5.6's Arrow import fails on it with an internal
-			// error that ends the database.
-			return nil, nil, fmt.Errorf("column %s: an array of enums (Arrow list<dictionary>) is not readable through DuckDB's Arrow import", f.Name)
-		}
 		bd.names = append(bd.names, f.Name)
 	}
 	bd.direct = make([]format.ValueType, len(bd.names))
@@ -208,24 +205,6 @@ func (s *scanner) bind(source string) (*bindData, []bindings.LogicalType, error)
 		return nil, nil, err
 	}
 	return bd, types, nil
-}
-
-// listOfDictionary reports whether dt has a list of dictionaries in it.
-func listOfDictionary(dt arrow.DataType) bool {
-	switch t := dt.(type) {
-	case arrow.ListLikeType:
-		if _, ok := t.Elem().(*arrow.DictionaryType); ok {
-			return true
-		}
-		return listOfDictionary(t.Elem())
-	case arrow.NestedType:
-		for _, f := range t.Fields() {
-			if listOfDictionary(f.Type) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // types returns the DuckDB types of the columns of the Arrow schema as:
@@ -331,6 +310,7 @@ type localState struct {
 	countOff bool  // the scan reads no column: only counts rows
 	left     int64 // rows left to count when countOff
 	started  bool
+	plain    *arrow.Schema // the batches' schema after plainRecord, if they need it
 }
 
 //export trevnisql_local_init
@@ -438,6 +418,10 @@ func (ls *localState) openReader(u unit) error {
 	ls.ds, ls.rr = ds, rr
 	if !ls.started {
 		as := rr.Schema()
+		if ls.st.bd.plain {
+			as, _ = plainSchema(as)
+			ls.plain = as
+		}
 		ls.cs, err = newConvertedSchema(ls.st.bd.s.db.conv, as)
 		if err != nil {
 			return err
@@ -461,6 +445,10 @@ func (ls *localState) openReader(u unit) error {
 // emit hands the reader's current batch to DuckDB as output's vectors.
 func (ls *localState) emit(output bindings.DataChunk) (int, error) {
 	rec := ls.rr.RecordBatch()
+	if ls.plain != nil {
+		rec = plainRecord(rec, ls.plain)
+		defer rec.Release()
+	}
 	chunk, err := chunkFromArrow(ls.st.bd.s.db.conv, rec, ls.cs)
 	if err != nil {
 		return 0, err
