@@ -44,10 +44,9 @@ const FunctionName = "trevni_scan"
 // thread reads at a time.
 const minUnitRows = 64 << 10
 
-// arrowMapping is the Arrow mapping of the scans. DuckDB's Arrow import
-// reads sparse unions only (a dense union is "Unsupported Internal Arrow
-// Type"), and trevniarrow writes dense ones: unions other than ["null", T]
-// are read as structs of a nullable field per non-null branch.
+// arrowMapping is the Arrow mapping of the scans: unions other than
+// ["null", T] as structs of a nullable field per non-null branch, which
+// duckRecord turns into the sparse unions DuckDB reads (see duckType).
 func arrowMapping() trevniarrow.SchemaOptions {
 	return trevniarrow.SchemaOptions{UnionsAsStructs: true}
 }
@@ -131,7 +130,7 @@ type bindData struct {
 	names  []string           // the columns, in order
 	direct []format.ValueType // per column, its Trevni type if the direct path reads it, else 255
 	parts  []partInfo
-	plain  bool // the batches need plainRecord (see plainType)
+	plain  bool // the batches need duckRecord (see duckType)
 }
 
 // notDirect marks a column the direct path does not read.
@@ -181,7 +180,7 @@ func (s *scanner) bind(source string) (*bindData, []bindings.LogicalType, error)
 		return nil, nil, err
 	}
 	bd := &bindData{s: s, source: source, record: ds.Schema().Kind == schema.Record}
-	as, bd.plain = plainSchema(as)
+	as, bd.plain = duckSchema(ds.Schema(), as)
 	for _, f := range as.Fields() {
 		bd.names = append(bd.names, f.Name)
 	}
@@ -310,7 +309,7 @@ type localState struct {
 	countOff bool  // the scan reads no column: only counts rows
 	left     int64 // rows left to count when countOff
 	started  bool
-	plain    *arrow.Schema // the batches' schema after plainRecord, if they need it
+	plain    *arrow.Schema // the batches' schema after duckRecord, if they need it
 }
 
 //export trevnisql_local_init
@@ -419,7 +418,7 @@ func (ls *localState) openReader(u unit) error {
 	if !ls.started {
 		as := rr.Schema()
 		if ls.st.bd.plain {
-			as, _ = plainSchema(as)
+			as, _ = duckSchema(rr.AvroSchema(), as)
 			ls.plain = as
 		}
 		ls.cs, err = newConvertedSchema(ls.st.bd.s.db.conv, as)
@@ -446,7 +445,7 @@ func (ls *localState) openReader(u unit) error {
 func (ls *localState) emit(output bindings.DataChunk) (int, error) {
 	rec := ls.rr.RecordBatch()
 	if ls.plain != nil {
-		rec = plainRecord(rec, ls.plain)
+		rec = duckRecord(rec, ls.plain)
 		defer rec.Release()
 	}
 	chunk, err := chunkFromArrow(ls.st.bd.s.db.conv, rec, ls.cs)

@@ -61,7 +61,7 @@ func TestTypes(t *testing.T) {
 		{"rec", "STRUCT(x INTEGER, y VARCHAR)", "{'x': 7, 'y': 'why'}"},
 		{"arr", "BIGINT[]", "[1, 2, 3]"},
 		{"map", "MAP(VARCHAR, DOUBLE)", "MAP {'k': 1.5}"},
-		{"un", `STRUCT("int" INTEGER, string VARCHAR)`, "{'int': NULL, 'string': 's'}"},
+		{"un", `UNION("int" INTEGER, string VARCHAR)`, "union_value(string := 's')"},
 		{"e", "VARCHAR", "'B'"},
 		{"b", "BLOB", `'\x00\xFF'::BLOB`},
 		{"f", "FLOAT", "0.5"},
