@@ -127,7 +127,7 @@ func (d *directReader) fill(output bindings.DataChunk) (int, error) {
 		c := &d.cols[i]
 		vec := bindings.DataChunkGetVector(output, bindings.IdxT(c.out))
 		if err := c.read(vec, n); err != nil {
-			return 0, fmt.Errorf("column %s, row %d: %w", c.name, c.cr.Row(), err)
+			return 0, fmt.Errorf("%s: column %s, row %d: %w", d.part, c.name, c.cr.Row(), err)
 		}
 	}
 	d.left -= int64(n)

@@ -124,13 +124,13 @@ func trevnisql_replacement(infoPtr, namePtr, data unsafe.Pointer) {
 
 // bindData is what binding trevni_scan('SOURCE') learnt of the data set.
 type bindData struct {
-	s      *scanner
-	source string
-	record bool               // the schema is a record: its fields can be selected
-	names  []string           // the columns, in order
-	direct []format.ValueType // per column, its Trevni type if the direct path reads it, else 255
-	parts  []partInfo
-	plain  bool // the batches need duckRecord (see duckType)
+	s       *scanner
+	source  string
+	record  bool               // the schema is a record: its fields can be selected
+	names   []string           // the columns, in order
+	direct  []format.ValueType // per column, its Trevni type if the direct path reads it, else 255
+	parts   []partInfo
+	reshape bool // the batches need duckRecord (see duckType)
 }
 
 // notDirect marks a column the direct path does not read.
@@ -180,7 +180,7 @@ func (s *scanner) bind(source string) (*bindData, []bindings.LogicalType, error)
 		return nil, nil, err
 	}
 	bd := &bindData{s: s, source: source, record: ds.Schema().Kind == schema.Record}
-	as, bd.plain = duckSchema(ds.Schema(), as)
+	as, bd.reshape = duckSchema(ds.Schema(), as)
 	for _, f := range as.Fields() {
 		bd.names = append(bd.names, f.Name)
 	}
@@ -300,16 +300,16 @@ func trevnisql_init(infoPtr unsafe.Pointer) {
 
 // localState is one thread's state in a scan: the unit it reads.
 type localState struct {
-	st       *scanState
-	ds       *trevni.Dataset
-	rr       *trevniarrow.RecordReader
-	dr       *directReader
-	cs       convertedSchema
-	colmap   []int // per output column, its column in the batches (-1: none)
-	countOff bool  // the scan reads no column: only counts rows
-	left     int64 // rows left to count when countOff
-	started  bool
-	plain    *arrow.Schema // the batches' schema after duckRecord, if they need it
+	st        *scanState
+	ds        *trevni.Dataset
+	rr        *trevniarrow.RecordReader
+	dr        *directReader
+	cs        convertedSchema
+	colmap    []int // per output column, its column in the batches (-1: none)
+	countOnly bool  // the scan reads no column: only counts rows
+	left      int64 // rows left to count when countOnly
+	started   bool
+	reshape   *arrow.Schema // the batches' schema after duckRecord, if they need it
 }
 
 //export trevnisql_local_init
@@ -337,7 +337,7 @@ func trevnisql_function(infoPtr, outputPtr unsafe.Pointer) {
 	ls := handleValue[*localState](bindings.FunctionGetLocalInitData(info))
 	if ls.st == nil {
 		ls.st = handleValue[*scanState](bindings.FunctionGetInitData(info))
-		ls.countOff = !hasColumn(ls.st.cols)
+		ls.countOnly = !hasColumn(ls.st.cols)
 	}
 	n, err := ls.fill(output)
 	if err != nil {
@@ -352,7 +352,7 @@ func trevnisql_function(infoPtr, outputPtr unsafe.Pointer) {
 func (ls *localState) fill(output bindings.DataChunk) (int, error) {
 	size := int64(bindings.VectorSize())
 	for {
-		if ls.countOff {
+		if ls.countOnly {
 			if ls.left > 0 {
 				n := min(ls.left, size)
 				ls.left -= n
@@ -379,7 +379,7 @@ func (ls *localState) fill(output bindings.DataChunk) (int, error) {
 			return 0, nil
 		}
 		u := ls.st.units[i]
-		if ls.countOff {
+		if ls.countOnly {
 			ls.left = u.count
 			continue
 		}
@@ -417,9 +417,9 @@ func (ls *localState) openReader(u unit) error {
 	ls.ds, ls.rr = ds, rr
 	if !ls.started {
 		as := rr.Schema()
-		if ls.st.bd.plain {
+		if ls.st.bd.reshape {
 			as, _ = duckSchema(rr.AvroSchema(), as)
-			ls.plain = as
+			ls.reshape = as
 		}
 		ls.cs, err = newConvertedSchema(ls.st.bd.s.db.conv, as)
 		if err != nil {
@@ -444,8 +444,8 @@ func (ls *localState) openReader(u unit) error {
 // emit hands the reader's current batch to DuckDB as output's vectors.
 func (ls *localState) emit(output bindings.DataChunk) (int, error) {
 	rec := ls.rr.RecordBatch()
-	if ls.plain != nil {
-		rec = duckRecord(rec, ls.plain)
+	if ls.reshape != nil {
+		rec = duckRecord(rec, ls.reshape)
 		defer rec.Release()
 	}
 	chunk, err := chunkFromArrow(ls.st.bd.s.db.conv, rec, ls.cs)
