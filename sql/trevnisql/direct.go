@@ -134,53 +134,78 @@ func (d *directReader) fill(output bindings.DataChunk) (int, error) {
 	return n, nil
 }
 
-// read reads n values, one per row, into vec.
+// read reads n values, one per row, into vec. Each type has its own
+// loop, so that the reads are direct calls.
 func (c *directCol) read(vec bindings.Vector, n int) error {
 	p := bindings.VectorGetData(vec)
+	cr := c.cr
 	var err error
 	switch c.typ {
 	case format.Boolean:
-		readInto(c.cr, unsafe.Slice((*bool)(p), n), (*format.ColumnReader).ReadBool, &err)
+		dst := unsafe.Slice((*bool)(p), n)
+		for i := range dst {
+			if err = cr.StartRow(); err == nil {
+				dst[i], err = cr.ReadBool()
+			}
+			if err != nil {
+				return err
+			}
+		}
 	case format.Int:
-		readInto(c.cr, unsafe.Slice((*int32)(p), n), (*format.ColumnReader).ReadInt, &err)
+		dst := unsafe.Slice((*int32)(p), n)
+		for i := range dst {
+			if err = cr.StartRow(); err == nil {
+				dst[i], err = cr.ReadInt()
+			}
+			if err != nil {
+				return err
+			}
+		}
 	case format.Long:
-		readInto(c.cr, unsafe.Slice((*int64)(p), n), (*format.ColumnReader).ReadLong, &err)
+		dst := unsafe.Slice((*int64)(p), n)
+		for i := range dst {
+			if err = cr.StartRow(); err == nil {
+				dst[i], err = cr.ReadLong()
+			}
+			if err != nil {
+				return err
+			}
+		}
 	case format.Float:
-		readInto(c.cr, unsafe.Slice((*float32)(p), n), (*format.ColumnReader).ReadFloat, &err)
+		dst := unsafe.Slice((*float32)(p), n)
+		for i := range dst {
+			if err = cr.StartRow(); err == nil {
+				dst[i], err = cr.ReadFloat()
+			}
+			if err != nil {
+				return err
+			}
+		}
 	case format.Double:
-		readInto(c.cr, unsafe.Slice((*float64)(p), n), (*format.ColumnReader).ReadDouble, &err)
+		dst := unsafe.Slice((*float64)(p), n)
+		for i := range dst {
+			if err = cr.StartRow(); err == nil {
+				dst[i], err = cr.ReadDouble()
+			}
+			if err != nil {
+				return err
+			}
+		}
 	case format.String, format.Bytes:
 		for i := range n {
-			if err = c.cr.StartRow(); err != nil {
-				break
-			}
 			var b []byte
-			if b, err = c.cr.ReadBytes(); err != nil {
-				break
+			if err = cr.StartRow(); err == nil {
+				b, err = cr.ReadBytes()
+			}
+			if err != nil {
+				return err
 			}
 			bindings.VectorAssignStringElementLen(vec, bindings.IdxT(i), b)
 		}
 	default:
-		err = fmt.Errorf("no direct read of %s values", c.typ)
+		return fmt.Errorf("no direct read of %s values", c.typ)
 	}
-	return err
-}
-
-// readInto reads len(dst) values with read, one per row, stopping at the
-// first error, which it stores in *err.
-func readInto[T any](cr *format.ColumnReader, dst []T, read func(*format.ColumnReader) (T, error), err *error) {
-	for i := range dst {
-		if e := cr.StartRow(); e != nil {
-			*err = e
-			return
-		}
-		v, e := read(cr)
-		if e != nil {
-			*err = e
-			return
-		}
-		dst[i] = v
-	}
+	return nil
 }
 
 // report returns what the read cost.
