@@ -129,8 +129,9 @@ func writeData(t *testing.T, r *rand.Rand, dir string, cols []column, rows, part
 	}
 }
 
-// randomQuery draws an aggregate query over the table named "T".
-func randomQuery(r *rand.Rand, cols []column) string {
+// randomQuery draws an aggregate query over the table named "T" and, when
+// its WHERE has one, the same filter in package predicate's grammar.
+func randomQuery(r *rand.Rand, cols []column) (q, filter string) {
 	var aggs []string
 	for range 1 + r.IntN(4) {
 		c := cols[r.IntN(len(cols))]
@@ -147,7 +148,7 @@ func randomQuery(r *rand.Rand, cols []column) string {
 			aggs = append(aggs, fmt.Sprintf("count(DISTINCT %s)", c.name))
 		}
 	}
-	q := "SELECT "
+	q = "SELECT "
 	group := ""
 	if r.IntN(2) == 0 {
 		group = cols[r.IntN(len(cols))].name
@@ -159,20 +160,26 @@ func randomQuery(r *rand.Rand, cols []column) string {
 		switch {
 		case c.nullable && r.IntN(2) == 0:
 			q += fmt.Sprintf(" WHERE %s IS NOT NULL", c.name)
+			filter = c.name + " IS NOT NULL"
 		case c.duck == "VARCHAR":
 			q += fmt.Sprintf(" WHERE %s < 's025'", c.name)
+			filter = c.name + " < 's025'"
 		case c.duck == "BOOLEAN":
 			q += fmt.Sprintf(" WHERE %s", c.name)
+			filter = c.name + " = TRUE"
 		case c.duck == "DATE":
 			q += fmt.Sprintf(" WHERE %s > DATE '2020-01-20'", c.name)
+		case c.duck == "DECIMAL(9,2)":
+			q += fmt.Sprintf(" WHERE %s > 10", c.name)
 		default:
 			q += fmt.Sprintf(" WHERE %s > 10", c.name)
+			filter = c.name + " > 10"
 		}
 	}
 	if group != "" {
 		q += " GROUP BY " + group + " ORDER BY " + group + " NULLS FIRST"
 	}
-	return q
+	return q, filter
 }
 
 // queryRows runs q and returns its rows as text.
@@ -232,11 +239,23 @@ func TestQueriesMatchJSON(t *testing.T) {
 			t.Fatalf("round %d: count(*) %d, %v: want %d", round, n, err, rd.rows)
 		}
 		for range 12 {
-			q := randomQuery(r, cols)
+			q, filter := randomQuery(r, cols)
 			got := queryRows(t, db.DB, q)
 			want := queryRows(t, db.DB, strings.Replace(q, "FROM T", "FROM J", 1))
 			if !slices.Equal(got, want) {
 				t.Errorf("round %d (%d rows, %d parts): %s\n got %v\nwant %v", round, rd.rows, rd.parts, q, got, want)
+			}
+			if filter == "" {
+				continue
+			}
+			// The same filter given to the scan, the WHERE left out.
+			fq, _, _ := strings.Cut(q, " WHERE ")
+			if _, after, ok := strings.Cut(q, " GROUP BY "); ok {
+				fq += " GROUP BY " + after
+			}
+			fq = strings.Replace(fq, "FROM T", fmt.Sprintf("FROM trevni_scan(%s, filter := %s)", quoteString(filepath.Join(dir, "*.trv")), quoteString(filter)), 1)
+			if got := queryRows(t, db.DB, fq); !slices.Equal(got, want) {
+				t.Errorf("round %d (%d rows, %d parts): %s\n got %v\nwant %v", round, rd.rows, rd.parts, fq, got, want)
 			}
 		}
 		db.Close()

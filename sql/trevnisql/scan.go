@@ -40,6 +40,14 @@ import (
 // FunctionName is the name of the table function that reads a data set.
 const FunctionName = "trevni_scan"
 
+// FilterParameter is the name of trevni_scan's named parameter that
+// takes a filter in package predicate's grammar (as trevni tojson
+// --where takes it): trevni_scan('orders/*.trv', filter := 'amount > 100')
+// reads only the records satisfying it, and skips the blocks whose
+// statistics rule out a match. DuckDB gives a table function nothing of
+// the query's WHERE, so this is the way to skip blocks.
+const FilterParameter = "filter"
+
 // minUnitRows is the fewest rows of a range of a Trevni 2 part that one
 // thread reads at a time.
 const minUnitRows = 64 << 10
@@ -67,6 +75,7 @@ func (s *scanner) register(db bindings.Database) error {
 	bindings.TableFunctionSetName(f, FunctionName)
 	varchar := bindings.CreateLogicalType(bindings.TypeVarchar)
 	bindings.TableFunctionAddParameter(f, varchar)
+	bindings.TableFunctionAddNamedParameter(f, FilterParameter, varchar)
 	bindings.DestroyLogicalType(&varchar)
 	bindings.TableFunctionSetExtraInfo(f, newHandle(s), deleteFn())
 	bindings.TableFunctionSetBind(f, unsafe.Pointer(C.trevnisql_info_fn(C.trevnisql_bind)))
@@ -126,6 +135,7 @@ func trevnisql_replacement(infoPtr, namePtr, data unsafe.Pointer) {
 type bindData struct {
 	s       *scanner
 	source  string
+	filter  string             // the named parameter filter, if given
 	record  bool               // the schema is a record: its fields can be selected
 	names   []string           // the columns, in order
 	direct  []format.ValueType // per column, its Trevni type if the direct path reads it, else 255
@@ -150,7 +160,14 @@ func trevnisql_bind(infoPtr unsafe.Pointer) {
 	v := bindings.BindGetParameter(info, 0)
 	source := bindings.GetVarchar(v)
 	bindings.DestroyValue(&v)
-	bd, types, err := s.bind(source)
+	var filter string
+	if w := bindings.BindGetNamedParameter(info, FilterParameter); w.Ptr != nil {
+		if !bindings.IsNullValue(w) {
+			filter = bindings.GetVarchar(w)
+		}
+		bindings.DestroyValue(&w)
+	}
+	bd, types, err := s.bind(source, filter)
 	if err != nil {
 		bindings.BindSetError(info, fmt.Sprintf("%s(%s): %v", FunctionName, quoteString(source), err))
 		return
@@ -163,23 +180,33 @@ func trevnisql_bind(infoPtr unsafe.Pointer) {
 		bindings.BindAddResultColumn(info, name, types[i])
 		bindings.DestroyLogicalType(&types[i])
 	}
-	bindings.BindSetCardinality(info, bindings.IdxT(rows), true)
+	bindings.BindSetCardinality(info, bindings.IdxT(rows), filter == "")
 	bindings.BindSetBindData(info, newHandle(bd), deleteFn())
 }
 
 // bind opens the data set source and returns its parts and its columns'
 // DuckDB types (which the caller destroys).
-func (s *scanner) bind(source string) (*bindData, []bindings.LogicalType, error) {
-	ds, err := trevni.Open(context.Background(), source, s.open)
+func (s *scanner) bind(source, filter string) (*bindData, []bindings.LogicalType, error) {
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, source, s.open)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer ds.Close()
+	if filter != "" {
+		// A reader checks the filter (its grammar, its fields) as it
+		// starts.
+		r, err := ds.NewReader(ctx, &trevni.ReadOptions{Where: filter, Limit: 1})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s := %s: %w", FilterParameter, quoteString(filter), err)
+		}
+		r.Close()
+	}
 	as, err := trevniarrow.ArrowSchema(ds.Schema(), new(arrowMapping()))
 	if err != nil {
 		return nil, nil, err
 	}
-	bd := &bindData{s: s, source: source, record: ds.Schema().Kind == schema.Record}
+	bd := &bindData{s: s, source: source, filter: filter, record: ds.Schema().Kind == schema.Record}
 	as, bd.reshape = duckSchema(ds.Schema(), as)
 	for _, f := range as.Fields() {
 		bd.names = append(bd.names, f.Name)
@@ -264,7 +291,7 @@ func trevnisql_init(infoPtr unsafe.Pointer) {
 		}
 		st.cols = append(st.cols, c)
 	}
-	st.direct = true
+	st.direct = bd.filter == "" // the direct path does not filter
 	for _, c := range st.cols {
 		if c >= 0 && bd.direct[c] == notDirect {
 			st.direct = false
@@ -408,6 +435,7 @@ func (ls *localState) openReader(u unit) error {
 	}
 	opts := &trevniarrow.ReadOptions{BatchRows: int(bindings.VectorSize()), Schema: arrowMapping()}
 	opts.Fields = ls.st.fields
+	opts.Where = ls.st.bd.filter
 	opts.Offset, opts.Rows = u.offset, u.rows
 	rr, err := trevniarrow.NewRecordReader(ctx, ds, opts)
 	if err != nil {
