@@ -22,9 +22,6 @@ import (
 	"github.com/trevni-go/trevni/sql/trevnisql"
 )
 
-// errHelp is the parse error of -h: usage was printed.
-var errHelp = flag.ErrHelp
-
 // command is a parsed command line.
 type command struct {
 	query   string
@@ -56,14 +53,14 @@ func parseFlags(args []string, stderr io.Writer, terminal bool) (*command, error
 	var tables tableFlags
 	c := &command{}
 	var maxRecord, blockMemory string
-	fs.Var(&tables, "table", "name the data set SOURCE (what trevni opens: a file, glob, directory or URL) NAME in the query: `NAME=SOURCE` (repeatable)")
+	fs.Var(&tables, "table", "`NAME=SOURCE`: the data set SOURCE (a file, glob, directory or URL, as trevni opens it) as the table NAME (repeatable)")
 	fs.StringVar(&c.format, "format", "", "print the result as `csv`, json (one object a line) or table (default: table on a terminal, else csv)")
 	fs.BoolVar(&c.report, "report", false, "print the columns and blocks each Trevni part read to standard error")
 	fs.IntVar(&c.threads, "threads", 0, "read each data set on at most `N` threads (0: DuckDB's choice)")
 	fs.StringVar(&maxRecord, "max-record-size", "", "fail a record larger than `SIZE` (such as 64MiB) as assembled")
 	fs.StringVar(&blockMemory, "block-memory", "", "bound the memory of a reader's block buffers to `SIZE`")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: trevni-sql [flags] QUERY\n\nRuns QUERY (DuckDB's SQL) with Trevni data sets as tables: FROM 'data/*.trv', FROM trevni_scan('SOURCE'), or a --table view.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "usage: trevni-sql [flags] QUERY\n\nRuns QUERY (DuckDB's SQL) with Trevni data sets as tables: FROM 'data/*.trv', FROM trevni_scan('SOURCE'),\nFROM trevni_scan('SOURCE', filter := 'EXPR') (EXPR as trevni's --where: blocks are skipped), or a --table view.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

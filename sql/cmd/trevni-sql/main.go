@@ -17,6 +17,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,7 +37,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, terminal bool) int {
 	c, err := parseFlags(args, stderr, terminal)
 	if err != nil {
-		if err == errHelp {
+		if errors.Is(err, flag.ErrHelp) { // -h: the usage was printed
 			return 0
 		}
 		fmt.Fprintf(stderr, "trevni-sql: %v\n", err)
