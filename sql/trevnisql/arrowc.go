@@ -74,8 +74,8 @@ func (s *convertedSchema) destroy() {
 
 // chunkFromArrow converts the batch rec (of the schema s was made from)
 // into a new DuckDB data chunk, which the caller destroys with
-// destroyChunk. DuckDB takes over the exported arrays: the batch's
-// buffers stay alive (retained by the export) as long as DuckDB uses
+// destroyChunk. The export retains the batch's buffers until whoever
+// holds the exported arrays (DuckDB, if it takes them over) releases
 // them.
 func chunkFromArrow(conn bindings.Connection, rec arrow.RecordBatch, s convertedSchema) (bindings.DataChunk, error) {
 	ca := (*cdata.CArrowArray)(C.calloc(1, C.size_t(unsafe.Sizeof(cdata.CArrowArray{}))))

@@ -33,6 +33,5 @@
 // data set, or a range of rows of a Trevni 2 part, at a time. When every
 // column read is a top-level primitive field of Trevni 2 parts, values go
 // from the Trevni columns straight into DuckDB's vectors; other scans go
-// through Arrow batches of 2048 rows, which DuckDB imports sharing their
-// buffers.
+// through Arrow batches of 2048 rows, which DuckDB imports.
 package trevnisql
