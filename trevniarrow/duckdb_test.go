@@ -427,6 +427,11 @@ func TestDuckDBReadsParquet(t *testing.T) {
 		name, _, _ := writeRandomWith(t, 1000+seed, int(seed%7)+1, inDuckDomain)
 		add(fmt.Sprintf("random seed %d", 1000+seed), name, "snappy")
 	}
+	// Schemas that WriteParquet writes straight from the Trevni columns.
+	for seed := range uint64(20) {
+		name, _, _ := writeDirectRandom(t, 2000+seed, int(seed%9)+1)
+		add(fmt.Sprintf("direct random seed %d", 2000+seed), name, []string{"snappy", "zstd", "gzip", "none"}[seed%4])
+	}
 	reads := readDuckDB(t, files)
 	for _, f := range files {
 		j := jobs[f]

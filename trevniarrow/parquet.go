@@ -76,7 +76,19 @@ func parquetCodec(name string) (compress.Compression, error) {
 // has no empty groups); the Avro schema is kept in the key-value metadata under
 // "avro.schema" (and the Arrow schema under "ARROW:schema"), so that
 // ReadParquet restores it. Every column chunk and page has statistics.
+//
+// A data set of Trevni 2 files read whole, whose schema is made of records,
+// arrays, ["null", T] unions and primitives without logical types, is
+// written straight from its Trevni columns, the columns of a row group in
+// parallel; any other through Arrow batches. Both write the same schema,
+// metadata and values.
 func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions) (int64, error) {
+	return writeParquet(ctx, w, ds, opts, true)
+}
+
+// writeParquet is WriteParquet, through the direct path where it applies
+// and direct allows it.
+func writeParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions, direct bool) (int64, error) {
 	var o ParquetOptions
 	if opts != nil {
 		o = *opts
@@ -92,18 +104,19 @@ func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 		o.Read.BatchRows = o.RowGroupRows
 	}
 	o.Read.Schema.Parquet = true
+	props := parquetProps(codec, o.RowGroupRows)
+	if direct && ds.Schema() != nil {
+		if as, err := ArrowSchema(ds.Schema(), &o.Read.Schema); err == nil {
+			if p := planDirect(ds, &o.Read, as, props); p != nil {
+				return writeDirect(ctx, w, ds, p, props, &o)
+			}
+		}
+	}
 	rr, err := NewRecordReader(ctx, ds, &o.Read)
 	if err != nil {
 		return 0, err
 	}
 	defer rr.Release()
-	props := parquet.NewWriterProperties(
-		parquet.WithCompression(codec),
-		parquet.WithStats(true),
-		parquet.WithMaxRowGroupLength(int64(o.RowGroupRows)),
-		parquet.WithCreatedBy("trevni-go"),
-		parquet.WithDictionaryPageSizeLimit(parquetDictionaryLimit),
-	)
 	// The writer closes an io.Closer it writes to: w stays the caller's.
 	fw, err := pqarrow.NewFileWriter(rr.Schema(), struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
@@ -126,6 +139,17 @@ func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 		return n, fmt.Errorf("Parquet: %w", err)
 	}
 	return n, nil
+}
+
+// parquetProps returns the Parquet writer properties of WriteParquet.
+func parquetProps(codec compress.Compression, rowGroupRows int) *parquet.WriterProperties {
+	return parquet.NewWriterProperties(
+		parquet.WithCompression(codec),
+		parquet.WithStats(true),
+		parquet.WithMaxRowGroupLength(int64(rowGroupRows)),
+		parquet.WithCreatedBy("trevni-go"),
+		parquet.WithDictionaryPageSizeLimit(parquetDictionaryLimit),
+	)
 }
 
 // IPCOptions says how a data set is written in the Arrow IPC format. A nil
