@@ -48,6 +48,10 @@ type ParquetOptions struct {
 	// DefaultRowGroupRows). A row group is one batch: it ends early when
 	// the batch reaches Read.BatchBytes.
 	RowGroupRows int
+	// Report, if set, is called once reading ends, on an error too, with
+	// what was read from each part of the data set (as
+	// trevni.Reader.Report says).
+	Report func([]trevni.PartReport)
 }
 
 // parquetCodec returns the Parquet compression a codec names.
@@ -117,6 +121,9 @@ func writeParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 		return 0, err
 	}
 	defer rr.Release()
+	if o.Report != nil {
+		defer func() { o.Report(rr.Report()) }()
+	}
 	// The writer closes an io.Closer it writes to: w stays the caller's.
 	fw, err := pqarrow.NewFileWriter(rr.Schema(), struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
@@ -160,6 +167,9 @@ type IPCOptions struct {
 	// Stream writes the IPC stream format (for a pipe) instead of the
 	// file format.
 	Stream bool
+	// Report, if set, is called once reading ends, on an error too, with
+	// what was read from each part of the data set.
+	Report func([]trevni.PartReport)
 }
 
 // WriteIPC writes the records of a data set that opts selects in the Arrow
@@ -174,6 +184,9 @@ func WriteIPC(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *IPCOpt
 		return 0, err
 	}
 	defer rr.Release()
+	if o.Report != nil {
+		defer func() { o.Report(rr.Report()) }()
+	}
 	var iw interface {
 		Write(arrow.RecordBatch) error
 		Close() error
@@ -207,10 +220,11 @@ func WriteIPC(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *IPCOpt
 
 // ParquetFile is a Parquet file opened for reading as Arrow batches.
 type ParquetFile struct {
-	pf     *file.Reader
-	fr     *pqarrow.FileReader
-	schema *arrow.Schema
-	avro   string
+	pf       *file.Reader
+	fr       *pqarrow.FileReader
+	schema   *arrow.Schema
+	avro     string
+	progress func(rows int64)
 }
 
 // ParquetReadOptions bounds the reading of a Parquet file. A nil
@@ -224,6 +238,9 @@ type ParquetReadOptions struct {
 	// (a decompression bomb, a page larger than its file) fails when it
 	// would pass it.
 	MaxMemory int64
+	// Progress, if set, is called by WriteTo after each batch with the
+	// rows of the file written so far.
+	Progress func(rows int64)
 }
 
 // DefaultParquetMemory is the default ParquetReadOptions.MaxMemory.
@@ -318,7 +335,7 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 		rd.Close()
 		return nil, fmt.Errorf("Parquet schema: %w", err)
 	}
-	return &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro}, nil
+	return &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress}, nil
 }
 
 // Schema returns the file's Arrow schema.
@@ -382,6 +399,9 @@ func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err
 		}
 		if err := tw.Write(rr.RecordBatch()); err != nil {
 			return fmt.Errorf("Parquet row group %d: %w", g, err)
+		}
+		if p.progress != nil {
+			p.progress(tw.Rows())
 		}
 	}
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {

@@ -16,6 +16,7 @@ import (
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/utf8check"
 	"github.com/trevni-go/trevni/schema"
@@ -233,13 +234,20 @@ func writeDirect(ctx context.Context, w io.Writer, ds *trevni.Dataset, p *direct
 		return 0, fmt.Errorf("Parquet schema: %w", err)
 	}
 	var (
-		rows  int64
-		bytes int64
+		rows    int64
+		bytes   int64
+		reports []trevni.PartReport
 	)
+	if o.Report != nil {
+		defer func() { o.Report(reports) }()
+	}
 	for _, part := range ds.Parts() {
-		n, read, err := p.writePart(ctx, pw, part, o, rows, bytes)
+		n, read, rep, err := p.writePart(ctx, pw, part, o, rows, bytes)
 		rows += n
 		bytes += read
+		if rep != nil {
+			reports = append(reports, *rep)
+		}
 		if err != nil {
 			pw.Close()
 			return rows, fmt.Errorf("%s: %w", part.Name(), err)
@@ -279,28 +287,30 @@ type leafState struct {
 // file whose lengths claim more is refused.
 const maxRowLevels = 1 << 24
 
-// writePart writes the rows of one part in row groups.
-func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevni.Part, o *ParquetOptions, before, readBefore int64) (rows, read int64, err error) {
+// writePart writes the rows of one part in row groups, and returns with
+// them what was read (nil if the part could not be opened).
+func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevni.Part, o *ParquetOptions, before, readBefore int64) (rows, read int64, rep *trevni.PartReport, err error) {
 	f, err := part.Open(ctx)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
 	defer f.Close()
 	rd := f.Trevni()
 	if rd == nil || rd.NumColumns() != len(p.names) {
-		return 0, 0, fmt.Errorf("the file's columns are not those of its schema")
+		return 0, 0, nil, fmt.Errorf("the file's columns are not those of its schema")
 	}
 	for i, name := range p.names {
 		m, err := rd.Column(i)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, nil, err
 		}
 		if m.Name != name {
-			return 0, 0, fmt.Errorf("column %d is %q, where the schema lays out %q", i, m.Name, name)
+			return 0, 0, nil, fmt.Errorf("column %d is %q, where the schema lays out %q", i, m.Name, name)
 		}
 	}
 	states := make([]*leafState, len(p.leaves))
 	defer func() {
+		rep = p.report(part, f, rd, states, rows)
 		for _, st := range states {
 			if st != nil {
 				for _, c := range st.list {
@@ -315,7 +325,7 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 		for _, c := range st.leaf.cols {
 			cr, err := rd.Values(c)
 			if err != nil {
-				return 0, 0, fmt.Errorf("column %s: %w", p.names[c], err)
+				return 0, 0, nil, fmt.Errorf("column %s: %w", p.names[c], err)
 			}
 			st.rd[c] = cr
 			st.list = append(st.list, cr)
@@ -326,12 +336,12 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 	workers := min(runtime.GOMAXPROCS(0), len(states))
 	for rows < total {
 		if err := ctx.Err(); err != nil {
-			return rows, f.BytesRead(), err
+			return rows, f.BytesRead(), nil, err
 		}
 		n := min(int64(o.RowGroupRows), total-rows)
 		rgw, err := pw.AppendBufferedRowGroupChecked()
 		if err != nil {
-			return rows, f.BytesRead(), fmt.Errorf("Parquet row group: %w", err)
+			return rows, f.BytesRead(), nil, fmt.Errorf("Parquet row group: %w", err)
 		}
 		var (
 			wg    sync.WaitGroup
@@ -371,17 +381,49 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 		}
 		wg.Wait()
 		if first != nil {
-			return rows, f.BytesRead(), first
+			return rows, f.BytesRead(), nil, first
 		}
 		if err := rgw.Close(); err != nil {
-			return rows, f.BytesRead(), fmt.Errorf("Parquet row group from row %d: %w", before+rows, err)
+			return rows, f.BytesRead(), nil, fmt.Errorf("Parquet row group from row %d: %w", before+rows, err)
 		}
 		rows += n
 		if o.Read.Progress != nil {
 			o.Read.Progress(before+rows, readBefore+f.BytesRead())
 		}
 	}
-	return rows, f.BytesRead(), nil
+	return rows, f.BytesRead(), nil, nil
+}
+
+// report returns what writing a part read: for each column, the most
+// blocks any of its readers read (a column on the path of several leaves
+// has a reader for each).
+func (p *directPlan) report(part *trevni.Part, f *trevni.File, rd *format.Reader, states []*leafState, rows int64) *trevni.PartReport {
+	cols := make([]assemble.ColumnScan, len(p.names))
+	for i := range cols {
+		cols[i] = assemble.ColumnScan{Column: i, Name: p.names[i]}
+		if bs, err := rd.Blocks(i); err == nil {
+			cols[i].Blocks = len(bs)
+		}
+	}
+	for _, st := range states {
+		if st == nil {
+			continue
+		}
+		for c, cr := range st.rd {
+			blocks, bytes := cr.Loaded()
+			if blocks > cols[c].BlocksRead {
+				cols[c].BlocksRead, cols[c].BytesRead = blocks, bytes
+			}
+		}
+	}
+	r := &trevni.PartReport{Part: part.Name(), Fetched: f.Fetched()}
+	r.Scan = assemble.ScanReport{RowsScanned: rows, RowsMatched: rows, FileSize: rd.Size()}
+	for _, c := range cols {
+		c.BlocksSkipped = c.Blocks - c.BlocksRead
+		r.Scan.BytesRead += c.BytesRead
+		r.Scan.Columns = append(r.Scan.Columns, c)
+	}
+	return r
 }
 
 // write reads rows from to from+n of the leaf's columns into cw.
