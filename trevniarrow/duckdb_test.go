@@ -25,7 +25,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevniarrow"
 	"github.com/trevni-go/trevni/typemap"
 )
@@ -717,4 +719,80 @@ func TestParquetFromArrowGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDuck(t, "arrow-go's file", s, readAll(t, out), reads[name])
+}
+
+// parquetGoFile is a Parquet file written by parquet-go
+// (testdata/parquetgo/README.md says how): lists of strings and of
+// structs, an optional int, snappy.
+const parquetGoFile = "testdata/parquetgo/large300.parquet"
+
+// fromParquetGo converts parquetGoFile with fromparquet's code and returns
+// the Avro schema and the records of the Trevni file.
+func fromParquetGo(t *testing.T) (*schema.Schema, []any) {
+	t.Helper()
+	in, err := os.Open(parquetGoFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	pf, err := trevniarrow.OpenParquet(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	s, err := schema.Parse(pf.AvroSchema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "pqgo.trv")
+	w, err := trevni.Create(out, pf.AvroSchema(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := pf.WriteTo(context.Background(), w); err != nil || n != 300 {
+		t.Fatalf("%d rows: %v", n, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return s, readAll(t, out)
+}
+
+// The parquet-go file converts into the records of the Avro file it was
+// written from.
+func TestParquetFromParquetGo(t *testing.T) {
+	_, got := fromParquetGo(t)
+	// The Avro file's records, through a Trevni file of them.
+	avro, err := os.Open("testdata/parquetgo/large300.avro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer avro.Close()
+	src := filepath.Join(t.TempDir(), "src.trv")
+	sf, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shred.FromContainer(context.Background(), sf, avro, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := sf.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := readAll(t, src)
+	if len(got) != len(want) {
+		t.Fatalf("%d records from Parquet, %d in the Avro file", len(got), len(want))
+	}
+	for i := range want {
+		if !avrorand.EqualNative(got[i], want[i]) {
+			t.Fatalf("record %d\n got %v\nwant %v", i, got[i], want[i])
+		}
+	}
+}
+
+// The parquet-go file converts into what DuckDB reads from it.
+func TestParquetFromParquetGoDuckDB(t *testing.T) {
+	s, got := fromParquetGo(t)
+	reads := readDuckDB(t, []string{parquetGoFile})
+	checkDuck(t, parquetGoFile, s, got, reads[parquetGoFile])
 }
