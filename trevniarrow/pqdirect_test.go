@@ -312,3 +312,59 @@ func TestParquetDirectDamaged(t *testing.T) {
 		t.Fatal("no damaged file failed")
 	}
 }
+
+// A data set of several Trevni files goes the direct path too, a row
+// group never spanning two files: the values are the Arrow path's.
+func TestParquetDirectPathParts(t *testing.T) {
+	ctx := context.Background()
+	text := ""
+	var names []string
+	var want []any
+	for i := range 3 {
+		name, tx, w := writeDirectRandom(t, 42, 5+i)
+		if text != "" && tx != text {
+			t.Fatal("one seed, two schemas")
+		}
+		text = tx
+		dst := filepath.Join(t.TempDir(), fmt.Sprintf("part%d.trv", i))
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, dst)
+		want = append(want, w...)
+	}
+	ds, err := trevni.OpenFiles(ctx, names, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	opts := &trevniarrow.ParquetOptions{RowGroupRows: 4}
+	if !trevniarrow.DirectApplies(ds, opts) {
+		t.Fatal("the direct path does not apply")
+	}
+	var direct, viaArrow bytes.Buffer
+	n, err := trevniarrow.WriteParquet(ctx, &direct, ds, opts)
+	if err != nil || n != int64(len(want)) {
+		t.Fatalf("%d rows of %d: %v", n, len(want), err)
+	}
+	if _, err := trevniarrow.WriteParquetArrow(ctx, &viaArrow, ds, opts); err != nil {
+		t.Fatal(err)
+	}
+	read := func(b []byte) arrow.Table {
+		tbl, err := pqarrow.ReadTable(ctx, bytes.NewReader(b), parquet.NewReaderProperties(nil), pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tbl
+	}
+	a, b := read(direct.Bytes()), read(viaArrow.Bytes())
+	defer a.Release()
+	defer b.Release()
+	if a.NumRows() != int64(len(want)) || !array.TableApproxEqual(a, b, array.WithNaNsEqual(true), array.WithAbsTolerance(0)) {
+		t.Fatalf("the direct path's %d rows differ from the Arrow path's %d", a.NumRows(), b.NumRows())
+	}
+}
