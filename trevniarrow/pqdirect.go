@@ -268,6 +268,7 @@ type leafState struct {
 	leaf  *directLeaf
 	rd    map[int]*format.ColumnReader
 	list  []*format.ColumnReader // rd's readers, to start each row on
+	steps []*format.ColumnReader // the reader of each step's column
 	vals  *format.ColumnReader
 	defs  []int16
 	reps  []int16
@@ -331,6 +332,9 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 			st.list = append(st.list, cr)
 		}
 		st.vals = st.rd[st.leaf.col]
+		for _, s := range st.leaf.steps {
+			st.steps = append(st.steps, st.rd[s.col])
+		}
 	}
 	total := rd.RowCount()
 	workers := min(runtime.GOMAXPROCS(0), len(states))
@@ -465,7 +469,7 @@ func (st *leafState) walk(i int, def, rep int16) error {
 	case stepDefined:
 		return st.walk(i+1, def+1, rep)
 	case stepOptional:
-		k, err := st.rd[s.col].NextLength()
+		k, err := st.steps[i].NextLength()
 		if err != nil {
 			return err
 		}
@@ -479,7 +483,7 @@ func (st *leafState) walk(i int, def, rep int16) error {
 		}
 		return fmt.Errorf("union branch column %d has length %d", s.col, k)
 	}
-	k, err := st.rd[s.col].NextLength()
+	k, err := st.steps[i].NextLength()
 	if err != nil {
 		return err
 	}
