@@ -45,8 +45,11 @@ type ParquetOptions struct {
 	// "gzip", "brotli", "lz4" or "none".
 	Codec string
 	// RowGroupRows is the most rows of a row group (default
-	// DefaultRowGroupRows). A row group is one batch: it ends early when
-	// the batch reaches Read.BatchBytes.
+	// DefaultRowGroupRows). Through Arrow batches, a row group is one
+	// batch: it ends early when the batch reaches Read.BatchBytes. The
+	// direct path (see WriteParquet) holds no batch: its row groups have
+	// RowGroupRows rows, but for the last of each file of the data set,
+	// and its memory is that of a row group's compressed pages.
 	RowGroupRows int
 	// Report, if set, is called once reading ends, on an error too, with
 	// what was read from each part of the data set (as
