@@ -431,7 +431,7 @@ func TestDuckDBReadsParquet(t *testing.T) {
 	}
 	// Schemas that WriteParquet writes straight from the Trevni columns.
 	for seed := range uint64(20) {
-		name, _, _ := writeDirectRandom(t, 2000+seed, int(seed%9)+1)
+		name, _, _ := writeDirectRandomWith(t, 2000+seed, int(seed%9)+1, inDuckDomain)
 		add(fmt.Sprintf("direct random seed %d", 2000+seed), name, []string{"snappy", "zstd", "gzip", "none"}[seed%4])
 	}
 	reads := readDuckDB(t, files)
@@ -473,11 +473,21 @@ func inDuckDomain(s *schema.Schema, v any) any {
 	case schema.Int, schema.Long:
 		if t, ok := v.(time.Time); ok && s.Logical != schema.LogicalDate {
 			// DuckDB's TIMESTAMP_NS ends in 2262: within 9e9 s of 1970.
-			return time.Unix(t.Unix()%9e9, int64(t.Nanosecond())).In(t.Location())
+			t = time.Unix(t.Unix()%9e9, int64(t.Nanosecond())).In(t.Location())
+			if s.Logical == schema.LogicalTimestampNanos {
+				// DuckDB reads a UTC timestamp in nanoseconds as
+				// TIMESTAMPTZ, in microseconds.
+				t = t.Truncate(time.Microsecond)
+			}
+			return t
 		}
 		if n, ok := v.(int64); ok && logicalUnit(s.Logical) != 0 {
 			per := int64(1e9) / logicalUnit(s.Logical)
-			return n/per%9e9*per + n%per
+			n = n/per%9e9*per + n%per
+			if s.Logical == schema.LogicalTimestampNanos {
+				n -= n % 1000
+			}
+			return n
 		}
 		if s.Logical == schema.LogicalTimeMillis || s.Logical == schema.LogicalTimeMicros {
 			d := v.(time.Duration) % (24 * time.Hour)

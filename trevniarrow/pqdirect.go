@@ -60,11 +60,13 @@ type step struct {
 
 // directLeaf is the plan of one Parquet leaf column.
 type directLeaf struct {
-	steps []step
-	col   int // the Trevni column of the values
-	typ   format.ValueType
-	cols  []int // the distinct Trevni columns read: steps' and col
-	path  string
+	steps   []step
+	col     int // the Trevni column of the values
+	typ     format.ValueType
+	cols    []int    // the distinct Trevni columns read: steps' and col
+	symbols []string // an enum's: its ordinals are written as these strings
+	fixed   int      // a fixed's size, its values FIXED_LEN_BYTE_ARRAY
+	path    string
 }
 
 // directPlan is the plan of a data set the direct path writes.
@@ -149,27 +151,42 @@ func (p *directPlan) entry(n *layout.Node, pq pqschema.Node, steps []step, rep i
 
 // inner plans the value of n (not a union) at pq.
 func (p *directPlan) inner(n *layout.Node, pq pqschema.Node, steps []step, rep int16) bool {
-	if n.Schema == nil || n.Schema.Logical != schema.LogicalNone {
+	if n.Schema == nil {
 		return false
 	}
 	switch n.Kind {
 	case schema.Record:
 		return p.record(n, pq, steps, rep)
-	case schema.Array:
+	case schema.Array, schema.Map:
+		// A LIST group of one repeated group of the element, or a MAP
+		// group of one repeated group of the key and the value.
 		g, ok := pq.(*pqschema.GroupNode)
 		if !ok || g.NumFields() != 1 {
 			return false
 		}
-		list, ok := g.Field(0).(*pqschema.GroupNode)
-		if !ok || list.RepetitionType() != parquet.Repetitions.Repeated || list.NumFields() != 1 {
+		inner, ok := g.Field(0).(*pqschema.GroupNode)
+		if !ok || inner.RepetitionType() != parquet.Repetitions.Repeated {
 			return false
 		}
-		return p.entry(n.Items, list.Field(0), append(steps, step{kind: stepRepeated, col: n.Col, rep: rep + 1}), rep+1)
+		steps = append(steps, step{kind: stepRepeated, col: n.Col, rep: rep + 1})
+		if n.Kind == schema.Array {
+			return inner.NumFields() == 1 && p.entry(n.Items, inner.Field(0), steps, rep+1)
+		}
+		if inner.NumFields() != 2 || inner.Field(0).RepetitionType() != parquet.Repetitions.Required {
+			return false
+		}
+		key, ok := inner.Field(0).(*pqschema.PrimitiveNode)
+		if !ok || key.PhysicalType() != parquet.Types.ByteArray {
+			return false
+		}
+		p.addLeaf(directLeaf{steps: steps, col: n.KeyCol, typ: format.String})
+		return p.entry(n.Items, inner.Field(1), steps, rep+1)
 	}
 	leaf, ok := pq.(*pqschema.PrimitiveNode)
-	if !ok {
+	if !ok || n.Col < 0 {
 		return false
 	}
+	l := directLeaf{steps: steps, col: n.Col, typ: n.Type}
 	var phys parquet.Type
 	switch n.Kind {
 	case schema.Boolean:
@@ -184,13 +201,56 @@ func (p *directPlan) inner(n *layout.Node, pq pqschema.Node, steps []step, rep i
 		phys = parquet.Types.Double
 	case schema.String, schema.Bytes:
 		phys = parquet.Types.ByteArray
+	case schema.Enum:
+		phys, l.symbols = parquet.Types.ByteArray, n.Schema.Symbols
+	case schema.Fixed:
+		if leaf.TypeLength() != n.Schema.Size {
+			return false
+		}
+		phys, l.fixed = parquet.Types.FixedLenByteArray, n.Schema.Size
 	default:
 		return false
 	}
-	if leaf.PhysicalType() != phys || n.Col < 0 {
+	if leaf.PhysicalType() != phys || !sameLogical(n.Schema.Logical, leaf.LogicalType()) {
 		return false
 	}
-	l := directLeaf{steps: append([]step(nil), steps...), col: n.Col, typ: n.Type}
+	p.addLeaf(l)
+	return true
+}
+
+// sameLogical says whether the values of an Avro logical type are the
+// Parquet logical type's as they are stored: no logical type, or a date,
+// time or timestamp in the same unit.
+func sameLogical(l schema.LogicalType, pl pqschema.LogicalType) bool {
+	unit := func() (pqschema.TimeUnitType, bool) {
+		switch t := pl.(type) {
+		case pqschema.TimeLogicalType:
+			return t.TimeUnit(), true
+		case pqschema.TimestampLogicalType:
+			return t.TimeUnit(), true
+		}
+		return 0, false
+	}
+	u, timed := unit()
+	switch l {
+	case schema.LogicalNone:
+		return !timed
+	case schema.LogicalDate:
+		_, ok := pl.(pqschema.DateLogicalType)
+		return ok
+	case schema.LogicalTimeMillis, schema.LogicalTimestampMillis, schema.LogicalLocalTimestampMillis:
+		return timed && u == pqschema.TimeUnitMillis
+	case schema.LogicalTimeMicros, schema.LogicalTimestampMicros, schema.LogicalLocalTimestampMicros:
+		return timed && u == pqschema.TimeUnitMicros
+	case schema.LogicalTimestampNanos, schema.LogicalLocalTimestampNanos:
+		return timed && u == pqschema.TimeUnitNanos
+	}
+	return false
+}
+
+// addLeaf adds a leaf of the plan, with the distinct columns it reads.
+func (p *directPlan) addLeaf(l directLeaf) {
+	l.steps = append([]step(nil), l.steps...)
 	for _, st := range l.steps {
 		if st.kind != stepDefined && !containsInt(l.cols, st.col) {
 			l.cols = append(l.cols, st.col)
@@ -200,7 +260,6 @@ func (p *directPlan) inner(n *layout.Node, pq pqschema.Node, steps []step, rep i
 		l.cols = append(l.cols, l.col)
 	}
 	p.leaves = append(p.leaves, l)
-	return true
 }
 
 // record plans a record's fields at the group pq.
@@ -280,6 +339,7 @@ type leafState struct {
 	data  []byte // the bytes of byte-array values, end to end
 	ends  []int  // each value's end in data
 	ba    []parquet.ByteArray
+	fba   []parquet.FixedLenByteArray
 	row   int64 // the part's row being read, for errors
 	start int   // the row's first level in defs
 }
@@ -517,6 +577,14 @@ func (st *leafState) value() error {
 		return err
 	case format.Int:
 		v, err := c.ReadInt()
+		if err == nil && st.leaf.symbols != nil {
+			if v < 0 || int(v) >= len(st.leaf.symbols) {
+				return fmt.Errorf("enum ordinal %d of %d symbols", v, len(st.leaf.symbols))
+			}
+			st.data = append(st.data, st.leaf.symbols[v]...)
+			st.ends = append(st.ends, len(st.data))
+			return nil
+		}
 		st.i32 = append(st.i32, v)
 		return err
 	case format.Long:
@@ -538,6 +606,9 @@ func (st *leafState) value() error {
 		}
 		if st.leaf.typ == format.String && !utf8check.Valid(v) {
 			return fmt.Errorf("a string that is not UTF-8")
+		}
+		if st.leaf.fixed > 0 && len(v) != st.leaf.fixed {
+			return fmt.Errorf("a fixed of %d bytes, not %d", len(v), st.leaf.fixed)
 		}
 		st.data = append(st.data, v...)
 		st.ends = append(st.ends, len(st.data))
@@ -578,6 +649,14 @@ func (st *leafState) flush(cw file.ColumnChunkWriter) error {
 			start = end
 		}
 		_, err = w.WriteBatch(st.ba, defs, reps)
+	case *file.FixedLenByteArrayColumnChunkWriter:
+		st.fba = st.fba[:0]
+		start := 0
+		for _, end := range st.ends {
+			st.fba = append(st.fba, st.data[start:end:end])
+			start = end
+		}
+		_, err = w.WriteBatch(st.fba, defs, reps)
 	default:
 		err = fmt.Errorf("unexpected Parquet column writer %T", cw)
 	}
