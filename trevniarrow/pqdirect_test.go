@@ -320,6 +320,25 @@ func TestParquetDirectPath(t *testing.T) {
 		name, _, want := writeDirectRandom(t, seed, int(seed%13)+1)
 		check(fmt.Sprintf("seed %d", seed), name, &trevniarrow.ParquetOptions{Codec: codecs[seed%4], RowGroupRows: int(seed%5) + 1}, want)
 	}
+	// Files written from protobuf, where the direct path applies.
+	protos, _ := filepath.Glob("../testdata/proto/*/*.trv")
+	direct := 0
+	for _, name := range protos {
+		ds, err := trevni.Open(ctx, name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := &trevniarrow.ParquetOptions{RowGroupRows: 3}
+		if trevniarrow.DirectApplies(ds, opts) {
+			direct++
+			check(name, name, opts, nil)
+		}
+		ds.Close()
+	}
+	if direct == 0 {
+		t.Errorf("the direct path applies to none of %d files written from protobuf", len(protos))
+	}
+	t.Logf("the direct path applies to %d of %d files written from protobuf", direct, len(protos))
 	for _, v := range []string{"medium", "tiny", "booleans", "nested_records", "email", "maps"} {
 		names, _ := filepath.Glob(filepath.Join("../testdata/interop", v, "*.snappy.crc32.trv"))
 		for _, name := range names {
