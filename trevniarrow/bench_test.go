@@ -60,3 +60,14 @@ func BenchmarkToIPC(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkToParquetArrow is BenchmarkToParquet through Arrow batches, the
+// path of data sets the direct path does not cover.
+func BenchmarkToParquetArrow(b *testing.B) {
+	ds := openBench(b)
+	for b.Loop() {
+		if _, err := trevniarrow.WriteParquetArrow(context.Background(), io.Discard, ds, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -25,7 +25,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevniarrow"
 	"github.com/trevni-go/trevni/typemap"
 )
@@ -427,6 +429,11 @@ func TestDuckDBReadsParquet(t *testing.T) {
 		name, _, _ := writeRandomWith(t, 1000+seed, int(seed%7)+1, inDuckDomain)
 		add(fmt.Sprintf("random seed %d", 1000+seed), name, "snappy")
 	}
+	// Schemas that WriteParquet writes straight from the Trevni columns.
+	for seed := range uint64(20) {
+		name, _, _ := writeDirectRandomWith(t, 2000+seed, int(seed%9)+1, inDuckDomain)
+		add(fmt.Sprintf("direct random seed %d", 2000+seed), name, []string{"snappy", "zstd", "gzip", "none"}[seed%4])
+	}
 	reads := readDuckDB(t, files)
 	for _, f := range files {
 		j := jobs[f]
@@ -466,11 +473,21 @@ func inDuckDomain(s *schema.Schema, v any) any {
 	case schema.Int, schema.Long:
 		if t, ok := v.(time.Time); ok && s.Logical != schema.LogicalDate {
 			// DuckDB's TIMESTAMP_NS ends in 2262: within 9e9 s of 1970.
-			return time.Unix(t.Unix()%9e9, int64(t.Nanosecond())).In(t.Location())
+			t = time.Unix(t.Unix()%9e9, int64(t.Nanosecond())).In(t.Location())
+			if s.Logical == schema.LogicalTimestampNanos {
+				// DuckDB reads a UTC timestamp in nanoseconds as
+				// TIMESTAMPTZ, in microseconds.
+				t = t.Truncate(time.Microsecond)
+			}
+			return t
 		}
 		if n, ok := v.(int64); ok && logicalUnit(s.Logical) != 0 {
 			per := int64(1e9) / logicalUnit(s.Logical)
-			return n/per%9e9*per + n%per
+			n = n/per%9e9*per + n%per
+			if s.Logical == schema.LogicalTimestampNanos {
+				n -= n % 1000
+			}
+			return n
 		}
 		if s.Logical == schema.LogicalTimeMillis || s.Logical == schema.LogicalTimeMicros {
 			d := v.(time.Duration) % (24 * time.Hour)
@@ -712,4 +729,80 @@ func TestParquetFromArrowGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDuck(t, "arrow-go's file", s, readAll(t, out), reads[name])
+}
+
+// parquetGoFile is a Parquet file written by parquet-go
+// (testdata/parquetgo/README.md says how): lists of strings and of
+// structs, an optional int, snappy.
+const parquetGoFile = "testdata/parquetgo/large300.parquet"
+
+// fromParquetGo converts parquetGoFile with fromparquet's code and returns
+// the Avro schema and the records of the Trevni file.
+func fromParquetGo(t *testing.T) (*schema.Schema, []any) {
+	t.Helper()
+	in, err := os.Open(parquetGoFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	pf, err := trevniarrow.OpenParquet(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	s, err := schema.Parse(pf.AvroSchema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "pqgo.trv")
+	w, err := trevni.Create(out, pf.AvroSchema(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := pf.WriteTo(context.Background(), w); err != nil || n != 300 {
+		t.Fatalf("%d rows: %v", n, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return s, readAll(t, out)
+}
+
+// The parquet-go file converts into the records of the Avro file it was
+// written from.
+func TestParquetFromParquetGo(t *testing.T) {
+	_, got := fromParquetGo(t)
+	// The Avro file's records, through a Trevni file of them.
+	avro, err := os.Open("testdata/parquetgo/large300.avro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer avro.Close()
+	src := filepath.Join(t.TempDir(), "src.trv")
+	sf, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shred.FromContainer(context.Background(), sf, avro, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := sf.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := readAll(t, src)
+	if len(got) != len(want) {
+		t.Fatalf("%d records from Parquet, %d in the Avro file", len(got), len(want))
+	}
+	for i := range want {
+		if !avrorand.EqualNative(got[i], want[i]) {
+			t.Fatalf("record %d\n got %v\nwant %v", i, got[i], want[i])
+		}
+	}
+}
+
+// The parquet-go file converts into what DuckDB reads from it.
+func TestParquetFromParquetGoDuckDB(t *testing.T) {
+	s, got := fromParquetGo(t)
+	reads := readDuckDB(t, []string{parquetGoFile})
+	checkDuck(t, parquetGoFile, s, got, reads[parquetGoFile])
 }

@@ -45,9 +45,16 @@ type ParquetOptions struct {
 	// "gzip", "brotli", "lz4" or "none".
 	Codec string
 	// RowGroupRows is the most rows of a row group (default
-	// DefaultRowGroupRows). A row group is one batch: it ends early when
-	// the batch reaches Read.BatchBytes.
+	// DefaultRowGroupRows). Through Arrow batches, a row group is one
+	// batch: it ends early when the batch reaches Read.BatchBytes. The
+	// direct path (see WriteParquet) holds no batch: its row groups have
+	// RowGroupRows rows, but for the last of each file of the data set,
+	// and its memory is that of a row group's compressed pages.
 	RowGroupRows int
+	// Report, if set, is called once reading ends, on an error too, with
+	// what was read from each part of the data set (as
+	// trevni.Reader.Report says).
+	Report func([]trevni.PartReport)
 }
 
 // parquetCodec returns the Parquet compression a codec names.
@@ -76,7 +83,19 @@ func parquetCodec(name string) (compress.Compression, error) {
 // has no empty groups); the Avro schema is kept in the key-value metadata under
 // "avro.schema" (and the Arrow schema under "ARROW:schema"), so that
 // ReadParquet restores it. Every column chunk and page has statistics.
+//
+// A data set of Trevni 2 files read whole, whose schema is made of records,
+// arrays, ["null", T] unions and primitives without logical types, is
+// written straight from its Trevni columns, the columns of a row group in
+// parallel; any other through Arrow batches. Both write the same schema,
+// metadata and values.
 func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions) (int64, error) {
+	return writeParquet(ctx, w, ds, opts, true)
+}
+
+// writeParquet is WriteParquet, through the direct path where it applies
+// and direct allows it.
+func writeParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions, direct bool) (int64, error) {
 	var o ParquetOptions
 	if opts != nil {
 		o = *opts
@@ -92,18 +111,22 @@ func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 		o.Read.BatchRows = o.RowGroupRows
 	}
 	o.Read.Schema.Parquet = true
+	props := parquetProps(codec, o.RowGroupRows)
+	if direct && ds.Schema() != nil {
+		if as, err := ArrowSchema(ds.Schema(), &o.Read.Schema); err == nil {
+			if p := planDirect(ds, &o.Read, as, props); p != nil {
+				return writeDirect(ctx, w, ds, p, props, &o)
+			}
+		}
+	}
 	rr, err := NewRecordReader(ctx, ds, &o.Read)
 	if err != nil {
 		return 0, err
 	}
 	defer rr.Release()
-	props := parquet.NewWriterProperties(
-		parquet.WithCompression(codec),
-		parquet.WithStats(true),
-		parquet.WithMaxRowGroupLength(int64(o.RowGroupRows)),
-		parquet.WithCreatedBy("trevni-go"),
-		parquet.WithDictionaryPageSizeLimit(parquetDictionaryLimit),
-	)
+	if o.Report != nil {
+		defer func() { o.Report(rr.Report()) }()
+	}
 	// The writer closes an io.Closer it writes to: w stays the caller's.
 	fw, err := pqarrow.NewFileWriter(rr.Schema(), struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
@@ -128,6 +151,17 @@ func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 	return n, nil
 }
 
+// parquetProps returns the Parquet writer properties of WriteParquet.
+func parquetProps(codec compress.Compression, rowGroupRows int) *parquet.WriterProperties {
+	return parquet.NewWriterProperties(
+		parquet.WithCompression(codec),
+		parquet.WithStats(true),
+		parquet.WithMaxRowGroupLength(int64(rowGroupRows)),
+		parquet.WithCreatedBy("trevni-go"),
+		parquet.WithDictionaryPageSizeLimit(parquetDictionaryLimit),
+	)
+}
+
 // IPCOptions says how a data set is written in the Arrow IPC format. A nil
 // *IPCOptions writes every record as a file.
 type IPCOptions struct {
@@ -136,6 +170,9 @@ type IPCOptions struct {
 	// Stream writes the IPC stream format (for a pipe) instead of the
 	// file format.
 	Stream bool
+	// Report, if set, is called once reading ends, on an error too, with
+	// what was read from each part of the data set.
+	Report func([]trevni.PartReport)
 }
 
 // WriteIPC writes the records of a data set that opts selects in the Arrow
@@ -150,6 +187,9 @@ func WriteIPC(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *IPCOpt
 		return 0, err
 	}
 	defer rr.Release()
+	if o.Report != nil {
+		defer func() { o.Report(rr.Report()) }()
+	}
 	var iw interface {
 		Write(arrow.RecordBatch) error
 		Close() error
@@ -183,10 +223,11 @@ func WriteIPC(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *IPCOpt
 
 // ParquetFile is a Parquet file opened for reading as Arrow batches.
 type ParquetFile struct {
-	pf     *file.Reader
-	fr     *pqarrow.FileReader
-	schema *arrow.Schema
-	avro   string
+	pf       *file.Reader
+	fr       *pqarrow.FileReader
+	schema   *arrow.Schema
+	avro     string
+	progress func(rows int64)
 }
 
 // ParquetReadOptions bounds the reading of a Parquet file. A nil
@@ -200,6 +241,9 @@ type ParquetReadOptions struct {
 	// (a decompression bomb, a page larger than its file) fails when it
 	// would pass it.
 	MaxMemory int64
+	// Progress, if set, is called by WriteTo after each batch with the
+	// rows of the file written so far.
+	Progress func(rows int64)
 }
 
 // DefaultParquetMemory is the default ParquetReadOptions.MaxMemory.
@@ -294,7 +338,7 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 		rd.Close()
 		return nil, fmt.Errorf("Parquet schema: %w", err)
 	}
-	return &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro}, nil
+	return &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress}, nil
 }
 
 // Schema returns the file's Arrow schema.
@@ -358,6 +402,9 @@ func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err
 		}
 		if err := tw.Write(rr.RecordBatch()); err != nil {
 			return fmt.Errorf("Parquet row group %d: %w", g, err)
+		}
+		if p.progress != nil {
+			p.progress(tw.Rows())
 		}
 	}
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {

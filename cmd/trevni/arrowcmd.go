@@ -3,9 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
+	"github.com/apache/arrow-go/v18/parquet"
+
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
@@ -40,7 +44,7 @@ optional T, other unions as structs of one optional field per branch,
 enums as dictionary strings, Avro logical types as Parquet's. The Avro
 schema is kept in the key-value metadata (avro.schema), so fromparquet
 restores it exactly. Every column chunk and page has statistics. --fields,
---where, --offset and --limit work as for tojson (--report is not taken).
+--where, --offset, --limit and --report work as for tojson.
 
 Examples (the file names stand for your own):
 
@@ -55,11 +59,11 @@ func toparquetCommand(fs *flag.FlagSet) runFunc {
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
 	return func(e *env, ins []string, out *output) error {
-		return e.arrowOut(ins, out, rf, sf, func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions) (int64, error) {
+		return e.arrowOut(ins, out, rf, sf, func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions, report func([]trevni.PartReport)) (int64, error) {
 			if *rowGroup <= 0 {
 				return 0, e.usagef("--row-group-rows must be positive")
 			}
-			return trevniarrow.WriteParquet(e.ctx, w, ds, &trevniarrow.ParquetOptions{Read: ro, Codec: *codec, RowGroupRows: *rowGroup})
+			return trevniarrow.WriteParquet(e.ctx, w, ds, &trevniarrow.ParquetOptions{Read: ro, Codec: *codec, RowGroupRows: *rowGroup, Report: report})
 		})
 	}
 }
@@ -69,7 +73,7 @@ Toarrow writes the records of a data set as an Arrow IPC file, or as an
 Arrow IPC stream when the output is "-" (standard output) or --stream is
 given, in record batches of --batch-rows rows at most. The mapping is
 toparquet's, with unions as dense unions. --fields, --where, --offset and
---limit work as for tojson (--report is not taken).
+--limit and --report work as for tojson.
 
 Examples (the file names stand for your own):
 
@@ -83,26 +87,24 @@ func toarrowCommand(fs *flag.FlagSet) runFunc {
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
 	return func(e *env, ins []string, out *output) error {
-		return e.arrowOut(ins, out, rf, sf, func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions) (int64, error) {
+		return e.arrowOut(ins, out, rf, sf, func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions, report func([]trevni.PartReport)) (int64, error) {
 			if *batch <= 0 {
 				return 0, e.usagef("--batch-rows must be positive")
 			}
 			ro.BatchRows = *batch
-			return trevniarrow.WriteIPC(e.ctx, w, ds, &trevniarrow.IPCOptions{Read: ro, Stream: *stream || w.file == nil})
+			return trevniarrow.WriteIPC(e.ctx, w, ds, &trevniarrow.IPCOptions{Read: ro, Stream: *stream || w.file == nil, Report: report})
 		})
 	}
 }
 
 // arrowOut runs a command that writes a data set through Arrow: it opens
-// the inputs as one data set and the output, shows progress, and commits
-// the output when write succeeds.
+// the inputs as one data set and the output, shows progress, commits the
+// output when write succeeds, and then prints what was read (--report;
+// write passes report what it read).
 func (e *env) arrowOut(ins []string, out *output, rf *rangeFlags, sf *selectFlags,
-	write func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions) (int64, error)) error {
+	write func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions, report func([]trevni.PartReport)) (int64, error)) error {
 	if rf.offset < 0 {
 		return e.usagef("--offset must not be negative")
-	}
-	if sf.report {
-		return e.usagef("--report is not supported by %s", e.name)
 	}
 	tmp, err := out.TempDir()
 	if err != nil {
@@ -122,11 +124,21 @@ func (e *env) arrowOut(ins []string, out *output, rf *rangeFlags, sf *selectFlag
 		return err
 	}
 	ro := trevniarrow.ReadOptions{ReadOptions: *rdo}
-	rows, err := write(out, ds, ro)
+	var (
+		reports []trevni.PartReport
+		report  func([]trevni.PartReport)
+	)
+	if sf.report {
+		report = func(r []trevni.PartReport) { reports = r }
+	}
+	rows, err := write(out, ds, ro, report)
 	if err != nil {
 		return e.whereError(err)
 	}
 	p.done()
+	if sf.report {
+		e.printReports(reports)
+	}
 	e.wrote(out, func() string { return pluralCount(rows, "record") })
 	return nil
 }
@@ -138,12 +150,14 @@ is one, so that names, enums, logical types and unions come back exactly;
 otherwise it is inferred from the Parquet schema (structs as records,
 lists as arrays, maps as maps, optional columns as ["null", T], Parquet
 logical types as Avro's). Every file must map to the first one's schema.
-The Trevni flags (--codec, --block-size, ...) are fromavro's.
+An input may be an http:// or https:// URL, read by range requests. The
+Trevni flags (--codec, --block-size, ...) are fromavro's.
 
 Examples (the file names stand for your own):
 
 	trevni fromparquet events.parquet events.trv
 	trevni fromparquet --codec zstd part-*.parquet events.trv
+	trevni fromparquet https://example.com/data/events.parquet events.trv
 `
 
 func fromparquetCommand(fs *flag.FlagSet) runFunc {
@@ -161,33 +175,39 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		var (
-			w     *trevni.Writer
-			rows  int64
-			total int64
+			w    *trevni.Writer
+			rows int64
 		)
+		var total int64 // the inputs' bytes, when all are local files
 		for _, in := range ins {
-			if fi, err := os.Stat(in); err == nil {
-				total += fi.Size()
+			fi, err := os.Stat(in)
+			if err != nil || remote.IsURL(in) {
+				total = 0
+				break
 			}
+			total += fi.Size()
 		}
 		p := e.newProgress(0, total)
 		defer p.done()
-		var done int64
+		var done int64 // the bytes of the inputs converted
 		for _, in := range ins {
-			f, err := os.Open(in)
+			r, size, closeIn, err := e.openParquetInput(in)
 			if err != nil {
 				return err
 			}
-			pf, err := trevniarrow.OpenParquet(f, &trevniarrow.ParquetReadOptions{BatchRows: *batch})
+			before := rows
+			pf, err := trevniarrow.OpenParquet(r, &trevniarrow.ParquetReadOptions{BatchRows: *batch, Progress: func(n int64) {
+				p.setRows(before + n)
+			}})
 			if err != nil {
-				f.Close()
+				closeIn()
 				return fmt.Errorf("%s: %w", in, err)
 			}
 			if w == nil {
 				w, err = trevni.NewWriter(out, pf.AvroSchema(), &trevni.WriteOptions{Options: shred.Options{WriterOptions: opts, Layout: e.limits.layout()}})
 				if err != nil {
 					pf.Close()
-					f.Close()
+					closeIn()
 					return fmt.Errorf("%s: %w", in, err)
 				}
 				defer w.Abort()
@@ -196,11 +216,9 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 			rows += n
 			p.setRows(rows)
 			pf.Close()
-			if fi, serr := f.Stat(); serr == nil {
-				done += fi.Size()
-				p.setBytes(done)
-			}
-			f.Close()
+			closeIn()
+			done += size
+			p.setBytes(done)
 			if err != nil {
 				return fmt.Errorf("%s: %w", in, err)
 			}
@@ -212,4 +230,27 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 		e.summary(out, rows, opts)
 		return nil
 	}
+}
+
+// openParquetInput opens a Parquet input of fromparquet: a local file, or
+// an http(s) URL read by range requests (the front door's remote.HTTP,
+// with the command's timeouts).
+func (e *env) openParquetInput(in string) (r parquet.ReaderAtSeeker, size int64, closeIn func(), err error) {
+	if remote.IsURL(in) {
+		h, err := remote.OpenHTTP(e.ctx, in, e.limits.http())
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		return io.NewSectionReader(h, 0, h.Size()), h.Size(), func() {}, nil
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, nil, err
+	}
+	return f, fi.Size(), func() { f.Close() }, nil
 }

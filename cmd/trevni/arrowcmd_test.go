@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/trevni-go/trevni/internal/rangeserver"
 )
 
 // toparquet then fromparquet gives back every record of every interop
@@ -116,5 +118,112 @@ func TestToParquetSelects(t *testing.T) {
 		if got := runIn(t, nil, "tojson", back); got.code != 0 || got.stdout != want.stdout {
 			t.Fatalf("%v: through Parquet\n%s\nwant\n%s", sel, got.stdout, want.stdout)
 		}
+	}
+}
+
+// --report on toparquet and toarrow prints the scan report tojson prints
+// for the same selection: for the columns written straight to Parquet
+// (the direct path), every column and every block read.
+func TestParquetArrowReport(t *testing.T) {
+	in := filepath.Join(interopDir, "medium", "medium.snappy.crc32.trv")
+	dir := t.TempDir()
+	// The lines after the first name the part and its columns; the
+	// first names the command.
+	body := func(stderr string) string {
+		var keep []string
+		for _, l := range strings.Split(stderr, "\n") {
+			if strings.HasPrefix(l, "  ") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	sel := []string{"--fields", "id,name", "--where", "small > 100", "--report"}
+	want := runIn(t, nil, append(append([]string{"tojson"}, sel...), in)...)
+	if want.code != 0 || !strings.Contains(want.stderr, "rows matched") {
+		t.Fatalf("tojson --report: %d %s", want.code, want.stderr)
+	}
+	for _, cmd := range []string{"toparquet", "toarrow"} {
+		r := runIn(t, nil, append(append([]string{cmd}, sel...), in, filepath.Join(dir, cmd+".out"))...)
+		if r.code != 0 {
+			t.Fatalf("%s: %s", cmd, r.stderr)
+		}
+		if body(r.stderr) != body(want.stderr) || !strings.Contains(r.stderr, "trevni: "+cmd+": "+in+": 30,000 rows scanned") {
+			t.Errorf("%s --report:\n%s\ntojson --report:\n%s", cmd, r.stderr, want.stderr)
+		}
+	}
+	r := runIn(t, nil, "toparquet", "--report", in, filepath.Join(dir, "all.parquet"))
+	if r.code != 0 || !strings.Contains(r.stderr, "30,000 rows scanned, 30,000 rows matched") {
+		t.Fatalf("toparquet --report: %d %s", r.code, r.stderr)
+	}
+	// "  column NAME  R of B blocks read, S skipped, N bytes"
+	for _, col := range []string{"id", "flag", "score", "small", "name", "tags[]", "opt/int", "pts[]", "pts[]#x", "pts[]#y"} {
+		found := false
+		for _, l := range strings.Split(r.stderr, "\n") {
+			if f := strings.Fields(l); len(f) > 4 && f[0] == "column" && f[1] == col {
+				found = true
+				if f[2] != f[4] || f[2] == "0" {
+					t.Errorf("toparquet --report: column %s: %q", col, l)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("toparquet --report: no column %s in\n%s", col, r.stderr)
+		}
+	}
+}
+
+// toparquet, toarrow and fromparquet show progress on a terminal.
+func TestParquetArrowProgress(t *testing.T) {
+	in := filepath.Join(interopDir, "medium", "medium.deflate.crc32.trv")
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "m.parquet")
+	// Each run shows at least so many progress lines.
+	for _, c := range []struct {
+		lines int
+		args  []string
+	}{
+		{3, []string{"toparquet", "--row-group-rows", "5000", in, pq}},                            // after each row group
+		{1, []string{"toparquet", "--where", "small > 100", in, filepath.Join(dir, "w.parquet")}}, // as the reader counts records
+		{3, []string{"toarrow", in, filepath.Join(dir, "m.arrow")}},
+		{3, []string{"fromparquet", "--batch-rows", "1000", pq, filepath.Join(dir, "back.trv")}}, // after each batch
+	} {
+		args := c.args
+		code, _, stderr := runTTY(args...)
+		if code != 0 {
+			t.Fatalf("%v: status %d: %s", args, code, stderr)
+		}
+		if strings.Count(stderr, "\rtrevni: "+args[0]+": ") < c.lines || !strings.Contains(stderr, "/s") || !strings.Contains(stderr, " rows") {
+			t.Errorf("%v: no progress as rows are converted in %q", args, stderr)
+		}
+		if i := strings.LastIndex(stderr, "\r\x1b[K"); i < 0 || strings.Contains(stderr[i:], "\rtrevni") {
+			t.Errorf("%v: progress line not erased: %q", args, stderr[max(0, len(stderr)-80):])
+		}
+	}
+}
+
+// fromparquet reads a Parquet file from an http(s) URL by range requests,
+// into the records the local file gives.
+func TestFromParquetURL(t *testing.T) {
+	in := filepath.Join(interopDir, "medium", "medium.deflate.crc32.trv")
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "m.parquet")
+	if r := runIn(t, nil, "toparquet", "--row-group-rows", "5000", in, pq); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	srv := rangeserver.Dir(t, dir, nil)
+	back := filepath.Join(dir, "back.trv")
+	if r := runIn(t, nil, "fromparquet", srv.URL+"/m.parquet", back); r.code != 0 {
+		t.Fatalf("fromparquet URL: %s", r.stderr)
+	}
+	if srv.Requests.Load() < 2 {
+		t.Errorf("%d requests", srv.Requests.Load())
+	}
+	want, got := runIn(t, nil, "tojson", in), runIn(t, nil, "tojson", back)
+	if want.code != 0 || got.code != 0 || got.stdout != want.stdout {
+		t.Fatalf("tojson of the file from the URL differs (%s %s)", want.stderr, got.stderr)
+	}
+	if r := runIn(t, nil, "fromparquet", srv.URL+"/missing.parquet", filepath.Join(dir, "x.trv")); r.code == 0 || !strings.Contains(r.stderr, "missing.parquet") {
+		t.Errorf("a missing URL: %d %s", r.code, r.stderr)
 	}
 }

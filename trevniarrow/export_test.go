@@ -1,0 +1,33 @@
+package trevniarrow
+
+import (
+	"context"
+	"io"
+
+	"github.com/trevni-go/trevni"
+)
+
+// WriteParquetArrow is WriteParquet through Arrow batches always, for the
+// tests that compare the direct path with it.
+func WriteParquetArrow(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions) (int64, error) {
+	return writeParquet(ctx, w, ds, opts, false)
+}
+
+// DirectApplies says whether WriteParquet writes ds (with opts) straight
+// from its Trevni columns.
+func DirectApplies(ds *trevni.Dataset, opts *ParquetOptions) bool {
+	var o ParquetOptions
+	if opts != nil {
+		o = *opts
+	}
+	o.Read.Schema.Parquet = true
+	as, err := ArrowSchema(ds.Schema(), &o.Read.Schema)
+	if err != nil {
+		return false
+	}
+	codec, err := parquetCodec(o.Codec)
+	if err != nil {
+		return false
+	}
+	return planDirect(ds, &o.Read, as, parquetProps(codec, max(o.RowGroupRows, 1))) != nil
+}

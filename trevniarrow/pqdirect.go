@@ -1,0 +1,667 @@
+package trevniarrow
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/utf8check"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+)
+
+// The direct path of WriteParquet: for a data set of Trevni 2 files whose
+// schema is made of records, arrays, ["null", T] unions and primitives
+// without logical types, read whole, each Parquet column chunk is written
+// straight from the Trevni columns beneath it, with no Arrow arrays and no
+// records assembled. A Parquet leaf's definition and repetition levels
+// come from the lengths of the Trevni array and union columns on its path
+// (an array's length says how many items repeat; a ["null", T] union's
+// branch column holds a length of 0 for null and 1 for T). The leaves of a
+// row group are written in parallel, each by one goroutine reading its own
+// columns. The Parquet schema and key-value metadata are those pqarrow
+// writes for the data set's Arrow schema (taken from an empty file it
+// writes), so that the file is the one the Arrow path writes, value for
+// value; only the pages may be cut elsewhere.
+
+// stepKind is what a node on a Parquet leaf's path adds to its levels.
+type stepKind uint8
+
+const (
+	// stepDefined: an optional Parquet node whose value is always there
+	// (a definition level, always reached).
+	stepDefined stepKind = iota
+	// stepOptional: a ["null", T] union, from its branch column's length
+	// (0 or 1).
+	stepOptional
+	// stepRepeated: an array, from its column's lengths.
+	stepRepeated
+)
+
+// step is one node of a leaf's path that adds a level.
+type step struct {
+	kind stepKind
+	col  int   // the union's branch column or the array's column
+	rep  int16 // an array's repetition level
+}
+
+// directLeaf is the plan of one Parquet leaf column.
+type directLeaf struct {
+	steps   []step
+	col     int // the Trevni column of the values
+	typ     format.ValueType
+	cols    []int    // the distinct Trevni columns read: steps' and col
+	symbols []string // an enum's: its ordinals are written as these strings
+	fixed   int      // a fixed's size, its values FIXED_LEN_BYTE_ARRAY
+	path    string
+}
+
+// directPlan is the plan of a data set the direct path writes.
+type directPlan struct {
+	leaves []directLeaf
+	root   *pqschema.GroupNode
+	meta   metadata.KeyValueMetadata
+	names  []string // the Trevni columns' names, in file order
+}
+
+// planDirect returns the direct plan of writing ds as Parquet with props,
+// or nil when the direct path does not cover it (the Arrow path does).
+func planDirect(ds *trevni.Dataset, ro *ReadOptions, as *arrow.Schema, props *parquet.WriterProperties) *directPlan {
+	r := &ro.ReadOptions
+	if len(r.Fields) > 0 || r.Where != "" || r.Offset != 0 || r.Limit > 0 || r.Rows > 0 {
+		return nil
+	}
+	s := ds.Schema()
+	if s == nil || s.Kind != schema.Record || len(s.Fields) == 0 {
+		return nil
+	}
+	for _, p := range ds.Parts() {
+		if p.Format() != trevni.Trevni2 || p.SchemaText() != ds.SchemaText() {
+			return nil
+		}
+	}
+	lay, err := layout.New(s, nil)
+	if err != nil {
+		return nil
+	}
+	// The schema and metadata pqarrow writes, from an empty file of it.
+	var buf bytes.Buffer
+	fw, err := pqarrow.NewFileWriter(as, &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil || fw.Close() != nil {
+		return nil
+	}
+	rd, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		return nil
+	}
+	md := rd.MetaData()
+	root := md.Schema.Root()
+	p := &directPlan{root: root, meta: md.KeyValueMetadata()}
+	for _, c := range lay.Columns {
+		p.names = append(p.names, c.Meta().Name)
+	}
+	if !p.record(lay.Root, root, nil, 0) || len(p.leaves) != md.Schema.NumColumns() {
+		return nil
+	}
+	for i := range p.leaves {
+		p.leaves[i].path = md.Schema.Column(i).Path()
+	}
+	return p
+}
+
+// entry plans the value of n at Parquet node pq, whose own repetition it
+// reads: a ["null", T] union is an optional node; an optional node of a
+// value always there adds a level always reached.
+func (p *directPlan) entry(n *layout.Node, pq pqschema.Node, steps []step, rep int16) bool {
+	if n.Kind == schema.Union {
+		if len(n.Branches) != 2 || pq.RepetitionType() != parquet.Repetitions.Optional {
+			return false
+		}
+		b := 0
+		if n.Branches[0] == nil {
+			b = 1
+		}
+		if n.Branches[b] == nil || n.Branches[1-b] != nil {
+			return false
+		}
+		return p.inner(n.Branches[b], pq, append(steps, step{kind: stepOptional, col: n.BranchCols[b]}), rep)
+	}
+	switch pq.RepetitionType() {
+	case parquet.Repetitions.Required:
+	case parquet.Repetitions.Optional:
+		steps = append(steps, step{kind: stepDefined})
+	default:
+		return false
+	}
+	return p.inner(n, pq, steps, rep)
+}
+
+// inner plans the value of n (not a union) at pq.
+func (p *directPlan) inner(n *layout.Node, pq pqschema.Node, steps []step, rep int16) bool {
+	if n.Schema == nil {
+		return false
+	}
+	switch n.Kind {
+	case schema.Record:
+		return p.record(n, pq, steps, rep)
+	case schema.Array, schema.Map:
+		// A LIST group of one repeated group of the element, or a MAP
+		// group of one repeated group of the key and the value.
+		g, ok := pq.(*pqschema.GroupNode)
+		if !ok || g.NumFields() != 1 {
+			return false
+		}
+		inner, ok := g.Field(0).(*pqschema.GroupNode)
+		if !ok || inner.RepetitionType() != parquet.Repetitions.Repeated {
+			return false
+		}
+		steps = append(steps, step{kind: stepRepeated, col: n.Col, rep: rep + 1})
+		if n.Kind == schema.Array {
+			return inner.NumFields() == 1 && p.entry(n.Items, inner.Field(0), steps, rep+1)
+		}
+		if inner.NumFields() != 2 || inner.Field(0).RepetitionType() != parquet.Repetitions.Required {
+			return false
+		}
+		key, ok := inner.Field(0).(*pqschema.PrimitiveNode)
+		if !ok || key.PhysicalType() != parquet.Types.ByteArray {
+			return false
+		}
+		p.addLeaf(directLeaf{steps: steps, col: n.KeyCol, typ: format.String})
+		return p.entry(n.Items, inner.Field(1), steps, rep+1)
+	}
+	leaf, ok := pq.(*pqschema.PrimitiveNode)
+	if !ok || n.Col < 0 {
+		return false
+	}
+	l := directLeaf{steps: steps, col: n.Col, typ: n.Type}
+	var phys parquet.Type
+	switch n.Kind {
+	case schema.Boolean:
+		phys = parquet.Types.Boolean
+	case schema.Int:
+		phys = parquet.Types.Int32
+	case schema.Long:
+		phys = parquet.Types.Int64
+	case schema.Float:
+		phys = parquet.Types.Float
+	case schema.Double:
+		phys = parquet.Types.Double
+	case schema.String, schema.Bytes:
+		phys = parquet.Types.ByteArray
+	case schema.Enum:
+		phys, l.symbols = parquet.Types.ByteArray, n.Schema.Symbols
+	case schema.Fixed:
+		if leaf.TypeLength() != n.Schema.Size {
+			return false
+		}
+		phys, l.fixed = parquet.Types.FixedLenByteArray, n.Schema.Size
+	default:
+		return false
+	}
+	if leaf.PhysicalType() != phys || !sameLogical(n.Schema.Logical, leaf.LogicalType()) {
+		return false
+	}
+	p.addLeaf(l)
+	return true
+}
+
+// sameLogical says whether the values of an Avro logical type are the
+// Parquet logical type's as they are stored: no logical type, or a date,
+// time or timestamp in the same unit.
+func sameLogical(l schema.LogicalType, pl pqschema.LogicalType) bool {
+	unit := func() (pqschema.TimeUnitType, bool) {
+		switch t := pl.(type) {
+		case pqschema.TimeLogicalType:
+			return t.TimeUnit(), true
+		case pqschema.TimestampLogicalType:
+			return t.TimeUnit(), true
+		}
+		return 0, false
+	}
+	u, timed := unit()
+	switch l {
+	case schema.LogicalNone:
+		return !timed
+	case schema.LogicalDate:
+		_, ok := pl.(pqschema.DateLogicalType)
+		return ok
+	case schema.LogicalTimeMillis, schema.LogicalTimestampMillis, schema.LogicalLocalTimestampMillis:
+		return timed && u == pqschema.TimeUnitMillis
+	case schema.LogicalTimeMicros, schema.LogicalTimestampMicros, schema.LogicalLocalTimestampMicros:
+		return timed && u == pqschema.TimeUnitMicros
+	case schema.LogicalTimestampNanos, schema.LogicalLocalTimestampNanos:
+		return timed && u == pqschema.TimeUnitNanos
+	}
+	return false
+}
+
+// addLeaf adds a leaf of the plan, with the distinct columns it reads.
+func (p *directPlan) addLeaf(l directLeaf) {
+	l.steps = append([]step(nil), l.steps...)
+	for _, st := range l.steps {
+		if st.kind != stepDefined && !containsInt(l.cols, st.col) {
+			l.cols = append(l.cols, st.col)
+		}
+	}
+	if !containsInt(l.cols, l.col) {
+		l.cols = append(l.cols, l.col)
+	}
+	p.leaves = append(p.leaves, l)
+}
+
+// record plans a record's fields at the group pq.
+func (p *directPlan) record(n *layout.Node, pq pqschema.Node, steps []step, rep int16) bool {
+	g, ok := pq.(*pqschema.GroupNode)
+	if !ok || n.Kind != schema.Record || len(n.Fields) == 0 || g.NumFields() != len(n.Fields) {
+		return false
+	}
+	for i, f := range n.Fields {
+		if !p.entry(f, g.Field(i), steps, rep) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// writeDirect writes the data set as Parquet by plan p and returns the
+// number of rows written.
+func writeDirect(ctx context.Context, w io.Writer, ds *trevni.Dataset, p *directPlan, props *parquet.WriterProperties, o *ParquetOptions) (int64, error) {
+	pw, err := file.NewParquetWriterWithError(struct{ io.Writer }{w}, p.root, file.WithWriterProps(props), file.WithWriteMetadata(p.meta))
+	if err != nil {
+		return 0, fmt.Errorf("Parquet schema: %w", err)
+	}
+	var (
+		rows    int64
+		bytes   int64
+		reports []trevni.PartReport
+	)
+	if o.Report != nil {
+		defer func() { o.Report(reports) }()
+	}
+	for _, part := range ds.Parts() {
+		n, read, rep, err := p.writePart(ctx, pw, part, o, rows, bytes)
+		rows += n
+		bytes += read
+		if rep != nil {
+			reports = append(reports, *rep)
+		}
+		if err != nil {
+			pw.Close()
+			return rows, fmt.Errorf("%s: %w", part.Name(), err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return rows, fmt.Errorf("Parquet: %w", err)
+	}
+	if o.Read.Progress != nil {
+		o.Read.Progress(rows, bytes)
+	}
+	return rows, nil
+}
+
+// leafState is a leaf's readers and the levels and values of the rows
+// read and not yet written.
+type leafState struct {
+	leaf  *directLeaf
+	rd    map[int]*format.ColumnReader
+	list  []*format.ColumnReader // rd's readers, to start each row on
+	steps []*format.ColumnReader // the reader of each step's column
+	vals  *format.ColumnReader
+	defs  []int16
+	reps  []int16
+	bools []bool
+	i32   []int32
+	i64   []int64
+	f32   []float32
+	f64   []float64
+	data  []byte // the bytes of byte-array values, end to end
+	ends  []int  // each value's end in data
+	ba    []parquet.ByteArray
+	fba   []parquet.FixedLenByteArray
+	row   int64 // the part's row being read, for errors
+	start int   // the row's first level in defs
+}
+
+// maxRowLevels bounds the levels one record gives one Parquet column: a
+// file whose lengths claim more is refused.
+const maxRowLevels = 1 << 24
+
+// writePart writes the rows of one part in row groups, and returns with
+// them what was read (nil if the part could not be opened).
+func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevni.Part, o *ParquetOptions, before, readBefore int64) (rows, read int64, rep *trevni.PartReport, err error) {
+	f, err := part.Open(ctx)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	defer f.Close()
+	rd := f.Trevni()
+	if rd == nil || rd.NumColumns() != len(p.names) {
+		return 0, 0, nil, fmt.Errorf("the file's columns are not those of its schema")
+	}
+	for i, name := range p.names {
+		m, err := rd.Column(i)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		if m.Name != name {
+			return 0, 0, nil, fmt.Errorf("column %d is %q, where the schema lays out %q", i, m.Name, name)
+		}
+	}
+	states := make([]*leafState, len(p.leaves))
+	defer func() {
+		rep = p.report(part, f, rd, states, rows)
+		for _, st := range states {
+			if st != nil {
+				for _, c := range st.list {
+					c.Close()
+				}
+			}
+		}
+	}()
+	for i := range p.leaves {
+		st := &leafState{leaf: &p.leaves[i], rd: map[int]*format.ColumnReader{}}
+		states[i] = st
+		for _, c := range st.leaf.cols {
+			cr, err := rd.Values(c)
+			if err != nil {
+				return 0, 0, nil, fmt.Errorf("column %s: %w", p.names[c], err)
+			}
+			st.rd[c] = cr
+			st.list = append(st.list, cr)
+		}
+		st.vals = st.rd[st.leaf.col]
+		for _, s := range st.leaf.steps {
+			st.steps = append(st.steps, st.rd[s.col])
+		}
+	}
+	total := rd.RowCount()
+	workers := min(runtime.GOMAXPROCS(0), len(states))
+	for rows < total {
+		if err := ctx.Err(); err != nil {
+			return rows, f.BytesRead(), nil, err
+		}
+		n := min(int64(o.RowGroupRows), total-rows)
+		rgw, err := pw.AppendBufferedRowGroupChecked()
+		if err != nil {
+			return rows, f.BytesRead(), nil, fmt.Errorf("Parquet row group: %w", err)
+		}
+		var (
+			wg    sync.WaitGroup
+			next  = make(chan int, len(states))
+			mu    sync.Mutex
+			first error
+		)
+		for i := range states {
+			next <- i
+		}
+		close(next)
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					mu.Lock()
+					failed := first != nil
+					mu.Unlock()
+					if failed {
+						return
+					}
+					cw, err := rgw.Column(i)
+					if err == nil {
+						err = states[i].write(ctx, cw, rows, n)
+					}
+					if err != nil {
+						mu.Lock()
+						if first == nil {
+							first = fmt.Errorf("Parquet column %s: %w", states[i].leaf.path, err)
+						}
+						mu.Unlock()
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if first != nil {
+			return rows, f.BytesRead(), nil, first
+		}
+		if err := rgw.Close(); err != nil {
+			return rows, f.BytesRead(), nil, fmt.Errorf("Parquet row group from row %d: %w", before+rows, err)
+		}
+		rows += n
+		if o.Read.Progress != nil {
+			o.Read.Progress(before+rows, readBefore+f.BytesRead())
+		}
+	}
+	return rows, f.BytesRead(), nil, nil
+}
+
+// report returns what writing a part read: for each column, the most
+// blocks any of its readers read (a column on the path of several leaves
+// has a reader for each).
+func (p *directPlan) report(part *trevni.Part, f *trevni.File, rd *format.Reader, states []*leafState, rows int64) *trevni.PartReport {
+	cols := make([]assemble.ColumnScan, len(p.names))
+	for i := range cols {
+		cols[i] = assemble.ColumnScan{Column: i, Name: p.names[i]}
+		if bs, err := rd.Blocks(i); err == nil {
+			cols[i].Blocks = len(bs)
+		}
+	}
+	for _, st := range states {
+		if st == nil {
+			continue
+		}
+		for c, cr := range st.rd {
+			blocks, bytes := cr.Loaded()
+			if blocks > cols[c].BlocksRead {
+				cols[c].BlocksRead, cols[c].BytesRead = blocks, bytes
+			}
+		}
+	}
+	r := &trevni.PartReport{Part: part.Name(), Fetched: f.Fetched()}
+	r.Scan = assemble.ScanReport{RowsScanned: rows, RowsMatched: rows, FileSize: rd.Size()}
+	for _, c := range cols {
+		c.BlocksSkipped = c.Blocks - c.BlocksRead
+		r.Scan.BytesRead += c.BytesRead
+		r.Scan.Columns = append(r.Scan.Columns, c)
+	}
+	return r
+}
+
+// write reads rows from to from+n of the leaf's columns into cw.
+func (st *leafState) write(ctx context.Context, cw file.ColumnChunkWriter, from, n int64) error {
+	for r := range n {
+		if r%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		st.row = from + r
+		for _, c := range st.list {
+			if err := c.StartRow(); err != nil {
+				return fmt.Errorf("row %d: %w", st.row, err)
+			}
+		}
+		st.start = len(st.defs)
+		if err := st.walk(0, 0, 0); err != nil {
+			return fmt.Errorf("row %d: %w", st.row, err)
+		}
+		if len(st.defs) >= 64<<10 {
+			if err := st.flush(cw); err != nil {
+				return err
+			}
+		}
+	}
+	return st.flush(cw)
+}
+
+// walk reads one record's levels and values from step i on.
+func (st *leafState) walk(i int, def, rep int16) error {
+	if i == len(st.leaf.steps) {
+		st.defs = append(st.defs, def)
+		st.reps = append(st.reps, rep)
+		return st.value()
+	}
+	s := &st.leaf.steps[i]
+	switch s.kind {
+	case stepDefined:
+		return st.walk(i+1, def+1, rep)
+	case stepOptional:
+		k, err := st.steps[i].NextLength()
+		if err != nil {
+			return err
+		}
+		switch k {
+		case 0:
+			st.defs = append(st.defs, def)
+			st.reps = append(st.reps, rep)
+			return nil
+		case 1:
+			return st.walk(i+1, def+1, rep)
+		}
+		return fmt.Errorf("union branch column %d has length %d", s.col, k)
+	}
+	k, err := st.steps[i].NextLength()
+	if err != nil {
+		return err
+	}
+	if k == 0 {
+		st.defs = append(st.defs, def)
+		st.reps = append(st.reps, rep)
+		return nil
+	}
+	for j := range k {
+		r := s.rep
+		if j == 0 {
+			r = rep
+		}
+		if err := st.walk(i+1, def+1, r); err != nil {
+			return err
+		}
+		if len(st.defs)-st.start > maxRowLevels {
+			return fmt.Errorf("more than %d values in one record", maxRowLevels)
+		}
+	}
+	return nil
+}
+
+// value reads one value of the leaf.
+func (st *leafState) value() error {
+	c := st.vals
+	switch st.leaf.typ {
+	case format.Boolean:
+		v, err := c.ReadBool()
+		st.bools = append(st.bools, v)
+		return err
+	case format.Int:
+		v, err := c.ReadInt()
+		if err == nil && st.leaf.symbols != nil {
+			if v < 0 || int(v) >= len(st.leaf.symbols) {
+				return fmt.Errorf("enum ordinal %d of %d symbols", v, len(st.leaf.symbols))
+			}
+			st.data = append(st.data, st.leaf.symbols[v]...)
+			st.ends = append(st.ends, len(st.data))
+			return nil
+		}
+		st.i32 = append(st.i32, v)
+		return err
+	case format.Long:
+		v, err := c.ReadLong()
+		st.i64 = append(st.i64, v)
+		return err
+	case format.Float:
+		v, err := c.ReadFloat()
+		st.f32 = append(st.f32, v)
+		return err
+	case format.Double:
+		v, err := c.ReadDouble()
+		st.f64 = append(st.f64, v)
+		return err
+	case format.String, format.Bytes:
+		v, err := c.ReadBytes()
+		if err != nil {
+			return err
+		}
+		if st.leaf.typ == format.String && !utf8check.Valid(v) {
+			return fmt.Errorf("a string that is not UTF-8")
+		}
+		if st.leaf.fixed > 0 && len(v) != st.leaf.fixed {
+			return fmt.Errorf("a fixed of %d bytes, not %d", len(v), st.leaf.fixed)
+		}
+		st.data = append(st.data, v...)
+		st.ends = append(st.ends, len(st.data))
+		return nil
+	}
+	return fmt.Errorf("column type %s", st.leaf.typ)
+}
+
+// flush writes the levels and values held to cw.
+func (st *leafState) flush(cw file.ColumnChunkWriter) error {
+	if len(st.defs) == 0 {
+		return nil
+	}
+	defs, reps := st.defs, st.reps
+	if cw.Descr().MaxDefinitionLevel() == 0 {
+		defs = nil
+	}
+	if cw.Descr().MaxRepetitionLevel() == 0 {
+		reps = nil
+	}
+	var err error
+	switch w := cw.(type) {
+	case *file.BooleanColumnChunkWriter:
+		_, err = w.WriteBatch(st.bools, defs, reps)
+	case *file.Int32ColumnChunkWriter:
+		_, err = w.WriteBatch(st.i32, defs, reps)
+	case *file.Int64ColumnChunkWriter:
+		_, err = w.WriteBatch(st.i64, defs, reps)
+	case *file.Float32ColumnChunkWriter:
+		_, err = w.WriteBatch(st.f32, defs, reps)
+	case *file.Float64ColumnChunkWriter:
+		_, err = w.WriteBatch(st.f64, defs, reps)
+	case *file.ByteArrayColumnChunkWriter:
+		st.ba = st.ba[:0]
+		start := 0
+		for _, end := range st.ends {
+			st.ba = append(st.ba, st.data[start:end:end])
+			start = end
+		}
+		_, err = w.WriteBatch(st.ba, defs, reps)
+	case *file.FixedLenByteArrayColumnChunkWriter:
+		st.fba = st.fba[:0]
+		start := 0
+		for _, end := range st.ends {
+			st.fba = append(st.fba, st.data[start:end:end])
+			start = end
+		}
+		_, err = w.WriteBatch(st.fba, defs, reps)
+	default:
+		err = fmt.Errorf("unexpected Parquet column writer %T", cw)
+	}
+	st.defs, st.reps = st.defs[:0], st.reps[:0]
+	st.bools, st.i32, st.i64, st.f32, st.f64 = st.bools[:0], st.i32[:0], st.i64[:0], st.f32[:0], st.f64[:0]
+	st.data, st.ends = st.data[:0], st.ends[:0]
+	return err
+}
