@@ -569,6 +569,9 @@ func (aw *AvroWriter) appendContainer(ctx context.Context, r *ocf.Reader) error 
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("shred: %w", err)
 	}
+	if n := aw.parallelWorkers(); n > 1 {
+		return aw.appendParallel(ctx, r, n)
+	}
 	if err := aw.w.CheckRows(false); err != nil {
 		return err
 	}
