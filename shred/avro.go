@@ -34,8 +34,8 @@ type Options struct {
 	// order (format.Writer.AppendWriter): the records are the same, the
 	// blocks end where segments do. The memory budget
 	// (WriterOptions.MemoryBudget) is shared by all of them. Files that
-	// promise Java's bytes (null codec, no checksum, statistics off) are
-	// always written on one goroutine.
+	// promise Java's bytes (null codec, statistics off) are always
+	// written on one goroutine.
 	Workers int
 }
 

@@ -36,9 +36,8 @@ func (aw *AvroWriter) parallelWorkers() int {
 		n = runtime.GOMAXPROCS(0)
 	}
 	o := &aw.wopts
-	isNull := func(s string) bool { return s == "" || s == format.CodecNull }
-	if n <= 1 || (isNull(o.Codec) && isNull(o.Checksum) && o.DisableStats) {
-		return 1 // the mode that writes Java's bytes stays sequential
+	if n <= 1 || ((o.Codec == "" || o.Codec == format.CodecNull) && o.DisableStats) {
+		return 1 // the mode that writes Java's bytes (either checksum) stays sequential
 	}
 	// A segment's share of the budget (B/(8N)) holds at least two
 	// blocks' worth, or the blocks cut at every segment's end would be

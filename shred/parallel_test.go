@@ -17,6 +17,7 @@ import (
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/memtest"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/internal/predrand"
 	"github.com/trevni-go/trevni/predicate"
@@ -307,5 +308,113 @@ func TestParallelCancel(t *testing.T) {
 		if left, _ := os.ReadDir(dir); len(left) != 0 {
 			t.Fatalf("cancelled after %d segments: %d files left in the temporary directory", after, len(left))
 		}
+	}
+}
+
+// The null codec with statistics off promises Java's bytes: it is written
+// on one goroutine whatever Workers says, so the bytes are one worker's.
+func TestParallelJavaModeSequential(t *testing.T) {
+	_, in, _ := randomContainer(t, 4, 2000, 200, "null")
+	write := func(workers int) []byte {
+		o := &Options{WriterOptions: smallBlocks, Workers: workers}
+		o.Codec, o.DisableStats = "null", true
+		var out bytes.Buffer
+		if _, err := FromContainer(context.Background(), &out, bytes.NewReader(in), o); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
+	if !bytes.Equal(write(7), write(1)) {
+		t.Fatal("7 workers: the bytes differ from one worker's")
+	}
+	var stats bytes.Buffer // with statistics, the blocks end where ranges do
+	if _, err := FromContainer(context.Background(), &stats, bytes.NewReader(in), &Options{WriterOptions: smallBlocks, Workers: 7}); err != nil {
+		t.Fatal(err)
+	}
+	var one bytes.Buffer
+	if _, err := FromContainer(context.Background(), &one, bytes.NewReader(in), &Options{WriterOptions: smallBlocks, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(stats.Bytes(), one.Bytes()) {
+		t.Fatal("7 workers with statistics: the same bytes as one worker's; the test does not run the parallel path")
+	}
+}
+
+// memContainer writes to a file a container of rows records of three
+// columns (some 40 bytes each), in blocks of 64 KiB, and returns its name.
+func memContainer(t *testing.T, rows int) string {
+	t.Helper()
+	const text = `{"type":"record","name":"m","fields":[{"name":"a","type":"long"},{"name":"s","type":"string"},{"name":"d","type":"double"}]}`
+	name := t.TempDir() + "/in.avro"
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := ocf.NewWriter(f, text, ocf.WriterOptions{Codec: "null", SyncMarker: [16]byte{5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var rec []byte
+	for i := range rows {
+		rec = long(rec[:0], r.Int64N(1<<40))
+		s := fmt.Appendf(nil, "row %d %x", i, r.Uint64())
+		rec = long(rec, int64(len(s)))
+		rec = append(rec, s...)
+		rec = append(rec, 1, 2, 3, 4, 5, 6, 7, byte(i))
+		if err := w.Append(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// The memory budget holds over all workers together: the peak heap of a
+// conversion on four workers passes one worker's (which holds the budget
+// and what the sequential path holds besides) by no more than what each
+// worker holds outside the budget, and does not grow with the rows.
+func TestParallelMemoryBound(t *testing.T) {
+	const budget = 4 << 20
+	dir := t.TempDir()
+	peak := func(in string, workers int) uint64 {
+		p, err := memtest.PeakHeap(func() error {
+			f, err := os.Open(in)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			o := &Options{Workers: workers}
+			o.Codec, o.MemoryBudget, o.TempDir = "snappy", budget, dir
+			_, err = FromContainer(context.Background(), io.Discard, f, o)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	small, large := memContainer(t, 100_000), memContainer(t, 400_000)
+	one, four, fourLarge := peak(small, 1), peak(small, 4), peak(large, 4)
+	// Outside the budget, a worker holds two segments, each with three
+	// columns' blocks being filled and a compression buffer (80 KiB
+	// each), and a decompressed container block (64 KiB): 704 KiB; and
+	// the garbage awaiting collection that the heap's samples catch grows
+	// with the goroutines allocating: 1.5 MiB.
+	const perWorker = 3 << 19
+	t.Logf("peak heap: one worker %d KiB, four %d KiB, four at four times the rows %d KiB (budget %d KiB)", one>>10, four>>10, fourLarge>>10, budget>>10)
+	if four > one+4*perWorker {
+		t.Errorf("four workers: peak heap %d KiB, one worker's %d KiB and %d KiB more", four>>10, one>>10, 4*perWorker>>10)
+	}
+	if fourLarge > four+four/4 {
+		t.Errorf("peak heap %d KiB at four times the rows against %d KiB", fourLarge>>10, four>>10)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("%d files left in the temporary directory", len(left))
 	}
 }
