@@ -94,12 +94,13 @@ func newAvroWriter(out io.Writer, s *schema.Schema, text string, opts *Options) 
 		return nil, fmt.Errorf("shred: options metadata must not set %s", layout.MetaAvroSchema)
 	}
 	o.Meta.SetString(layout.MetaAvroSchema, text)
-	w, err := format.NewWriter(out, lay.Metas(), &o.WriterOptions)
+	metas := lay.Metas()
+	w, err := format.NewWriter(out, metas, &o.WriterOptions)
 	if err != nil {
 		return nil, err
 	}
 	return &AvroWriter{w: w, schema: s, root: lay.Root, cols: lay.Columns, progress: o.Progress,
-		metas: lay.Metas(), wopts: o.WriterOptions, workers: o.Workers}, nil
+		metas: metas, wopts: o.WriterOptions, workers: o.Workers}, nil
 }
 
 // Schema returns the writer's parsed schema.
