@@ -144,7 +144,7 @@ type Writer struct {
 	// Compression of finished blocks.
 	sem     chan struct{}
 	pending sync.WaitGroup
-	bufPool sync.Pool // *[]byte block buffers
+	bufPool *sync.Pool // *[]byte block buffers; shared by ShareBuffers
 
 	// Memory accounting and spilling. held counts a block's buffer from
 	// its cut; compression, which may run on other goroutines, adds to
@@ -238,7 +238,7 @@ func NewWriter(out io.Writer, columns []ColumnMeta, opts *WriterOptions) (*Write
 	if out == nil {
 		return nil, fmt.Errorf("%w: NewWriter to a nil io.Writer", ErrUsage)
 	}
-	w := &Writer{out: out}
+	w := &Writer{out: out, bufPool: new(sync.Pool)}
 	if opts != nil {
 		w.opts = *opts
 	}
@@ -1344,6 +1344,20 @@ func (w *Writer) SetFirstRow(row int64) error {
 		c.blockStart = row
 		c.stamp = 0
 	}
+	return nil
+}
+
+// ShareBuffers makes w take its block buffers from those of file, and
+// give them back there: a segment's blocks (AppendWriter) move into file,
+// which frees their buffers as it writes or spills them, and the segment
+// then fills them again rather than new ones. The two must have the same
+// BlockSize. Call it before writing to w; both may then be used on
+// different goroutines.
+func (w *Writer) ShareBuffers(file *Writer) error {
+	if w.opts.BlockSize != file.opts.BlockSize {
+		return fmt.Errorf("%w: ShareBuffers of writers of block sizes %d and %d", ErrUsage, w.opts.BlockSize, file.opts.BlockSize)
+	}
+	w.bufPool = file.bufPool
 	return nil
 }
 

@@ -91,6 +91,9 @@ func (aw *AvroWriter) newSegment(home chan *segment) (*segment, error) {
 	if err := w.CheckRows(false); err != nil {
 		return nil, err
 	}
+	if err := w.ShareBuffers(aw.w); err != nil {
+		return nil, err
+	}
 	return &segment{aw: &AvroWriter{w: w, schema: aw.schema, root: aw.root, cols: aw.cols}, home: home}, nil
 }
 
