@@ -35,6 +35,10 @@ number has a fraction, string, records, arrays; nullable where null or
 absent), then to convert them. --print-schema writes the inferred schema
 to OUT instead of converting.
 
+The lines are decoded and shredded on --workers goroutines (one per core
+by default), each taking ranges of whole lines; the records are written
+in the order of the lines, --memory bounding them all together.
+
 Examples (the file names stand for your own):
 
 	trevni fromjson --schema event.avsc events.jsonl events.trv
