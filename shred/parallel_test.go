@@ -138,6 +138,7 @@ func TestParallelProperty(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d segments joined", segments)
 	if segments < 12*3*10 {
 		t.Fatalf("only %d segments joined: the test does not cut many", segments)
 	}
