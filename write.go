@@ -20,7 +20,9 @@ import (
 type WriteOptions struct {
 	// Options configures the file: codec, checksum, block size, memory
 	// budget (past which finished blocks spill to a temporary file),
-	// metadata, layout bounds and progress (see shred.Options).
+	// metadata, layout bounds and progress (see shred.Options), and
+	// Workers: how many goroutines ConvertAvro and AppendAvro decode and
+	// shred on (0: one per core, GOMAXPROCS; 1: one).
 	shred.Options
 	// Replace lets Create replace a file that exists, or that appears
 	// while it writes. Without it that is an error and the file is left

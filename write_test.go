@@ -211,3 +211,98 @@ func encodedSize(t *testing.T, text string, values []any) int {
 	}
 	return n
 }
+
+// ConvertAvro on several workers (WriteOptions.Workers) writes the records
+// one worker writes, its blocks ending where the workers' ranges do; a
+// bad record leaves no file and no temporary file behind.
+func TestConvertAvroWorkers(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.avro")
+	g := avrorand.New(11, avrorand.Options{})
+	text := g.Schema()
+	s, err := schema.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec, err := goavro.NewCodec(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := goavro.NewOCFWriter(goavro.OCFConfig{W: f, Codec: codec, CompressionName: "snappy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []any
+	for range 40 { // 40 container blocks of 50 records
+		var block []any
+		for range 50 {
+			block = append(block, g.Value(s))
+		}
+		if err := w.Append(block); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, block...)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	convert := func(workers int) []byte {
+		opts := &trevni.WriteOptions{}
+		opts.Workers, opts.Codec, opts.BlockSize, opts.MemoryBudget = workers, "snappy", 256, 64<<10
+		dst := filepath.Join(dir, fmt.Sprintf("out%d.trv", workers))
+		if n, err := trevni.ConvertAvro(ctx, dst, src, opts); err != nil || n != int64(len(want)) {
+			t.Fatalf("%d workers: %d records, %v", workers, n, err)
+		}
+		ds, err := trevni.Open(ctx, dst, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := 0
+		for rec, err := range ds.Records(ctx, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !avrorand.EqualNative(rec, want[k]) {
+				t.Fatalf("%d workers: record %d differs\n got %v\nwant %v", workers, k, rec, want[k])
+			}
+			k++
+		}
+		if k != len(want) {
+			t.Fatalf("%d workers: %d records read, want %d", workers, k, len(want))
+		}
+		b, err := os.ReadFile(dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if one, three := convert(1), convert(3); bytes.Equal(one, three) {
+		t.Fatal("3 workers wrote one worker's bytes: the option did not reach the parallel path")
+	}
+	// A container cut short ends the conversion on every worker: no
+	// output, nothing left beside it.
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut", "in.avro")
+	if err := os.MkdirAll(filepath.Dir(cut), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cut, data[:len(data)*3/4], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := &trevni.WriteOptions{}
+	opts.Workers, opts.BlockSize, opts.MemoryBudget = 3, 256, 64<<10
+	if _, err := trevni.ConvertAvro(ctx, filepath.Join(dir, "cut", "out.trv"), cut, opts); err == nil {
+		t.Fatal("a container cut short converted")
+	}
+	if left, _ := os.ReadDir(filepath.Dir(cut)); len(left) != 1 {
+		t.Fatalf("after a failed conversion the directory holds %d entries, want the input alone", len(left))
+	}
+}

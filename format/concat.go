@@ -9,6 +9,9 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/trevni-go/trevni/format/stats"
 )
@@ -67,6 +70,12 @@ type ConcatOptions struct {
 
 	// DropStats leaves the per-block statistics out of every column.
 	DropStats bool
+
+	// Workers is how many goroutines compress again the blocks of parts
+	// stored with another codec than the output's (the rest is copied):
+	// 0 means runtime.GOMAXPROCS(0), 1 one. Each holds one block at a
+	// time.
+	Workers int
 }
 
 // Concat writes to out one Trevni file holding the rows of the files ins in
@@ -107,6 +116,10 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader, opts *ConcatOptio
 	}
 	if len(ins) == 0 {
 		return 0, fmt.Errorf("%w: Concat of no files", ErrUsage)
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
 	first := ins[0]
 	var outCodec Codec
@@ -190,16 +203,15 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader, opts *ConcatOptio
 			}
 			if p.mode == modeRecode {
 				p.sizes = make([]int, len(t.blocks))
+				if err := recodeSizes(ctx, rd, i, t, out0, p.sizes, workers, &scratch); err != nil {
+					return 0, &PartError{Part: k, Err: err}
+				}
 			}
 			for b := range t.blocks {
 				bi := &t.blocks[b]
 				n := bi.CompressedSize
 				if p.mode == modeRecode {
-					if err := scratch.recode(rd, i, b, t, out0); err != nil {
-						return 0, &PartError{Part: k, Err: err}
-					}
-					n = len(scratch.out)
-					p.sizes[b] = n
+					n = p.sizes[b]
 				}
 				sizes[i] += 12 + int64(len(bi.firstValue)) + int64(n) + int64(out0.checksum)
 			}
@@ -290,7 +302,7 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader, opts *ConcatOptio
 				return 0, err
 			}
 			p := &parts[i][k]
-			if err := scratch.copyPart(bw, rd, i, p, out0, copyBuf); err != nil {
+			if err := scratch.copyPart(bw, rd, i, p, out0, copyBuf, workers); err != nil {
 				return 0, &PartError{Part: k, Err: err}
 			}
 		}
@@ -490,10 +502,13 @@ func (s *blockScratch) recode(rd *Reader, i, b int, t, out *blockTable) error {
 
 // copyPart writes the blocks of column i of rd, as part p of the output
 // column stored as out.
-func (s *blockScratch) copyPart(w io.Writer, rd *Reader, i int, p *concatPart, out *blockTable, buf []byte) error {
+func (s *blockScratch) copyPart(w io.Writer, rd *Reader, i int, p *concatPart, out *blockTable, buf []byte, workers int) error {
 	bs := p.t.blocks
 	if len(bs) == 0 {
 		return nil
+	}
+	if p.mode == modeRecode && workers > 1 && len(bs) > 1 {
+		return copyRecoded(w, rd, i, p, out, workers)
 	}
 	if p.mode == modeCopy {
 		// The blocks are contiguous: one copy of all of them.
@@ -594,6 +609,102 @@ func copyNullCRC(w io.Writer, rd *Reader, i int, bs []BlockInfo, buf []byte) err
 		binary.BigEndian.PutUint32(crc[:], got)
 		if _, err := w.Write(crc[:]); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// recodeSizes fills sizes with the compressed size of every block of
+// table t (column i of rd) compressed again as out stores blocks, on up to
+// workers goroutines, each with a scratch of its own (s is the one of a
+// single worker). An error is the first block's that fails, in block
+// order, as one goroutine would meet it.
+func recodeSizes(ctx context.Context, rd *Reader, i int, t, out *blockTable, sizes []int, workers int, s *blockScratch) error {
+	if workers <= 1 || len(t.blocks) < 2 {
+		for b := range t.blocks {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := s.recode(rd, i, b, t, out); err != nil {
+				return err
+			}
+			sizes[b] = len(s.out)
+		}
+		return nil
+	}
+	var next atomic.Int64
+	errs := make([]error, len(t.blocks))
+	var wg sync.WaitGroup
+	for range min(workers, len(t.blocks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var s blockScratch
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= len(t.blocks) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errs[b] = err
+					return
+				}
+				// A failed block does not stop the others: the first
+				// error in block order is the one returned, whichever
+				// goroutine meets it first.
+				if errs[b] = s.recode(rd, i, b, t, out); errs[b] == nil {
+					sizes[b] = len(s.out)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyRecoded writes the blocks of column i of rd compressed again as out
+// stores them (part p, mode modeRecode), each followed by its checksum
+// if out has them, compressing a window of workers blocks at a time on as
+// many goroutines and writing them in order.
+func copyRecoded(w io.Writer, rd *Reader, i int, p *concatPart, out *blockTable, workers int) error {
+	bs := p.t.blocks
+	window := make([]blockScratch, min(workers, len(bs)))
+	errs := make([]error, len(window))
+	var crc [4]byte
+	for start := 0; start < len(bs); start += len(window) {
+		n := min(len(window), len(bs)-start)
+		var wg sync.WaitGroup
+		for k := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[k] = window[k].recode(rd, i, start+k, p.t, out)
+			}()
+		}
+		wg.Wait()
+		for k := range n {
+			b := start + k
+			if errs[k] != nil {
+				return errs[k]
+			}
+			s := &window[k]
+			if len(s.out) != p.sizes[b] {
+				return rd.colErr(i, b, bs[b].Offset, fmt.Errorf("the %s codec compressed the block to %d bytes, then to %d", out.codecName, p.sizes[b], len(s.out)))
+			}
+			if _, err := w.Write(s.out); err != nil {
+				return err
+			}
+			if out.checksum == 4 {
+				binary.BigEndian.PutUint32(crc[:], crc32.Checksum(s.data, crcTable))
+				if _, err := w.Write(crc[:]); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil

@@ -23,9 +23,20 @@ type Options struct {
 	// nil means layout's defaults.
 	Layout *layout.Options
 	// Progress, if not nil, is called by FromContainer and AppendContainer
-	// after every Avro block, with the records the writer holds so far and
-	// the container bytes consumed so far.
+	// after every Avro block (with several workers, after every range of
+	// blocks joined), with the records the writer holds so far and the
+	// container bytes consumed so far.
 	Progress func(rows, bytesIn int64)
+	// Workers is how many goroutines FromContainer and AppendContainer
+	// decode and shred container blocks on: 0 means runtime.GOMAXPROCS(0),
+	// 1 the one goroutine of the sequential path. With more than one,
+	// ranges of blocks are shredded into segments that are joined in row
+	// order (format.Writer.AppendWriter): the records are the same, the
+	// blocks end where segments do. The memory budget
+	// (WriterOptions.MemoryBudget) is shared by all of them. Files that
+	// promise Java's bytes (null codec, statistics off) are always
+	// written on one goroutine.
+	Workers int
 }
 
 // AvroWriter shreds Avro records into a Trevni file. It is not safe for
@@ -36,6 +47,11 @@ type AvroWriter struct {
 	root     *layout.Node
 	cols     []layout.Column
 	progress func(rows, bytesIn int64)
+
+	// What segments written on other goroutines need (parallel.go).
+	metas   []format.ColumnMeta
+	wopts   format.WriterOptions
+	workers int
 
 	// Scratch space for map entries, one per nesting depth, so that
 	// writing maps allocates nothing once it has grown.
@@ -78,11 +94,13 @@ func newAvroWriter(out io.Writer, s *schema.Schema, text string, opts *Options) 
 		return nil, fmt.Errorf("shred: options metadata must not set %s", layout.MetaAvroSchema)
 	}
 	o.Meta.SetString(layout.MetaAvroSchema, text)
-	w, err := format.NewWriter(out, lay.Metas(), &o.WriterOptions)
+	metas := lay.Metas()
+	w, err := format.NewWriter(out, metas, &o.WriterOptions)
 	if err != nil {
 		return nil, err
 	}
-	return &AvroWriter{w: w, schema: s, root: lay.Root, cols: lay.Columns, progress: o.Progress}, nil
+	return &AvroWriter{w: w, schema: s, root: lay.Root, cols: lay.Columns, progress: o.Progress,
+		metas: metas, wopts: o.WriterOptions, workers: o.Workers}, nil
 }
 
 // Schema returns the writer's parsed schema.

@@ -3,6 +3,7 @@ package shred
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -175,6 +176,29 @@ func BenchmarkFromAvro(b *testing.B) {
 					}
 					if err := aw.Close(); err != nil {
 						b.Fatal(err)
+					}
+				}
+				reportRows(b, len(d.recs))
+			})
+		}
+	}
+}
+
+// BenchmarkFromAvroWorkers converts the snappy container of each set to
+// a snappy Trevni file on 1, 2 and 4 workers (Options.Workers): the
+// parallel path's throughput and allocations against the sequential one.
+func BenchmarkFromAvroWorkers(b *testing.B) {
+	for _, d := range benchSets(b) {
+		in := d.container(b, "snappy")
+		for _, workers := range []int{1, 2, 4} {
+			opts := &Options{WriterOptions: format.WriterOptions{Codec: "snappy"}, Workers: workers}
+			b.Run(fmt.Sprintf("%s/workers=%d", d.name, workers), func(b *testing.B) {
+				b.SetBytes(d.size)
+				b.ReportAllocs()
+				for b.Loop() {
+					n, err := FromContainer(context.Background(), io.Discard, bytes.NewReader(in), opts)
+					if err != nil || n != int64(len(d.recs)) {
+						b.Fatalf("%d rows: %v", n, err)
 					}
 				}
 				reportRows(b, len(d.recs))

@@ -510,8 +510,11 @@ func skip(n *layout.Node, d *decoder) error {
 // fast path, and returns the number of records written. The Avro file's
 // schema becomes the Trevni file's avro.schema. Reading and decompressing
 // the Avro blocks runs in its own goroutine, ahead of shredding, while
-// finished Trevni blocks are compressed on the other cores. ctx is checked
-// between Avro blocks; opts.Progress, if set, is called after each.
+// finished Trevni blocks are compressed on the other cores; with
+// opts.Workers above 1 (the default on a machine of several cores),
+// ranges of Avro blocks are decompressed and shredded on that many
+// goroutines and joined in row order. ctx is checked between Avro blocks;
+// opts.Progress, if set, is called after each (or each range joined).
 //
 // A record that does not decode ends the conversion with an error that
 // names the Avro block and wraps the record's *schema.Error (records
@@ -568,6 +571,9 @@ func (aw *AvroWriter) AppendContainer(ctx context.Context, in io.Reader) error {
 func (aw *AvroWriter) appendContainer(ctx context.Context, r *ocf.Reader) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("shred: %w", err)
+	}
+	if n := aw.parallelWorkers(); n > 1 {
+		return aw.appendParallel(ctx, r, n)
 	}
 	if err := aw.w.CheckRows(false); err != nil {
 		return err

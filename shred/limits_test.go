@@ -270,7 +270,9 @@ func TestContainerContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var calls []int64
-	opts := &Options{Progress: func(rows, bytesIn int64) {
+	// One worker: progress after every block (several report after
+	// every range; TestParallelCancel cancels them).
+	opts := &Options{Workers: 1, Progress: func(rows, bytesIn int64) {
 		calls = append(calls, rows)
 		if rows == 30 {
 			cancel()

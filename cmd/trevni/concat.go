@@ -18,7 +18,9 @@ one with only another checksum has the checksum dropped or computed, and
 every other block is copied as stored. The CRC-32s of null-codec blocks are
 checked as they are copied, and the all-zero ones Java writes for them are
 replaced by the right ones. The records are those of the files read one
-after the other, and Java reads the result.
+after the other, and Java reads the result. Blocks compressed again are
+compressed on --workers goroutines (one per core by default) and written
+in order: the output is the same whatever the number.
 
 The inputs may be globs (quoted: the tool expands them) and directories
 (their *.trv, *.trv1 and *.clmn files in name order), as for the reading commands. Only
@@ -33,7 +35,12 @@ Examples (the file names stand for your own):
 
 // concatCommand sets up "trevni concat".
 func concatCommand(fs *flag.FlagSet) runFunc {
+	workers := addWorkersFlag(fs)
 	return func(e *env, ins []string, out *output) error {
+		n, err := workers()
+		if err != nil {
+			return err
+		}
 		for _, in := range ins {
 			if in == "-" {
 				return e.usagef("concat reads files, not standard input")
@@ -67,7 +74,7 @@ func concatCommand(fs *flag.FlagSet) runFunc {
 			rds = append(rds, f.Trevni())
 			names = append(names, part.Name())
 		}
-		rows, err := format.Concat(e.ctx, out, rds, &format.ConcatOptions{SameSchema: trevni.SameAvroSchema})
+		rows, err := format.Concat(e.ctx, out, rds, &format.ConcatOptions{SameSchema: trevni.SameAvroSchema, Workers: n})
 		if err != nil {
 			var pe *format.PartError
 			if errors.As(err, &pe) {

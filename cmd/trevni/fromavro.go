@@ -27,6 +27,12 @@ as the container gives it, where Java stores its own rendering.
 Several input files of one schema (the parts of a data set) make one
 Trevni file, their records in the order the files are given.
 
+Records are decoded and shredded on --workers goroutines (one per core by
+default), each taking ranges of the container's blocks; the columns are
+joined in row order, so the records are those one worker writes, with
+blocks ending where ranges do. --memory bounds them all together. With
+--codec null --stats=false one worker writes Java's bytes.
+
 Examples (the file names stand for your own):
 
 	trevni fromavro events.avro events.trv
@@ -37,6 +43,7 @@ Examples (the file names stand for your own):
 func fromavroCommand(fs *flag.FlagSet) runFunc {
 	tf := addTrevniFlags(fs)
 	version := fs.Int("version", 2, "Trevni version to write: 2, or 1 (Impala's variant with definition and repetition levels)")
+	workers := addWorkersFlag(fs)
 	return func(e *env, ins []string, out *output) error {
 		switch *version {
 		case 1:
@@ -49,18 +56,23 @@ func fromavroCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		n, err := workers()
+		if err != nil {
+			return err
+		}
 		if len(ins) == 1 {
 			return e.toTrevni(ins[0], out, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
-				return shred.FromContainer(e.ctx, out, in, &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress})
+				return shred.FromContainer(e.ctx, out, in, &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress, Workers: n})
 			})
 		}
-		return e.fromAvroFiles(ins, out, opts)
+		return e.fromAvroFiles(ins, out, opts, n)
 	}
 }
 
 // fromAvroFiles converts several Avro container files of one schema (the
 // parts of a data set, say) into one Trevni file, in the order given.
-func (e *env) fromAvroFiles(ins []string, out *output, opts format.WriterOptions) error {
+// workers goroutines decode and shred each file's blocks.
+func (e *env) fromAvroFiles(ins []string, out *output, opts format.WriterOptions, workers int) error {
 	var total int64
 	for _, in := range ins {
 		if in == "-" {
@@ -85,7 +97,7 @@ func (e *env) fromAvroFiles(ins []string, out *output, opts format.WriterOptions
 	p := e.newProgress(0, total)
 	defer p.done()
 	var done int64
-	aw, err := shred.NewAvroWriter(out, r.Schema(), &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: func(rows, n int64) {
+	aw, err := shred.NewAvroWriter(out, r.Schema(), &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Workers: workers, Progress: func(rows, n int64) {
 		p.setRows(rows)
 		p.setBytes(done + n)
 	}})

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,6 +35,10 @@ number has a fraction, string, records, arrays; nullable where null or
 absent), then to convert them. --print-schema writes the inferred schema
 to OUT instead of converting.
 
+The lines are decoded and shredded on --workers goroutines (one per core
+by default), each taking ranges of whole lines; the records are written
+in the order of the lines, --memory bounding them all together.
+
 Examples (the file names stand for your own):
 
 	trevni fromjson --schema event.avsc events.jsonl events.trv
@@ -48,6 +53,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 	infer := fs.Bool("infer", false, "infer the schema from the plain JSON lines (implies --plain; reads the input twice)")
 	printSchema := fs.Bool("print-schema", false, "with --infer, write the inferred schema to OUT instead of converting")
 	tf := addTrevniFlags(fs)
+	workers := addWorkersFlag(fs)
 	return func(e *env, ins []string, out *output) error {
 		switch {
 		case *infer && *schemaFile != "":
@@ -105,7 +111,17 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		if opts.TempDir, err = out.TempDir(); err != nil {
 			return err
 		}
-		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
+		n, err := workers()
+		if err != nil {
+			return err
+		}
+		p := e.newProgress(0, inputSize(ins[0]))
+		defer p.done()
+		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Workers: n,
+			Progress: func(rows, read int64) {
+				p.setRows(rows)
+				p.setBytes(read)
+			}})
 		if err != nil {
 			if *infer {
 				return fmt.Errorf("%s: inferred schema: %w", name, err)
@@ -113,22 +129,12 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			return fmt.Errorf("%s: %w", *schemaFile, err)
 		}
 		defer aw.Abort()
-		p := e.newProgress(0, inputSize(ins[0]))
-		defer p.done()
-		err = eachLine(e, in, name, func(read int64) {
-			if aw.RowCount()%4096 == 0 {
-				p.setRows(aw.RowCount())
-				p.setBytes(read)
+		if err := aw.WriteLines(e.ctx, &ctxReader{ctx: e.ctx, r: in}, decode); err != nil {
+			var le *shred.LineError
+			if errors.As(err, &le) {
+				return fmt.Errorf("%s:%d: %w", name, le.Line, le.Err)
 			}
-		}, func(line []byte) error {
-			v, err := decode(line)
-			if err != nil {
-				return err
-			}
-			return aw.Write(v)
-		})
-		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		if err := aw.Close(); err != nil {
 			return fmt.Errorf("%s: %w", out.Name(), err)

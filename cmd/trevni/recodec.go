@@ -66,7 +66,12 @@ func recodecCommand(fs *flag.FlagSet) runFunc {
 	checksum := fs.String("checksum", "", "the output's block checksum `NAME`: null or crc32 (default: the input's)")
 	var st optionalBool
 	fs.Var(&st, "stats", "--stats=false drops the per-block column statistics; --stats adds any missing, rewriting the records of a file written from Avro (default: kept as they are)")
+	workers := addWorkersFlag(fs)
 	return func(e *env, ins []string, out *output) error {
+		n, err := workers()
+		if err != nil {
+			return err
+		}
 		if ins[0] == "-" {
 			return e.usagef("recodec reads a file, not standard input")
 		}
@@ -101,7 +106,7 @@ func recodecCommand(fs *flag.FlagSet) runFunc {
 				return e.recodecRecords(ds, rd, out, c, ck)
 			}
 		}
-		opts := &format.ConcatOptions{Codec: c, Checksum: *checksum, DropStats: st.set && !st.value}
+		opts := &format.ConcatOptions{Codec: c, Checksum: *checksum, DropStats: st.set && !st.value, Workers: n}
 		rows, err := format.Concat(e.ctx, out, []*format.Reader{rd}, opts)
 		if err != nil {
 			var pe *format.PartError

@@ -349,6 +349,23 @@ func (a *Accumulator) EndBlock(rows int64) {
 	a.Mark()
 }
 
+// MoveBlocks appends the blocks ended in from after those ended in a, and
+// leaves from with none ended (its block being gathered stays). It is how
+// a writer joining segments written apart (format.Writer.AppendWriter)
+// keeps each block's statistics exactly as gathered. The two must be for
+// the same column type, and a's block being gathered must be empty: the
+// moved blocks follow a's ended ones.
+func (a *Accumulator) MoveBlocks(from *Accumulator) error {
+	if a.typ != from.typ || a.array != from.array {
+		return fmt.Errorf("stats: moving blocks of a %s column (array %t) to a %s column (array %t)", from.typ, from.array, a.typ, a.array)
+	}
+	a.out = append(a.out, from.out...)
+	a.blocks += from.blocks
+	from.out = from.out[:0]
+	from.blocks = 0
+	return nil
+}
+
 // Blocks returns the number of blocks ended so far.
 func (a *Accumulator) Blocks() int { return a.blocks }
 

@@ -120,6 +120,115 @@ func (r *Reader) NextBlockInto(dst []byte) (count int64, data []byte, err error)
 	return r.nextBlock(dst, true)
 }
 
+// RawBlock is one block of a container as stored: its records still
+// compressed, for a caller that decompresses blocks on other goroutines
+// (with a Decompressor each).
+type RawBlock struct {
+	// Index is the block's number, counting from 0.
+	Index int64
+	// Offset is the byte offset of the block in the input.
+	Offset int64
+	// End is the byte offset after the block (its sync marker included).
+	End int64
+	// Count is the block's record count.
+	Count int64
+	// Data is the stored bytes of the records.
+	Data []byte
+}
+
+// NextRawBlock reads the next block without decompressing it, appending
+// its stored bytes to dst (which may hold earlier blocks: a caller keeps
+// several blocks in one buffer). Errors are as for NextBlock; the block's
+// checks that need its decompressed bytes (the codec's, snappy's
+// checksum) are the Decompressor's.
+func (r *Reader) NextRawBlock(dst []byte) (RawBlock, []byte, error) {
+	if r.err != nil {
+		return RawBlock{}, dst, r.err
+	}
+	b := RawBlock{Index: r.block, Offset: r.off}
+	count, size, err := r.readBlockHeader()
+	if err == nil {
+		start := len(dst)
+		dst, err = r.readAppend(dst, int(size))
+		if err == nil {
+			if _, err = r.readFull(r.syncBuf[:]); err == nil && r.syncBuf != r.sync {
+				err = ErrSyncMarker
+			}
+		}
+		b.Data = dst[start:len(dst):len(dst)]
+		if err != nil {
+			dst = dst[:start]
+		}
+	}
+	if err != nil {
+		if err != io.EOF {
+			err = &Error{Block: r.block, Offset: b.Offset, Err: err}
+		}
+		r.err = err
+		return RawBlock{}, dst, err
+	}
+	b.Count, b.End = count, r.off
+	r.block++
+	return b, dst, nil
+}
+
+// readAppend reads n bytes onto the end of buf, growing it in steps as
+// data arrives (see readN).
+func (r *Reader) readAppend(buf []byte, n int) ([]byte, error) {
+	if cap(buf)-len(buf) >= n {
+		start := len(buf)
+		buf = buf[:start+n]
+		_, err := r.readFull(buf[start:])
+		return buf, err
+	}
+	for left := n; left > 0; {
+		step := min(max(len(buf), 64<<10), left)
+		buf = slices.Grow(buf, step)
+		m, err := r.readFull(buf[len(buf) : len(buf)+step])
+		buf = buf[:len(buf)+m]
+		if err != nil {
+			return buf, err
+		}
+		left -= step
+	}
+	return buf, nil
+}
+
+// Decompressor decompresses the stored blocks of one container, as its
+// Reader would, for a goroutine of its own. It is not safe for concurrent
+// use: each goroutine has one.
+type Decompressor struct {
+	dec decompressor // nil for the null codec
+}
+
+// NewDecompressor returns a Decompressor for the blocks of the container
+// read by r, with r's limits.
+func (r *Reader) NewDecompressor() (*Decompressor, error) {
+	dec, err := newDecompressor(r.codec, r.cfg.maxDecompressedSize)
+	if err != nil {
+		return nil, err
+	}
+	return &Decompressor{dec: dec}, nil
+}
+
+// Null reports whether the container's blocks are stored uncompressed:
+// Decompress then returns their stored bytes.
+func (d *Decompressor) Null() bool { return d.dec == nil }
+
+// Decompress returns the records of block b decompressed, in dst's memory
+// when they need decompressing (from dst[:0], grown if need be) and in
+// b.Data's for the null codec. An error is an *Error naming the block.
+func (d *Decompressor) Decompress(dst []byte, b *RawBlock) ([]byte, error) {
+	if d.dec == nil || len(b.Data) == 0 {
+		return b.Data, nil
+	}
+	out, err := d.dec.decompress(dst, b.Data)
+	if err != nil {
+		return out, &Error{Block: b.Index, Offset: b.Offset, Err: err}
+	}
+	return out, nil
+}
+
 func (r *Reader) nextBlock(dst []byte, into bool) (count int64, data []byte, err error) {
 	if r.err != nil {
 		return 0, nil, r.err
@@ -139,23 +248,9 @@ func (r *Reader) nextBlock(dst []byte, into bool) (count int64, data []byte, err
 
 // readBlock reads one block; see NextBlock and NextBlockInto.
 func (r *Reader) readBlock(dst []byte, into bool) (int64, []byte, error) {
-	count, err := r.readLong()
+	count, size, err := r.readBlockHeader()
 	if err != nil {
-		return 0, nil, err // io.EOF here is the clean end
-	}
-	size, err := r.readLong()
-	if err != nil {
-		return 0, nil, noEOF(err)
-	}
-	switch {
-	case count < 0:
-		return 0, nil, fmt.Errorf("%w: negative record count %d", ErrFormat, count)
-	case size < 0:
-		return 0, nil, fmt.Errorf("%w: negative block size %d", ErrFormat, size)
-	case size > r.cfg.maxBlockSize:
-		return 0, nil, fmt.Errorf("%w: block size %d exceeds limit %d", ErrTooLarge, size, r.cfg.maxBlockSize)
-	case count == 0 && size > 0:
-		return 0, nil, fmt.Errorf("%w: block of %d bytes holds no records", ErrFormat, size)
+		return 0, nil, err
 	}
 	r.raw, err = r.readN(r.raw, int(size))
 	if err != nil {
@@ -184,6 +279,30 @@ func (r *Reader) readBlock(dst []byte, into bool) (int64, []byte, error) {
 		return 0, nil, err
 	}
 	return count, out, nil
+}
+
+// readBlockHeader reads a block's record count and size and checks them.
+// io.EOF is the clean end of the input.
+func (r *Reader) readBlockHeader() (count, size int64, err error) {
+	count, err = r.readLong()
+	if err != nil {
+		return 0, 0, err // io.EOF here is the clean end
+	}
+	size, err = r.readLong()
+	if err != nil {
+		return 0, 0, noEOF(err)
+	}
+	switch {
+	case count < 0:
+		return 0, 0, fmt.Errorf("%w: negative record count %d", ErrFormat, count)
+	case size < 0:
+		return 0, 0, fmt.Errorf("%w: negative block size %d", ErrFormat, size)
+	case size > r.cfg.maxBlockSize:
+		return 0, 0, fmt.Errorf("%w: block size %d exceeds limit %d", ErrTooLarge, size, r.cfg.maxBlockSize)
+	case count == 0 && size > 0:
+		return 0, 0, fmt.Errorf("%w: block of %d bytes holds no records", ErrFormat, size)
+	}
+	return count, size, nil
 }
 
 // readHeader reads the magic, the metadata map and the sync marker.
