@@ -45,13 +45,22 @@ func (ds *Dataset) NewProtoReader(ctx context.Context, opts *ProtoOptions) (*Pro
 		o = *opts
 	}
 	r := &Reader{ds: ds, ctx: ctx, opts: o.ReadOptions}
-	r.open = func(rd *format.Reader) (partReader, error) {
+	r.make = func(rd *format.Reader) (partReader, error) {
 		pm, err := assemble.NewProtoReader(rd, &assemble.ProtoOptions{
 			MessageType: o.MessageType, Fields: o.Fields, Resolver: o.Resolver,
 			Layout: ds.opts.Layout, Filter: o.Where, MaxRecordBytes: ds.opts.MaxRecordBytes,
 		})
-		r.pm = pm
-		return pm, err
+		if err != nil {
+			return nil, err
+		}
+		return pm, nil
+	}
+	r.open = func(rd *format.Reader) (partReader, error) {
+		pr, err := r.make(rd)
+		if err == nil {
+			r.pm = pr.(*assemble.ProtoReader)
+		}
+		return pr, err
 	}
 	if err := r.start(); err != nil {
 		return nil, err
