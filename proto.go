@@ -1,16 +1,20 @@
 package trevni
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"iter"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 )
@@ -140,6 +144,9 @@ func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form protoschema
 	}
 	defer p.Close()
 	r := p.r
+	if n := r.workers(); n > 1 && (form == protoschema.Delimited || form == protoschema.JSONLines) {
+		return r.writeProtoParallel(w, n, form)
+	}
 	var total int64
 	var so *assemble.ProtoStreamOptions
 	if opts != nil && opts.Progress != nil {
@@ -159,4 +166,48 @@ func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form protoschema
 		}
 	}
 	return total, nil
+}
+
+// writeProtoParallel is WriteProto on n workers.
+func (r *Reader) writeProtoParallel(w io.Writer, n int, form protoschema.Framing) (int64, error) {
+	newEnc := func() encodeFunc {
+		var (
+			wire []byte
+			m    proto.Message
+			js   protojson.MarshalOptions
+		)
+		return func(pr partReader, dst []byte) ([]byte, error) {
+			pm := pr.(*assemble.ProtoReader)
+			var err error
+			if form == protoschema.Delimited {
+				if wire, err = pm.ReadWire(wire[:0]); err != nil {
+					return dst, err
+				}
+				dst = binary.AppendUvarint(dst, uint64(len(wire)))
+				return append(dst, wire...), nil
+			}
+			if m == nil {
+				m = pm.MessageType().New().Interface()
+			}
+			if err := pm.ReadInto(m); err != nil {
+				return dst, err
+			}
+			if dst, err = js.MarshalAppend(dst, m); err != nil {
+				return dst, fieldpath.Record(err, pm.Row()-1)
+			}
+			return append(dst, '\n'), nil
+		}
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	written, err := r.writeParallel(n, newEnc, func(data []byte, _ []int) error {
+		_, err := bw.Write(data)
+		return err
+	})
+	if err != nil {
+		if err == r.ctx.Err() {
+			err = fmt.Errorf("trevni: writing protobuf: %w", err)
+		}
+		return written, err
+	}
+	return written, bw.Flush()
 }
