@@ -37,8 +37,8 @@ import (
 // minTaskBlocks of each, about.
 const (
 	chunkBytes    = 1 << 20
-	chunkAhead    = 16
-	taskOutput    = 12 << 20
+	chunkAhead    = 8
+	taskOutput    = 6 << 20
 	minTaskBlocks = 4
 	minTaskRows   = 1024
 )
