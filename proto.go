@@ -143,6 +143,11 @@ func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form protoschema
 		return 0, err
 	}
 	defer p.Close()
+	return p.writeTo(ctx, w, form, opts)
+}
+
+// writeTo is WriteProto's writing of p's remaining messages.
+func (p *ProtoReader) writeTo(ctx context.Context, w io.Writer, form protoschema.Framing, opts *ProtoOptions) (int64, error) {
 	r := p.r
 	if n := r.workers(); n > 1 && (form == protoschema.Delimited || form == protoschema.JSONLines) {
 		return r.writeProtoParallel(w, n, form)
