@@ -173,6 +173,9 @@ func (r *Reader) writeParallel(workers int, newEnc func() encodeFunc, write func
 		// Stopped: which worker saw it first does not matter.
 		err = cerr
 	}
+	if err == nil && r.opts.Progress != nil {
+		r.opts.Progress(r.n, r.bytes)
+	}
 	return r.n - start, err
 }
 
@@ -255,6 +258,9 @@ func (pr *prun) nextTask() (*ptask, bool, error) {
 		r.k++
 		from, to, read := pr.span.next(p.rows)
 		if !read {
+			pr.mu.Lock()
+			r.before += p.rows
+			pr.mu.Unlock()
 			continue
 		}
 		f, err := p.openFor(r.ctx, openRecords)
