@@ -137,7 +137,7 @@ func randomDataset(t *testing.T, seed uint64, n int) (*Dataset, *schema.Schema, 
 func TestWorkersProperty(t *testing.T) {
 	ctx := context.Background()
 	var filtered, limited, failed int
-	for seed := range uint64(10) {
+	for seed := range uint64(8) {
 		ds, s, recs := randomDataset(t, seed, 150)
 		l, err := layout.New(s, nil)
 		if err != nil {
@@ -165,6 +165,9 @@ func TestWorkersProperty(t *testing.T) {
 			}
 			if r.IntN(4) == 0 {
 				o.Rows = 1 + r.Int64N(rows)
+			}
+			if k == 2 && s.Kind == schema.Record && len(s.Fields) > 1 {
+				o.Fields = []string{s.Fields[len(s.Fields)-1].Name, s.Fields[0].Name}
 			}
 			for _, out := range []int{k % len(outputs), r.IntN(len(outputs))} {
 				out := outputs[out]
@@ -436,5 +439,47 @@ func TestWorkersProto(t *testing.T) {
 	}
 	if checked < 10 {
 		t.Fatalf("%d runs wrote messages", checked)
+	}
+}
+
+// A reader that has returned some records already hands the rest to the
+// workers: what they write, and the reader's report, are those of the
+// reader going on alone.
+func TestWorkersAfterRead(t *testing.T) {
+	ctx := context.Background()
+	for seed := range uint64(4) {
+		ds, _, _ := randomDataset(t, seed, 90)
+		for _, o := range []ReadOptions{{}, {Limit: 40}, {Offset: 5, Rows: 70, Limit: 50}} {
+			for _, k := range []int{1, 17, 31} {
+				run := func(workers int) written {
+					o := o
+					o.Workers = workers
+					r, err := ds.NewReader(ctx, &o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer r.Close()
+					r.taskRows = 4
+					var buf bytes.Buffer
+					var line []byte
+					for range k {
+						if line, err = r.ReadJSON(line[:0]); err == io.EOF {
+							break
+						} else if err != nil {
+							t.Fatal(err)
+						}
+						buf.Write(append(line, '\n'))
+					}
+					n, err := r.WriteJSON(&buf, nil)
+					return written{out: buf.Bytes(), n: n + int64(k), err: err, reports: r.Report()}
+				}
+				want := run(1)
+				for _, w := range []int{2, 5} {
+					if d := same(want, run(w)); d != "" {
+						t.Fatalf("seed %d, %+v, %d read first, %d workers: %s", seed, o, k, w, d)
+					}
+				}
+			}
+		}
 	}
 }
