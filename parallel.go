@@ -169,7 +169,7 @@ func (r *Reader) writeParallel(workers int, newEnc func() encodeFunc, write func
 	pr.closeAll()
 	r.k = len(r.ds.parts)
 	r.span.remaining, r.span.rowsLeft = 0, 0
-	if cerr := r.ctx.Err(); cerr != nil && (err == nil || errors.Is(err, cerr)) {
+	if cerr := r.ctx.Err(); cerr != nil && err != nil && errors.Is(err, cerr) {
 		// Stopped: which worker saw it first does not matter.
 		err = cerr
 	}
