@@ -79,8 +79,14 @@ type ppart struct {
 	inPerRow int64             // bytes of the columns read per row
 	minRows  int64             // the fewest rows a task holds
 	initial  partReader        // the reader NewReader opened, for the first task
-	given    bool              // the first task is given out
-	next     int64             // the row the next task starts from, about
+
+	// The workers' readers of the part: all made (their reports are the
+	// part's), and those free for another task.
+	readersMu   sync.Mutex
+	readers     []partReader
+	idleReaders []partReader
+	given       bool  // the first task is given out
+	next        int64 // the row the next task starts from, about
 
 	// The sequential reader's view, for the fallback (prun.sequential):
 	seqFrom  int64 // the row it seeks to
@@ -98,8 +104,7 @@ type ppart struct {
 type ptask struct {
 	pp       *ppart
 	from, to int64
-	last     bool                // the part's last task
-	rep      assemble.ScanReport // what the task read
+	last     bool // the part's last task
 }
 
 // prun is one writing of a reader's remaining records on several workers.
@@ -154,6 +159,7 @@ func (r *Reader) writeParallel(workers int, newEnc func() encodeFunc, write func
 			return 0, err
 		}
 		pp.initial, pp.seqFrom, pp.seqLimit, pp.prior = r.part, r.from, left, prior
+		pp.readers = append(pp.readers, r.part)
 		pp.started = true
 		if left >= 0 {
 			left = max(left-prior, 0)
@@ -345,8 +351,9 @@ func (pr *prun) produce(ctx context.Context, t *ptask, out *ordered.Out) error {
 		rd = pp.initial // already at the row
 		pp.initial = nil
 	} else {
-		rd, err = pr.r.make(pp.rd)
-		if err == nil && t.from > 0 {
+		// The task where the sequential reader starts reads as it
+		// does, with a reader of its own; the others take any.
+		if rd, err = pp.reader(pr.r, t.from != pp.seqFrom); err == nil && (t.from > 0 || rd.Row() != 0) {
 			err = rd.SeekRow(t.from)
 		}
 		if err != nil {
@@ -367,14 +374,35 @@ func (pr *prun) produce(ctx context.Context, t *ptask, out *ordered.Out) error {
 			break
 		}
 	}
-	t.rep = rd.Report()
 	pr.outBytes.Add(out.Bytes())
 	pr.outRows.Add(t.to - t.from)
-	switch {
-	case err == nil || errors.Is(err, io.EOF):
-		return ctx.Err()
+	if err == nil || errors.Is(err, io.EOF) {
+		if err = ctx.Err(); err == nil {
+			pp.readersMu.Lock()
+			pp.idleReaders = append(pp.idleReaders, rd) // at a record's end: fit for another task
+			pp.readersMu.Unlock()
+		}
+		return err
 	}
 	return fmt.Errorf("%s: %w", pp.p.Name(), err)
+}
+
+// reader returns a reader of the part free for a task (with reuse), or a
+// new one.
+func (pp *ppart) reader(r *Reader, reuse bool) (partReader, error) {
+	pp.readersMu.Lock()
+	defer pp.readersMu.Unlock()
+	if n := len(pp.idleReaders); n > 0 && reuse {
+		rd := pp.idleReaders[n-1]
+		pp.idleReaders = pp.idleReaders[:n-1]
+		return rd, nil
+	}
+	rd, err := r.make(pp.rd)
+	if err != nil {
+		return nil, err
+	}
+	pp.readers = append(pp.readers, rd)
+	return rd, nil
 }
 
 // consume writes a chunk of task t, up to the limit.
@@ -429,7 +457,6 @@ func (pr *prun) finish(t *ptask, err error, write func([]byte, []int) error) err
 	pp := t.pp
 	pr.begin(pp)
 	if !pp.done {
-		addScan(&pp.scan, &t.rep)
 		if err != nil {
 			if cerr := pr.r.ctx.Err(); cerr != nil {
 				return cerr
@@ -530,6 +557,10 @@ func (pr *prun) closeLocked(pp *ppart) {
 	r := pr.r
 	pp.f.Close() // first: what the read-ahead fetched is counted too
 	scan := pp.scan
+	for _, rd := range pp.readers { // the workers are done with the part
+		rep := rd.Report()
+		addScan(&scan, &rep)
+	}
 	scan.RowsMatched = pp.prior + pp.written
 	if scan.FileSize == 0 {
 		scan.FileSize = pp.rd.Size()
