@@ -483,3 +483,36 @@ func TestWorkersAfterRead(t *testing.T) {
 		}
 	}
 }
+
+// The report of a reading on workers counts what they read: every record
+// of each part, every block of every column at least once, and a block
+// at most once more for each task (the one where its task starts).
+func TestWorkersReport(t *testing.T) {
+	ctx := context.Background()
+	for seed := range uint64(4) {
+		ds, _, _ := randomDataset(t, seed+3, 120)
+		const task = 6
+		got := writeWith(t, ctx, ds, ReadOptions{}, 3, task, outputs[0].write)
+		if got.err != nil || len(got.reports) != len(ds.Parts()) {
+			t.Fatalf("seed %d: %v, %d reports", seed, got.err, len(got.reports))
+		}
+		for i, rep := range got.reports {
+			p := ds.Parts()[i]
+			s := rep.Scan
+			if rep.Part != p.Name() || s.RowsMatched != p.RowCount() || s.RowsScanned != p.RowCount() || rep.Fetched.Bytes <= 0 {
+				t.Fatalf("seed %d, part %d: %+v", seed, i, rep)
+			}
+			var bytes int64
+			for _, c := range s.Columns {
+				tasks := int(p.RowCount()/task) + 1
+				if c.BlocksRead < c.Blocks || c.BlocksRead > c.Blocks+tasks || c.BlocksSkipped != 0 {
+					t.Fatalf("seed %d, part %d, column %d: %d of %d blocks read, %d skipped, %d tasks at most", seed, i, c.Column, c.BlocksRead, c.Blocks, c.BlocksSkipped, tasks)
+				}
+				bytes += c.BytesRead
+			}
+			if bytes != s.BytesRead || bytes <= 0 {
+				t.Fatalf("seed %d, part %d: %d bytes read, columns %d", seed, i, s.BytesRead, bytes)
+			}
+		}
+	}
+}
