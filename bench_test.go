@@ -2,11 +2,13 @@ package trevni_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/assemble"
 )
 
 // The front door's hot paths, on Java's medium vector (vec.Large, snappy):
@@ -61,6 +63,30 @@ func BenchmarkConvertAvro(b *testing.B) {
 	for b.Loop() {
 		if _, err := trevni.ConvertAvro(context.Background(), out, "testdata/interop/medium/input.avro", &trevni.WriteOptions{Replace: true}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// The writing methods on 1, 2 and 4 workers (ReadOptions.Workers): Avro
+// container (snappy) and Avro JSON lines.
+func BenchmarkWriteWorkers(b *testing.B) {
+	for _, out := range []string{"avro", "json"} {
+		for _, w := range []int{1, 2, 4} {
+			b.Run(fmt.Sprintf("%s/workers=%d", out, w), func(b *testing.B) {
+				ds := openBench(b)
+				o := &trevni.ReadOptions{Workers: w}
+				for b.Loop() {
+					var err error
+					if out == "avro" {
+						_, err = ds.WriteAvro(context.Background(), io.Discard, o, &assemble.ContainerOptions{Codec: "snappy"})
+					} else {
+						_, err = ds.WriteJSON(context.Background(), io.Discard, o, nil)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -47,6 +47,9 @@ func (ds *Dataset) WriteJSON(ctx context.Context, w io.Writer, opts *ReadOptions
 // returns how many it wrote; the reader's Report then says what it read.
 func (r *Reader) WriteJSON(w io.Writer, jopts *JSONOptions) (int64, error) {
 	pretty := jopts != nil && jopts.Pretty
+	if n := r.workers(); n > 1 {
+		return r.writeJSONParallel(w, n, pretty, jopts != nil && jopts.Plain)
+	}
 	read := r.ReadJSON
 	if jopts != nil && jopts.Plain {
 		read = r.ReadPlainJSON
@@ -113,6 +116,9 @@ func (r *Reader) WriteAvro(w io.Writer, copts *assemble.ContainerOptions) (int64
 	cw, err := ocf.NewWriter(w, text, o)
 	if err != nil {
 		return 0, err
+	}
+	if n := r.workers(); n > 1 {
+		return r.writeAvroParallel(cw, n, copts)
 	}
 	start := r.Records()
 	var rec []byte
@@ -187,4 +193,89 @@ func (ds *Dataset) writeProtoJSON(ctx context.Context, w io.Writer, opts *ReadOp
 		}
 	}
 	return total, nil
+}
+
+// writeJSONParallel is WriteJSON on n workers.
+func (r *Reader) writeJSONParallel(w io.Writer, n int, pretty, plain bool) (int64, error) {
+	newEnc := func() encodeFunc {
+		var (
+			line []byte
+			ind  bytes.Buffer
+		)
+		return func(pr partReader, dst []byte) ([]byte, error) {
+			ar := pr.(*assemble.AvroReader)
+			var err error
+			if pretty {
+				if line, err = readJSON(ar, line[:0], plain); err != nil {
+					return dst, err
+				}
+				ind.Reset()
+				if err := json.Indent(&ind, line, "", "  "); err != nil {
+					return dst, err
+				}
+				dst = append(dst, ind.Bytes()...)
+			} else if dst, err = readJSON(ar, dst, plain); err != nil {
+				return dst, err
+			}
+			return append(dst, '\n'), nil
+		}
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	written, err := r.writeParallel(n, newEnc, func(data []byte, _ []int) error {
+		_, err := bw.Write(data)
+		return err
+	})
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil && err == r.ctx.Err() {
+		err = fmt.Errorf("trevni: writing JSON: %w", err)
+	}
+	return written, err
+}
+
+// readJSON appends ar's next record in Avro's JSON encoding, or in plain
+// JSON, to dst.
+func readJSON(ar *assemble.AvroReader, dst []byte, plain bool) ([]byte, error) {
+	if plain {
+		return ar.ReadPlainJSON(dst)
+	}
+	return ar.ReadJSON(dst)
+}
+
+// writeAvroParallel is WriteAvro on n workers, into cw.
+func (r *Reader) writeAvroParallel(cw *ocf.Writer, n int, copts *assemble.ContainerOptions) (int64, error) {
+	var progress func(int64)
+	if copts != nil {
+		progress = copts.Progress
+	}
+	newEnc := func() encodeFunc {
+		return func(pr partReader, dst []byte) ([]byte, error) {
+			return pr.(*assemble.AvroReader).ReadBinary(dst)
+		}
+	}
+	written, err := r.writeParallel(n, newEnc, func(data []byte, ends []int) error {
+		before := r.Records()
+		start := 0
+		for _, end := range ends {
+			if err := cw.Append(data[start:end]); err != nil {
+				return err
+			}
+			start = end
+		}
+		if progress != nil && (before+int64(len(ends)))/4096 != before/4096 {
+			progress(before + int64(len(ends)))
+		}
+		return nil
+	})
+	if err != nil {
+		if err == r.ctx.Err() {
+			err = fmt.Errorf("trevni: writing Avro: %w", err)
+		}
+		return written, err
+	}
+	if progress != nil {
+		progress(r.Records())
+	}
+	return written, cw.Close()
 }

@@ -1,16 +1,20 @@
 package trevni
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"iter"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 )
@@ -45,13 +49,22 @@ func (ds *Dataset) NewProtoReader(ctx context.Context, opts *ProtoOptions) (*Pro
 		o = *opts
 	}
 	r := &Reader{ds: ds, ctx: ctx, opts: o.ReadOptions}
-	r.open = func(rd *format.Reader) (partReader, error) {
+	r.make = func(rd *format.Reader) (partReader, error) {
 		pm, err := assemble.NewProtoReader(rd, &assemble.ProtoOptions{
 			MessageType: o.MessageType, Fields: o.Fields, Resolver: o.Resolver,
 			Layout: ds.opts.Layout, Filter: o.Where, MaxRecordBytes: ds.opts.MaxRecordBytes,
 		})
-		r.pm = pm
-		return pm, err
+		if err != nil {
+			return nil, err
+		}
+		return pm, nil
+	}
+	r.open = func(rd *format.Reader) (partReader, error) {
+		pr, err := r.make(rd)
+		if err == nil {
+			r.pm = pr.(*assemble.ProtoReader)
+		}
+		return pr, err
 	}
 	if err := r.start(); err != nil {
 		return nil, err
@@ -130,7 +143,15 @@ func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form protoschema
 		return 0, err
 	}
 	defer p.Close()
+	return p.writeTo(ctx, w, form, opts)
+}
+
+// writeTo is WriteProto's writing of p's remaining messages.
+func (p *ProtoReader) writeTo(ctx context.Context, w io.Writer, form protoschema.Framing, opts *ProtoOptions) (int64, error) {
 	r := p.r
+	if n := r.workers(); n > 1 && (form == protoschema.Delimited || form == protoschema.JSONLines) {
+		return r.writeProtoParallel(w, n, form)
+	}
 	var total int64
 	var so *assemble.ProtoStreamOptions
 	if opts != nil && opts.Progress != nil {
@@ -150,4 +171,48 @@ func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form protoschema
 		}
 	}
 	return total, nil
+}
+
+// writeProtoParallel is WriteProto on n workers.
+func (r *Reader) writeProtoParallel(w io.Writer, n int, form protoschema.Framing) (int64, error) {
+	newEnc := func() encodeFunc {
+		var (
+			wire []byte
+			m    proto.Message
+			js   protojson.MarshalOptions
+		)
+		return func(pr partReader, dst []byte) ([]byte, error) {
+			pm := pr.(*assemble.ProtoReader)
+			var err error
+			if form == protoschema.Delimited {
+				if wire, err = pm.ReadWire(wire[:0]); err != nil {
+					return dst, err
+				}
+				dst = binary.AppendUvarint(dst, uint64(len(wire)))
+				return append(dst, wire...), nil
+			}
+			if m == nil {
+				m = pm.MessageType().New().Interface()
+			}
+			if err := pm.ReadInto(m); err != nil {
+				return dst, err
+			}
+			if dst, err = js.MarshalAppend(dst, m); err != nil {
+				return dst, fieldpath.Record(err, pm.Row()-1)
+			}
+			return append(dst, '\n'), nil
+		}
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	written, err := r.writeParallel(n, newEnc, func(data []byte, _ []int) error {
+		_, err := bw.Write(data)
+		return err
+	})
+	if err != nil {
+		if err == r.ctx.Err() {
+			err = fmt.Errorf("trevni: writing protobuf: %w", err)
+		}
+		return written, err
+	}
+	return written, bw.Flush()
 }

@@ -39,6 +39,15 @@ type ReadOptions struct {
 	// Progress, if set, is called now and then with the records returned
 	// so far and the bytes read from the parts so far.
 	Progress func(records, bytes int64)
+	// Workers is the number of goroutines that assemble and encode
+	// records in the writing methods (Reader.WriteJSON, WriteAvro,
+	// Dataset.WriteProto): each part's rows are split into ranges, read
+	// on the workers, and written in order, the output byte for byte
+	// that of one goroutine. 0 means runtime.GOMAXPROCS(0); 1 reads on
+	// the calling goroutine. Parts read over HTTP are read by one
+	// goroutine whatever it says. Read, ReadBinary and the iterators
+	// always read on the calling goroutine.
+	Workers int
 }
 
 // Reader reads the records of a data set, part after part, as one
@@ -58,8 +67,13 @@ type Reader struct {
 	part partReader                                  // the current part's reader: ar or pm
 	ar   *assemble.AvroReader                        // for Avro records
 	pm   *assemble.ProtoReader                       // for protobuf messages
-	open func(rd *format.Reader) (partReader, error) // makes a part's reader
-	n    int64                                       // records returned
+	open func(rd *format.Reader) (partReader, error) // makes a part's reader, and sets ar or pm
+	make func(rd *format.Reader) (partReader, error) // makes a part's reader, and nothing else
+	from int64                                       // the current part's first row (SeekRow)
+	to   int64                                       // the current part's end (StopAt)
+	// taskRows, if positive, is the rows of a worker's task (tests).
+	taskRows int64
+	n        int64 // records returned
 
 	reports  []PartReport
 	counting bool // Count takes its matches off the span itself
@@ -112,10 +126,19 @@ func (ds *Dataset) NewReader(ctx context.Context, opts *ReadOptions) (*Reader, e
 	if opts != nil {
 		r.opts = *opts
 	}
-	r.open = func(rd *format.Reader) (partReader, error) {
+	r.make = func(rd *format.Reader) (partReader, error) {
 		ar, err := newAvroReader(rd, r.assembleOptions())
-		r.ar = ar
-		return ar, err
+		if err != nil {
+			return nil, err
+		}
+		return ar, nil
+	}
+	r.open = func(rd *format.Reader) (partReader, error) {
+		pr, err := r.make(rd)
+		if err == nil {
+			r.ar = pr.(*assemble.AvroReader)
+		}
+		return pr, err
 	}
 	return r, r.start()
 }
@@ -227,6 +250,7 @@ func (r *Reader) next() error {
 		}
 		pr.StopAt(to)
 		pr.SetLimit(r.span.remaining)
+		r.from, r.to = from, to
 		if r.schema == nil {
 			r.schema = pr.Schema()
 		}

@@ -201,16 +201,21 @@ func NewCSVSink(w io.Writer, fields []Field, comma rune) (Sink, error) {
 }
 
 func (s *csvSink) Write(cells []Cell) error {
+	s.encode(cells)
+	if len(s.out) >= 64<<10 {
+		return s.flush()
+	}
+	return nil
+}
+
+// encode appends the row of cells to s.out.
+func (s *csvSink) encode(cells []Cell) {
 	s.text = s.text[:0]
 	for i := range s.fields {
 		s.text = AppendText(s.text, &s.fields[i], &cells[i])
 		s.ends[i] = len(s.text)
 	}
 	s.out = appendCSVRecord(s.out, s.text, s.ends, s.comma)
-	if len(s.out) >= 64<<10 {
-		return s.flush()
-	}
-	return nil
 }
 
 func (s *csvSink) flush() error {

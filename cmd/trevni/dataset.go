@@ -147,7 +147,7 @@ func (e *env) withPart(part *trevni.Part, fn func(f *trevni.File) error) error {
 // for no limit) cannot say: the offset is put past the last row instead,
 // so that the flags are still checked and the records' schema learnt.
 func (e *env) readOptions(ds *trevni.Dataset, rf *rangeFlags, sf *selectFlags, p *progress) (*trevni.ReadOptions, error) {
-	o := &trevni.ReadOptions{}
+	o := &trevni.ReadOptions{Workers: 1} // commands with --workers set their own
 	if rf != nil {
 		if rf.offset < 0 {
 			return nil, e.usagef("--offset must not be negative")
@@ -204,8 +204,8 @@ func (e *env) readerSchemaText(path string) (string, error) {
 
 // writeJSON prints the records of the data set ins as Avro JSON lines to
 // out (tojson and head), through the reader schema file if given, in the
-// range of rf, with the fields and filter of sf.
-func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impala, pretty, plain bool, rf *rangeFlags, sf *selectFlags) error {
+// range of rf, with the fields and filter of sf, on workers goroutines.
+func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impala, pretty, plain bool, rf *rangeFlags, sf *selectFlags, workers int) error {
 	text, err := e.readerSchemaText(readerSchemaFile)
 	if err != nil {
 		return err
@@ -221,6 +221,7 @@ func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impa
 	if err != nil {
 		return err
 	}
+	o.Workers = workers
 	if plain && ds.FromProtobuf() {
 		// protojson, message by message.
 		_, err := ds.WriteJSON(e.ctx, out, o, &trevni.JSONOptions{Plain: true, Pretty: pretty})
@@ -244,12 +245,14 @@ func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impa
 // toContainer writes the records of the data set in the range rf selects,
 // with the fields and filter of sf, to out as one Avro object container
 // file of their schema (the reader schema, the parts' schema, or its
-// projection on --fields), and returns the records written.
-func (e *env) toContainer(out io.Writer, ds *trevni.Dataset, rf *rangeFlags, sf *selectFlags, codec string, p *progress) (int64, error) {
+// projection on --fields), on workers goroutines, and returns the records
+// written.
+func (e *env) toContainer(out io.Writer, ds *trevni.Dataset, rf *rangeFlags, sf *selectFlags, codec string, p *progress, workers int) (int64, error) {
 	o, err := e.readOptions(ds, rf, sf, p)
 	if err != nil {
 		return 0, err
 	}
+	o.Workers = workers
 	r, err := e.newReader(ds, o)
 	if err != nil {
 		return 0, err

@@ -182,6 +182,28 @@ func (e *env) copyTable(inPath string, out *output, sel []string, clmnOnly bool,
 	return rows, len(src.Fields()), nil
 }
 
+// trevniCSV writes a Trevni (or Trevni 1) input as CSV on workers
+// goroutines (csvtable.WriteTrevniCSV), as copyTable into a CSV sink
+// does; it reports false, having written nothing, for a CLMN input, which
+// copyTable reads.
+func (e *env) trevniCSV(inPath string, out *output, sel []string, comma rune, workers int) (bool, error) {
+	in, err := e.openTable(inPath)
+	if err != nil {
+		return true, err
+	}
+	defer in.done()
+	if in.clmn != nil {
+		return false, nil
+	}
+	p := e.newProgress(in.rowCount(), 0)
+	_, err = csvtable.WriteTrevniCSV(e.ctx, out, in.trevni, sel, comma, &csvtable.ParallelOptions{Workers: workers, Progress: p.setRows})
+	p.done()
+	if err != nil {
+		return true, fmt.Errorf("%s: %w", in.name, err)
+	}
+	return true, nil
+}
+
 // clmnMeta describes a CLMN file's header as compact JSON (meta).
 func clmnMeta(rd *clmn.Reader) []byte {
 	var w jsonWriter

@@ -29,10 +29,20 @@ Examples (the file names stand for your own):
 func tocsvCommand(fs *flag.FlagSet) runFunc {
 	fieldsFlag := fs.String("fields", "", "write only these comma-separated `FIELDS`, in this order")
 	delim := addDelimiter(fs)
+	workers := addWorkersFlag(fs)
 	return func(e *env, ins []string, out *output) error {
 		comma, err := delimiter(e, *delim)
 		if err != nil {
 			return err
+		}
+		n, err := workers()
+		if err != nil {
+			return err
+		}
+		if n > 1 {
+			if done, err := e.trevniCSV(ins[0], out, fieldList(*fieldsFlag), comma, n); done {
+				return err
+			}
 		}
 		_, _, err = e.copyTable(ins[0], out, fieldList(*fieldsFlag), false,
 			func(out *output, fields []csvtable.Field) (csvtable.Sink, error) {

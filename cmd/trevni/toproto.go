@@ -26,7 +26,12 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 	outForm := fs.String("output", "delimited", "output `FORM`: delimited or json")
 	fields := fs.String("fields", "", "comma-separated field `PATHS` to keep")
 	rf := addRangeFlags(fs)
+	workers := addWorkersFlag(fs)
 	return func(e *env, ins []string, out *output) error {
+		n, err := workers()
+		if err != nil {
+			return err
+		}
 		var form protoschema.Framing
 		switch *outForm {
 		case "delimited":
@@ -47,6 +52,7 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		o.Workers = n
 		_, err = ds.WriteProto(e.ctx, out, form, &trevni.ProtoOptions{ReadOptions: *o})
 		return err
 	}

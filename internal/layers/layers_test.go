@@ -33,11 +33,13 @@ var layers = []layer{
 	// budget the memory a reader's blocks may hold, limitfile reads
 	// small files (schemas, descriptor sets) within a bound;
 	// protosafe and protorand wrap the Protobuf runtime;
-	// memtest and rangeserver are test helpers, layers this test.
+	// memtest and rangeserver are test helpers, layers this test;
+	// ordered runs tasks on workers and hands their output on in order.
 	{"leaves", []string{
 		"internal/avrobin", "internal/codec", "internal/jsontext", "internal/utf8check",
 		"internal/memtest", "internal/protosafe", "internal/protorand", "internal/rangeserver",
 		"internal/layers", "internal/atomicfile", "internal/budget", "internal/limitfile",
+		"internal/ordered",
 	}},
 	// Models that know nothing of each other: the Avro schema model
 	// (schema), the per-block statistics of format (format/stats), Avro

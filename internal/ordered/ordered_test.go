@@ -1,0 +1,135 @@
+package ordered
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// Tasks of random sizes, written on several workers with random pauses,
+// reach the consumer whole and in order, in chunks no larger than the
+// bound plus a record; a task's error comes after its records and ends the
+// run; ErrStop ends it without one; and no worker is left running.
+func TestRun(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		tasks := r.IntN(30)
+		sizes := make([]int, tasks)
+		for i := range sizes {
+			sizes[i] = r.IntN(200)
+		}
+		failAt, stopAt := -1, -1
+		switch seed % 4 {
+		case 1:
+			if tasks > 0 {
+				failAt = r.IntN(tasks)
+			}
+		case 2:
+			stopAt = r.IntN(3000)
+		}
+		opts := &Options{Workers: 1 + r.IntN(7), ChunkBytes: 1 + r.IntN(100), Ahead: r.IntN(3)}
+		// The records: task i's record k is the 8 bytes of i*1000+k.
+		var want, got bytes.Buffer
+		for i := range tasks {
+			for k := range sizes[i] {
+				want.Write(binary.LittleEndian.AppendUint64(nil, uint64(i*1000+k)))
+			}
+		}
+		next := 0
+		err := Run(context.Background(), opts, func() (int, bool, error) {
+			if next == tasks {
+				return 0, false, nil
+			}
+			next++
+			return next - 1, true, nil
+		}, func(ctx context.Context, i int, out *Out) error {
+			for k := range sizes[i] {
+				if k%37 == 0 {
+					time.Sleep(time.Duration(i%5) * 20 * time.Microsecond)
+				}
+				c := out.Chunk()
+				c.Data = binary.LittleEndian.AppendUint64(c.Data, uint64(i*1000+k))
+				if !out.Record() {
+					return ctx.Err()
+				}
+			}
+			if i == failAt {
+				return fmt.Errorf("task %d failed", i)
+			}
+			return nil
+		}, func(i int, c *Chunk) error {
+			if len(c.Data) > opts.ChunkBytes+8 || len(c.Ends) == 0 || c.Ends[len(c.Ends)-1] != len(c.Data) {
+				return fmt.Errorf("chunk of %d bytes, ends %v", len(c.Data), c.Ends)
+			}
+			for _, e := range c.Ends {
+				if e%8 != 0 {
+					return fmt.Errorf("record end %d", e)
+				}
+			}
+			got.Write(c.Data)
+			if stopAt >= 0 && got.Len() >= 8*stopAt {
+				return ErrStop
+			}
+			return nil
+		}, func(i int, err error) error { return err })
+		w := want.Bytes()
+		switch {
+		case failAt >= 0:
+			end := 0
+			for i := range failAt + 1 {
+				end += 8 * sizes[i]
+			}
+			if err == nil || err.Error() != fmt.Sprintf("task %d failed", failAt) || !bytes.Equal(got.Bytes(), w[:end]) {
+				t.Fatalf("seed %d: %v; %d bytes, want %d", seed, err, got.Len(), end)
+			}
+		case stopAt >= 0 && len(w) >= 8*stopAt:
+			if err != nil || got.Len() < 8*stopAt || !bytes.Equal(got.Bytes(), w[:got.Len()]) {
+				t.Fatalf("seed %d: stopped: %v; %d bytes", seed, err, got.Len())
+			}
+		default:
+			if err != nil || !bytes.Equal(got.Bytes(), w) {
+				t.Fatalf("seed %d: %v; %d bytes, want %d", seed, err, got.Len(), len(w))
+			}
+		}
+	}
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("%d goroutines, %d before", runtime.NumGoroutine(), before)
+}
+
+// An error from next ends the run after the tasks before it.
+func TestRunNextError(t *testing.T) {
+	bad := errors.New("no part")
+	n, consumed := 0, 0
+	err := Run(context.Background(), &Options{Workers: 3}, func() (int, bool, error) {
+		if n == 5 {
+			return 0, false, bad
+		}
+		n++
+		return n, true, nil
+	}, func(ctx context.Context, i int, out *Out) error {
+		out.Chunk().Data = append(out.Chunk().Data, byte(i))
+		out.Record()
+		return nil
+	}, func(i int, c *Chunk) error {
+		if int(c.Data[0]) != consumed+1 {
+			return fmt.Errorf("task %d after %d", c.Data[0], consumed)
+		}
+		consumed++
+		return nil
+	}, func(int, error) error { return nil })
+	if err != bad || consumed != 5 {
+		t.Fatalf("%v after %d tasks", err, consumed)
+	}
+}

@@ -1,0 +1,603 @@
+package trevni
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/ordered"
+	"github.com/trevni-go/trevni/predicate"
+)
+
+// Reading on several workers (ReadOptions.Workers). The rows each part has
+// to give are cut into tasks, ranges of rows ending where a block of the
+// part's largest column read ends; each worker assembles a task's records
+// with its own assembling reader, sought to the range's first row, into
+// chunks of encoded records, and the calling goroutine writes the chunks
+// in row order (package internal/ordered). The limit is the writer's to
+// keep: it counts the records it writes, cuts the chunk where the limit
+// falls and stops the workers. A task that fails is not believed on its
+// own: the writer reads the part again on one goroutine from its first
+// row, passing over the records already written, so that the error, and
+// the records written before it, are those of the sequential reader.
+
+// How tasks are sized. A task's output should fit in what it may hold
+// waiting for the writer (chunkAhead chunks of chunkBytes), or its worker
+// waits: taskOutput is the output aimed at, judged from the output of the
+// tasks before (from the bytes of the columns read, times three, until
+// there is one). But a task should hold several blocks of every column
+// read, since the blocks where two tasks meet are read by both: at least
+// minTaskBlocks of each, about.
+const (
+	chunkBytes    = 1 << 20
+	chunkAhead    = 8
+	taskOutput    = 6 << 20
+	minTaskBlocks = 4
+	minTaskRows   = 1024
+)
+
+// encodeFunc appends the encoding of pr's next record to dst, or returns
+// io.EOF after the last.
+type encodeFunc func(pr partReader, dst []byte) ([]byte, error)
+
+// workers returns the number of workers the reader's writing methods run
+// on: 1 when reading on several would not help or keep its promises.
+func (r *Reader) workers() int {
+	n := r.opts.Workers
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	if n <= 1 || r.make == nil || r.counting || r.span.done() {
+		return 1
+	}
+	for _, p := range r.ds.parts[max(r.k-1, 0):] {
+		if IsURL(p.Name()) && p.download == nil {
+			// Over HTTP the reader hints the blocks a part's range
+			// needs to the read-ahead (fetch.go): one reader a part
+			// keeps what is fetched as it was.
+			return 1
+		}
+	}
+	return n
+}
+
+// ppart is a part read by the workers.
+type ppart struct {
+	p        *Part
+	f        *File
+	rd       *format.Reader
+	from, to int64             // the rows the workers read
+	cuts     []int64           // the first rows of the blocks of the largest column read
+	ranges   []predicate.Range // with a filter, the rows its statistics leave
+	inPerRow int64             // bytes of the columns read per row
+	minRows  int64             // the fewest rows a task holds
+	initial  partReader        // the reader NewReader opened, for the first task
+
+	// The workers' readers of the part: all made (their reports are the
+	// part's), and those free for another task.
+	readersMu   sync.Mutex
+	readers     []partReader
+	idleReaders []partReader
+	given       bool  // the first task is given out
+	next        int64 // the row the next task starts from, about
+
+	// The sequential reader's view, for the fallback (prun.sequential):
+	seqFrom  int64 // the row it seeks to
+	seqLimit int64 // its limit; negative for none
+	prior    int64 // records it returned before the workers took over
+
+	// The writer's:
+	started bool  // the writer has reached the part
+	written int64 // records written from the part by the workers' run
+	scan    assemble.ScanReport
+	done    bool // the part's remaining records were read on one goroutine
+}
+
+// ptask is one range of rows of a part.
+type ptask struct {
+	pp       *ppart
+	from, to int64
+	last     bool // the part's last task
+}
+
+// prun is one writing of a reader's remaining records on several workers.
+type prun struct {
+	r       *Reader
+	workers int
+	newEnc  func() encodeFunc
+
+	// The generator's, called by one worker at a time:
+	span  span // the rows left to cut, as the reader's span, no limit
+	cur   *ppart
+	first *ppart
+
+	mu   sync.Mutex
+	open []*ppart     // the parts opened and not closed
+	left atomic.Int64 // records still wanted; negative for no limit
+
+	// The output of the tasks done, and the rows they covered.
+	outBytes, outRows atomic.Int64
+}
+
+// taskRows returns the rows the next task of pp holds, about.
+func (pr *prun) taskRows(pp *ppart) int64 {
+	if pr.r.taskRows > 0 {
+		return pr.r.taskRows
+	}
+	per := 3 * pp.inPerRow
+	if rows := pr.outRows.Load(); rows > 0 {
+		per = max(pr.outBytes.Load()/rows, 1)
+	}
+	n := taskOutput / per
+	// A part with less than a task for each worker is shared out.
+	n = min(n, (pp.to-pp.from+int64(pr.workers)-1)/int64(pr.workers))
+	return max(n, pp.minRows)
+}
+
+// writeParallel writes the reader's remaining records on workers
+// goroutines: each encoded by newEnc's function, handed to write in row
+// order, a chunk at a time (data holding the records ending at ends). It
+// returns the records written, and ctx's error as it is if it ends.
+func (r *Reader) writeParallel(workers int, newEnc func() encodeFunc, write func(data []byte, ends []int) error) (int64, error) {
+	pr := &prun{r: r, workers: workers, newEnc: newEnc, span: r.span}
+	pr.span.remaining = -1
+	left := r.span.remaining
+	if r.part != nil {
+		// The part NewReader opened carries on, from where its reader
+		// is, on the workers; its reader takes the first task.
+		prior := r.part.Report().RowsMatched
+		pp, err := pr.newPart(r.file.part, r.file, r.part.Row(), r.to)
+		if err != nil {
+			pr.closeAll()
+			return 0, err
+		}
+		pp.initial, pp.seqFrom, pp.seqLimit, pp.prior = r.part, r.from, left, prior
+		pp.readers = append(pp.readers, r.part)
+		pp.started = true
+		if left >= 0 {
+			left = max(left-prior, 0)
+		}
+		pr.first = pp
+		r.file, r.part, r.ar, r.pm = nil, nil, nil, nil
+	}
+	pr.left.Store(left)
+	start := r.n
+	err := ordered.Run(r.ctx, &ordered.Options{Workers: workers, ChunkBytes: chunkBytes, Ahead: chunkAhead}, pr.nextTask, pr.produce,
+		func(t *ptask, c *ordered.Chunk) error { return pr.consume(t, c, write) },
+		func(t *ptask, err error) error { return pr.finish(t, err, write) })
+	pr.closeAll()
+	r.k = len(r.ds.parts)
+	r.span.remaining, r.span.rowsLeft = 0, 0
+	if cerr := r.ctx.Err(); cerr != nil && err != nil && errors.Is(err, cerr) {
+		// Stopped: which worker saw it first does not matter.
+		err = cerr
+	}
+	if err == nil && r.opts.Progress != nil {
+		r.opts.Progress(r.n, r.bytes)
+	}
+	return r.n - start, err
+}
+
+// newPart prepares part p, opened as f, to be cut into tasks of rows
+// [from, to).
+func (pr *prun) newPart(p *Part, f *File, from, to int64) (*ppart, error) {
+	rd, err := f.records(pr.r.ctx)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	pp := &ppart{p: p, f: f, rd: rd, from: from, to: to, seqFrom: from, seqLimit: -1}
+	pr.mu.Lock()
+	pr.open = append(pr.open, pp)
+	pr.mu.Unlock()
+	if from >= to {
+		return pp, nil
+	}
+	// The columns the records take: the largest sets where the tasks
+	// end, and all of them how many rows a task holds.
+	proto, err := pr.r.make(rd)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	var (
+		best              int
+		bestBytes         int64 = -1
+		bytes, blockWidth int64
+	)
+	for _, i := range proto.ColumnsRead() {
+		bs, err := rd.Blocks(i)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Name(), err)
+		}
+		var n int64
+		for k := range bs {
+			n += int64(bs[k].UncompressedSize)
+		}
+		bytes += n
+		if len(bs) > 0 {
+			blockWidth += n / int64(len(bs))
+		}
+		if n > bestBytes {
+			best, bestBytes = i, n
+		}
+	}
+	if bestBytes >= 0 {
+		bs, _ := rd.Blocks(best)
+		pp.cuts = make([]int64, len(bs))
+		for k := range bs {
+			pp.cuts[k] = bs[k].FirstRow
+		}
+	}
+	pp.inPerRow = max(bytes/max(rd.RowCount(), 1), 1)
+	pp.minRows = max(minTaskBlocks*blockWidth/pp.inPerRow, minTaskRows)
+	if pred := proto.Filter(); pred != nil {
+		pp.ranges = candidates(rd, pred, from, to)
+	}
+	return pp, nil
+}
+
+// nextTask returns the next task, opening the next part to read when the
+// current one is all given out (as Reader.next does).
+func (pr *prun) nextTask() (*ptask, bool, error) {
+	r := pr.r
+	for {
+		if pr.first != nil {
+			pr.cur, pr.first = pr.first, nil
+		}
+		if pp := pr.cur; pp != nil {
+			if t := pp.cut(pr); t != nil {
+				return t, true, nil
+			}
+			pr.cur = nil
+		}
+		if r.k >= len(r.ds.parts) || pr.span.done() {
+			return nil, false, nil
+		}
+		p := r.ds.parts[r.k]
+		r.k++
+		from, to, read := pr.span.next(p.rows)
+		if !read {
+			pr.mu.Lock()
+			r.before += p.rows
+			pr.mu.Unlock()
+			continue
+		}
+		f, err := p.openFor(r.ctx, openRecords)
+		if err != nil {
+			return nil, false, err
+		}
+		if f.RowCount() != p.rows {
+			f.Close()
+			return nil, false, fmt.Errorf("%s: changed while being read (%d rows, then %d)", p.Name(), p.rows, f.RowCount())
+		}
+		pp, err := pr.newPart(p, f, from, to)
+		if err != nil {
+			return nil, false, err
+		}
+		pr.cur = pp
+	}
+}
+
+// cut returns the part's next task, or nil when all its rows are given
+// out. The first task starts at the part's first row, where the
+// sequential reader seeks; the others at a row the filter's block
+// statistics leave. Each ends where a block of the largest column read
+// begins, so that few blocks are read by two workers.
+func (pp *ppart) cut(pr *prun) *ptask {
+	if !pp.given {
+		pp.given = true
+		if pp.from >= pp.to {
+			// One empty task, so that the part is closed in order.
+			return &ptask{pp: pp, from: pp.from, to: pp.from, last: true}
+		}
+		return pp.task(pp.from, pr.taskRows(pp))
+	}
+	pos := pp.next
+	if pos >= pp.to {
+		return nil
+	}
+	if pp.ranges != nil {
+		k := pp.rangeAfter(pos)
+		if k == len(pp.ranges) {
+			return nil
+		}
+		if pos = max(pos, pp.ranges[k].First); pos >= pp.to {
+			return nil
+		}
+	}
+	return pp.task(pos, pr.taskRows(pp))
+}
+
+// task returns the task starting at row pos.
+func (pp *ppart) task(pos, rows int64) *ptask {
+	end := min(pos+rows, pp.to)
+	if k := sort.Search(len(pp.cuts), func(i int) bool { return pp.cuts[i] >= end }); k < len(pp.cuts) && pp.cuts[k] < pp.to {
+		end = pp.cuts[k]
+	} else {
+		end = pp.to
+	}
+	pp.next = end
+	last := end >= pp.to
+	if !last && pp.ranges != nil {
+		k := pp.rangeAfter(end)
+		last = k == len(pp.ranges) || pp.ranges[k].First >= pp.to
+	}
+	return &ptask{pp: pp, from: pos, to: end, last: last}
+}
+
+// rangeAfter returns the first of the filter's ranges that ends after row.
+func (pp *ppart) rangeAfter(row int64) int {
+	return sort.Search(len(pp.ranges), func(i int) bool { return pp.ranges[i].First+pp.ranges[i].Rows > row })
+}
+
+// produce assembles and encodes the records of one task.
+func (pr *prun) produce(ctx context.Context, t *ptask, out *ordered.Out) error {
+	pp := t.pp
+	if t.from >= t.to {
+		return nil
+	}
+	var (
+		rd  partReader
+		err error
+	)
+	if t.from == pp.from && pp.initial != nil {
+		rd = pp.initial // already at the row
+		pp.initial = nil
+	} else {
+		// The task where the sequential reader starts reads as it
+		// does, with a reader of its own; the others take any.
+		if rd, err = pp.reader(pr.r, t.from != pp.seqFrom); err == nil && (t.from > 0 || rd.Row() != 0) {
+			err = rd.SeekRow(t.from)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", pp.p.Name(), err)
+		}
+	}
+	rd.StopAt(t.to)
+	rd.SetLimit(pr.left.Load()) // at most: the tasks before may take some
+	enc := pr.newEnc()
+	c := out.Chunk()
+	for k := 1; ; k++ {
+		c.Data, err = enc(rd, c.Data)
+		if err != nil || !out.Record() {
+			break
+		}
+		c = out.Chunk()
+		if k%4096 == 0 && ctx.Err() != nil {
+			break
+		}
+	}
+	pr.outBytes.Add(out.Bytes())
+	pr.outRows.Add(t.to - t.from)
+	if err == nil || errors.Is(err, io.EOF) {
+		if err = ctx.Err(); err == nil {
+			pp.readersMu.Lock()
+			pp.idleReaders = append(pp.idleReaders, rd) // at a record's end: fit for another task
+			pp.readersMu.Unlock()
+		}
+		return err
+	}
+	return fmt.Errorf("%s: %w", pp.p.Name(), err)
+}
+
+// reader returns a reader of the part free for a task (with reuse), or a
+// new one.
+func (pp *ppart) reader(r *Reader, reuse bool) (partReader, error) {
+	pp.readersMu.Lock()
+	defer pp.readersMu.Unlock()
+	if n := len(pp.idleReaders); n > 0 && reuse {
+		rd := pp.idleReaders[n-1]
+		pp.idleReaders = pp.idleReaders[:n-1]
+		return rd, nil
+	}
+	rd, err := r.make(pp.rd)
+	if err != nil {
+		return nil, err
+	}
+	pp.readers = append(pp.readers, rd)
+	return rd, nil
+}
+
+// consume writes a chunk of task t, up to the limit.
+func (pr *prun) consume(t *ptask, c *ordered.Chunk, write func([]byte, []int) error) error {
+	pp := t.pp
+	pr.begin(pp)
+	if pp.done {
+		return nil // read on one goroutine already
+	}
+	ends := c.Ends
+	left := pr.left.Load()
+	if left >= 0 && int64(len(ends)) > left {
+		ends = ends[:left]
+	}
+	if len(ends) > 0 {
+		if err := write(c.Data[:ends[len(ends)-1]], ends); err != nil {
+			return err
+		}
+	}
+	pr.wrote(pp, int64(len(ends)))
+	if pr.left.Load() == 0 {
+		return ordered.ErrStop
+	}
+	return pr.r.ctx.Err()
+}
+
+// begin notes, when the writer reaches a part, the limit the sequential
+// reader would give the part's reader.
+func (pr *prun) begin(pp *ppart) {
+	if !pp.started {
+		pp.started = true
+		pp.seqLimit = pr.left.Load()
+	}
+}
+
+// wrote counts n records written from pp.
+func (pr *prun) wrote(pp *ppart, n int64) {
+	r := pr.r
+	pp.written += n
+	before := r.n
+	r.n += n
+	if l := pr.left.Load(); l >= 0 {
+		pr.left.Store(l - n)
+	}
+	if r.opts.Progress != nil && r.n/4096 != before/4096 {
+		r.opts.Progress(r.n, pr.bytesRead())
+	}
+}
+
+// finish takes a task's end: its report, its error, the part's closing.
+func (pr *prun) finish(t *ptask, err error, write func([]byte, []int) error) error {
+	pp := t.pp
+	pr.begin(pp)
+	if !pp.done {
+		if err != nil {
+			if cerr := pr.r.ctx.Err(); cerr != nil {
+				return cerr
+			}
+			if t.from == pp.seqFrom {
+				// The sequential reader's seek, and its rows from there
+				// on: its error.
+				return err
+			}
+			if err := pr.sequential(pp, write); err != nil {
+				return err
+			}
+			if pr.left.Load() == 0 {
+				pr.closePart(pp)
+				return ordered.ErrStop
+			}
+		}
+	}
+	if t.last {
+		pr.closePart(pp)
+	}
+	return nil
+}
+
+// sequential reads the rest of pp on the calling goroutine after a task
+// failed: from the part's first row, as the sequential reader does,
+// passing over the records written already, writing those after them
+// until the error comes again (returned) or the part ends. An error that
+// only a worker met (the shared block memory running out) so leaves the
+// output as it would have been.
+func (pr *prun) sequential(pp *ppart, write func([]byte, []int) error) error {
+	pp.done = true
+	name := pp.p.Name()
+	rd, err := pr.r.make(pp.rd)
+	if err == nil && pp.seqFrom > 0 {
+		err = rd.SeekRow(pp.seqFrom)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	rd.StopAt(pp.to)
+	rd.SetLimit(pp.seqLimit)
+	defer func() {
+		rep := rd.Report()
+		addScan(&pp.scan, &rep)
+	}()
+	skip := pp.prior + pp.written
+	enc := pr.newEnc()
+	var buf []byte
+	ends := []int{0}
+	for {
+		buf, err = enc(rd, buf[:0])
+		if errors.Is(err, io.EOF) {
+			return pr.r.ctx.Err()
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		if pr.left.Load() == 0 {
+			return nil
+		}
+		ends[0] = len(buf)
+		if err := write(buf, ends); err != nil {
+			return err
+		}
+		pr.wrote(pp, 1)
+	}
+}
+
+// closePart closes pp's file and keeps its report.
+func (pr *prun) closePart(pp *ppart) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	for i, q := range pr.open {
+		if q == pp {
+			pr.open = append(pr.open[:i], pr.open[i+1:]...)
+			pr.closeLocked(pp)
+			return
+		}
+	}
+}
+
+// closeAll closes the parts still open: those opened ahead of a stop.
+func (pr *prun) closeAll() {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	for _, pp := range pr.open {
+		pr.closeLocked(pp)
+	}
+	pr.open = nil
+}
+
+func (pr *prun) closeLocked(pp *ppart) {
+	r := pr.r
+	pp.f.Close() // first: what the read-ahead fetched is counted too
+	scan := pp.scan
+	for _, rd := range pp.readers { // the workers are done with the part
+		rep := rd.Report()
+		addScan(&scan, &rep)
+	}
+	scan.RowsMatched = pp.prior + pp.written
+	if scan.FileSize == 0 {
+		scan.FileSize = pp.rd.Size()
+	}
+	r.reports = append(r.reports, PartReport{Part: pp.p.Name(), Scan: scan, Fetched: pp.f.Fetched()})
+	r.before += pp.p.rows
+	r.bytes += pp.f.BytesRead()
+}
+
+// bytesRead returns the bytes read from the parts so far.
+func (pr *prun) bytesRead() int64 {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	n := pr.r.bytes
+	for _, pp := range pr.open {
+		n += pp.f.BytesRead()
+	}
+	return n
+}
+
+// addScan adds what a task read to what its part read.
+func addScan(dst, src *assemble.ScanReport) {
+	dst.RowsScanned += src.RowsScanned
+	dst.BytesRead += src.BytesRead
+	if src.FileSize > 0 {
+		dst.FileSize = src.FileSize
+	}
+	for _, c := range src.Columns {
+		i := sort.Search(len(dst.Columns), func(k int) bool { return dst.Columns[k].Column >= c.Column })
+		if i == len(dst.Columns) || dst.Columns[i].Column != c.Column {
+			dst.Columns = append(dst.Columns, assemble.ColumnScan{})
+			copy(dst.Columns[i+1:], dst.Columns[i:])
+			dst.Columns[i] = assemble.ColumnScan{Column: c.Column, Name: c.Name, Blocks: c.Blocks}
+		}
+		d := &dst.Columns[i]
+		d.BlocksRead += c.BlocksRead
+		d.BytesRead += c.BytesRead
+		d.BlocksSkipped = max(0, d.Blocks-d.BlocksRead)
+	}
+}
