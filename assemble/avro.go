@@ -42,7 +42,11 @@ type Options struct {
 	MatchField func(reader *schema.Field, writer *schema.Schema) int
 	// Filter, if set, is a filter expression (package predicate's
 	// grammar, as "trevni tojson --where" takes it) on the fields of the
-	// file's schema: only records satisfying it are returned by Read,
+	// file's schema, or with a ReaderSchema on the reader schema's: a
+	// field it adds is its default in every record, a renamed one goes by
+	// its new name, a promoted one compares as the reader's type (and an
+	// expression that binds only to the file's schema is bound to it).
+	// Only records satisfying it are returned by Read,
 	// All, ReadBinary and ReadJSON, and checked by Validate. Blocks whose
 	// statistics prove that no row of theirs matches are never read, in
 	// any column; the filter's columns are read (and not output) where
@@ -63,6 +67,10 @@ type Options struct {
 	// lenient lets Fields name fields that some records on the way lack
 	// (through unions), as the paths of a filter may.
 	lenient bool
+	// filterOnFile binds Filter to the file's schema even with a
+	// ReaderSchema (ProtoReader's and StructReader's, made by the reader
+	// itself, whose filters name the file's fields).
+	filterOnFile bool
 }
 
 // AvroReader reads the records of a Trevni file written from Avro.
@@ -185,7 +193,7 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 		ar.used = append(ar.used, cr)
 	}
 	if o.Filter != "" {
-		if ar.filter, err = newFilter(rd, o.Filter, fileSchema, lay, &o); err != nil {
+		if ar.filter, err = newFilter(rd, o.Filter, fileSchema, lay, ar.readSchema, &o); err != nil {
 			return nil, err
 		}
 		for _, cr := range ar.used {

@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -52,9 +53,26 @@ type ColumnScan struct {
 	BytesRead int64
 }
 
-// newFilter compiles src against the file's schema and layout and judges
-// the file's blocks by their statistics.
-func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *layout.Layout, o *Options) (*filter, error) {
+// newFilter compiles src and judges the file's blocks by their
+// statistics. With a reader schema (and unless o.filterOnFile), src names
+// the reader schema's fields: fields it adds are their defaults, renamed
+// ones go by their new names and promoted ones compare as the reader's
+// type; an expression that does not bind to the reader schema but does to
+// the file's is bound to the file's.
+func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *layout.Layout, readSchema *schema.Schema, o *Options) (*filter, error) {
+	if o.ReaderSchema != "" && !o.filterOnFile {
+		f, rerr := newReaderFilter(rd, src, lay, readSchema, o)
+		if rerr == nil {
+			return f, nil
+		}
+		var pe *predicate.Error
+		if !errors.As(rerr, &pe) {
+			return nil, rerr
+		}
+		if _, err := predicate.Compile(src, fileSchema, lay); err != nil {
+			return nil, rerr // the reader schema's complaint
+		}
+	}
 	p, err := predicate.Compile(src, fileSchema, lay)
 	if err != nil {
 		return nil, err
@@ -69,6 +87,146 @@ func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *la
 		c.SetReadAhead(false) // never fetch a block the ranges leave out
 	}
 	return f, nil
+}
+
+// newReaderFilter compiles src against the reader schema rs, judging a
+// reader column by the statistics of the file column that holds exactly
+// its values (readerColumns), and evaluates it on records of rs.
+func newReaderFilter(rd *format.Reader, src string, lay *layout.Layout, rs *schema.Schema, o *Options) (*filter, error) {
+	rlay, err := layout.New(rs, o.Layout)
+	if err != nil {
+		return nil, fmt.Errorf("assemble: the reader schema's layout: %w", err)
+	}
+	c := &compiler{cols: map[int]bool{}, match: o.MatchField}
+	whole, err := c.compile(lay.Root, rs, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	m := readerColumns(whole, rlay)
+	p, err := predicate.CompileWith(src, rs, rlay, &predicate.BindOptions{FileColumn: func(col int) int {
+		if col < 0 || col >= len(m) {
+			return -1
+		}
+		return m[col]
+	}})
+	if err != nil {
+		return nil, err
+	}
+	f := &filter{p: p}
+	f.ranges = p.FileRanges(rd)
+	f.ev, err = NewAvroReader(rd, &Options{ReaderSchema: o.ReaderSchema, Fields: p.Fields(), MatchField: o.MatchField, Layout: o.Layout, lenient: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range f.ev.used {
+		c.SetReadAhead(false)
+	}
+	return f, nil
+}
+
+// readerColumns maps each column of the reader schema's layout rlay to
+// the file column holding exactly its values, as the plan p (of the whole
+// reader schema) reads them, or -1: for a field read from its default, a
+// value promoted or mapped on reading (enum symbols that differ), a union
+// branch fed by several of the file's, and a branch the file has no
+// column for.
+func readerColumns(p *plan, rlay *layout.Layout) []int {
+	const unset = -3
+	m := make([]int, len(rlay.Columns))
+	for i := range m {
+		m[i] = unset
+	}
+	set := func(rc, wc int) {
+		switch {
+		case rc < 0:
+		case m[rc] == unset:
+			m[rc] = wc
+		case m[rc] != wc:
+			m[rc] = -1 // fed by two columns: neither's statistics are its own
+		}
+	}
+	var walk func(p *plan, rn *layout.Node, depth int)
+	walk = func(p *plan, rn *layout.Node, depth int) {
+		if p == nil || rn == nil || depth > maxSelectionDepth {
+			return
+		}
+		switch p.op {
+		case opSimple:
+			if sameValues(p.w.Schema, p.rs) && p.w.Type == rn.Type {
+				set(rn.Col, p.w.Col)
+			} else {
+				set(rn.Col, -1)
+			}
+		case opEnum:
+			if slicesEqual(p.w.Schema.Symbols, p.rs.Symbols) {
+				set(rn.Col, p.w.Col)
+			} else {
+				set(rn.Col, -1)
+			}
+		case opRecord:
+			for _, f := range p.fields {
+				for j, rf := range rn.Schema.Fields {
+					if rf.Name == f.name && j < len(rn.Fields) {
+						walk(f.p, rn.Fields[j], depth+1)
+						break
+					}
+				}
+			}
+		case opArray, opMap:
+			set(rn.Col, p.w.Col)
+			if p.op == opMap {
+				set(rn.KeyCol, p.w.KeyCol)
+			}
+			walk(p.items, rn.Items, depth+1)
+		case opWriterUnion:
+			for i, bp := range p.branches {
+				if bp == nil {
+					continue
+				}
+				if rn.Kind == schema.Union {
+					j := p.readerIdx[i]
+					if j < 0 || j >= len(rn.Branches) {
+						continue
+					}
+					set(rn.BranchCols[j], p.w.BranchCols[i])
+					walk(bp, rn.Branches[j], depth+1)
+				} else {
+					walk(bp, rn, depth+1)
+				}
+			}
+		case opReaderUnion:
+			if p.branch < len(rn.Branches) {
+				walk(p.items, rn.Branches[p.branch], depth+1)
+			}
+		}
+	}
+	walk(p, rlay.Root, 0)
+	for i := range m {
+		if m[i] == unset {
+			m[i] = -1
+		}
+	}
+	return m
+}
+
+// sameValues reports whether a simple value of writer schema ws read as
+// reader schema rs is the same stored value, so that the file's statistics
+// describe it: the same type, logical type and, for fixed, size.
+func sameValues(ws, rs *schema.Schema) bool {
+	return ws.Kind == rs.Kind && ws.Logical == rs.Logical && ws.Size == rs.Size &&
+		ws.Precision == rs.Precision && ws.Scale == rs.Scale
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Filter returns the compiled Options.Filter, or nil.
