@@ -52,7 +52,7 @@ type RowReader struct {
 	roots     []int           // the top-level columns read
 	kids      [][]int         // by column: its children that are read
 	trees     [][]int         // by top-level column: it and the columns nested in it that are read
-	keys      [][]byte        // by column: its name as a JSON key, with the ": " after it
+	keys      [][]byte        // by column: its name as a JSON key, with the ':' after it
 	MaxElems  int             // elements per row; 0 means DefaultMaxRowElements
 	MaxBytes  int64           // bytes per row assembled; 0 means DefaultMaxRowBytes
 	rowElems  int
@@ -127,7 +127,7 @@ func (rd *Reader) RowsOf(opts *RowsOptions) (*RowReader, error) {
 	keys := make([]byte, 0, size)
 	for _, i := range rr.used {
 		start := len(keys)
-		keys = append(jsontext.AppendStringUTF8(keys, rd.cols[i].Name), ": "...)
+		keys = append(jsontext.AppendStringUTF8(keys, rd.cols[i].Name), ':')
 		rr.keys[i] = keys[start:len(keys):len(keys)]
 	}
 	return rr, nil
@@ -371,7 +371,10 @@ func (rr *RowReader) value(c *ColumnReader) (any, error) {
 // non-finite ones as the strings "NaN", "Infinity" and "-Infinity";
 // strings are escaped as Java's Jackson does when writing characters,
 // which leaves the characters beyond the Basic Multilingual Plane as they
-// are. The text is byte for byte that of the interop dump.jsonl files.
+// are. No space follows a comma or a colon, as in Java's trevni_tojson
+// (Jackson's MinimalPrettyPrinter) and in tojson's output; the text is
+// that of the interop dump.jsonl files with the spaces after their
+// separators taken out (json.Compact of their lines).
 func (r Row) AppendJSON(dst []byte) []byte {
 	return appendFields(dst, nil, r)
 }
@@ -379,15 +382,15 @@ func (r Row) AppendJSON(dst []byte) []byte {
 func appendFields(dst []byte, own any, fields []Field) []byte {
 	dst = append(dst, '{')
 	if own != nil {
-		dst = append(dst, `"value$": `...)
+		dst = append(dst, `"value$":`...)
 		dst = appendJSONValue(dst, own)
 	}
 	for i, f := range fields {
 		if i > 0 || own != nil {
-			dst = append(dst, ", "...)
+			dst = append(dst, ',')
 		}
 		dst = jsontext.AppendStringUTF8(dst, f.Name)
-		dst = append(dst, ": "...)
+		dst = append(dst, ':')
 		dst = appendJSONValue(dst, f.Value)
 	}
 	return append(dst, '}')
@@ -417,7 +420,7 @@ func appendJSONValue(dst []byte, v any) []byte {
 		dst = append(dst, '[')
 		for i, e := range v {
 			if i > 0 {
-				dst = append(dst, ", "...)
+				dst = append(dst, ',')
 			}
 			dst = appendJSONValue(dst, e)
 		}
@@ -426,7 +429,7 @@ func appendJSONValue(dst []byte, v any) []byte {
 		dst = append(dst, '[')
 		for i, e := range v {
 			if i > 0 {
-				dst = append(dst, ", "...)
+				dst = append(dst, ',')
 			}
 			dst = appendFields(dst, e.Value, e.Fields)
 		}
@@ -450,7 +453,7 @@ func (rr *RowReader) ReadJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, '{')
 	for k, i := range rr.roots {
 		if k > 0 {
-			dst = append(dst, ", "...)
+			dst = append(dst, ',')
 		}
 		var err error
 		if dst, err = rr.appendEntry(dst, i); err != nil {
@@ -481,7 +484,7 @@ func (rr *RowReader) appendEntry(dst []byte, i int) ([]byte, error) {
 	dst = append(dst, '[')
 	for k := 0; k < n; k++ {
 		if k > 0 {
-			dst = append(dst, ", "...)
+			dst = append(dst, ',')
 		}
 		if err := rr.checkSize(c, int64(len(dst)-rr.jsonStart)); err != nil {
 			return dst, err
@@ -498,14 +501,14 @@ func (rr *RowReader) appendEntry(dst []byte, i int) ([]byte, error) {
 				return dst, err
 			}
 		} else {
-			dst = append(dst, `"value$": `...)
+			dst = append(dst, `"value$":`...)
 			if dst, err = rr.appendValue(dst, c); err != nil {
 				return dst, err
 			}
 		}
 		for j, kid := range kids {
 			if j > 0 || c.typ != Null {
-				dst = append(dst, ", "...)
+				dst = append(dst, ',')
 			}
 			if dst, err = rr.appendEntry(dst, kid); err != nil {
 				return dst, err

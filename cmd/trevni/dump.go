@@ -23,7 +23,8 @@ if it is not null-typed, under "value$"). Bytes are hex strings; floats are
 printed as Java prints them (1097.0, -0.0, 1.4E-45), non-finite ones as the
 strings "NaN", "Infinity" and "-Infinity"; strings are escaped as Java's
 Jackson does, with characters beyond the Basic Multilingual Plane left as
-UTF-8. The output is byte for byte that of the interop dump.jsonl files.
+UTF-8. No space follows a comma or a colon ({"id":1}), as in tojson's and
+Java's trevni_tojson's output.
 
 --fields keeps only some columns, and only their bytes are read. Each
 comma-separated name is a full column name as dump prints it (to[],
