@@ -1,6 +1,7 @@
 package format
 
 import (
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -59,6 +60,7 @@ type RowReader struct {
 	rowBytes  int64 // Read: the estimated size of the row so far
 	jsonStart int   // ReadJSON: where the row begins in dst
 	rowNumber int64
+	plain     bool // RowsOptions.Plain
 }
 
 // RowsOptions selects what a RowReader reads.
@@ -70,6 +72,11 @@ type RowsOptions struct {
 	// elements, and nothing of the columns not selected, whose blocks are
 	// never read. A column does not bring its children: list them too.
 	Columns []int
+	// Plain makes ReadJSON write values as plain JSON does (tojson
+	// --plain, package assemble): bytes in standard base64 instead of
+	// hex, floats as encoding/json writes them (10000000000, 1e-7)
+	// instead of as Java does (1.0E10, 1.0E-7).
+	Plain bool
 }
 
 // Rows returns a reader of every row of the file.
@@ -96,6 +103,7 @@ func (rd *Reader) RowsOf(opts *RowsOptions) (*RowReader, error) {
 		}
 	}
 	rr := &RowReader{rd: rd, cols: make([]*ColumnReader, n), kids: make([][]int, n), trees: make([][]int, n), keys: make([][]byte, n)}
+	rr.plain = opts != nil && opts.Plain
 	for i := range rd.cols {
 		if !want[i] {
 			continue
@@ -541,9 +549,15 @@ func (rr *RowReader) appendValue(dst []byte, c *ColumnReader) ([]byte, error) {
 		return strconv.AppendInt(dst, v, 10), err
 	case Float:
 		v, err := c.ReadFloat()
+		if rr.plain {
+			return jsontext.AppendPlainFloat(dst, float64(v), 32), err
+		}
 		return jsontext.AppendFloat(dst, float64(v), 32), err
 	case Double:
 		v, err := c.ReadDouble()
+		if rr.plain {
+			return jsontext.AppendPlainFloat(dst, v, 64), err
+		}
 		return jsontext.AppendFloat(dst, v, 64), err
 	case String:
 		v, err := c.ReadBytes()
@@ -560,7 +574,11 @@ func (rr *RowReader) appendValue(dst []byte, c *ColumnReader) ([]byte, error) {
 			return dst, err
 		}
 		dst = append(dst, '"')
-		dst = hex.AppendEncode(dst, v)
+		if rr.plain {
+			dst = base64.StdEncoding.AppendEncode(dst, v)
+		} else {
+			dst = hex.AppendEncode(dst, v)
+		}
 		return append(dst, '"'), nil
 	}
 	v, err := c.Value()

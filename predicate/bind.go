@@ -185,12 +185,12 @@ func (b *binder) bind(e expr) (node, error) {
 			switch e.op {
 			case IsNaN:
 				if (lf.schema.Kind != schema.Float && lf.schema.Kind != schema.Double) || lf.decimal {
-					return nil, b.errAt(e.path.at, "%s is a %s: IS NAN applies to float and double fields", e.path, describe(lf.schema))
+					return nil, b.errAt(e.path.at, "%s is %s: IS NAN applies to float and double fields", e.path, article(describe(lf.schema)))
 				}
 			case StartsWith, Like:
 				k := lf.schema.Kind
 				if k != schema.String && k != schema.Bytes && k != schema.Fixed || lf.decimal {
-					return nil, b.errAt(e.path.at, "%s is a %s: %s applies to string, bytes and fixed fields", e.path, describe(lf.schema), e.op)
+					return nil, b.errAt(e.path.at, "%s is %s: %s applies to string, bytes and fixed fields", e.path, article(describe(lf.schema)), e.op)
 				}
 			}
 			for _, lit := range e.lits {
@@ -469,7 +469,7 @@ const (
 // simple schema s, or says why it cannot.
 func convert(l literal, s *schema.Schema) (scalar, error) {
 	want := func(what string) error {
-		return fmt.Errorf("a %s field needs %s", describe(s), what)
+		return fmt.Errorf("%s field needs %s", article(describe(s)), what)
 	}
 	switch s.Kind {
 	case schema.Boolean:
@@ -534,7 +534,7 @@ func convert(l literal, s *schema.Schema) (scalar, error) {
 		}
 		return scalar{}, want("a 'string' of byte characters or X'hex'")
 	}
-	return scalar{}, fmt.Errorf("cannot compare a %s", describe(s))
+	return scalar{}, fmt.Errorf("cannot compare %s", article(describe(s)))
 }
 
 func describe(s *schema.Schema) string {
