@@ -54,13 +54,13 @@ type ColumnScan struct {
 }
 
 // newFilter compiles src and judges the file's blocks by their
-// statistics. With a reader schema (and unless o.filterOnFile), src names
+// statistics. With a reader schema (and unless o.internalSchema), src names
 // the reader schema's fields: fields it adds are their defaults, renamed
 // ones go by their new names and promoted ones compare as the reader's
 // type; an expression that does not bind to the reader schema but does to
 // the file's is bound to the file's.
 func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *layout.Layout, readSchema *schema.Schema, o *Options) (*filter, error) {
-	if o.ReaderSchema != "" && !o.filterOnFile {
+	if o.ReaderSchema != "" && !o.internalSchema {
 		f, rerr := newReaderFilter(rd, src, lay, readSchema, o)
 		if rerr == nil {
 			return f, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -242,5 +243,37 @@ func TestWhereReaderSchema(t *testing.T) {
 	bad := runIn(t, nil, "count", "--schema", rsc, "--where", "chanel = 'web'", trv)
 	if bad.code != 2 || !strings.Contains(bad.stderr, "did you mean channel?") {
 		t.Errorf("count --where chanel: %+v", bad)
+	}
+}
+
+// TestFieldsWithReaderSchema: --fields with --schema selects fields of the
+// reader schema (one it adds included), and the records are those of the
+// reader schema projected on them, in Avro JSON and in Avro files alike;
+// the filter still names any field of the reader schema.
+func TestFieldsWithReaderSchema(t *testing.T) {
+	trv := filepath.Join(interopDir, "email", "email.null.none.trv")
+	rsc := filepath.Join(interopDir, "email", "projection.avsc")
+	full := runIn(t, nil, "tojson", "--schema", rsc, "--where", "id > 0", trv)
+	sel := runIn(t, nil, "tojson", "--schema", rsc, "--fields", "extra,id", "--where", "id > 0", trv)
+	if full.code != 0 || sel.code != 0 {
+		t.Fatalf("tojson: %+v\n%+v", full, sel)
+	}
+	var want strings.Builder
+	for _, m := range jsonLines(t, full.stdout) {
+		fmt.Fprintf(&want, `{"id":%s,"extra":%q}`+"\n", m["id"], m["extra"])
+	}
+	if want.Len() == 0 || sel.stdout != want.String() {
+		t.Fatalf("tojson --fields extra,id:\n%s\nwant\n%s", sel.stdout, want.String())
+	}
+	avro := filepath.Join(t.TempDir(), "sel.avro")
+	if r := runIn(t, nil, "toavro", "--quiet", "--schema", rsc, "--fields", "id,extra", "--where", "extra = 'n/a' AND id > 0", trv, avro); r.code != 0 {
+		t.Fatalf("toavro: %+v", r)
+	}
+	back := runIn(t, nil, "fromavro", "--quiet", avro, avro+".trv")
+	if back.code != 0 {
+		t.Fatalf("fromavro: %+v", back)
+	}
+	if r := runIn(t, nil, "tojson", avro+".trv"); r.stdout != want.String() {
+		t.Errorf("toavro --fields, read back:\n%s\nwant\n%s", r.stdout, want.String())
 	}
 }
