@@ -53,34 +53,22 @@ type ColumnScan struct {
 	BytesRead int64
 }
 
-// newFilter compiles src and judges the file's blocks by their
-// statistics. With a reader schema (and unless o.internalSchema), src names
-// the reader schema's fields: fields it adds are their defaults, renamed
-// ones go by their new names and promoted ones compare as the reader's
-// type; an expression that does not bind to the reader schema but does to
-// the file's is bound to the file's.
+// newFilter compiles src (bindFilter) and judges the file's blocks by
+// their statistics.
 func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *layout.Layout, readSchema *schema.Schema, o *Options) (*filter, error) {
-	if o.ReaderSchema != "" && !o.internalSchema {
-		f, rerr := newReaderFilter(rd, src, lay, readSchema, o)
-		if rerr == nil {
-			return f, nil
-		}
-		var pe *predicate.Error
-		if !errors.As(rerr, &pe) {
-			return nil, rerr
-		}
-		if _, err := predicate.Compile(src, fileSchema, lay); err != nil {
-			return nil, rerr // the reader schema's complaint
-		}
-	}
-	p, err := predicate.Compile(src, fileSchema, lay)
+	p, onReader, err := bindFilter(src, fileSchema, lay, readSchema, o)
 	if err != nil {
 		return nil, err
 	}
 	f := &filter{p: p}
 	f.ranges = p.FileRanges(rd)
-	f.ev, err = NewAvroReader(rd, &Options{Fields: p.Fields(), Layout: o.Layout, lenient: true})
-	if err != nil {
+	eo := &Options{Fields: p.Fields(), Layout: o.Layout, lenient: true}
+	if onReader {
+		// Records of the reader schema: its defaults, promotions and
+		// renamings are what the filter compares.
+		eo.ReaderSchema, eo.MatchField = o.ReaderSchema, o.MatchField
+	}
+	if f.ev, err = NewAvroReader(rd, eo); err != nil {
 		return nil, err
 	}
 	for _, c := range f.ev.used {
@@ -89,10 +77,34 @@ func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *la
 	return f, nil
 }
 
-// newReaderFilter compiles src against the reader schema rs, judging a
-// reader column by the statistics of the file column that holds exactly
-// its values (readerColumns), and evaluates it on records of rs.
-func newReaderFilter(rd *format.Reader, src string, lay *layout.Layout, rs *schema.Schema, o *Options) (*filter, error) {
+// bindFilter compiles src. With a reader schema readSchema (and unless
+// o.internalSchema), src names the reader schema's fields (onReader): a
+// field it adds is its default, a renamed one goes by its new name and a
+// promoted one compares as the reader's type, and a reader column is
+// judged by the statistics of the file column holding exactly its values
+// (readerColumns); an expression that does not bind to the reader schema
+// but does to the file's is bound to the file's.
+func bindFilter(src string, fileSchema *schema.Schema, lay *layout.Layout, readSchema *schema.Schema, o *Options) (p *predicate.Predicate, onReader bool, err error) {
+	if o.ReaderSchema != "" && !o.internalSchema {
+		p, rerr := bindReaderFilter(src, lay, readSchema, o)
+		if rerr == nil {
+			return p, true, nil
+		}
+		if _, err := predicate.Compile(src, fileSchema, lay); err != nil {
+			var pe *predicate.Error
+			if errors.As(rerr, &pe) {
+				return nil, false, rerr // the reader schema's complaint
+			}
+			return nil, false, err
+		}
+	}
+	p, err = predicate.Compile(src, fileSchema, lay)
+	return p, false, err
+}
+
+// bindReaderFilter compiles src against the reader schema rs, its columns
+// mapped to the file's (lay) by readerColumns.
+func bindReaderFilter(src string, lay *layout.Layout, rs *schema.Schema, o *Options) (*predicate.Predicate, error) {
 	rlay, err := layout.New(rs, o.Layout)
 	if err != nil {
 		return nil, fmt.Errorf("assemble: the reader schema's layout: %w", err)
@@ -103,25 +115,40 @@ func newReaderFilter(rd *format.Reader, src string, lay *layout.Layout, rs *sche
 		return nil, err
 	}
 	m := readerColumns(whole, rlay)
-	p, err := predicate.CompileWith(src, rs, rlay, &predicate.BindOptions{FileColumn: func(col int) int {
+	return predicate.CompileWith(src, rs, rlay, &predicate.BindOptions{FileColumn: func(col int) int {
 		if col < 0 || col >= len(m) {
 			return -1
 		}
 		return m[col]
 	}})
+}
+
+// CompileFilter compiles the filter src for the Trevni file rd as an
+// AvroReader with opts (nil for none) binds it (see Options.Filter: with
+// opts.ReaderSchema, on the reader schema's fields), without opening any
+// column: its Columns and the statistics its FileRanges reads are rd's.
+// It is for judging a file's blocks before reading them.
+func CompileFilter(rd *format.Reader, src string, opts *Options) (*predicate.Predicate, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	_, fileSchema, err := storedSchema(rd, o.Layout)
 	if err != nil {
 		return nil, err
 	}
-	f := &filter{p: p}
-	f.ranges = p.FileRanges(rd)
-	f.ev, err = NewAvroReader(rd, &Options{ReaderSchema: o.ReaderSchema, Fields: p.Fields(), MatchField: o.MatchField, Layout: o.Layout, lenient: true})
+	lay, err := layout.New(fileSchema, o.Layout)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("assemble: the file's schema: %w", err)
 	}
-	for _, c := range f.ev.used {
-		c.SetReadAhead(false)
+	rs := fileSchema
+	if o.ReaderSchema != "" {
+		if rs, err = schema.Parse(o.ReaderSchema); err != nil {
+			return nil, fmt.Errorf("assemble: reader schema: %w", err)
+		}
 	}
-	return f, nil
+	p, _, err := bindFilter(src, fileSchema, lay, rs, &o)
+	return p, err
 }
 
 // readerColumns maps each column of the reader schema's layout rlay to
