@@ -191,12 +191,16 @@ func readerColumns(p *plan, rlay *layout.Layout) []int {
 				set(rn.Col, -1)
 			}
 		case opRecord:
+			// The plan's fields are the reader record's, in order, less
+			// those a selection leaves out (none here): match by name,
+			// moving forward.
+			j := 0
 			for _, f := range p.fields {
-				for j, rf := range rn.Schema.Fields {
-					if rf.Name == f.name && j < len(rn.Fields) {
-						walk(f.p, rn.Fields[j], depth+1)
-						break
-					}
+				for j < len(rn.Schema.Fields) && rn.Schema.Fields[j].Name != f.name {
+					j++
+				}
+				if j < len(rn.Fields) {
+					walk(f.p, rn.Fields[j], depth+1)
 				}
 			}
 		case opArray, opMap:
