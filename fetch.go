@@ -8,10 +8,10 @@ import (
 	"sort"
 	"sync/atomic"
 
+	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/remote"
-	"github.com/trevni-go/trevni/schema/layout"
 )
 
 // Over HTTP a part read for records fetches its header through a
@@ -149,15 +149,9 @@ type RowRange struct {
 	First, Rows int64
 }
 
-// compileFilter compiles the filter where against the schema rd stores.
+// compileFilter compiles the filter where for the part rd as its records
+// are read: against the reader schema when the data set has one (see
+// assemble.Options.Filter), else against the schema rd stores.
 func (ds *Dataset) compileFilter(rd *format.Reader, where string) (*predicate.Predicate, error) {
-	s, err := layout.ParseStored(rd.Meta().GetString(layout.MetaAvroSchema), ds.opts.Layout)
-	if err != nil {
-		return nil, err
-	}
-	l, err := layout.New(s, ds.opts.Layout)
-	if err != nil {
-		return nil, err
-	}
-	return predicate.Compile(where, s, l)
+	return assemble.CompileFilter(rd, where, &assemble.Options{ReaderSchema: ds.opts.ReaderSchema, Layout: ds.opts.Layout})
 }

@@ -117,3 +117,79 @@ func readAllFetched(t *testing.T, ds *Dataset, opts *ReadOptions) ([]any, Fetche
 	}
 	return out, f
 }
+
+// CandidateRows with a reader schema judges the filter as a reader does:
+// a renamed field by the file column's statistics (the same runs as the
+// file's own name gives), a field the reader schema adds by none (every
+// row may match), a promoted one by none; and Count of a filter on the
+// reader schema's fields counts what reading returns.
+func TestCandidateRowsReaderSchema(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "seq.trv")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := `{"type":"record","name":"R","fields":[{"name":"id","type":"long"},{"name":"n","type":"int"}]}`
+	aw, err := shred.NewAvroWriter(f, ws, &shred.Options{WriterOptions: format.WriterOptions{BlockSize: 256}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		if err := aw.Write(map[string]any{"id": int64(i), "n": int32(i % 7)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := aw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	ctx := context.Background()
+	plain, err := Open(ctx, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	rs := `{"type":"record","name":"R","fields":[
+	 {"name":"key","aliases":["id"],"type":"long"},
+	 {"name":"n","type":"double"},
+	 {"name":"channel","type":"string","default":"web"}]}`
+	evolved, err := Open(ctx, name, &Options{ReaderSchema: rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer evolved.Close()
+	whole := []RowRange{{First: 0, Rows: plain.RowCount()}}
+	for _, c := range []struct {
+		reader, file string // the reader's filter, and the file's of the same runs ("" for the whole part)
+		count        int64
+	}{
+		{"key >= 4000", "id >= 4000", 1000},
+		{"key < 100 OR key = 2500 AND channel = 'web'", "id < 100 OR id = 2500", 101},
+		{"channel = 'nowhere'", "", 0},
+		{"n > 5.5", "", 714},
+	} {
+		got, err := evolved.Parts()[0].CandidateRows(ctx, c.reader)
+		if err != nil {
+			t.Fatalf("%s: %v", c.reader, err)
+		}
+		want := whole
+		if c.file != "" {
+			if want, err = plain.Parts()[0].CandidateRows(ctx, c.file); err != nil {
+				t.Fatal(err)
+			}
+			if reflect.DeepEqual(want, whole) {
+				t.Fatalf("%s: the statistics skip nothing: a test that cannot fail", c.file)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: candidate rows %v, want %v", c.reader, got, want)
+		}
+		n, err := evolved.Count(ctx, &ReadOptions{Where: c.reader})
+		if err != nil || n != c.count {
+			t.Fatalf("%s: Count %d %v, want %d", c.reader, n, err, c.count)
+		}
+		if recs := readAll(t, evolved, &ReadOptions{Where: c.reader}); int64(len(recs)) != n {
+			t.Errorf("%s: Count %d, read %d", c.reader, n, len(recs))
+		}
+	}
+}

@@ -447,12 +447,13 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 // ReadOptions.Fields takes them, for a reader that only counts (Count): a
 // reader opens a column reader, and reads the block table, of every field
 // it selects, so that one selecting all of them would fetch a block table
-// of every column over HTTP. It returns nil (all fields) when the filter
-// does not compile or a reader schema is set (the filter's paths are in
-// the files' schema). A selection of them that a reader refuses (a path
+// of every column over HTTP. With a reader schema they are the reader
+// schema's. It returns nil (all fields) when the filter does not compile
+// against the records' schema (with a reader schema, a filter on fields
+// only the files have). A selection of them that a reader refuses (a path
 // into an array) is best retried with nil.
 func (ds *Dataset) FilterFields(where string) []string {
-	if where == "" || ds.schema == nil || ds.opts.ReaderSchema != "" {
+	if where == "" || ds.schema == nil {
 		return nil
 	}
 	l, err := layout.New(ds.schema, ds.opts.Layout)

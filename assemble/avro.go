@@ -30,10 +30,8 @@ type Options struct {
 	// ReaderSchema, records are those of the file's schema projected on the
 	// selection (Schema returns it; a selected field's default is dropped
 	// where the selection changes its type), so ReadBinary, ReadJSON,
-	// ToContainer and ToJSON write them. With a ReaderSchema, the selection
-	// applies to it and the records no longer match it: ReadBinary and
-	// ReadJSON refuse them; that is for consumers that accept missing
-	// fields, such as ProtoReader.
+	// ToContainer and ToJSON write them; with a ReaderSchema, likewise
+	// those of the reader schema projected on the selection.
 	Fields []string
 	// MatchField, if set, is consulted by schema resolution for a reader
 	// field that matches no writer field by name or alias: it returns the
@@ -42,7 +40,11 @@ type Options struct {
 	MatchField func(reader *schema.Field, writer *schema.Schema) int
 	// Filter, if set, is a filter expression (package predicate's
 	// grammar, as "trevni tojson --where" takes it) on the fields of the
-	// file's schema: only records satisfying it are returned by Read,
+	// file's schema, or with a ReaderSchema on the reader schema's: a
+	// field it adds is its default in every record, a renamed one goes by
+	// its new name, a promoted one compares as the reader's type (and an
+	// expression that binds only to the file's schema is bound to it).
+	// Only records satisfying it are returned by Read,
 	// All, ReadBinary and ReadJSON, and checked by Validate. Blocks whose
 	// statistics prove that no row of theirs matches are never read, in
 	// any column; the filter's columns are read (and not output) where
@@ -63,6 +65,12 @@ type Options struct {
 	// lenient lets Fields name fields that some records on the way lack
 	// (through unions), as the paths of a filter may.
 	lenient bool
+	// internalSchema marks a ReaderSchema that the reader made itself
+	// (ProtoReader's, StructReader's): Filter names the file's fields, and
+	// Fields selects fields of the ReaderSchema without projecting it, the
+	// records then lacking the others (ReadBinary and ReadJSON refuse
+	// them; ProtoReader takes them).
+	internalSchema bool
 }
 
 // AvroReader reads the records of a Trevni file written from Avro.
@@ -162,10 +170,12 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sel != nil && o.ReaderSchema == "" && !o.lenient {
+	fullRead := ar.readSchema // the schema a filter binds to
+	if sel != nil && !o.internalSchema && !o.lenient {
 		// Records of the selected fields are records of a projection of
-		// the file's schema: read them as that schema.
-		if ar.readSchema, err = projectSchema(fileSchema, sel); err != nil {
+		// the file's schema, or of the reader schema: read them as that
+		// schema.
+		if ar.readSchema, err = projectSchema(ar.readSchema, sel); err != nil {
 			return nil, err
 		}
 		ar.readText, sel = ar.readSchema.String(), nil
@@ -185,7 +195,7 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 		ar.used = append(ar.used, cr)
 	}
 	if o.Filter != "" {
-		if ar.filter, err = newFilter(rd, o.Filter, fileSchema, lay, &o); err != nil {
+		if ar.filter, err = newFilter(rd, o.Filter, fileSchema, lay, fullRead, &o); err != nil {
 			return nil, err
 		}
 		for i, cr := range ar.cols {

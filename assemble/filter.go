@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -52,23 +53,211 @@ type ColumnScan struct {
 	BytesRead int64
 }
 
-// newFilter compiles src against the file's schema and layout and judges
-// the file's blocks by their statistics.
-func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *layout.Layout, o *Options) (*filter, error) {
-	p, err := predicate.Compile(src, fileSchema, lay)
+// newFilter compiles src (bindFilter) and judges the file's blocks by
+// their statistics.
+func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *layout.Layout, readSchema *schema.Schema, o *Options) (*filter, error) {
+	p, onReader, err := bindFilter(src, fileSchema, lay, readSchema, o)
 	if err != nil {
 		return nil, err
 	}
 	f := &filter{p: p}
 	f.ranges = p.FileRanges(rd)
-	f.ev, err = NewAvroReader(rd, &Options{Fields: p.Fields(), Layout: o.Layout, lenient: true})
-	if err != nil {
+	eo := &Options{Fields: p.Fields(), Layout: o.Layout, lenient: true}
+	if onReader {
+		// Records of the reader schema: its defaults, promotions and
+		// renamings are what the filter compares.
+		eo.ReaderSchema, eo.MatchField = o.ReaderSchema, o.MatchField
+	}
+	if f.ev, err = NewAvroReader(rd, eo); err != nil {
 		return nil, err
 	}
 	for _, c := range f.ev.used {
 		c.SetReadAhead(false) // never fetch a block the ranges leave out
 	}
 	return f, nil
+}
+
+// bindFilter compiles src. With a reader schema readSchema (and unless
+// o.internalSchema), src names the reader schema's fields (onReader): a
+// field it adds is its default, a renamed one goes by its new name and a
+// promoted one compares as the reader's type, and a reader column is
+// judged by the statistics of the file column holding exactly its values
+// (readerColumns); an expression that does not bind to the reader schema
+// but does to the file's is bound to the file's.
+func bindFilter(src string, fileSchema *schema.Schema, lay *layout.Layout, readSchema *schema.Schema, o *Options) (p *predicate.Predicate, onReader bool, err error) {
+	if o.ReaderSchema != "" && !o.internalSchema {
+		p, rerr := bindReaderFilter(src, lay, readSchema, o)
+		if rerr == nil {
+			return p, true, nil
+		}
+		if _, err := predicate.Compile(src, fileSchema, lay); err != nil {
+			var pe *predicate.Error
+			if errors.As(rerr, &pe) {
+				return nil, false, rerr // the reader schema's complaint
+			}
+			return nil, false, err
+		}
+	}
+	p, err = predicate.Compile(src, fileSchema, lay)
+	return p, false, err
+}
+
+// bindReaderFilter compiles src against the reader schema rs, its columns
+// mapped to the file's (lay) by readerColumns.
+func bindReaderFilter(src string, lay *layout.Layout, rs *schema.Schema, o *Options) (*predicate.Predicate, error) {
+	rlay, err := layout.New(rs, o.Layout)
+	if err != nil {
+		return nil, fmt.Errorf("assemble: the reader schema's layout: %w", err)
+	}
+	c := &compiler{cols: map[int]bool{}, match: o.MatchField}
+	whole, err := c.compile(lay.Root, rs, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	m := readerColumns(whole, rlay)
+	return predicate.CompileWith(src, rs, rlay, &predicate.BindOptions{FileColumn: func(col int) int {
+		if col < 0 || col >= len(m) {
+			return -1
+		}
+		return m[col]
+	}})
+}
+
+// CompileFilter compiles the filter src for the Trevni file rd as an
+// AvroReader with opts (nil for none) binds it (see Options.Filter: with
+// opts.ReaderSchema, on the reader schema's fields), without opening any
+// column: its Columns and the statistics its FileRanges reads are rd's.
+// It is for judging a file's blocks before reading them.
+func CompileFilter(rd *format.Reader, src string, opts *Options) (*predicate.Predicate, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	_, fileSchema, err := storedSchema(rd, o.Layout)
+	if err != nil {
+		return nil, err
+	}
+	lay, err := layout.New(fileSchema, o.Layout)
+	if err != nil {
+		return nil, fmt.Errorf("assemble: the file's schema: %w", err)
+	}
+	rs := fileSchema
+	if o.ReaderSchema != "" {
+		if rs, err = schema.Parse(o.ReaderSchema); err != nil {
+			return nil, fmt.Errorf("assemble: reader schema: %w", err)
+		}
+	}
+	p, _, err := bindFilter(src, fileSchema, lay, rs, &o)
+	return p, err
+}
+
+// readerColumns maps each column of the reader schema's layout rlay to
+// the file column holding exactly its values, as the plan p (of the whole
+// reader schema) reads them, or -1: for a field read from its default, a
+// value promoted or mapped on reading (enum symbols that differ), a union
+// branch fed by several of the file's, and a branch the file has no
+// column for.
+func readerColumns(p *plan, rlay *layout.Layout) []int {
+	const unset = -3
+	m := make([]int, len(rlay.Columns))
+	for i := range m {
+		m[i] = unset
+	}
+	set := func(rc, wc int) {
+		switch {
+		case rc < 0:
+		case m[rc] == unset:
+			m[rc] = wc
+		case m[rc] != wc:
+			m[rc] = -1 // fed by two columns: neither's statistics are its own
+		}
+	}
+	var walk func(p *plan, rn *layout.Node, depth int)
+	walk = func(p *plan, rn *layout.Node, depth int) {
+		if p == nil || rn == nil || depth > maxSelectionDepth {
+			return
+		}
+		switch p.op {
+		case opSimple:
+			if sameValues(p.w.Schema, p.rs) && p.w.Type == rn.Type {
+				set(rn.Col, p.w.Col)
+			} else {
+				set(rn.Col, -1)
+			}
+		case opEnum:
+			if slicesEqual(p.w.Schema.Symbols, p.rs.Symbols) {
+				set(rn.Col, p.w.Col)
+			} else {
+				set(rn.Col, -1)
+			}
+		case opRecord:
+			// The plan's fields are the reader record's, in order, less
+			// those a selection leaves out (none here): match by name,
+			// moving forward.
+			j := 0
+			for _, f := range p.fields {
+				for j < len(rn.Schema.Fields) && rn.Schema.Fields[j].Name != f.name {
+					j++
+				}
+				if j < len(rn.Fields) {
+					walk(f.p, rn.Fields[j], depth+1)
+				}
+			}
+		case opArray, opMap:
+			set(rn.Col, p.w.Col)
+			if p.op == opMap {
+				set(rn.KeyCol, p.w.KeyCol)
+			}
+			walk(p.items, rn.Items, depth+1)
+		case opWriterUnion:
+			for i, bp := range p.branches {
+				if bp == nil {
+					continue
+				}
+				if rn.Kind == schema.Union {
+					j := p.readerIdx[i]
+					if j < 0 || j >= len(rn.Branches) {
+						continue
+					}
+					set(rn.BranchCols[j], p.w.BranchCols[i])
+					walk(bp, rn.Branches[j], depth+1)
+				} else {
+					walk(bp, rn, depth+1)
+				}
+			}
+		case opReaderUnion:
+			if p.branch < len(rn.Branches) {
+				walk(p.items, rn.Branches[p.branch], depth+1)
+			}
+		}
+	}
+	walk(p, rlay.Root, 0)
+	for i := range m {
+		if m[i] == unset {
+			m[i] = -1
+		}
+	}
+	return m
+}
+
+// sameValues reports whether a simple value of writer schema ws read as
+// reader schema rs is the same stored value, so that the file's statistics
+// describe it: the same type, logical type and, for fixed, size.
+func sameValues(ws, rs *schema.Schema) bool {
+	return ws.Kind == rs.Kind && ws.Logical == rs.Logical && ws.Size == rs.Size &&
+		ws.Precision == rs.Precision && ws.Scale == rs.Scale
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Filter returns the compiled Options.Filter, or nil.

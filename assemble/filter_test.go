@@ -15,6 +15,7 @@ import (
 
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/internal/predrand"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
@@ -380,4 +381,125 @@ func sameJSONText(a, b string) bool {
 		return a == b
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// The property with reader schemas: over random files and random
+// evolutions of their schemas (fields added with defaults, renamed with
+// aliases, promoted, dropped, unions and enums changed: the mutator of
+// TestPropertyEvolution), a filter on the reader schema's fields, read
+// with Options.ReaderSchema, returns exactly the records that the model
+// resolver (resolveRecord) makes and a brute-force filter in Go keeps;
+// statistics never rule out a block that holds a match.
+func TestPropertyFilterReaderSchema(t *testing.T) {
+	nschemas, nrecs := propertyScale()
+	if !testing.Short() {
+		nschemas = LongRounds(nschemas/3, nschemas)
+	}
+	applied := map[string]int{}
+	var tally filterTally
+	var onAdded, onRenamed int
+	for i := range nschemas {
+		seed := uint64(9000 + i)
+		r := rand.New(rand.NewPCG(seed, 4))
+		f := newFixture(t, i, seed, r, 4*nrecs)
+		opts := &shred.Options{WriterOptions: format.WriterOptions{
+			Codec:     []string{"null", "deflate", "snappy"}[r.IntN(3)],
+			BlockSize: []int{1, 16, 64, 256}[r.IntN(4)],
+		}}
+		if r.IntN(4) == 0 {
+			opts.StatsMaxLen = 1
+		}
+		file := shredFast(t, f, opts)
+		rd := openBytes(t, file)
+	readers:
+		for range 3 {
+			mu := &mutator{r: r, writer: f.schema, applied: applied}
+			readerText := mu.evolve(f.text, 1+r.IntN(4))
+			rs, err := schema.Parse(readerText)
+			if err != nil {
+				t.Fatal(err)
+			}
+			codec, err := goavro.NewCodec(readerText)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]any, len(f.recs))
+			for j, rec := range f.recs {
+				want[j] = resolveRecord(f.schema, rs, rec)
+				switch want[j].(type) {
+				case unmodelled, unreadable, notUTF8:
+					continue readers // records the reader cannot read: TestPropertyEvolution's part
+				}
+			}
+			rlay, err := layout.New(rs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := predrand.New(rand.New(rand.NewPCG(seed, uint64(len(applied)))), rs, want)
+			g.Check = func(e string) error {
+				_, err := predicate.Compile(e, rs, rlay)
+				return err
+			}
+			if len(g.Paths()) == 0 {
+				continue
+			}
+			for range 4 {
+				src := g.Expr(2)
+				p, err := predicate.Compile(src, rs, rlay)
+				if err != nil {
+					t.Fatalf("%s: %v", src, err)
+				}
+				var keep []int
+				for j, v := range want {
+					ok, err := p.Match(v)
+					if err != nil {
+						t.Fatalf("%s: record %d: %v", src, j, err)
+					}
+					if ok {
+						keep = append(keep, j)
+					}
+				}
+				fr, err := NewAvroReader(rd, &Options{ReaderSchema: readerText, Filter: src})
+				if err != nil {
+					t.Fatalf("%s: %v\nwriter: %s\nreader: %s", src, err, f.text, readerText)
+				}
+				k := 0
+				for got, err := range fr.All() {
+					if err != nil {
+						t.Fatalf("%s: %v", src, err)
+					}
+					if k >= len(keep) {
+						t.Fatalf("%s: more records than the %d brute force keeps\nwriter: %s\nreader: %s", src, len(keep), f.text, readerText)
+					}
+					if !avrorand.EqualNative(got, want[keep[k]]) {
+						t.Fatalf("%s: match %d is\n%s\nbrute force's is record %d\n%s\nwriter: %s\nreader: %s", src, k, show(codec, got), keep[k], show(codec, want[keep[k]]), f.text, readerText)
+					}
+					k++
+				}
+				if k != len(keep) {
+					t.Fatalf("%s: %d records, brute force keeps %d\nwriter: %s\nreader: %s", src, k, len(keep), f.text, readerText)
+				}
+				rep := fr.Report()
+				for _, c := range rep.Columns {
+					tally.skipped += c.BlocksSkipped
+				}
+				if rep.RowsScanned < int64(len(want)) {
+					tally.pruned++
+				}
+				tally.exprs++
+				tally.matched += len(keep)
+				tally.dropped += len(want) - len(keep)
+				if strings.Contains(src, "added_") {
+					onAdded++
+				}
+				if strings.Contains(src, "ren_") {
+					onRenamed++
+				}
+			}
+		}
+	}
+	t.Logf("%+v; on added fields %d, on renamed %d; evolutions %v", tally, onAdded, onRenamed, applied)
+	if tally.matched == 0 || tally.dropped == 0 || tally.skipped == 0 || tally.pruned == 0 || onAdded == 0 || onRenamed == 0 || applied["promote"] == 0 {
+		t.Fatalf("the filters never kept, dropped or skipped, or never named an added or renamed field: %+v, %d, %d, %v", tally, onAdded, onRenamed, applied)
+	}
 }

@@ -122,7 +122,7 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 	mp := conv.Mapping()
 	text := mp.Schema.String()
 	// A selection leaves unknown fields out unless it names their field.
-	ar, err := NewAvroReader(rd, &Options{ReaderSchema: text, Fields: o.Fields, MatchField: protoschema.MatchFieldNumber, Filter: o.Filter, MaxRecordBytes: o.MaxRecordBytes})
+	ar, err := NewAvroReader(rd, &Options{ReaderSchema: text, Fields: o.Fields, MatchField: protoschema.MatchFieldNumber, Filter: o.Filter, MaxRecordBytes: o.MaxRecordBytes, internalSchema: true})
 	if err != nil {
 		return nil, err
 	}

@@ -83,6 +83,7 @@ func NewStructReader[T any](rd *format.Reader, opts *Options) (*StructReader[T],
 		return nil, err
 	}
 	o.ReaderSchema = projected.String()
+	o.internalSchema = true
 	ar, err := NewAvroReader(rd, &o)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/schema"
@@ -378,6 +379,52 @@ type inference struct {
 	// ISO 8601 dates, times and timestamps; the fine ones need
 	// microseconds rather than milliseconds.
 	date, time, timestamp, fineTime, fineTimestamp bool
+	// decimal: every double so far was a plain decimal as a decimal
+	// field writes it back (decimalText), with scale digits after the
+	// point and at most precision digits in all; notDecimal: one was not,
+	// or had another scale.
+	decimal, notDecimal bool
+	scale, precision    int
+}
+
+// maxInferredPrecision is the most digits Infer gives a decimal column:
+// Avro decimals beyond it (Java's BigDecimal aside) are rare in the
+// tools that read them, and a double holds no more than 17 anyway.
+const maxInferredPrecision = 38
+
+// decimalText reports whether s is a decimal number as a decimal field
+// writes it back (appendDecimal): an optional minus sign, digits without
+// leading zeros (or a lone 0), a point and at least one digit, and not a
+// negative zero; it returns the digits after the point and the digits of
+// the unscaled value (the precision it needs).
+func decimalText(s string) (scale, precision int, ok bool) {
+	neg := s != "" && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	dot := strings.IndexByte(s, '.')
+	if dot <= 0 || dot == len(s)-1 || dot > 1 && s[0] == '0' {
+		return 0, 0, false
+	}
+	zero := true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case i == dot:
+		case c < '0' || c > '9':
+			return 0, 0, false
+		case c != '0':
+			zero = false
+		}
+	}
+	if neg && zero {
+		return 0, 0, false // -0.00 comes back as 0.00
+	}
+	scale = len(s) - dot - 1
+	precision = scale
+	if s[:dot] != "0" {
+		precision += dot
+	}
+	return scale, max(precision, 1), true
 }
 
 func (in *inference) add(s string) {
@@ -432,6 +479,11 @@ func (in *inference) add(s string) {
 	}
 	if _, err := parseFloat(s, 64); err == nil {
 		in.double = true
+		if sc, pr, ok := decimalText(s); ok && (!in.decimal || sc == in.scale) {
+			in.decimal, in.scale, in.precision = true, sc, max(in.precision, pr)
+		} else {
+			in.notDecimal = true
+		}
 		return
 	}
 	in.other = true
@@ -476,6 +528,8 @@ func (in *inference) field(name string) Field {
 		f.Type = TimestampMillis
 	case in.boolean:
 		f.Type = Boolean
+	case in.decimal && !in.notDecimal && !in.int32 && !in.int64 && in.precision <= maxInferredPrecision:
+		f.Type, f.Precision, f.Scale = Decimal, in.precision, in.scale
 	case in.double && !in.bigInt:
 		f.Type = Double
 	case in.double:
@@ -491,9 +545,13 @@ func (in *inference) field(name string) Field {
 // Infer reads the whole CSV in r and returns the type of every column, and
 // the number of rows. A column is int if every non-empty cell is an
 // integer in 32 bits, written as Go and Java write it (no plus sign, no
-// leading zeros); long if they all are integers in 64 bits; double if they
-// are all decimal numbers (or NaN, Infinity, -Infinity) and any integers
-// among them are within 2^53; boolean if they are all true or false; date
+// leading zeros); long if they all are integers in 64 bits; decimal
+// (bytes, precision p, scale s) if they are all plain decimal numbers with
+// the same s ≥ 1 digits after the point, written as a decimal is written
+// back (-?(0|[1-9][0-9]*)\.[0-9]{s}, no -0.00), p being the most digits
+// of their unscaled values, at most 38: so 4.10 stays 4.10; double if
+// they are all decimal numbers (or NaN, Infinity, -Infinity) and any
+// integers among them are within 2^53; boolean if they are all true or false; date
 // if they are all dates as 2006-01-02; time-millis (time-micros when a
 // fraction needs microseconds) if they are all times as 15:04:05[.fff];
 // timestamp-millis (or -micros) if they are all RFC 3339 timestamps, with
@@ -537,14 +595,15 @@ func Infer(r io.Reader, comma rune, opts *ReaderOptions) ([]Field, int64, error)
 }
 
 // ForCLMN adapts inferred fields to what CLMN holds, which has neither
-// nulls nor booleans nor dates, times or timestamps: such a field becomes
+// nulls nor booleans nor decimals nor dates, times or timestamps: such a
+// field becomes
 // a string field,
 // so that its cells come back as they were (an empty cell as the empty
 // string).
 func ForCLMN(fields []Field) []Field {
 	out := append([]Field(nil), fields...)
 	for i := range out {
-		if out[i].Nullable || out[i].Type == Boolean || out[i].Type.temporal() {
+		if out[i].Nullable || out[i].Type == Boolean || out[i].Type == Decimal || out[i].Type.temporal() {
 			out[i].Type, out[i].Nullable = String, false
 		}
 	}

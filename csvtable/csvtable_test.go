@@ -125,9 +125,11 @@ func randomCSV(r *rand.Rand) [][]string {
 	table := [][]string{names[:ncols]}
 	kinds := make([]int, ncols)
 	empties := make([]bool, ncols)
+	scales := make([]int, ncols)
 	for j := range kinds {
-		kinds[j] = r.IntN(5)
+		kinds[j] = r.IntN(6)
 		empties[j] = r.IntN(2) == 0
+		scales[j] = 1 + r.IntN(4)
 	}
 	pieces := []string{"", ",", `"`, "\n", " ", "é", "日本語", "🙂", "a", "Z", "0", "-", "true", "1e5", "\t", ";"}
 	nrows := r.IntN(40)
@@ -146,6 +148,18 @@ func randomCSV(r *rand.Rand) [][]string {
 				row[j] = FormatDouble([]float64{math.MaxFloat64, -math.SmallestNonzeroFloat64, 0.1, 1e21, 1e-7, 123456.789, math.Inf(1), math.NaN(), r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))}[r.IntN(9)])
 			case 3:
 				row[j] = strconv.FormatBool(r.IntN(2) == 0)
+			case 5:
+				// A decimal of the column's scale, as digits: the
+				// unscaled value with a point put in.
+				u := r.Int64N([]int64{10, 1000, 1e9, 1e17}[r.IntN(4)])
+				digits := strconv.FormatInt(u, 10)
+				for len(digits) <= scales[j] {
+					digits = "0" + digits
+				}
+				row[j] = digits[:len(digits)-scales[j]] + "." + digits[len(digits)-scales[j]:]
+				if u != 0 && r.IntN(2) == 0 {
+					row[j] = "-" + row[j]
+				}
 			default:
 				var b strings.Builder
 				for n := r.IntN(6); n > 0; n-- {
@@ -165,7 +179,7 @@ func TestRoundTripProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	seen := map[string]bool{}
 	defer func() {
-		for _, k := range []string{"int", "long", "double", "boolean", "string", "int?", "double?", "boolean?", "string?", "clmn INT32", "clmn INT64", "clmn FLOAT64"} {
+		for _, k := range []string{"int", "long", "double", "decimal", "boolean", "string", "int?", "double?", "decimal?", "boolean?", "string?", "clmn INT32", "clmn INT64", "clmn FLOAT64"} {
 			if !seen[k] && !t.Failed() {
 				t.Errorf("no column inferred as %s: the generator misses a case", k)
 			}
@@ -245,6 +259,27 @@ func TestInfer(t *testing.T) {
 	}
 	if !reflect.DeepEqual(fields, want) {
 		t.Fatalf("got  %+v\nwant %+v", fields, want)
+	}
+	// Decimals: a column of plain decimals with one scale is a decimal of
+	// that scale and of the most digits any has; other numbers are
+	// doubles.
+	for text, want := range map[string]Field{
+		"a\n4.10\n6.06\n":                        {Name: "a", Type: Decimal, Precision: 3, Scale: 2},
+		"a,b\n0.5,1\n-0.5,1\n,1\n":               {Name: "a", Type: Decimal, Precision: 1, Scale: 1, Nullable: true},
+		"a\n-123456.789\n0.000\n":                {Name: "a", Type: Decimal, Precision: 9, Scale: 3},
+		"a\n1.5\n2.25\n":                         {Name: "a", Type: Double},
+		"a\n1.50\n2\n":                           {Name: "a", Type: Double},
+		"a\n-0.00\n1.00\n":                       {Name: "a", Type: Double},
+		"a\n01.5\n":                              {Name: "a", Type: Double},
+		"a\n1.5\n1e5\n":                          {Name: "a", Type: Double},
+		"a\n1.5\nNaN\n":                          {Name: "a", Type: Double},
+		"a\n" + strings.Repeat("9", 38) + ".5\n": {Name: "a", Type: Double},
+		"a\n" + strings.Repeat("9", 37) + ".5\n": {Name: "a", Type: Decimal, Precision: 38, Scale: 1},
+	} {
+		fields, _, err := Infer(strings.NewReader(text), ',', nil)
+		if err != nil || !reflect.DeepEqual(fields[0], want) {
+			t.Errorf("%q: %+v %v, want %+v", text, fields, err, want)
+		}
 	}
 	// Unlike the reference implementation, which looks at the first row
 	// only, a later cell changes the type.

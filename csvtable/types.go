@@ -5,8 +5,8 @@
 // per row, every record with as many cells as the header unless
 // ReaderOptions.Ragged pads or drops the others. Column types are given
 // (an Avro record schema of flat fields) or inferred over every row by
-// Infer: int, long, double, boolean, date, time, timestamp or string,
-// nullable when a cell is empty. Dates, times and timestamps are written
+// Infer: int, long, decimal, double, boolean, date, time, timestamp or
+// string, nullable when a cell is empty. Dates, times and timestamps are written
 // as ISO 8601; decimals (from a schema) with exact digits.
 //
 // A Trevni file holds the table as Avro records of one flat record schema,
@@ -130,7 +130,7 @@ func parseTimeOfDay(s string) (int64, error) {
 // Type is the type of a flat field.
 type Type uint8
 
-// The field types. Infer gives Int, Long, Double, Boolean, Date,
+// The field types. Infer gives Int, Long, Decimal, Double, Boolean, Date,
 // TimeMillis, TimeMicros, TimestampMillis, TimestampMicros and String;
 // Float and Enum come from Avro schemas. The temporal types are Avro's
 // logical types of those names (date and time-millis on int, the others

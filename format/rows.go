@@ -1,6 +1,7 @@
 package format
 
 import (
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -52,13 +53,14 @@ type RowReader struct {
 	roots     []int           // the top-level columns read
 	kids      [][]int         // by column: its children that are read
 	trees     [][]int         // by top-level column: it and the columns nested in it that are read
-	keys      [][]byte        // by column: its name as a JSON key, with the ": " after it
+	keys      [][]byte        // by column: its name as a JSON key, with the ':' after it
 	MaxElems  int             // elements per row; 0 means DefaultMaxRowElements
 	MaxBytes  int64           // bytes per row assembled; 0 means DefaultMaxRowBytes
 	rowElems  int
 	rowBytes  int64 // Read: the estimated size of the row so far
 	jsonStart int   // ReadJSON: where the row begins in dst
 	rowNumber int64
+	plain     bool // RowsOptions.Plain
 }
 
 // RowsOptions selects what a RowReader reads.
@@ -70,6 +72,11 @@ type RowsOptions struct {
 	// elements, and nothing of the columns not selected, whose blocks are
 	// never read. A column does not bring its children: list them too.
 	Columns []int
+	// Plain makes ReadJSON write values as plain JSON does (tojson
+	// --plain, package assemble): bytes in standard base64 instead of
+	// hex, floats as encoding/json writes them (10000000000, 1e-7)
+	// instead of as Java does (1.0E10, 1.0E-7).
+	Plain bool
 }
 
 // Rows returns a reader of every row of the file.
@@ -96,6 +103,7 @@ func (rd *Reader) RowsOf(opts *RowsOptions) (*RowReader, error) {
 		}
 	}
 	rr := &RowReader{rd: rd, cols: make([]*ColumnReader, n), kids: make([][]int, n), trees: make([][]int, n), keys: make([][]byte, n)}
+	rr.plain = opts != nil && opts.Plain
 	for i := range rd.cols {
 		if !want[i] {
 			continue
@@ -127,7 +135,7 @@ func (rd *Reader) RowsOf(opts *RowsOptions) (*RowReader, error) {
 	keys := make([]byte, 0, size)
 	for _, i := range rr.used {
 		start := len(keys)
-		keys = append(jsontext.AppendStringUTF8(keys, rd.cols[i].Name), ": "...)
+		keys = append(jsontext.AppendStringUTF8(keys, rd.cols[i].Name), ':')
 		rr.keys[i] = keys[start:len(keys):len(keys)]
 	}
 	return rr, nil
@@ -371,7 +379,10 @@ func (rr *RowReader) value(c *ColumnReader) (any, error) {
 // non-finite ones as the strings "NaN", "Infinity" and "-Infinity";
 // strings are escaped as Java's Jackson does when writing characters,
 // which leaves the characters beyond the Basic Multilingual Plane as they
-// are. The text is byte for byte that of the interop dump.jsonl files.
+// are. No space follows a comma or a colon, as in Java's trevni_tojson
+// (Jackson's MinimalPrettyPrinter) and in tojson's output; the text is
+// that of the interop dump.jsonl files with the spaces after their
+// separators taken out (json.Compact of their lines).
 func (r Row) AppendJSON(dst []byte) []byte {
 	return appendFields(dst, nil, r)
 }
@@ -379,15 +390,15 @@ func (r Row) AppendJSON(dst []byte) []byte {
 func appendFields(dst []byte, own any, fields []Field) []byte {
 	dst = append(dst, '{')
 	if own != nil {
-		dst = append(dst, `"value$": `...)
+		dst = append(dst, `"value$":`...)
 		dst = appendJSONValue(dst, own)
 	}
 	for i, f := range fields {
 		if i > 0 || own != nil {
-			dst = append(dst, ", "...)
+			dst = append(dst, ',')
 		}
 		dst = jsontext.AppendStringUTF8(dst, f.Name)
-		dst = append(dst, ": "...)
+		dst = append(dst, ':')
 		dst = appendJSONValue(dst, f.Value)
 	}
 	return append(dst, '}')
@@ -417,7 +428,7 @@ func appendJSONValue(dst []byte, v any) []byte {
 		dst = append(dst, '[')
 		for i, e := range v {
 			if i > 0 {
-				dst = append(dst, ", "...)
+				dst = append(dst, ',')
 			}
 			dst = appendJSONValue(dst, e)
 		}
@@ -426,7 +437,7 @@ func appendJSONValue(dst []byte, v any) []byte {
 		dst = append(dst, '[')
 		for i, e := range v {
 			if i > 0 {
-				dst = append(dst, ", "...)
+				dst = append(dst, ',')
 			}
 			dst = appendFields(dst, e.Value, e.Fields)
 		}
@@ -450,7 +461,7 @@ func (rr *RowReader) ReadJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, '{')
 	for k, i := range rr.roots {
 		if k > 0 {
-			dst = append(dst, ", "...)
+			dst = append(dst, ',')
 		}
 		var err error
 		if dst, err = rr.appendEntry(dst, i); err != nil {
@@ -481,7 +492,7 @@ func (rr *RowReader) appendEntry(dst []byte, i int) ([]byte, error) {
 	dst = append(dst, '[')
 	for k := 0; k < n; k++ {
 		if k > 0 {
-			dst = append(dst, ", "...)
+			dst = append(dst, ',')
 		}
 		if err := rr.checkSize(c, int64(len(dst)-rr.jsonStart)); err != nil {
 			return dst, err
@@ -498,14 +509,14 @@ func (rr *RowReader) appendEntry(dst []byte, i int) ([]byte, error) {
 				return dst, err
 			}
 		} else {
-			dst = append(dst, `"value$": `...)
+			dst = append(dst, `"value$":`...)
 			if dst, err = rr.appendValue(dst, c); err != nil {
 				return dst, err
 			}
 		}
 		for j, kid := range kids {
 			if j > 0 || c.typ != Null {
-				dst = append(dst, ", "...)
+				dst = append(dst, ',')
 			}
 			if dst, err = rr.appendEntry(dst, kid); err != nil {
 				return dst, err
@@ -538,9 +549,15 @@ func (rr *RowReader) appendValue(dst []byte, c *ColumnReader) ([]byte, error) {
 		return strconv.AppendInt(dst, v, 10), err
 	case Float:
 		v, err := c.ReadFloat()
+		if rr.plain {
+			return jsontext.AppendPlainFloat(dst, float64(v), 32), err
+		}
 		return jsontext.AppendFloat(dst, float64(v), 32), err
 	case Double:
 		v, err := c.ReadDouble()
+		if rr.plain {
+			return jsontext.AppendPlainFloat(dst, v, 64), err
+		}
 		return jsontext.AppendFloat(dst, v, 64), err
 	case String:
 		v, err := c.ReadBytes()
@@ -557,7 +574,11 @@ func (rr *RowReader) appendValue(dst []byte, c *ColumnReader) ([]byte, error) {
 			return dst, err
 		}
 		dst = append(dst, '"')
-		dst = hex.AppendEncode(dst, v)
+		if rr.plain {
+			dst = base64.StdEncoding.AppendEncode(dst, v)
+		} else {
+			dst = hex.AppendEncode(dst, v)
+		}
 		return append(dst, '"'), nil
 	}
 	v, err := c.Value()

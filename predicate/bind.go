@@ -46,14 +46,45 @@ func Compile(src string, s *schema.Schema, l *layout.Layout) (*Predicate, error)
 	return e.Bind(s, l)
 }
 
+// BindOptions tunes BindWith and CompileWith. A nil *BindOptions binds to
+// the file's own schema, as Bind does.
+type BindOptions struct {
+	// FileColumn, if set, says which file column holds the values of
+	// column col of the layout bound to, for a schema other than the
+	// file's (a reader schema): the file column, or -1 where none holds
+	// exactly those values (a field read from its default, a value
+	// promoted or otherwise converted on reading, a union branch fed by
+	// several). Columns and the statistics MayMatch asks for are then the
+	// file's; a column mapped to -1 has no statistics (every value is
+	// possible there).
+	FileColumn func(col int) int
+}
+
 // Bind resolves the expression's field paths against schema s and its
 // layout l, and checks and converts its literals to the types of the fields
 // they are compared with. A path or literal that does not fit is an *Error
 // pointing at it.
 func (e *Expr) Bind(s *schema.Schema, l *layout.Layout) (*Predicate, error) {
+	return e.BindWith(s, l, nil)
+}
+
+// CompileWith is Compile with options.
+func CompileWith(src string, s *schema.Schema, l *layout.Layout, opts *BindOptions) (*Predicate, error) {
+	e, err := Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	return e.BindWith(s, l, opts)
+}
+
+// BindWith is Bind with options.
+func (e *Expr) BindWith(s *schema.Schema, l *layout.Layout, opts *BindOptions) (*Predicate, error) {
 	b := &binder{src: e.src, colSet: map[int]bool{}, pathSet: map[string]bool{}}
 	if l == nil || l.Root == nil || s == nil {
 		return nil, &Error{Expr: e.src, Msg: "no schema to bind to"}
+	}
+	if opts != nil {
+		b.fileCol = opts.FileColumn
 	}
 	b.schema, b.layout = s, l
 	root, err := b.bind(e.root)
@@ -83,7 +114,8 @@ type binder struct {
 	colSet  map[int]bool
 	paths   []string
 	pathSet map[string]bool
-	keys    map[int]string // the map lookups of the path being resolved
+	keys    map[int][]string  // the map lookups of the path being resolved
+	fileCol func(col int) int // BindOptions.FileColumn, or nil
 }
 
 func (b *binder) errAt(at int, format string, args ...any) *Error {
@@ -153,12 +185,12 @@ func (b *binder) bind(e expr) (node, error) {
 			switch e.op {
 			case IsNaN:
 				if (lf.schema.Kind != schema.Float && lf.schema.Kind != schema.Double) || lf.decimal {
-					return nil, b.errAt(e.path.at, "%s is a %s: IS NAN applies to float and double fields", e.path, describe(lf.schema))
+					return nil, b.errAt(e.path.at, "%s is %s: IS NAN applies to float and double fields", e.path, article(describe(lf.schema)))
 				}
 			case StartsWith, Like:
 				k := lf.schema.Kind
 				if k != schema.String && k != schema.Bytes && k != schema.Fixed || lf.decimal {
-					return nil, b.errAt(e.path.at, "%s is a %s: %s applies to string, bytes and fixed fields", e.path, describe(lf.schema), e.op)
+					return nil, b.errAt(e.path.at, "%s is %s: %s applies to string, bytes and fixed fields", e.path, article(describe(lf.schema)), e.op)
 				}
 			}
 			for _, lit := range e.lits {
@@ -206,8 +238,30 @@ type leaf struct {
 
 type recordEnd struct {
 	// presence is the union branch column whose non-empty lengths count
-	// the rows where the record is present, or -1 if it always is.
+	// the rows where the record is present, presenceAlways if it always
+	// is, or presenceUnknown when no file column says (BindOptions).
 	presence int
+}
+
+const (
+	presenceAlways  = -1
+	presenceUnknown = -2
+)
+
+// kindName names a schema's type for a message: "record In", "long".
+func kindName(s *schema.Schema) string {
+	if s.Kind.IsNamed() {
+		return s.Kind.String() + " " + s.FullName()
+	}
+	return s.FullName()
+}
+
+// article returns name after "a" or "an", as its first letter wants.
+func article(name string) string {
+	if name != "" && strings.ContainsRune("aeiouAEIOU", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }
 
 // walker tells Eval how to walk a goavro native value to the path's values.
@@ -253,8 +307,22 @@ func (b *binder) target(fp fieldPath) (*target, error) {
 		return nil, b.errAt(fp.ats[nf.seg], "%s: %s", path, nf.msg)
 	}
 	t.walk = w
+	if b.fileCol != nil {
+		for k := range t.leaves {
+			t.leaves[k].col = b.fileCol(t.leaves[k].col)
+		}
+		for k, r := range t.records {
+			if r.presence >= 0 {
+				if t.records[k].presence = b.fileCol(r.presence); t.records[k].presence < 0 {
+					t.records[k].presence = presenceUnknown
+				}
+			}
+		}
+	}
 	for _, lf := range t.leaves {
-		b.colSet[lf.col] = true
+		if lf.col >= 0 {
+			b.colSet[lf.col] = true
+		}
 	}
 	return t, nil
 }
@@ -265,9 +333,13 @@ func (b *binder) target(fp fieldPath) (*target, error) {
 //
 // key, when not nil, is a map key written after segs[i-1]: the next node
 // must be a map (through unions), and the walk takes that key's value.
-func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []string, i int, single bool, branchCol int, key *string) (*walker, *notFound) {
-	if key != nil && s.Kind != schema.Union && s.Kind != schema.Map {
-		return nil, &notFound{seg: i - 1, msg: fmt.Sprintf("%s is a %s, not a map: [%q] applies to maps", segs[i-1], s.FullName(), *key)}
+//
+// keys, when not empty, are map keys written after segs[i-1]: the next
+// node must be a map (through unions and arrays), and the walk takes the
+// value of keys[0], then looks up the rest in that value.
+func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []string, i int, single bool, branchCol int, keys []string) (*walker, *notFound) {
+	if len(keys) > 0 && s.Kind != schema.Union && s.Kind != schema.Map && s.Kind != schema.Array {
+		return nil, &notFound{seg: i - 1, msg: fmt.Sprintf("%s is %s, not a map: [%q] applies to maps", segs[i-1], article(kindName(s)), keys[0])}
 	}
 	switch s.Kind {
 	case schema.Union:
@@ -278,7 +350,7 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 			if br.Kind == schema.Null || n.Branches[k] == nil {
 				continue
 			}
-			bw, nf := b.resolve(t, br, n.Branches[k], segs, i, single, n.BranchCols[k], key)
+			bw, nf := b.resolve(t, br, n.Branches[k], segs, i, single, n.BranchCols[k], keys)
 			if nf != nil {
 				if first == nil || nf.seg > first.seg {
 					first = nf
@@ -298,24 +370,33 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 		}
 		return w, nil
 	case schema.Array:
-		next, nf := b.resolve(t, s.Items, n.Items, segs, i, false, branchCol, nil)
+		// A key after an array looks it up in each element's map.
+		next, nf := b.resolve(t, s.Items, n.Items, segs, i, false, branchCol, keys)
 		if nf != nil {
 			return nil, nf
 		}
 		return &walker{kind: walkArray, next: next}, nil
 	case schema.Map:
-		next, nf := b.resolve(t, s.Values, n.Items, segs, i, false, branchCol, nil)
+		var rest []string
+		if len(keys) > 0 {
+			rest = keys[1:]
+		}
+		next, nf := b.resolve(t, s.Values, n.Items, segs, i, false, branchCol, rest)
 		if nf != nil {
 			return nil, nf
 		}
-		if key != nil {
-			return &walker{kind: walkMapKey, key: *key, next: next}, nil
+		if len(keys) > 0 {
+			return &walker{kind: walkMapKey, key: keys[0], next: next}, nil
 		}
 		return &walker{kind: walkMap, next: next}, nil
 	case schema.Record:
 		if i == len(segs) {
 			t.single = t.single && single
-			t.records = append(t.records, recordEnd{presence: branchCol})
+			presence := branchCol
+			if presence < 0 {
+				presence = presenceAlways
+			}
+			t.records = append(t.records, recordEnd{presence: presence})
 			return &walker{kind: walkRecord}, nil
 		}
 		k := -1
@@ -333,11 +414,7 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 			return nil, &notFound{seg: i, msg: msg}
 		}
 		before := len(t.leaves)
-		var fieldKey *string
-		if mk, ok := b.keys[i]; ok {
-			fieldKey = &mk
-		}
-		next, nf := b.resolve(t, s.Fields[k].Type, n.Fields[k], segs, i+1, single, branchCol, fieldKey)
+		next, nf := b.resolve(t, s.Fields[k].Type, n.Fields[k], segs, i+1, single, branchCol, b.keys[i])
 		if nf != nil {
 			return nil, nf
 		}
@@ -392,7 +469,7 @@ const (
 // simple schema s, or says why it cannot.
 func convert(l literal, s *schema.Schema) (scalar, error) {
 	want := func(what string) error {
-		return fmt.Errorf("a %s field needs %s", describe(s), what)
+		return fmt.Errorf("%s field needs %s", article(describe(s)), what)
 	}
 	switch s.Kind {
 	case schema.Boolean:
@@ -457,7 +534,7 @@ func convert(l literal, s *schema.Schema) (scalar, error) {
 		}
 		return scalar{}, want("a 'string' of byte characters or X'hex'")
 	}
-	return scalar{}, fmt.Errorf("cannot compare a %s", describe(s))
+	return scalar{}, fmt.Errorf("cannot compare %s", article(describe(s)))
 }
 
 func describe(s *schema.Schema) string {

@@ -14,7 +14,7 @@
 //	           | path "STARTS" "WITH" literal
 //	           | path ["NOT"] "LIKE" literal
 //	op         = "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
-//	path       = name [ "[" "'" key "'" "]" ] { "." name [ "[" "'" key "'" "]" ] }
+//	path       = name { "[" "'" key "'" "]" } { "." name { "[" "'" key "'" "]" } }
 //	name       = [A-Za-z_][A-Za-z0-9_]*  |  '"' text '"'  |  '`' text '`'
 //	literal    = "'" text "'" | number | "TRUE" | "FALSE" | "NaN"
 //	           | ["-" | "+"] "Infinity" | "X'" hex digits "'"
@@ -31,7 +31,11 @@
 // follows every branch that has the field. A path may also end at a record,
 // for IS NULL and IS NOT NULL only. A name followed by ['key'] takes that
 // key's value of the map the field holds (through a union): a missing key
-// is NULL, so attrs['k'] = 'v' is UNKNOWN where attrs has no key k.
+// is NULL, so attrs['k'] = 'v' is UNKNOWN where attrs has no key k. Keys
+// follow one another into maps of maps (m['a']['b'], NULL where either is
+// missing), a path goes on after a key into the value's record
+// (m['k'].x), and a key after a field holding an array of maps looks it
+// up in each element (any element, as for other paths into arrays).
 //
 // Literals are converted to the type of the field they are compared with,
 // or the expression is an error:
@@ -103,6 +107,11 @@
 // before the first wildcard, skip a block whose bounds cannot hold a value
 // with that prefix; null counts come
 // into play only when the statistics cover exactly the rows asked about.
+// A map lookup is judged by the statistics of the map's values (all keys'),
+// which bound the value of any one key.
+//
 // Ranges applies MayMatch to a whole file's blocks and returns the runs of
-// rows a reader must read.
+// rows a reader must read. Bound to a reader schema (BindWith with
+// BindOptions.FileColumn), a field the reader schema adds, or whose values
+// are converted on reading, has no statistics: every block may match.
 package predicate

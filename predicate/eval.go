@@ -453,6 +453,9 @@ type pruneEnv struct {
 // block returns column col's statistics and whether they cover exactly the
 // rows being tested.
 func (e *pruneEnv) block(col int) (*stats.Block, bool, bool) {
+	if col < 0 {
+		return nil, false, false // no file column holds the values
+	}
 	b, first, ok := e.get(col)
 	if !ok || b == nil {
 		return nil, false, false
@@ -499,7 +502,7 @@ func (t *target) presentRows(e *pruneEnv) (int64, bool) {
 		n += b.Values
 	}
 	for _, r := range t.records {
-		if r.presence < 0 {
+		if r.presence == presenceAlways {
 			n += e.rows
 			continue
 		}
@@ -521,7 +524,7 @@ func (t *target) mayBePresent(e *pruneEnv) bool {
 		}
 	}
 	for _, r := range t.records {
-		if r.presence < 0 {
+		if r.presence == presenceAlways {
 			return true
 		}
 		if b, ok, _ := e.block(r.presence); !ok || b.NonEmpty > 0 {

@@ -91,11 +91,16 @@ type fieldPath struct {
 	at   int
 	segs []string
 	ats  []int // offset of each segment
-	// keys holds the map lookups: keys[i] is the key written after
-	// segs[i] (name['key']), which selects that key's value of the map the
-	// field holds.
-	keys map[int]string
+	// keys holds the map lookups: keys[i] are the keys written after
+	// segs[i] (name['a']['b']), in order: the first selects that key's
+	// value of the map the field holds, the next a key of that value (a
+	// map of maps), and so on.
+	keys map[int][]string
 }
+
+// maxKeys bounds the map lookups written after one field name, so that a
+// path's depth stays within what binding walks.
+const maxKeys = 64
 
 func (p fieldPath) String() string { return strings.Join(p.segs, ".") }
 
@@ -574,7 +579,7 @@ func (p *parser) path() (fieldPath, error) {
 		if err := p.next(); err != nil {
 			return fp, err
 		}
-		if p.tok.kind == tLBracket {
+		for p.tok.kind == tLBracket {
 			if err := p.next(); err != nil {
 				return fp, err
 			}
@@ -582,9 +587,12 @@ func (p *parser) path() (fieldPath, error) {
 				return fp, p.errAt(p.tok.at, "expected a 'key' in [ ], found "+p.describe())
 			}
 			if fp.keys == nil {
-				fp.keys = map[int]string{}
+				fp.keys = map[int][]string{}
 			}
-			fp.keys[len(fp.segs)-1] = p.tok.text
+			if len(fp.keys[len(fp.segs)-1]) == maxKeys {
+				return fp, p.errAt(p.tok.at, fmt.Sprintf("more than %d map lookups after one field name", maxKeys))
+			}
+			fp.keys[len(fp.segs)-1] = append(fp.keys[len(fp.segs)-1], p.tok.text)
 			if err := p.next(); err != nil {
 				return fp, err
 			}

@@ -288,18 +288,10 @@ func (fn *readFn) CreateTracker(rest offsetrange.Restriction) *sdf.LockRTracker 
 // need.
 func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path string, emit func([]byte)) error {
 	rest := rt.GetRestriction().(offsetrange.Restriction)
+	// With a reader schema, the records of Fields are those of its
+	// projection, and the filter names any of its fields.
 	opts := &trevni.Options{ReaderSchema: fn.ReaderSchema}
-	ro := trevni.ReadOptions{Where: fn.Filter, Offset: rest.Start, Rows: rest.End - rest.Start}
-	if len(fn.Fields) > 0 && fn.ReaderSchema != "" && !fn.Proto {
-		// Records of the fields of a reader schema: its projection.
-		projected, err := trevni.ProjectSchema(fn.ReaderSchema, fn.Fields)
-		if err != nil {
-			return fmt.Errorf("trevniio: %s: %w", path, err)
-		}
-		opts.ReaderSchema = projected
-	} else {
-		ro.Fields = fn.Fields
-	}
+	ro := trevni.ReadOptions{Where: fn.Filter, Offset: rest.Start, Rows: rest.End - rest.Start, Fields: fn.Fields}
 	ds, err := trevni.Open(ctx, path, opts)
 	if err != nil {
 		return fmt.Errorf("trevniio: %w", err)

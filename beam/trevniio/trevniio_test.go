@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -530,4 +532,56 @@ func TestProjectSchemaErrors(t *testing.T) {
 			t.Errorf("ProjectSchema(%q) succeeded", paths)
 		}
 	}
+}
+
+// TestReadReaderSchemaFields reads with a reader schema that renames id
+// and adds a field, selecting the added field and the renamed one, with a
+// filter on the renamed one and on name, which is not selected: the records are those of the reader schema's
+// projection, encoded by goavro from the generated records.
+func TestReadReaderSchemaFields(t *testing.T) {
+	dir := t.TempDir()
+	recs := makeSet(t, dir, 700)
+	reader := `{"type":"record","name":"Row","fields":[
+	 {"name":"key","aliases":["id"],"type":"long"},
+	 {"name":"name","type":"string"},
+	 {"name":"channel","type":"string","default":"web"}]}`
+	projected, err := trevni.ProjectSchema(reader, []string{"channel", "key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := goavro.NewCodec(testSchema)
+	part, err := goavro.NewCodec(projected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][]byte
+	for _, b := range recs {
+		v, _, err := full.NativeFromBinary(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := v.(map[string]any)["id"].(int64)
+		if id%3 != 0 {
+			continue
+		}
+		pb, err := part.BinaryFromNative(nil, map[string]any{"key": id, "channel": "web"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, pb)
+	}
+	if len(want) == 0 || len(want) == len(recs) {
+		t.Fatalf("the filter keeps %d of %d records", len(want), len(recs))
+	}
+	var in []string
+	for i := range 700 {
+		if i%3 == 0 {
+			in = append(in, strconv.Itoa(i))
+		}
+	}
+	p, s := beam.NewPipelineWithRoot()
+	got := Read(s, filepath.Join(dir, "*.trv"), &ReadOptions{ReaderSchema: reader, Fields: []string{"channel", "key"},
+		Filter: "name >= '' AND channel = 'web' AND key IN (" + strings.Join(in, ", ") + ")", SplitRows: 150})
+	passert.EqualsList(s, beam.ParDo(s, hexOf, got), hexAll(want))
+	ptest.RunAndValidate(t, p)
 }

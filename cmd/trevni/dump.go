@@ -23,7 +23,9 @@ if it is not null-typed, under "value$"). Bytes are hex strings; floats are
 printed as Java prints them (1097.0, -0.0, 1.4E-45), non-finite ones as the
 strings "NaN", "Infinity" and "-Infinity"; strings are escaped as Java's
 Jackson does, with characters beyond the Basic Multilingual Plane left as
-UTF-8. The output is byte for byte that of the interop dump.jsonl files.
+UTF-8. No space follows a comma or a colon ({"id":1}), as in tojson's and
+Java's trevni_tojson's output. --plain writes bytes in base64 and floats
+as encoding/json does (10000000000, 1e-7), as tojson --plain and head do.
 
 --fields keeps only some columns, and only their bytes are read. Each
 comma-separated name is a full column name as dump prints it (to[],
@@ -56,6 +58,7 @@ Examples (the file names stand for your own):
 func dumpCommand(fs *flag.FlagSet) runFunc {
 	sf := addSelectFlags(fs)
 	limit := fs.Int64("limit", -1, "print at most `N` rows (with --where, the first N that match); -1 means all")
+	plain := fs.Bool("plain", false, "bytes in base64 and floats as encoding/json writes them, as tojson --plain (default: hex, and Java's float digits)")
 	impala := addImpalaBooleans(fs)
 	return func(e *env, ins []string, out *output) error {
 		ds, done, err := e.openDataset(ins, e.openOptions("", *impala))
@@ -65,7 +68,7 @@ func dumpCommand(fs *flag.FlagSet) runFunc {
 		defer done()
 		p := e.newProgress(ds.RowCount(), ds.Size())
 		defer p.done()
-		d := &dump{e: e, out: out, sf: sf, left: *limit, p: p}
+		d := &dump{e: e, out: out, sf: sf, left: *limit, p: p, plain: *plain}
 		for _, part := range ds.Parts() {
 			if d.left == 0 {
 				break
@@ -89,6 +92,7 @@ type dump struct {
 	out     io.Writer
 	sf      *selectFlags
 	left    int64 // rows still to print, or -1 for all
+	plain   bool  // --plain
 	before  int64 // rows of the parts before the current one
 	bytes   int64 // bytes read from the parts before the current one
 	p       *progress
@@ -129,7 +133,7 @@ func (d *dump) part(part *trevni.Part) error {
 		return fmt.Errorf("%s: a CLMN file: dump prints Trevni files' columns (tojson prints its rows)", part.Name())
 	}
 	in := f.Trevni()
-	dr, err := e.newDumper(in, part.Name(), d.sf)
+	dr, err := e.newDumper(in, part.Name(), d.sf, d.plain)
 	if err != nil {
 		return err
 	}
@@ -174,8 +178,8 @@ type dumper struct {
 }
 
 // newDumper sets up the reading of one file for dump's flags.
-func (e *env) newDumper(in *format.Reader, name string, sf *selectFlags) (*dumper, error) {
-	var opts format.RowsOptions
+func (e *env) newDumper(in *format.Reader, name string, sf *selectFlags, plain bool) (*dumper, error) {
+	opts := format.RowsOptions{Plain: plain}
 	if sf.fields != "" {
 		cols, err := e.dumpColumns(in, name, sf.fields)
 		if err != nil {

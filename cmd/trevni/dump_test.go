@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -36,7 +40,9 @@ func interopDumps(t testing.TB) map[string]string {
 
 // TestDumpInterop: dump prints every interop file as the vector's
 // dump.jsonl, byte for byte (Java's float digits, raw UTF-8 beyond the
-// Basic Multilingual Plane, the separators).
+// Basic Multilingual Plane), but for the spaces after its separators,
+// which dump leaves out as Java's trevni_tojson and tojson do (the
+// vector's lines through json.Compact).
 func TestDumpInterop(t *testing.T) {
 	for file, dump := range interopDumps(t) {
 		t.Run(strings.TrimPrefix(file, interopDir+"/"), func(t *testing.T) {
@@ -44,7 +50,7 @@ func TestDumpInterop(t *testing.T) {
 			if r.code != 0 || r.stderr != "" {
 				t.Fatalf("exit status %d, stderr %s", r.code, r.stderr)
 			}
-			want := readFileGunzip(t, dump)
+			want := compactLines(t, readFileGunzip(t, dump))
 			if r.stdout == want {
 				return
 			}
@@ -57,6 +63,23 @@ func TestDumpInterop(t *testing.T) {
 			t.Fatalf("dumped %d lines, the vector has %d", len(got), len(wantLines))
 		})
 	}
+}
+
+// compactLines returns the JSON lines of text with insignificant spaces
+// taken out (json.Compact), each line ended by a newline.
+func compactLines(t testing.TB, text string) string {
+	t.Helper()
+	var out bytes.Buffer
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		if err := json.Compact(&out, []byte(l)); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		out.WriteByte('\n')
+	}
+	return out.String()
 }
 
 // readFileGunzip returns the content of a file, gunzipped if its name
@@ -157,5 +180,91 @@ func TestDumpInterrupted(t *testing.T) {
 		if names := dirNames(t, dir); len(names) != 0 {
 			t.Errorf("after %d reads: files left: %q", after, names)
 		}
+	}
+}
+
+// TestDumpPlain: dump --plain prints what tojson --plain prints for a flat
+// file of every primitive type, and, for every interop file, the values of
+// the default dump with bytes in base64 instead of hex and floats in
+// shorter digits of the same value.
+func TestDumpPlain(t *testing.T) {
+	prim := filepath.Join(interopDir, "primitives", "primitives.deflate.crc32.trv")
+	d, j := runIn(t, nil, "dump", "--plain", prim), runIn(t, nil, "tojson", "--plain", prim)
+	if d.code != 0 || d.stdout != j.stdout || d.stdout == "" {
+		t.Fatalf("dump --plain:\n%s\ntojson --plain:\n%s", d.stdout, j.stdout)
+	}
+	var differ int
+	var same func(a, b any) bool
+	same = func(a, b any) bool {
+		switch a := a.(type) {
+		case map[string]any:
+			bm, ok := b.(map[string]any)
+			if !ok || len(a) != len(bm) {
+				return false
+			}
+			for k, v := range a {
+				if !same(v, bm[k]) {
+					return false
+				}
+			}
+			return true
+		case []any:
+			ba, ok := b.([]any)
+			if !ok || len(a) != len(ba) {
+				return false
+			}
+			for i := range a {
+				if !same(a[i], ba[i]) {
+					return false
+				}
+			}
+			return true
+		case json.Number:
+			bn, ok := b.(json.Number)
+			if !ok {
+				return false
+			}
+			if a != bn {
+				differ++
+			}
+			x, err1 := a.Float64()
+			y, err2 := bn.Float64()
+			// A float column's value: the shortest digits of the float32.
+			return err1 == nil && err2 == nil && (x == y || float32(x) == float32(y))
+		case string:
+			bs, ok := b.(string)
+			if !ok {
+				return false
+			}
+			if a == bs {
+				return true
+			}
+			differ++
+			h, err1 := hex.DecodeString(a)
+			b64, err2 := base64.StdEncoding.DecodeString(bs)
+			return err1 == nil && err2 == nil && bytes.Equal(h, b64)
+		}
+		return reflect.DeepEqual(a, b)
+	}
+	for file := range interopDumps(t) {
+		if strings.Contains(file, "medium") {
+			continue // large: the others cover its types
+		}
+		def, pl := runIn(t, nil, "dump", file), runIn(t, nil, "dump", "--plain", file)
+		if def.code != 0 || pl.code != 0 {
+			t.Fatalf("%s: %+v %+v", file, def, pl)
+		}
+		a, b := jsonLines(t, def.stdout), jsonLines(t, pl.stdout)
+		if len(a) != len(b) {
+			t.Fatalf("%s: %d rows, --plain %d", file, len(a), len(b))
+		}
+		for i := range a {
+			if !same(map[string]any(a[i]), map[string]any(b[i])) {
+				t.Fatalf("%s row %d:\n%v\n--plain:\n%v", file, i, a[i], b[i])
+			}
+		}
+	}
+	if differ == 0 {
+		t.Fatal("--plain changed nothing")
 	}
 }

@@ -21,8 +21,11 @@ ending in .clmn.
 
 Column types are inferred over all rows, not the first: int when every
 non-empty cell is a 32-bit integer written without a plus sign or leading
-zeros, long for 64 bits, double when they are all decimal numbers (or NaN,
-Infinity, -Infinity), boolean when they are all true or false, date when
+zeros, long for 64 bits, decimal (bytes, the cells' scale, the most
+digits any has, up to 38) when they are all plain decimals with the same
+number of digits after the point (4.10, -0.05: no plus sign or leading
+zeros), so that they come back as written, double when they are all
+decimal numbers otherwise (or NaN, Infinity, -Infinity), boolean when they are all true or false, date when
 they are all dates as 2004-03-05, time-millis (or time-micros) when they
 are times as 10:30:00[.fff], timestamp-millis (or -micros) when they are
 RFC 3339 timestamps (2004-03-05T10:30:00Z, or with an offset), and string
@@ -31,8 +34,8 @@ Inference reads the input twice (standard input is first copied to a
 temporary file). With --schema, the types are those of a flat Avro record
 schema, matched to the header by field name, and the input is read once.
 
-CLMN has no nulls and no booleans: for a CLMN output, inferred nullable
-and boolean columns are strings.
+CLMN has no nulls, booleans, decimals, dates or times: for a CLMN output,
+inferred columns of those are strings.
 
 A record with the wrong number of cells, or a cell that does not parse as
 its column's type, is an error naming the line and column, and no output

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/shred"
 )
 
 // TestSplitConcat splits interoperability vectors by rows and by bytes
@@ -108,3 +113,125 @@ func TestSplitConcat(t *testing.T) {
 }
 
 func pad5(k int) string { return fmt.Sprintf("%05d", k) }
+
+// metaMap returns a file's metadata as a map, and its keys in order.
+func metaMap(t *testing.T, path string) (map[string]string, []string) {
+	t.Helper()
+	rd, err := format.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	m := map[string]string{}
+	var keys []string
+	for i := range rd.Meta().Len() {
+		m[rd.Meta().Key(i)] = string(rd.Meta().Value(i))
+		keys = append(keys, rd.Meta().Key(i))
+	}
+	return m, keys
+}
+
+// TestSplitMetadataAndByBlocks splits a file carrying metadata of its
+// own: every part, re-encoded or by blocks, has the input's file metadata;
+// the parts of --by-blocks are cut where every column's block ends, hold
+// at least --rows records (but the last) and join back, with concat, into
+// the input byte for byte; --by-blocks --bytes keeps each part within the
+// stored bytes asked where a run of blocks allows.
+func TestSplitMetadataAndByBlocks(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.trv")
+	java, err := format.Open(filepath.Join(interopDir, "email", "email.null.none.trv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar, err := assemble.NewAvroReader(java.Reader, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := format.WriterOptions{Codec: "snappy", Checksum: "crc32", BlockSize: 1}
+	o.Meta.SetString("owner", "team-a")
+	o.Meta.Set("x.bin", []byte{0, 0xff, 7})
+	var buf bytes.Buffer
+	aw, err := shred.NewAvroWriter(&buf, java.Meta().GetString("avro.schema"), &shred.Options{WriterOptions: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rec, err := range ar.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := aw.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	java.Close()
+	if err := aw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeFileT(t, in, buf.Bytes())
+	wantMeta, wantKeys := metaMap(t, in)
+	if wantMeta["owner"] != "team-a" {
+		t.Fatalf("input metadata %v", wantMeta)
+	}
+	want := runIn(t, nil, "tojson", in)
+	for _, how := range [][]string{{"--rows", "40"}, {"--bytes", "3KiB"}, {"--by-blocks", "--rows", "40"}, {"--by-blocks", "--bytes", "6KiB"}} {
+		prefix := filepath.Join(t.TempDir(), "p")
+		if r := runIn(t, nil, append(append([]string{"split", "--quiet"}, how...), in, prefix)...); r.code != 0 {
+			t.Fatalf("split %v: %+v", how, r)
+		}
+		parts, _ := filepath.Glob(prefix + "-*.trv")
+		if len(parts) < 3 {
+			t.Fatalf("split %v: %d parts", how, len(parts))
+		}
+		var recs strings.Builder
+		for k, p := range parts {
+			m, keys := metaMap(t, p)
+			if !reflect.DeepEqual(m, wantMeta) {
+				t.Errorf("split %v: %s's metadata %v, want %v", how, p, m, wantMeta)
+			}
+			r := runIn(t, nil, "tojson", p)
+			recs.WriteString(r.stdout)
+			if how[0] != "--by-blocks" {
+				continue
+			}
+			if !slices.Equal(keys, wantKeys) {
+				t.Errorf("split %v: %s's metadata keys %v, want %v", how, p, keys, wantKeys)
+			}
+			prd, err := format.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if how[1] == "--rows" && k < len(parts)-1 && prd.RowCount() < 40 {
+				t.Errorf("split %v: %s has %d rows", how, p, prd.RowCount())
+			}
+			if how[1] == "--bytes" {
+				var stored int64
+				multi := false
+				for i := range prd.NumColumns() {
+					blocks, _ := prd.Blocks(i)
+					multi = multi || len(blocks) > 1
+					for _, b := range blocks {
+						stored += int64(b.CompressedSize) + 4
+					}
+				}
+				if stored > 6<<10 && multi {
+					t.Errorf("split %v: %s holds %d stored bytes", how, p, stored)
+				}
+			}
+			prd.Close()
+		}
+		if recs.String() != want.stdout {
+			t.Errorf("split %v: the parts' records differ from the input's", how)
+		}
+		if how[0] == "--by-blocks" {
+			joined := filepath.Join(t.TempDir(), "all.trv")
+			if r := runIn(t, nil, "concat", "--quiet", prefix+"-*.trv", joined); r.code != 0 {
+				t.Fatalf("concat: %+v", r)
+			}
+			got, _ := os.ReadFile(joined)
+			if !bytes.Equal(got, buf.Bytes()) {
+				t.Errorf("split %v, then concat: not the input's bytes", how)
+			}
+		}
+	}
+}

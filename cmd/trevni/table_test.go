@@ -301,3 +301,33 @@ func TestFromCSVDateSchema(t *testing.T) {
 		t.Errorf("tojson: %q %s, want %q", r.stdout, r.stderr, want)
 	}
 }
+
+// TestFromCSVDecimals: columns of plain decimals of one scale are
+// inferred as decimals, so that fromcsv then tocsv gives the text back
+// (4.10 stays 4.10), through Trevni and through CLMN (as strings), and a
+// filter compares them by value.
+func TestFromCSVDecimals(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "u.csv")
+	text := "version,name,price,ratio\n4.10,warty,12.50,0.5\n6.06,dapper,-0.05,1.25\n10.04,lucid,100.00,2\n"
+	writeFileT(t, in, []byte(text))
+	for _, out := range []string{"u.trv", "u.clmn"} {
+		o := filepath.Join(dir, out)
+		if r := runIn(t, nil, "fromcsv", "--quiet", in, o); r.code != 0 {
+			t.Fatalf("fromcsv %s: %+v", out, r)
+		}
+		if r := runIn(t, nil, "tocsv", o); r.code != 0 || r.stdout != text {
+			t.Errorf("tocsv %s: %+v, want %q", out, r, text)
+		}
+	}
+	trv := filepath.Join(dir, "u.trv")
+	s := runIn(t, nil, "schema", trv)
+	for _, want := range []string{`{"name":"version","type":{"logicalType":"decimal","precision":4,"scale":2,"type":"bytes"}}`, `{"name":"ratio","type":"double"}`} {
+		if !strings.Contains(s.stdout, want) {
+			t.Errorf("schema %s lacks %s", s.stdout, want)
+		}
+	}
+	if r := runIn(t, nil, "count", "--where", "price >= 12.50 AND version >= 4.1", trv); r.stdout != "2\n" {
+		t.Errorf("count: %+v", r)
+	}
+}

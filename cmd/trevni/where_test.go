@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -175,5 +176,104 @@ func TestHeadFieldsWhere(t *testing.T) {
 		if !reflect.DeepEqual(got, matching[i]) {
 			t.Errorf("record %d: %v, want %v", i, got, matching[i])
 		}
+	}
+}
+
+// TestWhereReaderSchema filters on the fields of a reader schema: one it
+// adds with a default (every record has it), one renamed by an alias, one
+// promoted from int to double, each against the writer's records filtered
+// here; statistics still skip blocks for the renamed field, whose values
+// are the file's.
+func TestWhereReaderSchema(t *testing.T) {
+	trv := whereFile(t)
+	rsc := filepath.Join(t.TempDir(), "r.avsc")
+	writeFileT(t, rsc, []byte(`{"type":"record","name":"Large","namespace":"vec","fields":[
+	 {"name":"key","aliases":["id"],"type":"long"},
+	 {"name":"small","type":"double"},
+	 {"name":"opt","type":["null","long"]},
+	 {"name":"channel","type":"string","default":"web"}]}`))
+	all := runIn(t, nil, "tojson", trv)
+	if all.code != 0 {
+		t.Fatalf("tojson: %+v", all)
+	}
+	recs := jsonLines(t, all.stdout)
+	num := func(m map[string]any, k string) int64 {
+		n, _ := m[k].(json.Number).Int64()
+		return n
+	}
+	count := func(keep func(m map[string]any) bool) string {
+		n := 0
+		for _, m := range recs {
+			if keep(m) {
+				n++
+			}
+		}
+		return strconv.Itoa(n) + "\n"
+	}
+	for _, c := range []struct {
+		where string
+		keep  func(m map[string]any) bool
+	}{
+		{"channel = 'web'", func(map[string]any) bool { return true }},
+		{"channel != 'web'", func(map[string]any) bool { return false }},
+		{"channel STARTS WITH 'w' AND small > 50.5", func(m map[string]any) bool { return num(m, "small") > 50 }},
+		{"key < 0 AND small <= 20", func(m map[string]any) bool { return num(m, "id") < 0 && num(m, "small") <= 20 }},
+		{"opt > 1000000000", func(m map[string]any) bool {
+			o, ok := m["opt"].(map[string]any)
+			return ok && num(o, "int") > 1000000000
+		}},
+	} {
+		got := runIn(t, nil, "count", "--schema", rsc, "--where", c.where, trv)
+		if want := count(c.keep); got.code != 0 || got.stdout != want {
+			t.Errorf("count --where %q: %+v, want %s", c.where, got, want)
+		}
+	}
+	head := runIn(t, nil, "head", "-n", "2", "--schema", rsc, "--where", "channel = 'web' AND key > 0", trv)
+	lines := jsonLines(t, head.stdout)
+	if head.code != 0 || len(lines) != 2 || lines[0]["channel"] != "web" || num(lines[0], "key") <= 0 {
+		t.Fatalf("head: %+v", head)
+	}
+	// The renamed field's statistics are the file's id's: a bound beyond
+	// every value skips every block of the column.
+	rep := runIn(t, nil, "count", "--report", "--schema", rsc, "--where", "key > 9223372036854775806", trv)
+	if rep.code != 0 || !strings.Contains(rep.stderr, "0 rows scanned") {
+		t.Errorf("count --report: %+v", rep)
+	}
+	// A name neither schema has: the reader schema's hint.
+	bad := runIn(t, nil, "count", "--schema", rsc, "--where", "chanel = 'web'", trv)
+	if bad.code != 2 || !strings.Contains(bad.stderr, "did you mean channel?") {
+		t.Errorf("count --where chanel: %+v", bad)
+	}
+}
+
+// TestFieldsWithReaderSchema: --fields with --schema selects fields of the
+// reader schema (one it adds included), and the records are those of the
+// reader schema projected on them, in Avro JSON and in Avro files alike;
+// the filter still names any field of the reader schema.
+func TestFieldsWithReaderSchema(t *testing.T) {
+	trv := filepath.Join(interopDir, "email", "email.null.none.trv")
+	rsc := filepath.Join(interopDir, "email", "projection.avsc")
+	full := runIn(t, nil, "tojson", "--schema", rsc, "--where", "id > 0", trv)
+	sel := runIn(t, nil, "tojson", "--schema", rsc, "--fields", "extra,id", "--where", "id > 0", trv)
+	if full.code != 0 || sel.code != 0 {
+		t.Fatalf("tojson: %+v\n%+v", full, sel)
+	}
+	var want strings.Builder
+	for _, m := range jsonLines(t, full.stdout) {
+		fmt.Fprintf(&want, `{"id":%s,"extra":%q}`+"\n", m["id"], m["extra"])
+	}
+	if want.Len() == 0 || sel.stdout != want.String() {
+		t.Fatalf("tojson --fields extra,id:\n%s\nwant\n%s", sel.stdout, want.String())
+	}
+	avro := filepath.Join(t.TempDir(), "sel.avro")
+	if r := runIn(t, nil, "toavro", "--quiet", "--schema", rsc, "--fields", "id,extra", "--where", "extra = 'n/a' AND id > 0", trv, avro); r.code != 0 {
+		t.Fatalf("toavro: %+v", r)
+	}
+	back := runIn(t, nil, "fromavro", "--quiet", avro, avro+".trv")
+	if back.code != 0 {
+		t.Fatalf("fromavro: %+v", back)
+	}
+	if r := runIn(t, nil, "tojson", avro+".trv"); r.stdout != want.String() {
+		t.Errorf("toavro --fields, read back:\n%s\nwant\n%s", r.stdout, want.String())
 	}
 }

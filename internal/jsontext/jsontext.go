@@ -7,6 +7,8 @@
 package jsontext
 
 import (
+	"math"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -111,4 +113,35 @@ func AppendLatin1(dst []byte, b []byte) []byte {
 		dst = utf8.AppendRune(dst, rune(c))
 	}
 	return append(dst, '"')
+}
+
+// AppendPlainFloat writes f as encoding/json writes a float64 (bits 64)
+// or float32 (bits 32): the shortest digits that read back exactly, in
+// exponent form only below 1e-6 and from 1e21. NaN and the infinities,
+// which JSON has no number for, are the strings "NaN", "Infinity" and
+// "-Infinity".
+func AppendPlainFloat(b []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, `"NaN"`...)
+	case math.IsInf(f, 1):
+		return append(b, `"Infinity"`...)
+	case math.IsInf(f, -1):
+		return append(b, `"-Infinity"`...)
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	b = strconv.AppendFloat(b, f, format, -1, bits)
+	if format == 'e' {
+		// e-07 → e-7, as encoding/json writes it.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }

@@ -8,9 +8,10 @@
 // `quoted`): every comparison operator in each of its spellings, IN and
 // NOT IN with one to three literals, IS NULL and IS NOT NULL, IS NAN and IS
 // NOT NAN on floats, STARTS WITH, LIKE and NOT LIKE on strings and bytes
-// (prefixes of values, with % and _ for LIKE), and on a path ending at a
-// map, sometimes a lookup of one key (name['key'], a key of the records'
-// maps or one they lack). Literals are
+// (prefixes of values, with % and _ for LIKE), and after a name that
+// reaches a map, sometimes a lookup of one key (name['key'], a key of the
+// records' maps or one they lack), of a key in that key's value where it
+// is a map too (name['a']['b']), anywhere along the path (m['k'].x). Literals are
 // taken from the records, so that comparisons hold for some rows and not
 // others, and often nudged just beside a value: integers one above or
 // below or halfway to the next, floats to the next float either way, to
@@ -117,37 +118,96 @@ func fieldPaths(s *schema.Schema) []path {
 }
 
 // mapKeys calls f with the keys of each map that names ends at in v
-// (through unions; not through an array or map after the last name).
-func mapKeys(s *schema.Schema, v any, names []string, f func(k string)) {
+// (through unions; not through an array or map after the last name). With
+// keys, it looks those up in turn first: the keys of the map that
+// keys[0]'s value is (a map of maps), and so on.
+func mapKeys(s *schema.Schema, v any, names, keys []string, f func(k string)) {
 	switch s.Kind {
 	case schema.Union:
 		if k, inner, err := typemap.ResolveUnion(s, v); err == nil {
-			mapKeys(s.Branches[k], inner, names, f)
+			mapKeys(s.Branches[k], inner, names, keys, f)
 		}
 	case schema.Array:
 		if len(names) > 0 {
 			a, _ := v.([]any)
 			for _, e := range a {
-				mapKeys(s.Items, e, names, f)
+				mapKeys(s.Items, e, names, keys, f)
 			}
 		}
 	case schema.Map:
 		m, _ := v.(map[string]any)
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if len(names) == 0 {
+		switch {
+		case len(names) > 0:
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				mapKeys(s.Values, m[k], names, keys, f)
+			}
+		case len(keys) > 0:
+			if e, ok := m[keys[0]]; ok {
+				mapKeys(s.Values, e, nil, keys[1:], f)
+			}
+		default:
+			for _, k := range slices.Sorted(maps.Keys(m)) {
 				f(k)
-			} else {
-				mapKeys(s.Values, m[k], names, f)
 			}
 		}
 	case schema.Record:
 		if len(names) > 0 {
 			m, _ := v.(map[string]any)
 			if fd := s.Field(names[0]); fd != nil {
-				mapKeys(fd.Type, m[fd.Name], names[1:], f)
+				mapKeys(fd.Type, m[fd.Name], names[1:], keys, f)
 			}
 		}
 	}
+}
+
+// lookups picks, now and then, map lookups for a path: after one of its
+// names that reaches a map, a key the records' maps hold (or one they
+// lack), and sometimes after it a key of that key's value, where that is a
+// map too. It returns the position of the name the keys follow, or -1.
+func (g *Generator) lookups(p path) (int, []string) {
+	if g.r.IntN(3) != 0 {
+		return -1, nil
+	}
+	var at []int
+	for j := range p.names {
+		for _, rec := range g.recs {
+			found := false
+			mapKeys(g.s, rec, p.names[:j+1], nil, func(string) { found = true })
+			if found {
+				at = append(at, j)
+				break
+			}
+		}
+	}
+	if len(at) == 0 {
+		return -1, nil
+	}
+	j := at[g.r.IntN(len(at))]
+	var keys []string
+	for len(keys) < 3 {
+		var cands []string
+		for _, rec := range g.recs {
+			mapKeys(g.s, rec, p.names[:j+1], keys, func(k string) { cands = append(cands, k) })
+		}
+		if len(cands) == 0 || len(keys) > 0 && g.r.IntN(2) == 0 {
+			break
+		}
+		k := cands[g.r.IntN(len(cands))]
+		if g.r.IntN(4) == 0 {
+			g.count("path ['missing key']")
+			k += "\x00"
+		}
+		keys = append(keys, k)
+	}
+	switch {
+	case len(keys) > 1:
+		g.count("path ['key']['key']")
+	case j < len(p.names)-1:
+		g.count("path ['key'].name")
+	default:
+		g.count("path ['key']")
+	}
+	return j, keys
 }
 
 // values calls f with each leaf value that names reaches in v, and its
@@ -253,31 +313,14 @@ func (g *Generator) Comparison() string {
 		g.count("rejected")
 	}
 	g.count("fallback")
-	return g.quote(g.paths[0].names) + " IS NOT NULL"
+	return g.quote(g.paths[0].names, -1, nil) + " IS NOT NULL"
 }
 
 // comparison makes a comparison of p, or "" when the records hold no value
 // for it.
 func (g *Generator) comparison(p path) string {
-	q := g.quote(p.names)
-	if p.simple && g.r.IntN(3) == 0 {
-		// A map at the path's end: look up one key, one the records hold
-		// or one they lack.
-		var keys []string
-		for _, rec := range g.recs {
-			mapKeys(g.s, rec, p.names, func(k string) { keys = append(keys, k) })
-		}
-		if len(keys) > 0 {
-			k := keys[g.r.IntN(len(keys))]
-			if g.r.IntN(4) == 0 {
-				g.count("path ['missing key']")
-				k += "\x00"
-			} else {
-				g.count("path ['key']")
-			}
-			q += "['" + strings.ReplaceAll(k, "'", "''") + "']"
-		}
-	}
+	j, keys := g.lookups(p)
+	q := g.quote(p.names, j, keys)
 	if !p.simple || g.r.IntN(6) == 0 {
 		if g.r.IntN(2) == 0 {
 			g.count("op IS NULL")
@@ -405,7 +448,7 @@ func (g *Generator) prefix(q string, s *schema.Schema, v any) string {
 
 // quote writes a path, each name bare where the grammar allows and the
 // dice say so, else quoted with " or `.
-func (g *Generator) quote(names []string) string {
+func (g *Generator) quote(names []string, at int, keys []string) string {
 	parts := make([]string, len(names))
 	for i, n := range names {
 		switch {
@@ -418,6 +461,11 @@ func (g *Generator) quote(names []string) string {
 		default:
 			g.count(`path "quoted"`)
 			parts[i] = `"` + strings.ReplaceAll(n, `"`, `""`) + `"`
+		}
+		if i == at {
+			for _, k := range keys {
+				parts[i] += "['" + strings.ReplaceAll(k, "'", "''") + "']"
+			}
 		}
 	}
 	return strings.Join(parts, ".")

@@ -5,6 +5,9 @@
 //	go run ./examples/trevnicopy --input 'data/part-*.trv' --output out/part --shards 4
 //	go run ./examples/trevnicopy --input https://host/a.trv --input https://host/b.trv --where "id > 100" --output out/part
 //
+// Once the pipeline has run, it prints the number of records and bytes
+// the shards hold, read from their headers.
+//
 // It runs on Beam's local runner (prism) by default; --runner and the
 // runner's own flags send it to Dataflow, Flink or Spark (see the
 // repository's docs/beam.md). Input paths must be on a
@@ -66,6 +69,28 @@ func main() {
 	if err := beamx.Run(context.Background(), p); err != nil {
 		log.Fatalf("trevnicopy: %v", err)
 	}
+	n, size, err := countWritten(*output, *shards)
+	if err != nil {
+		log.Fatalf("trevnicopy: the pipeline ran, but its output cannot be counted: %v", err)
+	}
+	fmt.Printf("trevnicopy: wrote %d records, %d bytes, in %d shards %s-NNNNN-of-%05d.trv\n", n, size, *shards, *output, *shards)
+}
+
+// countWritten returns the records and bytes of the shards Write made of
+// prefix, read from their headers once the pipeline has finished: what
+// was written, whatever the runner reports.
+func countWritten(prefix string, shards int) (records, size int64, err error) {
+	for i := range shards {
+		name := trevniio.ShardName(prefix, i, shards)
+		ds, err := trevni.Open(context.Background(), name, nil)
+		if err != nil {
+			return 0, 0, err
+		}
+		records += ds.RowCount()
+		size += ds.Size()
+		ds.Close()
+	}
+	return records, size, nil
 }
 
 // firstSchema returns the Avro schema of the first file of the input: the
