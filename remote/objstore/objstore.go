@@ -27,6 +27,7 @@
 package objstore
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -58,6 +59,11 @@ var ErrChanged = errors.New("the object changed while it was read")
 // that exists and may not be replaced; it is atomicfile.ErrExists, which
 // the front door's ErrExists is too.
 var ErrExists = atomicfile.ErrExists
+
+// ErrAppeared is wrapped by the error of a Commit that may not replace an
+// object and finds one created while it was being written; it wraps
+// ErrExists (and is atomicfile.ErrAppeared).
+var ErrAppeared = atomicfile.ErrAppeared
 
 // Schemes lists the URL schemes this package opens.
 var Schemes = []string{"s3", "gs", "azblob"}
@@ -501,14 +507,14 @@ func (w *Writer) Commit() error {
 		if err := w.free(w.ctx); err != nil {
 			w.cancel()
 			w.w.Close()
-			return fmt.Errorf("%w while it was being written: left untouched", err)
+			return fmt.Errorf("%s: %w while it was being written: left untouched", w.name, ErrAppeared)
 		}
 	}
 	err := w.w.Close()
 	w.cancel()
 	if err != nil {
 		if gcerrors.Code(err) == gcerrors.FailedPrecondition {
-			return fmt.Errorf("%s: %w while it was being written: left untouched", w.name, ErrExists)
+			return fmt.Errorf("%s: %w while it was being written: left untouched", w.name, ErrAppeared)
 		}
 		return fmt.Errorf("%s: cannot write: %w", w.name, err)
 	}
@@ -540,3 +546,25 @@ func objectURL(name string, loc Location) (head, tail string) {
 	}
 	return head, tail
 }
+
+// StreamChunk is how many bytes each request of a stream opened by
+// OpenStream fetches.
+const StreamChunk = 4 << 20
+
+// OpenStream opens the object name for reading in order, in pinned and
+// retried ranged GETs of StreamChunk bytes (see Object). Closing it closes
+// the object.
+func OpenStream(ctx context.Context, name string, opts *Options) (io.ReadCloser, error) {
+	o, err := Open(ctx, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &stream{Reader: bufio.NewReaderSize(io.NewSectionReader(o, 0, o.size), StreamChunk), o: o}, nil
+}
+
+type stream struct {
+	*bufio.Reader
+	o *Object
+}
+
+func (s *stream) Close() error { return s.o.Close() }
