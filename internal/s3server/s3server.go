@@ -166,6 +166,12 @@ func (s *Server) Uploads(t testing.TB, bucket string) int {
 	defer resp.Body.Close()
 	var b bytes.Buffer
 	b.ReadFrom(resp.Body)
+	if resp.StatusCode == http.StatusNotFound && strings.Contains(b.String(), "<Code>NoSuchUpload</Code>") {
+		return 0 // gofakes3's answer for a bucket that never had one
+	}
+	if resp.StatusCode != http.StatusOK || !strings.Contains(b.String(), "ListMultipartUploadsResult") {
+		t.Fatalf("listing the uploads of %s: %s: %s", bucket, resp.Status, b.String())
+	}
 	return strings.Count(b.String(), "<Upload>")
 }
 

@@ -165,17 +165,18 @@ func (o *Options) retries() (int, time.Duration) {
 // Object is an io.ReaderAt over one object, pinned to the version it had
 // when it was opened. It is safe for concurrent use.
 type Object struct {
-	ctx     context.Context
-	name    string
-	bucket  *blob.Bucket
-	key     string
-	size    int64
-	etag    string // pinned on S3 and Azure
-	gen     int64  // pinned on GCS
-	retries int
-	backoff time.Duration
-	reqs    atomic.Int64
-	fetched atomic.Int64
+	ctx        context.Context
+	name       string
+	bucketName string
+	bucket     *blob.Bucket
+	key        string
+	size       int64
+	etag       string // pinned on S3 and Azure
+	gen        int64  // pinned on GCS
+	retries    int
+	backoff    time.Duration
+	reqs       atomic.Int64
+	fetched    atomic.Int64
 }
 
 // Open opens the object name, reading its size and version with one
@@ -412,15 +413,16 @@ func List(ctx context.Context, pattern string) ([]string, error) {
 
 // Writer uploads an object that appears only when Commit succeeds.
 type Writer struct {
-	ctx     context.Context
-	name    string
-	bucket  *blob.Bucket
-	key     string
-	replace bool
-	cancel  context.CancelFunc
-	w       *blob.Writer
-	n       int64
-	done    bool
+	ctx        context.Context
+	name       string
+	bucketName string
+	bucket     *blob.Bucket
+	key        string
+	replace    bool
+	cancel     context.CancelFunc
+	w          *blob.Writer
+	n          int64
+	done       bool
 }
 
 // Create starts the upload of the object name. Without replace, an
@@ -440,7 +442,7 @@ func Create(ctx context.Context, name string, replace bool) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	w := &Writer{ctx: ctx, name: name, bucket: b, key: loc.Key, replace: replace}
+	w := &Writer{ctx: ctx, name: name, bucketName: bucketHost(loc.Bucket), bucket: b, key: loc.Key, replace: replace}
 	if !replace {
 		if err := w.free(ctx); err != nil {
 			b.Close()
@@ -505,14 +507,14 @@ func (w *Writer) Commit() error {
 	defer w.bucket.Close()
 	if !w.replace {
 		if err := w.free(w.ctx); err != nil {
-			w.cancel()
-			w.w.Close()
+			w.abandon()
 			return fmt.Errorf("%s: %w while it was being written: left untouched", w.name, ErrAppeared)
 		}
 	}
 	err := w.w.Close()
 	w.cancel()
 	if err != nil {
+		w.abortUpload(err)
 		if gcerrors.Code(err) == gcerrors.FailedPrecondition {
 			return fmt.Errorf("%s: %w while it was being written: left untouched", w.name, ErrAppeared)
 		}
@@ -528,10 +530,36 @@ func (w *Writer) Abort() error {
 		return nil
 	}
 	w.done = true
-	w.cancel()
-	w.w.Close() // with its context ended: the upload is abandoned
+	w.abandon()
 	return w.bucket.Close()
 }
+
+// abandon ends the upload with its context, so that no object appears.
+func (w *Writer) abandon() {
+	w.cancel()
+	w.abortUpload(w.w.Close())
+}
+
+// abortUpload aborts on the store the multipart upload that err, the
+// error of a failed upload, names: S3's uploader leaves the parts of an
+// upload whose context ended in place (no object, but stored parts), as
+// it makes the abort request with that context. The abort is made with a
+// context of its own, bounded by abortTimeout.
+func (w *Writer) abortUpload(err error) {
+	var up interface{ UploadID() string }
+	var client *s3.Client
+	if err == nil || !errors.As(err, &up) || up.UploadID() == "" || !w.bucket.As(&client) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), abortTimeout)
+	defer cancel()
+	client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
+		Bucket: aws.String(w.bucketName), Key: aws.String(w.key), UploadId: aws.String(up.UploadID()),
+	})
+}
+
+// abortTimeout bounds the request that aborts a failed multipart upload.
+const abortTimeout = 30 * time.Second
 
 // objectURL returns what goes before and after a key in the URLs of the
 // objects of the bucket of loc, as name (one of them) writes them: the
@@ -568,3 +596,12 @@ type stream struct {
 }
 
 func (s *stream) Close() error { return s.o.Close() }
+
+// bucketHost returns the bucket's name in a bucket URL.
+func bucketHost(bucketURL string) string {
+	u, err := url.Parse(bucketURL)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}

@@ -231,7 +231,7 @@ func TestList(t *testing.T) {
 func TestWriter(t *testing.T) {
 	s := s3server.Start(t, "bkt")
 	ctx := context.Background()
-	body := data(12 << 20) // more than one part of the uploader's 5 MiB
+	body := data(20 << 20) // more than two parts of the uploader's 8 MiB
 	w, err := objstore.Create(ctx, "s3://bkt/out.trv", false)
 	if err != nil {
 		t.Fatal(err)
@@ -243,6 +243,9 @@ func TestWriter(t *testing.T) {
 	}
 	if _, ok := s.Get(t, "bkt", "out.trv"); ok {
 		t.Fatal("the object appeared before Commit")
+	}
+	if n := s.Uploads(t, "bkt"); n != 1 {
+		t.Errorf("%d multipart uploads in progress while 20 MiB are written, want 1", n)
 	}
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
@@ -269,7 +272,7 @@ func TestWriter(t *testing.T) {
 	}
 
 	// Abort, small and large.
-	for _, n := range []int{10, 12 << 20} {
+	for _, n := range []int{10, 20 << 20} {
 		w, err = objstore.Create(ctx, "s3://bkt/aborted.trv", false)
 		if err != nil {
 			t.Fatal(err)
