@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -204,7 +205,7 @@ func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
 	})
 	if err != nil {
 		b.Close()
-		return nil, fmt.Errorf("%s: %w", name, describe(err))
+		return nil, fmt.Errorf("%s: %w", name, plain(err))
 	}
 	o.size, o.etag = attrs.Size, attrs.ETag
 	var ga storage.ObjectAttrs
@@ -357,6 +358,27 @@ func transient(err error) bool {
 	return true
 }
 
+// ErrNotFound is wrapped by the error of Open for an object (or a bucket)
+// that does not exist; it is fs.ErrNotExist.
+var ErrNotFound = fs.ErrNotExist
+
+// ErrDenied is wrapped by the errors of requests the store refused for
+// want of credentials or permissions; it is fs.ErrPermission.
+var ErrDenied = fs.ErrPermission
+
+// plain says in a few words what a store's answer means, for the errors
+// of a missing object and of refused credentials, which the SDKs describe
+// at length; the store's own words follow, for others.
+func plain(err error) error {
+	switch gcerrors.Code(err) {
+	case gcerrors.NotFound:
+		return fmt.Errorf("%w: no such object or bucket", ErrNotFound)
+	case gcerrors.PermissionDenied:
+		return fmt.Errorf("%w: access denied (check the store's credentials: AWS_*, GOOGLE_APPLICATION_CREDENTIALS, AZURE_*): %w", ErrDenied, err)
+	}
+	return describe(err)
+}
+
 // describe turns the errors a pinned read gets for a replaced or deleted
 // object into ErrChanged, and leaves others as they are.
 func describe(err error) error {
@@ -399,7 +421,7 @@ func List(ctx context.Context, pattern string) ([]string, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: listing: %w", pattern, err)
+			return nil, fmt.Errorf("%s: listing: %w", pattern, plain(err))
 		}
 		if obj.IsDir {
 			continue
@@ -467,7 +489,7 @@ func Create(ctx context.Context, name string, replace bool) (*Writer, error) {
 func (w *Writer) free(ctx context.Context) error {
 	ok, err := w.bucket.Exists(ctx, w.key)
 	if err != nil {
-		return fmt.Errorf("%s: cannot create: %w", w.name, err)
+		return fmt.Errorf("%s: cannot create: %w", w.name, plain(err))
 	}
 	if ok {
 		return fmt.Errorf("%s: %w", w.name, ErrExists)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -176,8 +177,8 @@ func TestChanged(t *testing.T) {
 	if _, err = o.ReadAt(p, 0); err == nil {
 		t.Fatal("read of a deleted object succeeded")
 	}
-	if _, err := objstore.Open(ctx, "s3://bkt/obj", fast); err == nil {
-		t.Fatal("open of a missing object succeeded")
+	if _, err := objstore.Open(ctx, "s3://bkt/obj", fast); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("open of a missing object: %v", err)
 	}
 }
 
