@@ -627,3 +627,86 @@ func bucketHost(bucketURL string) string {
 	}
 	return u.Host
 }
+
+// Exists reports whether the object name exists.
+func Exists(ctx context.Context, name string) (bool, error) {
+	b, key, err := openKey(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	defer b.Close()
+	ok, err := b.Exists(ctx, key)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", name, plain(err))
+	}
+	return ok, nil
+}
+
+// Remove deletes the object name; a missing one is no error.
+func Remove(ctx context.Context, name string) error {
+	b, key, err := openKey(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if err := b.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return fmt.Errorf("%s: %w", name, plain(err))
+	}
+	return nil
+}
+
+// Move puts the object from under the name to, which must be of the same
+// bucket, with a copy made by the store and the removal of from. Without
+// replace, an object at to is an error wrapping ErrExists and is left
+// untouched: checked just before the copy, which is not atomic with it
+// (stores have no conditional copy that gocloud.dev exposes).
+func Move(ctx context.Context, from, to string, replace bool) error {
+	lf, err := Parse(from)
+	if err != nil {
+		return err
+	}
+	lt, err := Parse(to)
+	if err != nil {
+		return err
+	}
+	if lf.Bucket != lt.Bucket {
+		return fmt.Errorf("%s: cannot move to %s: not the same bucket", from, to)
+	}
+	b, err := blob.OpenBucket(ctx, lf.Bucket)
+	if err != nil {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	defer b.Close()
+	if !replace {
+		ok, err := b.Exists(ctx, lt.Key)
+		if err != nil {
+			return fmt.Errorf("%s: %w", to, plain(err))
+		}
+		if ok {
+			return fmt.Errorf("%s: %w", to, ErrExists)
+		}
+	}
+	if err := b.Copy(ctx, lt.Key, lf.Key, nil); err != nil {
+		return fmt.Errorf("%s: copying from %s: %w", to, from, plain(err))
+	}
+	if err := b.Delete(ctx, lf.Key); err != nil {
+		return fmt.Errorf("%s: %w", from, plain(err))
+	}
+	return nil
+}
+
+// openKey opens the bucket of the object name and returns it with the key.
+func openKey(ctx context.Context, name string) (*blob.Bucket, string, error) {
+	loc, err := Parse(name)
+	if err != nil {
+		return nil, "", err
+	}
+	if loc.Key == "" || strings.HasSuffix(loc.Key, "/") {
+		return nil, "", fmt.Errorf("%s: the URL names no object", name)
+	}
+	b, err := blob.OpenBucket(ctx, loc.Bucket)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", name, err)
+	}
+	return b, loc.Key, nil
+}

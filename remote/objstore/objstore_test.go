@@ -316,3 +316,43 @@ func TestWriter(t *testing.T) {
 		t.Errorf("%d multipart uploads left in progress", n)
 	}
 }
+
+func TestMoveExistsRemove(t *testing.T) {
+	s := s3server.Start(t, "bkt")
+	ctx := context.Background()
+	s.Put(t, "bkt", "a.tmp", []byte("a"))
+	s.Put(t, "bkt", "b.tmp", []byte("b"))
+	if err := objstore.Move(ctx, "s3://bkt/a.tmp", "s3://bkt/a", false); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := s.Get(t, "bkt", "a"); !ok || string(got) != "a" {
+		t.Fatalf("moved: %q, %v", got, ok)
+	}
+	if ok, err := objstore.Exists(ctx, "s3://bkt/a.tmp"); ok || err != nil {
+		t.Fatalf("the source is left: %v, %v", ok, err)
+	}
+	if err := objstore.Move(ctx, "s3://bkt/b.tmp", "s3://bkt/a", false); !errors.Is(err, objstore.ErrExists) {
+		t.Fatalf("a move over an object: %v", err)
+	}
+	if got, _ := s.Get(t, "bkt", "a"); string(got) != "a" {
+		t.Fatalf("a refused move replaced the object: %q", got)
+	}
+	if err := objstore.Move(ctx, "s3://bkt/b.tmp", "s3://bkt/a", true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Get(t, "bkt", "a"); string(got) != "b" {
+		t.Fatalf("a replacing move: %q", got)
+	}
+	if err := objstore.Remove(ctx, "s3://bkt/a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := objstore.Remove(ctx, "s3://bkt/a"); err != nil {
+		t.Fatalf("removing a missing object: %v", err)
+	}
+	if keys := s.Keys(t, "bkt"); len(keys) != 0 {
+		t.Fatalf("left %q", keys)
+	}
+	if err := objstore.Move(ctx, "s3://bkt/x", "s3://other/x", true); err == nil {
+		t.Fatal("a move across buckets succeeded")
+	}
+}
