@@ -66,6 +66,7 @@ type Part struct {
 
 	download     *os.File // the temporary copy of a URL whose server serves no ranges
 	downloadSize int64
+	version      string // of an object of a store, when the data set was opened
 }
 
 // Downloaded returns the bytes of the part downloaded whole into a
@@ -356,6 +357,14 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		o, err := objstore.Open(ctx, name, p.ds.opts.Store)
 		if err != nil {
 			return nil, err
+		}
+		// Every open of the part reads the version the data set was
+		// opened on: its row count and schema are that version's.
+		if p.version == "" {
+			p.version = o.Version()
+		} else if v := o.Version(); v != p.version {
+			o.Close()
+			return nil, fmt.Errorf("%s: %w: since the data set was opened (version %s, now %s)", name, objstore.ErrChanged, p.version, v)
 		}
 		fetcher, size, done = o, o.Size(), o.Close
 		ra, sw, coalescer = remoteReader(o, size, mode)

@@ -94,6 +94,16 @@ func TestObjectStoreFaults(t *testing.T) {
 		}
 	}
 
+	// Replaced between the opening of the data set and a read.
+	s.Put(t, "bkt", "large.trv", slices.Concat(b[:len(b)-1], []byte{b[len(b)-1] ^ 1}))
+	if _, err := remote.NewReader(ctx, nil); !errors.Is(err, objstore.ErrChanged) {
+		t.Fatalf("reading an object replaced since the data set was opened: %v", err)
+	}
+	s.Put(t, "bkt", "large.trv", b)
+	if remote, err = Open(ctx, "s3://bkt/large.trv", fastRetries); err != nil {
+		t.Fatal(err)
+	}
+
 	// Replaced between the header and the blocks.
 	r, err := remote.NewReader(ctx, &ReadOptions{Fields: []string{"id"}})
 	if err != nil {

@@ -36,6 +36,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -217,6 +218,15 @@ func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
 
 // Size returns the object's length in bytes.
 func (o *Object) Size() int64 { return o.size }
+
+// Version returns the version of the object that was opened, which its
+// reads are pinned to: its ETag (S3, Azure) or generation (GCS).
+func (o *Object) Version() string {
+	if o.gen != 0 {
+		return strconv.FormatInt(o.gen, 10)
+	}
+	return o.etag
+}
 
 // Requests returns how many requests were made so far, the one of Open
 // and retries included.
