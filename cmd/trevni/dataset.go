@@ -70,6 +70,7 @@ func (e *env) openOptions(readerSchema string, impalaBooleans bool) *trevni.Opti
 		Reader:         e.limits.reader(nil),
 		ImpalaBooleans: impalaBooleans,
 		HTTP:           e.limits.http(),
+		Store:          e.limits.store(),
 		MaxRecordBytes: e.limits.maxRecord,
 		MaxDownload:    e.limits.maxDownload,
 	}

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
@@ -36,6 +37,9 @@ const (
 	// Short announces and sends half of the body asked for, with the
 	// Content-Range of the whole.
 	Short
+	// Stall sends the header and half of the body, then nothing until
+	// the client goes away (or 10 seconds pass).
+	Stall
 )
 
 // Server is a running S3 server; its endpoint is Server.URL.
@@ -204,7 +208,7 @@ func (s *Server) handler(next http.Handler) http.Handler {
 			w.Header()[k] = v
 		}
 		switch fault {
-		case Drop, Short:
+		case Drop, Short, Stall:
 			if rec.Code != http.StatusPartialContent {
 				break
 			}
@@ -221,6 +225,12 @@ func (s *Server) handler(next http.Handler) http.Handler {
 			w.Write(half)
 			if f, ok := w.(http.Flusher); ok {
 				f.Flush()
+			}
+			if fault == Stall {
+				select {
+				case <-r.Context().Done():
+				case <-time.After(10 * time.Second):
+				}
 			}
 			panic(http.ErrAbortHandler) // closes the connection mid-body
 		}

@@ -143,13 +143,23 @@ type Options struct {
 	// Backoff is the wait before the first retry, doubled before each
 	// next one; 0 means DefaultBackoff.
 	Backoff time.Duration
+	// Stall bounds the time a read waits for the answer's first byte and
+	// then for each next one; a read that stalls longer fails (and is
+	// retried) with an error wrapping ErrStalled. 0 means DefaultStall,
+	// negative no bound.
+	Stall time.Duration
 }
 
 // Defaults of Options.
 const (
 	DefaultRetries = 4
 	DefaultBackoff = 100 * time.Millisecond
+	DefaultStall   = 30 * time.Second
 )
+
+// ErrStalled is wrapped by the error of a read whose answer stalled for
+// longer than Options.Stall.
+var ErrStalled = errors.New("the store stalled")
 
 func (o *Options) retries() (int, time.Duration) {
 	n, d := DefaultRetries, DefaultBackoff
@@ -164,21 +174,31 @@ func (o *Options) retries() (int, time.Duration) {
 	return n, d
 }
 
+func (o *Options) stall() time.Duration {
+	switch {
+	case o == nil || o.Stall == 0:
+		return DefaultStall
+	case o.Stall < 0:
+		return 0
+	}
+	return o.Stall
+}
+
 // Object is an io.ReaderAt over one object, pinned to the version it had
 // when it was opened. It is safe for concurrent use.
 type Object struct {
-	ctx        context.Context
-	name       string
-	bucketName string
-	bucket     *blob.Bucket
-	key        string
-	size       int64
-	etag       string // pinned on S3 and Azure
-	gen        int64  // pinned on GCS
-	retries    int
-	backoff    time.Duration
-	reqs       atomic.Int64
-	fetched    atomic.Int64
+	ctx     context.Context
+	name    string
+	bucket  *blob.Bucket
+	key     string
+	size    int64
+	etag    string // pinned on S3 and Azure
+	gen     int64  // pinned on GCS
+	retries int
+	backoff time.Duration
+	stall   time.Duration // 0: none
+	reqs    atomic.Int64
+	fetched atomic.Int64
 }
 
 // Open opens the object name, reading its size and version with one
@@ -197,6 +217,7 @@ func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
 	}
 	o := &Object{ctx: ctx, name: name, bucket: b, key: loc.Key}
 	o.retries, o.backoff = opts.retries()
+	o.stall = opts.stall()
 	var attrs *blob.Attributes
 	err = o.retry(func() error {
 		o.reqs.Add(1)
@@ -274,22 +295,48 @@ var errShort = errors.New("the body ended early")
 // many it received.
 func (o *Object) readOnce(p []byte, off int64) (int, error) {
 	o.reqs.Add(1)
-	r, err := o.bucket.NewRangeReader(o.ctx, o.key, off, int64(len(p)), &blob.ReaderOptions{BeforeRead: o.pin})
+	ctx, cancel := context.WithCancelCause(o.ctx)
+	defer cancel(nil)
+	var timer *time.Timer
+	if o.stall > 0 {
+		timer = time.AfterFunc(o.stall, func() {
+			cancel(fmt.Errorf("%w: no byte for %v", ErrStalled, o.stall))
+		})
+		defer timer.Stop()
+	}
+	stalled := func(err error) error {
+		if c := context.Cause(ctx); errors.Is(c, ErrStalled) {
+			return c
+		}
+		return err
+	}
+	r, err := o.bucket.NewRangeReader(ctx, o.key, off, int64(len(p)), &blob.ReaderOptions{BeforeRead: o.pin})
 	if err != nil {
-		return 0, err
+		return 0, stalled(err)
 	}
 	defer r.Close()
 	if err := o.check(r); err != nil {
 		return 0, err
 	}
-	n, err := io.ReadFull(r, p)
-	o.fetched.Add(int64(n))
-	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("%w after %d of %d bytes", errShort, n, len(p))
+	n := 0
+	for n < len(p) {
+		k, err := r.Read(p[n:])
+		n += k
+		if k > 0 && timer != nil {
+			timer.Reset(o.stall)
 		}
-		return n, err
+		if err != nil {
+			o.fetched.Add(int64(n))
+			if n == len(p) && errors.Is(err, io.EOF) {
+				return n, nil
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				err = fmt.Errorf("%w after %d of %d bytes", errShort, n, len(p))
+			}
+			return n, stalled(err)
+		}
 	}
+	o.fetched.Add(int64(n))
 	return n, nil
 }
 
@@ -357,6 +404,9 @@ func (o *Object) retry(try func() error) error {
 
 // transient reports whether a failed read may succeed if tried again.
 func transient(err error) bool {
+	if errors.Is(err, ErrStalled) {
+		return true
+	}
 	if errors.Is(err, ErrChanged) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}

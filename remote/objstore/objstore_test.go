@@ -25,7 +25,7 @@ func data(n int) []byte {
 	return b
 }
 
-var fast = &objstore.Options{Backoff: time.Millisecond}
+var fast = &objstore.Options{Backoff: time.Millisecond, Stall: 300 * time.Millisecond}
 
 func TestParse(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL", "")
@@ -112,6 +112,7 @@ func TestFaults(t *testing.T) {
 		{s3server.Error500},
 		{s3server.Short},
 		{s3server.Error500, s3server.Drop, s3server.Short},
+		{s3server.Stall},
 	} {
 		s.Inject(faults...)
 		reqs := o.Requests()
