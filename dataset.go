@@ -13,6 +13,7 @@ import (
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/objstore"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoload"
@@ -32,8 +33,9 @@ import (
 // CLMN column types, Trevni 2 block statistics) is reached through
 // Part.Open and the File's Trevni, Trevni1 and CLMN methods.
 //
-// A part at an http or https URL is read with range requests, fetching
-// what is read only. A server that does not serve byte ranges (it answers
+// A part at an http or https URL, or an object of a store (s3://, gs://,
+// azblob://; see package remote/objstore), is read with range requests,
+// fetching what is read only. A server that does not serve byte ranges (it answers
 // a range request with the whole file) has the part downloaded once, when
 // the data set is opened, into a temporary file (Options.TempDir) of at
 // most Options.MaxDownload bytes, removed by Close; Part.Downloaded tells
@@ -64,6 +66,7 @@ type Part struct {
 
 	download     *os.File // the temporary copy of a URL whose server serves no ranges
 	downloadSize int64
+	version      string // of an object of a store, when the data set was opened
 }
 
 // Downloaded returns the bytes of the part downloaded whole into a
@@ -308,7 +311,7 @@ type File struct {
 	done   func() error
 
 	coalescer *remote.Coalescer // of a URL read for records: told the blocks to fetch
-	http      *remote.HTTP      // of a URL: counts the requests and bytes fetched
+	http      fetcher           // of a URL: counts the requests and bytes fetched
 
 	copyDir string         // the Trevni 2 copy of a Trevni 1 or CLMN part
 	copy    *os.File       // its file
@@ -343,13 +346,28 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		done      = func() error { return nil }
 		sw        *switchReader
 		coalescer *remote.Coalescer
-		fetcher   *remote.HTTP
+		fetcher   fetcher
 	)
 	switch {
 	case p.src.ra != nil:
 		ra, size = p.src.ra, p.src.size
 	case name == "-":
 		return nil, errors.New("standard input: open it with OpenReaderAt")
+	case objstore.IsURL(name):
+		o, err := objstore.Open(ctx, name, p.ds.opts.Store)
+		if err != nil {
+			return nil, err
+		}
+		// Every open of the part reads the version the data set was
+		// opened on: its row count and schema are that version's.
+		if p.version == "" {
+			p.version = o.Version()
+		} else if v := o.Version(); v != p.version {
+			o.Close()
+			return nil, fmt.Errorf("%s: %w: since the data set was opened (version %s, now %s)", name, objstore.ErrChanged, p.version, v)
+		}
+		fetcher, size, done = o, o.Size(), o.Close
+		ra, sw, coalescer = remoteReader(o, size, mode)
 	case IsURL(name) && p.download != nil:
 		ra, size = p.download, p.downloadSize
 	case IsURL(name):
@@ -364,26 +382,8 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		if err != nil {
 			return nil, err
 		}
-		fetcher = h
-		size = h.Size()
-		switch mode {
-		case openHeaderOnly:
-			ra = remote.NewHeaderReader(h, size)
-		case openRecords:
-			// The header, then only what the reader hints (fetch.go).
-			c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: rangeWindow})
-			sw = &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
-			ra, coalescer = sw, c
-		default:
-			// The header, then what is read in windows of fullWindow:
-			// a caller reading a column's blocks in order fetches them
-			// a window at a time; a read somewhere new (a block table)
-			// fetches rangeWindow, so that one reading block tables
-			// fetches little more than the tables.
-			c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: fullWindow, FirstWindow: rangeWindow})
-			sw = &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
-			ra = sw
-		}
+		fetcher, size = h, h.Size()
+		ra, sw, coalescer = remoteReader(h, size, mode)
 	default:
 		f, err := os.Open(name)
 		if err != nil {
@@ -450,12 +450,43 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	}
 	if sw != nil {
 		sw.pastHeader.Store(true)
-		if f.trevni == nil {
+		if f.trevni == nil && coalescer != nil {
 			// A Trevni 1 or CLMN part is read whole into its copy.
 			coalescer.Prefetch(0, size)
 		}
 	}
 	return f, nil
+}
+
+// fetcher is a ReaderAt over a remote file (an HTTP URL, an object of a
+// store) that counts what it fetched.
+type fetcher interface {
+	io.ReaderAt
+	Requests() int64
+	BytesFetched() int64
+}
+
+// remoteReader returns the reader of a remote file of size bytes opened as
+// mode says: its header through a remote.HeaderReader, and for reads past
+// it, when mode is openRecords, the Coalescer that the reader tells the
+// blocks to fetch (fetch.go).
+func remoteReader(h io.ReaderAt, size int64, mode int) (io.ReaderAt, *switchReader, *remote.Coalescer) {
+	switch mode {
+	case openHeaderOnly:
+		return remote.NewHeaderReader(h, size), nil, nil
+	case openRecords:
+		// The header, then only what the reader hints (fetch.go).
+		c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: rangeWindow})
+		sw := &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
+		return sw, sw, c
+	}
+	// The header, then what is read in windows of fullWindow: a caller
+	// reading a column's blocks in order fetches them a window at a
+	// time; a read somewhere new (a block table) fetches rangeWindow, so
+	// that one reading block tables fetches little more than the tables.
+	c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: fullWindow, FirstWindow: rangeWindow})
+	sw := &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
+	return sw, sw, nil
 }
 
 // Part returns the part the file is.

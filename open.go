@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/objstore"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/trevni1"
 )
@@ -83,6 +85,12 @@ type Options struct {
 	// the connect, header and idle timeouts; nil means the defaults (see
 	// remote.HTTPOptions).
 	HTTP *remote.HTTPOptions
+	// Store configures the reads of objects of stores (s3://, gs://,
+	// azblob://): the retries of a failed read and their backoff; nil
+	// means the defaults (see objstore.Options). Credentials and
+	// endpoints come from each store's standard environment (see package
+	// remote/objstore).
+	Store *objstore.Options
 	// MaxRecordBytes bounds the bytes of one record as assembled (see
 	// assemble.Options.MaxRecordBytes); 0 means assemble's default.
 	MaxRecordBytes int64
@@ -114,8 +122,11 @@ type source struct {
 
 // Open opens the data set name: a file, a shell-style glob (its matches
 // in name order; directories among them are left out), a directory (its
-// *.trv, *.trv1 and *.clmn files in name order), or an http or https
-// URL. The parts may be of any format Open reads (Trevni 2, Trevni 1,
+// *.trv, *.trv1 and *.clmn files in name order), an http or https URL,
+// or the URL of an object of a store (s3://bucket/key, gs://bucket/key,
+// azblob://container/key), a glob over a store's keys
+// (s3://bucket/logs/*.trv) or a prefix ending in "/" (its *.trv, *.trv1
+// and *.clmn objects one level down). The parts may be of any format Open reads (Trevni 2, Trevni 1,
 // CLMN), told by their first bytes, and must have one schema (see
 // Options.ReaderSchema). Open reads every part's header and leaves the
 // parts closed; they are opened one at a time as they are read. ctx
@@ -130,7 +141,7 @@ func OpenFiles(ctx context.Context, names []string, opts *Options) (*Dataset, er
 	if len(names) == 0 {
 		return nil, errors.New("trevni: no file to open")
 	}
-	paths, err := ExpandNames(names)
+	paths, err := expandNames(ctx, names)
 	if err != nil {
 		return nil, err
 	}
@@ -148,9 +159,9 @@ func OpenReaderAt(ctx context.Context, ra io.ReaderAt, size int64, name string, 
 	return openSources(ctx, []source{{name: name, ra: ra, size: size}}, opts)
 }
 
-// IsURL reports whether name is an http or https URL, which Open reads
-// with range requests.
-func IsURL(name string) bool { return remote.IsURL(name) }
+// IsURL reports whether name is a URL that Open reads with range
+// requests: http or https, or an object store's (s3, gs, azblob).
+func IsURL(name string) bool { return remote.IsURL(name) || objstore.IsURL(name) }
 
 // HasGlob reports whether name holds a glob's special characters.
 func HasGlob(name string) bool { return strings.ContainsAny(name, "*?[") }
@@ -158,13 +169,48 @@ func HasGlob(name string) bool { return strings.ContainsAny(name, "*?[") }
 // ExpandNames expands the names of a data set into the files Open reads,
 // keeping their order: a glob gives its matches in name order (leaving
 // out directories; a name that exists as it is written is not a glob),
-// a directory its *.trv, *.trv1 and *.clmn files in name order, and a URL
-// or any other name itself. A glob or directory that gives no file is an
-// error.
+// a directory its *.trv, *.trv1 and *.clmn files in name order, an
+// object store's URL with a glob in its key the objects it matches in key
+// order, one ending in "/" its *.trv, *.trv1 and *.clmn objects, and any
+// other URL or name itself. A glob or directory that gives no file is an
+// error. Listing a store's keys is bounded by no context: Open's is.
 func ExpandNames(names []string) ([]string, error) {
+	return expandNames(context.Background(), names)
+}
+
+func expandNames(ctx context.Context, names []string) ([]string, error) {
 	var out []string
 	for _, a := range names {
 		switch {
+		case objstore.IsURL(a) && (HasGlob(objectKey(a)) || strings.HasSuffix(objectKey(a), "/")):
+			pattern := a
+			if k := objectKey(a); !HasGlob(k) {
+				// The prefix's objects one level down: "*" after the key.
+				at := strings.Index(a, "://") + 3
+				at += strings.IndexByte(a[at:], '/') + 1 + len(k)
+				pattern = a[:at] + "*" + a[at:]
+			}
+			m, err := objstore.List(ctx, pattern)
+			if err != nil {
+				return nil, err
+			}
+			n := len(out)
+			for _, u := range m {
+				if HasGlob(objectKey(a)) {
+					out = append(out, u)
+					continue
+				}
+				switch path.Ext(objectKey(u)) {
+				case ".trv", ".trv1", ".clmn":
+					out = append(out, u)
+				}
+			}
+			if len(out) == n {
+				if HasGlob(objectKey(a)) {
+					return nil, fmt.Errorf("%s: no object matches", a)
+				}
+				return nil, fmt.Errorf("%s: the prefix holds no *.trv, *.trv1 or *.clmn object", a)
+			}
 		case IsURL(a) || a == "-":
 			out = append(out, a)
 		case HasGlob(a) && !exists(a):
@@ -210,6 +256,16 @@ func ExpandNames(names []string) ([]string, error) {
 		return nil, errors.New("standard input (-) cannot be read with other inputs")
 	}
 	return out, nil
+}
+
+// objectKey returns the key of an object store's URL, "" when it does not
+// parse.
+func objectKey(u string) string {
+	l, err := objstore.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return l.Key
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }

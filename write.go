@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/trevni-go/trevni/internal/atomicfile"
+	"github.com/trevni-go/trevni/remote/objstore"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -34,22 +35,51 @@ type WriteOptions struct {
 // that exists and may not be replaced.
 var ErrExists = atomicfile.ErrExists
 
-// output is where a file is written: a file that appears under its name
-// only when complete, or a caller's io.Writer.
+// output is where a file is written: a file or an object that appears
+// under its name only when complete, or a caller's io.Writer.
 type output struct {
 	w    io.Writer
 	bw   *bufio.Writer
-	file *atomicfile.File // nil for a caller's io.Writer
+	file committer // nil for a caller's io.Writer
 }
 
-// create starts writing the file name. Spill files go to the private
-// directory beside it.
-func create(name string, opts *WriteOptions) (*output, shred.Options, error) {
+// committer is a file written whole before it appears under its name: a
+// temporary file beside it (atomicfile.File) or an upload to an object
+// store (objstore.Writer).
+type committer interface {
+	io.Writer
+	Commit() error
+	Abort() error
+	TempDir() string
+}
+
+// createFile starts the file or object name, refusing to replace one that
+// exists unless replace is set. ctx bounds an upload.
+func createFile(ctx context.Context, name string, replace bool) (committer, error) {
+	if objstore.IsURL(name) {
+		w, err := objstore.Create(ctx, name, replace)
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	f, err := atomicfile.Create(name, replace)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// create starts writing the file name: a local file or an object of a
+// store (s3://, gs://, azblob://), uploaded as it is written. Spill files
+// go to the private directory beside a local file, or to the system's
+// temporary directory.
+func create(ctx context.Context, name string, opts *WriteOptions) (*output, shred.Options, error) {
 	var o WriteOptions
 	if opts != nil {
 		o = *opts
 	}
-	f, err := atomicfile.Create(name, o.Replace)
+	f, err := createFile(ctx, name, o.Replace)
 	if err != nil {
 		return nil, o.Options, err
 	}
@@ -97,9 +127,12 @@ type Writer struct {
 
 // Create starts a Trevni file of records of the Avro schema schemaText
 // (JSON), written to a temporary file beside name and put in place by
-// Close; Abort, or a failed Close, leaves nothing behind.
+// Close; Abort, or a failed Close, leaves nothing behind. name may be an
+// object of a store (s3://bucket/key, gs://, azblob://): the file is then
+// uploaded as it is written (in parts, for a large one) and the upload
+// completed by Close, or abandoned by Abort, leaving no object.
 func Create(name, schemaText string, opts *WriteOptions) (*Writer, error) {
-	out, so, err := create(name, opts)
+	out, so, err := create(context.Background(), name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +185,7 @@ type StructWriter[T any] struct {
 // schemaText, given as values of the struct type T, written as Create
 // writes.
 func CreateStructs[T any](name, schemaText string, opts *WriteOptions) (*StructWriter[T], error) {
-	out, so, err := create(name, opts)
+	out, so, err := create(context.Background(), name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +230,7 @@ func CreateProto(name string, md protoreflect.MessageDescriptor, opts *ProtoWrit
 	if opts != nil {
 		o = *opts
 	}
-	out, so, err := create(name, &WriteOptions{Options: o.File, Replace: o.Replace})
+	out, so, err := create(context.Background(), name, &WriteOptions{Options: o.File, Replace: o.Replace})
 	if err != nil {
 		return nil, err
 	}
@@ -224,14 +257,20 @@ func (w *ProtoWriter) Abort() {
 
 // ConvertAvro converts the Avro object container file src into the Trevni
 // file dst, through the fast path, and returns the records written. dst is
-// written as Create writes.
+// written as Create writes; either may be an object of a store.
 func ConvertAvro(ctx context.Context, dst, src string, opts *WriteOptions) (int64, error) {
-	in, err := os.Open(src)
+	var in io.ReadCloser
+	var err error
+	if objstore.IsURL(src) {
+		in, err = objstore.OpenStream(ctx, src, nil)
+	} else {
+		in, err = os.Open(src)
+	}
 	if err != nil {
 		return 0, err
 	}
 	defer in.Close()
-	out, so, err := create(dst, opts)
+	out, so, err := create(ctx, dst, opts)
 	if err != nil {
 		return 0, err
 	}

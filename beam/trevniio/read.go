@@ -139,9 +139,11 @@ func (fn *expandFn) ProcessElement(glob string, emit func(string)) error {
 }
 
 // Expand returns the files glob names, as the front door expands a data
-// set's name (trevni.ExpandNames): an http:// or https:// URL is itself, a
-// directory means its *.trv, *.trv1 and *.clmn files, anything else is a
-// filepath.Glob pattern, matched in name order. A pattern that matches
+// set's name (trevni.ExpandNames): an http:// or https:// URL is itself, an
+// object store's URL (s3://, gs://, azblob://) a glob over its bucket's
+// keys or, ending in "/", a prefix, a directory means its *.trv, *.trv1
+// and *.clmn files, anything else is a filepath.Glob pattern, matched in
+// name order. A pattern that matches
 // nothing is an error.
 func Expand(glob string) ([]string, error) {
 	names, err := trevni.ExpandNames([]string{glob})

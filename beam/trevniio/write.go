@@ -1,10 +1,13 @@
 package trevniio
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,7 +17,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/remote/objstore"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -39,6 +44,11 @@ type WriteOptions struct {
 	// "bzip2", "zstandard", "xz", as package format names them); "" means
 	// format's default.
 	Codec string
+	// Replace lets Write replace shards that exist under the final names;
+	// without it an existing shard fails the pipeline, before any shard
+	// is put in place, and is left untouched (as the command line's
+	// outputs without --force).
+	Replace bool
 }
 
 // ShardName returns the name of shard i of n that Write gives files of
@@ -53,12 +63,17 @@ const tempMarker = ".tmp-"
 
 // Write writes col, a PCollection of []byte holding records in the Avro
 // binary encoding of schemaText, to Trevni files PREFIX-00000-of-0000N.trv
-// (N from WriteOptions.Shards). Records go to shards by a hash of their bytes. Each
-// shard is written under a temporary name (in the directory of prefix,
-// which Write creates if need be) and renamed when the pipeline
-// has committed it, so a retried bundle leaves no duplicate or partial
-// shard; shards that receive no record are written empty, so the set is
-// always complete. Write returns the PCollection of the final file names.
+// (N from WriteOptions.Shards). Records go to shards by a hash of their
+// bytes. prefix is a local path or an object store's URL
+// (s3://bucket/out/part, gs://...), written through the front door
+// (trevni.Create): each shard is written under a temporary name (in the
+// directory of prefix, which Write creates if need be; beside it in the
+// bucket), which appears only once complete, and is moved to its final
+// name when the pipeline has committed it, so a retried bundle leaves no
+// duplicate or partial shard; shards that receive no record are written
+// empty, so the set is always complete. Existing shards are replaced only
+// with WriteOptions.Replace. Write returns the PCollection of the final
+// file names.
 func Write(s beam.Scope, prefix string, schemaText string, col beam.PCollection, opts *WriteOptions) beam.PCollection {
 	s = s.Scope("trevniio.Write")
 	var cfg WriteOptions
@@ -74,7 +89,7 @@ func Write(s beam.Scope, prefix string, schemaText string, col beam.PCollection,
 	keyed := beam.ParDo(s, &shardFn{Shards: cfg.Shards}, col)
 	grouped := beam.GroupByKey(s, keyed)
 	temps := beam.ParDo(s, &writeShardFn{Prefix: prefix, Shards: cfg.Shards, Schema: schemaText, Codec: cfg.Codec}, grouped)
-	return beam.ParDo(s, &finalizeFn{Prefix: prefix, Shards: cfg.Shards, Schema: schemaText, Codec: cfg.Codec},
+	return beam.ParDo(s, &finalizeFn{Prefix: prefix, Shards: cfg.Shards, Schema: schemaText, Codec: cfg.Codec, Replace: cfg.Replace},
 		beam.Impulse(s), beam.SideInput{Input: temps})
 }
 
@@ -117,8 +132,10 @@ func (fn *writeShardFn) ProcessElement(shard int, records func(*[]byte) bool, em
 	return nil
 }
 
-// writeTemp writes shard i of n to a temporary file of a random name,
-// with the records fill writes, and returns its name.
+// writeTemp writes shard i of n under a temporary name of a random
+// suffix, through the front door (trevni.Create: the file or object
+// appears only once complete), with the records fill writes, and returns
+// its name.
 func writeTemp(prefix string, i, n int, schemaText, codec string, fill func(*shred.AvroWriter) error) (string, error) {
 	final := ShardName(prefix, i, n)
 	var r [8]byte
@@ -126,55 +143,44 @@ func writeTemp(prefix string, i, n int, schemaText, codec string, fill func(*shr
 		return "", fmt.Errorf("trevniio: %w", err)
 	}
 	name := final + tempMarker + hex.EncodeToString(r[:])
-	if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
-		return "", fmt.Errorf("trevniio: %w", err)
+	if !trevni.IsURL(name) {
+		if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
+			return "", fmt.Errorf("trevniio: %w", err)
+		}
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	w, err := trevni.Create(name, schemaText, &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: codec}}})
 	if err != nil {
-		return "", fmt.Errorf("trevniio: %w", err)
-	}
-	fail := func(err error) (string, error) {
-		f.Close()
-		os.Remove(name)
 		return "", fmt.Errorf("trevniio: %s: %w", final, err)
 	}
-	opts := &shred.Options{WriterOptions: format.WriterOptions{Codec: codec}}
-	aw, err := shred.NewAvroWriter(f, schemaText, opts)
-	if err != nil {
-		return fail(err)
+	if err := fill(w.AvroWriter); err != nil {
+		w.Abort()
+		return "", fmt.Errorf("trevniio: %s: %w", final, err)
 	}
-	if err := fill(aw); err != nil {
-		aw.Abort()
-		return fail(err)
-	}
-	if err := aw.Close(); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(name)
+	if err := w.Close(); err != nil {
 		return "", fmt.Errorf("trevniio: %s: %w", final, err)
 	}
 	return name, nil
 }
 
-// finalizeFn renames the committed temporary files to their shard names,
+// finalizeFn moves the committed temporary files to their shard names,
 // writes the shards that received nothing, and removes the temporary
 // files of attempts that were not committed.
 type finalizeFn struct {
-	Prefix string
-	Shards int
-	Schema string
-	Codec  string
+	Prefix  string
+	Shards  int
+	Schema  string
+	Codec   string
+	Replace bool
 }
 
 // ProcessElement runs once, on the impulse, with the committed temporary
-// names as side input, and emits the final names in order.
+// names as side input, and emits the final names in order. Without
+// Replace it first checks that no shard it will put in place exists
+// (one moved by an earlier attempt of this finalization, whose temporary
+// file is gone, is its own), and fails before moving any.
 func (fn *finalizeFn) ProcessElement(_ []byte, temps func(*string) bool, emit func(string)) error {
+	ctx := context.Background()
 	committed := make(map[string]bool)
-	done := make([]bool, fn.Shards)
 	var t string
 	for temps(&t) {
 		committed[t] = true
@@ -184,53 +190,135 @@ func (fn *finalizeFn) ProcessElement(_ []byte, temps func(*string) bool, emit fu
 		names = append(names, t)
 	}
 	sort.Strings(names)
+	// The first committed temporary file of each shard (two cannot
+	// happen: each key of a GroupByKey is processed once), and the
+	// others, removed.
+	first := make([]string, fn.Shards)
+	var extra []string
 	for _, t := range names {
 		final, _, ok := strings.Cut(t, tempMarker)
 		i := shardIndex(fn.Prefix, fn.Shards, final)
 		if !ok || i < 0 {
 			return fmt.Errorf("trevniio: %s is not a temporary shard of %s", t, fn.Prefix)
 		}
-		if done[i] {
-			// Two committed outputs of one shard cannot happen (each key of
-			// a GroupByKey is processed once); keep the first.
-			os.Remove(t)
+		if first[i] != "" {
+			extra = append(extra, t)
 			continue
 		}
-		if err := os.Rename(t, final); err != nil {
-			// A retried finalization finds the shard already renamed.
-			if _, serr := os.Stat(final); serr != nil || !os.IsNotExist(err) {
-				return fmt.Errorf("trevniio: %w", err)
-			}
-		}
-		done[i] = true
+		first[i] = t
 	}
-	for i, d := range done {
-		if d {
-			continue
-		}
+	pending := make([]bool, fn.Shards) // the shard is still to be put in place
+	for i := range fn.Shards {
 		final := ShardName(fn.Prefix, i, fn.Shards)
-		t, err := writeTemp(fn.Prefix, i, fn.Shards, fn.Schema, fn.Codec, func(*shred.AvroWriter) error { return nil })
+		finalThere, err := exists(ctx, final)
 		if err != nil {
 			return err
 		}
-		if err := os.Rename(t, final); err != nil {
+		pending[i] = true
+		if first[i] != "" {
+			tempThere, err := exists(ctx, first[i])
+			if err != nil {
+				return err
+			}
+			// Moved by an earlier attempt: done.
+			pending[i] = tempThere || !finalThere
+		}
+		if pending[i] && finalThere && !fn.Replace {
+			return fmt.Errorf("trevniio: %s: %w: set WriteOptions.Replace to replace it", final, trevni.ErrExists)
+		}
+	}
+	for _, t := range extra {
+		remove(ctx, t)
+	}
+	for i := range fn.Shards {
+		if !pending[i] {
+			continue
+		}
+		final := ShardName(fn.Prefix, i, fn.Shards)
+		t := first[i]
+		if t == "" {
+			var err error
+			if t, err = writeTemp(fn.Prefix, i, fn.Shards, fn.Schema, fn.Codec, func(*shred.AvroWriter) error { return nil }); err != nil {
+				return err
+			}
+		}
+		if err := move(ctx, t, final, fn.Replace); err != nil {
 			return fmt.Errorf("trevniio: %w", err)
 		}
 	}
 	// Temporary files left by failed or retried bundles.
-	left, err := filepath.Glob(globQuote(fn.Prefix) + "-*-of-*.trv" + tempMarker + "*")
+	left, err := listTemps(ctx, fn.Prefix)
 	if err != nil {
 		return fmt.Errorf("trevniio: %w", err)
 	}
 	for _, l := range left {
 		if final, _, _ := strings.Cut(l, tempMarker); shardIndex(fn.Prefix, fn.Shards, final) >= 0 {
-			os.Remove(l)
+			remove(ctx, l)
 		}
 	}
 	for i := range fn.Shards {
 		emit(ShardName(fn.Prefix, i, fn.Shards))
 	}
 	return nil
+}
+
+// exists reports whether the file or object name exists.
+func exists(ctx context.Context, name string) (bool, error) {
+	if objstore.IsURL(name) {
+		return objstore.Exists(ctx, name)
+	}
+	_, err := os.Stat(name)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, fmt.Errorf("trevniio: %w", err)
+}
+
+// remove removes the file or object name, if it exists.
+func remove(ctx context.Context, name string) {
+	if objstore.IsURL(name) {
+		objstore.Remove(ctx, name)
+		return
+	}
+	os.Remove(name)
+}
+
+// move puts the file or object from under the name to. Without replace a
+// file at to is an error wrapping trevni.ErrExists: for local files the
+// move is a hard link, which fails if to exists, and the removal of from
+// (a rename where links are not supported, after a check); for objects a
+// check, then the store's copy and the removal of from (see objstore.Move).
+func move(ctx context.Context, from, to string, replace bool) error {
+	if objstore.IsURL(to) {
+		return objstore.Move(ctx, from, to, replace)
+	}
+	if replace {
+		return os.Rename(from, to)
+	}
+	err := os.Link(from, to)
+	switch {
+	case err == nil:
+		return os.Remove(from)
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("%s: %w", to, trevni.ErrExists)
+	}
+	if _, serr := os.Stat(to); serr == nil {
+		return fmt.Errorf("%s: %w", to, trevni.ErrExists)
+	}
+	return os.Rename(from, to)
+}
+
+// listTemps returns the names of the temporary files of the shards of
+// prefix that are left.
+func listTemps(ctx context.Context, prefix string) ([]string, error) {
+	pattern := globQuote(prefix) + "-*-of-*.trv" + tempMarker + "*"
+	if objstore.IsURL(prefix) {
+		return objstore.List(ctx, pattern)
+	}
+	return filepath.Glob(pattern)
 }
 
 // shardIndex returns i if name is ShardName(prefix, i, n), else -1.

@@ -5,24 +5,41 @@ import (
 	"flag"
 	"io"
 	"os"
+	"path"
+	"strings"
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/remote/objstore"
 )
 
 // The reading commands take a data set: several files, shell-style globs
 // (expanded by trevni.ExpandNames, so they may be quoted) and directories
-// (their *.trv, *.trv1 and *.clmn files in name order), local files or
-// http(s) URLs, read one after the other as one stream of records. Every
+// (their *.trv, *.trv1 and *.clmn files in name order), local files,
+// http(s) URLs or objects of stores (s3://, gs://, azblob://, globs over
+// their keys and prefixes ending in "/" included), read one after the other as one stream of records. Every
 // input is opened through the front door, package trevni, which tells the
 // formats apart and reads them; this file adds only what is particular to
 // a command line: standard input and named pipes, copied when they allow
 // no random access, and the flags turned into the front door's options.
 
 // isInputArg reports whether an argument names input rather than an
-// output: a URL, a glob, a directory, or an existing regular file that
-// starts as a Trevni, Trevni 1 or CLMN file does (trevni.DetectFormat).
+// output: an http(s) URL, a glob, a directory, an object store's URL
+// that is a glob, a prefix (ending in "/") or an object named *.trv,
+// *.trv1 or *.clmn, or an existing regular file that starts as a Trevni,
+// Trevni 1 or CLMN file does (trevni.DetectFormat).
 func isInputArg(arg string) bool {
+	if objstore.IsURL(arg) {
+		switch {
+		case trevni.HasGlob(arg), strings.HasSuffix(arg, "/"):
+			return true
+		}
+		switch path.Ext(arg) {
+		case ".trv", ".trv1", ".clmn":
+			return true
+		}
+		return false
+	}
 	if trevni.IsURL(arg) || trevni.HasGlob(arg) {
 		return true
 	}
@@ -53,6 +70,7 @@ func (e *env) openOptions(readerSchema string, impalaBooleans bool) *trevni.Opti
 		Reader:         e.limits.reader(nil),
 		ImpalaBooleans: impalaBooleans,
 		HTTP:           e.limits.http(),
+		Store:          e.limits.store(),
 		MaxRecordBytes: e.limits.maxRecord,
 		MaxDownload:    e.limits.maxDownload,
 	}

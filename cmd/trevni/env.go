@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/trevni-go/trevni/remote/objstore"
+
 	"context"
 	"fmt"
 	"io"
@@ -53,10 +55,14 @@ func displayName(path string, output bool) string {
 }
 
 // openInput opens a file argument for streaming input: "-" is standard
-// input, which Close leaves open.
+// input, which Close leaves open; an object store's URL is read in large
+// ranged GETs (objstore.OpenStream).
 func (e *env) openInput(path string) (io.ReadCloser, error) {
 	if path == "-" {
 		return io.NopCloser(&ctxReader{ctx: e.ctx, r: e.stdin}), nil
+	}
+	if objstore.IsURL(path) {
+		return objstore.OpenStream(e.ctx, path, nil)
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/ocf"
@@ -85,7 +84,7 @@ func (e *env) fromAvroFiles(ins []string, out *output, opts format.WriterOptions
 		return err
 	}
 	// The first file's schema, as written there, becomes the file's.
-	first, err := os.Open(ins[0])
+	first, err := e.openInput(ins[0])
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/limitfile"
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/objstore"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 )
@@ -67,6 +68,17 @@ func (l limits) http() *remote.HTTPOptions {
 	return &remote.HTTPOptions{ConnectTimeout: d, HeaderTimeout: d, IdleTimeout: d}
 }
 
+// store returns the object store options the flags set: --http-timeout
+// bounds a read's wait for each byte of an object too (a stalled read is
+// retried).
+func (l limits) store() *objstore.Options {
+	d := l.httpTimeout
+	if d == 0 {
+		d = -1 // none
+	}
+	return &objstore.Options{Stall: d}
+}
+
 // reader applies the flags to a Trevni reader's options.
 func (l limits) reader(o *format.ReaderOptions) *format.ReaderOptions {
 	if o == nil {
@@ -92,7 +104,7 @@ func limitHint(err error) error {
 		return fmt.Errorf("%w (the limit on schema, descriptor set and .proto files: --schema, --descriptor-set, --proto and their imports)", err)
 	case errors.Is(err, remote.ErrTooLarge):
 		return fmt.Errorf("%w (--max-download raises the limit)", err)
-	case errors.Is(err, remote.ErrTimeout):
+	case errors.Is(err, remote.ErrTimeout), errors.Is(err, objstore.ErrStalled):
 		return fmt.Errorf("%w (--http-timeout changes the limit)", err)
 	case errors.Is(err, format.ErrRecordSize):
 		return fmt.Errorf("%w (--max-record-size raises the limit)", err)

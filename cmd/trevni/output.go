@@ -5,10 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/atomicfile"
+	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/objstore"
 )
 
 // output is where a command writes its result: standard output, or a file
@@ -17,8 +21,8 @@ import (
 // succeeds and aborts it otherwise; the command only writes to it.
 type output struct {
 	w          *bufio.Writer
-	name       string           // for messages
-	file       *atomicfile.File // nil for standard output
+	name       string    // for messages
+	file       committer // nil for standard output
 	unregister func()
 	done       bool
 	committed  []func() // run once Commit has succeeded (summaries)
@@ -29,11 +33,23 @@ type output struct {
 	unTmp  func()
 }
 
+// committer is an output file written whole before it appears under its
+// name: a temporary file beside it (atomicfile.File) or an upload to an
+// object store (objstore.Writer).
+type committer interface {
+	io.Writer
+	Commit() error
+	Abort() error
+	TempDir() string
+}
+
 // createOutput opens a file argument for output: "-" or "" is standard
-// output; any other name is an atomicfile.File, removed if the process is
-// interrupted before Commit. It refuses to write over one of the
-// command's inputs (the same file, however named), and over any other
-// existing regular file unless --force was given.
+// output; an object store's URL (s3://, gs://, azblob://) an upload
+// completed by Commit (objstore.Writer); any other name is an
+// atomicfile.File. Either is removed (the upload abandoned) if the
+// process is interrupted before Commit. It refuses to write over one of
+// the command's inputs (the same file, however named), and over any other
+// existing regular file or object unless --force was given.
 func (e *env) createOutput(path string) (*output, error) {
 	if path == "" || path == "-" {
 		if err := e.checkStdout(); err != nil {
@@ -46,7 +62,13 @@ func (e *env) createOutput(path string) (*output, error) {
 	}
 	// Without --force the name was free when the run began (checkOutput):
 	// the commit must not replace what another process puts there.
-	f, err := atomicfile.Create(path, e.force)
+	var f committer
+	var err error
+	if objstore.IsURL(path) {
+		f, err = objstore.Create(e.ctx, path, e.force)
+	} else {
+		f, err = atomicfile.Create(path, e.force)
+	}
 	if errors.Is(err, atomicfile.ErrExists) {
 		err = fmt.Errorf("%s: %w: give --force to replace it", path, errExists)
 	}
@@ -67,6 +89,17 @@ var errExists = errors.New("exists")
 // unless --force was given. Files that are not regular, such as
 // /dev/null, are always written.
 func (e *env) checkOutput(path string) error {
+	if trevni.IsURL(path) {
+		for _, in := range e.inputs {
+			if in == path {
+				return fmt.Errorf("%s: the output is also an input: refusing to write over it", path)
+			}
+		}
+		if remote.IsURL(path) {
+			return fmt.Errorf("%s: an http(s) URL cannot be written: write to a file or an object store (s3://, gs://)", path)
+		}
+		return nil // objstore.Create refuses an existing object without --force
+	}
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil // created, or written in place; createAtomic reports errors

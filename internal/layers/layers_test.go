@@ -33,11 +33,13 @@ var layers = []layer{
 	// budget the memory a reader's blocks may hold, limitfile reads
 	// small files (schemas, descriptor sets) within a bound;
 	// protosafe and protorand wrap the Protobuf runtime;
-	// memtest and rangeserver are test helpers, layers this test;
-	// ordered runs tasks on workers and hands their output on in order.
+	// memtest, rangeserver (an HTTP server) and s3server (an S3 server)
+	// are test helpers, layers this test; ordered runs tasks on workers
+	// and hands their output on in order.
 	{"leaves", []string{
 		"internal/avrobin", "internal/codec", "internal/jsontext", "internal/utf8check",
 		"internal/memtest", "internal/protosafe", "internal/protorand", "internal/rangeserver",
+		"internal/s3server",
 		"internal/layers", "internal/atomicfile", "internal/budget", "internal/limitfile",
 		"internal/ordered",
 	}},
@@ -49,6 +51,10 @@ var layers = []layer{
 	{"models", []string{
 		"schema", "format/stats", "internal/ocf", "clmn", "schema/protoload", "remote",
 	}},
+	// Object stores (S3, GCS, Azure) through gocloud.dev/blob: the only
+	// package of the module that imports the cloud SDKs; the front door
+	// and the commands reach it, no library package below them does.
+	{"stores", []string{"remote/objstore"}},
 	// File formats and value mappings. format is Trevni version 2: columns,
 	// blocks, codecs and checksums, and nothing of Avro schemas, Protobuf,
 	// shredding or assembling. typemap maps
@@ -102,16 +108,18 @@ var heavy = []struct {
 	prefix  string
 	allowed []string
 }{
-	{"net/http", []string{"remote", "internal/rangeserver"}},
+	{"net/http", []string{"remote", "remote/objstore", "internal/rangeserver", "internal/s3server"}},
 	{"github.com/apache/beam", nil},
 	{"github.com/apache/arrow", []string{"trevniarrow"}},
 	{"github.com/apache/arrow-go", []string{"trevniarrow"}},
 	{"github.com/duckdb", nil},
 	{"github.com/marcboeker/go-duckdb", nil},
-	{"cloud.google.com", []string{"remote"}},
-	{"google.golang.org/api", []string{"remote"}},
-	{"github.com/aws", []string{"remote"}},
-	{"github.com/Azure", []string{"remote"}},
+	{"gocloud.dev", []string{"remote/objstore"}},
+	{"cloud.google.com", []string{"remote/objstore"}},
+	{"google.golang.org/api", []string{"remote/objstore"}},
+	{"github.com/aws", []string{"remote/objstore"}},
+	{"github.com/Azure", []string{"remote/objstore"}},
+	{"github.com/johannesboyne/gofakes3", []string{"internal/s3server"}},
 }
 
 // noProtoNoAvro lists packages that must not import the Protobuf runtime or
@@ -232,6 +240,45 @@ func TestLayers(t *testing.T) {
 				continue
 			}
 			t.Errorf("layer %s lists %s, which does not exist: remove it from the table", l.name, show(p))
+		}
+	}
+}
+
+// core lists the packages that read and write the format and its records,
+// which a program may use without the network or a cloud SDK linked in.
+var core = []string{"format", "schema", "shred", "assemble", "predicate"}
+
+// cloud lists import path prefixes no core package may depend on, however
+// indirectly.
+var cloud = []string{
+	"net/http", "gocloud.dev", "cloud.google.com", "google.golang.org/api", "google.golang.org/grpc",
+	"github.com/aws", "github.com/Azure", "github.com/johannesboyne/gofakes3",
+}
+
+// TestCoreDeps checks, with go list -deps, that no package the core
+// packages depend on, directly or not, is the network or a cloud SDK.
+func TestCoreDeps(t *testing.T) {
+	args := []string{"list", "-deps"}
+	for _, p := range core {
+		args = append(args, "./"+p)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = filepath.Join("..", "..")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, stderr.Bytes())
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, module+"/format") {
+		t.Fatalf("go list -deps %v listed no format: %q", core, deps)
+	}
+	for _, d := range deps {
+		for _, c := range cloud {
+			if hasPrefixPath(d, c) {
+				t.Errorf("the core packages %v depend on %s", core, d)
+			}
 		}
 	}
 }

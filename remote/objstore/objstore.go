@@ -1,0 +1,772 @@
+// Package objstore reads and writes objects of cloud object stores named by
+// URL: s3://bucket/key (Amazon S3 and S3-compatible stores), gs://bucket/key
+// (Google Cloud Storage) and azblob://container/key (Azure Blob Storage),
+// through gocloud.dev/blob and its drivers.
+//
+// An Object is an io.ReaderAt over one object: each ReadAt is one ranged
+// GET (wrap it in a remote.Coalescer to turn many small reads into few
+// large ones). The object's version (its ETag on S3 and Azure, its
+// generation on GCS) is pinned when it is opened: every read asks for that
+// version only, so an object replaced while it is read fails the read with
+// an error wrapping ErrChanged, never mixing the bytes of two versions.
+// Reads that fail for a reason that may pass (a 5xx answer, a dropped
+// connection, a body shorter than asked) are retried a bounded number of
+// times with exponential backoff, going on from the last byte received.
+//
+// A Writer uploads an object (in parts, for a large one) that appears only
+// when Commit succeeds; Abort, or a failed Commit, leaves no object.
+//
+// Credentials and endpoints come from each ecosystem's standard
+// environment: for S3 the AWS SDK's (AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY, AWS_PROFILE, AWS_REGION, AWS_ENDPOINT_URL or
+// AWS_ENDPOINT_URL_S3 for an S3-compatible store, which is then addressed
+// in path style), for GCS Application Default Credentials
+// (GOOGLE_APPLICATION_CREDENTIALS) and STORAGE_EMULATOR_HOST, for Azure
+// AZURE_STORAGE_ACCOUNT and its keys. A URL may carry the query parameters
+// of gocloud.dev's URL openers (s3://bucket/key?region=eu-west-1&endpoint=...).
+package objstore
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"cloud.google.com/go/storage"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/azureblob" // azblob://
+	_ "gocloud.dev/blob/gcsblob"   // gs://
+	_ "gocloud.dev/blob/s3blob"    // s3://
+	"gocloud.dev/gcerrors"
+
+	"github.com/trevni-go/trevni/internal/atomicfile"
+)
+
+// ErrChanged is wrapped by the error of a read of an object that was
+// replaced or deleted since it was opened.
+var ErrChanged = errors.New("the object changed while it was read")
+
+// ErrExists is wrapped by the errors of Create and Commit for an object
+// that exists and may not be replaced; it is atomicfile.ErrExists, which
+// the front door's ErrExists is too.
+var ErrExists = atomicfile.ErrExists
+
+// ErrAppeared is wrapped by the error of a Commit that may not replace an
+// object and finds one created while it was being written; it wraps
+// ErrExists (and is atomicfile.ErrAppeared).
+var ErrAppeared = atomicfile.ErrAppeared
+
+// Schemes lists the URL schemes this package opens.
+var Schemes = []string{"s3", "gs", "azblob"}
+
+// IsURL reports whether name is the URL of an object of a store this
+// package opens (s3://, gs://, azblob://).
+func IsURL(name string) bool {
+	for _, s := range Schemes {
+		if strings.HasPrefix(name, s+"://") {
+			return true
+		}
+	}
+	return false
+}
+
+// Location is a parsed object URL.
+type Location struct {
+	// Bucket is the URL that opens the bucket: scheme, bucket and query.
+	Bucket string
+	// Key is the object's key (no leading slash).
+	Key string
+}
+
+// Parse splits an object URL into the bucket's URL and the key.
+func Parse(name string) (Location, error) {
+	if !IsURL(name) {
+		return Location{}, fmt.Errorf("%s: not an object store URL (%s)", name, strings.Join(Schemes, "://, ")+"://")
+	}
+	scheme, rest, _ := strings.Cut(name, "://")
+	host, key, _ := strings.Cut(rest, "/")
+	var query string
+	if i := strings.IndexByte(host, '?'); i >= 0 {
+		host, query = host[:i], host[i+1:]
+	} else if i := strings.LastIndexByte(key, '?'); i >= 0 && isQuery(key[i+1:]) {
+		key, query = key[:i], key[i+1:]
+	}
+	if host == "" {
+		return Location{}, fmt.Errorf("%s: the URL names no bucket", name)
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return Location{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if scheme == "s3" && q.Get("use_path_style") == "" && q.Get("s3ForcePathStyle") == "" &&
+		(q.Get("endpoint") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != "" || os.Getenv("AWS_ENDPOINT_URL") != "") {
+		// S3-compatible stores at an endpoint of their own are
+		// addressed by path, not by a host name per bucket.
+		q.Set("use_path_style", "true")
+	}
+	b := url.URL{Scheme: scheme, Host: host, RawQuery: q.Encode()}
+	return Location{Bucket: b.String(), Key: key}, nil
+}
+
+// isQuery reports whether s, what follows the last "?" of a URL, is a
+// query (name=value pairs) rather than the rest of a key holding a "?"
+// (a glob's).
+func isQuery(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, kv := range strings.Split(s, "&") {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || strings.ContainsAny(k, "/*[") {
+			return false
+		}
+	}
+	return true
+}
+
+// Options configures reads. The zero value (or nil) is the defaults.
+type Options struct {
+	// Retries bounds the tries of a read after its first that fail for a
+	// reason that may pass; 0 means DefaultRetries, negative none.
+	Retries int
+	// Backoff is the wait before the first retry, doubled before each
+	// next one; 0 means DefaultBackoff.
+	Backoff time.Duration
+	// Stall bounds the time a read waits for the answer's first byte and
+	// then for each next one; a read that stalls longer fails (and is
+	// retried) with an error wrapping ErrStalled. 0 means DefaultStall,
+	// negative no bound.
+	Stall time.Duration
+}
+
+// Defaults of Options.
+const (
+	DefaultRetries = 4
+	DefaultBackoff = 100 * time.Millisecond
+	DefaultStall   = 30 * time.Second
+)
+
+// ErrStalled is wrapped by the error of a read whose answer stalled for
+// longer than Options.Stall.
+var ErrStalled = errors.New("the store stalled")
+
+func (o *Options) retries() (int, time.Duration) {
+	n, d := DefaultRetries, DefaultBackoff
+	if o != nil {
+		if o.Retries != 0 {
+			n = max(o.Retries, 0)
+		}
+		if o.Backoff > 0 {
+			d = o.Backoff
+		}
+	}
+	return n, d
+}
+
+func (o *Options) stall() time.Duration {
+	switch {
+	case o == nil || o.Stall == 0:
+		return DefaultStall
+	case o.Stall < 0:
+		return 0
+	}
+	return o.Stall
+}
+
+// Object is an io.ReaderAt over one object, pinned to the version it had
+// when it was opened. It is safe for concurrent use.
+type Object struct {
+	ctx     context.Context
+	name    string
+	bucket  *blob.Bucket
+	key     string
+	size    int64
+	etag    string // pinned on S3 and Azure
+	gen     int64  // pinned on GCS
+	retries int
+	backoff time.Duration
+	stall   time.Duration // 0: none
+	reqs    atomic.Int64
+	fetched atomic.Int64
+}
+
+// Open opens the object name, reading its size and version with one
+// request. Reads are made with ctx. The caller must Close it.
+func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
+	loc, err := Parse(name)
+	if err != nil {
+		return nil, err
+	}
+	if loc.Key == "" || strings.HasSuffix(loc.Key, "/") {
+		return nil, fmt.Errorf("%s: the URL names no object", name)
+	}
+	b, err := blob.OpenBucket(ctx, loc.Bucket)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	o := &Object{ctx: ctx, name: name, bucket: b, key: loc.Key}
+	o.retries, o.backoff = opts.retries()
+	o.stall = opts.stall()
+	var attrs *blob.Attributes
+	err = o.retry(func() error {
+		o.reqs.Add(1)
+		var err error
+		attrs, err = b.Attributes(ctx, loc.Key)
+		return err
+	})
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("%s: %w", name, plain(err))
+	}
+	o.size, o.etag = attrs.Size, attrs.ETag
+	var ga storage.ObjectAttrs
+	if attrs.As(&ga) {
+		o.gen = ga.Generation
+	}
+	return o, nil
+}
+
+// Size returns the object's length in bytes.
+func (o *Object) Size() int64 { return o.size }
+
+// Version returns the version of the object that was opened, which its
+// reads are pinned to: its ETag (S3, Azure) or generation (GCS).
+func (o *Object) Version() string {
+	if o.gen != 0 {
+		return strconv.FormatInt(o.gen, 10)
+	}
+	return o.etag
+}
+
+// Requests returns how many requests were made so far, the one of Open
+// and retries included.
+func (o *Object) Requests() int64 { return o.reqs.Load() }
+
+// BytesFetched returns how many body bytes the reads received.
+func (o *Object) BytesFetched() int64 { return o.fetched.Load() }
+
+// Close closes the object's bucket.
+func (o *Object) Close() error { return o.bucket.Close() }
+
+// ReadAt reads len(p) bytes at off with one ranged GET, or more when a
+// read fails in the middle and is retried from where it stopped. A read
+// past the end returns io.EOF with the bytes before it.
+func (o *Object) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("%s: negative offset %d", o.name, off)
+	}
+	if off >= o.size {
+		return 0, io.EOF
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	want := int(min(int64(len(p)), o.size-off))
+	got := 0
+	err := o.retry(func() error {
+		n, err := o.readOnce(p[got:want], off+int64(got))
+		got += n
+		return err
+	})
+	if err != nil {
+		return got, fmt.Errorf("%s: bytes %d-%d: %w", o.name, off, off+int64(want)-1, describe(err))
+	}
+	if want < len(p) {
+		return got, io.EOF
+	}
+	return got, nil
+}
+
+// errShort is the error of a body that ended before the bytes asked for.
+var errShort = errors.New("the body ended early")
+
+// readOnce makes one ranged GET of len(p) bytes at off and returns how
+// many it received.
+func (o *Object) readOnce(p []byte, off int64) (int, error) {
+	o.reqs.Add(1)
+	ctx, cancel := context.WithCancelCause(o.ctx)
+	defer cancel(nil)
+	var timer *time.Timer
+	if o.stall > 0 {
+		timer = time.AfterFunc(o.stall, func() {
+			cancel(fmt.Errorf("%w: no byte for %v", ErrStalled, o.stall))
+		})
+		defer timer.Stop()
+	}
+	stalled := func(err error) error {
+		if c := context.Cause(ctx); errors.Is(c, ErrStalled) {
+			return c
+		}
+		return err
+	}
+	r, err := o.bucket.NewRangeReader(ctx, o.key, off, int64(len(p)), &blob.ReaderOptions{BeforeRead: o.pin})
+	if err != nil {
+		return 0, stalled(err)
+	}
+	defer r.Close()
+	if err := o.check(r); err != nil {
+		return 0, err
+	}
+	n := 0
+	for n < len(p) {
+		k, err := r.Read(p[n:])
+		n += k
+		if k > 0 && timer != nil {
+			timer.Reset(o.stall)
+		}
+		if err != nil {
+			o.fetched.Add(int64(n))
+			if n == len(p) && errors.Is(err, io.EOF) {
+				return n, nil
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				err = fmt.Errorf("%w after %d of %d bytes", errShort, n, len(p))
+			}
+			return n, stalled(err)
+		}
+	}
+	o.fetched.Add(int64(n))
+	return n, nil
+}
+
+// pin makes a read ask for the version opened only, and leaves retrying
+// to the Object (one policy, and every request counted).
+func (o *Object) pin(as func(any) bool) error {
+	var in *s3.GetObjectInput
+	if as(&in) && o.etag != "" {
+		in.IfMatch = aws.String(o.etag)
+	}
+	var s3opts *[]func(*s3.Options)
+	if as(&s3opts) {
+		*s3opts = append(*s3opts, func(so *s3.Options) { so.RetryMaxAttempts = 1 })
+	}
+	var h **storage.ObjectHandle
+	if as(&h) {
+		oh := (*h).Retryer(storage.WithPolicy(storage.RetryNever))
+		if o.gen != 0 {
+			oh = oh.If(storage.Conditions{GenerationMatch: o.gen})
+		}
+		*h = oh
+	}
+	return nil
+}
+
+// check compares the version a read answered with the one opened, for
+// servers that ignore the condition pin sets.
+func (o *Object) check(r *blob.Reader) error {
+	if r.Size() != o.size {
+		return fmt.Errorf("%w: it had %d bytes and now has %d", ErrChanged, o.size, r.Size())
+	}
+	var out s3.GetObjectOutput
+	if r.As(&out) && o.etag != "" && out.ETag != nil && *out.ETag != o.etag {
+		return fmt.Errorf("%w: its ETag was %s and is now %s", ErrChanged, o.etag, *out.ETag)
+	}
+	var gr *storage.Reader
+	if r.As(&gr) && o.gen != 0 && gr.Attrs.Generation != 0 && gr.Attrs.Generation != o.gen {
+		return fmt.Errorf("%w: its generation was %d and is now %d", ErrChanged, o.gen, gr.Attrs.Generation)
+	}
+	return nil
+}
+
+// retry runs try until it succeeds, fails for good, or has been retried
+// o.retries times, waiting o.backoff, doubled each time, between tries.
+func (o *Object) retry(try func() error) error {
+	wait := o.backoff
+	for i := 0; ; i++ {
+		err := try()
+		if err == nil || i >= o.retries || !transient(err) {
+			if err != nil && i > 0 {
+				err = fmt.Errorf("%w (after %d tries)", err, i+1)
+			}
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-o.ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait *= 2
+	}
+}
+
+// transient reports whether a failed read may succeed if tried again.
+func transient(err error) bool {
+	if errors.Is(err, ErrStalled) {
+		return true
+	}
+	if errors.Is(err, ErrChanged) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	switch gcerrors.Code(err) {
+	case gcerrors.NotFound, gcerrors.FailedPrecondition, gcerrors.PermissionDenied,
+		gcerrors.InvalidArgument, gcerrors.Unimplemented, gcerrors.Canceled:
+		return false
+	}
+	return true
+}
+
+// ErrNotFound is wrapped by the error of Open for an object (or a bucket)
+// that does not exist; it is fs.ErrNotExist.
+var ErrNotFound = fs.ErrNotExist
+
+// ErrDenied is wrapped by the errors of requests the store refused for
+// want of credentials or permissions; it is fs.ErrPermission.
+var ErrDenied = fs.ErrPermission
+
+// plain says in a few words what a store's answer means, for the errors
+// of a missing object and of refused credentials, which the SDKs describe
+// at length; the store's own words follow, for others.
+func plain(err error) error {
+	switch gcerrors.Code(err) {
+	case gcerrors.NotFound:
+		return fmt.Errorf("%w: no such object or bucket", ErrNotFound)
+	case gcerrors.PermissionDenied:
+		return fmt.Errorf("%w: access denied (check the store's credentials: AWS_*, GOOGLE_APPLICATION_CREDENTIALS, AZURE_*): %w", ErrDenied, err)
+	}
+	return describe(err)
+}
+
+// describe turns the errors a pinned read gets for a replaced or deleted
+// object into ErrChanged, and leaves others as they are.
+func describe(err error) error {
+	if errors.Is(err, ErrChanged) {
+		return err
+	}
+	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		return fmt.Errorf("%w: %w", ErrChanged, err)
+	}
+	return err
+}
+
+// List returns the URLs of the objects whose URLs match pattern, a URL
+// whose key is a path.Match pattern (s3://bucket/logs/*.trv), in key
+// order. A "*" does not match "/": the objects of a prefix are listed
+// one level deep. ctx bounds the listing.
+func List(ctx context.Context, pattern string) ([]string, error) {
+	loc, err := Parse(pattern)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := path.Match(loc.Key, ""); err != nil {
+		return nil, fmt.Errorf("%s: %w", pattern, err)
+	}
+	prefix := loc.Key
+	if i := strings.IndexAny(prefix, "*?[\\"); i >= 0 {
+		prefix = prefix[:i]
+	}
+	b, err := blob.OpenBucket(ctx, loc.Bucket)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pattern, err)
+	}
+	defer b.Close()
+	head, tail := objectURL(pattern, loc)
+	var out []string
+	it := b.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: listing: %w", pattern, plain(err))
+		}
+		if obj.IsDir {
+			continue
+		}
+		if ok, _ := path.Match(loc.Key, obj.Key); ok {
+			out = append(out, head+obj.Key+tail)
+		}
+	}
+	return out, nil // listings come in key order
+}
+
+// Writer uploads an object that appears only when Commit succeeds.
+type Writer struct {
+	ctx        context.Context
+	name       string
+	bucketName string
+	bucket     *blob.Bucket
+	key        string
+	replace    bool
+	cancel     context.CancelFunc
+	w          *blob.Writer
+	n          int64
+	done       bool
+}
+
+// Create starts the upload of the object name. Without replace, an
+// existing object is an error wrapping ErrExists, and the upload is made
+// conditional on there being none when it completes (S3's If-None-Match,
+// GCS's DoesNotExist precondition), where the store supports it. ctx
+// bounds the upload: its end aborts it.
+func Create(ctx context.Context, name string, replace bool) (*Writer, error) {
+	loc, err := Parse(name)
+	if err != nil {
+		return nil, err
+	}
+	if loc.Key == "" || strings.HasSuffix(loc.Key, "/") {
+		return nil, fmt.Errorf("%s: the URL names no object", name)
+	}
+	b, err := blob.OpenBucket(ctx, loc.Bucket)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	w := &Writer{ctx: ctx, name: name, bucketName: bucketHost(loc.Bucket), bucket: b, key: loc.Key, replace: replace}
+	if !replace {
+		if err := w.free(ctx); err != nil {
+			b.Close()
+			return nil, err
+		}
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	bw, err := b.NewWriter(wctx, loc.Key, &blob.WriterOptions{
+		ContentType: "application/octet-stream",
+		IfNotExist:  !replace,
+	})
+	if err != nil {
+		cancel()
+		b.Close()
+		return nil, fmt.Errorf("%s: cannot create: %w", name, err)
+	}
+	w.cancel, w.w = cancel, bw
+	return w, nil
+}
+
+// free returns an error wrapping ErrExists when the object exists.
+func (w *Writer) free(ctx context.Context) error {
+	ok, err := w.bucket.Exists(ctx, w.key)
+	if err != nil {
+		return fmt.Errorf("%s: cannot create: %w", w.name, plain(err))
+	}
+	if ok {
+		return fmt.Errorf("%s: %w", w.name, ErrExists)
+	}
+	return nil
+}
+
+// Name returns the object's URL.
+func (w *Writer) Name() string { return w.name }
+
+// TempDir returns "": an upload has no directory beside it.
+func (w *Writer) TempDir() string { return "" }
+
+// Write adds p to the upload.
+func (w *Writer) Write(p []byte) (int, error) {
+	if w.done {
+		return 0, fmt.Errorf("%s: cannot write: already committed or aborted", w.name)
+	}
+	n, err := w.w.Write(p)
+	w.n += int64(n)
+	if err != nil {
+		return n, fmt.Errorf("%s: cannot write: after %d bytes: %w", w.name, w.n, err)
+	}
+	return n, nil
+}
+
+// Commit completes the upload, putting the object in place. Without
+// replace, an object that appeared meanwhile is an error wrapping
+// ErrExists and is left untouched: checked just before the upload
+// completes, and by the store itself where it supports conditional
+// writes (S3, GCS), which closes the gap between the two.
+func (w *Writer) Commit() error {
+	if w.done {
+		return fmt.Errorf("%s: cannot write: already committed or aborted", w.name)
+	}
+	w.done = true
+	defer w.bucket.Close()
+	if !w.replace {
+		if err := w.free(w.ctx); err != nil {
+			w.abandon()
+			return fmt.Errorf("%s: %w while it was being written: left untouched", w.name, ErrAppeared)
+		}
+	}
+	err := w.w.Close()
+	w.cancel()
+	if err != nil {
+		w.abortUpload(err)
+		if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+			return fmt.Errorf("%s: %w while it was being written: left untouched", w.name, ErrAppeared)
+		}
+		return fmt.Errorf("%s: cannot write: %w", w.name, err)
+	}
+	return nil
+}
+
+// Abort ends the upload, leaving no object (a multipart upload is aborted
+// on the store).
+func (w *Writer) Abort() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	w.abandon()
+	return w.bucket.Close()
+}
+
+// abandon ends the upload with its context, so that no object appears.
+func (w *Writer) abandon() {
+	w.cancel()
+	w.abortUpload(w.w.Close())
+}
+
+// abortUpload aborts on the store the multipart upload that err, the
+// error of a failed upload, names: S3's uploader leaves the parts of an
+// upload whose context ended in place (no object, but stored parts), as
+// it makes the abort request with that context. The abort is made with a
+// context of its own, bounded by abortTimeout.
+func (w *Writer) abortUpload(err error) {
+	var up interface{ UploadID() string }
+	var client *s3.Client
+	if err == nil || !errors.As(err, &up) || up.UploadID() == "" || !w.bucket.As(&client) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), abortTimeout)
+	defer cancel()
+	client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
+		Bucket: aws.String(w.bucketName), Key: aws.String(w.key), UploadId: aws.String(up.UploadID()),
+	})
+}
+
+// abortTimeout bounds the request that aborts a failed multipart upload.
+const abortTimeout = 30 * time.Second
+
+// objectURL returns what goes before and after a key in the URLs of the
+// objects of the bucket of loc, as name (one of them) writes them: the
+// scheme and bucket, and the query name gives.
+func objectURL(name string, loc Location) (head, tail string) {
+	scheme, rest, _ := strings.Cut(name, "://")
+	host, _, _ := strings.Cut(rest, "/")
+	host, _, _ = strings.Cut(host, "?")
+	head = scheme + "://" + host + "/"
+	if i := strings.LastIndexByte(name, '?'); i >= 0 && isQuery(name[i+1:]) {
+		tail = name[i:]
+	}
+	return head, tail
+}
+
+// StreamChunk is how many bytes each request of a stream opened by
+// OpenStream fetches.
+const StreamChunk = 4 << 20
+
+// OpenStream opens the object name for reading in order, in pinned and
+// retried ranged GETs of StreamChunk bytes (see Object). Closing it closes
+// the object.
+func OpenStream(ctx context.Context, name string, opts *Options) (io.ReadCloser, error) {
+	o, err := Open(ctx, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &stream{Reader: bufio.NewReaderSize(io.NewSectionReader(o, 0, o.size), StreamChunk), o: o}, nil
+}
+
+type stream struct {
+	*bufio.Reader
+	o *Object
+}
+
+func (s *stream) Close() error { return s.o.Close() }
+
+// bucketHost returns the bucket's name in a bucket URL.
+func bucketHost(bucketURL string) string {
+	u, err := url.Parse(bucketURL)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+// Exists reports whether the object name exists.
+func Exists(ctx context.Context, name string) (bool, error) {
+	b, key, err := openKey(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	defer b.Close()
+	ok, err := b.Exists(ctx, key)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", name, plain(err))
+	}
+	return ok, nil
+}
+
+// Remove deletes the object name; a missing one is no error.
+func Remove(ctx context.Context, name string) error {
+	b, key, err := openKey(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if err := b.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return fmt.Errorf("%s: %w", name, plain(err))
+	}
+	return nil
+}
+
+// Move puts the object from under the name to, which must be of the same
+// bucket, with a copy made by the store and the removal of from. Without
+// replace, an object at to is an error wrapping ErrExists and is left
+// untouched: checked just before the copy, which is not atomic with it
+// (stores have no conditional copy that gocloud.dev exposes).
+func Move(ctx context.Context, from, to string, replace bool) error {
+	lf, err := Parse(from)
+	if err != nil {
+		return err
+	}
+	lt, err := Parse(to)
+	if err != nil {
+		return err
+	}
+	if lf.Bucket != lt.Bucket {
+		return fmt.Errorf("%s: cannot move to %s: not the same bucket", from, to)
+	}
+	b, err := blob.OpenBucket(ctx, lf.Bucket)
+	if err != nil {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	defer b.Close()
+	if !replace {
+		ok, err := b.Exists(ctx, lt.Key)
+		if err != nil {
+			return fmt.Errorf("%s: %w", to, plain(err))
+		}
+		if ok {
+			return fmt.Errorf("%s: %w", to, ErrExists)
+		}
+	}
+	if err := b.Copy(ctx, lt.Key, lf.Key, nil); err != nil {
+		return fmt.Errorf("%s: copying from %s: %w", to, from, plain(err))
+	}
+	if err := b.Delete(ctx, lf.Key); err != nil {
+		return fmt.Errorf("%s: %w", from, plain(err))
+	}
+	return nil
+}
+
+// openKey opens the bucket of the object name and returns it with the key.
+func openKey(ctx context.Context, name string) (*blob.Bucket, string, error) {
+	loc, err := Parse(name)
+	if err != nil {
+		return nil, "", err
+	}
+	if loc.Key == "" || strings.HasSuffix(loc.Key, "/") {
+		return nil, "", fmt.Errorf("%s: the URL names no object", name)
+	}
+	b, err := blob.OpenBucket(ctx, loc.Bucket)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", name, err)
+	}
+	return b, loc.Key, nil
+}
