@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestDocExamples runs the trevni-sql examples of docs/sql.md (the root
+// TestDocExamples runs the trevni-sql examples of docs/sql.md and README.md (the root
 // module's doctest cannot: it builds the pure-Go trevni only, so they are
 // ```console-norun blocks there) in a work directory holding testdata/,
 // and checks that each block's last command prints what the ```text block
@@ -16,7 +16,18 @@ import (
 // with a line that is not a trevni-sql command (an install) is not run. A
 // command written "! trevni-sql ..." must fail with status 1.
 func TestDocExamples(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "sql.md"))
+	for _, doc := range []struct {
+		path string
+		min  int
+	}{{"docs/sql.md", 5}, {"README.md", 1}} {
+		t.Run(doc.path, func(t *testing.T) { testDocExamples(t, doc.path, doc.min) })
+	}
+}
+
+// testDocExamples runs the examples of one page, which must have at least
+// min of them.
+func testDocExamples(t *testing.T, page string, min int) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", filepath.FromSlash(page)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,8 +36,8 @@ func TestDocExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocks := docBlocks(string(src))
-	if len(blocks) < 5 {
-		t.Fatalf("docs/sql.md: %d runnable examples, want at least 5", len(blocks))
+	if len(blocks) < min {
+		t.Fatalf("%s: %d runnable examples, want at least %d", page, len(blocks), min)
 	}
 	work := t.TempDir()
 	if err := os.Symlink(data, filepath.Join(work, "testdata")); err != nil {
@@ -39,16 +50,16 @@ func TestDocExamples(t *testing.T) {
 			fails := strings.HasPrefix(c, "! ")
 			args, err := shellWords(strings.TrimPrefix(strings.TrimPrefix(c, "! "), "trevni-sql "))
 			if err != nil {
-				t.Fatalf("docs/sql.md:%d: %v", b.line, err)
+				t.Fatalf("%s:%d: %v", page, b.line, err)
 			}
 			code, stdout, stderr := runCmd(t, args...)
 			if fails != (code == 1) || (!fails && code != 0) {
-				t.Errorf("docs/sql.md:%d: %s: status %d: %s", b.line, c, code, stderr)
+				t.Errorf("%s:%d: %s: status %d: %s", page, b.line, c, code, stderr)
 			}
 			out = stdout + stderr
 		}
 		if b.hasWant && out != b.want {
-			t.Errorf("docs/sql.md:%d: output\n%s\nthe doc shows\n%s", b.line, out, b.want)
+			t.Errorf("%s:%d: output\n%s\nthe doc shows\n%s", page, b.line, out, b.want)
 		}
 	}
 }
