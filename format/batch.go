@@ -101,24 +101,25 @@ func (c *ColumnReader) ReadLongs(dst []int64) (int, error) {
 				pos += 2
 				continue
 			}
-			// Longer ones: up to 10 bytes, the 10th giving the top bit.
+			// Longer ones, unrolled where the block holds 10 more
+			// bytes; by readLong near its end (or for its error).
 			var u uint64
-			j := pos
-			for s := uint(0); j < len(b) && s < 70; s += 7 {
-				x := b[j]
-				j++
-				u |= uint64(x&0x7f) << s
-				if x < 0x80 {
-					break
-				}
+			var k int
+			if len(b)-pos >= 10 {
+				u, k = uvarint64(b[pos:])
 			}
-			if j == pos || b[j-1] >= 0x80 { // truncated or too long: readLong says which
+			if k == 0 {
 				c.dec.pos = pos
-				_, err := c.dec.readLong()
-				return done + i, c.batchFail(start, i, err)
+				v, err := c.dec.readLong()
+				if err != nil {
+					return done + i, c.batchFail(start, i, err)
+				}
+				out[i] = v
+				pos = c.dec.pos
+				continue
 			}
 			out[i] = int64(u>>1) ^ -int64(u&1)
-			pos = j
+			pos += k
 		}
 		c.dec.pos = pos
 		c.row = start + int64(n)
@@ -152,24 +153,24 @@ func (c *ColumnReader) ReadInts(dst []int32) (int, error) {
 				pos += 2
 				continue
 			}
-			// Longer ones: up to 5 bytes, of which 32 bits are kept.
+			// Longer ones, as in ReadLongs.
 			var u uint32
-			j := pos
-			for s := uint(0); j < len(b) && s < 35; s += 7 {
-				x := b[j]
-				j++
-				u |= uint32(x&0x7f) << s
-				if x < 0x80 {
-					break
-				}
+			var k int
+			if len(b)-pos >= 5 {
+				u, k = uvarint32(b[pos:])
 			}
-			if j == pos || b[j-1] >= 0x80 { // truncated or too long: readInt says which
+			if k == 0 {
 				c.dec.pos = pos
-				_, err := c.dec.readInt()
-				return done + i, c.batchFail(start, i, err)
+				v, err := c.dec.readInt()
+				if err != nil {
+					return done + i, c.batchFail(start, i, err)
+				}
+				out[i] = v
+				pos = c.dec.pos
+				continue
 			}
 			out[i] = int32(u>>1) ^ -int32(u&1)
-			pos = j
+			pos += k
 		}
 		c.dec.pos = pos
 		c.row = start + int64(n)
@@ -335,4 +336,80 @@ func eofIfNone(done int, err error) error {
 		return nil
 	}
 	return err
+}
+
+// uvarint64 decodes the varint of a long from b, which holds at least 10
+// bytes, as decoder.readUvarint(10) does, unrolled: the value and its
+// length, or a length of 0 when 10 bytes do not end it.
+func uvarint64(b []byte) (uint64, int) {
+	b = b[:10]
+	y := uint64(b[0])
+	if y < 0x80 {
+		return y, 1
+	}
+	u := y & 0x7f
+	if y = uint64(b[1]); y < 0x80 {
+		return u | y<<7, 2
+	}
+	u |= (y & 0x7f) << 7
+	if y = uint64(b[2]); y < 0x80 {
+		return u | y<<14, 3
+	}
+	u |= (y & 0x7f) << 14
+	if y = uint64(b[3]); y < 0x80 {
+		return u | y<<21, 4
+	}
+	u |= (y & 0x7f) << 21
+	if y = uint64(b[4]); y < 0x80 {
+		return u | y<<28, 5
+	}
+	u |= (y & 0x7f) << 28
+	if y = uint64(b[5]); y < 0x80 {
+		return u | y<<35, 6
+	}
+	u |= (y & 0x7f) << 35
+	if y = uint64(b[6]); y < 0x80 {
+		return u | y<<42, 7
+	}
+	u |= (y & 0x7f) << 42
+	if y = uint64(b[7]); y < 0x80 {
+		return u | y<<49, 8
+	}
+	u |= (y & 0x7f) << 49
+	if y = uint64(b[8]); y < 0x80 {
+		return u | y<<56, 9
+	}
+	u |= (y & 0x7f) << 56
+	if y = uint64(b[9]); y < 0x80 {
+		return u | y<<63, 10
+	}
+	return 0, 0
+}
+
+// uvarint32 decodes the varint of an int from b, which holds at least 5
+// bytes, as decoder.readUvarint(5) and readInt do (the low 32 bits kept):
+// the value and its length, or a length of 0 when 5 bytes do not end it.
+func uvarint32(b []byte) (uint32, int) {
+	b = b[:5]
+	y := uint32(b[0])
+	if y < 0x80 {
+		return y, 1
+	}
+	u := y & 0x7f
+	if y = uint32(b[1]); y < 0x80 {
+		return u | y<<7, 2
+	}
+	u |= (y & 0x7f) << 7
+	if y = uint32(b[2]); y < 0x80 {
+		return u | y<<14, 3
+	}
+	u |= (y & 0x7f) << 14
+	if y = uint32(b[3]); y < 0x80 {
+		return u | y<<21, 4
+	}
+	u |= (y & 0x7f) << 21
+	if y = uint32(b[4]); y < 0x80 {
+		return u | y<<28, 5
+	}
+	return 0, 0
 }
