@@ -342,7 +342,7 @@ func readAllBoth(data []byte, col int, r *rand.Rand) (batch, single []any, berr,
 		return nil, nil, err, err
 	}
 	defer one.Close()
-	for limit := 0; limit < 1<<20; limit++ {
+	for len(single) < maxCompared {
 		v, err := readOne(one)
 		if err != nil {
 			serr = err
@@ -357,12 +357,21 @@ func readAllBoth(data []byte, col int, r *rand.Rand) (batch, single []any, berr,
 			berr = err
 			break
 		}
-		if len(batch) > 1<<20 {
+		if len(batch) >= maxCompared {
 			break
 		}
 	}
+	if len(batch) >= maxCompared || len(single) >= maxCompared {
+		// Only the first values are compared.
+		batch, single = batch[:min(len(batch), maxCompared)], single[:min(len(single), maxCompared)]
+		berr, serr = nil, nil
+	}
 	return
 }
+
+// maxCompared bounds the values readAllBoth compares, so that a damaged
+// file claiming millions of rows is quick.
+const maxCompared = 1 << 14
 
 // batchable reports whether the batch reads read type t.
 func (t ValueType) batchable() bool {
