@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
+	"unsafe"
 )
 
 // Batch reads. For a top-level column that is not an array (Parent empty,
@@ -87,39 +89,21 @@ func (c *ColumnReader) ReadLongs(dst []int64) (int, error) {
 		start := c.row
 		out := dst[done : done+n]
 		b, pos := c.dec.b, c.dec.pos
-		for i := range out {
-			// One- and two-byte values first.
-			if pos < len(b) && b[pos] < 0x80 {
-				u := uint64(b[pos])
-				out[i] = int64(u>>1) ^ -int64(u&1)
-				pos++
-				continue
-			}
-			if pos+1 < len(b) && b[pos+1] < 0x80 {
-				u := uint64(b[pos]&0x7f) | uint64(b[pos+1])<<7
-				out[i] = int64(u>>1) ^ -int64(u&1)
-				pos += 2
-				continue
-			}
-			// Longer ones, unrolled where the block holds 10 more
-			// bytes; by readLong near its end (or for its error).
-			var u uint64
+		for i := 0; i < n; {
 			var k int
-			if len(b)-pos >= 10 {
-				u, k = uvarint64(b[pos:])
+			pos, k = decodeLongs(b, pos, out[i:])
+			if i += k; i == n {
+				break
 			}
-			if k == 0 {
-				c.dec.pos = pos
-				v, err := c.dec.readLong()
-				if err != nil {
-					return done + i, c.batchFail(start, i, err)
-				}
-				out[i] = v
-				pos = c.dec.pos
-				continue
+			// Near the block's end, or an error: one value by readLong.
+			c.dec.pos = pos
+			v, err := c.dec.readLong()
+			if err != nil {
+				return done + i, c.batchFail(start, i, err)
 			}
-			out[i] = int64(u>>1) ^ -int64(u&1)
-			pos += k
+			out[i] = v
+			pos = c.dec.pos
+			i++
 		}
 		c.dec.pos = pos
 		c.row = start + int64(n)
@@ -140,37 +124,20 @@ func (c *ColumnReader) ReadInts(dst []int32) (int, error) {
 		start := c.row
 		out := dst[done : done+n]
 		b, pos := c.dec.b, c.dec.pos
-		for i := range out {
-			if pos < len(b) && b[pos] < 0x80 {
-				u := uint32(b[pos])
-				out[i] = int32(u>>1) ^ -int32(u&1)
-				pos++
-				continue
-			}
-			if pos+1 < len(b) && b[pos+1] < 0x80 {
-				u := uint32(b[pos]&0x7f) | uint32(b[pos+1])<<7
-				out[i] = int32(u>>1) ^ -int32(u&1)
-				pos += 2
-				continue
-			}
-			// Longer ones, as in ReadLongs.
-			var u uint32
+		for i := 0; i < n; {
 			var k int
-			if len(b)-pos >= 5 {
-				u, k = uvarint32(b[pos:])
+			pos, k = decodeInts(b, pos, out[i:])
+			if i += k; i == n {
+				break
 			}
-			if k == 0 {
-				c.dec.pos = pos
-				v, err := c.dec.readInt()
-				if err != nil {
-					return done + i, c.batchFail(start, i, err)
-				}
-				out[i] = v
-				pos = c.dec.pos
-				continue
+			c.dec.pos = pos
+			v, err := c.dec.readInt()
+			if err != nil {
+				return done + i, c.batchFail(start, i, err)
 			}
-			out[i] = int32(u>>1) ^ -int32(u&1)
-			pos += k
+			out[i] = v
+			pos = c.dec.pos
+			i++
 		}
 		c.dec.pos = pos
 		c.row = start + int64(n)
@@ -192,8 +159,12 @@ func (c *ColumnReader) ReadDoubles(dst []float64) (int, error) {
 		b := c.dec.b[c.dec.pos:]
 		k := min(n, len(b)/8)
 		out := dst[done : done+k]
-		for i := range out {
-			out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		if littleEndian() { // the values are the block's bytes
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), 8*k), b)
+		} else {
+			for i := range out {
+				out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+			}
 		}
 		c.dec.pos += 8 * k
 		if k < n {
@@ -218,8 +189,12 @@ func (c *ColumnReader) ReadFloats(dst []float32) (int, error) {
 		b := c.dec.b[c.dec.pos:]
 		k := min(n, len(b)/4)
 		out := dst[done : done+k]
-		for i := range out {
-			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		if littleEndian() {
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), 4*k), b)
+		} else {
+			for i := range out {
+				out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+			}
 		}
 		c.dec.pos += 4 * k
 		if k < n {
@@ -338,78 +313,90 @@ func eofIfNone(done int, err error) error {
 	return err
 }
 
-// uvarint64 decodes the varint of a long from b, which holds at least 10
-// bytes, as decoder.readUvarint(10) does, unrolled: the value and its
-// length, or a length of 0 when 10 bytes do not end it.
-func uvarint64(b []byte) (uint64, int) {
-	b = b[:10]
-	y := uint64(b[0])
-	if y < 0x80 {
-		return y, 1
+// decodeLongs decodes Avro longs (zig-zag varints) from b at pos into
+// out, as decoder.readLong does, and returns the position after them and
+// how many it decoded. It stops early at a value it leaves to readLong: one
+// of more than one byte within 8 bytes of b's end (10 for one of 9 or 10
+// bytes), or one longer than 10 bytes (an error).
+//
+// A value of one byte is taken as it is; a longer one from the 8 bytes
+// loaded at once: the lowest clear high bit ends it, the bytes after it
+// are masked off, and the 7-bit groups are packed by three shifts.
+func decodeLongs(b []byte, pos int, out []int64) (int, int) {
+	for i := range out {
+		if pos < len(b) && b[pos] < 0x80 {
+			u := uint64(b[pos])
+			out[i] = int64(u>>1) ^ -int64(u&1)
+			pos++
+			continue
+		}
+		if len(b)-pos < 8 {
+			return pos, i
+		}
+		w := binary.LittleEndian.Uint64(b[pos:])
+		var u uint64
+		if stop := ^w & 0x8080808080808080; stop != 0 {
+			u = pack7(w & (stop ^ (stop - 1)))
+			pos += bits.TrailingZeros64(stop)/8 + 1
+		} else {
+			if len(b)-pos < 10 {
+				return pos, i
+			}
+			u = pack7(w)
+			if y := uint64(b[pos+8]); y < 0x80 {
+				u |= y << 56
+				pos += 9
+			} else if y9 := uint64(b[pos+9]); y9 < 0x80 {
+				u |= (y&0x7f)<<56 | y9<<63
+				pos += 10
+			} else {
+				return pos, i
+			}
+		}
+		out[i] = int64(u>>1) ^ -int64(u&1)
 	}
-	u := y & 0x7f
-	if y = uint64(b[1]); y < 0x80 {
-		return u | y<<7, 2
-	}
-	u |= (y & 0x7f) << 7
-	if y = uint64(b[2]); y < 0x80 {
-		return u | y<<14, 3
-	}
-	u |= (y & 0x7f) << 14
-	if y = uint64(b[3]); y < 0x80 {
-		return u | y<<21, 4
-	}
-	u |= (y & 0x7f) << 21
-	if y = uint64(b[4]); y < 0x80 {
-		return u | y<<28, 5
-	}
-	u |= (y & 0x7f) << 28
-	if y = uint64(b[5]); y < 0x80 {
-		return u | y<<35, 6
-	}
-	u |= (y & 0x7f) << 35
-	if y = uint64(b[6]); y < 0x80 {
-		return u | y<<42, 7
-	}
-	u |= (y & 0x7f) << 42
-	if y = uint64(b[7]); y < 0x80 {
-		return u | y<<49, 8
-	}
-	u |= (y & 0x7f) << 49
-	if y = uint64(b[8]); y < 0x80 {
-		return u | y<<56, 9
-	}
-	u |= (y & 0x7f) << 56
-	if y = uint64(b[9]); y < 0x80 {
-		return u | y<<63, 10
-	}
-	return 0, 0
+	return pos, len(out)
 }
 
-// uvarint32 decodes the varint of an int from b, which holds at least 5
-// bytes, as decoder.readUvarint(5) and readInt do (the low 32 bits kept):
-// the value and its length, or a length of 0 when 5 bytes do not end it.
-func uvarint32(b []byte) (uint32, int) {
-	b = b[:5]
-	y := uint32(b[0])
-	if y < 0x80 {
-		return y, 1
+// decodeInts decodes Avro ints into out as decodeLongs does longs, as
+// decoder.readInt does (of a 5-byte varint the low 32 bits are kept). It
+// stops early at a value of more than one byte within 8 bytes of b's end,
+// or one longer than 5 bytes.
+func decodeInts(b []byte, pos int, out []int32) (int, int) {
+	for i := range out {
+		if pos < len(b) && b[pos] < 0x80 {
+			u := uint32(b[pos])
+			out[i] = int32(u>>1) ^ -int32(u&1)
+			pos++
+			continue
+		}
+		if len(b)-pos < 8 {
+			return pos, i
+		}
+		w := binary.LittleEndian.Uint64(b[pos:])
+		stop := ^w & 0x8080808080
+		if stop == 0 {
+			return pos, i
+		}
+		u := uint32(pack7(w & (stop ^ (stop - 1))))
+		pos += bits.TrailingZeros64(stop)/8 + 1
+		out[i] = int32(u>>1) ^ -int32(u&1)
 	}
-	u := y & 0x7f
-	if y = uint32(b[1]); y < 0x80 {
-		return u | y<<7, 2
-	}
-	u |= (y & 0x7f) << 7
-	if y = uint32(b[2]); y < 0x80 {
-		return u | y<<14, 3
-	}
-	u |= (y & 0x7f) << 14
-	if y = uint32(b[3]); y < 0x80 {
-		return u | y<<21, 4
-	}
-	u |= (y & 0x7f) << 21
-	if y = uint32(b[4]); y < 0x80 {
-		return u | y<<28, 5
-	}
-	return 0, 0
+	return pos, len(out)
+}
+
+// pack7 packs the low 7 bits of each byte of w, lowest byte first, into
+// the low 56 bits of the result.
+func pack7(w uint64) uint64 {
+	w = w&0x007f007f007f007f | w>>1&0x3f803f803f803f80
+	w = w&0x00003fff00003fff | w>>2&0x0fffc0000fffc000
+	return w&0x000000000fffffff | w>>4&0x00fffffff0000000
+}
+
+// littleEndian reports whether the machine stores numbers as Trevni does,
+// least significant byte first, so that fixed-width values can be copied
+// as they are.
+func littleEndian() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
 }
