@@ -319,7 +319,7 @@ func eofIfNone(done int, err error) error {
 // of more than one byte within 8 bytes of b's end (10 for one of 9 or 10
 // bytes), or one longer than 10 bytes (an error).
 //
-// A value of one byte is taken as it is; a longer one from the 8 bytes
+// A value of one or two bytes is taken as it is; a longer one from the 8 bytes
 // loaded at once: the lowest clear high bit ends it, the bytes after it
 // are masked off, and the 7-bit groups are packed by three shifts.
 func decodeLongs(b []byte, pos int, out []int64) (int, int) {
@@ -328,6 +328,12 @@ func decodeLongs(b []byte, pos int, out []int64) (int, int) {
 			u := uint64(b[pos])
 			out[i] = int64(u>>1) ^ -int64(u&1)
 			pos++
+			continue
+		}
+		if pos+1 < len(b) && b[pos+1] < 0x80 {
+			u := uint64(b[pos]&0x7f) | uint64(b[pos+1])<<7
+			out[i] = int64(u>>1) ^ -int64(u&1)
+			pos += 2
 			continue
 		}
 		if len(b)-pos < 8 {
@@ -368,6 +374,12 @@ func decodeInts(b []byte, pos int, out []int32) (int, int) {
 			u := uint32(b[pos])
 			out[i] = int32(u>>1) ^ -int32(u&1)
 			pos++
+			continue
+		}
+		if pos+1 < len(b) && b[pos+1] < 0x80 {
+			u := uint32(b[pos]&0x7f) | uint32(b[pos+1])<<7
+			out[i] = int32(u>>1) ^ -int32(u&1)
+			pos += 2
 			continue
 		}
 		if len(b)-pos < 8 {
