@@ -52,6 +52,7 @@ type StructReader[T any] struct {
 	dec  avrostruct.Decoder
 	buf  []byte
 	one  []T
+	flat *flatPlan // nil: every batch takes the general path
 }
 
 // NewStructReader prepares to read the records of rd into values of type
@@ -88,7 +89,7 @@ func NewStructReader[T any](rd *format.Reader, opts *Options) (*StructReader[T],
 	if err != nil {
 		return nil, err
 	}
-	return &StructReader[T]{ar: ar, prog: prog}, nil
+	return &StructReader[T]{ar: ar, prog: prog, flat: planFlat(ar, prog)}, nil
 }
 
 // AliasStrings, when on, makes the strings Read stores point into the
@@ -115,6 +116,11 @@ func (sr *StructReader[T]) RowCount() int64 { return sr.ar.RowCount() }
 // An error is a *schema.Error naming the record and the field path, and
 // the first n records of dst are good.
 func (sr *StructReader[T]) Read(dst []T) (int, error) {
+	if sr.flat != nil && len(dst) > 0 {
+		if n, ok, err := sr.readFlat(dst); ok {
+			return n, err
+		}
+	}
 	if sr.dec.Alias {
 		sr.buf = sr.buf[:0]
 	}

@@ -208,3 +208,62 @@ func BenchmarkRowsOf(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadBatch reads a column of each type by the batch reads
+// (ReadBools, ReadInts, ReadLongs, ReadDoubles, ReadBytesTo), 4096 rows a
+// call, null codec (the decoding alone; compare BenchmarkRead/TYPE/null).
+// Each pass seeks back to row 0 of one reader. MB/s counts the values'
+// in-memory size, as BenchmarkRead does.
+func BenchmarkReadBatch(b *testing.B) {
+	for _, t := range []ValueType{Boolean, Int, Long, Double, String, Bytes} {
+		b.Run(t.String(), func(b *testing.B) {
+			var buf bytes.Buffer
+			raw := writeBench(b, &buf, t, CodecNull, benchValues(t))
+			data := buf.Bytes()
+			rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, err := rd.Values(0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			bools, ints, longs, doubles := make([]bool, 4096), make([]int32, 4096), make([]int64, 4096), make([]float64, 4096)
+			var sum int
+			fn := func(_ int, v []byte) { sum += len(v) }
+			b.SetBytes(raw)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := c.SeekRow(0); err != nil {
+					b.Fatal(err)
+				}
+				rows := 0
+				for {
+					var n int
+					switch t {
+					case Boolean:
+						n, err = c.ReadBools(bools)
+					case Int:
+						n, err = c.ReadInts(ints)
+					case Long:
+						n, err = c.ReadLongs(longs)
+					case Double:
+						n, err = c.ReadDoubles(doubles)
+					default:
+						n, err = c.ReadBytesTo(4096, fn)
+					}
+					rows += n
+					if err != nil {
+						break
+					}
+				}
+				if err != io.EOF || rows != benchRows {
+					b.Fatalf("read %d rows, then %v", rows, err)
+				}
+			}
+			b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "values/s")
+		})
+	}
+}

@@ -824,9 +824,10 @@ func (c *ColumnReader) loadBlock(b int) error {
 		c.loadedBlocks++
 		c.loadedBytes += int64(c.table.blocks[b].CompressedSize + c.table.checksum)
 	}
-	// The buffers of the block left behind take the next fetch.
-	old := &fetched{raw: c.raw, data: c.data}
-	c.raw, c.data = f.raw, f.data
+	// The buffers of the block left behind take the next fetch, in f,
+	// which nothing else holds now.
+	c.raw, c.data, f.raw, f.data = f.raw, f.data, c.raw, c.data
+	old := f
 	c.dataBlock = b
 	bi := &c.table.blocks[b]
 	c.dec.reset(c.data)

@@ -492,6 +492,9 @@ func (p *directPlan) report(part *trevni.Part, f *trevni.File, rd *format.Reader
 
 // write reads rows from to from+n of the leaf's columns into cw.
 func (st *leafState) write(ctx context.Context, cw file.ColumnChunkWriter, from, n int64) error {
+	if st.flat() {
+		return st.writeFlat(ctx, cw, from, n)
+	}
 	for r := range n {
 		if r%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -664,4 +667,108 @@ func (st *leafState) flush(cw file.ColumnChunkWriter) error {
 	st.bools, st.i32, st.i64, st.f32, st.f64 = st.bools[:0], st.i32[:0], st.i64[:0], st.f32[:0], st.f64[:0]
 	st.data, st.ends = st.data[:0], st.ends[:0]
 	return err
+}
+
+// flat reports whether the leaf is a top-level field that is neither an
+// array nor a union (its steps only optional Parquet nodes that are always
+// there), whose values are one per row in a top-level Trevni column that
+// the batch reads read, and not an enum (written as its symbols).
+func (st *leafState) flat() bool {
+	for _, s := range st.leaf.steps {
+		if s.kind != stepDefined {
+			return false
+		}
+	}
+	m := st.vals.Meta()
+	return !m.Array && m.Parent == "" && st.leaf.symbols == nil
+}
+
+// flatBatch is the most rows writeFlat reads before it hands them to the
+// column writer.
+const flatBatch = 64 << 10
+
+// writeFlat writes rows from to from+n of a flat leaf (see flat): its
+// values by the column reader's batch reads, its definition levels all
+// the same (and its repetition levels all 0).
+func (st *leafState) writeFlat(ctx context.Context, cw file.ColumnChunkWriter, from, n int64) error {
+	c := st.vals
+	def := int16(len(st.leaf.steps))
+	for done := int64(0); done < n; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := int(min(n-done, flatBatch))
+		var got int
+		var err error
+		switch st.leaf.typ {
+		case format.Boolean:
+			st.bools = grow(st.bools, k)
+			got, err = c.ReadBools(st.bools)
+		case format.Int:
+			st.i32 = grow(st.i32, k)
+			got, err = c.ReadInts(st.i32)
+		case format.Long:
+			st.i64 = grow(st.i64, k)
+			got, err = c.ReadLongs(st.i64)
+		case format.Float:
+			st.f32 = grow(st.f32, k)
+			got, err = c.ReadFloats(st.f32)
+		case format.Double:
+			st.f64 = grow(st.f64, k)
+			got, err = c.ReadDoubles(st.f64)
+		case format.String, format.Bytes:
+			got, err = st.readBytes(k)
+		default:
+			return fmt.Errorf("column type %s", st.leaf.typ)
+		}
+		if err == nil && got < k {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return fmt.Errorf("rows %d to %d: %w", from+done, from+done+int64(k)-1, err)
+		}
+		st.defs, st.reps = grow(st.defs, k), grow(st.reps, k)
+		for i := range st.defs {
+			st.defs[i] = def
+		}
+		clear(st.reps)
+		if err := st.flush(cw); err != nil {
+			return err
+		}
+		done += int64(k)
+	}
+	return nil
+}
+
+// readBytes reads the string or bytes values of the next k rows into
+// st.data and st.ends, checking strings for UTF-8 and fixeds for their
+// size.
+func (st *leafState) readBytes(k int) (int, error) {
+	st.data, st.ends = st.data[:0], st.ends[:0]
+	bad, badRow := "", -1
+	str, fixed := st.leaf.typ == format.String, st.leaf.fixed
+	got, err := st.vals.ReadBytesTo(k, func(i int, v []byte) {
+		switch {
+		case badRow >= 0:
+			return
+		case str && !utf8check.Valid(v):
+			bad, badRow = "a string that is not UTF-8", i
+		case fixed > 0 && len(v) != fixed:
+			bad, badRow = fmt.Sprintf("a fixed of %d bytes, not %d", len(v), fixed), i
+		}
+		st.data = append(st.data, v...)
+		st.ends = append(st.ends, len(st.data))
+	})
+	if badRow >= 0 {
+		return badRow, fmt.Errorf("row %d: %s", st.vals.Row()-int64(got-1-badRow), bad)
+	}
+	return got, err
+}
+
+// grow returns s resized to n, reusing its memory when it can.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }

@@ -1018,3 +1018,62 @@ func (e *ValueError) Error() string { return e.Msg }
 func valueErr(p *Prog, format string, args ...any) error {
 	return &ValueError{Path: p.path, Msg: fmt.Sprintf(format, args...)}
 }
+
+// FlatField is a field of a record that a reader may fill straight from a
+// column of values: its offset in the struct, its Go kind (Bool, Int,
+// Int32, Int64, Float32, Float64, String, or Slice for []byte), and the
+// Avro kind it is read from.
+type FlatField struct {
+	Off  uintptr
+	Kind reflect.Kind
+	Avro schema.Kind
+}
+
+// Flat returns the fields of a record Prog in schema order when each is a
+// boolean, int, long, float, double, string or bytes read into a Go
+// scalar, string or []byte (no time, enum, fixed, pointer, slice of
+// values, map or record), and nil otherwise.
+func (p *Prog) Flat() []FlatField {
+	if p.op != opRecord || len(p.fields) == 0 {
+		return nil
+	}
+	out := make([]FlatField, 0, len(p.fields))
+	for _, f := range p.fields {
+		ff := FlatField{Off: f.off}
+		switch f.op {
+		case opBool:
+			ff.Kind, ff.Avro = reflect.Bool, schema.Boolean
+		case opIntToInt:
+			ff.Kind, ff.Avro = reflect.Int, schema.Int
+		case opIntToInt32:
+			ff.Kind, ff.Avro = reflect.Int32, schema.Int
+		case opIntToInt64:
+			ff.Kind, ff.Avro = reflect.Int64, schema.Int
+		case opLongToInt64:
+			ff.Kind, ff.Avro = reflect.Int64, schema.Long
+		case opLongToInt:
+			ff.Kind, ff.Avro = reflect.Int, schema.Long
+		case opFloatToFloat32:
+			ff.Kind, ff.Avro = reflect.Float32, schema.Float
+		case opFloatToFloat64:
+			ff.Kind, ff.Avro = reflect.Float64, schema.Float
+		case opDoubleToFloat64:
+			ff.Kind, ff.Avro = reflect.Float64, schema.Double
+		case opString:
+			ff.Kind = reflect.String
+		case opBytes:
+			ff.Kind = reflect.Slice
+		default:
+			return nil
+		}
+		if f.typ.Kind() != ff.Kind {
+			return nil // a named type of another kind cannot be
+		}
+		out = append(out, ff)
+	}
+	return out
+}
+
+// String returns b as a string as Decode stores it: into the decoder's
+// arena (or aliasing b with Alias), reusing old when it is equal.
+func (d *Decoder) String(b []byte, old string) string { return d.str(b, old) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"unsafe"
 
 	bindings "github.com/duckdb/duckdb-go-bindings"
@@ -53,6 +54,8 @@ type directCol struct {
 	name   string
 	typ    format.ValueType
 	cr     *format.ColumnReader
+	vec    bindings.Vector       // the vector ReadBytesTo fills
+	assign func(i int, b []byte) // stores a string or bytes value in vec
 }
 
 // directReader reads a unit by the direct path.
@@ -134,78 +137,39 @@ func (d *directReader) fill(output bindings.DataChunk) (int, error) {
 	return n, nil
 }
 
-// read reads n values, one per row, into vec. Each type has its own
-// loop, so that the reads are direct calls.
+// read reads n values, one per row, into vec, by the column reader's
+// batch reads: straight into the vector's memory for fixed-size types,
+// and for strings and bytes by ReadBytesTo, each value handed to DuckDB
+// (which copies it) while it is in the block buffer.
 func (c *directCol) read(vec bindings.Vector, n int) error {
 	p := bindings.VectorGetData(vec)
 	cr := c.cr
+	var k int
 	var err error
 	switch c.typ {
 	case format.Boolean:
-		dst := unsafe.Slice((*bool)(p), n)
-		for i := range dst {
-			if err = cr.StartRow(); err == nil {
-				dst[i], err = cr.ReadBool()
-			}
-			if err != nil {
-				return err
-			}
-		}
+		k, err = cr.ReadBools(unsafe.Slice((*bool)(p), n))
 	case format.Int:
-		dst := unsafe.Slice((*int32)(p), n)
-		for i := range dst {
-			if err = cr.StartRow(); err == nil {
-				dst[i], err = cr.ReadInt()
-			}
-			if err != nil {
-				return err
-			}
-		}
+		k, err = cr.ReadInts(unsafe.Slice((*int32)(p), n))
 	case format.Long:
-		dst := unsafe.Slice((*int64)(p), n)
-		for i := range dst {
-			if err = cr.StartRow(); err == nil {
-				dst[i], err = cr.ReadLong()
-			}
-			if err != nil {
-				return err
-			}
-		}
+		k, err = cr.ReadLongs(unsafe.Slice((*int64)(p), n))
 	case format.Float:
-		dst := unsafe.Slice((*float32)(p), n)
-		for i := range dst {
-			if err = cr.StartRow(); err == nil {
-				dst[i], err = cr.ReadFloat()
-			}
-			if err != nil {
-				return err
-			}
-		}
+		k, err = cr.ReadFloats(unsafe.Slice((*float32)(p), n))
 	case format.Double:
-		dst := unsafe.Slice((*float64)(p), n)
-		for i := range dst {
-			if err = cr.StartRow(); err == nil {
-				dst[i], err = cr.ReadDouble()
-			}
-			if err != nil {
-				return err
-			}
-		}
+		k, err = cr.ReadDoubles(unsafe.Slice((*float64)(p), n))
 	case format.String, format.Bytes:
-		for i := range n {
-			var b []byte
-			if err = cr.StartRow(); err == nil {
-				b, err = cr.ReadBytes()
-			}
-			if err != nil {
-				return err
-			}
-			bindings.VectorAssignStringElementLen(vec, bindings.IdxT(i), b)
+		if c.assign == nil {
+			c.assign = func(i int, b []byte) { bindings.VectorAssignStringElementLen(c.vec, bindings.IdxT(i), b) }
 		}
+		c.vec = vec
+		k, err = cr.ReadBytesTo(n, c.assign)
 	default:
 		return fmt.Errorf("no direct read of %s values", c.typ)
 	}
-	return nil
+	if err == nil && k < n {
+		err = io.ErrUnexpectedEOF // the unit promised more rows than the file has
+	}
+	return err
 }
 
 // report returns what the read cost.
