@@ -149,6 +149,14 @@ const maxMessageSize = 256 << 20
 // error names the message (counting from 0) and where it starts in the
 // input. Cancelling ctx stops it between messages; the file is then not
 // written.
+//
+// Delimited messages are parsed on opts.File.Workers goroutines (0 means
+// runtime.GOMAXPROCS(0)), each taking ranges of whole messages that a
+// reader cuts by their length prefixes, as AppendContainer does with
+// container blocks: the records are written in the order of the stream,
+// the memory budget is shared, and an error names the message one
+// goroutine would have named. Progress is then called once per segment
+// joined. JSON lines are read on one goroutine.
 func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form protoschema.Framing, md protoreflect.MessageDescriptor, opts *ProtoOptions) (int64, error) {
 	pw, err := NewProtoWriter(out, md, opts)
 	if err != nil {
@@ -178,10 +186,23 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form prot
 	done := ctx.Done()
 	fail := func(start int64, err error) (int64, error) {
 		pw.Abort()
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("truncated message: %w", err)
+		return pw.RowCount(), newStreamError(pw.RowCount(), start, err)
+	}
+	if form == protoschema.Delimited {
+		if err := ctx.Err(); err != nil {
+			pw.Abort()
+			return 0, fmt.Errorf("shred: stopped at message 0: %w", err)
 		}
-		return pw.RowCount(), fmt.Errorf("message %d (input byte %d): %w", pw.RowCount(), start, err)
+		if n := pw.aw.parallelWorkers(); n > 1 {
+			rows, err := pw.fromDelimitedParallel(ctx, br, n)
+			if err != nil {
+				return rows, err
+			}
+			if progress != nil {
+				progress(rows, cr.n)
+			}
+			return rows, pw.Close()
+		}
 	}
 	var msg []byte
 	for {
