@@ -52,6 +52,7 @@ type Reader struct {
 	pad     []string // the record padded to the header's width
 	cells   int      // the cells the last record really had
 	dropped int64
+	lines   int // lines before the input: a worker's range (parallel.go)
 }
 
 // Ragged says what a Reader does with a record whose number of cells is
@@ -324,7 +325,11 @@ func (r *Reader) Read() ([]string, error) {
 			if err == io.EOF {
 				return nil, err
 			}
-			return nil, csvErr(err)
+			err = csvErr(err)
+			if e, ok := err.(*Error); ok && r.lines > 0 {
+				e.Line += r.lines
+			}
+			return nil, err
 		}
 		r.cells = len(rec)
 		n := len(r.header)
@@ -352,6 +357,7 @@ func (r *Reader) next() ([]string, error) {
 	rec, err := r.cr.Read()
 	if err == nil {
 		r.line, _ = r.cr.FieldPos(0)
+		r.line += r.lines
 	}
 	return rec, err
 }
@@ -368,6 +374,7 @@ func (r *Reader) cellErr(i int, err error) error {
 	line := r.line
 	if i < r.cells && r.first == nil {
 		line, _ = r.cr.FieldPos(i)
+		line += r.lines
 	}
 	return &Error{Line: line, Column: i + 1, Field: r.header[i], Err: err}
 }

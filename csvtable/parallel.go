@@ -1,0 +1,164 @@
+package csvtable
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/trevni-go/trevni/shred"
+)
+
+// This file holds the parallel path of Copy from a CSV Source to a Trevni
+// Sink (shred.AvroWriter.WriteRanges): one goroutine cuts the CSV after
+// its header into ranges of whole records, scanning for newlines outside
+// quotes (exact for RFC 4180 quoting, whose state is known from the
+// start: a quote opens or closes a quoted cell, and a doubled quote in
+// one does both), and counts the records and lines of each; the workers
+// parse the ranges with encoding/csv, convert the cells and shred the
+// rows. Errors name the lines and rows one goroutine would name: where
+// the quoting is bad, the cut after it may be wrong, but the first error
+// in row order is the one in the range that holds the bad quote, which
+// starts where it should.
+
+// recorder passes a reader through, keeping what it reads until stopped:
+// the bytes of the CSV that encoding/csv read ahead of its header.
+type recorder struct {
+	r    io.Reader
+	buf  []byte
+	stop bool
+}
+
+func (rc *recorder) Read(p []byte) (int, error) {
+	n, err := rc.r.Read(p)
+	if !rc.stop {
+		rc.buf = append(rc.buf, p[:n]...)
+	}
+	return n, err
+}
+
+// cuttable reports whether Copy may cut s into ranges: it has read no
+// record yet, and keeps every record (RaggedDrop counts the dropped ones
+// as it goes, so it stays on one goroutine).
+func (s *csvSource) cuttable() bool {
+	return s.rest != nil && !s.started && s.rd.ragged != RaggedDrop
+}
+
+// newBodyReader returns a Reader of the records of r, which has no
+// header, under header, numbering its lines after the first lines ones.
+func newBodyReader(r io.Reader, comma rune, header []string, ragged Ragged, lines int) *Reader {
+	cr := csv.NewReader(r)
+	cr.Comma = comma
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	return &Reader{cr: cr, header: header, ragged: ragged, lines: lines}
+}
+
+// csvCutter cuts the CSV after the header into ranges of whole records.
+type csvCutter struct {
+	br      *bufio.Reader
+	inQuote bool
+}
+
+// cut appends the next records to buf, at least limit bytes of them
+// unless the input ends first, and counts them as encoding/csv does: a
+// record ends at a newline outside quotes, and one that is only a
+// newline (an empty line) is skipped.
+func (c *csvCutter) cut(buf []byte, limit int) (shred.Range, error) {
+	var r shred.Range
+	start := len(buf) // of the record being read
+	for {
+		chunk, err := c.br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if bytes.Count(chunk, []byte{'"'})%2 == 1 {
+			c.inQuote = !c.inQuote
+		}
+		switch err {
+		case bufio.ErrBufferFull:
+			continue // the line goes on
+		case nil:
+			r.Lines++
+			if c.inQuote {
+				continue
+			}
+			if rec := buf[start:]; len(rec) > 2 || (len(rec) == 2 && rec[0] != '\r') {
+				r.Rows++
+			}
+			start = len(buf)
+			if len(buf) >= limit {
+				r.Data = buf
+				return r, nil
+			}
+		case io.EOF:
+			if rec := buf[start:]; len(rec) > 1 || (len(rec) == 1 && rec[0] != '\r') {
+				r.Rows++
+			}
+			r.Data = buf
+			return r, io.EOF
+		default:
+			r.Data = buf[:start] // the records before, then the error
+			return r, err
+		}
+	}
+}
+
+// newWorker returns the function one worker of WriteRanges writes a range
+// of s's records with: as Next and a trevniSink's Write do. The range's
+// lines are numbered after the header's (restLines).
+func (s *csvSource) newWorker(comma rune) func() func(ctx context.Context, r *shred.Range, write func([]byte) error) error {
+	return func() func(ctx context.Context, r *shred.Range, write func([]byte) error) error {
+		cells := make([]Cell, len(s.fields))
+		var buf []byte
+		return func(ctx context.Context, r *shred.Range, write func([]byte) error) error {
+			rd := newBodyReader(bytes.NewReader(r.Data), comma, s.rd.header, s.rd.ragged, s.restLines+int(r.FirstLine-1))
+			src := &csvSource{rd: rd, fields: s.fields, col: s.col}
+			for n := 0; ; n++ {
+				if n%checkEvery == 0 {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+				err := src.Next(cells)
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				buf = buf[:0]
+				for i := range s.fields {
+					buf = appendAvro(buf, &s.fields[i], &cells[i])
+				}
+				if err := write(buf); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// copyParallel is Copy from a CSV source to a Trevni sink on the sink's
+// workers.
+func copyParallel(ctx context.Context, dst *trevniSink, src *csvSource, progress func(int64)) (int64, error) {
+	var ro *shred.RangeOptions
+	if progress != nil {
+		ro = &shred.RangeOptions{Progress: func(rows, _ int64) { progress(rows) }}
+	}
+	src.started = true
+	c := &csvCutter{br: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(src.rest), src.in), 1<<20)}
+	rows, err := dst.aw.WriteRanges(ctx, c.cut, src.newWorker(src.rd.cr.Comma), ro)
+	if err != nil {
+		dst.Abort()
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			return rows, fmt.Errorf("csvtable: copy stopped at row %d: %w", rows, cerr)
+		}
+		return rows, err
+	}
+	if err := dst.Close(); err != nil {
+		return rows, err
+	}
+	return rows, nil
+}
