@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/shred"
 )
@@ -20,9 +21,11 @@ import (
 // one does both), and counts the records and lines of each; the workers
 // parse the ranges with encoding/csv, convert the cells and shred the
 // rows. Errors name the lines and rows one goroutine would name: where
-// the quoting is bad, the cut after it may be wrong, but the first error
+// the quoting is bad, a cut after it may be wrong, but the first error
 // in row order is the one in the range that holds the bad quote, which
-// starts where it should.
+// starts where it should. A quote inside an unquoted cell (which
+// encoding/csv refuses) would turn the quoting state over, so the cutter
+// stops there rather than read on looking for a safe cut.
 
 // recorder passes a reader through, keeping what it reads until stopped:
 // the bytes of the CSV that encoding/csv read ahead of its header.
@@ -57,10 +60,40 @@ func newBodyReader(r io.Reader, comma rune, header []string, ragged Ragged, line
 	return &Reader{cr: cr, header: header, ragged: ragged, lines: lines}
 }
 
+// errCutStopped ends the ranges at a bare quote. The worker of the range
+// fails at the quote first, so it is not seen unless that fails to
+// happen, which it would rather report than write the records cut short.
+var errCutStopped = errors.New("csvtable: a quote inside an unquoted cell stopped the cutting of the input")
+
 // csvCutter cuts the CSV after the header into ranges of whole records.
 type csvCutter struct {
 	br      *bufio.Reader
+	comma   []byte // the delimiter's UTF-8 bytes
 	inQuote bool
+	closed  int // where in the range the last quoted cell closed
+}
+
+// quotes follows the quotes of buf from from on, and reports false at a
+// quote that opens a cell anywhere but at its start (after a delimiter,
+// a line's start, or a quote closing a quoted cell, when the two are an
+// escaped quote): encoding/csv refuses it (csv.ErrBareQuote). buf starts
+// at a record's start.
+func (c *csvCutter) quotes(buf []byte, from int) bool {
+	for i := from; ; i++ {
+		k := bytes.IndexByte(buf[i:], '"')
+		if k < 0 {
+			return true
+		}
+		i += k
+		if c.inQuote {
+			c.inQuote, c.closed = false, i
+			continue
+		}
+		if i > 0 && buf[i-1] != '\n' && c.closed != i-1 && !bytes.HasSuffix(buf[:i], c.comma) {
+			return false
+		}
+		c.inQuote = true
+	}
 }
 
 // cut appends the next records to buf, at least limit bytes of them
@@ -70,11 +103,15 @@ type csvCutter struct {
 func (c *csvCutter) cut(buf []byte, limit int) (shred.Range, error) {
 	var r shred.Range
 	start := len(buf) // of the record being read
+	c.closed = -2
 	for {
 		chunk, err := c.br.ReadSlice('\n')
 		buf = append(buf, chunk...)
-		if bytes.Count(chunk, []byte{'"'})%2 == 1 {
-			c.inQuote = !c.inQuote
+		if !c.quotes(buf, len(buf)-len(chunk)) {
+			// A bare quote: encoding/csv fails at it, in this range;
+			// the quoting after it is not known, so no cut is safe.
+			r.Data = buf
+			return r, errCutStopped
 		}
 		switch err {
 		case bufio.ErrBufferFull:
@@ -148,7 +185,7 @@ func copyParallel(ctx context.Context, dst *trevniSink, src *csvSource, progress
 		ro = &shred.RangeOptions{Progress: func(rows, _ int64) { progress(rows) }}
 	}
 	src.started = true
-	c := &csvCutter{br: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(src.rest), src.in), 1<<20)}
+	c := &csvCutter{br: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(src.rest), src.in), 1<<20), comma: utf8.AppendRune(nil, src.rd.cr.Comma)}
 	rows, err := dst.aw.WriteRanges(ctx, c.cut, src.newWorker(src.rd.cr.Comma), ro)
 	if err != nil {
 		dst.Abort()

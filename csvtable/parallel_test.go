@@ -1,10 +1,12 @@
 package csvtable
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -213,5 +215,31 @@ func TestParallelCopyCancel(t *testing.T) {
 	n, err := Copy(context.Background(), sink, src, nil)
 	if err != nil || n != int64(len(strs)) || src.(*csvSource).Dropped() != 1 {
 		t.Fatalf("ragged drop: %d rows, %d dropped, %v", n, src.(*csvSource).Dropped(), err)
+	}
+}
+
+// The cutter stops at a quote inside an unquoted cell rather than read
+// the rest of the input looking for the quoting's end; quotes that open
+// cells, and escaped quotes, do not stop it.
+func TestCutterBareQuote(t *testing.T) {
+	good := "\"a\"\"\nb\",c\r\n\"\",\"x\"\n\n"
+	rest := strings.Repeat("a,\"\n\"\n", 1000)
+	for _, tc := range []struct {
+		in   string
+		rows int64
+		stop bool
+	}{
+		{good + rest, int64(len(parseAll(t, good+rest))), false},
+		{good + "a,b\"c\n" + rest, 2, true},
+		{good + "a,\"b\"c\"\n" + rest, 2, true},
+	} {
+		c := &csvCutter{br: bufio.NewReader(strings.NewReader(tc.in)), comma: []byte{','}}
+		r, err := c.cut(nil, 1<<20)
+		if tc.stop != (err == errCutStopped) || (!tc.stop && err != io.EOF) || (tc.stop && len(r.Data) > len(good)+20) {
+			t.Fatalf("%.30q: %d bytes cut, %v", tc.in, len(r.Data), err)
+		}
+		if r.Rows != tc.rows {
+			t.Fatalf("%.30q: %d rows counted, want %d", tc.in, r.Rows, tc.rows)
+		}
 	}
 }
