@@ -2,6 +2,7 @@ package shred
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -9,14 +10,18 @@ import (
 	"io"
 	"slices"
 
+	"github.com/trevni-go/trevni/schema"
 	"google.golang.org/protobuf/encoding/protodelim"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 )
 
-// This file holds the parallel path of FromProtoStream for delimited
-// messages: the reader goroutine cuts the stream into ranges of whole
-// messages, reading their length prefixes and copying their bytes; the
-// workers parse each message of a range with the wire-format shredder of
-// a ProtoWriter of their own, writing into segments (parallel.go).
+// This file holds the parallel path of FromProtoStream: the reader
+// goroutine cuts the stream into ranges of whole messages (reading the
+// length prefixes of delimited messages, or whole lines of protojson);
+// the workers parse each message of a range (with the wire-format
+// shredder, or protojson) and write it through a ProtoWriter of their own
+// into segments (parallel.go).
 
 // streamError is an error of FromProtoStream about one message: its
 // number (from 0) and the input byte its framing starts at.
@@ -51,13 +56,11 @@ func (pw *ProtoWriter) protoSegment(s *segment) *ProtoWriter {
 	return s.pw
 }
 
-// fromDelimitedParallel is FromProtoStream's loop for delimited messages
-// on n workers. It returns the messages written.
-func (pw *ProtoWriter) fromDelimitedParallel(ctx context.Context, br *bufio.Reader, n int) (int64, error) {
-	read := func(ctx context.Context, p *pipeline) { readDelimitedRanges(ctx, br, p) }
-	err := pw.aw.runParallel(ctx, n, true, read, func() func(ctx context.Context, w *worker, rg *workRange) error {
-		return func(ctx context.Context, w *worker, rg *workRange) error { return w.shredDelimited(ctx, rg, pw) }
-	})
+// fromStreamParallel is FromProtoStream's loop on n workers: read cuts
+// the stream into ranges, and newShred makes each worker's function that
+// writes a range's messages. It returns the messages written.
+func (pw *ProtoWriter) fromStreamParallel(ctx context.Context, n int, read func(ctx context.Context, p *pipeline), newShred func() func(ctx context.Context, w *worker, rg *workRange) error) (int64, error) {
+	err := pw.aw.runParallel(ctx, n, true, read, newShred)
 	if err == nil {
 		return pw.RowCount(), nil
 	}
@@ -168,6 +171,99 @@ func (w *worker) shredDelimited(ctx context.Context, rg *workRange, pw *ProtoWri
 		msg := rg.buf[pos : pos+int(size)]
 		pos += int(size)
 		if err := pw.protoSegment(w.seg).WriteWire(msg); err != nil {
+			return newStreamError(row, base+int64(start), err)
+		}
+		row++
+		if pos < len(rg.buf) {
+			if err := w.handOver(ctx, rg, base+int64(pos), row); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.finish(ctx, rg, row, rg.end); err != nil {
+		return err
+	}
+	return rg.err
+}
+
+// readJSONRanges reads whole lines into ranges of about p.rangeBytes
+// bytes, counting the messages (lines not blank) before each, until the
+// end of the input, an error (a line longer than limit, or the input's)
+// or the first failed range.
+func readJSONRanges(ctx context.Context, br *bufio.Reader, p *pipeline, limit int64) {
+	var row, off int64
+	for i := 0; ; i++ {
+		buf, ok := p.next(ctx, i)
+		if !ok {
+			return
+		}
+		rg := &workRange{index: i, firstRow: row, parts: make(chan segPart, 2)}
+		end := false
+		for len(buf) < p.rangeBytes {
+			at := len(buf)
+			var err error
+			buf, err = readLine(br, buf, at, limit)
+			if err != nil && err != io.EOF {
+				rg.err, end = newStreamError(row, off+int64(at), err), true
+				buf = buf[:at]
+				break
+			}
+			if len(bytes.TrimSpace(buf[at:])) > 0 {
+				row++
+			}
+			if err == io.EOF {
+				end = true
+				break
+			}
+		}
+		off += int64(len(buf))
+		rg.buf, rg.end = buf, off
+		if len(buf) == 0 && rg.err == nil {
+			p.slots <- buf
+			return
+		}
+		if !p.hand(ctx, rg) || end {
+			return
+		}
+	}
+}
+
+// shredJSON decodes the protojson lines of rg with js into m, the
+// worker's message, and writes them through pw's type into segments
+// handed to the joiner; a message nested deeper than maxDepth is an
+// error, as on the sequential path, whose wording it keeps.
+func (w *worker) shredJSON(ctx context.Context, rg *workRange, pw *ProtoWriter, js protojson.UnmarshalOptions, m proto.Message, maxDepth int) error {
+	row := rg.firstRow
+	if err := w.start(ctx, row); err != nil {
+		return err
+	}
+	done := ctx.Done()
+	base := rg.end - int64(len(rg.buf))
+	for pos := 0; pos < len(rg.buf); {
+		start := pos
+		line := rg.buf[pos:]
+		if k := bytes.IndexByte(line, '\n'); k >= 0 {
+			line = line[:k+1]
+		}
+		pos += len(line)
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		select {
+		case <-done:
+			return fmt.Errorf("shred: stopped at message %d: %w", row, ctx.Err())
+		default:
+		}
+		proto.Reset(m)
+		err := js.Unmarshal(line, m)
+		if err == nil {
+			if tooDeep(m.ProtoReflect(), 1, maxDepth) {
+				err = fmt.Errorf("%w: message nested more than %d deep (as its binary encoding nests it; layout.Options.MaxDepth)", schema.ErrTooLarge, maxDepth)
+			} else {
+				err = pw.protoSegment(w.seg).Write(m)
+			}
+		}
+		if err != nil {
 			return newStreamError(row, base+int64(start), err)
 		}
 		row++
