@@ -28,8 +28,9 @@ type Options struct {
 	// container bytes consumed so far.
 	Progress func(rows, bytesIn int64)
 	// Workers is how many goroutines FromContainer and AppendContainer
-	// decode and shred container blocks on (WriteLines its lines, and
-	// FromProtoStream its delimited messages, as ProtoOptions.File):
+	// decode and shred container blocks on (WriteLines its lines,
+	// WriteRanges its ranges, and FromProtoStream its messages, as
+	// ProtoOptions.File):
 	// 0 means runtime.GOMAXPROCS(0),
 	// 1 the one goroutine of the sequential path. With more than one,
 	// ranges of blocks are shredded into segments that are joined in row

@@ -35,10 +35,10 @@ The file is an ordinary Avro-Trevni file of the Avro schema derived from
 the message type (see docs/mappings.md), so tojson and Java read it;
 it also stores the message's descriptors, so toproto needs no .proto.
 
-Delimited messages are parsed and shredded on --workers goroutines (one
-per core by default), each taking ranges of whole messages; they are
-written in the order of the stream, --memory bounding them all together.
-JSON input is read on one goroutine.
+The messages are parsed and shredded on --workers goroutines (one per
+core by default), each taking ranges of whole messages (or lines); they
+are written in the order of the stream, --memory bounding them all
+together, and errors name the message one goroutine would.
 
 Examples (the file names stand for your own):
 
