@@ -1,7 +1,6 @@
 package csvtable
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -144,15 +143,8 @@ func NewCSVSource(r io.Reader, fields []Field, comma rune, opts *ReaderOptions) 
 		return nil, err
 	}
 	rec.stop = true
-	s := &csvSource{rd: rd, fields: fields, col: make([]int, len(fields)), rest: rec.buf, in: r}
-	if !o.NoHeader { // with NoHeader, the first record read is one of the rows
-		h := rd.cr.InputOffset()
-		s.restLines = bytes.Count(rec.buf[:h], []byte{'\n'})
-		s.rest = rec.buf[h:]
-	}
-	if s.rest == nil {
-		s.rest = []byte{}
-	}
+	s := &csvSource{rd: rd, fields: fields, col: make([]int, len(fields)), in: r}
+	s.rest, s.restLines = afterHeader(rd, rec.buf, o.NoHeader)
 	byName := make(map[string]int, len(fields))
 	for i := range fields {
 		byName[fields[i].Name] = i

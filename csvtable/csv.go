@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"unicode/utf8"
 
@@ -118,6 +119,14 @@ type ReaderOptions struct {
 	// Names are the column names of a CSV without a header row; with
 	// NoHeader, the first record may not have more cells than Names.
 	Names []string
+	// Workers is how many goroutines Infer parses the records on: 0 means
+	// runtime.GOMAXPROCS(0), 1 one goroutine. With more, one goroutine
+	// cuts the input into ranges of whole records (see Copy) and each
+	// worker infers its ranges' types, merged in the end: the fields, the
+	// count and the errors are one goroutine's. With RaggedDrop too: each
+	// worker drops what its ranges hold. NewCSVSource ignores it: Copy
+	// runs on the Trevni Sink's workers.
+	Workers int
 }
 
 // NewReader reads the header row of the CSV in r, whose cells are
@@ -510,23 +519,59 @@ func (in *inference) field(name string) Field {
 // header of more columns than opts allows (see ReaderOptions; opts may be
 // nil).
 func Infer(r io.Reader, comma rune, opts *ReaderOptions) ([]Field, int64, error) {
-	rd, err := NewReader(r, comma, opts)
+	return infer(r, comma, opts, inferRangeBytes)
+}
+
+// infer is Infer, cutting ranges of about rangeBytes bytes for its
+// workers.
+func infer(r io.Reader, comma rune, opts *ReaderOptions, rangeBytes int) ([]Field, int64, error) {
+	rec := &recorder{r: r}
+	rd, err := NewReader(rec, comma, opts)
 	if err != nil {
 		return nil, 0, err
 	}
-	ins := make([]inference, len(rd.header))
+	rec.stop = true
+	n := 0
+	if opts != nil {
+		n = opts.Workers
+	}
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	var ins []inference
+	var rows int64
+	if n > 1 {
+		rest, lines := afterHeader(rd, rec.buf, opts != nil && opts.NoHeader)
+		ins, rows, err = inferParallel(rd, rest, lines, r, n, rangeBytes)
+	} else {
+		ins = make([]inference, len(rd.header))
+		rows, err = inferRecords(rd, ins)
+	}
+	if err != nil {
+		return nil, rows, err
+	}
+	fields := make([]Field, len(ins))
+	for i := range ins {
+		fields[i] = ins[i].field(rd.header[i])
+	}
+	return fields, rows, nil
+}
+
+// inferRecords adds the cells of rd's records to ins, and returns the
+// records read.
+func inferRecords(rd *Reader, ins []inference) (int64, error) {
 	var rows int64
 	for {
 		rec, err := rd.Read()
 		if err == io.EOF {
-			break
+			return rows, nil
 		}
 		if err != nil {
-			return nil, rows, err
+			return rows, err
 		}
 		for i, s := range rec {
 			if !utf8.ValidString(s) {
-				return nil, rows, rd.cellErr(i, errors.New("cell is not valid UTF-8"))
+				return rows, rd.cellErr(i, errors.New("cell is not valid UTF-8"))
 			}
 			if i >= rd.cells {
 				ins[i].empty = true // padded: null
@@ -536,11 +581,22 @@ func Infer(r io.Reader, comma rune, opts *ReaderOptions) ([]Field, int64, error)
 		}
 		rows++
 	}
-	fields := make([]Field, len(ins))
-	for i := range ins {
-		fields[i] = ins[i].field(rd.header[i])
-	}
-	return fields, rows, nil
+}
+
+// merge adds what o has shown to in.
+func (in *inference) merge(o *inference) {
+	in.empty = in.empty || o.empty
+	in.boolean = in.boolean || o.boolean
+	in.int32 = in.int32 || o.int32
+	in.int64 = in.int64 || o.int64
+	in.double = in.double || o.double
+	in.bigInt = in.bigInt || o.bigInt
+	in.other = in.other || o.other
+	in.date = in.date || o.date
+	in.time = in.time || o.time
+	in.timestamp = in.timestamp || o.timestamp
+	in.fineTime = in.fineTime || o.fineTime
+	in.fineTimestamp = in.fineTimestamp || o.fineTimestamp
 }
 
 // ForCLMN adapts inferred fields to what CLMN holds, which has neither

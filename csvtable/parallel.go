@@ -8,6 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/shred"
@@ -198,4 +201,130 @@ func copyParallel(ctx context.Context, dst *trevniSink, src *csvSource, progress
 		return rows, err
 	}
 	return rows, nil
+}
+
+// afterHeader returns the bytes of the records that rd's encoding/csv
+// reader read ahead with the header (recorded, all the bytes it read),
+// and the lines before them; with noHeader, the first record read is one
+// of the records, and they start at the input's start.
+func afterHeader(rd *Reader, recorded []byte, noHeader bool) ([]byte, int) {
+	if noHeader {
+		return append([]byte{}, recorded...), 0
+	}
+	h := rd.cr.InputOffset()
+	return append([]byte{}, recorded[h:]...), bytes.Count(recorded[:h], []byte{'\n'})
+}
+
+// inferJob is a range of records that a worker of inferParallel infers
+// the types of.
+type inferJob struct {
+	index     int
+	data      []byte
+	firstLine int64 // after the header's lines, from 1
+	cutErr    error // the cutter's error after the range
+	done      chan inferResult
+}
+
+// inferResult is what a range's records have shown: the types of its
+// cells and its records, up to its first error.
+type inferResult struct {
+	ins  []inference
+	rows int64
+	err  error
+}
+
+// inferRangeBytes is the size of the ranges Infer cuts for its workers.
+const inferRangeBytes = 1 << 20
+
+// inferParallel infers the types of the records of rest and in, which
+// follow rd's header after lines lines, on n workers: one goroutine cuts
+// them into ranges of whole records of about rangeBytes, the workers infer each range's
+// types, and the results are merged in order, up to the first error.
+func inferParallel(rd *Reader, rest []byte, lines int, in io.Reader, n, rangeBytes int) ([]inference, int64, error) {
+	c := &csvCutter{br: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(rest), in), 1<<20), comma: utf8.AppendRune(nil, rd.cr.Comma)}
+	jobs := make(chan *inferJob, n)
+	order := make(chan *inferJob, 2*n)
+	slots := make(chan []byte, 2*n) // range buffers, one per range in flight
+	for range 2 * n {
+		slots <- nil
+	}
+	stop := make(chan struct{})
+	var failed atomic.Int64 // the first range that failed
+	failed.Store(math.MaxInt64)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop) // runs first: stops the goroutines before waiting
+
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(order)
+		defer close(jobs)
+		line := int64(1)
+		for i := 0; ; i++ {
+			var buf []byte
+			select {
+			case buf = <-slots:
+			case <-stop:
+				return
+			}
+			if int64(i) > failed.Load() {
+				return
+			}
+			r, err := c.cut(buf[:0], rangeBytes)
+			j := &inferJob{index: i, data: r.Data, firstLine: line, done: make(chan inferResult, 1)}
+			line += r.Lines
+			if err != nil && err != io.EOF {
+				j.cutErr = err
+			}
+			for _, ch := range []chan *inferJob{order, jobs} {
+				select {
+				case ch <- j:
+				case <-stop:
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if int64(j.index) > failed.Load() {
+					j.done <- inferResult{}
+					continue
+				}
+				body := newBodyReader(bytes.NewReader(j.data), rd.cr.Comma, rd.header, rd.ragged, lines+int(j.firstLine-1))
+				res := inferResult{ins: make([]inference, len(rd.header))}
+				res.rows, res.err = inferRecords(body, res.ins)
+				if res.err != nil {
+					for old := failed.Load(); int64(j.index) < old && !failed.CompareAndSwap(old, int64(j.index)); old = failed.Load() {
+					}
+				}
+				j.done <- res
+			}
+		}()
+	}
+
+	ins := make([]inference, len(rd.header))
+	var rows int64
+	for j := range order {
+		res := <-j.done
+		for i := range res.ins {
+			ins[i].merge(&res.ins[i])
+		}
+		rows += res.rows
+		if res.err != nil {
+			return nil, rows, res.err
+		}
+		if j.cutErr != nil {
+			return nil, rows, j.cutErr
+		}
+		slots <- j.data[:0]
+	}
+	return ins, rows, nil
 }

@@ -243,3 +243,45 @@ func TestCutterBareQuote(t *testing.T) {
 		}
 	}
 }
+
+// Infer on 2, 3 and 7 workers, in ranges of 2 KiB, gives one worker's
+// fields, count and errors, with and without a header, dropping or
+// padding ragged records.
+func TestParallelInfer(t *testing.T) {
+	text, _, strs, starts := cutCSV(21, 1500)
+	run := func(text string, o ReaderOptions, workers int) ([]Field, int64, error) {
+		o.Workers = workers
+		return infer(strings.NewReader(text), ',', &o, 2048)
+	}
+	pos := 0
+	for range starts[900] - 1 {
+		pos += strings.IndexByte(text[pos:], '\n') + 1
+	}
+	body := text[strings.IndexByte(text, '\n')+1:]
+	for _, tc := range []struct {
+		name string
+		text string
+		o    ReaderOptions
+		rows int64 // -1: an error
+	}{
+		{"plain", text, ReaderOptions{}, int64(len(strs))},
+		{"no header", body, ReaderOptions{NoHeader: true}, int64(len(strs))},
+		{"a long", text[:pos] + "a,99999999999,1,true,2020-01-01,1.5\n" + text[pos:], ReaderOptions{}, int64(len(strs)) + 1},
+		{"ragged, dropped", text[:pos] + "a,1,1\n" + text[pos:], ReaderOptions{Ragged: RaggedDrop}, int64(len(strs))},
+		{"ragged, padded", text[:pos] + "a,1,1\n" + text[pos:], ReaderOptions{Ragged: RaggedPad}, int64(len(strs)) + 1},
+		{"ragged", text[:pos] + "a,1,1\n" + text[pos:], ReaderOptions{}, -1},
+		{"bare quote", text[:pos] + "a,1\"1,1,true,2020-01-01,1.5\n" + text[pos:], ReaderOptions{}, -1},
+		{"not UTF-8", text[:pos] + "a\xff,1,1,true,2020-01-01,1.5\n" + text[pos:], ReaderOptions{}, -1},
+	} {
+		want, n1, err1 := run(tc.text, tc.o, 1)
+		if tc.rows >= 0 && (err1 != nil || n1 != tc.rows) || tc.rows < 0 && (err1 == nil || !strings.Contains(err1.Error(), fmt.Sprintf("line %d", starts[900])) || n1 != 900) {
+			t.Fatalf("%s: one worker: %d rows, %v", tc.name, n1, err1)
+		}
+		for _, workers := range []int{2, 3, 7} {
+			got, n, err := run(tc.text, tc.o, workers)
+			if n != n1 || (err == nil) != (err1 == nil) || err != nil && err.Error() != err1.Error() || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%s, %d workers: %d rows, %v, %v; want %d, %v, %v", tc.name, workers, n, err, got, n1, err1, want)
+			}
+		}
+	}
+}

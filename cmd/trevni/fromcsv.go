@@ -43,7 +43,8 @@ For a Trevni output, the records are parsed, converted and shredded on
 whole records that one goroutine cuts at the line breaks outside quotes;
 the rows are written in the order of the input, --memory bounding them
 all together, and errors name the line one goroutine would. --ragged drop
-and CLMN outputs are written on one goroutine.
+and CLMN outputs are written on one goroutine. The inference pass runs on
+--workers goroutines whatever the output.
 
 Examples (the file names stand for your own):
 
@@ -84,6 +85,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		ropts.Workers = n // the inference pass
 		var fields []csvtable.Field
 		if *schemaFile != "" {
 			_, s, err := e.readSchemaFile(*schemaFile)
