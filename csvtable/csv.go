@@ -517,7 +517,8 @@ func (in *inference) field(name string) Field {
 // empty cell is nullable. A record with the wrong number of cells, or a
 // cell that is not valid UTF-8, is an *Error naming its line; so is a
 // header of more columns than opts allows (see ReaderOptions; opts may be
-// nil).
+// nil). The records are parsed on opts.Workers goroutines
+// (ReaderOptions.Workers).
 func Infer(r io.Reader, comma rune, opts *ReaderOptions) ([]Field, int64, error) {
 	return infer(r, comma, opts, inferRangeBytes)
 }
