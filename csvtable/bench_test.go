@@ -79,12 +79,18 @@ func sampleLikeFile(tb testing.TB, rows int) string {
 // convertFile converts a CSV file (types inferred in a first pass) to
 // Trevni or CLMN at out.
 func convertFile(in, out string, toCLMN bool, memory int64) (int64, error) {
+	return convertFileWorkers(in, out, toCLMN, memory, 0)
+}
+
+// convertFileWorkers is convertFile on workers goroutines (0: one per
+// core), the inference pass and the conversion.
+func convertFileWorkers(in, out string, toCLMN bool, memory int64, workers int) (int64, error) {
 	f, err := os.Open(in)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	fields, _, err := Infer(bufio.NewReaderSize(f, 1<<20), ',', nil)
+	fields, _, err := Infer(bufio.NewReaderSize(f, 1<<20), ',', &ReaderOptions{Workers: workers})
 	if err != nil {
 		return 0, err
 	}
@@ -105,7 +111,7 @@ func convertFile(in, out string, toCLMN bool, memory int64) (int64, error) {
 	if toCLMN {
 		sink, err = NewCLMNSink(bo, ForCLMN(fields), &clmn.WriterOptions{TempDir: filepath.Dir(out)})
 	} else {
-		sink, err = NewTrevniSink(bo, fields, &shred.Options{WriterOptions: format.WriterOptions{Codec: "deflate", Checksum: "crc32", MemoryBudget: memory, TempDir: filepath.Dir(out)}})
+		sink, err = NewTrevniSink(bo, fields, &shred.Options{Workers: workers, WriterOptions: format.WriterOptions{Codec: "deflate", Checksum: "crc32", MemoryBudget: memory, TempDir: filepath.Dir(out)}})
 	}
 	if err != nil {
 		return 0, err
@@ -127,6 +133,26 @@ func benchConvert(b *testing.B, toCLMN bool) {
 		if _, err := convertFile(in, out, toCLMN, 8<<20); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkCSVToTrevniWorkers converts a CSV of 200,000 rows of the
+// sample's six columns to Trevni as BenchmarkCSVToTrevni does, on 1 and 2
+// workers (both passes); MB/s of CSV.
+func BenchmarkCSVToTrevniWorkers(b *testing.B) {
+	in := sampleLikeFile(b, 200_000)
+	fi, _ := os.Stat(in)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			out := filepath.Join(b.TempDir(), "out")
+			b.SetBytes(fi.Size())
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := convertFileWorkers(in, out, false, 8<<20, workers); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -50,10 +50,23 @@ const checkEvery = 4096
 // first error. It returns the number of rows copied. It checks ctx every
 // few thousand rows and, once ctx is done, aborts dst and returns ctx's
 // error, wrapped.
+//
+// From a CSV Source (NewCSVSource, no record read yet, and not
+// RaggedDrop) to a Trevni Sink (NewTrevniSink) whose shred.Options.Workers
+// allow more than one (AvroWriter.Workers), the records are parsed,
+// converted and shredded on that many goroutines, each taking ranges of
+// whole records that one goroutine cuts at the newlines outside quotes;
+// the rows, the errors (the same lines and rows) and the count are those
+// of one goroutine, and Progress is called after every segment joined.
 func Copy(ctx context.Context, dst Sink, src Source, opts *CopyOptions) (int64, error) {
 	var progress func(int64)
 	if opts != nil {
 		progress = opts.Progress
+	}
+	if ts, ok := dst.(*trevniSink); ok && ts.aw.Workers() > 1 {
+		if cs, ok := src.(*csvSource); ok && cs.cuttable() {
+			return copyParallel(ctx, ts, cs, progress)
+		}
 	}
 	cells := make([]Cell, len(src.Fields()))
 	var rows int64
@@ -91,6 +104,13 @@ type csvSource struct {
 	rd     *Reader
 	fields []Field
 	col    []int // the CSV column of each field, or -1 (null)
+	// For the parallel path (parallel.go): the records' bytes that
+	// encoding/csv read with the header, the lines before them, and the
+	// rest of the input; started once Next has been called.
+	rest      []byte
+	restLines int
+	in        io.Reader
+	started   bool
 }
 
 // NewCSVSource returns a Source of the CSV in r with the given fields
@@ -117,11 +137,14 @@ func NewCSVSource(r io.Reader, fields []Field, comma rune, opts *ReaderOptions) 
 			o.Names[i] = fields[i].Name
 		}
 	}
-	rd, err := NewReader(r, comma, &o)
+	rec := &recorder{r: r}
+	rd, err := NewReader(rec, comma, &o)
 	if err != nil {
 		return nil, err
 	}
-	s := &csvSource{rd: rd, fields: fields, col: make([]int, len(fields))}
+	rec.stop = true
+	s := &csvSource{rd: rd, fields: fields, col: make([]int, len(fields)), in: r}
+	s.rest, s.restLines = afterHeader(rd, rec.buf, o.NoHeader)
 	byName := make(map[string]int, len(fields))
 	for i := range fields {
 		byName[fields[i].Name] = i
@@ -148,6 +171,7 @@ func (s *csvSource) Fields() []Field { return s.fields }
 func (s *csvSource) Dropped() int64 { return s.rd.dropped }
 
 func (s *csvSource) Next(cells []Cell) error {
+	s.started = true
 	rec, err := s.rd.Read()
 	if err != nil {
 		return err
@@ -579,7 +603,8 @@ type trevniSink struct {
 }
 
 // NewTrevniSink returns a Sink writing the rows as records of the schema
-// AvroSchema("Row", fields) to a Trevni file.
+// AvroSchema("Row", fields) to a Trevni file. Copy from a CSV Source
+// writes on opts.Workers goroutines (0 means runtime.GOMAXPROCS(0)).
 func NewTrevniSink(out io.Writer, fields []Field, opts *shred.Options) (Sink, error) {
 	fields = append([]Field(nil), fields...)
 	aw, err := shred.NewAvroWriter(out, AvroSchema("Row", fields), opts)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -53,6 +54,7 @@ type Reader struct {
 	pad     []string // the record padded to the header's width
 	cells   int      // the cells the last record really had
 	dropped int64
+	lines   int // lines before the input: a worker's range (parallel.go)
 }
 
 // Ragged says what a Reader does with a record whose number of cells is
@@ -118,6 +120,14 @@ type ReaderOptions struct {
 	// Names are the column names of a CSV without a header row; with
 	// NoHeader, the first record may not have more cells than Names.
 	Names []string
+	// Workers is how many goroutines Infer parses the records on: 0 means
+	// runtime.GOMAXPROCS(0), 1 one goroutine. With more, one goroutine
+	// cuts the input into ranges of whole records (see Copy) and each
+	// worker infers its ranges' types, merged in the end: the fields, the
+	// count and the errors are one goroutine's. With RaggedDrop too: each
+	// worker drops what its ranges hold. NewCSVSource ignores it: Copy
+	// runs on the Trevni Sink's workers.
+	Workers int
 }
 
 // NewReader reads the header row of the CSV in r, whose cells are
@@ -325,7 +335,11 @@ func (r *Reader) Read() ([]string, error) {
 			if err == io.EOF {
 				return nil, err
 			}
-			return nil, csvErr(err)
+			err = csvErr(err)
+			if e, ok := err.(*Error); ok && r.lines > 0 {
+				e.Line += r.lines
+			}
+			return nil, err
 		}
 		r.cells = len(rec)
 		n := len(r.header)
@@ -353,6 +367,7 @@ func (r *Reader) next() ([]string, error) {
 	rec, err := r.cr.Read()
 	if err == nil {
 		r.line, _ = r.cr.FieldPos(0)
+		r.line += r.lines
 	}
 	return rec, err
 }
@@ -369,6 +384,7 @@ func (r *Reader) cellErr(i int, err error) error {
 	line := r.line
 	if i < r.cells && r.first == nil {
 		line, _ = r.cr.FieldPos(i)
+		line += r.lines
 	}
 	return &Error{Line: line, Column: i + 1, Field: r.header[i], Err: err}
 }
@@ -559,25 +575,62 @@ func (in *inference) field(name string) Field {
 // empty cell is nullable. A record with the wrong number of cells, or a
 // cell that is not valid UTF-8, is an *Error naming its line; so is a
 // header of more columns than opts allows (see ReaderOptions; opts may be
-// nil).
+// nil). The records are parsed on opts.Workers goroutines
+// (ReaderOptions.Workers).
 func Infer(r io.Reader, comma rune, opts *ReaderOptions) ([]Field, int64, error) {
-	rd, err := NewReader(r, comma, opts)
+	return infer(r, comma, opts, inferRangeBytes)
+}
+
+// infer is Infer, cutting ranges of about rangeBytes bytes for its
+// workers.
+func infer(r io.Reader, comma rune, opts *ReaderOptions, rangeBytes int) ([]Field, int64, error) {
+	rec := &recorder{r: r}
+	rd, err := NewReader(rec, comma, opts)
 	if err != nil {
 		return nil, 0, err
 	}
-	ins := make([]inference, len(rd.header))
+	rec.stop = true
+	n := 0
+	if opts != nil {
+		n = opts.Workers
+	}
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	var ins []inference
+	var rows int64
+	if n > 1 {
+		rest, lines := afterHeader(rd, rec.buf, opts != nil && opts.NoHeader)
+		ins, rows, err = inferParallel(rd, rest, lines, r, n, rangeBytes)
+	} else {
+		ins = make([]inference, len(rd.header))
+		rows, err = inferRecords(rd, ins)
+	}
+	if err != nil {
+		return nil, rows, err
+	}
+	fields := make([]Field, len(ins))
+	for i := range ins {
+		fields[i] = ins[i].field(rd.header[i])
+	}
+	return fields, rows, nil
+}
+
+// inferRecords adds the cells of rd's records to ins, and returns the
+// records read.
+func inferRecords(rd *Reader, ins []inference) (int64, error) {
 	var rows int64
 	for {
 		rec, err := rd.Read()
 		if err == io.EOF {
-			break
+			return rows, nil
 		}
 		if err != nil {
-			return nil, rows, err
+			return rows, err
 		}
 		for i, s := range rec {
 			if !utf8.ValidString(s) {
-				return nil, rows, rd.cellErr(i, errors.New("cell is not valid UTF-8"))
+				return rows, rd.cellErr(i, errors.New("cell is not valid UTF-8"))
 			}
 			if i >= rd.cells {
 				ins[i].empty = true // padded: null
@@ -587,11 +640,33 @@ func Infer(r io.Reader, comma rune, opts *ReaderOptions) ([]Field, int64, error)
 		}
 		rows++
 	}
-	fields := make([]Field, len(ins))
-	for i := range ins {
-		fields[i] = ins[i].field(rd.header[i])
+}
+
+// merge adds what o has shown to in.
+func (in *inference) merge(o *inference) {
+	in.empty = in.empty || o.empty
+	in.boolean = in.boolean || o.boolean
+	in.int32 = in.int32 || o.int32
+	in.int64 = in.int64 || o.int64
+	in.double = in.double || o.double
+	in.bigInt = in.bigInt || o.bigInt
+	in.other = in.other || o.other
+	in.date = in.date || o.date
+	in.time = in.time || o.time
+	in.timestamp = in.timestamp || o.timestamp
+	in.fineTime = in.fineTime || o.fineTime
+	in.fineTimestamp = in.fineTimestamp || o.fineTimestamp
+	// Decimals: both ranges' plain decimals must share one scale.
+	switch {
+	case !o.decimal:
+	case !in.decimal:
+		in.decimal, in.scale, in.precision = true, o.scale, o.precision
+	case in.scale != o.scale:
+		in.notDecimal = true
+	default:
+		in.precision = max(in.precision, o.precision)
 	}
-	return fields, rows, nil
+	in.notDecimal = in.notDecimal || o.notDecimal
 }
 
 // ForCLMN adapts inferred fields to what CLMN holds, which has neither

@@ -2,188 +2,329 @@ package csvtable
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"math"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
 
-	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/ordered"
+	"github.com/trevni-go/trevni/shred"
 )
 
-// ParallelOptions configures WriteTrevniCSV.
-type ParallelOptions struct {
-	// Workers is the number of goroutines that read and encode rows; 1
-	// or less reads on the calling goroutine, as Copy does.
-	Workers int
-	// Progress, if set, is called now and then with the rows written.
-	Progress func(rows int64)
+// This file holds the parallel path of Copy from a CSV Source to a Trevni
+// Sink (shred.AvroWriter.WriteRanges): one goroutine cuts the CSV after
+// its header into ranges of whole records, scanning for newlines outside
+// quotes (exact for RFC 4180 quoting, whose state is known from the
+// start: a quote opens or closes a quoted cell, and a doubled quote in
+// one does both), and counts the records and lines of each; the workers
+// parse the ranges with encoding/csv, convert the cells and shred the
+// rows. Errors name the lines and rows one goroutine would name: where
+// the quoting is bad, a cut after it may be wrong, but the first error
+// in row order is the one in the range that holds the bad quote, which
+// starts where it should. A quote inside an unquoted cell (which
+// encoding/csv refuses) would turn the quoting state over, so the cutter
+// stops there rather than read on looking for a safe cut.
 
-	taskRows int64 // the rows of a task, if positive (tests)
+// recorder passes a reader through, keeping what it reads until stopped:
+// the bytes of the CSV that encoding/csv read ahead of its header.
+type recorder struct {
+	r    io.Reader
+	buf  []byte
+	stop bool
 }
 
-// parallelTaskRows is the rows of one worker's task, about: each ends
-// where a block of the largest column read begins.
-const parallelTaskRows = 64 << 10
+func (rc *recorder) Read(p []byte) (int, error) {
+	n, err := rc.r.Read(p)
+	if !rc.stop {
+		rc.buf = append(rc.buf, p[:n]...)
+	}
+	return n, err
+}
 
-// WriteTrevniCSV writes the records of the Trevni file rd (written from
-// Avro records of a flat schema), holding the fields named in sel as
-// NewTrevniSource takes them, to w as CSV with cells separated by comma:
-// the header row, then one row per record, on opts.Workers goroutines.
-// The rows are cut into ranges read by the workers and written in order,
-// the output byte for byte that of Copy into NewCSVSink. On an error the
-// rows before the failing one are written, and the error is the one Copy
-// gives. It returns the rows written.
-func WriteTrevniCSV(ctx context.Context, w io.Writer, rd *format.Reader, sel []string, comma rune, opts *ParallelOptions) (int64, error) {
-	var o ParallelOptions
-	if opts != nil {
-		o = *opts
-	}
-	first, err := NewTrevniSource(rd, sel)
-	if err != nil {
-		return 0, err
-	}
-	src := first.(*trevniSource)
-	sink, err := NewCSVSink(w, src.fields, comma)
-	if err != nil {
-		return 0, err
-	}
-	if o.Workers <= 1 {
-		return Copy(ctx, sink, src, &CopyOptions{Progress: o.Progress})
-	}
-	cs := sink.(*csvSink)
-	comma = cs.comma
-	bw := bufio.NewWriterSize(w, 256<<10)
-	if _, err := bw.Write(cs.out); err != nil { // the header
-		return 0, err
-	}
-	// The tasks end where the blocks of the largest column read begin.
-	var cuts []int64
-	var most int64 = -1
-	for _, i := range src.ar.ColumnsRead() {
-		bs, err := rd.Blocks(i)
-		if err != nil {
-			return 0, err
+// cuttable reports whether Copy may cut s into ranges: it has read no
+// record yet, and keeps every record (RaggedDrop counts the dropped ones
+// as it goes, so it stays on one goroutine).
+func (s *csvSource) cuttable() bool {
+	return s.rest != nil && !s.started && s.rd.ragged != RaggedDrop
+}
+
+// newBodyReader returns a Reader of the records of r, which has no
+// header, under header, numbering its lines after the first lines ones.
+func newBodyReader(r io.Reader, comma rune, header []string, ragged Ragged, lines int) *Reader {
+	cr := csv.NewReader(r)
+	cr.Comma = comma
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	return &Reader{cr: cr, header: header, ragged: ragged, lines: lines}
+}
+
+// errCutStopped ends the ranges at a bare quote. The worker of the range
+// fails at the quote first, so it is not seen unless that fails to
+// happen, which it would rather report than write the records cut short.
+var errCutStopped = errors.New("csvtable: a quote inside an unquoted cell stopped the cutting of the input")
+
+// csvCutter cuts the CSV after the header into ranges of whole records.
+type csvCutter struct {
+	br      *bufio.Reader
+	comma   []byte // the delimiter's UTF-8 bytes
+	inQuote bool
+	closed  int // where in the range the last quoted cell closed
+}
+
+// quotes follows the quotes of buf from from on, and reports false at a
+// quote that opens a cell anywhere but at its start (after a delimiter,
+// a line's start, or a quote closing a quoted cell, when the two are an
+// escaped quote): encoding/csv refuses it (csv.ErrBareQuote). buf starts
+// at a record's start.
+func (c *csvCutter) quotes(buf []byte, from int) bool {
+	for i := from; ; i++ {
+		k := bytes.IndexByte(buf[i:], '"')
+		if k < 0 {
+			return true
 		}
-		var n int64
-		for k := range bs {
-			n += int64(bs[k].UncompressedSize)
+		i += k
+		if c.inQuote {
+			c.inQuote, c.closed = false, i
+			continue
 		}
-		if n > most {
-			most, cuts = n, cuts[:0]
-			for k := range bs {
-				cuts = append(cuts, bs[k].FirstRow)
+		if i > 0 && buf[i-1] != '\n' && c.closed != i-1 && !bytes.HasSuffix(buf[:i], c.comma) {
+			return false
+		}
+		c.inQuote = true
+	}
+}
+
+// cut appends the next records to buf, at least limit bytes of them
+// unless the input ends first, and counts them as encoding/csv does: a
+// record ends at a newline outside quotes, and one that is only a
+// newline (an empty line) is skipped.
+func (c *csvCutter) cut(buf []byte, limit int) (shred.Range, error) {
+	var r shred.Range
+	start := len(buf) // of the record being read
+	c.closed = -2
+	for {
+		chunk, err := c.br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if !c.quotes(buf, len(buf)-len(chunk)) {
+			// A bare quote: encoding/csv fails at it, in this range;
+			// the quoting after it is not known, so no cut is safe.
+			r.Data = buf
+			return r, errCutStopped
+		}
+		switch err {
+		case bufio.ErrBufferFull:
+			continue // the line goes on
+		case nil:
+			r.Lines++
+			if c.inQuote {
+				continue
 			}
-		}
-	}
-	rows, next := rd.RowCount(), int64(0)
-	taskRows := int64(parallelTaskRows)
-	if o.taskRows > 0 {
-		taskRows = o.taskRows
-	}
-	type task struct{ from, to int64 }
-	nextTask := func() (task, bool, error) {
-		if next >= rows {
-			return task{}, false, nil
-		}
-		end := min(next+taskRows, rows)
-		if k := sort.Search(len(cuts), func(i int) bool { return cuts[i] >= end }); k < len(cuts) {
-			end = cuts[k]
-		} else {
-			end = rows
-		}
-		t := task{next, end}
-		next = end
-		return t, true, nil
-	}
-	produce := func(ctx context.Context, t task, out *ordered.Out) error {
-		var s *trevniSource
-		if t.from == 0 {
-			s = src
-		} else {
-			ns, err := NewTrevniSource(rd, sel)
-			if err != nil {
-				return err
+			if rec := buf[start:]; len(rec) > 2 || (len(rec) == 2 && rec[0] != '\r') {
+				r.Rows++
 			}
-			s = ns.(*trevniSource)
-			if err := s.ar.SeekRow(t.from); err != nil {
-				return err
+			start = len(buf)
+			if len(buf) >= limit {
+				r.Data = buf
+				return r, nil
 			}
-			s.row = t.from
+		case io.EOF:
+			if rec := buf[start:]; len(rec) > 1 || (len(rec) == 1 && rec[0] != '\r') {
+				r.Rows++
+			}
+			r.Data = buf
+			return r, io.EOF
+		default:
+			r.Data = buf[:start] // the records before, then the error
+			return r, err
 		}
-		s.ar.StopAt(t.to)
-		enc := &csvSink{fields: s.fields, comma: comma, ends: make([]int, len(s.fields))}
+	}
+}
+
+// newWorker returns the function one worker of WriteRanges writes a range
+// of s's records with: as Next and a trevniSink's Write do. The range's
+// lines are numbered after the header's (restLines).
+func (s *csvSource) newWorker(comma rune) func() func(ctx context.Context, r *shred.Range, write func([]byte) error) error {
+	return func() func(ctx context.Context, r *shred.Range, write func([]byte) error) error {
 		cells := make([]Cell, len(s.fields))
-		for k := 1; ; k++ {
-			if err := s.Next(cells); err != nil {
-				if errors.Is(err, io.EOF) {
+		var buf []byte
+		return func(ctx context.Context, r *shred.Range, write func([]byte) error) error {
+			rd := newBodyReader(bytes.NewReader(r.Data), comma, s.rd.header, s.rd.ragged, s.restLines+int(r.FirstLine-1))
+			src := &csvSource{rd: rd, fields: s.fields, col: s.col}
+			for n := 0; ; n++ {
+				if n%checkEvery == 0 {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+				err := src.Next(cells)
+				if err == io.EOF {
 					return nil
 				}
-				return err
-			}
-			c := out.Chunk()
-			enc.out = c.Data
-			enc.encode(cells)
-			c.Data = enc.out
-			if !out.Record() || (k%checkEvery == 0 && ctx.Err() != nil) {
-				return ctx.Err()
-			}
-		}
-	}
-	var written int64
-	wrote := func(n int64) {
-		before := written
-		written += n
-		if o.Progress != nil && written/checkEvery != before/checkEvery {
-			o.Progress(written)
-		}
-	}
-	err = ordered.Run(ctx, &ordered.Options{Workers: o.Workers}, nextTask, produce,
-		func(_ task, c *ordered.Chunk) error {
-			if _, err := bw.Write(c.Data); err != nil {
-				return err
-			}
-			wrote(int64(len(c.Ends)))
-			return ctx.Err()
-		},
-		func(t task, err error) error {
-			if err == nil || ctx.Err() != nil || t.from == 0 {
-				return err
-			}
-			// The rows again on one goroutine from the first, past those
-			// written, to the sequential reader's error.
-			s, serr := NewTrevniSource(rd, sel)
-			if serr != nil {
-				return serr
-			}
-			cells := make([]Cell, len(s.Fields()))
-			for skip := written; ; skip-- {
-				if err := s.Next(cells); err != nil {
-					if errors.Is(err, io.EOF) {
-						return ordered.ErrStop // a worker's trouble only: the rows are all written
-					}
+				if err != nil {
 					return err
 				}
-				if skip > 0 {
+				buf = buf[:0]
+				for i := range s.fields {
+					buf = appendAvro(buf, &s.fields[i], &cells[i])
+				}
+				if err := write(buf); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// copyParallel is Copy from a CSV source to a Trevni sink on the sink's
+// workers.
+func copyParallel(ctx context.Context, dst *trevniSink, src *csvSource, progress func(int64)) (int64, error) {
+	var ro *shred.RangeOptions
+	if progress != nil {
+		ro = &shred.RangeOptions{Progress: func(rows, _ int64) { progress(rows) }}
+	}
+	src.started = true
+	c := &csvCutter{br: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(src.rest), src.in), 1<<20), comma: utf8.AppendRune(nil, src.rd.cr.Comma)}
+	rows, err := dst.aw.WriteRanges(ctx, c.cut, src.newWorker(src.rd.cr.Comma), ro)
+	if err != nil {
+		dst.Abort()
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			return rows, fmt.Errorf("csvtable: copy stopped at row %d: %w", rows, cerr)
+		}
+		return rows, err
+	}
+	if err := dst.Close(); err != nil {
+		return rows, err
+	}
+	return rows, nil
+}
+
+// afterHeader returns the bytes of the records that rd's encoding/csv
+// reader read ahead with the header (recorded, all the bytes it read),
+// and the lines before them; with noHeader, the first record read is one
+// of the records, and they start at the input's start.
+func afterHeader(rd *Reader, recorded []byte, noHeader bool) ([]byte, int) {
+	if noHeader {
+		return append([]byte{}, recorded...), 0
+	}
+	h := rd.cr.InputOffset()
+	return append([]byte{}, recorded[h:]...), bytes.Count(recorded[:h], []byte{'\n'})
+}
+
+// inferJob is a range of records that a worker of inferParallel infers
+// the types of.
+type inferJob struct {
+	index     int
+	data      []byte
+	firstLine int64 // after the header's lines, from 1
+	cutErr    error // the cutter's error after the range
+	done      chan inferResult
+}
+
+// inferResult is what a range's records have shown: the types of its
+// cells and its records, up to its first error.
+type inferResult struct {
+	ins  []inference
+	rows int64
+	err  error
+}
+
+// inferRangeBytes is the size of the ranges Infer cuts for its workers.
+const inferRangeBytes = 1 << 20
+
+// inferParallel infers the types of the records of rest and in, which
+// follow rd's header after lines lines, on n workers: one goroutine cuts
+// them into ranges of whole records of about rangeBytes, the workers infer each range's
+// types, and the results are merged in order, up to the first error.
+func inferParallel(rd *Reader, rest []byte, lines int, in io.Reader, n, rangeBytes int) ([]inference, int64, error) {
+	c := &csvCutter{br: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(rest), in), 1<<20), comma: utf8.AppendRune(nil, rd.cr.Comma)}
+	jobs := make(chan *inferJob, n)
+	order := make(chan *inferJob, 2*n)
+	slots := make(chan []byte, 2*n) // range buffers, one per range in flight
+	for range 2 * n {
+		slots <- nil
+	}
+	stop := make(chan struct{})
+	var failed atomic.Int64 // the first range that failed
+	failed.Store(math.MaxInt64)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop) // runs first: stops the goroutines before waiting
+
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(order)
+		defer close(jobs)
+		line := int64(1)
+		for i := 0; ; i++ {
+			var buf []byte
+			select {
+			case buf = <-slots:
+			case <-stop:
+				return
+			}
+			if int64(i) > failed.Load() {
+				return
+			}
+			r, err := c.cut(buf[:0], rangeBytes)
+			j := &inferJob{index: i, data: r.Data, firstLine: line, done: make(chan inferResult, 1)}
+			line += r.Lines
+			if err != nil && err != io.EOF {
+				j.cutErr = err
+			}
+			for _, ch := range []chan *inferJob{order, jobs} {
+				select {
+				case ch <- j:
+				case <-stop:
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if int64(j.index) > failed.Load() {
+					j.done <- inferResult{}
 					continue
 				}
-				cs.out = cs.out[:0]
-				cs.encode(cells)
-				if _, err := bw.Write(cs.out); err != nil {
-					return err
+				body := newBodyReader(bytes.NewReader(j.data), rd.cr.Comma, rd.header, rd.ragged, lines+int(j.firstLine-1))
+				res := inferResult{ins: make([]inference, len(rd.header))}
+				res.rows, res.err = inferRecords(body, res.ins)
+				if res.err != nil {
+					for old := failed.Load(); int64(j.index) < old && !failed.CompareAndSwap(old, int64(j.index)); old = failed.Load() {
+					}
 				}
-				wrote(1)
+				j.done <- res
 			}
-		})
-	if err != nil {
-		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
-			err = fmt.Errorf("csvtable: copy stopped at row %d: %w", written, cerr)
+		}()
+	}
+
+	ins := make([]inference, len(rd.header))
+	var rows int64
+	for j := range order {
+		res := <-j.done
+		for i := range res.ins {
+			ins[i].merge(&res.ins[i])
 		}
-		return written, err
+		rows += res.rows
+		if res.err != nil {
+			return nil, rows, res.err
+		}
+		if j.cutErr != nil {
+			return nil, rows, j.cutErr
+		}
+		slots <- j.data[:0]
 	}
-	if o.Progress != nil {
-		o.Progress(written)
-	}
-	return written, bw.Flush()
+	return ins, rows, nil
 }

@@ -28,7 +28,10 @@ type Options struct {
 	// container bytes consumed so far.
 	Progress func(rows, bytesIn int64)
 	// Workers is how many goroutines FromContainer and AppendContainer
-	// decode and shred container blocks on: 0 means runtime.GOMAXPROCS(0),
+	// decode and shred container blocks on (WriteLines its lines,
+	// WriteRanges its ranges, and FromProtoStream its messages, as
+	// ProtoOptions.File):
+	// 0 means runtime.GOMAXPROCS(0),
 	// 1 the one goroutine of the sequential path. With more than one,
 	// ranges of blocks are shredded into segments that are joined in row
 	// order (format.Writer.AppendWriter): the records are the same, the

@@ -82,6 +82,7 @@ type segPart struct {
 type segment struct {
 	aw   *AvroWriter
 	home chan *segment // the worker's segments not handed over
+	pw   *ProtoWriter  // writing messages into aw (protoparallel.go), made on first use
 }
 
 // newSegment returns a segment writing the columns of aw; checked turns

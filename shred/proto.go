@@ -149,6 +149,14 @@ const maxMessageSize = 256 << 20
 // error names the message (counting from 0) and where it starts in the
 // input. Cancelling ctx stops it between messages; the file is then not
 // written.
+//
+// The messages are parsed on opts.File.Workers goroutines (0 means
+// runtime.GOMAXPROCS(0)), each taking ranges of whole messages that a
+// reader cuts by their length prefixes or at line ends, as
+// AppendContainer does with container blocks: the records are written in
+// the order of the stream, the memory budget is shared, and an error
+// names the message one goroutine would have named. Progress is then
+// called once per segment joined.
 func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form protoschema.Framing, md protoreflect.MessageDescriptor, opts *ProtoOptions) (int64, error) {
 	pw, err := NewProtoWriter(out, md, opts)
 	if err != nil {
@@ -178,10 +186,37 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form prot
 	done := ctx.Done()
 	fail := func(start int64, err error) (int64, error) {
 		pw.Abort()
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("truncated message: %w", err)
+		return pw.RowCount(), newStreamError(pw.RowCount(), start, err)
+	}
+	if n := pw.aw.parallelWorkers(); n > 1 && (form == protoschema.Delimited || form == protoschema.JSONLines) {
+		if err := ctx.Err(); err != nil {
+			pw.Abort()
+			return 0, fmt.Errorf("shred: stopped at message 0: %w", err)
 		}
-		return pw.RowCount(), fmt.Errorf("message %d (input byte %d): %w", pw.RowCount(), start, err)
+		var read func(ctx context.Context, p *pipeline)
+		var newShred func() func(ctx context.Context, w *worker, rg *workRange) error
+		if form == protoschema.Delimited {
+			read = func(ctx context.Context, p *pipeline) { readDelimitedRanges(ctx, br, p) }
+			newShred = func() func(ctx context.Context, w *worker, rg *workRange) error {
+				return func(ctx context.Context, w *worker, rg *workRange) error { return w.shredDelimited(ctx, rg, pw) }
+			}
+		} else {
+			read = func(ctx context.Context, p *pipeline) { readJSONRanges(ctx, br, p, maxLine) }
+			newShred = func() func(ctx context.Context, w *worker, rg *workRange) error {
+				m := protoload.MessageType(md).New().Interface() // the worker's
+				return func(ctx context.Context, w *worker, rg *workRange) error {
+					return w.shredJSON(ctx, rg, pw, js, m, maxDepth)
+				}
+			}
+		}
+		rows, err := pw.fromStreamParallel(ctx, n, read, newShred)
+		if err != nil {
+			return rows, err
+		}
+		if progress != nil {
+			progress(rows, cr.n)
+		}
+		return rows, pw.Close()
 	}
 	var msg []byte
 	for {
@@ -199,7 +234,7 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form prot
 				err = pw.WriteWire(msg)
 			}
 		case protoschema.JSONLines:
-			line, err = readLine(br, line[:0], maxLine)
+			line, err = readLine(br, line[:0], 0, maxLine)
 			if err == io.EOF && len(bytes.TrimSpace(line)) > 0 {
 				err = nil
 			}
@@ -235,12 +270,12 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form prot
 	return pw.RowCount(), pw.Close()
 }
 
-// readLine reads the next line of br into buf's storage, its newline
-// included, failing once it passes limit bytes.
-func readLine(br *bufio.Reader, buf []byte, limit int64) ([]byte, error) {
+// readLine appends the next line of br to buf, its newline included,
+// failing once the line, from buf[from] on, passes limit bytes.
+func readLine(br *bufio.Reader, buf []byte, from int, limit int64) ([]byte, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if int64(len(buf))+int64(len(chunk)) > limit {
+		if int64(len(buf)-from)+int64(len(chunk)) > limit {
 			return buf, fmt.Errorf("%w: a line longer than %d bytes (ProtoOptions.MaxJSONMessageSize)", format.ErrRecordSize, limit)
 		}
 		buf = append(buf, chunk...)

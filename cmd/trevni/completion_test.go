@@ -81,7 +81,7 @@ func TestBashCompletion(t *testing.T) {
 		{"trevni fromavro --co", "--codec"},
 		{"trevni fromavro --codec zs", "zstandard zstd"},
 		{"trevni toavro --codec x", "xz"},
-		{"trevni fromproto -", "--block-memory --block-size --checksum --codec --descriptor-set --force --http-timeout --input --max-block-size --max-columns --max-depth --max-download --max-record-size --memory --message --proto --quiet --recursion-limit --stats -I"},
+		{"trevni fromproto -", "--block-memory --block-size --checksum --codec --descriptor-set --force --http-timeout --input --max-block-size --max-columns --max-depth --max-download --max-record-size --memory --message --proto --quiet --recursion-limit --stats --workers -I"},
 		{"trevni fromproto --input j", "json"},
 		{"trevni validate --", "--block-memory --http-timeout --impala-booleans --max-block-size --max-columns --max-depth --max-download --max-record-size --quiet --strict"},
 		{"trevni completion f", "fish"},

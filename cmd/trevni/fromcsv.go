@@ -41,6 +41,14 @@ A record with the wrong number of cells, or a cell that does not parse as
 its column's type, is an error naming the line and column, and no output
 is written.
 
+For a Trevni output, the records are parsed, converted and shredded on
+--workers goroutines (one per core by default), each taking ranges of
+whole records that one goroutine cuts at the line breaks outside quotes;
+the rows are written in the order of the input, --memory bounding them
+all together, and errors name the line one goroutine would. --ragged drop
+and CLMN outputs are written on one goroutine. The inference pass runs on
+--workers goroutines whatever the output.
+
 Examples (the file names stand for your own):
 
 	trevni fromcsv people.csv people.trv
@@ -57,6 +65,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 	noHeader := fs.Bool("no-header", false, "the first row is a record: columns are named c1, c2, ... (or by the --schema's fields, in order)")
 	formatFlag := fs.String("format", "", "output format: trevni or clmn (default: clmn for a name ending in .clmn)")
 	tf := addTrevniFlags(fs)
+	workers := addWorkersFlag(fs)
 	return func(e *env, ins []string, out *output) error {
 		comma, err := delimiter(e, *delim)
 		if err != nil {
@@ -75,6 +84,11 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		n, err := workers()
+		if err != nil {
+			return err
+		}
+		ropts.Workers = n // the inference pass
 		var fields []csvtable.Field
 		if *schemaFile != "" {
 			_, s, err := e.readSchemaFile(*schemaFile)
@@ -129,7 +143,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		if toCLMN {
 			sink, err = csvtable.NewCLMNSink(out, fields, &clmn.WriterOptions{TempDir: opts.TempDir})
 		} else {
-			sink, err = csvtable.NewTrevniSink(out, fields, &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
+			sink, err = csvtable.NewTrevniSink(out, fields, &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Workers: n})
 		}
 		if err != nil {
 			return fileError(inName, err) // the schema is the input's header's

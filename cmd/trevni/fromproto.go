@@ -35,6 +35,11 @@ The file is an ordinary Avro-Trevni file of the Avro schema derived from
 the message type (see docs/mappings.md), so tojson and Java read it;
 it also stores the message's descriptors, so toproto needs no .proto.
 
+The messages are parsed and shredded on --workers goroutines (one per
+core by default), each taking ranges of whole messages (or lines); they
+are written in the order of the stream, --memory bounding them all
+together, and errors name the message one goroutine would.
+
 Examples (the file names stand for your own):
 
 	trevni fromproto --proto trace.proto -I protos --message opentelemetry.proto.trace.v1.TracesData spans.bin spans.trv
@@ -50,6 +55,7 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 	input := fs.String("input", "delimited", "input `FORM`: delimited or json")
 	recursion := fs.Int("recursion-limit", 0, "the number `N` of times a message type may recur on a path before the rest is stored as bytes")
 	tf := addTrevniFlags(fs)
+	workers := addWorkersFlag(fs)
 	return func(e *env, ins []string, out *output) error {
 		if *message == "" {
 			return e.usagef("--message is required")
@@ -73,13 +79,17 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		n, err := workers()
+		if err != nil {
+			return err
+		}
 		md, err := e.findMessage(*descSet, *protoFile, imports, *message)
 		if err != nil {
 			return err
 		}
 		return e.toTrevni(ins[0], out, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 			// Made here, once toTrevni has set opts.TempDir.
-			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress}, Mapping: &protoschema.Options{RecursionLimit: *recursion}, MaxJSONMessageSize: e.limits.maxRecord}
+			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress, Workers: n}, Mapping: &protoschema.Options{RecursionLimit: *recursion}, MaxJSONMessageSize: e.limits.maxRecord}
 			return shred.FromProtoStream(e.ctx, out, in, form, md, po)
 		})
 	}
