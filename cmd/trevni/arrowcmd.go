@@ -10,6 +10,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/objstore"
 	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
@@ -181,7 +182,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 		var total int64 // the inputs' bytes, when all are local files
 		for _, in := range ins {
 			fi, err := os.Stat(in)
-			if err != nil || remote.IsURL(in) {
+			if err != nil || trevni.IsURL(in) {
 				total = 0
 				break
 			}
@@ -232,10 +233,18 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 	}
 }
 
-// openParquetInput opens a Parquet input of fromparquet: a local file, or
-// an http(s) URL read by range requests (the front door's remote.HTTP,
-// with the command's timeouts).
+// openParquetInput opens a Parquet input of fromparquet: a local file, an
+// http(s) URL read by range requests (the front door's remote.HTTP, with
+// the command's timeouts), or an object of a store (s3://, gs://,
+// azblob://) read by ranged requests pinned to its version.
 func (e *env) openParquetInput(in string) (r parquet.ReaderAtSeeker, size int64, closeIn func(), err error) {
+	if objstore.IsURL(in) {
+		o, err := objstore.Open(e.ctx, in, e.limits.store())
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		return io.NewSectionReader(o, 0, o.Size()), o.Size(), func() { o.Close() }, nil
+	}
 	if remote.IsURL(in) {
 		h, err := remote.OpenHTTP(e.ctx, in, e.limits.http())
 		if err != nil {

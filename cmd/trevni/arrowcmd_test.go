@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/trevni-go/trevni/internal/rangeserver"
+	"github.com/trevni-go/trevni/internal/s3server"
 )
 
 // toparquet then fromparquet gives back every record of every interop
@@ -225,5 +226,33 @@ func TestFromParquetURL(t *testing.T) {
 	}
 	if r := runIn(t, nil, "fromparquet", srv.URL+"/missing.parquet", filepath.Join(dir, "x.trv")); r.code == 0 || !strings.Contains(r.stderr, "missing.parquet") {
 		t.Errorf("a missing URL: %d %s", r.code, r.stderr)
+	}
+}
+
+// fromparquet reads a Parquet file from an S3 object (the S3 server of
+// internal/s3server on 127.0.0.1) by ranged requests, into the records the
+// local file gives; a missing object is an error naming it.
+func TestFromParquetObject(t *testing.T) {
+	in := filepath.Join(interopDir, "medium", "medium.deflate.crc32.trv")
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "m.parquet")
+	if r := runIn(t, nil, "toparquet", "--row-group-rows", "5000", in, pq); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	s := s3server.Start(t, "bkt")
+	s.Put(t, "bkt", "pq/m.parquet", readFile(t, pq))
+	back := filepath.Join(dir, "back.trv")
+	if r := runIn(t, nil, "fromparquet", "s3://bkt/pq/m.parquet", back); r.code != 0 {
+		t.Fatalf("fromparquet s3://: %s", r.stderr)
+	}
+	if s.Requests.Load() < 2 || s.Sent.Load() == 0 {
+		t.Errorf("%d requests, %d bytes", s.Requests.Load(), s.Sent.Load())
+	}
+	want, got := runIn(t, nil, "tojson", in), runIn(t, nil, "tojson", back)
+	if want.code != 0 || got.code != 0 || got.stdout != want.stdout {
+		t.Fatalf("tojson of the file from the object differs (%s %s)", want.stderr, got.stderr)
+	}
+	if r := runIn(t, nil, "fromparquet", "s3://bkt/pq/missing.parquet", filepath.Join(dir, "x.trv")); r.code == 0 || !strings.Contains(r.stderr, "missing.parquet") {
+		t.Errorf("a missing object: %d %s", r.code, r.stderr)
 	}
 }
