@@ -90,27 +90,31 @@ func readStructsPart[T any](ctx context.Context, p *Part, o *ReadOptions, from, 
 	}
 	sr.Reader().StopAt(to)
 	sr.Reader().SetLimit(remaining)
+	// Batches: the struct reader's batch path, and the records and the
+	// error of reading one at a time.
+	size := int64(unsafe.Sizeof(*new(T))) + 1
+	batch := make([]T, min(max(structBatchBytes/size, structBatchMin), structBatchMax))
 	var n int64
-	for v, err := range sr.All() {
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			yield(nil, fmt.Errorf("%s: %w", p.Name(), err))
+	for {
+		if err := ctx.Err(); err != nil {
+			yield(nil, err)
 			return n, false
 		}
-		n++
-		if n%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				yield(nil, err)
+		k, err := sr.Read(batch)
+		for i := range k {
+			n++
+			if !yield(&batch[i], nil) {
 				return n, false
 			}
 		}
-		if !yield(v, nil) {
+		if errors.Is(err, io.EOF) {
+			return n, true
+		}
+		if err != nil {
+			yield(nil, fmt.Errorf("%s: %w", p.Name(), err))
 			return n, false
 		}
 	}
-	return n, true
 }
 
 // Reading structs on several workers: a Reader that makes StructReaders
