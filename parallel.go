@@ -62,6 +62,9 @@ type pout interface {
 	// read reads the next record (io.EOF after the last), put passes it
 	// on.
 	one(rd partReader) (read, put func() error)
+	// taskBytes returns the output a task of pp should aim at: what it
+	// may hold waiting for the writer.
+	taskBytes(pp *ppart) int64
 	// trustFirst reports whether the error of the task where the
 	// sequential reader starts is taken as it is (it reads as that
 	// reader does) rather than read again.
@@ -115,6 +118,8 @@ func (b *byteOut) one(rd partReader) (read, put func() error) {
 	}
 	return read, put
 }
+
+func (b *byteOut) taskBytes(*ppart) int64 { return taskOutput }
 
 func (b *byteOut) trustFirst() bool { return true }
 
@@ -206,7 +211,7 @@ func (pr *prun) taskRows(pp *ppart) int64 {
 	if rows := pr.outRows.Load(); rows > 0 {
 		per = max(pr.outBytes.Load()/rows, 1)
 	}
-	n := taskOutput / per
+	n := pr.out.taskBytes(pp) / per
 	// A part with less than a task for each worker is shared out.
 	n = min(n, (pp.to-pp.from+int64(pr.workers)-1)/int64(pr.workers))
 	return max(n, pp.minRows)

@@ -204,6 +204,12 @@ func (s *structOut[T]) fill(ctx context.Context, pp *ppart, rd partReader, out *
 	}
 }
 
+// taskBytes is what a task may hold waiting: chunkAhead batches.
+func (s *structOut[T]) taskBytes(pp *ppart) int64 {
+	rows, per := batchRows[T](pp)
+	return chunkAhead * int64(rows) * per
+}
+
 func (s *structOut[T]) records(c *ordered.Chunk) int { return c.N }
 
 func (s *structOut[T]) write(c *ordered.Chunk, n int) error {
