@@ -233,6 +233,26 @@ func TestReadStructsWorkersInterop(t *testing.T) {
 	}
 }
 
+// misfit does not fit largeSchema: name is a string.
+type misfit struct {
+	Name int64 `avro:"name"`
+}
+
+func (v *misfit) key() string { return fmt.Sprint(v.Name) }
+
+// A struct that does not fit the schema: the same error on workers.
+func TestReadStructsWorkersMisfit(t *testing.T) {
+	ctx := context.Background()
+	ds, _, _ := largeDataset(t, 4, 300)
+	want := readStructsWith[misfit](ctx, ds, ReadOptions{Offset: 10}, 1, 0, 0)
+	if want.err == nil || !strings.Contains(want.err.Error(), "p0.trv: ") {
+		t.Fatalf("%d records, %v", len(want.recs), want.err)
+	}
+	if d := sameRun(want, readStructsWith[misfit](ctx, ds, ReadOptions{Offset: 10}, 3, 5, 0)); d != "" {
+		t.Fatal(d)
+	}
+}
+
 // idString is the struct of corruptParts' records.
 type idString struct {
 	ID int64  `avro:"id"`
