@@ -151,6 +151,7 @@ var errBreak = errors.New("trevni: iteration stopped")
 // them, reporting false when one goroutine should read them instead.
 func readStructsParallel[T any](ctx context.Context, ds *Dataset, o *ReadOptions, sp span, yield func(*T, error) bool) bool {
 	r := &Reader{ds: ds, ctx: ctx, opts: *o, span: sp}
+	r.opts.Progress = nil // ReadStructs reports none, on one goroutine or several
 	r.make = func(rd *format.Reader) (partReader, error) {
 		sr, err := assemble.NewStructReader[T](rd, &assemble.Options{Filter: o.Where, Layout: ds.opts.Layout, MaxRecordBytes: ds.opts.MaxRecordBytes})
 		if err != nil {
