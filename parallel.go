@@ -47,6 +47,82 @@ const (
 // io.EOF after the last.
 type encodeFunc func(pr partReader, dst []byte) ([]byte, error)
 
+// pout is what the workers make of a task's records, and how the writer
+// passes them on: encodings (byteOut, the writing methods) or Go values
+// (structOut, ReadStructs).
+type pout interface {
+	// fill reads rd's records, to the end of its range, into out's
+	// chunks; at the end it returns nil or io.EOF.
+	fill(ctx context.Context, pp *ppart, rd partReader, out *ordered.Out) error
+	// records returns the records c holds.
+	records(c *ordered.Chunk) int
+	// write passes on the first n records of c.
+	write(c *ordered.Chunk, n int) error
+	// one returns the fallback's reading of rd one record at a time:
+	// read reads the next record (io.EOF after the last), put passes it
+	// on.
+	one(rd partReader) (read, put func() error)
+	// taskBytes returns the output a task of pp should aim at: what it
+	// may hold waiting for the writer.
+	taskBytes(pp *ppart) int64
+	// trustFirst reports whether the error of the task where the
+	// sequential reader starts is taken as it is (it reads as that
+	// reader does) rather than read again.
+	trustFirst() bool
+}
+
+// byteOut is the output of the writing methods: each record encoded by
+// newEnc's function, handed to w a chunk at a time (data holding the
+// records ending at ends).
+type byteOut struct {
+	newEnc func() encodeFunc
+	w      func(data []byte, ends []int) error
+}
+
+func (b *byteOut) fill(ctx context.Context, _ *ppart, rd partReader, out *ordered.Out) error {
+	enc := b.newEnc()
+	c := out.Chunk()
+	var err error
+	for k := 1; ; k++ {
+		c.Data, err = enc(rd, c.Data)
+		if err != nil || !out.Record() {
+			return err
+		}
+		c = out.Chunk()
+		if k%4096 == 0 && ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+func (b *byteOut) records(c *ordered.Chunk) int { return len(c.Ends) }
+
+func (b *byteOut) write(c *ordered.Chunk, n int) error {
+	if n == 0 {
+		return nil
+	}
+	return b.w(c.Data[:c.Ends[n-1]], c.Ends[:n])
+}
+
+func (b *byteOut) one(rd partReader) (read, put func() error) {
+	enc := b.newEnc()
+	var buf []byte
+	ends := []int{0}
+	read = func() (err error) {
+		buf, err = enc(rd, buf[:0])
+		return err
+	}
+	put = func() error {
+		ends[0] = len(buf)
+		return b.w(buf, ends)
+	}
+	return read, put
+}
+
+func (b *byteOut) taskBytes(*ppart) int64 { return taskOutput }
+
+func (b *byteOut) trustFirst() bool { return true }
+
 // workers returns the number of workers the reader's writing methods run
 // on: 1 when reading on several would not help or keep its promises.
 func (r *Reader) workers() int {
@@ -111,7 +187,7 @@ type ptask struct {
 type prun struct {
 	r       *Reader
 	workers int
-	newEnc  func() encodeFunc
+	out     pout
 
 	// The generator's, called by one worker at a time:
 	span  span // the rows left to cut, as the reader's span, no limit
@@ -135,7 +211,7 @@ func (pr *prun) taskRows(pp *ppart) int64 {
 	if rows := pr.outRows.Load(); rows > 0 {
 		per = max(pr.outBytes.Load()/rows, 1)
 	}
-	n := taskOutput / per
+	n := pr.out.taskBytes(pp) / per
 	// A part with less than a task for each worker is shared out.
 	n = min(n, (pp.to-pp.from+int64(pr.workers)-1)/int64(pr.workers))
 	return max(n, pp.minRows)
@@ -146,7 +222,15 @@ func (pr *prun) taskRows(pp *ppart) int64 {
 // order, a chunk at a time (data holding the records ending at ends). It
 // returns the records written, and ctx's error as it is if it ends.
 func (r *Reader) writeParallel(workers int, newEnc func() encodeFunc, write func(data []byte, ends []int) error) (int64, error) {
-	pr := &prun{r: r, workers: workers, newEnc: newEnc, span: r.span}
+	return r.runParallel(workers, &byteOut{newEnc: newEnc, w: write}, nil)
+}
+
+// runParallel reads the reader's remaining records on workers goroutines
+// into out, which passes them on in row order; opts, if not nil, sizes
+// the chunks. It returns the records passed on, and ctx's error as it is
+// if it ends.
+func (r *Reader) runParallel(workers int, out pout, opts *ordered.Options) (int64, error) {
+	pr := &prun{r: r, workers: workers, out: out, span: r.span}
 	pr.span.remaining = -1
 	left := r.span.remaining
 	if r.part != nil {
@@ -169,9 +253,12 @@ func (r *Reader) writeParallel(workers int, newEnc func() encodeFunc, write func
 	}
 	pr.left.Store(left)
 	start := r.n
-	err := ordered.Run(r.ctx, &ordered.Options{Workers: workers, ChunkBytes: chunkBytes, Ahead: chunkAhead}, pr.nextTask, pr.produce,
-		func(t *ptask, c *ordered.Chunk) error { return pr.consume(t, c, write) },
-		func(t *ptask, err error) error { return pr.finish(t, err, write) })
+	o := ordered.Options{ChunkBytes: chunkBytes, Ahead: chunkAhead}
+	if opts != nil {
+		o = *opts
+	}
+	o.Workers = workers
+	err := ordered.Run(r.ctx, &o, pr.nextTask, pr.produce, pr.consume, pr.finish)
 	pr.closeAll()
 	r.k = len(r.ds.parts)
 	r.span.remaining, r.span.rowsLeft = 0, 0
@@ -362,18 +449,7 @@ func (pr *prun) produce(ctx context.Context, t *ptask, out *ordered.Out) error {
 	}
 	rd.StopAt(t.to)
 	rd.SetLimit(pr.left.Load()) // at most: the tasks before may take some
-	enc := pr.newEnc()
-	c := out.Chunk()
-	for k := 1; ; k++ {
-		c.Data, err = enc(rd, c.Data)
-		if err != nil || !out.Record() {
-			break
-		}
-		c = out.Chunk()
-		if k%4096 == 0 && ctx.Err() != nil {
-			break
-		}
-	}
+	err = pr.out.fill(ctx, pp, rd, out)
 	pr.outBytes.Add(out.Bytes())
 	pr.outRows.Add(t.to - t.from)
 	if err == nil || errors.Is(err, io.EOF) {
@@ -406,23 +482,20 @@ func (pp *ppart) reader(r *Reader, reuse bool) (partReader, error) {
 }
 
 // consume writes a chunk of task t, up to the limit.
-func (pr *prun) consume(t *ptask, c *ordered.Chunk, write func([]byte, []int) error) error {
+func (pr *prun) consume(t *ptask, c *ordered.Chunk) error {
 	pp := t.pp
 	pr.begin(pp)
 	if pp.done {
 		return nil // read on one goroutine already
 	}
-	ends := c.Ends
-	left := pr.left.Load()
-	if left >= 0 && int64(len(ends)) > left {
-		ends = ends[:left]
+	n := pr.out.records(c)
+	if left := pr.left.Load(); left >= 0 && int64(n) > left {
+		n = int(left)
 	}
-	if len(ends) > 0 {
-		if err := write(c.Data[:ends[len(ends)-1]], ends); err != nil {
-			return err
-		}
+	if err := pr.out.write(c, n); err != nil {
+		return err
 	}
-	pr.wrote(pp, int64(len(ends)))
+	pr.wrote(pp, int64(n))
 	if pr.left.Load() == 0 {
 		return ordered.ErrStop
 	}
@@ -453,7 +526,7 @@ func (pr *prun) wrote(pp *ppart, n int64) {
 }
 
 // finish takes a task's end: its report, its error, the part's closing.
-func (pr *prun) finish(t *ptask, err error, write func([]byte, []int) error) error {
+func (pr *prun) finish(t *ptask, err error) error {
 	pp := t.pp
 	pr.begin(pp)
 	if !pp.done {
@@ -461,12 +534,12 @@ func (pr *prun) finish(t *ptask, err error, write func([]byte, []int) error) err
 			if cerr := pr.r.ctx.Err(); cerr != nil {
 				return cerr
 			}
-			if t.from == pp.seqFrom {
+			if t.from == pp.seqFrom && pr.out.trustFirst() {
 				// The sequential reader's seek, and its rows from there
 				// on: its error.
 				return err
 			}
-			if err := pr.sequential(pp, write); err != nil {
+			if err := pr.sequential(pp); err != nil {
 				return err
 			}
 			if pr.left.Load() == 0 {
@@ -487,7 +560,7 @@ func (pr *prun) finish(t *ptask, err error, write func([]byte, []int) error) err
 // until the error comes again (returned) or the part ends. An error that
 // only a worker met (the shared block memory running out) so leaves the
 // output as it would have been.
-func (pr *prun) sequential(pp *ppart, write func([]byte, []int) error) error {
+func (pr *prun) sequential(pp *ppart) error {
 	pp.done = true
 	name := pp.p.Name()
 	rd, err := pr.r.make(pp.rd)
@@ -504,11 +577,9 @@ func (pr *prun) sequential(pp *ppart, write func([]byte, []int) error) error {
 		addScan(&pp.scan, &rep)
 	}()
 	skip := pp.prior + pp.written
-	enc := pr.newEnc()
-	var buf []byte
-	ends := []int{0}
+	read, put := pr.out.one(rd)
 	for {
-		buf, err = enc(rd, buf[:0])
+		err = read()
 		if errors.Is(err, io.EOF) {
 			return pr.r.ctx.Err()
 		}
@@ -522,8 +593,7 @@ func (pr *prun) sequential(pp *ppart, write func([]byte, []int) error) error {
 		if pr.left.Load() == 0 {
 			return nil
 		}
-		ends[0] = len(buf)
-		if err := write(buf, ends); err != nil {
+		if err := put(); err != nil {
 			return err
 		}
 		pr.wrote(pp, 1)

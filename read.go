@@ -48,6 +48,9 @@ type ReadOptions struct {
 	// goroutine whatever it says. Read, ReadBinary and the iterators
 	// always read on the calling goroutine.
 	Workers int
+
+	// taskRows, if positive, is the rows of a worker's task (tests).
+	taskRows int64
 }
 
 // Reader reads the records of a data set, part after part, as one

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"unsafe"
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/ordered"
 )
 
 // ReadStructs returns an iterator over the records of ds read into Go
@@ -18,6 +20,12 @@ import (
 // yielded is overwritten by the next step: copy it to keep it. The
 // iterator stops after the last record or the first error, which it
 // yields.
+//
+// opts.Workers goroutines (0: GOMAXPROCS) read the records: each part's
+// rows are cut into ranges, each worker reads a range into batches of T,
+// and the batches are yielded in row order, so the records, the limit's
+// count and the first error are those of one goroutine; a few batches per
+// worker are held at once. Breaking out of the loop stops the workers.
 func ReadStructs[T any](ctx context.Context, ds *Dataset, opts *ReadOptions) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		var o ReadOptions
@@ -35,6 +43,9 @@ func ReadStructs[T any](ctx context.Context, ds *Dataset, opts *ReadOptions) ite
 		sp, err := newSpan(&o)
 		if err != nil {
 			yield(nil, err)
+			return
+		}
+		if readStructsParallel[T](ctx, ds, &o, sp, yield) {
 			return
 		}
 		for _, p := range ds.parts {
@@ -79,25 +90,159 @@ func readStructsPart[T any](ctx context.Context, p *Part, o *ReadOptions, from, 
 	}
 	sr.Reader().StopAt(to)
 	sr.Reader().SetLimit(remaining)
+	// Batches: the struct reader's batch path, and the records and the
+	// error of reading one at a time.
+	size := int64(unsafe.Sizeof(*new(T))) + 1
+	batch := make([]T, min(max(structBatchBytes/size, structBatchMin), structBatchMax))
 	var n int64
-	for v, err := range sr.All() {
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			yield(nil, fmt.Errorf("%s: %w", p.Name(), err))
+	for {
+		if err := ctx.Err(); err != nil {
+			yield(nil, err)
 			return n, false
 		}
-		n++
-		if n%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				yield(nil, err)
+		k, err := sr.Read(batch)
+		for i := range k {
+			n++
+			if !yield(&batch[i], nil) {
 				return n, false
 			}
 		}
-		if !yield(v, nil) {
+		if errors.Is(err, io.EOF) {
+			return n, true
+		}
+		if err != nil {
+			yield(nil, fmt.Errorf("%s: %w", p.Name(), err))
 			return n, false
 		}
 	}
-	return n, true
 }
+
+// Reading structs on several workers: a Reader that makes StructReaders
+// for its parts runs the workers of the writing methods (parallel.go),
+// each task's records read into batches of T handed on as values.
+
+// structBatchBytes is about the memory of one batch of T (with what its
+// fields point to); a batch holds structBatchMin to structBatchMax
+// records.
+const (
+	structBatchBytes = 1 << 20
+	structBatchMin   = 64
+	structBatchMax   = 4096
+)
+
+// structPart is a part's reader of structs: the StructReader's
+// AvroReader for seeking, and the StructReader.
+type structPart[T any] struct {
+	*assemble.AvroReader
+	sr *assemble.StructReader[T]
+}
+
+// structOut passes the workers' batches of T to yield.
+type structOut[T any] struct {
+	yield func(*T, error) bool
+	broke bool // yield returned false
+	rec   []T  // the fallback's record
+}
+
+// errBreak ends a run whose consumer broke out of its loop.
+var errBreak = errors.New("trevni: iteration stopped")
+
+// readStructsParallel reads ds's records on several workers and yields
+// them, reporting false when one goroutine should read them instead.
+func readStructsParallel[T any](ctx context.Context, ds *Dataset, o *ReadOptions, sp span, yield func(*T, error) bool) bool {
+	r := &Reader{ds: ds, ctx: ctx, opts: *o, span: sp}
+	r.opts.Progress = nil // ReadStructs reports none, on one goroutine or several
+	r.make = func(rd *format.Reader) (partReader, error) {
+		sr, err := assemble.NewStructReader[T](rd, &assemble.Options{Filter: o.Where, Layout: ds.opts.Layout, MaxRecordBytes: ds.opts.MaxRecordBytes})
+		if err != nil {
+			return nil, err
+		}
+		return &structPart[T]{AvroReader: sr.Reader(), sr: sr}, nil
+	}
+	r.taskRows = o.taskRows
+	workers := r.workers()
+	if workers <= 1 {
+		return false
+	}
+	out := &structOut[T]{yield: yield}
+	_, err := r.runParallel(workers, out, &ordered.Options{ChunkBytes: structBatchBytes, Ahead: chunkAhead, Values: true})
+	if err != nil && !out.broke {
+		yield(nil, err)
+	}
+	return true
+}
+
+// batchRows returns the records of a batch of pp's.
+func batchRows[T any](pp *ppart) (rows int, bytes int64) {
+	per := int64(unsafe.Sizeof(*new(T))) + pp.inPerRow
+	return int(min(max(structBatchBytes/per, structBatchMin), structBatchMax)), per
+}
+
+func (s *structOut[T]) fill(ctx context.Context, pp *ppart, rd partReader, out *ordered.Out) error {
+	sr := rd.(*structPart[T]).sr
+	rows, per := batchRows[T](pp)
+	for {
+		c := out.Chunk()
+		b, _ := c.Items.(*[]T)
+		if b == nil {
+			b = new([]T)
+			c.Items = b
+		}
+		if cap(*b) < rows {
+			*b = make([]T, rows)
+		}
+		*b = (*b)[:rows]
+		n, err := sr.Read(*b)
+		if n > 0 && !out.Send(n, int64(n)*per) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// taskBytes is what a task may hold waiting: chunkAhead batches.
+func (s *structOut[T]) taskBytes(pp *ppart) int64 {
+	rows, per := batchRows[T](pp)
+	return chunkAhead * int64(rows) * per
+}
+
+func (s *structOut[T]) records(c *ordered.Chunk) int { return c.N }
+
+func (s *structOut[T]) write(c *ordered.Chunk, n int) error {
+	b := *c.Items.(*[]T)
+	for i := range n {
+		if !s.yield(&b[i], nil) {
+			s.broke = true
+			return errBreak
+		}
+	}
+	return nil
+}
+
+func (s *structOut[T]) one(rd partReader) (read, put func() error) {
+	sr := rd.(*structPart[T]).sr
+	if s.rec == nil {
+		s.rec = make([]T, 1)
+	}
+	read = func() error {
+		_, err := sr.Read(s.rec)
+		return err
+	}
+	put = func() error {
+		if !s.yield(&s.rec[0], nil) {
+			s.broke = true
+			return errBreak
+		}
+		return nil
+	}
+	return read, put
+}
+
+// trustFirst is false: a worker reads a batch at a time, the sequential
+// reader one record at a time.
+func (s *structOut[T]) trustFirst() bool { return false }

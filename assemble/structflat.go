@@ -7,6 +7,7 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrostruct"
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/utf8check"
 	"github.com/trevni-go/trevni/schema"
 )
@@ -201,7 +202,7 @@ func (sr *StructReader[T]) readFlat(dst []T) (n int, ok bool, err error) {
 		if rerr != nil || k < n {
 			// Back to the batch's first row, for the general path.
 			if err := ar.seekColumns(start); err != nil {
-				return 0, true, err
+				return 0, true, fieldpath.Record(err, start) // as the general path's StartRow
 			}
 			return 0, false, nil
 		}
@@ -210,14 +211,14 @@ func (sr *StructReader[T]) readFlat(dst []T) (n int, ok bool, err error) {
 		for _, l := range fp.strLen[:n] {
 			if fp.fixed+l > ar.maxBytes {
 				if err := ar.seekColumns(start); err != nil {
-					return 0, true, err
+					return 0, true, fieldpath.Record(err, start)
 				}
 				return 0, false, nil
 			}
 		}
 	} else if fp.fixed > ar.maxBytes {
 		if err := ar.seekColumns(start); err != nil {
-			return 0, true, err
+			return 0, true, fieldpath.Record(err, start)
 		}
 		return 0, false, nil
 	}

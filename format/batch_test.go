@@ -445,3 +445,65 @@ func FuzzBatchReads(f *testing.F) {
 		}
 	})
 }
+
+// After a block fails to load, seeking to its first row fails again
+// rather than reading the block held before as if it were that one, and
+// seeking back into the block before reads on into the damaged block's
+// error again.
+func TestSeekAfterFailedBlock(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, []ColumnMeta{{Name: "n", Type: Long}}, &WriterOptions{Checksum: "crc32", BlockSize: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		if err := w.WriteRow(int64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := rd.Blocks(0)
+	if err != nil || len(blocks) < 4 {
+		t.Fatalf("%d blocks, %v", len(blocks), err)
+	}
+	for _, b := range []int{1, len(blocks) / 2} {
+		bad := bytes.Clone(data)
+		bad[blocks[b].Offset+int64(blocks[b].CompressedSize)/2] ^= 0x55
+		rd, err := NewReader(bytes.NewReader(bad), int64(len(bad)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := rd.Values(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := blocks[b].FirstRow
+		vals := make([]int64, 2000)
+		if n, err := c.ReadLongs(vals); int64(n) != first || !errors.Is(err, ErrChecksum) {
+			t.Fatalf("block %d: %d values, %v", b, n, err)
+		}
+		if err := c.SeekRow(first); !errors.Is(err, ErrChecksum) {
+			t.Fatalf("block %d: seek to its first row: %v", b, err)
+		}
+		from := blocks[b-1].FirstRow + 1
+		if err := c.SeekRow(from); err != nil {
+			t.Fatalf("block %d: seek to row %d: %v", b, from, err)
+		}
+		n, err := c.ReadLongs(vals)
+		if int64(n) != first-from || !errors.Is(err, ErrChecksum) {
+			t.Fatalf("block %d: after the seek back, %d values, %v", b, n, err)
+		}
+		for i, v := range vals[:n] {
+			if v != from+int64(i) {
+				t.Fatalf("block %d: value %d is %d", b, i, v)
+			}
+		}
+	}
+}

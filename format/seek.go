@@ -30,11 +30,12 @@ func (c *ColumnReader) SeekRow(row int64) error {
 	if b == len(blocks) {
 		return c.fail(fmt.Errorf("%w: no block holds row %d", ErrFormat, row))
 	}
-	if b != c.block || c.data == nil {
+	if b != c.dataBlock || c.data == nil { // not c.block: a block that failed to load is not there
 		if err := c.loadBlock(b); err != nil {
 			return err
 		}
 	} else {
+		c.block = b // after a block that failed to load, back to the one loaded
 		c.dec.reset(c.data)
 		c.blockEnd = blocks[b].FirstRow + blocks[b].Rows
 	}

@@ -2,7 +2,9 @@
 // hands their output to one consumer in task order, in chunks of bounded
 // size, holding a bounded number of chunks at once. It knows nothing of
 // what the records are: the readers that split a file's rows into ranges
-// (the front door's Reader, CSV tables) give it their tasks.
+// (the front door's Reader and ReadStructs, CSV tables) give it their
+// tasks. A chunk holds encoded records (Data and Ends) or values of any
+// type (Items, handed on by Out.Send).
 package ordered
 
 import (
@@ -18,6 +20,11 @@ type Chunk struct {
 	Data []byte
 	// Ends holds, for each record, the offset in Data just past it.
 	Ends []int
+	// Items, for tasks whose records are values rather than encodings,
+	// holds them: a task keeps what it finds here (chunks are reused
+	// once consumed) and fills it. N is the number of records it holds.
+	Items any
+	N     int
 }
 
 // Options configures Run.
@@ -32,6 +39,9 @@ type Options struct {
 	// Ahead is how many full chunks a task may have waiting for the
 	// consumer before it waits itself; 0 means 1.
 	Ahead int
+	// Values: the tasks hand on Items (Out.Send) rather than Data, so no
+	// chunk is given room for ChunkBytes of data.
+	Values bool
 }
 
 // DefaultChunkBytes is the default of Options.ChunkBytes.
@@ -50,7 +60,8 @@ type Out struct {
 	bytes int64 // in the chunks handed on
 }
 
-// Bytes returns the bytes of the records written so far.
+// Bytes returns the bytes of the records written so far (for values,
+// as Send was told).
 func (o *Out) Bytes() int64 { return o.bytes + int64(len(o.c.Data)) }
 
 // Chunk returns the chunk being filled. It changes after a call of
@@ -65,6 +76,16 @@ func (o *Out) Record() bool {
 	if len(o.c.Data) < o.r.chunkBytes {
 		return true
 	}
+	return o.send(true)
+}
+
+// Send hands on the chunk, holding n values in Items taking about bytes
+// of memory, and takes an empty one (whose Items are those of a chunk
+// consumed, if any). It reports false once the run is stopping: the task
+// should then return at once.
+func (o *Out) Send(n int, bytes int64) bool {
+	o.c.N = n
+	o.bytes += bytes
 	return o.send(true)
 }
 
@@ -93,6 +114,7 @@ type slot[T any] struct {
 
 type runner struct {
 	chunkBytes int
+	values     bool
 	stop       chan struct{}
 	free       chan *Chunk
 }
@@ -100,9 +122,12 @@ type runner struct {
 func (r *runner) get() *Chunk {
 	select {
 	case c := <-r.free:
-		c.Data, c.Ends = c.Data[:0], c.Ends[:0]
+		c.Data, c.Ends, c.N = c.Data[:0], c.Ends[:0], 0
 		return c
 	default:
+		if r.values {
+			return &Chunk{}
+		}
 		return &Chunk{Data: make([]byte, 0, r.chunkBytes+r.chunkBytes/8)}
 	}
 }
@@ -125,7 +150,8 @@ func (r *runner) put(c *Chunk) {
 // finish then takes the error produce returned for it (nil if none):
 // either may end the run by returning an error, or ErrStop to end it
 // without one. A task's chunks are all consumed before finish learns its
-// error, so that the records before a failing one go out first.
+// error, so that the records before a failing one go out first. A panic
+// in consume or finish stops the workers before it goes on.
 //
 // At most about Workers × (Ahead+1) chunks are held at once: tasks are
 // handed out in order, and no more than Workers of them wait for the
@@ -142,7 +168,7 @@ func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error)
 		o.ChunkBytes = DefaultChunkBytes
 	}
 	o.Ahead = max(o.Ahead, 1)
-	r := &runner{chunkBytes: o.ChunkBytes, stop: make(chan struct{}), free: make(chan *Chunk, o.Workers*(o.Ahead+2)+1)}
+	r := &runner{chunkBytes: o.ChunkBytes, values: o.Values, stop: make(chan struct{}), free: make(chan *Chunk, o.Workers*(o.Ahead+2)+1)}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	slots := make(chan *slot[T], o.Workers)
@@ -200,15 +226,19 @@ func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error)
 				}
 				out := &Out{r: r, s: s.chunks, c: r.get()}
 				err := produce(wctx, s.t, out)
-				if len(out.c.Ends) > 0 && !stopped() {
+				if (len(out.c.Ends) > 0 || out.c.N > 0) && !stopped() {
 					out.send(false)
+				} else {
+					r.put(out.c)
 				}
 				s.err = err
 				close(s.chunks)
 			}
 		}()
 	}
+	halted := false
 	halt := func(err error) error {
+		halted = true
 		close(r.stop)
 		cancel()
 		wg.Wait()
@@ -217,6 +247,13 @@ func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error)
 		}
 		return err
 	}
+	defer func() {
+		if !halted {
+			// consume or finish panicked: the workers are stopped all
+			// the same, and the panic goes on.
+			halt(nil)
+		}
+	}()
 	for s := range slots {
 		if s.genErr != nil {
 			return halt(s.genErr)
@@ -231,6 +268,7 @@ func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error)
 			return halt(err)
 		}
 	}
+	halted = true
 	wg.Wait()
 	return nil
 }

@@ -133,3 +133,68 @@ func TestRunNextError(t *testing.T) {
 		t.Fatalf("%v after %d tasks", err, consumed)
 	}
 }
+
+// Values handed on by Send reach the consumer whole and in order, each
+// chunk counting what it holds; no chunk is given room for data.
+func TestRunValues(t *testing.T) {
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 2))
+		tasks := r.IntN(20)
+		sizes := make([]int, tasks)
+		for i := range sizes {
+			sizes[i] = r.IntN(300)
+		}
+		batch := 1 + r.IntN(50)
+		next, want, got := 0, 0, 0
+		err := Run(context.Background(), &Options{Workers: 1 + r.IntN(5), Ahead: r.IntN(3), Values: true}, func() (int, bool, error) {
+			if next == tasks {
+				return 0, false, nil
+			}
+			next++
+			return next - 1, true, nil
+		}, func(ctx context.Context, i int, out *Out) error {
+			for k := 0; k < sizes[i]; {
+				c := out.Chunk()
+				if cap(c.Data) != 0 {
+					return fmt.Errorf("a chunk of values with room for %d bytes", cap(c.Data))
+				}
+				b, _ := c.Items.(*[]int)
+				if b == nil {
+					b = new([]int)
+					c.Items = b
+				}
+				*b = (*b)[:0]
+				for ; k < sizes[i] && len(*b) < batch; k++ {
+					*b = append(*b, i*1000+k)
+				}
+				if !out.Send(len(*b), int64(8*len(*b))) {
+					return ctx.Err()
+				}
+			}
+			return nil
+		}, func(i int, c *Chunk) error {
+			b := *c.Items.(*[]int)
+			if c.N != len(b) || c.N == 0 {
+				return fmt.Errorf("a chunk of %d values says %d", len(b), c.N)
+			}
+			for _, v := range b {
+				for want%1000 >= sizes[want/1000] {
+					want = (want/1000 + 1) * 1000
+				}
+				if v != want {
+					return fmt.Errorf("value %d, want %d", v, want)
+				}
+				want++
+				got++
+			}
+			return nil
+		}, func(int, error) error { return nil })
+		total := 0
+		for _, n := range sizes {
+			total += n
+		}
+		if err != nil || got != total {
+			t.Fatalf("seed %d: %v; %d values of %d", seed, err, got, total)
+		}
+	}
+}
