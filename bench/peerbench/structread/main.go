@@ -1,21 +1,16 @@
 // Command structread reads two fields (id, name) of a vec.Large Trevni
-// file into a two-field struct with trevni.ReadStructs (only those two
-// columns are read, on WORKERS goroutines: GOMAXPROCS by default) and
-// prints the records, the sum of id and the total length of name, as
-// ../shared/peerbench's pqproject-parquetgo does. With STRUCTREADER=1 it
-// reads with one assemble.StructReader in batches, as it did before.
+// file into a two-field struct with assemble.StructReader (only those two
+// columns are read) and prints the records, the sum of id and the total
+// length of name, as ../shared/peerbench's pqproject-parquetgo does.
 //
 // Usage: structread IN.trv
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 
-	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 )
@@ -38,30 +33,6 @@ func main() {
 }
 
 func run(path string) error {
-	if os.Getenv("STRUCTREADER") == "1" {
-		return runReader(path)
-	}
-	workers, _ := strconv.Atoi(os.Getenv("WORKERS"))
-	ctx := context.Background()
-	ds, err := trevni.Open(ctx, path, nil)
-	if err != nil {
-		return err
-	}
-	var n, sum, names int64
-	for v, err := range trevni.ReadStructs[Two](ctx, ds, &trevni.ReadOptions{Workers: workers}) {
-		if err != nil {
-			return err
-		}
-		sum += v.ID
-		names += int64(len(v.Name))
-		n++
-	}
-	fmt.Println(n, sum, names)
-	return nil
-}
-
-// runReader reads path with one assemble.StructReader.
-func runReader(path string) error {
 	rc, err := format.Open(path)
 	if err != nil {
 		return err
