@@ -67,6 +67,25 @@ type Part struct {
 	download     *os.File // the temporary copy of a URL whose server serves no ranges
 	downloadSize int64
 	version      string // of an object of a store, when the data set was opened
+
+	// header is the first bytes of a remote part, its header at least,
+	// fetched by its first open and reused by the next ones while the
+	// file's version (headerVersion) and size are the same.
+	header        []byte
+	headerVersion string
+}
+
+// maxKeptHeader bounds the bytes of a remote part's header kept for its
+// next opens; a larger header is fetched again.
+const maxKeptHeader = 4 << 20
+
+// seed returns the header bytes kept of the part for a remote file of the
+// version and size given, or nil.
+func (p *Part) seed(version string, size int64) []byte {
+	if p.header == nil || version != p.headerVersion || size != p.size {
+		return nil
+	}
+	return p.header
 }
 
 // Downloaded returns the bytes of the part downloaded whole into a
@@ -347,6 +366,8 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		sw        *switchReader
 		coalescer *remote.Coalescer
 		fetcher   fetcher
+		hr        *remote.HeaderReader // of a remote file
+		version   string               // of a remote file
 	)
 	switch {
 	case p.src.ra != nil:
@@ -367,7 +388,8 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 			return nil, fmt.Errorf("%s: %w: since the data set was opened (version %s, now %s)", name, objstore.ErrChanged, p.version, v)
 		}
 		fetcher, size, done = o, o.Size(), o.Close
-		ra, sw, coalescer = remoteReader(o, size, mode)
+		version = o.Version()
+		ra, sw, coalescer, hr = remoteReader(o, size, mode, p.seed(version, size))
 	case IsURL(name) && p.download != nil:
 		ra, size = p.download, p.downloadSize
 	case IsURL(name):
@@ -383,7 +405,8 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 			return nil, err
 		}
 		fetcher, size = h, h.Size()
-		ra, sw, coalescer = remoteReader(h, size, mode)
+		version = h.Version()
+		ra, sw, coalescer, hr = remoteReader(h, size, mode, p.seed(version, size))
 	default:
 		f, err := os.Open(name)
 		if err != nil {
@@ -448,7 +471,17 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		done()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if hr != nil {
+		// Kept for the part's next opens. A server that gives no ETag
+		// pins nothing: its file may change between any two requests,
+		// not only between two opens.
+		if b := hr.Prefix(); int64(len(b)) <= maxKeptHeader && (p.size == 0 || p.size == size) {
+			p.header, p.headerVersion = b, version
+		}
+	}
 	if sw != nil {
+		// What was fetched of the header answers the reads past it.
+		sw.rest.Hold(sw.header.Prefix())
 		sw.pastHeader.Store(true)
 		if f.trevni == nil && coalescer != nil {
 			// A Trevni 1 or CLMN part is read whole into its copy.
@@ -467,26 +500,31 @@ type fetcher interface {
 }
 
 // remoteReader returns the reader of a remote file of size bytes opened as
-// mode says: its header through a remote.HeaderReader, and for reads past
-// it, when mode is openRecords, the Coalescer that the reader tells the
-// blocks to fetch (fetch.go).
-func remoteReader(h io.ReaderAt, size int64, mode int) (io.ReaderAt, *switchReader, *remote.Coalescer) {
+// mode says: its header through a remote.HeaderReader (which holds seed,
+// the file's first bytes kept from an earlier open, when not nil), and for
+// reads past it, when mode is openRecords, the Coalescer that the reader
+// tells the blocks to fetch (fetch.go).
+func remoteReader(h io.ReaderAt, size int64, mode int, seed []byte) (io.ReaderAt, *switchReader, *remote.Coalescer, *remote.HeaderReader) {
+	hr := remote.NewHeaderReader(h, size)
+	if seed != nil {
+		hr = remote.NewHeaderReaderFrom(h, size, seed)
+	}
 	switch mode {
 	case openHeaderOnly:
-		return remote.NewHeaderReader(h, size), nil, nil
+		return hr, nil, nil, hr
 	case openRecords:
 		// The header, then only what the reader hints (fetch.go).
 		c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: rangeWindow})
-		sw := &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
-		return sw, sw, c
+		sw := &switchReader{header: hr, rest: c}
+		return sw, sw, c, hr
 	}
 	// The header, then what is read in windows of fullWindow: a caller
 	// reading a column's blocks in order fetches them a window at a
 	// time; a read somewhere new (a block table) fetches rangeWindow, so
 	// that one reading block tables fetches little more than the tables.
 	c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: fullWindow, FirstWindow: rangeWindow})
-	sw := &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
-	return sw, sw, nil
+	sw := &switchReader{header: hr, rest: c}
+	return sw, sw, nil, hr
 }
 
 // Part returns the part the file is.

@@ -47,6 +47,8 @@ type Coalescer struct {
 	wins  []*window // least recently used first
 	held  int64
 	reads int64
+	// prefix is the source's first bytes, fetched already (Hold).
+	prefix []byte
 }
 
 type span struct{ off, end int64 }
@@ -95,7 +97,20 @@ func (c *Coalescer) Reads() int64 {
 	return c.reads
 }
 
-// ReadAt reads len(p) bytes at off, from a window when one holds them.
+// Hold gives c the bytes [0, len(b)) of the source, fetched already (a
+// header): reads inside them are answered from b, and windows stop short
+// of them. They are held outside the budget and never evicted. b must not
+// be changed afterwards.
+func (c *Coalescer) Hold(b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.prefix = b[:min(int64(len(b)), c.size)]
+}
+
+// ReadAt reads len(p) bytes at off, from the windows that hold them; the
+// bytes no window holds are fetched in a window that starts where those
+// held end and stops where the next window held starts, so that no byte
+// is fetched twice while it is held.
 func (c *Coalescer) ReadAt(p []byte, off int64) (int, error) {
 	want, short, err := clip(len(p), off, c.size)
 	if want == 0 {
@@ -103,20 +118,57 @@ func (c *Coalescer) ReadAt(p []byte, off int64) (int, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i, w := range c.wins {
-		if off >= w.off && off+want <= w.off+int64(len(w.b)) {
-			copy(p, w.b[off-w.off:])
-			// Most recently used goes last.
-			copy(c.wins[i:], c.wins[i+1:])
-			c.wins[len(c.wins)-1] = w
-			return int(want), short
-		}
+	end := off + want
+	if end <= int64(len(c.prefix)) {
+		copy(p, c.prefix[off:end])
+		return int(want), short
 	}
 	if want > c.opts.Budget/2 {
 		c.reads++
 		return c.ra.ReadAt(p, off)
 	}
+	pos := off
+	for pos < end {
+		if pos < int64(len(c.prefix)) {
+			pos += int64(copy(p[pos-off:want], c.prefix[pos:]))
+			continue
+		}
+		if w := c.holding(pos); w != nil {
+			pos += int64(copy(p[pos-off:want], w.b[pos-w.off:]))
+			continue
+		}
+		w, err := c.fetch(pos, end-pos)
+		if err != nil {
+			return 0, err
+		}
+		pos += int64(copy(p[pos-off:want], w.b))
+	}
+	return int(want), short
+}
+
+// holding returns the window that holds the byte at pos, made the most
+// recently used, or nil.
+func (c *Coalescer) holding(pos int64) *window {
+	for i, w := range c.wins {
+		if pos >= w.off && pos < w.off+int64(len(w.b)) {
+			// Most recently used goes last.
+			copy(c.wins[i:], c.wins[i+1:])
+			c.wins[len(c.wins)-1] = w
+			return w
+		}
+	}
+	return nil
+}
+
+// fetch fetches a window at off, which no window holds, for a read of want
+// bytes there: as windowSize says, cut where the next window held starts.
+func (c *Coalescer) fetch(off, want int64) (*window, error) {
 	n := c.windowSize(off, want)
+	for _, w := range c.wins {
+		if w.off > off && w.off < off+n {
+			n = w.off - off
+		}
+	}
 	// Evict the least recently used windows to stay within the budget.
 	for len(c.wins) > 0 && c.held+n > c.opts.Budget {
 		c.held -= int64(len(c.wins[0].b))
@@ -130,12 +182,12 @@ func (c *Coalescer) ReadAt(p []byte, off int64) (int, error) {
 		if err == nil || errors.Is(err, io.EOF) {
 			err = fmt.Errorf("remote: read of %d bytes at %d returned %d: %w", n, off, k, io.ErrUnexpectedEOF)
 		}
-		return 0, err
+		return nil, err
 	}
-	c.wins = append(c.wins, &window{off: off, b: b})
+	w := &window{off: off, b: b}
+	c.wins = append(c.wins, w)
 	c.held += n
-	copy(p, b)
-	return int(want), short
+	return w, nil
 }
 
 // clip bounds a read of n bytes at off from a source of size bytes, as
