@@ -73,6 +73,10 @@ type Part struct {
 	// file's version (headerVersion) and size are the same.
 	header        []byte
 	headerVersion string
+	// unreported is what the data set's open fetched of a remote part,
+	// reported by the first read of its records (which uses the header
+	// it fetched): the reports of a run add up to what was fetched.
+	unreported atomic.Pointer[Fetched]
 }
 
 // maxKeptHeader bounds the bytes of a remote part's header kept for its
@@ -166,6 +170,10 @@ func openSources(ctx context.Context, srcs []source, opts *Options) (*Dataset, e
 			return nil, err
 		}
 		p.format, p.rows, p.size = f.format, f.RowCount(), f.size
+		if f.http != nil {
+			opened := f.Fetched()
+			p.unreported.Store(&opened)
+		}
 		p.text, err = f.schemaText()
 		if err == nil && f.trevni != nil {
 			p.proto = f.trevni.Meta().GetString(protoload.MetaDescriptorSet) != ""
@@ -331,6 +339,7 @@ type File struct {
 
 	coalescer *remote.Coalescer // of a URL read for records: told the blocks to fetch
 	http      fetcher           // of a URL: counts the requests and bytes fetched
+	earlier   Fetched           // fetched by the data set's open, reported with the file's
 
 	copyDir string         // the Trevni 2 copy of a Trevni 1 or CLMN part
 	copy    *os.File       // its file
@@ -429,6 +438,11 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	}
 	cra := &countingReaderAt{ctx: ctx, ra: ra}
 	f := &File{part: p, size: size, ra: cra, done: done, coalescer: coalescer, http: fetcher}
+	if fetcher != nil && mode == openRecords {
+		if u := p.unreported.Swap(nil); u != nil {
+			f.earlier = *u
+		}
+	}
 	var magic [4]byte
 	n, err := cra.ReadAt(magic[:], 0)
 	if n < 4 {
@@ -558,10 +572,12 @@ func (f *File) BytesRead() int64 { return f.ra.n.Load() }
 
 // Fetched returns what was read from storage so far: over HTTP the range
 // requests and the bytes they fetched (prefetched windows included), for a
-// local file or a ReaderAt the reads and their bytes.
+// local file or a ReaderAt the reads and their bytes. The first file
+// opened to read a remote part's records counts too what the data set's
+// open fetched of it (its header, which the file reads again from memory).
 func (f *File) Fetched() Fetched {
 	if f.http != nil {
-		return Fetched{Requests: f.http.Requests(), Bytes: f.http.BytesFetched()}
+		return Fetched{Requests: f.earlier.Requests + f.http.Requests(), Bytes: f.earlier.Bytes + f.http.BytesFetched()}
 	}
 	return Fetched{Requests: f.ra.reads.Load(), Bytes: f.ra.n.Load()}
 }

@@ -73,7 +73,10 @@ func TestFetchOnlyWhatIsRead(t *testing.T) {
 		{"a filter and a limit", ReadOptions{Fields: []string{"name"}, Where: "small > 100", Limit: 3}, 4},
 		{"a row range", ReadOptions{Fields: []string{"score"}, Offset: 100, Rows: 200}, 20},
 	} {
-		srv.Reset()
+		if c.name != "first rows of one field" {
+			// The first read reports the data set's open too.
+			srv.Reset()
+		}
 		got, fetched := readAllFetched(t, remote, &c.opts)
 		sent := srv.Sent.Load()
 		// The report counts what the reader's fetches asked and got; the
