@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -54,8 +55,9 @@ type Coalescer struct {
 type span struct{ off, end int64 }
 
 type window struct {
-	off int64
-	b   []byte
+	off  int64
+	b    []byte
+	used int64 // the end of the bytes read from it so far, from off
 }
 
 // NewCoalescer wraps ra, whose content is size bytes long. opts may be nil.
@@ -133,15 +135,14 @@ func (c *Coalescer) ReadAt(p []byte, off int64) (int, error) {
 			pos += int64(copy(p[pos-off:want], c.prefix[pos:]))
 			continue
 		}
-		if w := c.holding(pos); w != nil {
-			pos += int64(copy(p[pos-off:want], w.b[pos-w.off:]))
-			continue
+		w := c.holding(pos)
+		if w == nil {
+			if w, err = c.fetch(pos, end-pos); err != nil {
+				return 0, err
+			}
 		}
-		w, err := c.fetch(pos, end-pos)
-		if err != nil {
-			return 0, err
-		}
-		pos += int64(copy(p[pos-off:want], w.b))
+		pos += int64(copy(p[pos-off:want], w.b[pos-w.off:]))
+		w.used = max(w.used, pos-w.off)
 	}
 	return int(want), short
 }
@@ -169,11 +170,16 @@ func (c *Coalescer) fetch(off, want int64) (*window, error) {
 			n = w.off - off
 		}
 	}
-	// Evict the least recently used windows to stay within the budget.
+	// Evict windows to stay within the budget: first those read to
+	// their end (a column read in order needs them no more), then the
+	// least recently used.
 	for len(c.wins) > 0 && c.held+n > c.opts.Budget {
-		c.held -= int64(len(c.wins[0].b))
-		c.wins[0] = nil
-		c.wins = c.wins[1:]
+		i := slices.IndexFunc(c.wins, func(w *window) bool { return w.used == int64(len(w.b)) })
+		if i < 0 {
+			i = 0
+		}
+		c.held -= int64(len(c.wins[i].b))
+		c.wins = slices.Delete(c.wins, i, i+1)
 	}
 	b := make([]byte, n)
 	c.reads++
@@ -213,8 +219,8 @@ func clip(n int, off, size int64) (want int64, short, err error) {
 }
 
 // windowSize returns how much to fetch for a read of want bytes at off: to
-// the end of the hinted range holding off, within an equal share of the
-// budget per hinted range, or Window outside every range; never past the
+// the end of the hinted range holding off, within half an equal share of
+// the budget per hinted range, or Window outside every range; never past the
 // end of the source.
 func (c *Coalescer) windowSize(off, want int64) int64 {
 	window := c.opts.Window
@@ -230,7 +236,9 @@ func (c *Coalescer) windowSize(off, want int64) int64 {
 	end := off + window
 	for _, h := range c.hints {
 		if off >= h.off && off < h.end {
-			share := max(c.opts.Budget/int64(len(c.hints)), c.opts.Window)
+			// Half a share of the budget: a range's window and the
+			// next one, fetched as a read runs past it, fit together.
+			share := max(c.opts.Budget/int64(2*len(c.hints)), c.opts.Window)
 			end = min(h.end, off+share)
 			break
 		}
