@@ -50,6 +50,7 @@ type Dataset struct {
 	text      string         // its JSON text
 	schemaErr error          // why the parts' schema text does not parse
 	ra        bool           // opened on a caller's ReaderAt: parts[0] stays open
+	kept      atomic.Int64   // bytes of the parts' headers kept (Part.header)
 }
 
 // Part is one file of a data set.
@@ -80,8 +81,12 @@ type Part struct {
 }
 
 // maxKeptHeader bounds the bytes of a remote part's header kept for its
-// next opens; a larger header is fetched again.
-const maxKeptHeader = 4 << 20
+// next opens, and maxKeptHeaders those of all the parts of a data set;
+// a header past them is fetched again.
+const (
+	maxKeptHeader  = 4 << 20
+	maxKeptHeaders = 64 << 20
+)
 
 // seed returns the header bytes kept of the part for a remote file of the
 // version and size given, or nil.
@@ -489,8 +494,13 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		// Kept for the part's next opens. A server that gives no ETag
 		// pins nothing: its file may change between any two requests,
 		// not only between two opens.
-		if b := hr.Prefix(); int64(len(b)) <= maxKeptHeader && (p.size == 0 || p.size == size) {
-			p.header, p.headerVersion = b, version
+		b := hr.Prefix()
+		if n := int64(len(b) - len(p.header)); int64(len(b)) <= maxKeptHeader && (p.size == 0 || p.size == size) {
+			if p.ds.kept.Add(n) <= maxKeptHeaders {
+				p.header, p.headerVersion = b, version
+			} else {
+				p.ds.kept.Add(-n)
+			}
 		}
 	}
 	if sw != nil {
