@@ -3,6 +3,7 @@ package main
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -11,8 +12,8 @@ import (
 	"github.com/trevni-go/trevni/internal/s3server"
 )
 
-// Commands reading every record of a remote file (tojson, toavro, and the
-// same with --report) fetch each byte of it once at most, over HTTP and
+// Commands reading every record of a remote file (tojson, on one worker
+// and several, toavro, and the same with --report) fetch each byte of it once at most, over HTTP and
 // from an S3-protocol server: the server sends the file's size and at most
 // 1% and 4 KiB more, whatever the run, and the report's figures are the
 // server's, its requests and its bytes (for count --where and head too).
@@ -38,6 +39,8 @@ func TestCommandsWholeReadFetchTheFileOnce(t *testing.T) {
 		for _, args := range [][]string{
 			{"tojson", srv.url},
 			{"tojson", "--report", srv.url},
+			{"tojson", "--workers", "4", srv.url},
+			{"tojson", "--workers", "1", srv.url},
 			{"toavro", srv.url, filepath.Join(t.TempDir(), "out.avro")},
 			// Not whole reads: their reports only are checked.
 			{"count", "--report", "--where", "a > 0", srv.url},
@@ -67,7 +70,7 @@ func TestCommandsWholeReadFetchTheFileOnce(t *testing.T) {
 				k, _ := strconv.ParseInt(m[2], 10, 64)
 				rb, rr = rb+n, rr+k
 			}
-			if args[1] == "--report" && (rb != sent || rr != reqs) {
+			if slices.Contains(args, "--report") && (rb != sent || rr != reqs) {
 				t.Errorf("%s %v: the report says %d bytes in %d requests, the server sent %d in %d:\n%s", srv.name, args, rb, rr, sent, reqs, r.stderr)
 			}
 		}
