@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 
 	"github.com/trevni-go/trevni/assemble"
@@ -72,6 +73,7 @@ type Part struct {
 	// header is the first bytes of a remote part, its header at least,
 	// fetched by its first open and reused by the next ones while the
 	// file's version (headerVersion) and size are the same.
+	hmu           sync.Mutex // guards header and headerVersion: opens may run side by side
 	header        []byte
 	headerVersion string
 	// unreported is what the data set's open fetched of a remote part,
@@ -91,6 +93,8 @@ const (
 // seed returns the header bytes kept of the part for a remote file of the
 // version and size given, or nil.
 func (p *Part) seed(version string, size int64) []byte {
+	p.hmu.Lock()
+	defer p.hmu.Unlock()
 	if p.header == nil || version != p.headerVersion || size != p.size {
 		return nil
 	}
@@ -495,6 +499,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		// pins nothing: its file may change between any two requests,
 		// not only between two opens.
 		b := hr.Prefix()
+		p.hmu.Lock()
 		if n := int64(len(b) - len(p.header)); int64(len(b)) <= maxKeptHeader && (p.size == 0 || p.size == size) {
 			if p.ds.kept.Add(n) <= maxKeptHeaders {
 				p.header, p.headerVersion = b, version
@@ -502,6 +507,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 				p.ds.kept.Add(-n)
 			}
 		}
+		p.hmu.Unlock()
 	}
 	if sw != nil {
 		// What was fetched of the header answers the reads past it.
