@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 
 	"github.com/trevni-go/trevni/assemble"
@@ -50,6 +51,7 @@ type Dataset struct {
 	text      string         // its JSON text
 	schemaErr error          // why the parts' schema text does not parse
 	ra        bool           // opened on a caller's ReaderAt: parts[0] stays open
+	kept      atomic.Int64   // bytes of the parts' headers kept (Part.header)
 }
 
 // Part is one file of a data set.
@@ -67,6 +69,36 @@ type Part struct {
 	download     *os.File // the temporary copy of a URL whose server serves no ranges
 	downloadSize int64
 	version      string // of an object of a store, when the data set was opened
+
+	// header is the first bytes of a remote part, its header at least,
+	// fetched by its first open and reused by the next ones while the
+	// file's version (headerVersion) and size are the same.
+	hmu           sync.Mutex // guards header and headerVersion: opens may run side by side
+	header        []byte
+	headerVersion string
+	// unreported is what the data set's open fetched of a remote part,
+	// reported by the first read of its records (which uses the header
+	// it fetched): the reports of a run add up to what was fetched.
+	unreported atomic.Pointer[Fetched]
+}
+
+// maxKeptHeader bounds the bytes of a remote part's header kept for its
+// next opens, and maxKeptHeaders those of all the parts of a data set;
+// a header past them is fetched again.
+const (
+	maxKeptHeader  = 4 << 20
+	maxKeptHeaders = 64 << 20
+)
+
+// seed returns the header bytes kept of the part for a remote file of the
+// version and size given, or nil.
+func (p *Part) seed(version string, size int64) []byte {
+	p.hmu.Lock()
+	defer p.hmu.Unlock()
+	if p.header == nil || version != p.headerVersion || size != p.size {
+		return nil
+	}
+	return p.header
 }
 
 // Downloaded returns the bytes of the part downloaded whole into a
@@ -147,6 +179,10 @@ func openSources(ctx context.Context, srcs []source, opts *Options) (*Dataset, e
 			return nil, err
 		}
 		p.format, p.rows, p.size = f.format, f.RowCount(), f.size
+		if f.http != nil {
+			opened := f.Fetched()
+			p.unreported.Store(&opened)
+		}
 		p.text, err = f.schemaText()
 		if err == nil && f.trevni != nil {
 			p.proto = f.trevni.Meta().GetString(protoload.MetaDescriptorSet) != ""
@@ -312,6 +348,7 @@ type File struct {
 
 	coalescer *remote.Coalescer // of a URL read for records: told the blocks to fetch
 	http      fetcher           // of a URL: counts the requests and bytes fetched
+	earlier   Fetched           // fetched by the data set's open, reported with the file's
 
 	copyDir string         // the Trevni 2 copy of a Trevni 1 or CLMN part
 	copy    *os.File       // its file
@@ -347,6 +384,8 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		sw        *switchReader
 		coalescer *remote.Coalescer
 		fetcher   fetcher
+		hr        *remote.HeaderReader // of a remote file
+		version   string               // of a remote file
 	)
 	switch {
 	case p.src.ra != nil:
@@ -367,7 +406,8 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 			return nil, fmt.Errorf("%s: %w: since the data set was opened (version %s, now %s)", name, objstore.ErrChanged, p.version, v)
 		}
 		fetcher, size, done = o, o.Size(), o.Close
-		ra, sw, coalescer = remoteReader(o, size, mode)
+		version = o.Version()
+		ra, sw, coalescer, hr = remoteReader(o, size, mode, p.seed(version, size))
 	case IsURL(name) && p.download != nil:
 		ra, size = p.download, p.downloadSize
 	case IsURL(name):
@@ -383,7 +423,8 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 			return nil, err
 		}
 		fetcher, size = h, h.Size()
-		ra, sw, coalescer = remoteReader(h, size, mode)
+		version = h.Version()
+		ra, sw, coalescer, hr = remoteReader(h, size, mode, p.seed(version, size))
 	default:
 		f, err := os.Open(name)
 		if err != nil {
@@ -406,6 +447,11 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	}
 	cra := &countingReaderAt{ctx: ctx, ra: ra}
 	f := &File{part: p, size: size, ra: cra, done: done, coalescer: coalescer, http: fetcher}
+	if fetcher != nil && mode == openRecords {
+		if u := p.unreported.Swap(nil); u != nil {
+			f.earlier = *u
+		}
+	}
 	var magic [4]byte
 	n, err := cra.ReadAt(magic[:], 0)
 	if n < 4 {
@@ -448,7 +494,24 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		done()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if hr != nil {
+		// Kept for the part's next opens. A server that gives no ETag
+		// pins nothing: its file may change between any two requests,
+		// not only between two opens.
+		b := hr.Prefix()
+		p.hmu.Lock()
+		if n := int64(len(b) - len(p.header)); int64(len(b)) <= maxKeptHeader && (p.size == 0 || p.size == size) {
+			if p.ds.kept.Add(n) <= maxKeptHeaders {
+				p.header, p.headerVersion = b, version
+			} else {
+				p.ds.kept.Add(-n)
+			}
+		}
+		p.hmu.Unlock()
+	}
 	if sw != nil {
+		// What was fetched of the header answers the reads past it.
+		sw.rest.Hold(sw.header.Prefix())
 		sw.pastHeader.Store(true)
 		if f.trevni == nil && coalescer != nil {
 			// A Trevni 1 or CLMN part is read whole into its copy.
@@ -467,26 +530,31 @@ type fetcher interface {
 }
 
 // remoteReader returns the reader of a remote file of size bytes opened as
-// mode says: its header through a remote.HeaderReader, and for reads past
-// it, when mode is openRecords, the Coalescer that the reader tells the
-// blocks to fetch (fetch.go).
-func remoteReader(h io.ReaderAt, size int64, mode int) (io.ReaderAt, *switchReader, *remote.Coalescer) {
+// mode says: its header through a remote.HeaderReader (which holds seed,
+// the file's first bytes kept from an earlier open, when not nil), and for
+// reads past it, when mode is openRecords, the Coalescer that the reader
+// tells the blocks to fetch (fetch.go).
+func remoteReader(h io.ReaderAt, size int64, mode int, seed []byte) (io.ReaderAt, *switchReader, *remote.Coalescer, *remote.HeaderReader) {
+	hr := remote.NewHeaderReader(h, size)
+	if seed != nil {
+		hr = remote.NewHeaderReaderFrom(h, size, seed)
+	}
 	switch mode {
 	case openHeaderOnly:
-		return remote.NewHeaderReader(h, size), nil, nil
+		return hr, nil, nil, hr
 	case openRecords:
 		// The header, then only what the reader hints (fetch.go).
 		c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: rangeWindow})
-		sw := &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
-		return sw, sw, c
+		sw := &switchReader{header: hr, rest: c}
+		return sw, sw, c, hr
 	}
 	// The header, then what is read in windows of fullWindow: a caller
 	// reading a column's blocks in order fetches them a window at a
 	// time; a read somewhere new (a block table) fetches rangeWindow, so
 	// that one reading block tables fetches little more than the tables.
 	c := remote.NewCoalescer(h, size, &remote.CoalescerOptions{Window: fullWindow, FirstWindow: rangeWindow})
-	sw := &switchReader{header: remote.NewHeaderReader(h, size), rest: c}
-	return sw, sw, nil
+	sw := &switchReader{header: hr, rest: c}
+	return sw, sw, nil, hr
 }
 
 // Part returns the part the file is.
@@ -520,10 +588,12 @@ func (f *File) BytesRead() int64 { return f.ra.n.Load() }
 
 // Fetched returns what was read from storage so far: over HTTP the range
 // requests and the bytes they fetched (prefetched windows included), for a
-// local file or a ReaderAt the reads and their bytes.
+// local file or a ReaderAt the reads and their bytes. The first file
+// opened to read a remote part's records counts too what the data set's
+// open fetched of it (its header, which the file reads again from memory).
 func (f *File) Fetched() Fetched {
 	if f.http != nil {
-		return Fetched{Requests: f.http.Requests(), Bytes: f.http.BytesFetched()}
+		return Fetched{Requests: f.earlier.Requests + f.http.Requests(), Bytes: f.earlier.Bytes + f.http.BytesFetched()}
 	}
 	return Fetched{Requests: f.ra.reads.Load(), Bytes: f.ra.n.Load()}
 }

@@ -3,7 +3,6 @@ package trevni
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -32,8 +31,9 @@ const fullWindow = 64 << 10
 // switchReader reads through header until the header is read, then
 // through rest.
 type switchReader struct {
-	header, rest io.ReaderAt
-	pastHeader   atomic.Bool
+	header     *remote.HeaderReader
+	rest       *remote.Coalescer
+	pastHeader atomic.Bool
 }
 
 func (r *switchReader) ReadAt(p []byte, off int64) (int, error) {

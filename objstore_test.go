@@ -46,9 +46,12 @@ func TestObjectStoreFetchOnlyWhatIsRead(t *testing.T) {
 		{"one column whole", ReadOptions{Fields: []string{"id"}}, size / 4},
 		{"a filter: its column and the fields' only", ReadOptions{Fields: []string{"small"}, Where: "id < -9200000000000000000"}, size / 3},
 		{"a row range", ReadOptions{Fields: []string{"score"}, Offset: 100, Rows: 200}, size / 20},
-		{"everything: the header twice, every block once", ReadOptions{}, size + size/20},
+		{"everything: each byte once at most", ReadOptions{}, size},
 	} {
-		s.Reset()
+		if c.name != "first rows of one field" {
+			// The first read reports the data set's open too.
+			s.Reset()
+		}
 		got, fetched := readAllFetched(t, remote, &c.opts)
 		sent, reqs := s.Sent.Load(), s.Requests.Load()
 		if want := readAll(t, local, &c.opts); !reflect.DeepEqual(got, want) {

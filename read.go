@@ -243,6 +243,12 @@ func (r *Reader) next() error {
 			// Before the seek, which reads the first blocks wanted.
 			err = hint(rd, f.coalescer, pr.ColumnsRead(), pr.Filter(), from, to, r.span.remaining)
 		}
+		// The end and the limit before the seek: they bound what the
+		// seek's first blocks read ahead.
+		if err == nil {
+			pr.StopAt(to)
+			pr.SetLimit(r.span.remaining)
+		}
 		if err == nil && from > 0 {
 			err = pr.SeekRow(from)
 		}
@@ -251,8 +257,6 @@ func (r *Reader) next() error {
 			r.ar, r.pm = nil, nil
 			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
-		pr.StopAt(to)
-		pr.SetLimit(r.span.remaining)
 		r.from, r.to = from, to
 		if r.schema == nil {
 			r.schema = pr.Schema()

@@ -250,6 +250,7 @@ func (ar *AvroReader) SeekRow(row int64) error {
 	if ar.filter != nil {
 		ar.filter.next, ar.filter.ri = row, 0
 	}
+	ar.boundReadAhead()
 	return nil
 }
 
@@ -258,6 +259,20 @@ func (ar *AvroReader) SeekRow(row int64) error {
 // (math.MaxInt64 included) mean the end of the file; negative ones, 0.
 func (ar *AvroReader) StopAt(row int64) {
 	ar.end = max(0, min(row, ar.rd.RowCount()))
+	ar.boundReadAhead()
+}
+
+// boundReadAhead keeps the columns from reading ahead blocks past the
+// last row the reader will read: its end (StopAt) and, without a filter,
+// its limit (SetLimit). With a filter, where the matches end is not known.
+func (ar *AvroReader) boundReadAhead() {
+	end := ar.end
+	if ar.filter == nil && ar.limit >= 0 {
+		end = min(end, max(ar.row, 0)+ar.limit)
+	}
+	for _, c := range ar.used {
+		c.SetReadAheadEnd(end)
+	}
 }
 
 // Row returns the number of the row the next record is read from, or
@@ -271,7 +286,10 @@ func (ar *AvroReader) Row() int64 { return ar.row }
 // only the records it returns (those that satisfy the filter); a negative
 // n removes the limit. Unlike StopAt, which ends at a row of the file, it
 // suits "the first n matches".
-func (ar *AvroReader) SetLimit(n int64) { ar.limit = n }
+func (ar *AvroReader) SetLimit(n int64) {
+	ar.limit = n
+	ar.boundReadAhead()
+}
 
 // ColumnsRead returns the numbers of the file columns the reader reads.
 func (ar *AvroReader) ColumnsRead() []int {

@@ -701,6 +701,7 @@ type ColumnReader struct {
 	strict bool // check that every block is consumed exactly (Validate)
 
 	readAhead bool
+	aheadEnd  int64 // no block starting at or past this row is read ahead
 
 	loadedBlocks int           // blocks loaded, for Loaded
 	loadedBytes  int64         // their stored bytes
@@ -720,7 +721,7 @@ func (rd *Reader) Values(i int) (*ColumnReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &ColumnReader{rd: rd, index: i, meta: &rd.cols[i], typ: rd.cols[i].Type, table: t, block: -1, row: -1, dataBlock: -1, readAhead: rd.opts.ReadAhead}
+	c := &ColumnReader{rd: rd, index: i, meta: &rd.cols[i], typ: rd.cols[i].Type, table: t, block: -1, row: -1, dataBlock: -1, readAhead: rd.opts.ReadAhead, aheadEnd: math.MaxInt64}
 	c.share = rd.budget.Register(c)
 	return c, nil
 }
@@ -835,7 +836,7 @@ func (c *ColumnReader) loadBlock(b int) error {
 	if err := c.checkRows(bi); err != nil {
 		return err
 	}
-	if c.readAhead && c.peer == nil && b+1 < len(c.table.blocks) {
+	if c.readAhead && c.peer == nil && b+1 < len(c.table.blocks) && c.table.blocks[b+1].FirstRow < c.aheadEnd {
 		ch := make(chan *fetched, 1)
 		c.ahead = ch
 		go func() {
@@ -972,6 +973,11 @@ func (c *ColumnReader) Shared() int { return c.shared }
 // columns uses several cores. It costs one more block of memory. Close the
 // reader (or read to the end) to let the last fetch finish.
 func (c *ColumnReader) SetReadAhead(on bool) { c.readAhead = on }
+
+// SetReadAheadEnd bounds reading ahead (SetReadAhead) to the blocks that
+// start before top-level row end: a reader that will stop there fetches
+// no block it will not read. math.MaxInt64 removes the bound.
+func (c *ColumnReader) SetReadAheadEnd(end int64) { c.aheadEnd = end }
 
 // Loaded returns how many blocks the ColumnReader has read and
 // decompressed, counting a block again each time a seek or a pass reads it

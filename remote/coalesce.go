@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -47,13 +48,16 @@ type Coalescer struct {
 	wins  []*window // least recently used first
 	held  int64
 	reads int64
+	// prefix is the source's first bytes, fetched already (Hold).
+	prefix []byte
 }
 
 type span struct{ off, end int64 }
 
 type window struct {
-	off int64
-	b   []byte
+	off  int64
+	b    []byte
+	used int64 // the end of the bytes read from it so far, from off
 }
 
 // NewCoalescer wraps ra, whose content is size bytes long. opts may be nil.
@@ -95,7 +99,20 @@ func (c *Coalescer) Reads() int64 {
 	return c.reads
 }
 
-// ReadAt reads len(p) bytes at off, from a window when one holds them.
+// Hold gives c the bytes [0, len(b)) of the source, fetched already (a
+// header): reads inside them are answered from b, and windows stop short
+// of them. They are held outside the budget and never evicted. b must not
+// be changed afterwards.
+func (c *Coalescer) Hold(b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.prefix = b[:min(int64(len(b)), c.size)]
+}
+
+// ReadAt reads len(p) bytes at off, from the windows that hold them; the
+// bytes no window holds are fetched in a window that starts where those
+// held end and stops where the next window held starts, so that no byte
+// is fetched twice while it is held.
 func (c *Coalescer) ReadAt(p []byte, off int64) (int, error) {
 	want, short, err := clip(len(p), off, c.size)
 	if want == 0 {
@@ -103,25 +120,66 @@ func (c *Coalescer) ReadAt(p []byte, off int64) (int, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i, w := range c.wins {
-		if off >= w.off && off+want <= w.off+int64(len(w.b)) {
-			copy(p, w.b[off-w.off:])
-			// Most recently used goes last.
-			copy(c.wins[i:], c.wins[i+1:])
-			c.wins[len(c.wins)-1] = w
-			return int(want), short
-		}
+	end := off + want
+	if end <= int64(len(c.prefix)) {
+		copy(p, c.prefix[off:end])
+		return int(want), short
 	}
 	if want > c.opts.Budget/2 {
 		c.reads++
 		return c.ra.ReadAt(p, off)
 	}
+	pos := off
+	for pos < end {
+		if pos < int64(len(c.prefix)) {
+			pos += int64(copy(p[pos-off:want], c.prefix[pos:]))
+			continue
+		}
+		w := c.holding(pos)
+		if w == nil {
+			if w, err = c.fetch(pos, end-pos); err != nil {
+				return 0, err
+			}
+		}
+		pos += int64(copy(p[pos-off:want], w.b[pos-w.off:]))
+		w.used = max(w.used, pos-w.off)
+	}
+	return int(want), short
+}
+
+// holding returns the window that holds the byte at pos, made the most
+// recently used, or nil.
+func (c *Coalescer) holding(pos int64) *window {
+	for i, w := range c.wins {
+		if pos >= w.off && pos < w.off+int64(len(w.b)) {
+			// Most recently used goes last.
+			copy(c.wins[i:], c.wins[i+1:])
+			c.wins[len(c.wins)-1] = w
+			return w
+		}
+	}
+	return nil
+}
+
+// fetch fetches a window at off, which no window holds, for a read of want
+// bytes there: as windowSize says, cut where the next window held starts.
+func (c *Coalescer) fetch(off, want int64) (*window, error) {
 	n := c.windowSize(off, want)
-	// Evict the least recently used windows to stay within the budget.
+	for _, w := range c.wins {
+		if w.off > off && w.off < off+n {
+			n = w.off - off
+		}
+	}
+	// Evict windows to stay within the budget: first those read to
+	// their end (a column read in order needs them no more), then the
+	// least recently used.
 	for len(c.wins) > 0 && c.held+n > c.opts.Budget {
-		c.held -= int64(len(c.wins[0].b))
-		c.wins[0] = nil
-		c.wins = c.wins[1:]
+		i := slices.IndexFunc(c.wins, func(w *window) bool { return w.used == int64(len(w.b)) })
+		if i < 0 {
+			i = 0
+		}
+		c.held -= int64(len(c.wins[i].b))
+		c.wins = slices.Delete(c.wins, i, i+1)
 	}
 	b := make([]byte, n)
 	c.reads++
@@ -130,12 +188,12 @@ func (c *Coalescer) ReadAt(p []byte, off int64) (int, error) {
 		if err == nil || errors.Is(err, io.EOF) {
 			err = fmt.Errorf("remote: read of %d bytes at %d returned %d: %w", n, off, k, io.ErrUnexpectedEOF)
 		}
-		return 0, err
+		return nil, err
 	}
-	c.wins = append(c.wins, &window{off: off, b: b})
+	w := &window{off: off, b: b}
+	c.wins = append(c.wins, w)
 	c.held += n
-	copy(p, b)
-	return int(want), short
+	return w, nil
 }
 
 // clip bounds a read of n bytes at off from a source of size bytes, as
@@ -161,8 +219,8 @@ func clip(n int, off, size int64) (want int64, short, err error) {
 }
 
 // windowSize returns how much to fetch for a read of want bytes at off: to
-// the end of the hinted range holding off, within an equal share of the
-// budget per hinted range, or Window outside every range; never past the
+// the end of the hinted range holding off, within half an equal share of
+// the budget per hinted range, or Window outside every range; never past the
 // end of the source.
 func (c *Coalescer) windowSize(off, want int64) int64 {
 	window := c.opts.Window
@@ -178,7 +236,9 @@ func (c *Coalescer) windowSize(off, want int64) int64 {
 	end := off + window
 	for _, h := range c.hints {
 		if off >= h.off && off < h.end {
-			share := max(c.opts.Budget/int64(len(c.hints)), c.opts.Window)
+			// Half a share of the budget: a range's window and the
+			// next one, fetched as a read runs past it, fit together.
+			share := max(c.opts.Budget/int64(2*len(c.hints)), c.opts.Window)
 			end = min(h.end, off+share)
 			break
 		}

@@ -36,6 +36,24 @@ func NewHeaderReader(ra io.ReaderAt, size int64) *HeaderReader {
 	return &HeaderReader{ra: ra, size: size}
 }
 
+// NewHeaderReaderFrom wraps ra, whose content is size bytes long, holding
+// prefix already: the source's first bytes, kept from an earlier
+// HeaderReader of the same version of the source (Prefix), so that a file
+// opened again reads its header without fetching it again. prefix must not
+// be changed afterwards.
+func NewHeaderReaderFrom(ra io.ReaderAt, size int64, prefix []byte) *HeaderReader {
+	prefix = prefix[:min(int64(len(prefix)), size)]
+	return &HeaderReader{ra: ra, size: size, buf: prefix[:len(prefix):len(prefix)]}
+}
+
+// Prefix returns the source's first bytes that h holds. They are not
+// changed afterwards: a read that grows the prefix copies it.
+func (h *HeaderReader) Prefix() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.buf[:len(h.buf):len(h.buf)]
+}
+
 // Reads returns how many reads the underlying ReaderAt was asked for.
 func (h *HeaderReader) Reads() int64 {
 	h.mu.Lock()

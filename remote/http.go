@@ -141,6 +141,10 @@ func OpenHTTP(ctx context.Context, url string, opts *HTTPOptions) (*HTTP, error)
 // Size returns the resource's length in bytes.
 func (h *HTTP) Size() int64 { return h.size }
 
+// Version returns the resource's ETag as the server gave it when it was
+// opened ("" when it gave none); reads are pinned to it (If-Match).
+func (h *HTTP) Version() string { return h.etag }
+
 // Requests returns how many HTTP requests were made so far, the size
 // lookup included.
 func (h *HTTP) Requests() int64 { return h.reqs.Load() }

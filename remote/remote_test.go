@@ -360,3 +360,42 @@ func bitsLen(n int) int {
 	}
 	return k
 }
+
+// TestCoalescerFetchesEachByteOnce: with a budget that evicts nothing,
+// random reads (straddling windows, starting inside one and running past
+// it, hinted or not) fetch no byte twice, and none of the bytes given by
+// Hold; what they return is the source's.
+func TestCoalescerFetchesEachByteOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	data := make([]byte, 200_000)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	fetched := make([]int, len(data))
+	src := readerAtFunc(func(p []byte, off int64) (int, error) {
+		n, err := bytes.NewReader(data).ReadAt(p, off)
+		for i := range n {
+			fetched[off+int64(i)]++
+		}
+		return n, err
+	})
+	c := remote.NewCoalescer(src, int64(len(data)), &remote.CoalescerOptions{Budget: 1 << 20, Window: 3000, FirstWindow: 700})
+	const held = 5000
+	c.Hold(data[:held])
+	c.Prefetch(20_000, 50_000)
+	c.Prefetch(120_000, 30_000)
+	for range 3000 {
+		off := rng.Int64N(int64(len(data)))
+		p := make([]byte, rng.IntN(9000))
+		n, err := c.ReadAt(p, off)
+		want := min(int64(len(p)), int64(len(data))-off)
+		if int64(n) != want || !bytes.Equal(p[:n], data[off:off+int64(n)]) || (err != nil) != (int64(len(p)) > want) {
+			t.Fatalf("ReadAt(%d, %d) = %d, %v", len(p), off, n, err)
+		}
+	}
+	for i, k := range fetched {
+		if k > 1 || (i < held && k > 0) {
+			t.Fatalf("byte %d fetched %d times", i, k)
+		}
+	}
+}
