@@ -173,9 +173,9 @@ func HasGlob(name string) bool { return strings.ContainsAny(name, "*?[") }
 // object store's URL with a glob in its key the objects it matches in key
 // order, one ending in "/" its *.trv, *.trv1 and *.clmn objects, and any
 // other URL or name itself. A glob or directory that gives no file is an
-// error. Listing a store's keys is bounded by no context: Open's is.
-func ExpandNames(names []string) ([]string, error) {
-	return expandNames(context.Background(), names)
+// error. Listing a store's keys stops when ctx ends.
+func ExpandNames(ctx context.Context, names []string) ([]string, error) {
+	return expandNames(ctx, names)
 }
 
 func expandNames(ctx context.Context, names []string) ([]string, error) {

@@ -144,9 +144,10 @@ func (fn *expandFn) ProcessElement(glob string, emit func(string)) error {
 // keys or, ending in "/", a prefix, a directory means its *.trv, *.trv1
 // and *.clmn files, anything else is a filepath.Glob pattern, matched in
 // name order. A pattern that matches
-// nothing is an error.
+// nothing is an error. It runs while the pipeline is built, so a store's
+// listing is bounded by no context of its own.
 func Expand(glob string) ([]string, error) {
-	names, err := trevni.ExpandNames([]string{glob})
+	names, err := trevni.ExpandNames(context.Background(), []string{glob})
 	if err != nil {
 		return nil, fmt.Errorf("trevniio: %w", err)
 	}

@@ -236,7 +236,7 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 	}
 	ins, outPath := cmd.splitArgs(pos)
 	if cmd.dataset {
-		if ins, err = trevni.ExpandNames(ins); err != nil {
+		if ins, err = trevni.ExpandNames(ctx, ins); err != nil {
 			fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
 			return exitError
 		}
