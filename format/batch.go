@@ -80,44 +80,22 @@ func (c *ColumnReader) batchFail(start int64, k int, err error) error {
 // that is not an array into dst, up to len(dst) of them, and returns how
 // many it read; io.EOF when no row is left.
 func (c *ColumnReader) ReadLongs(dst []int64) (int, error) {
-	done := 0
-	for done < len(dst) {
-		n, err := c.batchSpan(Long, len(dst)-done, done)
-		if err != nil {
-			return done, eofIfNone(done, err)
-		}
-		start := c.row
-		out := dst[done : done+n]
-		b, pos := c.dec.b, c.dec.pos
-		for i := 0; i < n; {
-			var k int
-			pos, k = decodeLongs(b, pos, out[i:])
-			if i += k; i == n {
-				break
-			}
-			// Near the block's end, or an error: one value by readLong.
-			c.dec.pos = pos
-			v, err := c.dec.readLong()
-			if err != nil {
-				return done + i, c.batchFail(start, i, err)
-			}
-			out[i] = v
-			pos = c.dec.pos
-			i++
-		}
-		c.dec.pos = pos
-		c.row = start + int64(n)
-		done += n
-	}
-	return done, nil
+	return readVarints(c, Long, dst, decodeLongs, (*decoder).readLong)
 }
 
 // ReadInts reads the values of the next rows of a top-level int column
 // that is not an array into dst, as ReadLongs does.
 func (c *ColumnReader) ReadInts(dst []int32) (int, error) {
+	return readVarints(c, Int, dst, decodeInts, (*decoder).readInt)
+}
+
+// readVarints is ReadLongs and ReadInts: batch decodes the values of the
+// block's bytes in runs, and one reads a value singly where batch stops
+// (near the block's end, or at an error).
+func readVarints[T int32 | int64](c *ColumnReader, typ ValueType, dst []T, batch func(b []byte, pos int, out []T) (int, int), one func(*decoder) (T, error)) (int, error) {
 	done := 0
 	for done < len(dst) {
-		n, err := c.batchSpan(Int, len(dst)-done, done)
+		n, err := c.batchSpan(typ, len(dst)-done, done)
 		if err != nil {
 			return done, eofIfNone(done, err)
 		}
@@ -126,12 +104,12 @@ func (c *ColumnReader) ReadInts(dst []int32) (int, error) {
 		b, pos := c.dec.b, c.dec.pos
 		for i := 0; i < n; {
 			var k int
-			pos, k = decodeInts(b, pos, out[i:])
+			pos, k = batch(b, pos, out[i:])
 			if i += k; i == n {
 				break
 			}
 			c.dec.pos = pos
-			v, err := c.dec.readInt()
+			v, err := one(&c.dec)
 			if err != nil {
 				return done + i, c.batchFail(start, i, err)
 			}
