@@ -13,6 +13,7 @@ import (
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 )
 
 // The direct path: when every column a scan reads is a top-level field of
@@ -25,26 +26,11 @@ import (
 // directType returns the Trevni value type that a field of schema s is
 // stored as when the direct path can read it, and whether it can.
 func directType(s *schema.Schema) (format.ValueType, bool) {
-	if s.Logical != schema.LogicalNone {
+	switch {
+	case s.Logical != schema.LogicalNone, s.Kind == schema.Null, s.Kind == schema.Enum, s.Kind == schema.Fixed:
 		return 0, false
 	}
-	switch s.Kind {
-	case schema.Boolean:
-		return format.Boolean, true
-	case schema.Int:
-		return format.Int, true
-	case schema.Long:
-		return format.Long, true
-	case schema.Float:
-		return format.Float, true
-	case schema.Double:
-		return format.Double, true
-	case schema.String:
-		return format.String, true
-	case schema.Bytes:
-		return format.Bytes, true
-	}
-	return 0, false
+	return layout.ColumnType(s)
 }
 
 // directCol is one column read by the direct path.
