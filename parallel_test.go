@@ -98,7 +98,14 @@ func same(a, b written) string {
 func randomDataset(t *testing.T, seed uint64, n int) (*Dataset, *schema.Schema, []any) {
 	t.Helper()
 	g := avrorand.New(seed, avrorand.Options{})
-	text := g.Schema()
+	return writeParts(t, g, g.Schema(), seed, n, 50)
+}
+
+// writeParts writes n records of schema text drawn from g in 1 to 3 parts
+// (by seed) of small blocks (64 bytes and steps of blockStep) and opens
+// them as one data set.
+func writeParts(t *testing.T, g *avrorand.Generator, text string, seed uint64, n, blockStep int) (*Dataset, *schema.Schema, []any) {
+	t.Helper()
 	s, err := schema.Parse(text)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +114,7 @@ func randomDataset(t *testing.T, seed uint64, n int) (*Dataset, *schema.Schema, 
 	var recs []any
 	parts := 1 + int(seed%3)
 	for p := range parts {
-		o := &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 64 + int(seed%5)*50, Codec: []string{"null", "snappy", "deflate"}[seed%3]}}}
+		o := &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 64 + int(seed%5)*blockStep, Codec: []string{"null", "snappy", "deflate"}[seed%3]}}}
 		w, err := Create(filepath.Join(dir, fmt.Sprintf("p%d.trv", p)), text, o)
 		if err != nil {
 			t.Fatal(err)

@@ -21,7 +21,6 @@ import (
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/shred"
 )
 
 // largeSchema is Java's medium vector's schema (testdata/interop/medium).
@@ -117,36 +116,7 @@ func sameRun(a, b structRun) string {
 // blocks and opens them as one data set.
 func largeDataset(t *testing.T, seed uint64, n int) (*Dataset, *schema.Schema, []any) {
 	t.Helper()
-	s, err := schema.Parse(largeSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := avrorand.New(seed, avrorand.Options{})
-	dir := t.TempDir()
-	var recs []any
-	parts := 1 + int(seed%3)
-	for p := range parts {
-		o := &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 64 + int(seed%5)*100, Codec: []string{"null", "snappy", "deflate"}[seed%3]}}}
-		w, err := Create(filepath.Join(dir, fmt.Sprintf("p%d.trv", p)), largeSchema, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range n / parts {
-			v := g.Value(s)
-			if err := w.Write(v); err != nil {
-				t.Fatal(err)
-			}
-			recs = append(recs, v)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ds, err := Open(context.Background(), dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ds, s, recs
+	return writeParts(t, avrorand.New(seed, avrorand.Options{}), largeSchema, seed, n, 100)
 }
 
 // Random records in parts of small blocks, read into structs of scalars
