@@ -30,7 +30,7 @@ type Two struct {
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: structread IN.trv")
+		fmt.Fprintln(os.Stderr, "usage: readstructs IN.trv")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1]); err != nil {
