@@ -23,7 +23,9 @@
 // in path style), for GCS Application Default Credentials
 // (GOOGLE_APPLICATION_CREDENTIALS) and STORAGE_EMULATOR_HOST, for Azure
 // AZURE_STORAGE_ACCOUNT and its keys. A URL may carry the query parameters
-// of gocloud.dev's URL openers (s3://bucket/key?region=eu-west-1&endpoint=...).
+// of gocloud.dev's URL openers (s3://bucket/key?region=eu-west-1&endpoint=...),
+// or of this module's own GCS driver, package gcs below this one, which
+// speaks GCS's JSON API without Google's client libraries (gs://bucket/key?anonymous=true).
 package objstore
 
 import (
@@ -41,16 +43,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"cloud.google.com/go/storage"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/azureblob" // azblob://
-	_ "gocloud.dev/blob/gcsblob"   // gs://
 	_ "gocloud.dev/blob/s3blob"    // s3://
 	"gocloud.dev/gcerrors"
 
 	"github.com/trevni-go/trevni/internal/atomicfile"
+	"github.com/trevni-go/trevni/remote/objstore/gcs" // gs://
 )
 
 // ErrChanged is wrapped by the error of a read of an object that was
@@ -230,7 +231,7 @@ func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
 		return nil, fmt.Errorf("%s: %w", name, plain(err))
 	}
 	o.size, o.etag = attrs.Size, attrs.ETag
-	var ga storage.ObjectAttrs
+	var ga gcs.ObjectAttrs
 	if attrs.As(&ga) {
 		o.gen = ga.Generation
 	}
@@ -351,13 +352,9 @@ func (o *Object) pin(as func(any) bool) error {
 	if as(&s3opts) {
 		*s3opts = append(*s3opts, func(so *s3.Options) { so.RetryMaxAttempts = 1 })
 	}
-	var h **storage.ObjectHandle
-	if as(&h) {
-		oh := (*h).Retryer(storage.WithPolicy(storage.RetryNever))
-		if o.gen != 0 {
-			oh = oh.If(storage.Conditions{GenerationMatch: o.gen})
-		}
-		*h = oh
+	var c *gcs.Conditions // the GCS driver makes no retries
+	if as(&c) {
+		c.GenerationMatch = o.gen
 	}
 	return nil
 }
@@ -372,9 +369,9 @@ func (o *Object) check(r *blob.Reader) error {
 	if r.As(&out) && o.etag != "" && out.ETag != nil && *out.ETag != o.etag {
 		return fmt.Errorf("%w: its ETag was %s and is now %s", ErrChanged, o.etag, *out.ETag)
 	}
-	var gr *storage.Reader
-	if r.As(&gr) && o.gen != 0 && gr.Attrs.Generation != 0 && gr.Attrs.Generation != o.gen {
-		return fmt.Errorf("%w: its generation was %d and is now %d", ErrChanged, o.gen, gr.Attrs.Generation)
+	var ga gcs.ObjectAttrs
+	if r.As(&ga) && o.gen != 0 && ga.Generation != 0 && ga.Generation != o.gen {
+		return fmt.Errorf("%w: its generation was %d and is now %d", ErrChanged, o.gen, ga.Generation)
 	}
 	return nil
 }
