@@ -1,7 +1,9 @@
 // Package objstore reads and writes objects of cloud object stores named by
 // URL: s3://bucket/key (Amazon S3 and S3-compatible stores), gs://bucket/key
 // (Google Cloud Storage) and azblob://container/key (Azure Blob Storage),
-// through gocloud.dev/blob and its drivers.
+// through gocloud.dev/blob and its drivers: gocloud.dev's s3blob and
+// azureblob, and for GCS this module's own, package gcs below this one,
+// which speaks GCS's JSON API without Google's client libraries.
 //
 // An Object is an io.ReaderAt over one object: each ReadAt is one ranged
 // GET (wrap it in a remote.Coalescer to turn many small reads into few
@@ -23,9 +25,8 @@
 // in path style), for GCS Application Default Credentials
 // (GOOGLE_APPLICATION_CREDENTIALS) and STORAGE_EMULATOR_HOST, for Azure
 // AZURE_STORAGE_ACCOUNT and its keys. A URL may carry the query parameters
-// of gocloud.dev's URL openers (s3://bucket/key?region=eu-west-1&endpoint=...),
-// or of this module's own GCS driver, package gcs below this one, which
-// speaks GCS's JSON API without Google's client libraries (gs://bucket/key?anonymous=true).
+// of its driver's URL opener (s3://bucket/key?region=eu-west-1&endpoint=...,
+// gs://bucket/key?anonymous=true).
 package objstore
 
 import (
@@ -507,7 +508,7 @@ type Writer struct {
 // Create starts the upload of the object name. Without replace, an
 // existing object is an error wrapping ErrExists, and the upload is made
 // conditional on there being none when it completes (S3's If-None-Match,
-// GCS's DoesNotExist precondition), where the store supports it. ctx
+// GCS's ifGenerationMatch=0), where the store supports it. ctx
 // bounds the upload: its end aborts it.
 func Create(ctx context.Context, name string, replace bool) (*Writer, error) {
 	loc, err := Parse(name)
