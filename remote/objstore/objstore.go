@@ -569,6 +569,11 @@ func (w *Writer) Write(p []byte) (int, error) {
 	n, err := w.w.Write(p)
 	w.n += int64(n)
 	if err != nil {
+		if !w.replace && gcerrors.Code(err) == gcerrors.FailedPrecondition {
+			// A store that checks its condition as the upload starts
+			// (GCS's resumable uploads may).
+			return n, fmt.Errorf("%s: %w while it was being written: %w", w.name, ErrAppeared, err)
+		}
 		return n, fmt.Errorf("%s: cannot write: after %d bytes: %w", w.name, w.n, err)
 	}
 	return n, nil

@@ -9,8 +9,10 @@
 // It registers the "gs" scheme with blob.DefaultURLMux: gs://bucket opens a
 // bucket with Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS,
 // the file `gcloud auth application-default login` writes, or the metadata
-// server of a Google Cloud machine), or, when STORAGE_EMULATOR_HOST is set,
-// the emulator at that address without credentials. A URL may say
+// server of a Google Cloud machine), or without credentials where there
+// are none (a public bucket; a refusal then says why there were none), or,
+// when STORAGE_EMULATOR_HOST is set, the emulator at that address without
+// credentials. A URL may say
 // anonymous=true (no credentials, for a public bucket), endpoint=URL (the
 // JSON API's root, for a private endpoint or an emulator) and
 // universe_domain=DOMAIN.
@@ -82,6 +84,9 @@ type Options struct {
 	// adds; nil means one without credentials (a public bucket, an
 	// emulator). It should not follow redirects.
 	Client *http.Client
+	// NoCredentials, when the client has no credentials for want of
+	// any, says why: the errors of refused requests repeat it.
+	NoCredentials string
 	// ChunkSize is the size of the chunks of a resumable upload, rounded
 	// up to a multiple of 256 KiB; 0 means DefaultChunkSize. A
 	// WriterOptions.BufferSize overrides it for one writer.
@@ -115,7 +120,7 @@ func openBucket(name string, opts *Options) (*bucket, error) {
 	if o.Client == nil {
 		o.Client = &http.Client{CheckRedirect: noRedirect}
 	}
-	return &bucket{name: name, root: u.String(), client: o.Client, chunk: chunkSize(o.ChunkSize)}, nil
+	return &bucket{name: name, root: u.String(), client: o.Client, chunk: chunkSize(o.ChunkSize), noCreds: o.NoCredentials}, nil
 }
 
 // chunkSize rounds n up to a multiple of chunkUnit; 0 or less is the
@@ -177,10 +182,12 @@ func (o *URLOpener) OpenBucketURL(ctx context.Context, u *url.URL) (*blob.Bucket
 	if !anonymous {
 		c := o.credentials(ctx, universe)
 		if c.err != nil {
-			return nil, fmt.Errorf("open bucket %s: %w", u.Host, c.err)
+			// Requests go without: a public bucket answers them.
+			opts.NoCredentials = c.err.Error()
+		} else {
+			opts.Client = c.client
+			universe = c.universe
 		}
-		opts.Client = c.client
-		universe = c.universe
 	}
 	if opts.Endpoint == "" && universe != "" && universe != "googleapis.com" {
 		opts.Endpoint = "https://storage." + universe
@@ -208,7 +215,7 @@ func (o *URLOpener) credentials(ctx context.Context, universe string) credClient
 	})
 	var c credClient
 	if err != nil {
-		c.err = fmt.Errorf("no Google credentials (set GOOGLE_APPLICATION_CREDENTIALS to a key file, run `gcloud auth application-default login`, or add ?anonymous=true for a public bucket): %w", err)
+		c.err = fmt.Errorf("no Google credentials (set GOOGLE_APPLICATION_CREDENTIALS to a key file, or run `gcloud auth application-default login`): %w", err)
 	} else {
 		c.client = &http.Client{
 			Transport:     &oauth2.Transport{Source: creds.TokenSource, Base: http.DefaultTransport},
@@ -227,10 +234,11 @@ func (o *URLOpener) credentials(ctx context.Context, universe string) credClient
 
 // bucket is the driver.Bucket of one bucket.
 type bucket struct {
-	name   string
-	root   string // the endpoint, no trailing slash
-	client *http.Client
-	chunk  int
+	name    string
+	root    string // the endpoint, no trailing slash
+	client  *http.Client
+	chunk   int
+	noCreds string // why the client has no credentials, if it has none for want of any
 }
 
 // ObjectAttrs is an object's metadata as the JSON API describes it (the
@@ -348,9 +356,13 @@ func code(status int) gcerrors.ErrorCode {
 // ErrorCode implements driver.Bucket.
 func (b *bucket) ErrorCode(err error) gcerrors.ErrorCode {
 	var e *Error
+	var re *oauth2.RetrieveError
 	switch {
 	case errors.As(err, &e):
 		return code(e.Status)
+	case errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < 500:
+		// The credentials were refused by the token endpoint.
+		return gcerrors.PermissionDenied
 	case errors.Is(err, context.Canceled):
 		return gcerrors.Canceled
 	case errors.Is(err, context.DeadlineExceeded):
@@ -431,7 +443,11 @@ func (b *bucket) do(ctx context.Context, op, method, u string, body io.Reader, s
 			return resp, nil
 		}
 	}
-	return nil, failure(op, resp)
+	err = failure(op, resp)
+	if e := err.(*Error); b.noCreds != "" && code(e.Status) == gcerrors.PermissionDenied {
+		e.Message += " (the request had no credentials: " + b.noCreds + ")"
+	}
+	return nil, err
 }
 
 // decode reads the JSON body of resp into v (bounded by maxJSON) and

@@ -524,16 +524,32 @@ func TestURLOpener(t *testing.T) {
 			t.Errorf("%s opened", bad)
 		}
 	}
+	// No credentials: requests go without, and a refusal says why.
+	refusing := newScript(t, func(w http.ResponseWriter, r *request) {
+		if r.header.Get("Authorization") != "" {
+			http.Error(w, "credentials sent", http.StatusBadRequest)
+			return
+		}
+		http.Error(w, `{"error":{"code":401,"message":"Anonymous caller"}}`, http.StatusUnauthorized)
+	})
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", filepath.Join(t.TempDir(), "missing.json"))
-	if _, err := open(new(URLOpener), "gs://bkt"); err == nil || !strings.Contains(err.Error(), "GOOGLE_APPLICATION_CREDENTIALS") {
-		t.Errorf("no credentials: %v", err)
+	b, err := open(new(URLOpener), "gs://bkt?endpoint="+url.QueryEscape(refusing.URL))
+	if err != nil {
+		t.Fatal(err)
 	}
+	_, err = b.Attributes(ctx, "k")
+	if gcerrors.Code(err) != gcerrors.PermissionDenied || !strings.Contains(err.Error(), "no credentials") || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("a refusal without credentials: %v", err)
+	}
+	b.Close()
 
 	var tokens int
 	tok := newScript(t, func(w http.ResponseWriter, r *request) {
 		q, _ := url.ParseQuery(string(r.body))
 		if q.Get("grant_type") != "refresh_token" || q.Get("refresh_token") != "refresh" {
-			http.Error(w, "bad grant", http.StatusBadRequest)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":"invalid_grant"}`)
 			return
 		}
 		tokens++
@@ -560,7 +576,7 @@ func TestURLOpener(t *testing.T) {
 		}
 		b.Close()
 	}
-	b, err := open(o, "gs://bkt?anonymous=true&endpoint="+url.QueryEscape(store.URL))
+	b, err = open(o, "gs://bkt?anonymous=true&endpoint="+url.QueryEscape(store.URL))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -578,6 +594,24 @@ func TestURLOpener(t *testing.T) {
 		if got := r.header.Get("Authorization"); got != want {
 			t.Errorf("request %d: Authorization %q, want %q", i, got, want)
 		}
+	}
+
+	// Credentials the token endpoint refuses: denied, not to be retried.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(strings.Replace(adc, `"refresh"`, `"revoked"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", bad)
+	b, err = open(new(URLOpener), "gs://bkt?endpoint="+url.QueryEscape(store.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Attributes(ctx, "k"); gcerrors.Code(err) != gcerrors.PermissionDenied {
+		t.Errorf("refused credentials: %v (code %v)", err, gcerrors.Code(err))
+	}
+	b.Close()
+	if n := len(store.requests()); n != 3 {
+		t.Errorf("a request with refused credentials reached the store (%d requests)", n)
 	}
 
 	// The emulator: no credentials, plain HTTP.
