@@ -721,8 +721,9 @@ func Remove(ctx context.Context, name string) error {
 // Move puts the object from under the name to, which must be of the same
 // bucket, with a copy made by the store and the removal of from. Without
 // replace, an object at to is an error wrapping ErrExists and is left
-// untouched: checked just before the copy, which is not atomic with it
-// (stores have no conditional copy that gocloud.dev exposes).
+// untouched: checked just before the copy, which is not atomic with it,
+// and on GCS by the copy itself, conditional on there being none (the
+// gocloud.dev drivers of S3 and Azure expose no conditional copy).
 func Move(ctx context.Context, from, to string, replace bool) error {
 	lf, err := Parse(from)
 	if err != nil {
@@ -749,7 +750,17 @@ func Move(ctx context.Context, from, to string, replace bool) error {
 			return fmt.Errorf("%s: %w", to, ErrExists)
 		}
 	}
-	if err := b.Copy(ctx, lt.Key, lf.Key, nil); err != nil {
+	copts := &blob.CopyOptions{BeforeCopy: func(as func(any) bool) error {
+		var c *gcs.Conditions
+		if as(&c) {
+			c.DoesNotExist = !replace
+		}
+		return nil
+	}}
+	if err := b.Copy(ctx, lt.Key, lf.Key, copts); err != nil {
+		if !replace && gcerrors.Code(err) == gcerrors.FailedPrecondition {
+			return fmt.Errorf("%s: %w (it appeared while %s was being moved)", to, ErrExists, from)
+		}
 		return fmt.Errorf("%s: copying from %s: %w", to, from, plain(err))
 	}
 	if err := b.Delete(ctx, lf.Key); err != nil {

@@ -7,7 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -455,4 +458,28 @@ func TestMoveExistsRemove(t *testing.T) {
 			t.Fatal("a move across buckets succeeded")
 		}
 	})
+}
+
+// TestMoveConditionalGCS: on GCS a move that may not replace an object is
+// refused by the store's copy itself when one appears after the check
+// (fake-gcs-server ignores the copy's condition: a scripted server here).
+func TestMoveConditionalGCS(t *testing.T) {
+	var rewrite string
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet: // the check: no object yet
+			http.Error(w, `{"error":{"code":404,"message":"No such object"}}`, http.StatusNotFound)
+		case r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/rewriteTo/"):
+			rewrite = r.URL.RawQuery
+			http.Error(w, `{"error":{"code":412,"message":"precondition"}}`, http.StatusPreconditionFailed)
+		default:
+			http.Error(w, "unexpected", http.StatusBadRequest)
+		}
+	}))
+	defer s.Close()
+	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(s.URL, "http://"))
+	err := objstore.Move(context.Background(), "gs://bkt/a.tmp", "gs://bkt/a", false)
+	if !errors.Is(err, objstore.ErrExists) || rewrite != "ifGenerationMatch=0" {
+		t.Fatalf("a move refused by the store: %v (query %q)", err, rewrite)
+	}
 }

@@ -264,13 +264,17 @@ type ObjectAttrs struct {
 	Metadata           map[string]string `json:"metadata"`
 }
 
-// Conditions make a read conditional: BeforeRead's As gives a
-// **Conditions for the read about to be made.
+// Conditions make a read or a copy conditional: the As of BeforeRead and
+// of BeforeCopy gives a **Conditions for the request about to be made. A
+// condition not met fails the request with 412 Precondition Failed
+// (gcerrors.FailedPrecondition).
 type Conditions struct {
-	// GenerationMatch, when not 0, makes the read fail with 412
-	// Precondition Failed (gcerrors.FailedPrecondition) unless the
-	// object's generation is GenerationMatch.
+	// GenerationMatch, when not 0, makes a read fail unless the object's
+	// generation is GenerationMatch.
 	GenerationMatch int64
+	// DoesNotExist makes a copy fail if there is an object at its
+	// destination (ifGenerationMatch=0), atomically.
+	DoesNotExist bool
 }
 
 // Error is the error of a request the store answered with a failure.
@@ -701,8 +705,15 @@ func (r *reader) As(i any) bool {
 // Copy implements driver.Bucket with the rewrite API, which copies an
 // object of any size in one or more requests.
 func (b *bucket) Copy(ctx context.Context, dstKey, srcKey string, opts *driver.CopyOptions) error {
+	var cond Conditions
 	if opts.BeforeCopy != nil {
-		if err := opts.BeforeCopy(func(any) bool { return false }); err != nil {
+		if err := opts.BeforeCopy(func(i any) bool {
+			if p, ok := i.(**Conditions); ok {
+				*p = &cond
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -710,9 +721,16 @@ func (b *bucket) Copy(ctx context.Context, dstKey, srcKey string, opts *driver.C
 	base := b.objectURL(srcKey, nil) + "/rewriteTo/b/" + escape(b.name) + "/o/" + escape(dstKey)
 	token := ""
 	for range maxRewrites {
-		u := base
+		q := url.Values{}
+		if cond.DoesNotExist {
+			q.Set("ifGenerationMatch", "0")
+		}
 		if token != "" {
-			u += "?rewriteToken=" + escape(token)
+			q.Set("rewriteToken", token)
+		}
+		u := base
+		if len(q) > 0 {
+			u += "?" + q.Encode()
 		}
 		resp, err := b.do(ctx, op, http.MethodPost, u, strings.NewReader("{}"), 2,
 			http.Header{"Content-Type": {"application/json"}}, http.StatusOK)

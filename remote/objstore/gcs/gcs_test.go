@@ -388,13 +388,32 @@ func TestCopySteps(t *testing.T) {
 		}
 		io.WriteString(w, `{"done":true,"resource":{"name":"b/c"}}`)
 	})
-	if err := openScript(t, s, nil).Copy(context.Background(), "b/c", "a", nil); err != nil {
+	noReplace := &blob.CopyOptions{BeforeCopy: func(as func(any) bool) error {
+		var c *Conditions
+		if !as(&c) {
+			return errors.New("no *Conditions")
+		}
+		c.DoesNotExist = true
+		return nil
+	}}
+	if err := openScript(t, s, nil).Copy(context.Background(), "b/c", "a", noReplace); err != nil {
 		t.Fatal(err)
 	}
 	reqs := s.requests()
 	if len(reqs) != 2 || reqs[0].url.EscapedPath() != "/storage/v1/b/bkt/o/a/rewriteTo/b/bkt/o/b%2Fc" ||
 		reqs[0].method != http.MethodPost || reqs[1].url.Query().Get("rewriteToken") != "tok/1" {
 		t.Fatalf("requests %v", reqs)
+	}
+	for _, r := range reqs {
+		if r.url.Query().Get("ifGenerationMatch") != "0" {
+			t.Errorf("a step of a copy that may not replace: %s", r.url)
+		}
+	}
+	refusing := newScript(t, func(w http.ResponseWriter, r *request) {
+		http.Error(w, `{"error":{"code":412,"message":"At least one of the pre-conditions you specified did not hold."}}`, http.StatusPreconditionFailed)
+	})
+	if err := openScript(t, refusing, nil).Copy(context.Background(), "b", "a", noReplace); gcerrors.Code(err) != gcerrors.FailedPrecondition {
+		t.Errorf("a copy over an object: %v", err)
 	}
 }
 
