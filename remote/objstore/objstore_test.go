@@ -460,17 +460,22 @@ func TestMoveExistsRemove(t *testing.T) {
 	})
 }
 
-// TestMoveConditionalGCS: on GCS a move that may not replace an object is
-// refused by the store's copy itself when one appears after the check
-// (fake-gcs-server ignores the copy's condition: a scripted server here).
-func TestMoveConditionalGCS(t *testing.T) {
-	var rewrite string
+// TestStoreConditionsGCS: on GCS a move or an upload that may not
+// replace an object is refused by the store itself when one appears after
+// the check: the copy, and the start of a resumable upload, which may
+// check its condition then (fake-gcs-server ignores the copy's condition
+// and checks an upload's when it completes: a scripted server here).
+func TestStoreConditionsGCS(t *testing.T) {
+	var rewrite, upload string
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodGet: // the check: no object yet
 			http.Error(w, `{"error":{"code":404,"message":"No such object"}}`, http.StatusNotFound)
 		case r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/rewriteTo/"):
-			rewrite = r.URL.RawQuery
+			rewrite = r.URL.Query().Get("ifGenerationMatch")
+			http.Error(w, `{"error":{"code":412,"message":"precondition"}}`, http.StatusPreconditionFailed)
+		case r.Method == http.MethodPost && r.URL.Query().Get("uploadType") == "resumable":
+			upload = r.URL.Query().Get("ifGenerationMatch")
 			http.Error(w, `{"error":{"code":412,"message":"precondition"}}`, http.StatusPreconditionFailed)
 		default:
 			http.Error(w, "unexpected", http.StatusBadRequest)
@@ -478,8 +483,23 @@ func TestMoveConditionalGCS(t *testing.T) {
 	}))
 	defer s.Close()
 	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(s.URL, "http://"))
-	err := objstore.Move(context.Background(), "gs://bkt/a.tmp", "gs://bkt/a", false)
-	if !errors.Is(err, objstore.ErrExists) || rewrite != "ifGenerationMatch=0" {
-		t.Fatalf("a move refused by the store: %v (query %q)", err, rewrite)
+	ctx := context.Background()
+	err := objstore.Move(ctx, "gs://bkt/a.tmp", "gs://bkt/a", false)
+	if !errors.Is(err, objstore.ErrExists) || rewrite != "0" {
+		t.Fatalf("a move refused by the store: %v (ifGenerationMatch %q)", err, rewrite)
+	}
+	w, err := objstore.Create(ctx, "gs://bkt/b", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	chunk := make([]byte, 1<<20)
+	for range 9 { // more than the driver's chunk of 8 MiB
+		if _, err = w.Write(chunk); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, objstore.ErrAppeared) || upload != "0" {
+		t.Fatalf("an upload refused by the store as it starts: %v (ifGenerationMatch %q)", err, upload)
 	}
 }
