@@ -94,47 +94,45 @@ func ReadBatches[B any](r *Reader, opts *BatchOptions, newBatcher func() (Batche
 
 // readBatches is ReadBatches on the calling goroutine.
 func readBatches[B any](r *Reader, rows int, newBatcher func() (Batcher[B], error), yield func(Batch[B], error) bool) {
+	bt, err := newBatcher()
+	if err != nil {
+		yield(Batch[B]{}, err)
+		return
+	}
 	var (
-		bt      Batcher[B]
 		buf     []byte
 		pending int
-		err     error
 	)
-	for k := 0; ; k++ {
-		if k%256 == 0 {
-			if err := r.ctx.Err(); err != nil {
-				yield(Batch[B]{}, err)
+	for err == nil {
+		if err = r.ctx.Err(); err != nil {
+			break
+		}
+		for range 256 { // records between looks at the context
+			if buf, err = r.ReadBinary(buf[:0]); err != nil {
+				break
+			}
+			full, aerr := bt.Add(buf)
+			if aerr != nil {
+				yield(Batch[B]{}, fmt.Errorf("%s: row %d: %w", r.file.part.Name(), r.part.Row()-1, aerr))
 				return
 			}
-		}
-		buf, err = r.ReadBinary(buf[:0])
-		if err == io.EOF {
-			if pending > 0 {
+			if pending++; full || pending >= rows {
 				v, _ := bt.Flush()
-				yield(Batch[B]{Value: v, Records: pending}, nil)
-			}
-			return
-		}
-		if err == nil && bt == nil {
-			bt, err = newBatcher()
-		}
-		if err != nil {
-			yield(Batch[B]{}, err)
-			return
-		}
-		full, err := bt.Add(buf)
-		if err != nil {
-			yield(Batch[B]{}, fmt.Errorf("%s: row %d: %w", r.file.part.Name(), r.part.Row()-1, err))
-			return
-		}
-		if pending++; full || pending >= rows {
-			v, _ := bt.Flush()
-			n := pending
-			pending = 0
-			if !yield(Batch[B]{Value: v, Records: n}, nil) {
-				return
+				n := pending
+				pending = 0
+				if !yield(Batch[B]{Value: v, Records: n}, nil) {
+					return
+				}
 			}
 		}
+	}
+	if err != io.EOF {
+		yield(Batch[B]{}, err)
+		return
+	}
+	if pending > 0 {
+		v, _ := bt.Flush()
+		yield(Batch[B]{Value: v, Records: pending}, nil)
 	}
 }
 
