@@ -469,6 +469,9 @@ func checkFooter(rd *file.Reader) error {
 				return fmt.Errorf("Parquet footer: row group %d, column %s: %d bytes at %d (%d values) do not lie in the file's %d bytes",
 					g, md.Schema.Column(c).Path(), n, start, col.NumValues(), size)
 			}
+			if err := checkEncodings(g, md.Schema.Column(c).Path(), col.Type(), col.Encodings()); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
