@@ -12,11 +12,14 @@ import (
 	"testing"
 
 	pqgo "github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress"
+	pqgocompress "github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/avrorand"
@@ -482,7 +485,7 @@ func pqLeafValue(kind pqgo.Kind, v any) pqgo.Value {
 // pqgoCodecs are the codecs parquet-go writes, by name.
 var pqgoCodecs = []struct {
 	name  string
-	codec compress.Codec
+	codec pqgocompress.Codec
 }{
 	{"uncompressed", &pqgo.Uncompressed},
 	{"snappy", &pqgo.Snappy},
@@ -712,5 +715,142 @@ func TestParquetDeltaFixedRefused(t *testing.T) {
 	_, _, err = fromParquetFile(t, name, 16)
 	if err == nil || !strings.Contains(err.Error(), "row group 0, column key: DELTA_BYTE_ARRAY encoding of FIXED_LEN_BYTE_ARRAY") {
 		t.Fatalf("got %v, want the column and its encoding named", err)
+	}
+}
+
+// duckShapes is a DuckDB query of nested shapes and types beyond
+// TestParquetFromDuckDB's: lists of lists, lists of maps, maps of int
+// keys and of list values, structs of lists of structs, fixed-size arrays,
+// unsigned and small integers, enums, timestamps of each unit, times, and
+// NULL at every level, over n rows.
+func duckShapes(n int) string {
+	return fmt.Sprintf(`SELECT i AS id,
+		(i %% 256 - 128)::TINYINT AS i8, (i * 7 %% 65536 - 32768)::SMALLINT AS i16, (i %% 256)::UTINYINT AS u8, (i * 13 %% 65536)::USMALLINT AS u16,
+		(i * 100003)::UINTEGER AS u32, (i * 1000000007)::UBIGINT AS u64,
+		CASE WHEN i %% 9 = 0 THEN NULL ELSE (i %% 3)::VARCHAR END AS code,
+		(['red', 'green', 'blue'])[1 + i %% 3]::ENUM('red', 'green', 'blue') AS colour,
+		CASE WHEN i %% 5 = 0 THEN NULL ELSE [[i, NULL], NULL, [], [i * 2]] END AS lol,
+		[MAP {i: 'a' || i}, NULL, MAP {}] AS lom,
+		CASE WHEN i %% 4 = 1 THEN NULL ELSE MAP {i: [i, NULL], -i - 1: NULL} END AS mil,
+		{'s': CASE WHEN i %% 3 = 0 THEN NULL ELSE [{'x': i, 'y': CASE WHEN i %% 2 = 0 THEN NULL ELSE i / 4 END}, NULL] END,
+		 'n': CASE WHEN i %% 8 = 0 THEN NULL ELSE {'deep': [[{'z': i::VARCHAR}]]} END} AS st,
+		[i, i + 1, i + 2]::INTEGER[3] AS arr,
+		(i * 1.5)::REAL AS r, CASE WHEN i %% 11 = 0 THEN 'NaN'::DOUBLE WHEN i %% 13 = 0 THEN '-inf'::DOUBLE ELSE i / 7 END AS dd,
+		make_timestamp(1600000000000000 + i * 1000001) AS ts_us,
+		epoch_ms(1600000000000 + i * 1001) AS ts_ms,
+		make_timestamp_ns(1600000000000000000 + i * 1000000007) AS ts_ns,
+		to_timestamp(1600000000 + i) AS ts_tz,
+		(TIME '01:02:03' + INTERVAL (i * 1000007) MICROSECOND) AS t,
+		(i * 99991 %% 1000000000 / 100)::DECIMAL(9, 2) AS d9, (i %% 10000 / -10000)::DECIMAL(4, 4) AS frac,
+		CASE WHEN i %% 10 = 0 THEN NULL ELSE repeat('é✓', i %% 5) END AS txt
+		FROM range(0, %d) t(i)`, n)
+}
+
+// Parquet files DuckDB writes of duckShapes, with each codec DuckDB offers
+// (snappy, zstd, gzip, uncompressed, lz4_raw, brotli), Parquet format
+// versions 1 and 2 (DuckDB's version 2 writes data pages v2 and the delta
+// and byte-stream-split encodings), in several row groups: fromparquet
+// converts each into what DuckDB reads from it.
+func TestParquetFromDuckDBShapes(t *testing.T) {
+	dir := t.TempDir()
+	query := duckShapes(3000)
+	var args, files []string
+	for i, codec := range []string{"snappy", "zstd", "gzip", "uncompressed", "lz4_raw", "brotli"} {
+		for _, version := range []string{"V1", "V2"} {
+			f := filepath.Join(dir, fmt.Sprintf("%s-%s.parquet", codec, version))
+			args = append(args, fmt.Sprintf("sql:COPY (%s) TO '%s' (FORMAT parquet, COMPRESSION %s, PARQUET_VERSION %s, ROW_GROUP_SIZE %d)",
+				query, f, codec, version, 1000+i*100))
+			files = append(files, f)
+		}
+	}
+	reads := readDuckDB(t, append(args, files...))
+	for i, f := range files {
+		groups, c := parquetInfo(t, f)
+		if groups < 2 || c != strings.Split(filepath.Base(f), "-")[0] {
+			t.Fatalf("%s: %d row groups, codec %s", f, groups, c)
+		}
+		s, got, err := fromParquetFile(t, f, 100+i*300)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if err := duckDiff(s, got, reads[f]); err != nil {
+			t.Fatalf("%s: %v\n%s", f, err, s)
+		}
+	}
+}
+
+// arrowGoCodecs are the codecs arrow-go's Parquet writer offers.
+var arrowGoCodecs = []compress.Compression{
+	compress.Codecs.Uncompressed, compress.Codecs.Snappy, compress.Codecs.Gzip,
+	compress.Codecs.Zstd, compress.Codecs.Lz4Raw, compress.Codecs.Brotli,
+}
+
+// Parquet files arrow-go writes (pqarrow, no Avro or Arrow schema kept) of
+// the Arrow batches of random Avro schemas (records, arrays, maps, unions
+// as structs, logical types; nullable at every level), with each codec,
+// data pages v1 and v2, dictionaries on and off, several row groups:
+// fromparquet converts each, with the Avro schema inferred, into what
+// DuckDB reads from it.
+func TestParquetFromArrowGoRandom(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	seeds := uint64(12)
+	if os.Getenv("TREVNI_LONG_TESTS") != "" {
+		seeds = 48
+	}
+	var files []string
+	for seed := range seeds {
+		src, _, _ := writeRandomWith(t, 3000+seed, 150, inDuckDomain)
+		ds, err := trevni.Open(ctx, src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr, err := trevniarrow.NewRecordReader(ctx, ds, &trevniarrow.ReadOptions{BatchRows: 40, Schema: trevniarrow.SchemaOptions{Parquet: true}})
+		if err != nil {
+			t.Fatalf("seed %d: %v", 3000+seed, err)
+		}
+		codec := arrowGoCodecs[seed%uint64(len(arrowGoCodecs))]
+		version := parquet.DataPageV1
+		if seed%2 == 1 {
+			version = parquet.DataPageV2
+		}
+		props := parquet.NewWriterProperties(parquet.WithCompression(codec), parquet.WithMaxRowGroupLength(int64(30+seed%4*10)),
+			parquet.WithDataPageVersion(version), parquet.WithDictionaryDefault(seed%3 != 0), parquet.WithDataPageSize(512))
+		name := filepath.Join(dir, fmt.Sprintf("arrowgo-%d.parquet", seed))
+		f, err := os.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw, err := pqarrow.NewFileWriter(rr.Schema(), f, props, pqarrow.DefaultWriterProps())
+		if err != nil {
+			t.Fatalf("seed %d: %v", 3000+seed, err)
+		}
+		for rr.Next() {
+			if err := fw.Write(rr.RecordBatch()); err != nil {
+				t.Fatalf("seed %d: %v", 3000+seed, err)
+			}
+		}
+		if err := rr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rr.Release()
+		if err := fw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		groups, c := parquetInfo(t, name)
+		if groups < 2 || c != strings.ToLower(codec.String()) {
+			t.Fatalf("%s: %d row groups, codec %s", name, groups, c)
+		}
+		files = append(files, name)
+	}
+	reads := readDuckDB(t, files)
+	for i, f := range files {
+		s, got, err := fromParquetFile(t, f, 7+i*11)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if err := duckDiff(s, got, reads[f]); err != nil {
+			t.Fatalf("%s: %v\n%s", f, err, s)
+		}
 	}
 }
