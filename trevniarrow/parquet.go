@@ -333,7 +333,7 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 		rd.Close()
 		return nil, fmt.Errorf("Parquet schema: %w", err)
 	}
-	avro, err := AvroSchema(as)
+	avro, err := AvroSchema(textHints(as, fr.Manifest, rd.MetaData().Schema))
 	if err != nil {
 		rd.Close()
 		return nil, fmt.Errorf("Parquet schema: %w", err)

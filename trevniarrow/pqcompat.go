@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 // arrow-go's Parquet reader (v18.8.0) fails on a brotli page whose values
@@ -93,4 +96,80 @@ func checkEncodings(g int, path string, t parquet.Type, encs []parquet.Encoding)
 		}
 	}
 	return nil
+}
+
+// textHints returns as with the columns of Parquet's ENUM and JSON logical
+// types as strings, to infer the Avro schema from: arrow-go reads them as
+// binary (the Parquet format leaves their bytes to the application), but
+// they are text, and DuckDB and Spark read them as strings. as itself is
+// returned when no such column changes it.
+func textHints(as *arrow.Schema, m *pqarrow.SchemaManifest, descr *pqschema.Schema) *arrow.Schema {
+	if m == nil || len(m.Fields) != as.NumFields() {
+		return as
+	}
+	fields := as.Fields()
+	changed := false
+	for i := range m.Fields {
+		f, c := hintField(&m.Fields[i], descr)
+		if c && f.Name == fields[i].Name {
+			fields[i], changed = f, true
+		}
+	}
+	if !changed {
+		return as
+	}
+	md := as.Metadata()
+	return arrow.NewSchema(fields, &md)
+}
+
+// hintField returns sf's field with its ENUM and JSON leaves as strings,
+// and whether any was changed.
+func hintField(sf *pqarrow.SchemaField, descr *pqschema.Schema) (arrow.Field, bool) {
+	f := *sf.Field
+	if sf.IsLeaf() {
+		if sf.ColIndex < 0 || sf.ColIndex >= descr.NumColumns() || f.Type.ID() != arrow.BINARY {
+			return f, false
+		}
+		col := descr.Column(sf.ColIndex)
+		switch col.LogicalType().(type) {
+		case pqschema.EnumLogicalType, pqschema.JSONLogicalType:
+			f.Type = arrow.BinaryTypes.String
+			return f, true
+		}
+		return f, false
+	}
+	kids := make([]arrow.Field, len(sf.Children))
+	changed := false
+	for i := range sf.Children {
+		var c bool
+		kids[i], c = hintField(&sf.Children[i], descr)
+		changed = changed || c
+	}
+	if !changed {
+		return f, false
+	}
+	switch t := f.Type.(type) {
+	case *arrow.StructType:
+		if len(kids) != t.NumFields() {
+			return f, false
+		}
+		f.Type = arrow.StructOf(kids...)
+	case *arrow.ListType:
+		f.Type = arrow.ListOfField(kids[0])
+	case *arrow.LargeListType:
+		f.Type = arrow.LargeListOfField(kids[0])
+	case *arrow.FixedSizeListType:
+		f.Type = arrow.FixedSizeListOfField(t.Len(), kids[0])
+	case *arrow.MapType:
+		kv, ok := kids[0].Type.(*arrow.StructType)
+		if !ok || kv.NumFields() != 2 {
+			return f, false
+		}
+		mt := arrow.MapOf(kv.Field(0).Type, kv.Field(1).Type)
+		mt.SetItemNullable(kv.Field(1).Nullable)
+		f.Type = mt
+	default:
+		return f, false
+	}
+	return f, true
 }

@@ -164,7 +164,7 @@ func (g *pqgoGen) leaf() (pqgo.Node, pqValue) {
 		size := 1 + r.IntN(6)
 		return g.encoded(pqgo.Leaf(pqgo.FixedLenByteArrayType(size)), pqgo.FixedLenByteArray), func() any { return g.blob(size) }
 	case 15:
-		pool := []string{"RED", "GREEN", "BLUE"}
+		pool := []string{"RED", "GRÜN", "BLUE ✓"}
 		return g.encoded(pqgo.Enum(), pqgo.ByteArray), func() any { return pool[r.IntN(len(pool))] }
 	case 16:
 		return pqgo.UUID(), func() any { return [16]byte(g.blob(16)) }
@@ -728,7 +728,7 @@ func duckShapes(n int) string {
 		(i %% 256 - 128)::TINYINT AS i8, (i * 7 %% 65536 - 32768)::SMALLINT AS i16, (i %% 256)::UTINYINT AS u8, (i * 13 %% 65536)::USMALLINT AS u16,
 		(i * 100003)::UINTEGER AS u32, (i * 1000000007)::UBIGINT AS u64,
 		CASE WHEN i %% 9 = 0 THEN NULL ELSE (i %% 3)::VARCHAR END AS code,
-		(['red', 'green', 'blue'])[1 + i %% 3]::ENUM('red', 'green', 'blue') AS colour,
+		(['red', 'grün', 'blue'])[1 + i %% 3]::ENUM('red', 'grün', 'blue') AS colour,
 		CASE WHEN i %% 5 = 0 THEN NULL ELSE [[i, NULL], NULL, [], [i * 2]] END AS lol,
 		[MAP {i: 'a' || i}, NULL, MAP {}] AS lom,
 		CASE WHEN i %% 4 = 1 THEN NULL ELSE MAP {i: [i, NULL], -i - 1: NULL} END AS mil,
