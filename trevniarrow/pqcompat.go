@@ -99,10 +99,14 @@ func checkEncodings(g int, path string, t parquet.Type, encs []parquet.Encoding)
 }
 
 // textHints returns as with the columns of Parquet's ENUM and JSON logical
-// types as strings, to infer the Avro schema from: arrow-go reads them as
-// binary (the Parquet format leaves their bytes to the application), but
-// they are text, and DuckDB and Spark read them as strings. as itself is
-// returned when no such column changes it.
+// types as strings, and those of its INTERVAL as Arrow intervals, to infer
+// the Avro schema from. arrow-go reads the first as binary (the Parquet
+// format leaves their bytes to the application), but they are text, and
+// DuckDB and Spark read them as strings; it reads an INTERVAL as 12
+// fixed bytes, which are an Avro duration's (months, days and
+// milliseconds, little-endian), so the Avro type is a duration. The
+// batches keep arrow-go's types: the Trevni writer copies their bytes. as
+// itself is returned when no such column changes it.
 func textHints(as *arrow.Schema, m *pqarrow.SchemaManifest, descr *pqschema.Schema) *arrow.Schema {
 	if m == nil || len(m.Fields) != as.NumFields() {
 		return as
@@ -127,14 +131,21 @@ func textHints(as *arrow.Schema, m *pqarrow.SchemaManifest, descr *pqschema.Sche
 func hintField(sf *pqarrow.SchemaField, descr *pqschema.Schema) (arrow.Field, bool) {
 	f := *sf.Field
 	if sf.IsLeaf() {
-		if sf.ColIndex < 0 || sf.ColIndex >= descr.NumColumns() || f.Type.ID() != arrow.BINARY {
+		if sf.ColIndex < 0 || sf.ColIndex >= descr.NumColumns() {
 			return f, false
 		}
 		col := descr.Column(sf.ColIndex)
 		switch col.LogicalType().(type) {
 		case pqschema.EnumLogicalType, pqschema.JSONLogicalType:
-			f.Type = arrow.BinaryTypes.String
-			return f, true
+			if f.Type.ID() == arrow.BINARY {
+				f.Type = arrow.BinaryTypes.String
+				return f, true
+			}
+		case pqschema.IntervalLogicalType:
+			if t, ok := f.Type.(*arrow.FixedSizeBinaryType); ok && t.ByteWidth == 12 {
+				f.Type = arrow.FixedWidthTypes.MonthDayNanoInterval
+				return f, true
+			}
 		}
 		return f, false
 	}

@@ -2,6 +2,7 @@ package trevniarrow_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/big"
@@ -13,6 +14,7 @@ import (
 
 	pqgo "github.com/parquet-go/parquet-go"
 	pqgocompress "github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 
@@ -127,7 +129,7 @@ func (g *pqgoGen) blob(n int) []byte {
 // leaf returns a random leaf node and its values.
 func (g *pqgoGen) leaf() (pqgo.Node, pqValue) {
 	r := g.r
-	switch r.IntN(24) {
+	switch r.IntN(26) {
 	case 0:
 		return g.encoded(pqgo.Leaf(pqgo.BooleanType), pqgo.Boolean), func() any { return r.IntN(2) == 0 }
 	case 1:
@@ -207,6 +209,23 @@ func (g *pqgoGen) leaf() (pqgo.Node, pqValue) {
 		p := min(38, int(float64(8*size-1)*math.Log10(2)))
 		s := r.IntN(p + 1)
 		return g.encoded(pqgo.Decimal(s, p, pqgo.FixedLenByteArrayType(size)), pqgo.FixedLenByteArray), func() any { return g.decimalBytes(size, p) }
+	case 23:
+		// The INT96 timestamps of Impala and old Spark: nanoseconds of
+		// the day, then the Julian day, in whole microseconds (DuckDB
+		// keeps those) within DuckDB's range.
+		return pqgo.Leaf(pqgo.Int96Type), func() any {
+			ns := uint64(r.Int64N(86400e6)) * 1000
+			return deprecated.Int96{uint32(ns), uint32(ns >> 32), uint32(2440588 - 100000 + r.IntN(200000))}
+		}
+	case 24:
+		// An INTERVAL: months, days and milliseconds, little-endian.
+		return pqgo.IntervalNode(), func() any {
+			b := make([]byte, 12)
+			binary.LittleEndian.PutUint32(b, uint32(r.IntN(1000)))
+			binary.LittleEndian.PutUint32(b[4:], uint32(r.IntN(100)))
+			binary.LittleEndian.PutUint32(b[8:], r.Uint32())
+			return b
+		}
 	}
 	p := 1 + r.IntN(38)
 	s := r.IntN(p + 1)
@@ -473,6 +492,8 @@ func pqLeafValue(kind pqgo.Kind, v any) pqgo.Value {
 		return pqgo.ByteArrayValue([]byte(x))
 	case [16]byte:
 		return pqgo.FixedLenByteArrayValue(x[:])
+	case deprecated.Int96:
+		return pqgo.Int96Value(x)
 	case []byte:
 		if kind == pqgo.FixedLenByteArray {
 			return pqgo.FixedLenByteArrayValue(x)
@@ -742,7 +763,9 @@ func duckShapes(n int) string {
 		to_timestamp(1600000000 + i) AS ts_tz,
 		(TIME '01:02:03' + INTERVAL (i * 1000007) MICROSECOND) AS t,
 		(i * 99991 %% 1000000000 / 100)::DECIMAL(9, 2) AS d9, (i %% 10000 / -10000)::DECIMAL(4, 4) AS frac,
-		CASE WHEN i %% 10 = 0 THEN NULL ELSE repeat('é✓', i %% 5) END AS txt
+		CASE WHEN i %% 10 = 0 THEN NULL ELSE repeat('é✓', i %% 5) END AS txt,
+		CASE WHEN i %% 6 = 0 THEN NULL ELSE to_months((i %% 30)::INTEGER) + to_days((i %% 40)::INTEGER) + to_milliseconds(i * 1234567) END AS span,
+		[to_days(i::INTEGER), INTERVAL 0 SECOND] AS spans
 		FROM range(0, %d) t(i)`, n)
 }
 
