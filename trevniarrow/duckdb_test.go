@@ -239,7 +239,16 @@ func matchDuck(s *schema.Schema, v, d any) error {
 		}
 		rv := v.(map[string]any)
 		for _, f := range s.Fields {
-			if err := matchDuck(f.Type, rv[f.Name], m[f.Name]); err != nil {
+			// A column whose name is not an Avro name keeps it in
+			// "arrow.name".
+			name := f.Name
+			if p, ok := f.Prop("arrow.name"); ok {
+				name = p.(string)
+			}
+			if _, ok := m[name]; !ok {
+				return fmt.Errorf("field %s missing from %v", name, d)
+			}
+			if err := matchDuck(f.Type, rv[f.Name], m[name]); err != nil {
 				return fmt.Errorf("%s: %w", f.Name, err)
 			}
 		}

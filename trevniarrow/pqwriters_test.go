@@ -385,7 +385,10 @@ func (g *pqgoGen) group(depth, n int) *pqNode {
 	grp := pqgo.Group{}
 	fields := map[string]*pqNode{}
 	for i := range n {
-		name := fmt.Sprintf("f%d_%d", i, g.r.IntN(100))
+		// Some names are not Avro names (AvroSchema keeps them in
+		// "arrow.name"): spaces, dots, dashes, a leading digit, letters
+		// beyond ASCII.
+		name := fmt.Sprintf([]string{"f%d_%d", "f%d_%d", "f%d_%d", "f%d %d", "%d.f%d", "f%d-%d", "ü%d_%d"}[g.r.IntN(7)], i, g.r.IntN(100))
 		fields[name] = g.field(depth, true)
 		grp[name] = fields[name].node
 	}
@@ -742,8 +745,9 @@ func TestParquetDeltaFixedRefused(t *testing.T) {
 // duckShapes is a DuckDB query of nested shapes and types beyond
 // TestParquetFromDuckDB's: lists of lists, lists of maps, maps of int
 // keys and of list values, structs of lists of structs, fixed-size arrays,
-// unsigned and small integers, enums, timestamps of each unit, times, and
-// NULL at every level, over n rows.
+// unsigned and small integers, enums, timestamps of each unit, times,
+// intervals, names that are not Avro names, and NULL at every level, over
+// n rows.
 func duckShapes(n int) string {
 	return fmt.Sprintf(`SELECT i AS id,
 		(i %% 256 - 128)::TINYINT AS i8, (i * 7 %% 65536 - 32768)::SMALLINT AS i16, (i %% 256)::UTINYINT AS u8, (i * 13 %% 65536)::USMALLINT AS u16,
@@ -763,7 +767,8 @@ func duckShapes(n int) string {
 		to_timestamp(1600000000 + i) AS ts_tz,
 		(TIME '01:02:03' + INTERVAL (i * 1000007) MICROSECOND) AS t,
 		(i * 99991 %% 1000000000 / 100)::DECIMAL(9, 2) AS d9, (i %% 10000 / -10000)::DECIMAL(4, 4) AS frac,
-		CASE WHEN i %% 10 = 0 THEN NULL ELSE repeat('é✓', i %% 5) END AS txt,
+		CASE WHEN i %% 10 = 0 THEN NULL ELSE repeat('é✓', i %% 5) END AS "my txt",
+		{'x-y': i, 'ok': 'v'} AS "st.1", [{'a b': i}, NULL] AS "1st",
 		CASE WHEN i %% 6 = 0 THEN NULL ELSE to_months((i %% 30)::INTEGER) + to_days((i %% 40)::INTEGER) + to_milliseconds(i * 1234567) END AS span,
 		[to_days(i::INTEGER), INTERVAL 0 SECOND] AS spans
 		FROM range(0, %d) t(i)`, n)
