@@ -264,13 +264,19 @@ func matchDuck(s *schema.Schema, v, d any) error {
 			}
 			for _, e := range va {
 				entry := e.(map[string]any)
-				key := fmt.Sprint(entry["key"])
-				x, ok := m[key]
-				if !ok {
-					return fmt.Errorf("map key %s missing from %v", key, d)
+				found := false
+				for k, x := range m {
+					if matchDuck(s.Items.Fields[0].Type, entry["key"], k) != nil && matchDuck(s.Items.Fields[0].Type, entry["key"], json.Number(k)) != nil {
+						continue
+					}
+					if err := matchDuck(s.Items.Fields[1].Type, entry["value"], x); err != nil {
+						return fmt.Errorf("[%s]: %w", k, err)
+					}
+					found = true
+					break
 				}
-				if err := matchDuck(s.Items.Fields[1].Type, entry["value"], x); err != nil {
-					return fmt.Errorf("[%s]: %w", key, err)
+				if !found {
+					return fmt.Errorf("map key %v missing from %v", entry["key"], d)
 				}
 			}
 			return nil
@@ -397,11 +403,17 @@ func matchDuck(s *schema.Schema, v, d any) error {
 }
 
 // isEntries says whether s is the record of an entry of a Parquet map
-// whose keys are not strings, as AvroSchema infers it: fields key, of an
-// integer, and value.
+// whose keys are not strings, as AvroSchema infers it: fields key, of a
+// primitive type, and value.
 func isEntries(s *schema.Schema) bool {
-	return s.Kind == schema.Record && len(s.Fields) == 2 && s.Fields[0].Name == "key" && s.Fields[1].Name == "value" &&
-		(s.Fields[0].Type.Kind == schema.Int || s.Fields[0].Type.Kind == schema.Long) && s.Fields[0].Type.Logical == ""
+	if s.Kind != schema.Record || len(s.Fields) != 2 || s.Fields[0].Name != "key" || s.Fields[1].Name != "value" {
+		return false
+	}
+	switch s.Fields[0].Type.Kind {
+	case schema.Int, schema.Long, schema.Bytes, schema.Fixed, schema.String, schema.Float, schema.Double, schema.Boolean:
+		return true
+	}
+	return false
 }
 
 // matchFloat compares a float to DuckDB's rendering of it.

@@ -744,7 +744,8 @@ func TestParquetDeltaFixedRefused(t *testing.T) {
 
 // duckShapes is a DuckDB query of nested shapes and types beyond
 // TestParquetFromDuckDB's: lists of lists, lists of maps, maps of int
-// keys and of list values, structs of lists of structs, fixed-size arrays,
+// keys and of list values, maps of date and blob keys, structs of lists
+// of structs, fixed-size arrays,
 // unsigned and small integers, enums, timestamps of each unit, times,
 // intervals, names that are not Avro names, and NULL at every level, over
 // n rows.
@@ -769,6 +770,8 @@ func duckShapes(n int) string {
 		(i * 99991 %% 1000000000 / 100)::DECIMAL(9, 2) AS d9, (i %% 10000 / -10000)::DECIMAL(4, 4) AS frac,
 		CASE WHEN i %% 10 = 0 THEN NULL ELSE repeat('é✓', i %% 5) END AS "my txt",
 		{'x-y': i, 'ok': 'v'} AS "st.1", [{'a b': i}, NULL] AS "1st",
+		MAP {DATE '2020-01-01' + i::INTEGER: i, DATE '1900-03-01': NULL} AS datemap,
+		CASE WHEN i %% 7 = 0 THEN NULL ELSE MAP {('\x' || lpad(to_hex(i %% 256), 2, '0'))::BLOB: [i]} END AS blobmap,
 		CASE WHEN i %% 6 = 0 THEN NULL ELSE to_months((i %% 30)::INTEGER) + to_days((i %% 40)::INTEGER) + to_milliseconds(i * 1234567) END AS span,
 		[to_days(i::INTEGER), INTERVAL 0 SECOND] AS spans
 		FROM range(0, %d) t(i)`, n)
