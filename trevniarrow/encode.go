@@ -136,7 +136,7 @@ func newEncoder(s *schema.Schema, t arrow.DataType) (encoder, error) {
 		}
 		e := &structEnc{fields: make([]encoder, len(s.Fields)), index: make([]int, len(s.Fields))}
 		for i, f := range s.Fields {
-			k, ok := stt.FieldIdx(f.Name)
+			k, ok := stt.FieldIdx(arrowFieldName(f))
 			if !ok {
 				return nil, fmt.Errorf("record %s: field %s is not in the Arrow struct", s.FullName(), f.Name)
 			}

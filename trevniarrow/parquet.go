@@ -365,7 +365,7 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 		rd.Close()
 		return nil, fmt.Errorf("Parquet schema: %w", err)
 	}
-	avro, err := AvroSchema(as)
+	avro, err := AvroSchema(textHints(as, fr.Manifest, rd.MetaData().Schema))
 	if err != nil {
 		rd.Close()
 		return nil, fmt.Errorf("Parquet schema: %w", err)
@@ -500,6 +500,9 @@ func checkFooter(rd *file.Reader) error {
 			if start < 0 || n < 0 || start > size || n > size-start || col.NumValues() < 0 {
 				return fmt.Errorf("Parquet footer: row group %d, column %s: %d bytes at %d (%d values) do not lie in the file's %d bytes",
 					g, md.Schema.Column(c).Path(), n, start, col.NumValues(), size)
+			}
+			if err := checkEncodings(g, md.Schema.Column(c).Path(), col.Type(), col.Encodings()); err != nil {
+				return err
 			}
 		}
 	}

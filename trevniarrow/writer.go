@@ -216,6 +216,18 @@ func (in *inferrer) list(item arrow.Field, path string) (*schema.Schema, error) 
 	return &schema.Schema{Kind: schema.Array, Items: t}, nil
 }
 
+// arrowFieldName returns the name of the Arrow field an Avro field is
+// written from: the "arrow.name" AvroSchema keeps where the Arrow name is
+// not a valid Avro name ("my col", "a.b", "1st"), else the field's name.
+func arrowFieldName(f *schema.Field) string {
+	if v, ok := f.Prop("arrow.name"); ok {
+		if name, ok := v.(string); ok {
+			return name
+		}
+	}
+	return f.Name
+}
+
 // Writer writes Arrow record batches into a Trevni file as Avro records.
 // It is not safe for concurrent use.
 type Writer struct {
@@ -235,7 +247,7 @@ func NewWriter(w *trevni.Writer, as *arrow.Schema) (*Writer, error) {
 	tw := &Writer{w: w, avro: s}
 	if s.Kind == schema.Record {
 		for _, f := range s.Fields {
-			k := as.FieldIndices(f.Name)
+			k := as.FieldIndices(arrowFieldName(f))
 			if len(k) == 0 {
 				return nil, fmt.Errorf("field %s of the Avro schema is not a column", f.Name)
 			}

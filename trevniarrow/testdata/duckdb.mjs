@@ -13,7 +13,9 @@ for (const file of process.argv.slice(2)) {
   }
   const q = file.replaceAll("'", "''");
   const count = await conn.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM read_parquet('${q}')`);
-  const rows = await conn.runAndReadAll(`SELECT to_json(t)::VARCHAR AS j FROM read_parquet('${q}') t`);
+  // The alias is one no column of a test file has: a column named as
+  // the alias would be what to_json renders.
+  const rows = await conn.runAndReadAll(`SELECT to_json(trevni_row_)::VARCHAR AS j FROM read_parquet('${q}') trevni_row_`);
   const out = {
     file,
     count: Number(count.getRowObjects()[0].n),
