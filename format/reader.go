@@ -692,7 +692,12 @@ type ColumnReader struct {
 	row      int64 // the row last started, -1 before the first
 	blockEnd int64 // first row after the current block
 
-	raw  []byte // stored block bytes
+	// raw holds the stored bytes of the block being fetched, by this
+	// goroutine or by the read-ahead's: a column fetches one block at a
+	// time (loadBlock waits for the read-ahead first), so one buffer
+	// serves both, and a block of the null codec is read straight into
+	// its data buffer.
+	raw  []byte
 	data []byte // decompressed block
 	dec  decoder
 
@@ -706,7 +711,7 @@ type ColumnReader struct {
 	loadedBlocks int           // blocks loaded, for Loaded
 	loadedBytes  int64         // their stored bytes
 	ahead        chan *fetched // the next block, being fetched
-	spare        *fetched      // buffers for the next fetch
+	spare        *fetched      // a buffer for the next fetch
 
 	share *budget.Share // the bytes of block buffers held, in rd.budget
 
@@ -806,6 +811,11 @@ func (c *ColumnReader) loadBlock(b int) error {
 			f = &fetched{}
 		}
 		c.spare = nil
+		if f.data == nil && !c.readsAhead(b) {
+			// Nothing reads ahead into a second buffer: the block
+			// left behind gives its own, so that a column holds one.
+			f.data, c.data, c.dataBlock = c.data, nil, -1
+		}
 		if p := c.peer; p != nil && p.dataBlock == b {
 			c.copyBlock(b, f, p.data)
 			copied = true
@@ -825,9 +835,9 @@ func (c *ColumnReader) loadBlock(b int) error {
 		c.loadedBlocks++
 		c.loadedBytes += int64(c.table.blocks[b].CompressedSize + c.table.checksum)
 	}
-	// The buffers of the block left behind take the next fetch, in f,
+	// The buffer of the block left behind takes the next fetch, in f,
 	// which nothing else holds now.
-	c.raw, c.data, f.raw, f.data = f.raw, f.data, c.raw, c.data
+	c.data, f.data = f.data, c.data
 	old := f
 	c.dataBlock = b
 	bi := &c.table.blocks[b]
@@ -836,7 +846,7 @@ func (c *ColumnReader) loadBlock(b int) error {
 	if err := c.checkRows(bi); err != nil {
 		return err
 	}
-	if c.readAhead && c.peer == nil && b+1 < len(c.table.blocks) && c.table.blocks[b+1].FirstRow < c.aheadEnd {
+	if c.readsAhead(b) {
 		ch := make(chan *fetched, 1)
 		c.ahead = ch
 		go func() {
@@ -849,6 +859,11 @@ func (c *ColumnReader) loadBlock(b int) error {
 	return nil
 }
 
+// readsAhead reports whether, block b loaded, the next one is read ahead.
+func (c *ColumnReader) readsAhead(b int) bool {
+	return c.readAhead && c.peer == nil && b+1 < len(c.table.blocks) && c.table.blocks[b+1].FirstRow < c.aheadEnd
+}
+
 // blockSlack is the room a block's buffer has past its size: a codec
 // reads one byte more to check that nothing follows, and zstd decodes
 // faster with a little room to spare.
@@ -856,13 +871,14 @@ const blockSlack = 64
 
 // fetched is a block read and decompressed, or the error met doing so.
 type fetched struct {
-	block     int
-	raw, data []byte
-	err       *Error
+	block int
+	data  []byte
+	err   *Error
 }
 
-// fetch reads, decompresses and checks block b into f's buffers. It touches
-// nothing else of c but what does not change, so it may run in another
+// fetch reads, decompresses and checks block b into f's buffer. It touches
+// nothing else of c but what does not change and c.raw, which only the one
+// fetch of the column running at a time uses, so it may run in another
 // goroutine.
 func (c *ColumnReader) fetch(b int, f *fetched) {
 	f.block, f.err = b, nil
@@ -876,34 +892,74 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 		return
 	}
 	n := bi.CompressedSize + c.table.checksum
+	// A block of the null codec is read straight into the data buffer,
+	// its checksum after it; another into raw, and decompressed from
+	// there.
+	null := isNullCodec(c.table.codec)
+	rawWant, dataWant := n, min(bi.UncompressedSize, maxExpansion(c.table.codec, bi.CompressedSize))+blockSlack
+	if null {
+		rawWant, dataWant = 0, max(dataWant, n)
+	}
 	// Reserve what the buffers must grow by before they do; settle on
-	// what they really took afterwards.
-	before := int64(cap(f.raw) + cap(f.data))
-	reserved := int64(max(0, n-cap(f.raw)) + max(0, bi.UncompressedSize+blockSlack-cap(f.data)))
+	// what they really took afterwards. A buffer that grows takes some
+	// room more, so that the next blocks, of about the same size, find
+	// it large enough instead of leaving one buffer after another to
+	// the garbage collector.
+	before := int64(cap(c.raw) + cap(f.data))
+	rawCap, dataCap := cap(c.raw), cap(f.data)
+	if rawCap < rawWant {
+		rawCap = roomy(rawWant)
+	}
+	if dataCap < dataWant {
+		dataCap = roomy(dataWant)
+	}
 	budget := &c.rd.budget
+	reserved := int64(max(0, rawCap-cap(c.raw)) + max(0, dataCap-cap(f.data)))
 	if !budget.Take(c.share, reserved) {
-		fail(fmt.Errorf("%w: block of %d stored and %d uncompressed bytes would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, n, bi.UncompressedSize, budget.Limit))
-		return
+		// Without the room more, if that fits.
+		rawCap, dataCap = max(rawWant, cap(c.raw)), max(dataWant, cap(f.data))
+		reserved = int64(max(0, rawCap-cap(c.raw)) + max(0, dataCap-cap(f.data)))
+		if !budget.Take(c.share, reserved) {
+			fail(fmt.Errorf("%w: block of %d stored and %d uncompressed bytes would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, n, bi.UncompressedSize, budget.Limit))
+			return
+		}
 	}
-	defer func() { budget.Adjust(c.share, int64(cap(f.raw)+cap(f.data))-before-reserved) }()
-	if cap(f.raw) < n {
-		f.raw = make([]byte, n)
-	}
-	f.raw = f.raw[:n]
+	defer func() { budget.Adjust(c.share, int64(cap(c.raw)+cap(f.data))-before-reserved) }()
 	// The whole block is reserved: take it at once rather than grow to it.
-	if want := min(bi.UncompressedSize, maxExpansion(c.table.codec, bi.CompressedSize)) + blockSlack; cap(f.data) < want {
-		f.data = make([]byte, 0, want)
+	if cap(c.raw) < rawCap {
+		c.raw = make([]byte, rawCap)
+	}
+	if cap(f.data) < dataCap {
+		f.data = make([]byte, 0, dataCap)
+	}
+	stored := c.raw[:rawWant]
+	if null {
+		stored = f.data[:n]
 	}
 	// ReadAt may report io.EOF along with a full read at the end of input.
-	if k, err := c.rd.ra.ReadAt(f.raw, bi.Offset); k < n {
+	if k, err := c.rd.ra.ReadAt(stored, bi.Offset); k < n {
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		fail(fmt.Errorf("reading block: %w", err))
 		return
 	}
+	var want uint32
+	if c.table.checksum == 4 {
+		want = binary.BigEndian.Uint32(stored[bi.CompressedSize:])
+	}
 	var err error
-	f.data, err = c.table.codec.Decompress(f.data[:0], f.raw[:bi.CompressedSize], bi.UncompressedSize)
+	switch {
+	case !null:
+		f.data, err = c.table.codec.Decompress(f.data[:0], stored[:bi.CompressedSize], bi.UncompressedSize)
+	case bi.CompressedSize == bi.UncompressedSize:
+		f.data = f.data[:bi.CompressedSize] // in place: nothing to decompress
+	default:
+		// Sizes that disagree: the codec's error.
+		if _, err = c.table.codec.Decompress(nil, stored[:bi.CompressedSize], bi.UncompressedSize); err == nil {
+			err = fmt.Errorf("block holds %d bytes, stated size %d", bi.CompressedSize, bi.UncompressedSize)
+		}
+	}
 	if err != nil {
 		if _, ok := c.table.codec.(builtinCodec); !ok {
 			err = fmt.Errorf("%s codec: %w", c.table.codecName, err)
@@ -912,12 +968,22 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 		return
 	}
 	if c.table.checksum == 4 {
-		want := binary.BigEndian.Uint32(f.raw[bi.CompressedSize:])
 		got := crc32.Checksum(f.data, crcTable)
 		if !c.rd.crcAccepted(want, got, c.table.codecName == CodecNull) {
 			fail(fmt.Errorf("%w: stored CRC-32 %08x, data has %08x", ErrChecksum, want, got))
 		}
 	}
+}
+
+// roomy returns the capacity a block buffer growing to hold n bytes takes:
+// an eighth more, up to 64 KiB more, in whole pages.
+func roomy(n int) int {
+	const page = 4 << 10
+	m := n + min(n/8, 64<<10)
+	if m > math.MaxInt32-page {
+		return n
+	}
+	return (m + page - 1) &^ (page - 1)
 }
 
 // crcAccepted reports whether a block's stored CRC-32 want is accepted for

@@ -73,6 +73,9 @@ func (c *ColumnReader) entriesIn(from, to int64) (int64, error) {
 			if err != nil {
 				return 0, err
 			}
+			// It reads the rows a seek passes over, seldom past
+			// their block: nothing to read ahead.
+			a.readAhead = false
 			c.aux = append([]*ColumnReader{a}, c.aux...)
 		}
 	}
