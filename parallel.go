@@ -28,20 +28,25 @@ import (
 // row, passing over the records already written, so that the error, and
 // the records written before it, are those of the sequential reader.
 
-// How tasks are sized. A task's output should fit in what it may hold
-// waiting for the writer (chunkAhead chunks of chunkBytes), or its worker
-// waits: taskOutput is the output aimed at, judged from the output of the
-// tasks before (from the bytes of the columns read, times three, until
-// there is one). But a task should hold several blocks of every column
-// read, since the blocks where two tasks meet are read by both: at least
-// minTaskBlocks of each, about.
+// How tasks are sized. The writing methods' workers hold at most
+// ReadOptions.OutputMemory of encoded records waiting for the writer, in
+// chunks (ordered.Sizes): each task its share. A task aims at twice its
+// share of output, judged from the output of the tasks before (from the
+// bytes of the columns read, times three, until there is one), so that
+// the worker of the next task fills its share while the one before is
+// written and neither waits long. But a task should hold several blocks
+// of every column read, since the blocks where two tasks meet are read by
+// both: at least minTaskBlocks of each, about. ReadStructs' tasks hold
+// chunkAhead batches.
 const (
-	chunkBytes    = 1 << 20
 	chunkAhead    = 8
-	taskOutput    = 6 << 20
 	minTaskBlocks = 4
 	minTaskRows   = 1024
 )
+
+// DefaultOutputMemory is ReadOptions.OutputMemory's default for each
+// worker, and one more.
+const DefaultOutputMemory = 1 << 20
 
 // encodeFunc appends the encoding of pr's next record to dst, or returns
 // io.EOF after the last.
@@ -77,6 +82,7 @@ type pout interface {
 type byteOut struct {
 	newEnc func() encodeFunc
 	w      func(data []byte, ends []int) error
+	task   int64 // the output a task aims at
 }
 
 func (b *byteOut) fill(ctx context.Context, _ *ppart, rd partReader, out *ordered.Out) error {
@@ -119,7 +125,7 @@ func (b *byteOut) one(rd partReader) (read, put func() error) {
 	return read, put
 }
 
-func (b *byteOut) taskBytes(*ppart) int64 { return taskOutput }
+func (b *byteOut) taskBytes(*ppart) int64 { return b.task }
 
 func (b *byteOut) trustFirst() bool { return true }
 
@@ -222,13 +228,18 @@ func (pr *prun) taskRows(pp *ppart) int64 {
 // order, a chunk at a time (data holding the records ending at ends). It
 // returns the records written, and ctx's error as it is if it ends.
 func (r *Reader) writeParallel(workers int, newEnc func() encodeFunc, write func(data []byte, ends []int) error) (int64, error) {
-	return r.runParallel(workers, &byteOut{newEnc: newEnc, w: write}, nil)
+	memory := r.opts.OutputMemory
+	if memory <= 0 {
+		memory = int64(workers+1) * DefaultOutputMemory
+	}
+	chunk, ahead, task := ordered.Sizes(workers, memory)
+	return r.runParallel(workers, &byteOut{newEnc: newEnc, w: write, task: task}, &ordered.Options{ChunkBytes: chunk, Ahead: ahead})
 }
 
 // runParallel reads the reader's remaining records on workers goroutines
-// into out, which passes them on in row order; opts, if not nil, sizes
-// the chunks. It returns the records passed on, and ctx's error as it is
-// if it ends.
+// into out, which passes them on in row order, in chunks that opts
+// sizes. It returns the records passed on, and ctx's error as it is if it
+// ends.
 func (r *Reader) runParallel(workers int, out pout, opts *ordered.Options) (int64, error) {
 	pr := &prun{r: r, workers: workers, out: out, span: r.span}
 	pr.span.remaining = -1
@@ -253,10 +264,7 @@ func (r *Reader) runParallel(workers int, out pout, opts *ordered.Options) (int6
 	}
 	pr.left.Store(left)
 	start := r.n
-	o := ordered.Options{ChunkBytes: chunkBytes, Ahead: chunkAhead}
-	if opts != nil {
-		o = *opts
-	}
+	o := *opts
 	o.Workers = workers
 	err := ordered.Run(r.ctx, &o, pr.nextTask, pr.produce, pr.consume, pr.finish)
 	pr.closeAll()
@@ -279,6 +287,11 @@ func (pr *prun) newPart(p *Part, f *File, from, to int64) (*ppart, error) {
 	if err != nil {
 		f.Close()
 		return nil, err
+	}
+	if pr.workers >= runtime.GOMAXPROCS(0) {
+		// The workers keep the cores busy: a block read ahead would
+		// only take memory. (The first task's reader keeps its own.)
+		rd.SetReadAhead(false)
 	}
 	pp := &ppart{p: p, f: f, rd: rd, from: from, to: to, seqFrom: from, seqLimit: -1}
 	pr.mu.Lock()

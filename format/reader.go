@@ -409,6 +409,13 @@ func (rd *Reader) parseColumnMeta(i int) error {
 // RowCount returns the number of top-level rows.
 func (rd *Reader) RowCount() int64 { return rd.rowCount }
 
+// SetReadAhead sets ReaderOptions.ReadAhead for the ColumnReaders made
+// from now on; those made before keep theirs. A caller reading on as many
+// goroutines as there are cores has no core left for reading ahead, which
+// then only costs each column a second block of memory. It must not be
+// called while another goroutine makes a ColumnReader of rd.
+func (rd *Reader) SetReadAhead(on bool) { rd.opts.ReadAhead = on }
+
 // Size returns the size of the file in bytes.
 func (rd *Reader) Size() int64 { return rd.size }
 

@@ -47,6 +47,25 @@ type Options struct {
 // DefaultChunkBytes is the default of Options.ChunkBytes.
 const DefaultChunkBytes = 1 << 20
 
+// Sizes returns the chunk size and depth (Options.ChunkBytes and Ahead)
+// that keep the chunks of a Run on workers goroutines within about memory
+// bytes in all (see Run for what it holds), and the output a task should
+// aim at: twice what it may hold waiting. A worker whose task is not yet
+// being consumed waits once it holds its share; a task twice that size
+// lets the workers take turns without waiting, each filling its share
+// while the task before it is consumed. memory is shared among the
+// workers' tasks and one more (the one being consumed, or one waiting),
+// each holding Ahead chunks and the one being filled; chunks are at least
+// 16 KiB and at most DefaultChunkBytes.
+func Sizes(workers int, memory int64) (chunkBytes, ahead int, taskBytes int64) {
+	const minChunk = 16 << 10
+	workers = max(workers, 1)
+	share := max(memory/int64(workers+1), 2*minChunk)
+	chunk := min(max(share/4, minChunk), DefaultChunkBytes)
+	ahead = int(max(share/chunk-1, 1))
+	return int(chunk), ahead, 2 * int64(ahead+1) * chunk
+}
+
 // ErrStop, returned by a consume or finish function, ends Run early with
 // no error: the output wanted is complete (a limit is reached).
 var ErrStop = errors.New("ordered: stop")
@@ -153,9 +172,12 @@ func (r *runner) put(c *Chunk) {
 // error, so that the records before a failing one go out first. A panic
 // in consume or finish stops the workers before it goes on.
 //
-// At most about Workers × (Ahead+1) chunks are held at once: tasks are
-// handed out in order, and no more than Workers of them wait for the
-// consumer.
+// At most (Workers+1) × Ahead + Workers + 1 chunks are held at once,
+// those in use and those free together (a chunk is made only when none is
+// free): tasks are handed out in order, and no more than Workers of them
+// wait for the consumer besides the one it consumes; each holds up to
+// Ahead chunks handed on, each worker one it fills, and the consumer the
+// one it consumes. A chunk holds at most ChunkBytes and one record.
 func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error),
 	produce func(ctx context.Context, t T, out *Out) error,
 	consume func(t T, c *Chunk) error, finish func(t T, err error) error) error {
@@ -168,7 +190,10 @@ func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error)
 		o.ChunkBytes = DefaultChunkBytes
 	}
 	o.Ahead = max(o.Ahead, 1)
-	r := &runner{chunkBytes: o.ChunkBytes, values: o.Values, stop: make(chan struct{}), free: make(chan *Chunk, o.Workers*(o.Ahead+2)+1)}
+	// The free chunks: room for all there can be, so that none is
+	// dropped to be made again.
+	held := (o.Workers+1)*o.Ahead + o.Workers + 1
+	r := &runner{chunkBytes: o.ChunkBytes, values: o.Values, stop: make(chan struct{}), free: make(chan *Chunk, held)}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	slots := make(chan *slot[T], o.Workers)
