@@ -83,6 +83,11 @@ type byteOut struct {
 	newEnc func() encodeFunc
 	w      func(data []byte, ends []int) error
 	task   int64 // the output a task aims at
+	// deep: the memory is the default, and a task larger than twice its
+	// share (the least a task holds is larger) may hold half its output,
+	// in chunks of chunk bytes.
+	deep  bool
+	chunk int64
 }
 
 func (b *byteOut) fill(ctx context.Context, _ *ppart, rd partReader, out *ordered.Out) error {
@@ -187,7 +192,12 @@ type ptask struct {
 	pp       *ppart
 	from, to int64
 	last     bool // the part's last task
+	ahead    int  // the chunks it may hold waiting, if more than its share
 }
+
+// Ahead returns the chunks the task may hold waiting, if more than its
+// share (ordered.Options.Ahead).
+func (t *ptask) Ahead() int { return t.ahead }
 
 // prun is one writing of a reader's remaining records on several workers.
 type prun struct {
@@ -208,15 +218,21 @@ type prun struct {
 	outBytes, outRows atomic.Int64
 }
 
+// outPerRow returns the output of a row of pp, about: as in the tasks
+// before, or at first three times what the columns read hold.
+func (pr *prun) outPerRow(pp *ppart) int64 {
+	if rows := pr.outRows.Load(); rows > 0 {
+		return max(pr.outBytes.Load()/rows, 1)
+	}
+	return 3 * pp.inPerRow
+}
+
 // taskRows returns the rows the next task of pp holds, about.
 func (pr *prun) taskRows(pp *ppart) int64 {
 	if pr.r.taskRows > 0 {
 		return pr.r.taskRows
 	}
-	per := 3 * pp.inPerRow
-	if rows := pr.outRows.Load(); rows > 0 {
-		per = max(pr.outBytes.Load()/rows, 1)
-	}
+	per := pr.outPerRow(pp)
 	n := pr.out.taskBytes(pp) / per
 	// A part with less than a task for each worker is shared out.
 	n = min(n, (pp.to-pp.from+int64(pr.workers)-1)/int64(pr.workers))
@@ -233,7 +249,8 @@ func (r *Reader) writeParallel(workers int, newEnc func() encodeFunc, write func
 		memory = int64(workers+1) * DefaultOutputMemory
 	}
 	chunk, ahead, task := ordered.Sizes(workers, memory)
-	return r.runParallel(workers, &byteOut{newEnc: newEnc, w: write, task: task}, &ordered.Options{ChunkBytes: chunk, Ahead: ahead})
+	out := &byteOut{newEnc: newEnc, w: write, task: task, deep: r.opts.OutputMemory <= 0, chunk: int64(chunk)}
+	return r.runParallel(workers, out, &ordered.Options{ChunkBytes: chunk, Ahead: ahead})
 }
 
 // runParallel reads the reader's remaining records on workers goroutines
@@ -397,7 +414,7 @@ func (pp *ppart) cut(pr *prun) *ptask {
 			// One empty task, so that the part is closed in order.
 			return &ptask{pp: pp, from: pp.from, to: pp.from, last: true}
 		}
-		return pp.task(pp.from, pr.taskRows(pp))
+		return pr.deepen(pp.task(pp.from, pr.taskRows(pp)))
 	}
 	pos := pp.next
 	if pos >= pp.to {
@@ -412,7 +429,26 @@ func (pp *ppart) cut(pr *prun) *ptask {
 			return nil
 		}
 	}
-	return pp.task(pos, pr.taskRows(pp))
+	return pr.deepen(pp.task(pos, pr.taskRows(pp)))
+}
+
+// deepen lets a task whose output is expected to be more than twice its
+// share of the default memory hold half of it, in chunks, so that the
+// next worker need not wait for it to be written (the least a task
+// holds, four blocks of each column, can be that large where a record's
+// output is much larger than its columns' bytes: JSON).
+func (pr *prun) deepen(t *ptask) *ptask {
+	if b, ok := pr.out.(*byteOut); ok && b.deep && pr.r.taskRows <= 0 {
+		// Until a task has told, the least output a row may have: the
+		// bytes of its columns.
+		per := t.pp.inPerRow
+		if rows := pr.outRows.Load(); rows > 0 {
+			per = max(pr.outBytes.Load()/rows, 1)
+		}
+		half := (t.to - t.from) * per / 2
+		t.ahead = int(min((half+b.chunk-1)/b.chunk-1, 1<<20))
+	}
+	return t
 }
 
 // task returns the task starting at row pos.

@@ -51,10 +51,13 @@ type ReadOptions struct {
 	// OutputMemory bounds the encoded records that the writing methods'
 	// workers (Workers above 1) hold waiting to be written in order, in
 	// all: each task running or waiting holds at most its share, and aims
-	// at twice its share of output (but at least four blocks of each
-	// column read). 0 means DefaultOutputMemory for each worker and one
-	// more (3 MiB on two workers). Besides it, each worker holds the
-	// block buffers of its reader of the part (see
+	// at twice its share of output (but holds at least four blocks of
+	// each column read). 0 means DefaultOutputMemory for each worker and
+	// one more (3 MiB on two workers), and then a task that must be
+	// larger than twice its share (where a record's output is much larger
+	// than its columns' bytes, as JSON's) may hold half its output, so
+	// that the next worker need not wait for it. Besides it, each worker
+	// holds the block buffers of its reader of the part (see
 	// format.ReaderOptions.BlockMemory).
 	OutputMemory int64
 

@@ -37,7 +37,8 @@ type Options struct {
 	// DefaultChunkBytes.
 	ChunkBytes int
 	// Ahead is how many full chunks a task may have waiting for the
-	// consumer before it waits itself; 0 means 1.
+	// consumer before it waits itself; 0 means 1. A task (of Run's type
+	// T) with a method Ahead() int that returns more may have that many.
 	Ahead int
 	// Values: the tasks hand on Items (Out.Send) rather than Data, so no
 	// chunk is given room for ChunkBytes of data.
@@ -135,27 +136,42 @@ type runner struct {
 	chunkBytes int
 	values     bool
 	stop       chan struct{}
-	free       chan *Chunk
+
+	// The chunks consumed, for the workers to fill again: a chunk is
+	// made only when none is free, so that the chunks in use and free
+	// together are never more than were once in use at the same time.
+	mu   sync.Mutex
+	free []*Chunk
 }
 
 func (r *runner) get() *Chunk {
-	select {
-	case c := <-r.free:
+	r.mu.Lock()
+	if n := len(r.free); n > 0 {
+		c := r.free[n-1]
+		r.free = r.free[:n-1]
+		r.mu.Unlock()
 		c.Data, c.Ends, c.N = c.Data[:0], c.Ends[:0], 0
 		return c
-	default:
-		if r.values {
-			return &Chunk{}
-		}
-		return &Chunk{Data: make([]byte, 0, r.chunkBytes+r.chunkBytes/8)}
 	}
+	r.mu.Unlock()
+	if r.values {
+		return &Chunk{}
+	}
+	return &Chunk{Data: make([]byte, 0, r.chunkBytes+r.chunkBytes/8)}
 }
 
 func (r *runner) put(c *Chunk) {
-	select {
-	case r.free <- c:
-	default:
+	r.mu.Lock()
+	r.free = append(r.free, c)
+	r.mu.Unlock()
+}
+
+// ahead returns the chunks task t may have waiting.
+func ahead[T any](t T, o *Options) int {
+	if a, ok := any(t).(interface{ Ahead() int }); ok {
+		return max(a.Ahead(), o.Ahead)
 	}
+	return o.Ahead
 }
 
 // Run runs tasks on opts.Workers goroutines and passes their chunks to
@@ -176,8 +192,9 @@ func (r *runner) put(c *Chunk) {
 // those in use and those free together (a chunk is made only when none is
 // free): tasks are handed out in order, and no more than Workers of them
 // wait for the consumer besides the one it consumes; each holds up to
-// Ahead chunks handed on, each worker one it fills, and the consumer the
-// one it consumes. A chunk holds at most ChunkBytes and one record.
+// Ahead chunks handed on (its own Ahead, if it has one), each worker one
+// it fills, and the consumer the one it consumes. A chunk holds at most
+// ChunkBytes and one record.
 func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error),
 	produce func(ctx context.Context, t T, out *Out) error,
 	consume func(t T, c *Chunk) error, finish func(t T, err error) error) error {
@@ -190,10 +207,7 @@ func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error)
 		o.ChunkBytes = DefaultChunkBytes
 	}
 	o.Ahead = max(o.Ahead, 1)
-	// The free chunks: room for all there can be, so that none is
-	// dropped to be made again.
-	held := (o.Workers+1)*o.Ahead + o.Workers + 1
-	r := &runner{chunkBytes: o.ChunkBytes, values: o.Values, stop: make(chan struct{}), free: make(chan *Chunk, held)}
+	r := &runner{chunkBytes: o.ChunkBytes, values: o.Values, stop: make(chan struct{})}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	slots := make(chan *slot[T], o.Workers)
@@ -224,7 +238,7 @@ func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error)
 		}
 		var s *slot[T]
 		if ok || err != nil {
-			s = &slot[T]{t: t, chunks: make(chan *Chunk, o.Ahead), genErr: err}
+			s = &slot[T]{t: t, chunks: make(chan *Chunk, ahead(t, &o)), genErr: err}
 			select {
 			case slots <- s:
 			case <-r.stop:

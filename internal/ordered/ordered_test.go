@@ -236,6 +236,36 @@ func TestChunksHeld(t *testing.T) {
 			}
 		}
 	}
+	// Tasks with an Ahead of their own: the bound with the deepest.
+	for _, workers := range []int{1, 3} {
+		next := 0
+		seen := map[*Chunk]bool{}
+		err := Run(context.Background(), &Options{Workers: workers, ChunkBytes: 64, Ahead: 1}, func() (deepTask, bool, error) {
+			next++
+			return deepTask(next - 1), next <= 16, nil
+		}, func(ctx context.Context, i deepTask, out *Out) error {
+			for k := range 100 {
+				c := out.Chunk()
+				c.Data = binary.LittleEndian.AppendUint64(c.Data, uint64(int(i)*1000+k))
+				if !out.Record() {
+					return ctx.Err()
+				}
+			}
+			return nil
+		}, func(i deepTask, c *Chunk) error {
+			seen[c] = true
+			if len(seen)%3 == 0 {
+				time.Sleep(50 * time.Microsecond)
+			}
+			return nil
+		}, func(deepTask, error) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if limit := (workers+1)*5 + workers + 1; len(seen) > limit {
+			t.Errorf("%d workers, tasks ahead up to 5: %d chunks in use, more than %d", workers, len(seen), limit)
+		}
+	}
 	for _, workers := range []int{0, 1, 2, 4, 16, 64} {
 		for _, memory := range []int64{0, 100 << 10, 1 << 20, 3 << 20, 40 << 20, 1 << 30} {
 			chunk, ahead, task := Sizes(workers, memory)
@@ -260,3 +290,8 @@ func TestChunksHeld(t *testing.T) {
 		}
 	}
 }
+
+// deepTask is a task that may hold 5 chunks waiting when it is even.
+type deepTask int
+
+func (d deepTask) Ahead() int { return 5 * (1 - int(d)%2) }
