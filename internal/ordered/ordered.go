@@ -238,7 +238,11 @@ func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error)
 		}
 		var s *slot[T]
 		if ok || err != nil {
-			s = &slot[T]{t: t, chunks: make(chan *Chunk, ahead(t, &o)), genErr: err}
+			depth := o.Ahead
+			if err == nil {
+				depth = ahead(t, &o)
+			}
+			s = &slot[T]{t: t, chunks: make(chan *Chunk, depth), genErr: err}
 			select {
 			case slots <- s:
 			case <-r.stop:

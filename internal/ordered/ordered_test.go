@@ -295,3 +295,29 @@ func TestChunksHeld(t *testing.T) {
 type deepTask int
 
 func (d deepTask) Ahead() int { return 5 * (1 - int(d)%2) }
+
+// deepPtr is a task whose Ahead cannot be asked of nil.
+type deepPtr struct{ ahead int }
+
+func (d *deepPtr) Ahead() int { return d.ahead }
+
+// An error from next, with no task, ends the run with that error: the
+// depth of a task is asked only of a task.
+func TestRunNextErrorDeep(t *testing.T) {
+	bad := errors.New("no part")
+	n := 0
+	err := Run(context.Background(), &Options{Workers: 2}, func() (*deepPtr, bool, error) {
+		if n++; n > 3 {
+			return nil, false, bad
+		}
+		return &deepPtr{ahead: n}, true, nil
+	}, func(ctx context.Context, d *deepPtr, out *Out) error {
+		c := out.Chunk()
+		c.Data = append(c.Data, byte(d.ahead))
+		out.Record()
+		return nil
+	}, func(*deepPtr, *Chunk) error { return nil }, func(*deepPtr, error) error { return nil })
+	if err != bad {
+		t.Fatalf("err = %v, want %v", err, bad)
+	}
+}
