@@ -46,7 +46,8 @@ func growingFile(t *testing.T, codec, checksum string) ([]byte, []string) {
 // for the null codec, whose blocks are read straight into place) and one
 // decompressed block, two with read-ahead; buffers that grow take room
 // for the next blocks, so that reading the blocks does not allocate a
-// buffer for each; and all of it given back at Close.
+// buffer for each; and all of it given back at Close but the reader's
+// buffer of stored bytes, kept for the next column.
 func TestBlockBuffers(t *testing.T) {
 	for _, codec := range []string{"null", "snappy", "deflate"} {
 		for _, checksum := range []string{"null", "crc32"} {
@@ -109,8 +110,10 @@ func TestBlockBuffers(t *testing.T) {
 						t.Errorf("reading %d blocks allocated %d bytes, more than %d", len(blocks), alloc, limit)
 					}
 					c.Close()
-					if n := rd.budget.Used(); n != 0 {
-						t.Errorf("%d bytes held after Close", n)
+					// What is left is the reader's buffer of stored
+					// bytes, free for the next block read.
+					if n, raw := rd.budget.Used(), rd.rawHeld(); n != raw || raw > int64(roomy(largest+blockSlack)) {
+						t.Errorf("%d bytes held after Close, %d of them the free buffers of stored bytes", n, raw)
 					}
 				})
 			}
@@ -139,5 +142,74 @@ func TestNullCodecSizes(t *testing.T) {
 	}
 	if !errors.As(err, &e) || e.Block != 3 || !strings.Contains(err.Error(), "stated size") {
 		t.Fatalf("err = %v, want the size error of block 3", err)
+	}
+}
+
+// TestStoredBuffersShared reads eight snappy columns side by side: their
+// blocks' stored bytes pass through one buffer of the reader's, not one a
+// column, and the budget counts it.
+func TestStoredBuffersShared(t *testing.T) {
+	cols := make([]ColumnMeta, 8)
+	for i := range cols {
+		cols[i] = ColumnMeta{Name: string(rune('a' + i)), Type: Long}
+	}
+	var file bytes.Buffer
+	w, err := NewWriter(&file, cols, &WriterOptions{BlockSize: 4 << 10, Codec: "snappy", Checksum: "crc32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	row := make([]any, len(cols))
+	for range 5000 {
+		for i := range row {
+			row[i] = r.Int64()
+		}
+		if err := w.WriteRow(row...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := NewReader(bytes.NewReader(file.Bytes()), int64(file.Len()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crs []*ColumnReader
+	var largest int
+	for i := range cols {
+		c, err := rd.Values(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crs = append(crs, c)
+		blocks, _ := rd.Blocks(i)
+		for _, b := range blocks {
+			largest = max(largest, b.UncompressedSize+blockSlack, b.CompressedSize+4)
+		}
+	}
+	for k := 0; ; k++ {
+		done := false
+		for _, c := range crs {
+			if err := c.StartRow(); err == io.EOF {
+				done = true
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.ReadLong(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if done {
+			break
+		}
+		// Each column's block, and one buffer of stored bytes.
+		if held, limit := rd.budget.Used(), int64(len(cols)+1)*int64(roomy(largest)); held > limit {
+			t.Fatalf("row %d: %d bytes held, more than %d buffers of %d", k, held, len(cols)+1, roomy(largest))
+		}
+	}
+	if raw := rd.rawHeld(); raw == 0 || raw > int64(roomy(largest)) {
+		t.Errorf("%d bytes of free buffers of stored bytes, want one of at most %d", raw, roomy(largest))
 	}
 }

@@ -73,6 +73,73 @@ type Reader struct {
 	tables []*blockTable
 
 	budget budget.Budget[ColumnReader]
+
+	// The buffers of stored block bytes, shared by the ColumnReaders: a
+	// block's stored bytes are needed only while it is decompressed, so
+	// a reader holds as many as it decompresses at once, not one a
+	// column. They are counted in budget under rawShare (held by
+	// rawOwner, which lives as long as the Reader).
+	rawMu    sync.Mutex
+	raws     [][]byte
+	rawOwner *ColumnReader
+	rawShare *budget.Share
+}
+
+// takeRaw returns a buffer of n bytes for a block's stored bytes, within
+// the block memory, or false; give it back with putRaw.
+func (rd *Reader) takeRaw(n int) ([]byte, bool) {
+	rd.rawMu.Lock()
+	if rd.rawShare == nil {
+		rd.rawOwner = &ColumnReader{}
+		rd.rawShare = rd.budget.Register(rd.rawOwner)
+	}
+	best := -1 // the smallest free buffer that fits
+	for i, b := range rd.raws {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(rd.raws[best])) {
+			best = i
+		}
+	}
+	k, i := len(rd.raws), best
+	if i < 0 {
+		i = k - 1 // none fits: the last free one, grown, if any
+	}
+	var old []byte
+	if i >= 0 {
+		old = rd.raws[i]
+		rd.raws[i] = rd.raws[k-1]
+		rd.raws = rd.raws[:k-1]
+	}
+	rd.rawMu.Unlock()
+	if cap(old) >= n {
+		return old[:n], true
+	}
+	for _, c := range []int{roomy(n), n} {
+		if rd.budget.Take(rd.rawShare, int64(c-cap(old))) {
+			return make([]byte, n, c), true
+		}
+	}
+	if old != nil {
+		rd.putRaw(old)
+	}
+	return nil, false
+}
+
+// putRaw gives back a buffer takeRaw returned.
+func (rd *Reader) putRaw(b []byte) {
+	rd.rawMu.Lock()
+	rd.raws = append(rd.raws, b)
+	rd.rawMu.Unlock()
+}
+
+// rawHeld returns the bytes of the free buffers of stored bytes.
+func (rd *Reader) rawHeld() int64 {
+	rd.rawMu.Lock()
+	defer rd.rawMu.Unlock()
+	var n int64
+	for _, b := range rd.raws {
+		n += int64(cap(b))
+	}
+	return n
 }
 
 // BlockInfo describes one block of a column.
@@ -699,12 +766,6 @@ type ColumnReader struct {
 	row      int64 // the row last started, -1 before the first
 	blockEnd int64 // first row after the current block
 
-	// raw holds the stored bytes of the block being fetched, by this
-	// goroutine or by the read-ahead's: a column fetches one block at a
-	// time (loadBlock waits for the read-ahead first), so one buffer
-	// serves both, and a block of the null codec is read straight into
-	// its data buffer.
-	raw  []byte
 	data []byte // decompressed block
 	dec  decoder
 
@@ -884,8 +945,7 @@ type fetched struct {
 }
 
 // fetch reads, decompresses and checks block b into f's buffer. It touches
-// nothing else of c but what does not change and c.raw, which only the one
-// fetch of the column running at a time uses, so it may run in another
+// nothing else of c but what does not change, so it may run in another
 // goroutine.
 func (c *ColumnReader) fetch(b int, f *fetched) {
 	f.block, f.err = b, nil
@@ -900,48 +960,53 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 	}
 	n := bi.CompressedSize + c.table.checksum
 	// A block of the null codec is read straight into the data buffer,
-	// its checksum after it; another into raw, and decompressed from
-	// there.
+	// its checksum after it; another into a buffer of the reader's
+	// (takeRaw), and decompressed from there.
 	null := isNullCodec(c.table.codec)
-	rawWant, dataWant := n, min(bi.UncompressedSize, maxExpansion(c.table.codec, bi.CompressedSize))+blockSlack
+	dataWant := min(bi.UncompressedSize, maxExpansion(c.table.codec, bi.CompressedSize)) + blockSlack
 	if null {
-		rawWant, dataWant = 0, max(dataWant, n)
+		dataWant = max(dataWant, n)
 	}
-	// Reserve what the buffers must grow by before they do; settle on
-	// what they really took afterwards. A buffer that grows takes some
+	budget := &c.rd.budget
+	limitErr := func() {
+		fail(fmt.Errorf("%w: block of %d stored and %d uncompressed bytes would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, n, bi.UncompressedSize, budget.Limit))
+	}
+	// Reserve what the buffer must grow by before it does; settle on
+	// what it really took afterwards. A buffer that grows takes some
 	// room more, so that the next blocks, of about the same size, find
 	// it large enough instead of leaving one buffer after another to
 	// the garbage collector.
-	before := int64(cap(c.raw) + cap(f.data))
-	rawCap, dataCap := cap(c.raw), cap(f.data)
-	if rawCap < rawWant {
-		rawCap = roomy(rawWant)
-	}
+	before := int64(cap(f.data))
+	dataCap := cap(f.data)
 	if dataCap < dataWant {
 		dataCap = roomy(dataWant)
 	}
-	budget := &c.rd.budget
-	reserved := int64(max(0, rawCap-cap(c.raw)) + max(0, dataCap-cap(f.data)))
+	reserved := int64(max(0, dataCap-cap(f.data)))
 	if !budget.Take(c.share, reserved) {
 		// Without the room more, if that fits.
-		rawCap, dataCap = max(rawWant, cap(c.raw)), max(dataWant, cap(f.data))
-		reserved = int64(max(0, rawCap-cap(c.raw)) + max(0, dataCap-cap(f.data)))
+		dataCap = max(dataWant, cap(f.data))
+		reserved = int64(max(0, dataCap-cap(f.data)))
 		if !budget.Take(c.share, reserved) {
-			fail(fmt.Errorf("%w: block of %d stored and %d uncompressed bytes would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, n, bi.UncompressedSize, budget.Limit))
+			limitErr()
 			return
 		}
 	}
-	defer func() { budget.Adjust(c.share, int64(cap(c.raw)+cap(f.data))-before-reserved) }()
+	defer func() { budget.Adjust(c.share, int64(cap(f.data))-before-reserved) }()
 	// The whole block is reserved: take it at once rather than grow to it.
-	if cap(c.raw) < rawCap {
-		c.raw = make([]byte, rawCap)
-	}
 	if cap(f.data) < dataCap {
 		f.data = make([]byte, 0, dataCap)
 	}
-	stored := c.raw[:rawWant]
+	var stored []byte
 	if null {
 		stored = f.data[:n]
+	} else {
+		raw, ok := c.rd.takeRaw(n)
+		if !ok {
+			limitErr()
+			return
+		}
+		defer c.rd.putRaw(raw)
+		stored = raw
 	}
 	// ReadAt may report io.EOF along with a full read at the end of input.
 	if k, err := c.rd.ra.ReadAt(stored, bi.Offset); k < n {
@@ -1064,7 +1129,7 @@ func (c *ColumnReader) Close() {
 		<-c.ahead
 		c.ahead = nil
 	}
-	c.raw, c.data, c.spare, c.dataBlock = nil, nil, nil, -1
+	c.data, c.spare, c.dataBlock = nil, nil, -1
 	c.rd.budget.Release(c.share)
 	for _, a := range c.aux {
 		a.Close()
