@@ -592,7 +592,8 @@ func (pr *prun) finish(t *ptask, err error) error {
 				return err
 			}
 			if pr.left.Load() == 0 {
-				pr.closePart(pp)
+				// The part's later tasks may still run: closeAll
+				// closes it once the workers are stopped.
 				return ordered.ErrStop
 			}
 		}

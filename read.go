@@ -41,9 +41,9 @@ type ReadOptions struct {
 	Progress func(records, bytes int64)
 	// Workers is the number of goroutines that assemble and encode
 	// records in the writing methods (Reader.WriteJSON, WriteAvro,
-	// Dataset.WriteProto): each part's rows are split into ranges, read
-	// on the workers, and written in order, the output byte for byte
-	// that of one goroutine. 0 means runtime.GOMAXPROCS(0); 1 reads on
+	// Dataset.WriteProto) and ReadBatches: each part's rows are split
+	// into ranges, read on the workers, and written in order, the output
+	// byte for byte that of one goroutine. 0 means runtime.GOMAXPROCS(0); 1 reads on
 	// the calling goroutine. Parts read over HTTP are read by one
 	// goroutine whatever it says. Read, ReadBinary and the iterators
 	// always read on the calling goroutine.

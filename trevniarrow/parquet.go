@@ -45,8 +45,10 @@ type ParquetOptions struct {
 	// "gzip", "brotli", "lz4" or "none".
 	Codec string
 	// RowGroupRows is the most rows of a row group (default
-	// DefaultRowGroupRows). Through Arrow batches, a row group is one
-	// batch: it ends early when the batch reaches Read.BatchBytes. The
+	// DefaultRowGroupRows). Through Arrow batches, a row group is made
+	// of batches (read on Read.Workers goroutines), its encoded pages
+	// held until it ends: it ends early after the batch that brings its
+	// arrays to Read.BatchBytes. The
 	// direct path (see WriteParquet) holds no batch: its row groups have
 	// RowGroupRows rows, but for the last of each file of the data set,
 	// and its memory is that of a row group's compressed pages.
@@ -132,14 +134,44 @@ func writeParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 	if err != nil {
 		return 0, fmt.Errorf("Parquet schema: %w", err)
 	}
-	var n int64
+	// The batches are buffered into row groups of RowGroupRows rows
+	// (WriteBuffered starts the next when one is full), a row group
+	// ending early after the batch that brings its arrays to BatchBytes:
+	// the batches of several workers, cut where their ranges end, make
+	// the row groups one worker's batches make.
+	var (
+		n, groupRows, groupMem int64
+		endGroup               bool
+		groupBytes             = o.Read.BatchBytes
+	)
+	if groupBytes <= 0 {
+		groupBytes = DefaultBatchBytes
+	}
 	for rr.Next() {
 		rec := rr.RecordBatch()
-		if err := fw.Write(rec); err != nil {
+		err := error(nil)
+		if endGroup {
+			err = fw.NewBufferedRowGroupChecked()
+			groupRows, groupMem, endGroup = 0, 0, false
+		}
+		if err == nil {
+			err = fw.WriteBuffered(rec)
+		}
+		if err != nil {
 			fw.Close()
 			return n, fmt.Errorf("Parquet: writing rows %d to %d: %w", n, n+rec.NumRows(), err)
 		}
 		n += rec.NumRows()
+		if groupRows += rec.NumRows(); groupRows >= int64(o.RowGroupRows) {
+			// WriteBuffered went on in a new row group: the rows past
+			// the last full one are in it.
+			groupRows %= int64(o.RowGroupRows)
+			groupMem = rr.curMem * groupRows / rec.NumRows()
+		} else {
+			groupMem += rr.curMem
+		}
+		// A full row group, or one whose arrays reach the bound, ends.
+		endGroup = groupRows == 0 || groupMem >= int64(groupBytes)
 	}
 	if err := rr.Err(); err != nil {
 		fw.Close()

@@ -3,7 +3,7 @@ package trevniarrow
 import (
 	"context"
 	"fmt"
-	"io"
+	"iter"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -23,12 +23,13 @@ const (
 // *ReadOptions reads every record in batches of the default size.
 type ReadOptions struct {
 	// ReadOptions selects fields, filters, and takes a range, as for any
-	// reader of the data set.
+	// reader of the data set; its Workers is the number of goroutines
+	// that read the records into batches (see RecordReader).
 	trevni.ReadOptions
 	// BatchRows is the most rows of a batch (default DefaultBatchRows).
 	BatchRows int
-	// BatchBytes bounds the memory of a batch's arrays: a batch ends at
-	// the first record past it (default DefaultBatchBytes).
+	// BatchBytes bounds the memory of a batch's arrays: a batch ends
+	// once past it, checked every 256 rows (default DefaultBatchBytes).
 	BatchBytes int
 	// Schema chooses the mapping (see SchemaOptions).
 	Schema SchemaOptions
@@ -37,27 +38,104 @@ type ReadOptions struct {
 // RecordReader reads a data set's records as Arrow record batches. It is an
 // array.RecordReader; it is not safe for concurrent use. Release it (or
 // Close it) when done.
+//
+// The records are read on ReadOptions.Workers goroutines (0: GOMAXPROCS,
+// as for trevni's writing methods; see trevni.ReadBatches): each reads
+// ranges of a part's rows into record batches of its own, with builders
+// of its own, and the batches come out of Next in row order, holding the
+// records, in the order, that one goroutine reads. A batch never spans
+// two ranges, so that BatchRows and BatchBytes are maxima: batches are cut
+// where ranges end (with one worker, only where parts end, if at all).
+// Memory is about three batches per worker.
 type RecordReader struct {
 	refs   atomic.Int64
-	ctx    context.Context
 	r      *trevni.Reader
 	schema *arrow.Schema
 	avro   *schema.Schema
-	top    column // the record's struct, or the one value column
 	rows   int
+	first  atomic.Pointer[batcher] // the batcher NewRecordReader made, for the first worker
+	opts   *SchemaOptions
 	bytes  int
-	buf    []byte
-	dec    dec
+
+	next   func() (trevni.Batch[batch], error, bool)
+	stop   func()
 	cur    arrow.RecordBatch
+	curMem int64 // about the memory of cur's arrays
 	err    error
 	done   bool
 }
 
 var _ array.RecordReader = (*RecordReader)(nil)
 
+// batch is a batch a batcher built: the record batch, and about the
+// memory of its arrays.
+type batch struct {
+	rec arrow.RecordBatch
+	mem int64
+}
+
+// batcher decodes records, from their Avro binary, straight into the
+// arrays of a batch: one for each worker.
+type batcher struct {
+	schema   *arrow.Schema
+	record   bool   // the records' schema is a record: its fields are the columns
+	top      column // the record's struct, or the one value column
+	maxBytes int
+	n        int
+	dec      dec
+}
+
+func (b *batcher) Add(rec []byte) (bool, error) {
+	d := &b.dec // a field: a local would escape, once per row
+	d.b, d.pos = rec, 0
+	if err := b.top.decode(d); err != nil {
+		return false, err
+	}
+	if d.pos != len(d.b) {
+		return false, fmt.Errorf("%d bytes past the record", len(d.b)-d.pos)
+	}
+	b.n++
+	return b.n%256 == 0 && b.top.bytes() >= b.maxBytes, nil
+}
+
+func (b *batcher) Flush() (batch, int64) {
+	mem := int64(b.top.bytes())
+	n := b.n
+	b.n = 0
+	data := b.top.finish()
+	defer data.Release()
+	var cols []arrow.Array
+	if b.record {
+		cols = make([]arrow.Array, len(data.Children()))
+		for i, ch := range data.Children() {
+			cols[i] = array.MakeFromData(ch)
+		}
+	} else {
+		cols = []arrow.Array{array.MakeFromData(data)}
+	}
+	rec := array.NewRecordBatch(b.schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return batch{rec: rec, mem: mem}, mem
+}
+
+// newBatcher returns a batcher of the reader's records.
+func (rr *RecordReader) newBatcher() (*batcher, error) {
+	s := rr.avro
+	b := &batcher{schema: rr.schema, record: s.Kind == schema.Record, maxBytes: rr.bytes}
+	var err error
+	if b.record {
+		b.top, err = newColumn(s, arrow.StructOf(rr.schema.Fields()...), false, rr.opts)
+	} else {
+		b.top, err = newColumn(s, rr.schema.Field(0).Type, rr.schema.Field(0).Nullable, rr.opts)
+	}
+	return b, err
+}
+
 // NewRecordReader returns a reader of the data set's records (those opts
 // selects) as Arrow record batches of the schema ArrowSchema maps their
-// Avro schema to. Memory is bounded by the batch: records are decoded
+// Avro schema to. Memory is bounded by the batches: records are decoded
 // from their Avro binary straight into the batch's arrays.
 func NewRecordReader(ctx context.Context, ds *trevni.Dataset, opts *ReadOptions) (*RecordReader, error) {
 	var o ReadOptions
@@ -81,17 +159,13 @@ func NewRecordReader(ctx context.Context, ds *trevni.Dataset, opts *ReadOptions)
 		r.Close()
 		return nil, fmt.Errorf("Arrow schema: %w", err)
 	}
-	var top column
-	if s.Kind == schema.Record {
-		top, err = newColumn(s, arrow.StructOf(as.Fields()...), false, &o.Schema)
-	} else {
-		top, err = newColumn(s, as.Field(0).Type, as.Field(0).Nullable, &o.Schema)
-	}
+	rr := &RecordReader{r: r, schema: as, avro: s, rows: o.BatchRows, bytes: o.BatchBytes, opts: &o.Schema}
+	b, err := rr.newBatcher()
 	if err != nil {
 		r.Close()
 		return nil, err
 	}
-	rr := &RecordReader{ctx: ctx, r: r, schema: as, avro: s, top: top, rows: o.BatchRows, bytes: o.BatchBytes}
+	rr.first.Store(b)
 	rr.refs.Store(1)
 	return rr, nil
 }
@@ -112,63 +186,39 @@ func (rr *RecordReader) Next() bool {
 	if rr.done {
 		return false
 	}
-	n := 0
-	for n < rr.rows {
-		if n%256 == 0 {
-			if err := rr.ctx.Err(); err != nil {
-				rr.fail(err)
-				return false
+	if rr.next == nil {
+		newBatcher := func() (trevni.Batcher[batch], error) {
+			if b := rr.first.Swap(nil); b != nil {
+				return b, nil
 			}
-			if n > 0 && rr.top.bytes() >= rr.bytes {
-				break
-			}
+			return rr.newBatcher()
 		}
-		var err error
-		rr.buf, err = rr.r.ReadBinary(rr.buf[:0])
-		if err == io.EOF {
-			rr.done = true
-			break
-		}
-		if err != nil {
-			rr.fail(err)
-			return false
-		}
-		d := &rr.dec // a field: a local would escape, once per row
-		d.b, d.pos = rr.buf, 0
-		if err := rr.top.decode(d); err != nil {
-			rr.fail(fmt.Errorf("row %d: %w", rr.r.Row()-1, err))
-			return false
-		}
-		if d.pos != len(d.b) {
-			rr.fail(fmt.Errorf("row %d: %d bytes past the record", rr.r.Row()-1, len(d.b)-d.pos))
-			return false
-		}
-		n++
+		rr.next, rr.stop = iter.Pull2(trevni.ReadBatches(rr.r, &trevni.BatchOptions{Rows: rr.rows}, newBatcher))
 	}
-	if n == 0 {
-		rr.r.Close()
+	b, err, ok := rr.next()
+	if !ok || err != nil {
+		rr.err = err
+		rr.end()
 		return false
 	}
-	data := rr.top.finish()
-	defer data.Release()
-	var cols []arrow.Array
-	if rr.avro.Kind == schema.Record {
-		cols = make([]arrow.Array, len(data.Children()))
-		for i, ch := range data.Children() {
-			cols[i] = array.MakeFromData(ch)
-		}
-	} else {
-		cols = []arrow.Array{array.MakeFromData(data)}
+	rec := b.Value.rec
+	if int64(b.Records) < rec.NumRows() {
+		// The limit falls within the batch.
+		part := rec.NewSlice(0, int64(b.Records))
+		rec.Release()
+		rec = part
 	}
-	rr.cur = array.NewRecordBatch(rr.schema, cols, int64(n))
-	for _, c := range cols {
-		c.Release()
-	}
+	rr.cur, rr.curMem = rec, b.Value.mem
 	return true
 }
 
-func (rr *RecordReader) fail(err error) {
-	rr.err, rr.done = err, true
+// end ends reading: the workers are stopped, the data set's reader
+// closed.
+func (rr *RecordReader) end() {
+	rr.done = true
+	if rr.stop != nil {
+		rr.stop()
+	}
 	rr.r.Close()
 }
 
@@ -199,12 +249,16 @@ func (rr *RecordReader) Release() {
 	}
 }
 
-// Close releases the current batch and closes the data set's reader.
+// Close releases the current batch, stops the workers and closes the
+// data set's reader.
 func (rr *RecordReader) Close() error {
 	if rr.cur != nil {
 		rr.cur.Release()
 		rr.cur = nil
 	}
 	rr.done = true
+	if rr.stop != nil {
+		rr.stop()
+	}
 	return rr.r.Close()
 }

@@ -45,7 +45,10 @@ optional T, other unions as structs of one optional field per branch,
 enums as dictionary strings, Avro logical types as Parquet's. The Avro
 schema is kept in the key-value metadata (avro.schema), so fromparquet
 restores it exactly. Every column chunk and page has statistics. --fields,
---where, --offset, --limit and --report work as for tojson.
+--where, --offset, --limit and --report work as for tojson. Through Arrow
+batches (with --fields, --where, --offset or --limit, or types the direct
+path does not write), the records are read on --workers goroutines and
+written in row order.
 
 Examples (the file names stand for your own):
 
@@ -59,8 +62,9 @@ func toparquetCommand(fs *flag.FlagSet) runFunc {
 	rowGroup := fs.Int("row-group-rows", trevniarrow.DefaultRowGroupRows, "most `ROWS` of a row group")
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
+	workers := addWorkersFlag(fs)
 	return func(e *env, ins []string, out *output) error {
-		return e.arrowOut(ins, out, rf, sf, func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions, report func([]trevni.PartReport)) (int64, error) {
+		return e.arrowOut(ins, out, rf, sf, workers, func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions, report func([]trevni.PartReport)) (int64, error) {
 			if *rowGroup <= 0 {
 				return 0, e.usagef("--row-group-rows must be positive")
 			}
@@ -74,7 +78,10 @@ Toarrow writes the records of a data set as an Arrow IPC file, or as an
 Arrow IPC stream when the output is "-" (standard output) or --stream is
 given, in record batches of --batch-rows rows at most. The mapping is
 toparquet's, with unions as dense unions. --fields, --where, --offset and
---limit and --report work as for tojson.
+--limit and --report work as for tojson. The records are read on
+--workers goroutines, each reading ranges of rows into batches of its own,
+written in row order: the records are those of one, but a batch ends
+where a range does, so that --batch-rows is a maximum.
 
 Examples (the file names stand for your own):
 
@@ -87,8 +94,9 @@ func toarrowCommand(fs *flag.FlagSet) runFunc {
 	batch := fs.Int("batch-rows", trevniarrow.DefaultBatchRows, "most `ROWS` of a record batch")
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
+	workers := addWorkersFlag(fs)
 	return func(e *env, ins []string, out *output) error {
-		return e.arrowOut(ins, out, rf, sf, func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions, report func([]trevni.PartReport)) (int64, error) {
+		return e.arrowOut(ins, out, rf, sf, workers, func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions, report func([]trevni.PartReport)) (int64, error) {
 			if *batch <= 0 {
 				return 0, e.usagef("--batch-rows must be positive")
 			}
@@ -101,11 +109,16 @@ func toarrowCommand(fs *flag.FlagSet) runFunc {
 // arrowOut runs a command that writes a data set through Arrow: it opens
 // the inputs as one data set and the output, shows progress, commits the
 // output when write succeeds, and then prints what was read (--report;
-// write passes report what it read).
-func (e *env) arrowOut(ins []string, out *output, rf *rangeFlags, sf *selectFlags,
+// write passes report what it read). The records are read on the
+// goroutines workers gives.
+func (e *env) arrowOut(ins []string, out *output, rf *rangeFlags, sf *selectFlags, workers func() (int, error),
 	write func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions, report func([]trevni.PartReport)) (int64, error)) error {
 	if rf.offset < 0 {
 		return e.usagef("--offset must not be negative")
+	}
+	n, err := workers()
+	if err != nil {
+		return err
 	}
 	tmp, err := out.TempDir()
 	if err != nil {
@@ -124,6 +137,7 @@ func (e *env) arrowOut(ins []string, out *output, rf *rangeFlags, sf *selectFlag
 	if err != nil {
 		return err
 	}
+	rdo.Workers = n
 	ro := trevniarrow.ReadOptions{ReadOptions: *rdo}
 	var (
 		reports []trevni.PartReport

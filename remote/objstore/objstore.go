@@ -1,7 +1,9 @@
 // Package objstore reads and writes objects of cloud object stores named by
 // URL: s3://bucket/key (Amazon S3 and S3-compatible stores), gs://bucket/key
 // (Google Cloud Storage) and azblob://container/key (Azure Blob Storage),
-// through gocloud.dev/blob and its drivers.
+// through gocloud.dev/blob and its drivers: gocloud.dev's s3blob and
+// azureblob, and for GCS this module's own, package gcs below this one,
+// which speaks GCS's JSON API without Google's client libraries.
 //
 // An Object is an io.ReaderAt over one object: each ReadAt is one ranged
 // GET (wrap it in a remote.Coalescer to turn many small reads into few
@@ -23,7 +25,8 @@
 // in path style), for GCS Application Default Credentials
 // (GOOGLE_APPLICATION_CREDENTIALS) and STORAGE_EMULATOR_HOST, for Azure
 // AZURE_STORAGE_ACCOUNT and its keys. A URL may carry the query parameters
-// of gocloud.dev's URL openers (s3://bucket/key?region=eu-west-1&endpoint=...).
+// of its driver's URL opener (s3://bucket/key?region=eu-west-1&endpoint=...,
+// gs://bucket/key?anonymous=true).
 package objstore
 
 import (
@@ -41,16 +44,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"cloud.google.com/go/storage"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/azureblob" // azblob://
-	_ "gocloud.dev/blob/gcsblob"   // gs://
 	_ "gocloud.dev/blob/s3blob"    // s3://
 	"gocloud.dev/gcerrors"
 
 	"github.com/trevni-go/trevni/internal/atomicfile"
+	"github.com/trevni-go/trevni/remote/objstore/gcs" // gs://
 )
 
 // ErrChanged is wrapped by the error of a read of an object that was
@@ -230,7 +232,7 @@ func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
 		return nil, fmt.Errorf("%s: %w", name, plain(err))
 	}
 	o.size, o.etag = attrs.Size, attrs.ETag
-	var ga storage.ObjectAttrs
+	var ga gcs.ObjectAttrs
 	if attrs.As(&ga) {
 		o.gen = ga.Generation
 	}
@@ -351,13 +353,9 @@ func (o *Object) pin(as func(any) bool) error {
 	if as(&s3opts) {
 		*s3opts = append(*s3opts, func(so *s3.Options) { so.RetryMaxAttempts = 1 })
 	}
-	var h **storage.ObjectHandle
-	if as(&h) {
-		oh := (*h).Retryer(storage.WithPolicy(storage.RetryNever))
-		if o.gen != 0 {
-			oh = oh.If(storage.Conditions{GenerationMatch: o.gen})
-		}
-		*h = oh
+	var c *gcs.Conditions // the GCS driver makes no retries
+	if as(&c) {
+		c.GenerationMatch = o.gen
 	}
 	return nil
 }
@@ -372,9 +370,9 @@ func (o *Object) check(r *blob.Reader) error {
 	if r.As(&out) && o.etag != "" && out.ETag != nil && *out.ETag != o.etag {
 		return fmt.Errorf("%w: its ETag was %s and is now %s", ErrChanged, o.etag, *out.ETag)
 	}
-	var gr *storage.Reader
-	if r.As(&gr) && o.gen != 0 && gr.Attrs.Generation != 0 && gr.Attrs.Generation != o.gen {
-		return fmt.Errorf("%w: its generation was %d and is now %d", ErrChanged, o.gen, gr.Attrs.Generation)
+	var ga gcs.ObjectAttrs
+	if r.As(&ga) && o.gen != 0 && ga.Generation != 0 && ga.Generation != o.gen {
+		return fmt.Errorf("%w: its generation was %d and is now %d", ErrChanged, o.gen, ga.Generation)
 	}
 	return nil
 }
@@ -510,7 +508,7 @@ type Writer struct {
 // Create starts the upload of the object name. Without replace, an
 // existing object is an error wrapping ErrExists, and the upload is made
 // conditional on there being none when it completes (S3's If-None-Match,
-// GCS's DoesNotExist precondition), where the store supports it. ctx
+// GCS's ifGenerationMatch=0), where the store supports it. ctx
 // bounds the upload: its end aborts it.
 func Create(ctx context.Context, name string, replace bool) (*Writer, error) {
 	loc, err := Parse(name)
@@ -571,6 +569,11 @@ func (w *Writer) Write(p []byte) (int, error) {
 	n, err := w.w.Write(p)
 	w.n += int64(n)
 	if err != nil {
+		if !w.replace && gcerrors.Code(err) == gcerrors.FailedPrecondition {
+			// A store that checks its condition as the upload starts
+			// (GCS's resumable uploads may).
+			return n, fmt.Errorf("%s: %w while it was being written: %w", w.name, ErrAppeared, err)
+		}
 		return n, fmt.Errorf("%s: cannot write: after %d bytes: %w", w.name, w.n, err)
 	}
 	return n, nil
@@ -718,8 +721,9 @@ func Remove(ctx context.Context, name string) error {
 // Move puts the object from under the name to, which must be of the same
 // bucket, with a copy made by the store and the removal of from. Without
 // replace, an object at to is an error wrapping ErrExists and is left
-// untouched: checked just before the copy, which is not atomic with it
-// (stores have no conditional copy that gocloud.dev exposes).
+// untouched: checked just before the copy, which is not atomic with it,
+// and on GCS by the copy itself, conditional on there being none (the
+// gocloud.dev drivers of S3 and Azure expose no conditional copy).
 func Move(ctx context.Context, from, to string, replace bool) error {
 	lf, err := Parse(from)
 	if err != nil {
@@ -746,7 +750,17 @@ func Move(ctx context.Context, from, to string, replace bool) error {
 			return fmt.Errorf("%s: %w", to, ErrExists)
 		}
 	}
-	if err := b.Copy(ctx, lt.Key, lf.Key, nil); err != nil {
+	copts := &blob.CopyOptions{BeforeCopy: func(as func(any) bool) error {
+		var c *gcs.Conditions
+		if as(&c) {
+			c.DoesNotExist = !replace
+		}
+		return nil
+	}}
+	if err := b.Copy(ctx, lt.Key, lf.Key, copts); err != nil {
+		if !replace && gcerrors.Code(err) == gcerrors.FailedPrecondition {
+			return fmt.Errorf("%s: %w (it appeared while %s was being moved)", to, ErrExists, from)
+		}
 		return fmt.Errorf("%s: copying from %s: %w", to, from, plain(err))
 	}
 	if err := b.Delete(ctx, lf.Key); err != nil {

@@ -1,0 +1,380 @@
+package trevni
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"sync"
+	"sync/atomic"
+
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/internal/ordered"
+)
+
+// Batcher builds batches of records in a form of its own (columnar
+// arrays, say) from their Avro binary encoding. ReadBatches gives each of
+// its workers a Batcher of its own, so a Batcher need not be safe for
+// concurrent use; but a batch it has returned must share no memory with
+// the batches it builds after, since it is handed on while they are
+// built.
+type Batcher[B any] interface {
+	// Add adds a record, in the Avro binary encoding of the reader's
+	// schema, to the batch being built (rec is valid only during the
+	// call) and reports whether the batch is full. After an error the
+	// Batcher is dropped.
+	Add(rec []byte) (full bool, err error)
+	// Flush returns the batch of the records added since the last
+	// Flush (at least one), and about the bytes of memory it holds, and
+	// begins the next batch.
+	Flush() (batch B, bytes int64)
+}
+
+// Batch is a batch that ReadBatches yields.
+type Batch[B any] struct {
+	// Value is what a Batcher's Flush returned.
+	Value B
+	// Records is how many of Value's records, from its first, the
+	// reader returns: all of them, but where the limit falls within the
+	// batch.
+	Records int
+}
+
+// BatchOptions sizes the batches of ReadBatches. A nil *BatchOptions
+// takes the defaults.
+type BatchOptions struct {
+	// Rows is the most records of a batch (default DefaultBatchRows).
+	Rows int
+}
+
+// DefaultBatchRows is the default of BatchOptions.Rows.
+const DefaultBatchRows = 64 << 10
+
+// batchAhead is how many batches of a task may wait for the consumer
+// before its worker waits; a task aims at taskBatches batches, so that
+// one fits in what it may hold and the next worker's task is not held
+// back, while a batch cut short at a task's end is at least half full,
+// about. The memory held is about Workers × (batchAhead+1) batches.
+const (
+	batchAhead  = 2
+	taskBatches = 1.5
+)
+
+// ReadBatches returns an iterator over r's remaining records in batches:
+// each worker (ReadOptions.Workers, as for the writing methods) reads
+// ranges of a part's rows, as Avro binary, into batches of its own
+// Batcher (made by newBatcher), and the batches are yielded in row order.
+// The records, the limit's count and the first error are those of one
+// goroutine reading them; but a batch holds at most opts.Rows records and
+// never spans two ranges, so that batches are cut where ranges end: the
+// sizes a Batcher and opts give are maxima. On an error the batch being
+// built is dropped and the error yielded; an error of Add is wrapped with
+// the part's name and the record's row in the part. At most about
+// Workers × 3 batches are held at once. Breaking out of the loop, or
+// cancelling r's context, stops the workers.
+//
+// r must read Avro records (Dataset.NewReader), and reads them to their
+// end (or until the loop breaks); close it afterwards as ever. With one
+// worker, or where the writing methods would use one, the records are
+// read on the calling goroutine, batches then spanning parts.
+func ReadBatches[B any](r *Reader, opts *BatchOptions, newBatcher func() (Batcher[B], error)) iter.Seq2[Batch[B], error] {
+	rows := DefaultBatchRows
+	if opts != nil && opts.Rows > 0 {
+		rows = opts.Rows
+	}
+	return func(yield func(Batch[B], error) bool) {
+		if workers := r.workers(); workers > 1 {
+			readBatchesParallel(r, workers, rows, newBatcher, yield)
+			return
+		}
+		readBatches(r, rows, newBatcher, yield)
+	}
+}
+
+// readBatches is ReadBatches on the calling goroutine.
+func readBatches[B any](r *Reader, rows int, newBatcher func() (Batcher[B], error), yield func(Batch[B], error) bool) {
+	bt, err := newBatcher()
+	if err != nil {
+		yield(Batch[B]{}, err)
+		return
+	}
+	var (
+		buf     []byte
+		pending int
+	)
+	for err == nil {
+		if err = r.ctx.Err(); err != nil {
+			break
+		}
+		for range 256 { // records between looks at the context
+			if buf, err = r.ReadBinary(buf[:0]); err != nil {
+				break
+			}
+			full, aerr := bt.Add(buf)
+			if aerr != nil {
+				yield(Batch[B]{}, fmt.Errorf("%s: row %d: %w", r.file.part.Name(), r.part.Row()-1, aerr))
+				return
+			}
+			if pending++; full || pending >= rows {
+				v, _ := bt.Flush()
+				n := pending
+				pending = 0
+				if !yield(Batch[B]{Value: v, Records: n}, nil) {
+					return
+				}
+			}
+		}
+	}
+	if err != io.EOF {
+		yield(Batch[B]{}, err)
+		return
+	}
+	if pending > 0 {
+		v, _ := bt.Flush()
+		yield(Batch[B]{Value: v, Records: pending}, nil)
+	}
+}
+
+// readBatchesParallel is ReadBatches on workers goroutines: the writing
+// methods' tasks (parallel.go), each task's records added to a worker's
+// Batcher, its batches handed on as values.
+func readBatchesParallel[B any](r *Reader, workers, rows int, newBatcher func() (Batcher[B], error), yield func(Batch[B], error) bool) {
+	out := &batchOut[B]{rows: rows, newBatcher: newBatcher, yield: yield}
+	_, err := r.runParallel(workers, out, &ordered.Options{Ahead: batchAhead, Values: true})
+	if out.broke {
+		return
+	}
+	if err == nil {
+		err = out.flushFallback()
+	}
+	if err != nil && !out.broke {
+		yield(Batch[B]{}, err)
+	}
+}
+
+// batchOut passes the workers' batches to yield.
+type batchOut[B any] struct {
+	rows       int
+	newBatcher func() (Batcher[B], error)
+	yield      func(Batch[B], error) bool
+	broke      bool // yield returned false
+
+	mu   sync.Mutex
+	idle []Batcher[B] // the workers' Batchers between tasks
+
+	// What the tasks done handed on, to size the next: the bytes and
+	// the number of full batches, and the bytes and records of all.
+	fullBytes, fullN, bytes, recs atomic.Int64
+
+	// The fallback's (one), on the consumer's goroutine: its Batcher,
+	// the records added to the batch being built and, of them, those
+	// passed on (put), whether the batch is full, whether it still reads
+	// records passed over (all before the first passed on), and whether
+	// what the part before left is to be passed on first.
+	fb          Batcher[B]
+	fbAdded     int
+	fbKept      int
+	fbFull      bool
+	fbSkipping  bool
+	fbFlushLast bool
+	buf         []byte
+}
+
+// batcher returns an idle Batcher, or a new one.
+func (b *batchOut[B]) batcher() (Batcher[B], error) {
+	b.mu.Lock()
+	if n := len(b.idle); n > 0 {
+		bt := b.idle[n-1]
+		b.idle = b.idle[:n-1]
+		b.mu.Unlock()
+		return bt, nil
+	}
+	b.mu.Unlock()
+	return b.newBatcher()
+}
+
+func (b *batchOut[B]) fill(ctx context.Context, _ *ppart, rd partReader, out *ordered.Out) error {
+	ar := rd.(*assemble.AvroReader)
+	bt, err := b.batcher()
+	if err != nil {
+		return err
+	}
+	var (
+		buf                           []byte
+		pending                       int
+		fullBytes, fullN, bytes, recs int64
+	)
+	defer func() {
+		b.fullBytes.Add(fullBytes)
+		b.fullN.Add(fullN)
+		b.bytes.Add(bytes)
+		b.recs.Add(recs)
+	}()
+	for k := 1; ; k++ {
+		buf, err = ar.ReadBinary(buf[:0])
+		if err != nil {
+			break
+		}
+		full, aerr := bt.Add(buf)
+		if aerr != nil {
+			// The Batcher is dropped with its batch.
+			return fmt.Errorf("row %d: %w", ar.Row()-1, aerr)
+		}
+		pending++
+		full = full || pending >= b.rows
+		if full {
+			v, n := bt.Flush()
+			fullBytes, fullN, bytes, recs = fullBytes+n, fullN+1, bytes+n, recs+int64(pending)
+			c := out.Chunk()
+			c.Items = v
+			if !out.Send(pending, n) {
+				return nil
+			}
+			pending = 0
+		}
+		if k%4096 == 0 && ctx.Err() != nil {
+			break
+		}
+	}
+	if pending > 0 {
+		v, n := bt.Flush()
+		if errors.Is(err, io.EOF) && ctx.Err() == nil {
+			bytes, recs = bytes+n, recs+int64(pending)
+			c := out.Chunk()
+			c.Items = v
+			if !out.Send(pending, n) {
+				return nil
+			}
+		}
+	}
+	b.mu.Lock()
+	b.idle = append(b.idle, bt)
+	b.mu.Unlock()
+	return err
+}
+
+// taskBytes is what a task aims at: taskBatches batches, judged from the
+// batches of the tasks done (those full, or else the bytes of a record),
+// or until there are some from the bytes of the columns read times three,
+// as the task cutting judges output.
+func (b *batchOut[B]) taskBytes(pp *ppart) int64 {
+	var batch float64
+	switch {
+	case b.fullN.Load() > 0:
+		batch = float64(b.fullBytes.Load()) / float64(b.fullN.Load())
+	case b.recs.Load() > 0:
+		batch = float64(b.rows) * float64(b.bytes.Load()) / float64(b.recs.Load())
+	default:
+		batch = float64(b.rows) * float64(3*pp.inPerRow)
+	}
+	return max(int64(taskBatches*batch), 1)
+}
+
+func (b *batchOut[B]) records(c *ordered.Chunk) int { return c.N }
+
+func (b *batchOut[B]) write(c *ordered.Chunk, n int) error {
+	// What the fallback built goes before.
+	if err := b.flushFallback(); err != nil {
+		return err
+	}
+	v, _ := c.Items.(B)
+	c.Items = nil // the chunk is reused: it should not keep the batch
+	if n == 0 {
+		return nil
+	}
+	if !b.yield(Batch[B]{Value: v, Records: n}, nil) {
+		b.broke = true
+		return errBreak
+	}
+	return nil
+}
+
+// flushFallback yields the records the fallback passed on and has not
+// yielded yet, in a batch.
+func (b *batchOut[B]) flushFallback() error {
+	if b.fbAdded == 0 {
+		return nil
+	}
+	v, _ := b.fb.Flush()
+	n := b.fbKept
+	b.fbAdded, b.fbKept, b.fbFull = 0, 0, false
+	if n > 0 && !b.yield(Batch[B]{Value: v, Records: n}, nil) {
+		b.broke = true
+		return errBreak
+	}
+	return nil
+}
+
+// one is the fallback's reading: read reads a record and adds it to the
+// fallback's batch, so that an error of Add is one of reading, wrapped
+// with the part's name as the reading's are; put passes it on, yielding
+// the batch once full. The records read first and passed over, those the
+// workers yielded already, are dropped from the batch when the first is
+// passed on.
+func (b *batchOut[B]) one(rd partReader) (read, put func() error) {
+	ar := rd.(*assemble.AvroReader)
+	b.fbSkipping, b.fbFlushLast = true, true
+	add := func() error {
+		if b.fb == nil {
+			var err error
+			if b.fb, err = b.newBatcher(); err != nil {
+				return err
+			}
+		}
+		full, err := b.fb.Add(b.buf)
+		if err != nil {
+			b.fb, b.fbAdded, b.fbKept, b.fbFull = nil, 0, 0, false
+			return fmt.Errorf("row %d: %w", ar.Row()-1, err)
+		}
+		b.fbAdded++
+		b.fbFull = full || b.fbAdded >= b.rows
+		return nil
+	}
+	read = func() error {
+		if b.fbFlushLast {
+			b.fbFlushLast = false
+			if err := b.flushFallback(); err != nil {
+				return err
+			}
+		}
+		var err error
+		if b.buf, err = ar.ReadBinary(b.buf[:0]); err != nil {
+			return err
+		}
+		if err := add(); err != nil {
+			return err
+		}
+		if b.fbSkipping && b.fbFull {
+			b.fb.Flush() // records passed over only, or the one to pass on, added again by put
+			b.fbAdded, b.fbFull = 0, false
+		}
+		return nil
+	}
+	put = func() error {
+		if b.fbSkipping {
+			b.fbSkipping = false
+			if b.fbAdded != 1 {
+				// Records passed over before this one: a batch of it
+				// alone.
+				if b.fbAdded > 0 {
+					b.fb.Flush()
+					b.fbAdded, b.fbFull = 0, false
+				}
+				if err := add(); err != nil {
+					return err
+				}
+			}
+		}
+		b.fbKept++
+		if b.fbFull {
+			return b.flushFallback()
+		}
+		return nil
+	}
+	return read, put
+}
+
+// trustFirst: a worker reads its records one at a time, as the
+// sequential reader does.
+func (b *batchOut[B]) trustFirst() bool { return true }

@@ -1,0 +1,286 @@
+package trevniarrow_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/predrand"
+	"github.com/trevni-go/trevni/predicate"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/shred"
+	"github.com/trevni-go/trevni/trevniarrow"
+)
+
+// writeRandomParts writes n random records of a random schema, in small
+// blocks, into parts of partRows records and opens them as one data set.
+func writeRandomParts(t *testing.T, seed uint64, n, partRows int) (*trevni.Dataset, *schema.Schema, []any) {
+	t.Helper()
+	g := avrorand.New(seed, avrorand.Options{MaxLen: 3})
+	text := g.Schema()
+	s, err := schema.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var recs []any
+	for p := 0; p*partRows < n; p++ {
+		o := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 256 + int(seed%4)*200}}}
+		w, err := trevni.Create(filepath.Join(dir, fmt.Sprintf("p%d.trv", p)), text, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range min(partRows, n-p*partRows) {
+			v := g.Value(s)
+			if err := w.Write(v); err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, v)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, err := trevni.Open(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds, s, recs
+}
+
+// arrowRun is what a RecordReader read: its batches, and its error.
+type arrowRun struct {
+	batches []arrow.RecordBatch
+	rows    int64
+	err     error
+}
+
+// readArrow reads ds with o into batches, kept.
+func readArrow(t *testing.T, ctx context.Context, ds *trevni.Dataset, o trevniarrow.ReadOptions) arrowRun {
+	t.Helper()
+	rr, err := trevniarrow.NewRecordReader(ctx, ds, &o)
+	if err != nil {
+		return arrowRun{err: err}
+	}
+	defer rr.Release()
+	var run arrowRun
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		if rec.NumRows() == 0 || rec.NumRows() > int64(o.BatchRows) {
+			t.Fatalf("a batch of %d rows, batches of at most %d", rec.NumRows(), o.BatchRows)
+		}
+		rec.Retain()
+		run.batches = append(run.batches, rec)
+		run.rows += rec.NumRows()
+	}
+	run.err = rr.Err()
+	return run
+}
+
+// sameRows reports where two runs' batches hold different rows, whatever
+// their sizes, or their errors differ.
+func sameRows(a, b arrowRun) string {
+	if (a.err == nil) != (b.err == nil) || (a.err != nil && a.err.Error() != b.err.Error()) {
+		return fmt.Sprintf("errors differ:\n%v\n%v", a.err, b.err)
+	}
+	if a.err != nil {
+		return ""
+	}
+	if a.rows != b.rows {
+		return fmt.Sprintf("%d and %d rows", a.rows, b.rows)
+	}
+	var ia, ib, ra, rb int64 // batch and row in it
+	for row := int64(0); row < a.rows; row++ {
+		for ra == a.batches[ia].NumRows() {
+			ia, ra = ia+1, 0
+		}
+		for rb == b.batches[ib].NumRows() {
+			ib, rb = ib+1, 0
+		}
+		x, y := a.batches[ia].NewSlice(ra, ra+1), b.batches[ib].NewSlice(rb, rb+1)
+		// NaNs are equal, other floats exactly.
+		eq := array.RecordApproxEqual(x, y, array.WithNaNsEqual(true), array.WithAbsTolerance(0))
+		x.Release()
+		y.Release()
+		if !eq {
+			return fmt.Sprintf("row %d differs", row)
+		}
+		ra, rb = ra+1, rb+1
+	}
+	return ""
+}
+
+// Random schemas and records in parts of small blocks, read with random
+// filters, offsets and limits (across ranges and parts) into batches of a
+// few rows: on 3 workers the batches hold the rows of one, in order, with
+// unions as dense unions and as structs.
+func TestRecordReaderWorkersProperty(t *testing.T) {
+	ctx := context.Background()
+	var filtered, limited, cut int
+	for seed := range uint64(6) {
+		ds, s, recs := writeRandomParts(t, seed, 4000, 2500)
+		l, err := layout.New(s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(seed, 29))
+		exprs := predrand.New(r, s, recs)
+		exprs.Check = func(e string) error {
+			_, err := predicate.Compile(e, s, l)
+			return err
+		}
+		rows := ds.RowCount()
+		for k := range 3 {
+			var o trevniarrow.ReadOptions
+			o.BatchRows = 50 + r.IntN(400)
+			o.Schema.UnionsAsStructs = k == 2
+			if k == 1 {
+				o.Where = exprs.Expr(2)
+				filtered++
+			}
+			if r.IntN(2) == 0 {
+				o.Offset = r.Int64N(rows)
+			}
+			if r.IntN(2) == 0 {
+				o.Limit = 1 + r.Int64N(rows)
+				limited++
+			}
+			o.Workers = 1
+			want := readArrow(t, ctx, ds, o)
+			if want.err != nil {
+				t.Fatalf("seed %d, %+v: %v", seed, o.ReadOptions, want.err)
+			}
+			o.Workers = 3
+			got := readArrow(t, ctx, ds, o)
+			if d := sameRows(want, got); d != "" {
+				t.Fatalf("seed %d, %+v, batches of %d rows: %s", seed, o.ReadOptions, o.BatchRows, d)
+			}
+			if len(got.batches) > len(want.batches) {
+				cut++
+			}
+		}
+	}
+	if filtered == 0 || limited == 0 || cut == 0 {
+		t.Fatalf("%d filtered runs, %d limited, %d with batches cut at ranges", filtered, limited, cut)
+	}
+}
+
+// badUUIDs writes records whose uuid string is not one at row bad, in
+// parts of 3000 records, and opens them.
+func badUUIDs(t *testing.T, n, bad int) *trevni.Dataset {
+	t.Helper()
+	const text = `{"type":"record","name":"R","fields":[{"name":"id","type":"long"},{"name":"u","type":{"type":"string","logicalType":"uuid"}}]}`
+	dir := t.TempDir()
+	for p := 0; p*3000 < n; p++ {
+		o := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 512}}}
+		w, err := trevni.Create(filepath.Join(dir, fmt.Sprintf("p%d.trv", p)), text, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := p * 3000; i < min(n, (p+1)*3000); i++ {
+			u := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i)
+			if i == bad {
+				u = "not a uuid"
+			}
+			if err := w.Write(map[string]any{"id": int64(i), "u": u}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, err := trevni.Open(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// A record the batch builder refuses, in any range of any part: on 3
+// workers the error is the one of one worker, naming the part and the
+// row in it; with a limit before it there is none.
+func TestRecordReaderWorkersError(t *testing.T) {
+	ctx := context.Background()
+	for _, bad := range []int{0, 1700, 2999, 3000, 5555} {
+		ds := badUUIDs(t, 6000, bad)
+		for _, ro := range []trevni.ReadOptions{{}, {Offset: 1000}, {Where: "id >= 2000"}, {Limit: int64(bad)}} {
+			o := trevniarrow.ReadOptions{ReadOptions: ro, BatchRows: 300}
+			o.Workers = 1
+			want := readArrow(t, ctx, ds, o)
+			skipped := ro.Offset > int64(bad) || (ro.Where != "" && bad < 2000) || ro.Limit > 0
+			wantMsg := fmt.Sprintf("p%d.trv: row %d: ", bad/3000, bad%3000)
+			if skipped != (want.err == nil) || (want.err != nil && !strings.Contains(want.err.Error(), wantMsg)) {
+				t.Fatalf("bad row %d, %+v: %v, want an error with %q: %v", bad, ro, want.err, wantMsg, skipped)
+			}
+			o.Workers = 3
+			got := readArrow(t, ctx, ds, o)
+			if d := sameRows(want, got); d != "" {
+				t.Fatalf("bad row %d, %+v: %s", bad, ro, d)
+			}
+		}
+	}
+}
+
+// Cancelling the context, or closing the reader early, stops every
+// worker: the reader ends with the context's error, and no goroutine is
+// left running.
+func TestRecordReaderWorkersStop(t *testing.T) {
+	ds := badUUIDs(t, 6000, -1)
+	before := runtime.NumGoroutine()
+	for _, cancelAt := range []int{0, 1, 3} {
+		ctx, cancel := context.WithCancel(context.Background())
+		rr, err := trevniarrow.NewRecordReader(ctx, ds, &trevniarrow.ReadOptions{ReadOptions: trevni.ReadOptions{Workers: 3}, BatchRows: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cancelAt == 0 {
+			cancel()
+		}
+		n := 0
+		for rr.Next() {
+			if n++; n == cancelAt {
+				cancel()
+			}
+		}
+		if !errors.Is(rr.Err(), context.Canceled) {
+			t.Fatalf("cancelled after %d batches: %v, want the context's error", cancelAt, rr.Err())
+		}
+		rr.Release()
+		cancel()
+	}
+	for _, closeAt := range []int{1, 5} {
+		rr, err := trevniarrow.NewRecordReader(context.Background(), ds, &trevniarrow.ReadOptions{ReadOptions: trevni.ReadOptions{Workers: 3}, BatchRows: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; n < closeAt && rr.Next(); n++ {
+		}
+		if err := rr.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if rr.Next() {
+			t.Fatal("a batch after Close")
+		}
+	}
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%d goroutines, %d before", runtime.NumGoroutine(), before)
+}
