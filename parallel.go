@@ -48,6 +48,11 @@ const (
 // worker, and one more.
 const DefaultOutputMemory = 1 << 20
 
+// maxDeepOutput is the most a task larger than twice its share of the
+// default memory may hold (deepen): however large the blocks, the memory
+// stays bounded.
+const maxDeepOutput = 8 << 20
+
 // encodeFunc appends the encoding of pr's next record to dst, or returns
 // io.EOF after the last.
 type encodeFunc func(pr partReader, dst []byte) ([]byte, error)
@@ -445,7 +450,7 @@ func (pr *prun) deepen(t *ptask) *ptask {
 		if rows := pr.outRows.Load(); rows > 0 {
 			per = max(pr.outBytes.Load()/rows, 1)
 		}
-		half := (t.to - t.from) * per / 2
+		half := min((t.to-t.from)*per/2, maxDeepOutput)
 		t.ahead = int(min((half+b.chunk-1)/b.chunk-1, 1<<20))
 	}
 	return t

@@ -591,3 +591,31 @@ func TestWorkersOutputMemory(t *testing.T) {
 		}
 	}
 }
+
+// A task's own depth (deepen), with the default memory: its share while
+// its output fits twice that, half its output where it is larger, and
+// never more than maxDeepOutput however large the blocks make it.
+func TestDeepen(t *testing.T) {
+	chunk, ahead, task := ordered.Sizes(2, 3*DefaultOutputMemory)
+	c := int64(chunk)
+	pr := &prun{r: &Reader{}, out: &byteOut{task: task, deep: true, chunk: c}}
+	pp := &ppart{inPerRow: 100} // no task done yet: 100 bytes a row
+	for _, tc := range []struct {
+		rows int64
+		want int64 // chunks it may hold waiting
+	}{
+		{task / 100, int64(ahead)},
+		{4 * task / 100, 2*task/c - 1},
+		{1 << 40, maxDeepOutput/c - 1},
+	} {
+		tk := pr.deepen(&ptask{pp: pp, from: 0, to: tc.rows})
+		if held := int64(max(tk.Ahead(), ahead)); held != tc.want {
+			t.Errorf("a task of %d rows of 100 bytes may hold %d chunks of %d, want %d", tc.rows, held, chunk, tc.want)
+		}
+	}
+	// An OutputMemory given is a bound: no task holds more than its share.
+	pr.out = &byteOut{task: task, chunk: c}
+	if tk := pr.deepen(&ptask{pp: pp, from: 0, to: 1 << 40}); tk.Ahead() > ahead {
+		t.Errorf("with OutputMemory set, a task may hold %d chunks, more than %d", tk.Ahead(), ahead)
+	}
+}

@@ -55,8 +55,8 @@ type ReadOptions struct {
 	// each column read). 0 means DefaultOutputMemory for each worker and
 	// one more (3 MiB on two workers), and then a task that must be
 	// larger than twice its share (where a record's output is much larger
-	// than its columns' bytes, as JSON's) may hold half its output, so
-	// that the next worker need not wait for it. Besides it, each worker
+	// than its columns' bytes, as JSON's) may hold half its output, up to
+	// 8 MiB, so that the next worker need not wait for it. Besides it, each worker
 	// holds the block buffers of its reader of the part (see
 	// format.ReaderOptions.BlockMemory).
 	OutputMemory int64

@@ -383,7 +383,7 @@ type readWorkers struct {
 // their values.
 func addReadWorkersFlags(fs *flag.FlagSet) func() (readWorkers, error) {
 	workers := addWorkersFlag(fs)
-	memory := fs.String("output-memory", "", "with several workers, hold at most `SIZE` of records waiting to be written in order, in all (default: 1MiB for each worker and one more, and half a task where a task must be larger)")
+	memory := fs.String("output-memory", "", "with several workers, hold at most `SIZE` of records waiting to be written in order, in all (default: 1MiB for each worker and one more, and half a task, up to 8MiB, where a task must be larger)")
 	return func() (readWorkers, error) {
 		n, err := workers()
 		if err != nil || *memory == "" {
