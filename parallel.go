@@ -28,20 +28,30 @@ import (
 // row, passing over the records already written, so that the error, and
 // the records written before it, are those of the sequential reader.
 
-// How tasks are sized. A task's output should fit in what it may hold
-// waiting for the writer (chunkAhead chunks of chunkBytes), or its worker
-// waits: taskOutput is the output aimed at, judged from the output of the
-// tasks before (from the bytes of the columns read, times three, until
-// there is one). But a task should hold several blocks of every column
-// read, since the blocks where two tasks meet are read by both: at least
-// minTaskBlocks of each, about.
+// How tasks are sized. The writing methods' workers hold at most
+// ReadOptions.OutputMemory of encoded records waiting for the writer, in
+// chunks (ordered.Sizes): each task its share. A task aims at twice its
+// share of output, judged from the output of the tasks before (from the
+// bytes of the columns read, times three, until there is one), so that
+// the worker of the next task fills its share while the one before is
+// written and neither waits long. But a task should hold several blocks
+// of every column read, since the blocks where two tasks meet are read by
+// both: at least minTaskBlocks of each, about. ReadStructs' tasks hold
+// chunkAhead batches.
 const (
-	chunkBytes    = 1 << 20
 	chunkAhead    = 8
-	taskOutput    = 6 << 20
 	minTaskBlocks = 4
 	minTaskRows   = 1024
 )
+
+// DefaultOutputMemory is ReadOptions.OutputMemory's default for each
+// worker, and one more.
+const DefaultOutputMemory = 1 << 20
+
+// maxDeepOutput is the most a task larger than twice its share of the
+// default memory may hold (deepen): however large the blocks, the memory
+// stays bounded.
+const maxDeepOutput = 8 << 20
 
 // encodeFunc appends the encoding of pr's next record to dst, or returns
 // io.EOF after the last.
@@ -77,6 +87,12 @@ type pout interface {
 type byteOut struct {
 	newEnc func() encodeFunc
 	w      func(data []byte, ends []int) error
+	task   int64 // the output a task aims at
+	// deep: the memory is the default, and a task larger than twice its
+	// share (the least a task holds is larger) may hold half its output,
+	// in chunks of chunk bytes.
+	deep  bool
+	chunk int64
 }
 
 func (b *byteOut) fill(ctx context.Context, _ *ppart, rd partReader, out *ordered.Out) error {
@@ -119,7 +135,7 @@ func (b *byteOut) one(rd partReader) (read, put func() error) {
 	return read, put
 }
 
-func (b *byteOut) taskBytes(*ppart) int64 { return taskOutput }
+func (b *byteOut) taskBytes(*ppart) int64 { return b.task }
 
 func (b *byteOut) trustFirst() bool { return true }
 
@@ -181,7 +197,12 @@ type ptask struct {
 	pp       *ppart
 	from, to int64
 	last     bool // the part's last task
+	ahead    int  // the chunks it may hold waiting, if more than its share
 }
+
+// Ahead returns the chunks the task may hold waiting, if more than its
+// share (ordered.Options.Ahead).
+func (t *ptask) Ahead() int { return t.ahead }
 
 // prun is one writing of a reader's remaining records on several workers.
 type prun struct {
@@ -202,15 +223,21 @@ type prun struct {
 	outBytes, outRows atomic.Int64
 }
 
+// outPerRow returns the output of a row of pp, about: as in the tasks
+// before, or at first three times what the columns read hold.
+func (pr *prun) outPerRow(pp *ppart) int64 {
+	if rows := pr.outRows.Load(); rows > 0 {
+		return max(pr.outBytes.Load()/rows, 1)
+	}
+	return 3 * pp.inPerRow
+}
+
 // taskRows returns the rows the next task of pp holds, about.
 func (pr *prun) taskRows(pp *ppart) int64 {
 	if pr.r.taskRows > 0 {
 		return pr.r.taskRows
 	}
-	per := 3 * pp.inPerRow
-	if rows := pr.outRows.Load(); rows > 0 {
-		per = max(pr.outBytes.Load()/rows, 1)
-	}
+	per := pr.outPerRow(pp)
 	n := pr.out.taskBytes(pp) / per
 	// A part with less than a task for each worker is shared out.
 	n = min(n, (pp.to-pp.from+int64(pr.workers)-1)/int64(pr.workers))
@@ -222,13 +249,19 @@ func (pr *prun) taskRows(pp *ppart) int64 {
 // order, a chunk at a time (data holding the records ending at ends). It
 // returns the records written, and ctx's error as it is if it ends.
 func (r *Reader) writeParallel(workers int, newEnc func() encodeFunc, write func(data []byte, ends []int) error) (int64, error) {
-	return r.runParallel(workers, &byteOut{newEnc: newEnc, w: write}, nil)
+	memory := r.opts.OutputMemory
+	if memory <= 0 {
+		memory = int64(workers+1) * DefaultOutputMemory
+	}
+	chunk, ahead, task := ordered.Sizes(workers, memory)
+	out := &byteOut{newEnc: newEnc, w: write, task: task, deep: r.opts.OutputMemory <= 0, chunk: int64(chunk)}
+	return r.runParallel(workers, out, &ordered.Options{ChunkBytes: chunk, Ahead: ahead})
 }
 
 // runParallel reads the reader's remaining records on workers goroutines
-// into out, which passes them on in row order; opts, if not nil, sizes
-// the chunks. It returns the records passed on, and ctx's error as it is
-// if it ends.
+// into out, which passes them on in row order, in chunks that opts
+// sizes. It returns the records passed on, and ctx's error as it is if it
+// ends.
 func (r *Reader) runParallel(workers int, out pout, opts *ordered.Options) (int64, error) {
 	pr := &prun{r: r, workers: workers, out: out, span: r.span}
 	pr.span.remaining = -1
@@ -253,10 +286,7 @@ func (r *Reader) runParallel(workers int, out pout, opts *ordered.Options) (int6
 	}
 	pr.left.Store(left)
 	start := r.n
-	o := ordered.Options{ChunkBytes: chunkBytes, Ahead: chunkAhead}
-	if opts != nil {
-		o = *opts
-	}
+	o := *opts
 	o.Workers = workers
 	err := ordered.Run(r.ctx, &o, pr.nextTask, pr.produce, pr.consume, pr.finish)
 	pr.closeAll()
@@ -279,6 +309,11 @@ func (pr *prun) newPart(p *Part, f *File, from, to int64) (*ppart, error) {
 	if err != nil {
 		f.Close()
 		return nil, err
+	}
+	if pr.workers >= runtime.GOMAXPROCS(0) {
+		// The workers keep the cores busy: a block read ahead would
+		// only take memory. (The first task's reader keeps its own.)
+		rd.SetReadAhead(false)
 	}
 	pp := &ppart{p: p, f: f, rd: rd, from: from, to: to, seqFrom: from, seqLimit: -1}
 	pr.mu.Lock()
@@ -384,7 +419,7 @@ func (pp *ppart) cut(pr *prun) *ptask {
 			// One empty task, so that the part is closed in order.
 			return &ptask{pp: pp, from: pp.from, to: pp.from, last: true}
 		}
-		return pp.task(pp.from, pr.taskRows(pp))
+		return pr.deepen(pp.task(pp.from, pr.taskRows(pp)))
 	}
 	pos := pp.next
 	if pos >= pp.to {
@@ -399,7 +434,26 @@ func (pp *ppart) cut(pr *prun) *ptask {
 			return nil
 		}
 	}
-	return pp.task(pos, pr.taskRows(pp))
+	return pr.deepen(pp.task(pos, pr.taskRows(pp)))
+}
+
+// deepen lets a task whose output is expected to be more than twice its
+// share of the default memory hold half of it, in chunks, so that the
+// next worker need not wait for it to be written (the least a task
+// holds, four blocks of each column, can be that large where a record's
+// output is much larger than its columns' bytes: JSON).
+func (pr *prun) deepen(t *ptask) *ptask {
+	if b, ok := pr.out.(*byteOut); ok && b.deep && pr.r.taskRows <= 0 {
+		// Until a task has told, the least output a row may have: the
+		// bytes of its columns.
+		per := t.pp.inPerRow
+		if rows := pr.outRows.Load(); rows > 0 {
+			per = max(pr.outBytes.Load()/rows, 1)
+		}
+		half := min((t.to-t.from)*per/2, maxDeepOutput)
+		t.ahead = int(min((half+b.chunk-1)/b.chunk-1, 1<<20))
+	}
+	return t
 }
 
 // task returns the task starting at row pos.

@@ -18,6 +18,7 @@ import (
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/ordered"
 	"github.com/trevni-go/trevni/internal/predrand"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
@@ -521,5 +522,100 @@ func TestWorkersReport(t *testing.T) {
 				t.Fatalf("seed %d, part %d: %d bytes read, columns %d", seed, i, s.BytesRead, bytes)
 			}
 		}
+	}
+}
+
+// Records of a larger schema, written on 2 and 3 workers whose tasks are
+// sized by OutputMemory alone, from the least it allows to the default:
+// the output is byte for byte one worker's, and the chunks the writer
+// takes are no larger than the sizes ordered.Sizes gives that memory,
+// plus a record.
+func TestWorkersOutputMemory(t *testing.T) {
+	ctx := context.Background()
+	ds, _, _ := largeDataset(t, 5, 6000)
+	for _, out := range outputs {
+		want := writeWith(t, ctx, ds, ReadOptions{}, 1, 0, out.write)
+		if want.err != nil || want.n != ds.RowCount() {
+			t.Fatalf("%s: %d records, %v", out.name, want.n, want.err)
+		}
+		for _, w := range []int{2, 3} {
+			for _, memory := range []int64{1, 100 << 10, 0} {
+				got := writeWith(t, ctx, ds, ReadOptions{OutputMemory: memory}, w, 0, out.write)
+				if d := same(want, got); d != "" {
+					t.Fatalf("%s, %d workers, OutputMemory %d: %s", out.name, w, memory, d)
+				}
+			}
+		}
+	}
+	// The largest record, in Avro's binary encoding.
+	var largest int
+	r, err := ds.NewReader(ctx, &ReadOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		b, err := r.ReadBinary(nil)
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		largest = max(largest, len(b))
+	}
+	r.Close()
+	for _, memory := range []int64{1, 100 << 10} {
+		r, err := ds.NewReader(ctx, &ReadOptions{Workers: 2, OutputMemory: memory})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunk, _, _ := ordered.Sizes(2, memory)
+		var records, chunks int
+		n, err := r.writeParallel(2, func() encodeFunc {
+			return func(pr partReader, dst []byte) ([]byte, error) {
+				return pr.(*assemble.AvroReader).ReadBinary(dst)
+			}
+		}, func(data []byte, ends []int) error {
+			if len(data) > chunk+largest {
+				t.Errorf("OutputMemory %d: a chunk of %d bytes, records of up to %d", memory, len(data), largest)
+			}
+			records += len(ends)
+			chunks++
+			return nil
+		})
+		r.Close()
+		if err != nil || n != ds.RowCount() || int64(records) != n {
+			t.Fatalf("OutputMemory %d: %d records (%d in chunks), %v", memory, n, records, err)
+		}
+		if chunks < 2 {
+			t.Errorf("OutputMemory %d: %d chunks", memory, chunks)
+		}
+	}
+}
+
+// A task's own depth (deepen), with the default memory: its share while
+// its output fits twice that, half its output where it is larger, and
+// never more than maxDeepOutput however large the blocks make it.
+func TestDeepen(t *testing.T) {
+	chunk, ahead, task := ordered.Sizes(2, 3*DefaultOutputMemory)
+	c := int64(chunk)
+	pr := &prun{r: &Reader{}, out: &byteOut{task: task, deep: true, chunk: c}}
+	pp := &ppart{inPerRow: 100} // no task done yet: 100 bytes a row
+	for _, tc := range []struct {
+		rows int64
+		want int64 // chunks it may hold waiting
+	}{
+		{task / 100, int64(ahead)},
+		{4 * task / 100, 2*task/c - 1},
+		{1 << 40, maxDeepOutput/c - 1},
+	} {
+		tk := pr.deepen(&ptask{pp: pp, from: 0, to: tc.rows})
+		if held := int64(max(tk.Ahead(), ahead)); held != tc.want {
+			t.Errorf("a task of %d rows of 100 bytes may hold %d chunks of %d, want %d", tc.rows, held, chunk, tc.want)
+		}
+	}
+	// An OutputMemory given is a bound: no task holds more than its share.
+	pr.out = &byteOut{task: task, chunk: c}
+	if tk := pr.deepen(&ptask{pp: pp, from: 0, to: 1 << 40}); tk.Ahead() > ahead {
+		t.Errorf("with OutputMemory set, a task may hold %d chunks, more than %d", tk.Ahead(), ahead)
 	}
 }

@@ -48,6 +48,18 @@ type ReadOptions struct {
 	// goroutine whatever it says. Read, ReadBinary and the iterators
 	// always read on the calling goroutine.
 	Workers int
+	// OutputMemory bounds the encoded records that the writing methods'
+	// workers (Workers above 1) hold waiting to be written in order, in
+	// all: each task running or waiting holds at most its share, and aims
+	// at twice its share of output (but holds at least four blocks of
+	// each column read). 0 means DefaultOutputMemory for each worker and
+	// one more (3 MiB on two workers), and then a task that must be
+	// larger than twice its share (where a record's output is much larger
+	// than its columns' bytes, as JSON's) may hold half its output, up to
+	// 8 MiB, so that the next worker need not wait for it. Besides it, each worker
+	// holds the block buffers of its reader of the part (see
+	// format.ReaderOptions.BlockMemory).
+	OutputMemory int64
 
 	// taskRows, if positive, is the rows of a worker's task (tests).
 	taskRows int64

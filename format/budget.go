@@ -11,6 +11,6 @@ const DefaultMaxBlockSize = 64 << 20
 // decompressed, read-ahead included) the ColumnReaders of one Reader may
 // hold at once unless ReaderOptions.BlockMemory says otherwise. Reading
 // every column of a file of Java's 64 KiB blocks takes at most about
-// 300 KiB per column, so this admits some 1,700 columns read at once, and
+// 220 KiB per column, so this admits over 2,000 columns read at once, and
 // any eight blocks of DefaultMaxBlockSize.
 const DefaultBlockMemory = 512 << 20

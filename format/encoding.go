@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 
 	"github.com/trevni-go/trevni/internal/utf8check"
 )
@@ -306,6 +307,11 @@ func (d *decoder) skipValues(t ValueType, n int64) error {
 		d.pos += int(n) * size
 		return nil
 	}
+	if m := varintBytes(t); m > 0 && n > 8 {
+		// Eight bytes at a time while they hold whole varints of at
+		// most m bytes; the rest, errors included, one at a time.
+		n = d.skipVarintWords(n, m)
+	}
 	for ; n > 0; n-- {
 		if err := d.skip(t); err != nil {
 			return err
@@ -314,13 +320,109 @@ func (d *decoder) skipValues(t ValueType, n int64) error {
 	return nil
 }
 
+// varintBytes returns the most bytes a value of type t takes as a varint,
+// or 0 for a type not stored as one.
+func varintBytes(t ValueType) int {
+	switch t {
+	case Int:
+		return 5
+	case Long:
+		return 10
+	}
+	return 0
+}
+
+// passVarints returns the position after the l varints of at most m bytes
+// each that start at b[pos], or false if they are not all there whole.
+func passVarints(b []byte, pos, l, m int) (int, bool) {
+	for ; l > 0; l-- {
+		end := min(pos+m, len(b))
+		for pos < end && b[pos] >= 0x80 {
+			pos++
+		}
+		if pos == end {
+			return 0, false
+		}
+		pos++
+	}
+	return pos, true
+}
+
+// skipVarintWords passes over varints of at most m bytes, eight bytes at a
+// time, while at least eight of the n wanted remain and each word read
+// holds only varints (or their parts) of at most m bytes. It returns how
+// many of the n are left, d.pos at the first of them.
+func (d *decoder) skipVarintWords(n int64, m int) int64 {
+	const high = 0x8080808080808080
+	b, pos := d.b, d.pos
+	run := 0 // bytes of an unfinished varint before pos
+	for n >= 8 && len(b)-pos >= 8 {
+		w := binary.LittleEndian.Uint64(b[pos:])
+		last := ^w & high // the last byte of each varint
+		if last == 0 {
+			break
+		}
+		if run+bits.TrailingZeros64(last)>>3 >= m {
+			break // the varint is too long
+		}
+		if m < 8 {
+			// Five bytes in a row that all continue: too long for m
+			// of 5 (and taken as too long for 6 or 7, which then go
+			// one at a time).
+			c := w & high
+			if c&(c<<8)&(c<<16)&(c<<24)&(c<<32) != 0 {
+				break
+			}
+		}
+		n -= int64(bits.OnesCount64(last))
+		run = bits.LeadingZeros64(last) >> 3
+		pos += 8
+	}
+	d.pos = pos - run
+	return n
+}
+
 // skipEntries skips n array entries (a length and its values) of an array
 // column of type t and returns the sum of their lengths. Runs of lengths
 // whose values take no bytes are consumed whole, so that a run claiming
 // billions of entries costs nothing.
 func (d *decoder) skipEntries(t ValueType, n int64) (int64, error) {
 	var sum int64
+	size, varint := t.fixedSize(), varintBytes(t)
+	if t == Boolean {
+		size = -1 // bits: the entries one at a time
+	}
 	for n > 0 {
+		if (size >= 0 || varint > 0) && d.runLength == 0 {
+			// Values that take no bytes, a fixed number or a varint
+			// each, after lengths of one byte (up to 63): passed over
+			// in a tight loop; anything else (an error included), one
+			// entry at a time below.
+			b, pos, k := d.b, d.pos, n
+			for k > 0 && pos < len(b) {
+				c := b[pos]
+				if c&0x81 != 0 { // more bytes, or a run
+					break
+				}
+				l := int(c >> 1)
+				if size >= 0 {
+					if l*size > len(b)-pos-1 {
+						break
+					}
+					pos += 1 + l*size
+				} else if p, ok := passVarints(b, pos+1, l, varint); ok {
+					pos = p
+				} else {
+					break
+				}
+				sum += int64(l)
+				k--
+			}
+			if k < n {
+				d.pos, n, d.bitCount = pos, k, 0
+				continue
+			}
+		}
 		if d.runLength > 0 && (d.runValue == 0 || t == Null) {
 			k := min(n, d.runLength)
 			d.runLength -= k

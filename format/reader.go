@@ -73,6 +73,73 @@ type Reader struct {
 	tables []*blockTable
 
 	budget budget.Budget[ColumnReader]
+
+	// The buffers of stored block bytes, shared by the ColumnReaders: a
+	// block's stored bytes are needed only while it is decompressed, so
+	// a reader holds as many as it decompresses at once, not one a
+	// column. They are counted in budget under rawShare (held by
+	// rawOwner, which lives as long as the Reader).
+	rawMu    sync.Mutex
+	raws     [][]byte
+	rawOwner *ColumnReader
+	rawShare *budget.Share
+}
+
+// takeRaw returns a buffer of n bytes for a block's stored bytes, within
+// the block memory, or false; give it back with putRaw.
+func (rd *Reader) takeRaw(n int) ([]byte, bool) {
+	rd.rawMu.Lock()
+	if rd.rawShare == nil {
+		rd.rawOwner = &ColumnReader{}
+		rd.rawShare = rd.budget.Register(rd.rawOwner)
+	}
+	best := -1 // the smallest free buffer that fits
+	for i, b := range rd.raws {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(rd.raws[best])) {
+			best = i
+		}
+	}
+	k, i := len(rd.raws), best
+	if i < 0 {
+		i = k - 1 // none fits: the last free one, grown, if any
+	}
+	var old []byte
+	if i >= 0 {
+		old = rd.raws[i]
+		rd.raws[i] = rd.raws[k-1]
+		rd.raws = rd.raws[:k-1]
+	}
+	rd.rawMu.Unlock()
+	if cap(old) >= n {
+		return old[:n], true
+	}
+	for _, c := range []int{roomy(n), n} {
+		if rd.budget.Take(rd.rawShare, int64(c-cap(old))) {
+			return make([]byte, n, c), true
+		}
+	}
+	if old != nil {
+		rd.putRaw(old)
+	}
+	return nil, false
+}
+
+// putRaw gives back a buffer takeRaw returned.
+func (rd *Reader) putRaw(b []byte) {
+	rd.rawMu.Lock()
+	rd.raws = append(rd.raws, b)
+	rd.rawMu.Unlock()
+}
+
+// rawHeld returns the bytes of the free buffers of stored bytes.
+func (rd *Reader) rawHeld() int64 {
+	rd.rawMu.Lock()
+	defer rd.rawMu.Unlock()
+	var n int64
+	for _, b := range rd.raws {
+		n += int64(cap(b))
+	}
+	return n
 }
 
 // BlockInfo describes one block of a column.
@@ -409,6 +476,13 @@ func (rd *Reader) parseColumnMeta(i int) error {
 // RowCount returns the number of top-level rows.
 func (rd *Reader) RowCount() int64 { return rd.rowCount }
 
+// SetReadAhead sets ReaderOptions.ReadAhead for the ColumnReaders made
+// from now on; those made before keep theirs. A caller reading on as many
+// goroutines as there are cores has no core left for reading ahead, which
+// then only costs each column a second block of memory. It must not be
+// called while another goroutine makes a ColumnReader of rd.
+func (rd *Reader) SetReadAhead(on bool) { rd.opts.ReadAhead = on }
+
 // Size returns the size of the file in bytes.
 func (rd *Reader) Size() int64 { return rd.size }
 
@@ -692,7 +766,6 @@ type ColumnReader struct {
 	row      int64 // the row last started, -1 before the first
 	blockEnd int64 // first row after the current block
 
-	raw  []byte // stored block bytes
 	data []byte // decompressed block
 	dec  decoder
 
@@ -706,7 +779,7 @@ type ColumnReader struct {
 	loadedBlocks int           // blocks loaded, for Loaded
 	loadedBytes  int64         // their stored bytes
 	ahead        chan *fetched // the next block, being fetched
-	spare        *fetched      // buffers for the next fetch
+	spare        *fetched      // a buffer for the next fetch
 
 	share *budget.Share // the bytes of block buffers held, in rd.budget
 
@@ -806,6 +879,11 @@ func (c *ColumnReader) loadBlock(b int) error {
 			f = &fetched{}
 		}
 		c.spare = nil
+		if f.data == nil && !c.readsAhead(b) {
+			// Nothing reads ahead into a second buffer: the block
+			// left behind gives its own, so that a column holds one.
+			f.data, c.data, c.dataBlock = c.data, nil, -1
+		}
 		if p := c.peer; p != nil && p.dataBlock == b {
 			c.copyBlock(b, f, p.data)
 			copied = true
@@ -825,9 +903,9 @@ func (c *ColumnReader) loadBlock(b int) error {
 		c.loadedBlocks++
 		c.loadedBytes += int64(c.table.blocks[b].CompressedSize + c.table.checksum)
 	}
-	// The buffers of the block left behind take the next fetch, in f,
+	// The buffer of the block left behind takes the next fetch, in f,
 	// which nothing else holds now.
-	c.raw, c.data, f.raw, f.data = f.raw, f.data, c.raw, c.data
+	c.data, f.data = f.data, c.data
 	old := f
 	c.dataBlock = b
 	bi := &c.table.blocks[b]
@@ -836,7 +914,7 @@ func (c *ColumnReader) loadBlock(b int) error {
 	if err := c.checkRows(bi); err != nil {
 		return err
 	}
-	if c.readAhead && c.peer == nil && b+1 < len(c.table.blocks) && c.table.blocks[b+1].FirstRow < c.aheadEnd {
+	if c.readsAhead(b) {
 		ch := make(chan *fetched, 1)
 		c.ahead = ch
 		go func() {
@@ -849,6 +927,11 @@ func (c *ColumnReader) loadBlock(b int) error {
 	return nil
 }
 
+// readsAhead reports whether, block b loaded, the next one is read ahead.
+func (c *ColumnReader) readsAhead(b int) bool {
+	return c.readAhead && c.peer == nil && b+1 < len(c.table.blocks) && c.table.blocks[b+1].FirstRow < c.aheadEnd
+}
+
 // blockSlack is the room a block's buffer has past its size: a codec
 // reads one byte more to check that nothing follows, and zstd decodes
 // faster with a little room to spare.
@@ -856,12 +939,12 @@ const blockSlack = 64
 
 // fetched is a block read and decompressed, or the error met doing so.
 type fetched struct {
-	block     int
-	raw, data []byte
-	err       *Error
+	block int
+	data  []byte
+	err   *Error
 }
 
-// fetch reads, decompresses and checks block b into f's buffers. It touches
+// fetch reads, decompresses and checks block b into f's buffer. It touches
 // nothing else of c but what does not change, so it may run in another
 // goroutine.
 func (c *ColumnReader) fetch(b int, f *fetched) {
@@ -876,34 +959,79 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 		return
 	}
 	n := bi.CompressedSize + c.table.checksum
-	// Reserve what the buffers must grow by before they do; settle on
-	// what they really took afterwards.
-	before := int64(cap(f.raw) + cap(f.data))
-	reserved := int64(max(0, n-cap(f.raw)) + max(0, bi.UncompressedSize+blockSlack-cap(f.data)))
+	// A block of the null codec is read straight into the data buffer,
+	// its checksum after it; another into a buffer of the reader's
+	// (takeRaw), and decompressed from there.
+	null := isNullCodec(c.table.codec)
+	dataWant := min(bi.UncompressedSize, maxExpansion(c.table.codec, bi.CompressedSize)) + blockSlack
+	if null {
+		dataWant = max(dataWant, n)
+	}
 	budget := &c.rd.budget
-	if !budget.Take(c.share, reserved) {
+	limitErr := func() {
 		fail(fmt.Errorf("%w: block of %d stored and %d uncompressed bytes would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, n, bi.UncompressedSize, budget.Limit))
-		return
 	}
-	defer func() { budget.Adjust(c.share, int64(cap(f.raw)+cap(f.data))-before-reserved) }()
-	if cap(f.raw) < n {
-		f.raw = make([]byte, n)
+	// Reserve what the buffer must grow by before it does; settle on
+	// what it really took afterwards. A buffer that grows takes some
+	// room more, so that the next blocks, of about the same size, find
+	// it large enough instead of leaving one buffer after another to
+	// the garbage collector.
+	before := int64(cap(f.data))
+	dataCap := cap(f.data)
+	if dataCap < dataWant {
+		dataCap = roomy(dataWant)
 	}
-	f.raw = f.raw[:n]
+	reserved := int64(max(0, dataCap-cap(f.data)))
+	if !budget.Take(c.share, reserved) {
+		// Without the room more, if that fits.
+		dataCap = max(dataWant, cap(f.data))
+		reserved = int64(max(0, dataCap-cap(f.data)))
+		if !budget.Take(c.share, reserved) {
+			limitErr()
+			return
+		}
+	}
+	defer func() { budget.Adjust(c.share, int64(cap(f.data))-before-reserved) }()
 	// The whole block is reserved: take it at once rather than grow to it.
-	if want := min(bi.UncompressedSize, maxExpansion(c.table.codec, bi.CompressedSize)) + blockSlack; cap(f.data) < want {
-		f.data = make([]byte, 0, want)
+	if cap(f.data) < dataCap {
+		f.data = make([]byte, 0, dataCap)
+	}
+	var stored []byte
+	if null {
+		stored = f.data[:n]
+	} else {
+		raw, ok := c.rd.takeRaw(n)
+		if !ok {
+			limitErr()
+			return
+		}
+		defer c.rd.putRaw(raw)
+		stored = raw
 	}
 	// ReadAt may report io.EOF along with a full read at the end of input.
-	if k, err := c.rd.ra.ReadAt(f.raw, bi.Offset); k < n {
+	if k, err := c.rd.ra.ReadAt(stored, bi.Offset); k < n {
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		fail(fmt.Errorf("reading block: %w", err))
 		return
 	}
+	var want uint32
+	if c.table.checksum == 4 {
+		want = binary.BigEndian.Uint32(stored[bi.CompressedSize:])
+	}
 	var err error
-	f.data, err = c.table.codec.Decompress(f.data[:0], f.raw[:bi.CompressedSize], bi.UncompressedSize)
+	switch {
+	case !null:
+		f.data, err = c.table.codec.Decompress(f.data[:0], stored[:bi.CompressedSize], bi.UncompressedSize)
+	case bi.CompressedSize == bi.UncompressedSize:
+		f.data = f.data[:bi.CompressedSize] // in place: nothing to decompress
+	default:
+		// Sizes that disagree: the codec's error.
+		if _, err = c.table.codec.Decompress(nil, stored[:bi.CompressedSize], bi.UncompressedSize); err == nil {
+			err = fmt.Errorf("block holds %d bytes, stated size %d", bi.CompressedSize, bi.UncompressedSize)
+		}
+	}
 	if err != nil {
 		if _, ok := c.table.codec.(builtinCodec); !ok {
 			err = fmt.Errorf("%s codec: %w", c.table.codecName, err)
@@ -912,12 +1040,22 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 		return
 	}
 	if c.table.checksum == 4 {
-		want := binary.BigEndian.Uint32(f.raw[bi.CompressedSize:])
 		got := crc32.Checksum(f.data, crcTable)
 		if !c.rd.crcAccepted(want, got, c.table.codecName == CodecNull) {
 			fail(fmt.Errorf("%w: stored CRC-32 %08x, data has %08x", ErrChecksum, want, got))
 		}
 	}
+}
+
+// roomy returns the capacity a block buffer growing to hold n bytes takes:
+// an eighth more, up to 64 KiB more, in whole pages.
+func roomy(n int) int {
+	const page = 4 << 10
+	m := n + min(n/8, 64<<10)
+	if m > math.MaxInt32-page {
+		return n
+	}
+	return (m + page - 1) &^ (page - 1)
 }
 
 // crcAccepted reports whether a block's stored CRC-32 want is accepted for
@@ -991,7 +1129,7 @@ func (c *ColumnReader) Close() {
 		<-c.ahead
 		c.ahead = nil
 	}
-	c.raw, c.data, c.spare, c.dataBlock = nil, nil, nil, -1
+	c.data, c.spare, c.dataBlock = nil, nil, -1
 	c.rd.budget.Release(c.share)
 	for _, a := range c.aux {
 		a.Close()

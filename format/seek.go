@@ -73,6 +73,9 @@ func (c *ColumnReader) entriesIn(from, to int64) (int64, error) {
 			if err != nil {
 				return 0, err
 			}
+			// It reads the rows a seek passes over, seldom past
+			// their block: nothing to read ahead.
+			a.readAhead = false
 			c.aux = append([]*ColumnReader{a}, c.aux...)
 		}
 	}
@@ -82,7 +85,32 @@ func (c *ColumnReader) entriesIn(from, to int64) (int64, error) {
 		}
 	}
 	var total int64
-	for r := from; r < to; r++ {
+	r := from
+	if len(c.aux) == 1 {
+		// One level: the rows of each block at once, or, where they
+		// fail, one at a time (the loop below) from the first, for the
+		// error's row.
+		a := c.aux[0]
+		for r < to {
+			if err := a.StartRow(); err != nil {
+				if err == io.EOF {
+					return 0, a.fail(fmt.Errorf("%w: column ends before row %d", ErrFormat, r))
+				}
+				return 0, err
+			}
+			k := min(to, a.blockEnd) - r // a.row is r, in the block loaded
+			saved := a.dec
+			sum, err := a.dec.skipEntries(a.typ, k)
+			if err != nil {
+				a.dec, a.row = saved, r-1
+				break
+			}
+			total += sum
+			a.row += k - 1
+			r += k
+		}
+	}
+	for ; r < to; r++ {
 		entries := int64(1)
 		for _, a := range c.aux {
 			if err := a.StartRow(); err != nil {

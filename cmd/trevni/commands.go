@@ -370,6 +370,33 @@ func (a *app) help(args []string) int {
 	return exitUsage
 }
 
+// readWorkers is how the reading commands that write records in order
+// (toavro, tojson, toproto) run: on n goroutines, holding at most memory
+// bytes of encoded records waiting to be written (0: the default).
+type readWorkers struct {
+	n      int
+	memory int64
+}
+
+// addReadWorkersFlags defines --workers and --output-memory on the reading
+// commands that write records in order, and returns a function giving
+// their values.
+func addReadWorkersFlags(fs *flag.FlagSet) func() (readWorkers, error) {
+	workers := addWorkersFlag(fs)
+	memory := fs.String("output-memory", "", "with several workers, hold at most `SIZE` of records waiting to be written in order, in all (default: 1MiB for each worker and one more, and half a task, up to 8MiB, where a task must be larger)")
+	return func() (readWorkers, error) {
+		n, err := workers()
+		if err != nil || *memory == "" {
+			return readWorkers{n: n}, err
+		}
+		m, err := parseSize(*memory)
+		if err != nil || m <= 0 {
+			return readWorkers{}, &usageError{msg: fmt.Sprintf("--output-memory %q: want a size such as 4MiB", *memory)}
+		}
+		return readWorkers{n: n, memory: m}, nil
+	}
+}
+
 // addWorkersFlag defines --workers on the commands that read or write rows
 // on several goroutines, and returns a function giving its value: the
 // number of workers, GOMAXPROCS when the flag is absent or 0.

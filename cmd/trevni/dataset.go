@@ -223,7 +223,7 @@ func (e *env) readerSchemaText(path string) (string, error) {
 // writeJSON prints the records of the data set ins as Avro JSON lines to
 // out (tojson and head), through the reader schema file if given, in the
 // range of rf, with the fields and filter of sf, on workers goroutines.
-func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impala, pretty, plain bool, rf *rangeFlags, sf *selectFlags, workers int) error {
+func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impala, pretty, plain bool, rf *rangeFlags, sf *selectFlags, workers readWorkers) error {
 	text, err := e.readerSchemaText(readerSchemaFile)
 	if err != nil {
 		return err
@@ -239,7 +239,7 @@ func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impa
 	if err != nil {
 		return err
 	}
-	o.Workers = workers
+	o.Workers, o.OutputMemory = workers.n, workers.memory
 	if plain && ds.FromProtobuf() {
 		// protojson, message by message.
 		_, err := ds.WriteJSON(e.ctx, out, o, &trevni.JSONOptions{Plain: true, Pretty: pretty})
@@ -265,12 +265,12 @@ func (e *env) writeJSON(ins []string, out *output, readerSchemaFile string, impa
 // file of their schema (the reader schema, the parts' schema, or its
 // projection on --fields), on workers goroutines, and returns the records
 // written.
-func (e *env) toContainer(out io.Writer, ds *trevni.Dataset, rf *rangeFlags, sf *selectFlags, codec string, p *progress, workers int) (int64, error) {
+func (e *env) toContainer(out io.Writer, ds *trevni.Dataset, rf *rangeFlags, sf *selectFlags, codec string, p *progress, workers readWorkers) (int64, error) {
 	o, err := e.readOptions(ds, rf, sf, p)
 	if err != nil {
 		return 0, err
 	}
-	o.Workers = workers
+	o.Workers, o.OutputMemory = workers.n, workers.memory
 	r, err := e.newReader(ds, o)
 	if err != nil {
 		return 0, err

@@ -34,7 +34,7 @@ func headCommand(fs *flag.FlagSet) runFunc {
 		if *n < 0 {
 			return e.usagef("-n must not be negative")
 		}
-		return e.writeJSON(ins, out, *readerSchema, *impala, false, *plain, &rangeFlags{limit: *n}, sf, 1)
+		return e.writeJSON(ins, out, *readerSchema, *impala, false, *plain, &rangeFlags{limit: *n}, sf, readWorkers{n: 1})
 	}
 }
 

@@ -25,13 +25,13 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
 	impala := addImpalaBooleans(fs)
-	workers := addWorkersFlag(fs)
+	workers := addReadWorkersFlags(fs)
 	return func(e *env, ins []string, out *output) error {
 		codec, err := e.checkCodec(*codecFlag, avroCodecs)
 		if err != nil {
 			return err
 		}
-		n, err := workers()
+		w, err := workers()
 		if err != nil {
 			return err
 		}
@@ -46,7 +46,7 @@ func toavroCommand(fs *flag.FlagSet) runFunc {
 		defer done()
 		p := e.newProgress(ds.RowCount(), ds.Size())
 		defer p.done()
-		rows, err := e.toContainer(out, ds, rf, sf, codec, p, n)
+		rows, err := e.toContainer(out, ds, rf, sf, codec, p, w)
 		if err != nil {
 			return err
 		}

@@ -44,13 +44,13 @@ func tojsonCommand(fs *flag.FlagSet) runFunc {
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
 	impala := addImpalaBooleans(fs)
-	workers := addWorkersFlag(fs)
+	workers := addReadWorkersFlags(fs)
 	return func(e *env, ins []string, out *output) error {
-		n, err := workers()
+		w, err := workers()
 		if err != nil {
 			return err
 		}
-		return e.writeJSON(ins, out, *readerSchema, *impala, *pretty, *plain, rf, sf, n)
+		return e.writeJSON(ins, out, *readerSchema, *impala, *pretty, *plain, rf, sf, w)
 	}
 }
 

@@ -26,9 +26,9 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 	outForm := fs.String("output", "delimited", "output `FORM`: delimited or json")
 	fields := fs.String("fields", "", "comma-separated field `PATHS` to keep")
 	rf := addRangeFlags(fs)
-	workers := addWorkersFlag(fs)
+	workers := addReadWorkersFlags(fs)
 	return func(e *env, ins []string, out *output) error {
-		n, err := workers()
+		w, err := workers()
 		if err != nil {
 			return err
 		}
@@ -52,7 +52,7 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		o.Workers = n
+		o.Workers, o.OutputMemory = w.n, w.memory
 		_, err = ds.WriteProto(e.ctx, out, form, &trevni.ProtoOptions{ReadOptions: *o})
 		return err
 	}

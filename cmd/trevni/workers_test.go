@@ -8,8 +8,9 @@ import (
 
 // --workers: toavro, tojson, toproto and tocsv write on several goroutines
 // byte for byte what they write on one (the Avro container with its random
-// sync marker read back as JSON), with filters, offsets and limits; a
-// negative count is a usage error.
+// sync marker read back as JSON), with filters, offsets and limits, and
+// with the least --output-memory; a negative count, and a memory that is
+// not a positive size, are usage errors.
 func TestWorkersFlagRead(t *testing.T) {
 	dir := t.TempDir()
 	trv := filepath.Join(dir, "m.trv")
@@ -21,6 +22,8 @@ func TestWorkersFlagRead(t *testing.T) {
 		{"tojson", "--plain", "--offset", "4000", "--limit", "9000"},
 		{"tojson", "--where", "small < -200 AND score > 0", "--limit", "1500"},
 		{"tocsv", "--fields", "id,score,name"},
+		{"tojson", "--output-memory", "1"},
+		{"tojson", "--plain", "--output-memory", "64KiB"},
 	} {
 		var outs []string
 		for _, w := range []string{"1", "2", "3"} {
@@ -53,5 +56,11 @@ func TestWorkersFlagRead(t *testing.T) {
 	r := runIn(t, nil, "tojson", "--workers", "-1", trv)
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--workers") {
 		t.Fatalf("--workers -1: %+v", r)
+	}
+	for _, bad := range []string{"0", "-1MiB", "lots"} {
+		r := runIn(t, nil, "toavro", "--output-memory", bad, trv, filepath.Join(dir, "bad.avro"))
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--output-memory") {
+			t.Fatalf("--output-memory %s: %+v", bad, r)
+		}
 	}
 }

@@ -37,7 +37,8 @@ type Options struct {
 	// DefaultChunkBytes.
 	ChunkBytes int
 	// Ahead is how many full chunks a task may have waiting for the
-	// consumer before it waits itself; 0 means 1.
+	// consumer before it waits itself; 0 means 1. A task (of Run's type
+	// T) with a method Ahead() int that returns more may have that many.
 	Ahead int
 	// Values: the tasks hand on Items (Out.Send) rather than Data, so no
 	// chunk is given room for ChunkBytes of data.
@@ -46,6 +47,25 @@ type Options struct {
 
 // DefaultChunkBytes is the default of Options.ChunkBytes.
 const DefaultChunkBytes = 1 << 20
+
+// Sizes returns the chunk size and depth (Options.ChunkBytes and Ahead)
+// that keep the chunks of a Run on workers goroutines within about memory
+// bytes in all (see Run for what it holds), and the output a task should
+// aim at: twice what it may hold waiting. A worker whose task is not yet
+// being consumed waits once it holds its share; a task twice that size
+// lets the workers take turns without waiting, each filling its share
+// while the task before it is consumed. memory is shared among the
+// workers' tasks and one more (the one being consumed, or one waiting),
+// each holding Ahead chunks and the one being filled; chunks are at least
+// 16 KiB and at most DefaultChunkBytes.
+func Sizes(workers int, memory int64) (chunkBytes, ahead int, taskBytes int64) {
+	const minChunk = 16 << 10
+	workers = max(workers, 1)
+	share := max(memory/int64(workers+1), 2*minChunk)
+	chunk := min(max(share/4, minChunk), DefaultChunkBytes)
+	ahead = int(max(share/chunk-1, 1))
+	return int(chunk), ahead, 2 * int64(ahead+1) * chunk
+}
 
 // ErrStop, returned by a consume or finish function, ends Run early with
 // no error: the output wanted is complete (a limit is reached).
@@ -116,27 +136,42 @@ type runner struct {
 	chunkBytes int
 	values     bool
 	stop       chan struct{}
-	free       chan *Chunk
+
+	// The chunks consumed, for the workers to fill again: a chunk is
+	// made only when none is free, so that the chunks in use and free
+	// together are never more than were once in use at the same time.
+	mu   sync.Mutex
+	free []*Chunk
 }
 
 func (r *runner) get() *Chunk {
-	select {
-	case c := <-r.free:
+	r.mu.Lock()
+	if n := len(r.free); n > 0 {
+		c := r.free[n-1]
+		r.free = r.free[:n-1]
+		r.mu.Unlock()
 		c.Data, c.Ends, c.N = c.Data[:0], c.Ends[:0], 0
 		return c
-	default:
-		if r.values {
-			return &Chunk{}
-		}
-		return &Chunk{Data: make([]byte, 0, r.chunkBytes+r.chunkBytes/8)}
 	}
+	r.mu.Unlock()
+	if r.values {
+		return &Chunk{}
+	}
+	return &Chunk{Data: make([]byte, 0, r.chunkBytes+r.chunkBytes/8)}
 }
 
 func (r *runner) put(c *Chunk) {
-	select {
-	case r.free <- c:
-	default:
+	r.mu.Lock()
+	r.free = append(r.free, c)
+	r.mu.Unlock()
+}
+
+// ahead returns the chunks task t may have waiting.
+func ahead[T any](t T, o *Options) int {
+	if a, ok := any(t).(interface{ Ahead() int }); ok {
+		return max(a.Ahead(), o.Ahead)
 	}
+	return o.Ahead
 }
 
 // Run runs tasks on opts.Workers goroutines and passes their chunks to
@@ -153,9 +188,13 @@ func (r *runner) put(c *Chunk) {
 // error, so that the records before a failing one go out first. A panic
 // in consume or finish stops the workers before it goes on.
 //
-// At most about Workers × (Ahead+1) chunks are held at once: tasks are
-// handed out in order, and no more than Workers of them wait for the
-// consumer.
+// At most (Workers+1) × Ahead + Workers + 1 chunks are held at once,
+// those in use and those free together (a chunk is made only when none is
+// free): tasks are handed out in order, and no more than Workers of them
+// wait for the consumer besides the one it consumes; each holds up to
+// Ahead chunks handed on (its own Ahead, if it has one), each worker one
+// it fills, and the consumer the one it consumes. A chunk holds at most
+// ChunkBytes and one record.
 func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error),
 	produce func(ctx context.Context, t T, out *Out) error,
 	consume func(t T, c *Chunk) error, finish func(t T, err error) error) error {
@@ -168,7 +207,7 @@ func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error)
 		o.ChunkBytes = DefaultChunkBytes
 	}
 	o.Ahead = max(o.Ahead, 1)
-	r := &runner{chunkBytes: o.ChunkBytes, values: o.Values, stop: make(chan struct{}), free: make(chan *Chunk, o.Workers*(o.Ahead+2)+1)}
+	r := &runner{chunkBytes: o.ChunkBytes, values: o.Values, stop: make(chan struct{})}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	slots := make(chan *slot[T], o.Workers)
@@ -199,7 +238,11 @@ func Run[T any](ctx context.Context, opts *Options, next func() (T, bool, error)
 		}
 		var s *slot[T]
 		if ok || err != nil {
-			s = &slot[T]{t: t, chunks: make(chan *Chunk, o.Ahead), genErr: err}
+			depth := o.Ahead
+			if err == nil {
+				depth = ahead(t, &o)
+			}
+			s = &slot[T]{t: t, chunks: make(chan *Chunk, depth), genErr: err}
 			select {
 			case slots <- s:
 			case <-r.stop:

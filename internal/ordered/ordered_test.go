@@ -198,3 +198,126 @@ func TestRunValues(t *testing.T) {
 		}
 	}
 }
+
+// A slow consumer, fast workers: the chunks in use at once, counted as
+// the distinct chunks the consumer sees (a chunk is made only when none
+// is free), stay within the bound Run states, and Sizes fits that bound
+// into the memory it is given.
+func TestChunksHeld(t *testing.T) {
+	for _, workers := range []int{1, 2, 3, 8} {
+		for _, ahead := range []int{1, 3} {
+			opts := &Options{Workers: workers, ChunkBytes: 64, Ahead: ahead}
+			next := 0
+			seen := map[*Chunk]bool{}
+			err := Run(context.Background(), opts, func() (int, bool, error) {
+				next++
+				return next - 1, next <= 16, nil
+			}, func(ctx context.Context, i int, out *Out) error {
+				for k := range 100 {
+					c := out.Chunk()
+					c.Data = binary.LittleEndian.AppendUint64(c.Data, uint64(i*1000+k))
+					if !out.Record() {
+						return ctx.Err()
+					}
+				}
+				return nil
+			}, func(i int, c *Chunk) error {
+				seen[c] = true
+				if len(seen)%3 == 0 {
+					time.Sleep(50 * time.Microsecond)
+				}
+				return nil
+			}, func(int, error) error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if limit := (workers+1)*ahead + workers + 1; len(seen) > limit {
+				t.Errorf("%d workers, ahead %d: %d chunks in use, more than %d", workers, ahead, len(seen), limit)
+			}
+		}
+	}
+	// Tasks with an Ahead of their own: the bound with the deepest.
+	for _, workers := range []int{1, 3} {
+		next := 0
+		seen := map[*Chunk]bool{}
+		err := Run(context.Background(), &Options{Workers: workers, ChunkBytes: 64, Ahead: 1}, func() (deepTask, bool, error) {
+			next++
+			return deepTask(next - 1), next <= 16, nil
+		}, func(ctx context.Context, i deepTask, out *Out) error {
+			for k := range 100 {
+				c := out.Chunk()
+				c.Data = binary.LittleEndian.AppendUint64(c.Data, uint64(int(i)*1000+k))
+				if !out.Record() {
+					return ctx.Err()
+				}
+			}
+			return nil
+		}, func(i deepTask, c *Chunk) error {
+			seen[c] = true
+			if len(seen)%3 == 0 {
+				time.Sleep(50 * time.Microsecond)
+			}
+			return nil
+		}, func(deepTask, error) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if limit := (workers+1)*5 + workers + 1; len(seen) > limit {
+			t.Errorf("%d workers, tasks ahead up to 5: %d chunks in use, more than %d", workers, len(seen), limit)
+		}
+	}
+	for _, workers := range []int{0, 1, 2, 4, 16, 64} {
+		for _, memory := range []int64{0, 100 << 10, 1 << 20, 3 << 20, 40 << 20, 1 << 30} {
+			chunk, ahead, task := Sizes(workers, memory)
+			w := max(workers, 1)
+			held := int64((w+1)*ahead+w+1) * int64(chunk)
+			if chunk < 16<<10 || chunk > DefaultChunkBytes || ahead < 1 {
+				t.Errorf("Sizes(%d, %d): chunks of %d, ahead %d", workers, memory, chunk, ahead)
+			}
+			// Within the memory given, unless that is less than the
+			// least: two chunks of 16 KiB for each task.
+			if least := int64(w+1) * 2 * 16 << 10; held > max(memory, least) {
+				t.Errorf("Sizes(%d, %d): %d bytes of chunks held", workers, memory, held)
+			}
+			// Most of it used, where a task's share holds four chunks
+			// of the sizes allowed.
+			if share := memory / int64(w+1); share >= 4*16<<10 && share <= 4*DefaultChunkBytes && held < memory*3/4 {
+				t.Errorf("Sizes(%d, %d): only %d bytes of chunks held", workers, memory, held)
+			}
+			if task != 2*int64(ahead+1)*int64(chunk) {
+				t.Errorf("Sizes(%d, %d): tasks of %d, chunks of %d, ahead %d", workers, memory, task, chunk, ahead)
+			}
+		}
+	}
+}
+
+// deepTask is a task that may hold 5 chunks waiting when it is even.
+type deepTask int
+
+func (d deepTask) Ahead() int { return 5 * (1 - int(d)%2) }
+
+// deepPtr is a task whose Ahead cannot be asked of nil.
+type deepPtr struct{ ahead int }
+
+func (d *deepPtr) Ahead() int { return d.ahead }
+
+// An error from next, with no task, ends the run with that error: the
+// depth of a task is asked only of a task.
+func TestRunNextErrorDeep(t *testing.T) {
+	bad := errors.New("no part")
+	n := 0
+	err := Run(context.Background(), &Options{Workers: 2}, func() (*deepPtr, bool, error) {
+		if n++; n > 3 {
+			return nil, false, bad
+		}
+		return &deepPtr{ahead: n}, true, nil
+	}, func(ctx context.Context, d *deepPtr, out *Out) error {
+		c := out.Chunk()
+		c.Data = append(c.Data, byte(d.ahead))
+		out.Record()
+		return nil
+	}, func(*deepPtr, *Chunk) error { return nil }, func(*deepPtr, error) error { return nil })
+	if err != bad {
+		t.Fatalf("err = %v, want %v", err, bad)
+	}
+}
