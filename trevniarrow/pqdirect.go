@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -495,6 +496,9 @@ func (st *leafState) write(ctx context.Context, cw file.ColumnChunkWriter, from,
 	if st.flat() {
 		return st.writeFlat(ctx, cw, from, n)
 	}
+	if i := st.leaf.single(); i >= 0 {
+		return st.writeSingle(ctx, cw, from, n, i)
+	}
 	for r := range n {
 		if r%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -518,6 +522,150 @@ func (st *leafState) write(ctx context.Context, cw file.ColumnChunkWriter, from,
 		}
 	}
 	return st.flush(cw)
+}
+
+// single returns the index of the leaf's one step that reads a column (an
+// array or a ["null", T] union), the others only optional Parquet nodes
+// always there; -1 if it has none or several.
+func (l *directLeaf) single() int {
+	at := -1
+	for i, s := range l.steps {
+		if s.kind != stepDefined {
+			if at >= 0 {
+				return -1
+			}
+			at = i
+		}
+	}
+	return at
+}
+
+// writeSingle writes rows from to from+n of a leaf of one step that reads
+// a column, step i (see single): each row's length from the step's column
+// gives its levels, and its values follow in one run of the value column,
+// with no walk down the steps.
+func (st *leafState) writeSingle(ctx context.Context, cw file.ColumnChunkWriter, from, n int64, i int) error {
+	s := &st.leaf.steps[i]
+	lens, vals := st.steps[i], st.vals
+	// A null or empty row's definition level counts the steps before the
+	// step (all always there); a value's counts them all.
+	empty, full := int16(i), int16(len(st.leaf.steps))
+	most := maxRowLevels
+	if s.kind == stepOptional {
+		most = 1
+	}
+	for r := range n {
+		if r%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		st.row = from + r
+		if err := lens.StartRow(); err != nil {
+			return fmt.Errorf("row %d: %w", st.row, err)
+		}
+		if vals != lens {
+			if err := vals.StartRow(); err != nil {
+				return fmt.Errorf("row %d: %w", st.row, err)
+			}
+		}
+		k, err := lens.NextLength()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", st.row, err)
+		}
+		if k == 0 {
+			st.defs = append(st.defs, empty)
+			st.reps = append(st.reps, 0)
+			continue
+		}
+		if k > most {
+			if s.kind == stepOptional {
+				return fmt.Errorf("row %d: union branch column %d has length %d", st.row, s.col, k)
+			}
+			return fmt.Errorf("row %d: more than %d values in one record", st.row, maxRowLevels)
+		}
+		at := len(st.defs)
+		st.defs, st.reps = extend(st.defs, k), extend(st.reps, k)
+		defs, reps := st.defs[at:], st.reps[at:]
+		for j := range defs {
+			defs[j] = full
+			reps[j] = s.rep
+		}
+		reps[0] = 0
+		if err := st.values(k); err != nil {
+			return fmt.Errorf("row %d: %w", st.row, err)
+		}
+		if len(st.defs) >= 64<<10 {
+			if err := st.flush(cw); err != nil {
+				return err
+			}
+		}
+	}
+	return st.flush(cw)
+}
+
+// values reads the next k values of the leaf, which one record holds.
+func (st *leafState) values(k int) error {
+	c := st.vals
+	switch st.leaf.typ {
+	case format.Int:
+		if st.leaf.symbols != nil {
+			break
+		}
+		at := len(st.i32)
+		st.i32 = extend(st.i32, k)
+		for j := range st.i32[at:] {
+			v, err := c.ReadInt()
+			if err != nil {
+				st.i32 = st.i32[:at+j]
+				return err
+			}
+			st.i32[at+j] = v
+		}
+		return nil
+	case format.Long:
+		at := len(st.i64)
+		st.i64 = extend(st.i64, k)
+		for j := range st.i64[at:] {
+			v, err := c.ReadLong()
+			if err != nil {
+				st.i64 = st.i64[:at+j]
+				return err
+			}
+			st.i64[at+j] = v
+		}
+		return nil
+	case format.Float:
+		at := len(st.f32)
+		st.f32 = extend(st.f32, k)
+		for j := range st.f32[at:] {
+			v, err := c.ReadFloat()
+			if err != nil {
+				st.f32 = st.f32[:at+j]
+				return err
+			}
+			st.f32[at+j] = v
+		}
+		return nil
+	case format.Double:
+		at := len(st.f64)
+		st.f64 = extend(st.f64, k)
+		for j := range st.f64[at:] {
+			v, err := c.ReadDouble()
+			if err != nil {
+				st.f64 = st.f64[:at+j]
+				return err
+			}
+			st.f64[at+j] = v
+		}
+		return nil
+	}
+	for range k {
+		if err := st.value(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // walk reads one record's levels and values from step i on.
@@ -763,6 +911,13 @@ func (st *leafState) readBytes(k int) (int, error) {
 		return badRow, fmt.Errorf("row %d: %s", st.vals.Row()-int64(got-1-badRow), bad)
 	}
 	return got, err
+}
+
+// extend returns s lengthened by k, its values kept, reusing its memory
+// when it can.
+func extend[T any](s []T, k int) []T {
+	s = slices.Grow(s, k)
+	return s[:len(s)+k]
 }
 
 // grow returns s resized to n, reusing its memory when it can.
