@@ -2,12 +2,14 @@ package trevniarrow
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -343,6 +345,8 @@ type leafState struct {
 	fba   []parquet.FixedLenByteArray
 	row   int64 // the part's row being read, for errors
 	start int   // the row's first level in defs
+	lens  []int32
+	syms  []int32 // an enum's ordinals, before they become symbols
 }
 
 // maxRowLevels bounds the levels one record gives one Parquet column: a
@@ -399,6 +403,8 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 	}
 	total := rd.RowCount()
 	workers := min(runtime.GOMAXPROCS(0), len(states))
+	order := p.firstOrder()
+	took := make([]time.Duration, len(states))
 	for rows < total {
 		if err := ctx.Err(); err != nil {
 			return rows, f.BytesRead(), nil, err
@@ -414,7 +420,7 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 			mu    sync.Mutex
 			first error
 		)
-		for i := range states {
+		for _, i := range order {
 			next <- i
 		}
 		close(next)
@@ -429,10 +435,12 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 					if failed {
 						return
 					}
+					start := time.Now()
 					cw, err := rgw.Column(i)
 					if err == nil {
 						err = states[i].write(ctx, cw, rows, n)
 					}
+					took[i] = time.Since(start)
 					if err != nil {
 						mu.Lock()
 						if first == nil {
@@ -448,6 +456,10 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 		if first != nil {
 			return rows, f.BytesRead(), nil, first
 		}
+		// The next row group's leaves start with those that took longest
+		// in this one, so that no long leaf starts last while the other
+		// workers stand idle.
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(took[b], took[a]) })
 		if err := rgw.Close(); err != nil {
 			return rows, f.BytesRead(), nil, fmt.Errorf("Parquet row group from row %d: %w", before+rows, err)
 		}
@@ -457,6 +469,30 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 		}
 	}
 	return rows, f.BytesRead(), nil, nil
+}
+
+// firstOrder returns the order in which the leaves of a first row group
+// start: those with levels first, then those of byte arrays, then the
+// others, as a guess of which take longest.
+func (p *directPlan) firstOrder() []int {
+	weight := func(l *directLeaf) int {
+		w := 0
+		for _, s := range l.steps {
+			if s.kind != stepDefined {
+				w = 2
+			}
+		}
+		if l.typ == format.String || l.typ == format.Bytes || l.symbols != nil {
+			w++
+		}
+		return w
+	}
+	order := make([]int, len(p.leaves))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return weight(&p.leaves[b]) - weight(&p.leaves[a]) })
+	return order
 }
 
 // report returns what writing a part read: for each column, the most
@@ -497,6 +533,9 @@ func (st *leafState) write(ctx context.Context, cw file.ColumnChunkWriter, from,
 		return st.writeFlat(ctx, cw, from, n)
 	}
 	if i := st.leaf.single(); i >= 0 {
+		if st.batched(i) {
+			return st.writeBatched(ctx, cw, from, n, i)
+		}
 		return st.writeSingle(ctx, cw, from, n, i)
 	}
 	for r := range n {
@@ -602,6 +641,251 @@ func (st *leafState) writeSingle(ctx context.Context, cw file.ColumnChunkWriter,
 		}
 	}
 	return st.flush(cw)
+}
+
+// batched says whether the batch reads of arrays read a leaf of one step
+// that reads a column, step i: a top-level array column holding the
+// lengths and the values, or a top-level array column of nulls holding the
+// lengths and a column beneath it, not an array, holding the values.
+func (st *leafState) batched(i int) bool {
+	lm, vm := st.steps[i].Meta(), st.vals.Meta()
+	if !lm.Array || lm.Parent != "" {
+		return false
+	}
+	if st.steps[i] == st.vals {
+		return true
+	}
+	return lm.Type == format.Null && !vm.Array && vm.Parent != ""
+}
+
+// batchRows is the most rows writeBatched reads at once.
+const batchRows = 4096
+
+// writeBatched is writeSingle by the batch reads of arrays (see batched):
+// the lengths and the values of many rows are read at once, and the
+// levels follow from the lengths.
+func (st *leafState) writeBatched(ctx context.Context, cw file.ColumnChunkWriter, from, n int64, i int) error {
+	s := &st.leaf.steps[i]
+	lens, vals := st.steps[i], st.vals
+	empty, full := int16(i), int16(len(st.leaf.steps))
+	most := int32(maxRowLevels)
+	if s.kind == stepOptional {
+		most = 1
+	}
+	for done := int64(0); done < n; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := int(min(n-done, batchRows))
+		st.lens = grow(st.lens, k)
+		// The lengths are checked before the values beneath them are
+		// read, and after the values of a column holding both.
+		var got int
+		var err error
+		if lens == vals {
+			got, err = st.readArrays(st.lens, from+done)
+		} else {
+			got, err = lens.ReadLengths(st.lens)
+		}
+		if err == nil && got < k {
+			err = io.ErrUnexpectedEOF
+		}
+		if err == nil {
+			err = st.checkLengths(s, most, from+done)
+		}
+		if err == nil && lens != vals {
+			err = st.readItems(st.lens, from+done)
+		}
+		if err != nil {
+			return fmt.Errorf("rows %d to %d: %w", from+done, from+done+int64(k)-1, err)
+		}
+		// A row of length 0 has one level, of a null or an empty array;
+		// a row of length l, l levels of values.
+		levels := 0
+		for _, l := range st.lens {
+			levels += max(int(l), 1)
+		}
+		at := len(st.defs)
+		st.defs, st.reps = extend(st.defs, levels), extend(st.reps, levels)
+		defs, reps := st.defs[at:], st.reps[at:]
+		for x := range defs {
+			defs[x] = full
+		}
+		for x := range reps {
+			reps[x] = s.rep
+		}
+		j := 0
+		for _, l := range st.lens {
+			reps[j] = 0
+			if l == 0 {
+				defs[j] = empty
+				l = 1
+			}
+			j += int(l)
+		}
+		if len(st.defs) >= 64<<10 {
+			if err := st.flush(cw); err != nil {
+				return err
+			}
+		}
+		done += int64(k)
+	}
+	return st.flush(cw)
+}
+
+// checkLengths checks the lengths of rows read from row first on: a
+// union's are 0 or 1, and an array's at most maxRowLevels.
+func (st *leafState) checkLengths(s *step, most int32, first int64) error {
+	for r, l := range st.lens {
+		if l > most {
+			if s.kind == stepOptional {
+				return fmt.Errorf("row %d: union branch column %d has length %d", first+int64(r), s.col, l)
+			}
+			return fmt.Errorf("row %d: more than %d values in one record", first+int64(r), maxRowLevels)
+		}
+	}
+	return nil
+}
+
+// readArrays reads the lengths and values of len(lens) rows of a
+// top-level array column holding both. Row first is the first of them, for errors.
+func (st *leafState) readArrays(lens []int32, first int64) (int, error) {
+	c := st.vals
+	switch st.leaf.typ {
+	case format.Boolean:
+		n, v, err := format.ReadArrays(c, lens, st.bools)
+		st.bools = v
+		return n, err
+	case format.Int:
+		if st.leaf.symbols != nil {
+			n, v, err := format.ReadArrays(c, lens, st.syms[:0])
+			st.syms = v
+			if err == nil {
+				err = st.symbolsOf(v)
+			}
+			return n, err
+		}
+		n, v, err := format.ReadArrays(c, lens, st.i32)
+		st.i32 = v
+		return n, err
+	case format.Long:
+		n, v, err := format.ReadArrays(c, lens, st.i64)
+		st.i64 = v
+		return n, err
+	case format.Float:
+		n, v, err := format.ReadArrays(c, lens, st.f32)
+		st.f32 = v
+		return n, err
+	case format.Double:
+		n, v, err := format.ReadArrays(c, lens, st.f64)
+		st.f64 = v
+		return n, err
+	case format.String, format.Bytes:
+		at := len(st.ends)
+		bad := st.bytesCheck()
+		n, err := c.ReadArrayBytesTo(lens, bad.add)
+		if err == nil {
+			err = bad.err(st, at, first)
+		}
+		return n, err
+	}
+	return 0, fmt.Errorf("column type %s", st.leaf.typ)
+}
+
+// readItems reads the values of rows of a column beneath an array,
+// lens[i] of them for the i-th row. Row first is the first of them, for errors.
+func (st *leafState) readItems(lens []int32, first int64) error {
+	c := st.vals
+	var err error
+	switch st.leaf.typ {
+	case format.Boolean:
+		st.bools, err = format.ReadItems(c, lens, st.bools)
+	case format.Int:
+		if st.leaf.symbols != nil {
+			st.syms, err = format.ReadItems(c, lens, st.syms[:0])
+			if err == nil {
+				err = st.symbolsOf(st.syms)
+			}
+			return err
+		}
+		st.i32, err = format.ReadItems(c, lens, st.i32)
+	case format.Long:
+		st.i64, err = format.ReadItems(c, lens, st.i64)
+	case format.Float:
+		st.f32, err = format.ReadItems(c, lens, st.f32)
+	case format.Double:
+		st.f64, err = format.ReadItems(c, lens, st.f64)
+	case format.String, format.Bytes:
+		at := len(st.ends)
+		bad := st.bytesCheck()
+		err = c.ReadItemBytesTo(lens, bad.add)
+		if err == nil {
+			err = bad.err(st, at, first)
+		}
+	default:
+		err = fmt.Errorf("column type %s", st.leaf.typ)
+	}
+	return err
+}
+
+// symbolsOf appends the symbols of enum ordinals to the byte-array values.
+func (st *leafState) symbolsOf(ords []int32) error {
+	syms := st.leaf.symbols
+	for _, v := range ords {
+		if v < 0 || int(v) >= len(syms) {
+			return fmt.Errorf("enum ordinal %d of %d symbols", v, len(syms))
+		}
+		st.data = append(st.data, syms[v]...)
+		st.ends = append(st.ends, len(st.data))
+	}
+	return nil
+}
+
+// bytesAdder appends string or bytes values to a leaf's byte-array values,
+// noting the first that is not UTF-8 (a string) or not of the fixed's
+// size.
+type bytesAdder struct {
+	st    *leafState
+	str   bool
+	fixed int
+	bad   string
+	at    int // the value's index in st.ends, -1 for none
+}
+
+// bytesCheck returns the adder of the leaf's byte-array values.
+func (st *leafState) bytesCheck() *bytesAdder {
+	return &bytesAdder{st: st, str: st.leaf.typ == format.String, fixed: st.leaf.fixed, at: -1}
+}
+
+func (a *bytesAdder) add(v []byte) {
+	st := a.st
+	if a.at < 0 {
+		switch {
+		case a.str && !utf8check.Valid(v):
+			a.bad, a.at = "a string that is not UTF-8", len(st.ends)
+		case a.fixed > 0 && len(v) != a.fixed:
+			a.bad, a.at = fmt.Sprintf("a fixed of %d bytes, not %d", len(v), a.fixed), len(st.ends)
+		}
+	}
+	st.data = append(st.data, v...)
+	st.ends = append(st.ends, len(st.data))
+}
+
+// err returns the first bad value added, naming its row: the values
+// added from index at of st.ends on are those of st.lens's rows, the first
+// of them row first. Nil if none was bad.
+func (a *bytesAdder) err(st *leafState, at int, first int64) error {
+	if a.at < 0 {
+		return nil
+	}
+	j := a.at - at
+	for r, l := range st.lens {
+		if j < int(l) {
+			return fmt.Errorf("row %d: %s", first+int64(r), a.bad)
+		}
+		j -= int(l)
+	}
+	return fmt.Errorf("%s", a.bad)
 }
 
 // values reads the next k values of the leaf, which one record holds.
@@ -793,10 +1077,10 @@ func (st *leafState) flush(cw file.ColumnChunkWriter) error {
 	case *file.Float64ColumnChunkWriter:
 		_, err = w.WriteBatch(st.f64, defs, reps)
 	case *file.ByteArrayColumnChunkWriter:
-		st.ba = st.ba[:0]
+		st.ba = grow(st.ba, len(st.ends))
 		start := 0
-		for _, end := range st.ends {
-			st.ba = append(st.ba, st.data[start:end:end])
+		for i, end := range st.ends {
+			st.ba[i] = st.data[start:end:end]
 			start = end
 		}
 		_, err = w.WriteBatch(st.ba, defs, reps)

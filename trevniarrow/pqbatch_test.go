@@ -1,0 +1,87 @@
+package trevniarrow_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/shred"
+	"github.com/trevni-go/trevni/trevniarrow"
+)
+
+// A string that is not UTF-8 among the items of an array (in the array's
+// own column, and in a column beneath an array of records), read by the
+// direct path's batch reads, fails the write with an error naming its
+// Parquet column and its row.
+func TestParquetDirectBadItemNamesRow(t *testing.T) {
+	const text = `{"type":"record","name":"r","fields":[
+		{"name":"tags","type":{"type":"array","items":"string"}},
+		{"name":"pts","type":{"type":"array","items":{"type":"record","name":"p","fields":[{"name":"s","type":"string"}]}}}]}`
+	const rows, bad = 300, 218
+	for _, c := range []struct{ field, path string }{{"tags", "tags.list.element"}, {"pts", "pts.list.element.s"}} {
+		name := filepath.Join(t.TempDir(), "bad.trv")
+		w, err := trevni.Create(name, text, &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "null", Checksum: "null"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range rows {
+			item := func(j int) string {
+				if i == bad && j == 1 {
+					return "v1QQQQ" // neither the least nor the greatest: not in the statistics
+				}
+				return fmt.Sprintf("v%d.%d", i, j)
+			}
+			var tags, pts []any
+			for j := range i % 4 {
+				tags = append(tags, item(j))
+				pts = append(pts, map[string]any{"s": item(j)})
+			}
+			rec := map[string]any{"tags": tags, "pts": []any{}}
+			if c.field == "pts" {
+				rec = map[string]any{"tags": []any{}, "pts": pts}
+			}
+			if err := w.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := bytes.Index(b, []byte("QQQQ"))
+		if at < 0 || bytes.Count(b, []byte("QQQQ")) != 1 {
+			t.Fatal("the marked item is not in the file once")
+		}
+		copy(b[at:], "\xff\xfeQQ")
+		if err := os.WriteFile(name, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := trevni.Open(context.Background(), name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !trevniarrow.DirectApplies(ds, nil) {
+			t.Fatal("the direct path does not apply")
+		}
+		_, err = trevniarrow.WriteParquet(context.Background(), io.Discard, ds, nil)
+		ds.Close()
+		if err == nil {
+			t.Fatalf("%s: a string that is not UTF-8 was written", c.field)
+		}
+		for _, want := range []string{c.path, fmt.Sprintf("row %d:", bad), "not UTF-8"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: the error %q does not say %q", c.field, err, want)
+			}
+		}
+	}
+}
