@@ -440,6 +440,9 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 					if err == nil {
 						err = states[i].write(ctx, cw, rows, n)
 					}
+					if err == nil {
+						err = finishPages(cw)
+					}
 					took[i] = time.Since(start)
 					if err != nil {
 						mu.Lock()
@@ -469,6 +472,25 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 		}
 	}
 	return rows, f.BytesRead(), nil, nil
+}
+
+// finishPages builds the last page of a column chunk that is not
+// dictionary-encoded (its levels, values and statistics, compressed), as
+// the row group's Close would: Close writes the chunks one after another,
+// and their last pages are a large part of the work (a chunk of a row
+// group is often one or two pages), which here is done in the leaf's
+// goroutine, in parallel. The pages are those Close would cut. A chunk
+// still dictionary-encoded is left to Close, which writes its dictionary
+// page before its data pages.
+func finishPages(cw file.ColumnChunkWriter) error {
+	switch cw.CurrentEncoder().Encoding() {
+	case parquet.Encodings.PlainDict, parquet.Encodings.RLEDict:
+		return nil
+	}
+	if f, ok := cw.(interface{ FlushBufferedDataPages() error }); ok {
+		return f.FlushBufferedDataPages()
+	}
+	return nil
 }
 
 // firstOrder returns the order in which the leaves of a first row group
