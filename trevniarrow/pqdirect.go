@@ -576,7 +576,7 @@ func (st *leafState) write(ctx context.Context, cw file.ColumnChunkWriter, from,
 		if err := st.walk(0, 0, 0); err != nil {
 			return fmt.Errorf("row %d: %w", st.row, err)
 		}
-		if len(st.defs) >= 64<<10 {
+		if len(st.defs) >= flushLevels {
 			if err := st.flush(cw); err != nil {
 				return err
 			}
@@ -656,7 +656,7 @@ func (st *leafState) writeSingle(ctx context.Context, cw file.ColumnChunkWriter,
 		if err := st.values(k); err != nil {
 			return fmt.Errorf("row %d: %w", st.row, err)
 		}
-		if len(st.defs) >= 64<<10 {
+		if len(st.defs) >= flushLevels {
 			if err := st.flush(cw); err != nil {
 				return err
 			}
@@ -745,7 +745,7 @@ func (st *leafState) writeBatched(ctx context.Context, cw file.ColumnChunkWriter
 			}
 			j += int(l)
 		}
-		if len(st.defs) >= 64<<10 {
+		if len(st.defs) >= flushLevels {
 			if err := st.flush(cw); err != nil {
 				return err
 			}
@@ -1139,7 +1139,13 @@ func (st *leafState) flat() bool {
 
 // flatBatch is the most rows writeFlat reads before it hands them to the
 // column writer.
-const flatBatch = 64 << 10
+const flatBatch = flushLevels
+
+// flushLevels is how many levels a leaf holds, with their values, before
+// it hands them to the column writer. Every leaf keeps its buffers from
+// one row group to the next, so they are kept small: the column writer
+// takes values 1024 at a time however many it is given.
+const flushLevels = 16 << 10
 
 // writeFlat writes rows from to from+n of a flat leaf (see flat): its
 // values by the column reader's batch reads, its definition levels all
