@@ -730,12 +730,8 @@ func (st *leafState) writeBatched(ctx context.Context, cw file.ColumnChunkWriter
 		at := len(st.defs)
 		st.defs, st.reps = extend(st.defs, levels), extend(st.reps, levels)
 		defs, reps := st.defs[at:], st.reps[at:]
-		for x := range defs {
-			defs[x] = full
-		}
-		for x := range reps {
-			reps[x] = s.rep
-		}
+		fill(defs, full)
+		fill(reps, s.rep)
 		j := 0
 		for _, l := range st.lens {
 			reps[j] = 0
@@ -1188,9 +1184,7 @@ func (st *leafState) writeFlat(ctx context.Context, cw file.ColumnChunkWriter, f
 			return fmt.Errorf("rows %d to %d: %w", from+done, from+done+int64(k)-1, err)
 		}
 		st.defs, st.reps = grow(st.defs, k), grow(st.reps, k)
-		for i := range st.defs {
-			st.defs[i] = def
-		}
+		fill(st.defs, def)
 		clear(st.reps)
 		if err := st.flush(cw); err != nil {
 			return err
@@ -1230,6 +1224,17 @@ func (st *leafState) readBytes(k int) (int, error) {
 func extend[T any](s []T, k int) []T {
 	s = slices.Grow(s, k)
 	return s[:len(s)+k]
+}
+
+// fill sets every element of s to v, by copies of doubling length.
+func fill[T any](s []T, v T) {
+	if len(s) == 0 {
+		return
+	}
+	s[0] = v
+	for n := 1; n < len(s); n *= 2 {
+		copy(s[n:], s[:n])
+	}
 }
 
 // grow returns s resized to n, reusing its memory when it can.
