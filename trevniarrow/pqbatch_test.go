@@ -19,12 +19,23 @@ import (
 // A string that is not UTF-8 among the items of an array (in the array's
 // own column, and in a column beneath an array of records), read by the
 // direct path's batch reads, fails the write with an error naming its
-// Parquet column and its row.
+// Parquet column and its row: a string of bytes that are never UTF-8, and
+// one that ends with the first byte of a character whose other byte
+// begins the next string (the two end to end are UTF-8).
 func TestParquetDirectBadItemNamesRow(t *testing.T) {
+	for _, to := range []string{"v1\xff\xfeQQ\x04QZ", "v1QQQ\xc3\x04\xa9Z"} {
+		testBadItem(t, to)
+	}
+}
+
+// testBadItem writes the items "v1QQQQ" and "QZ" in row 219 and replaces
+// their bytes in the file (the first's, the second's length, 2 zig-zag
+// coded, and the second's) with to.
+func testBadItem(t *testing.T, to string) {
 	const text = `{"type":"record","name":"r","fields":[
 		{"name":"tags","type":{"type":"array","items":"string"}},
 		{"name":"pts","type":{"type":"array","items":{"type":"record","name":"p","fields":[{"name":"s","type":"string"}]}}}]}`
-	const rows, bad = 300, 218
+	const rows, bad = 300, 219
 	for _, c := range []struct{ field, path string }{{"tags", "tags.list.element"}, {"pts", "pts.list.element.s"}} {
 		name := filepath.Join(t.TempDir(), "bad.trv")
 		w, err := trevni.Create(name, text, &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "null", Checksum: "null"}}})
@@ -33,8 +44,11 @@ func TestParquetDirectBadItemNamesRow(t *testing.T) {
 		}
 		for i := range rows {
 			item := func(j int) string {
-				if i == bad && j == 1 {
+				switch {
+				case i == bad && j == 1:
 					return "v1QQQQ" // neither the least nor the greatest: not in the statistics
+				case i == bad && j == 2:
+					return "QZ"
 				}
 				return fmt.Sprintf("v%d.%d", i, j)
 			}
@@ -58,11 +72,12 @@ func TestParquetDirectBadItemNamesRow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		at := bytes.Index(b, []byte("QQQQ"))
-		if at < 0 || bytes.Count(b, []byte("QQQQ")) != 1 {
-			t.Fatal("the marked item is not in the file once")
+		mark := []byte("v1QQQQ\x04QZ")
+		at := bytes.Index(b, mark)
+		if at < 0 || bytes.Count(b, mark) != 1 {
+			t.Fatal("the marked items are not in the file once")
 		}
-		copy(b[at:], "\xff\xfeQQ")
+		copy(b[at:], to)
 		if err := os.WriteFile(name, b, 0o644); err != nil {
 			t.Fatal(err)
 		}

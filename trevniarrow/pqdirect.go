@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -800,10 +801,9 @@ func (st *leafState) readArrays(lens []int32, first int64) (int, error) {
 		return n, err
 	case format.String, format.Bytes:
 		at := len(st.ends)
-		bad := st.bytesCheck()
-		n, err := c.ReadArrayBytesTo(lens, bad.add)
-		if err == nil {
-			err = bad.err(st, at, first)
+		n, err := c.ReadArrayBytesTo(lens, st.addBytes)
+		if i, bad := st.badBytes(at); i >= 0 {
+			return n, fmt.Errorf("row %d: %s", first+int64(rowOf(lens[:n], i-at)), bad)
 		}
 		return n, err
 	}
@@ -835,10 +835,9 @@ func (st *leafState) readItems(lens []int32, first int64) error {
 		st.f64, err = format.ReadItems(c, lens, st.f64)
 	case format.String, format.Bytes:
 		at := len(st.ends)
-		bad := st.bytesCheck()
-		err = c.ReadItemBytesTo(lens, bad.add)
-		if err == nil {
-			err = bad.err(st, at, first)
+		err = c.ReadItemBytesTo(lens, st.addBytes)
+		if i, bad := st.badBytes(at); i >= 0 {
+			return fmt.Errorf("row %d: %s", first+int64(rowOf(lens, i-at)), bad)
 		}
 	default:
 		err = fmt.Errorf("column type %s", st.leaf.typ)
@@ -859,51 +858,64 @@ func (st *leafState) symbolsOf(ords []int32) error {
 	return nil
 }
 
-// bytesAdder appends string or bytes values to a leaf's byte-array values,
-// noting the first that is not UTF-8 (a string) or not of the fixed's
-// size.
-type bytesAdder struct {
-	st    *leafState
-	str   bool
-	fixed int
-	bad   string
-	at    int // the value's index in st.ends, -1 for none
-}
-
-// bytesCheck returns the adder of the leaf's byte-array values.
-func (st *leafState) bytesCheck() *bytesAdder {
-	return &bytesAdder{st: st, str: st.leaf.typ == format.String, fixed: st.leaf.fixed, at: -1}
-}
-
-func (a *bytesAdder) add(v []byte) {
-	st := a.st
-	if a.at < 0 {
-		switch {
-		case a.str && !utf8check.Valid(v):
-			a.bad, a.at = "a string that is not UTF-8", len(st.ends)
-		case a.fixed > 0 && len(v) != a.fixed:
-			a.bad, a.at = fmt.Sprintf("a fixed of %d bytes, not %d", len(v), a.fixed), len(st.ends)
-		}
-	}
+// addBytes appends a string or bytes value to the leaf's byte-array
+// values; badBytes checks them after.
+func (st *leafState) addBytes(v []byte) {
 	st.data = append(st.data, v...)
 	st.ends = append(st.ends, len(st.data))
 }
 
-// err returns the first bad value added, naming its row: the values
-// added from index at of st.ends on are those of st.lens's rows, the first
-// of them row first. Nil if none was bad.
-func (a *bytesAdder) err(st *leafState, at int, first int64) error {
-	if a.at < 0 {
-		return nil
+// badBytes returns the index in st.ends of the first of the byte-array
+// values from index at on that is bad (a string that is not UTF-8, or a
+// fixed not of its size), and what is wrong with it; -1 if none is. The
+// strings are checked together: if their bytes end to end are UTF-8 and
+// none starts with a continuation byte, every one is UTF-8 (no value ends
+// inside a character); only if not is each checked alone.
+func (st *leafState) badBytes(at int) (int, string) {
+	start := 0
+	if at > 0 {
+		start = st.ends[at-1]
 	}
-	j := a.at - at
-	for r, l := range st.lens {
+	if fixed := st.leaf.fixed; fixed > 0 {
+		for i, prev := at, start; i < len(st.ends); i++ {
+			if n := st.ends[i] - prev; n != fixed {
+				return i, fmt.Sprintf("a fixed of %d bytes, not %d", n, fixed)
+			}
+			prev = st.ends[i]
+		}
+	}
+	if st.leaf.typ != format.String {
+		return -1, ""
+	}
+	whole := utf8.Valid(st.data[start:])
+	for i, prev := at, start; whole && i < len(st.ends); i++ {
+		if st.ends[i] > prev && !utf8.RuneStart(st.data[prev]) {
+			whole = false
+		}
+		prev = st.ends[i]
+	}
+	if whole {
+		return -1, ""
+	}
+	for i, prev := at, start; i < len(st.ends); i++ {
+		if !utf8check.Valid(st.data[prev:st.ends[i]]) {
+			return i, "a string that is not UTF-8"
+		}
+		prev = st.ends[i]
+	}
+	return -1, ""
+}
+
+// rowOf returns the index of the row of lens that holds value j (counted
+// from the first row's first value).
+func rowOf(lens []int32, j int) int {
+	for r, l := range lens {
 		if j < int(l) {
-			return fmt.Errorf("row %d: %s", first+int64(r), a.bad)
+			return r
 		}
 		j -= int(l)
 	}
-	return fmt.Errorf("%s", a.bad)
+	return len(lens)
 }
 
 // values reads the next k values of the leaf, which one record holds.
@@ -1199,22 +1211,12 @@ func (st *leafState) writeFlat(ctx context.Context, cw file.ColumnChunkWriter, f
 // size.
 func (st *leafState) readBytes(k int) (int, error) {
 	st.data, st.ends = st.data[:0], st.ends[:0]
-	bad, badRow := "", -1
-	str, fixed := st.leaf.typ == format.String, st.leaf.fixed
-	got, err := st.vals.ReadBytesTo(k, func(i int, v []byte) {
-		switch {
-		case badRow >= 0:
-			return
-		case str && !utf8check.Valid(v):
-			bad, badRow = "a string that is not UTF-8", i
-		case fixed > 0 && len(v) != fixed:
-			bad, badRow = fmt.Sprintf("a fixed of %d bytes, not %d", len(v), fixed), i
-		}
+	got, err := st.vals.ReadBytesTo(k, func(_ int, v []byte) {
 		st.data = append(st.data, v...)
 		st.ends = append(st.ends, len(st.data))
 	})
-	if badRow >= 0 {
-		return badRow, fmt.Errorf("row %d: %s", st.vals.Row()-int64(got-1-badRow), bad)
+	if i, bad := st.badBytes(0); i >= 0 {
+		return i, fmt.Errorf("row %d: %s", st.vals.Row()-int64(got-1-i), bad)
 	}
 	return got, err
 }
