@@ -115,15 +115,23 @@ func (c *ColumnReader) ReadLengths(dst []int32) (int, error) {
 	return done, nil
 }
 
+// MaxArrayItems bounds the items one call of ReadArrays or
+// ReadArrayBytesTo reads: a call stops after the row whose items bring
+// those it read to MaxArrayItems or more, so that what it holds stays
+// bounded however long the arrays (a row holds at most what its block's
+// bytes back).
+const MaxArrayItems = 1 << 20
+
 // ReadArrays reads the next rows, up to len(lens), of a top-level array
 // column of T: each row's array length into lens and its items appended to
-// items. It returns how many rows it read and items.
+// items. It returns how many rows it read and items; fewer than len(lens)
+// before the last row when the items reach MaxArrayItems.
 func ReadArrays[T Items](c *ColumnReader, lens []int32, items []T) (int, []T, error) {
 	t := itemType[T]()
 	if !c.meta.Array || c.meta.Parent != "" || c.typ != t {
 		return 0, items, c.fail(fmt.Errorf("%w: ReadArrays of %s reads only top-level array columns of %s, not %s", ErrUsage, t, t, c.typ))
 	}
-	done := 0
+	done, stop := 0, len(items)+MaxArrayItems
 	for done < len(lens) {
 		n, err := c.rowSpan(len(lens)-done, done)
 		if err != nil {
@@ -139,6 +147,10 @@ func ReadArrays[T Items](c *ColumnReader, lens []int32, items []T) (int, []T, er
 			if err != nil {
 				return done + i, items, c.batchFail(start, i, err)
 			}
+			if len(items) >= stop {
+				c.row = start + int64(i) + 1
+				return done + i + 1, items, nil
+			}
 		}
 		c.row = start + int64(n)
 		done += n
@@ -148,13 +160,13 @@ func ReadArrays[T Items](c *ColumnReader, lens []int32, items []T) (int, []T, er
 
 // ReadArrayBytesTo is ReadArrays for a top-level array column of strings
 // or bytes: it calls fn with each item, which aliases the reader's block
-// buffer and is valid only during the call. Strings are not checked for
-// valid UTF-8 (as ReadBytes).
+// buffer and is valid only during the call, and stops early as ReadArrays
+// does. Strings are not checked for valid UTF-8 (as ReadBytes).
 func (c *ColumnReader) ReadArrayBytesTo(lens []int32, fn func(b []byte)) (int, error) {
 	if !c.meta.Array || c.meta.Parent != "" || c.typ != String && c.typ != Bytes {
 		return 0, c.fail(fmt.Errorf("%w: ReadArrayBytesTo reads only top-level array columns of strings or bytes", ErrUsage))
 	}
-	done := 0
+	done, items := 0, 0
 	for done < len(lens) {
 		n, err := c.rowSpan(len(lens)-done, done)
 		if err != nil {
@@ -169,6 +181,10 @@ func (c *ColumnReader) ReadArrayBytesTo(lens []int32, fn func(b []byte)) (int, e
 			}
 			if err != nil {
 				return done + i, c.batchFail(start, i, err)
+			}
+			if items += k; items >= MaxArrayItems {
+				c.row = start + int64(i) + 1
+				return done + i + 1, nil
 			}
 		}
 		c.row = start + int64(n)

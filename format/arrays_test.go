@@ -406,3 +406,57 @@ func TestArrayBatchHostileLength(t *testing.T) {
 		t.Fatalf("the error does not name row 2: %#v", err)
 	}
 }
+
+// TestArrayBatchReadsStopAtMaxItems checks that a batch read of arrays
+// stops after the row that brings its items to MaxArrayItems, on that row,
+// and that the next read goes on from the row after it.
+func TestArrayBatchReadsStopAtMaxItems(t *testing.T) {
+	const rows, per = 1500, 1000
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, []ColumnMeta{{Name: "i", Type: Int, Array: true}, {Name: "s", Type: String, Array: true}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range rows {
+		w.StartRow()
+		w.WriteLength(0, per)
+		w.WriteLength(1, per)
+		for j := range per {
+			w.WriteInt(0, int32(r*per+j))
+			w.WriteString(1, "")
+		}
+		if err := w.EndRow(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := (MaxArrayItems + per - 1) / per // the row that reaches MaxArrayItems, counted from 1
+	ci, err := rd.Values(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lens := make([]int32, rows)
+	n, items, err := ReadArrays(ci, lens, []int32(nil))
+	if err != nil || n != first || len(items) != n*per || ci.Row() != int64(n-1) {
+		t.Fatalf("ReadArrays: %d rows, %d items, on row %d, %v; want %d rows", n, len(items), ci.Row(), err, first)
+	}
+	n2, items, err := ReadArrays(ci, lens, items[:0])
+	if err != nil || n2 != rows-first || len(items) != n2*per || items[0] != int32(first*per) {
+		t.Fatalf("ReadArrays after the stop: %d rows, %d items, %v", n2, len(items), err)
+	}
+	cs, err := rd.Values(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := 0
+	n, err = cs.ReadArrayBytesTo(lens, func([]byte) { count++ })
+	if err != nil || n != first || count != n*per || cs.Row() != int64(n-1) {
+		t.Fatalf("ReadArrayBytesTo: %d rows, %d items, on row %d, %v; want %d rows", n, count, cs.Row(), err, first)
+	}
+}

@@ -100,3 +100,53 @@ func testBadItem(t *testing.T, to string) {
 		}
 	}
 }
+
+// Arrays long enough that a batch of rows holds more values than the
+// direct path reads at once (in the array's own column and beneath an
+// array of records) are written as the Arrow path writes them.
+func TestParquetDirectLongArrays(t *testing.T) {
+	const text = `{"type":"record","name":"r","fields":[
+		{"name":"tags","type":{"type":"array","items":"string"}},
+		{"name":"n","type":["null",{"type":"array","items":"long"}]},
+		{"name":"pts","type":{"type":"array","items":{"type":"record","name":"p","fields":[{"name":"x","type":"float"},{"name":"s","type":"string"}]}}}]}`
+	name := filepath.Join(t.TempDir(), "long.trv")
+	w, err := trevni.Create(name, text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3000 {
+		var tags, pts, n []any
+		for j := range (i * 7) % 120 {
+			tags = append(tags, fmt.Sprintf("t%d", j%13))
+			pts = append(pts, map[string]any{"x": float32(i) / float32(j+1), "s": fmt.Sprint(i - j)})
+			n = append(n, int64(i*j))
+		}
+		rec := map[string]any{"tags": tags, "pts": pts, "n": map[string]any{"array": n}}
+		if i%5 == 0 {
+			rec["n"] = nil
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := trevni.Open(context.Background(), name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	opts := &trevniarrow.ParquetOptions{RowGroupRows: 2500}
+	if !trevniarrow.DirectApplies(ds, opts) {
+		t.Fatal("the direct path does not apply")
+	}
+	var direct, viaArrow bytes.Buffer
+	if _, err := trevniarrow.WriteParquet(context.Background(), &direct, ds, opts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := trevniarrow.WriteParquetArrow(context.Background(), &viaArrow, ds, opts); err != nil {
+		t.Fatal(err)
+	}
+	sameParquet(t, "long arrays", direct.Bytes(), viaArrow.Bytes())
+}

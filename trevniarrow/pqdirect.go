@@ -681,8 +681,13 @@ func (st *leafState) batched(i int) bool {
 	return lm.Type == format.Null && !vm.Array && vm.Parent != ""
 }
 
-// batchRows is the most rows writeBatched reads at once.
-const batchRows = 4096
+// batchRows is the most rows writeBatched reads at once, and batchItems
+// the most values beneath an array it reads at once (but for a row of
+// more).
+const (
+	batchRows  = 4096
+	batchItems = 64 << 10
+)
 
 // writeBatched is writeSingle by the batch reads of arrays (see batched):
 // the lengths and the values of many rows are read at once, and the
@@ -690,7 +695,6 @@ const batchRows = 4096
 func (st *leafState) writeBatched(ctx context.Context, cw file.ColumnChunkWriter, from, n int64, i int) error {
 	s := &st.leaf.steps[i]
 	lens, vals := st.steps[i], st.vals
-	empty, full := int16(i), int16(len(st.leaf.steps))
 	most := int32(maxRowLevels)
 	if s.kind == stepOptional {
 		most = 1
@@ -702,7 +706,8 @@ func (st *leafState) writeBatched(ctx context.Context, cw file.ColumnChunkWriter
 		k := int(min(n-done, batchRows))
 		st.lens = grow(st.lens, k)
 		// The lengths are checked before the values beneath them are
-		// read, and after the values of a column holding both.
+		// read, and after the values of a column holding both (whose
+		// batch read may stop early, its items bounded).
 		var got int
 		var err error
 		if lens == vals {
@@ -710,46 +715,77 @@ func (st *leafState) writeBatched(ctx context.Context, cw file.ColumnChunkWriter
 		} else {
 			got, err = lens.ReadLengths(st.lens)
 		}
-		if err == nil && got < k {
+		if err == nil && (got == 0 || lens != vals && got < k) {
 			err = io.ErrUnexpectedEOF
 		}
 		if err == nil {
+			st.lens = st.lens[:got]
 			err = st.checkLengths(s, most, from+done)
-		}
-		if err == nil && lens != vals {
-			err = st.readItems(st.lens, from+done)
 		}
 		if err != nil {
 			return fmt.Errorf("rows %d to %d: %w", from+done, from+done+int64(k)-1, err)
 		}
-		// A row of length 0 has one level, of a null or an empty array;
-		// a row of length l, l levels of values.
-		levels := 0
-		for _, l := range st.lens {
-			levels += max(int(l), 1)
+		// The values beneath an array are read for runs of rows of at
+		// most batchItems values (or one row of more), so that what a
+		// leaf holds stays bounded however long the arrays; a column
+		// holding both has had the batch's read already.
+		all := st.lens
+		empty, full := int16(i), int16(len(st.leaf.steps))
+		if lens == vals {
+			st.levels(all, empty, full, s.rep)
 		}
-		at := len(st.defs)
-		st.defs, st.reps = extend(st.defs, levels), extend(st.reps, levels)
-		defs, reps := st.defs[at:], st.reps[at:]
-		fill(defs, full)
-		fill(reps, s.rep)
-		j := 0
-		for _, l := range st.lens {
-			reps[j] = 0
-			if l == 0 {
-				defs[j] = empty
-				l = 1
+		for first := 0; lens != vals && first < len(all); {
+			end, items := first, 0
+			for end < len(all) && (end == first || items+int(all[end]) <= batchItems) {
+				items += int(all[end])
+				end++
 			}
-			j += int(l)
+			run := all[first:end]
+			if err := st.readItems(run, from+done+int64(first)); err != nil {
+				return fmt.Errorf("rows %d to %d: %w", from+done+int64(first), from+done+int64(end)-1, err)
+			}
+			st.levels(run, empty, full, s.rep)
+			if len(st.defs) >= flushLevels {
+				if err := st.flush(cw); err != nil {
+					return err
+				}
+			}
+			first = end
 		}
 		if len(st.defs) >= flushLevels {
 			if err := st.flush(cw); err != nil {
 				return err
 			}
 		}
-		done += int64(k)
+		done += int64(got)
 	}
 	return st.flush(cw)
+}
+
+// levels adds the levels of rows of the given lengths of a leaf's one
+// step that reads a column: a row of length 0 has one level, of a null
+// or an empty array (definition level empty, the steps before the
+// step); a row of length l, l levels of values (definition level full),
+// the first of repetition level 0 and the others rep.
+func (st *leafState) levels(lens []int32, empty, full, rep int16) {
+	levels := 0
+	for _, l := range lens {
+		levels += max(int(l), 1)
+	}
+	at := len(st.defs)
+	st.defs, st.reps = extend(st.defs, levels), extend(st.reps, levels)
+	defs, reps := st.defs[at:], st.reps[at:]
+	fill(defs, full)
+	fill(reps, rep)
+	j := 0
+	for _, l := range lens {
+		reps[j] = 0
+		if l == 0 {
+			defs[j] = empty
+			l = 1
+		}
+		j += int(l)
+	}
 }
 
 // checkLengths checks the lengths of rows read from row first on: a
