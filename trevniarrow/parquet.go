@@ -33,6 +33,14 @@ const DefaultRowGroupRows = 128 << 10
 // values (enums, codes, flags) stays dictionary-encoded.
 const parquetDictionaryLimit = 64 << 10
 
+// parquetPageSize is the size at which a Parquet data page is cut. Every
+// column writer of a row group holds its page being built, uncompressed
+// and compressed, until the row group ends, so pqarrow's default (1 MiB)
+// holds tens of megabytes for a row group of a few dozen columns: 256 KiB
+// took the peak anonymous memory of the 1M-record vec.Large job from about
+// 110 to 80 MB, for a file 0.3% larger and no more instructions.
+const parquetPageSize = 256 << 10
+
 // ParquetOptions says how a data set is written as Parquet. A nil
 // *ParquetOptions writes every record, snappy-compressed, in row groups of
 // DefaultRowGroupRows rows at most.
@@ -191,6 +199,7 @@ func parquetProps(codec compress.Compression, rowGroupRows int) *parquet.WriterP
 		parquet.WithMaxRowGroupLength(int64(rowGroupRows)),
 		parquet.WithCreatedBy("trevni-go"),
 		parquet.WithDictionaryPageSizeLimit(parquetDictionaryLimit),
+		parquet.WithDataPageSize(parquetPageSize),
 	)
 }
 

@@ -2,11 +2,15 @@ package trevniarrow
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
+	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -342,6 +346,8 @@ type leafState struct {
 	fba   []parquet.FixedLenByteArray
 	row   int64 // the part's row being read, for errors
 	start int   // the row's first level in defs
+	lens  []int32
+	syms  []int32 // an enum's ordinals, before they become symbols
 }
 
 // maxRowLevels bounds the levels one record gives one Parquet column: a
@@ -398,6 +404,8 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 	}
 	total := rd.RowCount()
 	workers := min(runtime.GOMAXPROCS(0), len(states))
+	order := p.firstOrder()
+	took := make([]time.Duration, len(states))
 	for rows < total {
 		if err := ctx.Err(); err != nil {
 			return rows, f.BytesRead(), nil, err
@@ -413,7 +421,7 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 			mu    sync.Mutex
 			first error
 		)
-		for i := range states {
+		for _, i := range order {
 			next <- i
 		}
 		close(next)
@@ -428,10 +436,15 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 					if failed {
 						return
 					}
+					start := time.Now()
 					cw, err := rgw.Column(i)
 					if err == nil {
 						err = states[i].write(ctx, cw, rows, n)
 					}
+					if err == nil {
+						err = finishPages(cw)
+					}
+					took[i] = time.Since(start)
 					if err != nil {
 						mu.Lock()
 						if first == nil {
@@ -447,6 +460,10 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 		if first != nil {
 			return rows, f.BytesRead(), nil, first
 		}
+		// The next row group's leaves start with those that took longest
+		// in this one, so that no long leaf starts last while the other
+		// workers stand idle.
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(took[b], took[a]) })
 		if err := rgw.Close(); err != nil {
 			return rows, f.BytesRead(), nil, fmt.Errorf("Parquet row group from row %d: %w", before+rows, err)
 		}
@@ -456,6 +473,49 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 		}
 	}
 	return rows, f.BytesRead(), nil, nil
+}
+
+// finishPages builds the last page of a column chunk that is not
+// dictionary-encoded (its levels, values and statistics, compressed), as
+// the row group's Close would: Close writes the chunks one after another,
+// and their last pages are a large part of the work (a chunk of a row
+// group is often one or two pages), which here is done in the leaf's
+// goroutine, in parallel. The pages are those Close would cut. A chunk
+// still dictionary-encoded is left to Close, which writes its dictionary
+// page before its data pages.
+func finishPages(cw file.ColumnChunkWriter) error {
+	switch cw.CurrentEncoder().Encoding() {
+	case parquet.Encodings.PlainDict, parquet.Encodings.RLEDict:
+		return nil
+	}
+	if f, ok := cw.(interface{ FlushBufferedDataPages() error }); ok {
+		return f.FlushBufferedDataPages()
+	}
+	return nil
+}
+
+// firstOrder returns the order in which the leaves of a first row group
+// start: those with levels first, then those of byte arrays, then the
+// others, as a guess of which take longest.
+func (p *directPlan) firstOrder() []int {
+	weight := func(l *directLeaf) int {
+		w := 0
+		for _, s := range l.steps {
+			if s.kind != stepDefined {
+				w = 2
+			}
+		}
+		if l.typ == format.String || l.typ == format.Bytes || l.symbols != nil {
+			w++
+		}
+		return w
+	}
+	order := make([]int, len(p.leaves))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return weight(&p.leaves[b]) - weight(&p.leaves[a]) })
+	return order
 }
 
 // report returns what writing a part read: for each column, the most
@@ -495,6 +555,12 @@ func (st *leafState) write(ctx context.Context, cw file.ColumnChunkWriter, from,
 	if st.flat() {
 		return st.writeFlat(ctx, cw, from, n)
 	}
+	if i := st.leaf.single(); i >= 0 {
+		if st.batched(i) {
+			return st.writeBatched(ctx, cw, from, n, i)
+		}
+		return st.writeSingle(ctx, cw, from, n, i)
+	}
 	for r := range n {
 		if r%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -511,13 +577,445 @@ func (st *leafState) write(ctx context.Context, cw file.ColumnChunkWriter, from,
 		if err := st.walk(0, 0, 0); err != nil {
 			return fmt.Errorf("row %d: %w", st.row, err)
 		}
-		if len(st.defs) >= 64<<10 {
+		if len(st.defs) >= flushLevels {
 			if err := st.flush(cw); err != nil {
 				return err
 			}
 		}
 	}
 	return st.flush(cw)
+}
+
+// single returns the index of the leaf's one step that reads a column (an
+// array or a ["null", T] union), the others only optional Parquet nodes
+// always there; -1 if it has none or several.
+func (l *directLeaf) single() int {
+	at := -1
+	for i, s := range l.steps {
+		if s.kind != stepDefined {
+			if at >= 0 {
+				return -1
+			}
+			at = i
+		}
+	}
+	return at
+}
+
+// writeSingle writes rows from to from+n of a leaf of one step that reads
+// a column, step i (see single): each row's length from the step's column
+// gives its levels, and its values follow in one run of the value column,
+// with no walk down the steps.
+func (st *leafState) writeSingle(ctx context.Context, cw file.ColumnChunkWriter, from, n int64, i int) error {
+	s := &st.leaf.steps[i]
+	lens, vals := st.steps[i], st.vals
+	// A null or empty row's definition level counts the steps before the
+	// step (all always there); a value's counts them all.
+	empty, full := int16(i), int16(len(st.leaf.steps))
+	most := maxRowLevels
+	if s.kind == stepOptional {
+		most = 1
+	}
+	for r := range n {
+		if r%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		st.row = from + r
+		if err := lens.StartRow(); err != nil {
+			return fmt.Errorf("row %d: %w", st.row, err)
+		}
+		if vals != lens {
+			if err := vals.StartRow(); err != nil {
+				return fmt.Errorf("row %d: %w", st.row, err)
+			}
+		}
+		k, err := lens.NextLength()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", st.row, err)
+		}
+		if k == 0 {
+			st.defs = append(st.defs, empty)
+			st.reps = append(st.reps, 0)
+			continue
+		}
+		if k > most {
+			if s.kind == stepOptional {
+				return fmt.Errorf("row %d: union branch column %d has length %d", st.row, s.col, k)
+			}
+			return fmt.Errorf("row %d: more than %d values in one record", st.row, maxRowLevels)
+		}
+		at := len(st.defs)
+		st.defs, st.reps = extend(st.defs, k), extend(st.reps, k)
+		defs, reps := st.defs[at:], st.reps[at:]
+		for j := range defs {
+			defs[j] = full
+			reps[j] = s.rep
+		}
+		reps[0] = 0
+		if err := st.values(k); err != nil {
+			return fmt.Errorf("row %d: %w", st.row, err)
+		}
+		if len(st.defs) >= flushLevels {
+			if err := st.flush(cw); err != nil {
+				return err
+			}
+		}
+	}
+	return st.flush(cw)
+}
+
+// batched says whether the batch reads of arrays read a leaf of one step
+// that reads a column, step i: a top-level array column holding the
+// lengths and the values, or a top-level array column of nulls holding the
+// lengths and a column beneath it, not an array, holding the values.
+func (st *leafState) batched(i int) bool {
+	lm, vm := st.steps[i].Meta(), st.vals.Meta()
+	if !lm.Array || lm.Parent != "" {
+		return false
+	}
+	if st.steps[i] == st.vals {
+		return true
+	}
+	return lm.Type == format.Null && !vm.Array && vm.Parent != ""
+}
+
+// batchRows is the most rows writeBatched reads at once, and batchItems
+// the most values beneath an array it reads at once (but for a row of
+// more).
+const (
+	batchRows  = 4096
+	batchItems = 64 << 10
+)
+
+// writeBatched is writeSingle by the batch reads of arrays (see batched):
+// the lengths and the values of many rows are read at once, and the
+// levels follow from the lengths.
+func (st *leafState) writeBatched(ctx context.Context, cw file.ColumnChunkWriter, from, n int64, i int) error {
+	s := &st.leaf.steps[i]
+	lens, vals := st.steps[i], st.vals
+	most := int32(maxRowLevels)
+	if s.kind == stepOptional {
+		most = 1
+	}
+	for done := int64(0); done < n; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := int(min(n-done, batchRows))
+		st.lens = grow(st.lens, k)
+		// The lengths are checked before the values beneath them are
+		// read, and after the values of a column holding both (whose
+		// batch read may stop early, its items bounded).
+		var got int
+		var err error
+		if lens == vals {
+			got, err = st.readArrays(st.lens, from+done)
+		} else {
+			got, err = lens.ReadLengths(st.lens)
+		}
+		if err == nil && (got == 0 || lens != vals && got < k) {
+			err = io.ErrUnexpectedEOF
+		}
+		if err == nil {
+			st.lens = st.lens[:got]
+			err = st.checkLengths(s, most, from+done)
+		}
+		if err != nil {
+			return fmt.Errorf("rows %d to %d: %w", from+done, from+done+int64(k)-1, err)
+		}
+		// The values beneath an array are read for runs of rows of at
+		// most batchItems values (or one row of more), so that what a
+		// leaf holds stays bounded however long the arrays; a column
+		// holding both has had the batch's read already.
+		all := st.lens
+		empty, full := int16(i), int16(len(st.leaf.steps))
+		if lens == vals {
+			st.levels(all, empty, full, s.rep)
+		}
+		for first := 0; lens != vals && first < len(all); {
+			end, items := first, 0
+			for end < len(all) && (end == first || items+int(all[end]) <= batchItems) {
+				items += int(all[end])
+				end++
+			}
+			run := all[first:end]
+			if err := st.readItems(run, from+done+int64(first)); err != nil {
+				return fmt.Errorf("rows %d to %d: %w", from+done+int64(first), from+done+int64(end)-1, err)
+			}
+			st.levels(run, empty, full, s.rep)
+			if len(st.defs) >= flushLevels {
+				if err := st.flush(cw); err != nil {
+					return err
+				}
+			}
+			first = end
+		}
+		if len(st.defs) >= flushLevels {
+			if err := st.flush(cw); err != nil {
+				return err
+			}
+		}
+		done += int64(got)
+	}
+	return st.flush(cw)
+}
+
+// levels adds the levels of rows of the given lengths of a leaf's one
+// step that reads a column: a row of length 0 has one level, of a null
+// or an empty array (definition level empty, the steps before the
+// step); a row of length l, l levels of values (definition level full),
+// the first of repetition level 0 and the others rep.
+func (st *leafState) levels(lens []int32, empty, full, rep int16) {
+	levels := 0
+	for _, l := range lens {
+		levels += max(int(l), 1)
+	}
+	at := len(st.defs)
+	st.defs, st.reps = extend(st.defs, levels), extend(st.reps, levels)
+	defs, reps := st.defs[at:], st.reps[at:]
+	fill(defs, full)
+	fill(reps, rep)
+	j := 0
+	for _, l := range lens {
+		reps[j] = 0
+		if l == 0 {
+			defs[j] = empty
+			l = 1
+		}
+		j += int(l)
+	}
+}
+
+// checkLengths checks the lengths of rows read from row first on: a
+// union's are 0 or 1, and an array's at most maxRowLevels.
+func (st *leafState) checkLengths(s *step, most int32, first int64) error {
+	for r, l := range st.lens {
+		if l > most {
+			if s.kind == stepOptional {
+				return fmt.Errorf("row %d: union branch column %d has length %d", first+int64(r), s.col, l)
+			}
+			return fmt.Errorf("row %d: more than %d values in one record", first+int64(r), maxRowLevels)
+		}
+	}
+	return nil
+}
+
+// readArrays reads the lengths and values of len(lens) rows of a
+// top-level array column holding both. Row first is the first of them, for errors.
+func (st *leafState) readArrays(lens []int32, first int64) (int, error) {
+	c := st.vals
+	switch st.leaf.typ {
+	case format.Boolean:
+		n, v, err := format.ReadArrays(c, lens, st.bools)
+		st.bools = v
+		return n, err
+	case format.Int:
+		if st.leaf.symbols != nil {
+			n, v, err := format.ReadArrays(c, lens, st.syms[:0])
+			st.syms = v
+			if err == nil {
+				err = st.symbolsOf(v)
+			}
+			return n, err
+		}
+		n, v, err := format.ReadArrays(c, lens, st.i32)
+		st.i32 = v
+		return n, err
+	case format.Long:
+		n, v, err := format.ReadArrays(c, lens, st.i64)
+		st.i64 = v
+		return n, err
+	case format.Float:
+		n, v, err := format.ReadArrays(c, lens, st.f32)
+		st.f32 = v
+		return n, err
+	case format.Double:
+		n, v, err := format.ReadArrays(c, lens, st.f64)
+		st.f64 = v
+		return n, err
+	case format.String, format.Bytes:
+		at := len(st.ends)
+		n, err := c.ReadArrayBytesTo(lens, st.addBytes)
+		if i, bad := st.badBytes(at); i >= 0 {
+			return n, fmt.Errorf("row %d: %s", first+int64(rowOf(lens[:n], i-at)), bad)
+		}
+		return n, err
+	}
+	return 0, fmt.Errorf("column type %s", st.leaf.typ)
+}
+
+// readItems reads the values of rows of a column beneath an array,
+// lens[i] of them for the i-th row. Row first is the first of them, for errors.
+func (st *leafState) readItems(lens []int32, first int64) error {
+	c := st.vals
+	var err error
+	switch st.leaf.typ {
+	case format.Boolean:
+		st.bools, err = format.ReadItems(c, lens, st.bools)
+	case format.Int:
+		if st.leaf.symbols != nil {
+			st.syms, err = format.ReadItems(c, lens, st.syms[:0])
+			if err == nil {
+				err = st.symbolsOf(st.syms)
+			}
+			return err
+		}
+		st.i32, err = format.ReadItems(c, lens, st.i32)
+	case format.Long:
+		st.i64, err = format.ReadItems(c, lens, st.i64)
+	case format.Float:
+		st.f32, err = format.ReadItems(c, lens, st.f32)
+	case format.Double:
+		st.f64, err = format.ReadItems(c, lens, st.f64)
+	case format.String, format.Bytes:
+		at := len(st.ends)
+		err = c.ReadItemBytesTo(lens, st.addBytes)
+		if i, bad := st.badBytes(at); i >= 0 {
+			return fmt.Errorf("row %d: %s", first+int64(rowOf(lens, i-at)), bad)
+		}
+	default:
+		err = fmt.Errorf("column type %s", st.leaf.typ)
+	}
+	return err
+}
+
+// symbolsOf appends the symbols of enum ordinals to the byte-array values.
+func (st *leafState) symbolsOf(ords []int32) error {
+	syms := st.leaf.symbols
+	for _, v := range ords {
+		if v < 0 || int(v) >= len(syms) {
+			return fmt.Errorf("enum ordinal %d of %d symbols", v, len(syms))
+		}
+		st.data = append(st.data, syms[v]...)
+		st.ends = append(st.ends, len(st.data))
+	}
+	return nil
+}
+
+// addBytes appends a string or bytes value to the leaf's byte-array
+// values; badBytes checks them after.
+func (st *leafState) addBytes(v []byte) {
+	st.data = append(st.data, v...)
+	st.ends = append(st.ends, len(st.data))
+}
+
+// badBytes returns the index in st.ends of the first of the byte-array
+// values from index at on that is bad (a string that is not UTF-8, or a
+// fixed not of its size), and what is wrong with it; -1 if none is. The
+// strings are checked together: if their bytes end to end are UTF-8 and
+// none starts with a continuation byte, every one is UTF-8 (no value ends
+// inside a character); only if not is each checked alone.
+func (st *leafState) badBytes(at int) (int, string) {
+	start := 0
+	if at > 0 {
+		start = st.ends[at-1]
+	}
+	if fixed := st.leaf.fixed; fixed > 0 {
+		for i, prev := at, start; i < len(st.ends); i++ {
+			if n := st.ends[i] - prev; n != fixed {
+				return i, fmt.Sprintf("a fixed of %d bytes, not %d", n, fixed)
+			}
+			prev = st.ends[i]
+		}
+	}
+	if st.leaf.typ != format.String {
+		return -1, ""
+	}
+	whole := utf8.Valid(st.data[start:])
+	for i, prev := at, start; whole && i < len(st.ends); i++ {
+		if st.ends[i] > prev && !utf8.RuneStart(st.data[prev]) {
+			whole = false
+		}
+		prev = st.ends[i]
+	}
+	if whole {
+		return -1, ""
+	}
+	for i, prev := at, start; i < len(st.ends); i++ {
+		if !utf8check.Valid(st.data[prev:st.ends[i]]) {
+			return i, "a string that is not UTF-8"
+		}
+		prev = st.ends[i]
+	}
+	return -1, ""
+}
+
+// rowOf returns the index of the row of lens that holds value j (counted
+// from the first row's first value).
+func rowOf(lens []int32, j int) int {
+	for r, l := range lens {
+		if j < int(l) {
+			return r
+		}
+		j -= int(l)
+	}
+	return len(lens)
+}
+
+// values reads the next k values of the leaf, which one record holds.
+func (st *leafState) values(k int) error {
+	c := st.vals
+	switch st.leaf.typ {
+	case format.Int:
+		if st.leaf.symbols != nil {
+			break
+		}
+		at := len(st.i32)
+		st.i32 = extend(st.i32, k)
+		for j := range st.i32[at:] {
+			v, err := c.ReadInt()
+			if err != nil {
+				st.i32 = st.i32[:at+j]
+				return err
+			}
+			st.i32[at+j] = v
+		}
+		return nil
+	case format.Long:
+		at := len(st.i64)
+		st.i64 = extend(st.i64, k)
+		for j := range st.i64[at:] {
+			v, err := c.ReadLong()
+			if err != nil {
+				st.i64 = st.i64[:at+j]
+				return err
+			}
+			st.i64[at+j] = v
+		}
+		return nil
+	case format.Float:
+		at := len(st.f32)
+		st.f32 = extend(st.f32, k)
+		for j := range st.f32[at:] {
+			v, err := c.ReadFloat()
+			if err != nil {
+				st.f32 = st.f32[:at+j]
+				return err
+			}
+			st.f32[at+j] = v
+		}
+		return nil
+	case format.Double:
+		at := len(st.f64)
+		st.f64 = extend(st.f64, k)
+		for j := range st.f64[at:] {
+			v, err := c.ReadDouble()
+			if err != nil {
+				st.f64 = st.f64[:at+j]
+				return err
+			}
+			st.f64[at+j] = v
+		}
+		return nil
+	}
+	for range k {
+		if err := st.value(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // walk reads one record's levels and values from step i on.
@@ -645,10 +1143,10 @@ func (st *leafState) flush(cw file.ColumnChunkWriter) error {
 	case *file.Float64ColumnChunkWriter:
 		_, err = w.WriteBatch(st.f64, defs, reps)
 	case *file.ByteArrayColumnChunkWriter:
-		st.ba = st.ba[:0]
+		st.ba = grow(st.ba, len(st.ends))
 		start := 0
-		for _, end := range st.ends {
-			st.ba = append(st.ba, st.data[start:end:end])
+		for i, end := range st.ends {
+			st.ba[i] = st.data[start:end:end]
 			start = end
 		}
 		_, err = w.WriteBatch(st.ba, defs, reps)
@@ -685,7 +1183,13 @@ func (st *leafState) flat() bool {
 
 // flatBatch is the most rows writeFlat reads before it hands them to the
 // column writer.
-const flatBatch = 64 << 10
+const flatBatch = flushLevels
+
+// flushLevels is how many levels a leaf holds, with their values, before
+// it hands them to the column writer. Every leaf keeps its buffers from
+// one row group to the next, so they are kept small: the column writer
+// takes values 1024 at a time however many it is given.
+const flushLevels = 16 << 10
 
 // writeFlat writes rows from to from+n of a flat leaf (see flat): its
 // values by the column reader's batch reads, its definition levels all
@@ -728,9 +1232,7 @@ func (st *leafState) writeFlat(ctx context.Context, cw file.ColumnChunkWriter, f
 			return fmt.Errorf("rows %d to %d: %w", from+done, from+done+int64(k)-1, err)
 		}
 		st.defs, st.reps = grow(st.defs, k), grow(st.reps, k)
-		for i := range st.defs {
-			st.defs[i] = def
-		}
+		fill(st.defs, def)
 		clear(st.reps)
 		if err := st.flush(cw); err != nil {
 			return err
@@ -745,24 +1247,32 @@ func (st *leafState) writeFlat(ctx context.Context, cw file.ColumnChunkWriter, f
 // size.
 func (st *leafState) readBytes(k int) (int, error) {
 	st.data, st.ends = st.data[:0], st.ends[:0]
-	bad, badRow := "", -1
-	str, fixed := st.leaf.typ == format.String, st.leaf.fixed
-	got, err := st.vals.ReadBytesTo(k, func(i int, v []byte) {
-		switch {
-		case badRow >= 0:
-			return
-		case str && !utf8check.Valid(v):
-			bad, badRow = "a string that is not UTF-8", i
-		case fixed > 0 && len(v) != fixed:
-			bad, badRow = fmt.Sprintf("a fixed of %d bytes, not %d", len(v), fixed), i
-		}
+	got, err := st.vals.ReadBytesTo(k, func(_ int, v []byte) {
 		st.data = append(st.data, v...)
 		st.ends = append(st.ends, len(st.data))
 	})
-	if badRow >= 0 {
-		return badRow, fmt.Errorf("row %d: %s", st.vals.Row()-int64(got-1-badRow), bad)
+	if i, bad := st.badBytes(0); i >= 0 {
+		return i, fmt.Errorf("row %d: %s", st.vals.Row()-int64(got-1-i), bad)
 	}
 	return got, err
+}
+
+// extend returns s lengthened by k, its values kept, reusing its memory
+// when it can.
+func extend[T any](s []T, k int) []T {
+	s = slices.Grow(s, k)
+	return s[:len(s)+k]
+}
+
+// fill sets every element of s to v, by copies of doubling length.
+func fill[T any](s []T, v T) {
+	if len(s) == 0 {
+		return
+	}
+	s[0] = v
+	for n := 1; n < len(s); n *= 2 {
+		copy(s[n:], s[:n])
+	}
 }
 
 // grow returns s resized to n, reusing its memory when it can.
