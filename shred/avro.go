@@ -48,6 +48,7 @@ type AvroWriter struct {
 	w        *format.Writer
 	schema   *schema.Schema
 	root     *layout.Node
+	prog     []step // the program of root (program)
 	cols     []layout.Column
 	progress func(rows, bytesIn int64)
 

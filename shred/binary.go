@@ -163,6 +163,64 @@ func (d *decoder) branch(n *layout.Node) (int, error) {
 	return int(b), nil
 }
 
+// step is one step of a program that decodes a value of a layout node
+// from Avro binary (compile): a simple value, or an array, map or union,
+// which have programs of their own for their items or branches. A
+// record's fields are the steps of their own programs laid end to end, so
+// that decoding a record of simple fields makes no call per field.
+type step struct {
+	kind schema.Kind
+	col  int
+	node *layout.Node
+	// in is the innermost record field the step stands in, nil at the
+	// top of its program: errors are wrapped with the fields' names.
+	in       *fieldIn
+	items    []step   // an array's items, a map's values
+	branches [][]step // a union's branches, nil for null
+}
+
+// fieldIn is a record field on a step's path (step.in).
+type fieldIn struct {
+	name string
+	up   *fieldIn
+}
+
+// compile returns the program that decodes a value of node n, its steps
+// in the record fields in (nil at the top).
+func compile(n *layout.Node, in *fieldIn) []step {
+	switch n.Kind {
+	case schema.Null:
+		return nil
+	case schema.Record:
+		var p []step
+		for i, f := range n.Fields {
+			p = append(p, compile(f, &fieldIn{name: n.Schema.Fields[i].Name, up: in})...)
+		}
+		return p
+	}
+	s := step{kind: n.Kind, col: n.Col, node: n, in: in}
+	switch n.Kind {
+	case schema.Array, schema.Map:
+		s.items = compile(n.Items, nil)
+	case schema.Union:
+		s.branches = make([][]step, len(n.Branches))
+		for i, br := range n.Branches {
+			if br != nil {
+				s.branches[i] = compile(br, nil)
+			}
+		}
+	}
+	return []step{s}
+}
+
+// at wraps err, met at step s, with the names of the fields s stands in.
+func (s *step) at(err error) error {
+	for f := s.in; f != nil; f = f.up {
+		err = fieldpath.At(err, f.name)
+	}
+	return err
+}
+
 // WriteBinary writes one record given in Avro's binary encoding: record
 // must hold exactly the one record. It is the fast path: the record is
 // decoded straight into the columns, and the file is exactly what Write
@@ -183,7 +241,7 @@ func (aw *AvroWriter) writeBinary(data []byte, row int64, whole bool) (int, erro
 		return 0, err
 	}
 	d := decoder{b: data}
-	err := aw.decode(aw.root, &d, 0)
+	_, err := aw.run(aw.program(), &d, 0, 1)
 	if err == nil && whole && d.pos != len(data) {
 		err = d.errorf("%d bytes after the record", len(data)-d.pos)
 	}
@@ -194,104 +252,122 @@ func (aw *AvroWriter) writeBinary(data []byte, row int64, whole bool) (int, erro
 	return d.pos, aw.endRecord(row)
 }
 
-// decode writes the value of node n at d. As put, it follows the layout
-// and recurses no deeper than the schema nests, whatever the data.
-func (aw *AvroWriter) decode(n *layout.Node, d *decoder, depth int) error {
-	w := aw.w
-	switch n.Kind {
-	case schema.Null:
-		return nil
-	case schema.Boolean:
-		b, ok := d.next(1)
-		if !ok {
-			return d.short(1)
-		}
-		if b[0] > 1 {
-			return d.errorf("boolean byte %d", b[0])
-		}
-		w.WriteBool(n.Col, b[0] == 1)
-	case schema.Int:
-		v, err := d.int()
-		if err != nil {
-			return err
-		}
-		w.WriteInt(n.Col, v)
-	case schema.Enum:
-		v, err := d.int()
-		if err != nil {
-			return err
-		}
-		if v < 0 || int(v) >= len(n.Schema.Symbols) {
-			return d.errorf("enum %s has no symbol %d", n.Schema.Name, v)
-		}
-		w.WriteInt(n.Col, v)
-	case schema.Long:
-		v, err := d.long()
-		if err != nil {
-			return err
-		}
-		w.WriteLong(n.Col, v)
-	case schema.Float:
-		v, k := avrobin.ConsumeFloat(d.b[d.pos:])
-		if k < 0 {
-			return d.short(4)
-		}
-		d.pos += k
-		w.WriteFloat(n.Col, v)
-	case schema.Double:
-		v, k := avrobin.ConsumeDouble(d.b[d.pos:])
-		if k < 0 {
-			return d.short(8)
-		}
-		d.pos += k
-		w.WriteDouble(n.Col, v)
-	case schema.String:
-		b, err := d.bytes()
-		if err != nil {
-			return err
-		}
-		if w.WriteStringBytes(n.Col, b); w.Err() != nil { // not UTF-8
-			return aw.refused(ErrBinary)
-		}
-	case schema.Bytes:
-		b, err := d.bytes()
-		if err != nil {
-			return err
-		}
-		w.WriteBytes(n.Col, b)
-	case schema.Fixed:
-		b, err := d.take(n.Schema.Size)
-		if err != nil {
-			return err
-		}
-		w.WriteBytes(n.Col, b)
-	case schema.Record:
-		for i, f := range n.Fields {
-			if err := aw.decode(f, d, depth); err != nil {
-				return fieldpath.At(err, n.Schema.Fields[i].Name)
-			}
-		}
-	case schema.Array:
-		return aw.decodeArray(n, d, depth)
-	case schema.Map:
-		return aw.decodeMap(n, d, depth)
-	case schema.Union:
-		b, err := d.branch(n)
-		if err != nil {
-			return err
-		}
-		aw.branch(n, b)
-		if br := n.Branches[b]; br != nil {
-			return aw.decode(br, d, depth)
+// program returns the program of the writer's records, compiled on first
+// use.
+func (aw *AvroWriter) program() []step {
+	if aw.prog == nil {
+		aw.prog = compile(aw.root, nil)
+		if aw.prog == nil {
+			aw.prog = []step{} // a record of nulls: compiled, and empty
 		}
 	}
-	return nil
+	return aw.prog
 }
 
-func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
+// run decodes count values of program p at d, one after the other (the
+// items of an array block, or one value), and writes them. It returns how
+// many it decoded whole: all of them, or those before the one it returns
+// the error of. As put, it follows the layout and recurses no deeper than
+// the schema nests, whatever the data; depth counts the arrays and maps
+// above.
+func (aw *AvroWriter) run(p []step, d *decoder, depth int, count int64) (int64, error) {
+	if len(p) == 0 { // nulls, records of nulls
+		return count, nil
+	}
+	w := aw.w
+	for done := int64(0); done < count; done++ {
+		for i := range p {
+			s := &p[i]
+			var err error
+			switch s.kind {
+			case schema.Boolean:
+				b, ok := d.next(1)
+				if !ok {
+					err = d.short(1)
+				} else if b[0] > 1 {
+					err = d.errorf("boolean byte %d", b[0])
+				} else {
+					w.WriteBool(s.col, b[0] == 1)
+				}
+			case schema.Int:
+				var v int32
+				if v, err = d.int(); err == nil {
+					w.WriteInt(s.col, v)
+				}
+			case schema.Enum:
+				var v int32
+				if v, err = d.int(); err != nil {
+					break
+				}
+				if v < 0 || int(v) >= len(s.node.Schema.Symbols) {
+					err = d.errorf("enum %s has no symbol %d", s.node.Schema.Name, v)
+					break
+				}
+				w.WriteInt(s.col, v)
+			case schema.Long:
+				var v int64
+				if v, err = d.long(); err == nil {
+					w.WriteLong(s.col, v)
+				}
+			case schema.Float:
+				v, k := avrobin.ConsumeFloat(d.b[d.pos:])
+				if k < 0 {
+					err = d.short(4)
+					break
+				}
+				d.pos += k
+				w.WriteFloat(s.col, v)
+			case schema.Double:
+				v, k := avrobin.ConsumeDouble(d.b[d.pos:])
+				if k < 0 {
+					err = d.short(8)
+					break
+				}
+				d.pos += k
+				w.WriteDouble(s.col, v)
+			case schema.String:
+				var b []byte
+				if b, err = d.bytes(); err != nil {
+					break
+				}
+				if w.WriteStringBytes(s.col, b); w.Err() != nil { // not UTF-8
+					err = aw.refused(ErrBinary)
+				}
+			case schema.Bytes:
+				var b []byte
+				if b, err = d.bytes(); err == nil {
+					w.WriteBytes(s.col, b)
+				}
+			case schema.Fixed:
+				var b []byte
+				if b, err = d.take(s.node.Schema.Size); err == nil {
+					w.WriteBytes(s.col, b)
+				}
+			case schema.Array:
+				err = aw.decodeArray(s, d, depth)
+			case schema.Map:
+				err = aw.decodeMap(s, d, depth)
+			case schema.Union:
+				var b int
+				if b, err = d.branch(s.node); err != nil {
+					break
+				}
+				aw.branch(s.node, b)
+				_, err = aw.run(s.branches[b], d, depth, 1)
+			}
+			if err != nil {
+				return done, s.at(err)
+			}
+		}
+	}
+	return count, nil
+}
+
+func (aw *AvroWriter) decodeArray(s *step, d *decoder, depth int) error {
+	n := s.node
 	simple := n.Items.Col == n.Col
 	if simple && n.Items.Kind != schema.Null {
-		return aw.decodeInlineArray(n, d, depth)
+		return aw.decodeInlineArray(s, d, depth)
 	}
 	if simple {
 		// The length precedes the values in the same column, which holds
@@ -326,12 +402,11 @@ func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
 		if c == 0 {
 			break
 		}
-		for ; c > 0; c-- {
-			if err := aw.decode(n.Items, d, depth+1); err != nil {
-				return fieldpath.At(err, fieldpath.Index(int(i)))
-			}
-			i++
+		k, err := aw.run(s.items, d, depth+1, c)
+		if err != nil {
+			return fieldpath.At(err, fieldpath.Index(int(i+k)))
 		}
+		i += c
 	}
 	if !simple {
 		// Children hold the items: the length can follow them.
@@ -340,12 +415,13 @@ func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
 	return nil
 }
 
-// decodeInlineArray decodes a value of array n whose items are values of
-// n's own column, after their length. Most arrays come in one block: its
+// decodeInlineArray decodes a value of array s whose items are values of
+// its own column, after their length. Most arrays come in one block: its
 // count is written as the length before the items, and the length is
 // extended if more blocks follow, which saves passing over the items once
 // to count them.
-func (aw *AvroWriter) decodeInlineArray(n *layout.Node, d *decoder, depth int) error {
+func (aw *AvroWriter) decodeInlineArray(s *step, d *decoder, depth int) error {
+	n := s.node
 	c, err := d.block(n.Items.MinSize)
 	if err != nil {
 		return err
@@ -355,12 +431,11 @@ func (aw *AvroWriter) decodeInlineArray(n *layout.Node, d *decoder, depth int) e
 	}
 	var i int64
 	for c > 0 {
-		for ; c > 0; c-- {
-			if err := aw.decode(n.Items, d, depth+1); err != nil {
-				return fieldpath.At(err, fieldpath.Index(int(i)))
-			}
-			i++
+		k, err := aw.run(s.items, d, depth+1, c)
+		if err != nil {
+			return fieldpath.At(err, fieldpath.Index(int(i+k)))
 		}
+		i += c
 		if c, err = d.block(n.Items.MinSize); err != nil {
 			return err
 		}
@@ -376,10 +451,11 @@ func (aw *AvroWriter) decodeInlineArray(n *layout.Node, d *decoder, depth int) e
 	return nil
 }
 
-// decodeMap lists the entries of a value of map n, passing over their
+// decodeMap lists the entries of a value of map s, passing over their
 // values, has writeMapKeys order them, and then decodes each value where
 // it stands.
-func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
+func (aw *AvroWriter) decodeMap(s *step, d *decoder, depth int) error {
+	n := s.node
 	entries := aw.mapScratch(depth)
 	empty := d.empty // the values are passed over, then decoded: count them once
 	for {
@@ -410,7 +486,7 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 	}
 	for _, e := range entries {
 		d.pos = e.value // the value, wherever it stands; d.pos is restored below
-		if err := aw.decode(n.Items, d, depth+1); err != nil {
+		if _, err := aw.run(s.items, d, depth+1, 1); err != nil {
 			return fieldpath.At(err, fieldpath.Key(string(e.key)))
 		}
 	}
