@@ -51,6 +51,47 @@ func (d *decoder) long() (int64, error) {
 	return v, nil
 }
 
+// smallLong is long for a long of one byte, small enough to be inlined:
+// ok is false for any other, which the caller then reads with long.
+func (d *decoder) smallLong() (v int64, ok bool) {
+	if p := d.pos; p < len(d.b) {
+		if c := d.b[p]; c < 0x80 {
+			d.pos = p + 1
+			return avrobin.DecodeZigZag(uint64(c)), true
+		}
+	}
+	return 0, false
+}
+
+// smallBytes is bytes for a length of one byte, the most common, small
+// enough to be inlined: ok is false for any other length, and for one
+// past the data's end, which the caller then reads with bytes.
+func (d *decoder) smallBytes() (b []byte, ok bool) {
+	if p := d.pos; p < len(d.b) {
+		// One byte, and even: a zig-zag length of 0 to 63.
+		if c := d.b[p]; c&0x81 == 0 && int(c>>1) < len(d.b)-p {
+			p++
+			end := p + int(c>>1)
+			d.pos = end
+			return d.b[p:end:end], true
+		}
+	}
+	return nil, false
+}
+
+// smallBranch is branch for a branch number of one byte below n, the
+// number of branches: small enough to be inlined; ok is false otherwise,
+// and the caller then reads it with branch.
+func (d *decoder) smallBranch(n int) (b int, ok bool) {
+	if p := d.pos; p < len(d.b) {
+		if c := d.b[p]; c&0x81 == 0 && int(c>>1) < n {
+			d.pos = p + 1
+			return int(c >> 1), true
+		}
+	}
+	return 0, false
+}
+
 // fail returns the error of avrobin's error code n, at d.pos.
 func (d *decoder) fail(n int) error {
 	return fieldpath.New(fmt.Errorf("%w at byte %d: %w", ErrBinary, d.pos, avrobin.ParseError(n)))
@@ -176,6 +217,7 @@ type step struct {
 	// top of its program: errors are wrapped with the fields' names.
 	in       *fieldIn
 	items    []step   // an array's items, a map's values
+	inline   bool     // an array whose items are values of its own column
 	branches [][]step // a union's branches, nil for null
 }
 
@@ -202,6 +244,7 @@ func compile(n *layout.Node, in *fieldIn) []step {
 	switch n.Kind {
 	case schema.Array, schema.Map:
 		s.items = compile(n.Items, nil)
+		s.inline = n.Kind == schema.Array && n.Items.Col == n.Col && n.Items.Kind != schema.Null
 	case schema.Union:
 		s.branches = make([][]step, len(n.Branches))
 		for i, br := range n.Branches {
@@ -277,6 +320,8 @@ func (aw *AvroWriter) run(p []step, d *decoder, depth int, count int64) (int64, 
 	w := aw.w
 	for done := int64(0); done < count; done++ {
 		for i := range p {
+			// Each case goes on with the next step when it succeeds:
+			// only an error reaches the end of the switch.
 			s := &p[i]
 			var err error
 			switch s.kind {
@@ -284,15 +329,19 @@ func (aw *AvroWriter) run(p []step, d *decoder, depth int, count int64) (int64, 
 				b, ok := d.next(1)
 				if !ok {
 					err = d.short(1)
-				} else if b[0] > 1 {
-					err = d.errorf("boolean byte %d", b[0])
-				} else {
-					w.WriteBool(s.col, b[0] == 1)
+					break
 				}
+				if b[0] > 1 {
+					err = d.errorf("boolean byte %d", b[0])
+					break
+				}
+				w.WriteBool(s.col, b[0] == 1)
+				continue
 			case schema.Int:
 				var v int32
 				if v, err = d.int(); err == nil {
 					w.WriteInt(s.col, v)
+					continue
 				}
 			case schema.Enum:
 				var v int32
@@ -304,11 +353,16 @@ func (aw *AvroWriter) run(p []step, d *decoder, depth int, count int64) (int64, 
 					break
 				}
 				w.WriteInt(s.col, v)
+				continue
 			case schema.Long:
-				var v int64
-				if v, err = d.long(); err == nil {
-					w.WriteLong(s.col, v)
+				v, ok := d.smallLong()
+				if !ok {
+					if v, err = d.long(); err != nil {
+						break
+					}
 				}
+				w.WriteLong(s.col, v)
+				continue
 			case schema.Float:
 				v, k := avrobin.ConsumeFloat(d.b[d.pos:])
 				if k < 0 {
@@ -317,6 +371,7 @@ func (aw *AvroWriter) run(p []step, d *decoder, depth int, count int64) (int64, 
 				}
 				d.pos += k
 				w.WriteFloat(s.col, v)
+				continue
 			case schema.Double:
 				v, k := avrobin.ConsumeDouble(d.b[d.pos:])
 				if k < 0 {
@@ -325,35 +380,52 @@ func (aw *AvroWriter) run(p []step, d *decoder, depth int, count int64) (int64, 
 				}
 				d.pos += k
 				w.WriteDouble(s.col, v)
+				continue
 			case schema.String:
-				var b []byte
-				if b, err = d.bytes(); err != nil {
-					break
+				b, ok := d.smallBytes()
+				if !ok {
+					if b, err = d.bytes(); err != nil {
+						break
+					}
 				}
-				if w.WriteStringBytes(s.col, b); w.Err() != nil { // not UTF-8
-					err = aw.refused(ErrBinary)
+				if w.WriteStringBytes(s.col, b); w.Err() == nil {
+					continue
 				}
+				err = aw.refused(ErrBinary) // not UTF-8
 			case schema.Bytes:
-				var b []byte
-				if b, err = d.bytes(); err == nil {
-					w.WriteBytes(s.col, b)
+				b, ok := d.smallBytes()
+				if !ok {
+					if b, err = d.bytes(); err != nil {
+						break
+					}
 				}
+				w.WriteBytes(s.col, b)
+				continue
 			case schema.Fixed:
 				var b []byte
 				if b, err = d.take(s.node.Schema.Size); err == nil {
 					w.WriteBytes(s.col, b)
+					continue
 				}
 			case schema.Array:
-				err = aw.decodeArray(s, d, depth)
+				if s.inline {
+					err = aw.decodeInlineArray(s, d, depth)
+				} else {
+					err = aw.decodeArray(s, d, depth)
+				}
 			case schema.Map:
 				err = aw.decodeMap(s, d, depth)
 			case schema.Union:
-				var b int
-				if b, err = d.branch(s.node); err != nil {
-					break
+				b, ok := d.smallBranch(len(s.branches))
+				if !ok {
+					if b, err = d.branch(s.node); err != nil {
+						break
+					}
 				}
 				aw.branch(s.node, b)
-				_, err = aw.run(s.branches[b], d, depth, 1)
+				if br := s.branches[b]; len(br) > 0 {
+					_, err = aw.run(br, d, depth, 1)
+				}
 			}
 			if err != nil {
 				return done, s.at(err)
@@ -363,12 +435,12 @@ func (aw *AvroWriter) run(p []step, d *decoder, depth int, count int64) (int64, 
 	return count, nil
 }
 
+// decodeArray decodes a value of array s whose items are not values of
+// its own column (decodeInlineArray): its length follows them, or, for
+// items that take no bytes, is counted first.
 func (aw *AvroWriter) decodeArray(s *step, d *decoder, depth int) error {
 	n := s.node
 	simple := n.Items.Col == n.Col
-	if simple && n.Items.Kind != schema.Null {
-		return aw.decodeInlineArray(s, d, depth)
-	}
 	if simple {
 		// The length precedes the values in the same column, which holds
 		// nothing else: count first.
