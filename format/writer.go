@@ -607,17 +607,50 @@ func (w *Writer) EndRow() error {
 
 // WriteLength writes the length of the next array in array column col.
 func (w *Writer) WriteLength(col, n int) {
+	var c *columnWriter
+	if cs := w.cols; uint(col) < uint(len(cs)) && uint(n) <= math.MaxInt32 && cs[col].array && cs[col].fast != noType {
+		// The common case, a shredder's: counted in the totals.
+		c = cs[col]
+		c.lengths++
+		c.elems += int64(n)
+	} else if c = w.beginLength(col, n); c == nil {
+		return
+	}
+	if c.st != nil {
+		c.st.AddLength(n)
+	}
+	c.lenRow = w.rowCount
+	l := int32(n)
+	if l == c.runValue {
+		c.runLength++
+		return
+	}
+	if c.runLength != 0 {
+		c.flushRun()
+	}
+	if l == 0 || l == 1 {
+		c.runLength, c.runValue = 1, l
+	} else {
+		c.lenAt = len(c.enc.b)
+		c.enc.writeLength(l)
+	}
+	w.filled(c)
+}
+
+// beginLength is WriteLength's checks and counts for every case but the
+// common one: it returns the column, or nil after recording a misuse.
+func (w *Writer) beginLength(col, n int) *columnWriter {
 	c := w.column(col)
 	if c == nil {
-		return
+		return nil
 	}
 	if !c.array {
 		w.usage(c, "not an array column")
-		return
+		return nil
 	}
 	if n < 0 || n > math.MaxInt32 {
 		w.usage(c, "array length %d out of range", n)
-		return
+		return nil
 	}
 	if w.unchecked {
 		c.lengths++
@@ -629,23 +662,7 @@ func (w *Writer) WriteLength(col, n int) {
 		c.rowLengths++
 		c.rowElems += int64(n)
 	}
-	if c.st != nil {
-		c.st.AddLength(n)
-	}
-	c.lenRow = w.rowCount
-	l := int32(n)
-	if l == c.runValue {
-		c.runLength++
-		return
-	}
-	c.flushRun()
-	if l == 0 || l == 1 {
-		c.runLength, c.runValue = 1, l
-	} else {
-		c.lenAt = len(c.enc.b)
-		c.enc.writeLength(l)
-	}
-	w.filled(c)
+	return c
 }
 
 // ExtendLength adds n to the length last written to array column col, for
@@ -815,6 +832,10 @@ func (w *Writer) fits(c *columnWriter, n int) bool {
 // fitsLength is fits for a value near the largest block: its length's
 // varint counted exactly.
 func (w *Writer) fitsLength(c *columnWriter, n int) bool {
+	if n > math.MaxInt32 {
+		w.usage(c, "value of %d bytes is too long", n)
+		return false
+	}
 	size := 1
 	for u := uint32(n) << 1; u >= 0x80; u >>= 7 {
 		size++
@@ -1019,11 +1040,7 @@ func (w *Writer) WriteBytes(col int, v []byte) {
 }
 
 func (w *Writer) writeBytesTo(c *columnWriter, v []byte) {
-	if len(v) > math.MaxInt32 {
-		w.usage(c, "value of %d bytes is too long", len(v))
-		return
-	}
-	if !w.fits(c, len(v)) {
+	if !w.fits(c, len(v)) { // among them a value too long for any block
 		return
 	}
 	if c.st != nil && !c.st.AddBytesWithin(v) {
