@@ -92,6 +92,21 @@ func (d *decoder) smallBranch(n int) (b int, ok bool) {
 	return 0, false
 }
 
+// smallCount is block for a count of one byte that the bytes left can
+// hold, small enough to be inlined: ok is false otherwise (a count of
+// items of no bytes among them), and the caller then reads it with block.
+func (d *decoder) smallCount(minSize int) (c int64, ok bool) {
+	if p := d.pos; p < len(d.b) {
+		if b := d.b[p]; b&0x81 == 0 {
+			if n := int(b >> 1); n == 0 || minSize > 0 && n*minSize <= len(d.b)-p-1 {
+				d.pos = p + 1
+				return int64(n), true
+			}
+		}
+	}
+	return 0, false
+}
+
 // fail returns the error of avrobin's error code n, at d.pos.
 func (d *decoder) fail(n int) error {
 	return fieldpath.New(fmt.Errorf("%w at byte %d: %w", ErrBinary, d.pos, avrobin.ParseError(n)))
@@ -467,9 +482,12 @@ func (aw *AvroWriter) decodeArray(s *step, d *decoder, depth int) error {
 	}
 	var i int64
 	for {
-		c, err := d.block(n.Items.MinSize)
-		if err != nil {
-			return err
+		c, ok := d.smallCount(n.Items.MinSize)
+		if !ok {
+			var err error
+			if c, err = d.block(n.Items.MinSize); err != nil {
+				return err
+			}
 		}
 		if c == 0 {
 			break
@@ -494,9 +512,12 @@ func (aw *AvroWriter) decodeArray(s *step, d *decoder, depth int) error {
 // to count them.
 func (aw *AvroWriter) decodeInlineArray(s *step, d *decoder, depth int) error {
 	n := s.node
-	c, err := d.block(n.Items.MinSize)
-	if err != nil {
-		return err
+	c, ok := d.smallCount(n.Items.MinSize)
+	if !ok {
+		var err error
+		if c, err = d.block(n.Items.MinSize); err != nil {
+			return err
+		}
 	}
 	if err := aw.length(n.Col, c); err != nil {
 		return err
@@ -508,8 +529,10 @@ func (aw *AvroWriter) decodeInlineArray(s *step, d *decoder, depth int) error {
 			return fieldpath.At(err, fieldpath.Index(int(i+k)))
 		}
 		i += c
-		if c, err = d.block(n.Items.MinSize); err != nil {
-			return err
+		if c, ok = d.smallCount(n.Items.MinSize); !ok {
+			if c, err = d.block(n.Items.MinSize); err != nil {
+				return err
+			}
 		}
 		if c > 0 {
 			if i+c > math.MaxInt32 {
