@@ -353,11 +353,21 @@ func (aw *AvroWriter) run(p []step, d *decoder, depth int, count int64) (int64, 
 				w.WriteBool(s.col, b[0] == 1)
 				continue
 			case schema.Int:
-				var v int32
-				if v, err = d.int(); err == nil {
-					w.WriteInt(s.col, v)
-					continue
+				v, ok := d.smallLong()
+				if !ok {
+					var n int
+					if v, n = avrobin.ConsumeLong(d.b[d.pos:]); n < 0 {
+						err = d.fail(n)
+						break
+					}
+					d.pos += n
+					if v < math.MinInt32 || v > math.MaxInt32 {
+						err = d.errorf("int %d out of range", v)
+						break
+					}
 				}
+				w.WriteInt(s.col, int32(v))
+				continue
 			case schema.Enum:
 				var v int32
 				if v, err = d.int(); err != nil {
@@ -372,9 +382,12 @@ func (aw *AvroWriter) run(p []step, d *decoder, depth int, count int64) (int64, 
 			case schema.Long:
 				v, ok := d.smallLong()
 				if !ok {
-					if v, err = d.long(); err != nil {
+					var n int
+					if v, n = avrobin.ConsumeLong(d.b[d.pos:]); n < 0 {
+						err = d.fail(n)
 						break
 					}
+					d.pos += n
 				}
 				w.WriteLong(s.col, v)
 				continue
