@@ -299,7 +299,7 @@ func (aw *AvroWriter) writeBinary(data []byte, row int64, whole bool) (int, erro
 		return 0, err
 	}
 	d := decoder{b: data}
-	_, err := aw.run(aw.program(), &d, 0, 1)
+	_, err := aw.run(aw.prog, &d, 0, 1)
 	if err == nil && whole && d.pos != len(data) {
 		err = d.errorf("%d bytes after the record", len(data)-d.pos)
 	}
@@ -308,18 +308,6 @@ func (aw *AvroWriter) writeBinary(data []byte, row int64, whole bool) (int, erro
 		return d.pos, fieldpath.Record(err, row)
 	}
 	return d.pos, aw.endRecord(row)
-}
-
-// program returns the program of the writer's records, compiled on first
-// use.
-func (aw *AvroWriter) program() []step {
-	if aw.prog == nil {
-		aw.prog = compile(aw.root, nil)
-		if aw.prog == nil {
-			aw.prog = []step{} // a record of nulls: compiled, and empty
-		}
-	}
-	return aw.prog
 }
 
 // run decodes count values of program p at d, one after the other (the
