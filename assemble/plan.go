@@ -35,6 +35,7 @@ type plan struct {
 	step func(ar *AvroReader, b []byte, p *plan, sk sink, depth int) ([]byte, error) // stepFor(op)
 	w    *layout.Node                                                                // the file's position
 	rs   *schema.Schema                                                              // the reader's schema
+	bin  binOp                                                                       // opSimple: the binary sink's way
 
 	// opEnum: reader ordinal of each writer ordinal, -1 where the reader
 	// lacks the symbol and has no default.
@@ -256,7 +257,44 @@ func (c *compiler) compileNode(w *layout.Node, rs *schema.Schema, path string, s
 		return p, nil
 	}
 	c.use(w.Col)
-	return &plan{op: opSimple, w: w, rs: rs}, nil
+	return &plan{op: opSimple, w: w, rs: rs, bin: binOpOf(w.Type, rs.Kind)}, nil
+}
+
+// binOp is how the binary sink writes a simple value that it neither
+// promotes nor checks beyond UTF-8 (appendBinary), binNone for the rest,
+// which walkSimple writes.
+type binOp uint8
+
+const (
+	binNone   binOp = iota
+	binBool         // a boolean: one byte
+	binInt          // an int, as Avro's int or long
+	binLong         // a long
+	binFloat        // a float: four bytes
+	binDouble       // a double: eight bytes
+	binString       // a string, checked to be UTF-8
+	binBytes        // bytes
+)
+
+// binOpOf returns the binOp of values stored as t read as kind k.
+func binOpOf(t format.ValueType, k schema.Kind) binOp {
+	switch {
+	case t == format.Boolean:
+		return binBool
+	case t == format.Int && k != schema.Float && k != schema.Double:
+		return binInt
+	case t == format.Long && k != schema.Float && k != schema.Double:
+		return binLong
+	case t == format.Float && k == schema.Float:
+		return binFloat
+	case t == format.Double:
+		return binDouble
+	case (t == format.String || t == format.Bytes) && k == schema.String:
+		return binString
+	case (t == format.String || t == format.Bytes) && k == schema.Bytes:
+		return binBytes
+	}
+	return binNone
 }
 
 // free reports whether the plan reads no column: every value it reads is

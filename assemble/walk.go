@@ -247,7 +247,12 @@ func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte,
 				b = append(b, f.defBin...)
 				continue
 			}
-			if b, err = ar.walk(b, f.p, sk, depth+1); err != nil {
+			if f.p.bin != binNone {
+				b, err = ar.appendBinary(b, f.p)
+			} else {
+				b, err = ar.walk(b, f.p, sk, depth+1)
+			}
+			if err != nil {
 				return b, fieldpath.At(err, f.name)
 			}
 		}
@@ -312,7 +317,12 @@ func (ar *AvroReader) walkArray(b []byte, p *plan, sk sink, depth int) ([]byte, 
 			b = appendLong(b, int64(n))
 		}
 		for i := 0; i < n; i++ {
-			if b, err = ar.walk(b, p.items, sk, depth+1); err != nil {
+			if p.items.bin != binNone {
+				b, err = ar.appendBinary(b, p.items)
+			} else {
+				b, err = ar.walk(b, p.items, sk, depth+1)
+			}
+			if err != nil {
 				return b, fieldpath.At(err, fieldpath.Index(i))
 			}
 		}
@@ -687,6 +697,56 @@ func (ar *AvroReader) walkSimple(b []byte, p *plan, sk sink, _ int) ([]byte, err
 		b, ar.plainScratch = appendPlainBytes(b, rs, v, ar.plainScratch)
 	}
 	return b, nil
+}
+
+// appendBinary is walkSimple for the binary sink and a plan of a binOp,
+// with no decision left but the binOp's.
+func (ar *AvroReader) appendBinary(b []byte, p *plan) ([]byte, error) {
+	c := ar.cols[p.w.Col]
+	switch p.bin {
+	case binBool:
+		v, err := c.ReadBool()
+		if err != nil {
+			return b, err
+		}
+		if v {
+			return append(b, 1), nil
+		}
+		return append(b, 0), nil
+	case binInt:
+		v, err := c.ReadInt()
+		if err != nil {
+			return b, err
+		}
+		return appendLong(b, int64(v)), nil
+	case binLong:
+		v, err := c.ReadLong()
+		if err != nil {
+			return b, err
+		}
+		return appendLong(b, v), nil
+	case binFloat:
+		v, err := c.ReadFloat()
+		if err != nil {
+			return b, err
+		}
+		return binary.LittleEndian.AppendUint32(b, math.Float32bits(v)), nil
+	case binDouble:
+		v, err := c.ReadDouble()
+		if err != nil {
+			return b, err
+		}
+		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v)), nil
+	}
+	v, err := c.ReadBytes()
+	if err != nil {
+		return b, err
+	}
+	if p.bin == binString && !utf8check.Valid(v) {
+		return b, ar.dataErr(p.w.Col, "string is not valid UTF-8")
+	}
+	b = appendLong(b, int64(len(v)))
+	return append(b, v...), nil
 }
 
 func (ar *AvroReader) putFloat(b []byte, v float32, sk sink) []byte {

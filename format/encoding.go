@@ -87,6 +87,22 @@ func (d *decoder) reset(b []byte) {
 func (d *decoder) remaining() int { return len(d.b) - d.pos }
 
 func (d *decoder) readUvarint(max int) (uint64, bool, error) {
+	if d.pos <= len(d.b)-8 {
+		// Up to 8 bytes at once: the first byte without its high bit
+		// ends the varint, and the 7-bit groups are packed without a
+		// loop, pairs of bytes, then pairs of pairs, then the halves.
+		x := binary.LittleEndian.Uint64(d.b[d.pos:])
+		if stop := ^x & 0x8080808080808080; stop != 0 {
+			n := bits.TrailingZeros64(stop) + 1 // bits up to the last byte's high bit
+			if k := n >> 3; k <= max {
+				d.pos += k
+				x &= 0x7f7f7f7f7f7f7f7f >> (64 - n)
+				x = x&0x007f007f007f007f | x>>1&0x3f803f803f803f80
+				x = x&0x00003fff00003fff | x>>2&0x0fffc0000fffc000
+				return x&0x000000000fffffff | x>>4&0x00fffffff0000000, true, nil
+			}
+		}
+	}
 	var u uint64
 	for i := 0; i < max; i++ {
 		if d.pos >= len(d.b) {

@@ -764,7 +764,8 @@ type ColumnReader struct {
 
 	block    int   // current block, -1 before the first
 	row      int64 // the row last started, -1 before the first
-	blockEnd int64 // first row after the current block
+	blockEnd int64 // first row after the current block (setBlockEnd)
+	rowEnd   int64 // min(blockEnd, the file's rows): StartRow's inlined test
 
 	data []byte // decompressed block
 	dec  decoder
@@ -834,6 +835,21 @@ func (c *ColumnReader) failData(err error) error {
 // StartRow moves to the next top-level row. It returns io.EOF after the
 // last row.
 func (c *ColumnReader) StartRow() error {
+	if r := c.row + 1; r < c.rowEnd {
+		c.row = r // the common case, inlined: within the block
+		return nil
+	}
+	return c.startRow()
+}
+
+// setBlockEnd sets the first row after the current block.
+func (c *ColumnReader) setBlockEnd(row int64) {
+	c.blockEnd = row
+	c.rowEnd = min(row, c.rd.rowCount)
+}
+
+// startRow is StartRow at the end of a block or of the file.
+func (c *ColumnReader) startRow() error {
 	if c.row+1 >= c.rd.rowCount {
 		if c.strict && c.row < c.rd.rowCount {
 			if err := c.checkConsumed(); err != nil {
@@ -910,7 +926,7 @@ func (c *ColumnReader) loadBlock(b int) error {
 	c.dataBlock = b
 	bi := &c.table.blocks[b]
 	c.dec.reset(c.data)
-	c.blockEnd = bi.FirstRow + bi.Rows
+	c.setBlockEnd(bi.FirstRow + bi.Rows)
 	if err := c.checkRows(bi); err != nil {
 		return err
 	}

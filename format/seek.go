@@ -22,7 +22,7 @@ func (c *ColumnReader) SeekRow(row int64) error {
 	}
 	if row == c.rd.rowCount {
 		c.row = row - 1
-		c.blockEnd = row // a later StartRow reports io.EOF
+		c.setBlockEnd(row) // a later StartRow reports io.EOF
 		return nil
 	}
 	blocks := c.table.blocks
@@ -37,7 +37,7 @@ func (c *ColumnReader) SeekRow(row int64) error {
 	} else {
 		c.block = b // after a block that failed to load, back to the one loaded
 		c.dec.reset(c.data)
-		c.blockEnd = blocks[b].FirstRow + blocks[b].Rows
+		c.setBlockEnd(blocks[b].FirstRow + blocks[b].Rows)
 	}
 	first := blocks[b].FirstRow
 	c.row = first - 1

@@ -166,6 +166,7 @@ type Writer struct {
 type columnWriter struct {
 	// The fields every write touches come first, to share cache lines.
 	typ   ValueType
+	fast  ValueType // typ with the row checks off, noType with them on (ready)
 	array bool
 	enc   encoder
 
@@ -217,6 +218,9 @@ type rowStart struct {
 	runValue  int32
 	hasFirst  bool
 }
+
+// noType is no ValueType: columnWriter.fast with the row checks on.
+const noType ValueType = 255
 
 // block is a finished block: its descriptor and its stored bytes, either in
 // memory or at an offset of the spill file.
@@ -280,7 +284,7 @@ func NewWriter(out io.Writer, columns []ColumnMeta, opts *WriterOptions) (*Write
 		if m.Type > Bytes {
 			return nil, fmt.Errorf("%w: column %q has invalid type %d", ErrUsage, m.Name, m.Type)
 		}
-		c := &columnWriter{typ: m.Type, array: m.Array, meta: m, index: i, parent: -1, runValue: -1, lenAt: -1}
+		c := &columnWriter{typ: m.Type, fast: noType, array: m.Array, meta: m, index: i, parent: -1, runValue: -1, lenAt: -1}
 		c.meta.Meta = m.Meta.Clone()
 		for j := 0; j < m.Meta.Len(); j++ {
 			switch k := m.Meta.Key(j); k {
@@ -487,6 +491,12 @@ func (w *Writer) CheckRows(on bool) error {
 		return fmt.Errorf("%w: CheckRows inside a row", ErrUsage)
 	}
 	w.unchecked = !on
+	for _, c := range w.cols {
+		c.fast = noType
+		if w.unchecked {
+			c.fast = c.typ
+		}
+	}
 	return nil
 }
 
@@ -597,17 +607,50 @@ func (w *Writer) EndRow() error {
 
 // WriteLength writes the length of the next array in array column col.
 func (w *Writer) WriteLength(col, n int) {
+	var c *columnWriter
+	if cs := w.cols; uint(col) < uint(len(cs)) && uint(n) <= math.MaxInt32 && cs[col].array && cs[col].fast != noType {
+		// The common case, a shredder's: counted in the totals.
+		c = cs[col]
+		c.lengths++
+		c.elems += int64(n)
+	} else if c = w.beginLength(col, n); c == nil {
+		return
+	}
+	if c.st != nil {
+		c.st.AddLength(n)
+	}
+	c.lenRow = w.rowCount
+	l := int32(n)
+	if l == c.runValue {
+		c.runLength++
+		return
+	}
+	if c.runLength != 0 {
+		c.flushRun()
+	}
+	if l == 0 || l == 1 {
+		c.runLength, c.runValue = 1, l
+	} else {
+		c.lenAt = len(c.enc.b)
+		c.enc.writeLength(l)
+	}
+	w.filled(c)
+}
+
+// beginLength is WriteLength's checks and counts for every case but the
+// common one: it returns the column, or nil after recording a misuse.
+func (w *Writer) beginLength(col, n int) *columnWriter {
 	c := w.column(col)
 	if c == nil {
-		return
+		return nil
 	}
 	if !c.array {
 		w.usage(c, "not an array column")
-		return
+		return nil
 	}
 	if n < 0 || n > math.MaxInt32 {
 		w.usage(c, "array length %d out of range", n)
-		return
+		return nil
 	}
 	if w.unchecked {
 		c.lengths++
@@ -619,23 +662,7 @@ func (w *Writer) WriteLength(col, n int) {
 		c.rowLengths++
 		c.rowElems += int64(n)
 	}
-	if c.st != nil {
-		c.st.AddLength(n)
-	}
-	c.lenRow = w.rowCount
-	l := int32(n)
-	if l == c.runValue {
-		c.runLength++
-		return
-	}
-	c.flushRun()
-	if l == 0 || l == 1 {
-		c.runLength, c.runValue = 1, l
-	} else {
-		c.lenAt = len(c.enc.b)
-		c.enc.writeLength(l)
-	}
-	w.filled(c)
+	return c
 }
 
 // ExtendLength adds n to the length last written to array column col, for
@@ -709,8 +736,23 @@ func (c *columnWriter) flushRun() {
 	c.runLength, c.runValue = 0, -1
 }
 
-// begin prepares column c for one value of type t and reports whether to go
-// on writing it.
+// ready returns column col when a value of type t can be written to it
+// straight away, the common case of a shredder's writes: the column has
+// that type, the row checks are off and no run of lengths is pending. It
+// counts the value. Otherwise it returns nil, and the write goes through
+// begin. It is small enough to be inlined into every write.
+func (w *Writer) ready(col int, t ValueType) *columnWriter {
+	if cs := w.cols; uint(col) < uint(len(cs)) {
+		if c := cs[col]; c.fast == t && c.runLength == 0 {
+			c.values++
+			return c
+		}
+	}
+	return nil
+}
+
+// begin prepares column col for one value of type t and returns it, or
+// nil after recording a misuse.
 func (w *Writer) begin(col int, t ValueType) *columnWriter {
 	if uint(col) >= uint(len(w.cols)) {
 		w.column(col) // records the misuse
@@ -736,8 +778,17 @@ func (w *Writer) begin(col int, t ValueType) *columnWriter {
 }
 
 // end records the first value of a block for columns with trevni.values,
-// and notes a block that has reached the block size.
+// and notes a block that has reached the block size. It is small enough
+// to be inlined into every write.
 func (w *Writer) end(c *columnWriter, start int) {
+	if len(c.enc.b) >= w.opts.BlockSize || c.meta.Values && !c.hasFirst {
+		w.endSlow(c, start)
+	}
+}
+
+// endSlow is end for a block to keep the first value of or to list as
+// filled.
+func (w *Writer) endSlow(c *columnWriter, start int) {
 	if c.meta.Values && !c.hasFirst {
 		c.first = append(c.first[:0], c.enc.b[start:]...)
 		c.hasFirst = true
@@ -781,6 +832,10 @@ func (w *Writer) fits(c *columnWriter, n int) bool {
 // fitsLength is fits for a value near the largest block: its length's
 // varint counted exactly.
 func (w *Writer) fitsLength(c *columnWriter, n int) bool {
+	if n > math.MaxInt32 {
+		w.usage(c, "value of %d bytes is too long", n)
+		return false
+	}
 	size := 1
 	for u := uint32(n) << 1; u >= 0x80; u >>= 7 {
 		size++
@@ -814,93 +869,121 @@ func (w *Writer) WriteNull(col int) {
 
 // WriteBool writes a boolean value.
 func (w *Writer) WriteBool(col int, v bool) {
-	if c := w.begin(col, Boolean); c != nil {
-		if c.meta.Values && !c.hasFirst {
-			c.first = append(c.first[:0], 0)
-			if v {
-				c.first[0] = 1
-			}
-			c.hasFirst = true
+	c := w.ready(col, Boolean)
+	if c == nil {
+		if c = w.begin(col, Boolean); c == nil {
+			return
 		}
-		if c.st != nil {
-			c.st.AddBool(v)
-		}
-		c.enc.writeBool(v)
-		w.filled(c)
 	}
+	if c.meta.Values && !c.hasFirst {
+		c.first = append(c.first[:0], 0)
+		if v {
+			c.first[0] = 1
+		}
+		c.hasFirst = true
+	}
+	if c.st != nil {
+		c.st.AddBool(v)
+	}
+	c.enc.writeBool(v)
+	w.filled(c)
 }
 
 // WriteInt writes an int value.
 func (w *Writer) WriteInt(col int, v int32) {
-	if c := w.begin(col, Int); c != nil {
-		if c.st != nil {
-			c.st.AddInt(v)
+	c := w.ready(col, Int)
+	if c == nil {
+		if c = w.begin(col, Int); c == nil {
+			return
 		}
-		start := len(c.enc.b)
-		c.enc.writeInt(v)
-		w.end(c, start)
 	}
+	if c.st != nil {
+		c.st.AddInt(v)
+	}
+	start := len(c.enc.b)
+	c.enc.writeInt(v)
+	w.end(c, start)
 }
 
 // WriteLong writes a long value.
 func (w *Writer) WriteLong(col int, v int64) {
-	if c := w.begin(col, Long); c != nil {
-		if c.st != nil {
-			c.st.AddLong(v)
+	c := w.ready(col, Long)
+	if c == nil {
+		if c = w.begin(col, Long); c == nil {
+			return
 		}
-		start := len(c.enc.b)
-		c.enc.writeLong(v)
-		w.end(c, start)
 	}
+	if c.st != nil {
+		c.st.AddLong(v)
+	}
+	start := len(c.enc.b)
+	c.enc.writeLong(v)
+	w.end(c, start)
 }
 
 // WriteFixed32 writes a fixed32 value.
 func (w *Writer) WriteFixed32(col int, v int32) {
-	if c := w.begin(col, Fixed32); c != nil {
-		if c.st != nil {
-			c.st.AddInt(v)
+	c := w.ready(col, Fixed32)
+	if c == nil {
+		if c = w.begin(col, Fixed32); c == nil {
+			return
 		}
-		start := len(c.enc.b)
-		c.enc.writeFixed32(uint32(v))
-		w.end(c, start)
 	}
+	if c.st != nil {
+		c.st.AddInt(v)
+	}
+	start := len(c.enc.b)
+	c.enc.writeFixed32(uint32(v))
+	w.end(c, start)
 }
 
 // WriteFixed64 writes a fixed64 value.
 func (w *Writer) WriteFixed64(col int, v int64) {
-	if c := w.begin(col, Fixed64); c != nil {
-		if c.st != nil {
-			c.st.AddLong(v)
+	c := w.ready(col, Fixed64)
+	if c == nil {
+		if c = w.begin(col, Fixed64); c == nil {
+			return
 		}
-		start := len(c.enc.b)
-		c.enc.writeFixed64(uint64(v))
-		w.end(c, start)
 	}
+	if c.st != nil {
+		c.st.AddLong(v)
+	}
+	start := len(c.enc.b)
+	c.enc.writeFixed64(uint64(v))
+	w.end(c, start)
 }
 
 // WriteFloat writes a float value, keeping its exact bits (NaN payloads
 // included).
 func (w *Writer) WriteFloat(col int, v float32) {
-	if c := w.begin(col, Float); c != nil {
-		if c.st != nil {
-			c.st.AddFloat(v)
+	c := w.ready(col, Float)
+	if c == nil {
+		if c = w.begin(col, Float); c == nil {
+			return
 		}
-		start := len(c.enc.b)
-		c.enc.writeFixed32(math.Float32bits(v))
-		w.end(c, start)
 	}
+	if c.st != nil {
+		c.st.AddFloat(v)
+	}
+	start := len(c.enc.b)
+	c.enc.writeFixed32(math.Float32bits(v))
+	w.end(c, start)
 }
 
 // WriteDouble writes a double value, keeping its exact bits.
 func (w *Writer) WriteDouble(col int, v float64) {
-	if c := w.begin(col, Double); c != nil {
-		if c.st != nil {
-			c.st.AddDouble(v)
+	c := w.ready(col, Double)
+	if c == nil {
+		if c = w.begin(col, Double); c == nil {
+			return
 		}
-		start := len(c.enc.b)
-		c.enc.writeFixed64(math.Float64bits(v))
-		w.end(c, start)
 	}
+	if c.st != nil {
+		c.st.AddDouble(v)
+	}
+	start := len(c.enc.b)
+	c.enc.writeFixed64(math.Float64bits(v))
+	w.end(c, start)
 }
 
 // WriteString writes a string value, which must be valid UTF-8: Trevni
@@ -932,28 +1015,32 @@ func (w *Writer) WriteString(col int, v string) {
 // WriteStringBytes writes a string value given as its UTF-8 bytes, which
 // must be valid UTF-8 (see WriteString).
 func (w *Writer) WriteStringBytes(col int, v []byte) {
-	if c := w.begin(col, String); c != nil {
-		if !utf8check.Valid(v) {
-			w.usage(c, "string is not valid UTF-8")
+	c := w.ready(col, String)
+	if c == nil {
+		if c = w.begin(col, String); c == nil {
 			return
 		}
-		w.writeBytesTo(c, v)
 	}
+	if !utf8check.Valid(v) {
+		w.usage(c, "string is not valid UTF-8")
+		return
+	}
+	w.writeBytesTo(c, v)
 }
 
 // WriteBytes writes a bytes value.
 func (w *Writer) WriteBytes(col int, v []byte) {
-	if c := w.begin(col, Bytes); c != nil {
-		w.writeBytesTo(c, v)
+	c := w.ready(col, Bytes)
+	if c == nil {
+		if c = w.begin(col, Bytes); c == nil {
+			return
+		}
 	}
+	w.writeBytesTo(c, v)
 }
 
 func (w *Writer) writeBytesTo(c *columnWriter, v []byte) {
-	if len(v) > math.MaxInt32 {
-		w.usage(c, "value of %d bytes is too long", len(v))
-		return
-	}
-	if !w.fits(c, len(v)) {
+	if !w.fits(c, len(v)) { // among them a value too long for any block
 		return
 	}
 	if c.st != nil && !c.st.AddBytesWithin(v) {

@@ -48,6 +48,7 @@ type AvroWriter struct {
 	w        *format.Writer
 	schema   *schema.Schema
 	root     *layout.Node
+	prog     []step // the program that decodes root's Avro binary
 	cols     []layout.Column
 	progress func(rows, bytesIn int64)
 
@@ -102,7 +103,7 @@ func newAvroWriter(out io.Writer, s *schema.Schema, text string, opts *Options) 
 	if err != nil {
 		return nil, err
 	}
-	return &AvroWriter{w: w, schema: s, root: lay.Root, cols: lay.Columns, progress: o.Progress,
+	return &AvroWriter{w: w, schema: s, root: lay.Root, prog: compile(lay.Root, nil), cols: lay.Columns, progress: o.Progress,
 		metas: metas, wopts: o.WriterOptions, workers: o.Workers}, nil
 }
 

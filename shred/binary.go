@@ -51,6 +51,62 @@ func (d *decoder) long() (int64, error) {
 	return v, nil
 }
 
+// smallLong is long for a long of one byte, small enough to be inlined:
+// ok is false for any other, which the caller then reads with long.
+func (d *decoder) smallLong() (v int64, ok bool) {
+	if p := d.pos; p < len(d.b) {
+		if c := d.b[p]; c < 0x80 {
+			d.pos = p + 1
+			return avrobin.DecodeZigZag(uint64(c)), true
+		}
+	}
+	return 0, false
+}
+
+// smallBytes is bytes for a length of one byte, the most common, small
+// enough to be inlined: ok is false for any other length, and for one
+// past the data's end, which the caller then reads with bytes.
+func (d *decoder) smallBytes() (b []byte, ok bool) {
+	if p := d.pos; p < len(d.b) {
+		// One byte, and even: a zig-zag length of 0 to 63.
+		if c := d.b[p]; c&0x81 == 0 && int(c>>1) < len(d.b)-p {
+			p++
+			end := p + int(c>>1)
+			d.pos = end
+			return d.b[p:end:end], true
+		}
+	}
+	return nil, false
+}
+
+// smallBranch is branch for a branch number of one byte below n, the
+// number of branches: small enough to be inlined; ok is false otherwise,
+// and the caller then reads it with branch.
+func (d *decoder) smallBranch(n int) (b int, ok bool) {
+	if p := d.pos; p < len(d.b) {
+		if c := d.b[p]; c&0x81 == 0 && int(c>>1) < n {
+			d.pos = p + 1
+			return int(c >> 1), true
+		}
+	}
+	return 0, false
+}
+
+// smallCount is block for a count of one byte that the bytes left can
+// hold, small enough to be inlined: ok is false otherwise (a count of
+// items of no bytes among them), and the caller then reads it with block.
+func (d *decoder) smallCount(minSize int) (c int64, ok bool) {
+	if p := d.pos; p < len(d.b) {
+		if b := d.b[p]; b&0x81 == 0 {
+			if n := int(b >> 1); n == 0 || minSize > 0 && n*minSize <= len(d.b)-p-1 {
+				d.pos = p + 1
+				return int64(n), true
+			}
+		}
+	}
+	return 0, false
+}
+
 // fail returns the error of avrobin's error code n, at d.pos.
 func (d *decoder) fail(n int) error {
 	return fieldpath.New(fmt.Errorf("%w at byte %d: %w", ErrBinary, d.pos, avrobin.ParseError(n)))
@@ -163,6 +219,66 @@ func (d *decoder) branch(n *layout.Node) (int, error) {
 	return int(b), nil
 }
 
+// step is one step of a program that decodes a value of a layout node
+// from Avro binary (compile): a simple value, or an array, map or union,
+// which have programs of their own for their items or branches. A
+// record's fields are the steps of their own programs laid end to end, so
+// that decoding a record of simple fields makes no call per field.
+type step struct {
+	kind schema.Kind
+	col  int
+	node *layout.Node
+	// in is the innermost record field the step stands in, nil at the
+	// top of its program: errors are wrapped with the fields' names.
+	in       *fieldIn
+	items    []step   // an array's items, a map's values
+	inline   bool     // an array whose items are values of its own column
+	branches [][]step // a union's branches, nil for null
+}
+
+// fieldIn is a record field on a step's path (step.in).
+type fieldIn struct {
+	name string
+	up   *fieldIn
+}
+
+// compile returns the program that decodes a value of node n, its steps
+// in the record fields in (nil at the top).
+func compile(n *layout.Node, in *fieldIn) []step {
+	switch n.Kind {
+	case schema.Null:
+		return nil
+	case schema.Record:
+		var p []step
+		for i, f := range n.Fields {
+			p = append(p, compile(f, &fieldIn{name: n.Schema.Fields[i].Name, up: in})...)
+		}
+		return p
+	}
+	s := step{kind: n.Kind, col: n.Col, node: n, in: in}
+	switch n.Kind {
+	case schema.Array, schema.Map:
+		s.items = compile(n.Items, nil)
+		s.inline = n.Kind == schema.Array && n.Items.Col == n.Col && n.Items.Kind != schema.Null
+	case schema.Union:
+		s.branches = make([][]step, len(n.Branches))
+		for i, br := range n.Branches {
+			if br != nil {
+				s.branches[i] = compile(br, nil)
+			}
+		}
+	}
+	return []step{s}
+}
+
+// at wraps err, met at step s, with the names of the fields s stands in.
+func (s *step) at(err error) error {
+	for f := s.in; f != nil; f = f.up {
+		err = fieldpath.At(err, f.name)
+	}
+	return err
+}
+
 // WriteBinary writes one record given in Avro's binary encoding: record
 // must hold exactly the one record. It is the fast path: the record is
 // decoded straight into the columns, and the file is exactly what Write
@@ -183,7 +299,7 @@ func (aw *AvroWriter) writeBinary(data []byte, row int64, whole bool) (int, erro
 		return 0, err
 	}
 	d := decoder{b: data}
-	err := aw.decode(aw.root, &d, 0)
+	_, err := aw.run(aw.prog, &d, 0, 1)
 	if err == nil && whole && d.pos != len(data) {
 		err = d.errorf("%d bytes after the record", len(data)-d.pos)
 	}
@@ -194,105 +310,153 @@ func (aw *AvroWriter) writeBinary(data []byte, row int64, whole bool) (int, erro
 	return d.pos, aw.endRecord(row)
 }
 
-// decode writes the value of node n at d. As put, it follows the layout
-// and recurses no deeper than the schema nests, whatever the data.
-func (aw *AvroWriter) decode(n *layout.Node, d *decoder, depth int) error {
+// run decodes count values of program p at d, one after the other (the
+// items of an array block, or one value), and writes them. It returns how
+// many it decoded whole: all of them, or those before the one it returns
+// the error of. As put, it follows the layout and recurses no deeper than
+// the schema nests, whatever the data; depth counts the arrays and maps
+// above.
+func (aw *AvroWriter) run(p []step, d *decoder, depth int, count int64) (int64, error) {
+	if len(p) == 0 { // nulls, records of nulls
+		return count, nil
+	}
 	w := aw.w
-	switch n.Kind {
-	case schema.Null:
-		return nil
-	case schema.Boolean:
-		b, ok := d.next(1)
-		if !ok {
-			return d.short(1)
-		}
-		if b[0] > 1 {
-			return d.errorf("boolean byte %d", b[0])
-		}
-		w.WriteBool(n.Col, b[0] == 1)
-	case schema.Int:
-		v, err := d.int()
-		if err != nil {
-			return err
-		}
-		w.WriteInt(n.Col, v)
-	case schema.Enum:
-		v, err := d.int()
-		if err != nil {
-			return err
-		}
-		if v < 0 || int(v) >= len(n.Schema.Symbols) {
-			return d.errorf("enum %s has no symbol %d", n.Schema.Name, v)
-		}
-		w.WriteInt(n.Col, v)
-	case schema.Long:
-		v, err := d.long()
-		if err != nil {
-			return err
-		}
-		w.WriteLong(n.Col, v)
-	case schema.Float:
-		v, k := avrobin.ConsumeFloat(d.b[d.pos:])
-		if k < 0 {
-			return d.short(4)
-		}
-		d.pos += k
-		w.WriteFloat(n.Col, v)
-	case schema.Double:
-		v, k := avrobin.ConsumeDouble(d.b[d.pos:])
-		if k < 0 {
-			return d.short(8)
-		}
-		d.pos += k
-		w.WriteDouble(n.Col, v)
-	case schema.String:
-		b, err := d.bytes()
-		if err != nil {
-			return err
-		}
-		if w.WriteStringBytes(n.Col, b); w.Err() != nil { // not UTF-8
-			return aw.refused(ErrBinary)
-		}
-	case schema.Bytes:
-		b, err := d.bytes()
-		if err != nil {
-			return err
-		}
-		w.WriteBytes(n.Col, b)
-	case schema.Fixed:
-		b, err := d.take(n.Schema.Size)
-		if err != nil {
-			return err
-		}
-		w.WriteBytes(n.Col, b)
-	case schema.Record:
-		for i, f := range n.Fields {
-			if err := aw.decode(f, d, depth); err != nil {
-				return fieldpath.At(err, n.Schema.Fields[i].Name)
+	for done := int64(0); done < count; done++ {
+		for i := range p {
+			// Each case goes on with the next step when it succeeds:
+			// only an error reaches the end of the switch.
+			s := &p[i]
+			var err error
+			switch s.kind {
+			case schema.Boolean:
+				b, ok := d.next(1)
+				if !ok {
+					err = d.short(1)
+					break
+				}
+				if b[0] > 1 {
+					err = d.errorf("boolean byte %d", b[0])
+					break
+				}
+				w.WriteBool(s.col, b[0] == 1)
+				continue
+			case schema.Int:
+				v, ok := d.smallLong()
+				if !ok {
+					var n int
+					if v, n = avrobin.ConsumeLong(d.b[d.pos:]); n < 0 {
+						err = d.fail(n)
+						break
+					}
+					d.pos += n
+					if v < math.MinInt32 || v > math.MaxInt32 {
+						err = d.errorf("int %d out of range", v)
+						break
+					}
+				}
+				w.WriteInt(s.col, int32(v))
+				continue
+			case schema.Enum:
+				var v int32
+				if v, err = d.int(); err != nil {
+					break
+				}
+				if v < 0 || int(v) >= len(s.node.Schema.Symbols) {
+					err = d.errorf("enum %s has no symbol %d", s.node.Schema.Name, v)
+					break
+				}
+				w.WriteInt(s.col, v)
+				continue
+			case schema.Long:
+				v, ok := d.smallLong()
+				if !ok {
+					var n int
+					if v, n = avrobin.ConsumeLong(d.b[d.pos:]); n < 0 {
+						err = d.fail(n)
+						break
+					}
+					d.pos += n
+				}
+				w.WriteLong(s.col, v)
+				continue
+			case schema.Float:
+				v, k := avrobin.ConsumeFloat(d.b[d.pos:])
+				if k < 0 {
+					err = d.short(4)
+					break
+				}
+				d.pos += k
+				w.WriteFloat(s.col, v)
+				continue
+			case schema.Double:
+				v, k := avrobin.ConsumeDouble(d.b[d.pos:])
+				if k < 0 {
+					err = d.short(8)
+					break
+				}
+				d.pos += k
+				w.WriteDouble(s.col, v)
+				continue
+			case schema.String:
+				b, ok := d.smallBytes()
+				if !ok {
+					if b, err = d.bytes(); err != nil {
+						break
+					}
+				}
+				if w.WriteStringBytes(s.col, b); w.Err() == nil {
+					continue
+				}
+				err = aw.refused(ErrBinary) // not UTF-8
+			case schema.Bytes:
+				b, ok := d.smallBytes()
+				if !ok {
+					if b, err = d.bytes(); err != nil {
+						break
+					}
+				}
+				w.WriteBytes(s.col, b)
+				continue
+			case schema.Fixed:
+				var b []byte
+				if b, err = d.take(s.node.Schema.Size); err == nil {
+					w.WriteBytes(s.col, b)
+					continue
+				}
+			case schema.Array:
+				if s.inline {
+					err = aw.decodeInlineArray(s, d, depth)
+				} else {
+					err = aw.decodeArray(s, d, depth)
+				}
+			case schema.Map:
+				err = aw.decodeMap(s, d, depth)
+			case schema.Union:
+				b, ok := d.smallBranch(len(s.branches))
+				if !ok {
+					if b, err = d.branch(s.node); err != nil {
+						break
+					}
+				}
+				aw.branch(s.node, b)
+				if br := s.branches[b]; len(br) > 0 {
+					_, err = aw.run(br, d, depth, 1)
+				}
+			}
+			if err != nil {
+				return done, s.at(err)
 			}
 		}
-	case schema.Array:
-		return aw.decodeArray(n, d, depth)
-	case schema.Map:
-		return aw.decodeMap(n, d, depth)
-	case schema.Union:
-		b, err := d.branch(n)
-		if err != nil {
-			return err
-		}
-		aw.branch(n, b)
-		if br := n.Branches[b]; br != nil {
-			return aw.decode(br, d, depth)
-		}
 	}
-	return nil
+	return count, nil
 }
 
-func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
+// decodeArray decodes a value of array s whose items are not values of
+// its own column (decodeInlineArray): its length follows them, or, for
+// items that take no bytes, is counted first.
+func (aw *AvroWriter) decodeArray(s *step, d *decoder, depth int) error {
+	n := s.node
 	simple := n.Items.Col == n.Col
-	if simple && n.Items.Kind != schema.Null {
-		return aw.decodeInlineArray(n, d, depth)
-	}
 	if simple {
 		// The length precedes the values in the same column, which holds
 		// nothing else: count first.
@@ -319,19 +483,21 @@ func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
 	}
 	var i int64
 	for {
-		c, err := d.block(n.Items.MinSize)
-		if err != nil {
-			return err
+		c, ok := d.smallCount(n.Items.MinSize)
+		if !ok {
+			var err error
+			if c, err = d.block(n.Items.MinSize); err != nil {
+				return err
+			}
 		}
 		if c == 0 {
 			break
 		}
-		for ; c > 0; c-- {
-			if err := aw.decode(n.Items, d, depth+1); err != nil {
-				return fieldpath.At(err, fieldpath.Index(int(i)))
-			}
-			i++
+		k, err := aw.run(s.items, d, depth+1, c)
+		if err != nil {
+			return fieldpath.At(err, fieldpath.Index(int(i+k)))
 		}
+		i += c
 	}
 	if !simple {
 		// Children hold the items: the length can follow them.
@@ -340,29 +506,34 @@ func (aw *AvroWriter) decodeArray(n *layout.Node, d *decoder, depth int) error {
 	return nil
 }
 
-// decodeInlineArray decodes a value of array n whose items are values of
-// n's own column, after their length. Most arrays come in one block: its
+// decodeInlineArray decodes a value of array s whose items are values of
+// its own column, after their length. Most arrays come in one block: its
 // count is written as the length before the items, and the length is
 // extended if more blocks follow, which saves passing over the items once
 // to count them.
-func (aw *AvroWriter) decodeInlineArray(n *layout.Node, d *decoder, depth int) error {
-	c, err := d.block(n.Items.MinSize)
-	if err != nil {
-		return err
+func (aw *AvroWriter) decodeInlineArray(s *step, d *decoder, depth int) error {
+	n := s.node
+	c, ok := d.smallCount(n.Items.MinSize)
+	if !ok {
+		var err error
+		if c, err = d.block(n.Items.MinSize); err != nil {
+			return err
+		}
 	}
 	if err := aw.length(n.Col, c); err != nil {
 		return err
 	}
 	var i int64
 	for c > 0 {
-		for ; c > 0; c-- {
-			if err := aw.decode(n.Items, d, depth+1); err != nil {
-				return fieldpath.At(err, fieldpath.Index(int(i)))
-			}
-			i++
+		k, err := aw.run(s.items, d, depth+1, c)
+		if err != nil {
+			return fieldpath.At(err, fieldpath.Index(int(i+k)))
 		}
-		if c, err = d.block(n.Items.MinSize); err != nil {
-			return err
+		i += c
+		if c, ok = d.smallCount(n.Items.MinSize); !ok {
+			if c, err = d.block(n.Items.MinSize); err != nil {
+				return err
+			}
 		}
 		if c > 0 {
 			if i+c > math.MaxInt32 {
@@ -376,10 +547,11 @@ func (aw *AvroWriter) decodeInlineArray(n *layout.Node, d *decoder, depth int) e
 	return nil
 }
 
-// decodeMap lists the entries of a value of map n, passing over their
+// decodeMap lists the entries of a value of map s, passing over their
 // values, has writeMapKeys order them, and then decodes each value where
 // it stands.
-func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
+func (aw *AvroWriter) decodeMap(s *step, d *decoder, depth int) error {
+	n := s.node
 	entries := aw.mapScratch(depth)
 	empty := d.empty // the values are passed over, then decoded: count them once
 	for {
@@ -410,7 +582,7 @@ func (aw *AvroWriter) decodeMap(n *layout.Node, d *decoder, depth int) error {
 	}
 	for _, e := range entries {
 		d.pos = e.value // the value, wherever it stands; d.pos is restored below
-		if err := aw.decode(n.Items, d, depth+1); err != nil {
+		if _, err := aw.run(s.items, d, depth+1, 1); err != nil {
 			return fieldpath.At(err, fieldpath.Key(string(e.key)))
 		}
 	}

@@ -94,9 +94,7 @@ func ConsumeLong(b []byte) (int64, int) {
 		if stop := ^x & 0x8080808080808080; stop != 0 {
 			n := bits.TrailingZeros64(stop) + 1 // bits up to the last byte's high bit
 			x &= 0x7f7f7f7f7f7f7f7f >> (64 - n)
-			u := x&0x7f | x>>1&0x3f80 | x>>2&0x1fc000 | x>>3&0xfe00000 |
-				x>>4&0x7f0000000 | x>>5&0x3f800000000 | x>>6&0x1fc0000000000 | x>>7&0xfe000000000000
-			return DecodeZigZag(u), n >> 3
+			return DecodeZigZag(gather7(x)), n >> 3
 		}
 	}
 	var u uint64
@@ -111,6 +109,15 @@ func ConsumeLong(b []byte) (int64, int) {
 		u |= uint64(c&0x7f) << (7 * i)
 	}
 	return 0, unended(b)
+}
+
+// gather7 packs the low 7 bits of each byte of x, least significant byte
+// first, into 56 contiguous bits: pairs of bytes, then pairs of pairs,
+// then the two halves, each step closing the gaps of the one before.
+func gather7(x uint64) uint64 {
+	x = x&0x007f007f007f007f | x>>1&0x3f803f803f803f80
+	x = x&0x00003fff00003fff | x>>2&0x0fffc0000fffc000
+	return x&0x000000000fffffff | x>>4&0x00fffffff0000000
 }
 
 // unended returns the error code of a varint at the start of b whose
