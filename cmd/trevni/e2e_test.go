@@ -52,6 +52,7 @@ func TestE2EUsage(t *testing.T) {
 // TestE2ETruncated truncates files at many lengths: every command fails
 // with one line and status 1.
 func TestE2ETruncated(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, file := range []string{
 		filepath.Join(interopDir, "email", "email.deflate.crc32.trv"),
@@ -147,6 +148,7 @@ func TestE2EAtomicOutput(t *testing.T) {
 // no partial file and an existing file untouched. Each run waits out the
 // grace period (dump is blocked reading the pipe): parallel subtests.
 func TestE2ESignal(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}

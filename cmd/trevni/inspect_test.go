@@ -409,6 +409,7 @@ func TestInspectRefuses(t *testing.T) {
 // Without chromium the test fails under CI (which installs it, see
 // .ci/run) and is skipped otherwise.
 func TestInspectChromium(t *testing.T) {
+	t.Parallel()
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		if os.Getenv("CI") == "" {

@@ -40,6 +40,12 @@ func TestMain(m *testing.M) {
 	os.Exit(testMain(m))
 }
 
+// The heaviest tests (a second of CPU or more, or waiting on other
+// processes) call t.Parallel: they run two at a time on two cores, after
+// the others. Tests that set the environment (t.Setenv, s3server.Start)
+// cannot; the hostile-input tests, which bound the memory of the tool's
+// runs, do not (a run starved of CPU by a neighbour once peaked above the
+// bound).
 func testMain(m *testing.M) int {
 	exe, err := os.Executable()
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 // codec and each codec gets every checksum with statistics kept and
 // dropped.
 func TestRecodecInterop(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "interop", "*", "*.trv"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no interop vectors: %v", err)

@@ -113,6 +113,7 @@ func bigAvro(t *testing.T, dir string) []byte {
 // run waits out the grace period (the tool is blocked reading the pipe),
 // so the runs are parallel subtests.
 func TestE2ESignalSpill(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}
@@ -137,6 +138,7 @@ func TestE2ESignalSpill(t *testing.T) {
 // TestE2ESignalProto interrupts fromproto blocked reading a pipe of
 // protobuf messages: no file is left.
 func TestE2ESignalProto(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}

@@ -22,6 +22,7 @@ import (
 // that existing parts are refused without --force and nothing is left by
 // a refused run.
 func TestSplitConcat(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "interop", "*", "*.deflate.crc32.trv"))
 	if err != nil || len(files) < 3 {
 		t.Fatalf("interop vectors: %d, %v", len(files), err)

@@ -11,6 +11,7 @@ import (
 // sync marker read back as JSON), with filters, offsets and limits; a
 // negative count is a usage error.
 func TestWorkersFlagRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trv := filepath.Join(dir, "m.trv")
 	if r := runIn(t, nil, "fromavro", "--quiet", "--block-size", "2048", filepath.Join(interopDir, "medium", "input.avro"), trv); r.code != 0 {
