@@ -65,7 +65,6 @@ func limitedAlloc(t *testing.T, what string, f func() error) error {
 // layout.ErrTooLarge, before allocating much; a raised limit moves the
 // bound.
 func TestProtoExponentialLayout(t *testing.T) {
-	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`syntax="proto3";message M0{int32 x=1;}`)
 	for i := 1; i <= 26; i++ {
