@@ -115,6 +115,7 @@ func openTrv(t testing.TB, name string) *format.ReadCloser {
 // and checksum variant, and compares with what Java's reader returned; the
 // fast path must agree with goavro's encoding of the generic path's values.
 func TestReadJavaFiles(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join(interopDir, "*", "*.trv"))
 	checked := 0
 	// Java's records, decoded once per vector for its four to six files.

@@ -167,6 +167,7 @@ func checkFilter(t *testing.T, file []byte, r *rand.Rand, n int, tally *filterTa
 // so do the rows NextMatch finds, read schema-less (checkNextMatchRows:
 // trevni dump --where's path).
 func TestPropertyFilterNeverDropsAMatch(t *testing.T) {
+	t.Parallel()
 	nschemas, nrecs := propertyScale()
 	if !testing.Short() {
 		// The default form takes the first third of the schemas (see
@@ -210,6 +211,7 @@ func TestPropertyFilterNeverDropsAMatch(t *testing.T) {
 // force, as well as the rows NextMatch finds, read schema-less. The
 // vectors' other variants hold the same data.
 func TestFilterJavaFiles(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "interop", "*", "*.deflate.crc32.trv"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no interop files: %v", err)
@@ -391,6 +393,7 @@ func sameJSONText(a, b string) bool {
 // resolver (resolveRecord) makes and a brute-force filter in Go keeps;
 // statistics never rule out a block that holds a match.
 func TestPropertyFilterReaderSchema(t *testing.T) {
+	t.Parallel()
 	nschemas, nrecs := propertyScale()
 	if !testing.Short() {
 		nschemas = LongRounds(nschemas/3, nschemas)

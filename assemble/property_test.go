@@ -411,6 +411,7 @@ func checkContainer(t *testing.T, rd *format.Reader, f *fixture, codec string) {
 // both write paths, which must make the same file, and reads them back
 // through both read paths, which must return the records written.
 func TestPropertyRoundTrip(t *testing.T) {
+	t.Parallel()
 	schemas, maxRecs := propertyScale()
 	tmp := t.TempDir()
 	covered := map[string]int{}
@@ -527,6 +528,7 @@ func valueFeatures(s *schema.Schema, v any, f map[string]int) {
 // with the model resolver, record by record, through both read paths. It
 // also checks that only the columns the reader schema needs are read.
 func TestPropertyEvolution(t *testing.T) {
+	t.Parallel()
 	schemas, maxRecs := propertyScale()
 	tmp := t.TempDir()
 	applied := map[string]int{}
@@ -607,6 +609,7 @@ func TestPropertyEvolution(t *testing.T) {
 // the reading order, or accepts it where the model says nothing can fail
 // before a record is read.
 func TestPropertyIncompatible(t *testing.T) {
+	t.Parallel()
 	schemas, _ := propertyScale()
 	rejected, deep := 0, 0
 	for i := range schemas {

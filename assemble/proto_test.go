@@ -143,6 +143,7 @@ func TestProtoRecursive(t *testing.T) {
 // TestProtoTestFiles round-trips random messages of the proto2, proto3 and
 // editions test files, through dynamic messages only (no generated code).
 func TestProtoTestFiles(t *testing.T) {
+	t.Parallel()
 	files, err := protoload.CompileProto(context.Background(), []string{"../testdata/proto"},
 		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto")
 	if err != nil {

@@ -223,6 +223,7 @@ func wireTestProtos(t testing.TB) *protoregistry.Files {
 // that Read turns back into extension fields), proto3 (maps of every key
 // type, whose deterministic order is not the file's) and editions.
 func TestReadWireTestProtos(t *testing.T) {
+	t.Parallel()
 	files := wireTestProtos(t)
 	types := dynamicpb.NewTypes(files)
 	fd, err := files.FindFileByPath("trevni/test/proto2.proto")
@@ -363,6 +364,7 @@ func emptyInner() map[string]any {
 // TestReadWireDamagedFiles reads files with a byte changed: ReadWire fails
 // where Read fails, and never panics.
 func TestReadWireDamagedFiles(t *testing.T) {
+	t.Parallel()
 	files := wireTestProtos(t)
 	everything, err := protoload.FindMessage(files, "trevni.test.p3.Everything")
 	if err != nil {

@@ -183,6 +183,7 @@ func TestStructFlatMatchesGeneral(t *testing.T) {
 // that the flat path reads the same records and ends with the same error
 // as the general path.
 func TestStructFlatDamaged(t *testing.T) {
+	t.Parallel()
 	failed := 0
 	for it := range 80 {
 		r := rand.New(rand.NewPCG(uint64(it), 12))

@@ -313,6 +313,7 @@ func checkStructs[T any](t testing.TB, file []byte, batch int, alias bool) []T {
 }
 
 func TestStructReaderShapes(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(4) {
 		file := writeRandom(t, allSchema, seed, 300)
 		for _, batch := range []int{1, 7, 1000} {

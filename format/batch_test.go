@@ -184,6 +184,7 @@ func batchSize(r *rand.Rand) int {
 // that they give the written values, the same counts, and io.EOF at the
 // same row.
 func TestBatchReadsMatchSingleReads(t *testing.T) {
+	t.Parallel()
 	iterations := 60
 	if testing.Short() {
 		iterations = 15
@@ -387,6 +388,7 @@ func (t ValueType) batchable() bool {
 // random files and checks that the batch reads give the same values and
 // the same error (column, block, row) as the single-value reads.
 func TestBatchReadsOfDamagedBlocks(t *testing.T) {
+	t.Parallel()
 	iterations := 150
 	if testing.Short() {
 		iterations = 30

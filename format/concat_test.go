@@ -75,6 +75,7 @@ func concatBytes(t *testing.T, parts ...[]byte) []byte {
 // has its checksum dropped or added, or is compressed again), and checks
 // the records against reading the parts in order, and the file with Validate.
 func TestConcatInterop(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{"nested_records", "medium", "maps", "unions", "primitives"} {
 		files, _ := filepath.Glob(filepath.Join(concatInterop, dir, "*.trv"))
 		if len(files) < 2 {

@@ -15,6 +15,7 @@ import (
 // make the very bytes one goroutine makes, whatever the codecs; a damaged
 // block, early or late, gives the error one goroutine gives.
 func TestConcatWorkers(t *testing.T) {
+	t.Parallel()
 	read := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join(concatInterop, "medium", name))
 		if err != nil {

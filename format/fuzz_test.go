@@ -143,6 +143,7 @@ func checkDamaged(t *testing.T, what string, data []byte) (problems int) {
 // is an error of a known kind, never a panic, a truncated file never
 // passes, and reading agrees with Validate.
 func TestCorruptFilesFail(t *testing.T) {
+	t.Parallel()
 	flips, caught := 0, 0
 	for file := range interopFiles(t) {
 		data, err := os.ReadFile(file)

@@ -125,6 +125,7 @@ func interopFiles(t testing.TB) map[string]string {
 }
 
 func TestReadInteropDumps(t *testing.T) {
+	t.Parallel()
 	for file, dump := range interopFiles(t) {
 		t.Run(strings.TrimPrefix(file, interopDir+"/"), func(t *testing.T) {
 			rc, err := Open(file)

@@ -193,6 +193,7 @@ func layoutTree(cols []ColumnMeta) (children [][]int, roots []int) {
 // options and checks that every row reads back, and that every column can
 // seek to any row.
 func TestRoundTripRandomLayouts(t *testing.T) {
+	t.Parallel()
 	iterations := 150
 	if testing.Short() {
 		iterations = 30

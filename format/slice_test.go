@@ -88,6 +88,7 @@ func sliceFiles(t *testing.T) map[string][]byte {
 // input back byte for byte (with right CRC-32s, as Concat writes them);
 // and that a cut off the block ends is refused.
 func TestSliceByBlocks(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	cutFiles := 0
 	for name, b := range sliceFiles(t) {

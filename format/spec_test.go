@@ -307,6 +307,7 @@ func sameLogicalFileStats(t *testing.T, want, got []byte, withStats bool) {
 // with Java's files: byte for byte with the null codec, block by block
 // otherwise.
 func TestWriteSpecsLikeJava(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ spec, trv string }{
 		{"tiny/tiny_int.spec.json", "tiny/tiny_int.trv"},
 		{"tiny/tiny_rle.spec.json", "tiny/tiny_rle.trv"},

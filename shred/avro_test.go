@@ -126,6 +126,7 @@ func TestJavaBytes(t *testing.T) {
 // TestPathsAgreeWithCodecs checks that both paths make the same file with
 // every codec, and with small blocks so that columns have many blocks.
 func TestPathsAgreeWithCodecs(t *testing.T) {
+	t.Parallel()
 	for _, name := range vectors(t) {
 		in := filepath.Join(interopDir, name, "input.avro")
 		for _, codec := range []string{"deflate", "snappy", "bzip2", "zstd"} {

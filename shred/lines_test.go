@@ -74,6 +74,7 @@ func writeLines(text string, s *schema.Schema, in []byte, workers int, progress 
 // 7 workers in small blocks and ranges: the same records; the last
 // progress call counts every record and byte.
 func TestWriteLinesParallel(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(8) {
 		text, s, in := randomLines(t, seed, 400)
 		var want string

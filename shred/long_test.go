@@ -13,3 +13,8 @@ func LongRounds(short, long int) int {
 	}
 	return short
 }
+
+// The heaviest tests of the package (a second of CPU or more) call
+// t.Parallel, so that they run two at a time on two cores, after the
+// others; the tests that measure memory or count allocations do not, so
+// that no other test runs beside them.

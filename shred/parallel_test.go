@@ -91,6 +91,7 @@ var smallBlocks = format.WriterOptions{Codec: "snappy", Checksum: "crc32", Block
 // statistics agreeing with its blocks and filters that skip blocks by
 // them keeping what a brute-force filter keeps.
 func TestParallelProperty(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	segments := 0
 	for seed := range uint64(12) {

@@ -54,6 +54,7 @@ func traceStream(t testing.TB, n, bad int) (protoreflect.MessageDescriptor, []by
 // blocks and a tiny budget so that ranges and segments are many, read
 // back the same.
 func TestProtoParallelProperty(t *testing.T) {
+	t.Parallel()
 	md, in, _ := traceStream(t, 600, -1)
 	write := func(workers int) []byte {
 		var out bytes.Buffer
@@ -201,6 +202,7 @@ func traceJSON(t testing.TB, n, bad, long int) ([]byte, int64, []int) {
 // Protojson lines too: the same records on 1, 2, 3 and 7 workers, and
 // the same errors.
 func TestProtoParallelJSON(t *testing.T) {
+	t.Parallel()
 	md := (&tracepb.TracesData{}).ProtoReflect().Descriptor()
 	run := func(in []byte, limit int64, workers int) ([]byte, int64, error) {
 		var out bytes.Buffer

@@ -560,6 +560,7 @@ func wireMessage(t testing.TB, files *protoregistry.Files, name string) protoref
 // key type, oneofs) and editions (delimited encoding, expanded repeated
 // fields, closed enums).
 func TestWriteWireTestProtos(t *testing.T) {
+	t.Parallel()
 	files := wireTestFiles(t)
 	types := dynamicpb.NewTypes(files)
 	fd, err := files.FindFileByPath("trevni/test/proto2.proto")
@@ -634,6 +635,7 @@ func packedVarints(vs ...uint64) []byte {
 // TestWriteWireHandmade covers wire data that proto-go's marshal never
 // produces, each case against the reflective path.
 func TestWriteWireHandmade(t *testing.T) {
+	t.Parallel()
 	files := wireTestFiles(t)
 	p3 := wireMessage(t, files, "trevni.test.p3.Everything")
 	p2 := wireMessage(t, files, "trevni.test.p2.Scalars")

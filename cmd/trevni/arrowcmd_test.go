@@ -17,6 +17,7 @@ import (
 // vector, as tojson prints them; toarrow writes an IPC file of every
 // record, and a stream to standard output.
 func TestParquetArrowCommands(t *testing.T) {
+	t.Parallel()
 	vectors, err := filepath.Glob("../../testdata/interop/*/*.deflate.crc32.trv")
 	if err != nil || len(vectors) < 8 {
 		t.Fatalf("interop vectors: %v %v", vectors, err)

@@ -11,6 +11,7 @@ import (
 // and the Avro side, and that a bad codec is the same usage error, listing
 // the names, for every command that takes --codec.
 func TestE2ECodecNames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	avro := filepath.Join(interopDir, "email", "input.avro")
 	avsc := filepath.Join(interopDir, "email", "schema.avsc")

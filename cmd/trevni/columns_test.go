@@ -698,6 +698,7 @@ func TestColumnsSeveralFiles(t *testing.T) {
 // statistics (where they are stored): columns and meta --blocks report an
 // error or show what they can, and never fail inside.
 func TestColumnsDamagedHeader(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "h.trv")
 	writeColumnsFile(t, path, 300, 3)
 	good := readFile(t, path)

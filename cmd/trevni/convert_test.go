@@ -37,6 +37,7 @@ func avroVectors(t *testing.T) []string {
 // every vector: fromavro with the null codec gives Java's bytes, tojson gives
 // Java's reader output, toavro gives records equal to the input's.
 func TestE2EAvroRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range avroVectors(t) {
 		in := filepath.Join(interopDir, name, "input.avro")

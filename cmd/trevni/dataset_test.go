@@ -371,6 +371,7 @@ func TestDatasetCountHead(t *testing.T) {
 // header and nothing else: over URLs, a few kilobytes of parts of several
 // megabytes, in two requests a part (HEAD and the header).
 func TestDatasetCountHeaderOnly(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	big := bigFile(t, dir)
 	copyFile(t, big, dir, "big2.trv")

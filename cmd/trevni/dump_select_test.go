@@ -71,6 +71,7 @@ func TestDumpFields(t *testing.T) {
 // medium vector written with small blocks, against the full dump filtered
 // here by the same condition.
 func TestDumpWhere(t *testing.T) {
+	t.Parallel()
 	trv := whereFile(t)
 	all := runIn(t, nil, "dump", trv)
 	if all.code != 0 {

@@ -188,6 +188,7 @@ func TestDumpInterrupted(t *testing.T) {
 // the default dump with bytes in base64 instead of hex and floats in
 // shorter digits of the same value.
 func TestDumpPlain(t *testing.T) {
+	t.Parallel()
 	prim := filepath.Join(interopDir, "primitives", "primitives.deflate.crc32.trv")
 	d, j := runIn(t, nil, "dump", "--plain", prim), runIn(t, nil, "tojson", "--plain", prim)
 	if d.code != 0 || d.stdout != j.stdout || d.stdout == "" {

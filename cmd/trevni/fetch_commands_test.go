@@ -1,12 +1,15 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,41 +20,54 @@ import (
 
 // fetchFile writes, into dir, a Trevni file of 200,000 rows of eight
 // columns with block statistics, its ids ascending (so that a filter on
-// them skips blocks), and returns its path.
+// them skips blocks), and returns its path. The file is made once for the
+// tests that read it (fetchBytes) and copied into each one's directory.
 func fetchFile(t *testing.T, dir string) string {
 	t.Helper()
-	avsc := filepath.Join(dir, "wide.avsc")
-	writeFileT(t, avsc, []byte(`{"type":"record","name":"R","fields":[
-		{"name":"id","type":"long"},{"name":"name","type":"string"},
-		{"name":"a","type":"int"},{"name":"b","type":"double"},
-		{"name":"c","type":"boolean"},{"name":"d","type":"string"},
-		{"name":"e","type":"long"},{"name":"f","type":"float"}]}`))
-	jsonl := filepath.Join(dir, "wide.jsonl")
-	f, err := os.Create(jsonl)
+	b, err := fetchBytes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := bufio.NewWriter(f)
+	trv := filepath.Join(dir, "wide.trv")
+	writeFileT(t, trv, b)
+	return trv
+}
+
+// fetchBytes makes fetchFile's file, once: fromjson of generated records.
+var fetchBytes = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "trevni-fetch-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	avsc := filepath.Join(dir, "wide.avsc")
+	if err := os.WriteFile(avsc, []byte(`{"type":"record","name":"R","fields":[
+		{"name":"id","type":"long"},{"name":"name","type":"string"},
+		{"name":"a","type":"int"},{"name":"b","type":"double"},
+		{"name":"c","type":"boolean"},{"name":"d","type":"string"},
+		{"name":"e","type":"long"},{"name":"f","type":"float"}]}`), 0o644); err != nil {
+		return nil, err
+	}
+	var jsonl bytes.Buffer
 	x := uint64(88172645463325252)
 	for i := range 200000 {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
-		fmt.Fprintf(w, `{"id":%d,"name":"n%d","a":%d,"b":%d.25,"c":%t,"d":"d%x","e":%d,"f":%d.5}`+"\n",
+		fmt.Fprintf(&jsonl, `{"id":%d,"name":"n%d","a":%d,"b":%d.25,"c":%t,"d":"d%x","e":%d,"f":%d.5}`+"\n",
 			i, x%5000, int32(x), x%100000, x&1 == 0, x%65536, int64(x>>1), x%1000)
 	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
+	in := filepath.Join(dir, "wide.jsonl")
+	if err := os.WriteFile(in, jsonl.Bytes(), 0o644); err != nil {
+		return nil, err
 	}
-	f.Close()
 	trv := filepath.Join(dir, "wide.trv")
-	if r := runIn(t, nil, "fromjson", "--quiet", "--schema", avsc, jsonl, trv); r.code != 0 {
-		t.Fatalf("fromjson: %+v", r)
+	var stderr strings.Builder
+	if code := run([]string{"fromjson", "--quiet", "--schema", avsc, in, trv}, strings.NewReader(""), io.Discard, &stderr); code != 0 {
+		return nil, fmt.Errorf("fromjson: status %d: %s", code, stderr.String())
 	}
-	os.Remove(jsonl)
-	os.Remove(avsc)
-	return trv
-}
+	return os.ReadFile(trv)
+})
 
 // columnBytes returns the bytes from a column's first block to the end of
 // its last, and the stored bytes of its first block, of the Trevni file at

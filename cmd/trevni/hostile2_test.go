@@ -8,8 +8,10 @@ package main
 
 import (
 	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -114,16 +116,15 @@ func TestHostileV1BlockLimits(t *testing.T) {
 	for i := range tables {
 		tables[i] = []v1Block{{rows: 1, uncompressed: 1 << 30, data: garbage}}
 	}
-	var zeros bytes.Buffer
-	z, _ := zlib.NewWriterLevel(&zeros, zlib.BestCompression)
-	chunk := make([]byte, 1<<20)
-	for range 1024 {
-		z.Write(chunk)
+	// The bomb's construction, checked on a few MiB: zeros, checksum right.
+	if z, err := zlib.NewReader(bytes.NewReader(zlibZeros(5))); err != nil {
+		t.Fatal(err)
+	} else if b, err := io.ReadAll(z); err != nil || len(b) != 5<<20 || bytes.ContainsFunc(b, func(r rune) bool { return r != 0 }) {
+		t.Fatalf("zlibZeros(5): %d bytes, %v", len(b), err)
 	}
-	z.Close()
 	keep := writeFiles(t, dir, map[string][]byte{
 		"bomb.trv":  buildV1(1, "bzip2", tables, []int{0, 1, 2, 3, 4, 5, 6, 7}),
-		"zeros.trv": buildV1(1, "deflate", [][]v1Block{{{rows: 1, uncompressed: 4 << 20, data: zeros.Bytes()}}}, []int{0}),
+		"zeros.trv": buildV1(1, "deflate", [][]v1Block{{{rows: 1, uncompressed: 4 << 20, data: zlibZeros(1024)}}}, []int{0}),
 	})
 	r := runLimited(t, dir, 20*time.Second, nil, "dump", "bomb.trv")
 	checkHostile(t, r, "dump", "--max-block-size", dir, keep...)
@@ -137,6 +138,26 @@ func TestHostileV1BlockLimits(t *testing.T) {
 	checkHostile(t, r, "validate", "--max-block-size", dir, keep...)
 	r = runLimited(t, dir, 60*time.Second, nil, "validate", "zeros.trv")
 	checkHostile(t, r, "validate", "size", dir, keep...)
+}
+
+// zlibZeros returns a zlib stream of mib MiB of zeros (about 1 KiB a MiB)
+// without compressing them all: one MiB compressed by a fresh compressor
+// and flushed to a byte boundary is a run of non-final blocks whose
+// matches reach back only into that MiB, so it can be repeated; an empty
+// final block and the Adler-32 of the zeros (a is 1, b the count modulo
+// 65521) end the stream. Compressing the GiB took seconds.
+func zlibZeros(mib int) []byte {
+	var chunk bytes.Buffer
+	w, _ := flate.NewWriter(&chunk, flate.BestCompression)
+	w.Write(make([]byte, 1<<20))
+	w.Flush()
+	out := []byte{0x78, 0xda} // deflate, 32 KiB window, best compression
+	for range mib {
+		out = append(out, chunk.Bytes()...)
+	}
+	out = append(out, 0x03, 0x00) // a final block of fixed codes, empty
+	n := uint64(mib) << 20
+	return binary.BigEndian.AppendUint32(out, uint32(n%65521)<<16|1)
 }
 
 // TestHostileSharedBlockTables: columns that all start at one block table

@@ -409,6 +409,7 @@ func TestInspectRefuses(t *testing.T) {
 // Without chromium the test fails under CI (which installs it, see
 // .ci/run) and is skipped otherwise.
 func TestInspectChromium(t *testing.T) {
+	t.Parallel()
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		if os.Getenv("CI") == "" {
@@ -421,15 +422,17 @@ func TestInspectChromium(t *testing.T) {
 	writeStatsFile(t, statsFile, 600)
 	for _, in := range []string{filepath.Join(interopDir, "email", "email.deflate.crc32.trv"), statsFile} {
 		t.Run(filepath.Base(in), func(t *testing.T) {
+			t.Parallel() // the browser mostly waits
 			page := filepath.Join(dir, filepath.Base(in)+".html")
 			if r := runIn(t, nil, "inspect", in, page); r.code != 0 {
 				t.Fatalf("inspect: %+v", r)
 			}
 			shot := filepath.Join(dir, filepath.Base(in)+".png")
 			url := "file://" + page
-			browse(t, chromium, "--screenshot="+shot, "--window-size=1200,900", url)
+			// One run of the browser takes the screenshot and prints
+			// the DOM (starting it is most of the test's time).
+			dom := browse(t, chromium, "--screenshot="+shot, "--window-size=1200,900", "--dump-dom", url)
 			checkNotBlank(t, shot)
-			dom := browse(t, chromium, "--dump-dom", url)
 			if !strings.Contains(dom, "</table>") {
 				t.Fatalf("DOM has no table:\n%.2000s", dom)
 			}

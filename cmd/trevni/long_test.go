@@ -13,3 +13,6 @@ func longRounds(short, long int) int {
 	}
 	return short
 }
+
+// longTests reports whether the long form runs (TREVNI_LONG_TESTS=1).
+func longTests() bool { return longRounds(0, 1) == 1 }

@@ -17,29 +17,46 @@ import (
 
 const interopDir = "../../testdata/interop"
 
-// trevniBin is the tool built by TestMain for the end-to-end tests.
+// trevniBin is the tool run as a process by the end-to-end tests: this
+// test binary, which runs as the command when asCommand is set in its
+// environment (see TestMain).
 var trevniBin string
 
+// asCommand is the environment variable that makes this test binary run as
+// the trevni command rather than run its tests.
+const asCommand = "TREVNI_TEST_RUN_AS_COMMAND"
+
+// TestMain runs the tests, or, started with asCommand=1 by a test, the
+// command itself: main, with the arguments it was given. The end-to-end
+// tests run the command's own code as a process (signals, exit statuses,
+// standard streams, memory) without a go build of their own, which cost
+// the package a link of the whole command (seconds of CPU) on every run.
 func TestMain(m *testing.M) {
+	if os.Getenv(asCommand) == "1" {
+		os.Unsetenv(asCommand)
+		main()
+		return // main exits
+	}
 	os.Exit(testMain(m))
 }
 
+// The heaviest tests (a second of CPU or more, or waiting on other
+// processes) call t.Parallel: they run two at a time on two cores, after
+// the others. Tests that set the environment (t.Setenv, s3server.Start)
+// cannot; the hostile-input tests, which bound the memory of the tool's
+// runs, do not (a run starved of CPU by a neighbour once peaked above the
+// bound).
 func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "trevni-cli-test-")
+	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "finding the test binary:", err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	trevniBin = filepath.Join(dir, "trevni")
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-	}
-	cmd := exec.Command(goTool, "build", "-o", trevniBin, ".")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building trevni:", err)
+	trevniBin = exe
+	// Every process the tests start inherits it; no test starts this
+	// binary for anything but the command.
+	if err := os.Setenv(asCommand, "1"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()

@@ -69,6 +69,7 @@ func mustJSON(v any) string {
 // equals that of Java's files, but for the union of "unions" whose string,
 // enum, fixed and bytes branches plain JSON cannot tell apart.
 func TestFromJSONPlainInterop(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"email", "unions", "maps", "enum_fixed_bytes", "nested_records", "primitives", "booleans", "medium"} {
 		trvs, err := filepath.Glob(filepath.Join(interopDir, name, "*.snappy.crc32.trv"))

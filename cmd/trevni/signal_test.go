@@ -33,12 +33,16 @@ func walkNames(t testing.TB, dir string) []string {
 // standard input and keeps the pipe open, waits until a file whose name
 // holds waitFor appears under dir, sends sig, and checks that the tool
 // exits with 128+sig, says it was interrupted, and leaves dir holding only
-// the files it held before.
-func interruptBlocked(t *testing.T, sig syscall.Signal, dir string, input []byte, waitFor string, args ...string) {
+// the files it held before. env, if any, is added to the tool's
+// environment.
+func interruptBlocked(t *testing.T, sig syscall.Signal, dir string, env []string, input []byte, waitFor string, args ...string) {
 	t.Helper()
 	before := walkNames(t, dir)
 	cmd := exec.Command(trevniBin, args...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -105,28 +109,36 @@ func bigAvro(t *testing.T, dir string) []byte {
 
 // TestE2ESignalSpill interrupts fromavro and fromproto while they are
 // blocked reading a pipe with a spill file open beside the output: they
-// exit with 128+signal and leave no file behind (issue 10, class 6).
+// exit with 128+signal and leave no file behind (issue 10, class 6). Each
+// run waits out the grace period (the tool is blocked reading the pipe),
+// so the runs are parallel subtests.
 func TestE2ESignalSpill(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}
 	data := bigAvro(t, t.TempDir())
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		dir := t.TempDir()
-		interruptBlocked(t, sig, dir, data, "trevni-spill-",
-			"fromavro", "--memory", "1MiB", "--codec", "null", "-", "out.trv")
+		t.Run(sig.String()+"/file", func(t *testing.T) {
+			t.Parallel()
+			interruptBlocked(t, sig, t.TempDir(), nil, data, "trevni-spill-",
+				"fromavro", "--memory", "1MiB", "--codec", "null", "-", "out.trv")
+		})
 		// Standard output: the spill file goes to a private directory
 		// under the system's temporary directory, removed as well.
-		tmp := t.TempDir()
-		t.Setenv("TMPDIR", tmp)
-		interruptBlocked(t, sig, tmp, data, "trevni-spill-",
-			"fromavro", "--memory", "1MiB", "--codec", "null", "-", "-")
+		t.Run(sig.String()+"/stdout", func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			interruptBlocked(t, sig, tmp, []string{"TMPDIR=" + tmp}, data, "trevni-spill-",
+				"fromavro", "--memory", "1MiB", "--codec", "null", "-", "-")
+		})
 	}
 }
 
 // TestE2ESignalProto interrupts fromproto blocked reading a pipe of
 // protobuf messages: no file is left.
 func TestE2ESignalProto(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}
@@ -145,9 +157,11 @@ func TestE2ESignalProto(t *testing.T) {
 		in.Write(msg)
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		dir := t.TempDir()
-		interruptBlocked(t, sig, dir, in.Bytes(), "trevni-spill-",
-			"fromproto", "--message", "google.protobuf.Duration", "--memory", "1KiB", "--codec", "null", "--block-size", "1024", "-", "out.trv")
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel() // a run may wait out the grace period
+			interruptBlocked(t, sig, t.TempDir(), nil, in.Bytes(), "trevni-spill-",
+				"fromproto", "--message", "google.protobuf.Duration", "--memory", "1KiB", "--codec", "null", "--block-size", "1024", "-", "out.trv")
+		})
 	}
 }
 

@@ -75,6 +75,7 @@ func TestValidateCorrupt(t *testing.T) {
 // on them in-process: each run succeeds or fails with messages in the
 // tool's format, never with a panic.
 func TestCorruptionNoPanic(t *testing.T) {
+	t.Parallel()
 	files := map[string]int{ // file: how many offsets to damage
 		filepath.Join(interopDir, "tiny", "tiny_rle.trv"):             400,
 		filepath.Join(interopDir, "tiny", "tiny_crc.trv"):             400,

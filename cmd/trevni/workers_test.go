@@ -12,6 +12,7 @@ import (
 // with the least --output-memory; a negative count, and a memory that is
 // not a positive size, are usage errors.
 func TestWorkersFlagRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trv := filepath.Join(dir, "m.trv")
 	if r := runIn(t, nil, "fromavro", "--quiet", "--block-size", "2048", filepath.Join(interopDir, "medium", "input.avro"), trv); r.code != 0 {

@@ -12,6 +12,7 @@ import (
 // writes (tojson equal), in other blocks; a bad line fails on three
 // workers as on one, leaving no output.
 func TestWorkersFlagWrite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(interopDir, "medium", "input.avro")
 	avsc := filepath.Join(interopDir, "medium", "schema.avsc")

@@ -165,14 +165,18 @@ func parse(name string, src []byte) ([]command, error) {
 }
 
 // buildTrevni builds the command from this checkout into a new directory
-// and returns that directory.
+// and returns that directory. It builds with go run, which keeps the
+// executables it links in the build cache, and has the binary copied
+// rather than run (-exec cp): unless the command's sources changed since
+// the last run, nothing is linked (a go build -o into a new directory
+// linked the whole command, seconds of CPU, on every run).
 func buildTrevni(t *testing.T) string {
 	t.Helper()
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "trevni"), "./cmd/trevni")
+	build := exec.Command("go", "run", "-exec", "cp", "./cmd/trevni", filepath.Join(bin, "trevni"))
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/trevni: %v\n%s", err, out)
+		t.Fatalf("go run -exec cp ./cmd/trevni: %v\n%s", err, out)
 	}
 	return bin
 }
@@ -222,6 +226,7 @@ func TestDocExamples(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
+			t.Parallel() // each page runs in its own directory
 			runFile(t, f, parsed[f], bin, testdata)
 		})
 	}
