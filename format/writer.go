@@ -31,8 +31,12 @@ const DefaultBlockSize = 64 << 10
 const MaxWriterBlockSize = DefaultMaxBlockSize / 2
 
 // DefaultMemoryBudget is how many bytes of finished blocks a Writer keeps in
-// memory before it spills them to a temporary file.
-const DefaultMemoryBudget = 64 << 20
+// memory before it spills them to a temporary file. Spilling goes on
+// beside the writing, through the page cache, and costs less than the
+// page faults of a larger heap: converting 1,000,000 vec.Large records
+// (65 MB of Trevni) took 0.24-0.26 s and 62 MB at 16 MiB against 0.29 s
+// and 105 MB at 64 MiB, on two cores.
+const DefaultMemoryBudget = 16 << 20
 
 // magic starts every file Java's current writer produces.
 var magic = [4]byte{'T', 'r', 'v', 2}

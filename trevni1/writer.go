@@ -21,7 +21,7 @@ const BlockSize = 65536
 
 // DefaultMemoryBudget is how many bytes of finished blocks a Writer keeps in
 // memory before it spills them to a temporary file.
-const DefaultMemoryBudget = 64 << 20
+const DefaultMemoryBudget = 16 << 20
 
 // ColumnSpec declares a column for NewWriter.
 type ColumnSpec struct {

@@ -22,7 +22,7 @@ func addTrevniFlags(fs *flag.FlagSet) *trevniFlags {
 	fs.StringVar(&f.codec, "codec", defaultCodec, "Trevni codec `NAME`: "+codecNames(trevniCodecs)+" (Java cannot read zstd)")
 	fs.StringVar(&f.checksum, "checksum", defaultChecksum, "block checksum `NAME`: null or crc32")
 	fs.IntVar(&f.blockSize, "block-size", format.DefaultBlockSize, "uncompressed `BYTES` at which a column's block is cut")
-	fs.StringVar(&f.memory, "memory", "64MiB", "`SIZE` of finished blocks kept in memory before they spill to a temporary file beside the output")
+	fs.StringVar(&f.memory, "memory", "16MiB", "`SIZE` of finished blocks kept in memory before they spill to a temporary file beside the output")
 	fs.BoolVar(&f.stats, "stats", true, "store per-block column statistics for --where (--stats=false: none, and null-codec files are byte for byte Java's)")
 	return f
 }
