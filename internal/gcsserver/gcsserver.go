@@ -13,47 +13,39 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
+
+	"github.com/trevni-go/trevni/internal/faulthttp"
 )
 
-// Fault is a way a ranged read goes wrong.
-type Fault int
+// Fault is a way a ranged read goes wrong (see faulthttp).
+type Fault = faulthttp.Fault
 
 // The faults a Server injects into ranged reads.
 const (
-	// Drop sends the header and half of the body, then closes the
-	// connection.
-	Drop Fault = iota + 1
-	// Error500 answers 500 Internal Server Error.
-	Error500
-	// Short announces and sends half of the body asked for.
-	Short
-	// Stall sends the header and half of the body, then nothing until
-	// the client goes away (or 10 seconds pass).
-	Stall
+	Drop     = faulthttp.Drop
+	Error500 = faulthttp.Error500
+	Short    = faulthttp.Short
+	Stall    = faulthttp.Stall
 )
 
 // Server is a running GCS server; its endpoint is Server.URL.
 type Server struct {
 	*httptest.Server
-	// Requests counts the requests received and Sent the body bytes of
-	// media reads (as they are handed to the connection), since the start
-	// or the last Reset.
-	Requests, Sent atomic.Int64
+	// Injector makes the faults of ranged reads and counts the
+	// requests (Requests) and the body bytes of reads sent (Sent), since
+	// the start or the last Reset.
+	faulthttp.Injector
 	// Fake is the fake-gcs-server behind the faults.
 	Fake *fakestorage.Server
 
-	mu     sync.Mutex
-	faults []Fault
-	log    []string // "METHOD path?query" of each request, when logging
-	logOn  bool
+	mu    sync.Mutex
+	log   []string // "METHOD path?query" of each request, when logging
+	logOn bool
 }
 
 // Start starts a server holding the buckets named, and points
@@ -76,26 +68,6 @@ func Start(t testing.TB, buckets ...string) *Server {
 	})
 	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(s.URL, "http://"))
 	return s
-}
-
-// Reset zeroes the counts.
-func (s *Server) Reset() {
-	s.Requests.Store(0)
-	s.Sent.Store(0)
-}
-
-// Inject makes the next ranged reads fail, one fault each, in order.
-func (s *Server) Inject(faults ...Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, faults...)
-}
-
-// Pending returns how many injected faults have not happened yet.
-func (s *Server) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.faults)
 }
 
 // Log starts recording the requests, and returns those recorded since the
@@ -177,58 +149,10 @@ func (s *Server) handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		var fault Fault
-		if r.Header.Get("Range") != "" {
-			s.mu.Lock()
-			if len(s.faults) > 0 {
-				fault = s.faults[0]
-				s.faults = s.faults[1:]
-			}
-			s.mu.Unlock()
-		}
-		if fault == Error500 {
+		s.Read(w, r, next, func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusInternalServerError)
 			io.WriteString(w, `{"error":{"code":500,"message":"injected","errors":[{"reason":"backendError"}]}}`)
-			return
-		}
-		rec := httptest.NewRecorder()
-		next.ServeHTTP(rec, r)
-		body := rec.Body.Bytes()
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		switch fault {
-		case Drop, Short, Stall:
-			if rec.Code != http.StatusPartialContent {
-				break
-			}
-			half := body[:len(body)/2]
-			if fault == Short {
-				w.Header().Set("Content-Length", strconv.Itoa(len(half)))
-				w.WriteHeader(rec.Code)
-				s.Sent.Add(int64(len(half)))
-				w.Write(half)
-				return
-			}
-			w.WriteHeader(rec.Code)
-			s.Sent.Add(int64(len(half)))
-			w.Write(half)
-			if f, ok := w.(http.Flusher); ok {
-				f.Flush()
-			}
-			if fault == Stall {
-				select {
-				case <-r.Context().Done():
-				case <-time.After(10 * time.Second):
-				}
-			}
-			panic(http.ErrAbortHandler) // closes the connection mid-body
-		}
-		w.WriteHeader(rec.Code)
-		// Counted before it is sent: a client may have read it all
-		// before Write returns.
-		s.Sent.Add(int64(len(body)))
-		w.Write(body)
+		})
 	})
 }

@@ -33,13 +33,13 @@ var layers = []layer{
 	// budget the memory a reader's blocks may hold, limitfile reads
 	// small files (schemas, descriptor sets) within a bound;
 	// protosafe and protorand wrap the Protobuf runtime;
-	// memtest, rangeserver (an HTTP server), s3server (an S3 server) and
-	// gcsserver (a GCS server) are test helpers, layers this test; ordered
+	// memtest, rangeserver (an HTTP server) and faulthttp (the faults of
+	// the object store servers) are test helpers, layers this test; ordered
 	// runs tasks on workers and hands their output on in order.
 	{"leaves", []string{
 		"internal/avrobin", "internal/codec", "internal/jsontext", "internal/utf8check",
 		"internal/memtest", "internal/protosafe", "internal/protorand", "internal/rangeserver",
-		"internal/s3server", "internal/gcsserver",
+		"internal/faulthttp",
 		"internal/layers", "internal/atomicfile", "internal/budget", "internal/limitfile",
 		"internal/ordered",
 	}},
@@ -47,9 +47,11 @@ var layers = []layer{
 	// (schema), the per-block statistics of format (format/stats), Avro
 	// object container files (internal/ocf), the CLMN format (clmn),
 	// loading .proto files (schema/protoload), and remote, an
-	// io.ReaderAt over HTTP.
+	// io.ReaderAt over HTTP; s3server (an S3 server) and gcsserver (a GCS
+	// server) are test helpers over faulthttp.
 	{"models", []string{
 		"schema", "format/stats", "internal/ocf", "clmn", "schema/protoload", "remote",
+		"internal/s3server", "internal/gcsserver",
 	}},
 	// The module's own driver of gocloud.dev/blob for Google Cloud Storage,
 	// over its JSON API with net/http and golang.org/x/oauth2/google only.
@@ -111,7 +113,7 @@ var heavy = []struct {
 	prefix  string
 	allowed []string
 }{
-	{"net/http", []string{"remote", "remote/objstore", "remote/objstore/gcs", "internal/rangeserver", "internal/s3server", "internal/gcsserver"}},
+	{"net/http", []string{"remote", "remote/objstore", "remote/objstore/gcs", "internal/rangeserver", "internal/s3server", "internal/gcsserver", "internal/faulthttp"}},
 	{"github.com/apache/beam", nil},
 	{"github.com/apache/arrow", []string{"trevniarrow"}},
 	{"github.com/apache/arrow-go", []string{"trevniarrow"}},

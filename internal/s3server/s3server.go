@@ -13,48 +13,39 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/trevni-go/trevni/internal/faulthttp"
 )
 
-// Fault is a way a range read goes wrong.
-type Fault int
+// Fault is a way a ranged read goes wrong (see faulthttp).
+type Fault = faulthttp.Fault
 
-// The faults a Server injects into range reads.
+// The faults a Server injects into ranged reads.
 const (
-	// Drop sends the header and half of the body, then closes the
-	// connection.
-	Drop Fault = iota + 1
-	// Error500 answers 500 Internal Server Error.
-	Error500
-	// Short announces and sends half of the body asked for, with the
-	// Content-Range of the whole.
-	Short
-	// Stall sends the header and half of the body, then nothing until
-	// the client goes away (or 10 seconds pass).
-	Stall
+	Drop     = faulthttp.Drop
+	Error500 = faulthttp.Error500
+	Short    = faulthttp.Short
+	Stall    = faulthttp.Stall
 )
 
 // Server is a running S3 server; its endpoint is Server.URL.
 type Server struct {
 	*httptest.Server
-	// Requests counts the requests received and Sent the body bytes of
-	// GET answers (as they are handed to the connection), since the
-	// start or the last Reset.
-	Requests, Sent atomic.Int64
+	// Injector makes the faults of ranged reads and counts the
+	// requests (Requests) and the body bytes of reads sent (Sent), since
+	// the start or the last Reset.
+	faulthttp.Injector
 	// Backend holds the buckets and objects.
 	Backend *s3mem.Backend
 
-	mu     sync.Mutex
-	faults []Fault
-	puts   []string // the keys of completed writes, in order
+	mu   sync.Mutex
+	puts []string // the keys of completed writes, in order
 }
 
 // Start starts a server holding the buckets named, and points the AWS
@@ -96,26 +87,6 @@ func Start(t testing.TB, buckets ...string) *Server {
 		t.Setenv(k, v)
 	}
 	return s
-}
-
-// Reset zeroes the counts.
-func (s *Server) Reset() {
-	s.Requests.Store(0)
-	s.Sent.Store(0)
-}
-
-// Inject makes the next range reads fail, one fault each, in order.
-func (s *Server) Inject(faults ...Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, faults...)
-}
-
-// Pending returns how many injected faults have not happened yet.
-func (s *Server) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.faults)
 }
 
 // Put stores an object.
@@ -188,57 +159,9 @@ func (s *Server) handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		var fault Fault
-		if r.Header.Get("Range") != "" {
-			s.mu.Lock()
-			if len(s.faults) > 0 {
-				fault = s.faults[0]
-				s.faults = s.faults[1:]
-			}
-			s.mu.Unlock()
-		}
-		if fault == Error500 {
+		s.Read(w, r, next, func(w http.ResponseWriter) {
 			http.Error(w, "<Error><Code>InternalError</Code><Message>injected</Message></Error>", http.StatusInternalServerError)
-			return
-		}
-		rec := httptest.NewRecorder()
-		next.ServeHTTP(rec, r)
-		body := rec.Body.Bytes()
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		switch fault {
-		case Drop, Short, Stall:
-			if rec.Code != http.StatusPartialContent {
-				break
-			}
-			half := body[:len(body)/2]
-			if fault == Short {
-				w.Header().Set("Content-Length", strconv.Itoa(len(half)))
-				w.WriteHeader(rec.Code)
-				s.Sent.Add(int64(len(half)))
-				w.Write(half)
-				return
-			}
-			w.WriteHeader(rec.Code)
-			s.Sent.Add(int64(len(half)))
-			w.Write(half)
-			if f, ok := w.(http.Flusher); ok {
-				f.Flush()
-			}
-			if fault == Stall {
-				select {
-				case <-r.Context().Done():
-				case <-time.After(10 * time.Second):
-				}
-			}
-			panic(http.ErrAbortHandler) // closes the connection mid-body
-		}
-		w.WriteHeader(rec.Code)
-		// Counted before it is sent: a client may have read it all
-		// before Write returns.
-		s.Sent.Add(int64(len(body)))
-		w.Write(body)
+		})
 	})
 }
 
