@@ -32,7 +32,7 @@ type Items interface {
 	bool | int32 | int64 | float32 | float64
 }
 
-// rowSpan is batchSpan for a column of any shape: it moves to the next
+// rowSpan is batchSpan for a column of any shape, unchecked: it moves to the next
 // block when the current one is done and returns how many rows the
 // current block holds from the next row on (at most want). It returns
 // io.EOF after the last row.

@@ -37,36 +37,7 @@ func (c *ColumnReader) batchSpan(t ValueType, want, done int) (int, error) {
 	if c.meta.Array || c.meta.Parent != "" {
 		return 0, c.fail(fmt.Errorf("%w: batch reads read only top-level columns that are not arrays", ErrUsage))
 	}
-	if want <= 0 {
-		return 0, nil
-	}
-	if c.row+1 >= c.rd.rowCount {
-		if done > 0 {
-			return 0, io.EOF
-		}
-		if c.strict && c.row < c.rd.rowCount {
-			if err := c.checkConsumed(); err != nil {
-				return 0, err
-			}
-		}
-		c.row = c.rd.rowCount
-		return 0, io.EOF
-	}
-	if c.row+1 >= c.blockEnd {
-		c.row++ // as StartRow: errors name the row being started
-		for c.row >= c.blockEnd {
-			if c.strict {
-				if err := c.checkConsumed(); err != nil {
-					return 0, err
-				}
-			}
-			if err := c.loadBlock(c.block + 1); err != nil {
-				return 0, err
-			}
-		}
-		c.row--
-	}
-	return int(min(int64(want), c.blockEnd-(c.row+1), c.rd.rowCount-(c.row+1))), nil
+	return c.rowSpan(want, done)
 }
 
 // batchFail reports err met decoding the value of the k-th row of a span
