@@ -230,6 +230,7 @@ type guardState uint8
 
 const (
 	guardStart         guardState = iota // before the header: encoding/csv skips empty lines
+	guardStartCR                         // a carriage return before the header: an empty line if a newline follows, else a cell's first byte
 	guardFieldStart                      // at the start of a cell
 	guardUnquoted                        // in a cell that does not start with a quote
 	guardQuoted                          // in a quoted cell
@@ -270,11 +271,19 @@ func (g *headerGuard) Read(p []byte) (int, error) {
 		switch g.state {
 		case guardStart:
 			switch b {
-			case '\n', '\r':
+			case '\n':
+			case '\r':
+				g.state = guardStartCR
 			case '"':
 				g.state = guardQuoted
 			default:
 				g.state = guardUnquoted
+			}
+		case guardStartCR:
+			if b == '\n' {
+				g.state = guardStart // "\r\n": an empty line
+			} else {
+				g.state = guardUnquoted // the header's first cell began with the "\r"
 			}
 		case guardFieldStart:
 			switch b {
