@@ -14,10 +14,7 @@ import (
 	"time"
 
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/predrand"
-	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
-	"github.com/trevni-go/trevni/schema/layout"
 )
 
 // encBatcher is a Batcher of copies of the records' encodings: a batch is
@@ -138,32 +135,16 @@ func TestReadBatchesProperty(t *testing.T) {
 	var filtered, limited, refused, multi int
 	for seed := range uint64(10) {
 		ds, s, recs := randomDataset(t, seed, 150)
-		l, err := layout.New(s, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
 		r := rand.New(rand.NewPCG(seed, 28))
-		exprs := predrand.New(r, s, recs)
-		exprs.Check = func(e string) error {
-			_, err := predicate.Compile(e, s, l)
-			return err
-		}
+		exprs := compiledExprs(t, r, s, recs)
 		rows := ds.RowCount()
 		for k := range 5 {
-			var o ReadOptions
-			if k%2 == 1 {
-				o.Where = exprs.Expr(2)
+			o := drawReadOptions(t, r, exprs, k, rows)
+			if o.Where != "" {
 				filtered++
 			}
-			if r.IntN(3) == 0 {
-				o.Offset = r.Int64N(rows + 2)
-			}
-			if r.IntN(3) == 0 {
-				o.Limit = 1 + r.Int64N(rows/2+1)
+			if o.Limit != 0 {
 				limited++
-			}
-			if r.IntN(4) == 0 {
-				o.Rows = 1 + r.Int64N(rows)
 			}
 			if k == 2 && s.Kind == schema.Record && len(s.Fields) > 1 {
 				o.Fields = []string{s.Fields[len(s.Fields)-1].Name, s.Fields[0].Name}

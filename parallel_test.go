@@ -147,32 +147,16 @@ func TestWorkersProperty(t *testing.T) {
 	var filtered, limited, failed int
 	for seed := range uint64(8) {
 		ds, s, recs := randomDataset(t, seed, 150)
-		l, err := layout.New(s, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
 		r := rand.New(rand.NewPCG(seed, 27))
-		exprs := predrand.New(r, s, recs)
-		exprs.Check = func(e string) error {
-			_, err := predicate.Compile(e, s, l)
-			return err
-		}
+		exprs := compiledExprs(t, r, s, recs)
 		rows := ds.RowCount()
 		for k := range 4 {
-			var o ReadOptions
-			if k%2 == 1 {
-				o.Where = exprs.Expr(2)
+			o := drawReadOptions(t, r, exprs, k, rows)
+			if o.Where != "" {
 				filtered++
 			}
-			if r.IntN(3) == 0 {
-				o.Offset = r.Int64N(rows + 2)
-			}
-			if r.IntN(3) == 0 {
-				o.Limit = 1 + r.Int64N(rows/2+1)
+			if o.Limit != 0 {
 				limited++
-			}
-			if r.IntN(4) == 0 {
-				o.Rows = 1 + r.Int64N(rows)
 			}
 			if k == 2 && s.Kind == schema.Record && len(s.Fields) > 1 {
 				o.Fields = []string{s.Fields[len(s.Fields)-1].Name, s.Fields[0].Name}
@@ -618,4 +602,41 @@ func TestDeepen(t *testing.T) {
 	if tk := pr.deepen(&ptask{pp: pp, from: 0, to: 1 << 40}); tk.Ahead() > ahead {
 		t.Errorf("with OutputMemory set, a task may hold %d chunks, more than %d", tk.Ahead(), ahead)
 	}
+}
+
+// drawReadOptions draws the options of round k of a worker property test
+// over the records of s: a filter that compiles on odd rounds, and at
+// random an offset, a limit and a row range within rows (the row count).
+func drawReadOptions(t *testing.T, r *rand.Rand, exprs *predrand.Generator, k int, rows int64) ReadOptions {
+	t.Helper()
+	var o ReadOptions
+	if k%2 == 1 {
+		o.Where = exprs.Expr(2)
+	}
+	if r.IntN(3) == 0 {
+		o.Offset = r.Int64N(rows + 2)
+	}
+	if r.IntN(3) == 0 {
+		o.Limit = 1 + r.Int64N(rows/2+1)
+	}
+	if r.IntN(4) == 0 {
+		o.Rows = 1 + r.Int64N(rows)
+	}
+	return o
+}
+
+// compiledExprs returns a generator of random filters over recs, records
+// of s, drawing on r, that makes only filters predicate.Compile takes.
+func compiledExprs(t *testing.T, r *rand.Rand, s *schema.Schema, recs []any) *predrand.Generator {
+	t.Helper()
+	l, err := layout.New(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exprs := predrand.New(r, s, recs)
+	exprs.Check = func(e string) error {
+		_, err := predicate.Compile(e, s, l)
+		return err
+	}
+	return exprs
 }

@@ -17,10 +17,7 @@ import (
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrorand"
-	"github.com/trevni-go/trevni/internal/predrand"
-	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
-	"github.com/trevni-go/trevni/schema/layout"
 )
 
 // largeSchema is Java's medium vector's schema (testdata/interop/medium).
@@ -129,32 +126,16 @@ func TestReadStructsWorkersProperty(t *testing.T) {
 	var filtered, limited, records int
 	for seed := range uint64(10) {
 		ds, s, recs := largeDataset(t, seed, 400)
-		l, err := layout.New(s, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
 		r := rand.New(rand.NewPCG(seed, 28))
-		exprs := predrand.New(r, s, recs)
-		exprs.Check = func(e string) error {
-			_, err := predicate.Compile(e, s, l)
-			return err
-		}
+		exprs := compiledExprs(t, r, s, recs)
 		rows := ds.RowCount()
 		for k := range 4 {
-			var o ReadOptions
-			if k%2 == 1 {
-				o.Where = exprs.Expr(2)
+			o := drawReadOptions(t, r, exprs, k, rows)
+			if o.Where != "" {
 				filtered++
 			}
-			if r.IntN(3) == 0 {
-				o.Offset = r.Int64N(rows + 2)
-			}
-			if r.IntN(3) == 0 {
-				o.Limit = 1 + r.Int64N(rows/2+1)
+			if o.Limit != 0 {
 				limited++
-			}
-			if r.IntN(4) == 0 {
-				o.Rows = 1 + r.Int64N(rows)
 			}
 			read := readStructsWith[largeFlat]
 			if k >= 2 {
