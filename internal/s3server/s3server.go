@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
@@ -43,9 +42,6 @@ type Server struct {
 	faulthttp.Injector
 	// Backend holds the buckets and objects.
 	Backend *s3mem.Backend
-
-	mu   sync.Mutex
-	puts []string // the keys of completed writes, in order
 }
 
 // Start starts a server holding the buckets named, and points the AWS
