@@ -206,16 +206,9 @@ type Object struct {
 // Open opens the object name, reading its size and version with one
 // request. Reads are made with ctx. The caller must Close it.
 func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
-	loc, err := Parse(name)
+	b, loc, err := openObject(ctx, name)
 	if err != nil {
 		return nil, err
-	}
-	if loc.Key == "" || strings.HasSuffix(loc.Key, "/") {
-		return nil, fmt.Errorf("%s: the URL names no object", name)
-	}
-	b, err := blob.OpenBucket(ctx, loc.Bucket)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	o := &Object{ctx: ctx, name: name, bucket: b, key: loc.Key}
 	o.retries, o.backoff = opts.retries()
@@ -511,16 +504,9 @@ type Writer struct {
 // GCS's ifGenerationMatch=0), where the store supports it. ctx
 // bounds the upload: its end aborts it.
 func Create(ctx context.Context, name string, replace bool) (*Writer, error) {
-	loc, err := Parse(name)
+	b, loc, err := openObject(ctx, name)
 	if err != nil {
 		return nil, err
-	}
-	if loc.Key == "" || strings.HasSuffix(loc.Key, "/") {
-		return nil, fmt.Errorf("%s: the URL names no object", name)
-	}
-	b, err := blob.OpenBucket(ctx, loc.Bucket)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	w := &Writer{ctx: ctx, name: name, bucketName: bucketHost(loc.Bucket), bucket: b, key: loc.Key, replace: replace}
 	if !replace {
@@ -693,12 +679,12 @@ func bucketHost(bucketURL string) string {
 
 // Exists reports whether the object name exists.
 func Exists(ctx context.Context, name string) (bool, error) {
-	b, key, err := openKey(ctx, name)
+	b, loc, err := openObject(ctx, name)
 	if err != nil {
 		return false, err
 	}
 	defer b.Close()
-	ok, err := b.Exists(ctx, key)
+	ok, err := b.Exists(ctx, loc.Key)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", name, plain(err))
 	}
@@ -707,12 +693,12 @@ func Exists(ctx context.Context, name string) (bool, error) {
 
 // Remove deletes the object name; a missing one is no error.
 func Remove(ctx context.Context, name string) error {
-	b, key, err := openKey(ctx, name)
+	b, loc, err := openObject(ctx, name)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	if err := b.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+	if err := b.Delete(ctx, loc.Key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return fmt.Errorf("%s: %w", name, plain(err))
 	}
 	return nil
@@ -769,18 +755,19 @@ func Move(ctx context.Context, from, to string, replace bool) error {
 	return nil
 }
 
-// openKey opens the bucket of the object name and returns it with the key.
-func openKey(ctx context.Context, name string) (*blob.Bucket, string, error) {
+// openObject opens the bucket of the object name and returns it with the
+// object's location.
+func openObject(ctx context.Context, name string) (*blob.Bucket, Location, error) {
 	loc, err := Parse(name)
 	if err != nil {
-		return nil, "", err
+		return nil, Location{}, err
 	}
 	if loc.Key == "" || strings.HasSuffix(loc.Key, "/") {
-		return nil, "", fmt.Errorf("%s: the URL names no object", name)
+		return nil, Location{}, fmt.Errorf("%s: the URL names no object", name)
 	}
 	b, err := blob.OpenBucket(ctx, loc.Bucket)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", name, err)
+		return nil, Location{}, fmt.Errorf("%s: %w", name, err)
 	}
-	return b, loc.Key, nil
+	return b, loc, nil
 }
