@@ -17,7 +17,8 @@ import (
 
 // WriteOptions configures the Trevni files Create, CreateStructs,
 // CreateProto and NewWriter write. A nil *WriteOptions means the defaults:
-// no codec, statistics on, 64 KiB blocks, a 64 MiB memory budget.
+// no codec, statistics on, 64 KiB blocks, a 16 MiB memory budget
+// (format.DefaultMemoryBudget).
 type WriteOptions struct {
 	// Options configures the file: codec, checksum, block size, memory
 	// budget (past which finished blocks spill to a temporary file),
