@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/trevni-go/trevni/schema"
@@ -160,6 +161,8 @@ func (*durationType) ExtensionEquals(o arrow.ExtensionType) bool {
 func (*durationType) ParquetLogicalType() pqschema.LogicalType {
 	return pqschema.IntervalLogicalType{}
 }
+
+var _ pqarrow.ExtensionCustomParquetType = (*durationType)(nil)
 
 // durationArray is an array of durationType.
 type durationArray struct {
