@@ -178,8 +178,10 @@ func newColumn(s *schema.Schema, t arrow.DataType, nullable bool, o *SchemaOptio
 			return &decimalCol{t: t, v: v, width: 32, size: s.Size}, nil
 		case *arrow.FixedSizeBinaryType:
 			return &fixedBinCol{t: t, v: v, size: tt.ByteWidth}, nil
-		case arrow.ExtensionType: // uuid
-			return &fixedBinCol{t: t, v: v, size: 16, uuidText: s.Kind == schema.String}, nil
+		case arrow.ExtensionType: // uuid, or a duration of the Parquet mapping
+			if st, ok := tt.StorageType().(*arrow.FixedSizeBinaryType); ok {
+				return &fixedBinCol{t: t, v: v, size: st.ByteWidth, uuidText: s.Kind == schema.String}, nil
+			}
 		}
 		return &binCol{t: t, v: v}, nil
 	case schema.Enum:

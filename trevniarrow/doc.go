@@ -44,6 +44,8 @@
 //	                                      a string is read in its canonical form and written
 //	                                      back in lower case
 //	duration (fixed 12), big-decimal      fixed_size_binary(12), binary: the Avro bytes unchanged
+//	                                      (SchemaOptions.Parquet: a duration of the extension type
+//	                                      DurationExtension, a Parquet INTERVAL)
 //
 // Files written from Protobuf are read as their Avro mapping (package
 // schema/protoschema).
@@ -52,11 +54,12 @@
 //
 // WriteParquet writes a data set as Parquet through arrow-go's pqarrow
 // (snappy by default, or zstd, gzip, brotli, lz4, none; row groups of
-// ParquetOptions.RowGroupRows; statistics on every column chunk and page)
-// with the mapping SchemaOptions.Parquet chooses: unions other than
-// ["null", T] as structs of an optional field per non-null branch, a
-// record of no fields as a struct of one null field "_", decimals
-// optional. The Avro schema goes in the key-value metadata under
+// ParquetOptions.RowGroupRows; statistics on every column chunk and page
+// but those of INTERVALs, to which Parquet gives no order) with the
+// mapping SchemaOptions.Parquet chooses: unions other than ["null", T] as
+// structs of an optional field per non-null branch, a record of no fields
+// as a struct of one null field "_", decimals optional, durations as
+// INTERVALs (FIXED_LEN_BYTE_ARRAY(12), the duration's bytes). The Avro schema goes in the key-value metadata under
 // "avro.schema", so OpenParquet restores it (names, namespaces, enums,
 // logical types, field order, unions); without it the schema is inferred
 // as for Arrow. ParquetFile.WriteTo writes a Parquet file's rows into a
@@ -73,8 +76,8 @@
 // fixed-size lists as arrays; maps with keys that are not strings as
 // arrays of key-value records; dictionaries as their values; date64 as
 // date; time32[s] as time-millis, time64[ns] and durations as long;
-// timestamp[s] as timestamp-millis; month-day-nano intervals as the
-// duration fixed; sparse unions as unions; nullable fields as ["null", T].
+// timestamp[s] as timestamp-millis; month-day-nano intervals (and
+// DurationExtension) as the duration fixed; sparse unions as unions; nullable fields as ["null", T].
 // Names that are not valid Avro names have their other characters
 // replaced by "_" (the Arrow name kept in the field's "arrow.name"
 // property).

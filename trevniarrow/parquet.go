@@ -92,11 +92,16 @@ func parquetCodec(name string) (compress.Compression, error) {
 // no unions), and records of no fields structs of one null field (Parquet
 // has no empty groups); the Avro schema is kept in the key-value metadata under
 // "avro.schema" (and the Arrow schema under "ARROW:schema"), so that
-// ReadParquet restores it. Every column chunk and page has statistics.
+// ReadParquet restores it. An Avro duration is a FIXED_LEN_BYTE_ARRAY(12)
+// annotated INTERVAL, whose bytes (little-endian unsigned months, days and
+// milliseconds) are the duration's. Every column chunk and page has
+// statistics but those of durations: Parquet defines no order of
+// INTERVALs, and arrow-go writes none.
 //
 // A data set of Trevni 2 files read whole, whose schema is made of records,
-// arrays, ["null", T] unions and primitives without logical types, is
-// written straight from its Trevni columns, the columns of a row group in
+// arrays, maps, ["null", T] unions, enums, fixed and primitives without
+// logical types or with a date, time, timestamp or duration, is written
+// straight from its Trevni columns, the columns of a row group in
 // parallel; any other through Arrow batches. Both write the same schema,
 // metadata and values.
 func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions) (int64, error) {

@@ -28,8 +28,9 @@ import (
 )
 
 // The direct path of WriteParquet: for a data set of Trevni 2 files whose
-// schema is made of records, arrays, ["null", T] unions and primitives
-// without logical types, read whole, each Parquet column chunk is written
+// schema is made of records, arrays, maps, ["null", T] unions, enums,
+// fixed and primitives (of no logical type, or a date, time, timestamp or
+// duration), read whole, each Parquet column chunk is written
 // straight from the Trevni columns beneath it, with no Arrow arrays and no
 // records assembled. A Parquet leaf's definition and repetition levels
 // come from the lengths of the Trevni array and union columns on its path
@@ -223,8 +224,9 @@ func (p *directPlan) inner(n *layout.Node, pq pqschema.Node, steps []step, rep i
 }
 
 // sameLogical says whether the values of an Avro logical type are the
-// Parquet logical type's as they are stored: no logical type, or a date,
-// time or timestamp in the same unit.
+// Parquet logical type's as they are stored: no logical type, a date,
+// time or timestamp in the same unit, or a duration, whose twelve bytes
+// are an INTERVAL's.
 func sameLogical(l schema.LogicalType, pl pqschema.LogicalType) bool {
 	unit := func() (pqschema.TimeUnitType, bool) {
 		switch t := pl.(type) {
@@ -241,6 +243,9 @@ func sameLogical(l schema.LogicalType, pl pqschema.LogicalType) bool {
 		return !timed
 	case schema.LogicalDate:
 		_, ok := pl.(pqschema.DateLogicalType)
+		return ok
+	case schema.LogicalDuration:
+		_, ok := pl.(pqschema.IntervalLogicalType)
 		return ok
 	case schema.LogicalTimeMillis, schema.LogicalTimestampMillis, schema.LogicalLocalTimestampMillis:
 		return timed && u == pqschema.TimeUnitMillis

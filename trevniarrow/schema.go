@@ -2,10 +2,14 @@ package trevniarrow
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/trevni-go/trevni/schema"
 )
@@ -30,8 +34,10 @@ type SchemaOptions struct {
 	// Parquet chooses the mapping Parquet stores: unions as structs (as
 	// UnionsAsStructs), a record of no fields (and a batch of a record of
 	// no fields) given the one field PadField of type null (Parquet has no
-	// empty groups), and decimals nullable (arrow-go's Parquet writer
-	// misplaces the values of required decimals under null parents).
+	// empty groups), decimals nullable (arrow-go's Parquet writer
+	// misplaces the values of required decimals under null parents), and
+	// durations of the extension type DurationExtension, which pqarrow
+	// writes as Parquet INTERVALs.
 	Parquet bool
 }
 
@@ -106,6 +112,63 @@ func decimalType(precision, scale int) arrow.DataType {
 	return nil
 }
 
+// DurationExtension is the name of the Arrow extension type, of storage
+// fixed_size_binary(12), of the Avro durations of a Parquet mapping
+// (SchemaOptions.Parquet). Its values are the Avro duration's twelve
+// bytes, three little-endian unsigned 32-bit counts of months, days and
+// milliseconds, which are the bytes of a Parquet INTERVAL: pqarrow writes
+// its columns as FIXED_LEN_BYTE_ARRAY(12) annotated INTERVAL (a converted
+// type; the Parquet format has no logical type for it). The type is not
+// registered with Arrow: a reader of the stored Arrow schema sees the
+// storage type and the name in the field's metadata.
+const DurationExtension = "trevni.avro.duration"
+
+// durationType is the extension type DurationExtension names.
+type durationType struct {
+	arrow.ExtensionBase
+}
+
+// newDurationType returns the extension type of Parquet-mapped durations.
+func newDurationType() *durationType {
+	return &durationType{ExtensionBase: arrow.ExtensionBase{Storage: &arrow.FixedSizeBinaryType{ByteWidth: 12}}}
+}
+
+// ArrayType returns the type of the type's arrays.
+func (*durationType) ArrayType() reflect.Type { return reflect.TypeOf(durationArray{}) }
+
+// ExtensionName returns DurationExtension.
+func (*durationType) ExtensionName() string { return DurationExtension }
+
+// Serialize returns the type's parameters: none.
+func (*durationType) Serialize() string { return "" }
+
+// Deserialize returns the type of a storage type, which must be
+// fixed_size_binary(12).
+func (*durationType) Deserialize(storage arrow.DataType, _ string) (arrow.ExtensionType, error) {
+	if !arrow.TypeEqual(storage, &arrow.FixedSizeBinaryType{ByteWidth: 12}) {
+		return nil, fmt.Errorf("%s: storage type %s, not fixed_size_binary(12)", DurationExtension, storage)
+	}
+	return newDurationType(), nil
+}
+
+// ExtensionEquals says whether o is the same extension type.
+func (*durationType) ExtensionEquals(o arrow.ExtensionType) bool {
+	return o.ExtensionName() == DurationExtension
+}
+
+// ParquetLogicalType makes pqarrow annotate the type's columns INTERVAL
+// (it implements pqarrow.ExtensionCustomParquetType).
+func (*durationType) ParquetLogicalType() pqschema.LogicalType {
+	return pqschema.IntervalLogicalType{}
+}
+
+var _ pqarrow.ExtensionCustomParquetType = (*durationType)(nil)
+
+// durationArray is an array of durationType.
+type durationArray struct {
+	array.ExtensionArrayBase
+}
+
 // arrowType maps an Avro type to an Arrow type, and whether its values
 // may be null.
 func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error) {
@@ -168,6 +231,8 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 			}
 		case s.Logical == schema.LogicalUUID && s.Size == 16:
 			return extensions.NewUUIDType(), false, nil
+		case s.Logical == schema.LogicalDuration && s.Size == 12 && o.Parquet:
+			return newDurationType(), false, nil
 		}
 		return &arrow.FixedSizeBinaryType{ByteWidth: s.Size}, false, nil
 	case schema.Enum:

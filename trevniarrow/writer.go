@@ -105,8 +105,11 @@ func (in *inferrer) typ(t arrow.DataType, path string) (*schema.Schema, error) {
 	prim := func(k schema.Kind, l schema.LogicalType) *schema.Schema { return &schema.Schema{Kind: k, Logical: l} }
 	switch tt := t.(type) {
 	case arrow.ExtensionType:
-		if tt.ExtensionName() == "arrow.uuid" {
+		switch tt.ExtensionName() {
+		case "arrow.uuid":
 			return prim(schema.String, schema.LogicalUUID), nil
+		case DurationExtension:
+			return &schema.Schema{Kind: schema.Fixed, Name: in.name(path), Size: 12, Logical: schema.LogicalDuration}, nil
 		}
 		return in.typ(tt.StorageType(), path)
 	case *arrow.NullType:

@@ -42,13 +42,14 @@ Toparquet writes the records of a data set (Trevni 2, Trevni 1 or CLMN
 files; globs, directories and URLs as for tojson) as one Parquet file:
 records as structs, arrays as lists, maps as maps, ["null", T] as an
 optional T, other unions as structs of one optional field per branch,
-enums as dictionary strings, Avro logical types as Parquet's. The Avro
-schema is kept in the key-value metadata (avro.schema), so fromparquet
-restores it exactly. Every column chunk and page has statistics. --fields,
---where, --offset, --limit and --report work as for tojson. Through Arrow
-batches (with --fields, --where, --offset or --limit, or types the direct
-path does not write), the records are read on --workers goroutines and
-written in row order.
+enums as dictionary strings, Avro logical types as Parquet's (durations
+as INTERVALs, their twelve bytes). The Avro schema is kept in the
+key-value metadata (avro.schema), so fromparquet restores it exactly.
+Every column chunk and page has statistics but those of durations
+(Parquet gives INTERVALs no order). --fields, --where, --offset, --limit
+and --report work as for tojson. Through Arrow batches (with --fields,
+--where, --offset or --limit, or types the direct path does not write),
+the records are read on --workers goroutines and written in row order.
 
 Examples (the file names stand for your own):
 
@@ -77,11 +78,13 @@ const toarrowHelp = `
 Toarrow writes the records of a data set as an Arrow IPC file, or as an
 Arrow IPC stream when the output is "-" (standard output) or --stream is
 given, in record batches of --batch-rows rows at most. The mapping is
-toparquet's, with unions as dense unions. --fields, --where, --offset and
---limit and --report work as for tojson. The records are read on
---workers goroutines, each reading ranges of rows into batches of its own,
-written in row order: the records are those of one, but a batch ends
-where a range does, so that --batch-rows is a maximum.
+toparquet's, with unions as dense unions and durations as
+fixed_size_binary(12) (an Arrow interval's months and days are signed).
+--fields, --where, --offset and --limit and --report work as for tojson.
+The records are read on --workers goroutines, each reading ranges of
+rows into batches of its own, written in row order: the records are
+those of one, but a batch ends where a range does, so that --batch-rows
+is a maximum.
 
 Examples (the file names stand for your own):
 
