@@ -4,21 +4,28 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
+	"golang.org/x/oauth2"
 
 	"github.com/trevni-go/trevni/internal/gcsserver"
 )
@@ -462,5 +469,51 @@ func TestUploadCancelled(t *testing.T) {
 		if n := len(s.requests()); n != 1 {
 			t.Errorf("%d bytes: %d requests, want the one that failed", size, n)
 		}
+	}
+}
+
+// TestTransient: which failures of a request are tried again: the answers
+// and connection failures that may pass, and not the refusals, a host
+// that does not exist, a certificate that does not verify, nor anything
+// once the writer's context has ended.
+func TestTransient(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &writer{ctx: ctx}
+	wrap := func(err error) error {
+		return fmt.Errorf("gcs: upload b/k: %w", &url.Error{Op: "Put", URL: "https://x/session", Err: err})
+	}
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&Error{Status: http.StatusInternalServerError}, true},
+		{&Error{Status: http.StatusServiceUnavailable}, true},
+		{&Error{Status: http.StatusBadGateway}, true},
+		{&Error{Status: http.StatusRequestTimeout}, true},
+		{&Error{Status: http.StatusTooManyRequests}, true},
+		{&Error{Status: http.StatusBadRequest}, false},
+		{&Error{Status: http.StatusForbidden}, false},
+		{&Error{Status: http.StatusNotFound}, false},
+		{&Error{Status: http.StatusPreconditionFailed}, false},
+		{wrap(io.EOF), true},
+		{fmt.Errorf("gcs: upload b/k: the answer: %w", io.ErrUnexpectedEOF), true},
+		{wrap(&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}), true},
+		{wrap(&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}), true},
+		{wrap(&net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}), true},
+		{wrap(&net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}}), false},
+		{wrap(&net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "timeout", Name: "x", IsTimeout: true}}), true},
+		{wrap(x509.UnknownAuthorityError{}), false},
+		{wrap(errors.New("http2: server sent GOAWAY and closed the connection; LastStreamID=1")), true},
+		{wrap(&oauth2.RetrieveError{Response: &http.Response{StatusCode: http.StatusBadRequest}}), false},
+		{wrap(&oauth2.RetrieveError{Response: &http.Response{StatusCode: http.StatusServiceUnavailable}}), true},
+		{errors.New("gcs: upload b/k: the store says it holds \"bytes=0-9\""), false},
+	} {
+		if got := w.transient(tc.err); got != tc.want {
+			t.Errorf("%v: transient %v, want %v", tc.err, got, tc.want)
+		}
+	}
+	cancel()
+	if w.transient(&Error{Status: http.StatusServiceUnavailable}) || w.transient(wrap(io.EOF)) {
+		t.Error("a failure after the context ended is to be tried again")
 	}
 }

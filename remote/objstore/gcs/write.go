@@ -257,11 +257,21 @@ func (w *writer) transient(err error) bool {
 	}
 	var ne net.Error
 	var op *net.OpError
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) ||
-		errors.As(err, &ne) && ne.Timeout() || errors.As(err, &op) ||
-		strings.Contains(err.Error(), "server closed idle connection")
+		errors.As(err, &ne) && ne.Timeout() || errors.As(err, &op) {
+		return true
+	}
+	// net/http's own errors of a connection lost, which it does not
+	// export (HTTP/1.1 and HTTP/2, which GCS speaks over TLS).
+	msg := err.Error()
+	for _, lost := range []string{"server closed idle connection", "http2: server sent GOAWAY", "http2: client connection lost", "stream error: stream ID"} {
+		if strings.Contains(msg, lost) {
+			return true
+		}
+	}
+	return false
 }
 
 // gone reports whether err is the store's answer for a resumable upload
