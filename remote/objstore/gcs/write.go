@@ -189,6 +189,10 @@ type attempts struct {
 func (a *attempts) again(err error) error {
 	a.failed++
 	switch {
+	case a.w.ctx.Err() != nil:
+		// The end of the context is the reason, whatever the request
+		// said.
+		return fmt.Errorf("gcs: %s: %s: %w (attempt %d failed: %v)", a.w.op(), a.what, a.w.ctx.Err(), a.failed, err)
 	case !a.w.transient(err):
 		if a.failed > 1 {
 			return fmt.Errorf("%w (attempt %d)", err, a.failed)
