@@ -364,7 +364,7 @@ func (w *writer) single() error {
 			if w.holdsSent(o) {
 				return nil
 			}
-			return fmt.Errorf("%w (attempt %d, after one whose answer was lost: the object there is not the one sent)", err, a.failed+1)
+			return fmt.Errorf("%w (attempt %d, after one whose outcome is unknown: the object there is not the one sent)", err, a.failed+1)
 		}
 		if err := a.again(err); err != nil {
 			return err
