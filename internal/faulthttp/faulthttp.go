@@ -1,11 +1,14 @@
-// Package faulthttp makes the test servers of object stores misbehave on
-// ranged reads as real ones sometimes do (a connection dropped mid-body,
-// a 500, a body shorter than announced, a stall), and counts what they
-// answer. It is for tests only: internal/s3server and internal/gcsserver
-// put an Injector in front of their fakes.
+// Package faulthttp makes the test servers of object stores misbehave as
+// real ones sometimes do, on ranged reads (a connection dropped mid-body,
+// a 500, a body shorter than announced, a stall) and on the requests of
+// uploads (a 503, a 429, a connection dropped mid-request, an answer
+// lost after the store did what was asked), and counts what they answer.
+// It is for tests only: internal/s3server and internal/gcsserver put an
+// Injector in front of their fakes.
 package faulthttp
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -32,6 +35,25 @@ const (
 	Stall
 )
 
+// The faults an Injector makes of the requests of uploads (see
+// InjectWrites).
+const (
+	// Unavailable answers 503 Service Unavailable, the request's body
+	// read and dropped: the store does nothing.
+	Unavailable Fault = iota + 101
+	// TooMany answers 429 Too Many Requests, the request's body read and
+	// dropped: the store does nothing.
+	TooMany
+	// DropRequest reads half of the request's body, then closes the
+	// connection: the store gets at most what the server makes of that
+	// half.
+	DropRequest
+	// LoseAnswer lets the store do what was asked, then closes the
+	// connection without answering: the client cannot tell that it was
+	// done.
+	LoseAnswer
+)
+
 // Injector holds the faults still to make and the counts of a server.
 // The zero value is ready to use.
 type Injector struct {
@@ -42,6 +64,7 @@ type Injector struct {
 
 	mu     sync.Mutex
 	faults []Fault
+	writes []Fault // of the requests of uploads to come, 0 for none
 }
 
 // Reset zeroes the counts.
@@ -62,6 +85,61 @@ func (in *Injector) Pending() int {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return len(in.faults)
+}
+
+// InjectWrites makes the requests of uploads to come fail: the i-th next
+// one (from 0) with faults[i], or not at all where that is 0. Which
+// requests are those of uploads is the server's to say (see NextWrite).
+func (in *Injector) InjectWrites(faults ...Fault) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.writes = append(in.writes, faults...)
+}
+
+// PendingWrites returns how many requests of uploads the faults injected
+// by InjectWrites have still to go through.
+func (in *Injector) PendingWrites() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return len(in.writes)
+}
+
+// NextWrite takes the fault of the next request of an upload: 0 for
+// none.
+func (in *Injector) NextWrite() Fault {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if len(in.writes) == 0 {
+		return 0
+	}
+	f := in.writes[0]
+	in.writes = in.writes[1:]
+	return f
+}
+
+// Refuse makes fault f, Unavailable or TooMany, of r, a request of an
+// upload, writing the store's own answer for status with answer: it
+// reads the body first (so that the client reads the answer, not a
+// connection reset), and reports whether f was one of those.
+func Refuse(w http.ResponseWriter, r *http.Request, f Fault, answer func(w http.ResponseWriter, status int)) bool {
+	var status int
+	switch f {
+	case Unavailable:
+		status = http.StatusServiceUnavailable
+	case TooMany:
+		status = http.StatusTooManyRequests
+	default:
+		return false
+	}
+	io.Copy(io.Discard, r.Body)
+	answer(w, status)
+	return true
+}
+
+// Abort closes the connection of the request being answered, without an
+// answer (or with the part of one already sent); it does not return.
+func Abort() {
+	panic(http.ErrAbortHandler)
 }
 
 // next takes the next pending fault, if any.

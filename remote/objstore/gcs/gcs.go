@@ -25,8 +25,15 @@
 // multipart request for an object of up to a chunk, a resumable upload in
 // chunks for a larger one; WriterOptions.IfNotExist makes the creation
 // conditional on there being no object); copies (the rewrite API) and
-// deletes. It makes no retries: a failed request fails, with an error
-// whose gcerrors code follows its HTTP status, and the caller decides.
+// deletes. Uploads are retried: each step of one (its start, each chunk,
+// the one request of a small object) is tried up to 8 times more when it
+// fails for a reason that may pass (408, 429, 5xx, a connection refused,
+// reset or dropped, a timeout), with exponential backoff and jitter,
+// going on from what the store says it holds, and never making an object
+// twice (see "How uploads are retried" in write.go). Other requests make
+// no retries: a failed request fails, with an error whose gcerrors code
+// follows its HTTP status, and the caller decides (package objstore
+// retries reads).
 package gcs
 
 import (
@@ -120,7 +127,8 @@ func openBucket(name string, opts *Options) (*bucket, error) {
 	if o.Client == nil {
 		o.Client = &http.Client{CheckRedirect: noRedirect}
 	}
-	return &bucket{name: name, root: u.String(), client: o.Client, chunk: chunkSize(o.ChunkSize), noCreds: o.NoCredentials}, nil
+	return &bucket{name: name, root: u.String(), client: o.Client, chunk: chunkSize(o.ChunkSize), noCreds: o.NoCredentials,
+		retries: defaultRetries, backoff: defaultBackoff, maxWait: defaultMaxWait}, nil
 }
 
 // chunkSize rounds n up to a multiple of chunkUnit; 0 or less is the
@@ -239,6 +247,12 @@ type bucket struct {
 	client  *http.Client
 	chunk   int
 	noCreds string // why the client has no credentials, if it has none for want of any
+
+	// The retries of uploads (see "How uploads are retried" in
+	// write.go): how many after a step's first try, the wait before the
+	// first, and the longest wait.
+	retries          int
+	backoff, maxWait time.Duration
 }
 
 // ObjectAttrs is an object's metadata as the JSON API describes it (the
