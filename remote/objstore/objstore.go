@@ -346,7 +346,7 @@ func (o *Object) pin(as func(any) bool) error {
 	if as(&s3opts) {
 		*s3opts = append(*s3opts, func(so *s3.Options) { so.RetryMaxAttempts = 1 })
 	}
-	var c *gcs.Conditions // the GCS driver makes no retries
+	var c *gcs.Conditions // the GCS driver retries no reads: this package does
 	if as(&c) {
 		c.GenerationMatch = o.gen
 	}
