@@ -55,11 +55,18 @@ const DefaultBatchRows = 64 << 10
 // before its worker waits; a task aims at taskBatches batches, so that
 // one fits in what it may hold and the next worker's task is not held
 // back, while a batch cut short at a task's end is at least half full,
-// about. The memory held is about Workers × (batchAhead+1) batches.
+// about. At most (Workers+1) × (batchAhead+1) batches are held at once
+// (ordered.Run), so each batch is cut at that share of the output memory.
 const (
 	batchAhead  = 2
 	taskBatches = 1.5
 )
+
+// firstBatchRatio is the bytes of a batch taken for each byte of its
+// records' Avro encoding until a batch has told (Flush): more than most
+// Batchers take, so that the first batches are cut early rather than
+// late.
+const firstBatchRatio = 8
 
 // ReadBatches returns an iterator over r's remaining records in batches:
 // each worker (ReadOptions.Workers, as for the writing methods) reads
@@ -70,9 +77,15 @@ const (
 // never spans two ranges, so that batches are cut where ranges end: the
 // sizes a Batcher and opts give are maxima. On an error the batch being
 // built is dropped and the error yielded; an error of Add is wrapped with
-// the part's name and the record's row in the part. At most about
-// Workers × 3 batches are held at once. Breaking out of the loop, or
-// cancelling r's context, stops the workers.
+// the part's name and the record's row in the part. Breaking out of the
+// loop, or cancelling r's context, stops the workers.
+//
+// On workers, the batches held at once (at most 3 for each worker and 3
+// more) take about r's ReadOptions.OutputMemory in all (its default: 1
+// MiB for each worker and one more): a batch is also cut once it may take
+// more than its share, judged from its records' bytes in the Avro binary
+// encoding times the bytes that Flush reported for each such byte of the
+// batches before (at first 8). A batch holds at least one record.
 //
 // r must read Avro records (Dataset.NewReader), and reads them to their
 // end (or until the loop breaks); close it afterwards as ever. With one
@@ -140,7 +153,12 @@ func readBatches[B any](r *Reader, rows int, newBatcher func() (Batcher[B], erro
 // methods' tasks (parallel.go), each task's records added to a worker's
 // Batcher, its batches handed on as values.
 func readBatchesParallel[B any](r *Reader, workers, rows int, newBatcher func() (Batcher[B], error), yield func(Batch[B], error) bool) {
-	out := &batchOut[B]{rows: rows, newBatcher: newBatcher, yield: yield}
+	memory := r.opts.OutputMemory
+	if memory <= 0 {
+		memory = int64(workers+1) * DefaultOutputMemory
+	}
+	maxBytes := max(memory/int64((workers+1)*(batchAhead+1)), 1)
+	out := &batchOut[B]{rows: rows, maxBytes: maxBytes, newBatcher: newBatcher, yield: yield}
 	_, err := r.runParallel(workers, out, &ordered.Options{Ahead: batchAhead, Values: true})
 	if out.broke {
 		return
@@ -156,6 +174,7 @@ func readBatchesParallel[B any](r *Reader, workers, rows int, newBatcher func() 
 // batchOut passes the workers' batches to yield.
 type batchOut[B any] struct {
 	rows       int
+	maxBytes   int64 // a batch's share of the output memory
 	newBatcher func() (Batcher[B], error)
 	yield      func(Batch[B], error) bool
 	broke      bool // yield returned false
@@ -164,8 +183,9 @@ type batchOut[B any] struct {
 	idle []Batcher[B] // the workers' Batchers between tasks
 
 	// What the tasks done handed on, to size the next: the bytes and
-	// the number of full batches, and the bytes and records of all.
-	fullBytes, fullN, bytes, recs atomic.Int64
+	// the number of full batches, and the bytes, records and the bytes
+	// of the records' encodings of all.
+	fullBytes, fullN, bytes, recs, enc atomic.Int64
 
 	// The fallback's (one), on the consumer's goroutine: its Batcher,
 	// the records added to the batch being built and, of them, those
@@ -201,15 +221,17 @@ func (b *batchOut[B]) fill(ctx context.Context, _ *ppart, rd partReader, out *or
 		return err
 	}
 	var (
-		buf                           []byte
-		pending                       int
-		fullBytes, fullN, bytes, recs int64
+		buf                                []byte
+		pending                            int
+		fullBytes, fullN, bytes, recs, enc int64
+		pendingEnc, encLimit               int64
 	)
 	defer func() {
 		b.fullBytes.Add(fullBytes)
 		b.fullN.Add(fullN)
 		b.bytes.Add(bytes)
 		b.recs.Add(recs)
+		b.enc.Add(enc)
 	}()
 	for k := 1; ; k++ {
 		buf, err = ar.ReadBinary(buf[:0])
@@ -221,17 +243,21 @@ func (b *batchOut[B]) fill(ctx context.Context, _ *ppart, rd partReader, out *or
 			// The Batcher is dropped with its batch.
 			return fmt.Errorf("row %d: %w", ar.Row()-1, aerr)
 		}
+		if pending == 0 {
+			encLimit = b.encLimit(bytes, enc)
+		}
 		pending++
-		full = full || pending >= b.rows
+		pendingEnc += int64(len(buf))
+		full = full || pending >= b.rows || pendingEnc >= encLimit
 		if full {
 			v, n := bt.Flush()
-			fullBytes, fullN, bytes, recs = fullBytes+n, fullN+1, bytes+n, recs+int64(pending)
+			fullBytes, fullN, bytes, recs, enc = fullBytes+n, fullN+1, bytes+n, recs+int64(pending), enc+pendingEnc
 			c := out.Chunk()
 			c.Items = v
 			if !out.Send(pending, n) {
 				return nil
 			}
-			pending = 0
+			pending, pendingEnc = 0, 0
 		}
 		if k%4096 == 0 && ctx.Err() != nil {
 			break
@@ -240,7 +266,7 @@ func (b *batchOut[B]) fill(ctx context.Context, _ *ppart, rd partReader, out *or
 	if pending > 0 {
 		v, n := bt.Flush()
 		if errors.Is(err, io.EOF) && ctx.Err() == nil {
-			bytes, recs = bytes+n, recs+int64(pending)
+			bytes, recs, enc = bytes+n, recs+int64(pending), enc+pendingEnc
 			c := out.Chunk()
 			c.Items = v
 			if !out.Send(pending, n) {
@@ -254,10 +280,23 @@ func (b *batchOut[B]) fill(ctx context.Context, _ *ppart, rd partReader, out *or
 	return err
 }
 
+// encLimit returns the bytes of Avro encoding at which a batch is cut,
+// its share of the output memory: judged from the batches handed on (by
+// all tasks, and by this one so far: bytes, from enc bytes of encoding),
+// or at first firstBatchRatio bytes a byte.
+func (b *batchOut[B]) encLimit(bytes, enc int64) int64 {
+	bytes, enc = bytes+b.bytes.Load(), enc+b.enc.Load()
+	if bytes <= 0 || enc <= 0 {
+		return max(b.maxBytes/firstBatchRatio, 1)
+	}
+	return max(int64(float64(b.maxBytes)*float64(enc)/float64(bytes)), 1)
+}
+
 // taskBytes is what a task aims at: taskBatches batches, judged from the
 // batches of the tasks done (those full, or else the bytes of a record),
 // or until there are some from the bytes of the columns read times three,
-// as the task cutting judges output.
+// as the task cutting judges output; a batch at most its share of the
+// output memory.
 func (b *batchOut[B]) taskBytes(pp *ppart) int64 {
 	var batch float64
 	switch {
@@ -268,7 +307,7 @@ func (b *batchOut[B]) taskBytes(pp *ppart) int64 {
 	default:
 		batch = float64(b.rows) * float64(3*pp.inPerRow)
 	}
-	return max(int64(taskBatches*batch), 1)
+	return max(int64(taskBatches*min(batch, float64(b.maxBytes))), 1)
 }
 
 func (b *batchOut[B]) records(c *ordered.Chunk) int { return c.N }

@@ -127,9 +127,10 @@ func sameBatches(want, got batchRun, all [][]byte) string {
 
 // Random schemas and records in parts of small blocks, read with random
 // filters, offsets, row ranges and limits into batches of a few records:
-// on 2 and 7 workers, with tasks of a few rows, the batches hold the
-// records of one goroutine, in order, and the error is the same; a Batcher
-// that refuses some records gives the same error.
+// on 2 and 7 workers, with tasks of a few rows and at random a small
+// OutputMemory, the batches hold the records of one goroutine, in order,
+// and the error is the same; a Batcher that refuses some records gives the
+// same error.
 func TestReadBatchesProperty(t *testing.T) {
 	ctx := context.Background()
 	var filtered, limited, refused, multi int
@@ -165,7 +166,12 @@ func TestReadBatchesProperty(t *testing.T) {
 			}
 			for _, w := range []int{2, 7} {
 				task := 1 + r.Int64N(30)
-				got := readBatchesWith(t, ctx, ds, o, w, task, batchRows, maxBytes, fail, 0)
+				wo := o
+				if r.IntN(2) == 0 {
+					// Batches cut by their share of the memory too.
+					wo.OutputMemory = 1 + r.Int64N(8<<10)
+				}
+				got := readBatchesWith(t, ctx, ds, wo, w, task, batchRows, maxBytes, fail, 0)
 				if d := sameBatches(want, got, all.recs); d != "" {
 					t.Fatalf("seed %d, %+v, batches of %d rows and %d bytes, refusing 1 in %d, %d workers, tasks of %d rows: %s", seed, o, batchRows, maxBytes, fail, w, task, d)
 				}

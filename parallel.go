@@ -36,10 +36,10 @@ import (
 // the worker of the next task fills its share while the one before is
 // written and neither waits long. But a task should hold several blocks
 // of every column read, since the blocks where two tasks meet are read by
-// both: at least minTaskBlocks of each, about. ReadStructs' tasks hold
-// chunkAhead batches.
+// both: at least minTaskBlocks of each, about. ReadStructs' tasks are
+// sized alike, its batches of T the chunks; ReadBatches' hold a few
+// batches (batchAhead) of their share of the memory.
 const (
-	chunkAhead    = 8
 	minTaskBlocks = 4
 	minTaskRows   = 1024
 )

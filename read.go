@@ -50,7 +50,8 @@ type ReadOptions struct {
 	Workers int
 	// OutputMemory bounds the encoded records that the writing methods'
 	// workers (Workers above 1) hold waiting to be written in order, in
-	// all: each task running or waiting holds at most its share, and aims
+	// all (and the batches of ReadStructs and ReadBatches on workers,
+	// which see): each task running or waiting holds at most its share, and aims
 	// at twice its share of output (but holds at least four blocks of
 	// each column read). 0 means DefaultOutputMemory for each worker and
 	// one more (3 MiB on two workers), and then a task that must be

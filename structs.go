@@ -24,8 +24,11 @@ import (
 // opts.Workers goroutines (0: GOMAXPROCS) read the records: each part's
 // rows are cut into ranges, each worker reads a range into batches of T,
 // and the batches are yielded in row order, so the records, the limit's
-// count and the first error are those of one goroutine; a few batches per
-// worker are held at once. Breaking out of the loop stops the workers.
+// count and the first error are those of one goroutine. The batches held
+// at once take about opts.OutputMemory in all (its default: 1 MiB for
+// each worker and one more), judged from the size of T and the bytes of
+// the columns read per row; a batch holds at least one record. Breaking
+// out of the loop stops the workers.
 func ReadStructs[T any](ctx context.Context, ds *Dataset, opts *ReadOptions) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		var o ReadOptions
@@ -119,11 +122,12 @@ func readStructsPart[T any](ctx context.Context, p *Part, o *ReadOptions, from, 
 
 // Reading structs on several workers: a Reader that makes StructReaders
 // for its parts runs the workers of the writing methods (parallel.go),
-// each task's records read into batches of T handed on as values.
+// each task's records read into batches of T handed on as values, each
+// batch a chunk of the output memory's (ordered.Sizes).
 
 // structBatchBytes is about the memory of one batch of T (with what its
-// fields point to); a batch holds structBatchMin to structBatchMax
-// records.
+// fields point to) on one goroutine; a batch holds structBatchMin to
+// structBatchMax records (on workers, 1 to structBatchMax).
 const (
 	structBatchBytes = 1 << 20
 	structBatchMin   = 64
@@ -140,8 +144,10 @@ type structPart[T any] struct {
 // structOut passes the workers' batches of T to yield.
 type structOut[T any] struct {
 	yield func(*T, error) bool
-	broke bool // yield returned false
-	rec   []T  // the fallback's record
+	chunk int64 // about the memory of a batch
+	task  int64 // the output a task aims at
+	broke bool  // yield returned false
+	rec   []T   // the fallback's record
 }
 
 // errBreak ends a run whose consumer broke out of its loop.
@@ -164,23 +170,29 @@ func readStructsParallel[T any](ctx context.Context, ds *Dataset, o *ReadOptions
 	if workers <= 1 {
 		return false
 	}
-	out := &structOut[T]{yield: yield}
-	_, err := r.runParallel(workers, out, &ordered.Options{ChunkBytes: structBatchBytes, Ahead: chunkAhead, Values: true})
+	memory := o.OutputMemory
+	if memory <= 0 {
+		memory = int64(workers+1) * DefaultOutputMemory
+	}
+	chunk, ahead, task := ordered.Sizes(workers, memory)
+	out := &structOut[T]{yield: yield, chunk: int64(chunk), task: task}
+	_, err := r.runParallel(workers, out, &ordered.Options{ChunkBytes: chunk, Ahead: ahead, Values: true})
 	if err != nil && !out.broke {
 		yield(nil, err)
 	}
 	return true
 }
 
-// batchRows returns the records of a batch of pp's.
-func batchRows[T any](pp *ppart) (rows int, bytes int64) {
+// batchRows returns the records of a batch of pp's, and about the memory
+// of one record: a T and the bytes of its columns.
+func (s *structOut[T]) batchRows(pp *ppart) (rows int, bytes int64) {
 	per := int64(unsafe.Sizeof(*new(T))) + pp.inPerRow
-	return int(min(max(structBatchBytes/per, structBatchMin), structBatchMax)), per
+	return int(min(max(s.chunk/per, 1), structBatchMax)), per
 }
 
 func (s *structOut[T]) fill(ctx context.Context, pp *ppart, rd partReader, out *ordered.Out) error {
 	sr := rd.(*structPart[T]).sr
-	rows, per := batchRows[T](pp)
+	rows, per := s.batchRows(pp)
 	for {
 		c := out.Chunk()
 		b, _ := c.Items.(*[]T)
@@ -205,11 +217,9 @@ func (s *structOut[T]) fill(ctx context.Context, pp *ppart, rd partReader, out *
 	}
 }
 
-// taskBytes is what a task may hold waiting: chunkAhead batches.
-func (s *structOut[T]) taskBytes(pp *ppart) int64 {
-	rows, per := batchRows[T](pp)
-	return chunkAhead * int64(rows) * per
-}
+// taskBytes is what a task aims at: twice its share of the output
+// memory (ordered.Sizes).
+func (s *structOut[T]) taskBytes(*ppart) int64 { return s.task }
 
 func (s *structOut[T]) records(c *ordered.Chunk) int { return c.N }
 

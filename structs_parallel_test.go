@@ -118,9 +118,9 @@ func largeDataset(t *testing.T, seed uint64, n int) (*Dataset, *schema.Schema, [
 
 // Random records in parts of small blocks, read into structs of scalars
 // (the batch path) and of nested fields with random filters, offsets, row
-// ranges and limits: on 2, 3 and 7 workers with tasks of a few rows,
-// ReadStructs yields the records, and ends with the error, it yields on
-// one.
+// ranges and limits: on 2, 3 and 7 workers with tasks of a few rows and
+// at random a small OutputMemory, ReadStructs yields the records, and ends
+// with the error, it yields on one.
 func TestReadStructsWorkersProperty(t *testing.T) {
 	ctx := context.Background()
 	var filtered, limited, records int
@@ -148,7 +148,11 @@ func TestReadStructsWorkersProperty(t *testing.T) {
 			records += len(want.recs)
 			for _, w := range []int{2, 3, 7} {
 				task := 1 + r.Int64N(40)
-				if d := sameRun(want, read(ctx, ds, o, w, task, 0)); d != "" {
+				wo := o
+				if r.IntN(2) == 0 {
+					wo.OutputMemory = 1 + r.Int64N(64<<10) // batches of a few records
+				}
+				if d := sameRun(want, read(ctx, ds, wo, w, task, 0)); d != "" {
 					t.Fatalf("seed %d, struct %d, %+v, %d workers, tasks of %d rows: %s", seed, k/2, o, w, task, d)
 				}
 			}

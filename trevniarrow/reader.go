@@ -45,8 +45,11 @@ type ReadOptions struct {
 // of its own, and the batches come out of Next in row order, holding the
 // records, in the order, that one goroutine reads. A batch never spans
 // two ranges, so that BatchRows and BatchBytes are maxima: batches are cut
-// where ranges end (with one worker, only where parts end, if at all).
-// Memory is about three batches per worker.
+// where ranges end (with one worker, only where parts end, if at all). On
+// one goroutine memory is about two batches; on workers the batches held
+// at once take about ReadOptions.OutputMemory in all (default 1 MiB for
+// each worker and one more), each cut at its share (see
+// trevni.ReadBatches).
 type RecordReader struct {
 	refs   atomic.Int64
 	r      *trevni.Reader

@@ -17,6 +17,7 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/memtest"
 	"github.com/trevni-go/trevni/internal/predrand"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
@@ -283,4 +284,88 @@ func TestRecordReaderWorkersStop(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("%d goroutines, %d before", runtime.NumGoroutine(), before)
+}
+
+// namesDataset writes n records of an id and a name of 200 to 300 bytes
+// in one file of 64 KiB blocks.
+func namesDataset(t *testing.T, n int) *trevni.Dataset {
+	t.Helper()
+	dir := t.TempDir()
+	text := `{"type":"record","name":"R","fields":[{"name":"id","type":"long"},{"name":"name","type":"string"}]}`
+	o := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 64 << 10, Codec: "snappy"}}}
+	w, err := trevni.Create(filepath.Join(dir, "names.trv"), text, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("x", 300)
+	for i := range n {
+		if err := w.Write(map[string]any{"id": int64(i), "name": fmt.Sprintf("%d%s", i, pad[:200+i%100])}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := trevni.Open(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ds.Close() })
+	return ds
+}
+
+// A RecordReader on two workers, with the default batch rows, holds its
+// batches within OutputMemory: eight times the rows take about the same
+// peak heap, within OutputMemory and what the readers hold, and the rows
+// are one worker's.
+func TestRecordReaderWorkersOutputMemory(t *testing.T) {
+	ctx := context.Background()
+	read := func(ds *trevni.Dataset, workers int, memory int64) (rows, sum int64, peak uint64) {
+		var err error
+		peak, err = memtest.PeakHeap(func() error {
+			o := &trevniarrow.ReadOptions{}
+			o.Workers, o.OutputMemory = workers, memory
+			rr, err := trevniarrow.NewRecordReader(ctx, ds, o)
+			if err != nil {
+				return err
+			}
+			defer rr.Release()
+			for rr.Next() {
+				rec := rr.RecordBatch()
+				ids := rec.Column(0).(*array.Int64)
+				names := rec.Column(1).(*array.String)
+				for i := range rec.NumRows() {
+					sum += ids.Value(int(i)) + int64(len(names.Value(int(i))))
+				}
+				rows += rec.NumRows()
+			}
+			return rr.Err()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows, sum, peak
+	}
+	const memory = 2 << 20
+	small, large := namesDataset(t, 20_000), namesDataset(t, 160_000)
+	wantRows, wantSum, _ := read(large, 1, 0)
+	rows, sum, eight := read(large, 2, memory)
+	if rows != wantRows || sum != wantSum || rows != 160_000 {
+		t.Fatalf("two workers: %d rows (sum %d), one: %d (sum %d)", rows, sum, wantRows, wantSum)
+	}
+	_, _, one := read(small, 2, memory)
+	base, _ := memtest.PeakHeap(func() error { return nil }) // the heap before reading
+	t.Logf("peak heap on two workers, OutputMemory 2 MiB: %d KiB at 20,000 rows, %d KiB at 160,000; %d KiB before reading", one>>10, eight>>10, base>>10)
+	// Growing with the rows would take about eight times as much.
+	if eight > one+one/2 {
+		t.Errorf("peak heap %d KiB at 160,000 rows against %d KiB at 20,000", eight>>10, one>>10)
+	}
+	// A quarter more than OutputMemory (batches are cut by an estimate),
+	// three readers of two columns, each column's block buffers about
+	// 220 KiB at most, and 2 MiB of the rest (the garbage the heap's
+	// samples catch).
+	const bound = memory + memory/4 + 3*2*(220<<10) + 2<<20
+	if eight-min(base, eight) > bound {
+		t.Errorf("peak heap %d KiB, %d KiB before reading: more than %d KiB read", eight>>10, base>>10, bound>>10)
+	}
 }

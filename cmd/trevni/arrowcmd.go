@@ -63,7 +63,7 @@ func toparquetCommand(fs *flag.FlagSet) runFunc {
 	rowGroup := fs.Int("row-group-rows", trevniarrow.DefaultRowGroupRows, "most `ROWS` of a row group")
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
-	workers := addWorkersFlag(fs)
+	workers := addReadWorkersFlags(fs)
 	return func(e *env, ins []string, out *output) error {
 		return e.arrowOut(ins, out, rf, sf, workers, func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions, report func([]trevni.PartReport)) (int64, error) {
 			if *rowGroup <= 0 {
@@ -97,7 +97,7 @@ func toarrowCommand(fs *flag.FlagSet) runFunc {
 	batch := fs.Int("batch-rows", trevniarrow.DefaultBatchRows, "most `ROWS` of a record batch")
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
-	workers := addWorkersFlag(fs)
+	workers := addReadWorkersFlags(fs)
 	return func(e *env, ins []string, out *output) error {
 		return e.arrowOut(ins, out, rf, sf, workers, func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions, report func([]trevni.PartReport)) (int64, error) {
 			if *batch <= 0 {
@@ -113,13 +113,13 @@ func toarrowCommand(fs *flag.FlagSet) runFunc {
 // the inputs as one data set and the output, shows progress, commits the
 // output when write succeeds, and then prints what was read (--report;
 // write passes report what it read). The records are read on the
-// goroutines workers gives.
-func (e *env) arrowOut(ins []string, out *output, rf *rangeFlags, sf *selectFlags, workers func() (int, error),
+// goroutines workers gives, holding the batches within its memory.
+func (e *env) arrowOut(ins []string, out *output, rf *rangeFlags, sf *selectFlags, workers func() (readWorkers, error),
 	write func(w *output, ds *trevni.Dataset, ro trevniarrow.ReadOptions, report func([]trevni.PartReport)) (int64, error)) error {
 	if rf.offset < 0 {
 		return e.usagef("--offset must not be negative")
 	}
-	n, err := workers()
+	w, err := workers()
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (e *env) arrowOut(ins []string, out *output, rf *rangeFlags, sf *selectFlag
 	if err != nil {
 		return err
 	}
-	rdo.Workers = n
+	rdo.Workers, rdo.OutputMemory = w.n, w.memory
 	ro := trevniarrow.ReadOptions{ReadOptions: *rdo}
 	var (
 		reports []trevni.PartReport

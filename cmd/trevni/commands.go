@@ -371,7 +371,7 @@ func (a *app) help(args []string) int {
 }
 
 // readWorkers is how the reading commands that write records in order
-// (toavro, tojson, toproto) run: on n goroutines, holding at most memory
+// (toavro, tojson, toproto, tocsv, toarrow, toparquet) run: on n goroutines, holding at most memory
 // bytes of encoded records waiting to be written (0: the default).
 type readWorkers struct {
 	n      int

@@ -182,11 +182,12 @@ func (e *env) copyTable(inPath string, out *output, sel []string, clmnOnly bool,
 	return rows, len(src.Fields()), nil
 }
 
-// trevniCSV writes a Trevni (or Trevni 1) input as CSV on workers
-// goroutines (csvtable.WriteTrevniCSV), as copyTable into a CSV sink
-// does; it reports false, having written nothing, for a CLMN input, which
+// trevniCSV writes a Trevni (or Trevni 1) input as CSV on workers.n
+// goroutines holding at most workers.memory of rows waiting
+// (csvtable.WriteTrevniCSV), as copyTable into a CSV sink does; it
+// reports false, having written nothing, for a CLMN input, which
 // copyTable reads.
-func (e *env) trevniCSV(inPath string, out *output, sel []string, comma rune, workers int) (bool, error) {
+func (e *env) trevniCSV(inPath string, out *output, sel []string, comma rune, workers readWorkers) (bool, error) {
 	in, err := e.openTable(inPath)
 	if err != nil {
 		return true, err
@@ -196,7 +197,7 @@ func (e *env) trevniCSV(inPath string, out *output, sel []string, comma rune, wo
 		return false, nil
 	}
 	p := e.newProgress(in.rowCount(), 0)
-	_, err = csvtable.WriteTrevniCSV(e.ctx, out, in.trevni, sel, comma, &csvtable.ParallelOptions{Workers: workers, Progress: p.setRows})
+	_, err = csvtable.WriteTrevniCSV(e.ctx, out, in.trevni, sel, comma, &csvtable.ParallelOptions{Workers: workers.n, OutputMemory: workers.memory, Progress: p.setRows})
 	p.done()
 	if err != nil {
 		return true, fmt.Errorf("%s: %w", in.name, err)

@@ -29,18 +29,18 @@ Examples (the file names stand for your own):
 func tocsvCommand(fs *flag.FlagSet) runFunc {
 	fieldsFlag := fs.String("fields", "", "write only these comma-separated `FIELDS`, in this order")
 	delim := addDelimiter(fs)
-	workers := addWorkersFlag(fs)
+	workers := addReadWorkersFlags(fs)
 	return func(e *env, ins []string, out *output) error {
 		comma, err := delimiter(e, *delim)
 		if err != nil {
 			return err
 		}
-		n, err := workers()
+		w, err := workers()
 		if err != nil {
 			return err
 		}
-		if n > 1 {
-			if done, err := e.trevniCSV(ins[0], out, fieldList(*fieldsFlag), comma, n); done {
+		if w.n > 1 {
+			if done, err := e.trevniCSV(ins[0], out, fieldList(*fieldsFlag), comma, w); done {
 				return err
 			}
 		}

@@ -45,7 +45,8 @@ func ipcRows(t *testing.T, name string) (string, int) {
 }
 
 // --workers: toarrow writes on 2 and 3 goroutines the rows it writes on
-// one, in batches cut where the workers' ranges end, and toparquet through
+// one, in batches cut where the workers' ranges end (and with the least
+// --output-memory, where a batch takes its share), and toparquet through
 // Arrow batches (--fields, --where, --offset, --limit) the values it
 // writes on one, with filters, offsets and limits.
 func TestWorkersFlagArrow(t *testing.T) {
@@ -60,6 +61,7 @@ func TestWorkersFlagArrow(t *testing.T) {
 		{"--offset", "4000", "--limit", "9000", "--batch-rows", "1000"},
 		{"--where", "small < -200 AND score > 0", "--limit", "1500", "--batch-rows", "300"},
 		{"--fields", "pts,name,opt"},
+		{"--output-memory", "1", "--where", "small < 0"},
 	} {
 		var outs []string
 		var batches []int

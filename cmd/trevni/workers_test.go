@@ -25,6 +25,7 @@ func TestWorkersFlagRead(t *testing.T) {
 		{"tocsv", "--fields", "id,score,name"},
 		{"tojson", "--output-memory", "1"},
 		{"tojson", "--plain", "--output-memory", "64KiB"},
+		{"tocsv", "--output-memory", "1", "--fields", "name,id,opt"},
 	} {
 		var outs []string
 		for _, w := range []string{"1", "2", "3"} {
@@ -62,6 +63,10 @@ func TestWorkersFlagRead(t *testing.T) {
 		r := runIn(t, nil, "toavro", "--output-memory", bad, trv, filepath.Join(dir, "bad.avro"))
 		if r.code != exitUsage || !strings.Contains(r.stderr, "--output-memory") {
 			t.Fatalf("--output-memory %s: %+v", bad, r)
+		}
+		r = runIn(t, nil, "tocsv", "--output-memory", bad, "--fields", "id", trv)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--output-memory") {
+			t.Fatalf("tocsv --output-memory %s: %+v", bad, r)
 		}
 	}
 }

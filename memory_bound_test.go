@@ -1,0 +1,181 @@
+package trevni
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/memtest"
+	"github.com/trevni-go/trevni/shred"
+)
+
+// liveBatch is a batch of liveBatcher's: copies of the records'
+// encodings, and the bytes it was said to hold.
+type liveBatch struct {
+	recs  [][]byte
+	bytes int64
+}
+
+// liveBatcher builds liveBatches, counting in live the bytes of the
+// records added to any batch (each its encoding and 16 bytes more) until
+// the consumer lets the batch go, and in peak the most live ever held.
+type liveBatcher struct {
+	cur        liveBatch
+	live, peak *atomic.Int64
+}
+
+func (b *liveBatcher) Add(rec []byte) (bool, error) {
+	b.cur.recs = append(b.cur.recs, bytes.Clone(rec))
+	n := int64(len(rec)) + 16
+	b.cur.bytes += n
+	l := b.live.Add(n)
+	for p := b.peak.Load(); l > p && !b.peak.CompareAndSwap(p, l); p = b.peak.Load() {
+	}
+	return false, nil
+}
+
+func (b *liveBatcher) Flush() (liveBatch, int64) {
+	v := b.cur
+	b.cur = liveBatch{}
+	return v, v.bytes
+}
+
+// On 2 and 3 workers with batches of any number of rows, ReadBatches
+// holds at most about OutputMemory of batches at once (counted by the
+// Batcher as it builds them, until the consumer lets each go): within a
+// quarter more, and a record for each batch it may hold; and the records
+// are those one goroutine reads.
+func TestReadBatchesOutputMemory(t *testing.T) {
+	ctx := context.Background()
+	ds, _, _ := largeDataset(t, 5, 6000)
+	read := func(workers int, memory int64) ([][]byte, int64, int) {
+		r, err := ds.NewReader(ctx, &ReadOptions{Workers: workers, OutputMemory: memory})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var live, peak atomic.Int64
+		var recs [][]byte
+		batches := 0
+		newBatcher := func() (Batcher[liveBatch], error) { return &liveBatcher{live: &live, peak: &peak}, nil }
+		for b, err := range ReadBatches(r, &BatchOptions{Rows: 1 << 30}, newBatcher) {
+			if err != nil {
+				t.Fatalf("%d workers, OutputMemory %d: %v", workers, memory, err)
+			}
+			recs = append(recs, b.Value.recs[:b.Records]...)
+			live.Add(-b.Value.bytes)
+			batches++
+		}
+		return recs, peak.Load(), batches
+	}
+	want, _, _ := read(1, 0)
+	var largest int64
+	for _, rec := range want {
+		largest = max(largest, int64(len(rec))+16)
+	}
+	for _, w := range []int{2, 3} {
+		for _, memory := range []int64{16 << 10, 64 << 10, 0} {
+			got, peak, batches := read(w, memory)
+			if len(got) != len(want) || !isPrefix(got, want) {
+				t.Fatalf("%d workers, OutputMemory %d: %d records, want %d, or others", w, memory, len(got), len(want))
+			}
+			if memory == 0 {
+				continue
+			}
+			bound := memory + memory/4 + int64(3*(w+1))*largest
+			t.Logf("%d workers, OutputMemory %d: %d batches, at most %d bytes held (bound %d)", w, memory, batches, peak, bound)
+			if peak > bound {
+				t.Errorf("%d workers, OutputMemory %d: %d bytes of batches held at once, more than %d", w, memory, peak, bound)
+			}
+		}
+	}
+}
+
+// twoFields is a projection of a record of an id and a long name.
+type twoFields struct {
+	ID   int64  `avro:"id"`
+	Name string `avro:"name"`
+}
+
+// namesDataset writes n records of an id and a name of 200 to 300 bytes
+// in one file of 64 KiB blocks.
+func namesDataset(t *testing.T, n int) *Dataset {
+	t.Helper()
+	dir := t.TempDir()
+	text := `{"type":"record","name":"R","fields":[{"name":"id","type":"long"},{"name":"name","type":"string"}]}`
+	o := &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 64 << 10, Codec: "snappy"}}}
+	w, err := Create(filepath.Join(dir, "names.trv"), text, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("x", 300)
+	for i := range n {
+		if err := w.Write(map[string]any{"id": int64(i), "name": fmt.Sprintf("%d%s", i, pad[:200+i%100])}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Open(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ds.Close() })
+	return ds
+}
+
+// ReadStructs on two workers holds the batches of structs within
+// OutputMemory: eight times the rows take about the same peak heap, a
+// heap within OutputMemory and what the readers hold, and the least
+// OutputMemory less; the records are those of one goroutine.
+func TestReadStructsOutputMemory(t *testing.T) {
+	ctx := context.Background()
+	read := func(ds *Dataset, workers int, memory int64) (n, sum int64, peak uint64) {
+		var err error
+		peak, err = memtest.PeakHeap(func() error {
+			for v, err := range ReadStructs[twoFields](ctx, ds, &ReadOptions{Workers: workers, OutputMemory: memory}) {
+				if err != nil {
+					return err
+				}
+				n++
+				sum += v.ID + int64(len(v.Name))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, sum, peak
+	}
+	const memory = 2 << 20
+	small, large := namesDataset(t, 20_000), namesDataset(t, 160_000)
+	wantN, wantSum, _ := read(large, 1, 0)
+	n, sum, eight := read(large, 2, memory)
+	if n != wantN || sum != wantSum || n != 160_000 {
+		t.Fatalf("two workers: %d records (sum %d), one: %d (sum %d)", n, sum, wantN, wantSum)
+	}
+	_, _, one := read(small, 2, memory)
+	_, _, least := read(large, 2, 1)
+	base, _ := memtest.PeakHeap(func() error { return nil }) // the heap before reading
+	t.Logf("peak heap on two workers, OutputMemory 2 MiB: %d KiB at 20,000 rows, %d KiB at 160,000; the least OutputMemory %d KiB; %d KiB before reading", one>>10, eight>>10, least>>10, base>>10)
+	// Growing with the rows would take about eight times as much.
+	if eight > one+one/2 {
+		t.Errorf("peak heap %d KiB at 160,000 rows against %d KiB at 20,000", eight>>10, one>>10)
+	}
+	// Three readers of two columns, each column's block buffers about
+	// 220 KiB at most, and 2 MiB of the rest (the names of the records,
+	// a string each, and the garbage the heap's samples catch).
+	const bound = memory + 3*2*(220<<10) + 2<<20
+	if eight-min(base, eight) > bound {
+		t.Errorf("peak heap %d KiB, %d KiB before reading: more than %d KiB read", eight>>10, base>>10, bound>>10)
+	}
+	if least >= eight {
+		t.Errorf("peak heap %d KiB with the least OutputMemory, %d KiB with 2 MiB", least>>10, eight>>10)
+	}
+}
