@@ -25,11 +25,25 @@ func (e *encoder) reset(b []byte) {
 // writeInt and writeLong write Avro's zig-zag varints (Go's signed
 // varints), zig-zag coded without a branch: random signs would defeat
 // branch prediction in binary.AppendVarint.
+// Codes of one and two bytes, most lengths and small numbers, are appended
+// with one capacity check and no loop.
 func (e *encoder) writeInt(v int32) {
-	e.b = binary.AppendUvarint(e.b, uint64(uint32((v<<1)^(v>>31))))
+	e.b = appendVarint(e.b, uint64(uint32((v<<1)^(v>>31))))
 }
 
-func (e *encoder) writeLong(v int64) { e.b = binary.AppendUvarint(e.b, uint64((v<<1)^(v>>63))) }
+func (e *encoder) writeLong(v int64) { e.b = appendVarint(e.b, uint64((v<<1)^(v>>63))) }
+
+// appendVarint is binary.AppendUvarint with its codes of one and two
+// bytes unrolled.
+func appendVarint(b []byte, u uint64) []byte {
+	if u < 1<<7 {
+		return append(b, byte(u))
+	}
+	if u < 1<<14 {
+		return append(b, byte(u)|0x80, byte(u>>7))
+	}
+	return binary.AppendUvarint(b, u)
+}
 
 // writeLength writes an array length or run code. Like Java, every length
 // written restarts boolean packing on a fresh byte.

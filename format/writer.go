@@ -1050,8 +1050,30 @@ func (w *Writer) writeBytesTo(c *columnWriter, v []byte) {
 	if c.st != nil && !c.st.AddBytesWithin(v) {
 		c.st.AddBytes(v)
 	}
-	start := len(c.enc.b)
-	c.enc.writeBytes(v)
+	b, n := c.enc.b, len(v)
+	start := len(b)
+	if n <= 16 && cap(b)-start > 16 {
+		// The common short value, its length one byte: copied with two
+		// overlapping loads and stores rather than a call to memmove.
+		b = b[:start+1+n]
+		b[start] = byte(n << 1)
+		d := b[start+1:]
+		switch {
+		case n >= 8:
+			binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(v))
+			binary.LittleEndian.PutUint64(d[n-8:], binary.LittleEndian.Uint64(v[n-8:]))
+		case n >= 4:
+			binary.LittleEndian.PutUint32(d, binary.LittleEndian.Uint32(v))
+			binary.LittleEndian.PutUint32(d[n-4:], binary.LittleEndian.Uint32(v[n-4:]))
+		default:
+			for i, x := range v {
+				d[i] = x
+			}
+		}
+		c.enc.b = b
+	} else {
+		c.enc.writeBytes(v)
+	}
 	w.end(c, start)
 }
 
