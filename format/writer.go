@@ -1025,6 +1025,9 @@ func (w *Writer) WriteStringBytes(col int, v []byte) {
 			return
 		}
 	}
+	if w.writeShort(c, v, true) {
+		return
+	}
 	if !utf8check.Valid(v) {
 		w.usage(c, "string is not valid UTF-8")
 		return
@@ -1040,6 +1043,9 @@ func (w *Writer) WriteBytes(col int, v []byte) {
 			return
 		}
 	}
+	if w.writeShort(c, v, false) {
+		return
+	}
 	w.writeBytesTo(c, v)
 }
 
@@ -1050,31 +1056,64 @@ func (w *Writer) writeBytesTo(c *columnWriter, v []byte) {
 	if c.st != nil && !c.st.AddBytesWithin(v) {
 		c.st.AddBytes(v)
 	}
+	start := len(c.enc.b)
+	c.enc.writeBytes(v)
+	w.end(c, start)
+}
+
+// writeShort is writeBytesTo for a value of at most 16 bytes, the common
+// case, where the block's buffer has room for 17 more bytes: the value is
+// loaded a word or two at a time (overlapping loads cover every length)
+// and stored after its one-byte length, with no call to memmove. For a
+// string (str) the same words show whether it is ASCII, and so valid
+// UTF-8, which saves checking it apart. It reports false, having done
+// nothing, for a longer value, a buffer without the room, or a string
+// that is not ASCII, which the caller then checks and writes the usual
+// way.
+func (w *Writer) writeShort(c *columnWriter, v []byte, str bool) bool {
 	b, n := c.enc.b, len(v)
 	start := len(b)
-	if n <= 16 && cap(b)-start > 16 {
-		// The common short value, its length one byte: copied with two
-		// overlapping loads and stores rather than a call to memmove.
-		b = b[:start+1+n]
-		b[start] = byte(n << 1)
-		d := b[start+1:]
-		switch {
-		case n >= 8:
-			binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(v))
-			binary.LittleEndian.PutUint64(d[n-8:], binary.LittleEndian.Uint64(v[n-8:]))
-		case n >= 4:
-			binary.LittleEndian.PutUint32(d, binary.LittleEndian.Uint32(v))
-			binary.LittleEndian.PutUint32(d[n-4:], binary.LittleEndian.Uint32(v[n-4:]))
-		default:
-			for i, x := range v {
-				d[i] = x
-			}
+	if n > 16 || cap(b)-start <= 16 {
+		return false
+	}
+	var lo, hi uint64
+	switch {
+	case n >= 8:
+		lo, hi = binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[n-8:])
+	case n >= 4:
+		lo, hi = uint64(binary.LittleEndian.Uint32(v)), uint64(binary.LittleEndian.Uint32(v[n-4:]))
+	default:
+		for i, x := range v {
+			lo |= uint64(x) << (8 * i)
 		}
-		c.enc.b = b
-	} else {
-		c.enc.writeBytes(v)
+	}
+	if str && (lo|hi)&0x8080808080808080 != 0 {
+		return false
+	}
+	if !w.fits(c, n) {
+		return true // refused, and recorded
+	}
+	if c.st != nil && !c.st.AddBytesWithin(v) {
+		c.st.AddBytes(v)
+	}
+	c.enc.b = c.enc.b[:start+1+n] // the length alone stored: see encoder
+	b = c.enc.b
+	b[start] = byte(n << 1)
+	d := b[start+1:]
+	switch {
+	case n >= 8:
+		binary.LittleEndian.PutUint64(d, lo)
+		binary.LittleEndian.PutUint64(d[n-8:], hi)
+	case n >= 4:
+		binary.LittleEndian.PutUint32(d, uint32(lo))
+		binary.LittleEndian.PutUint32(d[n-4:], uint32(hi))
+	default:
+		for i := range d {
+			d[i] = byte(lo >> (8 * i))
+		}
 	}
 	w.end(c, start)
+	return true
 }
 
 // WriteValue writes v to column col, converting it to the column's type:
