@@ -7,8 +7,8 @@ import (
 )
 
 // TestShortValuesRoundTrip writes strings and bytes of every length from 0
-// to 40 (those of at most 16 bytes take the writer's copy without memmove)
-// in random order, as the block buffers grow and are cut, and reads every
+// to 40 (those of at most 16 bytes take the writer's copy without memmove),
+// some of them not ASCII, in random order, as the block buffers grow and are cut, and reads every
 // one back.
 func TestShortValuesRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
@@ -17,6 +17,9 @@ func TestShortValuesRoundTrip(t *testing.T) {
 		v := make([]byte, r.IntN(41))
 		for i := range v {
 			v[i] = byte('a' + r.IntN(26))
+		}
+		if len(v) >= 2 && r.IntN(8) == 0 {
+			copy(v[r.IntN(len(v)-1):], "é") // not ASCII: checked apart
 		}
 		want = append(want, v)
 	}

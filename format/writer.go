@@ -1066,14 +1066,15 @@ func (w *Writer) writeBytesTo(c *columnWriter, v []byte) {
 // loaded a word or two at a time (overlapping loads cover every length)
 // and stored after its one-byte length, with no call to memmove. For a
 // string (str) the same words show whether it is ASCII, and so valid
-// UTF-8, which saves checking it apart. It reports false, having done
-// nothing, for a longer value, a buffer without the room, or a string
-// that is not ASCII, which the caller then checks and writes the usual
-// way.
+// UTF-8, which saves checking it apart. It makes no call, so that nothing
+// is spilled around one, and reports false, having done nothing, for
+// anything else: a longer value, a buffer without the room, a block near
+// its largest size, a string that is not ASCII, or a value that moves the
+// statistics' bounds; the caller then checks and writes it the usual way.
 func (w *Writer) writeShort(c *columnWriter, v []byte, str bool) bool {
-	b, n := c.enc.b, len(v)
-	start := len(b)
-	if n > 16 || cap(b)-start <= 16 {
+	n := len(v)
+	start := len(c.enc.b)
+	if n > 16 || cap(c.enc.b)-start <= 16 || start+1+n > w.opts.MaxBlockSize {
 		return false
 	}
 	var lo, hi uint64
@@ -1082,24 +1083,20 @@ func (w *Writer) writeShort(c *columnWriter, v []byte, str bool) bool {
 		lo, hi = binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[n-8:])
 	case n >= 4:
 		lo, hi = uint64(binary.LittleEndian.Uint32(v)), uint64(binary.LittleEndian.Uint32(v[n-4:]))
-	default:
-		for i, x := range v {
-			lo |= uint64(x) << (8 * i)
-		}
+	case n > 0:
+		// The first, middle and last bytes cover 1 to 3.
+		lo = uint64(v[0]) | uint64(v[n>>1])<<8 | uint64(v[n-1])<<16
 	}
 	if str && (lo|hi)&0x8080808080808080 != 0 {
 		return false
 	}
-	if !w.fits(c, n) {
-		return true // refused, and recorded
-	}
 	if c.st != nil && !c.st.AddBytesWithin(v) {
-		c.st.AddBytes(v)
+		return false
 	}
 	c.enc.b = c.enc.b[:start+1+n] // the length alone stored: see encoder
-	b = c.enc.b
+	b := c.enc.b
 	b[start] = byte(n << 1)
-	d := b[start+1:]
+	d := b[start+1 : start+1+n]
 	switch {
 	case n >= 8:
 		binary.LittleEndian.PutUint64(d, lo)
@@ -1107,10 +1104,8 @@ func (w *Writer) writeShort(c *columnWriter, v []byte, str bool) bool {
 	case n >= 4:
 		binary.LittleEndian.PutUint32(d, uint32(lo))
 		binary.LittleEndian.PutUint32(d[n-4:], uint32(hi))
-	default:
-		for i := range d {
-			d[i] = byte(lo >> (8 * i))
-		}
+	case n > 0:
+		d[0], d[n>>1], d[n-1] = byte(lo), byte(lo>>8), byte(lo>>16)
 	}
 	w.end(c, start)
 	return true
