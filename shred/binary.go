@@ -239,6 +239,9 @@ type step struct {
 	// (a float, or a record of them), the bytes an item takes; 0 for
 	// any other. Such items are written a column at a time (runFixed).
 	stride int
+	// strings is set for an array of strings in its own column, whose
+	// items are taken by one loop (runStrings).
+	strings bool
 }
 
 // fieldIn is a record field on a step's path (step.in).
@@ -267,6 +270,7 @@ func compile(n *layout.Node, in *fieldIn) []step {
 		s.inline = n.Kind == schema.Array && n.Items.Col == n.Col && n.Items.Kind != schema.Null
 		if n.Kind == schema.Array {
 			s.stride = fixedStride(s.items)
+			s.strings = s.inline && len(s.items) == 1 && s.items[0].kind == schema.String
 		}
 	case schema.Union:
 		s.branches = make([][]step, len(n.Branches))
@@ -552,11 +556,17 @@ func (aw *AvroWriter) decodeInlineArray(s *step, d *decoder, depth int) error {
 	}
 	var i int64
 	for c > 0 {
-		if s.stride == 0 || !aw.runFixed(s, d, c) {
-			k, err := aw.run(s.items, d, depth+1, c)
-			if err != nil {
-				return fieldpath.At(err, fieldpath.Index(int(i+k)))
-			}
+		var k int64
+		var err error
+		switch {
+		case s.stride != 0 && aw.runFixed(s, d, c):
+		case s.strings:
+			k, err = aw.runStrings(s.items[0].col, d, c)
+		default:
+			k, err = aw.run(s.items, d, depth+1, c)
+		}
+		if err != nil {
+			return fieldpath.At(err, fieldpath.Index(int(i+k)))
 		}
 		i += c
 		if c, ok = d.smallCount(n.Items.MinSize); !ok {
@@ -611,6 +621,26 @@ func (aw *AvroWriter) runFixed(s *step, d *decoder, c int64) bool {
 	}
 	d.pos = end
 	return true
+}
+
+// runStrings is run for c items of an array of strings in column col
+// (step.strings): one loop, with no step dispatch per item, and the same
+// errors.
+func (aw *AvroWriter) runStrings(col int, d *decoder, c int64) (int64, error) {
+	w := aw.w
+	for done := int64(0); done < c; done++ {
+		b, ok := d.smallBytes()
+		if !ok {
+			var err error
+			if b, err = d.bytes(); err != nil {
+				return done, err
+			}
+		}
+		if w.WriteStringBytes(col, b); w.Err() != nil {
+			return done, aw.refused(ErrBinary) // not UTF-8
+		}
+	}
+	return c, nil
 }
 
 // decodeMap lists the entries of a value of map s, passing over their

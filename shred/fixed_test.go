@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
@@ -118,5 +119,69 @@ func TestFixedItems(t *testing.T) {
 	}
 	if err := fw.WriteBinary(short); !errors.Is(err, ErrBinary) {
 		t.Fatalf("items cut short: got %v, want ErrBinary", err)
+	}
+}
+
+// TestStringItems writes arrays of strings (taken by runStrings) in one
+// Avro block and in several, through WriteBinary and through Write, and
+// checks that the files are the same bytes; and that a string item that
+// is not UTF-8 is refused with the path of the item.
+func TestStringItems(t *testing.T) {
+	const text = `{"type":"record","name":"R","fields":[{"name":"tags","type":{"type":"array","items":"string"}}]}`
+	codec, err := goavro.NewCodec(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	opts := &Options{WriterOptions: format.WriterOptions{Codec: "snappy", Checksum: "crc32", BlockSize: 64}}
+	var fast, generic bytes.Buffer
+	fw, err := NewAvroWriter(&fast, text, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := NewAvroWriter(&generic, text, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2000 {
+		var rec []byte
+		for n := r.IntN(8); n > 0; {
+			k := 1 + r.IntN(n)
+			rec = binary.AppendVarint(rec, int64(k))
+			for range k {
+				s := make([]byte, r.IntN(90)) // lengths of one varint byte and of two
+				for i := range s {
+					s[i] = byte('a' + r.IntN(26))
+				}
+				rec = binary.AppendVarint(rec, int64(len(s)))
+				rec = append(rec, s...)
+			}
+			n -= k
+		}
+		rec = append(rec, 0)
+		if err := fw.WriteBinary(rec); err != nil {
+			t.Fatal(err)
+		}
+		v, _, err := codec.NativeFromBinary(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := gw.Write(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := []byte{6, 2, 'a', 2, 'b', 2, 0xff, 0}
+	err = fw.WriteBinary(bad)
+	if !errors.Is(err, ErrBinary) || !strings.Contains(err.Error(), "tags[2]") {
+		t.Errorf("item not UTF-8: got %v, want ErrBinary at tags[2]", err)
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fast.Bytes(), generic.Bytes()) {
+		t.Fatalf("WriteBinary and Write differ: %d and %d bytes", fast.Len(), generic.Len())
 	}
 }
