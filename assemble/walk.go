@@ -742,6 +742,9 @@ func (ar *AvroReader) appendBinary(b []byte, p *plan) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
+	if b2, ok := appendShort(b, v, p.bin == binString); ok {
+		return b2, nil
+	}
 	if p.bin == binString && !utf8check.Valid(v) {
 		return b, ar.dataErr(p.w.Col, "string is not valid UTF-8")
 	}
@@ -775,6 +778,47 @@ func (ar *AvroReader) putDouble(b []byte, v float64, sk sink) []byte {
 		b = appendPlainFloat(b, v, 64)
 	}
 	return b
+}
+
+// appendShort appends v, of at most 16 bytes, after its length of one
+// byte, where b has room for 17 more bytes: v is loaded a word or two at
+// a time (overlapping loads cover every length), and the same words show
+// whether a string (str) is ASCII, so valid UTF-8, which saves checking it
+// apart, calling memmove and encoding the length in a loop. It reports
+// false, having appended nothing, for anything else (a longer value, no
+// room, a string not ASCII), which the caller appends the usual way.
+func appendShort(b, v []byte, str bool) ([]byte, bool) {
+	n, start := len(v), len(b)
+	if n > 16 || cap(b)-start <= 16 {
+		return b, false
+	}
+	var lo, hi uint64
+	switch {
+	case n >= 8:
+		lo, hi = binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[n-8:])
+	case n >= 4:
+		lo, hi = uint64(binary.LittleEndian.Uint32(v)), uint64(binary.LittleEndian.Uint32(v[n-4:]))
+	case n > 0:
+		// The first, middle and last bytes cover 1 to 3.
+		lo = uint64(v[0]) | uint64(v[n>>1])<<8 | uint64(v[n-1])<<16
+	}
+	if str && (lo|hi)&0x8080808080808080 != 0 {
+		return b, false
+	}
+	b = b[:start+1+n]
+	b[start] = byte(n << 1)
+	d := b[start+1 : start+1+n]
+	switch {
+	case n >= 8:
+		binary.LittleEndian.PutUint64(d, lo)
+		binary.LittleEndian.PutUint64(d[n-8:], hi)
+	case n >= 4:
+		binary.LittleEndian.PutUint32(d, uint32(lo))
+		binary.LittleEndian.PutUint32(d[n-4:], uint32(hi))
+	case n > 0:
+		d[0], d[n>>1], d[n-1] = byte(lo), byte(lo>>8), byte(lo>>16)
+	}
+	return b, true
 }
 
 // appendLong appends v in Avro's zig-zag varint encoding.

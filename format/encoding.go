@@ -25,11 +25,33 @@ func (e *encoder) reset(b []byte) {
 // writeInt and writeLong write Avro's zig-zag varints (Go's signed
 // varints), zig-zag coded without a branch: random signs would defeat
 // branch prediction in binary.AppendVarint.
-func (e *encoder) writeInt(v int32) {
-	e.b = binary.AppendUvarint(e.b, uint64(uint32((v<<1)^(v>>31))))
+func (e *encoder) writeInt(v int32) { e.writeUvarint(uint64(uint32((v << 1) ^ (v >> 31)))) }
+
+func (e *encoder) writeLong(v int64) { e.writeUvarint(uint64((v << 1) ^ (v >> 63))) }
+
+// The encoder's writes append to e.b in the form e.b = append(e.b, ...),
+// which the compiler turns into a store of the length alone unless the
+// buffer grows: a slice returned by a function (binary.AppendUvarint)
+// is stored whole, pointer and all, through the garbage collector's write
+// barrier, which costs much while a collection is marking.
+
+// writeUvarint writes u as a varint, a code of one byte without a call.
+func (e *encoder) writeUvarint(u uint64) {
+	if u < 0x80 {
+		e.b = append(e.b, byte(u))
+		return
+	}
+	e.writeUvarintLong(u)
 }
 
-func (e *encoder) writeLong(v int64) { e.b = binary.AppendUvarint(e.b, uint64((v<<1)^(v>>63))) }
+// writeUvarintLong is writeUvarint for a code of two bytes or more.
+func (e *encoder) writeUvarintLong(u uint64) {
+	for u >= 0x80 {
+		e.b = append(e.b, byte(u)|0x80)
+		u >>= 7
+	}
+	e.b = append(e.b, byte(u))
+}
 
 // writeLength writes an array length or run code. Like Java, every length
 // written restarts boolean packing on a fresh byte.
@@ -48,9 +70,13 @@ func (e *encoder) writeBool(v bool) {
 	e.bitCount = (e.bitCount + 1) & 7
 }
 
-func (e *encoder) writeFixed32(v uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
+func (e *encoder) writeFixed32(v uint32) {
+	e.b = append(e.b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+}
 
-func (e *encoder) writeFixed64(v uint64) { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
+func (e *encoder) writeFixed64(v uint64) {
+	e.b = append(e.b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24), byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56))
+}
 
 func (e *encoder) writeBytes(v []byte) {
 	e.writeInt(int32(len(v)))

@@ -1025,6 +1025,9 @@ func (w *Writer) WriteStringBytes(col int, v []byte) {
 			return
 		}
 	}
+	if w.writeShort(c, v, true) {
+		return
+	}
 	if !utf8check.Valid(v) {
 		w.usage(c, "string is not valid UTF-8")
 		return
@@ -1040,6 +1043,9 @@ func (w *Writer) WriteBytes(col int, v []byte) {
 			return
 		}
 	}
+	if w.writeShort(c, v, false) {
+		return
+	}
 	w.writeBytesTo(c, v)
 }
 
@@ -1053,6 +1059,56 @@ func (w *Writer) writeBytesTo(c *columnWriter, v []byte) {
 	start := len(c.enc.b)
 	c.enc.writeBytes(v)
 	w.end(c, start)
+}
+
+// writeShort is writeBytesTo for a value of at most 16 bytes, the common
+// case, where the block's buffer has room for 17 more bytes: the value is
+// loaded a word or two at a time (overlapping loads cover every length)
+// and stored after its one-byte length, with no call to memmove. For a
+// string (str) the same words show whether it is ASCII, and so valid
+// UTF-8, which saves checking it apart. It makes no call, so that nothing
+// is spilled around one, and reports false, having done nothing, for
+// anything else: a longer value, a buffer without the room, a block near
+// its largest size, a string that is not ASCII, or a value that moves the
+// statistics' bounds; the caller then checks and writes it the usual way.
+func (w *Writer) writeShort(c *columnWriter, v []byte, str bool) bool {
+	n := len(v)
+	start := len(c.enc.b)
+	if n > 16 || cap(c.enc.b)-start <= 16 || start+1+n > w.opts.MaxBlockSize {
+		return false
+	}
+	var lo, hi uint64
+	switch {
+	case n >= 8:
+		lo, hi = binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[n-8:])
+	case n >= 4:
+		lo, hi = uint64(binary.LittleEndian.Uint32(v)), uint64(binary.LittleEndian.Uint32(v[n-4:]))
+	case n > 0:
+		// The first, middle and last bytes cover 1 to 3.
+		lo = uint64(v[0]) | uint64(v[n>>1])<<8 | uint64(v[n-1])<<16
+	}
+	if str && (lo|hi)&0x8080808080808080 != 0 {
+		return false
+	}
+	if c.st != nil && !c.st.AddBytesWithin(v) {
+		return false
+	}
+	c.enc.b = c.enc.b[:start+1+n] // the length alone stored: see encoder
+	b := c.enc.b
+	b[start] = byte(n << 1)
+	d := b[start+1 : start+1+n]
+	switch {
+	case n >= 8:
+		binary.LittleEndian.PutUint64(d, lo)
+		binary.LittleEndian.PutUint64(d[n-8:], hi)
+	case n >= 4:
+		binary.LittleEndian.PutUint32(d, uint32(lo))
+		binary.LittleEndian.PutUint32(d[n-4:], uint32(hi))
+	case n > 0:
+		d[0], d[n>>1], d[n-1] = byte(lo), byte(lo>>8), byte(lo>>16)
+	}
+	w.end(c, start)
+	return true
 }
 
 // WriteValue writes v to column col, converting it to the column's type:

@@ -2,6 +2,7 @@ package shred
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -234,6 +235,13 @@ type step struct {
 	items    []step   // an array's items, a map's values
 	inline   bool     // an array whose items are values of its own column
 	branches [][]step // a union's branches, nil for null
+	// stride is, for an array whose items are floats and doubles only
+	// (a float, or a record of them), the bytes an item takes; 0 for
+	// any other. Such items are written a column at a time (runFixed).
+	stride int
+	// strings is set for an array of strings in its own column, whose
+	// items are taken by one loop (runStrings).
+	strings bool
 }
 
 // fieldIn is a record field on a step's path (step.in).
@@ -260,6 +268,10 @@ func compile(n *layout.Node, in *fieldIn) []step {
 	case schema.Array, schema.Map:
 		s.items = compile(n.Items, nil)
 		s.inline = n.Kind == schema.Array && n.Items.Col == n.Col && n.Items.Kind != schema.Null
+		if n.Kind == schema.Array {
+			s.stride = fixedStride(s.items)
+			s.strings = s.inline && len(s.items) == 1 && s.items[0].kind == schema.String
+		}
 	case schema.Union:
 		s.branches = make([][]step, len(n.Branches))
 		for i, br := range n.Branches {
@@ -269,6 +281,23 @@ func compile(n *layout.Node, in *fieldIn) []step {
 		}
 	}
 	return []step{s}
+}
+
+// fixedStride returns the bytes a value of program p takes when its steps
+// are floats and doubles only, and 0 otherwise (or for no steps).
+func fixedStride(p []step) int {
+	size := 0
+	for i := range p {
+		switch p[i].kind {
+		case schema.Float:
+			size += 4
+		case schema.Double:
+			size += 8
+		default:
+			return 0
+		}
+	}
+	return size
 }
 
 // at wraps err, met at step s, with the names of the fields s stands in.
@@ -493,9 +522,11 @@ func (aw *AvroWriter) decodeArray(s *step, d *decoder, depth int) error {
 		if c == 0 {
 			break
 		}
-		k, err := aw.run(s.items, d, depth+1, c)
-		if err != nil {
-			return fieldpath.At(err, fieldpath.Index(int(i+k)))
+		if s.stride == 0 || !aw.runFixed(s, d, c) {
+			k, err := aw.run(s.items, d, depth+1, c)
+			if err != nil {
+				return fieldpath.At(err, fieldpath.Index(int(i+k)))
+			}
 		}
 		i += c
 	}
@@ -525,12 +556,21 @@ func (aw *AvroWriter) decodeInlineArray(s *step, d *decoder, depth int) error {
 	}
 	var i int64
 	for c > 0 {
-		k, err := aw.run(s.items, d, depth+1, c)
+		var k int64
+		var err error
+		switch {
+		case s.stride != 0 && aw.runFixed(s, d, c):
+		case s.strings:
+			k, err = aw.runStrings(s.items[0].col, d, c)
+		default:
+			k, err = aw.run(s.items, d, depth+1, c)
+		}
 		if err != nil {
 			return fieldpath.At(err, fieldpath.Index(int(i+k)))
 		}
 		i += c
 		if c, ok = d.smallCount(n.Items.MinSize); !ok {
+			var err error
 			if c, err = d.block(n.Items.MinSize); err != nil {
 				return err
 			}
@@ -545,6 +585,62 @@ func (aw *AvroWriter) decodeInlineArray(s *step, d *decoder, depth int) error {
 		}
 	}
 	return nil
+}
+
+// runFixed writes c items of array s, whose items are floats and doubles
+// only (s.stride), a column at a time: each item field's values stand
+// s.stride bytes apart, and none can fail to decode. A column's values go
+// in the order run writes them, so the file is the same. It reports false,
+// having read nothing, when the bytes left cannot hold the c items, for
+// run to report the error where it stands.
+func (aw *AvroWriter) runFixed(s *step, d *decoder, c int64) bool {
+	stride := s.stride
+	start := d.pos
+	if c > int64(len(d.b)-start)/int64(stride) {
+		return false
+	}
+	n := int(c)
+	end := start + n*stride
+	b := d.b[start:end]
+	w := aw.w
+	off := 0
+	for i := range s.items {
+		f := &s.items[i]
+		col := f.col
+		if f.kind == schema.Float {
+			for p := off; p < len(b); p += stride {
+				w.WriteFloat(col, math.Float32frombits(binary.LittleEndian.Uint32(b[p:])))
+			}
+			off += 4
+			continue
+		}
+		for p := off; p < len(b); p += stride {
+			w.WriteDouble(col, math.Float64frombits(binary.LittleEndian.Uint64(b[p:])))
+		}
+		off += 8
+	}
+	d.pos = end
+	return true
+}
+
+// runStrings is run for c items of an array of strings in column col
+// (step.strings): one loop, with no step dispatch per item, and the same
+// errors.
+func (aw *AvroWriter) runStrings(col int, d *decoder, c int64) (int64, error) {
+	w := aw.w
+	for done := int64(0); done < c; done++ {
+		b, ok := d.smallBytes()
+		if !ok {
+			var err error
+			if b, err = d.bytes(); err != nil {
+				return done, err
+			}
+		}
+		if w.WriteStringBytes(col, b); w.Err() != nil {
+			return done, aw.refused(ErrBinary) // not UTF-8
+		}
+	}
+	return c, nil
 }
 
 // decodeMap lists the entries of a value of map s, passing over their

@@ -6,8 +6,9 @@
 # It builds the command without a profile, runs the conversions that matter
 # most on generated data (Avro container to Trevni with the default codec and
 # with snappy; Trevni to Avro, to JSON, with a field selection and a filter;
-# a multi-schema random file) under TREVNI_CPUPROFILE, and merges the
-# profiles. Rerun it after changing a hot path; commit the result.
+# a multi-schema random file) under TREVNI_CPUPROFILE, each REPEAT times,
+# and merges the profiles. Rerun it after changing a hot path; commit the
+# result.
 #
 # Usage: bench/pgo/refresh.sh [WORKDIR]   (default: a new temporary directory)
 set -euo pipefail
@@ -22,9 +23,16 @@ T="$work/trevni"
 
 "$work/genlarge" 1000000 "$work/large.avro"
 n=0
+# Each conversion runs REPEAT times (default 4): a run of a fraction of a
+# second gives only tens of samples at the profiler's 100 Hz, too few for
+# the compiler's choice of hot calls to come out the same from one refresh
+# to the next.
+REPEAT=${REPEAT:-4}
 prof() {
-	n=$((n + 1))
-	TREVNI_CPUPROFILE="$work/p$n.pprof" "$T" "$@" >/dev/null
+	for _ in $(seq "$REPEAT"); do
+		n=$((n + 1))
+		TREVNI_CPUPROFILE="$work/p$n.pprof" "$T" "$@" >/dev/null
+	done
 }
 prof fromavro --quiet --force --codec snappy "$work/large.avro" "$work/large.trv"
 prof fromavro --quiet --force "$work/large.avro" "$work/large-deflate.trv"
