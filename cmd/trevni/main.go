@@ -235,9 +235,16 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		return exitUsage
 	}
 	ins, outPath := cmd.splitArgs(pos)
+	lim, err := cf.limits.parse()
+	if err != nil {
+		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
+		cmd.usageHint(a.stderr)
+		return exitUsage
+	}
 	if cmd.dataset {
-		if ins, err = trevni.ExpandNames(ctx, ins); err != nil {
-			fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
+		// --http-timeout bounds the requests of a store's listing.
+		if ins, err = trevni.ExpandNames(ctx, ins, &trevni.Options{Store: lim.store()}); err != nil {
+			fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(limitHint(err)))
 			return exitError
 		}
 	}
@@ -245,13 +252,8 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 	a.mu.Lock()
 	a.command = cmd.name
 	a.mu.Unlock()
-	e := &env{ctx: ctx, app: a, name: cmd.name, quiet: cf.quiet, force: cf.force,
+	e := &env{ctx: ctx, app: a, name: cmd.name, quiet: cf.quiet, force: cf.force, limits: lim,
 		inputs: append(slices.Clone(ins), inputFiles(fs)...), stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
-	if e.limits, err = cf.limits.parse(); err != nil {
-		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
-		cmd.usageHint(a.stderr)
-		return exitUsage
-	}
 	var out *output
 	defer func() {
 		out.Abort() // nothing after Commit
