@@ -483,7 +483,7 @@ type Writer struct {
 	key        string
 	replace    bool
 	cancel     context.CancelFunc
-	w          *blob.Writer
+	w          upload
 	n          int64
 	done       bool
 }
@@ -507,17 +507,85 @@ func Create(ctx context.Context, name string, replace bool, opts *Options) (*Wri
 		}
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	bw, err := b.NewWriter(wctx, loc.Key, &blob.WriterOptions{
+	wopts := &blob.WriterOptions{
 		ContentType: "application/octet-stream",
 		IfNotExist:  !replace,
-	})
+	}
+	w.cancel = cancel
+	if strings.HasPrefix(name, "azblob://") {
+		w.w = newPipeUpload(wctx, b, loc.Key, wopts)
+		return w, nil
+	}
+	bw, err := b.NewWriter(wctx, loc.Key, wopts)
 	if err != nil {
 		cancel()
 		b.Close()
 		return nil, fmt.Errorf("%s: cannot create: %w", name, err)
 	}
-	w.cancel, w.w = cancel, bw
+	w.w = blobUpload{bw}
 	return w, nil
+}
+
+// upload is the bytes of a Writer on their way to the store.
+type upload interface {
+	io.Writer
+	// Close completes the upload.
+	Close() error
+	// abort ends the upload, its context cancelled, leaving no object.
+	abort() error
+}
+
+// blobUpload is an upload through a blob.Writer: its context's end
+// aborts it.
+type blobUpload struct{ *blob.Writer }
+
+func (u blobUpload) abort() error { return u.Close() }
+
+// pipeUpload is an upload through blob.Bucket.Upload, fed by a pipe: the
+// Azure driver's Writer (gocloud.dev v0.47) dereferences a nil pipe in
+// Close after an upload that failed while it was written, which Upload,
+// given the whole stream at once, does not reach.
+type pipeUpload struct {
+	pw   *io.PipeWriter
+	done chan error
+}
+
+// errAborted ends the stream of an aborted upload, so that the driver
+// fails it rather than completing it with the bytes so far.
+var errAborted = errors.New("the upload was aborted")
+
+// errUploadEnded is the error of a Write after an upload completed.
+var errUploadEnded = errors.New("the upload ended")
+
+func newPipeUpload(ctx context.Context, b *blob.Bucket, key string, opts *blob.WriterOptions) *pipeUpload {
+	pr, pw := io.Pipe()
+	u := &pipeUpload{pw: pw, done: make(chan error, 1)}
+	go func() {
+		err := b.Upload(ctx, key, pr, opts)
+		ended := err
+		if ended == nil {
+			ended = errUploadEnded
+		}
+		pr.CloseWithError(ended) // a Write after the upload's end fails
+		u.done <- err
+	}()
+	return u
+}
+
+func (u *pipeUpload) Write(p []byte) (int, error) { return u.pw.Write(p) }
+
+func (u *pipeUpload) Close() error {
+	u.pw.Close()
+	err := <-u.done
+	u.done <- err // for a later abort
+	return err
+}
+
+func (u *pipeUpload) abort() error {
+	u.pw.CloseWithError(errAborted)
+	err := <-u.done
+	u.done <- err
+	return err
 }
 
 // free returns an error wrapping ErrExists when the object exists.
@@ -599,7 +667,7 @@ func (w *Writer) Abort() error {
 // abandon ends the upload with its context, so that no object appears.
 func (w *Writer) abandon() {
 	w.cancel()
-	w.abortUpload(w.w.Close())
+	w.abortUpload(w.w.abort())
 }
 
 // abortUpload aborts on the store the multipart upload that err, the
