@@ -266,7 +266,7 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 	// a large input is read.
 	if cmd.output != noOutput && cmd.output != prefixOutput {
 		if out, err = e.createOutput(outPath); err != nil {
-			a.errorf("trevni: %s: %s\n", cmd.name, oneLine(fileFirst(err)))
+			a.errorf("trevni: %s: %s\n", cmd.name, oneLine(limitHint(fileFirst(err))))
 			return exitError
 		}
 	}

@@ -44,6 +44,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
@@ -139,8 +140,10 @@ func isQuery(s string) bool {
 // Options configures the requests made to a store. The zero value (or
 // nil) is the defaults.
 type Options struct {
-	// Retries bounds the tries of a read after its first that fail for a
-	// reason that may pass; 0 means DefaultRetries, negative none.
+	// Retries bounds the tries of a read, and of Open's look at the
+	// object, after its first, that fail for a reason that may pass (on
+	// S3 the AWS SDK retries the look itself); 0 means DefaultRetries,
+	// negative none.
 	Retries int
 	// Backoff is the wait before the first retry, doubled before each
 	// next one; 0 means DefaultBackoff.
@@ -201,6 +204,7 @@ type Object struct {
 	key     string
 	size    int64
 	etag    string // pinned on S3 and Azure
+	azure   bool   // on Azure, whose SDK is told to make no retries (see sdkContext)
 	gen     int64  // pinned on GCS
 	retries int
 	backoff time.Duration
@@ -215,15 +219,23 @@ func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &Object{ctx: ctx, name: name, bucket: b, key: loc.Key}
+	o := &Object{ctx: ctx, name: name, bucket: b, key: loc.Key, azure: strings.HasPrefix(name, "azblob://")}
 	o.retries, o.backoff = opts.retries()
 	var attrs *blob.Attributes
-	err = o.retry(func() error {
+	look := func() error {
 		o.reqs.Add(1)
 		var err error
-		attrs, err = b.Attributes(ctx, loc.Key)
+		attrs, err = b.Attributes(o.sdkContext(ctx), loc.Key)
 		return err
-	})
+	}
+	if strings.HasPrefix(name, "s3://") {
+		// The AWS SDK retries the look itself (3 tries), and takes no
+		// word against it for one request: one policy, not one inside
+		// the other.
+		err = look()
+	} else {
+		err = o.retry(look)
+	}
 	if err != nil {
 		b.Close()
 		return nil, fmt.Errorf("%s: %w", name, plain(err))
@@ -295,7 +307,7 @@ var errShort = errors.New("the body ended early")
 // "How buckets are opened").
 func (o *Object) readOnce(p []byte, off int64) (int, error) {
 	o.reqs.Add(1)
-	ctx, cancel := context.WithCancel(o.ctx)
+	ctx, cancel := context.WithCancel(o.sdkContext(o.ctx))
 	defer cancel()
 	r, err := o.bucket.NewRangeReader(ctx, o.key, off, int64(len(p)), &blob.ReaderOptions{BeforeRead: o.pin})
 	if err != nil {
@@ -322,6 +334,17 @@ func (o *Object) readOnce(p []byte, off int64) (int, error) {
 	}
 	o.fetched.Add(int64(n))
 	return n, nil
+}
+
+// sdkContext returns ctx telling the Azure SDK to make no retries, for
+// the requests the Object retries itself (one policy, not one inside the
+// other, and every request counted); S3's are told so by pin, and the GCS
+// driver retries no reads.
+func (o *Object) sdkContext(ctx context.Context) context.Context {
+	if !o.azure {
+		return ctx
+	}
+	return policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
 }
 
 // pin makes a read ask for the version opened only, and leaves retrying
