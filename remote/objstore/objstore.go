@@ -15,6 +15,13 @@
 // connection, a body shorter than asked) are retried a bounded number of
 // times with exponential backoff, going on from the last byte received.
 //
+// Every request of every store (reads, the look at an object, listings,
+// uploads and their parts, copies, deletes) gives up once it has made no
+// progress for Options.Stall: no answer header, no byte of its body taken
+// by the store, no byte of the answer's body. Its error wraps ErrStalled
+// and names the request; it is retried where a dropped connection is (see
+// "How buckets are opened").
+//
 // A Writer uploads an object (in parts, for a large one) that appears only
 // when Commit succeeds; Abort, or a failed Commit, leaves no object.
 //
