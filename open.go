@@ -85,9 +85,11 @@ type Options struct {
 	// the connect, header and idle timeouts; nil means the defaults (see
 	// remote.HTTPOptions).
 	HTTP *remote.HTTPOptions
-	// Store configures the reads of objects of stores (s3://, gs://,
-	// azblob://): the retries of a failed read and their backoff; nil
-	// means the defaults (see objstore.Options). Credentials and
+	// Store configures the requests made to stores (s3://, gs://,
+	// azblob://), the listing of a glob or a prefix included: the
+	// retries of a failed read and their backoff, the stall that fails a
+	// request without progress; nil means the defaults (see
+	// objstore.Options). Credentials and
 	// endpoints come from each store's standard environment (see package
 	// remote/objstore).
 	Store *objstore.Options
@@ -141,7 +143,7 @@ func OpenFiles(ctx context.Context, names []string, opts *Options) (*Dataset, er
 	if len(names) == 0 {
 		return nil, errors.New("trevni: no file to open")
 	}
-	paths, err := expandNames(ctx, names)
+	paths, err := expandNames(ctx, names, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -173,12 +175,17 @@ func HasGlob(name string) bool { return strings.ContainsAny(name, "*?[") }
 // object store's URL with a glob in its key the objects it matches in key
 // order, one ending in "/" its *.trv, *.trv1 and *.clmn objects, and any
 // other URL or name itself. A glob or directory that gives no file is an
-// error. Listing a store's keys stops when ctx ends.
-func ExpandNames(ctx context.Context, names []string) ([]string, error) {
-	return expandNames(ctx, names)
+// error. Listing a store's keys stops when ctx ends; opts' Store bounds
+// the stall of its requests (nil: the defaults; see Options.Store).
+func ExpandNames(ctx context.Context, names []string, opts *Options) ([]string, error) {
+	return expandNames(ctx, names, opts)
 }
 
-func expandNames(ctx context.Context, names []string) ([]string, error) {
+func expandNames(ctx context.Context, names []string, opts *Options) ([]string, error) {
+	var store *objstore.Options
+	if opts != nil {
+		store = opts.Store
+	}
 	var out []string
 	for _, a := range names {
 		switch {
@@ -190,7 +197,7 @@ func expandNames(ctx context.Context, names []string) ([]string, error) {
 				at += strings.IndexByte(a[at:], '/') + 1 + len(k)
 				pattern = a[:at] + "*" + a[at:]
 			}
-			m, err := objstore.List(ctx, pattern)
+			m, err := objstore.List(ctx, pattern, store)
 			if err != nil {
 				return nil, err
 			}

@@ -30,6 +30,11 @@ type WriteOptions struct {
 	// while it writes. Without it that is an error and the file is left
 	// untouched.
 	Replace bool
+	// Store configures the requests made to an object store (s3://,
+	// gs://, azblob://) by an upload, and by ConvertAvro's read of its
+	// source: the stall that fails a request without progress (see
+	// objstore.Options); nil means the defaults.
+	Store *objstore.Options
 }
 
 // ErrExists is wrapped by the error of Create (and of Close) for an output
@@ -55,10 +60,11 @@ type committer interface {
 }
 
 // createFile starts the file or object name, refusing to replace one that
-// exists unless replace is set. ctx bounds an upload.
-func createFile(ctx context.Context, name string, replace bool) (committer, error) {
+// exists unless replace is set. ctx bounds an upload, store configures
+// its requests.
+func createFile(ctx context.Context, name string, replace bool, store *objstore.Options) (committer, error) {
 	if objstore.IsURL(name) {
-		w, err := objstore.Create(ctx, name, replace)
+		w, err := objstore.Create(ctx, name, replace, store)
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +86,7 @@ func create(ctx context.Context, name string, opts *WriteOptions) (*output, shre
 	if opts != nil {
 		o = *opts
 	}
-	f, err := createFile(ctx, name, o.Replace)
+	f, err := createFile(ctx, name, o.Replace, o.Store)
 	if err != nil {
 		return nil, o.Options, err
 	}
@@ -263,7 +269,11 @@ func ConvertAvro(ctx context.Context, dst, src string, opts *WriteOptions) (int6
 	var in io.ReadCloser
 	var err error
 	if objstore.IsURL(src) {
-		in, err = objstore.OpenStream(ctx, src, nil)
+		var store *objstore.Options
+		if opts != nil {
+			store = opts.Store
+		}
+		in, err = objstore.OpenStream(ctx, src, store)
 	} else {
 		in, err = os.Open(src)
 	}

@@ -147,7 +147,7 @@ func (fn *expandFn) ProcessElement(glob string, emit func(string)) error {
 // nothing is an error. It runs while the pipeline is built, so a store's
 // listing is bounded by no context of its own.
 func Expand(glob string) ([]string, error) {
-	names, err := trevni.ExpandNames(context.Background(), []string{glob})
+	names, err := trevni.ExpandNames(context.Background(), []string{glob}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("trevniio: %w", err)
 	}

@@ -265,7 +265,7 @@ func (fn *finalizeFn) ProcessElement(_ []byte, temps func(*string) bool, emit fu
 // exists reports whether the file or object name exists.
 func exists(ctx context.Context, name string) (bool, error) {
 	if objstore.IsURL(name) {
-		return objstore.Exists(ctx, name)
+		return objstore.Exists(ctx, name, nil)
 	}
 	_, err := os.Stat(name)
 	if err == nil {
@@ -280,7 +280,7 @@ func exists(ctx context.Context, name string) (bool, error) {
 // remove removes the file or object name, if it exists.
 func remove(ctx context.Context, name string) {
 	if objstore.IsURL(name) {
-		objstore.Remove(ctx, name)
+		objstore.Remove(ctx, name, nil)
 		return
 	}
 	os.Remove(name)
@@ -293,7 +293,7 @@ func remove(ctx context.Context, name string) {
 // check, then the store's copy and the removal of from (see objstore.Move).
 func move(ctx context.Context, from, to string, replace bool) error {
 	if objstore.IsURL(to) {
-		return objstore.Move(ctx, from, to, replace)
+		return objstore.Move(ctx, from, to, replace, nil)
 	}
 	if replace {
 		return os.Rename(from, to)
@@ -316,7 +316,7 @@ func move(ctx context.Context, from, to string, replace bool) error {
 func listTemps(ctx context.Context, prefix string) ([]string, error) {
 	pattern := globQuote(prefix) + "-*-of-*.trv" + tempMarker + "*"
 	if objstore.IsURL(prefix) {
-		return objstore.List(ctx, pattern)
+		return objstore.List(ctx, pattern, nil)
 	}
 	return filepath.Glob(pattern)
 }

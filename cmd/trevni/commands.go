@@ -155,7 +155,7 @@ func addLimitFlags(fs *flag.FlagSet, l *limitFlags) {
 	fs.StringVar(&l.blockMemory, "block-memory", "", "hold up to `SIZE` of Trevni blocks (or CLMN inflaters) in memory while reading (default 512MiB)")
 	fs.StringVar(&l.maxRecord, "max-record-size", "", "allow records (rows) of up to `SIZE` as assembled in memory (default 64MiB)")
 	fs.StringVar(&l.maxDownload, "max-download", "", "download up to `SIZE` of a URL whose server serves no byte ranges, into a temporary file (default 1GiB)")
-	fs.DurationVar(&l.httpTimeout, "http-timeout", remote.DefaultHTTPTimeout, "fail an HTTP read that waits `DURATION` for a connection, a response header or the next byte of a body; an object store's read is retried (0: wait forever)")
+	fs.DurationVar(&l.httpTimeout, "http-timeout", remote.DefaultHTTPTimeout, "fail an HTTP read that waits `DURATION` for a connection, a response header or the next byte of a body, and any request to an object store that makes no progress for as long (its upload's body not taken included); a store's request is retried (0: wait forever)")
 }
 
 // flagSet returns a new flag set holding the command's flags and the common

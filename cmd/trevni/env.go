@@ -62,7 +62,7 @@ func (e *env) openInput(path string) (io.ReadCloser, error) {
 		return io.NopCloser(&ctxReader{ctx: e.ctx, r: e.stdin}), nil
 	}
 	if objstore.IsURL(path) {
-		return objstore.OpenStream(e.ctx, path, nil)
+		return objstore.OpenStream(e.ctx, path, e.limits.store())
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -235,9 +235,16 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 		return exitUsage
 	}
 	ins, outPath := cmd.splitArgs(pos)
+	lim, err := cf.limits.parse()
+	if err != nil {
+		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
+		cmd.usageHint(a.stderr)
+		return exitUsage
+	}
 	if cmd.dataset {
-		if ins, err = trevni.ExpandNames(ctx, ins); err != nil {
-			fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
+		// --http-timeout bounds the requests of a store's listing.
+		if ins, err = trevni.ExpandNames(ctx, ins, &trevni.Options{Store: lim.store()}); err != nil {
+			fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(limitHint(err)))
 			return exitError
 		}
 	}
@@ -245,13 +252,8 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 	a.mu.Lock()
 	a.command = cmd.name
 	a.mu.Unlock()
-	e := &env{ctx: ctx, app: a, name: cmd.name, quiet: cf.quiet, force: cf.force,
+	e := &env{ctx: ctx, app: a, name: cmd.name, quiet: cf.quiet, force: cf.force, limits: lim,
 		inputs: append(slices.Clone(ins), inputFiles(fs)...), stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
-	if e.limits, err = cf.limits.parse(); err != nil {
-		fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(err))
-		cmd.usageHint(a.stderr)
-		return exitUsage
-	}
 	var out *output
 	defer func() {
 		out.Abort() // nothing after Commit
@@ -264,7 +266,7 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 	// a large input is read.
 	if cmd.output != noOutput && cmd.output != prefixOutput {
 		if out, err = e.createOutput(outPath); err != nil {
-			a.errorf("trevni: %s: %s\n", cmd.name, oneLine(fileFirst(err)))
+			a.errorf("trevni: %s: %s\n", cmd.name, oneLine(limitHint(fileFirst(err))))
 			return exitError
 		}
 	}
@@ -316,7 +318,7 @@ func fileFirst(err error) error {
 var libraryPackages = []string{
 	"trevni", "format", "codec", "ocf", "assemble", "shred", "schema", "protoschema",
 	"layout", "typemap", "protovalue", "avrojson", "avrorand", "protorand", "fieldpath",
-	"protoload", "protosafe", "clmn", "csvtable", "trevni1", "stats", "predicate", "jsontext", "avrostruct", "remote", "memtest", "predrand", "rangeserver", "utf8check", "convert", "avrobin", "atomicfile", "layers", "budget", "limitfile", "trevniarrow", "plainjson", "ordered", "objstore", "s3server", "gcs", "gcsserver", "faulthttp",
+	"protoload", "protosafe", "clmn", "csvtable", "trevni1", "stats", "predicate", "jsontext", "avrostruct", "remote", "memtest", "predrand", "rangeserver", "utf8check", "convert", "avrobin", "atomicfile", "layers", "budget", "limitfile", "trevniarrow", "plainjson", "ordered", "objstore", "s3server", "gcs", "gcsserver", "faulthttp", "stallhttp",
 }
 
 // maxMessage bounds the length of one message in bytes: an error from a

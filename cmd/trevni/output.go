@@ -65,7 +65,7 @@ func (e *env) createOutput(path string) (*output, error) {
 	var f committer
 	var err error
 	if objstore.IsURL(path) {
-		f, err = objstore.Create(e.ctx, path, e.force)
+		f, err = objstore.Create(e.ctx, path, e.force, e.limits.store())
 	} else {
 		f, err = atomicfile.Create(path, e.force)
 	}

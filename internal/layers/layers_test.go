@@ -34,12 +34,14 @@ var layers = []layer{
 	// small files (schemas, descriptor sets) within a bound;
 	// protosafe and protorand wrap the Protobuf runtime;
 	// memtest, rangeserver (an HTTP server) and faulthttp (the faults of
-	// the object store servers) are test helpers, layers this test; ordered
+	// the object store servers) are test helpers, layers this test;
+	// stallhttp bounds the time an HTTP exchange may go without
+	// progress (for the object stores' clients); ordered
 	// runs tasks on workers and hands their output on in order.
 	{"leaves", []string{
 		"internal/avrobin", "internal/codec", "internal/jsontext", "internal/utf8check",
 		"internal/memtest", "internal/protosafe", "internal/protorand", "internal/rangeserver",
-		"internal/faulthttp",
+		"internal/faulthttp", "internal/stallhttp",
 		"internal/layers", "internal/atomicfile", "internal/budget", "internal/limitfile",
 		"internal/ordered",
 	}},
@@ -113,7 +115,7 @@ var heavy = []struct {
 	prefix  string
 	allowed []string
 }{
-	{"net/http", []string{"remote", "remote/objstore", "remote/objstore/gcs", "internal/rangeserver", "internal/s3server", "internal/gcsserver", "internal/faulthttp"}},
+	{"net/http", []string{"remote", "remote/objstore", "remote/objstore/gcs", "internal/rangeserver", "internal/s3server", "internal/gcsserver", "internal/faulthttp", "internal/stallhttp"}},
 	{"github.com/apache/beam", nil},
 	{"github.com/apache/arrow", []string{"trevniarrow"}},
 	{"github.com/apache/arrow-go", []string{"trevniarrow"}},

@@ -16,7 +16,7 @@ import (
 func TestGCSUploadRetried(t *testing.T) {
 	s := gcsserver.Start(t, "bkt")
 	ctx := context.Background()
-	w, err := objstore.Create(ctx, "gs://bkt/big.trv", false)
+	w, err := objstore.Create(ctx, "gs://bkt/big.trv", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

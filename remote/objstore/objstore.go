@@ -15,6 +15,13 @@
 // connection, a body shorter than asked) are retried a bounded number of
 // times with exponential backoff, going on from the last byte received.
 //
+// Every request of every store (reads, the look at an object, listings,
+// uploads and their parts, copies, deletes) gives up once it has made no
+// progress for Options.Stall: no answer header, no byte of its body taken
+// by the store, no byte of the answer's body. Its error wraps ErrStalled
+// and names the request; it is retried where a dropped connection is (see
+// "How buckets are opened").
+//
 // A Writer uploads an object (in parts, for a large one) that appears only
 // when Commit succeeds; Abort, or a failed Commit, leaves no object.
 //
@@ -44,14 +51,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/azureblob" // azblob://
-	_ "gocloud.dev/blob/s3blob"    // s3://
 	"gocloud.dev/gcerrors"
 
 	"github.com/trevni-go/trevni/internal/atomicfile"
+	"github.com/trevni-go/trevni/internal/stallhttp"
 	"github.com/trevni-go/trevni/remote/objstore/gcs" // gs://
 )
 
@@ -137,18 +144,26 @@ func isQuery(s string) bool {
 	return true
 }
 
-// Options configures reads. The zero value (or nil) is the defaults.
+// Options configures the requests made to a store. The zero value (or
+// nil) is the defaults.
 type Options struct {
-	// Retries bounds the tries of a read after its first that fail for a
-	// reason that may pass; 0 means DefaultRetries, negative none.
+	// Retries bounds the tries of a read, and of Open's look at the
+	// object, after its first, that fail for a reason that may pass (on
+	// S3 the AWS SDK retries the look itself); 0 means DefaultRetries,
+	// negative none.
 	Retries int
 	// Backoff is the wait before the first retry, doubled before each
 	// next one; 0 means DefaultBackoff.
 	Backoff time.Duration
-	// Stall bounds the time a read waits for the answer's first byte and
-	// then for each next one; a read that stalls longer fails (and is
-	// retried) with an error wrapping ErrStalled. 0 means DefaultStall,
-	// negative no bound.
+	// Stall bounds the time every request (reads, uploads and their
+	// parts, listings, copies, deletes, the look at an object) may go
+	// without progress: without a connection and an answer's header,
+	// without a byte of its body taken by the store, without a byte of
+	// the answer's body. A request that stalls longer fails with an
+	// error wrapping ErrStalled, and is retried where failures that may
+	// pass are (reads and Open by this package, the other requests by
+	// the store's SDK or driver; see "How buckets are opened"). 0 means
+	// DefaultStall, negative no bound.
 	Stall time.Duration
 }
 
@@ -159,9 +174,10 @@ const (
 	DefaultStall   = 30 * time.Second
 )
 
-// ErrStalled is wrapped by the error of a read whose answer stalled for
-// longer than Options.Stall.
-var ErrStalled = errors.New("the store stalled")
+// ErrStalled is wrapped by the error of a request that made no progress
+// for longer than Options.Stall (see Options.Stall); it is
+// stallhttp.ErrStalled.
+var ErrStalled = stallhttp.ErrStalled
 
 func (o *Options) retries() (int, time.Duration) {
 	n, d := DefaultRetries, DefaultBackoff
@@ -195,10 +211,10 @@ type Object struct {
 	key     string
 	size    int64
 	etag    string // pinned on S3 and Azure
+	azure   bool   // on Azure, whose SDK is told to make no retries (see sdkContext)
 	gen     int64  // pinned on GCS
 	retries int
 	backoff time.Duration
-	stall   time.Duration // 0: none
 	reqs    atomic.Int64
 	fetched atomic.Int64
 }
@@ -206,20 +222,27 @@ type Object struct {
 // Open opens the object name, reading its size and version with one
 // request. Reads are made with ctx. The caller must Close it.
 func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
-	b, loc, err := openObject(ctx, name)
+	b, loc, err := openObject(ctx, name, opts)
 	if err != nil {
 		return nil, err
 	}
-	o := &Object{ctx: ctx, name: name, bucket: b, key: loc.Key}
+	o := &Object{ctx: ctx, name: name, bucket: b, key: loc.Key, azure: strings.HasPrefix(name, "azblob://")}
 	o.retries, o.backoff = opts.retries()
-	o.stall = opts.stall()
 	var attrs *blob.Attributes
-	err = o.retry(func() error {
+	look := func() error {
 		o.reqs.Add(1)
 		var err error
-		attrs, err = b.Attributes(ctx, loc.Key)
+		attrs, err = b.Attributes(o.sdkContext(ctx), loc.Key)
 		return err
-	})
+	}
+	if strings.HasPrefix(name, "s3://") {
+		// The AWS SDK retries the look itself (3 tries), and takes no
+		// word against it for one request: one policy, not one inside
+		// the other.
+		err = look()
+	} else {
+		err = o.retry(look)
+	}
 	if err != nil {
 		b.Close()
 		return nil, fmt.Errorf("%s: %w", name, plain(err))
@@ -287,27 +310,15 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 var errShort = errors.New("the body ended early")
 
 // readOnce makes one ranged GET of len(p) bytes at off and returns how
-// many it received.
+// many it received. A stall fails it through the bucket's transport (see
+// "How buckets are opened").
 func (o *Object) readOnce(p []byte, off int64) (int, error) {
 	o.reqs.Add(1)
-	ctx, cancel := context.WithCancelCause(o.ctx)
-	defer cancel(nil)
-	var timer *time.Timer
-	if o.stall > 0 {
-		timer = time.AfterFunc(o.stall, func() {
-			cancel(fmt.Errorf("%w: no byte for %v", ErrStalled, o.stall))
-		})
-		defer timer.Stop()
-	}
-	stalled := func(err error) error {
-		if c := context.Cause(ctx); errors.Is(c, ErrStalled) {
-			return c
-		}
-		return err
-	}
+	ctx, cancel := context.WithCancel(o.sdkContext(o.ctx))
+	defer cancel()
 	r, err := o.bucket.NewRangeReader(ctx, o.key, off, int64(len(p)), &blob.ReaderOptions{BeforeRead: o.pin})
 	if err != nil {
-		return 0, stalled(err)
+		return 0, err
 	}
 	defer r.Close()
 	if err := o.check(r); err != nil {
@@ -317,9 +328,6 @@ func (o *Object) readOnce(p []byte, off int64) (int, error) {
 	for n < len(p) {
 		k, err := r.Read(p[n:])
 		n += k
-		if k > 0 && timer != nil {
-			timer.Reset(o.stall)
-		}
 		if err != nil {
 			o.fetched.Add(int64(n))
 			if n == len(p) && errors.Is(err, io.EOF) {
@@ -328,11 +336,22 @@ func (o *Object) readOnce(p []byte, off int64) (int, error) {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				err = fmt.Errorf("%w after %d of %d bytes", errShort, n, len(p))
 			}
-			return n, stalled(err)
+			return n, err
 		}
 	}
 	o.fetched.Add(int64(n))
 	return n, nil
+}
+
+// sdkContext returns ctx telling the Azure SDK to make no retries, for
+// the requests the Object retries itself (one policy, not one inside the
+// other, and every request counted); S3's are told so by pin, and the GCS
+// driver retries no reads.
+func (o *Object) sdkContext(ctx context.Context) context.Context {
+	if !o.azure {
+		return ctx
+	}
+	return policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
 }
 
 // pin makes a read ask for the version opened only, and leaves retrying
@@ -445,8 +464,9 @@ func describe(err error) error {
 // List returns the URLs of the objects whose URLs match pattern, a URL
 // whose key is a path.Match pattern (s3://bucket/logs/*.trv), in key
 // order. A "*" does not match "/": the objects of a prefix are listed
-// one level deep. ctx bounds the listing.
-func List(ctx context.Context, pattern string) ([]string, error) {
+// one level deep. ctx bounds the listing; opts' Stall each of its
+// requests (nil: the defaults).
+func List(ctx context.Context, pattern string, opts *Options) ([]string, error) {
 	loc, err := Parse(pattern)
 	if err != nil {
 		return nil, err
@@ -458,7 +478,7 @@ func List(ctx context.Context, pattern string) ([]string, error) {
 	if i := strings.IndexAny(prefix, "*?[\\"); i >= 0 {
 		prefix = prefix[:i]
 	}
-	b, err := blob.OpenBucket(ctx, loc.Bucket)
+	b, err := openBucket(ctx, loc.Bucket, opts.stall())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pattern, err)
 	}
@@ -493,7 +513,7 @@ type Writer struct {
 	key        string
 	replace    bool
 	cancel     context.CancelFunc
-	w          *blob.Writer
+	w          upload
 	n          int64
 	done       bool
 }
@@ -502,9 +522,10 @@ type Writer struct {
 // existing object is an error wrapping ErrExists, and the upload is made
 // conditional on there being none when it completes (S3's If-None-Match,
 // GCS's ifGenerationMatch=0), where the store supports it. ctx
-// bounds the upload: its end aborts it.
-func Create(ctx context.Context, name string, replace bool) (*Writer, error) {
-	b, loc, err := openObject(ctx, name)
+// bounds the upload: its end aborts it. opts' Stall bounds each of its
+// requests (nil: the defaults; its Retries and Backoff are for reads).
+func Create(ctx context.Context, name string, replace bool, opts *Options) (*Writer, error) {
+	b, loc, err := openObject(ctx, name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -516,17 +537,85 @@ func Create(ctx context.Context, name string, replace bool) (*Writer, error) {
 		}
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	bw, err := b.NewWriter(wctx, loc.Key, &blob.WriterOptions{
+	wopts := &blob.WriterOptions{
 		ContentType: "application/octet-stream",
 		IfNotExist:  !replace,
-	})
+	}
+	w.cancel = cancel
+	if strings.HasPrefix(name, "azblob://") {
+		w.w = newPipeUpload(wctx, b, loc.Key, wopts)
+		return w, nil
+	}
+	bw, err := b.NewWriter(wctx, loc.Key, wopts)
 	if err != nil {
 		cancel()
 		b.Close()
 		return nil, fmt.Errorf("%s: cannot create: %w", name, err)
 	}
-	w.cancel, w.w = cancel, bw
+	w.w = blobUpload{bw}
 	return w, nil
+}
+
+// upload is the bytes of a Writer on their way to the store.
+type upload interface {
+	io.Writer
+	// Close completes the upload.
+	Close() error
+	// abort ends the upload, its context cancelled, leaving no object.
+	abort() error
+}
+
+// blobUpload is an upload through a blob.Writer: its context's end
+// aborts it.
+type blobUpload struct{ *blob.Writer }
+
+func (u blobUpload) abort() error { return u.Close() }
+
+// pipeUpload is an upload through blob.Bucket.Upload, fed by a pipe: the
+// Azure driver's Writer (gocloud.dev v0.47) dereferences a nil pipe in
+// Close after an upload that failed while it was written, which Upload,
+// given the whole stream at once, does not reach.
+type pipeUpload struct {
+	pw   *io.PipeWriter
+	done chan error
+}
+
+// errAborted ends the stream of an aborted upload, so that the driver
+// fails it rather than completing it with the bytes so far.
+var errAborted = errors.New("the upload was aborted")
+
+// errUploadEnded is the error of a Write after an upload completed.
+var errUploadEnded = errors.New("the upload ended")
+
+func newPipeUpload(ctx context.Context, b *blob.Bucket, key string, opts *blob.WriterOptions) *pipeUpload {
+	pr, pw := io.Pipe()
+	u := &pipeUpload{pw: pw, done: make(chan error, 1)}
+	go func() {
+		err := b.Upload(ctx, key, pr, opts)
+		ended := err
+		if ended == nil {
+			ended = errUploadEnded
+		}
+		pr.CloseWithError(ended) // a Write after the upload's end fails
+		u.done <- err
+	}()
+	return u
+}
+
+func (u *pipeUpload) Write(p []byte) (int, error) { return u.pw.Write(p) }
+
+func (u *pipeUpload) Close() error {
+	u.pw.Close()
+	err := <-u.done
+	u.done <- err // for a later abort
+	return err
+}
+
+func (u *pipeUpload) abort() error {
+	u.pw.CloseWithError(errAborted)
+	err := <-u.done
+	u.done <- err
+	return err
 }
 
 // free returns an error wrapping ErrExists when the object exists.
@@ -608,7 +697,7 @@ func (w *Writer) Abort() error {
 // abandon ends the upload with its context, so that no object appears.
 func (w *Writer) abandon() {
 	w.cancel()
-	w.abortUpload(w.w.Close())
+	w.abortUpload(w.w.abort())
 }
 
 // abortUpload aborts on the store the multipart upload that err, the
@@ -677,9 +766,10 @@ func bucketHost(bucketURL string) string {
 	return u.Host
 }
 
-// Exists reports whether the object name exists.
-func Exists(ctx context.Context, name string) (bool, error) {
-	b, loc, err := openObject(ctx, name)
+// Exists reports whether the object name exists. opts' Stall bounds
+// the request (nil: the defaults).
+func Exists(ctx context.Context, name string, opts *Options) (bool, error) {
+	b, loc, err := openObject(ctx, name, opts)
 	if err != nil {
 		return false, err
 	}
@@ -691,9 +781,10 @@ func Exists(ctx context.Context, name string) (bool, error) {
 	return ok, nil
 }
 
-// Remove deletes the object name; a missing one is no error.
-func Remove(ctx context.Context, name string) error {
-	b, loc, err := openObject(ctx, name)
+// Remove deletes the object name; a missing one is no error. opts'
+// Stall bounds the request (nil: the defaults).
+func Remove(ctx context.Context, name string, opts *Options) error {
+	b, loc, err := openObject(ctx, name, opts)
 	if err != nil {
 		return err
 	}
@@ -709,8 +800,9 @@ func Remove(ctx context.Context, name string) error {
 // replace, an object at to is an error wrapping ErrExists and is left
 // untouched: checked just before the copy, which is not atomic with it,
 // and on GCS by the copy itself, conditional on there being none (the
-// gocloud.dev drivers of S3 and Azure expose no conditional copy).
-func Move(ctx context.Context, from, to string, replace bool) error {
+// gocloud.dev drivers of S3 and Azure expose no conditional copy). opts'
+// Stall bounds each of its requests (nil: the defaults).
+func Move(ctx context.Context, from, to string, replace bool, opts *Options) error {
 	lf, err := Parse(from)
 	if err != nil {
 		return err
@@ -722,7 +814,7 @@ func Move(ctx context.Context, from, to string, replace bool) error {
 	if lf.Bucket != lt.Bucket {
 		return fmt.Errorf("%s: cannot move to %s: not the same bucket", from, to)
 	}
-	b, err := blob.OpenBucket(ctx, lf.Bucket)
+	b, err := openBucket(ctx, lf.Bucket, opts.stall())
 	if err != nil {
 		return fmt.Errorf("%s: %w", from, err)
 	}
@@ -755,9 +847,9 @@ func Move(ctx context.Context, from, to string, replace bool) error {
 	return nil
 }
 
-// openObject opens the bucket of the object name and returns it with the
-// object's location.
-func openObject(ctx context.Context, name string) (*blob.Bucket, Location, error) {
+// openObject opens the bucket of the object name, its requests bounded by
+// opts' Stall, and returns it with the object's location.
+func openObject(ctx context.Context, name string, opts *Options) (*blob.Bucket, Location, error) {
 	loc, err := Parse(name)
 	if err != nil {
 		return nil, Location{}, err
@@ -765,7 +857,7 @@ func openObject(ctx context.Context, name string) (*blob.Bucket, Location, error
 	if loc.Key == "" || strings.HasSuffix(loc.Key, "/") {
 		return nil, Location{}, fmt.Errorf("%s: the URL names no object", name)
 	}
-	b, err := blob.OpenBucket(ctx, loc.Bucket)
+	b, err := openBucket(ctx, loc.Bucket, opts.stall())
 	if err != nil {
 		return nil, Location{}, fmt.Errorf("%s: %w", name, err)
 	}

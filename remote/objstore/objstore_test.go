@@ -298,7 +298,7 @@ func TestList(t *testing.T) {
 		for _, k := range []string{"logs/b.trv", "logs/a.trv", "logs/c.txt", "logs/sub/d.trv", "other/e.trv"} {
 			s.put(k, []byte(k))
 		}
-		got, err := objstore.List(context.Background(), s.url("logs/*.trv"))
+		got, err := objstore.List(context.Background(), s.url("logs/*.trv"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,11 +306,11 @@ func TestList(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("List = %q, want %q", got, want)
 		}
-		got, err = objstore.List(context.Background(), s.url("*/?.trv"))
+		got, err = objstore.List(context.Background(), s.url("*/?.trv"), nil)
 		if err != nil || len(got) != 3 {
 			t.Errorf("List of */?.trv = %q, %v", got, err)
 		}
-		if got, err := objstore.List(context.Background(), s.url("none/*")); err != nil || len(got) != 0 {
+		if got, err := objstore.List(context.Background(), s.url("none/*"), nil); err != nil || len(got) != 0 {
 			t.Errorf("List of an empty prefix = %q, %v", got, err)
 		}
 	})
@@ -323,7 +323,7 @@ func TestWriter(t *testing.T) {
 	servers(t, func(t *testing.T, s *server) {
 		ctx := context.Background()
 		body := data(20 << 20) // more than two parts or chunks of 8 MiB
-		w, err := objstore.Create(ctx, s.url("out.trv"), false)
+		w, err := objstore.Create(ctx, s.url("out.trv"), false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -348,11 +348,11 @@ func TestWriter(t *testing.T) {
 		}
 
 		// No replace: refused at Create.
-		if _, err := objstore.Create(ctx, s.url("out.trv"), false); !errors.Is(err, objstore.ErrExists) {
+		if _, err := objstore.Create(ctx, s.url("out.trv"), false, nil); !errors.Is(err, objstore.ErrExists) {
 			t.Fatalf("Create over an existing object: %v", err)
 		}
 		// Replace.
-		w, err = objstore.Create(ctx, s.url("out.trv"), true)
+		w, err = objstore.Create(ctx, s.url("out.trv"), true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +366,7 @@ func TestWriter(t *testing.T) {
 
 		// Abort, small and large.
 		for _, n := range []int{10, 20 << 20} {
-			w, err = objstore.Create(ctx, s.url("aborted.trv"), false)
+			w, err = objstore.Create(ctx, s.url("aborted.trv"), false, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -378,7 +378,7 @@ func TestWriter(t *testing.T) {
 		}
 		// A cancelled context aborts too.
 		cctx, cancel := context.WithCancel(ctx)
-		w, err = objstore.Create(cctx, s.url("cancelled.trv"), false)
+		w, err = objstore.Create(cctx, s.url("cancelled.trv"), false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -394,7 +394,7 @@ func TestWriter(t *testing.T) {
 		// An object that appears while one is written is left untouched,
 		// small or large.
 		for _, n := range []int{4, 20 << 20} {
-			w, err = objstore.Create(ctx, s.url("race.trv"), false)
+			w, err = objstore.Create(ctx, s.url("race.trv"), false, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -421,40 +421,40 @@ func TestMoveExistsRemove(t *testing.T) {
 		ctx := context.Background()
 		s.put("a.tmp", []byte("a"))
 		s.put("b.tmp", []byte("b"))
-		if err := objstore.Move(ctx, s.url("a.tmp"), s.url("a"), false); err != nil {
+		if err := objstore.Move(ctx, s.url("a.tmp"), s.url("a"), false, nil); err != nil {
 			t.Fatal(err)
 		}
 		if got, ok := s.get("a"); !ok || string(got) != "a" {
 			t.Fatalf("moved: %q, %v", got, ok)
 		}
-		if ok, err := objstore.Exists(ctx, s.url("a.tmp")); ok || err != nil {
+		if ok, err := objstore.Exists(ctx, s.url("a.tmp"), nil); ok || err != nil {
 			t.Fatalf("the source is left: %v, %v", ok, err)
 		}
-		if ok, err := objstore.Exists(ctx, s.url("a")); !ok || err != nil {
+		if ok, err := objstore.Exists(ctx, s.url("a"), nil); !ok || err != nil {
 			t.Fatalf("the target: %v, %v", ok, err)
 		}
-		if err := objstore.Move(ctx, s.url("b.tmp"), s.url("a"), false); !errors.Is(err, objstore.ErrExists) {
+		if err := objstore.Move(ctx, s.url("b.tmp"), s.url("a"), false, nil); !errors.Is(err, objstore.ErrExists) {
 			t.Fatalf("a move over an object: %v", err)
 		}
 		if got, _ := s.get("a"); string(got) != "a" {
 			t.Fatalf("a refused move replaced the object: %q", got)
 		}
-		if err := objstore.Move(ctx, s.url("b.tmp"), s.url("a"), true); err != nil {
+		if err := objstore.Move(ctx, s.url("b.tmp"), s.url("a"), true, nil); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := s.get("a"); string(got) != "b" {
 			t.Fatalf("a replacing move: %q", got)
 		}
-		if err := objstore.Remove(ctx, s.url("a")); err != nil {
+		if err := objstore.Remove(ctx, s.url("a"), nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := objstore.Remove(ctx, s.url("a")); err != nil {
+		if err := objstore.Remove(ctx, s.url("a"), nil); err != nil {
 			t.Fatalf("removing a missing object: %v", err)
 		}
 		if keys := s.keys(); len(keys) != 0 {
 			t.Fatalf("left %q", keys)
 		}
-		if err := objstore.Move(ctx, s.url("x"), s.scheme+"://other/x", true); err == nil {
+		if err := objstore.Move(ctx, s.url("x"), s.scheme+"://other/x", true, nil); err == nil {
 			t.Fatal("a move across buckets succeeded")
 		}
 	})
@@ -484,11 +484,11 @@ func TestStoreConditionsGCS(t *testing.T) {
 	defer s.Close()
 	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(s.URL, "http://"))
 	ctx := context.Background()
-	err := objstore.Move(ctx, "gs://bkt/a.tmp", "gs://bkt/a", false)
+	err := objstore.Move(ctx, "gs://bkt/a.tmp", "gs://bkt/a", false, nil)
 	if !errors.Is(err, objstore.ErrExists) || rewrite != "0" {
 		t.Fatalf("a move refused by the store: %v (ifGenerationMatch %q)", err, rewrite)
 	}
-	w, err := objstore.Create(ctx, "gs://bkt/b", false)
+	w, err := objstore.Create(ctx, "gs://bkt/b", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@
 // when STORAGE_EMULATOR_HOST is set, the emulator at that address without
 // credentials. A URL may say
 // anonymous=true (no credentials, for a public bucket), endpoint=URL (the
-// JSON API's root, for a private endpoint or an emulator) and
-// universe_domain=DOMAIN.
+// JSON API's root, for a private endpoint or an emulator),
+// universe_domain=DOMAIN and stall=DURATION (see Options.Stall).
 //
 // What it does: an object's attributes (its generation through As with
 // *ObjectAttrs); ranged reads (made conditional on a generation by
@@ -55,6 +55,8 @@ import (
 	"gocloud.dev/gcerrors"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
+
+	"github.com/trevni-go/trevni/internal/stallhttp"
 )
 
 // Scheme is the URL scheme the package registers with blob.DefaultURLMux.
@@ -98,6 +100,14 @@ type Options struct {
 	// up to a multiple of 256 KiB; 0 means DefaultChunkSize. A
 	// WriterOptions.BufferSize overrides it for one writer.
 	ChunkSize int
+	// Stall, when more than 0, bounds the time each request may go
+	// without progress: without a byte of its body taken by the
+	// connection, without the answer's header, or without a byte of the
+	// answer's body. A request that stalls longer fails with an error
+	// wrapping stallhttp.ErrStalled (objstore.ErrStalled), a timeout:
+	// the steps of uploads are retried. The token requests of the
+	// credentials are not bounded by it.
+	Stall time.Duration
 }
 
 // OpenBucket returns the bucket named name.
@@ -126,6 +136,11 @@ func openBucket(name string, opts *Options) (*bucket, error) {
 	}
 	if o.Client == nil {
 		o.Client = &http.Client{CheckRedirect: noRedirect}
+	}
+	if o.Stall > 0 {
+		c := *o.Client
+		c.Transport = stallhttp.Wrap(c.Transport, o.Stall)
+		o.Client = &c
 	}
 	return &bucket{name: name, root: u.String(), client: o.Client, chunk: chunkSize(o.ChunkSize), noCreds: o.NoCredentials,
 		retries: defaultRetries, backoff: defaultBackoff, maxWait: defaultMaxWait}, nil
@@ -165,9 +180,9 @@ func (o *URLOpener) OpenBucketURL(ctx context.Context, u *url.URL) (*blob.Bucket
 	q := u.Query()
 	for k := range q {
 		switch k {
-		case "anonymous", "endpoint", "universe_domain":
+		case "anonymous", "endpoint", "universe_domain", "stall":
 		default:
-			return nil, fmt.Errorf("open bucket %s: unknown query parameter %q (gs:// takes anonymous, endpoint and universe_domain)", u.Host, k)
+			return nil, fmt.Errorf("open bucket %s: unknown query parameter %q (gs:// takes anonymous, endpoint, universe_domain and stall)", u.Host, k)
 		}
 	}
 	anonymous := false
@@ -178,6 +193,13 @@ func (o *URLOpener) OpenBucketURL(ctx context.Context, u *url.URL) (*blob.Bucket
 		}
 	}
 	opts := &Options{Endpoint: q.Get("endpoint")}
+	if s := q.Get("stall"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("open bucket %s: stall=%q is not a duration of 0 or more", u.Host, s)
+		}
+		opts.Stall = d
+	}
 	universe := q.Get("universe_domain")
 	if emu := os.Getenv("STORAGE_EMULATOR_HOST"); emu != "" && opts.Endpoint == "" {
 		// An emulator takes no credentials.
