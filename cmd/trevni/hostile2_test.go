@@ -242,9 +242,12 @@ func TestHostileColumnCounts(t *testing.T) {
 	// The front door reads a CLMN file's records through a Trevni 2 copy
 	// (trevni.Dataset): its writer, its reader and the schema of 65,536
 	// fields, parsed by each layer, hold some kilobytes a column, bounded
-	// by the column limit; twice hostileRSS holds them.
+	// by the column limit: a live heap of up to 450 MB at the end, and a
+	// peak resident set of 571 to 650 MiB with the collector's headroom
+	// (2026-11-26, runs alone and beside other tests), which three times
+	// hostileRSS holds.
 	r := runLimited(t, dir, 60*time.Second, nil, "tojson", "wide.clmn", "out.jsonl")
-	if r.code != 0 || r.rss > 2*hostileRSS+hostileRSS/4 {
+	if r.code != 0 || r.rss > 3*hostileRSS {
 		t.Errorf("tojson of 65,536 columns: %+v, %d MiB", r.result, r.rss>>20)
 	}
 	os.Remove(filepath.Join(dir, "out.jsonl"))
