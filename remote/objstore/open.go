@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	gcaws "gocloud.dev/aws"
@@ -128,6 +129,16 @@ func openS3(ctx context.Context, u *url.URL, stall time.Duration) (*blob.Bucket,
 		}
 		c.Transport = stallhttp.Wrap(c.Transport, stall)
 		cfg.HTTPClient = c
+	}
+	// gocloud.dev gives the configuration a retryer of its own, and the
+	// SDK then ignores the tries a user sets in AWS_MAX_ATTEMPTS: they are
+	// applied to the client here.
+	env, err := config.NewEnvConfig()
+	if err != nil {
+		return nil, fmt.Errorf("open bucket %s: %w", u.Host, err)
+	}
+	if n := env.RetryMaxAttempts; n > 0 {
+		so = append(so, func(o *s3.Options) { o.RetryMaxAttempts = n })
 	}
 	bo.RequestChecksumCalculation = cfg.RequestChecksumCalculation
 	return s3blob.OpenBucket(ctx, s3.NewFromConfig(cfg, so...), u.Host, &bo)
