@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -369,6 +370,12 @@ func TestStalledAzure(t *testing.T) {
 	)
 	for _, c := range stallCases {
 		if !strings.Contains(c.stores, "azblob") {
+			continue
+		}
+		if c.name != "open" && os.Getenv("TREVNI_LONG_TESTS") != "1" {
+			// Each other case waits out the SDK's retries (about 10 s);
+			// open, which objstore makes without them, shows the stall
+			// limit on Azure's client. TREVNI_LONG_TESTS=1 runs them all.
 			continue
 		}
 		notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -126,6 +127,12 @@ func TestUploadStalled(t *testing.T) {
 		{"query", "query", "chunk", 0, true, 2*chunk + 5, "a status query"},
 		{"chunk once", "chunk", "", 1, false, 2*chunk + 5, ""},
 	} {
+		if tc.kind != "chunk" && os.Getenv("TREVNI_LONG_TESTS") != "1" {
+			// Each failing case waits out 9 stalls; by default the
+			// chunks' cases (one given up, one retried) stand for them,
+			// and TREVNI_LONG_TESTS=1 runs them all.
+			continue
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			before := runtime.NumGoroutine()
 			s := gcsserver.Start(t, "bkt")
