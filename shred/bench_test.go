@@ -3,11 +3,8 @@ package shred
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,6 +17,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/internal/ocf"
+	"github.com/trevni-go/trevni/internal/veclarge"
 	"github.com/trevni-go/trevni/schema"
 )
 
@@ -99,60 +97,13 @@ func benchSets(b testing.TB) []*benchData {
 	return []*benchData{medium, deep, largeSet(2 << 20)}
 }
 
-// largeSchema is the vec.Large schema of bench/peerbench: scalars, a
-// string, an array of strings, a union and an array of records of floats.
-const largeSchema = `{"type":"record","name":"Large","namespace":"vec","fields":[
- {"name":"id","type":"long"},
- {"name":"flag","type":"boolean"},
- {"name":"score","type":"double"},
- {"name":"small","type":"int"},
- {"name":"name","type":"string"},
- {"name":"tags","type":{"type":"array","items":"string"}},
- {"name":"opt","type":["null","int"]},
- {"name":"pts","type":{"type":"array","items":{"type":"record","name":"Pt","fields":[{"name":"x","type":"float"},{"name":"y","type":"float"}]}}}
-]}`
-
 // largeSet returns about size bytes of deterministic vec.Large records,
-// drawn as bench/peerbench/genlarge draws them (strings of 0 to 12
-// letters, arrays of 0 to 5 items).
+// drawn as bench/peerbench/genlarge draws them (internal/veclarge).
 func largeSet(size int64) *benchData {
-	d := &benchData{name: "large", schema: largeSchema}
-	r := rand.New(rand.NewPCG(1, 2))
-	str := func(b []byte) []byte {
-		l := r.IntN(13)
-		b = binary.AppendVarint(b, int64(l))
-		for range l {
-			b = append(b, byte('a'+r.IntN(26)))
-		}
-		return b
-	}
+	d := &benchData{name: "large", schema: veclarge.Schema}
+	g := veclarge.New()
 	for i := 0; d.size < size; i++ {
-		b := binary.AppendVarint(nil, int64(i)*7919-int64(r.IntN(1000)))
-		b = append(b, byte(r.IntN(2)))
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.NormFloat64()*100))
-		b = binary.AppendVarint(b, int64(r.IntN(1000)-500))
-		b = str(b)
-		if k := r.IntN(6); k > 0 {
-			b = binary.AppendVarint(b, int64(k))
-			for range k {
-				b = str(b)
-			}
-		}
-		b = append(b, 0)
-		if r.IntN(3) == 0 {
-			b = append(b, 0)
-		} else {
-			b = binary.AppendVarint(b, 1)
-			b = binary.AppendVarint(b, int64(r.Int32()))
-		}
-		if k := r.IntN(6); k > 0 {
-			b = binary.AppendVarint(b, int64(k))
-			for range k {
-				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(r.NormFloat64())))
-				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(r.NormFloat64())))
-			}
-		}
-		b = append(b, 0)
+		b := g.Append(nil, i)
 		d.recs = append(d.recs, b)
 		d.size += int64(len(b))
 	}

@@ -7,26 +7,13 @@ package main
 
 import (
 	"bufio"
-	"encoding/binary"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"strconv"
 
 	"github.com/trevni-go/trevni/internal/ocf"
+	"github.com/trevni-go/trevni/internal/veclarge"
 )
-
-const largeSchema = `{"type":"record","name":"Large","namespace":"vec","fields":[
- {"name":"id","type":"long"},
- {"name":"flag","type":"boolean"},
- {"name":"score","type":"double"},
- {"name":"small","type":"int"},
- {"name":"name","type":"string"},
- {"name":"tags","type":{"type":"array","items":"string"}},
- {"name":"opt","type":["null","int"]},
- {"name":"pts","type":{"type":"array","items":{"type":"record","name":"Pt","fields":[{"name":"x","type":"float"},{"name":"y","type":"float"}]}}}
-]}`
 
 func main() {
 	if len(os.Args) != 3 {
@@ -50,50 +37,15 @@ func run(n int, path string) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	w, err := ocf.NewWriter(bw, largeSchema, ocf.WriterOptions{Codec: "snappy", SyncMarker: [16]byte{7}})
+	w, err := ocf.NewWriter(bw, veclarge.Schema, ocf.WriterOptions{Codec: "snappy", SyncMarker: [16]byte{7}})
 	if err != nil {
 		return err
 	}
-	r := rand.New(rand.NewPCG(1, 2))
-	str := func(b []byte) []byte {
-		l := r.IntN(13)
-		b = binary.AppendVarint(b, int64(l))
-		for range l {
-			b = append(b, byte('a'+r.IntN(26)))
-		}
-		return b
-	}
+	g := veclarge.New()
 	var rec []byte
 	for i := range n {
-		b := rec[:0]
-		b = binary.AppendVarint(b, int64(i)*7919-int64(r.IntN(1000)))
-		b = append(b, byte(r.IntN(2)))
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.NormFloat64()*100))
-		b = binary.AppendVarint(b, int64(r.IntN(1000)-500))
-		b = str(b)
-		if k := r.IntN(6); k > 0 {
-			b = binary.AppendVarint(b, int64(k))
-			for range k {
-				b = str(b)
-			}
-		}
-		b = append(b, 0)
-		if r.IntN(3) == 0 {
-			b = append(b, 0)
-		} else {
-			b = binary.AppendVarint(b, 1)
-			b = binary.AppendVarint(b, int64(r.Int32()))
-		}
-		if k := r.IntN(6); k > 0 {
-			b = binary.AppendVarint(b, int64(k))
-			for range k {
-				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(r.NormFloat64())))
-				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(r.NormFloat64())))
-			}
-		}
-		b = append(b, 0)
-		rec = b
-		if err := w.Append(b); err != nil {
+		rec = g.Append(rec[:0], i)
+		if err := w.Append(rec); err != nil {
 			return err
 		}
 	}
