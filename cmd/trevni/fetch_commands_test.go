@@ -119,6 +119,7 @@ func headerBytes(t *testing.T, path string) int64 {
 // block of its field, and a column both filtered and selected is fetched
 // (and read) once.
 func TestCommandsFetchOnlyWhatTheyRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trv := fetchFile(t, dir)
 	size := int64(len(readFile(t, trv)))

@@ -50,6 +50,7 @@ func ipcRows(t *testing.T, name string) (string, int) {
 // Arrow batches (--fields, --where, --offset, --limit) the values it
 // writes on one, with filters, offsets and limits.
 func TestWorkersFlagArrow(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trv := filepath.Join(dir, "m.trv")
 	if r := runIn(t, nil, "fromavro", "--quiet", "--block-size", "2048", filepath.Join(interopDir, "medium", "input.avro"), trv); r.code != 0 {
