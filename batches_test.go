@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 )
 
@@ -192,10 +191,6 @@ func TestReadBatchesProperty(t *testing.T) {
 func TestReadBatchesErrors(t *testing.T) {
 	ctx := context.Background()
 	dir, files := corruptParts(t)
-	rd, err := format.NewReader(bytes.NewReader(files[1]), int64(len(files[1])), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	fine := t.TempDir()
 	for p, data := range files {
 		if err := os.WriteFile(filepath.Join(fine, fmt.Sprintf("p%d.trv", p)), data, 0o666); err != nil {
@@ -210,42 +205,21 @@ func TestReadBatchesErrors(t *testing.T) {
 	if all.err != nil || len(all.recs) != 2000 {
 		t.Fatalf("%d records, %v", len(all.recs), all.err)
 	}
-	cases := 0
-	for col := range 2 {
-		blocks, err := rd.Blocks(col)
-		if err != nil {
-			t.Fatal(err)
+	cases := forEachDamagedBlock(t, dir, files, 5, func(c damagedRead) {
+		want := readBatchesWith(t, ctx, c.ds, c.opts, 1, 0, 64, 0, 0, 0)
+		if c.opts.Offset == 0 && c.opts.Limit == 0 && c.opts.Where == "" && (want.err == nil || !bytes.Contains([]byte(want.err.Error()), []byte("p1.trv: "))) {
+			t.Fatalf("column %d block %d, %+v: error %v", c.col, c.block, c.opts, want.err)
 		}
-		for b := 0; b < len(blocks); b += 1 + len(blocks)/5 {
-			bad := bytes.Clone(files[1])
-			bad[blocks[b].Offset+int64(blocks[b].CompressedSize)/2] ^= 0x55
-			for p, data := range [][]byte{files[0], bad} {
-				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("p%d.trv", p)), data, 0o666); err != nil {
-					t.Fatal(err)
+		ref := readBatchesWith(t, ctx, whole, c.opts, 1, 0, 64, 0, 0, 0)
+		for _, w := range []int{2, 3, 7} {
+			for _, task := range []int64{37, 250} {
+				got := readBatchesWith(t, ctx, c.ds, c.opts, w, task, 64, 0, 0, 0)
+				if d := sameBatches(want, got, ref.recs); d != "" {
+					t.Fatalf("column %d block %d, %+v, %d workers, tasks of %d: %s", c.col, c.block, c.opts, w, task, d)
 				}
-			}
-			ds, err := Open(ctx, dir, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range []ReadOptions{{}, {Offset: 1500}, {Where: "id < 300 OR id > 1200"}, {Limit: 1000 + blocks[b].FirstRow}} {
-				want := readBatchesWith(t, ctx, ds, o, 1, 0, 64, 0, 0, 0)
-				if o.Offset == 0 && o.Limit == 0 && o.Where == "" && (want.err == nil || !bytes.Contains([]byte(want.err.Error()), []byte("p1.trv: "))) {
-					t.Fatalf("column %d block %d, %+v: error %v", col, b, o, want.err)
-				}
-				ref := readBatchesWith(t, ctx, whole, o, 1, 0, 64, 0, 0, 0)
-				for _, w := range []int{2, 3, 7} {
-					for _, task := range []int64{37, 250} {
-						got := readBatchesWith(t, ctx, ds, o, w, task, 64, 0, 0, 0)
-						if d := sameBatches(want, got, ref.recs); d != "" {
-							t.Fatalf("column %d block %d, %+v, %d workers, tasks of %d: %s", col, b, o, w, task, d)
-						}
-					}
-				}
-				cases++
 			}
 		}
-	}
+	})
 	if cases < 8 {
 		t.Fatalf("%d cases", cases)
 	}

@@ -232,7 +232,7 @@ func TestWorkersInterop(t *testing.T) {
 	}
 }
 
-// corruptDataset writes records of a long and a string in blocks of about
+// corruptParts writes records of a long and a string in blocks of about
 // 100 rows with CRC-32s, in two parts, and returns their bytes.
 func corruptParts(t *testing.T) (dir string, files [][]byte) {
 	t.Helper()
@@ -257,13 +257,22 @@ func corruptParts(t *testing.T) (dir string, files [][]byte) {
 	return dir, files
 }
 
-// A damaged block anywhere, in either column of either part: on any number
-// of workers, the records before it are written as on one, and the error
-// is the one the sequential reader gives, naming the part, column, block
-// and row. Records too large for MaxRecordBytes likewise.
-func TestWorkersErrors(t *testing.T) {
-	ctx := context.Background()
-	dir, files := corruptParts(t)
+// damagedRead is one case of the workers' error tests: the data set of
+// corruptParts' two parts with a byte flipped in the middle of one block
+// of the second part (column col, block), read with opts.
+type damagedRead struct {
+	col, block int
+	ds         *Dataset
+	opts       ReadOptions
+}
+
+// forEachDamagedBlock writes corruptParts' parts into dir with every
+// (1+n/spread)-th block of each column of the second part damaged in
+// turn, and calls f with the data set for each of the read options the
+// error tests use (whole, from an offset, filtered, limited to past the
+// damage); it returns the number of calls.
+func forEachDamagedBlock(t *testing.T, dir string, files [][]byte, spread int, f func(c damagedRead)) int {
+	t.Helper()
 	rd, err := format.NewReader(bytes.NewReader(files[1]), int64(len(files[1])), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +283,7 @@ func TestWorkersErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for b := 0; b < len(blocks); b += 1 + len(blocks)/6 {
+		for b := 0; b < len(blocks); b += 1 + len(blocks)/spread {
 			bad := bytes.Clone(files[1])
 			bad[blocks[b].Offset+int64(blocks[b].CompressedSize)/2] ^= 0x55
 			for p, data := range [][]byte{files[0], bad} {
@@ -282,27 +291,40 @@ func TestWorkersErrors(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			ds, err := Open(ctx, dir, nil)
+			ds, err := Open(context.Background(), dir, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, o := range []ReadOptions{{}, {Offset: 1500}, {Where: "id < 300 OR id > 1200"}, {Limit: 1000 + blocks[b].FirstRow}} {
-				want := writeWith(t, ctx, ds, o, 1, 0, outputs[0].write)
-				if o.Offset == 0 && o.Limit == 0 && o.Where == "" && (want.err == nil || !strings.Contains(want.err.Error(), "p1.trv: ")) {
-					t.Fatalf("column %d block %d, %+v: error %v", col, b, o, want.err)
-				}
-				for _, w := range []int{2, 3, 7} {
-					for _, task := range []int64{37, 250} {
-						got := writeWith(t, ctx, ds, o, w, task, outputs[0].write)
-						if d := same(want, got); d != "" {
-							t.Fatalf("column %d block %d, %+v, %d workers, tasks of %d: %s", col, b, o, w, task, d)
-						}
-					}
-				}
+				f(damagedRead{col: col, block: b, ds: ds, opts: o})
 				cases++
 			}
 		}
 	}
+	return cases
+}
+
+// A damaged block anywhere, in either column of either part: on any number
+// of workers, the records before it are written as on one, and the error
+// is the one the sequential reader gives, naming the part, column, block
+// and row. Records too large for MaxRecordBytes likewise.
+func TestWorkersErrors(t *testing.T) {
+	ctx := context.Background()
+	dir, files := corruptParts(t)
+	cases := forEachDamagedBlock(t, dir, files, 6, func(c damagedRead) {
+		want := writeWith(t, ctx, c.ds, c.opts, 1, 0, outputs[0].write)
+		if c.opts.Offset == 0 && c.opts.Limit == 0 && c.opts.Where == "" && (want.err == nil || !strings.Contains(want.err.Error(), "p1.trv: ")) {
+			t.Fatalf("column %d block %d, %+v: error %v", c.col, c.block, c.opts, want.err)
+		}
+		for _, w := range []int{2, 3, 7} {
+			for _, task := range []int64{37, 250} {
+				got := writeWith(t, ctx, c.ds, c.opts, w, task, outputs[0].write)
+				if d := same(want, got); d != "" {
+					t.Fatalf("column %d block %d, %+v, %d workers, tasks of %d: %s", c.col, c.block, c.opts, w, task, d)
+				}
+			}
+		}
+	})
 	// Records larger than the bound, from some row on.
 	tooLarge := 0
 	for seed := range uint64(12) {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -223,44 +221,19 @@ func (v *idString) key() string { return fmt.Sprintf("%d %q", v.ID, v.S) }
 func TestReadStructsWorkersErrors(t *testing.T) {
 	ctx := context.Background()
 	dir, files := corruptParts(t)
-	rd, err := format.NewReader(bytes.NewReader(files[1]), int64(len(files[1])), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := 0
-	for col := range 2 {
-		blocks, err := rd.Blocks(col)
-		if err != nil {
-			t.Fatal(err)
+	cases := forEachDamagedBlock(t, dir, files, 6, func(c damagedRead) {
+		want := readStructsWith[idString](ctx, c.ds, c.opts, 1, 0, 0)
+		if c.opts.Offset == 0 && c.opts.Limit == 0 && c.opts.Where == "" && (want.err == nil || !strings.Contains(want.err.Error(), "p1.trv: ")) {
+			t.Fatalf("column %d block %d, %+v: error %v", c.col, c.block, c.opts, want.err)
 		}
-		for b := 0; b < len(blocks); b += 1 + len(blocks)/6 {
-			bad := bytes.Clone(files[1])
-			bad[blocks[b].Offset+int64(blocks[b].CompressedSize)/2] ^= 0x55
-			for p, data := range [][]byte{files[0], bad} {
-				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("p%d.trv", p)), data, 0o666); err != nil {
-					t.Fatal(err)
+		for _, w := range []int{2, 3, 7} {
+			for _, task := range []int64{37, 250} {
+				if d := sameRun(want, readStructsWith[idString](ctx, c.ds, c.opts, w, task, 0)); d != "" {
+					t.Fatalf("column %d block %d, %+v, %d workers, tasks of %d: %s", c.col, c.block, c.opts, w, task, d)
 				}
-			}
-			ds, err := Open(ctx, dir, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range []ReadOptions{{}, {Offset: 1500}, {Where: "id < 300 OR id > 1200"}, {Limit: 1000 + blocks[b].FirstRow}} {
-				want := readStructsWith[idString](ctx, ds, o, 1, 0, 0)
-				if o.Offset == 0 && o.Limit == 0 && o.Where == "" && (want.err == nil || !strings.Contains(want.err.Error(), "p1.trv: ")) {
-					t.Fatalf("column %d block %d, %+v: error %v", col, b, o, want.err)
-				}
-				for _, w := range []int{2, 3, 7} {
-					for _, task := range []int64{37, 250} {
-						if d := sameRun(want, readStructsWith[idString](ctx, ds, o, w, task, 0)); d != "" {
-							t.Fatalf("column %d block %d, %+v, %d workers, tasks of %d: %s", col, b, o, w, task, d)
-						}
-					}
-				}
-				cases++
 			}
 		}
-	}
+	})
 	tooLarge := 0
 	for seed := range uint64(6) {
 		ds, _, _ := largeDataset(t, seed, 200)
