@@ -13,6 +13,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/jsontext"
+	"github.com/trevni-go/trevni/internal/shortval"
 	"github.com/trevni-go/trevni/internal/utf8check"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
@@ -789,35 +790,16 @@ func (ar *AvroReader) putDouble(b []byte, v float64, sk sink) []byte {
 // room, a string not ASCII), which the caller appends the usual way.
 func appendShort(b, v []byte, str bool) ([]byte, bool) {
 	n, start := len(v), len(b)
-	if n > 16 || cap(b)-start <= 16 {
+	if n > shortval.Max || cap(b)-start <= shortval.Max {
 		return b, false
 	}
-	var lo, hi uint64
-	switch {
-	case n >= 8:
-		lo, hi = binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[n-8:])
-	case n >= 4:
-		lo, hi = uint64(binary.LittleEndian.Uint32(v)), uint64(binary.LittleEndian.Uint32(v[n-4:]))
-	case n > 0:
-		// The first, middle and last bytes cover 1 to 3.
-		lo = uint64(v[0]) | uint64(v[n>>1])<<8 | uint64(v[n-1])<<16
-	}
-	if str && (lo|hi)&0x8080808080808080 != 0 {
+	lo, hi := shortval.Load(v)
+	if str && !shortval.ASCII(lo, hi) {
 		return b, false
 	}
 	b = b[:start+1+n]
 	b[start] = byte(n << 1)
-	d := b[start+1 : start+1+n]
-	switch {
-	case n >= 8:
-		binary.LittleEndian.PutUint64(d, lo)
-		binary.LittleEndian.PutUint64(d[n-8:], hi)
-	case n >= 4:
-		binary.LittleEndian.PutUint32(d, uint32(lo))
-		binary.LittleEndian.PutUint32(d[n-4:], uint32(hi))
-	case n > 0:
-		d[0], d[n>>1], d[n-1] = byte(lo), byte(lo>>8), byte(lo>>16)
-	}
+	shortval.Store(b[start+1:start+1+n], lo, hi)
 	return b, true
 }
 

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/trevni-go/trevni/format/stats"
+	"github.com/trevni-go/trevni/internal/shortval"
 	"github.com/trevni-go/trevni/internal/utf8check"
 )
 
@@ -1074,20 +1075,11 @@ func (w *Writer) writeBytesTo(c *columnWriter, v []byte) {
 func (w *Writer) writeShort(c *columnWriter, v []byte, str bool) bool {
 	n := len(v)
 	start := len(c.enc.b)
-	if n > 16 || cap(c.enc.b)-start <= 16 || start+1+n > w.opts.MaxBlockSize {
+	if n > shortval.Max || cap(c.enc.b)-start <= shortval.Max || start+1+n > w.opts.MaxBlockSize {
 		return false
 	}
-	var lo, hi uint64
-	switch {
-	case n >= 8:
-		lo, hi = binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[n-8:])
-	case n >= 4:
-		lo, hi = uint64(binary.LittleEndian.Uint32(v)), uint64(binary.LittleEndian.Uint32(v[n-4:]))
-	case n > 0:
-		// The first, middle and last bytes cover 1 to 3.
-		lo = uint64(v[0]) | uint64(v[n>>1])<<8 | uint64(v[n-1])<<16
-	}
-	if str && (lo|hi)&0x8080808080808080 != 0 {
+	lo, hi := shortval.Load(v)
+	if str && !shortval.ASCII(lo, hi) {
 		return false
 	}
 	if c.st != nil && !c.st.AddBytesWithin(v) {
@@ -1096,17 +1088,7 @@ func (w *Writer) writeShort(c *columnWriter, v []byte, str bool) bool {
 	c.enc.b = c.enc.b[:start+1+n] // the length alone stored: see encoder
 	b := c.enc.b
 	b[start] = byte(n << 1)
-	d := b[start+1 : start+1+n]
-	switch {
-	case n >= 8:
-		binary.LittleEndian.PutUint64(d, lo)
-		binary.LittleEndian.PutUint64(d[n-8:], hi)
-	case n >= 4:
-		binary.LittleEndian.PutUint32(d, uint32(lo))
-		binary.LittleEndian.PutUint32(d[n-4:], uint32(hi))
-	case n > 0:
-		d[0], d[n>>1], d[n-1] = byte(lo), byte(lo>>8), byte(lo>>16)
-	}
+	shortval.Store(b[start+1:start+1+n], lo, hi)
 	w.end(c, start)
 	return true
 }

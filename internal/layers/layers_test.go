@@ -43,7 +43,7 @@ var layers = []layer{
 		"internal/memtest", "internal/protosafe", "internal/protorand", "internal/rangeserver",
 		"internal/faulthttp", "internal/stallhttp",
 		"internal/layers", "internal/atomicfile", "internal/budget", "internal/limitfile",
-		"internal/ordered", "internal/veclarge",
+		"internal/ordered", "internal/veclarge", "internal/shortval",
 	}},
 	// Models that know nothing of each other: the Avro schema model
 	// (schema), the per-block statistics of format (format/stats), Avro
