@@ -13,6 +13,7 @@ import (
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/ordered"
+	"github.com/trevni-go/trevni/internal/rowtasks"
 	"github.com/trevni-go/trevni/predicate"
 )
 
@@ -36,22 +37,13 @@ import (
 // the worker of the next task fills its share while the one before is
 // written and neither waits long. But a task should hold several blocks
 // of every column read, since the blocks where two tasks meet are read by
-// both: at least minTaskBlocks of each, about. ReadStructs' tasks are
-// sized alike, its batches of T the chunks; ReadBatches' hold a few
+// both: at least rowtasks.MinBlocks of each, about. ReadStructs' tasks
+// are sized alike, its batches of T the chunks; ReadBatches' hold a few
 // batches (batchAhead) of their share of the memory.
-const (
-	minTaskBlocks = 4
-	minTaskRows   = 1024
-)
 
 // DefaultOutputMemory is ReadOptions.OutputMemory's default for each
 // worker, and one more.
 const DefaultOutputMemory = 1 << 20
-
-// maxDeepOutput is the most a task larger than twice its share of the
-// default memory may hold (deepen): however large the blocks, the memory
-// stays bounded.
-const maxDeepOutput = 8 << 20
 
 // encodeFunc appends the encoding of pr's next record to dst, or returns
 // io.EOF after the last.
@@ -328,37 +320,11 @@ func (pr *prun) newPart(p *Part, f *File, from, to int64) (*ppart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Name(), err)
 	}
-	var (
-		best              int
-		bestBytes         int64 = -1
-		bytes, blockWidth int64
-	)
-	for _, i := range proto.ColumnsRead() {
-		bs, err := rd.Blocks(i)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.Name(), err)
-		}
-		var n int64
-		for k := range bs {
-			n += int64(bs[k].UncompressedSize)
-		}
-		bytes += n
-		if len(bs) > 0 {
-			blockWidth += n / int64(len(bs))
-		}
-		if n > bestBytes {
-			best, bestBytes = i, n
-		}
+	shape, err := rowtasks.Measure(rd, proto.ColumnsRead())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Name(), err)
 	}
-	if bestBytes >= 0 {
-		bs, _ := rd.Blocks(best)
-		pp.cuts = make([]int64, len(bs))
-		for k := range bs {
-			pp.cuts[k] = bs[k].FirstRow
-		}
-	}
-	pp.inPerRow = max(bytes/max(rd.RowCount(), 1), 1)
-	pp.minRows = max(minTaskBlocks*blockWidth/pp.inPerRow, minTaskRows)
+	pp.cuts, pp.inPerRow, pp.minRows = shape.Cuts, shape.InPerRow, shape.MinRows
 	if pred := proto.Filter(); pred != nil {
 		pp.ranges = candidates(rd, pred, from, to)
 	}
@@ -450,8 +416,7 @@ func (pr *prun) deepen(t *ptask) *ptask {
 		if rows := pr.outRows.Load(); rows > 0 {
 			per = max(pr.outBytes.Load()/rows, 1)
 		}
-		half := min((t.to-t.from)*per/2, maxDeepOutput)
-		t.ahead = int(min((half+b.chunk-1)/b.chunk-1, 1<<20))
+		t.ahead = rowtasks.DeepAhead(t.to-t.from, per, b.chunk)
 	}
 	return t
 }

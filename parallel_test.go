@@ -20,6 +20,7 @@ import (
 	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/internal/ordered"
 	"github.com/trevni-go/trevni/internal/predrand"
+	"github.com/trevni-go/trevni/internal/rowtasks"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
@@ -600,7 +601,7 @@ func TestWorkersOutputMemory(t *testing.T) {
 
 // A task's own depth (deepen), with the default memory: its share while
 // its output fits twice that, half its output where it is larger, and
-// never more than maxDeepOutput however large the blocks make it.
+// never more than rowtasks.MaxDeepOutput however large the blocks make it.
 func TestDeepen(t *testing.T) {
 	chunk, ahead, task := ordered.Sizes(2, 3*DefaultOutputMemory)
 	c := int64(chunk)
@@ -612,7 +613,7 @@ func TestDeepen(t *testing.T) {
 	}{
 		{task / 100, int64(ahead)},
 		{4 * task / 100, 2*task/c - 1},
-		{1 << 40, maxDeepOutput/c - 1},
+		{1 << 40, rowtasks.MaxDeepOutput/c - 1},
 	} {
 		tk := pr.deepen(&ptask{pp: pp, from: 0, to: tc.rows})
 		if held := int64(max(tk.Ahead(), ahead)); held != tc.want {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/ordered"
+	"github.com/trevni-go/trevni/internal/rowtasks"
 )
 
 // ParallelOptions configures WriteTrevniCSV.
@@ -38,17 +39,6 @@ type ParallelOptions struct {
 // DefaultOutputMemory is ParallelOptions.OutputMemory's default for each
 // worker, and one more (as trevni.DefaultOutputMemory).
 const DefaultOutputMemory = 1 << 20
-
-// How WriteTrevniCSV's tasks are sized, as the front door's writing
-// methods size theirs: a task holds at least minTaskBlocks blocks of each
-// column read (the blocks where two tasks meet are read by both) and
-// minTaskRows rows; with the default memory, a task larger than twice its
-// share may hold half its output, up to maxDeepOutput.
-const (
-	minTaskBlocks = 4
-	minTaskRows   = 1024
-	maxDeepOutput = 8 << 20
-)
 
 // csvTask is a range of rows of WriteTrevniCSV's, and the chunks it may
 // hold waiting, if more than its share (ordered.Options.Ahead).
@@ -109,34 +99,12 @@ func WriteTrevniCSV(ctx context.Context, w io.Writer, rd *format.Reader, sel []s
 	chunk, ahead, taskBytes := ordered.Sizes(o.Workers, memory)
 	// The tasks end where the blocks of the largest column read begin;
 	// the bytes of all of them, a row's and a block's, size the tasks.
-	var (
-		cuts              []int64
-		most              int64 = -1
-		bytes, blockWidth int64
-	)
-	for _, i := range src.ar.ColumnsRead() {
-		bs, err := rd.Blocks(i)
-		if err != nil {
-			return 0, err
-		}
-		var n int64
-		for k := range bs {
-			n += int64(bs[k].UncompressedSize)
-		}
-		bytes += n
-		if len(bs) > 0 {
-			blockWidth += n / int64(len(bs))
-		}
-		if n > most {
-			most, cuts = n, cuts[:0]
-			for k := range bs {
-				cuts = append(cuts, bs[k].FirstRow)
-			}
-		}
+	shape, err := rowtasks.Measure(rd, src.ar.ColumnsRead())
+	if err != nil {
+		return 0, err
 	}
+	cuts, inPerRow, minRows := shape.Cuts, shape.InPerRow, shape.MinRows
 	rows, next := rd.RowCount(), int64(0)
-	inPerRow := max(bytes/max(rows, 1), 1)
-	minRows := max(minTaskBlocks*blockWidth/inPerRow, minTaskRows)
 	// The output of the tasks done, and their rows: a row's output as
 	// they had it, or at first three times its columns' bytes.
 	var outBytes, outRows atomic.Int64
@@ -171,8 +139,7 @@ func WriteTrevniCSV(ctx context.Context, w io.Writer, rd *format.Reader, sel []s
 			if outRows.Load() == 0 {
 				per = inPerRow
 			}
-			half := min((end-next)*per/2, maxDeepOutput)
-			t.ahead = int(min((half+int64(chunk)-1)/int64(chunk)-1, 1<<20))
+			t.ahead = rowtasks.DeepAhead(end-next, per, int64(chunk))
 		}
 		next = end
 		return t, true, nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/memtest"
+	"github.com/trevni-go/trevni/internal/rowtasks"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -195,7 +196,7 @@ func TestWriteTrevniCSVPeakMemory(t *testing.T) {
 	}
 	// The default: 3 MiB, and besides it a task that must be large may
 	// hold half its output, up to 8 MiB.
-	if def > memory+maxDeepOutput+readers {
+	if def > memory+rowtasks.MaxDeepOutput+readers {
 		t.Errorf("peak heap %d KiB with the default OutputMemory", def>>10)
 	}
 }

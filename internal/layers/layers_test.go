@@ -70,6 +70,9 @@ var layers = []layer{
 	{"formats", []string{
 		"format", "typemap", "internal/fieldpath", "internal/avrostruct",
 	}},
+	// How the parallel readers cut a file's rows into tasks, from its
+	// block descriptors.
+	{"row tasks", []string{"internal/rowtasks"}},
 	// Trevni version 1, Impala's sibling of format: its reader, writer and
 	// records over the Avro schema model, sharing format's errors and
 	// limits, and knowing nothing of shredding or assembling.
