@@ -48,16 +48,16 @@ type sourceCol struct {
 	// the node (rep <= ctxRep, def >= ctxDef), and the node's own (def
 	// at which it is present or not empty, rep of its next item).
 	ctxRep, ctxDef, def, rep int
-	inline bool // lengths followed by their values (simple items)
-	part   byte // of a timestamp: 1 nanosOfDay, 2 julianDay
-	typ    format.ValueType
+	inline                   bool // lengths followed by their values (simple items)
+	part                     byte // of a timestamp: 1 nanosOfDay, 2 julianDay
+	typ                      format.ValueType
 }
 
 const (
-	colValues byte = iota
-	colArray       // an array or a map: as many as the items
-	colOptional    // the branch of ["null", T]: 0 or 1
-	colOne         // the branch of [T]: 1
+	colValues   byte = iota
+	colArray         // an array or a map: as many as the items
+	colOptional      // the branch of ["null", T]: 0 or 1
+	colOne           // the branch of [T]: 1
 )
 
 // NewSource returns the Source of rd's records, of the Avro schema
