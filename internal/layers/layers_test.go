@@ -48,12 +48,12 @@ var layers = []layer{
 	}},
 	// Models that know nothing of each other: the Avro schema model
 	// (schema), the per-block statistics of format (format/stats), Avro
-	// object container files (internal/ocf), the CLMN format (clmn),
+	// object container files (internal/ocf),
 	// loading .proto files (schema/protoload), and remote, an
 	// io.ReaderAt over HTTP; s3server (an S3 server) and gcsserver (a GCS
 	// server) are test helpers over faulthttp.
 	{"models", []string{
-		"schema", "format/stats", "internal/ocf", "clmn", "schema/protoload", "remote",
+		"schema", "format/stats", "internal/ocf", "schema/protoload", "remote",
 		"internal/s3server", "internal/gcsserver",
 	}},
 	// The module's own driver of gocloud.dev/blob for Google Cloud Storage,
@@ -76,8 +76,9 @@ var layers = []layer{
 	{"row tasks", []string{"internal/rowtasks"}},
 	// Trevni version 1, Impala's sibling of format: its reader, writer and
 	// records over the Avro schema model, sharing format's errors and
-	// limits, and knowing nothing of shredding or assembling.
-	{"siblings", []string{"trevni1"}},
+	// limits, and knowing nothing of shredding or assembling; and the CLMN
+	// format (clmn). Both present their columns as a format.Source.
+	{"siblings", []string{"trevni1", "clmn"}},
 	// The column layout of an Avro schema in a Trevni file, and helpers
 	// over schemas and their values.
 	{"layout", []string{
