@@ -463,6 +463,8 @@ func unreachable(err error) bool {
 	var op *net.OpError
 	var dns *net.DNSError
 	switch {
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		return false // this process's want of descriptors, not the store's
 	case errors.Is(err, ErrStalled), errors.As(err, &op), errors.As(err, &dns),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, io.ErrUnexpectedEOF):
