@@ -38,7 +38,10 @@
 // AWS_ENDPOINT_URL_S3 for an S3-compatible store, which is then addressed
 // in path style), for GCS Application Default Credentials
 // (GOOGLE_APPLICATION_CREDENTIALS) and STORAGE_EMULATOR_HOST, for Azure
-// AZURE_STORAGE_ACCOUNT and its keys. A URL may carry the query parameters
+// AZURE_STORAGE_ACCOUNT and its keys, or AZURE_STORAGE_CONNECTION_STRING
+// (UseDevelopmentStorage=true for the emulator), with AZURE_STORAGE_DOMAIN
+// and AZURE_STORAGE_PROTOCOL for another address (docs/places.md says how
+// to reach each store's emulator). A URL may carry the query parameters
 // of its driver's URL opener (s3://bucket/key?region=eu-west-1&endpoint=...,
 // gs://bucket/key?anonymous=true).
 package objstore
