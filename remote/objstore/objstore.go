@@ -455,7 +455,7 @@ const maxBackoff = 4 * time.Second
 
 // ErrUnreachable is wrapped by the errors of requests that got no answer
 // from the store, after their retries: the connection refused, reset or
-// dropped, the host not found, no progress for Options.Stall (ErrStalled),
+// dropped (closed before the answer), the host not found, no progress for Options.Stall (ErrStalled),
 // or an answer of 502, 503 or 504 (a gateway's, or a store's that is
 // starting). It tells a store that is down from a conflicting write
 // (ErrExists) and a changed object (ErrChanged).
@@ -465,10 +465,12 @@ var ErrUnreachable = errors.New("the store could not be reached")
 func unreachable(err error) bool {
 	var op *net.OpError
 	var dns *net.DNSError
+	var ue *url.Error // the HTTP client's: no answer came
 	switch {
-	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
-		return false // this process's want of descriptors, not the store's
-	case errors.Is(err, ErrStalled), errors.As(err, &op), errors.As(err, &dns),
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false // this process's want of descriptors, or its end
+	case errors.Is(err, ErrStalled), errors.As(err, &op), errors.As(err, &dns), errors.As(err, &ue),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, io.ErrUnexpectedEOF):
 		return true
