@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni/internal/gcsserver"
-	"github.com/trevni-go/trevni/internal/testing/memtest"
 	"github.com/trevni-go/trevni/internal/s3server"
+	"github.com/trevni-go/trevni/internal/testing/memtest"
 	"github.com/trevni-go/trevni/remote/objstore"
 )
 
