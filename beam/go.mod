@@ -2,7 +2,10 @@ module github.com/trevni-go/trevni/beam
 
 go 1.26.0
 
-require github.com/trevni-go/trevni v0.0.0
+require (
+	github.com/trevni-go/trevni v0.0.0
+	github.com/trevni-go/trevni/stores v0.0.0
+)
 
 require (
 	cel.dev/expr v0.25.3 // indirect
@@ -115,4 +118,7 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
-replace github.com/trevni-go/trevni => ../
+replace (
+	github.com/trevni-go/trevni => ../
+	github.com/trevni-go/trevni/stores => ../stores
+)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trevni-go/trevni/internal/s3server"
+	"github.com/trevni-go/trevni/stores/storetest/s3server"
 )
 
 // A store that stops answering one kind of request (the upload of an

@@ -6,8 +6,9 @@
 // binary and 20 MB of memory at start, for a program that reads objects
 // with ranged GETs).
 //
-// It registers the "gs" scheme with blob.DefaultURLMux: gs://bucket opens a
-// bucket with Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS,
+// It registers nothing anywhere (gocloud.dev's gcsblob owns the "gs" scheme
+// of blob.DefaultURLMux, and a program may link both): a URLOpener, which
+// package objstore keeps, opens gs://bucket with Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS,
 // the file `gcloud auth application-default login` writes, or the metadata
 // server of a Google Cloud machine), or without credentials where there
 // are none (a public bucket; a refusal then says why there were none), or,
@@ -56,15 +57,11 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 
-	"github.com/trevni-go/trevni/internal/stallhttp"
+	"github.com/trevni-go/trevni/stores/internal/stallhttp"
 )
 
-// Scheme is the URL scheme the package registers with blob.DefaultURLMux.
+// Scheme is the URL scheme of the buckets a URLOpener opens.
 const Scheme = "gs"
-
-func init() {
-	blob.DefaultURLMux().RegisterBucket(Scheme, new(URLOpener))
-}
 
 // DefaultEndpoint is the root of the JSON API.
 const DefaultEndpoint = "https://storage.googleapis.com"

@@ -24,7 +24,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
-	"github.com/trevni-go/trevni/internal/gcsserver"
+	"github.com/trevni-go/trevni/stores/storetest/gcsserver"
 )
 
 // The tests of this file check the requests the driver makes against what

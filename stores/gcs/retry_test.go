@@ -27,7 +27,7 @@ import (
 	"gocloud.dev/gcerrors"
 	"golang.org/x/oauth2"
 
-	"github.com/trevni-go/trevni/internal/gcsserver"
+	"github.com/trevni-go/trevni/stores/storetest/gcsserver"
 )
 
 // The tests of this file check the retries of uploads (see "How uploads

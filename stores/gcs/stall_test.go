@@ -19,8 +19,8 @@ import (
 
 	"gocloud.dev/blob"
 
-	"github.com/trevni-go/trevni/internal/gcsserver"
-	"github.com/trevni-go/trevni/internal/stallhttp"
+	"github.com/trevni-go/trevni/stores/internal/stallhttp"
+	"github.com/trevni-go/trevni/stores/storetest/gcsserver"
 )
 
 // uploadKind classifies the requests of uploads.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/trevni-go/trevni/internal/gcsserver"
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/stores/objstore"
+	"github.com/trevni-go/trevni/stores/storetest/gcsserver"
 )
 
 // BenchmarkReadAt reads a 16 MiB object from the GCS server in ReadAts of

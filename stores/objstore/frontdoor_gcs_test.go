@@ -1,17 +1,18 @@
-package trevni
+package objstore_test
 
 import (
 	"context"
 	"errors"
+	"github.com/trevni-go/trevni"
 	"os"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/gcsserver"
-	"github.com/trevni-go/trevni/remote/objstore"
 	"github.com/trevni-go/trevni/shred"
+	"github.com/trevni-go/trevni/stores/objstore"
+	"github.com/trevni-go/trevni/stores/storetest/gcsserver"
 )
 
 // The front door over gs:// URLs, against a GCS server in process
@@ -23,9 +24,9 @@ import (
 func TestObjectStoreGCS(t *testing.T) {
 	s := gcsserver.Start(t, "bkt")
 	ctx := context.Background()
-	opts := &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy"}}}
-	src := "testdata/interop/medium/input.avro"
-	n1, err := ConvertAvro(ctx, "gs://bkt/parts/a.trv", src, opts)
+	opts := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy"}}}
+	src := "../../testdata/interop/medium/input.avro"
+	n1, err := trevni.ConvertAvro(ctx, "gs://bkt/parts/a.trv", src, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,20 +35,20 @@ func TestObjectStoreGCS(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Put(t, "bkt", "in/input.avro", avro)
-	if n2, err := ConvertAvro(ctx, "gs://bkt/parts/b.trv", "gs://bkt/in/input.avro", opts); err != nil || n2 != n1 {
+	if n2, err := trevni.ConvertAvro(ctx, "gs://bkt/parts/b.trv", "gs://bkt/in/input.avro", opts); err != nil || n2 != n1 {
 		t.Fatalf("ConvertAvro from the store: %d records, %v (want %d)", n2, err, n1)
 	}
-	if _, err := ConvertAvro(ctx, "gs://bkt/parts/a.trv", src, opts); !errors.Is(err, ErrExists) {
+	if _, err := trevni.ConvertAvro(ctx, "gs://bkt/parts/a.trv", src, opts); !errors.Is(err, trevni.ErrExists) {
 		t.Fatalf("ConvertAvro over an existing object: %v", err)
 	}
 	s.Put(t, "bkt", "parts/notes.txt", []byte("not a part"))
-	local, err := Open(ctx, "testdata/interop/medium/medium.snappy.crc32.trv", nil)
+	local, err := trevni.Open(ctx, "../../testdata/interop/medium/medium.snappy.crc32.trv", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := readAll(t, local, nil)
 	for _, name := range []string{"gs://bkt/parts/*.trv", "gs://bkt/parts/"} {
-		ds, err := Open(ctx, name, nil)
+		ds, err := trevni.Open(ctx, name, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -65,7 +66,7 @@ func TestObjectStoreGCS(t *testing.T) {
 	}
 
 	// Aborted: no object.
-	w, err := Create("gs://bkt/aborted.trv", `{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}`, nil)
+	w, err := trevni.Create("gs://bkt/aborted.trv", `{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,22 +84,22 @@ func TestObjectStoreGCS(t *testing.T) {
 	name, b := fetchFile(t)
 	s.Put(t, "bkt", "large.trv", b)
 	size := int64(len(b))
-	if local, err = Open(ctx, name, nil); err != nil {
+	if local, err = trevni.Open(ctx, name, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.Reset()
-	remote, err := Open(ctx, "gs://bkt/large.trv", fastRetries)
+	remote, err := trevni.Open(ctx, "gs://bkt/large.trv", fastRetries)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name string
-		opts ReadOptions
+		opts trevni.ReadOptions
 		most int64
 	}{
-		{"first rows of one field", ReadOptions{Fields: []string{"name"}, Limit: 3}, size / 20},
-		{"a filter: its column and the fields' only", ReadOptions{Fields: []string{"small"}, Where: "id < -9200000000000000000"}, size / 3},
-		{"everything: each byte once at most", ReadOptions{}, size},
+		{"first rows of one field", trevni.ReadOptions{Fields: []string{"name"}, Limit: 3}, size / 20},
+		{"a filter: its column and the fields' only", trevni.ReadOptions{Fields: []string{"small"}, Where: "id < -9200000000000000000"}, size / 3},
+		{"everything: each byte once at most", trevni.ReadOptions{}, size},
 	} {
 		if c.name != "first rows of one field" {
 			s.Reset()
@@ -130,7 +131,7 @@ func TestObjectStoreGCS(t *testing.T) {
 	}
 
 	// Replaced between the header and the blocks.
-	r, err := remote.NewReader(ctx, &ReadOptions{Fields: []string{"id"}})
+	r, err := remote.NewReader(ctx, &trevni.ReadOptions{Fields: []string{"id"}})
 	if err != nil {
 		t.Fatal(err)
 	}

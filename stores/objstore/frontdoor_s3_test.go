@@ -1,20 +1,19 @@
-package trevni
+package objstore_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/trevni-go/trevni"
 	"os"
 	"slices"
 	"testing"
 
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/s3server"
-	"github.com/trevni-go/trevni/remote/objstore"
 	"github.com/trevni-go/trevni/shred"
+	"github.com/trevni-go/trevni/stores/objstore"
+	"github.com/trevni-go/trevni/stores/storetest/s3server"
 )
-
-var fastRetries = &Options{Store: &objstore.Options{Backoff: 1}}
 
 // From an S3-protocol server a read fetches what it needs, as over HTTP,
 // and the report's figures are what the server sent.
@@ -24,12 +23,12 @@ func TestObjectStoreFetchOnlyWhatIsRead(t *testing.T) {
 	s.Put(t, "bkt", "data/large.trv", b)
 	size := int64(len(b))
 	ctx := context.Background()
-	local, err := Open(ctx, name, nil)
+	local, err := trevni.Open(ctx, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Reset()
-	remote, err := Open(ctx, "s3://bkt/data/large.trv", fastRetries)
+	remote, err := trevni.Open(ctx, "s3://bkt/data/large.trv", fastRetries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,14 +37,14 @@ func TestObjectStoreFetchOnlyWhatIsRead(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		opts ReadOptions
+		opts trevni.ReadOptions
 		most int64 // the most bytes it may fetch
 	}{
-		{"first rows of one field", ReadOptions{Fields: []string{"name"}, Limit: 3}, size / 20},
-		{"one column whole", ReadOptions{Fields: []string{"id"}}, size / 4},
-		{"a filter: its column and the fields' only", ReadOptions{Fields: []string{"small"}, Where: "id < -9200000000000000000"}, size / 3},
-		{"a row range", ReadOptions{Fields: []string{"score"}, Offset: 100, Rows: 200}, size / 20},
-		{"everything: each byte once at most", ReadOptions{}, size},
+		{"first rows of one field", trevni.ReadOptions{Fields: []string{"name"}, Limit: 3}, size / 20},
+		{"one column whole", trevni.ReadOptions{Fields: []string{"id"}}, size / 4},
+		{"a filter: its column and the fields' only", trevni.ReadOptions{Fields: []string{"small"}, Where: "id < -9200000000000000000"}, size / 3},
+		{"a row range", trevni.ReadOptions{Fields: []string{"score"}, Offset: 100, Rows: 200}, size / 20},
+		{"everything: each byte once at most", trevni.ReadOptions{}, size},
 	} {
 		if c.name != "first rows of one field" {
 			// The first read reports the data set's open too.
@@ -77,12 +76,12 @@ func TestObjectStoreFaults(t *testing.T) {
 	s := s3server.Start(t, "bkt")
 	s.Put(t, "bkt", "large.trv", b)
 	ctx := context.Background()
-	local, err := Open(ctx, name, nil)
+	local, err := trevni.Open(ctx, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := readAll(t, local, nil)
-	remote, err := Open(ctx, "s3://bkt/large.trv", fastRetries)
+	remote, err := trevni.Open(ctx, "s3://bkt/large.trv", fastRetries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,12 +101,12 @@ func TestObjectStoreFaults(t *testing.T) {
 		t.Fatalf("reading an object replaced since the data set was opened: %v", err)
 	}
 	s.Put(t, "bkt", "large.trv", b)
-	if remote, err = Open(ctx, "s3://bkt/large.trv", fastRetries); err != nil {
+	if remote, err = trevni.Open(ctx, "s3://bkt/large.trv", fastRetries); err != nil {
 		t.Fatal(err)
 	}
 
 	// Replaced between the header and the blocks.
-	r, err := remote.NewReader(ctx, &ReadOptions{Fields: []string{"id"}})
+	r, err := remote.NewReader(ctx, &trevni.ReadOptions{Fields: []string{"id"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,9 +131,9 @@ func TestObjectStoreFaults(t *testing.T) {
 func TestObjectStoreWrite(t *testing.T) {
 	s := s3server.Start(t, "bkt")
 	ctx := context.Background()
-	opts := &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy"}}}
-	src := "testdata/interop/medium/input.avro"
-	n1, err := ConvertAvro(ctx, "s3://bkt/parts/a.trv", src, opts)
+	opts := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy"}}}
+	src := "../../testdata/interop/medium/input.avro"
+	n1, err := trevni.ConvertAvro(ctx, "s3://bkt/parts/a.trv", src, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,15 +143,15 @@ func TestObjectStoreWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Put(t, "bkt", "in/input.avro", avro)
-	n2, err := ConvertAvro(ctx, "s3://bkt/parts/b.trv", "s3://bkt/in/input.avro", opts)
+	n2, err := trevni.ConvertAvro(ctx, "s3://bkt/parts/b.trv", "s3://bkt/in/input.avro", opts)
 	if err != nil || n2 != n1 {
 		t.Fatalf("ConvertAvro from the store: %d records, %v (want %d)", n2, err, n1)
 	}
-	if _, err := ConvertAvro(ctx, "s3://bkt/parts/a.trv", src, opts); !errors.Is(err, ErrExists) {
+	if _, err := trevni.ConvertAvro(ctx, "s3://bkt/parts/a.trv", src, opts); !errors.Is(err, trevni.ErrExists) {
 		t.Fatalf("ConvertAvro over an existing object: %v", err)
 	}
 	a1, _ := s.Get(t, "bkt", "parts/a.trv")
-	if _, err := ConvertAvro(ctx, "s3://bkt/parts/a.trv", src, &WriteOptions{Replace: true}); err != nil {
+	if _, err := trevni.ConvertAvro(ctx, "s3://bkt/parts/a.trv", src, &trevni.WriteOptions{Replace: true}); err != nil {
 		t.Fatal(err)
 	}
 	if a2, _ := s.Get(t, "bkt", "parts/a.trv"); bytes.Equal(a1, a2) {
@@ -160,13 +159,13 @@ func TestObjectStoreWrite(t *testing.T) {
 	}
 	s.Put(t, "bkt", "parts/notes.txt", []byte("not a part"))
 
-	local, err := Open(ctx, src[:len(src)-len("input.avro")]+"medium.snappy.crc32.trv", nil)
+	local, err := trevni.Open(ctx, src[:len(src)-len("input.avro")]+"medium.snappy.crc32.trv", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := readAll(t, local, nil)
 	for _, name := range []string{"s3://bkt/parts/*.trv", "s3://bkt/parts/"} {
-		ds, err := Open(ctx, name, nil)
+		ds, err := trevni.Open(ctx, name, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -183,12 +182,12 @@ func TestObjectStoreWrite(t *testing.T) {
 		}
 		ds.Close()
 	}
-	if _, err := Open(ctx, "s3://bkt/none/*.trv", nil); err == nil {
+	if _, err := trevni.Open(ctx, "s3://bkt/none/*.trv", nil); err == nil {
 		t.Error("a glob that matches nothing opened")
 	}
 
 	// Abort leaves no object.
-	w, err := Create("s3://bkt/aborted.trv", `{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}`, nil)
+	w, err := trevni.Create("s3://bkt/aborted.trv", `{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/trevni-go/trevni/internal/gcsserver"
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/stores/objstore"
+	"github.com/trevni-go/trevni/stores/storetest/gcsserver"
 )
 
 // TestGCSUploadRetried: an object written to gs:// in chunks of 8 MiB

@@ -58,13 +58,14 @@ import (
 	"gocloud.dev/gcerrors"
 
 	"github.com/trevni-go/trevni/internal/atomicfile"
-	"github.com/trevni-go/trevni/internal/stallhttp"
-	"github.com/trevni-go/trevni/remote/objstore/gcs" // gs://
+	"github.com/trevni-go/trevni/remote/store"
+	"github.com/trevni-go/trevni/stores/gcs" // gs://
+	"github.com/trevni-go/trevni/stores/internal/stallhttp"
 )
 
 // ErrChanged is wrapped by the error of a read of an object that was
-// replaced or deleted since it was opened.
-var ErrChanged = errors.New("the object changed while it was read")
+// replaced or deleted since it was opened; it is store.ErrChanged.
+var ErrChanged = store.ErrChanged
 
 // ErrExists is wrapped by the errors of Create and Commit for an object
 // that exists and may not be replaced; it is atomicfile.ErrExists, which
@@ -165,13 +166,18 @@ type Options struct {
 	// the store's SDK or driver; see "How buckets are opened"). 0 means
 	// DefaultStall, negative no bound.
 	Stall time.Duration
+	// OpenBucket, when not nil, opens the buckets (bucketURL is a
+	// Location's Bucket) in place of the URL openers of "How buckets
+	// are opened": a program's own client, credentials or http.Client
+	// (see Store). Stall is then the bucket's client's to bound.
+	OpenBucket func(ctx context.Context, bucketURL string) (*blob.Bucket, error)
 }
 
 // Defaults of Options.
 const (
-	DefaultRetries = 4
-	DefaultBackoff = 100 * time.Millisecond
-	DefaultStall   = 30 * time.Second
+	DefaultRetries = store.DefaultRetries
+	DefaultBackoff = store.DefaultBackoff
+	DefaultStall   = store.DefaultStall
 )
 
 // ErrStalled is wrapped by the error of a request that made no progress
@@ -478,7 +484,7 @@ func List(ctx context.Context, pattern string, opts *Options) ([]string, error) 
 	if i := strings.IndexAny(prefix, "*?[\\"); i >= 0 {
 		prefix = prefix[:i]
 	}
-	b, err := openBucket(ctx, loc.Bucket, opts.stall())
+	b, err := openBucket(ctx, loc.Bucket, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pattern, err)
 	}
@@ -814,7 +820,7 @@ func Move(ctx context.Context, from, to string, replace bool, opts *Options) err
 	if lf.Bucket != lt.Bucket {
 		return fmt.Errorf("%s: cannot move to %s: not the same bucket", from, to)
 	}
-	b, err := openBucket(ctx, lf.Bucket, opts.stall())
+	b, err := openBucket(ctx, lf.Bucket, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", from, err)
 	}
@@ -857,7 +863,7 @@ func openObject(ctx context.Context, name string, opts *Options) (*blob.Bucket, 
 	if loc.Key == "" || strings.HasSuffix(loc.Key, "/") {
 		return nil, Location{}, fmt.Errorf("%s: the URL names no object", name)
 	}
-	b, err := openBucket(ctx, loc.Bucket, opts.stall())
+	b, err := openBucket(ctx, loc.Bucket, opts)
 	if err != nil {
 		return nil, Location{}, fmt.Errorf("%s: %w", name, err)
 	}

@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trevni-go/trevni/internal/gcsserver"
-	"github.com/trevni-go/trevni/internal/s3server"
 	"github.com/trevni-go/trevni/remote"
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/stores/objstore"
+	"github.com/trevni-go/trevni/stores/storetest/gcsserver"
+	"github.com/trevni-go/trevni/stores/storetest/s3server"
 )
 
 func data(n int) []byte {

@@ -24,7 +24,8 @@ import (
 	"gocloud.dev/blob/azureblob"
 	"gocloud.dev/blob/s3blob"
 
-	"github.com/trevni-go/trevni/internal/stallhttp"
+	"github.com/trevni-go/trevni/stores/gcs"
+	"github.com/trevni-go/trevni/stores/internal/stallhttp"
 )
 
 // How buckets are opened.
@@ -39,11 +40,19 @@ import (
 // gocloud.dev's URL openers of S3 and Azure take no HTTP client, so the
 // buckets of s3:// and azblob:// are opened here, with the query
 // parameters and environment their openers read; gs:// URLs are opened
-// by the GCS driver's opener, told the stall by its stall parameter.
+// by the GCS driver's opener (gcsOpener, never blob.DefaultURLMux), told
+// the stall by its stall parameter. Options.OpenBucket replaces all of it.
+
+// gcsOpener opens the gs:// buckets, keeping the credentials it finds.
+var gcsOpener gcs.URLOpener
 
 // openBucket opens the bucket of bucketURL (a Location's Bucket) with
-// every request bounded by stall (0: none).
-func openBucket(ctx context.Context, bucketURL string, stall time.Duration) (*blob.Bucket, error) {
+// opts' OpenBucket, or else with every request bounded by opts' Stall.
+func openBucket(ctx context.Context, bucketURL string, opts *Options) (*blob.Bucket, error) {
+	if opts != nil && opts.OpenBucket != nil {
+		return opts.OpenBucket(ctx, bucketURL)
+	}
+	stall := opts.stall()
 	u, err := url.Parse(bucketURL)
 	if err != nil {
 		return nil, err
@@ -61,8 +70,9 @@ func openBucket(ctx context.Context, bucketURL string, stall time.Duration) (*bl
 				u.RawQuery = q.Encode()
 			}
 		}
+		return gcsOpener.OpenBucketURL(ctx, u)
 	}
-	return blob.OpenBucket(ctx, u.String())
+	return nil, fmt.Errorf("%s: not a bucket of %s", bucketURL, strings.Join(Schemes, "://, ")+"://")
 }
 
 // openS3 opens an s3:// bucket as s3blob's URL opener does (the same

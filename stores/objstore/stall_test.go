@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trevni-go/trevni/internal/gcsserver"
-	"github.com/trevni-go/trevni/internal/s3server"
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/stores/objstore"
+	"github.com/trevni-go/trevni/stores/storetest/gcsserver"
+	"github.com/trevni-go/trevni/stores/storetest/s3server"
 )
 
 // hang is where a stalling server stops.

@@ -35,7 +35,7 @@ import (
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
-	"github.com/trevni-go/trevni/internal/faulthttp"
+	"github.com/trevni-go/trevni/stores/internal/faulthttp"
 )
 
 // Fault is a way a ranged read goes wrong (see faulthttp).

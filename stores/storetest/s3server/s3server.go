@@ -19,7 +19,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
-	"github.com/trevni-go/trevni/internal/faulthttp"
+	"github.com/trevni-go/trevni/stores/internal/faulthttp"
 )
 
 // Fault is a way a ranged read goes wrong (see faulthttp).
