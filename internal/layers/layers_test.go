@@ -113,9 +113,10 @@ var layers = []layer{
 	}},
 	// Plain JSON read back into Avro values, and schemas inferred from it.
 	{"plain JSON", []string{"internal/plainjson"}},
-	// Protobuf schemas in the layout, and predicates over columns and their
-	// statistics.
-	{"schemas", []string{"schema/protoschema", "predicate"}},
+	// Protobuf schemas in the layout, predicates over columns and their
+	// statistics, and .proto sources compiled (protosrc, the only package
+	// that links the .proto compiler: reading never does).
+	{"schemas", []string{"schema/protoschema", "predicate", "schema/protoload/protosrc"}},
 	// Protobuf values against their layout.
 	{"values", []string{"typemap/protovalue"}},
 	// Records to columns (shred) and columns to records (assemble): the
@@ -161,6 +162,7 @@ var heavy = []struct {
 	{"github.com/Azure", []string{"stores/objstore", "stores/azblob"}},
 	{"github.com/johannesboyne/gofakes3", []string{"stores/storetest/s3server"}},
 	{"github.com/fsouza/fake-gcs-server", []string{"stores/storetest/gcsserver"}},
+	{"github.com/bufbuild/protocompile", []string{"schema/protoload/protosrc"}},
 }
 
 // noProtoNoAvro lists packages that must not import the Protobuf runtime or

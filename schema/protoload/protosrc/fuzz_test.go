@@ -1,4 +1,4 @@
-package protoload
+package protosrc
 
 import (
 	"context"

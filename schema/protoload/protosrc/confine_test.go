@@ -1,4 +1,4 @@
-package protoload_test
+package protosrc_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 )
 
 // Imports are confined to the import paths: no climbing out with "..", no
@@ -44,22 +45,22 @@ func TestCompileProtoConfined(t *testing.T) {
 		{"zero.proto", "zero.proto", "outside the import path"},
 	} {
 		write(filepath.Join(inc, "i_"+c.name), `syntax = "proto3"; import "`+c.imp+`"; message I { int32 x = 1; }`)
-		_, err := protoload.CompileProto(context.Background(), []string{inc}, "i_"+c.name)
+		_, err := protosrc.CompileProto(context.Background(), []string{inc}, "i_"+c.name)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("import %q: %v, want an error saying %q", c.imp, err, c.want)
 		}
 	}
-	if _, err := protoload.CompileProto(context.Background(), []string{inc}, "../outside.proto"); err == nil {
+	if _, err := protosrc.CompileProto(context.Background(), []string{inc}, "../outside.proto"); err == nil {
 		t.Error("a named file out of the import path compiled")
 	}
-	if _, err := protoload.CompileProto(context.Background(), []string{inc}, "ok.proto"); err != nil {
+	if _, err := protosrc.CompileProto(context.Background(), []string{inc}, "ok.proto"); err != nil {
 		t.Errorf("ok.proto: %v", err)
 	}
 	// A link within the import path is followed.
 	if err := os.Symlink(filepath.Join(inc, "sub", "dep.proto"), filepath.Join(inc, "alias.proto")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := protoload.CompileProto(context.Background(), []string{inc}, "alias.proto"); err != nil {
+	if _, err := protosrc.CompileProto(context.Background(), []string{inc}, "alias.proto"); err != nil {
 		t.Errorf("alias.proto: %v", err)
 	}
 	// A file over the limit: sparse, so that it takes no disk.
@@ -72,7 +73,7 @@ func TestCompileProtoConfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if _, err := protoload.CompileProto(context.Background(), []string{inc}, "big.proto"); !errors.Is(err, protoload.ErrTooLarge) {
+	if _, err := protosrc.CompileProto(context.Background(), []string{inc}, "big.proto"); !errors.Is(err, protoload.ErrTooLarge) {
 		t.Errorf("big.proto: %v, want ErrTooLarge", err)
 	}
 	if _, err := protoload.LoadDescriptorSet(big); !errors.Is(err, protoload.ErrTooLarge) || !strings.Contains(err.Error(), "64 MiB") {
