@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trevni-go/trevni/internal/rangeserver"
+	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 )
 
 // wholeReadSlack is what a read of every record may fetch beyond the

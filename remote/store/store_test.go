@@ -116,7 +116,9 @@ type memObjects struct {
 	closed bool
 }
 
-func (m *memObjects) Open(context.Context, string, *Options) (Object, error) { return memObject{m}, nil }
+func (m *memObjects) Open(context.Context, string, *Options) (Object, error) {
+	return memObject{m}, nil
+}
 
 type memObject struct{ m *memObjects }
 

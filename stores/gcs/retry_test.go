@@ -32,7 +32,7 @@ import (
 
 // The tests of this file check the retries of uploads (see "How uploads
 // are retried" in write.go): against fake-gcs-server behind
-// internal/gcsserver, which injects faults into the requests of uploads
+// storetest/gcsserver, which injects faults into the requests of uploads
 // and answers status queries as GCS does, that the object made holds the
 // bytes written, made once; and with scripted servers, what the fake
 // cannot show (a session that is gone, the conditions of a retried

@@ -1,6 +1,6 @@
 // Package gcsserver runs a Google Cloud Storage JSON API server
 // (fake-gcs-server, in memory) on the loopback address for the tests of
-// object store reads and writes over gs:// URLs, as internal/s3server does
+// object store reads and writes over gs:// URLs, as storetest/s3server does
 // for S3: it counts the requests and the body bytes of the media reads it
 // sends, and can be told to misbehave on the next ranged reads (drop the
 // connection mid-body, answer 500, send a shorter body than asked, stall)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -16,7 +16,7 @@ import (
 
 func everything(t *testing.T) protoreflect.MessageDescriptor {
 	t.Helper()
-	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/proto3.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/proto3.proto")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestCoverage(t *testing.T) {
 }
 
 func TestMaxDepth(t *testing.T) {
-	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/proto3.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/proto3.proto")
 	if err != nil {
 		t.Fatal(err)
 	}
