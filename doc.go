@@ -59,7 +59,7 @@
 // an existing file is replaced only with WriteOptions.Replace. NewWriter
 // writes to any io.Writer.
 //
-//	w, err := trevni.Create("out.trv", schemaText, &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy"}}})
+//	w, err := trevni.Create(context.Background(), "out.trv", schemaText, &trevni.WriteOptions{Codec: Snappy})
 //	if err != nil { ... }
 //	defer w.Abort() // does nothing after a successful Close
 //	for _, rec := range records {

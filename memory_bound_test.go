@@ -9,9 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/memtest"
-	"github.com/trevni-go/trevni/shred"
 )
 
 // liveBatch is a batch of liveBatcher's: copies of the records'
@@ -108,8 +106,8 @@ func namesDataset(t *testing.T, n int) *Dataset {
 	t.Helper()
 	dir := t.TempDir()
 	text := `{"type":"record","name":"R","fields":[{"name":"id","type":"long"},{"name":"name","type":"string"}]}`
-	o := &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 64 << 10, Codec: "snappy"}}}
-	w, err := Create(filepath.Join(dir, "names.trv"), text, o)
+	o := &WriteOptions{BlockSize: 64 << 10, Codec: Snappy}
+	w, err := Create(context.Background(), filepath.Join(dir, "names.trv"), text, o)
 	if err != nil {
 		t.Fatal(err)
 	}

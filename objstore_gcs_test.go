@@ -8,10 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/gcsserver"
 	"github.com/trevni-go/trevni/remote/objstore"
-	"github.com/trevni-go/trevni/shred"
 )
 
 // The front door over gs:// URLs, against a GCS server in process
@@ -23,7 +21,7 @@ import (
 func TestObjectStoreGCS(t *testing.T) {
 	s := gcsserver.Start(t, "bkt")
 	ctx := context.Background()
-	opts := &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy"}}}
+	opts := &WriteOptions{Codec: Snappy}
 	src := "testdata/interop/medium/input.avro"
 	n1, err := ConvertAvro(ctx, "gs://bkt/parts/a.trv", src, opts)
 	if err != nil {
@@ -65,7 +63,7 @@ func TestObjectStoreGCS(t *testing.T) {
 	}
 
 	// Aborted: no object.
-	w, err := Create("gs://bkt/aborted.trv", `{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}`, nil)
+	w, err := Create(context.Background(), "gs://bkt/aborted.trv", `{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

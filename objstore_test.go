@@ -8,10 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/s3server"
 	"github.com/trevni-go/trevni/remote/objstore"
-	"github.com/trevni-go/trevni/shred"
 )
 
 var fastRetries = &Options{Store: &objstore.Options{Backoff: 1}}
@@ -132,7 +130,7 @@ func TestObjectStoreFaults(t *testing.T) {
 func TestObjectStoreWrite(t *testing.T) {
 	s := s3server.Start(t, "bkt")
 	ctx := context.Background()
-	opts := &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy"}}}
+	opts := &WriteOptions{Codec: Snappy}
 	src := "testdata/interop/medium/input.avro"
 	n1, err := ConvertAvro(ctx, "s3://bkt/parts/a.trv", src, opts)
 	if err != nil {
@@ -188,7 +186,7 @@ func TestObjectStoreWrite(t *testing.T) {
 	}
 
 	// Abort leaves no object.
-	w, err := Create("s3://bkt/aborted.trv", `{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}`, nil)
+	w, err := Create(context.Background(), "s3://bkt/aborted.trv", `{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
