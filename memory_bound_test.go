@@ -131,13 +131,16 @@ func namesDataset(t *testing.T, n int) *Dataset {
 // ReadStructs on two workers holds the batches of structs within
 // OutputMemory: eight times the rows take about the same peak heap, a
 // heap within OutputMemory and what the readers hold, and the least
-// OutputMemory less; the records are those of one goroutine.
+// OutputMemory less; the records are those of one goroutine. The batches
+// are refilled (Reuse): without it each batch is the caller's, dropped by
+// this loop, and the heap holds what the collector has not yet reclaimed
+// of them, which is the collector's pacing rather than the reader's bound.
 func TestReadStructsOutputMemory(t *testing.T) {
 	ctx := context.Background()
 	read := func(ds *Dataset, workers int, memory int64) (n, sum int64, peak uint64) {
 		var err error
 		peak, err = memtest.PeakHeap(func() error {
-			for v, err := range ReadStructs[twoFields](ctx, ds, &ReadOptions{Workers: workers, OutputMemory: memory}) {
+			for v, err := range ReadStructs[twoFields](ctx, ds, &ReadOptions{Workers: workers, OutputMemory: memory, Reuse: true}) {
 				if err != nil {
 					return err
 				}
