@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/internal/rangeserver"
+	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 )
 
 // A Dataset is shared by concurrent readers: goroutines reading one data

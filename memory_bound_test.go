@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/trevni-go/trevni/internal/memtest"
+	"github.com/trevni-go/trevni/internal/testing/memtest"
 )
 
 // liveBatch is a batch of liveBatcher's: copies of the records'

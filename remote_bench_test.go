@@ -10,8 +10,8 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/avrobin"
-	"github.com/trevni-go/trevni/internal/rangeserver"
 	"github.com/trevni-go/trevni/internal/s3server"
+	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 )
 
 // wideSchema is the schema of the remote benchmark's file: eight columns.

@@ -15,9 +15,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/internal/avrorand"
-	"github.com/trevni-go/trevni/internal/memtest"
-	"github.com/trevni-go/trevni/internal/predrand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/memtest"
+	"github.com/trevni-go/trevni/internal/testing/predrand"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
