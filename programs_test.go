@@ -86,8 +86,10 @@ func TestProgramAvroFilterTrevniStructs(t *testing.T) {
 			t.Fatalf("%s: %d records, want %d", dir, len(got), len(want))
 		}
 		for i, e := range got {
-			if s := fmt.Sprint(*e, e.Opt != nil && *e.Opt == want[i].opt); s != fmt.Sprint(want[i].large, want[i].hasOpt) {
-				t.Fatalf("%s: record %d: %s, want %v", dir, i, s, want[i].large)
+			w := want[i]
+			if e.ID != w.ID || e.Score != w.Score || e.Name != w.Name || fmt.Sprint(e.Tags) != fmt.Sprint(w.Tags) ||
+				(e.Opt != nil) != w.hasOpt || (e.Opt != nil && *e.Opt != w.opt) {
+				t.Fatalf("%s: record %d: %+v, want %+v (opt %d)", dir, i, *e, w.large, w.opt)
 			}
 		}
 	}
