@@ -42,8 +42,10 @@ import (
 // most Options.MaxDownload bytes, removed by Close; Part.Downloaded tells
 // such parts.
 //
-// A Dataset may be read by several readers one after another; it is not
-// safe for concurrent use.
+// A Dataset is safe for concurrent use by several readers (each Reader,
+// iterator or writing method one goroutine's): it is opened once, and
+// every read opens the parts it reads on its own. Close it after the
+// last read.
 type Dataset struct {
 	opts      Options
 	parts     []*Part

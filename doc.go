@@ -1,15 +1,15 @@
 // Package trevni reads and writes Trevni column files, and the data sets
-// they make, from Go. It is the one place to start: everything the trevni
-// command does goes through it, and the packages beneath it stay usable on
-// their own for what only they do.
+// they make, from Go. It is the one place to start: the trevni command is
+// built on it, and the packages beneath it stay usable on their own for
+// what only they do.
 //
 // # Reading
 //
 // Open takes a data set by name: a file, a shell-style glob of parts, a
-// directory of parts, or an http(s) URL (read with range requests);
-// OpenReaderAt takes any io.ReaderAt. Each part may be Trevni 2 (the
-// format Java's trevni-core writes), Impala's Trevni 1, or CLMN; the first
-// bytes tell which.
+// directory of parts, an http(s) URL (read with range requests) or an
+// object of a store (s3://, gs://, azblob://); OpenReaderAt takes any
+// io.ReaderAt. Each part may be Trevni 2 (the format Java's trevni-core
+// writes), Impala's Trevni 1, or CLMN; the first bytes tell which.
 //
 //	ds, err := trevni.Open(ctx, "events/*.trv", nil)
 //	if err != nil { ... }
@@ -35,37 +35,63 @@
 //		...
 //	}
 //
-// Dataset.WriteJSON and Dataset.WriteAvro write the records as JSON lines
-// (Avro's JSON encoding, or plain JSON with JSONOptions.Plain: unions
-// unwrapped, bytes in base64, exact decimals, RFC 3339 times) or an Avro
-// container file, Dataset.Count counts matches reading only the filter's
-// columns, Dataset.Validate checks every part, and Dataset.Messages,
-// Dataset.NewProtoReader and Dataset.WriteProto read files written from
-// protobuf. A Dataset.NewReader reads record by record, with the report of
-// what it decoded and what it fetched from storage; ReadOptions.Rows ends a
-// range of rows, to split work by (Part.CandidateRows gives the runs a
-// filter's statistics leave).
+// The values yielded are the caller's to keep. Dataset.WriteJSON and
+// Dataset.WriteAvro write the records as JSON lines or an Avro container
+// file, Dataset.Count counts matches reading only the filter's columns,
+// Dataset.Validate checks every part, and Dataset.Messages and
+// Dataset.WriteProto read files written from protobuf. A Dataset.NewReader
+// reads record by record, with the report of what it decoded and fetched.
 //
-// Over HTTP a reader fetches each part's header, then only the blocks of
-// the rows it reads, in the columns it reads, that the statistics leave.
+// Reads run on the calling goroutine unless ReadOptions.Workers asks for
+// more (the trevni command gives one per core). A Dataset is safe for
+// concurrent use by several readers: open it once and share it between
+// requests; each Reader or iterator is one goroutine's.
 //
 // # Writing
 //
 // Create starts a Trevni file of Avro records (Writer: Write takes goavro
 // native values, WriteBinary Avro binary, AppendAvro a whole container
 // file); CreateStructs takes Go structs, CreateProto protobuf messages,
-// and ConvertAvro converts an Avro container file in one call. Files are
-// written beside their name and put in place by Close only when complete;
-// an existing file is replaced only with WriteOptions.Replace. NewWriter
-// writes to any io.Writer.
+// ConvertAvro converts an Avro container file in one call and Concat joins
+// Trevni files by copying their blocks. Files are written beside their
+// name, or uploaded to a store, and put in place by Close only when
+// complete; an existing file is replaced only with WriteOptions.Replace.
+// NewWriter, NewStructWriter and NewProtoWriter write to any io.Writer.
 //
-//	w, err := trevni.Create("out.trv", schemaText, &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy"}}})
+//	w, err := trevni.Create(ctx, "out.trv", schemaText, &trevni.WriteOptions{Codec: trevni.Snappy})
 //	if err != nil { ... }
 //	defer w.Abort() // does nothing after a successful Close
 //	for _, rec := range records {
 //		if err := w.Write(rec); err != nil { ... }
 //	}
 //	err = w.Close()
+//
+// WriteOptions' defaults are the trevni command's: the Deflate codec, CRC32
+// checksums, block statistics, 64 KiB blocks, a 16 MiB memory budget.
+//
+// # Errors
+//
+// Errors name the file and where in it, and wrap sentinels to test with
+// errors.Is: ErrCorrupt or ErrChecksum for a damaged file,
+// ErrLimit for input past a limit, ErrIncompatible for a reader schema or
+// struct that does not fit, ErrValue and ErrBinary for records a writer
+// refuses, ErrExists for an output that may not be replaced,
+// ErrUnknownFormat for a file of no format Open reads, ErrTimeout for a
+// stalled remote read. Where is found with errors.As: a *FileError gives
+// the column, block, row and offset in a file, a *RecordError the record
+// and the field path.
+//
+//	var fe *trevni.FileError
+//	if (errors.Is(err, trevni.ErrCorrupt) || errors.Is(err, trevni.ErrChecksum)) && errors.As(err, &fe) {
+//		log.Printf("damaged: column %s, block %d, from row %d", fe.Column, fe.Block, fe.Row)
+//	}
+//
+// # Limits
+//
+// Options bounds what reading may cost: Layout the columns and nesting of
+// a schema, Reader the largest block and the memory held in block buffers,
+// MaxRecordBytes one record. Hostile files fail with an error naming the
+// file, column, block and row, within those bounds.
 //
 // # Beneath the front door
 //
@@ -74,15 +100,9 @@
 // schema/layout parse Avro schemas and lay them out as columns;
 // schema/protoschema maps protobuf descriptors to Avro; shred turns
 // records into columns and assemble columns into records; predicate
-// compiles filters; trevni1 and clmn are the sibling formats;
-// csvtable converts flat tables; remote reads over HTTP. Part.Open gives a
-// part's own reader (File.Trevni, File.Trevni1, File.CLMN) for what is
-// particular to a format.
-//
-// # Limits
-//
-// Options bounds what reading may cost: Layout the columns and nesting of
-// a schema, Reader the largest block and the memory held in block buffers.
-// Hostile files fail with an error naming the file, column, block and row,
-// within those bounds.
+// compiles filters; trevni1 and clmn are the sibling formats; csvtable
+// converts flat tables; remote reads over HTTP; trevniarrow reads and
+// writes Arrow and Parquet. Part.Open gives a part's own reader
+// (File.Trevni, File.Trevni1, File.CLMN) for what is particular to a
+// format.
 package trevni

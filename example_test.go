@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/shred"
 )
 
 // Open a file and look at it: its format, schema and row count.
@@ -124,7 +122,7 @@ func ExampleConvertAvro() {
 	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "email.trv")
-	opts := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy"}}}
+	opts := &trevni.WriteOptions{Codec: trevni.Snappy}
 	n, err := trevni.ConvertAvro(ctx, out, "testdata/interop/email/input.avro", opts)
 	if err != nil {
 		log.Fatal(err)
@@ -161,7 +159,7 @@ func ExampleCreateStructs() {
 	}
 	defer os.RemoveAll(dir)
 	name := filepath.Join(dir, "points.trv")
-	w, err := trevni.CreateStructs[point](name, schemaText, nil)
+	w, err := trevni.CreateStructs[point](context.Background(), name, schemaText, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

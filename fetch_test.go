@@ -39,7 +39,7 @@ var fetchBytes = sync.OnceValues(func() ([]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	name := filepath.Join(dir, "large.trv")
-	opts := &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy", BlockSize: 4 << 10}}}
+	opts := &WriteOptions{Codec: Snappy, BlockSize: 4 << 10}
 	if _, err := ConvertAvro(context.Background(), name, "testdata/interop/medium/input.avro", opts); err != nil {
 		return nil, err
 	}

@@ -135,9 +135,6 @@ func (b *byteOut) trustFirst() bool { return true }
 // on: 1 when reading on several would not help or keep its promises.
 func (r *Reader) workers() int {
 	n := r.opts.Workers
-	if n <= 0 {
-		n = runtime.GOMAXPROCS(0)
-	}
 	if n <= 1 || r.make == nil || r.counting || r.span.done() {
 		return 1
 	}

@@ -25,7 +25,6 @@ import (
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoschema"
-	"github.com/trevni-go/trevni/shred"
 )
 
 // outputs are the writing methods the workers serve, each returning what
@@ -116,8 +115,8 @@ func writeParts(t *testing.T, g *avrorand.Generator, text string, seed uint64, n
 	var recs []any
 	parts := 1 + int(seed%3)
 	for p := range parts {
-		o := &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 64 + int(seed%5)*blockStep, Codec: []string{"null", "snappy", "deflate"}[seed%3]}}}
-		w, err := Create(filepath.Join(dir, fmt.Sprintf("p%d.trv", p)), text, o)
+		o := &WriteOptions{BlockSize: 64 + int(seed%5)*blockStep, Codec: []Codec{NoCodec, Snappy, Deflate}[seed%3]}
+		w, err := Create(context.Background(), filepath.Join(dir, fmt.Sprintf("p%d.trv", p)), text, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,7 +240,7 @@ func corruptParts(t *testing.T) (dir string, files [][]byte) {
 	dir = t.TempDir()
 	for p := range 2 {
 		var buf bytes.Buffer
-		w, err := NewWriter(&buf, text, &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 400, Checksum: "crc32"}}})
+		w, err := NewWriter(&buf, text, &WriteOptions{BlockSize: 400, Checksum: CRC32})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -353,7 +352,7 @@ func TestWorkersErrors(t *testing.T) {
 func TestWorkersCancel(t *testing.T) {
 	const text = `{"type":"record","name":"R","fields":[{"name":"id","type":"long"},{"name":"s","type":"string"}]}`
 	dir := t.TempDir()
-	w, err := Create(filepath.Join(dir, "a.trv"), text, &WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 4096}}})
+	w, err := Create(context.Background(), filepath.Join(dir, "a.trv"), text, &WriteOptions{BlockSize: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}

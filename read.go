@@ -41,12 +41,14 @@ type ReadOptions struct {
 	Progress func(records, bytes int64)
 	// Workers is the number of goroutines that assemble and encode
 	// records in the writing methods (Reader.WriteJSON, WriteAvro,
-	// Dataset.WriteProto) and ReadBatches: each part's rows are split
+	// Dataset.WriteProto) and ReadStructs: each part's rows are split
 	// into ranges, read on the workers, and written in order, the output
-	// byte for byte that of one goroutine. 0 means runtime.GOMAXPROCS(0); 1 reads on
-	// the calling goroutine. Parts read over HTTP are read by one
-	// goroutine whatever it says. Read, ReadBinary and the iterators
-	// always read on the calling goroutine.
+	// byte for byte that of one goroutine. 0 or 1 reads on the calling
+	// goroutine, the default, so that a library read inside a request
+	// handler takes one core unless told otherwise; the trevni command
+	// gives runtime.GOMAXPROCS(0). Parts read over HTTP are read by one
+	// goroutine whatever it says. Read, ReadBinary and the other
+	// iterators always read on the calling goroutine.
 	Workers int
 	// OutputMemory bounds the encoded records that the writing methods'
 	// workers (Workers above 1) hold waiting to be written in order, in
@@ -61,6 +63,11 @@ type ReadOptions struct {
 	// holds the block buffers of its reader of the part (see
 	// format.ReaderOptions.BlockMemory).
 	OutputMemory int64
+	// Reuse lets ReadStructs refill its batches of records: each *T it
+	// yields is then overwritten, with what its slices and maps hold, by
+	// the records of a later batch (up to 4096 records later), and must
+	// be copied deeply to be kept. It saves allocating each batch anew.
+	Reuse bool
 
 	// taskRows, if positive, is the rows of a worker's task (tests).
 	taskRows int64

@@ -214,7 +214,7 @@ func TestWriteProtoProgress(t *testing.T) {
 	dir := t.TempDir()
 	const per = 5000
 	for _, name := range []string{"a.trv", "b.trv"} {
-		w, err := trevni.CreateProto(filepath.Join(dir, name), (&timestamppb.Timestamp{}).ProtoReflect().Descriptor(), nil)
+		w, err := trevni.CreateProto(context.Background(), filepath.Join(dir, name), (&timestamppb.Timestamp{}).ProtoReflect().Descriptor(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

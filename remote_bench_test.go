@@ -9,10 +9,8 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrobin"
 	"github.com/trevni-go/trevni/internal/testing/rangeserver"
-	"github.com/trevni-go/trevni/shred"
 )
 
 // wideSchema is the schema of the remote benchmark's file: eight columns.
@@ -29,7 +27,7 @@ const wideRows = 2_150_000
 // skips blocks by their statistics), the other columns pseudo-random.
 func writeWide(b *testing.B, name string) {
 	b.Helper()
-	w, err := trevni.Create(name, wideSchema, &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "null"}}})
+	w, err := trevni.Create(context.Background(), name, wideSchema, &trevni.WriteOptions{Codec: trevni.NoCodec})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,12 +16,14 @@ import (
 // ReadStructs returns an iterator over the records of ds read into Go
 // structs of type T (see assemble.StructReader for the types that fit):
 // T's fields are the projection, so only their columns are read. opts may
-// give a filter, an offset and a limit; its Fields must be empty. The *T
-// yielded is overwritten by the next step: copy it to keep it. The
-// iterator stops after the last record or the first error, which it
+// give a filter, an offset and a limit; its Fields must be empty. Each *T
+// yielded is the caller's, sharing no memory with the reader or with the
+// other records (unless opts.Reuse, under which the next batch of records
+// overwrites it and what its slices and maps hold: copy what you keep).
+// The iterator stops after the last record or the first error, which it
 // yields.
 //
-// opts.Workers goroutines (0: GOMAXPROCS) read the records: each part's
+// opts.Workers goroutines (0 or 1: the calling goroutine) read the records: each part's
 // rows are cut into ranges, each worker reads a range into batches of T,
 // and the batches are yielded in row order, so the records, the limit's
 // count and the first error are those of one goroutine. The batches held
@@ -98,10 +100,15 @@ func readStructsPart[T any](ctx context.Context, p *Part, o *ReadOptions, from, 
 	size := int64(unsafe.Sizeof(*new(T))) + 1
 	batch := make([]T, min(max(structBatchBytes/size, structBatchMin), structBatchMax))
 	var n int64
-	for {
+	for first := true; ; first = false {
 		if err := ctx.Err(); err != nil {
 			yield(nil, err)
 			return n, false
+		}
+		if !first && !o.Reuse {
+			// The records yielded are the caller's: a new batch,
+			// whose slices and maps the reader fills anew.
+			batch = make([]T, len(batch))
 		}
 		k, err := sr.Read(batch)
 		for i := range k {
@@ -148,6 +155,7 @@ type structOut[T any] struct {
 	task  int64 // the output a task aims at
 	broke bool  // yield returned false
 	rec   []T   // the fallback's record
+	reuse bool  // ReadOptions.Reuse: batches are refilled
 }
 
 // errBreak ends a run whose consumer broke out of its loop.
@@ -175,7 +183,7 @@ func readStructsParallel[T any](ctx context.Context, ds *Dataset, o *ReadOptions
 		memory = int64(workers+1) * DefaultOutputMemory
 	}
 	chunk, ahead, task := ordered.Sizes(workers, memory)
-	out := &structOut[T]{yield: yield, chunk: int64(chunk), task: task}
+	out := &structOut[T]{yield: yield, chunk: int64(chunk), task: task, reuse: o.Reuse}
 	_, err := r.runParallel(workers, out, &ordered.Options{ChunkBytes: chunk, Ahead: ahead, Values: true})
 	if err != nil && !out.broke {
 		yield(nil, err)
@@ -200,7 +208,9 @@ func (s *structOut[T]) fill(ctx context.Context, pp *ppart, rd partReader, out *
 			b = new([]T)
 			c.Items = b
 		}
-		if cap(*b) < rows {
+		if cap(*b) < rows || !s.reuse {
+			// Without Reuse each batch is new: the records handed
+			// on are the caller's.
 			*b = make([]T, rows)
 		}
 		*b = (*b)[:rows]
@@ -240,6 +250,9 @@ func (s *structOut[T]) one(rd partReader) (read, put func() error) {
 		s.rec = make([]T, 1)
 	}
 	read = func() error {
+		if !s.reuse {
+			s.rec = make([]T, 1)
+		}
 		_, err := sr.Read(s.rec)
 		return err
 	}

@@ -3,6 +3,7 @@ package trevni
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,25 +11,83 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/atomicfile"
 	"github.com/trevni-go/trevni/remote/store"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
+	"github.com/trevni-go/trevni/typemap/protovalue"
 )
 
-// WriteOptions configures the Trevni files Create, CreateStructs,
-// CreateProto and NewWriter write. A nil *WriteOptions means the defaults:
-// no codec, statistics on, 64 KiB blocks, a 16 MiB memory budget
-// (format.DefaultMemoryBudget).
+// Codec is the compression of a Trevni file's blocks.
+type Codec string
+
+// The codecs a Trevni file may be written with. Java's trevni-core reads
+// all but Zstd.
+const (
+	Deflate Codec = format.CodecDeflate // raw deflate: the default
+	Snappy  Codec = format.CodecSnappy  // fast, larger files
+	Zstd    Codec = format.CodecZstd    // smaller and faster than deflate; Java cannot read it
+	Bzip2   Codec = format.CodecBzip2   // small and slow
+	NoCodec Codec = format.CodecNull    // blocks stored as they are
+)
+
+// Checksum is the check stored with each block of a Trevni file.
+type Checksum string
+
+// The checksums a Trevni file may be written with.
+const (
+	CRC32      Checksum = format.ChecksumCRC32 // CRC-32 of each uncompressed block: the default
+	NoChecksum Checksum = "null"               // no check
+)
+
+// WriteOptions configures the Trevni files that Create, CreateStructs,
+// CreateProto, ConvertAvro, Concat and the New... writers write. A nil
+// *WriteOptions means the defaults, which are the trevni command's: the
+// Deflate codec, CRC32 checksums, block statistics, 64 KiB blocks, a 16 MiB
+// memory budget, and one goroutine.
 type WriteOptions struct {
-	// Options configures the file: codec, checksum, block size, memory
-	// budget (past which finished blocks spill to a temporary file),
-	// metadata, layout bounds and progress (see shred.Options), and
-	// Workers: how many goroutines ConvertAvro and AppendAvro decode and
-	// shred on (0: one per core, GOMAXPROCS; 1: one).
-	shred.Options
-	// Replace lets Create replace a file that exists, or that appears
-	// while it writes. Without it that is an error and the file is left
-	// untouched.
+	// Codec compresses the blocks; "" means Deflate.
+	Codec Codec
+	// Checksum checks the blocks; "" means CRC32.
+	Checksum Checksum
+	// BlockSize is the uncompressed bytes at which a column's block is
+	// cut; 0 means 64 KiB (format.DefaultBlockSize).
+	BlockSize int
+	// Memory bounds the finished blocks held in memory before they spill
+	// to a temporary file (beside a local output, or in the system's
+	// temporary directory); 0 means 16 MiB (format.DefaultMemoryBudget).
+	Memory int64
+	// Workers is how many goroutines decode, shred and compress (of
+	// ConvertAvro, AppendAvro and Concat, and of the compression of every
+	// writer); 0 or 1 means the calling goroutine alone. The records
+	// written are the same; with several, blocks end where their ranges
+	// do.
+	Workers int
+	// NoStats leaves out the per-block column statistics that filters use
+	// to skip blocks (with NoCodec and NoChecksum the file is then byte
+	// for byte what Java's trevni-core writes).
+	NoStats bool
+	// MaxColumns and MaxDepth bound the columns and the nesting of the
+	// schema written; 0 means the defaults of package schema/layout.
+	MaxColumns, MaxDepth int
+	// MaxBlockSize bounds the uncompressed bytes of one block (a larger
+	// value is an error); 0 means 64 MiB, the most a reader takes by
+	// default (see format.WriterOptions.MaxBlockSize).
+	MaxBlockSize int
+	// TempDir is where the New... writers spill blocks past Memory; ""
+	// means the system's temporary directory. (Create's spill beside
+	// their output.)
+	TempDir string
+	// Progress, if set, is called by ConvertAvro and AppendAvro now and
+	// then with the records written and the input bytes consumed so far.
+	Progress func(records, bytesIn int64)
+	// Replace lets an output that exists, or that appears while it is
+	// written, be replaced. Without it that is an error wrapping
+	// ErrExists and the output is left untouched. It does not apply to
+	// the New... writers.
 	Replace bool
 	// Store configures the requests made to an object store (s3://,
 	// gs://, azblob://) by an upload, and by ConvertAvro's read of its
@@ -38,6 +97,34 @@ type WriteOptions struct {
 	// Stores are the stores of URLs by scheme, used before the drivers
 	// a program links (see Options.Stores).
 	Stores map[string]store.Store
+}
+
+// shred returns the options of the writers beneath.
+func (o *WriteOptions) shred() shred.Options {
+	var w WriteOptions
+	if o != nil {
+		w = *o
+	}
+	so := shred.Options{
+		WriterOptions: format.WriterOptions{
+			Codec: string(w.Codec), Checksum: string(w.Checksum),
+			BlockSize: w.BlockSize, MemoryBudget: w.Memory,
+			Concurrency: max(w.Workers, 1), DisableStats: w.NoStats,
+			MaxBlockSize: w.MaxBlockSize, TempDir: w.TempDir,
+		},
+		Progress: w.Progress,
+		Workers:  max(w.Workers, 1),
+	}
+	if so.Codec == "" {
+		so.Codec = string(Deflate)
+	}
+	if so.Checksum == "" {
+		so.Checksum = string(CRC32)
+	}
+	if w.MaxColumns != 0 || w.MaxDepth != 0 {
+		so.Layout = &layout.Options{MaxColumns: w.MaxColumns, MaxDepth: w.MaxDepth}
+	}
+	return so
 }
 
 // ErrExists is wrapped by the error of Create (and of Close) for an output
@@ -50,6 +137,7 @@ type output struct {
 	w    io.Writer
 	bw   *bufio.Writer
 	file committer // nil for a caller's io.Writer
+	done bool      // committed or aborted
 }
 
 // committer is a file written whole before it appears under its name: a
@@ -89,23 +177,26 @@ func createFile(ctx context.Context, name string, replace bool, o *WriteOptions)
 // go to the private directory beside a local file, or to the system's
 // temporary directory.
 func create(ctx context.Context, name string, opts *WriteOptions) (*output, shred.Options, error) {
+	so := opts.shred()
 	var o WriteOptions
 	if opts != nil {
 		o = *opts
 	}
 	f, err := createFile(ctx, name, o.Replace, &o)
 	if err != nil {
-		return nil, o.Options, err
+		return nil, so, err
 	}
-	if o.WriterOptions.TempDir == "" {
-		o.WriterOptions.TempDir = f.TempDir()
-	}
+	so.TempDir = f.TempDir()
 	bw := bufio.NewWriterSize(f, 256<<10)
-	return &output{w: bw, bw: bw, file: f}, o.Options, nil
+	return &output{w: bw, bw: bw, file: f}, so, nil
 }
 
 // commit flushes the output and puts the file in place.
 func (o *output) commit() error {
+	if o.done {
+		return errClosed
+	}
+	o.done = true
 	if o.file == nil {
 		return nil
 	}
@@ -118,6 +209,10 @@ func (o *output) commit() error {
 
 // abort removes a file's temporary copy.
 func (o *output) abort() {
+	if o.done {
+		return
+	}
+	o.done = true
 	if o.file != nil {
 		o.file.Abort()
 	}
@@ -125,6 +220,9 @@ func (o *output) abort() {
 
 // finish closes the writer with close and commits the output, or aborts it.
 func (o *output) finish(close func() error) error {
+	if o.done {
+		return errClosed
+	}
 	if err := close(); err != nil {
 		o.abort()
 		return err
@@ -132,10 +230,13 @@ func (o *output) finish(close func() error) error {
 	return o.commit()
 }
 
+// errClosed is the error of a writer's Close after Close or Abort.
+var errClosed = errors.New("trevni: the writer is closed")
+
 // Writer writes Avro records into a Trevni file. It is not safe for
 // concurrent use.
 type Writer struct {
-	*shred.AvroWriter
+	aw  *shred.AvroWriter
 	out *output
 }
 
@@ -144,9 +245,10 @@ type Writer struct {
 // Close; Abort, or a failed Close, leaves nothing behind. name may be an
 // object of a store (s3://bucket/key, gs://, azblob://): the file is then
 // uploaded as it is written (in parts, for a large one) and the upload
-// completed by Close, or abandoned by Abort, leaving no object.
-func Create(name, schemaText string, opts *WriteOptions) (*Writer, error) {
-	out, so, err := create(context.Background(), name, opts)
+// completed by Close, or abandoned by Abort, leaving no object. ctx bounds
+// the upload, Close's included: when it ends, the upload fails.
+func Create(ctx context.Context, name, schemaText string, opts *WriteOptions) (*Writer, error) {
+	out, so, err := create(ctx, name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -155,51 +257,70 @@ func Create(name, schemaText string, opts *WriteOptions) (*Writer, error) {
 		out.abort()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &Writer{AvroWriter: aw, out: out}, nil
+	return &Writer{aw: aw, out: out}, nil
 }
 
 // NewWriter starts a Trevni file of records of the Avro schema schemaText,
-// written to w by Close. Replace in opts does not apply.
+// written to w by Close. Replace and Store in opts do not apply.
 func NewWriter(w io.Writer, schemaText string, opts *WriteOptions) (*Writer, error) {
-	var so *shred.Options
-	if opts != nil {
-		so = &opts.Options
-	}
-	aw, err := shred.NewAvroWriter(w, schemaText, so)
+	so := opts.shred()
+	aw, err := shred.NewAvroWriter(w, schemaText, &so)
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{AvroWriter: aw, out: &output{w: w}}, nil
+	return &Writer{aw: aw, out: &output{w: w}}, nil
 }
+
+// Write writes one record, a goavro native value of the schema
+// (map[string]any for a record, []any for an array ...). A record that
+// does not fit the schema is an error (a *RecordError naming the record
+// and the field) and is not written; writing may go on.
+func (w *Writer) Write(record any) error { return w.aw.Write(record) }
+
+// WriteBinary writes one record in Avro's binary encoding of the schema:
+// the fast path, with no Go value per field.
+func (w *Writer) WriteBinary(record []byte) error { return w.aw.WriteBinary(record) }
 
 // AppendAvro writes every record of an Avro object container file whose
-// schema has the writer's canonical form (see shred.AvroWriter's
-// AppendContainer).
+// schema has the writer's canonical form, decoding on WriteOptions.Workers
+// goroutines; ctx stops it between blocks.
 func (w *Writer) AppendAvro(ctx context.Context, in io.Reader) error {
-	return w.AppendContainer(ctx, in)
+	return w.aw.AppendContainer(ctx, in)
 }
 
-// Close writes the file and, for Create, puts it in place.
-func (w *Writer) Close() error { return w.out.finish(w.AvroWriter.Close) }
+// Records returns the number of records written so far.
+func (w *Writer) Records() int64 { return w.aw.RowCount() }
 
-// Abort discards the file.
+// Schema returns the schema of the records written.
+func (w *Writer) Schema() *schema.Schema { return w.aw.Schema() }
+
+// Close writes the file and, for Create, puts it in place.
+func (w *Writer) Close() error { return w.out.finish(w.aw.Close) }
+
+// Abort discards the file. It does nothing after Close.
 func (w *Writer) Abort() {
-	w.AvroWriter.Abort()
+	if w.out.done {
+		return
+	}
+	w.aw.Abort()
 	w.out.abort()
 }
 
-// StructWriter writes Go structs as the records of a Trevni file (see
-// shred.StructWriter for the Go types that fit the Avro schema).
+// StructWriter writes Go structs as the records of a Trevni file. A field
+// of T matches the record field named by its `avro:"name"` tag, or else
+// its Go name (or that name ignoring case); `avro:"-"` leaves a field out.
+// See assemble.StructReader for the Go types that fit each Avro type. It
+// is not safe for concurrent use.
 type StructWriter[T any] struct {
-	*shred.StructWriter[T]
+	sw  *shred.StructWriter[T]
 	out *output
 }
 
-// CreateStructs starts a Trevni file of records of the Avro schema
-// schemaText, given as values of the struct type T, written as Create
-// writes.
-func CreateStructs[T any](name, schemaText string, opts *WriteOptions) (*StructWriter[T], error) {
-	out, so, err := create(context.Background(), name, opts)
+// CreateStructs starts a Trevni file of records given as values of the
+// struct type T, written as Create writes. schemaText is their Avro
+// schema; "" derives one from T.
+func CreateStructs[T any](ctx context.Context, name, schemaText string, opts *WriteOptions) (*StructWriter[T], error) {
+	out, so, err := create(ctx, name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -208,64 +329,120 @@ func CreateStructs[T any](name, schemaText string, opts *WriteOptions) (*StructW
 		out.abort()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &StructWriter[T]{StructWriter: sw, out: out}, nil
+	return &StructWriter[T]{sw: sw, out: out}, nil
 }
 
-// Close writes the file and puts it in place.
-func (w *StructWriter[T]) Close() error { return w.out.finish(w.StructWriter.Close) }
+// NewStructWriter starts a Trevni file of records given as values of the
+// struct type T, written to w by Close. Replace and Store in opts do not
+// apply.
+func NewStructWriter[T any](w io.Writer, schemaText string, opts *WriteOptions) (*StructWriter[T], error) {
+	so := opts.shred()
+	sw, err := shred.NewStructWriter[T](w, schemaText, &so)
+	if err != nil {
+		return nil, err
+	}
+	return &StructWriter[T]{sw: sw, out: &output{w: w}}, nil
+}
 
-// Abort discards the file.
+// Write writes rows and returns how many were written: all, or those
+// before the first that does not fit the schema, whose error it returns.
+func (w *StructWriter[T]) Write(rows []T) (int, error) { return w.sw.Write(rows) }
+
+// Records returns the number of records written so far.
+func (w *StructWriter[T]) Records() int64 { return w.sw.Writer().RowCount() }
+
+// Close writes the file and, for CreateStructs, puts it in place.
+func (w *StructWriter[T]) Close() error { return w.out.finish(w.sw.Close) }
+
+// Abort discards the file. It does nothing after Close.
 func (w *StructWriter[T]) Abort() {
-	w.StructWriter.Abort()
+	if w.out.done {
+		return
+	}
+	w.sw.Abort()
 	w.out.abort()
 }
 
 // ProtoWriter writes protobuf messages of one type into a Trevni file that
 // also stores their descriptors, so that it reads back as protobuf with no
-// .proto.
+// .proto. It is not safe for concurrent use.
 type ProtoWriter struct {
-	*shred.ProtoWriter
+	pw  *shred.ProtoWriter
 	out *output
 }
 
-// ProtoWriteOptions configures CreateProto. A nil *ProtoWriteOptions means
-// the defaults.
+// ProtoWriteOptions configures CreateProto and NewProtoWriter. A nil
+// *ProtoWriteOptions means the defaults.
 type ProtoWriteOptions struct {
-	// ProtoOptions configures the file and the protobuf to Avro mapping.
-	shred.ProtoOptions
-	// Replace lets CreateProto replace a file that exists.
-	Replace bool
+	// WriteOptions configures the file, as for Create.
+	WriteOptions
+	// Mapping configures the protobuf to Avro mapping (the recursion
+	// limit, well-known types); nil means the defaults.
+	Mapping *protoschema.Options
+	// Resolver finds the types of extensions; nil means the global
+	// registry.
+	Resolver protovalue.Resolver
+}
+
+// shred returns the options of the writer beneath.
+func (o *ProtoWriteOptions) shred() shred.ProtoOptions {
+	if o == nil {
+		return shred.ProtoOptions{File: (*WriteOptions)(nil).shred()}
+	}
+	return shred.ProtoOptions{File: o.WriteOptions.shred(), Mapping: o.Mapping, Resolver: o.Resolver}
 }
 
 // CreateProto starts a Trevni file of messages of type md, written as
 // Create writes.
-func CreateProto(name string, md protoreflect.MessageDescriptor, opts *ProtoWriteOptions) (*ProtoWriter, error) {
-	var o ProtoWriteOptions
+func CreateProto(ctx context.Context, name string, md protoreflect.MessageDescriptor, opts *ProtoWriteOptions) (*ProtoWriter, error) {
+	po := opts.shred()
+	var wo *WriteOptions
 	if opts != nil {
-		o = *opts
+		wo = &opts.WriteOptions
 	}
-	out, so, err := create(context.Background(), name, &WriteOptions{Options: o.File, Replace: o.Replace})
+	out, so, err := create(ctx, name, wo)
 	if err != nil {
 		return nil, err
 	}
-	o.File = so
-	pw, err := shred.NewProtoWriter(out.w, md, &o.ProtoOptions)
+	po.File = so
+	pw, err := shred.NewProtoWriter(out.w, md, &po)
 	if err != nil {
 		out.abort()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &ProtoWriter{ProtoWriter: pw, out: out}, nil
+	return &ProtoWriter{pw: pw, out: out}, nil
 }
 
-// Write writes one message.
-func (w *ProtoWriter) Write(m proto.Message) error { return w.ProtoWriter.Write(m) }
+// NewProtoWriter starts a Trevni file of messages of type md, written to w
+// by Close. Replace and Store in opts do not apply.
+func NewProtoWriter(w io.Writer, md protoreflect.MessageDescriptor, opts *ProtoWriteOptions) (*ProtoWriter, error) {
+	po := opts.shred()
+	pw, err := shred.NewProtoWriter(w, md, &po)
+	if err != nil {
+		return nil, err
+	}
+	return &ProtoWriter{pw: pw, out: &output{w: w}}, nil
+}
 
-// Close writes the file and puts it in place.
-func (w *ProtoWriter) Close() error { return w.out.finish(w.ProtoWriter.Close) }
+// Write writes one message, of the writer's type.
+func (w *ProtoWriter) Write(m proto.Message) error { return w.pw.Write(m) }
 
-// Abort discards the file.
+// WriteWire writes one message in the protobuf wire format: the fast
+// path, with no message built.
+func (w *ProtoWriter) WriteWire(msg []byte) error { return w.pw.WriteWire(msg) }
+
+// Records returns the number of messages written so far.
+func (w *ProtoWriter) Records() int64 { return w.pw.RowCount() }
+
+// Close writes the file and, for CreateProto, puts it in place.
+func (w *ProtoWriter) Close() error { return w.out.finish(w.pw.Close) }
+
+// Abort discards the file. It does nothing after Close.
 func (w *ProtoWriter) Abort() {
-	w.ProtoWriter.Abort()
+	if w.out.done {
+		return
+	}
+	w.pw.Abort()
 	w.out.abort()
 }
 

@@ -32,7 +32,7 @@ func TestCreateOpenProperty(t *testing.T) {
 		dir := t.TempDir()
 		var want []any
 		for part := range 3 {
-			w, err := trevni.Create(filepath.Join(dir, fmt.Sprintf("p%d.trv", part)), text, nil)
+			w, err := trevni.Create(context.Background(), filepath.Join(dir, fmt.Sprintf("p%d.trv", part)), text, nil)
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
@@ -119,10 +119,10 @@ func TestCreateReplaceRules(t *testing.T) {
 	if err := os.WriteFile(name, []byte("keep me"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := trevni.Create(name, text, nil); !errors.Is(err, trevni.ErrExists) {
+	if _, err := trevni.Create(context.Background(), name, text, nil); !errors.Is(err, trevni.ErrExists) {
 		t.Fatalf("Create over an existing file: %v", err)
 	}
-	w, err := trevni.Create(name, text, &trevni.WriteOptions{Replace: true})
+	w, err := trevni.Create(context.Background(), name, text, &trevni.WriteOptions{Replace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestCreateReplaceRules(t *testing.T) {
 	}
 	// A file that appears while the writer works is not replaced.
 	fresh := filepath.Join(dir, "fresh.trv")
-	w, err = trevni.Create(fresh, text, nil)
+	w, err = trevni.Create(context.Background(), fresh, text, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestCreateReplaceRules(t *testing.T) {
 		t.Fatalf("a failed Close left %d entries", len(ents))
 	}
 	// With Replace, it is.
-	w, err = trevni.Create(name, text, &trevni.WriteOptions{Replace: true})
+	w, err = trevni.Create(context.Background(), name, text, &trevni.WriteOptions{Replace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestConvertAvroWorkers(t *testing.T) {
 	}
 	convert := func(workers int) []byte {
 		opts := &trevni.WriteOptions{}
-		opts.Workers, opts.Codec, opts.BlockSize, opts.MemoryBudget = workers, "snappy", 256, 64<<10
+		opts.Workers, opts.Codec, opts.BlockSize, opts.Memory = workers, trevni.Snappy, 256, 64<<10
 		dst := filepath.Join(dir, fmt.Sprintf("out%d.trv", workers))
 		if n, err := trevni.ConvertAvro(ctx, dst, src, opts); err != nil || n != int64(len(want)) {
 			t.Fatalf("%d workers: %d records, %v", workers, n, err)
@@ -298,7 +298,7 @@ func TestConvertAvroWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := &trevni.WriteOptions{}
-	opts.Workers, opts.BlockSize, opts.MemoryBudget = 3, 256, 64<<10
+	opts.Workers, opts.BlockSize, opts.Memory = 3, 256, 64<<10
 	if _, err := trevni.ConvertAvro(ctx, filepath.Join(dir, "cut", "out.trv"), cut, opts); err == nil {
 		t.Fatal("a container cut short converted")
 	}

@@ -33,6 +33,9 @@ func (rd *Reader) Validate(report func(error)) int {
 		// its blocks are loaded, rather than loaded again by a row walk.
 		leaf := rd.parents[i] < 0 && len(rd.children[i]) == 0
 		for b := range c.table.blocks {
+			// A block that fails names its own first row, as a read
+			// reaching it does (not the row of the block before).
+			c.row = c.table.blocks[b].FirstRow
 			if err := c.loadBlock(b); err != nil {
 				fail(err)
 				broken[i] = true

@@ -692,7 +692,7 @@ func TestParquetFromDuckDB(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, filepath.Base(f)+".trv")
-		w, err := trevni.Create(out, pf.AvroSchema(), nil)
+		w, err := trevni.Create(context.Background(), out, pf.AvroSchema(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -824,7 +824,7 @@ func TestParquetFromArrowGo(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, filepath.Base(name)+".trv")
-		w, err := trevni.Create(out, pf.AvroSchema(), nil)
+		w, err := trevni.Create(context.Background(), out, pf.AvroSchema(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -864,7 +864,7 @@ func fromParquetGo(t *testing.T) (*schema.Schema, []any) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "pqgo.trv")
-	w, err := trevni.Create(out, pf.AvroSchema(), nil)
+	w, err := trevni.Create(context.Background(), out, pf.AvroSchema(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func writeDurations(t *testing.T, union bool) (string, []any) {
 	}
 	at := func(i int) []byte { return combos[i%len(combos)] }
 	name := filepath.Join(t.TempDir(), "durations.trv")
-	w, err := trevni.Create(name, durationSchema(union), nil)
+	w, err := trevni.Create(context.Background(), name, durationSchema(union), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func TestParquetMappedDurationsInferred(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "batches.trv")
-	w, err := trevni.Create(out, text, nil)
+	w, err := trevni.Create(context.Background(), out, text, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

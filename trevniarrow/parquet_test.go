@@ -42,7 +42,7 @@ func TestParquetRoundTripProperty(t *testing.T) {
 			t.Fatalf("seed %d: %d Parquet rows, want %d", seed, pf.NumRows(), n)
 		}
 		out := filepath.Join(t.TempDir(), "back.trv")
-		w, err := trevni.Create(out, pf.AvroSchema(), nil)
+		w, err := trevni.Create(context.Background(), out, pf.AvroSchema(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

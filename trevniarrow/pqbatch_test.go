@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
 
@@ -38,7 +36,7 @@ func testBadItem(t *testing.T, to string) {
 	const rows, bad = 300, 219
 	for _, c := range []struct{ field, path string }{{"tags", "tags.list.element"}, {"pts", "pts.list.element.s"}} {
 		name := filepath.Join(t.TempDir(), "bad.trv")
-		w, err := trevni.Create(name, text, &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "null", Checksum: "null"}}})
+		w, err := trevni.Create(context.Background(), name, text, &trevni.WriteOptions{Codec: trevni.NoCodec, Checksum: trevni.NoChecksum})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +108,7 @@ func TestParquetDirectLongArrays(t *testing.T) {
 		{"name":"n","type":["null",{"type":"array","items":"long"}]},
 		{"name":"pts","type":{"type":"array","items":{"type":"record","name":"p","fields":[{"name":"x","type":"float"},{"name":"s","type":"string"}]}}}]}`
 	name := filepath.Join(t.TempDir(), "long.trv")
-	w, err := trevni.Create(name, text, nil)
+	w, err := trevni.Create(context.Background(), name, text, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func writeDirectRandomWith(t *testing.T, seed uint64, n int, fix func(*schema.Sc
 	}
 	g := avrorand.New(seed, avrorand.Options{})
 	name := filepath.Join(t.TempDir(), fmt.Sprintf("d%d.trv", seed))
-	w, err := trevni.Create(name, text, nil)
+	w, err := trevni.Create(context.Background(), name, text, nil)
 	if err != nil {
 		t.Fatalf("seed %d: %v", seed, err)
 	}
@@ -259,7 +259,7 @@ func parquetRecords(t *testing.T, b []byte) []any {
 	}
 	defer pf.Close()
 	out := filepath.Join(t.TempDir(), "r.trv")
-	w, err := trevni.Create(out, pf.AvroSchema(), nil)
+	w, err := trevni.Create(context.Background(), out, pf.AvroSchema(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func TestParquetDirectPath(t *testing.T) {
 		}
 		defer pf.Close()
 		out := filepath.Join(t.TempDir(), "back.trv")
-		w, err := trevni.Create(out, pf.AvroSchema(), nil)
+		w, err := trevni.Create(context.Background(), out, pf.AvroSchema(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

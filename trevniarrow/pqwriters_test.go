@@ -585,7 +585,7 @@ func fromParquetFile(t *testing.T, name string, batchRows int) (*schema.Schema, 
 		return nil, nil, err
 	}
 	out := filepath.Join(t.TempDir(), filepath.Base(name)+".trv")
-	w, err := trevni.Create(out, pf.AvroSchema(), nil)
+	w, err := trevni.Create(context.Background(), out, pf.AvroSchema(), nil)
 	if err != nil {
 		return nil, nil, err
 	}

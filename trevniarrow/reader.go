@@ -39,7 +39,7 @@ type ReadOptions struct {
 // array.RecordReader; it is not safe for concurrent use. Release it (or
 // Close it) when done.
 //
-// The records are read on ReadOptions.Workers goroutines (0: GOMAXPROCS,
+// The records are read on ReadOptions.Workers goroutines (0 or 1: the calling one,
 // as for trevni's writing methods; see trevni.ReadBatches): each reads
 // ranges of a part's rows into record batches of its own, with builders
 // of its own, and the batches come out of Next in row order, holding the

@@ -31,7 +31,7 @@ func writeRandomWith(t *testing.T, seed uint64, n int, fix func(*schema.Schema, 
 		t.Fatalf("seed %d: %v", seed, err)
 	}
 	name := filepath.Join(t.TempDir(), fmt.Sprintf("r%d.trv", seed))
-	w, err := trevni.Create(name, text, nil)
+	w, err := trevni.Create(context.Background(), name, text, nil)
 	if err != nil {
 		t.Fatalf("seed %d: %v", seed, err)
 	}
@@ -93,7 +93,7 @@ func TestRoundTripProperty(t *testing.T) {
 				t.Fatalf("seed %d: Avro schema\n%s\nback as\n%s", seed, ds.Schema().String(), back)
 			}
 			out := filepath.Join(t.TempDir(), "back.trv")
-			w, err := trevni.Create(out, back, nil)
+			w, err := trevni.Create(context.Background(), out, back, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +172,7 @@ func TestOtherFormats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := trevni.Create(out, text, nil)
+			w, err := trevni.Create(context.Background(), out, text, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

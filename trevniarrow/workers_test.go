@@ -15,14 +15,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/internal/testing/memtest"
 	"github.com/trevni-go/trevni/internal/testing/predrand"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
 
@@ -39,8 +37,8 @@ func writeRandomParts(t *testing.T, seed uint64, n, partRows int) (*trevni.Datas
 	dir := t.TempDir()
 	var recs []any
 	for p := 0; p*partRows < n; p++ {
-		o := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 256 + int(seed%4)*200}}}
-		w, err := trevni.Create(filepath.Join(dir, fmt.Sprintf("p%d.trv", p)), text, o)
+		o := &trevni.WriteOptions{BlockSize: 256 + int(seed%4)*200}
+		w, err := trevni.Create(context.Background(), filepath.Join(dir, fmt.Sprintf("p%d.trv", p)), text, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,8 +184,8 @@ func badUUIDs(t *testing.T, n, bad int) *trevni.Dataset {
 	const text = `{"type":"record","name":"R","fields":[{"name":"id","type":"long"},{"name":"u","type":{"type":"string","logicalType":"uuid"}}]}`
 	dir := t.TempDir()
 	for p := 0; p*3000 < n; p++ {
-		o := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 512}}}
-		w, err := trevni.Create(filepath.Join(dir, fmt.Sprintf("p%d.trv", p)), text, o)
+		o := &trevni.WriteOptions{BlockSize: 512}
+		w, err := trevni.Create(context.Background(), filepath.Join(dir, fmt.Sprintf("p%d.trv", p)), text, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,8 +290,8 @@ func namesDataset(t *testing.T, n int) *trevni.Dataset {
 	t.Helper()
 	dir := t.TempDir()
 	text := `{"type":"record","name":"R","fields":[{"name":"id","type":"long"},{"name":"name","type":"string"}]}`
-	o := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 64 << 10, Codec: "snappy"}}}
-	w, err := trevni.Create(filepath.Join(dir, "names.trv"), text, o)
+	o := &trevni.WriteOptions{BlockSize: 64 << 10, Codec: trevni.Snappy}
+	w, err := trevni.Create(context.Background(), filepath.Join(dir, "names.trv"), text, o)
 	if err != nil {
 		t.Fatal(err)
 	}

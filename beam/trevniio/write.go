@@ -18,9 +18,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/remote/store"
-	"github.com/trevni-go/trevni/shred"
 )
 
 func init() {
@@ -41,8 +39,8 @@ type WriteOptions struct {
 	// Shards is the number of files Write makes; 0 means 1.
 	Shards int
 	// Codec is the codec of the files ("null", "deflate", "snappy",
-	// "bzip2", "zstandard", "xz", as package format names them); "" means
-	// format's default.
+	// "bzip2", "zstd", as package format names them); "" means the front
+	// door's default, deflate (trevni.WriteOptions), with CRC-32 checksums.
 	Codec string
 	// Replace lets Write replace shards that exist under the final names;
 	// without it an existing shard fails the pipeline, before any shard
@@ -117,11 +115,11 @@ type writeShardFn struct {
 // ProcessElement writes the records of shard to a new temporary file and
 // emits its name.
 func (fn *writeShardFn) ProcessElement(shard int, records func(*[]byte) bool, emit func(string)) error {
-	name, err := writeTemp(fn.Prefix, shard, fn.Shards, fn.Schema, fn.Codec, func(aw *shred.AvroWriter) error {
+	name, err := writeTemp(fn.Prefix, shard, fn.Shards, fn.Schema, fn.Codec, func(aw *trevni.Writer) error {
 		var rec []byte
 		for records(&rec) {
 			if err := aw.WriteBinary(rec); err != nil {
-				return fmt.Errorf("record %d: %w", aw.RowCount(), err)
+				return fmt.Errorf("record %d: %w", aw.Records(), err)
 			}
 		}
 		return nil
@@ -137,7 +135,7 @@ func (fn *writeShardFn) ProcessElement(shard int, records func(*[]byte) bool, em
 // suffix, through the front door (trevni.Create: the file or object
 // appears only once complete), with the records fill writes, and returns
 // its name.
-func writeTemp(prefix string, i, n int, schemaText, codec string, fill func(*shred.AvroWriter) error) (string, error) {
+func writeTemp(prefix string, i, n int, schemaText, codec string, fill func(*trevni.Writer) error) (string, error) {
 	final := ShardName(prefix, i, n)
 	var r [8]byte
 	if _, err := rand.Read(r[:]); err != nil {
@@ -149,11 +147,11 @@ func writeTemp(prefix string, i, n int, schemaText, codec string, fill func(*shr
 			return "", fmt.Errorf("trevniio: %w", err)
 		}
 	}
-	w, err := trevni.Create(name, schemaText, &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: codec}}})
+	w, err := trevni.Create(context.Background(), name, schemaText, &trevni.WriteOptions{Codec: trevni.Codec(codec)})
 	if err != nil {
 		return "", fmt.Errorf("trevniio: %s: %w", final, err)
 	}
-	if err := fill(w.AvroWriter); err != nil {
+	if err := fill(w); err != nil {
 		w.Abort()
 		return "", fmt.Errorf("trevniio: %s: %w", final, err)
 	}
@@ -239,7 +237,7 @@ func (fn *finalizeFn) ProcessElement(_ []byte, temps func(*string) bool, emit fu
 		t := first[i]
 		if t == "" {
 			var err error
-			if t, err = writeTemp(fn.Prefix, i, fn.Shards, fn.Schema, fn.Codec, func(*shred.AvroWriter) error { return nil }); err != nil {
+			if t, err = writeTemp(fn.Prefix, i, fn.Shards, fn.Schema, fn.Codec, func(*trevni.Writer) error { return nil }); err != nil {
 				return err
 			}
 		}

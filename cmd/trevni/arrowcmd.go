@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/apache/arrow-go/v18/parquet"
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/remote/store"
-	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
 
@@ -222,7 +222,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 				return fmt.Errorf("%s: %w", in, err)
 			}
 			if w == nil {
-				w, err = trevni.NewWriter(out, pf.AvroSchema(), &trevni.WriteOptions{Options: shred.Options{WriterOptions: opts, Layout: e.limits.layout()}})
+				w, err = trevni.NewWriter(out, pf.AvroSchema(), frontWriteOptions(opts, e.limits.layout(), runtime.GOMAXPROCS(0)))
 				if err != nil {
 					pf.Close()
 					closeIn()

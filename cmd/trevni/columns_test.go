@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
@@ -18,7 +19,6 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/format/stats"
-	"github.com/trevni-go/trevni/shred"
 )
 
 // columnsLongName is a field name longer than the table shows.
@@ -81,9 +81,7 @@ func writeColumnsFile(t *testing.T, path string, n int, seed uint64) []columnsRe
 		}
 		return string(b)
 	}
-	w, err := trevni.Create(path, columnsSchema, &trevni.WriteOptions{Options: shred.Options{
-		WriterOptions: format.WriterOptions{Codec: "deflate", BlockSize: 700},
-	}})
+	w, err := trevni.Create(context.Background(), path, columnsSchema, &trevni.WriteOptions{Codec: trevni.Deflate, BlockSize: 700})
 	if err != nil {
 		t.Fatal(err)
 	}

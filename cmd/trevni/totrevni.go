@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 )
 
@@ -35,12 +36,17 @@ func (e *env) wrote(out *output, detail func() string) {
 // committed, unless --quiet or writing to standard output.
 func (e *env) summary(out *output, rows int64, o format.WriterOptions) {
 	e.wrote(out, func() string {
+		// The file's header, through the front door: a local file
+		// or an object of a store alike.
 		cols := "? columns"
 		var size int64
-		if rc, err := format.Open(out.Name()); err == nil {
-			cols = pluralCount(int64(rc.NumColumns()), "column")
-			size = rc.Size()
-			rc.Close()
+		if ds, err := trevni.Open(e.ctx, out.Name(), e.openOptions("", false)); err == nil {
+			if f, err := ds.Parts()[0].Open(e.ctx); err == nil && f.Trevni() != nil {
+				cols = pluralCount(int64(f.Trevni().NumColumns()), "column")
+				f.Close()
+			}
+			size = ds.Size()
+			ds.Close()
 		}
 		return fmt.Sprintf("%s, %s, %s (codec %s, checksum %s)", pluralCount(rows, "row"), cols, pluralCount(size, "byte"), o.Codec, o.Checksum)
 	})

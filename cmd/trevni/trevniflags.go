@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/schema/layout"
 )
 
 // trevniFlags are the flags of every command that writes a Trevni file.
@@ -66,4 +68,19 @@ func parseSize(s string) (int64, error) {
 		return 0, err
 	}
 	return n * mult, nil
+}
+
+// frontWriteOptions returns the front door's options for the writer
+// options the flags selected, the limits' layout bounds and workers
+// goroutines.
+func frontWriteOptions(o format.WriterOptions, l *layout.Options, workers int) *trevni.WriteOptions {
+	w := &trevni.WriteOptions{
+		Codec: trevni.Codec(o.Codec), Checksum: trevni.Checksum(o.Checksum),
+		BlockSize: o.BlockSize, Memory: o.MemoryBudget, NoStats: o.DisableStats,
+		MaxBlockSize: o.MaxBlockSize, TempDir: o.TempDir, Workers: workers,
+	}
+	if l != nil {
+		w.MaxColumns, w.MaxDepth = l.MaxColumns, l.MaxDepth
+	}
+	return w
 }

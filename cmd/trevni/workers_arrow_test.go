@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,8 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/shred"
 )
 
 // ipcRows returns the rows of an Arrow IPC file as JSON lines, whatever
@@ -114,7 +113,7 @@ func TestWorkersFlagArrowError(t *testing.T) {
 	const text = `{"type":"record","name":"R","fields":[{"name":"id","type":"long"},{"name":"u","type":{"type":"string","logicalType":"uuid"}}]}`
 	dir := t.TempDir()
 	trv := filepath.Join(dir, "u.trv")
-	w, err := trevni.Create(trv, text, &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{BlockSize: 1024}}})
+	w, err := trevni.Create(context.Background(), trv, text, &trevni.WriteOptions{BlockSize: 1024})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // over 1M vec.Large records beside DuckDB's Parquet reader).
 func BenchmarkGroupBy(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "large.trv")
-	w, err := trevni.Create(path, `{"type":"record","name":"Large","fields":[{"name":"id","type":"long"},{"name":"score","type":"double"},{"name":"small","type":"int"}]}`, nil)
+	w, err := trevni.Create(context.Background(), path, `{"type":"record","name":"Large","fields":[{"name":"id","type":"long"},{"name":"score","type":"double"},{"name":"small","type":"int"}]}`, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

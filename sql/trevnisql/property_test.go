@@ -82,7 +82,7 @@ func writeData(t *testing.T, r *rand.Rand, dir string, cols []column, rows, part
 	schemaText := `{"type":"record","name":"R","fields":[` + strings.Join(fields, ",") + `]}`
 	var js strings.Builder
 	for p := range parts {
-		w, err := trevni.Create(filepath.Join(dir, fmt.Sprintf("data-%d.trv", p)), schemaText, nil)
+		w, err := trevni.Create(context.Background(), filepath.Join(dir, fmt.Sprintf("data-%d.trv", p)), schemaText, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,7 @@ func TestTypes(t *testing.T) {
 		{"name":"f","type":"float"}
 	]}`
 	path := filepath.Join(t.TempDir(), "types.trv")
-	w, err := trevni.Create(path, schemaText, nil)
+	w, err := trevni.Create(context.Background(), path, schemaText, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

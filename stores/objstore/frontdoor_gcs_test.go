@@ -9,8 +9,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/stores/objstore"
 	"github.com/trevni-go/trevni/stores/storetest/gcsserver"
 )
@@ -24,7 +22,7 @@ import (
 func TestObjectStoreGCS(t *testing.T) {
 	s := gcsserver.Start(t, "bkt")
 	ctx := context.Background()
-	opts := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy"}}}
+	opts := &trevni.WriteOptions{Codec: trevni.Snappy}
 	src := "../../testdata/interop/medium/input.avro"
 	n1, err := trevni.ConvertAvro(ctx, "gs://bkt/parts/a.trv", src, opts)
 	if err != nil {
@@ -66,7 +64,7 @@ func TestObjectStoreGCS(t *testing.T) {
 	}
 
 	// Aborted: no object.
-	w, err := trevni.Create("gs://bkt/aborted.trv", `{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}`, nil)
+	w, err := trevni.Create(context.Background(), "gs://bkt/aborted.trv", `{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/remote/store"
-	"github.com/trevni-go/trevni/shred"
 	_ "github.com/trevni-go/trevni/stores/azblob" // azblob://
 	_ "github.com/trevni-go/trevni/stores/gs"     // gs://
 	_ "github.com/trevni-go/trevni/stores/s3"     // s3://
@@ -49,7 +47,7 @@ var fetchBytes = sync.OnceValues(func() ([]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	name := filepath.Join(dir, "large.trv")
-	opts := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy", BlockSize: 4 << 10}}}
+	opts := &trevni.WriteOptions{Codec: trevni.Snappy, BlockSize: 4 << 10}
 	if _, err := trevni.ConvertAvro(context.Background(), name, "../../testdata/interop/medium/input.avro", opts); err != nil {
 		return nil, err
 	}

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/stores/objstore"
 	"github.com/trevni-go/trevni/stores/storetest/s3server"
 )
@@ -131,7 +129,7 @@ func TestObjectStoreFaults(t *testing.T) {
 func TestObjectStoreWrite(t *testing.T) {
 	s := s3server.Start(t, "bkt")
 	ctx := context.Background()
-	opts := &trevni.WriteOptions{Options: shred.Options{WriterOptions: format.WriterOptions{Codec: "snappy"}}}
+	opts := &trevni.WriteOptions{Codec: trevni.Snappy}
 	src := "../../testdata/interop/medium/input.avro"
 	n1, err := trevni.ConvertAvro(ctx, "s3://bkt/parts/a.trv", src, opts)
 	if err != nil {
@@ -187,7 +185,7 @@ func TestObjectStoreWrite(t *testing.T) {
 	}
 
 	// Abort leaves no object.
-	w, err := trevni.Create("s3://bkt/aborted.trv", `{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}`, nil)
+	w, err := trevni.Create(context.Background(), "s3://bkt/aborted.trv", `{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,52 @@
+package trevni
+
+import (
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/shred"
+)
+
+// The errors a caller of the front door tests for, with errors.Is. They
+// are those of the packages beneath, under one roof: an error of the
+// front door wraps one of these when it applies, with the file's name and
+// where in it.
+var (
+	// ErrCorrupt reports a file that is not a well-formed Trevni file:
+	// truncated, damaged or inconsistent (format.ErrFormat). The
+	// *FileError it comes in says where.
+	ErrCorrupt = format.ErrFormat
+	// ErrChecksum reports a block whose checksum does not match its data
+	// (format.ErrChecksum), in a *FileError as ErrCorrupt is: a damaged
+	// file is one or the other.
+	ErrChecksum = format.ErrChecksum
+	// ErrLimit reports input that needs more than a limit allows (a block,
+	// a record, the columns of a schema); the message names the option
+	// that raises it (format.ErrLimit).
+	ErrLimit = format.ErrLimit
+	// ErrIncompatible reports a reader schema, a struct type or a field
+	// selection that cannot read the data set's schema
+	// (assemble.ErrIncompatible).
+	ErrIncompatible = assemble.ErrIncompatible
+	// ErrValue reports a record given to a writer that does not fit its
+	// schema (a *RecordError names the record and the field); the record
+	// is not written and writing may go on.
+	ErrValue = shred.ErrValue
+	// ErrBinary reports a record given in Avro binary (WriteBinary,
+	// AppendAvro, ConvertAvro) that does not decode.
+	ErrBinary = shred.ErrBinary
+	// ErrTimeout reports a remote read that made no progress in time.
+	ErrTimeout = remote.ErrTimeout
+)
+
+// FileError locates a problem in a Trevni file: the byte offset, the
+// column, the block and the row (fields that do not apply are -1, or ""
+// for Column). Take it from an error with errors.As.
+type FileError = format.Error
+
+// RecordError locates a problem in a record (Record, from 0 at the start
+// of the file or stream, and Path, a field path such as "tags[2]") or in a
+// schema (Record -1). It wraps the cause: a *FileError for damaged data,
+// ErrValue, ErrIncompatible ... Take it from an error with errors.As.
+type RecordError = schema.Error
