@@ -101,7 +101,7 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultRetries = 4
+	DefaultRetries = 20
 	DefaultBackoff = 100 * time.Millisecond
 	DefaultStall   = 30 * time.Second
 )

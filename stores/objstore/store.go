@@ -71,3 +71,17 @@ func (s Store) Remove(ctx context.Context, name string, opts *store.Options) err
 func (s Store) Move(ctx context.Context, from, to string, replace bool, opts *store.Options) error {
 	return Move(ctx, from, to, replace, s.options(opts))
 }
+
+// bucketFor returns the bucket of bucketURL and the function that releases
+// it: opened by opts' OpenBucket (and closed by the release), or else the
+// bucket acquireBucket shares, its requests bounded by opts' Stall.
+func bucketFor(ctx context.Context, bucketURL string, opts *Options) (*blob.Bucket, func(), error) {
+	if opts != nil && opts.OpenBucket != nil {
+		b, err := opts.OpenBucket(ctx, bucketURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		return b, func() { b.Close() }, nil
+	}
+	return acquireBucket(ctx, bucketURL, opts.stall())
+}
