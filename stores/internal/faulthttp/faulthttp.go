@@ -3,7 +3,7 @@
 // a 500, a body shorter than announced, a stall) and on the requests of
 // uploads (a 503, a 429, a connection dropped mid-request, an answer
 // lost after the store did what was asked), and counts what they answer.
-// It is for tests only: internal/s3server and internal/gcsserver put an
+// It is for tests only: storetest/s3server and storetest/gcsserver put an
 // Injector in front of their fakes.
 package faulthttp
 
