@@ -223,12 +223,12 @@ func launchAzurite(bin string, port int) (host string, stop func(), err error) {
 	cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port),
 		"--inMemoryPersistence", "--skipApiVersionCheck", "--loose")
 	cmd.Dir = dir
-	stop, err = launch(cmd, func() bool { return answers("http://" + host + "/" + azuriteAccount + "?comp=list") })
+	kill, err := launch(cmd, func() bool { return answers("http://" + host + "/" + azuriteAccount + "?comp=list") })
 	if err != nil {
 		os.RemoveAll(dir)
 		return "", nil, err
 	}
-	return host, func() { stop(); os.RemoveAll(dir) }, nil
+	return host, func() { kill(); os.RemoveAll(dir) }, nil
 }
 
 // azureEnv points Azure's environment at the Azurite at host with its
