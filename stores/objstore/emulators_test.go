@@ -196,7 +196,19 @@ func azuriteBinary() (bin, missing string) {
 		if err != nil {
 			return "", fmt.Sprintf("go env GOMOD: %v", err)
 		}
-		bin = filepath.Join(filepath.Dir(string(bytes.TrimSpace(out))), ".ci", "azurite", "node_modules", ".bin", "azurite-blob")
+		// .ci is the repository's, above this module's directory.
+		dir := filepath.Dir(string(bytes.TrimSpace(out)))
+		for {
+			if _, err := os.Stat(filepath.Join(dir, ".ci")); err == nil {
+				break
+			}
+			up := filepath.Dir(dir)
+			if up == dir {
+				break
+			}
+			dir = up
+		}
+		bin = filepath.Join(dir, ".ci", "azurite", "node_modules", ".bin", "azurite-blob")
 	}
 	if _, err := os.Stat(bin); err != nil {
 		return "", "Azurite is not installed: run `npm install --prefix .ci/azurite azurite@3.37.0` (as .ci/run does), or set TREVNI_AZURITE to its azurite-blob"
