@@ -13,10 +13,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/trevni-go/trevni/stores/objstore"
@@ -70,32 +72,87 @@ func portFree(port int) bool {
 	return true
 }
 
+// launchWait bounds the start of an emulator: Node's start of Azurite
+// took over a minute on a loaded 2-core machine.
+const launchWait = 5 * time.Minute
+
 // startProcess starts cmd, ending it when the test ends, and waits until
-// ready reports true (polled), for up to a minute.
+// ready reports true (polled), for up to launchWait.
 func startProcess(t *testing.T, cmd *exec.Cmd, ready func() bool) {
 	t.Helper()
+	stop, err := launch(cmd, ready)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+}
+
+// launch starts cmd and waits until ready reports true (polled), for up
+// to launchWait; stop ends it.
+func launch(cmd *exec.Cmd, ready func() bool) (stop func(), err error) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", cmd.Path, err)
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
+	stop = func() {
 		cmd.Process.Kill()
 		<-exited
-	})
-	for deadline := time.Now().Add(time.Minute); !ready(); {
+	}
+	for deadline := time.Now().Add(launchWait); !ready(); {
 		select {
 		case <-exited:
-			t.Fatalf("%s exited: %s", cmd.Path, out.String())
+			return nil, fmt.Errorf("%s exited: %s", cmd.Path, out.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready after a minute: %s", cmd.Path, out.String())
+			stop()
+			return nil, fmt.Errorf("%s not ready after %v: %s", cmd.Path, launchWait, out.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	return stop, nil
+}
+
+// sharedAzurite is the Azurite the tests share (at a free port), started
+// by the first that needs it and ended by TestMain.
+var sharedAzurite struct {
+	once    sync.Once
+	host    string
+	missing string // why there is none: not installed
+	err     error
+	stop    func()
+}
+
+// azurite returns the host:port of the shared Azurite.
+func azurite(t *testing.T) string {
+	t.Helper()
+	sa := &sharedAzurite
+	sa.once.Do(func() {
+		bin, msg := azuriteBinary()
+		if msg != "" {
+			sa.missing = msg
+			return
+		}
+		sa.host, sa.stop, sa.err = launchAzurite(bin, 0)
+	})
+	if sa.missing != "" {
+		missing(t, sa.missing)
+	}
+	if sa.err != nil {
+		t.Fatal(sa.err)
+	}
+	return sa.host
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedAzurite.stop != nil {
+		sharedAzurite.stop()
+	}
+	os.Exit(code)
 }
 
 // answers reports whether an HTTP GET of u gets an answer, any.
@@ -114,26 +171,76 @@ const (
 	azuriteKey     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 )
 
-// startAzurite starts Azurite's blob service on the loopback address, at
-// port (0: a free one), and returns its host:port.
+// startAzurite starts an Azurite of the test's own, at port (0: a free
+// one), and returns its host:port.
 func startAzurite(t *testing.T, port int) string {
 	t.Helper()
-	bin := os.Getenv("TREVNI_AZURITE")
+	bin, msg := azuriteBinary()
+	if msg != "" {
+		missing(t, msg)
+	}
+	host, stop, err := launchAzurite(bin, port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return host
+}
+
+// azuriteBinary returns Azurite's blob service program, or why there is
+// none.
+func azuriteBinary() (bin, missing string) {
+	bin = os.Getenv("TREVNI_AZURITE")
 	if bin == "" {
-		bin = filepath.Join(moduleRoot(t), ".ci", "azurite", "node_modules", ".bin", "azurite-blob")
+		out, err := exec.Command("go", "env", "GOMOD").Output()
+		if err != nil {
+			return "", fmt.Sprintf("go env GOMOD: %v", err)
+		}
+		// .ci is the repository's, above this module's directory.
+		dir := filepath.Dir(string(bytes.TrimSpace(out)))
+		for {
+			if _, err := os.Stat(filepath.Join(dir, ".ci")); err == nil {
+				break
+			}
+			up := filepath.Dir(dir)
+			if up == dir {
+				break
+			}
+			dir = up
+		}
+		bin = filepath.Join(dir, ".ci", "azurite", "node_modules", ".bin", "azurite-blob")
 	}
 	if _, err := os.Stat(bin); err != nil {
-		missing(t, "Azurite is not installed: run `npm install --prefix .ci/azurite azurite@3.37.0` (as .ci/run does), or set TREVNI_AZURITE to its azurite-blob")
+		return "", "Azurite is not installed: run `npm install --prefix .ci/azurite azurite@3.37.0` (as .ci/run does), or set TREVNI_AZURITE to its azurite-blob"
 	}
+	return bin, ""
+}
+
+// launchAzurite starts Azurite's blob service bin on the loopback
+// address, at port (0: a free one), in memory.
+func launchAzurite(bin string, port int) (host string, stop func(), err error) {
 	if port == 0 {
-		port = freePort(t)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", nil, err
+		}
+		port = ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
 	}
-	host := "127.0.0.1:" + strconv.Itoa(port)
+	host = "127.0.0.1:" + strconv.Itoa(port)
+	dir, err := os.MkdirTemp("", "azurite")
+	if err != nil {
+		return "", nil, err
+	}
 	cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port),
 		"--inMemoryPersistence", "--skipApiVersionCheck", "--loose")
-	cmd.Dir = t.TempDir()
-	startProcess(t, cmd, func() bool { return answers("http://" + host + "/" + azuriteAccount + "?comp=list") })
-	return host
+	cmd.Dir = dir
+	kill, err := launch(cmd, func() bool { return answers("http://" + host + "/" + azuriteAccount + "?comp=list") })
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return host, func() { kill(); os.RemoveAll(dir) }, nil
 }
 
 // azureEnv points Azure's environment at the Azurite at host with its
@@ -149,7 +256,8 @@ func azureEnv(t *testing.T, host string) {
 	}
 }
 
-// createContainer creates the container name of the Azurite at host.
+// createContainer creates the container name of the Azurite at host, if
+// it does not exist.
 func createContainer(t *testing.T, host, name string) {
 	t.Helper()
 	cred, err := container.NewSharedKeyCredential(azuriteAccount, azuriteKey)
@@ -160,7 +268,7 @@ func createContainer(t *testing.T, host, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Create(context.Background(), nil); err != nil {
+	if _, err := c.Create(context.Background(), nil); err != nil && !bloberror.HasCode(err, bloberror.ContainerAlreadyExists) {
 		t.Fatalf("create container %s: %v", name, err)
 	}
 }
@@ -279,7 +387,7 @@ func roundTrip(t *testing.T, u func(key string) string) {
 // processes (Azurite, fake-gcs-server; S3's in process), with and
 // without AWS_CA_BUNDLE, addressed each way docs/places.md gives.
 func TestEmulators(t *testing.T) {
-	az := startAzurite(t, 0)
+	az := azurite(t)
 	gs := startFakeGCS(t)
 	var devHost string // an Azurite at the usual port, for UseDevelopmentStorage=true alone
 	if portFree(10000) {

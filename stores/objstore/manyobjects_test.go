@@ -91,7 +91,7 @@ func TestManyObjects(t *testing.T) {
 		// Azurite stores about 30 blobs a second on a loaded machine:
 		// 3,000 at most, far past the 256 descriptors all the same.
 		n := min(n, 3_000)
-		az := startAzurite(t, 0)
+		az := azurite(t)
 		azureEnv(t, az)
 		createContainer(t, az, "bkt")
 		var wg sync.WaitGroup
