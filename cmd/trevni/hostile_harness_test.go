@@ -1,10 +1,11 @@
 package main
 
-// Tiny hostile inputs (issue: "Tiny hostile inputs must not exhaust memory,
-// time or stack"). Each class of input is rebuilt here in code and given to
-// the built tool in a subprocess, which must end within seconds with a
-// clean one-line error (or success), in bounded memory, leaving no file
-// behind.
+// The harness of the hostile-input tests (hostile_schemas_test.go,
+// hostile_blocks_test.go, hostile_limits_test.go): tiny hostile inputs
+// must not exhaust memory, time or stack. Each class of input is built in
+// code and given to the built tool in a subprocess (runLimited), which
+// must end within seconds with a clean one-line error (or success), in
+// bounded memory, leaving no file behind (checkHostile).
 
 import (
 	"bytes"
