@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -171,35 +169,6 @@ func TestGlobalQuiet(t *testing.T) {
 	}
 }
 
-// TestStdinDefault checks that a reading command with no input reads
-// standard input when it is not a terminal, and is a usage error when it
-// is one.
-func TestStdinDefault(t *testing.T) {
-	email := filepath.Join(interopDir, "email", "email.deflate.crc32.trv")
-	data := readFile(t, email)
-	for _, cmd := range []string{"dump", "meta", "validate", "tojson", "schema"} {
-		named := runIn(t, bytes.NewReader(data), cmd, "-")
-		r := runIn(t, bytes.NewReader(data), cmd)
-		if r != named {
-			t.Errorf("%s < file: %+v, want as with -: %+v", cmd, r, named)
-		}
-		var out, errOut bytes.Buffer
-		a := newApp(bytes.NewReader(data), &out, &errOut)
-		a.stdinTTY = true
-		if code := a.run(context.Background(), []string{cmd}); code != exitUsage || !strings.Contains(errOut.String(), "terminal") {
-			t.Errorf("%s with a terminal: status %d, stderr %q", cmd, code, errOut.String())
-		}
-	}
-	f, err := os.Open(email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if r := runBin(t, f, "tojson"); r.code != 0 || r.stdout != runIn(t, nil, "tojson", email).stdout {
-		t.Errorf("tojson < file: %+v", r)
-	}
-}
-
 // TestLibraryPackagesListed checks that every package of the module and
 // of the stores module is in libraryPackages, so that none of their
 // prefixes reaches a message.
@@ -330,5 +299,25 @@ func TestUsageErrorForm(t *testing.T) {
 		if r.code != exitOK || !strings.Contains(r.stdout, "Flags:") || !strings.Contains(r.stdout, "--where EXPR") {
 			t.Errorf("%q: status %d, no flag list in\n%s", args, r.code, r.stdout)
 		}
+	}
+}
+
+// TestHelpListsStdinCommands checks that the help names every command
+// that reads standard input in its sentence about it.
+func TestHelpListsStdinCommands(t *testing.T) {
+	r := runIn(t, nil, "help")
+	text := strings.Join(strings.Fields(r.stdout), " ")
+	i := strings.Index(text, "The reading commands (")
+	if i < 0 {
+		t.Fatal("no sentence on the reading commands")
+	}
+	sentence, _, _ := strings.Cut(text[i:], ")")
+	for _, c := range commandTable() {
+		if c.stdin && !strings.Contains(sentence, c.name) {
+			t.Errorf("%s reads standard input but the help does not list it: %q", c.name, sentence)
+		}
+	}
+	if !strings.Contains(sentence, "count") || !strings.Contains(sentence, "head") {
+		t.Errorf("count and head missing from %q", sentence)
 	}
 }

@@ -8,17 +8,20 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
+	"google.golang.org/protobuf/encoding/protodelim"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoload/protosrc"
-	"google.golang.org/protobuf/encoding/protodelim"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/dynamicpb"
 )
 
 // avroVectors lists the interop vectors with an Avro input.
@@ -336,5 +339,37 @@ func TestRangeOverflow(t *testing.T) {
 	}
 	if got[0] != want[1] {
 		t.Fatalf("first line %s, want %s", got[0], want[1])
+	}
+}
+
+// TestToavroEmptyProjection: toavro of a range holding no record writes an
+// empty container of the projected schema, for every format.
+func TestToavroEmptyProjection(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []struct{ in, field string }{
+		{filepath.Join(interopDir, "email", "email.deflate.crc32.trv"), "id"},
+		{filepath.Join(v1Dir, "impala_all_types.trv"), "col_4"},
+		{filepath.Join("..", "..", "testdata", "clmn", "sample.clmn"), "city"},
+	} {
+		for _, rng := range [][]string{{"--limit", "0"}, {"--offset", "100000"}, {"--where", c.field + " IS NULL AND " + c.field + " IS NOT NULL"}} {
+			out := filepath.Join(dir, strconv.Itoa(i)+rng[0]+".avro")
+			args := append(append([]string{"toavro", "--quiet", "--fields", c.field}, rng...), c.in, out)
+			if r := runIn(t, nil, args...); r.code != 0 {
+				t.Fatalf("%q: %s", args, r.stderr)
+			}
+			f, err := os.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rd, err := ocf.NewReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _, err := rd.NextBlock()
+			f.Close()
+			if n != 0 || !strings.Contains(rd.Schema(), `"`+c.field+`"`) || strings.Count(rd.Schema(), `"name"`) != 2 {
+				t.Errorf("%q: %d records, %v, schema %s", args, n, err, rd.Schema())
+			}
+		}
 	}
 }

@@ -152,52 +152,6 @@ func TestDatasetSchemas(t *testing.T) {
 	}
 }
 
-func TestConcatCommand(t *testing.T) {
-	dir, parts, want := emailParts(t)
-	out := filepath.Join(t.TempDir(), "all.trv")
-	if r := runIn(t, nil, "concat", "--quiet", filepath.Join(dir, "*.trv"), out); r.code != 0 {
-		t.Fatalf("concat: %+v", r)
-	}
-	if r := runIn(t, nil, "tojson", out); !slices.Equal(lines(r.stdout), want) {
-		t.Fatalf("concat: %d records, want %d", len(lines(r.stdout)), len(want))
-	}
-	if r := runIn(t, nil, "validate", out); r.code != 0 {
-		t.Fatalf("validate: %+v", r)
-	}
-	// Files of other columns: an error naming both, and no output.
-	other := filepath.Join(interopDir, "maps", "maps.null.none.trv")
-	out2 := filepath.Join(filepath.Dir(out), "bad.trv")
-	r := runIn(t, nil, "concat", parts[0], other, out2)
-	if r.code != 1 || !strings.Contains(r.stderr, parts[0]) || !strings.Contains(r.stderr, other) {
-		t.Fatalf("different columns: %+v", r)
-	}
-	if names := dirNames(t, filepath.Dir(out)); !slices.Equal(names, []string{"all.trv"}) {
-		t.Fatalf("files left: %q", names)
-	}
-}
-
-// TestConcatJavaZeroCRC: concat of Java's null-codec file, whose CRC-32s
-// are all zero, gives a file whose checksums are right (validate --strict
-// finds none wrong) holding the parts' records.
-func TestConcatJavaZeroCRC(t *testing.T) {
-	dir := filepath.Join(interopDir, "email")
-	java := filepath.Join(dir, "email.null.crc32.trv")
-	if r := runIn(t, nil, "validate", "--strict", java); r.code == 0 {
-		t.Fatalf("validate --strict accepts Java's zero CRC-32s: %+v", r)
-	}
-	want := readLines(t, filepath.Join(dir, "expected.jsonl"))
-	out := filepath.Join(t.TempDir(), "all.trv")
-	if r := runIn(t, nil, "concat", "--quiet", java, filepath.Join(dir, "email.snappy.crc32.trv"), out); r.code != 0 {
-		t.Fatalf("concat: %+v", r)
-	}
-	if r := runIn(t, nil, "validate", "--strict", out); r.code != 0 {
-		t.Fatalf("validate --strict: %+v", r)
-	}
-	if r := runIn(t, nil, "tojson", out); !slices.Equal(lines(r.stdout), append(slices.Clone(want), want...)) {
-		t.Fatalf("concat: %d records, want %d", len(lines(r.stdout)), 2*len(want))
-	}
-}
-
 // serveDir serves the files of dir over loopback (internal/testing/rangeserver);
 // after failAfter range requests (when > 0) answers stop half-way.
 func serveDir(t *testing.T, dir string, failAfter int64) *rangeserver.Server {
@@ -458,6 +412,83 @@ func TestDatasetCountHeadSchemas(t *testing.T) {
 	for _, cmd := range []string{"count", "head"} {
 		if r := runIn(t, nil, cmd, "--schema", rs, f1, f2); r.code != 1 || !strings.Contains(r.stderr, f2) {
 			t.Errorf("%s with an unresolvable --schema: %+v", cmd, r)
+		}
+	}
+}
+
+// TestMixedFormatDataset: a directory holding a Trevni 2 file, a Trevni 1
+// file and (as *.trv1) the same Trevni 1 file, of one schema, is one data
+// set: counted, filtered and ranged across the parts, with a scan report
+// per part and their sum.
+func TestMixedFormatDataset(t *testing.T) {
+	v1, v2 := v1AndV2(t)
+	dir := t.TempDir()
+	for name, src := range map[string]string{"a.trv": v2, "b.trv": v1, "c.trv1": v1} {
+		writeFileT(t, filepath.Join(dir, name), readFile(t, src))
+	}
+	one := lines(runIn(t, nil, "tojson", v2).stdout)
+	all := slices.Concat(one, one, one)
+	if r := runIn(t, nil, "tojson", dir); r.code != 0 || !slices.Equal(lines(r.stdout), all) {
+		t.Fatalf("tojson: %d %s\n%s", r.code, r.stderr, r.stdout)
+	}
+	if r := runIn(t, nil, "tojson", "--offset", "2", "--limit", "3", dir); !slices.Equal(lines(r.stdout), all[2:5]) {
+		t.Errorf("tojson --offset 2 --limit 3: %s\n%s", r.stderr, r.stdout)
+	}
+	r := runIn(t, nil, "count", "--where", "col_2 > 0", "--report", dir)
+	if r.code != 0 || r.stdout != "3\n" || !strings.Contains(r.stderr, "all 3 parts read: 9 rows scanned, 3 rows matched") {
+		t.Errorf("count --report: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	for _, p := range []string{"a.trv", "b.trv", "c.trv1"} {
+		if !strings.Contains(r.stderr, filepath.Join(dir, p)+": 3 rows scanned, 1 row matched") {
+			t.Errorf("count --report: no report of %s in\n%s", p, r.stderr)
+		}
+	}
+	// --limit counts the matches across the parts.
+	if r := runIn(t, nil, "tojson", "--where", "col_2 > 0", "--limit", "2", dir); len(lines(r.stdout)) != 2 {
+		t.Errorf("tojson --where --limit 2: %s\n%s", r.stderr, r.stdout)
+	}
+	// The format-specific commands take each part in its own way.
+	r = runIn(t, nil, "meta", dir)
+	if ms := lines(r.stdout); r.code != 0 || len(ms) != 3 || strings.Contains(ms[0], `"version":1`) || !strings.Contains(ms[1], `"version":1`) {
+		t.Errorf("meta: %d %s\n%.600s", r.code, r.stderr, r.stdout)
+	}
+	r = runIn(t, nil, "validate", dir)
+	if r.code != 0 || strings.Count(r.stdout, "ok:") != 3 || strings.Count(r.stdout, "(version 1)") != 2 {
+		t.Errorf("validate: %d %s\n%s", r.code, r.stderr, r.stdout)
+	}
+}
+
+// TestOffsetPastEmptyPart: an empty part before others does not take the
+// offset (the tool's own loop once consumed it there).
+func TestOffsetPastEmptyPart(t *testing.T) {
+	_, parts, want := emailParts(t)
+	dir := t.TempDir()
+	avsc := filepath.Join(dir, "email.avsc")
+	r := runIn(t, nil, "schema", parts[0], avsc)
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	empty := filepath.Join(dir, "a-empty.trv")
+	if r := runIn(t, nil, "random", "--quiet", avsc, "0", empty); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	for i, p := range parts {
+		writeFileT(t, filepath.Join(dir, "b-"+strconv.Itoa(i)+".trv"), readFile(t, p))
+	}
+	if r := runIn(t, nil, "count", empty); r.stdout != "0\n" {
+		t.Fatalf("the empty part: %q %s", r.stdout, r.stderr)
+	}
+	for _, off := range []int{1, 5, len(want) / 2, len(want) - 1} {
+		r := runIn(t, nil, "tojson", "--offset", strconv.Itoa(off), "--limit", "3", dir)
+		if r.code != 0 || !slices.Equal(lines(r.stdout), want[off:min(off+3, len(want))]) {
+			t.Errorf("--offset %d: %d %s\n%.300s", off, r.code, r.stderr, r.stdout)
+		}
+	}
+	for _, args := range [][]string{{"head", "--plain=false", "-n", "2", "--where", "id >= 0"}, {"tojson", "--offset", "3", "--where", "id >= 0"}} {
+		got := runIn(t, nil, append(args, empty, filepath.Join(dir, "b-*.trv"))...)
+		want := runIn(t, nil, append(args, filepath.Join(dir, "b-*.trv"))...)
+		if got.code != 0 || got.stdout != want.stdout || want.stdout == "" {
+			t.Errorf("%q after an empty part: %s\n%.300s\nwant\n%.300s", args, got.stderr, got.stdout, want.stdout)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -168,5 +170,47 @@ func TestDumpSelectErrors(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, c.msg) {
 			t.Errorf("dump %v: status %d, stderr %s", c.args, r.code, r.stderr)
 		}
+	}
+}
+
+// TestUnknownFieldsDeterministic checks that of several unknown --fields
+// names the one reported is the first in the order given, on every run
+// (the reader checks them in map order).
+func TestUnknownFieldsDeterministic(t *testing.T) {
+	file := filepath.Join(interopDir, "email", "email.deflate.crc32.trv")
+	for range 20 {
+		r := runIn(t, nil, "tojson", "--fields", "id,zz1,zz2,zz3,zz4,zz5", file)
+		if r.code == exitOK || !strings.Contains(r.stderr, ": zz1: ") || strings.Contains(strings.ReplaceAll(r.stderr, "zz1", ""), "zz") {
+			t.Fatalf("status %d, stderr %q; want zz1 reported", r.code, r.stderr)
+		}
+	}
+}
+
+// TestDumpLimit checks dump --limit against the full dump: the first N
+// rows, across the parts of a data set, and with --where the first N
+// rows that match.
+func TestDumpLimit(t *testing.T) {
+	file := filepath.Join(interopDir, "email", "email.deflate.crc32.trv")
+	all := runIn(t, nil, "dump", file)
+	lines := strings.SplitAfter(all.stdout, "\n")
+	lines = lines[:len(lines)-1]
+	for _, n := range []int{0, 1, 7, len(lines), len(lines) + 5} {
+		r := runIn(t, nil, "dump", "--limit", strconv.Itoa(n), file)
+		if want := strings.Join(lines[:min(n, len(lines))], ""); r.code != exitOK || r.stdout != want {
+			t.Errorf("--limit %d: status %d, %d bytes, want %d", n, r.code, len(r.stdout), len(want))
+		}
+	}
+	// Two parts: the limit runs on into the second.
+	r := runIn(t, nil, "dump", "--limit", strconv.Itoa(len(lines)+3), file, file)
+	if want := strings.Join(append(slices.Clone(lines), lines[:3]...), ""); r.code != exitOK || r.stdout != want {
+		t.Errorf("--limit across two parts: status %d, %d bytes, want %d", r.code, len(r.stdout), len(want))
+	}
+	// With --where, the first N matches.
+	where := "id > 100"
+	matched := runIn(t, nil, "dump", "--where", where, file).stdout
+	mlines := strings.SplitAfter(matched, "\n")
+	r = runIn(t, nil, "dump", "--where", where, "--limit", "4", file)
+	if len(mlines) < 5 || r.code != exitOK || r.stdout != strings.Join(mlines[:4], "") {
+		t.Errorf("--where --limit 4: status %d, got %q", r.code, r.stdout)
 	}
 }

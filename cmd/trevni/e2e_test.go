@@ -3,14 +3,10 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // TestE2EBasic runs each command through the built binary.
@@ -141,57 +137,4 @@ func TestE2EAtomicOutput(t *testing.T) {
 	// An output directory that does not exist fails before reading.
 	r := runBin(t, strings.NewReader("never read"), "dump", "-", filepath.Join(dir, "nodir", "out.jsonl"))
 	checkOneLineError(t, r, "dump")
-}
-
-// TestE2ESignal interrupts a dump blocked reading standard input with its
-// output file open: the process exits with 128+signal, one line, and leaves
-// no partial file and an existing file untouched. Each run waits out the
-// grace period (dump is blocked reading the pipe): parallel subtests.
-func TestE2ESignal(t *testing.T) {
-	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("signals")
-	}
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			out := filepath.Join(dir, "out.jsonl")
-			os.WriteFile(out, []byte("old\n"), 0o666)
-			cmd := exec.Command(trevniBin, "dump", "--force", "-", out)
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			stdin.Write(readFile(t, tinyRLE)[:100]) // and keep the pipe open
-			deadline := time.Now().Add(10 * time.Second)
-			for len(dirNames(t, dir)) < 2 && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond) // wait for the temporary file
-			}
-			if len(dirNames(t, dir)) < 2 {
-				t.Fatal("no temporary output file appeared")
-			}
-			cmd.Process.Signal(sig)
-			err = cmd.Wait()
-			stdin.Close()
-			code := cmd.ProcessState.ExitCode()
-			if code != 128+int(sig) {
-				t.Errorf("%v: exit status %d (%v), want %d", sig, code, err, 128+int(sig))
-			}
-			if stderr.String() != "trevni: dump: interrupted\n" {
-				t.Errorf("%v: stderr %q", sig, stderr.String())
-			}
-			if names := dirNames(t, dir); !reflect.DeepEqual(names, []string{"out.jsonl"}) {
-				t.Errorf("%v: files left: %q", sig, names)
-			}
-			if got := string(readFile(t, out)); got != "old\n" {
-				t.Errorf("%v: existing file changed to %q", sig, got)
-			}
-		})
-	}
 }

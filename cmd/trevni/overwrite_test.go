@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -196,5 +197,100 @@ func TestE2EDanglingLink(t *testing.T) {
 	}
 	if names := dirNames(t, filepath.Dir(target)); !reflect.DeepEqual(names, []string{"target.jsonl"}) {
 		t.Errorf("files beside the target: %q", names)
+	}
+}
+
+// TestStdoutIsInput checks that a command whose standard output is one of
+// its inputs (trevni tojson g.trv >> g.trv, or < g.trv >> g.trv) refuses
+// to run, saying so, and leaves the file as it was; standard output to
+// another file works.
+func TestStdoutIsInput(t *testing.T) {
+	dir := t.TempDir()
+	g := copyFile(t, filepath.Join(interopDir, "email", "email.deflate.crc32.trv"), dir, "g.trv")
+	before := readFile(t, g)
+	appendTo := func(path string) *os.File {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	for _, c := range []struct {
+		name  string
+		args  []string
+		stdin bool // g.trv is standard input
+	}{
+		{"tojson g.trv >> g.trv", []string{"tojson", g}, false},
+		{"dump g.trv >> g.trv", []string{"dump", g}, false},
+		{"head g.trv >> g.trv", []string{"head", g}, false},
+		{"tojson < g.trv >> g.trv", []string{"tojson"}, true},
+		{"meta - < g.trv >> g.trv", []string{"meta", "-"}, true},
+	} {
+		var stdin io.Reader = strings.NewReader("")
+		if c.stdin {
+			f, err := os.Open(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			stdin = f
+		}
+		var errOut bytes.Buffer
+		code := run(c.args, stdin, appendTo(g), &errOut)
+		if code != exitError || !strings.Contains(errOut.String(), "input file is output file") {
+			t.Errorf("%s: status %d, stderr %q; want 1 and \"input file is output file\"", c.name, code, errOut.String())
+		}
+		if !bytes.Equal(readFile(t, g), before) {
+			t.Fatalf("%s: the input was written to", c.name)
+		}
+	}
+	// Standard output to another file is fine.
+	other := filepath.Join(dir, "other.jsonl")
+	var errOut bytes.Buffer
+	if code := run([]string{"tojson", g}, strings.NewReader(""), appendTo(other), &errOut); code != exitOK {
+		t.Fatalf("tojson g.trv >> other.jsonl: status %d, stderr %q", code, errOut.String())
+	}
+	want := readFile(t, filepath.Join(interopDir, "email", "expected.jsonl"))
+	if got := readFile(t, other); !bytes.Equal(got, want) {
+		t.Errorf("tojson g.trv >> other.jsonl wrote %d bytes, want the %d of expected.jsonl", len(got), len(want))
+	}
+}
+
+// TestTableCommandsTakeForce checks that fromcsv, tocsv, fromclmn and
+// toclmn, whose "exists" error tells the user to give --force, take it:
+// refused without, replaced with.
+func TestTableCommandsTakeForce(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "in.csv")
+	writeFileT(t, csv, []byte("a,b\n1,x\n2,y\n"))
+	clmnFile := filepath.Join(dir, "in.clmn")
+	if r := runIn(t, nil, "fromcsv", "--quiet", csv, clmnFile); r.code != exitOK {
+		t.Fatalf("fromcsv to CLMN: %+v", r)
+	}
+	trv := filepath.Join(dir, "in.trv")
+	if r := runIn(t, nil, "fromcsv", "--quiet", csv, trv); r.code != exitOK {
+		t.Fatalf("fromcsv: %+v", r)
+	}
+	for _, c := range []struct {
+		cmd, in, out string
+	}{
+		{"fromcsv", csv, "out.trv"},
+		{"tocsv", trv, "out.csv"},
+		{"fromclmn", clmnFile, "out.trv"},
+		{"toclmn", trv, "out.clmn"},
+	} {
+		out := filepath.Join(dir, c.out)
+		writeFileT(t, out, []byte("old"))
+		r := runIn(t, nil, c.cmd, "--quiet", c.in, out)
+		if r.code != exitError || !strings.Contains(r.stderr, "exists: give --force to replace it") {
+			t.Errorf("%s without --force: status %d, stderr %q", c.cmd, r.code, r.stderr)
+		}
+		if r := runIn(t, nil, c.cmd, "--quiet", "--force", c.in, out); r.code != exitOK {
+			t.Errorf("%s --force: status %d, stderr %q", c.cmd, r.code, r.stderr)
+		}
+		if string(readFile(t, out)) == "old" {
+			t.Errorf("%s --force did not replace the file", c.cmd)
+		}
 	}
 }

@@ -331,3 +331,43 @@ func TestFromCSVDecimals(t *testing.T) {
 		t.Errorf("count: %+v", r)
 	}
 }
+
+// TestFromcsvErrorNamesInput checks that fromcsv's "schema is too large"
+// (its schema is the input's header's) names the input.
+func TestFromcsvErrorNamesInput(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "wide.csv")
+	writeFileT(t, csv, []byte("a,b,c\n1,2,3\n"))
+	r := runIn(t, nil, "fromcsv", "--max-columns", "2", csv, filepath.Join(dir, "out.trv"))
+	if r.code != exitError || !strings.HasPrefix(r.stderr, "trevni: fromcsv: "+csv+": ") || !strings.Contains(r.stderr, "schema is too large") {
+		t.Errorf("status %d, stderr %q; want the input named first", r.code, r.stderr)
+	}
+}
+
+// TestTableCommandsOnTrevni1: tocsv and toclmn read a Trevni 1 file's
+// records as those of the Trevni 2 file of the same records (they once
+// took its header for a Trevni 2 file's).
+func TestTableCommandsOnTrevni1(t *testing.T) {
+	v1, v2 := v1AndV2(t)
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"tocsv", "--fields", "col_9,col_2,col_6"},
+		{"tocsv", "--fields", "col_1,col_5", "--delimiter", "tab"},
+	} {
+		got, want := runIn(t, nil, append(args, v1)...), runIn(t, nil, append(args, v2)...)
+		if got.code != 0 || got.stdout != want.stdout || len(lines(got.stdout)) != 4 {
+			t.Errorf("%q: %d %s\n%s\nwant\n%s", args, got.code, got.stderr, got.stdout, want.stdout)
+		}
+	}
+	// toclmn: the vector's row of nulls, which CLMN cannot hold, stops
+	// both alike, and nothing is left.
+	for _, in := range []string{v1, v2} {
+		r := runIn(t, nil, "toclmn", "--quiet", "--fields", "col_2,col_9", in, filepath.Join(dir, "out.clmn"))
+		if r.code != exitError || !strings.Contains(r.stderr, in+`: column "col_2" (#0), row 1: null value: CLMN has no nulls`) {
+			t.Errorf("toclmn %s: %d %s", in, r.code, r.stderr)
+		}
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("left: %q", names)
+	}
+}

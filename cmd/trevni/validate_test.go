@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,29 @@ func TestValidateAvroLayer(t *testing.T) {
 	// The good file passes both levels.
 	if r := runBin(t, nil, "validate", src); r.code != 0 {
 		t.Errorf("the original file: %+v", r)
+	}
+}
+
+// TestValidateTrailingBytes checks that validate fails a file with bytes
+// after its last column's data, saying how many and where, and passes
+// the same file without them.
+func TestValidateTrailingBytes(t *testing.T) {
+	dir := t.TempDir()
+	good := copyFile(t, filepath.Join(interopDir, "email", "email.deflate.crc32.trv"), dir, "good.trv")
+	data := readFile(t, good)
+	bad := filepath.Join(dir, "bad.trv")
+	writeFileT(t, bad, append(bytes.Clone(data), "junk"...))
+	if r := runIn(t, nil, "validate", good); r.code != exitOK {
+		t.Fatalf("validate good.trv: status %d, stderr %q", r.code, r.stderr)
+	}
+	r := runIn(t, nil, "validate", bad)
+	want := "offset " + strconv.Itoa(len(data)) + ": 4 bytes after the end of the last column's data"
+	if r.code != exitError || !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("validate bad.trv: status %d, stdout %q, stderr %q; want 1 and %q", r.code, r.stdout, r.stderr, want)
+	}
+	// A file appended to itself is the case of cat g.trv >> g.trv.
+	writeFileT(t, bad, append(bytes.Clone(data), data...))
+	if r := runIn(t, nil, "validate", bad); r.code != exitError || !strings.Contains(r.stderr, "after the end of the last column's data") {
+		t.Errorf("validate of a doubled file: status %d, stderr %q", r.code, r.stderr)
 	}
 }

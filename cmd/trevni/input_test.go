@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -40,5 +43,34 @@ func TestOpenInput(t *testing.T) {
 	cancel()
 	if _, err := io.ReadAll(r); err != context.Canceled {
 		t.Errorf("interrupted read: %v", err)
+	}
+}
+
+// TestStdinDefault checks that a reading command with no input reads
+// standard input when it is not a terminal, and is a usage error when it
+// is one.
+func TestStdinDefault(t *testing.T) {
+	email := filepath.Join(interopDir, "email", "email.deflate.crc32.trv")
+	data := readFile(t, email)
+	for _, cmd := range []string{"dump", "meta", "validate", "tojson", "schema"} {
+		named := runIn(t, bytes.NewReader(data), cmd, "-")
+		r := runIn(t, bytes.NewReader(data), cmd)
+		if r != named {
+			t.Errorf("%s < file: %+v, want as with -: %+v", cmd, r, named)
+		}
+		var out, errOut bytes.Buffer
+		a := newApp(bytes.NewReader(data), &out, &errOut)
+		a.stdinTTY = true
+		if code := a.run(context.Background(), []string{cmd}); code != exitUsage || !strings.Contains(errOut.String(), "terminal") {
+			t.Errorf("%s with a terminal: status %d, stderr %q", cmd, code, errOut.String())
+		}
+	}
+	f, err := os.Open(email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if r := runBin(t, f, "tojson"); r.code != 0 || r.stdout != runIn(t, nil, "tojson", email).stdout {
+		t.Errorf("tojson < file: %+v", r)
 	}
 }

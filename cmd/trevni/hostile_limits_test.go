@@ -1,12 +1,8 @@
 package main
 
-// Hostile inputs, round two (issue 22): each input is built here and given
-// to the built tool in a subprocess under a time and memory limit.
-
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,41 +14,27 @@ import (
 	"github.com/trevni-go/trevni/shred"
 )
 
-// A server that stops answering fails a read after --http-timeout, not
-// never.
-func TestHostileHTTPStall(t *testing.T) {
-	done := make(chan struct{})
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodHead {
-			w.Header().Set("Accept-Ranges", "bytes")
-			w.Header().Set("Content-Length", "1000")
-			return
-		}
-		if strings.Contains(r.URL.Path, "trickle") {
-			w.Header().Set("Content-Range", "bytes 0-999/1000")
-			w.Header().Set("Content-Length", "1000")
-			w.WriteHeader(http.StatusPartialContent)
-			w.Write([]byte("Trv"))
-			w.(http.Flusher).Flush()
-		}
-		select {
-		case <-done:
-		case <-r.Context().Done():
-		}
-	}))
-	defer s.Close()
-	defer close(done)
+// TestHostileLimitFlags: a limit's error names the flag that raises it,
+// and the flag does raise it.
+func TestHostileLimitFlags(t *testing.T) {
 	dir := t.TempDir()
-	for _, path := range []string{"/stall.trv", "/trickle.trv"} {
-		start := time.Now()
-		r := runLimited(t, dir, 20*time.Second, nil, "dump", "--http-timeout", "500ms", s.URL+path)
-		checkHostile(t, r, "dump", "timed out", dir)
-		if !strings.Contains(r.stderr, "--http-timeout") {
-			t.Errorf("%s: error %q does not name --http-timeout", path, r.stderr)
-		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("%s: took %v", path, d)
-		}
+	if err := os.WriteFile(filepath.Join(dir, "s.avsc"), []byte(doublingSchema(10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "in.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runLimited(t, dir, 20*time.Second, nil, "fromjson", "--max-columns", "1000", "--schema", "s.avsc", "in.jsonl", "out.trv")
+	checkHostile(t, r, "fromjson", "--max-columns", dir, "s.avsc", "in.jsonl")
+	r = runLimited(t, dir, 20*time.Second, nil, "fromjson", "--max-columns", "2000", "--schema", "s.avsc", "in.jsonl", "out.trv")
+	if r.code != 0 {
+		t.Fatalf("with --max-columns 2000: %+v", r.result)
+	}
+	// Reading the 1,024-column file under a lower limit fails the same way.
+	r = runLimited(t, dir, 20*time.Second, nil, "tojson", "--max-columns", "1000", "out.trv")
+	checkHostile(t, r, "tojson", "--max-columns", dir, "s.avsc", "in.jsonl", "out.trv")
+	if r := runLimited(t, dir, 20*time.Second, nil, "fromjson", "--max-block-size", "lots", "--schema", "s.avsc", "in.jsonl", "o.trv"); r.code != exitUsage {
+		t.Errorf("a bad size: %+v", r.result)
 	}
 }
 
@@ -144,44 +126,40 @@ func TestHostileRecordSize(t *testing.T) {
 	}
 }
 
-// fromproto --input json refuses a message nested deeper than --max-depth
-// (what toproto could not give back), and a line over the message size
-// bound, in bounded memory; toproto takes the same --max-depth.
-func TestHostileProtoJSON(t *testing.T) {
-	dir := t.TempDir()
-	deep := func(levels int) []byte {
-		return []byte(strings.Repeat(`{"v":`, levels) + "1" + strings.Repeat("}", levels) + "\n")
-	}
-	write := func(name string, b []byte) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
+// A server that stops answering fails a read after --http-timeout, not
+// never.
+func TestHostileHTTPStall(t *testing.T) {
+	done := make(chan struct{})
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			w.Header().Set("Accept-Ranges", "bytes")
+			w.Header().Set("Content-Length", "1000")
+			return
 		}
-	}
-	write("deep.jsonl", deep(4000))
-	write("deeper.jsonl", deep(3500))
-	var wide bytes.Buffer
-	wide.WriteString("{")
-	for i := 0; wide.Len() < 5<<20; i++ {
-		fmt.Fprintf(&wide, `"k%d":{"a":[1,"x",true]},`, i)
-	}
-	wide.WriteString(`"end":1}` + "\n")
-	write("wide.jsonl", wide.Bytes())
-	keep := []string{"deep.jsonl", "deeper.jsonl", "wide.jsonl"}
-
-	r := runLimited(t, dir, 60*time.Second, nil, "fromproto", "--message", "google.protobuf.Struct", "--input", "json", "deep.jsonl", "o.trv")
-	checkHostile(t, r, "fromproto", "--max-depth", dir, keep...)
-	r = runLimited(t, dir, 60*time.Second, nil, "fromproto", "--message", "google.protobuf.Struct", "--input", "json", "wide.jsonl", "o.trv")
-	checkHostile(t, r, "fromproto", "--max-record-size", dir, keep...)
-
-	// Raised on both sides, the limit lets a message through that
-	// protobuf's own recursion limit (10,000) would refuse on output.
-	r = runLimited(t, dir, 60*time.Second, nil, "fromproto", "--max-depth", "11000", "--message", "google.protobuf.Struct", "--input", "json", "deeper.jsonl", "o.trv")
-	if r.code != 0 {
-		t.Fatalf("fromproto --max-depth 11000: %s", r.stderr)
-	}
-	r = runLimited(t, dir, 60*time.Second, nil, "toproto", "--max-depth", "11000", "--output", "json", "o.trv", "-")
-	if r.code != 0 || strings.Count(r.stdout, `"v"`) != 3500 {
-		t.Errorf("toproto --max-depth 11000: %s", r.stderr)
+		if strings.Contains(r.URL.Path, "trickle") {
+			w.Header().Set("Content-Range", "bytes 0-999/1000")
+			w.Header().Set("Content-Length", "1000")
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write([]byte("Trv"))
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-done:
+		case <-r.Context().Done():
+		}
+	}))
+	defer s.Close()
+	defer close(done)
+	dir := t.TempDir()
+	for _, path := range []string{"/stall.trv", "/trickle.trv"} {
+		start := time.Now()
+		r := runLimited(t, dir, 20*time.Second, nil, "dump", "--http-timeout", "500ms", s.URL+path)
+		checkHostile(t, r, "dump", "timed out", dir)
+		if !strings.Contains(r.stderr, "--http-timeout") {
+			t.Errorf("%s: error %q does not name --http-timeout", path, r.stderr)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%s: took %v", path, d)
+		}
 	}
 }
