@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"testing"
+
+	"github.com/trevni-go/trevni/format"
 )
 
-// FuzzReader reads every column of arbitrary bytes: no panic, no hang, and
-// every failure an *Error. A file that reads is written again from its
+// FuzzReader reads every column of arbitrary bytes, itself and through the
+// Source: no panic, no hang, every failure an *Error, the same values. A file that reads is written again from its
 // values and must read back the same.
 func FuzzReader(f *testing.F) {
 	if b, err := os.ReadFile("../testdata/clmn/sample.clmn"); err == nil {
@@ -49,12 +52,24 @@ func FuzzReader(f *testing.F) {
 		table := make([][]value, rd.RowCount())
 		for j := range cols {
 			vals, err := readColumn(rd, j)
+			svals, serr := readSourceColumn(rd, j)
 			if err != nil {
 				var ce *Error
 				if !errors.As(err, &ce) {
 					t.Fatalf("not an *Error: %v", err)
 				}
+				if !errors.As(serr, &ce) {
+					t.Fatalf("through the Source: %v, where the column reads with %v", serr, err)
+				}
 				return
+			}
+			if serr != nil || len(svals) != len(vals) {
+				t.Fatalf("through the Source: %d values, %v; the column %d", len(svals), serr, len(vals))
+			}
+			for i := range vals {
+				if !sameValue(cols[j].Type, vals[i], svals[i]) {
+					t.Fatalf("column %d row %d: %+v through the Source, %+v", j, i, svals[i], vals[i])
+				}
 			}
 			for i, v := range vals {
 				if table[i] == nil {
@@ -80,6 +95,37 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// readSourceColumn reads every value of column j through the file's
+// Source, in blocks of 64 bytes.
+func readSourceColumn(rd *Reader, j int) ([]value, error) {
+	src, err := NewSource(rd, &SourceOptions{BlockSize: 64})
+	if err != nil {
+		return nil, err
+	}
+	fr, err := format.NewSourceReader(src, nil)
+	if err != nil {
+		return nil, err
+	}
+	cr, err := fr.Values(j)
+	if err != nil {
+		return nil, err
+	}
+	defer cr.Close()
+	var out []value
+	for {
+		if err := cr.StartRow(); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return out, err
+		}
+		v, err := readSourceValue(cr, rd.Column(j).Type)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, v)
+	}
 }
 
 // FuzzHeader parses headers whose entries are arbitrary, after a fixed

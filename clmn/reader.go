@@ -371,13 +371,13 @@ func (c *ColumnReader) open() error {
 	}
 	// Buffers no larger than the column: a file of many small columns read
 	// side by side holds little more than their bytes.
-	c.src = &countingByteReader{r: bufio.NewReaderSize(io.NewSectionReader(c.rd.ra, c.col.Offset, c.col.CompressedSize), bufSize(c.col.CompressedSize))}
+	c.src = newCountingByteReader(io.NewSectionReader(c.rd.ra, c.col.Offset, c.col.CompressedSize), bufSize(c.col.CompressedSize))
 	var err error
 	if z, ok := c.rd.inflaters.Get().(io.ReadCloser); ok {
 		c.z = z
-		err = z.(zlib.Resetter).Reset(c.src, nil)
+		err = z.(zlib.Resetter).Reset(c.src.r, nil)
 	} else {
-		c.z, err = zlib.NewReader(c.src)
+		c.z, err = zlib.NewReader(c.src.r)
 	}
 	if err != nil {
 		c.z = nil // a failed Reset leaves it unusable
@@ -439,26 +439,37 @@ func (w *wholeColumn) Read(p []byte) (int, error) {
 // bufio's least size and 32 KiB.
 func bufSize(n int64) int { return int(max(16, min(n, 32<<10))) }
 
-// countingByteReader counts the bytes taken from a buffered reader. It is
-// an io.ByteReader, so the inflater reads no further than its stream.
+// countingByteReader is a column's compressed bytes: a buffered reader,
+// which the inflater takes as it is (a *bufio.Reader is an io.ByteReader,
+// so the inflater reads no further than its stream, and the inflater's
+// fast path), over a reader that counts the bytes it hands out.
 type countingByteReader struct {
-	r *bufio.Reader
+	r   *bufio.Reader
+	sec countingReader
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
 	n int64
 }
 
-func (c *countingByteReader) Read(p []byte) (int, error) {
+func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
 }
 
-func (c *countingByteReader) ReadByte() (byte, error) {
-	b, err := c.r.ReadByte()
-	if err == nil {
-		c.n++
-	}
-	return b, err
+// newCountingByteReader returns a buffered reader of r, size bytes at a
+// time.
+func newCountingByteReader(r io.Reader, size int) *countingByteReader {
+	c := &countingByteReader{sec: countingReader{r: r}}
+	c.r = bufio.NewReaderSize(&c.sec, size)
+	return c
 }
+
+// consumed returns the bytes the inflater took.
+func (c *countingByteReader) consumed() int64 { return c.sec.n - int64(c.r.Buffered()) }
 
 // ColumnReader reads one column's values in order. Next moves to the next
 // value, which Int, Float and Bytes return according to the column's type.
@@ -626,8 +637,8 @@ func (c *ColumnReader) checkEnd() error {
 	if c.inflated != c.col.UncompressedSize {
 		return c.errf("zlib stream inflates to %d bytes, but the uncompressed size is %d", c.inflated, c.col.UncompressedSize)
 	}
-	if c.src.n != c.col.CompressedSize {
-		return c.errf("zlib stream ends after %d bytes, but the compressed size is %d", c.src.n, c.col.CompressedSize)
+	if n := c.src.consumed(); n != c.col.CompressedSize {
+		return c.errf("zlib stream ends after %d bytes, but the compressed size is %d", n, c.col.CompressedSize)
 	}
 	return nil
 }

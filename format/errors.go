@@ -38,9 +38,16 @@ type Error struct {
 	Block  int    // block number within the column
 	Row    int64  // top-level row number
 	Err    error  // what went wrong
+
+	// own: Err is a Source's own error, which names the place in its
+	// file's terms: the message is Err's alone.
+	own bool
 }
 
 func (e *Error) Error() string {
+	if e.own {
+		return e.Err.Error()
+	}
 	var b strings.Builder
 	b.WriteString("trevni: ")
 	sep := ""

@@ -224,7 +224,10 @@ func (c *ColumnReader) fetchSource(b int, f *fetched) {
 			f.err = e
 			return
 		}
+		// The source's own error says where in its file; the Error
+		// keeps the column, block and row for a caller that asks.
 		fail(err)
+		f.err.own = true
 		return
 	}
 	if len(data) > limit {

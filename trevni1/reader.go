@@ -536,29 +536,9 @@ func (cr *ColumnReader) loadBlock(b int) error {
 	cr.values = cr.body[:end-repLen-defLen]
 	// Count the values and check that the values area is the right size
 	// where that can be known without decoding.
-	nonNull := bi.Rows
-	if cr.defBits > 0 {
-		nonNull = 0
-		for e := int64(0); e < bi.Rows; e++ {
-			d := getBits(cr.defs, e*int64(cr.defBits), cr.defBits)
-			if d > cr.c.MaxDef {
-				return cr.fail(fmt.Errorf("%w: entry %d has definition level %d, above the column's %d", ErrFormat, e, d, cr.c.MaxDef))
-			}
-			if d == cr.c.MaxDef {
-				nonNull++
-			}
-		}
-	}
-	if cr.repBits > 0 {
-		for e := int64(0); e < bi.Rows; e++ {
-			r := getBits(cr.reps, e*int64(cr.repBits), cr.repBits)
-			if r > cr.c.MaxRep {
-				return cr.fail(fmt.Errorf("%w: entry %d has repetition level %d, above the column's %d", ErrFormat, e, r, cr.c.MaxRep))
-			}
-			if e == 0 && r != 0 {
-				return cr.fail(fmt.Errorf("%w: block starts inside a row (repetition level %d)", ErrFormat, r))
-			}
-		}
+	nonNull, err := cr.checkLevels(bi.Rows)
+	if err != nil {
+		return err
 	}
 	cr.bools = cr.values
 	switch w := int64(cr.c.Type.width()); {
@@ -639,14 +619,7 @@ func (cr *ColumnReader) Next() error {
 			return err
 		}
 	}
-	e := cr.entry
-	cr.Def, cr.Rep = cr.c.MaxDef, 0
-	if cr.defBits > 0 {
-		cr.Def = getBits(cr.defs, e*int64(cr.defBits), cr.defBits)
-	}
-	if cr.repBits > 0 {
-		cr.Rep = getBits(cr.reps, e*int64(cr.repBits), cr.repBits)
-	}
+	cr.Rep, cr.Def = cr.level(cr.entry)
 	if cr.Def == cr.c.MaxDef {
 		if err := cr.readValue(); err != nil {
 			return cr.fail(err)

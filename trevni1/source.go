@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"sync"
 
 	"github.com/trevni-go/trevni/format"
@@ -272,9 +273,21 @@ func (cr *ColumnReader) records(b int) (int64, error) {
 		return 0, err
 	}
 	n := cr.rd.blocks[cr.col][b].Rows
+	if cr.repBits == 1 {
+		// Bits: the entries of level 0 are those not set.
+		ones := int64(0)
+		full := n >> 3
+		for _, c := range cr.reps[:full] {
+			ones += int64(bits.OnesCount8(c))
+		}
+		if r := n & 7; r > 0 {
+			ones += int64(bits.OnesCount8(cr.reps[full] & (1<<r - 1)))
+		}
+		return n - ones, nil
+	}
 	var k int64
 	for e := int64(0); e < n; e++ {
-		if getBits(cr.reps, e*int64(cr.repBits), cr.repBits) == 0 {
+		if r, _ := cr.level(e); r == 0 {
 			k++
 		}
 	}
@@ -292,14 +305,66 @@ func (s *Source) OpenColumn(i int) (format.SourceColumn, error) {
 
 // sourceColumn makes the blocks of one version-2 column.
 type sourceColumn struct {
-	s  *Source
-	c  *sourceCol
-	cr *ColumnReader
-	e  encoder
+	s          *Source
+	c          *sourceCol
+	cr         *ColumnReader
+	e          encoder
+	reps, defs []uint16 // the loaded block's levels (levels)
+	held       int64    // their bytes, in the reader's block memory
 }
 
 // Close releases the version-1 column reader's buffers.
-func (sc *sourceColumn) Close() { sc.cr.Close() }
+func (sc *sourceColumn) Close() {
+	sc.reps, sc.defs, sc.held = nil, nil, 0
+	sc.cr.Close()
+}
+
+// levels decodes the loaded block's level arrays, n entries, into sc.reps
+// and sc.defs, within the reader's block memory.
+func (sc *sourceColumn) levels(n int64) error {
+	cr := sc.cr
+	if need := 4 * n; need > sc.held {
+		if !cr.rd.budget.Take(cr.share, need-sc.held) {
+			return cr.fail(fmt.Errorf("%w: the levels of a block of %d entries would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, n, cr.rd.budget.Limit))
+		}
+		sc.held = need
+		sc.reps, sc.defs = make([]uint16, n), make([]uint16, n)
+	}
+	sc.reps, sc.defs = sc.reps[:n], sc.defs[:n]
+	unpack(sc.reps, cr.reps, cr.repBits, 0)
+	unpack(sc.defs, cr.defs, cr.defBits, uint16(cr.c.MaxDef))
+	return nil
+}
+
+// unpack decodes len(out) levels of w bits each from b (all full when w
+// is 0).
+func unpack(out []uint16, b []byte, w int, full uint16) {
+	switch w {
+	case 0:
+		for i := range out {
+			out[i] = full
+		}
+	case 1:
+		i := 0
+		for _, c := range b {
+			if i+8 > len(out) {
+				for k := 0; i < len(out); k++ {
+					out[i] = uint16(c >> k & 1)
+					i++
+				}
+				return
+			}
+			o := out[i : i+8 : i+8]
+			o[0], o[1], o[2], o[3] = uint16(c&1), uint16(c>>1&1), uint16(c>>2&1), uint16(c>>3&1)
+			o[4], o[5], o[6], o[7] = uint16(c>>4&1), uint16(c>>5&1), uint16(c>>6&1), uint16(c>>7)
+			i += 8
+		}
+	default:
+		for i := range out {
+			out[i] = uint16(bitsAt(b, int64(i)*int64(w), w))
+		}
+	}
+}
 
 // Block appends the version-2 encoding of block b to dst.
 func (sc *sourceColumn) Block(b int, dst []byte) ([]byte, error) {
@@ -327,24 +392,19 @@ func (sc *sourceColumn) Block(b int, dst []byte) ([]byte, error) {
 	return sc.e.b, err
 }
 
-// level returns entry e's repetition and definition levels.
-func (cr *ColumnReader) level(e int64) (rep, def int) {
-	def = cr.c.MaxDef
-	if cr.defBits > 0 {
-		def = getBits(cr.defs, e*int64(cr.defBits), cr.defBits)
-	}
-	if cr.repBits > 0 {
-		rep = getBits(cr.reps, e*int64(cr.repBits), cr.repBits)
-	}
-	return rep, def
-}
-
 // values encodes the values of the block's entries that hold one.
 func (sc *sourceColumn) values() error {
 	cr := sc.cr
 	n := cr.rd.blocks[cr.col][cr.block].Rows
-	for e := int64(0); e < n; e++ {
-		if _, def := cr.level(e); def == cr.c.MaxDef {
+	if cr.defBits == 0 && sc.c.part == 0 && sc.copyValues(n) {
+		return nil
+	}
+	if err := sc.levels(n); err != nil {
+		return err
+	}
+	max := uint16(cr.c.MaxDef)
+	for _, def := range sc.defs {
+		if def == max {
 			if err := sc.value(); err != nil {
 				return err
 			}
@@ -353,6 +413,52 @@ func (sc *sourceColumn) values() error {
 		cr.row++
 	}
 	return nil
+}
+
+// copyValues copies the values area of a block of n entries that all hold
+// a value, where version 2 encodes them as version 1 does (booleans packed
+// from bit 0, floats little-endian, longs, ints and lengths as canonical
+// zig-zag varints), checking what readValue checks of each; it returns
+// false, having read nothing, where a value must be encoded again (a
+// fixed-size integer, a varint longer than it needs).
+func (sc *sourceColumn) copyValues(n int64) bool {
+	cr := sc.cr
+	v := cr.values
+	switch t := cr.c.Type; t {
+	case Null:
+	case Boolean:
+		v = cr.bools[:(n+7)/8]
+	case Float, Double:
+	case Int, Long, String, Bytes:
+		lo, hi := t.intRange()
+		for p := 0; p < len(v); {
+			if v[p] < 0x80 && t != String && t != Bytes {
+				p++ // one byte: canonical, in range
+				continue
+			}
+			x, k := avrobin.ConsumeLong(v[p:])
+			u := avrobin.EncodeZigZag(x)
+			if k < 0 || k != max(1, (bits.Len64(u)+6)/7) {
+				return false
+			}
+			if t == String || t == Bytes {
+				if x < 0 || x > int64(len(v)-p-k) {
+					return false
+				}
+				k += int(x)
+			} else if x < lo || x > hi {
+				return false
+			}
+			p += k
+		}
+	default:
+		return false
+	}
+	sc.e.b = append(sc.e.b, v...)
+	cr.pos = len(cr.values)
+	cr.entry += n
+	cr.row += n
+	return true
 }
 
 // value reads the current entry's value and encodes it.
@@ -397,14 +503,18 @@ func (sc *sourceColumn) lengths() error {
 	bad := func(format string, args ...any) error {
 		return cr.fail(fmt.Errorf("%w: %s", ErrFormat, fmt.Sprintf(format, args...)))
 	}
+	if err := sc.levels(n); err != nil {
+		return err
+	}
+	reps, defs := sc.reps, sc.defs
 	for e := int64(0); e < n; {
-		rep, def := cr.level(e)
+		rep, def := int(reps[e]), int(defs[e])
 		if rep > c.ctxRep {
 			return bad("entry of repetition level %d inside a value that is absent or empty", rep)
 		}
 		end, items := e+1, int64(1)
 		for end < n {
-			r, _ := cr.level(end)
+			r := int(reps[end])
 			if r <= c.ctxRep {
 				break
 			}
@@ -439,7 +549,7 @@ func (sc *sourceColumn) lengths() error {
 			continue
 		}
 		for ; e < end; e++ {
-			if _, d := cr.level(e); d != cr.c.MaxDef {
+			if d := int(defs[e]); d != cr.c.MaxDef {
 				return bad("definition level %d where an item needs a value (definition %d)", d, cr.c.MaxDef)
 			}
 			if err := sc.value(); err != nil {
