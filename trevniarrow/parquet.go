@@ -127,8 +127,8 @@ func writeParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 	}
 	o.Read.Schema.Parquet = true
 	props := parquetProps(codec, o.RowGroupRows)
-	if direct && ds.Schema() != nil {
-		if as, err := ArrowSchema(ds.Schema(), &o.Read.Schema); err == nil {
+	if s := directSchema(ds, &o.Read); direct && s != nil {
+		if as, err := ArrowSchema(s, &o.Read.Schema); err == nil {
 			if p := planDirect(ds, &o.Read, as, props); p != nil {
 				return writeDirect(ctx, w, ds, p, props, &o)
 			}

@@ -360,26 +360,9 @@ func TestParquetDirectPath(t *testing.T) {
 	}
 }
 
-// Selections, filters and ranges, and schemas of other kinds, go through
-// Arrow batches.
+// Schemas of other kinds go through Arrow batches.
 func TestParquetDirectPathNotTaken(t *testing.T) {
 	ctx := context.Background()
-	name, _, _ := writeDirectRandom(t, 3, 5)
-	ds, err := trevni.Open(ctx, name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ds.Close()
-	for _, o := range []trevniarrow.ReadOptions{
-		{ReadOptions: trevni.ReadOptions{Limit: 2}},
-		{ReadOptions: trevni.ReadOptions{Offset: 1}},
-		{ReadOptions: trevni.ReadOptions{Where: "c0 = 1"}},
-		{ReadOptions: trevni.ReadOptions{Fields: []string{"c0"}}},
-	} {
-		if trevniarrow.DirectApplies(ds, &trevniarrow.ParquetOptions{Read: o}) {
-			t.Errorf("the direct path applies with %+v", o)
-		}
-	}
 	unions, err := trevni.Open(ctx, "../testdata/interop/unions/unions.snappy.crc32.trv", nil)
 	if err != nil {
 		t.Fatal(err)
