@@ -33,5 +33,5 @@ func DirectApplies(ds *trevni.Dataset, opts *ParquetOptions) bool {
 	if err != nil {
 		return false
 	}
-	return planDirect(ds, &o.Read, as, parquetProps(codec, max(o.RowGroupRows, 1))) != nil
+	return planDirect(ds, &o.Read, as, parquetProps(codec, max(o.RowGroupRows, 1), nil)) != nil
 }
