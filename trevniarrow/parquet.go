@@ -56,10 +56,10 @@ type ParquetOptions struct {
 	// DefaultRowGroupRows). Through Arrow batches, a row group is made
 	// of batches (read on Read.Workers goroutines), its encoded pages
 	// held until it ends: it ends early after the batch that brings its
-	// arrays to Read.BatchBytes. The
-	// direct path (see WriteParquet) holds no batch: its row groups have
-	// RowGroupRows rows, but for the last of each file of the data set,
-	// and its memory is that of a row group's compressed pages.
+	// arrays to Read.BatchBytes. The direct path (see WriteParquet) holds
+	// no batch: a row group never spans two files of the data set, and
+	// ends early at about Read.BatchBytes (or Read.OutputMemory, if set
+	// and less) of compressed pages, which it holds until it ends.
 	RowGroupRows int
 	// Report, if set, is called once reading ends, on an error too, with
 	// what was read from each part of the data set (as
@@ -103,12 +103,14 @@ func parquetCodec(name string) (compress.Compression, error) {
 // statistics but those of durations: Parquet defines no order of
 // INTERVALs, and arrow-go writes none.
 //
-// A data set of Trevni 2 files read whole, whose schema is made of records,
-// arrays, maps, ["null", T] unions, enums, fixed and primitives without
-// logical types or with a date, time, timestamp or duration, is written
-// straight from its Trevni columns, the columns of a row group in
-// parallel; any other through Arrow batches. Both write the same schema,
-// metadata and values.
+// A data set of Trevni 2 files whose schema is made of records, arrays,
+// maps, ["null", T] unions, enums, fixed and primitives without logical
+// types or with a date, time, timestamp or duration, is written straight
+// from its Trevni columns, whatever the fields, filter and range selected:
+// the columns of a row group on Read.Workers goroutines (0: GOMAXPROCS),
+// each row group holding at most about Read.BatchBytes (and
+// Read.OutputMemory, if set) of compressed pages. Any other is written
+// through Arrow batches. Both write the same schema, metadata and values.
 func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions) (int64, error) {
 	return writeParquet(ctx, w, ds, opts, true)
 }
