@@ -106,7 +106,7 @@ func planDirect(ds *trevni.Dataset, ro *ReadOptions, as *arrow.Schema, props *pa
 		return nil
 	}
 	for _, p := range ds.Parts() {
-		if p.Format() != trevni.Trevni2 || p.SchemaText() != ds.SchemaText() {
+		if p.SchemaText() != ds.SchemaText() {
 			return nil
 		}
 	}
@@ -557,9 +557,11 @@ func (p *directPlan) writePart(ctx context.Context, pw *pqWriter, part *trevni.P
 		return 0, 0, nil, err
 	}
 	defer f.Close()
-	rd := f.Trevni()
-	if rd == nil {
-		return 0, 0, nil, fmt.Errorf("not a Trevni file")
+	// A Trevni 1 or CLMN file is read through its columns as Trevni 2
+	// lays them out (the front door's format.Source reader).
+	rd, err := f.AsTrevni(ctx)
+	if err != nil {
+		return 0, 0, nil, err
 	}
 	for i, name := range p.names {
 		m, err := rd.Column(p.cols[i])

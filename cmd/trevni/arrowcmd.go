@@ -50,7 +50,7 @@ Every column chunk and page has statistics but those of durations
 and --report work as for tojson. The column chunks of a row group are
 written on --workers goroutines straight from the Trevni columns, or,
 for types the direct path does not write (unions of several branches,
-decimals, uuids) and for Trevni 1 and CLMN, through Arrow batches read on
+decimals, uuids), through Arrow batches read on
 --workers goroutines and written in row order; a row group holds at most
 --output-memory (or 64 MiB) of pages.
 
