@@ -316,15 +316,6 @@ func containsInt(s []int, v int) bool {
 // writeDirect writes the data set as Parquet by plan p and returns the
 // number of rows written.
 func writeDirect(ctx context.Context, w io.Writer, ds *trevni.Dataset, p *directPlan, props *parquet.WriterProperties, o *ParquetOptions) (int64, error) {
-	if o.Read.Where != "" || len(o.Read.Fields) > 0 {
-		// A filter or selection the data set refuses is refused as the
-		// Arrow path refuses it, before anything is written.
-		r, err := ds.NewReader(ctx, &o.Read.ReadOptions)
-		if err != nil {
-			return 0, err
-		}
-		r.Close()
-	}
 	p.filterFields = ds.FilterFields(o.Read.Where)
 	pw, err := newPQWriter(w, p.schema, props, p.meta)
 	if err != nil {
@@ -578,8 +569,10 @@ func (p *directPlan) writePart(ctx context.Context, pw *pqWriter, part *trevni.P
 		if err != nil {
 			return 0, 0, nil, err
 		}
-		if err := s.filter.SeekRow(from); err != nil {
-			return 0, 0, nil, err
+		if from > 0 {
+			if err := s.filter.SeekRow(from); err != nil {
+				return 0, 0, nil, err
+			}
 		}
 		s.filter.StopAt(end)
 		s.filter.SetLimit(sel.limit)
@@ -648,6 +641,16 @@ func (p *directPlan) writePart(ctx context.Context, pw *pqWriter, part *trevni.P
 		}
 		if n == 0 {
 			break
+		}
+		if s.filter != nil {
+			// Where the matches end is known a row group at a time: no
+			// block past the last is fetched ahead.
+			last := segs[len(segs)-1]
+			for _, st := range states {
+				for _, c := range st.list {
+					c.SetReadAheadEnd(last.first + last.n)
+				}
+			}
 		}
 		rgw, err := pw.appendRowGroup()
 		if err != nil {
