@@ -14,7 +14,7 @@ import (
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/remote"
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoload"
@@ -35,7 +35,7 @@ import (
 // Part.Open and the File's Trevni, Trevni1 and CLMN methods.
 //
 // A part at an http or https URL, or an object of a store (s3://, gs://,
-// azblob://; see package remote/objstore), is read with range requests,
+// azblob://; see package remote/store), is read with range requests,
 // fetching what is read only. A server that does not serve byte ranges (it answers
 // a range request with the whole file) has the part downloaded once, when
 // the data set is opened, into a temporary file (Options.TempDir) of at
@@ -390,8 +390,12 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		ra, size = p.src.ra, p.src.size
 	case name == "-":
 		return nil, errors.New("standard input: open it with OpenReaderAt")
-	case objstore.IsURL(name):
-		o, err := objstore.Open(ctx, name, p.ds.opts.Store)
+	case p.ds.opts.isStoreURL(name):
+		st, err := store.For(name, p.ds.opts.Stores)
+		if err != nil {
+			return nil, err
+		}
+		o, err := st.Open(ctx, name, p.ds.opts.Store)
 		if err != nil {
 			return nil, err
 		}
@@ -401,9 +405,9 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 			p.version = o.Version()
 		} else if v := o.Version(); v != p.version {
 			o.Close()
-			return nil, fmt.Errorf("%s: %w: since the data set was opened (version %s, now %s)", name, objstore.ErrChanged, p.version, v)
+			return nil, fmt.Errorf("%s: %w: since the data set was opened (version %s, now %s)", name, store.ErrChanged, p.version, v)
 		}
-		fetcher, size, done = o, o.Size(), o.Close
+		fetcher, size, done = countFetched(o), o.Size(), o.Close
 		version = o.Version()
 		ra, sw, coalescer, hr = remoteReader(o, size, mode, p.seed(version, size))
 	case IsURL(name) && p.download != nil:
@@ -526,6 +530,31 @@ type fetcher interface {
 	Requests() int64
 	BytesFetched() int64
 }
+
+// countFetched returns o as a fetcher: itself when it counts its requests
+// and bytes, else o with them counted here (one request a ReadAt).
+func countFetched(o store.Object) fetcher {
+	if f, ok := o.(fetcher); ok {
+		return f
+	}
+	return &countedObject{Object: o}
+}
+
+// countedObject is a store's Object whose reads are counted.
+type countedObject struct {
+	store.Object
+	reqs, bytes atomic.Int64
+}
+
+func (c *countedObject) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.Object.ReadAt(p, off)
+	c.reqs.Add(1)
+	c.bytes.Add(int64(n))
+	return n, err
+}
+
+func (c *countedObject) Requests() int64     { return c.reqs.Load() }
+func (c *countedObject) BytesFetched() int64 { return c.bytes.Load() }
 
 // remoteReader returns the reader of a remote file of size bytes opened as
 // mode says: its header through a remote.HeaderReader (which holds seed,

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trevni-go/trevni/internal/s3server"
 	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 )
 
@@ -27,12 +26,13 @@ func quiet(sent *atomic.Int64) {
 	}
 }
 
-// Reading every record of a remote file, over HTTP and from an S3-protocol
-// server, fetches each byte once at most: the header fetched when the data
+// Reading every record of a remote file over HTTP fetches each byte once at most: the header fetched when the data
 // set is opened is not fetched again when its records are read, and no
 // read-ahead window fetches what another holds. The server sends at most
 // the file's size and a small slack, the same figure on every run, and
 // the reader's report says what the server sent, in as many requests.
+// (The same test from an S3-protocol server is in the stores module:
+// stores/objstore's TestWholeReadFetchesTheObjectOnce.)
 func TestWholeReadFetchesTheFileOnce(t *testing.T) {
 	name, b := fetchFile(t)
 	size := int64(len(b))
@@ -43,8 +43,6 @@ func TestWholeReadFetchesTheFileOnce(t *testing.T) {
 	}
 	want := readAll(t, local, nil)
 	srv := rangeserver.Bytes(t, b, nil)
-	s3 := s3server.Start(t, "bkt")
-	s3.Put(t, "bkt", "large.trv", b)
 	for _, c := range []struct {
 		name     string
 		url      string
@@ -54,7 +52,6 @@ func TestWholeReadFetchesTheFileOnce(t *testing.T) {
 		reset    func()
 	}{
 		{"HTTP", srv.URL + "/large.trv", nil, &srv.Sent, &srv.Requests, srv.Reset},
-		{"S3", "s3://bkt/large.trv", fastRetries, &s3.Sent, &s3.Requests, s3.Reset},
 	} {
 		var first int64
 		for run := range 3 {

@@ -14,7 +14,7 @@ import (
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/remote"
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/trevni1"
 )
@@ -89,10 +89,15 @@ type Options struct {
 	// azblob://), the listing of a glob or a prefix included: the
 	// retries of a failed read and their backoff, the stall that fails a
 	// request without progress; nil means the defaults (see
-	// objstore.Options). Credentials and
-	// endpoints come from each store's standard environment (see package
-	// remote/objstore).
-	Store *objstore.Options
+	// store.Options). Credentials and endpoints come from each store's
+	// standard environment, or from the Stores handed in.
+	Store *store.Options
+	// Stores are the stores of URLs by scheme ("s3", "gs", "azblob",
+	// or a scheme of the caller's), used before the drivers a program
+	// links (see package remote/store): a service hands in a store built
+	// with its own client, credentials or http.Client. nil: the linked
+	// drivers only.
+	Stores map[string]store.Store
 	// MaxRecordBytes bounds the bytes of one record as assembled (see
 	// assemble.Options.MaxRecordBytes); 0 means assemble's default.
 	MaxRecordBytes int64
@@ -161,7 +166,31 @@ func OpenReaderAt(ctx context.Context, ra io.ReaderAt, size int64, name string, 
 
 // IsURL reports whether name is a URL that Open reads with range
 // requests: http or https, or an object store's (s3, gs, azblob).
-func IsURL(name string) bool { return remote.IsURL(name) || objstore.IsURL(name) }
+func IsURL(name string) bool { return remote.IsURL(name) || store.IsURL(name, nil) }
+
+// isURL is IsURL with the stores opts hands in.
+func (o *Options) isURL(name string) bool {
+	return remote.IsURL(name) || store.IsURL(name, o.stores())
+}
+
+// isStoreURL reports whether name is the URL of an object of a store.
+func (o *Options) isStoreURL(name string) bool { return store.IsURL(name, o.stores()) }
+
+// stores returns the stores opts hands in, nil for none.
+func (o *Options) stores() map[string]store.Store {
+	if o == nil {
+		return nil
+	}
+	return o.Stores
+}
+
+// storeOptions returns opts' Store, nil for none.
+func (o *Options) storeOptions() *store.Options {
+	if o == nil {
+		return nil
+	}
+	return o.Store
+}
 
 // HasGlob reports whether name holds a glob's special characters.
 func HasGlob(name string) bool { return strings.ContainsAny(name, "*?[") }
@@ -180,14 +209,10 @@ func ExpandNames(ctx context.Context, names []string, opts *Options) ([]string, 
 }
 
 func expandNames(ctx context.Context, names []string, opts *Options) ([]string, error) {
-	var store *objstore.Options
-	if opts != nil {
-		store = opts.Store
-	}
 	var out []string
 	for _, a := range names {
 		switch {
-		case objstore.IsURL(a) && (HasGlob(objectKey(a)) || strings.HasSuffix(objectKey(a), "/")):
+		case opts.isStoreURL(a) && (HasGlob(objectKey(a)) || strings.HasSuffix(objectKey(a), "/")):
 			pattern := a
 			if k := objectKey(a); !HasGlob(k) {
 				// The prefix's objects one level down: "*" after the key.
@@ -195,7 +220,11 @@ func expandNames(ctx context.Context, names []string, opts *Options) ([]string, 
 				at += strings.IndexByte(a[at:], '/') + 1 + len(k)
 				pattern = a[:at] + "*" + a[at:]
 			}
-			m, err := objstore.List(ctx, pattern, store)
+			st, err := store.For(a, opts.stores())
+			if err != nil {
+				return nil, err
+			}
+			m, err := st.List(ctx, pattern, opts.storeOptions())
 			if err != nil {
 				return nil, err
 			}
@@ -216,7 +245,7 @@ func expandNames(ctx context.Context, names []string, opts *Options) ([]string, 
 				}
 				return nil, fmt.Errorf("%s: the prefix holds no *.trv, *.trv1 or *.clmn object", a)
 			}
-		case IsURL(a) || a == "-":
+		case opts.isURL(a) || a == "-":
 			out = append(out, a)
 		case HasGlob(a) && !exists(a):
 			m, err := filepath.Glob(a)
@@ -266,11 +295,7 @@ func expandNames(ctx context.Context, names []string, opts *Options) ([]string, 
 // objectKey returns the key of an object store's URL, "" when it does not
 // parse.
 func objectKey(u string) string {
-	l, err := objstore.Parse(u)
-	if err != nil {
-		return ""
-	}
-	return l.Key
+	return store.Key(u)
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }

@@ -142,7 +142,7 @@ func (r *Reader) workers() int {
 		return 1
 	}
 	for _, p := range r.ds.parts[max(r.k-1, 0):] {
-		if IsURL(p.Name()) && p.download == nil {
+		if r.ds.opts.isURL(p.Name()) && p.download == nil {
 			// Over HTTP the reader hints the blocks a part's range
 			// needs to the read-ahead (fetch.go): one reader a part
 			// keeps what is fetched as it was.

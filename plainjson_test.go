@@ -24,6 +24,7 @@ import (
 	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -184,7 +185,7 @@ func TestPlainJSONLegacyProto(t *testing.T) {
 // among them, written to a file and read back in plain JSON, are
 // protojson's JSON of the messages written.
 func TestPlainJSONRandomProto(t *testing.T) {
-	files, err := protoload.CompileProto(context.Background(), []string{"testdata/proto"}, "trevni/test/proto3.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{"testdata/proto"}, "trevni/test/proto3.proto")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrobin"
-	"github.com/trevni-go/trevni/internal/s3server"
 	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 	"github.com/trevni-go/trevni/shred"
 )
@@ -60,7 +59,8 @@ func writeWide(b *testing.B, name string) {
 
 // BenchmarkRemoteFilteredRead reads two of the eight columns of a 100 MB
 // file where a filter on one of them leaves 1% of the rows, from a range
-// server and from an S3 server on the loopback address, against reading
+// server on the loopback address (from an S3 server: the stores module's
+// BenchmarkRemoteFilteredReadS3), against reading
 // the whole file; it reports the bytes and requests fetched (by the
 // reader's report) and the bytes the server sent. It writes the file
 // first (tens of seconds), so it runs only with TREVNI_LONG_TESTS=1.
@@ -76,8 +76,6 @@ func BenchmarkRemoteFilteredRead(b *testing.B) {
 		b.Fatal(err)
 	}
 	rs := rangeserver.Dir(b, dir, nil)
-	s3 := s3server.Start(b, "bkt")
-	s3.Put(b, "bkt", "wide.trv", data)
 	filtered := &trevni.ReadOptions{Fields: []string{"id", "name"}, Where: fmt.Sprintf("id < %d", wideRows/100)}
 	for _, place := range []struct {
 		name, url string
@@ -85,7 +83,6 @@ func BenchmarkRemoteFilteredRead(b *testing.B) {
 		reset     func()
 	}{
 		{"http", rs.URL + "/wide.trv", rs.Sent.Load, rs.Reset},
-		{"s3", "s3://bkt/wide.trv", s3.Sent.Load, s3.Reset},
 	} {
 		for _, read := range []struct {
 			name string

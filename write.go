@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/trevni-go/trevni/internal/atomicfile"
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -33,8 +33,11 @@ type WriteOptions struct {
 	// Store configures the requests made to an object store (s3://,
 	// gs://, azblob://) by an upload, and by ConvertAvro's read of its
 	// source: the stall that fails a request without progress (see
-	// objstore.Options); nil means the defaults.
-	Store *objstore.Options
+	// store.Options); nil means the defaults.
+	Store *store.Options
+	// Stores are the stores of URLs by scheme, used before the drivers
+	// a program links (see Options.Stores).
+	Stores map[string]store.Store
 }
 
 // ErrExists is wrapped by the error of Create (and of Close) for an output
@@ -51,7 +54,7 @@ type output struct {
 
 // committer is a file written whole before it appears under its name: a
 // temporary file beside it (atomicfile.File) or an upload to an object
-// store (objstore.Writer).
+// store (store.Writer).
 type committer interface {
 	io.Writer
 	Commit() error
@@ -60,11 +63,15 @@ type committer interface {
 }
 
 // createFile starts the file or object name, refusing to replace one that
-// exists unless replace is set. ctx bounds an upload, store configures
+// exists unless replace is set. ctx bounds an upload; o's Store configures
 // its requests.
-func createFile(ctx context.Context, name string, replace bool, store *objstore.Options) (committer, error) {
-	if objstore.IsURL(name) {
-		w, err := objstore.Create(ctx, name, replace, store)
+func createFile(ctx context.Context, name string, replace bool, o *WriteOptions) (committer, error) {
+	if store.IsURL(name, o.Stores) {
+		st, err := store.For(name, o.Stores)
+		if err != nil {
+			return nil, err
+		}
+		w, err := st.Create(ctx, name, replace, o.Store)
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +93,7 @@ func create(ctx context.Context, name string, opts *WriteOptions) (*output, shre
 	if opts != nil {
 		o = *opts
 	}
-	f, err := createFile(ctx, name, o.Replace, o.Store)
+	f, err := createFile(ctx, name, o.Replace, &o)
 	if err != nil {
 		return nil, o.Options, err
 	}
@@ -268,12 +275,15 @@ func (w *ProtoWriter) Abort() {
 func ConvertAvro(ctx context.Context, dst, src string, opts *WriteOptions) (int64, error) {
 	var in io.ReadCloser
 	var err error
-	if objstore.IsURL(src) {
-		var store *objstore.Options
-		if opts != nil {
-			store = opts.Store
+	var wo WriteOptions
+	if opts != nil {
+		wo = *opts
+	}
+	if store.IsURL(src, wo.Stores) {
+		var st store.Store
+		if st, err = store.For(src, wo.Stores); err == nil {
+			in, err = store.OpenStream(ctx, st, src, wo.Store)
 		}
-		in, err = objstore.OpenStream(ctx, src, store)
 	} else {
 		in, err = os.Open(src)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/typemap/protovalue"
@@ -23,7 +24,7 @@ import (
 // trevni.test.p2.Scalars, compiled from testdata/proto.
 func scalarsDescriptor(t *testing.T) protoreflect.MessageDescriptor {
 	t.Helper()
-	files, err := protoload.CompileProto(context.Background(), []string{"../testdata/proto"}, "trevni/test/proto2.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{"../testdata/proto"}, "trevni/test/proto2.proto")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
@@ -144,7 +145,7 @@ func TestProtoRecursive(t *testing.T) {
 // editions test files, through dynamic messages only (no generated code).
 func TestProtoTestFiles(t *testing.T) {
 	t.Parallel()
-	files, err := protoload.CompileProto(context.Background(), []string{"../testdata/proto"},
+	files, err := protosrc.CompileProto(context.Background(), []string{"../testdata/proto"},
 		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto")
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +306,7 @@ func TestProtoEvolution(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, sub, "m.proto"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		files, err := protoload.CompileProto(context.Background(), []string{filepath.Join(dir, sub)}, "m.proto")
+		files, err := protosrc.CompileProto(context.Background(), []string{filepath.Join(dir, sub)}, "m.proto")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,10 @@ module github.com/trevni-go/trevni/beam
 
 go 1.26.0
 
-require github.com/trevni-go/trevni v0.0.0
+require (
+	github.com/trevni-go/trevni v0.0.0
+	github.com/trevni-go/trevni/stores v0.0.0
+)
 
 require (
 	cel.dev/expr v0.25.3 // indirect
@@ -96,7 +99,6 @@ require (
 require (
 	github.com/apache/beam/sdks/v2 v2.77.0
 	github.com/avast/retry-go/v4 v4.7.0 // indirect
-	github.com/bufbuild/protocompile v0.14.1 // indirect
 	github.com/dsnet/compress v0.0.1 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/golang-cz/devslog v0.0.17 // indirect
@@ -115,4 +117,7 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
-replace github.com/trevni-go/trevni => ../
+replace (
+	github.com/trevni-go/trevni => ../
+	github.com/trevni-go/trevni/stores => ../stores
+)

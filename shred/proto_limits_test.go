@@ -14,6 +14,7 @@ import (
 
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -27,7 +28,7 @@ func compileText(t *testing.T, text, name string) protoreflect.MessageDescriptor
 	if err := os.WriteFile(filepath.Join(dir, "x.proto"), []byte(text), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	files, err := protoload.CompileProto(context.Background(), []string{dir}, "x.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{dir}, "x.proto")
 	if err != nil {
 		t.Fatal(err)
 	}

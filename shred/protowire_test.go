@@ -16,6 +16,7 @@ import (
 	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -538,7 +539,7 @@ func TestWriteWireWellKnownTypes(t *testing.T) {
 
 func wireTestFiles(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protoload.CompileProto(context.Background(), []string{"../testdata/proto"},
+	files, err := protosrc.CompileProto(context.Background(), []string{"../testdata/proto"},
 		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto", "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/internal/s3server"
+	_ "github.com/trevni-go/trevni/stores/s3" // s3://
+	"github.com/trevni-go/trevni/stores/storetest/s3server"
 )
 
 // readURL reads every record of a data set (a file, a URL, a glob) as

@@ -19,7 +19,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -65,8 +65,9 @@ const tempMarker = ".tmp-"
 // binary encoding of schemaText, to Trevni files PREFIX-00000-of-0000N.trv
 // (N from WriteOptions.Shards). Records go to shards by a hash of their
 // bytes. prefix is a local path or an object store's URL
-// (s3://bucket/out/part, gs://...), written through the front door
-// (trevni.Create): each shard is written under a temporary name (in the
+// (s3://bucket/out/part, gs://...; the program imports the store's
+// driver, github.com/trevni-go/trevni/stores/s3 and the like), written
+// through the front door (trevni.Create): each shard is written under a temporary name (in the
 // directory of prefix, which Write creates if need be; beside it in the
 // bucket), which appears only once complete, and is moved to its final
 // name when the pipeline has committed it, so a retried bundle leaves no
@@ -264,8 +265,12 @@ func (fn *finalizeFn) ProcessElement(_ []byte, temps func(*string) bool, emit fu
 
 // exists reports whether the file or object name exists.
 func exists(ctx context.Context, name string) (bool, error) {
-	if objstore.IsURL(name) {
-		return objstore.Exists(ctx, name, nil)
+	if store.IsURL(name, nil) {
+		st, err := store.For(name, nil)
+		if err != nil {
+			return false, err
+		}
+		return st.Exists(ctx, name, nil)
 	}
 	_, err := os.Stat(name)
 	if err == nil {
@@ -279,8 +284,10 @@ func exists(ctx context.Context, name string) (bool, error) {
 
 // remove removes the file or object name, if it exists.
 func remove(ctx context.Context, name string) {
-	if objstore.IsURL(name) {
-		objstore.Remove(ctx, name, nil)
+	if store.IsURL(name, nil) {
+		if st, err := store.For(name, nil); err == nil {
+			st.Remove(ctx, name, nil)
+		}
 		return
 	}
 	os.Remove(name)
@@ -290,10 +297,15 @@ func remove(ctx context.Context, name string) {
 // file at to is an error wrapping trevni.ErrExists: for local files the
 // move is a hard link, which fails if to exists, and the removal of from
 // (a rename where links are not supported, after a check); for objects a
-// check, then the store's copy and the removal of from (see objstore.Move).
+// check, then the store's copy and the removal of from (see the store's
+// Move).
 func move(ctx context.Context, from, to string, replace bool) error {
-	if objstore.IsURL(to) {
-		return objstore.Move(ctx, from, to, replace, nil)
+	if store.IsURL(to, nil) {
+		st, err := store.For(to, nil)
+		if err != nil {
+			return err
+		}
+		return st.Move(ctx, from, to, replace, nil)
 	}
 	if replace {
 		return os.Rename(from, to)
@@ -315,8 +327,12 @@ func move(ctx context.Context, from, to string, replace bool) error {
 // prefix that are left.
 func listTemps(ctx context.Context, prefix string) ([]string, error) {
 	pattern := globQuote(prefix) + "-*-of-*.trv" + tempMarker + "*"
-	if objstore.IsURL(prefix) {
-		return objstore.List(ctx, pattern, nil)
+	if store.IsURL(prefix, nil) {
+		st, err := store.For(prefix, nil)
+		if err != nil {
+			return nil, err
+		}
+		return st.List(ctx, pattern, nil)
 	}
 	return filepath.Glob(pattern)
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/remote"
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
@@ -258,8 +258,12 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 // the command's timeouts), or an object of a store (s3://, gs://,
 // azblob://) read by ranged requests pinned to its version.
 func (e *env) openParquetInput(in string) (r parquet.ReaderAtSeeker, size int64, closeIn func(), err error) {
-	if objstore.IsURL(in) {
-		o, err := objstore.Open(e.ctx, in, e.limits.store())
+	if store.IsURL(in, nil) {
+		st, err := store.For(in, nil)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		o, err := st.Open(e.ctx, in, e.limits.store())
 		if err != nil {
 			return nil, 0, nil, err
 		}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
-	"github.com/trevni-go/trevni/internal/s3server"
 	"github.com/trevni-go/trevni/internal/testing/rangeserver"
+	"github.com/trevni-go/trevni/stores/storetest/s3server"
 )
 
 // toparquet then fromparquet gives back every record of every interop
@@ -231,7 +231,7 @@ func TestFromParquetURL(t *testing.T) {
 }
 
 // fromparquet reads a Parquet file from an S3 object (the S3 server of
-// internal/s3server on 127.0.0.1) by ranged requests, into the records the
+// stores/storetest/s3server on 127.0.0.1) by ranged requests, into the records the
 // local file gives; a missing object is an error naming it.
 func TestFromParquetObject(t *testing.T) {
 	in := filepath.Join(interopDir, "medium", "medium.deflate.crc32.trv")

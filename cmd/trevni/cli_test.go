@@ -200,10 +200,16 @@ func TestStdinDefault(t *testing.T) {
 	}
 }
 
-// TestLibraryPackagesListed checks that every package of the module is in
-// libraryPackages, so that none of their prefixes reaches a message.
+// TestLibraryPackagesListed checks that every package of the module and
+// of the stores module is in libraryPackages, so that none of their
+// prefixes reaches a message.
 func TestLibraryPackagesListed(t *testing.T) {
-	root := filepath.Join("..", "..")
+	for _, root := range []string{filepath.Join("..", ".."), filepath.Join("..", "..", "stores")} {
+		libraryPackagesListed(t, root)
+	}
+}
+
+func libraryPackagesListed(t *testing.T, root string) {
 	seen := 0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() && p != root {

@@ -15,6 +15,7 @@ import (
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -182,7 +183,7 @@ func TestE2ERandom(t *testing.T) {
 func TestE2EProto(t *testing.T) {
 	dir := t.TempDir()
 	protoDir := filepath.Join("..", "..", "testdata", "proto")
-	files, err := protoload.CompileProto(context.Background(), []string{protoDir}, "trevni/test/proto3.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{protoDir}, "trevni/test/proto3.proto")
 	if err != nil {
 		t.Fatal(err)
 	}

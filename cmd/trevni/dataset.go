@@ -10,7 +10,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/assemble"
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/remote/store"
 )
 
 // The reading commands take a data set: several files, shell-style globs
@@ -29,7 +29,7 @@ import (
 // *.trv1 or *.clmn, or an existing regular file that starts as a Trevni,
 // Trevni 1 or CLMN file does (trevni.DetectFormat).
 func isInputArg(arg string) bool {
-	if objstore.IsURL(arg) {
+	if store.IsURL(arg, nil) {
 		switch {
 		case trevni.HasGlob(arg), strings.HasSuffix(arg, "/"):
 			return true

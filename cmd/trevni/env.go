@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/remote/store"
 
 	"context"
 	"fmt"
@@ -56,13 +56,17 @@ func displayName(path string, output bool) string {
 
 // openInput opens a file argument for streaming input: "-" is standard
 // input, which Close leaves open; an object store's URL is read in large
-// ranged GETs (objstore.OpenStream).
+// ranged GETs (store.OpenStream).
 func (e *env) openInput(path string) (io.ReadCloser, error) {
 	if path == "-" {
 		return io.NopCloser(&ctxReader{ctx: e.ctx, r: e.stdin}), nil
 	}
-	if objstore.IsURL(path) {
-		return objstore.OpenStream(e.ctx, path, e.limits.store())
+	if store.IsURL(path, nil) {
+		st, err := store.For(path, nil)
+		if err != nil {
+			return nil, err
+		}
+		return store.OpenStream(e.ctx, st, path, e.limits.store())
 	}
 	f, err := os.Open(path)
 	if err != nil {

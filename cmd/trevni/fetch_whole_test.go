@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trevni-go/trevni/internal/s3server"
+	"github.com/trevni-go/trevni/stores/storetest/s3server"
 )
 
 // Commands reading every record of a remote file (tojson, on one worker

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -115,7 +116,7 @@ func (e *env) findMessage(descSet, protoFile string, imports []string, name stri
 		} else if rel, ok := relativeTo(protoFile, dirs); ok {
 			protoFile = rel
 		}
-		f, err := protoload.CompileProto(e.ctx, dirs, protoFile)
+		f, err := protosrc.CompileProto(e.ctx, dirs, protoFile)
 		if err != nil {
 			return nil, err
 		}

@@ -9,9 +9,10 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/limitfile"
 	"github.com/trevni-go/trevni/remote"
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/stores/objstore"
 )
 
 // limits are the parsed limit flags; zero means the library's default.
@@ -71,12 +72,12 @@ func (l limits) http() *remote.HTTPOptions {
 // store returns the object store options the flags set: --http-timeout
 // bounds a read's wait for each byte of an object too (a stalled read is
 // retried).
-func (l limits) store() *objstore.Options {
+func (l limits) store() *store.Options {
 	d := l.httpTimeout
 	if d == 0 {
 		d = -1 // none
 	}
-	return &objstore.Options{Stall: d}
+	return &store.Options{Stall: d}
 }
 
 // reader applies the flags to a Trevni reader's options.

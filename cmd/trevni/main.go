@@ -312,13 +312,15 @@ func fileFirst(err error) error {
 	return fmt.Errorf("%s: %s: %w", pe.Path, op, pe.Err)
 }
 
-// libraryPackages are the names of the module's packages, with which
+// libraryPackages are the names of the packages of the module and of the
+// stores module, with which
 // their errors may begin ("ocf: ..."). The prefixes mean nothing to a user
 // of the tool, and are removed from its messages.
 var libraryPackages = []string{
 	"trevni", "format", "codec", "ocf", "assemble", "shred", "schema", "protoschema",
 	"layout", "typemap", "protovalue", "avrojson", "avrorand", "protorand", "fieldpath",
 	"protoload", "protosafe", "clmn", "csvtable", "trevni1", "stats", "predicate", "jsontext", "avrostruct", "remote", "memtest", "predrand", "rangeserver", "utf8check", "convert", "avrobin", "atomicfile", "layers", "budget", "limitfile", "trevniarrow", "plainjson", "ordered", "objstore", "s3server", "gcs", "gcsserver", "faulthttp", "stallhttp", "veclarge", "shortval", "rowtasks",
+	"store", "s3", "gs", "azblob", "protosrc",
 }
 
 // maxMessage bounds the length of one message in bytes: an error from a

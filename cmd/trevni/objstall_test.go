@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trevni-go/trevni/internal/s3server"
+	"github.com/trevni-go/trevni/stores/storetest/s3server"
 )
 
 // A store that stops answering one kind of request (the upload of an
@@ -47,7 +47,7 @@ func TestObjectStoreStall(t *testing.T) {
 	defer close(release)
 	t.Setenv("AWS_ENDPOINT_URL", p.URL)
 	// One try a request: that the SDK retries a stalled request is
-	// remote/objstore's test; this one checks that --http-timeout reaches
+	// stores/objstore's test; this one checks that --http-timeout reaches
 	// each request and what the command says.
 	t.Setenv("AWS_MAX_ATTEMPTS", "1")
 	dir := t.TempDir()

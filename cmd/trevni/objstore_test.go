@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trevni-go/trevni/internal/s3server"
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/stores/storetest/s3server"
 )
 
 // From an S3-protocol server the commands fetch what they read, as over

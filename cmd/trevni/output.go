@@ -12,7 +12,7 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/atomicfile"
 	"github.com/trevni-go/trevni/remote"
-	"github.com/trevni-go/trevni/remote/objstore"
+	"github.com/trevni-go/trevni/remote/store"
 )
 
 // output is where a command writes its result: standard output, or a file
@@ -35,7 +35,7 @@ type output struct {
 
 // committer is an output file written whole before it appears under its
 // name: a temporary file beside it (atomicfile.File) or an upload to an
-// object store (objstore.Writer).
+// object store (store.Writer).
 type committer interface {
 	io.Writer
 	Commit() error
@@ -45,7 +45,7 @@ type committer interface {
 
 // createOutput opens a file argument for output: "-" or "" is standard
 // output; an object store's URL (s3://, gs://, azblob://) an upload
-// completed by Commit (objstore.Writer); any other name is an
+// completed by Commit (store.Writer); any other name is an
 // atomicfile.File. Either is removed (the upload abandoned) if the
 // process is interrupted before Commit. It refuses to write over one of
 // the command's inputs (the same file, however named), and over any other
@@ -64,8 +64,11 @@ func (e *env) createOutput(path string) (*output, error) {
 	// the commit must not replace what another process puts there.
 	var f committer
 	var err error
-	if objstore.IsURL(path) {
-		f, err = objstore.Create(e.ctx, path, e.force, e.limits.store())
+	if store.IsURL(path, nil) {
+		var st store.Store
+		if st, err = store.For(path, nil); err == nil {
+			f, err = st.Create(e.ctx, path, e.force, e.limits.store())
+		}
 	} else {
 		f, err = atomicfile.Create(path, e.force)
 	}
@@ -98,7 +101,7 @@ func (e *env) checkOutput(path string) error {
 		if remote.IsURL(path) {
 			return fmt.Errorf("%s: an http(s) URL cannot be written: write to a file or an object store (s3://, gs://)", path)
 		}
-		return nil // objstore.Create refuses an existing object without --force
+		return nil // a store's Create refuses an existing object without --force
 	}
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {

@@ -3,6 +3,7 @@ package layers
 import (
 	"bufio"
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -11,8 +12,28 @@ import (
 )
 
 // module is the module's path; packages below are named relative to it
-// ("" for the root package).
+// ("" for the root package), those of the modules beside it in the
+// repository's workspace (cmd/trevni, stores) too.
 const module = "github.com/trevni-go/trevni"
+
+// workspace are the packages of the repository's workspace (go.work): the
+// core module's, the command's (its own module) and the store drivers'
+// (the stores module).
+var workspace = []string{"./...", "./cmd/trevni/...", "./stores/..."}
+
+// goCmd returns a go command run at the repository's root in its
+// workspace, whatever GOWORK the test runs with.
+func goCmd(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(root, "go.work"))
+	return cmd
+}
 
 // A layer is a set of packages that may import packages of lower layers
 // only: never one of their own layer, never one above. Nothing imports a
@@ -33,8 +54,8 @@ var layers = []layer{
 	// budget the memory a reader's blocks may hold, limitfile reads
 	// small files (schemas, descriptor sets) within a bound;
 	// protosafe wraps the Protobuf runtime;
-	// faulthttp (the faults of the object store servers) is a test
-	// helper, layers this test;
+	// the stores module's faulthttp (the faults of the object store
+	// servers) is a test helper, layers this test; the stores module's
 	// stallhttp bounds the time an HTTP exchange may go without
 	// progress (for the object stores' clients); ordered
 	// runs tasks on workers and hands their output on in order;
@@ -42,27 +63,34 @@ var layers = []layer{
 	{"leaves", []string{
 		"internal/avrobin", "internal/codec", "internal/jsontext", "internal/utf8check",
 		"internal/protosafe",
-		"internal/faulthttp", "internal/stallhttp",
+		"stores/internal/faulthttp", "stores/internal/stallhttp",
 		"internal/layers", "internal/atomicfile", "internal/budget", "internal/limitfile",
 		"internal/ordered", "internal/shortval",
 	}},
 	// Models that know nothing of each other: the Avro schema model
 	// (schema), the per-block statistics of format (format/stats), Avro
 	// object container files (internal/ocf),
-	// loading .proto files (schema/protoload), and remote, an
-	// io.ReaderAt over HTTP; s3server (an S3 server) and gcsserver (a GCS
-	// server) are test helpers over faulthttp.
+	// loading .proto files (schema/protoload), remote, an io.ReaderAt
+	// over HTTP, and remote/store, what the front door needs of an object
+	// store and the registry of the drivers a program links; the stores
+	// module's s3server (an S3 server) and gcsserver (a GCS server) are
+	// test helpers over faulthttp.
 	{"models", []string{
-		"schema", "format/stats", "internal/ocf", "schema/protoload", "remote",
-		"internal/s3server", "internal/gcsserver",
+		"schema", "format/stats", "internal/ocf", "schema/protoload", "remote", "remote/store",
+		"stores/storetest/s3server", "stores/storetest/gcsserver",
 	}},
-	// The module's own driver of gocloud.dev/blob for Google Cloud Storage,
-	// over its JSON API with net/http and golang.org/x/oauth2/google only.
-	{"store drivers", []string{"remote/objstore/gcs"}},
-	// Object stores (S3, GCS, Azure) through gocloud.dev/blob: the only
-	// package of the module that imports the cloud SDKs; the front door
-	// and the commands reach it, no library package below them does.
-	{"stores", []string{"remote/objstore"}},
+	// The stores module's own driver of gocloud.dev/blob for Google Cloud
+	// Storage, over its JSON API with net/http and golang.org/x/oauth2/google
+	// only.
+	{"gocloud drivers", []string{"stores/gcs"}},
+	// Object stores (S3, GCS, Azure) through gocloud.dev/blob, in the
+	// stores module: the only package that imports the cloud SDKs but for
+	// the drivers above it. No package of the core module imports it.
+	{"stores", []string{"stores/objstore"}},
+	// The drivers a program links by importing them: each registers its
+	// scheme on remote/store in its init, and makes a store of a
+	// program's own client.
+	{"store drivers", []string{"stores/s3", "stores/gs", "stores/azblob"}},
 	// File formats and value mappings. format is Trevni version 2: columns,
 	// blocks, codecs and checksums, and nothing of Avro schemas, Protobuf,
 	// shredding or assembling. typemap maps
@@ -86,9 +114,10 @@ var layers = []layer{
 	}},
 	// Plain JSON read back into Avro values, and schemas inferred from it.
 	{"plain JSON", []string{"internal/plainjson"}},
-	// Protobuf schemas in the layout, and predicates over columns and their
-	// statistics.
-	{"schemas", []string{"schema/protoschema", "predicate"}},
+	// Protobuf schemas in the layout, predicates over columns and their
+	// statistics, and .proto sources compiled (protosrc, the only package
+	// that links the .proto compiler: reading never does).
+	{"schemas", []string{"schema/protoschema", "predicate", "schema/protoload/protosrc"}},
 	// Protobuf values against their layout.
 	{"values", []string{"typemap/protovalue"}},
 	// Records to columns (shred) and columns to records (assemble): the
@@ -127,20 +156,21 @@ var heavy = []struct {
 	prefix  string
 	allowed []string
 }{
-	{"net/http", []string{"remote", "remote/objstore", "remote/objstore/gcs", "internal/testing/rangeserver", "internal/s3server", "internal/gcsserver", "internal/faulthttp", "internal/stallhttp"}},
+	{"net/http", []string{"remote", "stores/objstore", "stores/gcs", "stores/gs", "internal/testing/rangeserver", "stores/storetest/s3server", "stores/storetest/gcsserver", "stores/internal/faulthttp", "stores/internal/stallhttp"}},
 	{"github.com/apache/beam", nil},
 	{"github.com/apache/arrow", []string{"trevniarrow"}},
 	{"github.com/apache/arrow-go", []string{"trevniarrow"}},
 	{"github.com/duckdb", nil},
 	{"github.com/marcboeker/go-duckdb", nil},
-	{"gocloud.dev", []string{"remote/objstore", "remote/objstore/gcs"}},
-	{"golang.org/x/oauth2", []string{"remote/objstore/gcs"}},
+	{"gocloud.dev", []string{"stores/objstore", "stores/gcs", "stores/s3", "stores/gs", "stores/azblob"}},
+	{"golang.org/x/oauth2", []string{"stores/gcs"}},
 	{"cloud.google.com", nil},
 	{"google.golang.org/api", nil},
-	{"github.com/aws", []string{"remote/objstore"}},
-	{"github.com/Azure", []string{"remote/objstore"}},
-	{"github.com/johannesboyne/gofakes3", []string{"internal/s3server"}},
-	{"github.com/fsouza/fake-gcs-server", []string{"internal/gcsserver"}},
+	{"github.com/aws", []string{"stores/objstore", "stores/s3"}},
+	{"github.com/Azure", []string{"stores/objstore", "stores/azblob"}},
+	{"github.com/johannesboyne/gofakes3", []string{"stores/storetest/s3server"}},
+	{"github.com/fsouza/fake-gcs-server", []string{"stores/storetest/gcsserver"}},
+	{"github.com/bufbuild/protocompile", []string{"schema/protoload/protosrc"}},
 }
 
 // noProtoNoAvro lists packages that must not import the Protobuf runtime or
@@ -184,11 +214,10 @@ func hasPrefixPath(path, prefix string) bool {
 	return path == prefix || strings.HasPrefix(path, prefix+"/")
 }
 
-// TestLayers lists the module's packages with one go list and checks
+// TestLayers lists the workspace's packages with one go list and checks
 // every non-test import against the table.
 func TestLayers(t *testing.T) {
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.Name}} {{join .Imports \" \"}}", "./...")
-	cmd.Dir = filepath.Join("..", "..")
+	cmd := goCmd(t, append([]string{"list", "-f", "{{.ImportPath}} {{.Name}} {{join .Imports \" \"}}"}, workspace...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -284,8 +313,7 @@ func TestCoreDeps(t *testing.T) {
 	for _, p := range core {
 		args = append(args, "./"+p)
 	}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = filepath.Join("..", "..")
+	cmd := goCmd(t, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -322,8 +350,7 @@ var commandFree = []string{
 // TestCommandDeps checks, with go list -deps, that the trevni command
 // links none of commandFree, and links the GCS driver it uses instead.
 func TestCommandDeps(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", "./cmd/trevni")
-	cmd.Dir = filepath.Join("..", "..")
+	cmd := goCmd(t, "list", "-deps", "./cmd/trevni")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -331,7 +358,7 @@ func TestCommandDeps(t *testing.T) {
 		t.Fatalf("go list -deps: %v\n%s", err, stderr.Bytes())
 	}
 	deps := strings.Fields(string(out))
-	if !slices.Contains(deps, module+"/remote/objstore/gcs") {
+	if !slices.Contains(deps, module+"/stores/gcs") {
 		t.Fatalf("go list -deps ./cmd/trevni lists no GCS driver: %d packages", len(deps))
 	}
 	for _, d := range deps {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
@@ -42,18 +43,18 @@ func TestCompileProto(t *testing.T) {
 		t.Error("MessageType of a compiled message is not dynamic")
 	}
 
-	_, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/missing.proto")
+	_, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/missing.proto")
 	if err == nil {
 		t.Error("missing file compiled")
 	}
-	if _, err := protoload.CompileProto(context.Background(), nil); err == nil {
+	if _, err := protosrc.CompileProto(context.Background(), nil); err == nil {
 		t.Error("no files compiled")
 	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "bad.proto"), []byte("syntax = \"proto3\"; message M { int32 x = 1; int32 y = 1; }"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := protoload.CompileProto(context.Background(), []string{dir}, "bad.proto"); err == nil {
+	if _, err := protosrc.CompileProto(context.Background(), []string{dir}, "bad.proto"); err == nil {
 		t.Error("invalid file compiled")
 	}
 }
@@ -201,7 +202,7 @@ var testProtos = []string{"trevni/test/proto2.proto", "trevni/test/proto3.proto"
 
 func compileTestProtos(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"}, testProtos...)
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"}, testProtos...)
 	if err != nil {
 		t.Fatal(err)
 	}

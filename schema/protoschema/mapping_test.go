@@ -12,6 +12,7 @@ import (
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
@@ -36,7 +37,7 @@ var testProtos = []string{"trevni/test/proto2.proto", "trevni/test/proto3.proto"
 
 func compileTestProtos(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"}, testProtos...)
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"}, testProtos...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +455,7 @@ func TestMapKeys(t *testing.T) {
 // TestNoPackage checks the naming of a message without a package inside one
 // with a package: "namespace": "" keeps it out of the enclosing namespace.
 func TestNoPackage(t *testing.T) {
-	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/mixed.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)
 	}

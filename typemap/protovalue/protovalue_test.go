@@ -12,6 +12,7 @@ import (
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -449,7 +450,7 @@ func TestToAvroInto(t *testing.T) {
 // TestQualifiedBranch reads a union whose branch goavro names in the
 // enclosing namespace, as it does for a record without a namespace.
 func TestQualifiedBranch(t *testing.T) {
-	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/mixed.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)
 	}

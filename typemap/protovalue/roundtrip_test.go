@@ -10,6 +10,7 @@ import (
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -224,7 +225,7 @@ func TestWellKnownTypes(t *testing.T) {
 
 func compileTestProtos(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"},
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"},
 		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto")
 	if err != nil {
 		t.Fatal(err)

@@ -175,6 +175,13 @@ func buildTrevni(t *testing.T) string {
 	bin := t.TempDir()
 	build := exec.Command("go", "run", "-exec", "cp", "./cmd/trevni", filepath.Join(bin, "trevni"))
 	build.Dir = root
+	// The command is a module of its own, reached through the
+	// repository's workspace whatever GOWORK the test runs with.
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build.Env = append(os.Environ(), "GOWORK="+filepath.Join(abs, "go.work"))
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go run -exec cp ./cmd/trevni: %v\n%s", err, out)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
+	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -15,7 +16,7 @@ import (
 
 func everything(t *testing.T) protoreflect.MessageDescriptor {
 	t.Helper()
-	files, err := protoload.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/proto3.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/proto3.proto")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestCoverage(t *testing.T) {
 }
 
 func TestMaxDepth(t *testing.T) {
-	files, err := protoload.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/proto3.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/proto3.proto")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,9 @@
+package main
+
+// The command reads and writes every object store the project has a
+// driver for: each registers its scheme on package remote/store.
+import (
+	_ "github.com/trevni-go/trevni/stores/azblob" // azblob://
+	_ "github.com/trevni-go/trevni/stores/gs"     // gs://
+	_ "github.com/trevni-go/trevni/stores/s3"     // s3://
+)
