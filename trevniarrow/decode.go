@@ -185,11 +185,7 @@ func newColumn(s *schema.Schema, t arrow.DataType, nullable bool, o *SchemaOptio
 		}
 		return &binCol{t: t, v: v}, nil
 	case schema.Enum:
-		syms := array.NewStringBuilder(memory.DefaultAllocator)
-		syms.AppendValues(s.Symbols, nil)
-		dict := syms.NewStringArray()
-		syms.Release()
-		return &enumCol{t: t, v: v, n: int32(len(s.Symbols)), dict: dict}, nil
+		return &enumCol{t: t, v: v, n: int32(len(s.Symbols)), dict: symbolArray(s.Symbols)}, nil
 	case schema.Array:
 		lt := t.(*arrow.ListType)
 		item, err := newColumn(s.Items, lt.Elem(), lt.ElemField().Nullable, o)
@@ -772,4 +768,18 @@ func (c *unionCol) finish() arrow.ArrayData {
 	}
 	c.types, c.offsets = make([]int8, 0, n), make([]int32, 0, n)
 	return data
+}
+
+// symbolArray returns an enum's symbols as a string array on Go memory, as
+// every array of a batch is (nothing of a batch comes from an allocator).
+func symbolArray(syms []string) *array.String {
+	offsets := make([]int32, 1, len(syms)+1)
+	var data []byte
+	for _, sym := range syms {
+		data = append(data, sym...)
+		offsets = append(offsets, int32(len(data)))
+	}
+	d := array.NewData(arrow.BinaryTypes.String, len(syms), []*memory.Buffer{nil, memory.NewBufferBytes(byteSlice(offsets)), memory.NewBufferBytes(data)}, nil, 0, 0)
+	defer d.Release()
+	return array.NewStringData(d)
 }

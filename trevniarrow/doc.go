@@ -52,8 +52,9 @@
 //
 // # Parquet and Arrow IPC
 //
-// WriteParquet writes a data set as Parquet through arrow-go's pqarrow
-// (snappy by default, or zstd, gzip, brotli, lz4, none; row groups of
+// WriteParquet writes a data set as Parquet, straight from its Trevni
+// columns where the schema allows (see WriteParquet), else through
+// arrow-go's pqarrow (snappy by default, or zstd, gzip, brotli, lz4, none; row groups of
 // ParquetOptions.RowGroupRows; statistics on every column chunk and page
 // but those of INTERVALs, to which Parquet gives no order) with the
 // mapping SchemaOptions.Parquet chooses: unions other than ["null", T] as

@@ -21,7 +21,11 @@ func DirectApplies(ds *trevni.Dataset, opts *ParquetOptions) bool {
 		o = *opts
 	}
 	o.Read.Schema.Parquet = true
-	as, err := ArrowSchema(ds.Schema(), &o.Read.Schema)
+	s := directSchema(ds, &o.Read)
+	if s == nil {
+		return false
+	}
+	as, err := ArrowSchema(s, &o.Read.Schema)
 	if err != nil {
 		return false
 	}
@@ -29,5 +33,5 @@ func DirectApplies(ds *trevni.Dataset, opts *ParquetOptions) bool {
 	if err != nil {
 		return false
 	}
-	return planDirect(ds, &o.Read, as, parquetProps(codec, max(o.RowGroupRows, 1))) != nil
+	return planDirect(ds, &o.Read, as, parquetProps(codec, max(o.RowGroupRows, 1), nil)) != nil
 }

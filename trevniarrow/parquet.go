@@ -56,15 +56,20 @@ type ParquetOptions struct {
 	// DefaultRowGroupRows). Through Arrow batches, a row group is made
 	// of batches (read on Read.Workers goroutines), its encoded pages
 	// held until it ends: it ends early after the batch that brings its
-	// arrays to Read.BatchBytes. The
-	// direct path (see WriteParquet) holds no batch: its row groups have
-	// RowGroupRows rows, but for the last of each file of the data set,
-	// and its memory is that of a row group's compressed pages.
+	// arrays to Read.BatchBytes. The direct path (see WriteParquet) holds
+	// no batch: a row group never spans two files of the data set, and
+	// ends early at about Read.BatchBytes (or Read.OutputMemory, if set
+	// and less) of compressed pages, which it holds until it ends.
 	RowGroupRows int
 	// Report, if set, is called once reading ends, on an error too, with
 	// what was read from each part of the data set (as
 	// trevni.Reader.Report says).
 	Report func([]trevni.PartReport)
+	// Allocator, if set, allocates the Parquet writer's buffers (pages,
+	// levels, dictionaries, statistics; nil: a Go allocator), each freed
+	// by the time WriteParquet returns. The Arrow batches read are on Go
+	// memory (see RecordReader).
+	Allocator memory.Allocator
 }
 
 // parquetCodec returns the Parquet compression a codec names.
@@ -98,12 +103,16 @@ func parquetCodec(name string) (compress.Compression, error) {
 // statistics but those of durations: Parquet defines no order of
 // INTERVALs, and arrow-go writes none.
 //
-// A data set of Trevni 2 files read whole, whose schema is made of records,
-// arrays, maps, ["null", T] unions, enums, fixed and primitives without
-// logical types or with a date, time, timestamp or duration, is written
-// straight from its Trevni columns, the columns of a row group in
-// parallel; any other through Arrow batches. Both write the same schema,
-// metadata and values.
+// A data set (of Trevni 2, Trevni 1 or CLMN files, the last two read
+// through their columns as Trevni 2 lays them out) whose schema is made of
+// records, arrays, maps, ["null", T] unions, enums, fixed and primitives
+// without logical types or with a date, time, timestamp or duration, is
+// written straight from its columns, whatever the fields, filter and
+// range selected: the columns of a row group on Read.Workers goroutines
+// (0: GOMAXPROCS), each row group holding at most about Read.BatchBytes
+// (and Read.OutputMemory, if set) of compressed pages. Any other is
+// written through Arrow batches. Both write the same schema, metadata and
+// values.
 func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions) (int64, error) {
 	return writeParquet(ctx, w, ds, opts, true)
 }
@@ -126,9 +135,9 @@ func writeParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 		o.Read.BatchRows = o.RowGroupRows
 	}
 	o.Read.Schema.Parquet = true
-	props := parquetProps(codec, o.RowGroupRows)
-	if direct && ds.Schema() != nil {
-		if as, err := ArrowSchema(ds.Schema(), &o.Read.Schema); err == nil {
+	props := parquetProps(codec, o.RowGroupRows, o.Allocator)
+	if s := directSchema(ds, &o.Read); direct && s != nil {
+		if as, err := ArrowSchema(s, &o.Read.Schema); err == nil {
 			if p := planDirect(ds, &o.Read, as, props); p != nil {
 				return writeDirect(ctx, w, ds, p, props, &o)
 			}
@@ -197,8 +206,12 @@ func writeParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 }
 
 // parquetProps returns the Parquet writer properties of WriteParquet.
-func parquetProps(codec compress.Compression, rowGroupRows int) *parquet.WriterProperties {
+func parquetProps(codec compress.Compression, rowGroupRows int, mem memory.Allocator) *parquet.WriterProperties {
+	if mem == nil {
+		mem = memory.NewGoAllocator()
+	}
 	return parquet.NewWriterProperties(
+		parquet.WithAllocator(mem),
 		parquet.WithCompression(codec),
 		parquet.WithStats(true),
 		parquet.WithMaxRowGroupLength(int64(rowGroupRows)),
@@ -219,6 +232,9 @@ type IPCOptions struct {
 	// Report, if set, is called once reading ends, on an error too, with
 	// what was read from each part of the data set.
 	Report func([]trevni.PartReport)
+	// Allocator, if set, allocates the IPC writer's buffers (nil: a Go
+	// allocator), each freed by the time WriteIPC returns.
+	Allocator memory.Allocator
 }
 
 // WriteIPC writes the records of a data set that opts selects in the Arrow
@@ -236,14 +252,18 @@ func WriteIPC(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *IPCOpt
 	if o.Report != nil {
 		defer func() { o.Report(rr.Report()) }()
 	}
+	mem := o.Allocator
+	if mem == nil {
+		mem = memory.NewGoAllocator()
+	}
 	var iw interface {
 		Write(arrow.RecordBatch) error
 		Close() error
 	}
 	if o.Stream {
-		iw = ipc.NewWriter(w, ipc.WithSchema(rr.Schema()))
+		iw = ipc.NewWriter(w, ipc.WithSchema(rr.Schema()), ipc.WithAllocator(mem))
 	} else {
-		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(rr.Schema()))
+		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(rr.Schema()), ipc.WithAllocator(mem))
 		if err != nil {
 			return 0, fmt.Errorf("Arrow IPC: %w", err)
 		}
@@ -290,6 +310,10 @@ type ParquetReadOptions struct {
 	// Progress, if set, is called by WriteTo after each batch with the
 	// rows of the file written so far.
 	Progress func(rows int64)
+	// Allocator, if set, allocates the reader's buffers and the batches'
+	// arrays (nil: a Go allocator), within MaxMemory; all is freed once
+	// the batches are released and the file closed.
+	Allocator memory.Allocator
 }
 
 // DefaultParquetMemory is the default ParquetReadOptions.MaxMemory.
@@ -351,7 +375,10 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 	if o.MaxMemory <= 0 {
 		o.MaxMemory = DefaultParquetMemory
 	}
-	mem := &limitedAllocator{mem: memory.NewGoAllocator(), limit: o.MaxMemory}
+	if o.Allocator == nil {
+		o.Allocator = memory.NewGoAllocator()
+	}
+	mem := &limitedAllocator{mem: o.Allocator, limit: o.MaxMemory}
 	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true
 	props.MaxUncompressedPageSize = max(o.MaxMemory/4, 1)

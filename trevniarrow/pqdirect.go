@@ -1,7 +1,6 @@
 package trevniarrow
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/trevni-go/trevni"
@@ -77,52 +75,73 @@ type directLeaf struct {
 // directPlan is the plan of a data set the direct path writes.
 type directPlan struct {
 	leaves []directLeaf
-	root   *pqschema.GroupNode
+	schema *pqschema.Schema
 	meta   metadata.KeyValueMetadata
-	names  []string // the Trevni columns' names, in file order
+	names  []string // the names of the Trevni columns the leaves number, in layout order
+	cols   []int    // the file column of each of them
+
+	filterFields []string // the fields a filter reads (Dataset.FilterFields)
+}
+
+// directSchema returns the schema of the records the direct path writes:
+// the data set's, or its projection on ro's Fields; nil if there is none.
+func directSchema(ds *trevni.Dataset, ro *ReadOptions) *schema.Schema {
+	s := ds.Schema()
+	if s == nil || len(ro.Fields) == 0 {
+		return s
+	}
+	ps, err := assemble.ProjectSchema(s, ro.Fields)
+	if err != nil {
+		return nil
+	}
+	return ps
 }
 
 // planDirect returns the direct plan of writing ds as Parquet with props,
-// or nil when the direct path does not cover it (the Arrow path does).
+// or nil when the direct path does not cover it (the Arrow path does). as
+// is the Arrow schema of the records written (directSchema's).
 func planDirect(ds *trevni.Dataset, ro *ReadOptions, as *arrow.Schema, props *parquet.WriterProperties) *directPlan {
-	r := &ro.ReadOptions
-	if len(r.Fields) > 0 || r.Where != "" || r.Offset != 0 || r.Limit > 0 || r.Rows > 0 {
-		return nil
-	}
-	s := ds.Schema()
+	s := directSchema(ds, ro)
 	if s == nil || s.Kind != schema.Record || len(s.Fields) == 0 {
 		return nil
 	}
 	for _, p := range ds.Parts() {
-		if p.Format() != trevni.Trevni2 || p.SchemaText() != ds.SchemaText() {
+		if p.SchemaText() != ds.SchemaText() {
 			return nil
 		}
+	}
+	// The data set's columns, within its layout limits, name the file
+	// columns of the records' (a projection's are among them).
+	all, err := ds.Columns()
+	if err != nil {
+		return nil
 	}
 	lay, err := layout.New(s, nil)
 	if err != nil {
 		return nil
 	}
-	// The schema and metadata pqarrow writes, from an empty file of it.
-	var buf bytes.Buffer
-	fw, err := pqarrow.NewFileWriter(as, &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil || fw.Close() != nil {
-		return nil
-	}
-	rd, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+	sc, kv, err := parquetSchema(as, props)
 	if err != nil {
 		return nil
 	}
-	md := rd.MetaData()
-	root := md.Schema.Root()
-	p := &directPlan{root: root, meta: md.KeyValueMetadata()}
-	for _, c := range lay.Columns {
-		p.names = append(p.names, c.Meta().Name)
+	p := &directPlan{schema: sc, meta: kv}
+	at := make(map[string]int, len(all))
+	for i, c := range all {
+		at[c.Meta().Name] = i
 	}
-	if !p.record(lay.Root, root, nil, 0) || len(p.leaves) != md.Schema.NumColumns() {
+	for _, c := range lay.Columns {
+		i, ok := at[c.Meta().Name]
+		if !ok || all[i].Meta().Type != c.Meta().Type {
+			return nil
+		}
+		p.names = append(p.names, c.Meta().Name)
+		p.cols = append(p.cols, i)
+	}
+	if !p.record(lay.Root, sc.Root(), nil, 0) || len(p.leaves) != sc.NumColumns() {
 		return nil
 	}
 	for i := range p.leaves {
-		p.leaves[i].path = md.Schema.Column(i).Path()
+		p.leaves[i].path = sc.Column(i).Path()
 	}
 	return p
 }
@@ -297,9 +316,10 @@ func containsInt(s []int, v int) bool {
 // writeDirect writes the data set as Parquet by plan p and returns the
 // number of rows written.
 func writeDirect(ctx context.Context, w io.Writer, ds *trevni.Dataset, p *directPlan, props *parquet.WriterProperties, o *ParquetOptions) (int64, error) {
-	pw, err := file.NewParquetWriterWithError(struct{ io.Writer }{w}, p.root, file.WithWriterProps(props), file.WithWriteMetadata(p.meta))
+	p.filterFields = ds.FilterFields(o.Read.Where)
+	pw, err := newPQWriter(w, p.schema, props, p.meta)
 	if err != nil {
-		return 0, fmt.Errorf("Parquet schema: %w", err)
+		return 0, fmt.Errorf("Parquet: %w", err)
 	}
 	var (
 		rows    int64
@@ -309,25 +329,162 @@ func writeDirect(ctx context.Context, w io.Writer, ds *trevni.Dataset, p *direct
 	if o.Report != nil {
 		defer func() { o.Report(reports) }()
 	}
+	sel := newSpan(&o.Read.ReadOptions)
 	for _, part := range ds.Parts() {
-		n, read, rep, err := p.writePart(ctx, pw, part, o, rows, bytes)
+		if sel.done() {
+			break
+		}
+		from, end := sel.part(part.RowCount())
+		if from >= end {
+			continue
+		}
+		n, read, rep, err := p.writePart(ctx, pw, part, o, sel, from, end, rows, bytes)
 		rows += n
 		bytes += read
+		sel.took(n)
 		if rep != nil {
 			reports = append(reports, *rep)
 		}
 		if err != nil {
-			pw.Close()
+			pw.abort()
 			return rows, fmt.Errorf("%s: %w", part.Name(), err)
 		}
 	}
-	if err := pw.Close(); err != nil {
+	if err := pw.close(); err != nil {
 		return rows, fmt.Errorf("Parquet: %w", err)
 	}
 	if o.Read.Progress != nil {
 		o.Read.Progress(rows, bytes)
 	}
 	return rows, nil
+}
+
+// span is what the read options leave of a data set's rows: an offset
+// and a count of rows, both counted before the filter, and a limit of
+// records, counted after it.
+type span struct {
+	skip  int64 // rows still to pass over
+	rows  int64 // rows still to read, -1 for all
+	limit int64 // records still wanted, -1 for all
+}
+
+func newSpan(o *trevni.ReadOptions) *span {
+	s := &span{skip: max(o.Offset, 0), rows: -1, limit: -1}
+	if o.Rows > 0 {
+		s.rows = o.Rows
+	}
+	if o.Limit > 0 {
+		s.limit = o.Limit
+	}
+	return s
+}
+
+// done says whether nothing more is wanted.
+func (s *span) done() bool { return s.rows == 0 || s.limit == 0 }
+
+// part returns the rows [from, end) of the next part, of n rows, to read.
+func (s *span) part(n int64) (from, end int64) {
+	from = min(s.skip, n)
+	s.skip -= from
+	end = n
+	if s.rows >= 0 {
+		end = min(n, from+s.rows)
+		s.rows -= end - from
+	}
+	return from, end
+}
+
+// took counts n records written.
+func (s *span) took(n int64) {
+	if s.limit > 0 {
+		s.limit = max(s.limit-n, 0)
+	}
+}
+
+// segment is a run of a part's rows that a row group reads: rows first
+// to first+n-1, of which those keep marks are written (all of them if
+// keep is nil).
+type segment struct {
+	first, n int64
+	keep     []bool
+}
+
+// Matches of a filter at most joinGap rows apart are read in one segment,
+// the rows between them read and dropped (a seek costs the skipping of
+// the values of a block up to the row); farther apart, the readers seek.
+// A row group's segments span at most maxSpan rows, which bounds their
+// marks.
+const (
+	joinGap = 4096
+	maxSpan = 1 << 21
+)
+
+// selector yields the segments of a part's row groups.
+type selector struct {
+	next, end int64                // the rows [next, end) not yet yielded
+	limit     int64                // records still wanted, -1 for all
+	filter    *assemble.AvroReader // the filter's matches, nil without one
+	pending   int64                // a match read and not yet yielded, -1 if none
+}
+
+// group returns the segments of the next row group, of at most most rows
+// written, and the number written; none at the end.
+func (s *selector) group(most int64) ([]segment, int64, error) {
+	if s.limit >= 0 {
+		most = min(most, s.limit)
+	}
+	if s.filter == nil {
+		n := min(most, s.end-s.next)
+		if n <= 0 {
+			return nil, 0, nil
+		}
+		seg := segment{first: s.next, n: n}
+		s.next += n
+		if s.limit > 0 {
+			s.limit -= n
+		}
+		return []segment{seg}, n, nil
+	}
+	var (
+		segs      []segment
+		rows, spn int64
+	)
+	for rows < most && spn < maxSpan {
+		row := s.pending
+		if row < 0 {
+			r, err := s.filter.NextMatch()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, rows, err
+			}
+			row = r
+		}
+		s.pending = -1
+		if k := len(segs) - 1; k >= 0 && row-(segs[k].first+segs[k].n) <= joinGap && row-segs[k].first < maxSpan {
+			seg := &segs[k]
+			gap := row - (seg.first + seg.n)
+			if gap > 0 && seg.keep == nil {
+				seg.keep = make([]bool, seg.n, seg.n+gap+1)
+				fill(seg.keep, true)
+			}
+			if seg.keep != nil {
+				seg.keep = append(seg.keep, make([]bool, gap)...)
+				seg.keep = append(seg.keep, true)
+			}
+			seg.n += gap + 1
+			spn += gap + 1
+		} else {
+			segs = append(segs, segment{first: row, n: 1})
+			spn++
+		}
+		rows++
+	}
+	if s.limit > 0 {
+		s.limit -= rows
+	}
+	return segs, rows, nil
 }
 
 // leafState is a leaf's readers and the levels and values of the rows
@@ -338,6 +495,7 @@ type leafState struct {
 	list  []*format.ColumnReader // rd's readers, to start each row on
 	steps []*format.ColumnReader // the reader of each step's column
 	vals  *format.ColumnReader
+	pos   int64 // the row the readers are before
 	defs  []int16
 	reps  []int16
 	bools []bool
@@ -353,36 +511,75 @@ type leafState struct {
 	start int   // the row's first level in defs
 	lens  []int32
 	syms  []int32 // an enum's ordinals, before they become symbols
+	keep  []bool  // the rows of the segment being read that are written (nil: all)
+	kept  int     // the rows of the segment already flushed
 }
 
 // maxRowLevels bounds the levels one record gives one Parquet column: a
 // file whose lengths claim more is refused.
 const maxRowLevels = 1 << 24
 
-// writePart writes the rows of one part in row groups, and returns with
+// rowBytes returns about the stored bytes a row of the part takes in the
+// columns cols, for sizing row groups.
+func rowBytes(rd *format.Reader, cols []int) float64 {
+	rows := rd.RowCount()
+	if rows == 0 {
+		return 1
+	}
+	var total int64
+	for _, c := range cols {
+		bs, err := rd.Blocks(c)
+		if err != nil {
+			continue
+		}
+		for _, b := range bs {
+			total += int64(b.CompressedSize)
+		}
+	}
+	return max(float64(total)/float64(rows), 1)
+}
+
+// writePart writes rows [from, end) of one part (those the filter
+// selects, as many as sel still wants) in row groups, and returns with
 // them what was read (nil if the part could not be opened).
-func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevni.Part, o *ParquetOptions, before, readBefore int64) (rows, read int64, rep *trevni.PartReport, err error) {
+func (p *directPlan) writePart(ctx context.Context, pw *pqWriter, part *trevni.Part, o *ParquetOptions, sel *span, from, end, before, readBefore int64) (rows, read int64, rep *trevni.PartReport, err error) {
 	f, err := part.Open(ctx)
 	if err != nil {
 		return 0, 0, nil, err
 	}
 	defer f.Close()
-	rd := f.Trevni()
-	if rd == nil || rd.NumColumns() != len(p.names) {
-		return 0, 0, nil, fmt.Errorf("the file's columns are not those of its schema")
+	// A Trevni 1 or CLMN file is read through its columns as Trevni 2
+	// lays them out (the front door's format.Source reader).
+	rd, err := f.AsTrevni(ctx)
+	if err != nil {
+		return 0, 0, nil, err
 	}
 	for i, name := range p.names {
-		m, err := rd.Column(i)
+		m, err := rd.Column(p.cols[i])
 		if err != nil {
 			return 0, 0, nil, err
 		}
 		if m.Name != name {
-			return 0, 0, nil, fmt.Errorf("column %d is %q, where the schema lays out %q", i, m.Name, name)
+			return 0, 0, nil, fmt.Errorf("column %d is %q, where the schema lays out %q", p.cols[i], m.Name, name)
 		}
+	}
+	s := &selector{next: from, end: end, limit: sel.limit, pending: -1}
+	if o.Read.Where != "" {
+		s.filter, err = assemble.NewAvroReader(rd, &assemble.Options{Filter: o.Read.Where, Fields: p.filterFields})
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		if from > 0 {
+			if err := s.filter.SeekRow(from); err != nil {
+				return 0, 0, nil, err
+			}
+		}
+		s.filter.StopAt(end)
+		s.filter.SetLimit(sel.limit)
 	}
 	states := make([]*leafState, len(p.leaves))
 	defer func() {
-		rep = p.report(part, f, rd, states, rows)
+		rep = p.report(part, f, rd, states, s.filter, rows)
 		for _, st := range states {
 			if st != nil {
 				for _, c := range st.list {
@@ -391,14 +588,19 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 			}
 		}
 	}()
+	var used []int
 	for i := range p.leaves {
 		st := &leafState{leaf: &p.leaves[i], rd: map[int]*format.ColumnReader{}}
 		states[i] = st
 		for _, c := range st.leaf.cols {
-			cr, err := rd.Values(c)
+			cr, err := rd.Values(p.cols[c])
 			if err != nil {
 				return 0, 0, nil, fmt.Errorf("column %s: %w", p.names[c], err)
 			}
+			if !containsInt(used, p.cols[c]) {
+				used = append(used, p.cols[c])
+			}
+			cr.SetReadAheadEnd(end)
 			st.rd[c] = cr
 			st.list = append(st.list, cr)
 		}
@@ -407,16 +609,50 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 			st.steps = append(st.steps, st.rd[s.col])
 		}
 	}
-	total := rd.RowCount()
-	workers := min(runtime.GOMAXPROCS(0), len(states))
+	// A row group holds its compressed pages until it ends: it ends at
+	// RowGroupRows rows, or before, at about the bytes the options allow
+	// (Read.BatchBytes, and Read.OutputMemory if set), its rows sized by
+	// the bytes a row takes in the Trevni columns, then in the row groups
+	// written.
+	budget := int64(o.Read.BatchBytes)
+	if budget <= 0 {
+		budget = DefaultBatchBytes
+	}
+	if m := o.Read.OutputMemory; m > 0 {
+		budget = min(budget, m)
+	}
+	perRow := rowBytes(rd, used)
+	workers := len(states)
+	if o.Read.Workers > 0 {
+		workers = min(workers, o.Read.Workers)
+	} else {
+		workers = min(workers, runtime.GOMAXPROCS(0))
+	}
 	order := p.firstOrder()
 	took := make([]time.Duration, len(states))
-	for rows < total {
+	for {
 		if err := ctx.Err(); err != nil {
 			return rows, f.BytesRead(), nil, err
 		}
-		n := min(int64(o.RowGroupRows), total-rows)
-		rgw, err := pw.AppendBufferedRowGroupChecked()
+		most := max(min(int64(o.RowGroupRows), int64(float64(budget)/perRow)), 1)
+		segs, n, err := s.group(most)
+		if err != nil {
+			return rows, f.BytesRead(), nil, err
+		}
+		if n == 0 {
+			break
+		}
+		if s.filter != nil {
+			// Where the matches end is known a row group at a time: no
+			// block past the last is fetched ahead.
+			last := segs[len(segs)-1]
+			for _, st := range states {
+				for _, c := range st.list {
+					c.SetReadAheadEnd(last.first + last.n)
+				}
+			}
+		}
+		rgw, err := pw.appendRowGroup()
 		if err != nil {
 			return rows, f.BytesRead(), nil, fmt.Errorf("Parquet row group: %w", err)
 		}
@@ -430,38 +666,43 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 			next <- i
 		}
 		close(next)
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					mu.Lock()
-					failed := first != nil
-					mu.Unlock()
-					if failed {
-						return
-					}
-					start := time.Now()
-					cw, err := rgw.Column(i)
-					if err == nil {
-						err = states[i].write(ctx, cw, rows, n)
-					}
-					if err == nil {
-						err = finishPages(cw)
-					}
-					took[i] = time.Since(start)
-					if err != nil {
-						mu.Lock()
-						if first == nil {
-							first = fmt.Errorf("Parquet column %s: %w", states[i].leaf.path, err)
-						}
-						mu.Unlock()
-						return
-					}
+		run := func() {
+			for i := range next {
+				mu.Lock()
+				failed := first != nil
+				mu.Unlock()
+				if failed {
+					return
 				}
-			}()
+				start := time.Now()
+				cw := rgw.cols[i]
+				err := states[i].writeSegments(ctx, cw, segs)
+				if err == nil {
+					err = finishPages(cw)
+				}
+				took[i] = time.Since(start)
+				if err != nil {
+					mu.Lock()
+					if first == nil {
+						first = fmt.Errorf("Parquet column %s: %w", states[i].leaf.path, err)
+					}
+					mu.Unlock()
+					return
+				}
+			}
 		}
-		wg.Wait()
+		if workers <= 1 {
+			run()
+		} else {
+			for range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					run()
+				}()
+			}
+			wg.Wait()
+		}
 		if first != nil {
 			return rows, f.BytesRead(), nil, first
 		}
@@ -469,9 +710,14 @@ func (p *directPlan) writePart(ctx context.Context, pw *file.Writer, part *trevn
 		// in this one, so that no long leaf starts last while the other
 		// workers stand idle.
 		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(took[b], took[a]) })
-		if err := rgw.Close(); err != nil {
+		var held int64
+		for _, cw := range rgw.cols {
+			held += cw.TotalCompressedBytes()
+		}
+		if err := rgw.close(); err != nil {
 			return rows, f.BytesRead(), nil, fmt.Errorf("Parquet row group from row %d: %w", before+rows, err)
 		}
+		perRow = max(float64(held)/float64(n), 1)
 		rows += n
 		if o.Read.Progress != nil {
 			o.Read.Progress(before+rows, readBefore+f.BytesRead())
@@ -525,34 +771,80 @@ func (p *directPlan) firstOrder() []int {
 
 // report returns what writing a part read: for each column, the most
 // blocks any of its readers read (a column on the path of several leaves
-// has a reader for each).
-func (p *directPlan) report(part *trevni.Part, f *trevni.File, rd *format.Reader, states []*leafState, rows int64) *trevni.PartReport {
-	cols := make([]assemble.ColumnScan, len(p.names))
-	for i := range cols {
-		cols[i] = assemble.ColumnScan{Column: i, Name: p.names[i]}
-		if bs, err := rd.Blocks(i); err == nil {
-			cols[i].Blocks = len(bs)
+// has a reader for each), the filter's reader's included.
+func (p *directPlan) report(part *trevni.Part, f *trevni.File, rd *format.Reader, states []*leafState, filter *assemble.AvroReader, rows int64) *trevni.PartReport {
+	cols := map[int]*assemble.ColumnScan{}
+	scan := func(c int) *assemble.ColumnScan {
+		if cs := cols[c]; cs != nil {
+			return cs
 		}
+		cs := &assemble.ColumnScan{Column: c}
+		if m, err := rd.Column(c); err == nil {
+			cs.Name = m.Name
+		}
+		if bs, err := rd.Blocks(c); err == nil {
+			cs.Blocks = len(bs)
+		}
+		cols[c] = cs
+		return cs
 	}
 	for _, st := range states {
 		if st == nil {
 			continue
 		}
 		for c, cr := range st.rd {
-			blocks, bytes := cr.Loaded()
-			if blocks > cols[c].BlocksRead {
-				cols[c].BlocksRead, cols[c].BytesRead = blocks, bytes
+			cs := scan(p.cols[c])
+			if blocks, bytes := cr.Loaded(); blocks > cs.BlocksRead {
+				cs.BlocksRead, cs.BytesRead = blocks, bytes
 			}
 		}
 	}
 	r := &trevni.PartReport{Part: part.Name(), Fetched: f.Fetched()}
 	r.Scan = assemble.ScanReport{RowsScanned: rows, RowsMatched: rows, FileSize: rd.Size()}
-	for _, c := range cols {
-		c.BlocksSkipped = c.Blocks - c.BlocksRead
-		r.Scan.BytesRead += c.BytesRead
-		r.Scan.Columns = append(r.Scan.Columns, c)
+	if filter != nil {
+		fr := filter.Report()
+		r.Scan.RowsScanned = fr.RowsScanned
+		for _, c := range fr.Columns {
+			cs := scan(c.Column)
+			if c.BlocksRead > cs.BlocksRead {
+				cs.BlocksRead, cs.BytesRead = c.BlocksRead, c.BytesRead
+			}
+		}
+	}
+	keys := make([]int, 0, len(cols))
+	for c := range cols {
+		keys = append(keys, c)
+	}
+	slices.Sort(keys)
+	for _, c := range keys {
+		cs := cols[c]
+		cs.BlocksSkipped = cs.Blocks - cs.BlocksRead
+		r.Scan.BytesRead += cs.BytesRead
+		r.Scan.Columns = append(r.Scan.Columns, *cs)
 	}
 	return r
+}
+
+// writeSegments reads the segments' rows of the leaf's columns into cw,
+// seeking the readers to each segment that does not follow the last.
+func (st *leafState) writeSegments(ctx context.Context, cw file.ColumnChunkWriter, segs []segment) error {
+	for _, seg := range segs {
+		if st.pos != seg.first {
+			for _, c := range st.list {
+				if err := c.SeekRow(seg.first); err != nil {
+					return fmt.Errorf("row %d: %w", seg.first, err)
+				}
+			}
+		}
+		st.keep, st.kept = seg.keep, 0
+		err := st.write(ctx, cw, seg.first, seg.n)
+		st.keep = nil
+		if err != nil {
+			return err
+		}
+		st.pos = seg.first + seg.n
+	}
+	return nil
 }
 
 // write reads rows from to from+n of the leaf's columns into cw.
@@ -1125,6 +1417,9 @@ func (st *leafState) value() error {
 
 // flush writes the levels and values held to cw.
 func (st *leafState) flush(cw file.ColumnChunkWriter) error {
+	if st.keep != nil {
+		st.drop()
+	}
 	if len(st.defs) == 0 {
 		return nil
 	}
@@ -1286,4 +1581,71 @@ func grow[T any](s []T, n int) []T {
 		return make([]T, n)
 	}
 	return s[:n]
+}
+
+// drop removes from the levels and values held the rows of the segment
+// being read that are not written (st.keep): the levels held are those of
+// whole rows, each starting at a level of repetition level 0, and a level
+// holds a value when its definition level is the leaf's deepest.
+func (st *leafState) drop() {
+	full := int16(len(st.leaf.steps))
+	row := st.kept - 1
+	var lw, vw, vr, dw int // levels and values written back, values read, bytes written back
+	bytes := st.leaf.typ == format.String || st.leaf.typ == format.Bytes || st.leaf.symbols != nil
+	for i, d := range st.defs {
+		if st.reps[i] == 0 {
+			row++
+		}
+		if row >= len(st.keep) {
+			break // cannot happen: the segment's rows end the levels
+		}
+		keep := st.keep[row]
+		if keep {
+			st.defs[lw], st.reps[lw] = d, st.reps[i]
+			lw++
+		}
+		if d != full {
+			continue
+		}
+		if keep {
+			switch {
+			case bytes:
+				start := 0
+				if vr > 0 {
+					start = st.ends[vr-1]
+				}
+				n := copy(st.data[dw:], st.data[start:st.ends[vr]])
+				dw += n
+				st.ends[vw] = dw
+			case st.leaf.typ == format.Boolean:
+				st.bools[vw] = st.bools[vr]
+			case st.leaf.typ == format.Int:
+				st.i32[vw] = st.i32[vr]
+			case st.leaf.typ == format.Long:
+				st.i64[vw] = st.i64[vr]
+			case st.leaf.typ == format.Float:
+				st.f32[vw] = st.f32[vr]
+			case st.leaf.typ == format.Double:
+				st.f64[vw] = st.f64[vr]
+			}
+			vw++
+		}
+		vr++
+	}
+	st.kept = row + 1
+	st.defs, st.reps = st.defs[:lw], st.reps[:lw]
+	switch {
+	case bytes:
+		st.data, st.ends = st.data[:dw], st.ends[:vw]
+	case st.leaf.typ == format.Boolean:
+		st.bools = st.bools[:vw]
+	case st.leaf.typ == format.Int:
+		st.i32 = st.i32[:vw]
+	case st.leaf.typ == format.Long:
+		st.i64 = st.i64[:vw]
+	case st.leaf.typ == format.Float:
+		st.f32 = st.f32[:vw]
+	case st.leaf.typ == format.Double:
+		st.f64 = st.f64[:vw]
+	}
 }

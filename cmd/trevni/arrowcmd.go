@@ -47,9 +47,12 @@ as INTERVALs, their twelve bytes). The Avro schema is kept in the
 key-value metadata (avro.schema), so fromparquet restores it exactly.
 Every column chunk and page has statistics but those of durations
 (Parquet gives INTERVALs no order). --fields, --where, --offset, --limit
-and --report work as for tojson. Through Arrow batches (with --fields,
---where, --offset or --limit, or types the direct path does not write),
-the records are read on --workers goroutines and written in row order.
+and --report work as for tojson. The column chunks of a row group are
+written on --workers goroutines straight from the Trevni columns, or,
+for types the direct path does not write (unions of several branches,
+decimals, uuids), through Arrow batches read on
+--workers goroutines and written in row order; a row group holds at most
+--output-memory (or 64 MiB) of pages.
 
 Examples (the file names stand for your own):
 
