@@ -61,18 +61,28 @@ type duckRead struct {
 	File  string   `json:"file"`
 	Count int64    `json:"count"`
 	Rows  []string `json:"rows"`
+	// Error is DuckDB's error, when it refuses the file (only from
+	// testdata/duckdb_suite.mjs).
+	Error string `json:"error"`
 }
 
 // readDuckDB reads Parquet files with DuckDB.
 func readDuckDB(t *testing.T, files []string) map[string]duckRead {
 	t.Helper()
+	return readDuckDBWith(t, "testdata/duckdb.mjs", files)
+}
+
+// readDuckDBWith reads Parquet files with DuckDB through a script of
+// testdata.
+func readDuckDBWith(t *testing.T, scriptName string, files []string) map[string]duckRead {
+	t.Helper()
 	node, dir := duckDB(t)
-	script, err := os.ReadFile("testdata/duckdb.mjs")
+	script, err := os.ReadFile(scriptName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The script must sit beside node_modules to import the package.
-	run := filepath.Join(dir, "trevni-duckdb-check.mjs")
+	run := filepath.Join(dir, "trevni-"+strings.TrimSuffix(filepath.Base(scriptName), ".mjs")+"-check.mjs")
 	if err := os.WriteFile(run, script, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -274,6 +274,9 @@ type ParquetFile struct {
 	schema   *arrow.Schema
 	avro     string
 	progress func(rows int64)
+	// shapes reshapes pqarrow's batches (legacy lists; see pqshape.go);
+	// nil when none changes.
+	shapes []*shape
 }
 
 // ParquetReadOptions bounds the reading of a Parquet file. A nil
@@ -379,12 +382,15 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 		rd.Close()
 		return nil, fmt.Errorf("Parquet schema: %w", err)
 	}
-	avro, err := AvroSchema(textHints(as, fr.Manifest, rd.MetaData().Schema))
+	shapes := fileShapes(fr.Manifest, rd.MetaData().Schema)
+	hinted := shapeSchema(textHints(as, fr.Manifest, rd.MetaData().Schema), shapes)
+	as = shapeSchema(as, shapes)
+	avro, err := storedAvroSchema(rd, hinted)
 	if err != nil {
 		rd.Close()
-		return nil, fmt.Errorf("Parquet schema: %w", err)
+		return nil, err
 	}
-	return &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress}, nil
+	return &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress, shapes: shapes}, nil
 }
 
 // Schema returns the file's Arrow schema.
@@ -406,7 +412,10 @@ func (p *ParquetFile) RecordReader(ctx context.Context) (array.RecordReader, err
 	if err != nil {
 		return nil, fmt.Errorf("Parquet: %w", err)
 	}
-	return rr, nil
+	if p.shapes == nil {
+		return rr, nil
+	}
+	return &shapedReader{RecordReader: rr, schema: p.schema, shapes: p.shapes}, nil
 }
 
 // WriteTo writes every row of the file into a Trevni writer (of the file's
@@ -446,7 +455,13 @@ func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := tw.Write(rr.RecordBatch()); err != nil {
+		rec, err := shapeBatch(rr.RecordBatch(), p.schema, p.shapes)
+		if err != nil {
+			return fmt.Errorf("Parquet row group %d: %w", g, err)
+		}
+		err = tw.Write(rec)
+		rec.Release()
+		if err != nil {
 			return fmt.Errorf("Parquet row group %d: %w", g, err)
 		}
 		if p.progress != nil {
