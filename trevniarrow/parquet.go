@@ -277,6 +277,11 @@ type ParquetFile struct {
 	// shapes reshapes pqarrow's batches (legacy lists; see pqshape.go);
 	// nil when none changes.
 	shapes []*shape
+	// int96 are the top-level INT96 columns read without pqarrow (see
+	// pqint96.go), raw the schema of the batches before shaping.
+	int96     []int96Col
+	raw       *arrow.Schema
+	batchRows int
 }
 
 // ParquetReadOptions bounds the reading of a Parquet file. A nil
@@ -382,15 +387,22 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 		rd.Close()
 		return nil, fmt.Errorf("Parquet schema: %w", err)
 	}
+	int96, err := findInt96(rd, fr.Manifest)
+	if err != nil {
+		rd.Close()
+		return nil, err
+	}
 	shapes := fileShapes(fr.Manifest, rd.MetaData().Schema)
-	hinted := shapeSchema(textHints(as, fr.Manifest, rd.MetaData().Schema), shapes)
-	as = shapeSchema(as, shapes)
+	hinted := shapeSchema(withInt96(textHints(as, fr.Manifest, rd.MetaData().Schema), int96), shapes)
+	raw := withInt96(as, int96)
+	as = shapeSchema(raw, shapes)
 	avro, err := storedAvroSchema(rd, hinted)
 	if err != nil {
 		rd.Close()
 		return nil, err
 	}
-	return &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress, shapes: shapes}, nil
+	return &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress, shapes: shapes,
+		int96: int96, raw: raw, batchRows: o.BatchRows}, nil
 }
 
 // Schema returns the file's Arrow schema.
@@ -446,6 +458,22 @@ func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err
 			err = fmt.Errorf("Parquet row group %d: bad data: %v", g, r)
 		}
 	}()
+	if len(p.int96) > 0 {
+		return p.int96Batches(ctx, g, p.raw, func(b arrow.RecordBatch) error {
+			rec, err := shapeBatch(b, p.schema, p.shapes)
+			if err != nil {
+				return err
+			}
+			defer rec.Release()
+			if err := tw.Write(rec); err != nil {
+				return err
+			}
+			if p.progress != nil {
+				p.progress(tw.Rows())
+			}
+			return nil
+		})
+	}
 	rr, err := p.fr.GetRecordReader(ctx, nil, []int{g})
 	if err != nil {
 		return fmt.Errorf("Parquet row group %d: %w", g, err)
