@@ -8,6 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/trevniarrow"
@@ -162,4 +168,62 @@ func TestParquetInt96FromSpark(t *testing.T) {
 			t.Errorf("row %d: %v, want %v", i, v, w)
 		}
 	}
+}
+
+// A column of an Arrow dictionary type (pandas' category), written with
+// its Arrow schema as pyarrow writes it, so that pqarrow reads it back as
+// a dictionary: fromparquet writes its values, as DuckDB reads them.
+func TestParquetDictionaryColumn(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	b := array.NewDictionaryBuilder(mem, dt).(*array.BinaryDictionaryBuilder)
+	defer b.Release()
+	words := []string{"red", "green", "red", "", "blue", "green"}
+	for i, w := range words {
+		if i == 3 {
+			b.AppendNull()
+			continue
+		}
+		if err := b.AppendString(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	col := b.NewArray()
+	defer col.Release()
+	as := arrow.NewSchema([]arrow.Field{{Name: "colour", Type: dt, Nullable: true}}, nil)
+	rec := array.NewRecordBatch(as, []arrow.Array{col}, int64(len(words)))
+	defer rec.Release()
+	name := filepath.Join(t.TempDir(), "category.parquet")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw, err := pqarrow.NewFileWriter(as, f, parquet.NewWriterProperties(), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, got, err := fromParquetSuite(t, name, &trevniarrow.ParquetReadOptions{BatchRows: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range words {
+		v := got[i].(map[string]any)["colour"]
+		if i == 3 {
+			if v != nil {
+				t.Errorf("row %d: %v, want null", i, v)
+			}
+			continue
+		}
+		if m, ok := v.(map[string]any); !ok || m["string"] != w {
+			t.Errorf("row %d: %v, want %q", i, v, w)
+		}
+	}
+	reads := readDuckDB(t, []string{name})
+	checkDuck(t, name, s, got, reads[name])
 }
