@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
@@ -226,4 +227,60 @@ func TestParquetDictionaryColumn(t *testing.T) {
 	}
 	reads := readDuckDB(t, []string{name})
 	checkDuck(t, name, s, got, reads[name])
+}
+
+// Parquet's deprecated LZ4 codec, which DuckDB does not read: Hadoop's
+// framing (parquet-java) and a bare LZ4 block (older parquet-cpp) read as
+// the same data compressed with LZ4_RAW, which DuckDB reads as we do (the
+// suite test above).
+func TestParquetHadoopLZ4(t *testing.T) {
+	dir := "testdata/realwriters/parquet-testing/"
+	_, want, err := fromParquetSuite(t, dir+"lz4_raw_compressed.parquet", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hadoop_lz4_compressed.parquet", "non_hadoop_lz4_compressed.parquet"} {
+		_, got, err := fromParquetSuite(t, dir+name, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d rows, want %d", name, len(got), len(want))
+		}
+		for i := range want {
+			// One file's columns are optional, the other's required.
+			if !avrorand.EqualNative(bareUnions(got[i]), bareUnions(want[i])) {
+				t.Errorf("%s: row %d: %v, want %v", name, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// A version 2 data page of nulls that stores no compressed bytes
+// (datapage_v2_empty_datapage.snappy.parquet) reads as its one null, as
+// DuckDB reads it.
+func TestParquetEmptyV2Page(t *testing.T) {
+	_, got, err := fromParquetSuite(t, "testdata/realwriters/parquet-testing/datapage_v2_empty_datapage.snappy.parquet", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].(map[string]any)["value"] != nil {
+		t.Fatalf("read %v, want one null", got)
+	}
+}
+
+// bareUnions returns a record's fields with their union values unwrapped
+// (a field's value that is a map of one key, the branch).
+func bareUnions(v any) any {
+	rec := v.(map[string]any)
+	out := make(map[string]any, len(rec))
+	for k, x := range rec {
+		if m, ok := x.(map[string]any); ok && len(m) == 1 {
+			for _, inner := range m {
+				x = inner
+			}
+		}
+		out[k] = x
+	}
+	return out
 }
