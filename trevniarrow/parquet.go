@@ -282,6 +282,9 @@ type ParquetFile struct {
 	int96     []int96Col
 	raw       *arrow.Schema
 	batchRows int
+	// src is the file, whose page CRCs are verified before each row
+	// group is read; nil when ParquetReadOptions.SkipChecksums.
+	src io.ReaderAt
 }
 
 // ParquetReadOptions bounds the reading of a Parquet file. A nil
@@ -298,6 +301,14 @@ type ParquetReadOptions struct {
 	// Progress, if set, is called by WriteTo after each batch with the
 	// rows of the file written so far.
 	Progress func(rows int64)
+	// SkipChecksums reads pages without verifying the CRC-32 their
+	// headers carry. By default WriteTo checks them, before each row
+	// group, and a page whose bytes do not match is an error naming the
+	// row group, column and page.
+	SkipChecksums bool
+	// MaxPageBytes bounds the size of one decompressed page (default
+	// MaxMemory/4).
+	MaxPageBytes int64
 }
 
 // DefaultParquetMemory is the default ParquetReadOptions.MaxMemory.
@@ -363,6 +374,9 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true
 	props.MaxUncompressedPageSize = max(o.MaxMemory/4, 1)
+	if o.MaxPageBytes > 0 {
+		props.MaxUncompressedPageSize = o.MaxPageBytes
+	}
 	rd, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
 		return nil, fmt.Errorf("Parquet footer: %w", err)
@@ -401,8 +415,12 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 		rd.Close()
 		return nil, err
 	}
-	return &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress, shapes: shapes,
-		int96: int96, raw: raw, batchRows: o.BatchRows}, nil
+	pfile := &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress, shapes: shapes,
+		int96: int96, raw: raw, batchRows: o.BatchRows}
+	if !o.SkipChecksums {
+		pfile.src = r
+	}
+	return pfile, nil
 }
 
 // Schema returns the file's Arrow schema.
@@ -458,6 +476,9 @@ func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err
 			err = fmt.Errorf("Parquet row group %d: bad data: %v", g, r)
 		}
 	}()
+	if err := p.verifyChecksums(g); err != nil {
+		return err
+	}
 	if len(p.int96) > 0 {
 		return p.int96Batches(ctx, g, p.raw, func(b arrow.RecordBatch) error {
 			rec, err := shapeBatch(b, p.schema, p.shapes)
