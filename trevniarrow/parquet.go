@@ -354,7 +354,7 @@ func (a *limitedAllocator) Free(b []byte) {
 func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *ParquetFile, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			pf, err = nil, fmt.Errorf("Parquet: bad file: %v", p)
+			pf, err = nil, fmt.Errorf("Parquet: bad file: %s", panicText(p))
 			if p == errMemory {
 				pf, err = nil, fmt.Errorf("Parquet footer: %w", errMemory)
 			}
@@ -379,7 +379,11 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 	}
 	rd, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
-		return nil, fmt.Errorf("Parquet footer: %w", err)
+		return nil, footerError(err)
+	}
+	if err := checkFooterCodes(rd); err != nil {
+		rd.Close()
+		return nil, err
 	}
 	if err := checkFooter(rd); err != nil {
 		rd.Close()
@@ -473,7 +477,7 @@ func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err
 				err = fmt.Errorf("Parquet row group %d: %w", g, errMemory)
 				return
 			}
-			err = fmt.Errorf("Parquet row group %d: bad data: %v", g, r)
+			err = fmt.Errorf("Parquet row group %d: bad data: %s", g, panicText(r))
 		}
 	}()
 	if err := p.verifyChecksums(g); err != nil {

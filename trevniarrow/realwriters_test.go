@@ -320,3 +320,28 @@ func TestParquetPageChecksums(t *testing.T) {
 		}
 	}
 }
+
+// Damaged files of arrow-testing's fuzzer corpus are refused in a reader's
+// words: no Go runtime error, no Go type, no placeholder of arrow-go's.
+func TestParquetFuzzerMessages(t *testing.T) {
+	dir := "testdata/realwriters/arrow-testing/fuzzing"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		_, _, err := fromParquetSuite(t, filepath.Join(dir, e.Name()), nil)
+		if err == nil {
+			t.Errorf("%s: read", e.Name())
+			continue
+		}
+		for _, leak := range []string{"runtime error", "makeslice", "<UNSET>", "*parquet.", "goroutine", "index out of range"} {
+			if strings.Contains(err.Error(), leak) {
+				t.Errorf("%s: %v", e.Name(), err)
+			}
+		}
+		if !strings.HasPrefix(err.Error(), "Parquet") {
+			t.Errorf("%s: %v, want a message naming Parquet and where", e.Name(), err)
+		}
+	}
+}
