@@ -5,7 +5,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/trevni-go/trevni/schema"
@@ -61,39 +60,25 @@ func storedAvroSchema(rd *file.Reader, as *arrow.Schema) (string, error) {
 
 // checkClaim returns an error naming the field when the columns of as
 // cannot be written as records of s: a field that is no column, a column
-// whose type does not map to the field's.
-func checkClaim(s *schema.Schema, as *arrow.Schema) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("the schema does not map to the columns")
-		}
-	}()
-	mem := memory.NewGoAllocator()
-	check := func(name string, t *schema.Schema, at arrow.DataType) error {
-		e, err := newEncoder(t, at)
-		if err != nil {
-			return fmt.Errorf("field %s: %w", name, err)
-		}
-		a := array.MakeArrayOfNull(mem, at, 0)
-		defer a.Release()
-		if err := e.bind(a); err != nil {
-			return fmt.Errorf("field %s: %w", name, err)
-		}
-		return nil
-	}
+// whose type does not map to the field's (the encoders Writer would
+// use cannot be made).
+func checkClaim(s *schema.Schema, as *arrow.Schema) error {
 	if s.Kind != schema.Record {
 		if as.NumFields() != 1 {
 			return fmt.Errorf("%d columns for an Avro %v", as.NumFields(), s.Kind)
 		}
-		return check(as.Field(0).Name, s, as.Field(0).Type)
+		if _, err := newEncoder(s, as.Field(0).Type); err != nil {
+			return fmt.Errorf("column %s: %w", as.Field(0).Name, err)
+		}
+		return nil
 	}
 	for _, f := range s.Fields {
 		k := as.FieldIndices(arrowFieldName(f))
 		if len(k) == 0 {
 			return fmt.Errorf("field %s is not a column", f.Name)
 		}
-		if err := check(f.Name, f.Type, as.Field(k[0]).Type); err != nil {
-			return err
+		if _, err := newEncoder(f.Type, as.Field(k[0]).Type); err != nil {
+			return fmt.Errorf("field %s: %w", f.Name, err)
 		}
 	}
 	return nil

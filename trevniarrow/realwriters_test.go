@@ -93,11 +93,18 @@ var suiteExceptions = map[string]struct {
 	"int96_from_spark.parquet": {rows: []int{5}, reason: "DuckDB reads the 290000-12-31 INT96 as another instant"},
 }
 
-// suiteRefused are the suites' files DuckDB reads that are damaged, each
-// with what our refusal says.
+// suiteRefused are the suites' files DuckDB reads that we refuse, each
+// with what our refusal says: the two whose page CRCs do not match, which
+// are damaged, and two valid files arrow-go refuses that are not read yet
+// (docs/arrow.md lists them): a logical type arrow-go does not know,
+// which a reader should read as its physical type, and a MAP of optional
+// keys. When one of the last two reads, this test fails until it is
+// taken off the list and compared.
 var suiteRefused = map[string]string{
 	"datapage_v1-corrupt-checksum.parquet":           "CRC-32",
 	"rle-dict-uncompressed-corrupt-checksum.parquet": "CRC-32",
+	"unknown-logical-type.parquet":                   "invalid logical type",
+	"incorrect_map_schema.parquet":                   "MAP keys must be required",
 }
 
 // Every file of the suites (testdata/realwriters, or the directory
@@ -118,6 +125,10 @@ func TestParquetRealWritersReadAsDuckDB(t *testing.T) {
 		d, ok := reads[f]
 		ok = ok && d.Error == ""
 		s, got, err := fromParquetSuite(t, f, nil)
+		if want := suiteRefused[filepath.Base(f)]; want != "" && err == nil {
+			t.Errorf("%s: read, but listed as refused (%s): take it off suiteRefused", f, want)
+			continue
+		}
 		switch {
 		case !ok && err != nil:
 			t.Logf("%s: DuckDB refuses it (%s), and so do we: %v", f, d.Error, err)
