@@ -86,7 +86,7 @@ func TestAllocatorsFreeAll(t *testing.T) {
 		if rows != pf.NumRows() {
 			t.Fatalf("%s: %d rows read of %d", name, rows, pf.NumRows())
 		}
-		w, err := trevni.Create(filepath.Join(t.TempDir(), "back.trv"), pf.AvroSchema(), nil)
+		w, err := trevni.Create(context.Background(), filepath.Join(t.TempDir(), "back.trv"), pf.AvroSchema(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

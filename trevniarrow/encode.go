@@ -61,6 +61,15 @@ func newEncoder(s *schema.Schema, t arrow.DataType) (encoder, error) {
 		}
 	}
 	st := storageType(t)
+	if dt, ok := st.(*arrow.DictionaryType); ok && s.Kind != schema.Enum {
+		// A dictionary column (pandas' category, a Parquet column
+		// read with its Arrow schema) is written as its values.
+		inner, err := newEncoder(s, dt.ValueType)
+		if err != nil {
+			return nil, err
+		}
+		return &dictEnc{inner: inner}, nil
+	}
 	switch s.Kind {
 	case schema.Null:
 		return nullEnc{}, nil
@@ -154,6 +163,33 @@ func newEncoder(s *schema.Schema, t arrow.DataType) (encoder, error) {
 }
 
 type nullEnc struct{}
+
+// dictEnc writes the values of an Arrow dictionary array by its values'
+// encoder.
+type dictEnc struct {
+	inner encoder
+	a     *array.Dictionary
+}
+
+func (e *dictEnc) bind(a arrow.Array) error {
+	d, ok := storage(a).(*array.Dictionary)
+	if !ok {
+		return fmt.Errorf("no Avro value from Arrow %v", a.DataType())
+	}
+	e.a = d
+	return e.inner.bind(d.Dictionary())
+}
+
+func (e *dictEnc) encode(dst []byte, i int) ([]byte, error) {
+	if e.a.IsNull(i) {
+		return dst, errNull
+	}
+	k := e.a.GetValueIndex(i)
+	if k < 0 || k >= e.a.Dictionary().Len() {
+		return dst, fmt.Errorf("dictionary index %d of a dictionary of %d values", k, e.a.Dictionary().Len())
+	}
+	return e.inner.encode(dst, k)
+}
 
 func (nullEnc) bind(arrow.Array) error                   { return nil }
 func (nullEnc) encode(dst []byte, _ int) ([]byte, error) { return dst, nil }

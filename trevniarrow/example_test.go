@@ -16,7 +16,7 @@ import (
 // returns its name.
 func writeEvents(dir string) string {
 	name := filepath.Join(dir, "events.trv")
-	w, err := trevni.Create(name, `{"type":"record","name":"Event","fields":[
+	w, err := trevni.Create(context.Background(), name, `{"type":"record","name":"Event","fields":[
 		{"name":"id","type":"long"},
 		{"name":"kind","type":"string"},
 		{"name":"tags","type":{"type":"array","items":"string"}}]}`, nil)

@@ -294,6 +294,17 @@ type ParquetFile struct {
 	schema   *arrow.Schema
 	avro     string
 	progress func(rows int64)
+	// shapes reshapes pqarrow's batches (legacy lists; see pqshape.go);
+	// nil when none changes.
+	shapes []*shape
+	// int96 are the top-level INT96 columns read without pqarrow (see
+	// pqint96.go), raw the schema of the batches before shaping.
+	int96     []int96Col
+	raw       *arrow.Schema
+	batchRows int
+	// src is the file, whose page CRCs are verified before each row
+	// group is read; nil when ParquetReadOptions.SkipChecksums.
+	src io.ReaderAt
 }
 
 // ParquetReadOptions bounds the reading of a Parquet file. A nil
@@ -314,6 +325,14 @@ type ParquetReadOptions struct {
 	// arrays (nil: a Go allocator), within MaxMemory; all is freed once
 	// the batches are released and the file closed.
 	Allocator memory.Allocator
+	// SkipChecksums reads pages without verifying the CRC-32 their
+	// headers carry. By default WriteTo checks them, before each row
+	// group, and a page whose bytes do not match is an error naming the
+	// row group, column and page.
+	SkipChecksums bool
+	// MaxPageBytes bounds the size of one decompressed page (default
+	// MaxMemory/4).
+	MaxPageBytes int64
 }
 
 // DefaultParquetMemory is the default ParquetReadOptions.MaxMemory.
@@ -359,7 +378,7 @@ func (a *limitedAllocator) Free(b []byte) {
 func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *ParquetFile, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			pf, err = nil, fmt.Errorf("Parquet: bad file: %v", p)
+			pf, err = nil, fmt.Errorf("Parquet: bad file: %s", panicText(p))
 			if p == errMemory {
 				pf, err = nil, fmt.Errorf("Parquet footer: %w", errMemory)
 			}
@@ -382,9 +401,16 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true
 	props.MaxUncompressedPageSize = max(o.MaxMemory/4, 1)
+	if o.MaxPageBytes > 0 {
+		props.MaxUncompressedPageSize = o.MaxPageBytes
+	}
 	rd, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
-		return nil, fmt.Errorf("Parquet footer: %w", err)
+		return nil, footerError(err)
+	}
+	if err := checkFooterCodes(rd); err != nil {
+		rd.Close()
+		return nil, err
 	}
 	if err := checkFooter(rd); err != nil {
 		rd.Close()
@@ -406,12 +432,26 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 		rd.Close()
 		return nil, fmt.Errorf("Parquet schema: %w", err)
 	}
-	avro, err := AvroSchema(textHints(as, fr.Manifest, rd.MetaData().Schema))
+	int96, err := findInt96(rd, fr.Manifest)
 	if err != nil {
 		rd.Close()
-		return nil, fmt.Errorf("Parquet schema: %w", err)
+		return nil, err
 	}
-	return &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress}, nil
+	shapes := fileShapes(fr.Manifest, rd.MetaData().Schema)
+	hinted := shapeSchema(withInt96(textHints(as, fr.Manifest, rd.MetaData().Schema), int96), shapes)
+	raw := withInt96(as, int96)
+	as = shapeSchema(raw, shapes)
+	avro, err := storedAvroSchema(rd, hinted)
+	if err != nil {
+		rd.Close()
+		return nil, err
+	}
+	pfile := &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress, shapes: shapes,
+		int96: int96, raw: raw, batchRows: o.BatchRows}
+	if !o.SkipChecksums {
+		pfile.src = r
+	}
+	return pfile, nil
 }
 
 // Schema returns the file's Arrow schema.
@@ -433,7 +473,10 @@ func (p *ParquetFile) RecordReader(ctx context.Context) (array.RecordReader, err
 	if err != nil {
 		return nil, fmt.Errorf("Parquet: %w", err)
 	}
-	return rr, nil
+	if p.shapes == nil {
+		return rr, nil
+	}
+	return &shapedReader{RecordReader: rr, schema: p.schema, shapes: p.shapes}, nil
 }
 
 // WriteTo writes every row of the file into a Trevni writer (of the file's
@@ -461,9 +504,28 @@ func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err
 				err = fmt.Errorf("Parquet row group %d: %w", g, errMemory)
 				return
 			}
-			err = fmt.Errorf("Parquet row group %d: bad data: %v", g, r)
+			err = fmt.Errorf("Parquet row group %d: bad data: %s", g, panicText(r))
 		}
 	}()
+	if err := p.verifyChecksums(g); err != nil {
+		return err
+	}
+	if len(p.int96) > 0 {
+		return p.int96Batches(ctx, g, p.raw, func(b arrow.RecordBatch) error {
+			rec, err := shapeBatch(b, p.schema, p.shapes)
+			if err != nil {
+				return err
+			}
+			defer rec.Release()
+			if err := tw.Write(rec); err != nil {
+				return err
+			}
+			if p.progress != nil {
+				p.progress(tw.Rows())
+			}
+			return nil
+		})
+	}
 	rr, err := p.fr.GetRecordReader(ctx, nil, []int{g})
 	if err != nil {
 		return fmt.Errorf("Parquet row group %d: %w", g, err)
@@ -473,7 +535,13 @@ func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := tw.Write(rr.RecordBatch()); err != nil {
+		rec, err := shapeBatch(rr.RecordBatch(), p.schema, p.shapes)
+		if err != nil {
+			return fmt.Errorf("Parquet row group %d: %w", g, err)
+		}
+		err = tw.Write(rec)
+		rec.Release()
+		if err != nil {
 			return fmt.Errorf("Parquet row group %d: %w", g, err)
 		}
 		if p.progress != nil {

@@ -170,7 +170,15 @@ is the one toparquet kept in the file's metadata (avro.schema) when there
 is one, so that names, enums, logical types and unions come back exactly;
 otherwise it is inferred from the Parquet schema (structs as records,
 lists as arrays, maps as maps, optional columns as ["null", T], Parquet
-logical types as Avro's). Every file must map to the first one's schema.
+logical types as Avro's). parquet-avro's schema (parquet.avro.schema,
+written by parquet-java, Hive and Spark) is taken the same way. A stored
+schema the columns do not hold is refused. Every file must map to the
+first one's schema.
+
+Page CRC-32s are verified where the file has them (--skip-checksums reads
+a damaged file anyway). --parquet-memory bounds the reader's memory, and
+--max-page-bytes the largest decompressed page (a quarter of it by
+default).
 An input may be an http:// or https:// URL, read by range requests. The
 Trevni flags (--codec, --block-size, ...) are fromavro's.
 
@@ -184,6 +192,9 @@ Examples (the file names stand for your own):
 func fromparquetCommand(fs *flag.FlagSet) runFunc {
 	tf := addTrevniFlags(fs)
 	batch := fs.Int("batch-rows", 8192, "most `ROWS` read from Parquet at a time")
+	skipCRC := fs.Bool("skip-checksums", false, "read Parquet pages without verifying the CRC-32s their headers carry")
+	pqMemory := fs.String("parquet-memory", "1GiB", "most `SIZE` of memory the Parquet reader holds at once (pages, dictionaries, batches)")
+	pageBytes := fs.String("max-page-bytes", "", "largest decompressed Parquet page `SIZE` read (default a quarter of --parquet-memory)")
 	return func(e *env, ins []string, out *output) error {
 		opts, err := tf.options(e)
 		if err != nil {
@@ -191,6 +202,16 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 		}
 		if *batch <= 0 {
 			return e.usagef("--batch-rows must be positive")
+		}
+		maxMem, err := parseSize(*pqMemory)
+		if err != nil || maxMem <= 0 {
+			return e.usagef("--parquet-memory: want a positive size such as 1GiB, got %q", *pqMemory)
+		}
+		var maxPage int64
+		if *pageBytes != "" {
+			if maxPage, err = parseSize(*pageBytes); err != nil || maxPage <= 0 {
+				return e.usagef("--max-page-bytes: want a positive size such as 512MiB, got %q", *pageBytes)
+			}
 		}
 		if opts.TempDir, err = out.TempDir(); err != nil {
 			return err
@@ -219,7 +240,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 			before := rows
 			pf, err := trevniarrow.OpenParquet(r, &trevniarrow.ParquetReadOptions{BatchRows: *batch, Progress: func(n int64) {
 				p.setRows(before + n)
-			}})
+			}, SkipChecksums: *skipCRC, MaxMemory: maxMem, MaxPageBytes: maxPage})
 			if err != nil {
 				closeIn()
 				return fmt.Errorf("%s: %w", in, err)

@@ -31,9 +31,11 @@ comes back as that branch's.
 With --infer there is no schema: fromjson reads the plain JSON lines
 twice, first to infer the schema from all of them (the union of the
 objects' keys in the order first seen; boolean, long, double where any
-number has a fraction, string, records, arrays; nullable where null or
-absent), then to convert them. --print-schema writes the inferred schema
-to OUT instead of converting.
+number has a fraction, decimal where an integer is beyond a long, string,
+records, arrays; nullable where null or absent), then to convert them.
+No digit is lost: integers beyond 2^53 beside numbers with a fraction are
+refused (give --schema). --print-schema writes the inferred schema to OUT
+instead of converting.
 
 The lines are decoded and shredded on --workers goroutines (one per core
 by default), each taking ranges of whole lines; the records are written

@@ -24,7 +24,9 @@ const (
 // memory grows with the distinct fields, not the lines): records from
 // objects, with the union of their keys in the order first seen; boolean;
 // long for integers, widened to double once any number of the same place
-// has a fraction or exponent or is beyond a long; string; arrays, their
+// has a fraction or exponent, a decimal of scale 0 when one is beyond a
+// long (never a double that would lose digits: integers of more than 53
+// bits and numbers with a fraction in one place are refused); string; arrays, their
 // items inferred from all elements. A place that holds null, or a field
 // absent from some object, is nullable: a union with null first, the
 // field defaulting to null. A place that holds values of several kinds is
@@ -41,6 +43,11 @@ type node struct {
 	rec                              *record
 	items                            *node
 	array                            bool
+	// wide says that an integer here has more than 53 bits (a double
+	// would lose its digits); big, that one is beyond a long, so the
+	// place is a decimal of digits digits.
+	wide, big bool
+	digits    int
 }
 
 type record struct {
@@ -160,12 +167,22 @@ func (in *Inferrer) value(d *json.Decoder, n *node, depth int) error {
 	case string:
 		n.str = true
 	case json.Number:
-		if _, err := strconv.ParseInt(string(t), 10, 64); err == nil {
-			n.long = true
-		} else if _, err := strconv.ParseFloat(string(t), 64); err == nil {
+		text := string(t)
+		if !strings.ContainsAny(text, ".eE") {
+			if v, err := strconv.ParseInt(text, 10, 64); err == nil {
+				n.long = true
+				n.wide = n.wide || v > 1<<53 || v < -(1<<53)
+			} else {
+				n.big, n.wide = true, true
+				n.digits = max(n.digits, len(strings.TrimLeft(strings.TrimPrefix(text, "-"), "0")))
+			}
+		} else if _, err := strconv.ParseFloat(text, 64); err == nil {
 			n.double = true
 		} else {
 			return fmt.Errorf("%s is beyond a double", t)
+		}
+		if n.double && n.wide {
+			return errors.New("integers of more than 53 bits and numbers with a fraction or an exponent in one place: a double would lose the integers' digits; give a schema with --schema (a decimal, or a string)")
 		}
 	case json.Delim:
 		if t == '{' {
@@ -269,6 +286,12 @@ func (w *schemaWriter) node(n *node, nullable bool, name string) {
 	}
 	if n.double {
 		branches = append(branches, func() { w.b.WriteString(`"double"`) })
+	} else if n.big {
+		// Integers beyond a long: a decimal of scale 0, which keeps
+		// every digit (plain JSON reads it from the exact number).
+		branches = append(branches, func() {
+			fmt.Fprintf(&w.b, `{"type":"bytes","logicalType":"decimal","precision":%d,"scale":0}`, max(n.digits, 19))
+		})
 	} else if n.long {
 		branches = append(branches, func() { w.b.WriteString(`"long"`) })
 	}

@@ -217,3 +217,49 @@ func TestInferRandom(t *testing.T) {
 		}
 	}
 }
+
+// Integers never lose digits: beyond a long they make a decimal of scale
+// 0 as wide as the longest, and integers of more than 53 bits beside
+// numbers with a fraction (which would make a double) are refused, naming
+// the field.
+func TestInferWideIntegers(t *testing.T) {
+	var in Inferrer
+	for _, line := range []string{`{"a":1,"b":9007199254740993}`, `{"a":-123456789012345678901234567890,"b":2}`} {
+		if err := in.Add([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := in.Schema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact := strings.Join(strings.Fields(s), "")
+	for _, want := range []string{`"name":"a","type":{"type":"bytes","logicalType":"decimal","precision":30,"scale":0}`, `"name":"b","type":"long"`} {
+		if !strings.Contains(compact, want) {
+			t.Errorf("schema %s lacks %s", compact, want)
+		}
+	}
+	for _, lines := range [][]string{
+		{`{"x":1.5}`, `{"x":9007199254740993}`},
+		{`{"x":-9007199254740993}`, `{"x":2e3}`},
+		{`{"x":[1.5, 123456789012345678901234567890]}`},
+	} {
+		var in Inferrer
+		var err error
+		for _, l := range lines {
+			if err = in.Add([]byte(l)); err != nil {
+				break
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), "x") || !strings.Contains(err.Error(), "lose") {
+			t.Errorf("%v: %v, want a refusal naming x", lines, err)
+		}
+	}
+	// 2^53 itself is exact as a double.
+	var ok Inferrer
+	for _, l := range []string{`{"x":1.5}`, `{"x":9007199254740992}`} {
+		if err := ok.Add([]byte(l)); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+	}
+}
