@@ -148,7 +148,9 @@ func (c *directCol) read(vec C.duckdb_vector, n int) error {
 		k, err = cr.ReadDoubles(unsafe.Slice((*float64)(p), n))
 	case format.String, format.Bytes:
 		if c.assign == nil {
-			c.assign = func(i int, b []byte) { C.td_vector_assign_string_element_len(c.vec, C.idx_t(i), bytesPtr(b), C.idx_t(len(b))) }
+			c.assign = func(i int, b []byte) {
+				C.td_vector_assign_string_element_len(c.vec, C.idx_t(i), bytesPtr(b), C.idx_t(len(b)))
+			}
 		}
 		c.vec = vec
 		k, err = cr.ReadBytesTo(n, c.assign)

@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -60,6 +61,11 @@ const (
 	// (format.ReaderOptions.MaxBlockSize).
 	MaxBlockSizeParameter = "max_block_size"
 )
+
+// PanicTestVariable names the environment variable of the tests of
+// panics: binding the source it names panics, which the scan must turn
+// into the query's error.
+const PanicTestVariable = "TREVNI_DUCKDB_PANIC_SOURCE"
 
 // FilenameColumn is the name of the column FilenameParameter adds.
 const FilenameColumn = "filename"
@@ -227,6 +233,9 @@ func duckscan_bind(info C.duckdb_bind_info) {
 	v := C.td_bind_get_parameter(info, 0)
 	source := getVarchar(v)
 	C.td_destroy_value(&v)
+	if p := os.Getenv(PanicTestVariable); p != "" && p == source {
+		panic("test panic, as " + PanicTestVariable + " asks")
+	}
 	var filter string
 	var filename bool
 	var limits [3]int64
@@ -655,4 +664,19 @@ func (ls *localState) close() {
 // quoteString quotes a SQL string literal.
 func quoteString(s string) string {
 	return `'` + strings.ReplaceAll(s, `'`, `''`) + `'`
+}
+
+// RegisterDatabase registers the table functions and the replacement
+// scan with the database db (a duckdb_database) through a connection of
+// its own, which it closes: what an extension's entry point does.
+func RegisterDatabase(db unsafe.Pointer, cfg *Config) error {
+	if C.trevni_api == nil {
+		return errors.New("duckscan: SetAPI was not called")
+	}
+	var conn C.duckdb_connection
+	if C.td_connect(C.duckdb_database(db), &conn) != 0 {
+		return errors.New("cannot connect to the database")
+	}
+	defer C.td_disconnect(&conn)
+	return Register(unsafe.Pointer(conn), db, cfg)
 }

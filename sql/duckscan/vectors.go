@@ -380,7 +380,6 @@ func write(vec C.duckdb_vector, a arrow.Array, parent arrow.Array, at int) error
 	return nil
 }
 
-
 // writeList writes n lists of values (offsets, n+1 of them, into values)
 // at rows at.. of the LIST (or MAP) vector vec.
 func writeList(vec C.duckdb_vector, offsets []int32, values arrow.Array, at, n int) error {
