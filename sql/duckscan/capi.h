@@ -9,9 +9,11 @@
 // DuckDB's: every handle is an opaque pointer.
 //
 // The order is checked by loading the extension into a stock DuckDB
-// (sql/duckdbext's tests) and by TestAPIOrder, which compares the
-// members called with the declarations of the duckdb.h that
-// duckdb-go-bindings ships.
+// and running every callback (sql/duckdbext's tests): a member out of
+// place calls the wrong function. trevni-sql fills the same struct by
+// name from the DuckDB it links (sql/trevnisql/capi.go): there the order
+// does not matter, and the members' types, written here by hand from
+// duckdb.h, are checked by trevni-sql's tests calling them.
 #ifndef TREVNI_DUCKDB_CAPI_H
 #define TREVNI_DUCKDB_CAPI_H
 

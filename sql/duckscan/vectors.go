@@ -276,13 +276,9 @@ func write(vec C.duckdb_vector, a arrow.Array, parent arrow.Array, at int) error
 			}
 		}
 	case *array.String:
-		offs := a.ValueOffsets()
-		valid, off := bitmap(a)
-		C.td_assign_strings(vec, C.idx_t(at), (*C.int32_t)(unsafe.Pointer(unsafe.SliceData(offs))), bytesPtr(a.ValueBytes()), valid, off, C.int64_t(n))
+		writeStrings(vec, a, a.ValueOffsets(), at)
 	case *array.Binary:
-		offs := a.ValueOffsets()
-		valid, off := bitmap(a)
-		C.td_assign_strings(vec, C.idx_t(at), (*C.int32_t)(unsafe.Pointer(unsafe.SliceData(offs))), bytesPtr(a.ValueBytes()), valid, off, C.int64_t(n))
+		writeStrings(vec, a, a.ValueOffsets(), at)
 	case *extensions.UUIDArray:
 		d := data[hugeint](vec, at, n)
 		st := a.Storage().(*array.FixedSizeBinary)
@@ -309,10 +305,12 @@ func write(vec C.duckdb_vector, a arrow.Array, parent arrow.Array, at int) error
 	case *array.FixedSizeBinary:
 		valid, off := bitmap(a)
 		size := a.DataType().(*arrow.FixedSizeBinaryType).ByteWidth
+		var b []byte
 		if size > 0 {
-			b := a.Value(0) // the values are contiguous from the first
-			C.td_assign_fixed(vec, C.idx_t(at), bytesPtr(unsafe.Slice(unsafe.SliceData(b), n*size)), C.int64_t(size), valid, off, C.int64_t(n))
+			b = a.Value(0) // the values are contiguous from the first
+			b = unsafe.Slice(unsafe.SliceData(b), n*size)
 		}
+		C.td_assign_fixed(vec, C.idx_t(at), bytesPtr(b), C.int64_t(size), valid, off, C.int64_t(n))
 	case *array.Dictionary:
 		values := a.Dictionary()
 		sv, ok := values.(*array.String)
@@ -403,6 +401,17 @@ func writeList(vec C.duckdb_vector, offsets []int32, values arrow.Array, at, n i
 		return fmt.Errorf("DuckDB cannot size a list vector to %d values", base+last-first)
 	}
 	return nil
+}
+
+// writeStrings writes the strings or blobs of a, whose offsets (n+1,
+// from the array's offset on) index its whole data buffer.
+func writeStrings(vec C.duckdb_vector, a arrow.Array, offsets []int32, at int) {
+	var data []byte
+	if b := a.Data().Buffers(); len(b) > 2 && b[2] != nil {
+		data = b[2].Bytes()
+	}
+	valid, off := bitmap(a)
+	C.td_assign_strings(vec, C.idx_t(at), (*C.int32_t)(unsafe.Pointer(unsafe.SliceData(offsets))), bytesPtr(data), valid, off, C.int64_t(a.Len()))
 }
 
 // writeDecimal writes decimals as DuckDB stores a DECIMAL of their

@@ -50,7 +50,7 @@ func run(out, platform, version string) error {
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", tmp.Name(), "./duckdbext")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", tmp.Name(), "./duckdbext")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("go build -buildmode=c-shared ./duckdbext: %w", err)
