@@ -25,12 +25,12 @@ import (
 // read one after the other as one sequence of records. Its methods read
 // the parts' headers only; readers open each part as they reach it.
 //
-// Records are read the same way from every format. Trevni 2 parts are read
-// in place. A Trevni 1 or CLMN part is read through a Trevni 2 copy made,
-// the first time its records are read, in a temporary file (Options.TempDir)
-// removed when the part is closed; that copy brings filters, field
-// selection, reader schemas, structs and seeking to those formats at the
-// cost of one conversion. What is particular to a format (Trevni 1 levels,
+// Records are read the same way from every format, in place. A Trevni 1 or
+// CLMN part's columns are read as Trevni 2 lays them out (a format.Source:
+// Trevni 1's levels turned into array lengths, CLMN's columns cut into
+// blocks, as each block is read), so that filters, field selection, reader
+// schemas, structs and seeking work on those formats as on Trevni 2, with
+// no copy and no temporary file. What is particular to a format (Trevni 1 levels,
 // CLMN column types, Trevni 2 block statistics) is reached through
 // Part.Open and the File's Trevni, Trevni1 and CLMN methods.
 //
@@ -350,9 +350,7 @@ type File struct {
 	http      fetcher           // of a URL: counts the requests and bytes fetched
 	earlier   Fetched           // fetched by the data set's open, reported with the file's
 
-	copyDir string         // the Trevni 2 copy of a Trevni 1 or CLMN part
-	copy    *os.File       // its file
-	copied  *format.Reader // its reader
+	columns *format.Reader // a Trevni 1 or CLMN part's columns as Trevni 2 lays them out (records)
 }
 
 // Open opens the part for reading. The caller must Close it.
@@ -598,15 +596,11 @@ func (f *File) Fetched() Fetched {
 	return Fetched{Requests: f.ra.reads.Load(), Bytes: f.ra.n.Load()}
 }
 
-// Close closes the file and removes its Trevni 2 copy, if one was made.
+// Close closes the file.
 func (f *File) Close() error { return f.close() }
 
 func (f *File) close() error {
-	if f.copy != nil {
-		f.copy.Close()
-		os.RemoveAll(f.copyDir)
-		f.copy, f.copied = nil, nil
-	}
+	f.columns = nil
 	if f.done == nil {
 		return nil
 	}

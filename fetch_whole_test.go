@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trevni-go/trevni/internal/rangeserver"
 	"github.com/trevni-go/trevni/internal/s3server"
+	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 )
 
 // wholeReadSlack is what a read of every record may fetch beyond the

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/memtest"
+	"github.com/trevni-go/trevni/internal/testing/memtest"
 	"github.com/trevni-go/trevni/shred"
 )
 

@@ -99,10 +99,8 @@ type Options struct {
 	// ImpalaBooleans reads Trevni 1 boolean blocks that Impala's size bug
 	// left short as Impala did (see trevni1.ReaderOptions).
 	ImpalaBooleans bool
-	// TempDir is where the Trevni 2 copies of Trevni 1 and CLMN parts
-	// go when their records are read (see Dataset), and the downloads of
-	// URLs whose servers serve no byte ranges; "" means the system's
-	// temporary directory.
+	// TempDir is where the downloads of URLs whose servers serve no byte
+	// ranges go (see Dataset); "" means the system's temporary directory.
 	TempDir string
 	// MaxDownload bounds the bytes of a part downloaded whole because its
 	// server does not serve byte ranges (see Dataset); 0 means

@@ -17,10 +17,10 @@ import (
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/internal/ordered"
-	"github.com/trevni-go/trevni/internal/predrand"
 	"github.com/trevni-go/trevni/internal/rowtasks"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/predrand"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"

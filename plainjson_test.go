@@ -21,7 +21,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/shred"

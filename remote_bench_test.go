@@ -11,8 +11,8 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrobin"
-	"github.com/trevni-go/trevni/internal/rangeserver"
 	"github.com/trevni-go/trevni/internal/s3server"
+	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 	"github.com/trevni-go/trevni/shred"
 )
 

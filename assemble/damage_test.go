@@ -12,7 +12,7 @@ import (
 
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/internal/avrojson"
-	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"

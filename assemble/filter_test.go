@@ -15,8 +15,8 @@ import (
 
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/avrorand"
-	"github.com/trevni-go/trevni/internal/predrand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/predrand"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"

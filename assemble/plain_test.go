@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/typemap"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"

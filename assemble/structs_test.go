@@ -12,7 +12,7 @@ import (
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/shred"
 )

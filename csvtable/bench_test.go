@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/memtest"
+	"github.com/trevni-go/trevni/internal/testing/memtest"
 	"io"
 	"math/rand/v2"
 	"os"

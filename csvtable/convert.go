@@ -270,6 +270,28 @@ func CLMNFields(rd *clmn.Reader) []Field {
 	return fields
 }
 
+// CLMNColumns returns a Trevni 2 reader of a CLMN file's columns, read in
+// place (clmn.Source): the columns of the Avro record AvroSchema("Row",
+// CLMNFields(rd)), which its file metadata holds, so that the assembler,
+// the filters and everything else that reads a format.Reader read the
+// file's records as those of the Trevni 2 file NewTrevniSink would write.
+// opts bounds the blocks (MaxBlockSize, BlockMemory) and may be nil;
+// blockSize is about the bytes of a block (0: the default).
+func CLMNColumns(rd *clmn.Reader, opts *format.ReaderOptions, blockSize int) (*format.Reader, error) {
+	fields := CLMNFields(rd)
+	var meta format.MetaData
+	meta.SetString(layout.MetaAvroSchema, AvroSchema("Row", fields))
+	so := &clmn.SourceOptions{Names: AvroNames(fields), Meta: &meta, BlockSize: blockSize}
+	if opts != nil {
+		so.MaxBlockSize = opts.MaxBlockSize
+	}
+	src, err := clmn.NewSource(rd, so)
+	if err != nil {
+		return nil, err
+	}
+	return format.NewSourceReader(src, opts)
+}
+
 // NewCLMNSource returns a Source of the rows of a CLMN file, holding the
 // columns named in sel, in that order (all when sel is nil). Only those
 // columns are read.

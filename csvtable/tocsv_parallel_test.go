@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/memtest"
 	"github.com/trevni-go/trevni/internal/rowtasks"
+	"github.com/trevni-go/trevni/internal/testing/memtest"
 	"github.com/trevni-go/trevni/shred"
 )
 

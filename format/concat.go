@@ -117,6 +117,11 @@ func Concat(ctx context.Context, out io.Writer, ins []*Reader, opts *ConcatOptio
 	if len(ins) == 0 {
 		return 0, fmt.Errorf("%w: Concat of no files", ErrUsage)
 	}
+	for _, in := range ins {
+		if in.src != nil {
+			return 0, errSourceFile("Concat")
+		}
+	}
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

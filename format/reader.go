@@ -54,6 +54,7 @@ type ReaderOptions struct {
 // their values are. A Reader is safe for concurrent use; the ColumnReaders it
 // returns are not.
 type Reader struct {
+	src      Source // the columns' source, for NewSourceReader; nil for a file
 	ra       io.ReaderAt
 	size     int64
 	opts     ReaderOptions
@@ -586,6 +587,11 @@ func (rd *Reader) table(i int) (*blockTable, error) {
 		return t, t.err
 	}
 	t := &blockTable{}
+	if rd.src != nil {
+		t.err = rd.sourceTable(i, t)
+		rd.tables[i] = t
+		return t, t.err
+	}
 	if rd.opts.Prefetch != nil {
 		rd.opts.Prefetch(rd.starts[i], rd.columnEnd(i)-rd.starts[i])
 	}
@@ -761,6 +767,7 @@ type ColumnReader struct {
 	meta  *ColumnMeta
 	typ   ValueType
 	table *blockTable
+	src   SourceColumn // the column's blocks, for a source reader
 
 	block    int   // current block, -1 before the first
 	row      int64 // the row last started, -1 before the first
@@ -796,6 +803,11 @@ func (rd *Reader) Values(i int) (*ColumnReader, error) {
 		return nil, err
 	}
 	c := &ColumnReader{rd: rd, index: i, meta: &rd.cols[i], typ: rd.cols[i].Type, table: t, block: -1, row: -1, dataBlock: -1, readAhead: rd.opts.ReadAhead, aheadEnd: math.MaxInt64}
+	if rd.src != nil {
+		if c.src, err = rd.src.OpenColumn(i); err != nil {
+			return nil, rd.colErr(i, -1, -1, err)
+		}
+	}
 	c.share = rd.budget.Register(c)
 	return c, nil
 }
@@ -964,6 +976,10 @@ type fetched struct {
 // nothing else of c but what does not change, so it may run in another
 // goroutine.
 func (c *ColumnReader) fetch(b int, f *fetched) {
+	if c.src != nil {
+		c.fetchSource(b, f)
+		return
+	}
 	f.block, f.err = b, nil
 	bi := &c.table.blocks[b]
 	fail := func(err error) {
@@ -1146,6 +1162,9 @@ func (c *ColumnReader) Close() {
 		c.ahead = nil
 	}
 	c.data, c.spare, c.dataBlock = nil, nil, -1
+	if c.src != nil {
+		c.src.Close()
+	}
 	c.rd.budget.Release(c.share)
 	for _, a := range c.aux {
 		a.Close()

@@ -64,6 +64,9 @@ func (rd *Reader) Slice(first, rows int64) (*Reader, error) {
 	if first < 0 || rows < 0 || first > rd.rowCount || rows > rd.rowCount-first {
 		return nil, fmt.Errorf("%w: Slice of rows [%d, %d) of a file of %d", ErrUsage, first, first+rows, rd.rowCount)
 	}
+	if rd.src != nil {
+		return nil, errSourceFile("Slice")
+	}
 	end := first + rows
 	s := &Reader{
 		ra: rd.ra, size: rd.size, opts: rd.opts, rowCount: rows, meta: rd.meta,

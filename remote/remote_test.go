@@ -14,11 +14,11 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/rangeserver"
+	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 	"github.com/trevni-go/trevni/remote"
 )
 
-// serve serves data over loopback (internal/rangeserver); failAfter > 0
+// serve serves data over loopback (internal/testing/rangeserver); failAfter > 0
 // makes the range requests after that many cut their body short.
 func serve(t *testing.T, data []byte, failAfter int64, noHead bool) *rangeserver.Server {
 	return rangeserver.Bytes(t, data, &rangeserver.Options{FailAfter: failAfter, NoHead: noHead})

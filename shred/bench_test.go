@@ -15,9 +15,9 @@ import (
 
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/avrorand"
 	"github.com/trevni-go/trevni/internal/ocf"
-	"github.com/trevni-go/trevni/internal/veclarge"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/veclarge"
 	"github.com/trevni-go/trevni/schema"
 )
 
@@ -98,7 +98,7 @@ func benchSets(b testing.TB) []*benchData {
 }
 
 // largeSet returns about size bytes of deterministic vec.Large records,
-// drawn as bench/peerbench/genlarge draws them (internal/veclarge).
+// drawn as bench/peerbench/genlarge draws them (internal/testing/veclarge).
 func largeSet(size int64) *benchData {
 	d := &benchData{name: "large", schema: veclarge.Schema}
 	g := veclarge.New()

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/memtest"
+	"github.com/trevni-go/trevni/internal/testing/memtest"
 	"io"
 	"math/rand/v2"
 	"os"

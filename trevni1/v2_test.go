@@ -11,7 +11,7 @@ import (
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevni1"
@@ -111,8 +111,9 @@ func readV2(t *testing.T, data []byte) []any {
 }
 
 // TestRoundTripRandom: random schemas and records, v2 -> v1 -> v2. The v1
-// file's records decode to the records written, and converting it back
-// gives the very bytes of the first v2 file.
+// file's records decode to the records written, read directly through its
+// Source too (checkSource), and converting it back gives the very bytes of
+// the first v2 file.
 func TestRoundTripRandom(t *testing.T) {
 	codecs := []string{"", "deflate", "gzip", "bzip2", "snappy"}
 	refused, nested, nestedBlocks := 0, 0, 0
@@ -180,6 +181,7 @@ func TestRoundTripRandom(t *testing.T) {
 			if err := rd1.Verify(); err != nil {
 				t.Fatal(err)
 			}
+			checkSource(t, rd1, text, codec, recs, v2, uint64(seed))
 			for c := 0; c < rd1.NumColumns(); c++ {
 				if rd1.Column(c).MaxRep > 0 && len(rd1.Blocks(c)) > 1 {
 					nestedBlocks++

@@ -25,7 +25,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevniarrow"

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
 

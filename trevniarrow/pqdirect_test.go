@@ -20,7 +20,7 @@ import (
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/trevniarrow"
 )

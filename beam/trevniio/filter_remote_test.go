@@ -15,7 +15,7 @@ import (
 	"github.com/linkedin/goavro/v2"
 
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/rangeserver"
+	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -110,7 +110,7 @@ func TestReadFilterBad(t *testing.T) {
 	}
 }
 
-// serveDir serves the files of dir over loopback (internal/rangeserver);
+// serveDir serves the files of dir over loopback (internal/testing/rangeserver);
 // once failAfter range requests were answered (when > 0), answers stop
 // half-way.
 func serveDir(t testing.TB, dir string, failAfter int64) *rangeserver.Server {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
-	"github.com/trevni-go/trevni/internal/rangeserver"
 	"github.com/trevni-go/trevni/internal/s3server"
+	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 )
 
 // toparquet then fromparquet gives back every record of every interop

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
-	"github.com/trevni-go/trevni/internal/avrorand"
-	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/proto"

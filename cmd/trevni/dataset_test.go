@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trevni-go/trevni/internal/rangeserver"
+	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 )
 
 // emailParts copies two of Java's files of the email vector, of different
@@ -198,7 +198,7 @@ func TestConcatJavaZeroCRC(t *testing.T) {
 	}
 }
 
-// serveDir serves the files of dir over loopback (internal/rangeserver);
+// serveDir serves the files of dir over loopback (internal/testing/rangeserver);
 // after failAfter range requests (when > 0) answers stop half-way.
 func serveDir(t *testing.T, dir string, failAfter int64) *rangeserver.Server {
 	return rangeserver.Dir(t, dir, &rangeserver.Options{FailAfter: failAfter})

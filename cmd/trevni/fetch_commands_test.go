@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/rangeserver"
+	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 	"github.com/trevni-go/trevni/remote"
 )
 

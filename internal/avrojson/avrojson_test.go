@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkedin/goavro/v2"
-	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/schema"
 )
 

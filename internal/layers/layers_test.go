@@ -32,27 +32,28 @@ var layers = []layer{
 	// validation, atomicfile output files that appear only when complete,
 	// budget the memory a reader's blocks may hold, limitfile reads
 	// small files (schemas, descriptor sets) within a bound;
-	// protosafe and protorand wrap the Protobuf runtime;
-	// memtest, rangeserver (an HTTP server) and faulthttp (the faults of
-	// the object store servers) are test helpers, layers this test;
+	// protosafe wraps the Protobuf runtime;
+	// faulthttp (the faults of the object store servers) is a test
+	// helper, layers this test;
 	// stallhttp bounds the time an HTTP exchange may go without
 	// progress (for the object stores' clients); ordered
-	// runs tasks on workers and hands their output on in order.
+	// runs tasks on workers and hands their output on in order;
+	// shortval copies short values a word at a time.
 	{"leaves", []string{
 		"internal/avrobin", "internal/codec", "internal/jsontext", "internal/utf8check",
-		"internal/memtest", "internal/protosafe", "internal/protorand", "internal/rangeserver",
+		"internal/protosafe",
 		"internal/faulthttp", "internal/stallhttp",
 		"internal/layers", "internal/atomicfile", "internal/budget", "internal/limitfile",
-		"internal/ordered", "internal/veclarge", "internal/shortval",
+		"internal/ordered", "internal/shortval",
 	}},
 	// Models that know nothing of each other: the Avro schema model
 	// (schema), the per-block statistics of format (format/stats), Avro
-	// object container files (internal/ocf), the CLMN format (clmn),
+	// object container files (internal/ocf),
 	// loading .proto files (schema/protoload), and remote, an
 	// io.ReaderAt over HTTP; s3server (an S3 server) and gcsserver (a GCS
 	// server) are test helpers over faulthttp.
 	{"models", []string{
-		"schema", "format/stats", "internal/ocf", "clmn", "schema/protoload", "remote",
+		"schema", "format/stats", "internal/ocf", "schema/protoload", "remote",
 		"internal/s3server", "internal/gcsserver",
 	}},
 	// The module's own driver of gocloud.dev/blob for Google Cloud Storage,
@@ -75,12 +76,13 @@ var layers = []layer{
 	{"row tasks", []string{"internal/rowtasks"}},
 	// Trevni version 1, Impala's sibling of format: its reader, writer and
 	// records over the Avro schema model, sharing format's errors and
-	// limits, and knowing nothing of shredding or assembling.
-	{"siblings", []string{"trevni1"}},
+	// limits, and knowing nothing of shredding or assembling; and the CLMN
+	// format (clmn). Both present their columns as a format.Source.
+	{"siblings", []string{"trevni1", "clmn"}},
 	// The column layout of an Avro schema in a Trevni file, and helpers
 	// over schemas and their values.
 	{"layout", []string{
-		"schema/layout", "internal/avrojson", "internal/avrorand", "internal/predrand",
+		"schema/layout", "internal/avrojson",
 	}},
 	// Plain JSON read back into Avro values, and schemas inferred from it.
 	{"plain JSON", []string{"internal/plainjson"}},
@@ -102,9 +104,16 @@ var layers = []layer{
 	// record batches, Parquet and Arrow IPC files (trevniarrow). Only they
 	// may import their heavy dependencies.
 	{"bridges", []string{"trevniarrow"}},
-	// Commands, benchmark programs and the test of the documentation's
-	// examples: nothing imports them.
-	{"commands", []string{"cmd/...", "bench/...", "internal/doctest"}},
+	// The helpers of tests, under internal/testing: servers (rangeserver),
+	// random schemas, values, messages and filters (avrorand, protorand,
+	// predrand), the vec.Large records of the benchmarks (veclarge),
+	// peak-heap measurement (memtest) and the test of the documentation's
+	// examples (doctest). They may use any library package; only tests,
+	// commands and benchmark programs may import them, so that no library
+	// package links them.
+	{"test helpers", []string{"internal/testing/..."}},
+	// Commands and benchmark programs: nothing imports them.
+	{"commands", []string{"cmd/...", "bench/..."}},
 }
 
 // optional lists the table's packages that need not exist.
@@ -118,7 +127,7 @@ var heavy = []struct {
 	prefix  string
 	allowed []string
 }{
-	{"net/http", []string{"remote", "remote/objstore", "remote/objstore/gcs", "internal/rangeserver", "internal/s3server", "internal/gcsserver", "internal/faulthttp", "internal/stallhttp"}},
+	{"net/http", []string{"remote", "remote/objstore", "remote/objstore/gcs", "internal/testing/rangeserver", "internal/s3server", "internal/gcsserver", "internal/faulthttp", "internal/stallhttp"}},
 	{"github.com/apache/beam", nil},
 	{"github.com/apache/arrow", []string{"trevniarrow"}},
 	{"github.com/apache/arrow-go", []string{"trevniarrow"}},
@@ -343,6 +352,8 @@ func TestLevel(t *testing.T) {
 		{"format", "formats"},
 		{"cmd/trevni", "commands"},
 		{"bench/peerbench/genlarge", "commands"},
+		{"internal/testing/avrorand", "test helpers"},
+		{"internal/testingx", ""},
 		{"", "root"},
 		{"cmdx", ""},
 		{"format/statsx", ""},

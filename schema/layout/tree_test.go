@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/internal/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/schema"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/trevni-go/trevni/internal/fieldpath"
-	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"

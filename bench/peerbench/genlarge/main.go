@@ -12,7 +12,7 @@ import (
 	"strconv"
 
 	"github.com/trevni-go/trevni/internal/ocf"
-	"github.com/trevni-go/trevni/internal/veclarge"
+	"github.com/trevni-go/trevni/internal/testing/veclarge"
 )
 
 func main() {

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/trevni-go/trevni/internal/avrorand"
-	"github.com/trevni-go/trevni/internal/predrand"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/predrand"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"

@@ -46,7 +46,7 @@ import (
 )
 
 // root is the repository root, relative to this package's directory.
-const root = "../.."
+const root = "../../.."
 
 // command is one shell command of a ```sh block and the line it starts on.
 // A command shown failing ("! trevni ...") carries the lines of the ```text

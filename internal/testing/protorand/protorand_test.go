@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/trevni-go/trevni/internal/protorand"
+	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -15,7 +15,7 @@ import (
 
 func everything(t *testing.T) protoreflect.MessageDescriptor {
 	t.Helper()
-	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/proto3.proto")
+	files, err := protoload.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/proto3.proto")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestCoverage(t *testing.T) {
 }
 
 func TestMaxDepth(t *testing.T) {
-	files, err := protoload.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/proto3.proto")
+	files, err := protoload.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/proto3.proto")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,357 @@
+package clmn
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/utf8check"
+)
+
+// DefaultSourceBlockSize is about how many bytes of Trevni 2 encoding a
+// block of a Source holds unless SourceOptions.BlockSize says otherwise:
+// the block size of Trevni 2 files.
+const DefaultSourceBlockSize = format.DefaultBlockSize
+
+// SourceOptions configures a Source. The zero value is ready to use.
+type SourceOptions struct {
+	// Names are the columns' names as the source presents them (the
+	// fields of an Avro schema, say); nil means the file's own.
+	Names []string
+	// Meta is the file metadata the source presents (avro.schema, say);
+	// nil means none.
+	Meta *format.MetaData
+	// BlockSize is about how many bytes of Trevni 2 encoding each block
+	// holds: a column is cut into blocks of as many rows as take that
+	// much on average. 0 means DefaultSourceBlockSize.
+	BlockSize int
+	// MaxBlockSize bounds the bytes of one block; 0 means
+	// format.DefaultMaxBlockSize. A block whose values take more (long
+	// strings gathered in a few rows) is an error wrapping ErrLimit.
+	MaxBlockSize int
+}
+
+// Source is a CLMN file's columns as a [format.Source]: each column a
+// Trevni 2 column of type int (INT32), long (INT64), double (FLOAT64) or
+// string (STRING), cut into blocks of rows, each block inflated and
+// re-encoded as it is asked for. A [format.NewSourceReader] of it reads
+// the file's rows as those of the Trevni 2 file of the same values, with
+// no copy: only the columns read are inflated, and each column's zlib
+// stream is checked to its end (checksum and sizes) when its last block
+// is read.
+type Source struct {
+	rd     *Reader
+	opts   SourceOptions
+	meta   []format.MetaData
+	blocks [][]format.BlockInfo
+}
+
+// NewSource returns the Source of rd's columns. opts may be nil.
+func NewSource(rd *Reader, opts *SourceOptions) (*Source, error) {
+	s := &Source{rd: rd}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.Names != nil && len(s.opts.Names) != len(rd.cols) {
+		return nil, fmt.Errorf("%w: %d names for %d columns", format.ErrUsage, len(s.opts.Names), len(rd.cols))
+	}
+	if s.opts.BlockSize <= 0 {
+		s.opts.BlockSize = DefaultSourceBlockSize
+	}
+	if s.opts.MaxBlockSize <= 0 {
+		s.opts.MaxBlockSize = format.DefaultMaxBlockSize
+	}
+	s.meta = make([]format.MetaData, len(rd.cols))
+	s.blocks = make([][]format.BlockInfo, len(rd.cols))
+	for i, c := range rd.cols {
+		name := c.Name
+		if s.opts.Names != nil {
+			name = s.opts.Names[i]
+		}
+		s.meta[i].SetString(format.KeyName, name)
+		s.meta[i].SetString(format.KeyType, trevniType(c.Type).String())
+		s.blocks[i] = cut(c, rd.rows, s.opts.BlockSize)
+	}
+	return s, nil
+}
+
+// trevniType returns the Trevni 2 type of a CLMN type.
+func trevniType(t Type) format.ValueType {
+	switch t {
+	case Int32:
+		return format.Int
+	case Int64:
+		return format.Long
+	case Float64:
+		return format.Double
+	}
+	return format.String
+}
+
+// encodedMax returns the most bytes a value of type t takes in Trevni 2's
+// encoding, past a string's bytes.
+func encodedMax(t Type) int64 {
+	switch t {
+	case Int32:
+		return 5
+	case Int64:
+		return 10
+	case Float64:
+		return 8
+	}
+	return 3 // a string's length, up to 65535
+}
+
+// cut returns the blocks of a column of rows values: as many rows each as
+// take about size bytes of Trevni 2 encoding on average, and their size so
+// estimated.
+func cut(c Column, rows int64, size int) []format.BlockInfo {
+	if rows == 0 {
+		return nil
+	}
+	per := encodedMax(c.Type)
+	if c.Type == String {
+		// The strings' bytes on average, their 2-byte lengths aside.
+		per += max(0, c.UncompressedSize-2*rows) / rows
+	}
+	k := max(1, int64(size)/max(per, 1))
+	n := (rows + k - 1) / k
+	blocks := make([]format.BlockInfo, 0, n)
+	for first := int64(0); first < rows; first += k {
+		r := min(k, rows-first)
+		blocks = append(blocks, format.BlockInfo{Rows: r, FirstRow: first, UncompressedSize: int(min(r*per, math.MaxInt32)), Offset: c.Offset})
+	}
+	return blocks
+}
+
+// RowCount returns the file's rows.
+func (s *Source) RowCount() int64 { return s.rd.rows }
+
+// Meta returns the metadata of SourceOptions.Meta.
+func (s *Source) Meta() *format.MetaData { return s.opts.Meta }
+
+// NumColumns returns the number of columns.
+func (s *Source) NumColumns() int { return len(s.meta) }
+
+// RawColumnMeta returns column i's Trevni 2 metadata: its name and type.
+func (s *Source) RawColumnMeta(i int) *format.MetaData { return &s.meta[i] }
+
+// Blocks returns the blocks column i is cut into.
+func (s *Source) Blocks(i int) ([]format.BlockInfo, error) {
+	if i < 0 || i >= len(s.blocks) {
+		return nil, fmt.Errorf("%w: no column #%d in a file of %d columns", format.ErrUsage, i, len(s.blocks))
+	}
+	return s.blocks[i], nil
+}
+
+// OpenColumn returns a reader of column i's blocks.
+func (s *Source) OpenColumn(i int) (format.SourceColumn, error) {
+	if i < 0 || i >= len(s.blocks) {
+		return nil, fmt.Errorf("%w: no column #%d in a file of %d columns", format.ErrUsage, i, len(s.blocks))
+	}
+	return &sourceColumn{s: s, i: i}, nil
+}
+
+// sourceColumn reads the blocks of one column in order from one zlib
+// stream, opened again for a block before the stream's position.
+type sourceColumn struct {
+	s    *Source
+	i    int
+	cr   *ColumnReader
+	next int64 // the row of cr's next value
+}
+
+// Block appends the Trevni 2 encoding of block b's values to dst.
+func (sc *sourceColumn) Block(b int, dst []byte) ([]byte, error) {
+	blocks := sc.s.blocks[sc.i]
+	if b < 0 || b >= len(blocks) {
+		return dst, fmt.Errorf("%w: no block %d", format.ErrUsage, b)
+	}
+	bi := &blocks[b]
+	if sc.cr == nil || bi.FirstRow < sc.next {
+		sc.Close()
+		cr, err := sc.s.rd.Values(sc.i)
+		if err != nil {
+			return dst, err
+		}
+		sc.cr, sc.next = cr, 0
+	}
+	cr := sc.cr
+	if skip := bi.FirstRow - sc.next; skip > 0 {
+		var err error
+		if _, err = cr.appendTrevni(nil, skip, -1); err != nil {
+			return dst, err
+		}
+		sc.next += skip
+	}
+	dst, err := cr.appendTrevni(dst, bi.Rows, len(dst)+sc.s.opts.MaxBlockSize)
+	if err != nil {
+		return dst, err
+	}
+	sc.next += bi.Rows
+	if sc.next == cr.rows {
+		// The last value: the stream must end here.
+		if cr.Next() {
+			return dst, cr.errf("a value after the last row")
+		}
+		if err := cr.Err(); err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
+}
+
+// Close releases the column's inflater and its share of the memory.
+func (sc *sourceColumn) Close() {
+	if sc.cr != nil {
+		sc.cr.Close()
+		sc.cr = nil
+	}
+}
+
+// Close releases the reader's inflater and buffers, giving their bytes
+// back to the Reader's ColumnMemory; the reader reads no more.
+func (c *ColumnReader) Close() {
+	c.z, c.in, c.src = nil, nil, nil
+	c.rd.budget.Release(c.share)
+	if c.err == nil {
+		c.err = fmt.Errorf("%w: column reader closed", format.ErrUsage)
+	}
+}
+
+// appendTrevni reads the next n values and appends their Trevni 2
+// encoding to dst (none when dst is nil and limit is negative: the values
+// are skipped), failing once dst would pass limit bytes (limit >= 0).
+func (c *ColumnReader) appendTrevni(dst []byte, n int64, limit int) ([]byte, error) {
+	if c.err != nil {
+		return dst, c.err
+	}
+	if n > c.rows-1-c.row {
+		return dst, c.errf("%d values asked for after row %d of %d", n, c.row, c.rows)
+	}
+	if n == 0 {
+		return dst, nil
+	}
+	if c.in == nil {
+		if c.err = c.open(); c.err != nil {
+			return dst, c.err
+		}
+	}
+	skip := dst == nil && limit < 0
+	if w := c.col.Type.width(); w > 0 {
+		// Fixed-size values: read in runs of whole values.
+		if !skip {
+			dst = growFor(dst, int(n*encodedMax(c.col.Type)))
+		}
+		for n > 0 {
+			k := min(n, int64(len(c.chunk(w)))/w)
+			b := c.chunk(w)[:k*w]
+			if c.err = c.readFull(b); c.err != nil {
+				return dst, c.err
+			}
+			if !skip {
+				dst = appendFixed(dst, c.col.Type, b)
+			}
+			c.row += k
+			n -= k
+		}
+		if limit >= 0 && len(dst) > limit {
+			c.err = c.limitErr("the block's values take %d bytes, past the %d of SourceOptions.MaxBlockSize", len(dst), limit)
+			return dst, c.err
+		}
+		return dst, nil
+	}
+	for ; n > 0; n-- {
+		c.row++
+		var lb [2]byte
+		if c.err = c.readFull(lb[:]); c.err != nil {
+			return dst, c.err
+		}
+		l := int(binary.BigEndian.Uint16(lb[:]))
+		if int64(l) > c.col.UncompressedSize-c.inflatedUsed() {
+			c.err = c.errf("string of %d bytes runs past the end of the column's %d bytes", l, c.col.UncompressedSize)
+			return dst, c.err
+		}
+		if skip {
+			if cap(c.buf) < l {
+				c.buf = make([]byte, l, max(l, 2*cap(c.buf)))
+			}
+			s := c.buf[:l]
+			if c.err = c.readFull(s); c.err != nil {
+				return dst, c.err
+			}
+			if !utf8check.Valid(s) {
+				c.err = c.errf("string is not valid UTF-8")
+				return dst, c.err
+			}
+			continue
+		}
+		if limit >= 0 && len(dst)+3+l > limit {
+			c.err = c.limitErr("the block's strings pass the %d bytes of SourceOptions.MaxBlockSize", limit)
+			return dst, c.err
+		}
+		dst = binary.AppendUvarint(dst, uint64(l)<<1)
+		at := len(dst)
+		dst = growFor(dst, l)[:at+l]
+		if c.err = c.readFull(dst[at:]); c.err != nil {
+			return dst[:at], c.err
+		}
+		if !utf8check.Valid(dst[at:]) {
+			c.err = c.errf("string is not valid UTF-8")
+			return dst[:at], c.err
+		}
+	}
+	return dst, nil
+}
+
+// limitErr returns an error wrapping ErrLimit about the column at the
+// current row.
+func (c *ColumnReader) limitErr(format string, args ...any) error {
+	return &Error{Index: c.index, Column: c.col.Name, Row: c.row, Offset: c.col.Offset,
+		Err: fmt.Errorf("%w: "+format, append([]any{ErrLimit}, args...)...)}
+}
+
+// chunk returns the reader's scratch buffer for runs of fixed-size
+// values: 4 KiB, a whole number of values of width w.
+func (c *ColumnReader) chunk(w int64) []byte {
+	if cap(c.buf) < 4<<10 {
+		c.buf = make([]byte, 4<<10)
+	}
+	return c.buf[:(4<<10)/w*w]
+}
+
+// growFor returns dst with room for n more bytes.
+func growFor(dst []byte, n int) []byte {
+	if cap(dst)-len(dst) >= n {
+		return dst
+	}
+	out := make([]byte, len(dst), len(dst)+max(n, cap(dst)))
+	copy(out, dst)
+	return out
+}
+
+// appendFixed appends the Trevni 2 encoding of the big-endian values b of
+// type t to dst: zig-zag varints for INT32 and INT64, little-endian for
+// FLOAT64.
+func appendFixed(dst []byte, t Type, b []byte) []byte {
+	switch t {
+	case Int32:
+		for ; len(b) >= 4; b = b[4:] {
+			v := int32(binary.BigEndian.Uint32(b))
+			dst = binary.AppendUvarint(dst, uint64(uint32(v<<1^v>>31)))
+		}
+	case Int64:
+		for ; len(b) >= 8; b = b[8:] {
+			v := int64(binary.BigEndian.Uint64(b))
+			dst = binary.AppendUvarint(dst, uint64(v<<1^v>>63))
+		}
+	case Float64:
+		for ; len(b) >= 8; b = b[8:] {
+			dst = binary.LittleEndian.AppendUint64(dst, binary.BigEndian.Uint64(b))
+		}
+	}
+	return dst
+}
+
+var _ format.Source = (*Source)(nil)

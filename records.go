@@ -1,0 +1,65 @@
+package trevni
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/trevni-go/trevni/csvtable"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/trevni1"
+)
+
+// AsTrevni returns a Trevni 2 reader of the file's records, for the code
+// that reads Trevni 2 columns only (package csvtable's sources, say): the
+// file's own reader (Trevni) for a Trevni 2 file, otherwise a reader of
+// its columns as Trevni 2 lays them out (format.NewSourceReader), read in
+// place, the one a Dataset reads records through.
+func (f *File) AsTrevni(ctx context.Context) (*format.Reader, error) { return f.records(ctx) }
+
+// records returns a Trevni 2 reader of the file's records: the file
+// itself, or for a Trevni 1 or CLMN file a reader of its columns as
+// Trevni 2 lays them out (format.Source), each block of a column made
+// from the file's own block as it is read: no copy, no temporary file.
+func (f *File) records(ctx context.Context) (*format.Reader, error) {
+	if f.trevni != nil {
+		return f.trevni, nil
+	}
+	if f.columns != nil {
+		return f.columns, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	opts := &f.part.ds.opts
+	ro := format.ReaderOptions{}
+	if opts.Reader != nil {
+		ro = *opts.Reader
+	}
+	ro.Prefetch = nil
+	var err error
+	switch {
+	case f.v1 != nil:
+		var src *trevni1.Source
+		if src, err = trevni1.NewSource(f.v1); err == nil {
+			f.columns, err = format.NewSourceReader(src, &ro)
+		}
+	default:
+		f.columns, err = csvtable.CLMNColumns(f.clmn, &ro, sourceBlockSize(f.clmn.NumColumns()))
+	}
+	if err != nil {
+		f.columns = nil
+		return nil, fmt.Errorf("%s: reading its records: %w", f.part.Name(), err)
+	}
+	return f.columns, nil
+}
+
+// sourceBuffers bounds the block buffers that reading every column of a
+// CLMN file at once starts with, one block per column.
+const sourceBuffers = 32 << 20
+
+// sourceBlockSize returns about the bytes of a block of a CLMN file of
+// cols columns: the default, or less for a file of so many columns that
+// their blocks would pass sourceBuffers, down to 1 KiB.
+func sourceBlockSize(cols int) int {
+	return max(1<<10, min(format.DefaultBlockSize, sourceBuffers/max(cols, 1)))
+}

@@ -1,0 +1,478 @@
+package trevni1
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/avrobin"
+	"github.com/trevni-go/trevni/schema"
+)
+
+// Source is a version-1 file's records as the columns of the version-2
+// file of the same records: a [format.Source], whose column layout is the
+// one Java's AvroColumnator gives the file's Avro schema (package
+// schema/layout, which the tests compare it with): an array, a map and
+// each non-null branch of a union become an array column of lengths. Each
+// version-2 column is made from one version-1 column, a block from each of
+// its blocks, as it is read: the array lengths from the repetition and
+// definition levels (of the first leaf under the array), the values from
+// the entries that hold one, re-encoded where version 2 encodes them
+// otherwise (fixed8, fixed16, fixed32 and fixed64 as varints; a timestamp
+// as the record {nanosOfDay, julianDay}, two columns). A
+// [format.NewSourceReader] of it reads the records as those of the
+// version-2 copy ToV2 would write, with no copy.
+//
+// A block of a column with repetition holds whole records; how many is
+// known from its repetition levels only, which the Source counts the first
+// time the column's blocks are asked for (reading and decompressing each
+// block once more).
+type Source struct {
+	rd   *Reader
+	meta format.MetaData
+	cols []sourceCol
+
+	mu     sync.Mutex
+	tables [][]format.BlockInfo // by version-1 column, counted on first use
+	errs   []error
+}
+
+// sourceCol is one version-2 column and how it is made.
+type sourceCol struct {
+	meta format.MetaData
+	leaf int  // the version-1 column it is made from
+	kind byte // colValues, or the node kind of its lengths
+	// For lengths: the levels below which an entry starts an occurrence of
+	// the node (rep <= ctxRep, def >= ctxDef), and the node's own (def
+	// at which it is present or not empty, rep of its next item).
+	ctxRep, ctxDef, def, rep int
+	inline                   bool // lengths followed by their values (simple items)
+	part                     byte // of a timestamp: 1 nanosOfDay, 2 julianDay
+	typ                      format.ValueType
+}
+
+const (
+	colValues   byte = iota
+	colArray         // an array or a map: as many as the items
+	colOptional      // the branch of ["null", T]: 0 or 1
+	colOne           // the branch of [T]: 1
+)
+
+// NewSource returns the Source of rd's records, of the Avro schema
+// rd.AvroSchema returns. The file's columns must be those the schema lays
+// out (as for NewRecordReader).
+func NewSource(rd *Reader) (*Source, error) {
+	text, err := rd.AvroSchema()
+	if err != nil {
+		return nil, err
+	}
+	s, err := schema.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("trevni1: %s: %w", KeyAvroSchema, err)
+	}
+	p, err := newPlan(s)
+	if err != nil {
+		return nil, fmt.Errorf("trevni1: %s: %w", KeyAvroSchema, err)
+	}
+	if err := rd.checkPlan(p); err != nil {
+		return nil, err
+	}
+	src := &Source{rd: rd, tables: make([][]format.BlockInfo, len(rd.cols)), errs: make([]error, len(rd.cols))}
+	src.meta.SetString(KeyAvroSchema, text)
+	b := &sourceBuilder{src: src}
+	if err := b.node(p.root, s, "", true, -1); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+// checkPlan checks that the file's columns are those plan p lays out.
+func (rd *Reader) checkPlan(p *plan) error {
+	if len(p.cols) != len(rd.cols) {
+		return fmt.Errorf("%w: %s lays out %d columns, the file has %d", ErrFormat, KeyAvroSchema, len(p.cols), len(rd.cols))
+	}
+	for i, want := range p.cols {
+		got := &rd.cols[i]
+		if got.Type != want.Type || got.MaxDef != want.MaxDef || got.MaxRep != want.MaxRep {
+			return rd.colErr(i, -1, -1, rd.starts[i], fmt.Errorf("%w: column is %s with levels %d/%d; %s lays out field %s as %s with %d/%d",
+				ErrFormat, got.Type, got.MaxDef, got.MaxRep, KeyAvroSchema, want.Name, want.Type, want.MaxDef, want.MaxRep))
+		}
+	}
+	return nil
+}
+
+// sourceBuilder lays out the version-2 columns, following the rules of
+// package schema/layout (Java's AvroColumnator).
+type sourceBuilder struct {
+	src *Source
+}
+
+// add appends a column and returns its index.
+func (b *sourceBuilder) add(name string, t format.ValueType, parent int, array bool, c sourceCol) int {
+	c.meta.SetString(format.KeyName, name)
+	c.meta.SetString(format.KeyType, t.String())
+	if parent >= 0 {
+		c.meta.SetString(format.KeyParent, b.src.cols[parent].meta.GetString(format.KeyName))
+	}
+	if array {
+		c.meta.SetString(format.KeyArray, "")
+	}
+	c.typ = t
+	b.src.cols = append(b.src.cols, c)
+	return len(b.src.cols) - 1
+}
+
+// simpleType returns the version-2 type of a simple schema, and false for
+// another (the layout's ColumnType).
+func simpleType(s *schema.Schema) (format.ValueType, bool) {
+	switch s.Kind {
+	case schema.Null:
+		return format.Null, true
+	case schema.Boolean:
+		return format.Boolean, true
+	case schema.Int, schema.Enum:
+		return format.Int, true
+	case schema.Long:
+		return format.Long, true
+	case schema.Float:
+		return format.Float, true
+	case schema.Double:
+		return format.Double, true
+	case schema.String:
+		return format.String, true
+	case schema.Bytes, schema.Fixed:
+		return format.Bytes, true
+	}
+	return format.Null, false
+}
+
+// node lays out plan node n of schema s at path, under column parent.
+func (b *sourceBuilder) node(n *node, s *schema.Schema, path string, top bool, parent int) error {
+	if t, ok := simpleType(s); ok {
+		b.add(path, t, parent, false, sourceCol{leaf: n.lo, kind: colValues})
+		return nil
+	}
+	switch {
+	case n.kind == nLeaf: // a timestamp: a record of two fields
+		b.add(path+"#nanosOfDay", format.Long, parent, false, sourceCol{leaf: n.lo, kind: colValues, part: 1})
+		b.add(path+"#julianDay", format.Int, parent, false, sourceCol{leaf: n.lo, kind: colValues, part: 2})
+	case n.kind == nRecord:
+		for i, f := range s.Fields {
+			p := f.Name
+			if !top {
+				p = path + "#" + f.Name
+			}
+			if err := b.node(n.children[i], f.Type, p, false, parent); err != nil {
+				return err
+			}
+		}
+	case n.kind == nArray:
+		return b.repeated(n, n.children[0], s.Items, path+"[]", parent, sourceCol{kind: colArray, ctxRep: n.rep - 1, ctxDef: n.def - 1})
+	case n.kind == nMap:
+		c := b.add(path+">", format.Null, parent, true, sourceCol{leaf: n.lo, kind: colArray, ctxRep: n.rep - 1, ctxDef: n.def - 1, def: n.def, rep: n.rep})
+		b.add(path+">key", format.String, c, false, sourceCol{leaf: n.children[0].lo, kind: colValues})
+		return b.node(n.children[1], s.Values, path+">value", false, c)
+	case n.kind == nOptional || n.kind == nUnion1:
+		br := s.Branches[n.valIdx]
+		kind, ctxDef := colOptional, n.def-1
+		if n.kind == nUnion1 {
+			br, kind, ctxDef = s.Branches[0], colOne, n.def
+		}
+		p := br.FullName()
+		if !top {
+			p = path + "/" + p
+		}
+		return b.repeated(n, n.children[0], br, p, parent, sourceCol{kind: kind, ctxRep: n.rep, ctxDef: ctxDef})
+	default:
+		return fmt.Errorf("%w: %s: no version-2 layout for %s", ErrFormat, path, s.Kind)
+	}
+	return nil
+}
+
+// repeated lays out the array column at path of node n, whose elements
+// (node elem, of schema es) it holds when they are simple, or else its
+// children do.
+func (b *sourceBuilder) repeated(n, elem *node, es *schema.Schema, path string, parent int, c sourceCol) error {
+	c.leaf, c.def, c.rep = n.lo, n.def, n.rep
+	if t, ok := simpleType(es); ok {
+		c.inline = true
+		b.add(path, t, parent, true, c)
+		return nil
+	}
+	col := b.add(path, format.Null, parent, true, c)
+	return b.node(elem, es, path, false, col)
+}
+
+// RowCount returns the file's records.
+func (s *Source) RowCount() int64 { return s.rd.rows }
+
+// Meta returns the file metadata: the Avro schema (avro.schema).
+func (s *Source) Meta() *format.MetaData { return &s.meta }
+
+// NumColumns returns the number of version-2 columns.
+func (s *Source) NumColumns() int { return len(s.cols) }
+
+// RawColumnMeta returns version-2 column i's metadata.
+func (s *Source) RawColumnMeta(i int) *format.MetaData { return &s.cols[i].meta }
+
+// Blocks returns version-2 column i's blocks: those of the version-1
+// column it is made from, with their records counted.
+func (s *Source) Blocks(i int) ([]format.BlockInfo, error) {
+	if i < 0 || i >= len(s.cols) {
+		return nil, fmt.Errorf("%w: no column %d", ErrUsage, i)
+	}
+	return s.table(s.cols[i].leaf)
+}
+
+// table returns the blocks of version-1 column l as version-2 blocks.
+func (s *Source) table(l int) ([]format.BlockInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.tables[l]; t != nil || s.errs[l] != nil {
+		return t, s.errs[l]
+	}
+	blocks := s.rd.blocks[l]
+	t := make([]format.BlockInfo, len(blocks))
+	var cr *ColumnReader
+	defer func() {
+		if cr != nil {
+			cr.Close()
+		}
+	}()
+	var row int64
+	for b, bi := range blocks {
+		rows := bi.Rows
+		if s.rd.cols[l].MaxRep > 0 {
+			if cr == nil {
+				cr = s.rd.Values(l)
+			}
+			var err error
+			if rows, err = cr.records(b); err != nil {
+				s.errs[l] = err
+				return nil, err
+			}
+		}
+		// What the block takes in version 2: its values re-encoded (a
+		// fixed-size value may take two bytes more as a varint) and a
+		// length an entry.
+		size := bi.Uncompressed + 5*bi.Rows
+		t[b] = format.BlockInfo{Rows: rows, FirstRow: row, UncompressedSize: int(min(size, math.MaxInt32)), CompressedSize: int(bi.Stored), Offset: bi.Start}
+		row += rows
+	}
+	s.tables[l] = t
+	return t, nil
+}
+
+// records loads block b and returns how many records it holds: its entries
+// of repetition level 0.
+func (cr *ColumnReader) records(b int) (int64, error) {
+	if err := cr.loadBlock(b); err != nil {
+		return 0, err
+	}
+	n := cr.rd.blocks[cr.col][b].Rows
+	var k int64
+	for e := int64(0); e < n; e++ {
+		if getBits(cr.reps, e*int64(cr.repBits), cr.repBits) == 0 {
+			k++
+		}
+	}
+	return k, nil
+}
+
+// OpenColumn returns a reader of version-2 column i's blocks.
+func (s *Source) OpenColumn(i int) (format.SourceColumn, error) {
+	if i < 0 || i >= len(s.cols) {
+		return nil, fmt.Errorf("%w: no column %d", ErrUsage, i)
+	}
+	c := &s.cols[i]
+	return &sourceColumn{s: s, c: c, cr: s.rd.Values(c.leaf)}, nil
+}
+
+// sourceColumn makes the blocks of one version-2 column.
+type sourceColumn struct {
+	s  *Source
+	c  *sourceCol
+	cr *ColumnReader
+	e  encoder
+}
+
+// Close releases the version-1 column reader's buffers.
+func (sc *sourceColumn) Close() { sc.cr.Close() }
+
+// Block appends the version-2 encoding of block b to dst.
+func (sc *sourceColumn) Block(b int, dst []byte) ([]byte, error) {
+	cr, c := sc.cr, sc.c
+	if b < 0 || b >= len(sc.s.rd.blocks[c.leaf]) {
+		return dst, fmt.Errorf("%w: no block %d", ErrUsage, b)
+	}
+	if err := cr.loadBlock(b); err != nil {
+		return dst, err
+	}
+	cr.row = 0
+	for _, bi := range sc.s.rd.blocks[c.leaf][:b] {
+		cr.row += bi.Rows
+	}
+	sc.e = encoder{b: dst}
+	var err error
+	if c.kind == colValues {
+		err = sc.values()
+	} else {
+		err = sc.lengths()
+	}
+	if err == nil && (c.kind == colValues || c.inline) {
+		err = cr.finishBlock()
+	}
+	return sc.e.b, err
+}
+
+// level returns entry e's repetition and definition levels.
+func (cr *ColumnReader) level(e int64) (rep, def int) {
+	def = cr.c.MaxDef
+	if cr.defBits > 0 {
+		def = getBits(cr.defs, e*int64(cr.defBits), cr.defBits)
+	}
+	if cr.repBits > 0 {
+		rep = getBits(cr.reps, e*int64(cr.repBits), cr.repBits)
+	}
+	return rep, def
+}
+
+// values encodes the values of the block's entries that hold one.
+func (sc *sourceColumn) values() error {
+	cr := sc.cr
+	n := cr.rd.blocks[cr.col][cr.block].Rows
+	for e := int64(0); e < n; e++ {
+		if _, def := cr.level(e); def == cr.c.MaxDef {
+			if err := sc.value(); err != nil {
+				return err
+			}
+		}
+		cr.entry++
+		cr.row++
+	}
+	return nil
+}
+
+// value reads the current entry's value and encodes it.
+func (sc *sourceColumn) value() error {
+	cr := sc.cr
+	if err := cr.readValue(); err != nil {
+		return cr.fail(err)
+	}
+	e := &sc.e
+	switch cr.c.Type {
+	case Null:
+	case Boolean:
+		e.bool(cr.i64 != 0)
+	case Fixed8, Fixed16, Int, Long, Fixed32, Fixed64:
+		e.b = avrobin.AppendLong(e.b, cr.i64)
+	case Float:
+		e.b = binary.LittleEndian.AppendUint32(e.b, uint32(cr.i64))
+	case Double:
+		e.b = binary.LittleEndian.AppendUint64(e.b, uint64(cr.i64))
+	case String, Bytes:
+		e.b = avrobin.AppendLong(e.b, int64(len(cr.bytesV)))
+		e.b = append(e.b, cr.bytesV...)
+	case Timestamp:
+		if sc.c.part == 1 {
+			e.b = avrobin.AppendLong(e.b, cr.ts.NanosOfDay)
+		} else {
+			e.b = avrobin.AppendLong(e.b, int64(int32(cr.ts.JulianDay)))
+		}
+	}
+	return nil
+}
+
+// lengths encodes a length for each occurrence of the column's node in the
+// block, followed by its values when they are inline. An occurrence starts
+// at each entry of repetition level ctxRep or less and definition level
+// ctxDef or more (an entry of a lower definition level stands for an
+// absent or empty ancestor, where the node has no occurrence), and takes
+// the entries up to the next of repetition level ctxRep or less.
+func (sc *sourceColumn) lengths() error {
+	cr, c := sc.cr, sc.c
+	n := cr.rd.blocks[cr.col][cr.block].Rows
+	bad := func(format string, args ...any) error {
+		return cr.fail(fmt.Errorf("%w: %s", ErrFormat, fmt.Sprintf(format, args...)))
+	}
+	for e := int64(0); e < n; {
+		rep, def := cr.level(e)
+		if rep > c.ctxRep {
+			return bad("entry of repetition level %d inside a value that is absent or empty", rep)
+		}
+		end, items := e+1, int64(1)
+		for end < n {
+			r, _ := cr.level(end)
+			if r <= c.ctxRep {
+				break
+			}
+			if r == c.rep && c.kind == colArray {
+				items++
+			}
+			end++
+		}
+		if def < c.ctxDef {
+			if end > e+1 {
+				return bad("entries of repetition level above %d under an absent value", c.ctxRep)
+			}
+			cr.entry, cr.row, e = cr.entry+1, cr.row+1, e+1
+			continue
+		}
+		if def < c.def {
+			if c.kind == colOne {
+				return bad("definition level %d where the union's value is always present (definition %d)", def, c.def)
+			}
+			if end > e+1 {
+				return bad("items after an absent or empty value")
+			}
+			items = 0
+		}
+		if items > math.MaxInt32 {
+			return bad("an array of %d items", items)
+		}
+		sc.e.length(int32(items))
+		if !c.inline || items == 0 {
+			cr.entry, cr.row = cr.entry+(end-e), cr.row+(end-e)
+			e = end
+			continue
+		}
+		for ; e < end; e++ {
+			if _, d := cr.level(e); d != cr.c.MaxDef {
+				return bad("definition level %d where an item needs a value (definition %d)", d, cr.c.MaxDef)
+			}
+			if err := sc.value(); err != nil {
+				return err
+			}
+			cr.entry++
+			cr.row++
+		}
+	}
+	return nil
+}
+
+// encoder appends version-2 encoded values: varints as Avro's, and
+// booleans packed, least significant bit first, a new byte after each
+// length.
+type encoder struct {
+	b   []byte
+	bit uint8
+}
+
+func (e *encoder) length(n int32) {
+	e.bit = 0
+	e.b = avrobin.AppendLong(e.b, int64(n))
+}
+
+func (e *encoder) bool(v bool) {
+	if e.bit == 0 {
+		e.b = append(e.b, 0)
+	}
+	if v {
+		e.b[len(e.b)-1] |= 1 << e.bit
+	}
+	e.bit = (e.bit + 1) & 7
+}
+
+var _ format.Source = (*Source)(nil)
