@@ -1,7 +1,22 @@
+#include <string.h>
+
 #include "calls.h"
 
-// The table of DuckDB's C API the scan calls through, set once by SetAPI.
+// The table of DuckDB's C API the scan calls through, set once by SetAPI:
+// a copy of the one DuckDB hands over (which need not outlive the load).
+static trevni_duckdb_api trevni_api_copy;
 const trevni_duckdb_api *trevni_api;
+
+// td_set_api copies the table api and returns 0; if a table is set
+// already, it returns 0 when api holds the same, else 1.
+int td_set_api(const void *api) {
+	if (trevni_api != NULL) {
+		return memcmp(trevni_api, api, sizeof(trevni_duckdb_api)) == 0 ? 0 : 1;
+	}
+	memcpy(&trevni_api_copy, api, sizeof(trevni_duckdb_api));
+	trevni_api = &trevni_api_copy;
+	return 0;
+}
 
 // td_assign_strings assigns n strings or blobs of Arrow's layout (offsets
 // and data; valid, when not NULL, a bitmap whose bit bit_offset+i tells

@@ -3,6 +3,8 @@ package duckscan
 /*
 #include <stdlib.h>
 #include "calls.h"
+
+int td_set_api(const void *api);
 */
 import "C"
 
@@ -21,18 +23,15 @@ const APIVersion = C.TREVNI_DUCKDB_API_VERSION
 
 // SetAPI sets the table of DuckDB's C API functions the scan calls: a
 // duckdb_ext_api_v1 of APIVersion or later (what an extension's entry
-// point gets from DuckDB, or what a program linking DuckDB fills with
-// FillAPI). The first table set stays: one process holds one DuckDB
-// library, and a second call with another table is an error.
+// point gets from DuckDB, or what a program linking DuckDB fills). The
+// scan keeps a copy: DuckDB's need not outlive the extension's load. The
+// first table set stays: one process holds one DuckDB library, and a
+// second call with another table is an error.
 func SetAPI(api unsafe.Pointer) error {
 	if api == nil {
 		return errors.New("duckscan: no C API table")
 	}
-	if C.trevni_api == nil {
-		C.trevni_api = (*C.trevni_duckdb_api)(api)
-		return nil
-	}
-	if unsafe.Pointer(C.trevni_api) != api {
+	if C.td_set_api(api) != 0 {
 		return errors.New("duckscan: another DuckDB's C API is already in use in this process")
 	}
 	return nil
