@@ -365,11 +365,15 @@ func write(vec C.duckdb_vector, a arrow.Array, parent arrow.Array, at int) error
 		}
 		for i := range n {
 			tags[i] = uint8(codes[i])
-			if a.Field(int(a.ChildID(i))).IsNull(i) {
-				setInvalid(vec, at+i) // the null branch, or a null value
+			if a.Field(a.ChildID(i)).IsNull(i) || (parent != nil && parent.IsNull(i)) {
+				// The null branch, or a null value: DuckDB's NULL union
+				// has its tag and every member NULL too.
+				setInvalid(vec, at+i)
+				for k := range a.NumFields() + 1 {
+					setInvalid(C.td_struct_vector_get_child(vec, C.idx_t(k)), at+i)
+				}
 			}
 		}
-		markNulls(vec, a, parent, at)
 		return nil
 	default:
 		return fmt.Errorf("no DuckDB vector for the Arrow type %s", a.DataType())
