@@ -36,11 +36,7 @@ func arrowJS(t *testing.T) (node, dir string) {
 		_, err = os.Stat(filepath.Join(dir, "node_modules", "apache-arrow"))
 	}
 	if err != nil {
-		msg := "Apache Arrow's JavaScript package is not installed: run npm install --prefix .ci/node apache-arrow (as .ci/run does), or set TREVNI_DUCKDB_NODE"
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set and %s: %v", msg, err)
-		}
-		t.Skip(msg)
+		nodeMissing(t, "node or Apache Arrow's JavaScript package", err)
 	}
 	return node, dir
 }

@@ -47,11 +47,7 @@ func duckDB(t *testing.T) (node, dir string) {
 		_, err = os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api"))
 	}
 	if err != nil {
-		msg := "DuckDB's Node package is not installed: run npm install --prefix .ci/node @duckdb/node-api (as .ci/run does), or set TREVNI_DUCKDB_NODE"
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set and %s: %v", msg, err)
-		}
-		t.Skip(msg)
+		nodeMissing(t, "node or DuckDB's Node package", err)
 	}
 	return node, dir
 }

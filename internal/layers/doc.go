@@ -2,5 +2,8 @@
 // architecture as a table of layers, bottom up, with what each layer is for,
 // and fails on any import that points sideways or up, on any package the
 // table does not place, and on heavy dependencies (the network, Beam,
-// Arrow, DuckDB, cloud SDKs) outside the packages allowed them.
+// Arrow, DuckDB, cloud SDKs) outside the packages allowed them; its
+// other test, layoutdoc_test.go, fails when docs/layout.md does not name
+// every package (of the root module and of the modules beside it) or names
+// one that does not exist.
 package layers

@@ -11,9 +11,16 @@
 // generation on GCS) is pinned when it is opened: every read asks for that
 // version only, so an object replaced while it is read fails the read with
 // an error wrapping ErrChanged, never mixing the bytes of two versions.
-// Reads that fail for a reason that may pass (a 5xx answer, a dropped
-// connection, a body shorter than asked) are retried a bounded number of
-// times with exponential backoff, going on from the last byte received.
+// Reads that fail for a reason that may pass (a 5xx answer, a dropped or
+// refused connection, a body shorter than asked) are retried with
+// exponential backoff for up to Options.Stall since the first failure (a
+// store restarting is waited for), going on from the last byte received.
+// Errors tell a store that could not be reached (ErrUnreachable) from a
+// conflicting write (ErrExists) and a changed object (ErrChanged).
+//
+// All the operations on a bucket share one client and its connections
+// (see "How buckets are shared"): the objects of a data set of thousands
+// of parts are read over a few connections.
 //
 // Every request of every store (reads, the look at an object, listings,
 // uploads and their parts, copies, deletes) gives up once it has made no
@@ -31,7 +38,10 @@
 // AWS_ENDPOINT_URL_S3 for an S3-compatible store, which is then addressed
 // in path style), for GCS Application Default Credentials
 // (GOOGLE_APPLICATION_CREDENTIALS) and STORAGE_EMULATOR_HOST, for Azure
-// AZURE_STORAGE_ACCOUNT and its keys. A URL may carry the query parameters
+// AZURE_STORAGE_ACCOUNT and its keys, or AZURE_STORAGE_CONNECTION_STRING
+// (UseDevelopmentStorage=true for the emulator), with AZURE_STORAGE_DOMAIN
+// and AZURE_STORAGE_PROTOCOL for another address (docs/places.md says how
+// to reach each store's emulator). A URL may carry the query parameters
 // of its driver's URL opener (s3://bucket/key?region=eu-west-1&endpoint=...,
 // gs://bucket/key?anonymous=true).
 package objstore
@@ -43,17 +53,22 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
@@ -150,10 +165,13 @@ type Options struct {
 	// Retries bounds the tries of a read, and of Open's look at the
 	// object, after its first, that fail for a reason that may pass (on
 	// S3 the AWS SDK retries the look itself); 0 means DefaultRetries,
-	// negative none.
+	// negative none. The tries also stop once they have failed for
+	// Stall (DefaultStall when Stall is negative) since the first
+	// failure, or when the context ends: a store that restarts within
+	// that time is waited for, and the read goes on from its last byte.
 	Retries int
 	// Backoff is the wait before the first retry, doubled before each
-	// next one; 0 means DefaultBackoff.
+	// next one up to 4 s; 0 means DefaultBackoff.
 	Backoff time.Duration
 	// Stall bounds the time every request (reads, uploads and their
 	// parts, listings, copies, deletes, the look at an object) may go
@@ -169,7 +187,7 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultRetries = 4
+	DefaultRetries = 20
 	DefaultBackoff = 100 * time.Millisecond
 	DefaultStall   = 30 * time.Second
 )
@@ -208,6 +226,7 @@ type Object struct {
 	ctx     context.Context
 	name    string
 	bucket  *blob.Bucket
+	release func() // releases bucket
 	key     string
 	size    int64
 	etag    string // pinned on S3 and Azure
@@ -215,6 +234,7 @@ type Object struct {
 	gen     int64  // pinned on GCS
 	retries int
 	backoff time.Duration
+	window  time.Duration // retries stop this long after the first failure
 	reqs    atomic.Int64
 	fetched atomic.Int64
 }
@@ -222,12 +242,16 @@ type Object struct {
 // Open opens the object name, reading its size and version with one
 // request. Reads are made with ctx. The caller must Close it.
 func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
-	b, loc, err := openObject(ctx, name, opts)
+	b, release, loc, err := openObject(ctx, name, opts)
 	if err != nil {
 		return nil, err
 	}
-	o := &Object{ctx: ctx, name: name, bucket: b, key: loc.Key, azure: strings.HasPrefix(name, "azblob://")}
+	o := &Object{ctx: ctx, name: name, bucket: b, release: release, key: loc.Key, azure: strings.HasPrefix(name, "azblob://")}
 	o.retries, o.backoff = opts.retries()
+	o.window = opts.stall()
+	if o.window <= 0 {
+		o.window = DefaultStall
+	}
 	var attrs *blob.Attributes
 	look := func() error {
 		o.reqs.Add(1)
@@ -244,7 +268,7 @@ func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
 		err = o.retry(look)
 	}
 	if err != nil {
-		b.Close()
+		release()
 		return nil, fmt.Errorf("%s: %w", name, plain(err))
 	}
 	o.size, o.etag = attrs.Size, attrs.ETag
@@ -274,8 +298,11 @@ func (o *Object) Requests() int64 { return o.reqs.Load() }
 // BytesFetched returns how many body bytes the reads received.
 func (o *Object) BytesFetched() int64 { return o.fetched.Load() }
 
-// Close closes the object's bucket.
-func (o *Object) Close() error { return o.bucket.Close() }
+// Close releases the object's bucket (see "How buckets are shared").
+func (o *Object) Close() error {
+	o.release()
+	return nil
+}
 
 // ReadAt reads len(p) bytes at off with one ranged GET, or more when a
 // read fails in the middle and is retried from where it stopped. A read
@@ -318,6 +345,11 @@ func (o *Object) readOnce(p []byte, off int64) (int, error) {
 	defer cancel()
 	r, err := o.bucket.NewRangeReader(ctx, o.key, off, int64(len(p)), &blob.ReaderOptions{BeforeRead: o.pin})
 	if err != nil {
+		if httpStatus(err) == http.StatusRequestedRangeNotSatisfiable {
+			// The range is within the size opened: the object is
+			// shorter now (a store that ignores the pin).
+			return 0, fmt.Errorf("%w: it had %d bytes and now has fewer: %w", ErrChanged, o.size, err)
+		}
 		return 0, err
 	}
 	defer r.Close()
@@ -389,27 +421,82 @@ func (o *Object) check(r *blob.Reader) error {
 	return nil
 }
 
-// retry runs try until it succeeds, fails for good, or has been retried
-// o.retries times, waiting o.backoff, doubled each time, between tries.
+// retry runs try until it succeeds, fails for good, has been retried
+// o.retries times, or has failed for o.window since its first failure,
+// waiting o.backoff between tries, doubled each time up to maxBackoff.
+// A store that restarts within the window (tens of seconds by default)
+// is waited for.
 func (o *Object) retry(try func() error) error {
 	wait := o.backoff
+	var first time.Time
 	for i := 0; ; i++ {
 		err := try()
-		if err == nil || i >= o.retries || !transient(err) {
-			if err != nil && i > 0 {
-				err = fmt.Errorf("%w (after %d tries)", err, i+1)
+		if err == nil {
+			return nil
+		}
+		if i == 0 {
+			first = time.Now()
+		}
+		if i >= o.retries || !transient(err) || time.Since(first)+wait > o.window || !sleep(o.ctx, wait) {
+			if i > 0 {
+				err = fmt.Errorf("%w (after %d tries over %v)", err, i+1, time.Since(first).Round(time.Millisecond))
+			}
+			if unreachable(err) && !errors.Is(err, ErrUnreachable) {
+				err = fmt.Errorf("%w: %w", ErrUnreachable, err)
 			}
 			return err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-o.ctx.Done():
-			t.Stop()
-			return err
-		case <-t.C:
-		}
-		wait *= 2
+		wait = min(2*wait, maxBackoff)
 	}
+}
+
+// maxBackoff bounds the wait between two tries of a read.
+const maxBackoff = 4 * time.Second
+
+// ErrUnreachable is wrapped by the errors of requests that got no answer
+// from the store, after their retries: the connection refused, reset or
+// dropped (closed before the answer), the host not found, no progress for Options.Stall (ErrStalled),
+// or an answer of 502, 503 or 504 (a gateway's, or a store's that is
+// starting). It tells a store that is down from a conflicting write
+// (ErrExists) and a changed object (ErrChanged).
+var ErrUnreachable = errors.New("the store could not be reached")
+
+// unreachable reports whether err says that the store did not answer.
+func unreachable(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	var ue *url.Error // the HTTP client's: no answer came
+	switch {
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false // this process's want of descriptors, or its end
+	case errors.Is(err, ErrStalled), errors.As(err, &op), errors.As(err, &dns), errors.As(err, &ue),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, io.ErrUnexpectedEOF):
+		return true
+	}
+	switch httpStatus(err) {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// httpStatus returns the HTTP status of the store's answer that err
+// carries, or 0.
+func httpStatus(err error) int {
+	var aws interface{ HTTPStatusCode() int } // the AWS SDK's
+	var az *azcore.ResponseError
+	var gs *gcs.Error
+	switch {
+	case errors.As(err, &gs):
+		return gs.Status
+	case errors.As(err, &az):
+		return az.StatusCode
+	case errors.As(err, &aws):
+		return aws.HTTPStatusCode()
+	}
+	return 0
 }
 
 // transient reports whether a failed read may succeed if tried again.
@@ -446,6 +533,9 @@ func plain(err error) error {
 	case gcerrors.PermissionDenied:
 		return fmt.Errorf("%w: access denied (check the store's credentials: AWS_*, GOOGLE_APPLICATION_CREDENTIALS, AZURE_*): %w", ErrDenied, err)
 	}
+	if unreachable(err) && !errors.Is(err, ErrUnreachable) {
+		return fmt.Errorf("%w: %w", ErrUnreachable, describe(err))
+	}
 	return describe(err)
 }
 
@@ -478,11 +568,11 @@ func List(ctx context.Context, pattern string, opts *Options) ([]string, error) 
 	if i := strings.IndexAny(prefix, "*?[\\"); i >= 0 {
 		prefix = prefix[:i]
 	}
-	b, err := openBucket(ctx, loc.Bucket, opts.stall())
+	b, release, err := acquireBucket(ctx, loc.Bucket, opts.stall())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pattern, err)
 	}
-	defer b.Close()
+	defer release()
 	head, tail := objectURL(pattern, loc)
 	var out []string
 	it := b.List(&blob.ListOptions{Prefix: prefix})
@@ -510,6 +600,7 @@ type Writer struct {
 	name       string
 	bucketName string
 	bucket     *blob.Bucket
+	release    func() // releases bucket
 	key        string
 	replace    bool
 	cancel     context.CancelFunc
@@ -525,15 +616,18 @@ type Writer struct {
 // bounds the upload: its end aborts it. opts' Stall bounds each of its
 // requests (nil: the defaults; its Retries and Backoff are for reads).
 func Create(ctx context.Context, name string, replace bool, opts *Options) (*Writer, error) {
-	b, loc, err := openObject(ctx, name, opts)
+	b, release, loc, err := openObject(ctx, name, opts)
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{ctx: ctx, name: name, bucketName: bucketHost(loc.Bucket), bucket: b, key: loc.Key, replace: replace}
+	w := &Writer{ctx: ctx, name: name, bucketName: bucketHost(loc.Bucket), bucket: b, release: release, key: loc.Key, replace: replace}
 	if !replace {
 		if err := w.free(ctx); err != nil {
-			b.Close()
-			return nil, err
+			release()
+			if errors.Is(err, ErrExists) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: cannot create: %w", name, err)
 		}
 	}
 	wctx, cancel := context.WithCancel(ctx)
@@ -549,7 +643,7 @@ func Create(ctx context.Context, name string, replace bool, opts *Options) (*Wri
 	bw, err := b.NewWriter(wctx, loc.Key, wopts)
 	if err != nil {
 		cancel()
-		b.Close()
+		release()
 		return nil, fmt.Errorf("%s: cannot create: %w", name, err)
 	}
 	w.w = blobUpload{bw}
@@ -622,7 +716,7 @@ func (u *pipeUpload) abort() error {
 func (w *Writer) free(ctx context.Context) error {
 	ok, err := w.bucket.Exists(ctx, w.key)
 	if err != nil {
-		return fmt.Errorf("%s: cannot create: %w", w.name, plain(err))
+		return fmt.Errorf("cannot tell whether %s exists: %w", w.name, plain(err))
 	}
 	if ok {
 		return fmt.Errorf("%s: %w", w.name, ErrExists)
@@ -656,70 +750,112 @@ func (w *Writer) Write(p []byte) (int, error) {
 
 // Commit completes the upload, putting the object in place. Without
 // replace, an object that appeared meanwhile is an error wrapping
-// ErrExists and is left untouched: checked just before the upload
-// completes, and by the store itself where it supports conditional
-// writes (S3, GCS), which closes the gap between the two.
+// ErrAppeared (and ErrExists) and is left untouched: checked just before
+// the upload completes, and by the store itself where it supports
+// conditional writes (S3, GCS), which closes the gap between the two. A
+// store that cannot be reached fails it with an error wrapping
+// ErrUnreachable, never ErrExists; the upload is abandoned (see abandon).
 func (w *Writer) Commit() error {
 	if w.done {
 		return fmt.Errorf("%s: cannot write: already committed or aborted", w.name)
 	}
 	w.done = true
-	defer w.bucket.Close()
+	defer w.release()
 	if !w.replace {
 		if err := w.free(w.ctx); err != nil {
-			w.abandon()
-			return fmt.Errorf("%s: %w while it was being written: left untouched", w.name, ErrAppeared)
+			left := w.abandon()
+			if errors.Is(err, ErrExists) {
+				return fmt.Errorf("%s: %w while it was being written: left untouched%s", w.name, ErrAppeared, left)
+			}
+			return fmt.Errorf("%s: cannot write: the look for an object created meanwhile failed, the upload was not completed: %w%s", w.name, err, left)
 		}
 	}
 	err := w.w.Close()
 	w.cancel()
 	if err != nil {
-		w.abortUpload(err)
+		left := w.abortUpload(err)
 		if gcerrors.Code(err) == gcerrors.FailedPrecondition {
-			return fmt.Errorf("%s: %w while it was being written: left untouched", w.name, ErrAppeared)
+			return fmt.Errorf("%s: %w while it was being written: left untouched%s", w.name, ErrAppeared, left)
 		}
-		return fmt.Errorf("%s: cannot write: %w", w.name, err)
+		return fmt.Errorf("%s: cannot write: %w%s", w.name, plain(err), left)
 	}
 	return nil
 }
 
 // Abort ends the upload, leaving no object (a multipart upload is aborted
-// on the store).
+// on the store, or named in the error when the store cannot be reached
+// for abortWindow).
 func (w *Writer) Abort() error {
 	if w.done {
 		return nil
 	}
 	w.done = true
-	w.abandon()
-	return w.bucket.Close()
+	defer w.release()
+	if left := w.abandon(); left != "" {
+		return fmt.Errorf("%s: the upload was abandoned%s", w.name, left)
+	}
+	return nil
 }
 
-// abandon ends the upload with its context, so that no object appears.
-func (w *Writer) abandon() {
+// abandon ends the upload with its context, so that no object appears,
+// and returns what abortUpload returns.
+func (w *Writer) abandon() string {
 	w.cancel()
-	w.abortUpload(w.w.abort())
+	return w.abortUpload(w.w.abort())
 }
 
 // abortUpload aborts on the store the multipart upload that err, the
 // error of a failed upload, names: S3's uploader leaves the parts of an
 // upload whose context ended in place (no object, but stored parts), as
 // it makes the abort request with that context. The abort is made with a
-// context of its own, bounded by abortTimeout.
-func (w *Writer) abortUpload(err error) {
+// context of its own, and tried again, backing off, until the store
+// answers or abortWindow has passed (a store restarting). It returns ""
+// when there was no such upload or it was aborted, and otherwise the
+// words, for the end of an error, that name the upload left and the
+// command that aborts it.
+func (w *Writer) abortUpload(err error) string {
 	var up interface{ UploadID() string }
 	var client *s3.Client
 	if err == nil || !errors.As(err, &up) || up.UploadID() == "" || !w.bucket.As(&client) {
-		return
+		return ""
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), abortTimeout)
+	id := up.UploadID()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), abortWindow)
 	defer cancel()
-	client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
-		Bucket: aws.String(w.bucketName), Key: aws.String(w.key), UploadId: aws.String(up.UploadID()),
-	})
+	wait := 100 * time.Millisecond
+	for {
+		_, aerr := client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
+			Bucket: aws.String(w.bucketName), Key: aws.String(w.key), UploadId: aws.String(id),
+		})
+		var api smithy.APIError
+		if aerr == nil || errors.As(aerr, &api) && api.ErrorCode() == "NoSuchUpload" {
+			return ""
+		}
+		if !sleep(ctx, wait) {
+			return fmt.Sprintf("; its multipart upload %s is left on the store, its parts stored (%v); "+
+				"abort it with: aws s3api abort-multipart-upload --bucket %s --key %s --upload-id %s",
+				id, aerr, w.bucketName, w.key, id)
+		}
+		wait = min(2*wait, maxBackoff)
+	}
 }
 
-// abortTimeout bounds the request that aborts a failed multipart upload.
-const abortTimeout = 30 * time.Second
+// abortWindow bounds the time abortUpload tries to abort a failed
+// multipart upload.
+var abortWindow = 30 * time.Second
+
+// sleep waits d, or less when ctx ends first, and reports whether ctx
+// is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return ctx.Err() == nil
+	}
+}
 
 // objectURL returns what goes before and after a key in the URLs of the
 // objects of the bucket of loc, as name (one of them) writes them: the
@@ -769,11 +905,11 @@ func bucketHost(bucketURL string) string {
 // Exists reports whether the object name exists. opts' Stall bounds
 // the request (nil: the defaults).
 func Exists(ctx context.Context, name string, opts *Options) (bool, error) {
-	b, loc, err := openObject(ctx, name, opts)
+	b, release, loc, err := openObject(ctx, name, opts)
 	if err != nil {
 		return false, err
 	}
-	defer b.Close()
+	defer release()
 	ok, err := b.Exists(ctx, loc.Key)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", name, plain(err))
@@ -784,11 +920,11 @@ func Exists(ctx context.Context, name string, opts *Options) (bool, error) {
 // Remove deletes the object name; a missing one is no error. opts'
 // Stall bounds the request (nil: the defaults).
 func Remove(ctx context.Context, name string, opts *Options) error {
-	b, loc, err := openObject(ctx, name, opts)
+	b, release, loc, err := openObject(ctx, name, opts)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
+	defer release()
 	if err := b.Delete(ctx, loc.Key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return fmt.Errorf("%s: %w", name, plain(err))
 	}
@@ -814,11 +950,11 @@ func Move(ctx context.Context, from, to string, replace bool, opts *Options) err
 	if lf.Bucket != lt.Bucket {
 		return fmt.Errorf("%s: cannot move to %s: not the same bucket", from, to)
 	}
-	b, err := openBucket(ctx, lf.Bucket, opts.stall())
+	b, release, err := acquireBucket(ctx, lf.Bucket, opts.stall())
 	if err != nil {
 		return fmt.Errorf("%s: %w", from, err)
 	}
-	defer b.Close()
+	defer release()
 	if !replace {
 		ok, err := b.Exists(ctx, lt.Key)
 		if err != nil {
@@ -848,18 +984,19 @@ func Move(ctx context.Context, from, to string, replace bool, opts *Options) err
 }
 
 // openObject opens the bucket of the object name, its requests bounded by
-// opts' Stall, and returns it with the object's location.
-func openObject(ctx context.Context, name string, opts *Options) (*blob.Bucket, Location, error) {
+// opts' Stall, and returns it with the function that releases it (see
+// "How buckets are shared") and the object's location.
+func openObject(ctx context.Context, name string, opts *Options) (*blob.Bucket, func(), Location, error) {
 	loc, err := Parse(name)
 	if err != nil {
-		return nil, Location{}, err
+		return nil, nil, Location{}, err
 	}
 	if loc.Key == "" || strings.HasSuffix(loc.Key, "/") {
-		return nil, Location{}, fmt.Errorf("%s: the URL names no object", name)
+		return nil, nil, Location{}, fmt.Errorf("%s: the URL names no object", name)
 	}
-	b, err := openBucket(ctx, loc.Bucket, opts.stall())
+	b, release, err := acquireBucket(ctx, loc.Bucket, opts.stall())
 	if err != nil {
-		return nil, Location{}, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, Location{}, fmt.Errorf("%s: %w", name, err)
 	}
-	return b, loc, nil
+	return b, release, loc, nil
 }

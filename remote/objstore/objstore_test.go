@@ -30,7 +30,7 @@ func data(n int) []byte {
 	return b
 }
 
-var fast = &objstore.Options{Backoff: time.Millisecond, Stall: 300 * time.Millisecond}
+var fast = &objstore.Options{Backoff: time.Millisecond, Stall: 300 * time.Millisecond, Retries: 4}
 
 // fault is a way a ranged read goes wrong, on either server.
 type fault int

@@ -87,7 +87,9 @@ const userAgent = "trevni-go/objstore-gcs"
 // Options configures a bucket. The zero value (or nil) is the defaults.
 type Options struct {
 	// Endpoint is the root URL of the JSON API (scheme and host, and a
-	// path prefix if any); "" means DefaultEndpoint.
+	// path prefix if any); "" means DefaultEndpoint. The API's own path,
+	// /storage/v1, may end it, as the client libraries write endpoints
+	// (https://storage.googleapis.com/storage/v1/): it is the same root.
 	Endpoint string
 	// Client makes the requests, with the credentials its transport
 	// adds; nil means one without credentials (a public bucket, an
@@ -130,7 +132,8 @@ func openBucket(name string, opts *Options) (*bucket, error) {
 	if o.Endpoint == "" {
 		o.Endpoint = DefaultEndpoint
 	}
-	u, err := url.Parse(strings.TrimSuffix(o.Endpoint, "/"))
+	root := strings.TrimSuffix(strings.TrimSuffix(o.Endpoint, "/"), "/storage/v1")
+	u, err := url.Parse(strings.TrimSuffix(root, "/"))
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("gcs: endpoint %q is not an http(s) URL", o.Endpoint)
 	}
@@ -409,6 +412,8 @@ func (b *bucket) ErrorCode(err error) gcerrors.ErrorCode {
 		return gcerrors.DeadlineExceeded
 	case errors.Is(err, errIgnoredRange):
 		return gcerrors.Unimplemented
+	case errors.Is(err, errNoKey):
+		return gcerrors.InvalidArgument
 	}
 	return gcerrors.Unknown
 }
@@ -506,6 +511,9 @@ const maxJSON = 64 << 20
 
 // Attributes implements driver.Bucket.
 func (b *bucket) Attributes(ctx context.Context, key string) (*driver.Attributes, error) {
+	if key == "" {
+		return nil, fmt.Errorf("gcs: GET %s: %w", b.name, errNoKey)
+	}
 	op := "GET " + b.name + "/" + key
 	resp, err := b.do(ctx, op, http.MethodGet, b.objectURL(key, nil), nil, 0, nil, http.StatusOK)
 	if err != nil {
@@ -516,6 +524,16 @@ func (b *bucket) Attributes(ctx context.Context, key string) (*driver.Attributes
 		return nil, err
 	}
 	return attributes(&o), nil
+}
+
+// quoteETag returns the entity tag e as HTTP writes it, in double quotes,
+// as gocloud.dev's Attributes.ETag wants it: GCS's JSON API gives it bare
+// ("CKih16GjycICEAE="). An empty one stays empty.
+func quoteETag(e string) string {
+	if e == "" || strings.HasPrefix(e, `"`) || strings.HasPrefix(e, `W/"`) {
+		return e
+	}
+	return `"` + e + `"`
 }
 
 // attributes returns the driver's Attributes of o.
@@ -531,7 +549,7 @@ func attributes(o *ObjectAttrs) *driver.Attributes {
 		ModTime:            o.Updated,
 		Size:               o.Size,
 		MD5:                decodeBase64(o.MD5Hash),
-		ETag:               o.ETag,
+		ETag:               quoteETag(o.ETag),
 		AsFunc: func(i any) bool {
 			if p, ok := i.(*ObjectAttrs); ok {
 				*p = *o
@@ -573,6 +591,14 @@ func (b *bucket) ListPaged(ctx context.Context, opts *driver.ListOptions) (*driv
 			return nil, err
 		}
 	}
+	if rest, ok := strings.CutPrefix(string(opts.PageToken), restToken); ok {
+		// The rest of a page the store made longer than asked.
+		var r pageRest
+		if err := json.Unmarshal([]byte(rest), &r); err != nil {
+			return nil, fmt.Errorf("gcs: list %s/%s: a page token of no listing: %w", b.name, opts.Prefix, err)
+		}
+		return r.page(opts.PageSize), nil
+	}
 	op := "list " + b.name + "/" + opts.Prefix
 	resp, err := b.do(ctx, op, http.MethodGet, b.root+"/storage/v1/b/"+escape(b.name)+"/o?"+q.Encode(), nil, 0, nil, http.StatusOK)
 	if err != nil {
@@ -612,7 +638,59 @@ func (b *bucket) ListPaged(ctx context.Context, opts *driver.ListOptions) (*driv
 		out.Objects = append(out.Objects, &driver.ListObject{Key: dirs[0], IsDir: true})
 		dirs = dirs[1:]
 	}
+	if opts.PageSize > 0 && len(out.Objects) > opts.PageSize {
+		// GCS counts the "directories" of a delimiter in maxResults;
+		// fake-gcs-server does not, and makes longer pages: the rest
+		// goes in the page token, to be handed out by the next calls.
+		r := pageRest{Next: page.NextPageToken}
+		for _, o := range out.Objects[opts.PageSize:] {
+			r.Entries = append(r.Entries, restEntry{Key: o.Key, Dir: o.IsDir, Size: o.Size, ModTime: o.ModTime, MD5: o.MD5})
+		}
+		out.Objects = out.Objects[:opts.PageSize]
+		tok, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		out.NextPageToken = append([]byte(restToken), tok...)
+	}
 	return out, nil
+}
+
+// restToken begins the page tokens that hold the rest of a page longer
+// than asked (see ListPaged).
+const restToken = "trevni-rest:"
+
+// pageRest is the rest of a page longer than asked, and the store's
+// token of the page after it.
+type pageRest struct {
+	Entries []restEntry `json:"e"`
+	Next    string      `json:"n,omitempty"`
+}
+
+type restEntry struct {
+	Key     string    `json:"k"`
+	Dir     bool      `json:"d,omitempty"`
+	Size    int64     `json:"s,omitempty"`
+	ModTime time.Time `json:"t"`
+	MD5     []byte    `json:"m,omitempty"`
+}
+
+// page returns the next page of r, of up to n entries (all when n <= 0).
+func (r pageRest) page(n int) *driver.ListPage {
+	if n <= 0 || n > len(r.Entries) {
+		n = len(r.Entries)
+	}
+	out := &driver.ListPage{}
+	for _, e := range r.Entries[:n] {
+		out.Objects = append(out.Objects, &driver.ListObject{Key: e.Key, IsDir: e.Dir, Size: e.Size, ModTime: e.ModTime, MD5: e.MD5})
+	}
+	if rest := r.Entries[n:]; len(rest) > 0 {
+		tok, _ := json.Marshal(pageRest{Entries: rest, Next: r.Next})
+		out.NextPageToken = append([]byte(restToken), tok...)
+	} else if r.Next != "" {
+		out.NextPageToken = []byte(r.Next)
+	}
+	return out
 }
 
 // errIgnoredRange is the error of a ranged read answered with the whole
@@ -621,6 +699,9 @@ var errIgnoredRange = errors.New("the store answered a ranged read with the whol
 
 // NewRangeReader implements driver.Bucket.
 func (b *bucket) NewRangeReader(ctx context.Context, key string, offset, length int64, opts *driver.ReaderOptions) (driver.Reader, error) {
+	if key == "" {
+		return nil, fmt.Errorf("gcs: GET %s: %w", b.name, errNoKey)
+	}
 	var cond Conditions
 	if opts.BeforeRead != nil {
 		if err := opts.BeforeRead(func(i any) bool {
@@ -797,6 +878,9 @@ const maxRewrites = 1 << 20
 
 // Delete implements driver.Bucket.
 func (b *bucket) Delete(ctx context.Context, key string, opts *driver.DeleteOptions) error {
+	if key == "" {
+		return fmt.Errorf("gcs: DELETE %s: %w", b.name, errNoKey)
+	}
 	if opts.BeforeDelete != nil {
 		if err := opts.BeforeDelete(func(any) bool { return false }); err != nil {
 			return err
