@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -15,6 +14,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/sql/duckscan"
 )
 
 // Options configures Open. A nil *Options means the defaults.
@@ -50,11 +50,8 @@ type DB struct {
 	*sql.DB
 	connector *duckdb.Connector
 	// conv is a connection of the database's own, never running a query,
-	// through which the table function is registered and Arrow batches
-	// are converted (DuckDB reads only its client settings for that, so
-	// the scan's threads share it).
+	// through which the table function is registered.
 	conv bindings.Connection
-	scan *scanner
 
 	mu      sync.Mutex
 	reports []trevni.PartReport
@@ -83,8 +80,11 @@ func Open(ctx context.Context, opts *Options) (*DB, error) {
 		return nil, errors.New("opening DuckDB: cannot connect")
 	}
 	d.DB = sql.OpenDB(connector)
-	d.scan = &scanner{db: d, open: o.Open, threads: o.Threads}
-	if err := d.scan.register(rawDB); err != nil {
+	if err := duckscan.SetAPI(linkedAPI()); err != nil {
+		d.Close()
+		return nil, err
+	}
+	if err := duckscan.Register(d.conv.Ptr, rawDB.Ptr, &duckscan.Config{Open: o.Open, Threads: o.Threads, Reports: d.addReports}); err != nil {
 		d.Close()
 		return nil, err
 	}
@@ -163,9 +163,6 @@ func quoteString(s string) string {
 	return `'` + strings.ReplaceAll(s, `'`, `''`) + `'`
 }
 
-// trevniName reports whether a table name in quotes names a Trevni data
-// set: a path or glob ending in .trv, .trv1 or .clmn.
-func trevniName(name string) bool {
-	lower := strings.ToLower(name)
-	return slices.ContainsFunc([]string{".trv", ".trv1", ".clmn"}, func(ext string) bool { return strings.HasSuffix(lower, ext) })
-}
+// FunctionName is the table function that reads a data set (which the
+// scan's errors name): read_trevni, also called trevni_scan.
+const FunctionName = duckscan.FunctionName

@@ -60,7 +60,7 @@ func parseFlags(args []string, stderr io.Writer, terminal bool) (*command, error
 	fs.StringVar(&maxRecord, "max-record-size", "", "fail a record larger than `SIZE` (such as 64MiB) as assembled")
 	fs.StringVar(&blockMemory, "block-memory", "", "bound the memory of a reader's block buffers to `SIZE`")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: trevni-sql [flags] QUERY\n\nRuns QUERY (DuckDB's SQL) with Trevni data sets as tables: FROM 'data/*.trv', FROM trevni_scan('SOURCE'),\nFROM trevni_scan('SOURCE', filter := 'EXPR') (EXPR as trevni's --where: blocks are skipped), or a --table view.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "usage: trevni-sql [flags] QUERY\n\nRuns QUERY (DuckDB's SQL) with Trevni data sets as tables: FROM 'data/*.trv', FROM read_trevni('SOURCE'),\nFROM read_trevni('SOURCE', filter := 'EXPR') (EXPR as trevni's --where: blocks are skipped), or a --table view.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -117,9 +117,9 @@ func TestErrors(t *testing.T) {
 		{"missing table source", []string{"--table", "t=no/such/dir", "SELECT * FROM t"}, []string{"no/such/dir"}},
 		{"missing field", []string{"SELECT nosuchfield FROM '" + prims + "'"}, []string{"nosuchfield", prims}},
 		{"bad SQL", []string{"SELEKT 1"}, []string{"syntax error"}},
-		{"damaged file", []string{"SELECT * FROM '" + bad + "'"}, []string{"trevni_scan(", bad, `column "by"`}},
+		{"damaged file", []string{"SELECT * FROM '" + bad + "'"}, []string{"read_trevni(", bad, `column "by"`}},
 		// Only a bytes column: read by the direct path.
-		{"damaged file, one column", []string{`SELECT max(octet_length("by")) FROM '` + bad + "'"}, []string{"trevni_scan(", bad, "column by", "block 0"}},
+		{"damaged file, one column", []string{`SELECT max(octet_length("by")) FROM '` + bad + "'"}, []string{"read_trevni(", bad, "column by", "block 0"}},
 		{"block memory, direct path", []string{"--block-memory", "1KiB", "SELECT max(s) FROM '" + prims + "'"}, []string{prims, "BlockMemory"}},
 		{"block memory, Arrow path", []string{"--block-memory", "1KiB", "SELECT * FROM '" + prims + "'"}, []string{prims, "BlockMemory"}},
 		{"record too large", []string{"--max-record-size", "8", "SELECT * FROM '" + prims + "'"}, []string{prims}},

@@ -1,4 +1,9 @@
-package trevnisql
+package duckscan
+
+/*
+#include "calls.h"
+*/
+import "C"
 
 import (
 	"context"
@@ -6,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"unsafe"
-
-	bindings "github.com/duckdb/duckdb-go-bindings"
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/assemble"
@@ -40,7 +43,7 @@ type directCol struct {
 	name   string
 	typ    format.ValueType
 	cr     *format.ColumnReader
-	vec    bindings.Vector       // the vector ReadBytesTo fills
+	vec    C.duckdb_vector       // the vector ReadBytesTo fills
 	assign func(i int, b []byte) // stores a string or bytes value in vec
 }
 
@@ -60,7 +63,7 @@ type directReader struct {
 // It returns nil, nil when the part's columns are not stored as the
 // direct path reads them (the caller takes the Arrow path).
 func openDirect(ctx context.Context, bd *bindData, u unit, cols []int) (*directReader, error) {
-	ds, err := trevni.OpenFiles(ctx, []string{u.part}, bd.s.open)
+	ds, err := trevni.OpenFiles(ctx, []string{u.part}, bd.open)
 	if err != nil {
 		return nil, err
 	}
@@ -107,14 +110,14 @@ func openDirect(ctx context.Context, bd *bindData, u unit, cols []int) (*directR
 
 // fill reads the next rows into output's vectors and returns how many (0
 // at the end of the unit).
-func (d *directReader) fill(output bindings.DataChunk) (int, error) {
-	n := int(min(d.left, int64(bindings.VectorSize())))
+func (d *directReader) fill(output C.duckdb_data_chunk) (int, error) {
+	n := int(min(d.left, int64(vectorSize())))
 	if n == 0 {
 		return 0, nil
 	}
 	for i := range d.cols {
 		c := &d.cols[i]
-		vec := bindings.DataChunkGetVector(output, bindings.IdxT(c.out))
+		vec := C.td_data_chunk_get_vector(output, C.idx_t(c.out))
 		if err := c.read(vec, n); err != nil {
 			return 0, fmt.Errorf("%s: column %s, row %d: %w", d.part, c.name, c.cr.Row(), err)
 		}
@@ -127,8 +130,8 @@ func (d *directReader) fill(output bindings.DataChunk) (int, error) {
 // batch reads: straight into the vector's memory for fixed-size types,
 // and for strings and bytes by ReadBytesTo, each value handed to DuckDB
 // (which copies it) while it is in the block buffer.
-func (c *directCol) read(vec bindings.Vector, n int) error {
-	p := bindings.VectorGetData(vec)
+func (c *directCol) read(vec C.duckdb_vector, n int) error {
+	p := C.td_vector_get_data(vec)
 	cr := c.cr
 	var k int
 	var err error
@@ -145,7 +148,9 @@ func (c *directCol) read(vec bindings.Vector, n int) error {
 		k, err = cr.ReadDoubles(unsafe.Slice((*float64)(p), n))
 	case format.String, format.Bytes:
 		if c.assign == nil {
-			c.assign = func(i int, b []byte) { bindings.VectorAssignStringElementLen(c.vec, bindings.IdxT(i), b) }
+			c.assign = func(i int, b []byte) {
+				C.td_vector_assign_string_element_len(c.vec, C.idx_t(i), bytesPtr(b), C.idx_t(len(b)))
+			}
 		}
 		c.vec = vec
 		k, err = cr.ReadBytesTo(n, c.assign)

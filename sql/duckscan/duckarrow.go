@@ -1,4 +1,4 @@
-package trevnisql
+package duckscan
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"

@@ -1,0 +1,682 @@
+package duckscan
+
+/*
+#include <stdlib.h>
+#include "calls.h"
+
+void duckscan_bind(duckdb_bind_info info);
+void duckscan_init(duckdb_init_info info);
+void duckscan_local_init(duckdb_init_info info);
+void duckscan_function(duckdb_function_info info, duckdb_data_chunk output);
+void duckscan_delete(void *data);
+void duckscan_replacement(duckdb_replacement_scan_info info, char *table_name, void *data);
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/trevniarrow"
+)
+
+// FunctionName is the name of the table function that reads a data set;
+// LegacyName is the other name it goes by (trevni-sql's first).
+const (
+	FunctionName = "read_trevni"
+	LegacyName   = "trevni_scan"
+)
+
+// The named parameters of read_trevni.
+const (
+	// FilterParameter takes a filter in package predicate's grammar (as
+	// trevni tojson --where takes it): read_trevni('orders/*.trv', filter
+	// := 'amount > 100') reads only the records satisfying it, and skips
+	// the blocks whose statistics rule out a match. DuckDB gives a table
+	// function of its C API nothing of the query's WHERE, so this is the
+	// way to skip blocks.
+	FilterParameter = "filter"
+	// FilenameParameter, true, adds the column filename: the part each
+	// row comes from.
+	FilenameParameter = "filename"
+	// BlockMemoryParameter bounds the bytes of block buffers one reader
+	// holds (format.ReaderOptions.BlockMemory).
+	BlockMemoryParameter = "block_memory"
+	// MaxRecordBytesParameter bounds the bytes of one record as
+	// assembled (trevni.Options.MaxRecordBytes).
+	MaxRecordBytesParameter = "max_record_bytes"
+	// MaxBlockSizeParameter bounds the bytes of one block
+	// (format.ReaderOptions.MaxBlockSize).
+	MaxBlockSizeParameter = "max_block_size"
+)
+
+// PanicTestVariable names the environment variable of the tests of
+// panics: binding the source it names panics, which the scan must turn
+// into the query's error.
+const PanicTestVariable = "TREVNI_DUCKDB_PANIC_SOURCE"
+
+// FilenameColumn is the name of the column FilenameParameter adds.
+const FilenameColumn = "filename"
+
+// minUnitRows is the fewest rows of a range of a Trevni 2 part that one
+// thread reads at a time.
+const minUnitRows = 64 << 10
+
+// arrowMapping is the Arrow mapping of the scans: the Parquet mapping
+// (unions as structs of a nullable field per non-null branch, which
+// duckRecord turns into the sparse unions written as DuckDB UNIONs, and
+// durations as INTERVALs), the one trevni toparquet writes.
+func arrowMapping() trevniarrow.SchemaOptions {
+	return trevniarrow.SchemaOptions{UnionsAsStructs: true, Parquet: true}
+}
+
+// Config configures the scans of one database.
+type Config struct {
+	// Open configures the opening and reading of the data sets: the
+	// reader's limits, HTTP, the temporary directory. nil means trevni's
+	// defaults. The named parameters block_memory, max_block_size and
+	// max_record_bytes override its limits for one scan.
+	Open *trevni.Options
+	// Threads bounds the threads one scan runs on; 0 means GOMAXPROCS.
+	Threads int
+	// Reports, if set, is given the reports of the parts read, as the
+	// reads end (from several threads at once).
+	Reports func([]trevni.PartReport)
+}
+
+// scanner is the state shared by every scan of one database.
+type scanner struct {
+	cfg Config
+}
+
+// Register registers read_trevni and trevni_scan through the connection
+// conn (a duckdb_connection), and the replacement scan of names ending
+// in .trv, .trv1 and .clmn with the database db (a duckdb_database).
+// SetAPI must have been called.
+func Register(conn, db unsafe.Pointer, cfg *Config) error {
+	if C.trevni_api == nil {
+		return errors.New("duckscan: SetAPI was not called")
+	}
+	s := &scanner{}
+	if cfg != nil {
+		s.cfg = *cfg
+	}
+	for _, name := range []string{FunctionName, LegacyName} {
+		if err := s.register(C.duckdb_connection(conn), name); err != nil {
+			return err
+		}
+	}
+	C.td_add_replacement_scan(C.duckdb_database(db), C.duckdb_replacement_callback_t(C.duckscan_replacement), newHandle(s), C.duckdb_delete_callback_t(C.duckscan_delete))
+	return nil
+}
+
+// register registers the table function under name.
+func (s *scanner) register(conn C.duckdb_connection, name string) error {
+	f := C.td_create_table_function()
+	defer C.td_destroy_table_function(&f)
+	cname := cString(name)
+	defer C.free(unsafe.Pointer(cname))
+	C.td_table_function_set_name(f, cname)
+	varchar := C.td_create_logical_type(typeVarchar)
+	defer C.td_destroy_logical_type(&varchar)
+	boolean := C.td_create_logical_type(typeBoolean)
+	defer C.td_destroy_logical_type(&boolean)
+	bigint := C.td_create_logical_type(typeBigint)
+	defer C.td_destroy_logical_type(&bigint)
+	C.td_table_function_add_parameter(f, varchar)
+	for _, p := range []struct {
+		name string
+		t    C.duckdb_logical_type
+	}{{FilterParameter, varchar}, {FilenameParameter, boolean}, {BlockMemoryParameter, bigint}, {MaxBlockSizeParameter, bigint}, {MaxRecordBytesParameter, bigint}} {
+		n := cString(p.name)
+		C.td_table_function_add_named_parameter(f, n, p.t)
+		C.free(unsafe.Pointer(n))
+	}
+	C.td_table_function_set_extra_info(f, newHandle(s), C.duckdb_delete_callback_t(C.duckscan_delete))
+	C.td_table_function_set_bind(f, C.duckdb_table_function_bind_t(C.duckscan_bind))
+	C.td_table_function_set_init(f, C.duckdb_table_function_init_t(C.duckscan_init))
+	C.td_table_function_set_local_init(f, C.duckdb_table_function_init_t(C.duckscan_local_init))
+	C.td_table_function_set_function(f, C.duckdb_table_function_t(C.duckscan_function))
+	C.td_table_function_supports_projection_pushdown(f, true)
+	if C.td_register_table_function(conn, f) != 0 {
+		return errors.New("registering the table function " + name)
+	}
+	return nil
+}
+
+//export duckscan_replacement
+func duckscan_replacement(info C.duckdb_replacement_scan_info, tableName *C.char, _ unsafe.Pointer) {
+	defer recoverPanic(func(msg string) { setError(msg, func(m *C.char) { C.td_replacement_scan_set_error(info, m) }) })
+	name := C.GoString(tableName)
+	if !TrevniName(name) {
+		return // not a Trevni data set: DuckDB tries its own readers
+	}
+	fn := cString(FunctionName)
+	defer C.free(unsafe.Pointer(fn))
+	C.td_replacement_scan_set_function_name(info, fn)
+	cn := cString(name)
+	defer C.free(unsafe.Pointer(cn))
+	v := C.td_create_varchar(cn)
+	C.td_replacement_scan_add_parameter(info, v)
+	C.td_destroy_value(&v)
+}
+
+// TrevniName reports whether a table name in quotes names a Trevni data
+// set: a path or glob ending in .trv, .trv1 or .clmn.
+func TrevniName(name string) bool {
+	lower := strings.ToLower(name)
+	return slices.ContainsFunc([]string{".trv", ".trv1", ".clmn"}, func(ext string) bool { return strings.HasSuffix(lower, ext) })
+}
+
+// setError hands msg to a DuckDB setter of errors.
+func setError(msg string, set func(*C.char)) {
+	m := cString(msg)
+	defer C.free(unsafe.Pointer(m))
+	set(m)
+}
+
+// bindData is what binding read_trevni('SOURCE') learnt of the data set.
+type bindData struct {
+	s        *scanner
+	source   string
+	filter   string // the named parameter filter, if given
+	open     *trevni.Options
+	filename bool               // the last column is FilenameColumn
+	record   bool               // the schema is a record: its fields can be selected
+	names    []string           // the data set's columns, in order
+	direct   []format.ValueType // per column, its Trevni type if the direct path reads it, else notDirect
+	parts    []partInfo
+	reshape  bool // the batches need duckRecord (see duckType)
+}
+
+// notDirect marks a column the direct path does not read.
+const notDirect format.ValueType = 255
+
+// partInfo is one part of a data set.
+type partInfo struct {
+	name   string
+	rows   int64
+	format trevni.Format
+}
+
+// namedString returns the named parameter name as text ("" when not
+// given), namedInt as an integer (0), namedBool as a boolean (false).
+func namedValue(info C.duckdb_bind_info, name string, f func(C.duckdb_value)) {
+	n := cString(name)
+	defer C.free(unsafe.Pointer(n))
+	v := C.td_bind_get_named_parameter(info, n)
+	if v == nil {
+		return
+	}
+	defer C.td_destroy_value(&v)
+	if !bool(C.td_is_null_value(v)) {
+		f(v)
+	}
+}
+
+//export duckscan_bind
+func duckscan_bind(info C.duckdb_bind_info) {
+	defer recoverPanic(func(msg string) { setError(msg, func(m *C.char) { C.td_bind_set_error(info, m) }) })
+	s := handleValue[*scanner](C.td_bind_get_extra_info(info))
+	v := C.td_bind_get_parameter(info, 0)
+	source := getVarchar(v)
+	C.td_destroy_value(&v)
+	if p := os.Getenv(PanicTestVariable); p != "" && p == source {
+		panic("test panic, as " + PanicTestVariable + " asks")
+	}
+	var filter string
+	var filename bool
+	var limits [3]int64
+	namedValue(info, FilterParameter, func(v C.duckdb_value) { filter = getVarchar(v) })
+	namedValue(info, FilenameParameter, func(v C.duckdb_value) { filename = bool(C.td_get_bool(v)) })
+	for i, name := range []string{BlockMemoryParameter, MaxBlockSizeParameter, MaxRecordBytesParameter} {
+		namedValue(info, name, func(v C.duckdb_value) { limits[i] = int64(C.td_get_int64(v)) })
+	}
+	fail := func(err error) {
+		setError(fmt.Sprintf("%s(%s): %v", FunctionName, quoteString(source), err), func(m *C.char) { C.td_bind_set_error(info, m) })
+	}
+	open, err := s.options(limits)
+	if err != nil {
+		fail(err)
+		return
+	}
+	bd, as, err := s.bind(source, filter, open)
+	if err != nil {
+		fail(err)
+		return
+	}
+	bd.filename = filename
+	types := make([]C.duckdb_logical_type, 0, len(as.Fields())+1)
+	defer func() {
+		for i := range types {
+			C.td_destroy_logical_type(&types[i])
+		}
+	}()
+	for _, f := range as.Fields() {
+		t, err := logicalType(f.Type)
+		if err != nil {
+			fail(fmt.Errorf("column %s: %w", f.Name, err))
+			return
+		}
+		types = append(types, t)
+	}
+	names := bd.names
+	if filename {
+		if slices.Contains(names, FilenameColumn) {
+			fail(fmt.Errorf("the data set has a column %s already: leave filename out", FilenameColumn))
+			return
+		}
+		names = append(slices.Clip(names), FilenameColumn)
+		types = append(types, C.td_create_logical_type(typeVarchar))
+	}
+	var rows int64
+	for _, p := range bd.parts {
+		rows += p.rows
+	}
+	for i, name := range names {
+		n := cString(name)
+		C.td_bind_add_result_column(info, n, types[i])
+		C.free(unsafe.Pointer(n))
+	}
+	C.td_bind_set_cardinality(info, C.idx_t(rows), C.bool(filter == ""))
+	C.td_bind_set_bind_data(info, newHandle(bd), C.duckdb_delete_callback_t(C.duckscan_delete))
+}
+
+// options returns the opening options of a scan: the configuration's,
+// with the limits of the named parameters (block memory, block size,
+// record bytes; 0 where not given).
+func (s *scanner) options(limits [3]int64) (*trevni.Options, error) {
+	if limits == [3]int64{} {
+		return s.cfg.Open, nil
+	}
+	var o trevni.Options
+	if s.cfg.Open != nil {
+		o = *s.cfg.Open
+	}
+	var r format.ReaderOptions
+	if o.Reader != nil {
+		r = *o.Reader
+	}
+	names := []string{BlockMemoryParameter, MaxBlockSizeParameter, MaxRecordBytesParameter}
+	for i, v := range limits {
+		if v < 0 {
+			return nil, fmt.Errorf("%s := %d: want a positive number of bytes", names[i], v)
+		}
+	}
+	if limits[0] > 0 {
+		r.BlockMemory = limits[0]
+	}
+	if limits[1] > 0 {
+		if limits[1] > int64(^uint32(0)>>1) {
+			return nil, fmt.Errorf("%s := %d: at most %d", names[1], limits[1], ^uint32(0)>>1)
+		}
+		r.MaxBlockSize = int(limits[1])
+	}
+	if limits[2] > 0 {
+		o.MaxRecordBytes = limits[2]
+	}
+	o.Reader = &r
+	return &o, nil
+}
+
+// bind opens the data set source and returns what the scan needs of it
+// and the Arrow schema of its columns as DuckDB gets them.
+func (s *scanner) bind(source, filter string, open *trevni.Options) (*bindData, *arrow.Schema, error) {
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, source, open)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ds.Close()
+	if filter != "" {
+		// A reader checks the filter (its grammar, its fields) as it
+		// starts.
+		r, err := ds.NewReader(ctx, &trevni.ReadOptions{Where: filter, Limit: 1})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s := %s: %w", FilterParameter, quoteString(filter), err)
+		}
+		r.Close()
+	}
+	as, err := trevniarrow.ArrowSchema(ds.Schema(), new(arrowMapping()))
+	if err != nil {
+		return nil, nil, err
+	}
+	bd := &bindData{s: s, source: source, filter: filter, open: open, record: ds.Schema().Kind == schema.Record}
+	as, bd.reshape = duckSchema(ds.Schema(), as)
+	for _, f := range as.Fields() {
+		bd.names = append(bd.names, f.Name)
+	}
+	bd.direct = make([]format.ValueType, len(bd.names))
+	for i := range bd.direct {
+		bd.direct[i] = notDirect
+		if bd.record {
+			if t, ok := directType(ds.Schema().Fields[i].Type); ok {
+				bd.direct[i] = t
+			}
+		}
+	}
+	for _, p := range ds.Parts() {
+		bd.parts = append(bd.parts, partInfo{name: p.Name(), rows: p.RowCount(), format: p.Format()})
+	}
+	if len(bd.parts) == 0 {
+		return nil, nil, errors.New("no parts")
+	}
+	return bd, as, nil
+}
+
+// unit is a piece of a scan one thread reads: a part, or a range of rows
+// of one.
+type unit struct {
+	part         string
+	offset, rows int64 // rows 0: the whole part
+	count        int64 // its rows
+}
+
+// scanState is one scan's shared state: the projection and the units
+// left.
+type scanState struct {
+	bd       *bindData
+	cols     []int    // per output column, its column of the data set (-1: none, a row id; -2: the file name)
+	fields   []string // the fields to read (nil: all)
+	units    []unit
+	next     atomic.Int64
+	direct   bool // every column read is one the direct path reads
+	anyField bool // some output column is a column of the data set
+}
+
+// fileCol marks the output column of the file name.
+const fileCol = -2
+
+//export duckscan_init
+func duckscan_init(info C.duckdb_init_info) {
+	defer recoverPanic(func(msg string) { setError(msg, func(m *C.char) { C.td_init_set_error(info, m) }) })
+	bd := handleValue[*bindData](C.td_init_get_bind_data(info))
+	st := &scanState{bd: bd}
+	n := int(C.td_init_get_column_count(info))
+	for i := range n {
+		c := int(C.td_init_get_column_index(info, C.idx_t(i)))
+		switch {
+		case bd.filename && c == len(bd.names):
+			c = fileCol
+		case c < 0 || c >= len(bd.names):
+			c = -1 // the row id, or another virtual column
+		default:
+			st.anyField = true
+			if bd.record {
+				st.fields = append(st.fields, bd.names[c])
+			}
+		}
+		st.cols = append(st.cols, c)
+	}
+	st.direct = bd.filter == "" // the direct path does not filter
+	for _, c := range st.cols {
+		if c >= 0 && bd.direct[c] == notDirect {
+			st.direct = false
+		}
+	}
+	for _, p := range bd.parts {
+		if p.format != trevni.Trevni2 {
+			st.direct = false
+		}
+	}
+	threads := bd.s.cfg.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	var total int64
+	for _, p := range bd.parts {
+		total += p.rows
+	}
+	per := max(minUnitRows, (total+int64(4*threads)-1)/int64(4*threads))
+	for _, p := range bd.parts {
+		if p.format != trevni.Trevni2 || p.rows <= per {
+			st.units = append(st.units, unit{part: p.name, count: p.rows})
+			continue
+		}
+		for off := int64(0); off < p.rows; off += per {
+			n := min(per, p.rows-off)
+			st.units = append(st.units, unit{part: p.name, offset: off, rows: n, count: n})
+		}
+	}
+	C.td_init_set_max_threads(info, C.idx_t(max(1, min(threads, len(st.units)))))
+	C.td_init_set_init_data(info, newHandle(st), C.duckdb_delete_callback_t(C.duckscan_delete))
+}
+
+// localState is one thread's state in a scan: the unit it reads.
+type localState struct {
+	st      *scanState
+	ds      *trevni.Dataset
+	rr      *trevniarrow.RecordReader
+	dr      *directReader
+	colmap  []int // per output column, its column in the batches (-1: none)
+	unit    unit  // the unit read
+	left    int64 // rows left to count when no column of the data set is read
+	counted bool  // the unit is counted, not read
+	started bool
+	reshape *arrow.Schema // the batches' schema after duckRecord, if they need it
+}
+
+//export duckscan_local_init
+func duckscan_local_init(info C.duckdb_init_info) {
+	defer recoverPanic(func(msg string) { setError(msg, func(m *C.char) { C.td_init_set_error(info, m) }) })
+	// The scan's shared state is not reachable from here: the thread's
+	// first call of duckscan_function takes it.
+	C.td_init_set_init_data(info, newHandle(&localState{}), C.duckdb_delete_callback_t(C.duckscan_delete))
+}
+
+//export duckscan_function
+func duckscan_function(info C.duckdb_function_info, output C.duckdb_data_chunk) {
+	var ls *localState
+	defer recoverPanic(func(msg string) {
+		if ls != nil {
+			ls.closeReader() // a panic may leave a reader half way
+		}
+		setError(msg, func(m *C.char) { C.td_function_set_error(info, m) })
+	})
+	ls = handleValue[*localState](C.td_function_get_local_init_data(info))
+	if ls.st == nil {
+		ls.st = handleValue[*scanState](C.td_function_get_init_data(info))
+	}
+	n, err := ls.fill(output)
+	if err != nil {
+		setError(fmt.Sprintf("%s(%s): %v", FunctionName, quoteString(ls.st.bd.source), err), func(m *C.char) { C.td_function_set_error(info, m) })
+		return
+	}
+	C.td_data_chunk_set_size(output, C.idx_t(n))
+}
+
+// fill fills output with the next rows and returns how many; 0 ends the
+// scan.
+func (ls *localState) fill(output C.duckdb_data_chunk) (int, error) {
+	size := int64(vectorSize())
+	for {
+		var n int
+		var err error
+		switch {
+		case ls.counted:
+			if ls.left > 0 {
+				n = int(min(ls.left, size))
+				ls.left -= int64(n)
+			}
+		case ls.dr != nil:
+			n, err = ls.dr.fill(output)
+		case ls.rr != nil:
+			if ls.rr.Next() {
+				n, err = ls.emit(output)
+			}
+		}
+		if err != nil {
+			return 0, err
+		}
+		if n > 0 {
+			ls.fillNames(output, n)
+			return n, nil
+		}
+		if err := ls.closeReader(); err != nil {
+			return 0, err
+		}
+		i := ls.st.next.Add(1) - 1
+		if i >= int64(len(ls.st.units)) {
+			return 0, nil
+		}
+		ls.unit = ls.st.units[i]
+		if !ls.st.anyField && ls.st.bd.filter == "" {
+			ls.counted, ls.left = true, ls.unit.count
+			continue
+		}
+		ls.counted = false
+		if err := ls.openReader(ls.unit); err != nil {
+			return 0, fmt.Errorf("%s: %w", ls.unit.part, err)
+		}
+	}
+}
+
+// fillNames sets the file name column, if read, of the first n rows.
+func (ls *localState) fillNames(output C.duckdb_data_chunk, n int) {
+	for i, c := range ls.st.cols {
+		if c != fileCol {
+			continue
+		}
+		vec := C.td_data_chunk_get_vector(output, C.idx_t(i))
+		name := ls.unit.part
+		p := cString(name)
+		for r := range n {
+			C.td_vector_assign_string_element_len(vec, C.idx_t(r), p, C.idx_t(len(name)))
+		}
+		C.free(unsafe.Pointer(p))
+	}
+}
+
+// openReader starts reading the unit u.
+func (ls *localState) openReader(u unit) error {
+	ctx := context.Background()
+	bd := ls.st.bd
+	if ls.st.direct {
+		dr, err := openDirect(ctx, bd, u, ls.st.cols)
+		if err != nil {
+			return err
+		}
+		if dr != nil {
+			ls.dr = dr
+			return nil
+		}
+	}
+	ds, err := trevni.OpenFiles(ctx, []string{u.part}, bd.open)
+	if err != nil {
+		return err
+	}
+	opts := &trevniarrow.ReadOptions{BatchRows: vectorSize(), Schema: arrowMapping()}
+	opts.Fields = ls.st.fields
+	if !ls.st.anyField && bd.record && len(bd.names) > 0 {
+		opts.Fields = bd.names[:1] // a filtered count reads the fewest columns it can
+	}
+	opts.Where = bd.filter
+	opts.Offset, opts.Rows = u.offset, u.rows
+	rr, err := trevniarrow.NewRecordReader(ctx, ds, opts)
+	if err != nil {
+		ds.Close()
+		return err
+	}
+	ls.ds, ls.rr = ds, rr
+	if !ls.started {
+		as := rr.Schema()
+		if bd.reshape {
+			as, _ = duckSchema(rr.AvroSchema(), as)
+			ls.reshape = as
+		}
+		for _, c := range ls.st.cols {
+			j := -1
+			if c >= 0 {
+				if idx := as.FieldIndices(bd.names[c]); len(idx) == 1 {
+					j = idx[0]
+				} else {
+					return fmt.Errorf("the batches have no one column %q", bd.names[c])
+				}
+			}
+			ls.colmap = append(ls.colmap, j)
+		}
+		ls.started = true
+	}
+	return nil
+}
+
+// emit writes the reader's current batch into output's vectors.
+func (ls *localState) emit(output C.duckdb_data_chunk) (int, error) {
+	rec := ls.rr.RecordBatch()
+	if ls.reshape != nil {
+		rec = duckRecord(rec, ls.reshape)
+		defer rec.Release()
+	}
+	for i, j := range ls.colmap {
+		if j < 0 {
+			continue
+		}
+		vec := C.td_data_chunk_get_vector(output, C.idx_t(i))
+		if err := write(vec, rec.Column(j), nil, 0); err != nil {
+			return 0, fmt.Errorf("column %s: %w", rec.ColumnName(j), err)
+		}
+	}
+	return int(rec.NumRows()), nil
+}
+
+// closeReader ends the read of a unit, recording its report.
+func (ls *localState) closeReader() error {
+	report := ls.st.bd.s.cfg.Reports
+	if ls.dr != nil {
+		if report != nil {
+			report([]trevni.PartReport{ls.dr.report()})
+		}
+		err := ls.dr.close()
+		ls.dr = nil
+		return err
+	}
+	if ls.rr == nil {
+		return nil
+	}
+	err := ls.rr.Err()
+	if report != nil {
+		report(ls.rr.Report())
+	}
+	err = errors.Join(err, ls.rr.Close(), ls.ds.Close())
+	ls.rr, ls.ds = nil, nil
+	return err
+}
+
+// close frees the thread's state when DuckDB is done with it.
+func (ls *localState) close() {
+	if ls.st != nil {
+		ls.closeReader()
+	}
+}
+
+// quoteString quotes a SQL string literal.
+func quoteString(s string) string {
+	return `'` + strings.ReplaceAll(s, `'`, `''`) + `'`
+}
+
+// RegisterDatabase registers the table functions and the replacement
+// scan with the database db (a duckdb_database) through a connection of
+// its own, which it closes: what an extension's entry point does.
+func RegisterDatabase(db unsafe.Pointer, cfg *Config) error {
+	if C.trevni_api == nil {
+		return errors.New("duckscan: SetAPI was not called")
+	}
+	var conn C.duckdb_connection
+	if C.td_connect(C.duckdb_database(db), &conn) != 0 {
+		return errors.New("cannot connect to the database")
+	}
+	defer C.td_disconnect(&conn)
+	return Register(unsafe.Pointer(conn), db, cfg)
+}
