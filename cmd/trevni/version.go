@@ -29,18 +29,29 @@ func versionCommand(fs *flag.FlagSet) runFunc {
 	}
 }
 
+// libraryModule is the path of the library's module.
+const libraryModule = "github.com/trevni-go/trevni"
+
 // versionText describes the build: module, version and commit, Go
 // release, and codecs.
 func versionText() string {
 	var b strings.Builder
-	module, version := "github.com/trevni-go/trevni", "(unknown)"
+	// The version shown is the library's (the module of the format, the
+	// front door and the bridges), which the command's own module
+	// requires: the command is a module apart so that library users do
+	// not get its dependencies.
+	module, version := libraryModule, "(unknown)"
 	var settings []debug.BuildSetting
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Path != "" {
-			module = bi.Main.Path
-		}
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
+		for _, m := range append([]*debug.Module{&bi.Main}, bi.Deps...) {
+			if m.Path != libraryModule {
+				continue
+			}
+			if m.Replace != nil && m.Replace.Version != "" {
+				version = m.Replace.Version
+			} else if m.Version != "" {
+				version = m.Version
+			}
 		}
 		settings = bi.Settings
 	}
