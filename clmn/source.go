@@ -62,6 +62,23 @@ func NewSource(rd *Reader, opts *SourceOptions) (*Source, error) {
 	if s.opts.MaxBlockSize <= 0 {
 		s.opts.MaxBlockSize = format.DefaultMaxBlockSize
 	}
+	if rd.rows == 0 {
+		// A file of no rows gives its columns no blocks, so their streams
+		// would never be read through the Source: they are read here, as
+		// the column readers read them, so that a damaged stream is the
+		// same located error whichever way the file is read.
+		for j := range rd.cols {
+			cr, err := rd.Values(j)
+			if err != nil {
+				return nil, err
+			}
+			for cr.Next() {
+			}
+			if err := cr.Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	s.meta = make([]format.MetaData, len(rd.cols))
 	s.blocks = make([][]format.BlockInfo, len(rd.cols))
 	for i, c := range rd.cols {
