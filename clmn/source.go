@@ -139,8 +139,19 @@ func cut(c Column, rows int64, size int) []format.BlockInfo {
 		r := min(k, rows-first)
 		blocks = append(blocks, format.BlockInfo{Rows: r, FirstRow: first, UncompressedSize: int(min(r*per, math.MaxInt32)), Offset: c.Offset})
 	}
+	// The column's stored bytes, shared among its blocks by their rows, so
+	// that what a scan reports as read adds up to the column's stream.
+	var given int64
+	for i := range blocks {
+		share := c.CompressedSize * (blocks[i].FirstRow + blocks[i].Rows) / rows
+		blocks[i].CompressedSize = int(min(share-given, math.MaxInt32))
+		given = share
+	}
 	return blocks
 }
+
+// Size returns the size of the CLMN file.
+func (s *Source) Size() int64 { return s.rd.size }
 
 // RowCount returns the file's rows.
 func (s *Source) RowCount() int64 { return s.rd.rows }

@@ -74,6 +74,9 @@ func NewSourceReader(src Source, opts *ReaderOptions) (*Reader, error) {
 		return nil, fmt.Errorf("%w: NewSourceReader of a nil Source", ErrUsage)
 	}
 	rd := &Reader{src: src, rowCount: src.RowCount()}
+	if sz, ok := src.(interface{ Size() int64 }); ok {
+		rd.size = sz.Size() // the source's file, for Size and scan reports
+	}
 	if opts != nil {
 		rd.opts = *opts
 	}
