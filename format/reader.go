@@ -297,18 +297,7 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 	if opts != nil {
 		rd.opts = *opts
 	}
-	if rd.opts.MaxBlockSize <= 0 {
-		rd.opts.MaxBlockSize = DefaultMaxBlockSize
-	}
-	switch {
-	case rd.opts.BlockMemory == 0:
-		rd.budget.Limit = DefaultBlockMemory
-	case rd.opts.BlockMemory < 0:
-		rd.budget.Limit = -1
-	default:
-		rd.budget.Limit = rd.opts.BlockMemory
-	}
-	rd.codecs = codecSet{custom: rd.opts.Codecs}
+	rd.applyOptions()
 	h := &headerReader{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), headerChunk), size: size}
 	var fixed [16]byte
 	if err := h.full(fixed[:16]); err != nil {
@@ -483,6 +472,24 @@ func (rd *Reader) RowCount() int64 { return rd.rowCount }
 // then only costs each column a second block of memory. It must not be
 // called while another goroutine makes a ColumnReader of rd.
 func (rd *Reader) SetReadAhead(on bool) { rd.opts.ReadAhead = on }
+
+// applyOptions fills in the defaults of rd's options (the largest block,
+// the block memory) and sets up its budget and codecs from them: the same
+// for a file's reader and a source's.
+func (rd *Reader) applyOptions() {
+	if rd.opts.MaxBlockSize <= 0 {
+		rd.opts.MaxBlockSize = DefaultMaxBlockSize
+	}
+	switch {
+	case rd.opts.BlockMemory == 0:
+		rd.budget.Limit = DefaultBlockMemory
+	case rd.opts.BlockMemory < 0:
+		rd.budget.Limit = -1
+	default:
+		rd.budget.Limit = rd.opts.BlockMemory
+	}
+	rd.codecs = codecSet{custom: rd.opts.Codecs}
+}
 
 // Size returns the size of the file in bytes.
 func (rd *Reader) Size() int64 { return rd.size }

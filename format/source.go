@@ -81,18 +81,7 @@ func NewSourceReader(src Source, opts *ReaderOptions) (*Reader, error) {
 		rd.opts = *opts
 	}
 	rd.opts.Prefetch = nil
-	if rd.opts.MaxBlockSize <= 0 {
-		rd.opts.MaxBlockSize = DefaultMaxBlockSize
-	}
-	switch {
-	case rd.opts.BlockMemory == 0:
-		rd.budget.Limit = DefaultBlockMemory
-	case rd.opts.BlockMemory < 0:
-		rd.budget.Limit = -1
-	default:
-		rd.budget.Limit = rd.opts.BlockMemory
-	}
-	rd.codecs = codecSet{custom: rd.opts.Codecs}
+	rd.applyOptions()
 	if rd.rowCount < 0 {
 		return nil, fmt.Errorf("%w: source of a negative row count %d", ErrFormat, rd.rowCount)
 	}
