@@ -60,7 +60,7 @@ func (ds *Dataset) Concat(ctx context.Context, w io.Writer, opts *WriteOptions) 
 		}
 		defer f.Close()
 		if len(rds) > 0 {
-			if err := sameColumns(ds.parts[0].Name(), rds[0], p.Name(), f.trevni); err != nil {
+			if err := format.SameColumns(ds.parts[0].Name(), rds[0], p.Name(), f.trevni); err != nil {
 				return 0, err
 			}
 		}
@@ -81,43 +81,4 @@ func (ds *Dataset) Concat(ctx context.Context, w io.Writer, opts *WriteOptions) 
 		return rows, err
 	}
 	return rows, nil
-}
-
-// sameColumns checks that part b has the columns of the first part a, and
-// names the first column where they differ.
-func sameColumns(aName string, a *format.Reader, bName string, b *format.Reader) error {
-	na, nb := a.NumColumns(), b.NumColumns()
-	for i := range max(na, nb) {
-		var ca, cb *format.ColumnMeta
-		if i < na {
-			ca, _ = a.Column(i)
-		}
-		if i < nb {
-			cb, _ = b.Column(i)
-		}
-		if ca != nil && cb != nil && ca.Name == cb.Name && ca.Type == cb.Type && ca.Parent == cb.Parent && ca.Array == cb.Array && ca.Values == cb.Values {
-			continue
-		}
-		return fmt.Errorf("%s and %s cannot be joined: their schemas differ at column %d: %s in the first, %s in the second",
-			aName, bName, i, describeColumn(ca), describeColumn(cb))
-	}
-	return nil
-}
-
-// describeColumn names a column and its type, or its absence.
-func describeColumn(c *format.ColumnMeta) string {
-	if c == nil {
-		return "absent"
-	}
-	s := fmt.Sprintf("%q (%s", c.Name, c.Type)
-	if c.Array {
-		s += ", array"
-	}
-	if c.Parent != "" {
-		s += fmt.Sprintf(", in %q", c.Parent)
-	}
-	if c.Values {
-		s += ", with first values"
-	}
-	return s + ")"
 }

@@ -714,3 +714,45 @@ func copyRecoded(w io.Writer, rd *Reader, i int, p *concatPart, out *blockTable,
 	}
 	return nil
 }
+
+// SameColumns checks that file b (named bName) has the columns of file a
+// (named aName): names, types, parents, arrays and first values, as a
+// concatenation of the two needs. Otherwise it names the first column
+// where they differ, in both files.
+func SameColumns(aName string, a *Reader, bName string, b *Reader) error {
+	na, nb := a.NumColumns(), b.NumColumns()
+	for i := range max(na, nb) {
+		var ca, cb *ColumnMeta
+		if i < na {
+			ca, _ = a.Column(i)
+		}
+		if i < nb {
+			cb, _ = b.Column(i)
+		}
+		if ca != nil && cb != nil && ca.Name == cb.Name && ca.Type == cb.Type && ca.Parent == cb.Parent && ca.Array == cb.Array && ca.Values == cb.Values {
+			continue
+		}
+		return fmt.Errorf("%s and %s cannot be joined: their schemas differ at column %d: %s in the first, %s in the second",
+			aName, bName, i, describeJoinColumn(ca), describeJoinColumn(cb))
+	}
+	return nil
+}
+
+// describeJoinColumn names a column and its type for SameColumns'
+// message; "absent" for nil.
+func describeJoinColumn(c *ColumnMeta) string {
+	if c == nil {
+		return "absent"
+	}
+	s := fmt.Sprintf("%q (%s", c.Name, c.Type)
+	if c.Array {
+		s += ", array"
+	}
+	if c.Parent != "" {
+		s += fmt.Sprintf(", in %q", c.Parent)
+	}
+	if c.Values {
+		s += ", with first values"
+	}
+	return s + ")"
+}
