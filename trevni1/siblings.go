@@ -127,6 +127,9 @@ func (sc *sourceColumn) checkShape(b int) error {
 			return err
 		}
 		if !ok || pr != rep || min(pd, maxDef) != def {
+			if ok && rep == 0 && pr != 0 {
+				row-- // the parent's column goes on with the record before
+			}
 			return sc.disagree(b, row)
 		}
 	}
@@ -149,6 +152,6 @@ func (sc *sourceColumn) disagree(b int, row int64) error {
 	rd := sc.s.rd
 	p := &rd.cols[sc.shape.p.leaf]
 	return rd.colErr(sc.cr.col, b, row, rd.blocks[sc.cr.col][b].Start, fmt.Errorf(
-		"%w: record %d: the column's levels give %s other items than column %q does (the columns of one array, map or union must agree record by record)",
-		ErrFormat, row, sc.shape.p.meta.GetString("trevni.name"), p.Name))
+		"%w: the column's levels give %s other items in this record than column %q does (the columns under one array, map or union must agree record by record)",
+		ErrFormat, sc.shape.p.meta.GetString("trevni.name"), p.Name))
 }
