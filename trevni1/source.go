@@ -10,6 +10,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrobin"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/coltype"
 )
 
 // Source is a version-1 file's records as the columns of the version-2
@@ -152,33 +153,9 @@ func (b *sourceBuilder) add(name string, t format.ValueType, parent int, array b
 	return len(b.src.cols) - 1
 }
 
-// simpleType returns the version-2 type of a simple schema, and false for
-// another (the layout's ColumnType).
-func simpleType(s *schema.Schema) (format.ValueType, bool) {
-	switch s.Kind {
-	case schema.Null:
-		return format.Null, true
-	case schema.Boolean:
-		return format.Boolean, true
-	case schema.Int, schema.Enum:
-		return format.Int, true
-	case schema.Long:
-		return format.Long, true
-	case schema.Float:
-		return format.Float, true
-	case schema.Double:
-		return format.Double, true
-	case schema.String:
-		return format.String, true
-	case schema.Bytes, schema.Fixed:
-		return format.Bytes, true
-	}
-	return format.Null, false
-}
-
 // node lays out plan node n of schema s at path, under column parent.
 func (b *sourceBuilder) node(n *node, s *schema.Schema, path string, top bool, parent int) error {
-	if t, ok := simpleType(s); ok {
+	if t, ok := coltype.Of(s); ok {
 		b.add(path, t, parent, false, sourceCol{leaf: n.lo, kind: colValues})
 		return nil
 	}
@@ -224,7 +201,7 @@ func (b *sourceBuilder) node(n *node, s *schema.Schema, path string, top bool, p
 // children do.
 func (b *sourceBuilder) repeated(n, elem *node, es *schema.Schema, path string, parent int, c sourceCol) error {
 	c.leaf, c.def, c.rep = n.lo, n.def, n.rep
-	if t, ok := simpleType(es); ok {
+	if t, ok := coltype.Of(es); ok {
 		c.inline = true
 		b.add(path, t, parent, true, c)
 		return nil

@@ -99,6 +99,10 @@ var layers = []layer{
 	{"formats", []string{
 		"format", "typemap", "internal/fieldpath", "internal/avrostruct",
 	}},
+	// The one mapping from Avro types to Trevni column types, below both
+	// the layout and Trevni version 1, which present columns of an Avro
+	// schema.
+	{"column types", []string{"schema/coltype"}},
 	// How the parallel readers cut a file's rows into tasks, from its
 	// block descriptors.
 	{"row tasks", []string{"internal/rowtasks"}},
