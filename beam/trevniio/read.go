@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"os"
 	"reflect"
@@ -139,7 +140,7 @@ func (fn *expandFn) ProcessElement(glob string, emit func(string)) error {
 }
 
 // Expand returns the files glob names, as the front door expands a data
-// set's name (trevni.ExpandNames): an http:// or https:// URL is itself, an
+// set's name (frontdoor.ExpandNames): an http:// or https:// URL is itself, an
 // object store's URL (s3://, gs://, azblob://) a glob over its bucket's
 // keys or, ending in "/", a prefix, a directory means its *.trv, *.trv1
 // and *.clmn files, anything else is a filepath.Glob pattern, matched in
@@ -147,11 +148,11 @@ func (fn *expandFn) ProcessElement(glob string, emit func(string)) error {
 // nothing is an error. It runs while the pipeline is built, so a store's
 // listing is bounded by no context of its own.
 func Expand(glob string) ([]string, error) {
-	names, err := trevni.ExpandNames(context.Background(), []string{glob}, nil)
+	names, err := frontdoor.ExpandNames(context.Background(), []string{glob}, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("trevniio: %w", err)
 	}
-	if len(names) == 1 && !trevni.IsURL(names[0]) {
+	if len(names) == 1 && !frontdoor.IsURL(names[0], nil) {
 		if _, err := os.Stat(names[0]); err != nil {
 			return nil, fmt.Errorf("trevniio: no file matches %q", glob)
 		}
@@ -246,7 +247,7 @@ func (fn *readFn) SplitRestriction(path string, rest offsetrange.Restriction) []
 // candidateRuns reads the header and the filter's block statistics of the
 // file at path and returns the runs of rest's rows that may match expr;
 // false if it cannot tell.
-func candidateRuns(path, expr string, rest offsetrange.Restriction) ([]trevni.RowRange, bool) {
+func candidateRuns(path, expr string, rest offsetrange.Restriction) ([]frontdoor.RowRange, bool) {
 	ctx := context.Background()
 	ds, err := trevni.Open(ctx, path, nil)
 	if err != nil {
@@ -256,15 +257,15 @@ func candidateRuns(path, expr string, rest offsetrange.Restriction) ([]trevni.Ro
 	if rest.End > ds.RowCount() {
 		return nil, false
 	}
-	runs, err := ds.Parts()[0].CandidateRows(ctx, expr)
+	runs, err := frontdoor.CandidateRows(ctx, ds.Parts()[0], expr)
 	if err != nil {
 		return nil, false
 	}
-	var out []trevni.RowRange
+	var out []frontdoor.RowRange
 	for _, r := range runs {
 		a, b := max(r.First, rest.Start), min(r.First+r.Rows, rest.End)
 		if a < b {
-			out = append(out, trevni.RowRange{First: a, Rows: b - a})
+			out = append(out, frontdoor.RowRange{First: a, Rows: b - a})
 		}
 	}
 	return out, true
@@ -293,7 +294,7 @@ func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path
 	rest := rt.GetRestriction().(offsetrange.Restriction)
 	// With a reader schema, the records of Fields are those of its
 	// projection, and the filter names any of its fields.
-	opts := &trevni.Options{ReaderSchema: fn.ReaderSchema}
+	opts := &trevni.OpenOptions{ReaderSchema: fn.ReaderSchema}
 	ro := trevni.ReadOptions{Where: fn.Filter, Offset: rest.Start, Rows: rest.End - rest.Start, Fields: fn.Fields}
 	ds, err := trevni.Open(ctx, path, opts)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"os"
 	"runtime"
@@ -223,7 +224,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 		var total int64 // the inputs' bytes, when all are local files
 		for _, in := range ins {
 			fi, err := os.Stat(in)
-			if err != nil || trevni.IsURL(in) {
+			if err != nil || frontdoor.IsURL(in, nil) {
 				total = 0
 				break
 			}

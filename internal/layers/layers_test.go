@@ -130,6 +130,11 @@ var layers = []layer{
 	// What combines both directions: version 1 to and from version 2,
 	// CSV tables.
 	{"combinations", []string{"trevni1/convert", "csvtable"}},
+	// The front door's plumbing for the command and the bridges: names
+	// expanded, the one committer of outputs, and what the root hands
+	// down (batches, candidate rows, a part as Trevni 2 columns, concat
+	// over data sets opened on their own), kept out of the root's API.
+	{"front door plumbing", []string{"internal/frontdoor"}},
 	// The root package: the module's front door, above every library
 	// package (it may not exist yet).
 	{"root", []string{""}},
