@@ -13,11 +13,11 @@ import (
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/protoset"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/trevni1"
 )
 
@@ -187,7 +187,7 @@ func openSources(ctx context.Context, srcs []source, opts *Options) (*Dataset, e
 		}
 		p.text, err = f.schemaText()
 		if err == nil && f.trevni != nil {
-			p.proto = f.trevni.Meta().GetString(protoload.MetaDescriptorSet) != ""
+			p.proto = f.trevni.Meta().GetString(protoset.MetaDescriptorSet) != ""
 			p.cols = make([]format.ColumnMeta, f.trevni.NumColumns())
 			for i := range p.cols {
 				c, cerr := f.trevni.Column(i)

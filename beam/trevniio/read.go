@@ -28,6 +28,8 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/predicate"
+	// ReadOptions.Proto reads messages, which needs the descriptor packages.
+	_ "github.com/trevni-go/trevni/schema/protoload"
 )
 
 func init() {

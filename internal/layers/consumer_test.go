@@ -38,6 +38,10 @@ var consumerFree = []string{
 	"gocloud.dev", "cloud.google.com", "google.golang.org/api", "google.golang.org/grpc",
 	"go.opentelemetry.io", "github.com/aws", "github.com/Azure", "golang.org/x/oauth2",
 	"github.com/bufbuild/protocompile", "github.com/trevni-go/trevni/stores",
+	// The protobuf runtime's descriptor and JSON packages: only a program
+	// that imports schema/protoload, to read or write protobuf, links them.
+	"google.golang.org/protobuf/types/descriptorpb", "google.golang.org/protobuf/reflect/protodesc",
+	"google.golang.org/protobuf/encoding/protojson", "github.com/trevni-go/trevni/schema/protoload",
 	"github.com/johannesboyne/gofakes3", "github.com/fsouza/fake-gcs-server",
 }
 
@@ -88,6 +92,32 @@ func main() {
 		n++
 	}
 	fmt.Println(rss, n)
+}
+`
+
+// consumerProtoMain asks for the messages of a file written from protobuf,
+// named by its argument, in a program that does not import
+// schema/protoload, and prints the error.
+const consumerProtoMain = `package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/trevni-go/trevni"
+)
+
+func main() {
+	ds, err := trevni.Open(context.Background(), os.Args[1], nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for _, err := range ds.Messages(context.Background(), nil) {
+		fmt.Println(err)
+		break
+	}
 }
 `
 
@@ -191,6 +221,23 @@ func TestConsumerProgram(t *testing.T) {
 		if kb<<10 > consumerMaxRSS {
 			t.Errorf("the consumer holds %d kB at the start of main, more than %d", kb, consumerMaxRSS>>10)
 		}
+	}
+
+	// Reading protobuf messages in a program that does not import
+	// schema/protoload fails, and says what to import.
+	if err := os.Mkdir(filepath.Join(dir, "protouser"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "protouser", "main.go"), []byte(consumerProtoMain), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("build", "-o", bin+"-proto", "./protouser")
+	out, err = exec.Command(bin+"-proto", filepath.Join(root, "testdata", "proto", "legacy", "trevni.test.p3.Tree.trv")).Output()
+	if err != nil {
+		t.Fatalf("the consumer of protobuf: %v", err)
+	}
+	if want := `import _ "` + module + `/schema/protoload"`; !strings.Contains(string(out), want) {
+		t.Errorf("reading protobuf without schema/protoload failed with %q, which does not name %s", out, want)
 	}
 
 	// The core's go line: no newer than its dependencies ask for.

@@ -53,7 +53,9 @@ var layers = []layer{
 	// validation, atomicfile output files that appear only when complete,
 	// budget the memory a reader's blocks may hold, limitfile reads
 	// small files (schemas, descriptor sets) within a bound;
-	// protosafe wraps the Protobuf runtime;
+	// protosafe wraps the Protobuf runtime; protoset is the seam through
+	// which the protobuf readers and writers reach the descriptor packages
+	// schema/protoload links and registers;
 	// the stores module's faulthttp (the faults of the object store
 	// servers) is a test helper, layers this test; the stores module's
 	// stallhttp bounds the time an HTTP exchange may go without
@@ -62,7 +64,7 @@ var layers = []layer{
 	// shortval copies short values a word at a time.
 	{"leaves", []string{
 		"internal/avrobin", "internal/codec", "internal/jsontext", "internal/utf8check",
-		"internal/protosafe",
+		"internal/protosafe", "internal/protoset",
 		"stores/internal/faulthttp", "stores/internal/stallhttp",
 		"internal/layers", "internal/atomicfile", "internal/budget", "internal/limitfile",
 		"internal/ordered", "internal/shortval",
@@ -171,6 +173,13 @@ var heavy = []struct {
 	{"github.com/johannesboyne/gofakes3", []string{"stores/storetest/s3server"}},
 	{"github.com/fsouza/fake-gcs-server", []string{"stores/storetest/gcsserver"}},
 	{"github.com/bufbuild/protocompile", []string{"schema/protoload/protosrc"}},
+	// The protobuf runtime's descriptor and JSON packages (about 3 MB of
+	// binary, 2 MiB resident): only what a program imports to read or
+	// write protobuf; the readers and writers reach them through
+	// internal/protoset, so a reader of Avro-written files links none.
+	{"google.golang.org/protobuf/types/descriptorpb", []string{"schema/protoload", "schema/protoload/protosrc"}},
+	{"google.golang.org/protobuf/reflect/protodesc", []string{"schema/protoload", "schema/protoload/protosrc"}},
+	{"google.golang.org/protobuf/encoding/protojson", []string{"schema/protoload"}},
 }
 
 // noProtoNoAvro lists packages that must not import the Protobuf runtime or
