@@ -119,7 +119,13 @@ func (p *Part) downloadURL(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: the server does not serve byte ranges, and the download has no temporary file: %w", p.Name(), err)
 	}
-	n, err := remote.DownloadHTTP(ctx, p.Name(), f, limit, p.ds.opts.HTTP)
+	c, err := remote.HTTP(p.ds.opts.HTTP)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	n, err := c.Download(ctx, p.Name(), f, limit)
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
@@ -415,7 +421,11 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	case IsURL(name) && p.download != nil:
 		ra, size = p.download, p.downloadSize
 	case IsURL(name):
-		h, err := remote.OpenHTTP(ctx, name, p.ds.opts.HTTP)
+		c, err := remote.HTTP(p.ds.opts.HTTP)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		h, err := c.Open(ctx, name)
 		if errors.Is(err, remote.ErrNoRanges) {
 			if err := p.downloadURL(ctx); err != nil {
 				return nil, err

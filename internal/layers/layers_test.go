@@ -72,8 +72,9 @@ var layers = []layer{
 	// Models that know nothing of each other: the Avro schema model
 	// (schema), the per-block statistics of format (format/stats), Avro
 	// object container files (internal/ocf),
-	// loading .proto files (schema/protoload), remote, an io.ReaderAt
-	// over HTTP, and remote/store, what the front door needs of an object
+	// loading .proto files (schema/protoload), remote, coalesced and
+	// header reads of any io.ReaderAt and what the front door needs of an
+	// http(s) reader, and remote/store, what the front door needs of an object
 	// store and the registry of the drivers a program links; the stores
 	// module's s3server (an S3 server) and gcsserver (a GCS server) are
 	// test helpers over faulthttp.
@@ -81,6 +82,10 @@ var layers = []layer{
 		"schema", "format/stats", "internal/ocf", "schema/protoload", "remote", "remote/store",
 		"stores/storetest/s3server", "stores/storetest/gcsserver",
 	}},
+	// The reader of http(s) URLs over net/http, which a program links by
+	// importing it (it registers its client on remote in its init): the
+	// only package of the core that imports net/http.
+	{"http driver", []string{"remote/httpread"}},
 	// The stores module's own driver of gocloud.dev/blob for Google Cloud
 	// Storage, over its JSON API with net/http and golang.org/x/oauth2/google
 	// only.
@@ -158,7 +163,7 @@ var heavy = []struct {
 	prefix  string
 	allowed []string
 }{
-	{"net/http", []string{"remote", "stores/objstore", "stores/gcs", "stores/gs", "internal/testing/rangeserver", "stores/storetest/s3server", "stores/storetest/gcsserver", "stores/internal/faulthttp", "stores/internal/stallhttp"}},
+	{"net/http", []string{"remote/httpread", "stores/objstore", "stores/gcs", "stores/gs", "internal/testing/rangeserver", "stores/storetest/s3server", "stores/storetest/gcsserver", "stores/internal/faulthttp", "stores/internal/stallhttp"}},
 	{"github.com/apache/beam", nil},
 	{"github.com/apache/arrow", []string{"trevniarrow"}},
 	{"github.com/apache/arrow-go", []string{"trevniarrow"}},
