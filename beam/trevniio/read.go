@@ -29,6 +29,10 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/predicate"
+	// http(s) URLs are read through remote/httpread's client.
+	_ "github.com/trevni-go/trevni/remote/httpread"
+	// ReadOptions.Proto reads messages, which needs the descriptor packages.
+	_ "github.com/trevni-go/trevni/schema/protoload"
 )
 
 func init() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/httpread"
 	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
@@ -276,7 +277,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 }
 
 // openParquetInput opens a Parquet input of fromparquet: a local file, an
-// http(s) URL read by range requests (the front door's remote.HTTP, with
+// http(s) URL read by range requests (remote/httpread's, as the front door's, with
 // the command's timeouts), or an object of a store (s3://, gs://,
 // azblob://) read by ranged requests pinned to its version.
 func (e *env) openParquetInput(in string) (r parquet.ReaderAtSeeker, size int64, closeIn func(), err error) {
@@ -292,7 +293,7 @@ func (e *env) openParquetInput(in string) (r parquet.ReaderAtSeeker, size int64,
 		return io.NewSectionReader(o, 0, o.Size()), o.Size(), func() { o.Close() }, nil
 	}
 	if remote.IsURL(in) {
-		h, err := remote.OpenHTTP(e.ctx, in, e.limits.http())
+		h, err := httpread.Open(e.ctx, in, e.limits.httpOptions())
 		if err != nil {
 			return nil, 0, nil, err
 		}
