@@ -133,16 +133,11 @@ var suiteExceptions = map[string]struct {
 
 // suiteRefused are the suites' files DuckDB reads that we refuse, each
 // with what our refusal says: the two whose page CRCs do not match, which
-// are damaged, and two valid files arrow-go refuses that are not read yet
-// (docs/arrow.md lists them): a logical type arrow-go does not know,
-// which a reader should read as its physical type, and a MAP of optional
-// keys. When one of the last two reads, this test fails until it is
-// taken off the list and compared.
+// are damaged. When one reads, this test fails until it is taken off the
+// list and compared.
 var suiteRefused = map[string]string{
 	"datapage_v1-corrupt-checksum.parquet":           "CRC-32",
 	"rle-dict-uncompressed-corrupt-checksum.parquet": "CRC-32",
-	"unknown-logical-type.parquet":                   "invalid logical type",
-	"incorrect_map_schema.parquet":                   "MAP keys must be required",
 }
 
 // Every file of the suites (testdata/realwriters, or the directory
@@ -407,6 +402,7 @@ var roundTripDiffers = map[string]string{
 	"int96_from_spark.parquet":               "an INT96 timestamp comes back with a time zone",
 	"nested_structs.rust.parquet":            "a TIMESTAMP without time zone comes back with one",
 	"delta_encoding_required_column.parquet": "names that are not Avro names come back as the Avro names (c_customer_sk: as c_customer_sk_)",
+	"unknown-logical-type.parquet":           "names that are not Avro names come back as the Avro names (column with known type as column_with_known_type)",
 	"nested_maps.snappy.parquet":             "a MAP of INT32 keys comes back as a list of key-value structs",
 }
 
