@@ -421,6 +421,21 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 		rd.Close()
 		return nil, err
 	}
+	if mislabelledV2(rd) {
+		flips, err := v2FlagOffsets(r, rd)
+		if err != nil {
+			rd.Close()
+			return nil, err
+		}
+		if len(flips) > 0 {
+			// The first reader is dropped, not closed: closing it would
+			// close r, which the second reads (and closes).
+			r = &flagReader{ReaderAtSeeker: r, flips: flips}
+			if rd, err = file.NewParquetReader(r, file.WithReadProps(props)); err != nil {
+				return nil, footerError(err)
+			}
+		}
+	}
 	if v := rd.MetaData().KeyValueMetadata().FindValue("ARROW:schema"); v != nil {
 		if err := checkArrowSchema(*v); err != nil {
 			rd.Close()

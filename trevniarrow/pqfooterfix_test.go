@@ -171,3 +171,56 @@ func TestParquetFooterFixDamaged(t *testing.T) {
 		}
 	}
 }
+
+// ARROW-17100.parquet (pyarrow 2: version 2 data pages flagged
+// uncompressed whose values are compressed) reads as Arrow C++ reads it:
+// its records are what DuckDB reads from a copy with those flags set
+// (DuckDB, like arrow-go, believes the flags and refuses the original);
+// a file of another writer has no flag read otherwise.
+func TestParquetMislabelledV2Pages(t *testing.T) {
+	orig := "testdata/realwriters/arrow-testing/ARROW-17100.parquet"
+	data, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flips, err := trevniarrow.MislabelledV2Flags(bytes.NewReader(data))
+	if err != nil || len(flips) == 0 {
+		t.Fatalf("%d flags found: %v", len(flips), err)
+	}
+	fixed := bytes.Clone(data)
+	for _, at := range flips {
+		if fixed[at]&0x0f != 2 {
+			t.Fatalf("byte %d is %#x, not a false boolean field's header", at, fixed[at])
+		}
+		fixed[at] = fixed[at]&^0x0f | 1
+	}
+	copyName := filepath.Join(t.TempDir(), "ARROW-17100-flagged.parquet")
+	if err := os.WriteFile(copyName, fixed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sch, got, err := fromParquetSuite(t, orig, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 {
+		t.Fatalf("%d rows, want 5", len(got))
+	}
+	reads := readDuckDBWith(t, "testdata/duckdb_suite.mjs", []string{orig, copyName})
+	if reads[orig].Error == "" {
+		t.Logf("DuckDB now reads %s", orig)
+	}
+	if reads[copyName].Error != "" {
+		t.Fatalf("DuckDB refuses the flagged copy: %s", reads[copyName].Error)
+	}
+	if err := duckDiff(sch, got, reads[copyName]); err != nil {
+		t.Fatal(err)
+	}
+	// Another writer's version 2 pages (parquet-mr's) are not flagged.
+	other, err := os.ReadFile("testdata/realwriters/parquet-testing/datapage_v2.snappy.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flips, err := trevniarrow.MislabelledV2Flags(bytes.NewReader(other)); err != nil || len(flips) != 0 {
+		t.Fatalf("datapage_v2.snappy.parquet: %d flags, %v", len(flips), err)
+	}
+}
