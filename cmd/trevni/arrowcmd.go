@@ -248,7 +248,9 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 				return fmt.Errorf("%s: %w", in, err)
 			}
 			if w == nil {
-				w, err = trevni.NewWriter(out, pf.AvroSchema(), frontWriteOptions(opts, e.limits.layout(), runtime.GOMAXPROCS(0)))
+				wo := frontWriteOptions(opts, e.limits.layout(), runtime.GOMAXPROCS(0))
+				wo.KeepMapOrder = true // a MAP's entries in the file's order, as DuckDB reads them
+				w, err = trevni.NewWriter(out, pf.AvroSchema(), wo)
 				if err != nil {
 					pf.Close()
 					closeIn()
