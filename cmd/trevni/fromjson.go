@@ -32,7 +32,10 @@ With --infer there is no schema: fromjson reads the plain JSON lines
 twice, first to infer the schema from all of them (the union of the
 objects' keys in the order first seen; boolean, long, double where any
 number has a fraction, decimal where an integer is beyond a long, string,
-records, arrays; nullable where null or absent), then to convert them.
+records, arrays; nullable where null or absent; a key that is not an
+Avro name, such as @timestamp or log.level, made one, _timestamp or
+log_level, the key kept in json.name, which the outputs other than Avro
+JSON print), then to convert them.
 No digit is lost: integers beyond 2^53 beside numbers with a fraction are
 refused (give --schema). --print-schema writes the inferred schema to OUT
 instead of converting.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/trevni-go/trevni/internal/avrojson"
+	"github.com/trevni-go/trevni/schema"
 )
 
 // Limits of inference: the fields of all records together, and the depth
@@ -53,13 +54,15 @@ type node struct {
 type record struct {
 	objects int64 // the objects seen here
 	fields  []*field
-	index   map[string]*field
+	index   map[string]*field // by key
+	names   map[string]bool   // the Avro names given
 }
 
 type field struct {
-	name string
-	seen int64 // the objects that had the field
-	last int64 // the number of the object that last had it, to count duplicate keys once
+	key  string // the JSON key
+	name string // its Avro name: the key, or made one (schema.MakeName)
+	seen int64  // the objects that had the field
+	last int64  // the number of the object that last had it, to count duplicate keys once
 	n    node
 }
 
@@ -130,14 +133,11 @@ func (in *Inferrer) object(d *json.Decoder, n *node, depth int) error {
 		key := tok.(string) // a JSON object's keys are strings
 		f := r.index[key]
 		if f == nil {
-			if err := checkName(key); err != nil {
-				return err
-			}
 			if in.fields >= maxFields {
 				return fmt.Errorf("more than %d distinct fields: give a schema with --schema (a map, perhaps)", maxFields)
 			}
 			in.fields++
-			f = &field{name: key}
+			f = &field{key: key, name: r.name(key)}
 			r.fields = append(r.fields, f)
 			r.index[key] = f
 		}
@@ -206,18 +206,22 @@ func (in *Inferrer) value(d *json.Decoder, n *node, depth int) error {
 	return nil
 }
 
-// checkName refuses a key that is not an Avro name.
-func checkName(key string) error {
-	ok := key != ""
-	for i, c := range key {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			ok = false
-		}
+// name returns the Avro name of a new key of r: the key itself when it
+// is a valid Avro name not given yet, else schema.MakeName of it made
+// distinct with a suffix (_2, _3...). A key seen later that is itself the
+// name made of an earlier one ("a_b" after "a.b") is renamed in its turn,
+// so the schema keeps every key (in json.name where renamed).
+func (r *record) name(key string) string {
+	if r.names == nil {
+		r.names = map[string]bool{}
 	}
-	if !ok {
-		return fmt.Errorf("key %q is not an Avro name ([A-Za-z_][A-Za-z0-9_]*): give a schema with --schema", key)
+	n := schema.MakeName(key)
+	base := n
+	for i := 2; r.names[n]; i++ {
+		n = base + "_" + strconv.Itoa(i)
 	}
-	return nil
+	r.names[n] = true
+	return n
 }
 
 // Schema returns the Avro schema inferred from the lines added, a record
@@ -263,6 +267,10 @@ func (w *schemaWriter) record(r *record, name string) {
 		}
 		w.b.WriteString(`{"name":`)
 		w.str(f.name)
+		if f.name != f.key {
+			w.b.WriteString(`,"json.name":`)
+			w.str(f.key)
+		}
 		w.b.WriteString(`,"type":`)
 		nullable := f.seen < r.objects
 		w.node(&f.n, nullable, unique+"_"+f.name)
