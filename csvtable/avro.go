@@ -152,6 +152,12 @@ func fieldOf(sf *schema.Field) (Field, error) {
 	case t.Logical == schema.LogicalTimestampMicros && t.Kind == schema.Long:
 		f.Type = TimestampMicros
 		return f, nil
+	case t.Logical == schema.LogicalLocalTimestampMillis && t.Kind == schema.Long:
+		f.Type = LocalTimestampMillis
+		return f, nil
+	case t.Logical == schema.LogicalLocalTimestampMicros && t.Kind == schema.Long:
+		f.Type = LocalTimestampMicros
+		return f, nil
 	}
 	switch t.Kind {
 	case schema.String:
@@ -188,7 +194,7 @@ func appendAvro(dst []byte, f *Field, c *Cell) []byte {
 		dst = append(dst, value)
 	}
 	switch f.Type {
-	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros:
+	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros:
 		return binary.AppendVarint(dst, c.I)
 	case Float:
 		return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(c.F)))
@@ -229,7 +235,7 @@ func decodeAvro(data []byte, f *Field, c *Cell) ([]byte, error) {
 		data = data[1:]
 	}
 	switch f.Type {
-	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros:
+	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros:
 		v, n := binary.Varint(data)
 		if n <= 0 {
 			return nil, errShort
