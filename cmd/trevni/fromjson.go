@@ -36,8 +36,9 @@ records, arrays; nullable where null or absent; a key that is not an
 Avro name, such as @timestamp or log.level, made one, _timestamp or
 log_level, the key kept in json.name, which the outputs other than Avro
 JSON print), then to convert them.
-No digit is lost: integers beyond 2^53 beside numbers with a fraction are
-refused (give --schema). --print-schema writes the inferred schema to OUT
+No digit is lost: a place where integers beyond 2^53 meet numbers with
+a fraction is a decimal holding them all (refused beyond 76 digits: give
+--schema), where a double would round the integers. --print-schema writes the inferred schema to OUT
 instead of converting.
 
 The lines are decoded and shredded on --workers goroutines (one per core

@@ -27,8 +27,11 @@ const (
 // long for integers, widened to double once any number of the same place
 // has a fraction or exponent, a decimal of scale 0 when one is beyond a
 // long (never a double that would lose digits: integers of more than 53
-// bits and numbers with a fraction in one place are refused); string; arrays, their
-// items inferred from all elements. A place that holds null, or a field
+// bits and numbers with a fraction in one place make a decimal holding
+// them all, refused beyond 76 digits); string; arrays, their items
+// inferred from all elements. A key that is not an Avro name is made one
+// (schema.MakeName, distinct within its record), the key kept in the
+// field's json.name. A place that holds null, or a field
 // absent from some object, is nullable: a union with null first, the
 // field defaulting to null. A place that holds values of several kinds is
 // a union of them, in the order null, boolean, number, string, record,
@@ -49,7 +52,17 @@ type node struct {
 	// place is a decimal of digits digits.
 	wide, big bool
 	digits    int
+	// intDigits and scale are the most digits before and after the point
+	// of the numbers here (exponents applied): a place of wide integers
+	// and numbers with a fraction is a decimal of that precision and
+	// scale, which holds them all exactly.
+	intDigits, scale int
 }
+
+// maxMixedPrecision bounds the decimal a place of wide integers and
+// numbers with a fraction becomes: Arrow's and Parquet's widest decimal
+// (decimal256) holds 76 digits.
+const maxMixedPrecision = 76
 
 type record struct {
 	objects int64 // the objects seen here
@@ -181,8 +194,10 @@ func (in *Inferrer) value(d *json.Decoder, n *node, depth int) error {
 		} else {
 			return fmt.Errorf("%s is beyond a double", t)
 		}
-		if n.double && n.wide {
-			return errors.New("integers of more than 53 bits and numbers with a fraction or an exponent in one place: a double would lose the integers' digits; give a schema with --schema (a decimal, or a string)")
+		intDigits, scale := numberDigits(text)
+		n.intDigits, n.scale = max(n.intDigits, intDigits), max(n.scale, scale)
+		if n.double && n.wide && n.intDigits+n.scale > maxMixedPrecision {
+			return fmt.Errorf("integers of more than 53 bits and numbers with a fraction or an exponent in one place, which a double would not hold exactly, and a decimal would need %d digits (at most %d): give a schema with --schema (a string, perhaps)", n.intDigits+n.scale, maxMixedPrecision)
 		}
 	case json.Delim:
 		if t == '{' {
@@ -292,7 +307,14 @@ func (w *schemaWriter) node(n *node, nullable bool, name string) {
 	if n.boolean {
 		branches = append(branches, func() { w.b.WriteString(`"boolean"`) })
 	}
-	if n.double {
+	if n.double && n.wide {
+		// Integers of more than 53 bits beside numbers with a fraction:
+		// a decimal that holds every one of them exactly, where a double
+		// would round the integers.
+		branches = append(branches, func() {
+			fmt.Fprintf(&w.b, `{"type":"bytes","logicalType":"decimal","precision":%d,"scale":%d}`, max(n.intDigits+n.scale, 1), n.scale)
+		})
+	} else if n.double {
 		branches = append(branches, func() { w.b.WriteString(`"double"`) })
 	} else if n.big {
 		// Integers beyond a long: a decimal of scale 0, which keeps
@@ -331,4 +353,32 @@ func (w *schemaWriter) node(n *node, nullable bool, name string) {
 		}
 		w.b.WriteByte(']')
 	}
+}
+
+// numberDigits returns the digits of a JSON number before its point and
+// after it, its exponent applied (1.25e1: 2 and 1; 5e-3: 0 and 3), without
+// leading zeros before the point or trailing zeros after it.
+func numberDigits(text string) (intDigits, scale int) {
+	text = strings.TrimPrefix(text, "-")
+	exp := 0
+	if i := strings.IndexAny(text, "eE"); i >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(text[i+1:], "+"))
+		if err != nil || e > maxMixedPrecision+1 || e < -maxMixedPrecision-1 {
+			// Too far either way for any decimal we would make.
+			return maxMixedPrecision + 1, 0
+		}
+		exp, text = e, text[:i]
+	}
+	whole, frac, _ := strings.Cut(text, ".")
+	frac = strings.TrimRight(frac, "0")
+	digits := strings.TrimLeft(whole+frac, "0")
+	point := len(whole) + exp // where the point falls in whole+frac
+	total := len(whole + frac)
+	lead := total - len(digits) // leading zeros
+	intDigits = max(point-lead, 0)
+	scale = max(total-point, 0)
+	if len(digits) == 0 {
+		return 0, 0
+	}
+	return intDigits, scale
 }
