@@ -473,8 +473,8 @@ func (e *binEnc) encode(dst []byte, i int) ([]byte, error) {
 type decimalEnc struct {
 	size      int   // of the Avro fixed; 0 for bytes
 	precision int32 // of the Avro decimal: a value of more digits is an error
-	a    arrow.Array
-	le   [32]byte
+	a         arrow.Array
+	le        [32]byte
 }
 
 func (e *decimalEnc) bind(a arrow.Array) error {
