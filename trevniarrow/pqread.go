@@ -90,11 +90,17 @@ func checkClaim(s *schema.Schema, as *arrow.Schema) error {
 		}
 	}
 	for i, f := range as.Fields() {
-		if !claimed[i] {
+		if !claimed[i] && !isPad(len(s.Fields), f) {
 			return fmt.Errorf("column %s is no field of it (its values would be dropped)", f.Name)
 		}
 	}
 	return nil
+}
+
+// isPad says whether f is the one null field PadField that stands for
+// the fields of a record of none (Arrow and Parquet have no empty struct).
+func isPad(fields int, f arrow.Field) bool {
+	return fields == 0 && f.Name == PadField && f.Type.ID() == arrow.NULL
 }
 
 // claimType returns an error naming path when values of Arrow type t
@@ -142,7 +148,7 @@ func claimType(s *schema.Schema, t arrow.DataType, path string, depth int) error
 			}
 		}
 		for i, c := range claimed {
-			if !c {
+			if !c && !isPad(len(s.Fields), tt.Field(i)) {
 				return fmt.Errorf("column %s.%s is no field of it (its values would be dropped)", path, tt.Field(i).Name)
 			}
 		}
