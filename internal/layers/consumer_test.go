@@ -53,6 +53,8 @@ var consumerModulesFree = []string{
 	"github.com/johannesboyne/gofakes3", "github.com/fsouza/fake-gcs-server", "golang.org/x/term",
 	"gocloud.dev", "github.com/aws/aws-sdk-go-v2", "github.com/Azure/azure-sdk-for-go/sdk/azcore",
 	"cloud.google.com/go/storage", "golang.org/x/oauth2",
+	// OTLP's generated types, for the protobuf tests: in the module tests/.
+	"go.opentelemetry.io/proto/otlp",
 }
 
 // consumerMain reads a Trevni file named by its argument and prints the

@@ -80,7 +80,7 @@ func TestProgramOTLPSpanSink(t *testing.T) {
 // Parquet file read back by arrow-go's own Parquet reader, hold the rows
 // the structs do.
 func TestProgramTrevniArrowParquet(t *testing.T) {
-	src := "testdata/interop/medium/medium.deflate.crc32.trv"
+	src := "../../testdata/interop/medium/medium.deflate.crc32.trv"
 	out := filepath.Join(t.TempDir(), "high.parquet")
 	// program
 	ctx := context.Background()
