@@ -38,8 +38,8 @@ import (
 // azblob://; see package remote/store), is read with range requests,
 // fetching what is read only. A server that does not serve byte ranges (it answers
 // a range request with the whole file) has the part downloaded once, when
-// the data set is opened, into a temporary file (Options.TempDir) of at
-// most Options.MaxDownload bytes, removed by Close; Part.Downloaded tells
+// the data set is opened, into a temporary file (OpenOptions.TempDir) of at
+// most OpenOptions.MaxDownload bytes, removed by Close; Part.Downloaded tells
 // such parts.
 //
 // A Dataset is safe for concurrent use by several readers (each Reader,
@@ -47,7 +47,7 @@ import (
 // every read opens the parts it reads on its own. Close it after the
 // last read.
 type Dataset struct {
-	opts      Options
+	opts      OpenOptions
 	parts     []*Part
 	schema    *schema.Schema // the records' schema: the reader schema, or the parts'
 	text      string         // its JSON text
@@ -109,7 +109,7 @@ func (p *Part) seed(version string, size int64) []byte {
 func (p *Part) Downloaded() int64 { return p.downloadSize }
 
 // downloadURL downloads the part's URL into a temporary file, held until
-// the data set is closed, within Options.MaxDownload.
+// the data set is closed, within OpenOptions.MaxDownload.
 func (p *Part) downloadURL(ctx context.Context) error {
 	limit := p.ds.opts.MaxDownload
 	if limit <= 0 {
@@ -168,7 +168,7 @@ func (p *Part) SchemaText() string { return p.text }
 
 // openSources opens the header of every source and checks that they form
 // one data set.
-func openSources(ctx context.Context, srcs []source, opts *Options) (*Dataset, error) {
+func openSources(ctx context.Context, srcs []source, opts *OpenOptions) (*Dataset, error) {
 	ds := &Dataset{}
 	if opts != nil {
 		ds.opts = *opts
@@ -418,9 +418,9 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		fetcher, size, done = countFetched(o), o.Size(), o.Close
 		version = o.Version()
 		ra, sw, coalescer, hr = remoteReader(o, size, mode, p.seed(version, size))
-	case IsURL(name) && p.download != nil:
+	case p.ds.opts.isURL(name) && p.download != nil:
 		ra, size = p.download, p.downloadSize
-	case IsURL(name):
+	case p.ds.opts.isURL(name):
 		c, err := remote.HTTP(p.ds.opts.HTTP)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -708,12 +708,12 @@ func schemaDifference(a, b string) string {
 	return ""
 }
 
-// SameAvroSchema reports whether two Avro schema texts describe the same
+// sameAvroSchema reports whether two Avro schema texts describe the same
 // data (see schema.Difference: documentation, aliases and defaults aside):
 // nil if they do, or an error naming where they first differ. It is the
 // format.ConcatOptions.SameSchema that joins parts whose schemas are
 // written otherwise.
-func SameAvroSchema(first, part []byte) error {
+func sameAvroSchema(first, part []byte) error {
 	a, err := schema.Parse(string(first))
 	if err != nil {
 		return fmt.Errorf("the first part's schema: %w", err)

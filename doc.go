@@ -31,7 +31,7 @@
 //		...
 //	}
 //
-//	for rec, err := range ds.Records(ctx, &trevni.ReadOptions{Fields: []string{"id"}, Limit: 10}) {
+//	for rec, err := range ds.All(ctx, &trevni.ReadOptions{Fields: []string{"id"}, Limit: 10}) {
 //		...
 //	}
 //
@@ -97,7 +97,7 @@
 //
 // # Limits
 //
-// Options bounds what reading may cost: Layout the columns and nesting of
+// OpenOptions bounds what reading may cost: Layout the columns and nesting of
 // a schema, Reader the largest block and the memory held in block buffers,
 // MaxRecordBytes one record. Hostile files fail with an error naming the
 // file, column, block and row, within those bounds.

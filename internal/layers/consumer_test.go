@@ -86,7 +86,7 @@ func main() {
 		os.Exit(1)
 	}
 	n := 0
-	for _, err := range ds.Records(context.Background(), nil) {
+	for _, err := range ds.All(context.Background(), nil) {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -106,6 +106,10 @@ var layers = []layer{
 	{"formats", []string{
 		"format", "typemap", "internal/fieldpath", "internal/avrostruct",
 	}},
+	// The one mapping from Avro types to Trevni column types, below both
+	// the layout and Trevni version 1, which present columns of an Avro
+	// schema.
+	{"column types", []string{"schema/coltype"}},
 	// How the parallel readers cut a file's rows into tasks, from its
 	// block descriptors.
 	{"row tasks", []string{"internal/rowtasks"}},
@@ -133,6 +137,11 @@ var layers = []layer{
 	// What combines both directions: version 1 to and from version 2,
 	// CSV tables.
 	{"combinations", []string{"trevni1/convert", "csvtable"}},
+	// The front door's plumbing for the command and the bridges: names
+	// expanded, the one committer of outputs, and what the root hands
+	// down (batches, candidate rows, a part as Trevni 2 columns, concat
+	// over data sets opened on their own), kept out of the root's API.
+	{"front door plumbing", []string{"internal/frontdoor"}},
 	// The root package: the module's front door, above every library
 	// package (it may not exist yet).
 	{"root", []string{""}},

@@ -4,7 +4,7 @@
 // that serves no ranges. A program links it by importing it, as the object
 // stores' drivers: package trevni reads http(s) URLs through the client
 // this package registers in its init (remote.RegisterHTTP, our own
-// registry), or through one a program hands it (trevni.Options.HTTP, made
+// registry), or through one a program hands it (trevni.OpenOptions.HTTP, made
 // by New). A program that reads only local files or object stores thus
 // links no net/http (about 3 MB of binary and 3 MiB resident at start).
 //
@@ -79,7 +79,7 @@ func (o *Options) timeouts() (connect, header, idle time.Duration) {
 	return get(o.ConnectTimeout), get(o.HeaderTimeout), get(o.IdleTimeout)
 }
 
-// New returns a client of the front door (trevni.Options.HTTP) that reads
+// New returns a client of the front door (trevni.OpenOptions.HTTP) that reads
 // http(s) URLs with opts (nil: the defaults).
 func New(opts *Options) remote.HTTPClient {
 	var o Options
