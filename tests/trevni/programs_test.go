@@ -7,9 +7,12 @@ package trevni_test
 // of what it made against an independent reading.
 
 import (
+	// The span sink writes protobuf: its program links the descriptor
+	// packages by importing schema/protoload, as docs/library.md says.
 	"bytes"
 	"context"
 	"fmt"
+	_ "github.com/trevni-go/trevni/schema/protoload"
 	"os"
 	"path/filepath"
 	"testing"
