@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"os"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/httpread"
 	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
@@ -232,7 +234,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 		var total int64 // the inputs' bytes, when all are local files
 		for _, in := range ins {
 			fi, err := os.Stat(in)
-			if err != nil || trevni.IsURL(in) {
+			if err != nil || frontdoor.IsURL(in, nil) {
 				total = 0
 				break
 			}
@@ -255,7 +257,9 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 				return fmt.Errorf("%s: %w", in, err)
 			}
 			if w == nil {
-				w, err = trevni.NewWriter(out, pf.AvroSchema(), frontWriteOptions(opts, e.limits.layout(), runtime.GOMAXPROCS(0)))
+				wo := frontWriteOptions(opts, e.limits.layout(), runtime.GOMAXPROCS(0))
+				wo.KeepMapOrder = true // a MAP's entries in the file's order, as DuckDB reads them
+				w, err = trevni.NewWriter(out, pf.AvroSchema(), wo)
 				if err != nil {
 					pf.Close()
 					closeIn()
@@ -284,7 +288,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 }
 
 // openParquetInput opens a Parquet input of fromparquet: a local file, an
-// http(s) URL read by range requests (the front door's remote.HTTP, with
+// http(s) URL read by range requests (remote/httpread's, as the front door's, with
 // the command's timeouts), or an object of a store (s3://, gs://,
 // azblob://) read by ranged requests pinned to its version.
 func (e *env) openParquetInput(in string) (r parquet.ReaderAtSeeker, size int64, closeIn func(), err error) {
@@ -300,7 +304,7 @@ func (e *env) openParquetInput(in string) (r parquet.ReaderAtSeeker, size int64,
 		return io.NewSectionReader(o, 0, o.Size()), o.Size(), func() { o.Close() }, nil
 	}
 	if remote.IsURL(in) {
-		h, err := remote.OpenHTTP(e.ctx, in, e.limits.http())
+		h, err := httpread.Open(e.ctx, in, e.limits.httpOptions())
 		if err != nil {
 			return nil, 0, nil, err
 		}
