@@ -95,7 +95,7 @@ func (rr *recordReader) Read() ([]string, error) {
 		return nil, err
 	}
 	rr.buf, rr.ends, rr.pos = rr.buf[:0], rr.ends[:0], rr.pos[:0]
-	col := 1     // of the cell's start in the line
+	col := 1 // of the cell's start in the line
 	lineNo := rr.line
 	for {
 		rr.pos = append(rr.pos, pos{lineNo, col})
