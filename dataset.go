@@ -13,11 +13,11 @@ import (
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/protoset"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/trevni1"
 )
 
@@ -119,7 +119,13 @@ func (p *Part) downloadURL(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: the server does not serve byte ranges, and the download has no temporary file: %w", p.Name(), err)
 	}
-	n, err := remote.DownloadHTTP(ctx, p.Name(), f, limit, p.ds.opts.HTTP)
+	c, err := remote.HTTP(p.ds.opts.HTTP)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	n, err := c.Download(ctx, p.Name(), f, limit)
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
@@ -187,7 +193,7 @@ func openSources(ctx context.Context, srcs []source, opts *OpenOptions) (*Datase
 		}
 		p.text, err = f.schemaText()
 		if err == nil && f.trevni != nil {
-			p.proto = f.trevni.Meta().GetString(protoload.MetaDescriptorSet) != ""
+			p.proto = f.trevni.Meta().GetString(protoset.MetaDescriptorSet) != ""
 			p.cols = make([]format.ColumnMeta, f.trevni.NumColumns())
 			for i := range p.cols {
 				c, cerr := f.trevni.Column(i)
@@ -415,7 +421,11 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	case p.ds.opts.isURL(name) && p.download != nil:
 		ra, size = p.download, p.downloadSize
 	case p.ds.opts.isURL(name):
-		h, err := remote.OpenHTTP(ctx, name, p.ds.opts.HTTP)
+		c, err := remote.HTTP(p.ds.opts.HTTP)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		h, err := c.Open(ctx, name)
 		if errors.Is(err, remote.ErrNoRanges) {
 			if err := p.downloadURL(ctx); err != nil {
 				return nil, err

@@ -58,6 +58,15 @@
 // complete; an existing file is replaced only with WriteOptions.Replace.
 // NewWriter, NewStructWriter and NewProtoWriter write to any io.Writer.
 //
+// The protobuf readers and writers (CreateProto, NewProtoWriter,
+// Dataset.NewProtoReader, Messages, WriteProto, and WriteJSON of files
+// written from protobuf) need the protobuf runtime's descriptor packages,
+// which a program reading Avro-written files does without: a program that
+// uses them imports package schema/protoload, which links them; without
+// it they fail with an error that names that import.
+//
+//	import _ "github.com/trevni-go/trevni/schema/protoload"
+//
 //	w, err := trevni.Create(ctx, "out.trv", schemaText, &trevni.WriteOptions{Codec: trevni.Snappy})
 //	if err != nil { ... }
 //	defer w.Abort() // does nothing after a successful Close

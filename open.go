@@ -77,10 +77,14 @@ type OpenOptions struct {
 	// the memory held in block buffers, strict checksums. nil means
 	// format's defaults. Its Prefetch is the front door's to set.
 	Reader *format.ReaderOptions
-	// HTTP configures the reads of http and https URLs: the client and
-	// the connect, header and idle timeouts; nil means the defaults (see
-	// remote.HTTPOptions).
-	HTTP *remote.HTTPOptions
+	// HTTP reads http and https URLs; nil means the client that importing
+	// package remote/httpread links, with its defaults. A program that
+	// reads such URLs imports that package, or hands its own client here
+	// (httpread.New: an *http.Client, the connect, header and idle
+	// timeouts); without either, reading a URL fails with an error
+	// wrapping remote.ErrNoHTTP that names the import. So a program that
+	// reads only files and stores links no net/http.
+	HTTP remote.HTTPClient
 	// Store configures the requests made to stores (s3://, gs://,
 	// azblob://), the listing of a glob or a prefix included: the
 	// retries of a failed read and their backoff, the stall that fails a

@@ -98,6 +98,12 @@ type WriteOptions struct {
 	// Stores are the stores of URLs by scheme, used before the drivers
 	// a program links (see OpenOptions.Stores).
 	Stores map[string]store.Store
+	// KeepMapOrder keeps the entries of maps written as Avro binary
+	// (WriteBinary, AppendAvro, ConvertAvro) in their order, where by
+	// default they are sorted by key (see shred.Options.KeepMapOrder).
+	// The Parquet converter sets it: a Parquet MAP's entries have an
+	// order, which DuckDB and Arrow show.
+	KeepMapOrder bool
 }
 
 // shred returns the options of the writers beneath.
@@ -113,8 +119,9 @@ func (o *WriteOptions) shred() shred.Options {
 			Concurrency: max(w.Workers, 1), DisableStats: w.NoStats,
 			MaxBlockSize: w.MaxBlockSize, TempDir: w.TempDir,
 		},
-		Progress: w.Progress,
-		Workers:  max(w.Workers, 1),
+		Progress:     w.Progress,
+		Workers:      max(w.Workers, 1),
+		KeepMapOrder: w.KeepMapOrder,
 	}
 	if so.Codec == "" {
 		so.Codec = string(Deflate)

@@ -101,8 +101,9 @@ type scanner struct {
 	cfg Config
 }
 
-// Register registers read_trevni and trevni_scan through the connection
-// conn (a duckdb_connection), and the replacement scan of names ending
+// Register registers read_trevni and trevni_scan and the copy function of
+// COPY ... TO ... (FORMAT trevni) through the connection conn (a
+// duckdb_connection), and the replacement scan of names ending
 // in .trv, .trv1 and .clmn with the database db (a duckdb_database).
 // SetAPI must have been called.
 func Register(conn, db unsafe.Pointer, cfg *Config) error {
@@ -117,6 +118,9 @@ func Register(conn, db unsafe.Pointer, cfg *Config) error {
 		if err := s.register(C.duckdb_connection(conn), name); err != nil {
 			return err
 		}
+	}
+	if err := s.registerCopy(C.duckdb_connection(conn)); err != nil {
+		return err
 	}
 	C.td_add_replacement_scan(C.duckdb_database(db), C.duckdb_replacement_callback_t(C.duckscan_replacement), newHandle(s), C.duckdb_delete_callback_t(C.duckscan_delete))
 	return nil
