@@ -494,7 +494,7 @@ func TestParquetDirectPathNotTaken(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ds, err := trevni.Open(ctx, dir, &trevni.Options{ReaderSchema: `{"type":"record","name":"R","fields":[{"name":"b","type":"string","default":"x"},{"name":"a","type":"int"}]}`})
+	ds, err := trevni.Open(ctx, dir, &trevni.OpenOptions{ReaderSchema: `{"type":"record","name":"R","fields":[{"name":"b","type":"string","default":"x"},{"name":"a","type":"int"}]}`})
 	if err != nil {
 		t.Fatal(err)
 	}

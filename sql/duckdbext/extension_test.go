@@ -14,6 +14,7 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/sql/duckdbext/extfooter"
+	"github.com/trevni-go/trevni/sql/duckscan"
 	"github.com/trevni-go/trevni/trevni1/convert"
 )
 
@@ -65,7 +66,7 @@ func TestTooOldDuckDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.ABI != extfooter.ABICStruct || m.Version != "v1.2.0" || m.Platform != extfooter.HostPlatform() {
+	if m.ABI != extfooter.ABICStruct || m.Version != duckscan.APIVersion || m.Platform != extfooter.HostPlatform() {
 		t.Errorf("footer %+v", m)
 	}
 	m.Version = "v9.9.0"

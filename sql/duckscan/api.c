@@ -50,3 +50,48 @@ void td_assign_fixed(duckdb_vector v, idx_t row, const char *data, int64_t size,
 		trevni_api->duckdb_vector_assign_string_element_len(v, row + (idx_t)i, data + i * size, (idx_t)size);
 	}
 }
+
+// td_copy_bind_names reads the column names of a COPY TO that DuckDB's C
+// API does not hand a copy function (it gives their count and types
+// only). In DuckDB 1.5 the bind info a copy function's bind gets is a C++
+// struct whose first members are references (pointers) to the client
+// context, the bind input, the vector of the column types and the vector
+// of the column names (CCopyFunctionToInternalBindInfo, in
+// src/main/capi/copy_function-c.cpp, unchanged since copy functions came
+// in 1.5.0). Only called for a DuckDB 1.5.x built with libstdc++'s C++11
+// ABI (a vector is three pointers, begin, end and capacity end; a string
+// 32 bytes: data pointer, length, then 16 bytes of local buffer or
+// capacity). It checks what it reads as far as it can without following
+// a pointer it has not checked: the types' vector must hold n LogicalTypes
+// of 24 bytes, the names' vector n strings of 32, each of a sane length
+// whose data is its local buffer exactly when it is short; any mismatch
+// and it returns 0 (the caller names the columns by position). On success
+// ptrs[i] and lens[i] are name i's bytes, valid during the bind.
+int td_copy_bind_names(duckdb_copy_function_bind_info info, idx_t n, const char **ptrs, idx_t *lens) {
+	const char *const *refs = (const char *const *)info;
+	const char *const *types = (const char *const *)refs[2];
+	const char *const *names = (const char *const *)refs[3];
+	if (types == NULL || names == NULL) {
+		return 0;
+	}
+	if (types[1] < types[0] || (idx_t)(types[1] - types[0]) != n * 24) {
+		return 0;
+	}
+	if (names[1] < names[0] || (idx_t)(names[1] - names[0]) != n * 32) {
+		return 0;
+	}
+	for (idx_t i = 0; i < n; i++) {
+		const char *s = names[0] + 32 * i;
+		const char *data = *(const char *const *)s;
+		idx_t len = *(const idx_t *)(s + 8);
+		if (data == NULL || len > 65536) {
+			return 0;
+		}
+		if ((data == s + 16) != (len <= 15)) {
+			return 0;
+		}
+		ptrs[i] = data;
+		lens[i] = len;
+	}
+	return 1;
+}

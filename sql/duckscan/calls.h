@@ -72,4 +72,51 @@ static inline void td_replacement_scan_set_function_name(duckdb_replacement_scan
 static inline void td_replacement_scan_add_parameter(duckdb_replacement_scan_info info, duckdb_value parameter) { trevni_api->duckdb_replacement_scan_add_parameter(info, parameter); }
 static inline void td_replacement_scan_set_error(duckdb_replacement_scan_info info, const char *error) { trevni_api->duckdb_replacement_scan_set_error(info, error); }
 
+static inline duckdb_logical_type td_get_value_type(duckdb_value value) { return trevni_api->duckdb_get_value_type(value); }
+static inline duckdb_value td_get_struct_child(duckdb_value value, idx_t index) { return trevni_api->duckdb_get_struct_child(value, index); }
+static inline duckdb_type td_get_type_id(duckdb_logical_type type) { return trevni_api->duckdb_get_type_id(type); }
+static inline uint8_t td_decimal_width(duckdb_logical_type type) { return trevni_api->duckdb_decimal_width(type); }
+static inline uint8_t td_decimal_scale(duckdb_logical_type type) { return trevni_api->duckdb_decimal_scale(type); }
+static inline duckdb_type td_decimal_internal_type(duckdb_logical_type type) { return trevni_api->duckdb_decimal_internal_type(type); }
+static inline duckdb_type td_enum_internal_type(duckdb_logical_type type) { return trevni_api->duckdb_enum_internal_type(type); }
+static inline uint32_t td_enum_dictionary_size(duckdb_logical_type type) { return trevni_api->duckdb_enum_dictionary_size(type); }
+static inline char *td_enum_dictionary_value(duckdb_logical_type type, idx_t index) { return trevni_api->duckdb_enum_dictionary_value(type, index); }
+static inline duckdb_logical_type td_list_type_child_type(duckdb_logical_type type) { return trevni_api->duckdb_list_type_child_type(type); }
+static inline duckdb_logical_type td_array_type_child_type(duckdb_logical_type type) { return trevni_api->duckdb_array_type_child_type(type); }
+static inline idx_t td_array_type_array_size(duckdb_logical_type type) { return trevni_api->duckdb_array_type_array_size(type); }
+static inline duckdb_logical_type td_map_type_key_type(duckdb_logical_type type) { return trevni_api->duckdb_map_type_key_type(type); }
+static inline duckdb_logical_type td_map_type_value_type(duckdb_logical_type type) { return trevni_api->duckdb_map_type_value_type(type); }
+static inline idx_t td_struct_type_child_count(duckdb_logical_type type) { return trevni_api->duckdb_struct_type_child_count(type); }
+static inline char *td_struct_type_child_name(duckdb_logical_type type, idx_t index) { return trevni_api->duckdb_struct_type_child_name(type, index); }
+static inline duckdb_logical_type td_struct_type_child_type(duckdb_logical_type type, idx_t index) { return trevni_api->duckdb_struct_type_child_type(type, index); }
+static inline idx_t td_union_type_member_count(duckdb_logical_type type) { return trevni_api->duckdb_union_type_member_count(type); }
+static inline char *td_union_type_member_name(duckdb_logical_type type, idx_t index) { return trevni_api->duckdb_union_type_member_name(type, index); }
+static inline duckdb_logical_type td_union_type_member_type(duckdb_logical_type type, idx_t index) { return trevni_api->duckdb_union_type_member_type(type, index); }
+static inline idx_t td_data_chunk_get_size(duckdb_data_chunk chunk) { return trevni_api->duckdb_data_chunk_get_size(chunk); }
+static inline duckdb_vector td_array_vector_get_child(duckdb_vector vector) { return trevni_api->duckdb_array_vector_get_child(vector); }
+static inline duckdb_copy_function td_create_copy_function(void) { return trevni_api->duckdb_create_copy_function(); }
+static inline void td_copy_function_set_name(duckdb_copy_function f, const char *name) { trevni_api->duckdb_copy_function_set_name(f, name); }
+static inline void td_copy_function_set_extra_info(duckdb_copy_function f, void *extra, duckdb_delete_callback_t destroy) { trevni_api->duckdb_copy_function_set_extra_info(f, extra, destroy); }
+static inline duckdb_state td_register_copy_function(duckdb_connection connection, duckdb_copy_function f) { return trevni_api->duckdb_register_copy_function(connection, f); }
+static inline void td_destroy_copy_function(duckdb_copy_function *f) { trevni_api->duckdb_destroy_copy_function(f); }
+static inline void td_copy_function_set_bind(duckdb_copy_function f, duckdb_copy_function_bind_t bind) { trevni_api->duckdb_copy_function_set_bind(f, bind); }
+static inline void td_copy_function_bind_set_error(duckdb_copy_function_bind_info info, const char *error) { trevni_api->duckdb_copy_function_bind_set_error(info, error); }
+static inline void *td_copy_function_bind_get_extra_info(duckdb_copy_function_bind_info info) { return trevni_api->duckdb_copy_function_bind_get_extra_info(info); }
+static inline idx_t td_copy_function_bind_get_column_count(duckdb_copy_function_bind_info info) { return trevni_api->duckdb_copy_function_bind_get_column_count(info); }
+static inline duckdb_logical_type td_copy_function_bind_get_column_type(duckdb_copy_function_bind_info info, idx_t index) { return trevni_api->duckdb_copy_function_bind_get_column_type(info, index); }
+static inline duckdb_value td_copy_function_bind_get_options(duckdb_copy_function_bind_info info) { return trevni_api->duckdb_copy_function_bind_get_options(info); }
+static inline void td_copy_function_bind_set_bind_data(duckdb_copy_function_bind_info info, void *data, duckdb_delete_callback_t destroy) { trevni_api->duckdb_copy_function_bind_set_bind_data(info, data, destroy); }
+static inline void td_copy_function_set_global_init(duckdb_copy_function f, duckdb_copy_function_global_init_t init) { trevni_api->duckdb_copy_function_set_global_init(f, init); }
+static inline void td_copy_function_global_init_set_error(duckdb_copy_function_global_init_info info, const char *error) { trevni_api->duckdb_copy_function_global_init_set_error(info, error); }
+static inline void *td_copy_function_global_init_get_bind_data(duckdb_copy_function_global_init_info info) { return trevni_api->duckdb_copy_function_global_init_get_bind_data(info); }
+static inline void td_copy_function_global_init_set_global_state(duckdb_copy_function_global_init_info info, void *state, duckdb_delete_callback_t destroy) { trevni_api->duckdb_copy_function_global_init_set_global_state(info, state, destroy); }
+static inline const char *td_copy_function_global_init_get_file_path(duckdb_copy_function_global_init_info info) { return trevni_api->duckdb_copy_function_global_init_get_file_path(info); }
+static inline void td_copy_function_set_sink(duckdb_copy_function f, duckdb_copy_function_sink_t sink) { trevni_api->duckdb_copy_function_set_sink(f, sink); }
+static inline void td_copy_function_sink_set_error(duckdb_copy_function_sink_info info, const char *error) { trevni_api->duckdb_copy_function_sink_set_error(info, error); }
+static inline void *td_copy_function_sink_get_bind_data(duckdb_copy_function_sink_info info) { return trevni_api->duckdb_copy_function_sink_get_bind_data(info); }
+static inline void *td_copy_function_sink_get_global_state(duckdb_copy_function_sink_info info) { return trevni_api->duckdb_copy_function_sink_get_global_state(info); }
+static inline void td_copy_function_set_finalize(duckdb_copy_function f, duckdb_copy_function_finalize_t finalize) { trevni_api->duckdb_copy_function_set_finalize(f, finalize); }
+static inline void td_copy_function_finalize_set_error(duckdb_copy_function_finalize_info info, const char *error) { trevni_api->duckdb_copy_function_finalize_set_error(info, error); }
+static inline void *td_copy_function_finalize_get_global_state(duckdb_copy_function_finalize_info info) { return trevni_api->duckdb_copy_function_finalize_get_global_state(info); }
+
 #endif

@@ -1,4 +1,4 @@
-// The part of DuckDB's C extension API (version v1.2.0 of the struct
+// The part of DuckDB's C extension API (version v1.5.6 of the struct
 // duckdb_ext_api_v1, the C_STRUCT ABI) that package duckscan calls.
 //
 // A C_STRUCT extension links against no DuckDB: DuckDB hands it a struct
@@ -41,6 +41,15 @@ typedef void (*duckdb_table_function_bind_t)(duckdb_bind_info info);
 typedef void (*duckdb_table_function_init_t)(duckdb_init_info info);
 typedef void (*duckdb_table_function_t)(duckdb_function_info info, duckdb_data_chunk output);
 typedef void (*duckdb_replacement_callback_t)(duckdb_replacement_scan_info info, const char *table_name, void *data);
+typedef void *duckdb_copy_function;
+typedef void *duckdb_copy_function_bind_info;
+typedef void *duckdb_copy_function_global_init_info;
+typedef void *duckdb_copy_function_sink_info;
+typedef void *duckdb_copy_function_finalize_info;
+typedef void (*duckdb_copy_function_bind_t)(duckdb_copy_function_bind_info info);
+typedef void (*duckdb_copy_function_global_init_t)(duckdb_copy_function_global_init_info info);
+typedef void (*duckdb_copy_function_sink_t)(duckdb_copy_function_sink_info info, duckdb_data_chunk input);
+typedef void (*duckdb_copy_function_finalize_t)(duckdb_copy_function_finalize_info info);
 
 // What an extension's entry point is given to reach DuckDB.
 struct duckdb_extension_access {
@@ -49,11 +58,15 @@ struct duckdb_extension_access {
 	const void *(*get_api)(duckdb_extension_info info, const char *version);
 };
 
-// The C API version this package needs: DuckDB 1.2.0 and later provide it.
-#define TREVNI_DUCKDB_API_VERSION "v1.2.0"
+// The C API version this package needs: DuckDB 1.5.6 and later provide it.
+// v1.2.0 has all the scan calls; copy functions (COPY ... TO ... (FORMAT
+// trevni)) came as unstable members in DuckDB 1.5.0 and were made stable,
+// as C API v1.5.6, in DuckDB 1.5.6. A C_STRUCT extension asks for one
+// version, so the whole extension needs 1.5.6.
+#define TREVNI_DUCKDB_API_VERSION "v1.5.6"
 
-// trevni_duckdb_api is duckdb_ext_api_v1 of API v1.2.0, up to its 278th
-// member (duckdb_replacement_scan_set_error).
+// trevni_duckdb_api is duckdb_ext_api_v1 of API v1.5.6, up to its 464th
+// member (duckdb_copy_function_finalize_get_global_state).
 typedef struct {
 	void *duckdb_open;
 	void *duckdb_open_ext;
@@ -191,7 +204,7 @@ typedef struct {
 	void *duckdb_get_time_tz;
 	void *duckdb_get_timestamp;
 	void *duckdb_get_interval;
-	void *duckdb_get_value_type;
+	duckdb_logical_type (*duckdb_get_value_type)(duckdb_value value);
 	void *duckdb_get_blob;
 	void *duckdb_get_varint;
 	void *duckdb_get_decimal;
@@ -210,7 +223,7 @@ typedef struct {
 	void *duckdb_get_list_child;
 	void *duckdb_create_enum_value;
 	void *duckdb_get_enum_value;
-	void *duckdb_get_struct_child;
+	duckdb_value (*duckdb_get_struct_child)(duckdb_value value, idx_t index);
 	duckdb_logical_type (*duckdb_create_logical_type)(duckdb_type type);
 	void *duckdb_logical_type_get_alias;
 	void *duckdb_logical_type_set_alias;
@@ -221,24 +234,24 @@ typedef struct {
 	duckdb_logical_type (*duckdb_create_struct_type)(duckdb_logical_type *types, const char **names, idx_t n);
 	void *duckdb_create_enum_type;
 	duckdb_logical_type (*duckdb_create_decimal_type)(uint8_t width, uint8_t scale);
-	void *duckdb_get_type_id;
-	void *duckdb_decimal_width;
-	void *duckdb_decimal_scale;
-	void *duckdb_decimal_internal_type;
-	void *duckdb_enum_internal_type;
-	void *duckdb_enum_dictionary_size;
-	void *duckdb_enum_dictionary_value;
-	void *duckdb_list_type_child_type;
-	void *duckdb_array_type_child_type;
-	void *duckdb_array_type_array_size;
-	void *duckdb_map_type_key_type;
-	void *duckdb_map_type_value_type;
-	void *duckdb_struct_type_child_count;
-	void *duckdb_struct_type_child_name;
-	void *duckdb_struct_type_child_type;
-	void *duckdb_union_type_member_count;
-	void *duckdb_union_type_member_name;
-	void *duckdb_union_type_member_type;
+	duckdb_type (*duckdb_get_type_id)(duckdb_logical_type type);
+	uint8_t (*duckdb_decimal_width)(duckdb_logical_type type);
+	uint8_t (*duckdb_decimal_scale)(duckdb_logical_type type);
+	duckdb_type (*duckdb_decimal_internal_type)(duckdb_logical_type type);
+	duckdb_type (*duckdb_enum_internal_type)(duckdb_logical_type type);
+	uint32_t (*duckdb_enum_dictionary_size)(duckdb_logical_type type);
+	char *(*duckdb_enum_dictionary_value)(duckdb_logical_type type, idx_t index);
+	duckdb_logical_type (*duckdb_list_type_child_type)(duckdb_logical_type type);
+	duckdb_logical_type (*duckdb_array_type_child_type)(duckdb_logical_type type);
+	idx_t (*duckdb_array_type_array_size)(duckdb_logical_type type);
+	duckdb_logical_type (*duckdb_map_type_key_type)(duckdb_logical_type type);
+	duckdb_logical_type (*duckdb_map_type_value_type)(duckdb_logical_type type);
+	idx_t (*duckdb_struct_type_child_count)(duckdb_logical_type type);
+	char *(*duckdb_struct_type_child_name)(duckdb_logical_type type, idx_t index);
+	duckdb_logical_type (*duckdb_struct_type_child_type)(duckdb_logical_type type, idx_t index);
+	idx_t (*duckdb_union_type_member_count)(duckdb_logical_type type);
+	char *(*duckdb_union_type_member_name)(duckdb_logical_type type, idx_t index);
+	duckdb_logical_type (*duckdb_union_type_member_type)(duckdb_logical_type type, idx_t index);
 	void (*duckdb_destroy_logical_type)(duckdb_logical_type *type);
 	void *duckdb_register_logical_type;
 	void *duckdb_create_data_chunk;
@@ -246,7 +259,7 @@ typedef struct {
 	void *duckdb_data_chunk_reset;
 	void *duckdb_data_chunk_get_column_count;
 	duckdb_vector (*duckdb_data_chunk_get_vector)(duckdb_data_chunk chunk, idx_t column);
-	void *duckdb_data_chunk_get_size;
+	idx_t (*duckdb_data_chunk_get_size)(duckdb_data_chunk chunk);
 	void (*duckdb_data_chunk_set_size)(duckdb_data_chunk chunk, idx_t size);
 	void *duckdb_vector_get_column_type;
 	void *(*duckdb_vector_get_data)(duckdb_vector vector);
@@ -259,7 +272,7 @@ typedef struct {
 	duckdb_state (*duckdb_list_vector_set_size)(duckdb_vector vector, idx_t size);
 	duckdb_state (*duckdb_list_vector_reserve)(duckdb_vector vector, idx_t capacity);
 	duckdb_vector (*duckdb_struct_vector_get_child)(duckdb_vector vector, idx_t index);
-	void *duckdb_array_vector_get_child;
+	duckdb_vector (*duckdb_array_vector_get_child)(duckdb_vector vector);
 	void *duckdb_validity_row_is_valid;
 	void *duckdb_validity_set_row_validity;
 	void *duckdb_validity_set_row_invalid;
@@ -333,6 +346,194 @@ typedef struct {
 	void (*duckdb_replacement_scan_set_function_name)(duckdb_replacement_scan_info info, const char *name);
 	void (*duckdb_replacement_scan_add_parameter)(duckdb_replacement_scan_info info, duckdb_value parameter);
 	void (*duckdb_replacement_scan_set_error)(duckdb_replacement_scan_info info, const char *error);
+	// v1.5.6: the members DuckDB 1.5.6 made stable (in 1.5.0-1.5.5 the
+	// unstable tail of the same struct, in the same order)
+	void *duckdb_profiling_info_get_metrics;
+	void *duckdb_profiling_info_get_child_count;
+	void *duckdb_profiling_info_get_child;
+	void *duckdb_appender_create;
+	void *duckdb_appender_create_ext;
+	void *duckdb_appender_column_count;
+	void *duckdb_appender_column_type;
+	void *duckdb_appender_error;
+	void *duckdb_appender_flush;
+	void *duckdb_appender_close;
+	void *duckdb_appender_destroy;
+	void *duckdb_appender_add_column;
+	void *duckdb_appender_clear_columns;
+	void *duckdb_append_data_chunk;
+	void *duckdb_table_description_create;
+	void *duckdb_table_description_create_ext;
+	void *duckdb_table_description_destroy;
+	void *duckdb_table_description_error;
+	void *duckdb_column_has_default;
+	void *duckdb_table_description_get_column_name;
+	void *duckdb_execute_tasks;
+	void *duckdb_create_task_state;
+	void *duckdb_execute_tasks_state;
+	void *duckdb_execute_n_tasks_state;
+	void *duckdb_finish_execution;
+	void *duckdb_task_state_is_finished;
+	void *duckdb_destroy_task_state;
+	void *duckdb_execution_is_finished;
+	void *duckdb_fetch_chunk;
+	void *duckdb_create_cast_function;
+	void *duckdb_cast_function_set_source_type;
+	void *duckdb_cast_function_set_target_type;
+	void *duckdb_cast_function_set_implicit_cast_cost;
+	void *duckdb_cast_function_set_function;
+	void *duckdb_cast_function_set_extra_info;
+	void *duckdb_cast_function_get_extra_info;
+	void *duckdb_cast_function_get_cast_mode;
+	void *duckdb_cast_function_set_error;
+	void *duckdb_cast_function_set_row_error;
+	void *duckdb_register_cast_function;
+	void *duckdb_destroy_cast_function;
+	void *duckdb_is_finite_timestamp_s;
+	void *duckdb_is_finite_timestamp_ms;
+	void *duckdb_is_finite_timestamp_ns;
+	void *duckdb_create_timestamp_tz;
+	void *duckdb_create_timestamp_s;
+	void *duckdb_create_timestamp_ms;
+	void *duckdb_create_timestamp_ns;
+	void *duckdb_get_timestamp_tz;
+	void *duckdb_get_timestamp_s;
+	void *duckdb_get_timestamp_ms;
+	void *duckdb_get_timestamp_ns;
+	void *duckdb_append_value;
+	void *duckdb_get_profiling_info;
+	void *duckdb_profiling_info_get_value;
+	void *duckdb_appender_begin_row;
+	void *duckdb_appender_end_row;
+	void *duckdb_append_default;
+	void *duckdb_append_bool;
+	void *duckdb_append_int8;
+	void *duckdb_append_int16;
+	void *duckdb_append_int32;
+	void *duckdb_append_int64;
+	void *duckdb_append_hugeint;
+	void *duckdb_append_uint8;
+	void *duckdb_append_uint16;
+	void *duckdb_append_uint32;
+	void *duckdb_append_uint64;
+	void *duckdb_append_uhugeint;
+	void *duckdb_append_float;
+	void *duckdb_append_double;
+	void *duckdb_append_date;
+	void *duckdb_append_time;
+	void *duckdb_append_timestamp;
+	void *duckdb_append_interval;
+	void *duckdb_append_varchar;
+	void *duckdb_append_varchar_length;
+	void *duckdb_append_blob;
+	void *duckdb_append_null;
+	void *duckdb_row_count;
+	void *duckdb_column_data;
+	void *duckdb_nullmask_data;
+	void *duckdb_result_get_chunk;
+	void *duckdb_result_is_streaming;
+	void *duckdb_result_chunk_count;
+	void *duckdb_value_boolean;
+	void *duckdb_value_int8;
+	void *duckdb_value_int16;
+	void *duckdb_value_int32;
+	void *duckdb_value_int64;
+	void *duckdb_value_hugeint;
+	void *duckdb_value_uhugeint;
+	void *duckdb_value_decimal;
+	void *duckdb_value_uint8;
+	void *duckdb_value_uint16;
+	void *duckdb_value_uint32;
+	void *duckdb_value_uint64;
+	void *duckdb_value_float;
+	void *duckdb_value_double;
+	void *duckdb_value_date;
+	void *duckdb_value_time;
+	void *duckdb_value_timestamp;
+	void *duckdb_value_interval;
+	void *duckdb_value_varchar;
+	void *duckdb_value_string;
+	void *duckdb_value_varchar_internal;
+	void *duckdb_value_string_internal;
+	void *duckdb_value_blob;
+	void *duckdb_value_is_null;
+	void *duckdb_execute_prepared_streaming;
+	void *duckdb_pending_prepared_streaming;
+	void *duckdb_query_arrow;
+	void *duckdb_query_arrow_schema;
+	void *duckdb_prepared_arrow_schema;
+	void *duckdb_result_arrow_array;
+	void *duckdb_query_arrow_array;
+	void *duckdb_arrow_column_count;
+	void *duckdb_arrow_row_count;
+	void *duckdb_arrow_rows_changed;
+	void *duckdb_query_arrow_error;
+	void *duckdb_destroy_arrow;
+	void *duckdb_destroy_arrow_stream;
+	void *duckdb_execute_prepared_arrow;
+	void *duckdb_arrow_scan;
+	void *duckdb_arrow_array_scan;
+	void *duckdb_stream_fetch_chunk;
+	void *duckdb_create_instance_cache;
+	void *duckdb_get_or_create_from_cache;
+	void *duckdb_destroy_instance_cache;
+	void *duckdb_append_default_to_chunk;
+	void *duckdb_appender_error_data;
+	void *duckdb_appender_create_query;
+	void *duckdb_appender_clear;
+	void *duckdb_to_arrow_schema;
+	void *duckdb_data_chunk_to_arrow;
+	void *duckdb_schema_from_arrow;
+	void *duckdb_data_chunk_from_arrow;
+	void *duckdb_destroy_arrow_converted_schema;
+	void *duckdb_client_context_get_catalog;
+	void *duckdb_catalog_get_type_name;
+	void *duckdb_catalog_get_entry;
+	void *duckdb_destroy_catalog;
+	void *duckdb_catalog_entry_get_type;
+	void *duckdb_catalog_entry_get_name;
+	void *duckdb_destroy_catalog_entry;
+	void *duckdb_create_config_option;
+	void *duckdb_destroy_config_option;
+	void *duckdb_config_option_set_name;
+	void *duckdb_config_option_set_type;
+	void *duckdb_config_option_set_default_value;
+	void *duckdb_config_option_set_default_scope;
+	void *duckdb_config_option_set_description;
+	void *duckdb_register_config_option;
+	void *duckdb_client_context_get_config_option;
+	duckdb_copy_function (*duckdb_create_copy_function)(void);
+	void (*duckdb_copy_function_set_name)(duckdb_copy_function f, const char *name);
+	void (*duckdb_copy_function_set_extra_info)(duckdb_copy_function f, void *extra, duckdb_delete_callback_t destroy);
+	duckdb_state (*duckdb_register_copy_function)(duckdb_connection connection, duckdb_copy_function f);
+	void (*duckdb_destroy_copy_function)(duckdb_copy_function *f);
+	void (*duckdb_copy_function_set_bind)(duckdb_copy_function f, duckdb_copy_function_bind_t bind);
+	void (*duckdb_copy_function_bind_set_error)(duckdb_copy_function_bind_info info, const char *error);
+	void *(*duckdb_copy_function_bind_get_extra_info)(duckdb_copy_function_bind_info info);
+	void *duckdb_copy_function_bind_get_client_context;
+	idx_t (*duckdb_copy_function_bind_get_column_count)(duckdb_copy_function_bind_info info);
+	duckdb_logical_type (*duckdb_copy_function_bind_get_column_type)(duckdb_copy_function_bind_info info, idx_t index);
+	duckdb_value (*duckdb_copy_function_bind_get_options)(duckdb_copy_function_bind_info info);
+	void (*duckdb_copy_function_bind_set_bind_data)(duckdb_copy_function_bind_info info, void *data, duckdb_delete_callback_t destroy);
+	void (*duckdb_copy_function_set_global_init)(duckdb_copy_function f, duckdb_copy_function_global_init_t init);
+	void (*duckdb_copy_function_global_init_set_error)(duckdb_copy_function_global_init_info info, const char *error);
+	void *duckdb_copy_function_global_init_get_extra_info;
+	void *duckdb_copy_function_global_init_get_client_context;
+	void *(*duckdb_copy_function_global_init_get_bind_data)(duckdb_copy_function_global_init_info info);
+	void (*duckdb_copy_function_global_init_set_global_state)(duckdb_copy_function_global_init_info info, void *state, duckdb_delete_callback_t destroy);
+	const char *(*duckdb_copy_function_global_init_get_file_path)(duckdb_copy_function_global_init_info info);
+	void (*duckdb_copy_function_set_sink)(duckdb_copy_function f, duckdb_copy_function_sink_t sink);
+	void (*duckdb_copy_function_sink_set_error)(duckdb_copy_function_sink_info info, const char *error);
+	void *duckdb_copy_function_sink_get_extra_info;
+	void *duckdb_copy_function_sink_get_client_context;
+	void *(*duckdb_copy_function_sink_get_bind_data)(duckdb_copy_function_sink_info info);
+	void *(*duckdb_copy_function_sink_get_global_state)(duckdb_copy_function_sink_info info);
+	void (*duckdb_copy_function_set_finalize)(duckdb_copy_function f, duckdb_copy_function_finalize_t finalize);
+	void (*duckdb_copy_function_finalize_set_error)(duckdb_copy_function_finalize_info info, const char *error);
+	void *duckdb_copy_function_finalize_get_extra_info;
+	void *duckdb_copy_function_finalize_get_client_context;
+	void *duckdb_copy_function_finalize_get_bind_data;
+	void *(*duckdb_copy_function_finalize_get_global_state)(duckdb_copy_function_finalize_info info);
 } trevni_duckdb_api;
 
 // TREVNI_DUCKDB_USED lists the members called (for the table a program
@@ -401,6 +602,52 @@ typedef struct {
 	F(duckdb_add_replacement_scan) \
 	F(duckdb_replacement_scan_set_function_name) \
 	F(duckdb_replacement_scan_add_parameter) \
+	F(duckdb_get_value_type) \
+	F(duckdb_get_struct_child) \
+	F(duckdb_get_type_id) \
+	F(duckdb_decimal_width) \
+	F(duckdb_decimal_scale) \
+	F(duckdb_decimal_internal_type) \
+	F(duckdb_enum_internal_type) \
+	F(duckdb_enum_dictionary_size) \
+	F(duckdb_enum_dictionary_value) \
+	F(duckdb_list_type_child_type) \
+	F(duckdb_array_type_child_type) \
+	F(duckdb_array_type_array_size) \
+	F(duckdb_map_type_key_type) \
+	F(duckdb_map_type_value_type) \
+	F(duckdb_struct_type_child_count) \
+	F(duckdb_struct_type_child_name) \
+	F(duckdb_struct_type_child_type) \
+	F(duckdb_union_type_member_count) \
+	F(duckdb_union_type_member_name) \
+	F(duckdb_union_type_member_type) \
+	F(duckdb_data_chunk_get_size) \
+	F(duckdb_array_vector_get_child) \
+	F(duckdb_create_copy_function) \
+	F(duckdb_copy_function_set_name) \
+	F(duckdb_copy_function_set_extra_info) \
+	F(duckdb_register_copy_function) \
+	F(duckdb_destroy_copy_function) \
+	F(duckdb_copy_function_set_bind) \
+	F(duckdb_copy_function_bind_set_error) \
+	F(duckdb_copy_function_bind_get_extra_info) \
+	F(duckdb_copy_function_bind_get_column_count) \
+	F(duckdb_copy_function_bind_get_column_type) \
+	F(duckdb_copy_function_bind_get_options) \
+	F(duckdb_copy_function_bind_set_bind_data) \
+	F(duckdb_copy_function_set_global_init) \
+	F(duckdb_copy_function_global_init_set_error) \
+	F(duckdb_copy_function_global_init_get_bind_data) \
+	F(duckdb_copy_function_global_init_set_global_state) \
+	F(duckdb_copy_function_global_init_get_file_path) \
+	F(duckdb_copy_function_set_sink) \
+	F(duckdb_copy_function_sink_set_error) \
+	F(duckdb_copy_function_sink_get_bind_data) \
+	F(duckdb_copy_function_sink_get_global_state) \
+	F(duckdb_copy_function_set_finalize) \
+	F(duckdb_copy_function_finalize_set_error) \
+	F(duckdb_copy_function_finalize_get_global_state) \
 	F(duckdb_replacement_scan_set_error)
 
 #endif
