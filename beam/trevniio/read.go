@@ -358,7 +358,7 @@ func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path
 		lay   *fileLayout
 		least int64
 	)
-	if trevni.IsURL(path) {
+	if frontdoor.IsURL(path, nil) {
 		if lay, err = openLayout(ctx, ds); err != nil {
 			return fmt.Errorf("trevniio: %w", err)
 		}
