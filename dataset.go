@@ -403,6 +403,9 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		ra, size = p.src.ra, p.src.size
 	case name == "-":
 		return nil, errors.New("standard input: open it with OpenReaderAt")
+	case p.download != nil:
+		// Copied whole (OpenWhole), or a URL whose server serves no ranges.
+		ra, size = p.download, p.downloadSize
 	case p.ds.opts.isStoreURL(name):
 		st, err := store.For(name, p.ds.opts.Stores)
 		if err != nil {
@@ -423,8 +426,6 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		fetcher, size, done = countFetched(o), o.Size(), o.Close
 		version = o.Version()
 		ra, sw, coalescer, hr = remoteReader(o, size, mode, p.seed(version, size))
-	case p.ds.opts.isURL(name) && p.download != nil:
-		ra, size = p.download, p.downloadSize
 	case p.ds.opts.isURL(name):
 		c, err := remote.HTTP(p.ds.opts.HTTP)
 		if err != nil {

@@ -523,7 +523,9 @@ func (r *Reader) Count() (int64, error) {
 
 // Validate checks every part: the Trevni structure of Trevni 2 parts
 // (checksums, blocks holding their rows) and every record as a reader
-// would read it. It returns the first problem, naming the part.
+// would read it. It returns the first problem, naming the part. A part
+// over a store or HTTP is fetched once, whole, into a temporary copy (see
+// Part.OpenWhole).
 func (ds *Dataset) Validate(ctx context.Context) error {
 	for _, p := range ds.parts {
 		if err := p.validate(ctx); err != nil {
@@ -534,7 +536,9 @@ func (ds *Dataset) Validate(ctx context.Context) error {
 }
 
 func (p *Part) validate(ctx context.Context) error {
-	f, err := p.Open(ctx)
+	// Every block is read more than once: a remote part is fetched once,
+	// whole, into a temporary copy.
+	f, err := p.OpenWhole(ctx)
 	if err != nil {
 		return err
 	}

@@ -3,10 +3,12 @@ package trevniio
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -70,12 +72,15 @@ func TestWriteObjectStore(t *testing.T) {
 	passert.Count(sc, read, "records", len(recs))
 	ptest.RunAndValidate(t, p)
 
-	// Again, without Replace: refused, the shards untouched.
+	// Again, without Replace: refused while the pipeline is built, the
+	// shards untouched, nothing else written.
 	before, _ := s.Get(t, "bkt", "out/part-00000-of-00003.trv")
-	p, sc = beam.NewPipelineWithRoot()
-	Write(sc, prefix, testSchema, beam.CreateList(sc, recs[:10]), &WriteOptions{Shards: 3})
-	if err := ptest.Run(p); err == nil {
-		t.Fatal("a Write over existing shards succeeded")
+	_, sc = beam.NewPipelineWithRoot()
+	if _, err := TryWrite(sc, prefix, testSchema, beam.CreateList(sc, recs[:10]), &WriteOptions{Shards: 3}); !errors.Is(err, trevni.ErrExists) {
+		t.Fatalf("a Write over existing shards: %v", err)
+	}
+	if keys := s.Keys(t, "bkt"); len(keys) != 3 {
+		t.Fatalf("objects after a refused Write: %q", keys)
 	}
 	if after, _ := s.Get(t, "bkt", "out/part-00000-of-00003.trv"); string(after) != string(before) {
 		t.Fatal("a refused Write changed a shard")
@@ -92,8 +97,25 @@ func TestWriteObjectStore(t *testing.T) {
 	}
 }
 
+// dirNames returns the names in dir.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
 // TestWriteRefusesExisting: local shards are not replaced either unless
-// told.
+// told. The refusal comes while the pipeline is built (Write panics,
+// TryWrite returns it), before anything runs; a shard that appears after
+// that is refused by the finalizing step, which then leaves no temporary
+// file behind.
 func TestWriteRefusesExisting(t *testing.T) {
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "out")
@@ -102,17 +124,38 @@ func TestWriteRefusesExisting(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := genRecords(t, 0, 50, 3)
+	_, sc := beam.NewPipelineWithRoot()
+	if _, err := TryWrite(sc, prefix, testSchema, beam.CreateList(sc, recs), &WriteOptions{Shards: 2}); !errors.Is(err, trevni.ErrExists) || !strings.Contains(err.Error(), theirs) {
+		t.Fatalf("TryWrite over an existing shard: %v", err)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), theirs) {
+				t.Errorf("Write over an existing shard: %v", r)
+			}
+		}()
+		_, sc := beam.NewPipelineWithRoot()
+		Write(sc, prefix, testSchema, beam.CreateList(sc, recs), &WriteOptions{Shards: 2})
+	}()
+
+	// Built before the shard appears: refused when finalizing, with
+	// every temporary file removed.
+	os.Remove(theirs)
 	p, sc := beam.NewPipelineWithRoot()
-	Write(sc, prefix, testSchema, beam.CreateList(sc, recs), &WriteOptions{Shards: 2})
-	err := ptest.Run(p)
-	if err == nil {
-		t.Fatal("a Write over an existing shard succeeded")
+	if _, err := TryWrite(sc, prefix, testSchema, beam.CreateList(sc, recs), &WriteOptions{Shards: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(theirs, []byte("theirs"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), theirs+": exists: set WriteOptions.Replace") {
+		t.Fatalf("a Write over a shard made while it ran: %v", err)
 	}
 	if b, _ := os.ReadFile(theirs); string(b) != "theirs" {
 		t.Fatal("the existing shard was replaced")
 	}
-	if _, serr := os.Stat(ShardName(prefix, 0, 2)); !errors.Is(serr, os.ErrNotExist) {
-		t.Fatalf("a refused Write put shard 0 in place: %v", serr)
+	if names := dirNames(t, dir); !slices.Equal(names, []string{filepath.Base(theirs)}) {
+		t.Fatalf("a refused Write left %q", names)
 	}
 	p, sc = beam.NewPipelineWithRoot()
 	Write(sc, prefix, testSchema, beam.CreateList(sc, recs), &WriteOptions{Shards: 2, Replace: true})

@@ -72,25 +72,65 @@ const tempMarker = ".tmp-"
 // name when the pipeline has committed it, so a retried bundle leaves no
 // duplicate or partial shard; shards that receive no record are written
 // empty, so the set is always complete. Existing shards are replaced only
-// with WriteOptions.Replace. Write returns the PCollection of the final
-// file names.
+// with WriteOptions.Replace: Write checks them while the pipeline is
+// built, and panics (as beam.ParDo does) if one exists or cannot be
+// checked, so that a refused Write runs nothing; the finalizing step
+// checks again before moving any shard, and if it refuses it removes the
+// shards' temporary files. Write returns the PCollection of the final
+// file names. TryWrite returns the refusal as an error instead.
 func Write(s beam.Scope, prefix string, schemaText string, col beam.PCollection, opts *WriteOptions) beam.PCollection {
+	out, err := TryWrite(s, prefix, schemaText, col, opts)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// TryWrite is Write returning an error where Write panics: a negative
+// Shards, or, without WriteOptions.Replace, a shard that exists under its
+// final name (an error wrapping trevni.ErrExists) or that cannot be
+// checked (a store that cannot be reached, or whose driver the program
+// does not link). The check is made where the pipeline is built: a path
+// that only the workers see (a file system mounted on them alone) is
+// checked by the finalizing step only.
+func TryWrite(s beam.Scope, prefix string, schemaText string, col beam.PCollection, opts *WriteOptions) (beam.PCollection, error) {
 	s = s.Scope("trevniio.Write")
 	var cfg WriteOptions
 	if opts != nil {
 		cfg = *opts
 	}
 	if cfg.Shards < 0 {
-		panic(fmt.Sprintf("trevniio: Shards %d is negative", cfg.Shards))
+		return beam.PCollection{}, fmt.Errorf("trevniio: Shards %d is negative", cfg.Shards)
 	}
 	if cfg.Shards == 0 {
 		cfg.Shards = 1
+	}
+	if !cfg.Replace {
+		if err := refuseExisting(context.Background(), prefix, cfg.Shards); err != nil {
+			return beam.PCollection{}, err
+		}
 	}
 	keyed := beam.ParDo(s, &shardFn{Shards: cfg.Shards}, col)
 	grouped := beam.GroupByKey(s, keyed)
 	temps := beam.ParDo(s, &writeShardFn{Prefix: prefix, Shards: cfg.Shards, Schema: schemaText, Codec: cfg.Codec}, grouped)
 	return beam.ParDo(s, &finalizeFn{Prefix: prefix, Shards: cfg.Shards, Schema: schemaText, Codec: cfg.Codec, Replace: cfg.Replace},
-		beam.Impulse(s), beam.SideInput{Input: temps})
+		beam.Impulse(s), beam.SideInput{Input: temps}), nil
+}
+
+// refuseExisting returns an error wrapping trevni.ErrExists if a shard of
+// prefix exists under its final name, or the error of checking.
+func refuseExisting(ctx context.Context, prefix string, shards int) error {
+	for i := range shards {
+		final := ShardName(prefix, i, shards)
+		there, err := exists(ctx, final)
+		if err != nil {
+			return fmt.Errorf("trevniio: checking %s: %w", final, err)
+		}
+		if there {
+			return fmt.Errorf("trevniio: %s: %w: set WriteOptions.Replace to replace it", final, trevni.ErrExists)
+		}
+	}
+	return nil
 }
 
 // shardFn keys each record by its shard.
@@ -178,8 +218,16 @@ type finalizeFn struct {
 // Replace it first checks that no shard it will put in place exists
 // (one moved by an earlier attempt of this finalization, whose temporary
 // file is gone, is its own), and fails before moving any.
-func (fn *finalizeFn) ProcessElement(_ []byte, temps func(*string) bool, emit func(string)) error {
+func (fn *finalizeFn) ProcessElement(_ []byte, temps func(*string) bool, emit func(string)) (err error) {
 	ctx := context.Background()
+	defer func() {
+		if err != nil {
+			// A refused or failed finalization leaves no temporary
+			// file: neither those committed, nor those of failed
+			// bundles.
+			fn.removeTemps(ctx)
+		}
+	}()
 	committed := make(map[string]bool)
 	var t string
 	for temps(&t) {
@@ -247,6 +295,17 @@ func (fn *finalizeFn) ProcessElement(_ []byte, temps func(*string) bool, emit fu
 		}
 	}
 	// Temporary files left by failed or retried bundles.
+	if err := fn.removeTemps(ctx); err != nil {
+		return err
+	}
+	for i := range fn.Shards {
+		emit(ShardName(fn.Prefix, i, fn.Shards))
+	}
+	return nil
+}
+
+// removeTemps removes the temporary files of the shards of the prefix.
+func (fn *finalizeFn) removeTemps(ctx context.Context) error {
 	left, err := listTemps(ctx, fn.Prefix)
 	if err != nil {
 		return fmt.Errorf("trevniio: %w", err)
@@ -255,9 +314,6 @@ func (fn *finalizeFn) ProcessElement(_ []byte, temps func(*string) bool, emit fu
 		if final, _, _ := strings.Cut(l, tempMarker); shardIndex(fn.Prefix, fn.Shards, final) >= 0 {
 			remove(ctx, l)
 		}
-	}
-	for i := range fn.Shards {
-		emit(ShardName(fn.Prefix, i, fn.Shards))
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func validateCommand(fs *flag.FlagSet) runFunc {
 		// on its own line; the run fails if any of them does.
 		failed := 0
 		for _, path := range ins {
-			if err := e.withFile(path, o, func(f *trevni.File) error { return validateOne(e, f) }); err != nil {
+			if err := e.withWholeFile(path, o, func(f *trevni.File) error { return validateOne(e, f) }); err != nil {
 				if ierr := e.interrupted(); ierr != nil {
 					return ierr
 				}
@@ -70,6 +70,24 @@ func validateCommand(fs *flag.FlagSet) runFunc {
 		}
 		return nil
 	}
+}
+
+// withWholeFile calls fn with the file in opened for reading whole
+// (trevni.Part.OpenWhole): validate reads every block more than once, and
+// a file over a store or HTTP is fetched once, in large requests, into a
+// temporary copy.
+func (e *env) withWholeFile(in string, o *trevni.OpenOptions, fn func(f *trevni.File) error) error {
+	ds, done, err := e.openDataset([]string{in}, o)
+	if err != nil {
+		return err
+	}
+	defer done()
+	f, err := ds.Parts()[0].OpenWhole(e.ctx)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return fn(f)
 }
 
 // validateOne checks one file, in the way of its format, and prints its

@@ -41,7 +41,7 @@ var (
 	shards    = flag.Int("shards", 4, "number of shards")
 	fields    = flag.String("fields", "", "comma-separated dotted field paths to keep (all if empty)")
 	where     = flag.String("where", "", "keep only the records satisfying this filter expression (the grammar of trevni --where)")
-	splitRows = flag.Int64("split_rows", trevniio.DefaultSplitRows, "rows per initial restriction of a file")
+	splitRows = flag.Int64("split_rows", 0, "rows per initial restriction of a file (0: restrictions sized by bytes, trevniio.ReadOptions.SplitBytes)")
 	codec     = flag.String("codec", "deflate", "codec of the shards")
 )
 
