@@ -101,7 +101,8 @@ type scanner struct {
 	cfg Config
 }
 
-// Register registers read_trevni and trevni_scan and the copy function of
+// Register registers read_trevni and trevni_scan, trevni_metadata and
+// trevni_schema, and the copy function of
 // COPY ... TO ... (FORMAT trevni) through the connection conn (a
 // duckdb_connection), and the replacement scan of names ending
 // in .trv, .trv1 and .clmn with the database db (a duckdb_database).
@@ -120,6 +121,9 @@ func Register(conn, db unsafe.Pointer, cfg *Config) error {
 		}
 	}
 	if err := s.registerCopy(C.duckdb_connection(conn)); err != nil {
+		return err
+	}
+	if err := s.registerRows(C.duckdb_connection(conn)); err != nil {
 		return err
 	}
 	C.td_add_replacement_scan(C.duckdb_database(db), C.duckdb_replacement_callback_t(C.duckscan_replacement), newHandle(s), C.duckdb_delete_callback_t(C.duckscan_delete))
