@@ -10,46 +10,9 @@ import (
 	"sync/atomic"
 
 	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/ordered"
 )
-
-// Batcher builds batches of records in a form of its own (columnar
-// arrays, say) from their Avro binary encoding. ReadBatches gives each of
-// its workers a Batcher of its own, so a Batcher need not be safe for
-// concurrent use; but a batch it has returned must share no memory with
-// the batches it builds after, since it is handed on while they are
-// built.
-type Batcher[B any] interface {
-	// Add adds a record, in the Avro binary encoding of the reader's
-	// schema, to the batch being built (rec is valid only during the
-	// call) and reports whether the batch is full. After an error the
-	// Batcher is dropped.
-	Add(rec []byte) (full bool, err error)
-	// Flush returns the batch of the records added since the last
-	// Flush (at least one), and about the bytes of memory it holds, and
-	// begins the next batch.
-	Flush() (batch B, bytes int64)
-}
-
-// Batch is a batch that ReadBatches yields.
-type Batch[B any] struct {
-	// Value is what a Batcher's Flush returned.
-	Value B
-	// Records is how many of Value's records, from its first, the
-	// reader returns: all of them, but where the limit falls within the
-	// batch.
-	Records int
-}
-
-// BatchOptions sizes the batches of ReadBatches. A nil *BatchOptions
-// takes the defaults.
-type BatchOptions struct {
-	// Rows is the most records of a batch (default DefaultBatchRows).
-	Rows int
-}
-
-// DefaultBatchRows is the default of BatchOptions.Rows.
-const DefaultBatchRows = 64 << 10
 
 // batchAhead is how many batches of a task may wait for the consumer
 // before its worker waits; a task aims at taskBatches batches, so that
@@ -68,35 +31,18 @@ const (
 // late.
 const firstBatchRatio = 8
 
-// ReadBatches returns an iterator over r's remaining records in batches:
-// each worker (ReadOptions.Workers, as for the writing methods) reads
-// ranges of a part's rows, as Avro binary, into batches of its own
-// Batcher (made by newBatcher), and the batches are yielded in row order.
-// The records, the limit's count and the first error are those of one
-// goroutine reading them; but a batch holds at most opts.Rows records and
-// never spans two ranges, so that batches are cut where ranges end: the
-// sizes a Batcher and opts give are maxima. On an error the batch being
-// built is dropped and the error yielded; an error of Add is wrapped with
-// the part's name and the record's row in the part. Breaking out of the
-// loop, or cancelling r's context, stops the workers.
-//
-// On workers, the batches held at once (at most 3 for each worker and 3
-// more) take about r's ReadOptions.OutputMemory in all (its default: 1
-// MiB for each worker and one more): a batch is also cut once it may take
-// more than its share, judged from its records' bytes in the Avro binary
-// encoding times the bytes that Flush reported for each such byte of the
-// batches before (at first 8). A batch holds at least one record.
-//
-// r must read Avro records (Dataset.NewReader), and reads them to their
-// end (or until the loop breaks); close it afterwards as ever. With one
-// worker, or where the writing methods would use one, the records are
-// read on the calling goroutine, batches then spanning parts.
-func ReadBatches[B any](r *Reader, opts *BatchOptions, newBatcher func() (Batcher[B], error)) iter.Seq2[Batch[B], error] {
-	rows := DefaultBatchRows
-	if opts != nil && opts.Rows > 0 {
-		rows = opts.Rows
+// readBatchesAny is frontdoor.ReadBatches: r's remaining records in
+// batches of at most rows records, on r's workers.
+func readBatchesAny(r any, rows int, newBatcher func() (frontdoor.Batcher[any], error)) iter.Seq2[frontdoor.Batch[any], error] {
+	return readBatchesOf(r.(*Reader), rows, newBatcher)
+}
+
+// readBatchesOf is frontdoor.ReadBatches for batches of type B.
+func readBatchesOf[B any](r *Reader, rows int, newBatcher func() (frontdoor.Batcher[B], error)) iter.Seq2[frontdoor.Batch[B], error] {
+	if rows <= 0 {
+		rows = frontdoor.DefaultBatchRows
 	}
-	return func(yield func(Batch[B], error) bool) {
+	return func(yield func(frontdoor.Batch[B], error) bool) {
 		if workers := r.workers(); workers > 1 {
 			readBatchesParallel(r, workers, rows, newBatcher, yield)
 			return
@@ -106,10 +52,10 @@ func ReadBatches[B any](r *Reader, opts *BatchOptions, newBatcher func() (Batche
 }
 
 // readBatches is ReadBatches on the calling goroutine.
-func readBatches[B any](r *Reader, rows int, newBatcher func() (Batcher[B], error), yield func(Batch[B], error) bool) {
+func readBatches[B any](r *Reader, rows int, newBatcher func() (frontdoor.Batcher[B], error), yield func(frontdoor.Batch[B], error) bool) {
 	bt, err := newBatcher()
 	if err != nil {
-		yield(Batch[B]{}, err)
+		yield(frontdoor.Batch[B]{}, err)
 		return
 	}
 	var (
@@ -126,33 +72,33 @@ func readBatches[B any](r *Reader, rows int, newBatcher func() (Batcher[B], erro
 			}
 			full, aerr := bt.Add(buf)
 			if aerr != nil {
-				yield(Batch[B]{}, fmt.Errorf("%s: row %d: %w", r.file.part.Name(), r.part.Row()-1, aerr))
+				yield(frontdoor.Batch[B]{}, fmt.Errorf("%s: row %d: %w", r.file.part.Name(), r.part.Row()-1, aerr))
 				return
 			}
 			if pending++; full || pending >= rows {
 				v, _ := bt.Flush()
 				n := pending
 				pending = 0
-				if !yield(Batch[B]{Value: v, Records: n}, nil) {
+				if !yield(frontdoor.Batch[B]{Value: v, Records: n}, nil) {
 					return
 				}
 			}
 		}
 	}
 	if err != io.EOF {
-		yield(Batch[B]{}, err)
+		yield(frontdoor.Batch[B]{}, err)
 		return
 	}
 	if pending > 0 {
 		v, _ := bt.Flush()
-		yield(Batch[B]{Value: v, Records: pending}, nil)
+		yield(frontdoor.Batch[B]{Value: v, Records: pending}, nil)
 	}
 }
 
 // readBatchesParallel is ReadBatches on workers goroutines: the writing
 // methods' tasks (parallel.go), each task's records added to a worker's
 // Batcher, its batches handed on as values.
-func readBatchesParallel[B any](r *Reader, workers, rows int, newBatcher func() (Batcher[B], error), yield func(Batch[B], error) bool) {
+func readBatchesParallel[B any](r *Reader, workers, rows int, newBatcher func() (frontdoor.Batcher[B], error), yield func(frontdoor.Batch[B], error) bool) {
 	memory := r.opts.OutputMemory
 	if memory <= 0 {
 		memory = int64(workers+1) * DefaultOutputMemory
@@ -167,7 +113,7 @@ func readBatchesParallel[B any](r *Reader, workers, rows int, newBatcher func() 
 		err = out.flushFallback()
 	}
 	if err != nil && !out.broke {
-		yield(Batch[B]{}, err)
+		yield(frontdoor.Batch[B]{}, err)
 	}
 }
 
@@ -175,12 +121,12 @@ func readBatchesParallel[B any](r *Reader, workers, rows int, newBatcher func() 
 type batchOut[B any] struct {
 	rows       int
 	maxBytes   int64 // a batch's share of the output memory
-	newBatcher func() (Batcher[B], error)
-	yield      func(Batch[B], error) bool
+	newBatcher func() (frontdoor.Batcher[B], error)
+	yield      func(frontdoor.Batch[B], error) bool
 	broke      bool // yield returned false
 
 	mu   sync.Mutex
-	idle []Batcher[B] // the workers' Batchers between tasks
+	idle []frontdoor.Batcher[B] // the workers' Batchers between tasks
 
 	// What the tasks done handed on, to size the next: the bytes and
 	// the number of full batches, and the bytes, records and the bytes
@@ -192,7 +138,7 @@ type batchOut[B any] struct {
 	// passed on (put), whether the batch is full, whether it still reads
 	// records passed over (all before the first passed on), and whether
 	// what the part before left is to be passed on first.
-	fb          Batcher[B]
+	fb          frontdoor.Batcher[B]
 	fbAdded     int
 	fbKept      int
 	fbFull      bool
@@ -202,7 +148,7 @@ type batchOut[B any] struct {
 }
 
 // batcher returns an idle Batcher, or a new one.
-func (b *batchOut[B]) batcher() (Batcher[B], error) {
+func (b *batchOut[B]) batcher() (frontdoor.Batcher[B], error) {
 	b.mu.Lock()
 	if n := len(b.idle); n > 0 {
 		bt := b.idle[n-1]
@@ -322,7 +268,7 @@ func (b *batchOut[B]) write(c *ordered.Chunk, n int) error {
 	if n == 0 {
 		return nil
 	}
-	if !b.yield(Batch[B]{Value: v, Records: n}, nil) {
+	if !b.yield(frontdoor.Batch[B]{Value: v, Records: n}, nil) {
 		b.broke = true
 		return errBreak
 	}
@@ -338,7 +284,7 @@ func (b *batchOut[B]) flushFallback() error {
 	v, _ := b.fb.Flush()
 	n := b.fbKept
 	b.fbAdded, b.fbKept, b.fbFull = 0, 0, false
-	if n > 0 && !b.yield(Batch[B]{Value: v, Records: n}, nil) {
+	if n > 0 && !b.yield(frontdoor.Batch[B]{Value: v, Records: n}, nil) {
 		b.broke = true
 		return errBreak
 	}

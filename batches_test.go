@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"hash/crc32"
 	"math/rand/v2"
 	"os"
@@ -63,10 +64,10 @@ func readBatchesWith(t *testing.T, ctx context.Context, ds *Dataset, o ReadOptio
 	defer r.Close()
 	r.taskRows = taskRows
 	var run batchRun
-	newBatcher := func() (Batcher[[][]byte], error) {
+	newBatcher := func() (frontdoor.Batcher[[][]byte], error) {
 		return &encBatcher{maxBytes: maxBytes, failEvery: failEvery}, nil
 	}
-	for b, err := range ReadBatches(r, &BatchOptions{Rows: rows}, newBatcher) {
+	for b, err := range frontdoor.ReadBatches(r, rows, newBatcher) {
 		if err != nil {
 			run.err = err
 			break
@@ -258,7 +259,7 @@ func TestReadBatchesStop(t *testing.T) {
 		}
 		var yerr error
 		n := 0
-		for _, err := range ReadBatches(r, &BatchOptions{Rows: 10}, func() (Batcher[[][]byte], error) { return &encBatcher{}, nil }) {
+		for _, err := range frontdoor.ReadBatches(r, 10, func() (frontdoor.Batcher[[][]byte], error) { return &encBatcher{}, nil }) {
 			if err != nil {
 				yerr = err
 				break

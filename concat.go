@@ -7,27 +7,39 @@ import (
 	"io"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 // Concat joins the Trevni files parts (each name as Open takes it: globs,
 // directories, URLs) into the one Trevni file dst, written as Create
 // writes, by copying their blocks without decoding a value, and returns
-// the rows written. See Dataset.Concat.
+// the rows written. Each name is opened on its own, so that files of
+// other columns are named with the first column that differs; see
+// Dataset.Concat for the rest. opts' Store and Stores serve the parts'
+// reads as the upload's.
 func Concat(ctx context.Context, dst string, parts []string, opts *WriteOptions) (int64, error) {
-	var oo *Options
-	if opts != nil && opts.Store != nil {
-		oo = &Options{Store: opts.Store}
+	var oo *OpenOptions
+	if opts != nil {
+		oo = &OpenOptions{Store: opts.Store, Stores: opts.Stores}
 	}
-	ds, err := OpenFiles(ctx, parts, oo)
+	names, err := frontdoor.ExpandNames(ctx, parts, oo.stores(), oo.storeOptions())
 	if err != nil {
 		return 0, err
 	}
-	defer ds.Close()
+	var all []*Part
+	for _, name := range names {
+		ds, err := Open(ctx, name, oo)
+		if err != nil {
+			return 0, err
+		}
+		defer ds.Close()
+		all = append(all, ds.parts...)
+	}
 	out, _, err := create(ctx, dst, opts)
 	if err != nil {
 		return 0, err
 	}
-	n, err := ds.Concat(ctx, out.w, opts)
+	n, err := concatParts(ctx, out.w, all, opts)
 	if err != nil {
 		out.abort()
 		return n, err
@@ -45,38 +57,56 @@ func Concat(ctx context.Context, dst string, parts []string, opts *WriteOptions)
 // its blocks compressed again (on opts.Workers goroutines), and NoStats
 // drops the block statistics. Other options do not apply.
 func (ds *Dataset) Concat(ctx context.Context, w io.Writer, opts *WriteOptions) (int64, error) {
+	return concatParts(ctx, w, ds.parts, opts)
+}
+
+// concatDatasets is frontdoor.ConcatDatasets: the parts of data sets
+// opened on their own, joined as Dataset.Concat joins one's.
+func concatDatasets(ctx context.Context, w io.Writer, dss []any, opts any) (int64, error) {
+	var parts []*Part
+	for _, ds := range dss {
+		parts = append(parts, ds.(*Dataset).parts...)
+	}
+	wo, _ := opts.(*WriteOptions)
+	return concatParts(ctx, w, parts, wo)
+}
+
+// concatParts joins parts into one Trevni file written to w.
+func concatParts(ctx context.Context, w io.Writer, parts []*Part, opts *WriteOptions) (int64, error) {
 	var o WriteOptions
 	if opts != nil {
 		o = *opts
 	}
-	rds := make([]*format.Reader, 0, len(ds.parts))
-	for _, p := range ds.parts {
+	rds := make([]*format.Reader, 0, len(parts))
+	for _, p := range parts {
 		if p.format != Trevni2 {
-			return 0, fmt.Errorf("%s: a %s file: Concat joins Trevni 2 files", p.Name(), p.format)
+			return 0, fmt.Errorf("%s: a %s file: %w", p.Name(), p.format, frontdoor.ErrNotTrevni2)
 		}
+	}
+	for _, p := range parts {
 		f, err := p.Open(ctx)
 		if err != nil {
 			return 0, err
 		}
 		defer f.Close()
 		if len(rds) > 0 {
-			if err := format.SameColumns(ds.parts[0].Name(), rds[0], p.Name(), f.trevni); err != nil {
+			if err := format.SameColumns(parts[0].Name(), rds[0], p.Name(), f.trevni); err != nil {
 				return 0, err
 			}
 		}
 		rds = append(rds, f.trevni)
 	}
 	rows, err := format.Concat(ctx, w, rds, &format.ConcatOptions{
-		SameSchema: SameAvroSchema, Codec: string(o.Codec), Checksum: string(o.Checksum),
+		SameSchema: sameAvroSchema, Codec: string(o.Codec), Checksum: string(o.Checksum),
 		DropStats: o.NoStats, Workers: max(o.Workers, 1),
 	})
 	if err != nil {
 		var pe *format.PartError
 		if errors.As(err, &pe) {
 			if errors.Is(pe.Err, format.ErrUsage) {
-				return rows, fmt.Errorf("%s and %s cannot be joined: %w", ds.parts[0].Name(), ds.parts[pe.Part].Name(), pe.Err)
+				return rows, fmt.Errorf("%s and %s cannot be joined: %w", parts[0].Name(), parts[pe.Part].Name(), pe.Err)
 			}
-			return rows, fmt.Errorf("%s: %w", ds.parts[pe.Part].Name(), pe.Err)
+			return rows, fmt.Errorf("%s: %w", parts[pe.Part].Name(), pe.Err)
 		}
 		return rows, err
 	}

@@ -68,7 +68,7 @@ func TestDatasetConcurrentReaders(t *testing.T) {
 	reads := map[string]func(ds *trevni.Dataset) (string, error){
 		"records": func(ds *trevni.Dataset) (string, error) {
 			var b bytes.Buffer
-			for rec, err := range ds.Records(ctx, where) {
+			for rec, err := range ds.All(ctx, where) {
 				if err != nil {
 					return "", err
 				}

@@ -13,11 +13,11 @@ import (
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/protoset"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/trevni1"
 )
 
@@ -38,8 +38,8 @@ import (
 // azblob://; see package remote/store), is read with range requests,
 // fetching what is read only. A server that does not serve byte ranges (it answers
 // a range request with the whole file) has the part downloaded once, when
-// the data set is opened, into a temporary file (Options.TempDir) of at
-// most Options.MaxDownload bytes, removed by Close; Part.Downloaded tells
+// the data set is opened, into a temporary file (OpenOptions.TempDir) of at
+// most OpenOptions.MaxDownload bytes, removed by Close; Part.Downloaded tells
 // such parts.
 //
 // A Dataset is safe for concurrent use by several readers (each Reader,
@@ -47,7 +47,7 @@ import (
 // every read opens the parts it reads on its own. Close it after the
 // last read.
 type Dataset struct {
-	opts      Options
+	opts      OpenOptions
 	parts     []*Part
 	schema    *schema.Schema // the records' schema: the reader schema, or the parts'
 	text      string         // its JSON text
@@ -109,7 +109,7 @@ func (p *Part) seed(version string, size int64) []byte {
 func (p *Part) Downloaded() int64 { return p.downloadSize }
 
 // downloadURL downloads the part's URL into a temporary file, held until
-// the data set is closed, within Options.MaxDownload.
+// the data set is closed, within OpenOptions.MaxDownload.
 func (p *Part) downloadURL(ctx context.Context) error {
 	limit := p.ds.opts.MaxDownload
 	if limit <= 0 {
@@ -119,7 +119,13 @@ func (p *Part) downloadURL(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: the server does not serve byte ranges, and the download has no temporary file: %w", p.Name(), err)
 	}
-	n, err := remote.DownloadHTTP(ctx, p.Name(), f, limit, p.ds.opts.HTTP)
+	c, err := remote.HTTP(p.ds.opts.HTTP)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	n, err := c.Download(ctx, p.Name(), f, limit)
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
@@ -162,7 +168,7 @@ func (p *Part) SchemaText() string { return p.text }
 
 // openSources opens the header of every source and checks that they form
 // one data set.
-func openSources(ctx context.Context, srcs []source, opts *Options) (*Dataset, error) {
+func openSources(ctx context.Context, srcs []source, opts *OpenOptions) (*Dataset, error) {
 	ds := &Dataset{}
 	if opts != nil {
 		ds.opts = *opts
@@ -187,7 +193,7 @@ func openSources(ctx context.Context, srcs []source, opts *Options) (*Dataset, e
 		}
 		p.text, err = f.schemaText()
 		if err == nil && f.trevni != nil {
-			p.proto = f.trevni.Meta().GetString(protoload.MetaDescriptorSet) != ""
+			p.proto = f.trevni.Meta().GetString(protoset.MetaDescriptorSet) != ""
 			p.cols = make([]format.ColumnMeta, f.trevni.NumColumns())
 			for i := range p.cols {
 				c, cerr := f.trevni.Column(i)
@@ -412,10 +418,14 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		fetcher, size, done = countFetched(o), o.Size(), o.Close
 		version = o.Version()
 		ra, sw, coalescer, hr = remoteReader(o, size, mode, p.seed(version, size))
-	case IsURL(name) && p.download != nil:
+	case p.ds.opts.isURL(name) && p.download != nil:
 		ra, size = p.download, p.downloadSize
-	case IsURL(name):
-		h, err := remote.OpenHTTP(ctx, name, p.ds.opts.HTTP)
+	case p.ds.opts.isURL(name):
+		c, err := remote.HTTP(p.ds.opts.HTTP)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		h, err := c.Open(ctx, name)
 		if errors.Is(err, remote.ErrNoRanges) {
 			if err := p.downloadURL(ctx); err != nil {
 				return nil, err
@@ -698,12 +708,12 @@ func schemaDifference(a, b string) string {
 	return ""
 }
 
-// SameAvroSchema reports whether two Avro schema texts describe the same
+// sameAvroSchema reports whether two Avro schema texts describe the same
 // data (see schema.Difference: documentation, aliases and defaults aside):
 // nil if they do, or an error naming where they first differ. It is the
 // format.ConcatOptions.SameSchema that joins parts whose schemas are
 // written otherwise.
-func SameAvroSchema(first, part []byte) error {
+func sameAvroSchema(first, part []byte) error {
 	a, err := schema.Parse(string(first))
 	if err != nil {
 		return fmt.Errorf("the first part's schema: %w", err)

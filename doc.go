@@ -31,7 +31,7 @@
 //		...
 //	}
 //
-//	for rec, err := range ds.Records(ctx, &trevni.ReadOptions{Fields: []string{"id"}, Limit: 10}) {
+//	for rec, err := range ds.All(ctx, &trevni.ReadOptions{Fields: []string{"id"}, Limit: 10}) {
 //		...
 //	}
 //
@@ -57,6 +57,15 @@
 // name, or uploaded to a store, and put in place by Close only when
 // complete; an existing file is replaced only with WriteOptions.Replace.
 // NewWriter, NewStructWriter and NewProtoWriter write to any io.Writer.
+//
+// The protobuf readers and writers (CreateProto, NewProtoWriter,
+// Dataset.NewProtoReader, Messages, WriteProto, and WriteJSON of files
+// written from protobuf) need the protobuf runtime's descriptor packages,
+// which a program reading Avro-written files does without: a program that
+// uses them imports package schema/protoload, which links them; without
+// it they fail with an error that names that import.
+//
+//	import _ "github.com/trevni-go/trevni/schema/protoload"
 //
 //	w, err := trevni.Create(ctx, "out.trv", schemaText, &trevni.WriteOptions{Codec: trevni.Snappy})
 //	if err != nil { ... }
@@ -88,7 +97,7 @@
 //
 // # Limits
 //
-// Options bounds what reading may cost: Layout the columns and nesting of
+// OpenOptions bounds what reading may cost: Layout the columns and nesting of
 // a schema, Reader the largest block and the memory held in block buffers,
 // MaxRecordBytes one record. Hostile files fail with an error naming the
 // file, column, block and row, within those bounds.

@@ -56,7 +56,7 @@ func TestDamagedBlockSameRowInValidateAndRead(t *testing.T) {
 		}
 		verr := ds.Validate(ctx)
 		var rerr error
-		for _, err := range ds.Records(ctx, nil) {
+		for _, err := range ds.All(ctx, nil) {
 			if err != nil {
 				rerr = err
 			}

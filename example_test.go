@@ -61,7 +61,7 @@ func ExampleReadStructs() {
 }
 
 // Read some fields of some records as goavro native values.
-func ExampleDataset_Records() {
+func ExampleDataset_All() {
 	ctx := context.Background()
 	ds, err := trevni.Open(ctx, "testdata/interop/email/email.deflate.crc32.trv", nil)
 	if err != nil {
@@ -69,7 +69,7 @@ func ExampleDataset_Records() {
 	}
 	defer ds.Close()
 	opts := &trevni.ReadOptions{Fields: []string{"id", "received.host"}, Offset: 1, Limit: 2}
-	for rec, err := range ds.Records(ctx, opts) {
+	for rec, err := range ds.All(ctx, opts) {
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package trevni
 import (
 	"context"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -118,13 +119,10 @@ func hint(rd *format.Reader, c *remote.Coalescer, cols []int, pred *predicate.Pr
 	return hintRows(rd, c, cols, candidates(rd, pred, from, to))
 }
 
-// CandidateRows returns the runs of the part's rows that may hold a record
-// satisfying the filter where, by the block statistics of a Trevni 2 part
-// (reading its header and the filter's statistics only); the whole part
-// for other formats or without a filter. A runner splitting the part's
-// rows into work needs make no work of the others.
-func (p *Part) CandidateRows(ctx context.Context, where string) ([]RowRange, error) {
-	all := []RowRange{{First: 0, Rows: p.rows}}
+// candidateRows returns the runs of the part's rows that may hold a
+// record satisfying the filter where (see frontdoor.CandidateRows).
+func (p *Part) candidateRows(ctx context.Context, where string) ([]frontdoor.RowRange, error) {
+	all := []frontdoor.RowRange{{First: 0, Rows: p.rows}}
 	if where == "" || p.format != Trevni2 || p.rows == 0 {
 		return all, nil
 	}
@@ -137,16 +135,11 @@ func (p *Part) CandidateRows(ctx context.Context, where string) ([]RowRange, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Name(), err)
 	}
-	var out []RowRange
+	var out []frontdoor.RowRange
 	for _, r := range candidates(f.trevni, pred, 0, p.rows) {
-		out = append(out, RowRange(r))
+		out = append(out, frontdoor.RowRange(r))
 	}
 	return out, nil
-}
-
-// RowRange is a run of rows: Rows rows starting at First.
-type RowRange struct {
-	First, Rows int64
 }
 
 // compileFilter compiles the filter where for the part rd as its records

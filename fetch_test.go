@@ -3,6 +3,7 @@ package trevni
 import (
 	"bytes"
 	"context"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -100,7 +101,7 @@ func sameValue(a, b any) bool {
 func readAll(t *testing.T, ds *Dataset, opts *ReadOptions) []any {
 	t.Helper()
 	var out []any
-	for rec, err := range ds.Records(context.Background(), opts) {
+	for rec, err := range ds.All(context.Background(), opts) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,12 +227,12 @@ func TestCandidateRowsReaderSchema(t *testing.T) {
 	 {"name":"key","aliases":["id"],"type":"long"},
 	 {"name":"n","type":"double"},
 	 {"name":"channel","type":"string","default":"web"}]}`
-	evolved, err := Open(ctx, name, &Options{ReaderSchema: rs})
+	evolved, err := Open(ctx, name, &OpenOptions{ReaderSchema: rs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer evolved.Close()
-	whole := []RowRange{{First: 0, Rows: plain.RowCount()}}
+	whole := []frontdoor.RowRange{{First: 0, Rows: plain.RowCount()}}
 	for _, c := range []struct {
 		reader, file string // the reader's filter, and the file's of the same runs ("" for the whole part)
 		count        int64
@@ -241,13 +242,13 @@ func TestCandidateRowsReaderSchema(t *testing.T) {
 		{"channel = 'nowhere'", "", 0},
 		{"n > 5.5", "", 714},
 	} {
-		got, err := evolved.Parts()[0].CandidateRows(ctx, c.reader)
+		got, err := evolved.Parts()[0].candidateRows(ctx, c.reader)
 		if err != nil {
 			t.Fatalf("%s: %v", c.reader, err)
 		}
 		want := whole
 		if c.file != "" {
-			if want, err = plain.Parts()[0].CandidateRows(ctx, c.file); err != nil {
+			if want, err = plain.Parts()[0].candidateRows(ctx, c.file); err != nil {
 				t.Fatal(err)
 			}
 			if reflect.DeepEqual(want, whole) {

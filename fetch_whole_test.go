@@ -46,7 +46,7 @@ func TestWholeReadFetchesTheFileOnce(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		url      string
-		opts     *Options
+		opts     *OpenOptions
 		sent     *atomic.Int64
 		requests *atomic.Int64
 		reset    func()

@@ -91,7 +91,7 @@ func checkPrimitives(t *testing.T, ds *trevni.Dataset, parts int) {
 	}
 	// A field selection and a filter, as Avro values.
 	n := 0
-	for rec, err := range ds.Records(ctx, &trevni.ReadOptions{Fields: []string{"s"}, Where: "i > 20"}) {
+	for rec, err := range ds.All(ctx, &trevni.ReadOptions{Fields: []string{"s"}, Where: "i > 20"}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +197,7 @@ func TestOpenURL(t *testing.T) {
 
 func TestOpenCLMN(t *testing.T) {
 	ctx := context.Background()
-	ds, err := trevni.Open(ctx, "testdata/clmn/sample.clmn", &trevni.Options{TempDir: t.TempDir()})
+	ds, err := trevni.Open(ctx, "testdata/clmn/sample.clmn", &trevni.OpenOptions{TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestOpenCLMN(t *testing.T) {
 		t.Fatalf("structs: %d people, want %d", len(got), len(want))
 	}
 	n := 0
-	for rec, err := range ds.Records(ctx, &trevni.ReadOptions{Fields: []string{"city"}, Where: "age >= 60", Limit: 10}) {
+	for rec, err := range ds.All(ctx, &trevni.ReadOptions{Fields: []string{"city"}, Where: "age >= 60", Limit: 10}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +253,7 @@ func TestOpenCLMN(t *testing.T) {
 
 func TestOpenTrevni1(t *testing.T) {
 	ctx := context.Background()
-	ds, err := trevni.Open(ctx, "testdata/trevni1/impala_several_blocks.trv", &trevni.Options{TempDir: t.TempDir()})
+	ds, err := trevni.Open(ctx, "testdata/trevni1/impala_several_blocks.trv", &trevni.OpenOptions{TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestOpenTrevni1(t *testing.T) {
 		}
 	}
 	k := 0
-	for rec, err := range ds.Records(ctx, &trevni.ReadOptions{Fields: []string{"col_2"}}) {
+	for rec, err := range ds.All(ctx, &trevni.ReadOptions{Fields: []string{"col_2"}}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -432,7 +432,7 @@ func TestRangesAcrossParts(t *testing.T) {
 					}
 					opts := &trevni.ReadOptions{Where: where, Offset: off, Rows: rows, Limit: lim, Fields: []string{"s"}}
 					var got []string
-					for rec, err := range ds.Records(ctx, opts) {
+					for rec, err := range ds.All(ctx, opts) {
 						if err != nil {
 							t.Fatal(err)
 						}

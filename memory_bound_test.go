@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -60,8 +61,8 @@ func TestReadBatchesOutputMemory(t *testing.T) {
 		var live, peak atomic.Int64
 		var recs [][]byte
 		batches := 0
-		newBatcher := func() (Batcher[liveBatch], error) { return &liveBatcher{live: &live, peak: &peak}, nil }
-		for b, err := range ReadBatches(r, &BatchOptions{Rows: 1 << 30}, newBatcher) {
+		newBatcher := func() (frontdoor.Batcher[liveBatch], error) { return &liveBatcher{live: &live, peak: &peak}, nil }
+		for b, err := range frontdoor.ReadBatches(r, 1<<30, newBatcher) {
 			if err != nil {
 				t.Fatalf("%d workers, OutputMemory %d: %v", workers, memory, err)
 			}

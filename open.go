@@ -5,14 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema/layout"
@@ -67,8 +63,8 @@ func DetectFormat(magic []byte) (Format, error) {
 // ErrUnknownFormat reports a file that is none of the formats Open reads.
 var ErrUnknownFormat = errors.New("not a Trevni, Trevni 1 or CLMN file")
 
-// Options configures Open. A nil *Options means the defaults.
-type Options struct {
+// OpenOptions configures Open. A nil *OpenOptions means the defaults.
+type OpenOptions struct {
 	// ReaderSchema, if set, is the Avro schema (JSON text) that records
 	// are read as: a projection or an evolution of the files' schema.
 	// Parts whose schemas differ form one data set only when each
@@ -81,10 +77,14 @@ type Options struct {
 	// the memory held in block buffers, strict checksums. nil means
 	// format's defaults. Its Prefetch is the front door's to set.
 	Reader *format.ReaderOptions
-	// HTTP configures the reads of http and https URLs: the client and
-	// the connect, header and idle timeouts; nil means the defaults (see
-	// remote.HTTPOptions).
-	HTTP *remote.HTTPOptions
+	// HTTP reads http and https URLs; nil means the client that importing
+	// package remote/httpread links, with its defaults. A program that
+	// reads such URLs imports that package, or hands its own client here
+	// (httpread.New: an *http.Client, the connect, header and idle
+	// timeouts); without either, reading a URL fails with an error
+	// wrapping remote.ErrNoHTTP that names the import. So a program that
+	// reads only files and stores links no net/http.
+	HTTP remote.HTTPClient
 	// Store configures the requests made to stores (s3://, gs://,
 	// azblob://), the listing of a glob or a prefix included: the
 	// retries of a failed read and their backoff, the stall that fails a
@@ -114,7 +114,7 @@ type Options struct {
 	MaxDownload int64
 }
 
-// DefaultMaxDownload is the default of Options.MaxDownload: 1 GiB.
+// DefaultMaxDownload is the default of OpenOptions.MaxDownload: 1 GiB.
 const DefaultMaxDownload = 1 << 30
 
 // source is one file of a data set before it is opened: a path, a URL,
@@ -133,20 +133,20 @@ type source struct {
 // (s3://bucket/logs/*.trv) or a prefix ending in "/" (its *.trv, *.trv1
 // and *.clmn objects one level down). The parts may be of any format Open reads (Trevni 2, Trevni 1,
 // CLMN), told by their first bytes, and must have one schema (see
-// Options.ReaderSchema). Open reads every part's header and leaves the
+// OpenOptions.ReaderSchema). Open reads every part's header and leaves the
 // parts closed; they are opened one at a time as they are read. ctx
 // bounds the reads of the headers.
-func Open(ctx context.Context, name string, opts *Options) (*Dataset, error) {
+func Open(ctx context.Context, name string, opts *OpenOptions) (*Dataset, error) {
 	return OpenFiles(ctx, []string{name}, opts)
 }
 
 // OpenFiles opens the data set of several names, each as Open takes it,
 // read in the order given.
-func OpenFiles(ctx context.Context, names []string, opts *Options) (*Dataset, error) {
+func OpenFiles(ctx context.Context, names []string, opts *OpenOptions) (*Dataset, error) {
 	if len(names) == 0 {
 		return nil, errors.New("trevni: no file to open")
 	}
-	paths, err := expandNames(ctx, names, opts)
+	paths, err := frontdoor.ExpandNames(ctx, names, opts.stores(), opts.storeOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -160,24 +160,19 @@ func OpenFiles(ctx context.Context, names []string, opts *Options) (*Dataset, er
 // OpenReaderAt opens a data set of one part read from ra, of size bytes,
 // named name in errors. It stays open until the data set is closed, which
 // does not close ra.
-func OpenReaderAt(ctx context.Context, ra io.ReaderAt, size int64, name string, opts *Options) (*Dataset, error) {
+func OpenReaderAt(ctx context.Context, ra io.ReaderAt, size int64, name string, opts *OpenOptions) (*Dataset, error) {
 	return openSources(ctx, []source{{name: name, ra: ra, size: size}}, opts)
 }
 
-// IsURL reports whether name is a URL that Open reads with range
-// requests: http or https, or an object store's (s3, gs, azblob).
-func IsURL(name string) bool { return remote.IsURL(name) || store.IsURL(name, nil) }
-
-// isURL is IsURL with the stores opts hands in.
-func (o *Options) isURL(name string) bool {
-	return remote.IsURL(name) || store.IsURL(name, o.stores())
-}
+// isURL reports whether name is a URL read with range requests: http(s),
+// or a store's among those opts hands in and the linked drivers.
+func (o *OpenOptions) isURL(name string) bool { return frontdoor.IsURL(name, o.stores()) }
 
 // isStoreURL reports whether name is the URL of an object of a store.
-func (o *Options) isStoreURL(name string) bool { return store.IsURL(name, o.stores()) }
+func (o *OpenOptions) isStoreURL(name string) bool { return store.IsURL(name, o.stores()) }
 
 // stores returns the stores opts hands in, nil for none.
-func (o *Options) stores() map[string]store.Store {
+func (o *OpenOptions) stores() map[string]store.Store {
 	if o == nil {
 		return nil
 	}
@@ -185,117 +180,9 @@ func (o *Options) stores() map[string]store.Store {
 }
 
 // storeOptions returns opts' Store, nil for none.
-func (o *Options) storeOptions() *store.Options {
+func (o *OpenOptions) storeOptions() *store.Options {
 	if o == nil {
 		return nil
 	}
 	return o.Store
 }
-
-// HasGlob reports whether name holds a glob's special characters.
-func HasGlob(name string) bool { return strings.ContainsAny(name, "*?[") }
-
-// ExpandNames expands the names of a data set into the files Open reads,
-// keeping their order: a glob gives its matches in name order (leaving
-// out directories; a name that exists as it is written is not a glob),
-// a directory its *.trv, *.trv1 and *.clmn files in name order, an
-// object store's URL with a glob in its key the objects it matches in key
-// order, one ending in "/" its *.trv, *.trv1 and *.clmn objects, and any
-// other URL or name itself. A glob or directory that gives no file is an
-// error. Listing a store's keys stops when ctx ends; opts' Store bounds
-// the stall of its requests (nil: the defaults; see Options.Store).
-func ExpandNames(ctx context.Context, names []string, opts *Options) ([]string, error) {
-	return expandNames(ctx, names, opts)
-}
-
-func expandNames(ctx context.Context, names []string, opts *Options) ([]string, error) {
-	var out []string
-	for _, a := range names {
-		switch {
-		case opts.isStoreURL(a) && (HasGlob(objectKey(a)) || strings.HasSuffix(objectKey(a), "/")):
-			pattern := a
-			if k := objectKey(a); !HasGlob(k) {
-				// The prefix's objects one level down: "*" after the key.
-				at := strings.Index(a, "://") + 3
-				at += strings.IndexByte(a[at:], '/') + 1 + len(k)
-				pattern = a[:at] + "*" + a[at:]
-			}
-			st, err := store.For(a, opts.stores())
-			if err != nil {
-				return nil, err
-			}
-			m, err := st.List(ctx, pattern, opts.storeOptions())
-			if err != nil {
-				return nil, err
-			}
-			n := len(out)
-			for _, u := range m {
-				if HasGlob(objectKey(a)) {
-					out = append(out, u)
-					continue
-				}
-				switch path.Ext(objectKey(u)) {
-				case ".trv", ".trv1", ".clmn":
-					out = append(out, u)
-				}
-			}
-			if len(out) == n {
-				if HasGlob(objectKey(a)) {
-					return nil, fmt.Errorf("%s: no object matches", a)
-				}
-				return nil, fmt.Errorf("%s: the prefix holds no *.trv, *.trv1 or *.clmn object", a)
-			}
-		case opts.isURL(a) || a == "-":
-			out = append(out, a)
-		case HasGlob(a) && !exists(a):
-			m, err := filepath.Glob(a)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", a, err)
-			}
-			n := len(out)
-			for _, f := range m {
-				if fi, err := os.Stat(f); err == nil && fi.IsDir() {
-					continue // a glob's directories are not read into
-				}
-				out = append(out, f)
-			}
-			if len(out) == n {
-				return nil, fmt.Errorf("%s: no file matches", a)
-			}
-		default:
-			fi, err := os.Stat(a)
-			if err != nil || !fi.IsDir() {
-				out = append(out, a) // opening it reports the error
-				continue
-			}
-			ents, err := os.ReadDir(a)
-			if err != nil {
-				return nil, err
-			}
-			n := len(out)
-			for _, ent := range ents { // ReadDir sorts by name
-				switch filepath.Ext(ent.Name()) {
-				case ".trv", ".trv1", ".clmn":
-					if ent.Type().IsRegular() || ent.Type()&os.ModeSymlink != 0 {
-						out = append(out, filepath.Join(a, ent.Name()))
-					}
-				}
-			}
-			if len(out) == n {
-				return nil, fmt.Errorf("%s: directory holds no *.trv, *.trv1 or *.clmn file", a)
-			}
-		}
-	}
-	if slices.Contains(out, "-") && len(out) > 1 {
-		return nil, errors.New("standard input (-) cannot be read with other inputs")
-	}
-	return out, nil
-}
-
-// objectKey returns the key of an object store's URL, "" when it does not
-// parse.
-func objectKey(u string) string {
-	return store.Key(u)
-}
-
-func exists(p string) bool { _, err := os.Stat(p); return err == nil }

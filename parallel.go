@@ -38,7 +38,7 @@ import (
 // written and neither waits long. But a task should hold several blocks
 // of every column read, since the blocks where two tasks meet are read by
 // both: at least rowtasks.MinBlocks of each, about. ReadStructs' tasks
-// are sized alike, its batches of T the chunks; ReadBatches' hold a few
+// are sized alike, its batches of T the chunks; frontdoor.ReadBatches' hold a few
 // batches (batchAhead) of their share of the memory.
 
 // DefaultOutputMemory is ReadOptions.OutputMemory's default for each

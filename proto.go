@@ -8,13 +8,13 @@ import (
 	"io"
 	"iter"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
+	"github.com/trevni-go/trevni/internal/protoset"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 )
@@ -179,7 +179,7 @@ func (r *Reader) writeProtoParallel(w io.Writer, n int, form protoschema.Framing
 		var (
 			wire []byte
 			m    proto.Message
-			js   protojson.MarshalOptions
+			js   protoset.JSONOptions
 		)
 		return func(pr partReader, dst []byte) ([]byte, error) {
 			pm := pr.(*assemble.ProtoReader)
@@ -197,7 +197,7 @@ func (r *Reader) writeProtoParallel(w io.Writer, n int, form protoschema.Framing
 			if err := pm.ReadInto(m); err != nil {
 				return dst, err
 			}
-			if dst, err = js.MarshalAppend(dst, m); err != nil {
+			if dst, err = protoset.AppendJSON(dst, m, js); err != nil {
 				return dst, fieldpath.Record(err, pm.Row()-1)
 			}
 			return append(dst, '\n'), nil

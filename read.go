@@ -52,8 +52,8 @@ type ReadOptions struct {
 	Workers int
 	// OutputMemory bounds the encoded records that the writing methods'
 	// workers (Workers above 1) hold waiting to be written in order, in
-	// all (and the batches of ReadStructs and ReadBatches on workers,
-	// which see): each task running or waiting holds at most its share, and aims
+	// all (and the batches of ReadStructs on workers, and those of the
+	// Arrow bridge's record reader): each task running or waiting holds at most its share, and aims
 	// at twice its share of output (but holds at least four blocks of
 	// each column read). 0 means DefaultOutputMemory for each worker and
 	// one more (3 MiB on two workers), and then a task that must be
@@ -418,10 +418,10 @@ func (r *Reader) Close() error {
 	return err
 }
 
-// Records returns an iterator over the data set's records as goavro native
-// values (see Reader.Read). It stops after the last record or the first
-// error, which it yields.
-func (ds *Dataset) Records(ctx context.Context, opts *ReadOptions) iter.Seq2[any, error] {
+// All returns an iterator over the data set's records as goavro native
+// values (see Reader.Read), as Reader.All does over a reader's. It stops
+// after the last record or the first error, which it yields.
+func (ds *Dataset) All(ctx context.Context, opts *ReadOptions) iter.Seq2[any, error] {
 	return func(yield func(any, error) bool) {
 		r, err := ds.NewReader(ctx, opts)
 		if err != nil {
@@ -457,7 +457,7 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 		}
 		return n, nil
 	}
-	o.Fields = ds.FilterFields(o.Where)
+	o.Fields = ds.filterFields(o.Where)
 	r, err := ds.NewReader(ctx, &o)
 	if err != nil && o.Fields != nil {
 		o.Fields = nil // every field, as the filter reads them
@@ -470,16 +470,9 @@ func (ds *Dataset) Count(ctx context.Context, opts *ReadOptions) (int64, error) 
 	return r.Count()
 }
 
-// FilterFields returns the fields the filter where reads, as
-// ReadOptions.Fields takes them, for a reader that only counts (Count): a
-// reader opens a column reader, and reads the block table, of every field
-// it selects, so that one selecting all of them would fetch a block table
-// of every column over HTTP. With a reader schema they are the reader
-// schema's. It returns nil (all fields) when the filter does not compile
-// against the records' schema (with a reader schema, a filter on fields
-// only the files have). A selection of them that a reader refuses (a path
-// into an array) is best retried with nil.
-func (ds *Dataset) FilterFields(where string) []string {
+// filterFields returns the fields the filter where reads, as
+// ReadOptions.Fields takes them (see frontdoor.FilterFields), nil for all.
+func (ds *Dataset) filterFields(where string) []string {
 	if where == "" || ds.schema == nil {
 		return nil
 	}

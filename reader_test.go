@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ func TestReaderCount(t *testing.T) {
 		{Limit: 7},
 	} {
 		var want int64
-		for _, err := range ds.Records(ctx, &o) {
+		for _, err := range ds.All(ctx, &o) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +160,7 @@ func TestOpenUnparsableSchema(t *testing.T) {
 		t.Error("Columns: no error")
 	}
 	// A reader schema that does not parse is still an error at once.
-	if _, err := trevni.OpenReaderAt(ctx, bytes.NewReader(b), int64(len(b)), "good.trv", &trevni.Options{ReaderSchema: `{"type":"recorX"}`}); err == nil {
+	if _, err := trevni.OpenReaderAt(ctx, bytes.NewReader(b), int64(len(b)), "good.trv", &trevni.OpenOptions{ReaderSchema: `{"type":"recorX"}`}); err == nil {
 		t.Error("a reader schema that does not parse was accepted")
 	}
 }
@@ -264,12 +265,12 @@ func TestWriteProtoProgress(t *testing.T) {
 	}
 }
 
-// TestAsTrevni: a Trevni 1 file's Trevni 2 view holds its records, read
+// TestAsTrevni: (frontdoor.AsTrevni) a Trevni 1 file's Trevni 2 view holds its records, read
 // in place: no temporary file is made.
 func TestAsTrevni(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
-	ds, err := trevni.Open(ctx, "testdata/trevni1/impala_all_types.trv", &trevni.Options{TempDir: tmp})
+	ds, err := trevni.Open(ctx, "testdata/trevni1/impala_all_types.trv", &trevni.OpenOptions{TempDir: tmp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,14 +279,14 @@ func TestAsTrevni(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd, err := f.AsTrevni(ctx)
+	rd, err := frontdoor.AsTrevni(ctx, f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rd.RowCount() != 3 || rd.Meta().GetString("avro.schema") != ds.SchemaText() || f.Trevni() != nil {
 		t.Errorf("%d rows, schema %q", rd.RowCount(), rd.Meta().GetString("avro.schema"))
 	}
-	if again, err := f.AsTrevni(ctx); err != nil || again != rd {
+	if again, err := frontdoor.AsTrevni(ctx, f); err != nil || again != rd {
 		t.Errorf("a second call: %v", err)
 	}
 	ar, err := assemble.NewAvroReader(rd, nil)
@@ -309,7 +310,7 @@ func TestAsTrevni(t *testing.T) {
 	}
 	f.Close()
 	// A Trevni 2 file's view is its own reader.
-	ds2, err := trevni.Open(ctx, "testdata/interop/primitives/primitives.null.none.trv", &trevni.Options{TempDir: tmp})
+	ds2, err := trevni.Open(ctx, "testdata/interop/primitives/primitives.null.none.trv", &trevni.OpenOptions{TempDir: tmp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +319,7 @@ func TestAsTrevni(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f2.Close()
-	if rd, err := f2.AsTrevni(ctx); err != nil || rd != f2.Trevni() {
+	if rd, err := frontdoor.AsTrevni(ctx, f2); err != nil || rd != f2.Trevni() {
 		t.Errorf("Trevni 2: %v", err)
 	}
 }

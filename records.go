@@ -9,13 +9,6 @@ import (
 	"github.com/trevni-go/trevni/trevni1"
 )
 
-// AsTrevni returns a Trevni 2 reader of the file's records, for the code
-// that reads Trevni 2 columns only (package csvtable's sources, say): the
-// file's own reader (Trevni) for a Trevni 2 file, otherwise a reader of
-// its columns as Trevni 2 lays them out (format.NewSourceReader), read in
-// place, the one a Dataset reads records through.
-func (f *File) AsTrevni(ctx context.Context) (*format.Reader, error) { return f.records(ctx) }
-
 // records returns a Trevni 2 reader of the file's records: the file
 // itself, or for a Trevni 1 or CLMN file a reader of its columns as
 // Trevni 2 lays them out (format.Source), each block of a column made

@@ -19,7 +19,7 @@ import (
 
 // memStore is a store.Store holding its objects in memory, each with a
 // version that changes when it is replaced: a store a program hands in
-// (Options.Stores) rather than a driver it links.
+// (OpenOptions.Stores) rather than a driver it links.
 type memStore struct {
 	mu      sync.Mutex
 	objects map[string][]byte // by URL without its query
@@ -127,7 +127,7 @@ func (w *memWriter) TempDir() string             { return "" }
 
 // A URL of a store whose driver the program does not link fails with
 // store.ErrNoDriver naming the import; a store handed in through
-// Options.Stores and WriteOptions.Stores, for a scheme of the program's
+// OpenOptions.Stores and WriteOptions.Stores, for a scheme of the program's
 // own or in place of a driver, reads and writes objects as a file: the
 // records are those of the local file, a glob over the keys opens the
 // parts, and an object replaced since the data set was opened fails the
@@ -171,7 +171,7 @@ func TestStoresHandedIn(t *testing.T) {
 		if n2, err := trevni.ConvertAvro(ctx, dir+"b.trv", dir+"in.avro", wopts); err != nil || n2 != n {
 			t.Fatalf("%s: from the store: %d records, %v (want %d)", scheme, n2, err, n)
 		}
-		opts := &trevni.Options{Stores: stores}
+		opts := &trevni.OpenOptions{Stores: stores}
 		ds, err := trevni.Open(ctx, dir+"*.trv", opts)
 		if err != nil {
 			t.Fatalf("%s: %v", scheme, err)
@@ -188,7 +188,7 @@ func TestStoresHandedIn(t *testing.T) {
 		}
 		m.put(dir+"a.trv", m.objects[dir+"b.trv"]) // the same bytes, another version
 		var rerr error
-		for _, err := range ds.Records(ctx, nil) {
+		for _, err := range ds.All(ctx, nil) {
 			if err != nil {
 				rerr = err
 				break
@@ -203,7 +203,7 @@ func TestStoresHandedIn(t *testing.T) {
 func records(t *testing.T, ds *trevni.Dataset) []any {
 	t.Helper()
 	var out []any
-	for rec, err := range ds.Records(context.Background(), nil) {
+	for rec, err := range ds.All(context.Background(), nil) {
 		if err != nil {
 			t.Fatal(err)
 		}

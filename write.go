@@ -13,6 +13,7 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/atomicfile"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
@@ -95,8 +96,14 @@ type WriteOptions struct {
 	// store.Options); nil means the defaults.
 	Store *store.Options
 	// Stores are the stores of URLs by scheme, used before the drivers
-	// a program links (see Options.Stores).
+	// a program links (see OpenOptions.Stores).
 	Stores map[string]store.Store
+	// KeepMapOrder keeps the entries of maps written as Avro binary
+	// (WriteBinary, AppendAvro, ConvertAvro) in their order, where by
+	// default they are sorted by key (see shred.Options.KeepMapOrder).
+	// The Parquet converter sets it: a Parquet MAP's entries have an
+	// order, which DuckDB and Arrow show.
+	KeepMapOrder bool
 }
 
 // shred returns the options of the writers beneath.
@@ -112,8 +119,9 @@ func (o *WriteOptions) shred() shred.Options {
 			Concurrency: max(w.Workers, 1), DisableStats: w.NoStats,
 			MaxBlockSize: w.MaxBlockSize, TempDir: w.TempDir,
 		},
-		Progress: w.Progress,
-		Workers:  max(w.Workers, 1),
+		Progress:     w.Progress,
+		Workers:      max(w.Workers, 1),
+		KeepMapOrder: w.KeepMapOrder,
 	}
 	if so.Codec == "" {
 		so.Codec = string(Deflate)
@@ -132,44 +140,12 @@ func (o *WriteOptions) shred() shred.Options {
 var ErrExists = atomicfile.ErrExists
 
 // output is where a file is written: a file or an object that appears
-// under its name only when complete, or a caller's io.Writer.
+// under its name only when complete (frontdoor.Output, the one committer
+// of the library and the command), or a caller's io.Writer.
 type output struct {
 	w    io.Writer
-	bw   *bufio.Writer
-	file committer // nil for a caller's io.Writer
-	done bool      // committed or aborted
-}
-
-// committer is a file written whole before it appears under its name: a
-// temporary file beside it (atomicfile.File) or an upload to an object
-// store (store.Writer).
-type committer interface {
-	io.Writer
-	Commit() error
-	Abort() error
-	TempDir() string
-}
-
-// createFile starts the file or object name, refusing to replace one that
-// exists unless replace is set. ctx bounds an upload; o's Store configures
-// its requests.
-func createFile(ctx context.Context, name string, replace bool, o *WriteOptions) (committer, error) {
-	if store.IsURL(name, o.Stores) {
-		st, err := store.For(name, o.Stores)
-		if err != nil {
-			return nil, err
-		}
-		w, err := st.Create(ctx, name, replace, o.Store)
-		if err != nil {
-			return nil, err
-		}
-		return w, nil
-	}
-	f, err := atomicfile.Create(name, replace)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
+	file *frontdoor.Output // nil for a caller's io.Writer
+	done bool              // committed or aborted
 }
 
 // create starts writing the file name: a local file or an object of a
@@ -182,13 +158,12 @@ func create(ctx context.Context, name string, opts *WriteOptions) (*output, shre
 	if opts != nil {
 		o = *opts
 	}
-	f, err := createFile(ctx, name, o.Replace, &o)
+	f, err := frontdoor.Create(ctx, name, o.Replace, o.Stores, o.Store)
 	if err != nil {
 		return nil, so, err
 	}
 	so.TempDir = f.TempDir()
-	bw := bufio.NewWriterSize(f, 256<<10)
-	return &output{w: bw, bw: bw, file: f}, so, nil
+	return &output{w: f, file: f}, so, nil
 }
 
 // commit flushes the output and puts the file in place.
@@ -199,10 +174,6 @@ func (o *output) commit() error {
 	o.done = true
 	if o.file == nil {
 		return nil
-	}
-	if err := o.bw.Flush(); err != nil {
-		o.file.Abort()
-		return err
 	}
 	return o.file.Commit()
 }

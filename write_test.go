@@ -57,7 +57,7 @@ func TestCreateOpenProperty(t *testing.T) {
 		for off := range int64(len(want) + 1) {
 			for _, lim := range []int64{0, 1, 4} {
 				k := off
-				for rec, err := range ds.Records(ctx, &trevni.ReadOptions{Offset: off, Limit: lim}) {
+				for rec, err := range ds.All(ctx, &trevni.ReadOptions{Offset: off, Limit: lim}) {
 					if err != nil {
 						t.Fatalf("seed %d offset %d: %v", seed, off, err)
 					}
@@ -263,7 +263,7 @@ func TestConvertAvroWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		k := 0
-		for rec, err := range ds.Records(ctx, nil) {
+		for rec, err := range ds.All(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}

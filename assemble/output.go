@@ -11,7 +11,7 @@ import (
 
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/ocf"
-	"google.golang.org/protobuf/encoding/protojson"
+	"github.com/trevni-go/trevni/internal/protoset"
 )
 
 // ContainerOptions configures ToContainer. A nil *ContainerOptions means
@@ -170,9 +170,9 @@ func ToProtoJSON(ctx context.Context, w io.Writer, pr *ProtoReader, opts *JSONOp
 	if opts != nil {
 		o = *opts
 	}
-	js := protojson.MarshalOptions{AllowPartial: true}
+	js := protoset.JSONOptions{AllowPartial: true}
 	if o.Pretty {
-		js.Multiline, js.Indent = true, "  "
+		js.Indent = "  "
 	}
 	m := pr.mt.New().Interface()
 	bw := bufio.NewWriterSize(w, 256<<10)
@@ -180,7 +180,7 @@ func ToProtoJSON(ctx context.Context, w io.Writer, pr *ProtoReader, opts *JSONOp
 		if err := pr.ReadInto(m); err != nil {
 			return dst, err
 		}
-		dst, err := js.MarshalAppend(dst, m)
+		dst, err := protoset.AppendJSON(dst, m, js)
 		if err != nil {
 			return dst, fieldpath.Record(fmt.Errorf("assemble: protojson: %w", err), pr.ar.row-1)
 		}

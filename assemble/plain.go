@@ -291,7 +291,7 @@ func appendPlainNative(b []byte, s *schema.Schema, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = jsontext.AppendStringUTF8(b, f.Name)
+			b = jsontext.AppendStringUTF8(b, f.SourceName())
 			b = append(b, ':')
 			var err error
 			if b, err = appendPlainNative(b, f.Type, m[f.Name]); err != nil {

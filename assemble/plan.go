@@ -70,6 +70,7 @@ type field struct {
 	defJSON  []byte
 	defPlain []byte
 	key      []byte // the field's name as a JSON key: "name":
+	plainKey []byte // plain JSON's key: the field's name in its source data (schema.Field.SourceName)
 }
 
 type compiler struct {
@@ -198,6 +199,10 @@ func (c *compiler) compileNode(w *layout.Node, rs *schema.Schema, path string, s
 				readBy[k] = rf.Name
 			}
 			f := field{name: rf.Name, key: append(jsontext.AppendString(nil, rf.Name), ':')}
+			f.plainKey = f.key
+			if src := rf.SourceName(); src != rf.Name {
+				f.plainKey = append(jsontext.AppendString(nil, src), ':')
+			}
 			if k < 0 {
 				if !rf.HasDefault {
 					return nil, incompatible(join(path, rf.Name), "not in the file and has no default")

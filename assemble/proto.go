@@ -11,13 +11,12 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
+	"github.com/trevni-go/trevni/internal/protoset"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -78,21 +77,21 @@ func NewProtoReader(rd *format.Reader, opts *ProtoOptions) (*ProtoReader, error)
 		return nil, errors.New("assemble: nil reader")
 	}
 	meta := rd.Meta()
-	set, ok := meta.Get(protoload.MetaDescriptorSet)
-	name := meta.GetString(protoload.MetaMessage)
+	set, ok := meta.Get(protoset.MetaDescriptorSet)
+	name := meta.GetString(protoset.MetaMessage)
 	if !ok || name == "" {
-		return nil, fmt.Errorf("assemble: the file has no %s and %s metadata: it was not written from protobuf", protoload.MetaDescriptorSet, protoload.MetaMessage)
+		return nil, fmt.Errorf("assemble: the file has no %s and %s metadata: it was not written from protobuf", protoset.MetaDescriptorSet, protoset.MetaMessage)
 	}
 	mopts, err := protoschema.ParseStoredOptions(meta.GetString(protoschema.MetaOptions))
 	if err != nil {
 		return nil, err
 	}
 	mopts.Limits = o.Layout
-	files, err := protoload.ParseDescriptorSet(set)
+	files, err := protoset.ParseSet(set)
 	if err != nil {
 		return nil, fmt.Errorf("assemble: the file's descriptors: %w", err)
 	}
-	md, err := protoload.FindMessage(files, name)
+	md, err := protoset.FindMessage(files, name)
 	if err != nil {
 		return nil, fmt.Errorf("assemble: the file's descriptors: %w", err)
 	}
@@ -290,7 +289,7 @@ func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form proto
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	m := pr.mt.New().Interface()
-	js := protojson.MarshalOptions{}
+	var js protoset.JSONOptions
 	done := ctx.Done()
 	var buf []byte
 	var size [binary.MaxVarintLen64]byte
@@ -322,7 +321,7 @@ func ToProtoStream(ctx context.Context, w io.Writer, pr *ProtoReader, form proto
 				return n, err
 			}
 		case protoschema.JSONLines:
-			if buf, err = js.MarshalAppend(buf[:0], m); err != nil {
+			if buf, err = protoset.AppendJSON(buf[:0], m, js); err != nil {
 				return n, fieldpath.Record(err, pr.ar.row-1)
 			}
 			buf = append(buf, '\n')

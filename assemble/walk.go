@@ -277,7 +277,11 @@ func (ar *AvroReader) walkRecord(b []byte, p *plan, sk sink, depth int) ([]byte,
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, f.key...)
+			if sk == toPlain {
+				b = append(b, f.plainKey...)
+			} else {
+				b = append(b, f.key...)
+			}
 		}
 		if f.p == nil { // not in the file: the reader's default
 			switch sk {

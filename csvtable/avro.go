@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/trevni-go/trevni/schema"
 )
@@ -19,21 +18,7 @@ const NameProp = "csv.name"
 // AvroName makes a column name a valid Avro name: every character other
 // than A-Z, a-z, 0-9 and _ becomes _, and a name that is empty or starts
 // with a digit gets a leading _.
-func AvroName(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		if r < 128 && (r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	s := b.String()
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
-		s = "_" + s
-	}
-	return s
-}
+func AvroName(name string) string { return schema.MakeName(name) }
 
 // AvroNames returns the names of the fields in the Avro schema that
 // AvroSchema makes of them, in order: each field's AvroName, or
@@ -121,15 +106,10 @@ func FieldsOf(s *schema.Schema) ([]Field, error) {
 	return fields, nil
 }
 
-// columnName returns the CSV name of an Avro field.
-func columnName(sf *schema.Field) string {
-	if v, ok := sf.Prop(NameProp); ok {
-		if name, ok := v.(string); ok {
-			return name
-		}
-	}
-	return sf.Name
-}
+// columnName returns the CSV name of an Avro field: its name in the data
+// it came from (schema.Field.SourceName: a CSV header's, a JSON key's, an
+// Arrow column's).
+func columnName(sf *schema.Field) string { return sf.SourceName() }
 
 // fieldOf returns the flat field of an Avro field, or an error naming it.
 func fieldOf(sf *schema.Field) (Field, error) {
@@ -172,6 +152,12 @@ func fieldOf(sf *schema.Field) (Field, error) {
 	case t.Logical == schema.LogicalTimestampMicros && t.Kind == schema.Long:
 		f.Type = TimestampMicros
 		return f, nil
+	case t.Logical == schema.LogicalLocalTimestampMillis && t.Kind == schema.Long:
+		f.Type = LocalTimestampMillis
+		return f, nil
+	case t.Logical == schema.LogicalLocalTimestampMicros && t.Kind == schema.Long:
+		f.Type = LocalTimestampMicros
+		return f, nil
 	}
 	switch t.Kind {
 	case schema.String:
@@ -208,7 +194,7 @@ func appendAvro(dst []byte, f *Field, c *Cell) []byte {
 		dst = append(dst, value)
 	}
 	switch f.Type {
-	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros:
+	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros:
 		return binary.AppendVarint(dst, c.I)
 	case Float:
 		return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(c.F)))
@@ -249,7 +235,7 @@ func decodeAvro(data []byte, f *Field, c *Cell) ([]byte, error) {
 		data = data[1:]
 	}
 	switch f.Type {
-	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros:
+	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros:
 		v, n := binary.Varint(data)
 		if n <= 0 {
 			return nil, errShort

@@ -443,7 +443,7 @@ func (s *clmnSink) Abort()       { s.w.Abort() }
 // a flat schema.
 type trevniSource struct {
 	fields []Field
-	order  []int // the field of each value of the projected record, in its order
+	root   *projNode // the projected record, read in its order
 	ar     *assemble.AvroReader
 	buf    []byte
 	row    int64
@@ -452,7 +452,10 @@ type trevniSource struct {
 // NewTrevniSource returns a Source of the records of a Trevni file written
 // from Avro, holding the fields named in sel, in that order (all when sel
 // is nil); only their columns are read. A selected field that is not flat
-// (see FieldsOf) is an error naming it.
+// (see FieldsOf) is an error naming it. A field of a nested record is
+// selected by its dotted path (address.city), also through a record that
+// may be null (a union of null and a record), where it is null when the
+// record is.
 func NewTrevniSource(rd *format.Reader, sel []string) (Source, error) {
 	// The file's schema, from its metadata: an AvroReader of the whole
 	// schema would touch every column.
@@ -478,7 +481,7 @@ func NewTrevniSource(rd *format.Reader, sel []string) (Source, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%w; select flat fields with --fields (a nested one by its dotted path)", err)
 			}
-			root.children = append(root.children, &projNode{sf: sf, leaf: len(src.fields)})
+			root.children = append(root.children, &projNode{sf: sf, leaf: len(src.fields), f: f, nullBranch: -1})
 			src.fields = append(src.fields, f)
 		}
 	}
@@ -491,16 +494,21 @@ func NewTrevniSource(rd *format.Reader, sel []string) (Source, error) {
 		if err != nil {
 			return nil, err
 		}
+		if !root.add(path, len(src.fields), f) {
+			return nil, fmt.Errorf("field %q selected twice", name)
+		}
 		if len(path) > 1 {
 			f.Name, f.AvroName = name, ""
-		}
-		if !root.add(path, len(src.fields)) {
-			return nil, fmt.Errorf("field %q selected twice", name)
+			for _, sf := range path[:len(path)-1] {
+				if sf.Type.Kind == schema.Union {
+					f.Nullable = true // null where its record is
+				}
+			}
 		}
 		src.fields = append(src.fields, f)
 	}
 	reader := root.jsonFields()
-	root.order(&src.order)
+	src.root = root
 	proj, err := json.Marshal(map[string]any{"type": "record", "name": s.Name, "fields": reader})
 	if err != nil {
 		return nil, err
@@ -520,43 +528,104 @@ func (s *trevniSource) Next(cells []Cell) error {
 	if err != nil {
 		return err
 	}
-	data := s.buf
-	for _, i := range s.order {
-		if data, err = decodeAvro(data, &s.fields[i], &cells[i]); err != nil {
-			return fmt.Errorf("record %d, field %q: %w", s.row, s.fields[i].AvroName, err)
-		}
+	if _, err := s.root.decode(s.buf, cells); err != nil {
+		return fmt.Errorf("record %d, %w", s.row, err)
 	}
 	s.row++
 	return nil
 }
 
-// projNode is a field of the projection NewTrevniSource reads: a selected
-// flat field (leaf, its index among the selected), or a record holding
-// some (children).
-type projNode struct {
-	sf       *schema.Field
-	leaf     int
-	children []*projNode
+// decode decodes the values of the record n from the start of data into
+// their cells, and returns the rest of data.
+func (n *projNode) decode(data []byte, cells []Cell) ([]byte, error) {
+	var err error
+	for _, c := range n.children {
+		if c.leaf >= 0 {
+			if data, err = decodeAvro(data, &c.f, &cells[c.leaf]); err != nil {
+				return nil, fmt.Errorf("field %q: %w", c.sf.Name, err)
+			}
+			continue
+		}
+		if c.nullBranch >= 0 {
+			// A record that may be null: the union's branch, zigzag.
+			if len(data) == 0 || data[0] > 2 || data[0]&1 != 0 {
+				return nil, fmt.Errorf("field %q: %w", c.sf.Name, errShort)
+			}
+			branch := int(data[0] >> 1)
+			data = data[1:]
+			if branch == c.nullBranch {
+				c.null(cells)
+				continue
+			}
+		}
+		if data, err = c.decode(data, cells); err != nil {
+			return nil, err
+		}
+	}
+	return data, nil
 }
 
-// add adds the field at path, selected as field i, and reports whether it
-// was not there already.
-func (n *projNode) add(path []*schema.Field, i int) bool {
+// null makes the cells of every field selected under n null.
+func (n *projNode) null(cells []Cell) {
+	for _, c := range n.children {
+		if c.leaf >= 0 {
+			cells[c.leaf] = Cell{Null: true, S: cells[c.leaf].S[:0]}
+			continue
+		}
+		c.null(cells)
+	}
+}
+
+// projNode is a field of the projection NewTrevniSource reads: a selected
+// flat field (leaf, its index among the selected; f, its value as the
+// file holds it), or a record holding some (children), which may be a
+// union of null and the record (nullBranch, the null's branch, else -1).
+type projNode struct {
+	sf         *schema.Field
+	leaf       int
+	f          Field
+	nullBranch int
+	children   []*projNode
+}
+
+// add adds the field at path, selected as field i of value f, and reports
+// whether it was not there already.
+func (n *projNode) add(path []*schema.Field, i int, f Field) bool {
 	for _, c := range n.children {
 		if c.sf == path[0] {
 			if len(path) == 1 || c.children == nil {
 				return false
 			}
-			return c.add(path[1:], i)
+			return c.add(path[1:], i, f)
 		}
 	}
-	c := &projNode{sf: path[0], leaf: i}
+	c := &projNode{sf: path[0], leaf: i, f: f, nullBranch: -1}
 	n.children = append(n.children, c)
 	if len(path) > 1 {
 		c.leaf = -1
-		c.add(path[1:], i)
+		if _, nb := recordOf(c.sf.Type); nb >= 0 {
+			c.nullBranch = nb
+		}
+		c.add(path[1:], i, f)
 	}
 	return true
+}
+
+// recordOf returns the record of a field's type t: t itself, or the record
+// of a union of null and a record with the null's branch (else -1); nil
+// when t is neither.
+func recordOf(t *schema.Schema) (rec *schema.Schema, nullBranch int) {
+	if t.Kind == schema.Record {
+		return t, -1
+	}
+	if t.Kind == schema.Union && len(t.Branches) == 2 {
+		for i, b := range t.Branches {
+			if b.Kind == schema.Null && t.Branches[1-i].Kind == schema.Record {
+				return t.Branches[1-i], i
+			}
+		}
+	}
+	return nil, -1
 }
 
 // jsonFields returns the projection's fields of the record n.
@@ -565,27 +634,23 @@ func (n *projNode) jsonFields() []any {
 	for _, c := range n.children {
 		var t any = json.RawMessage(c.sf.Type.String())
 		if c.leaf < 0 {
-			t = map[string]any{"type": "record", "name": c.sf.Type.FullName(), "fields": c.jsonFields()}
+			rec, _ := recordOf(c.sf.Type)
+			t = map[string]any{"type": "record", "name": rec.FullName(), "fields": c.jsonFields()}
+			if c.nullBranch == 0 {
+				t = []any{"null", t}
+			} else if c.nullBranch == 1 {
+				t = []any{t, "null"}
+			}
 		}
 		out = append(out, map[string]any{"name": c.sf.Name, "type": t})
 	}
 	return out
 }
 
-// order appends the selected index of each leaf, in the projection's order.
-func (n *projNode) order(dst *[]int) {
-	for _, c := range n.children {
-		if c.leaf >= 0 {
-			*dst = append(*dst, c.leaf)
-			continue
-		}
-		c.order(dst)
-	}
-}
-
 // resolvePath returns the fields from the record s down to the field
 // named name: a field of s by its name or CSV name, or a dotted path
-// through fields of record type (a.b.c).
+// through fields of record type, or of a union of null and a record
+// (a.b.c), each by its name or source name.
 func resolvePath(s *schema.Schema, name string) ([]*schema.Field, error) {
 	for _, sf := range s.Fields {
 		if sf.Name == name || columnName(sf) == name {
@@ -600,7 +665,7 @@ func resolvePath(s *schema.Schema, name string) ([]*schema.Field, error) {
 		}
 		var found *schema.Field
 		for _, sf := range rec.Fields {
-			if sf.Name == part {
+			if sf.Name == part || sf.SourceName() == part {
 				found = sf
 				break
 			}
@@ -609,10 +674,7 @@ func resolvePath(s *schema.Schema, name string) ([]*schema.Field, error) {
 			return nil, fmt.Errorf("no field %q", name)
 		}
 		path = append(path, found)
-		rec = nil
-		if found.Type.Kind == schema.Record {
-			rec = found.Type
-		}
+		rec, _ = recordOf(found.Type)
 	}
 	return path, nil
 }

@@ -132,7 +132,8 @@ type ReaderOptions struct {
 
 // NewReader reads the header row of the CSV in r, whose cells are
 // separated by comma (0 means ','). A UTF-8 byte order mark before the
-// header is skipped. Header names must be distinct. opts may be nil.
+// header is skipped. A header name that repeats an earlier one (ignoring
+// case) is renamed as DuckDB renames it (a, a: a, a_1). opts may be nil.
 func NewReader(r io.Reader, comma rune, opts *ReaderOptions) (*Reader, error) {
 	if comma == 0 {
 		comma = ','
@@ -169,18 +170,32 @@ func NewReader(r io.Reader, comma rune, opts *ReaderOptions) (*Reader, error) {
 	if len(rd.header) > 0 {
 		rd.header[0] = string(bytes.TrimPrefix([]byte(rd.header[0]), []byte("\ufeff")))
 	}
-	seen := make(map[string]int, len(rd.header))
 	for i, h := range rd.header {
 		line, _ := cr.FieldPos(i)
 		if !utf8.ValidString(h) {
 			return nil, &Error{Line: line, Column: i + 1, Err: errors.New("header name is not valid UTF-8")}
 		}
-		if j, dup := seen[h]; dup {
-			return nil, &Error{Line: line, Column: i + 1, Field: h, Err: fmt.Errorf("header name also used by column %d", j+1)}
-		}
-		seen[h] = i
 	}
+	dedupeHeader(rd.header)
 	return rd, nil
+}
+
+// dedupeHeader renames the header names that repeat an earlier one,
+// ignoring case, as DuckDB's read_csv names them: the second a is a_1, the
+// third a_2, and a made name that is taken in its turn gets a suffix too
+// (a, a_1, a: a, a_1, a_1_1).
+func dedupeHeader(names []string) {
+	used := make(map[string]bool, len(names))
+	count := map[string]int{}
+	for i, n := range names {
+		for used[strings.ToLower(n)] {
+			k := strings.ToLower(n)
+			count[k]++
+			n += "_" + strconv.Itoa(count[k])
+		}
+		used[strings.ToLower(n)] = true
+		names[i] = n
+	}
 }
 
 // noHeader names the columns of a CSV without a header row, rec (read
@@ -404,6 +419,11 @@ type inference struct {
 	// ISO 8601 dates, times and timestamps; the fine ones need
 	// microseconds rather than milliseconds.
 	date, time, timestamp, fineTime, fineTimestamp bool
+	// zoned: a timestamp had Z or an offset (a column of only timestamps
+	// without one is a local timestamp, DuckDB's TIMESTAMP; one of both is
+	// a UTC timestamp, those without an offset read as UTC, as DuckDB
+	// reads them into a TIMESTAMPTZ).
+	zoned bool
 	// decimal: every double so far was a plain decimal as a decimal
 	// field writes it back (decimalText), with scale digits after the
 	// point and at most precision digits in all; notDecimal: one was not,
@@ -473,24 +493,27 @@ func (in *inference) add(s string) {
 				in.date = true
 				return
 			}
-		} else if _, err := parseTemporal(TimestampMillis, s); err == nil {
-			in.timestamp = true
-			return
-		} else if _, err := parseTemporal(TimestampMicros, s); err == nil {
-			in.timestamp, in.fineTimestamp = true, true
-			return
+		} else if _, _, offset, err := parseTimestamp(s); err == nil {
+			if _, err := parseTemporal(TimestampMillis, s); err == nil {
+				in.timestamp, in.zoned = true, in.zoned || offset
+				return
+			} else if _, err := parseTemporal(TimestampMicros, s); err == nil {
+				in.timestamp, in.fineTimestamp, in.zoned = true, true, in.zoned || offset
+				return
+			}
 		}
 	}
-	if s == "true" || s == "false" {
+	if strings.EqualFold(s, "true") || strings.EqualFold(s, "false") {
 		in.boolean = true
 		return
 	}
 	if looksInteger(s) {
 		v, err := strconv.ParseInt(s, 10, 64)
 		switch {
-		case err != nil || strconv.FormatInt(v, 10) != s:
-			// Leading zeros, a plus sign, -0, or too big: not an integer
-			// that would come back as written.
+		case err != nil || strconv.FormatInt(v, 10) != s && s != "-0":
+			// Leading zeros, a plus sign, or too big: not an integer
+			// that would come back as written (-0 is 0, as DuckDB
+			// reads it).
 			in.other = true
 		case v >= math.MinInt32 && v <= math.MaxInt32:
 			in.int32 = true
@@ -547,6 +570,10 @@ func (in *inference) field(name string) Field {
 		f.Type = TimeMicros
 	case in.time:
 		f.Type = TimeMillis
+	case in.timestamp && in.fineTimestamp && !in.zoned:
+		f.Type = LocalTimestampMicros
+	case in.timestamp && !in.zoned:
+		f.Type = LocalTimestampMillis
 	case in.timestamp && in.fineTimestamp:
 		f.Type = TimestampMicros
 	case in.timestamp:
@@ -576,11 +603,16 @@ func (in *inference) field(name string) Field {
 // back (-?(0|[1-9][0-9]*)\.[0-9]{s}, no -0.00), p being the most digits
 // of their unscaled values, at most 38: so 4.10 stays 4.10; double if
 // they are all decimal numbers (or NaN, Infinity, -Infinity) and any
-// integers among them are within 2^53; boolean if they are all true or false; date
+// integers among them are within 2^53 (-0 is an integer, 0); boolean if they are all true or
+// false in any case (TRUE, False); date
 // if they are all dates as 2006-01-02; time-millis (time-micros when a
 // fraction needs microseconds) if they are all times as 15:04:05[.fff];
-// timestamp-millis (or -micros) if they are all RFC 3339 timestamps, with
-// Z or an offset; and string otherwise, or when there are no non-empty cells. A column with an
+// timestamp-millis (or -micros) if they are all timestamps
+// (2006-01-02T15:04:05 or 2006-01-02 15:04:05, with an optional fraction)
+// and any has Z or an offset (+02, +0200, +02:00), those without one
+// being UTC; local-timestamp-millis (or -micros) if none has one, as
+// DuckDB's read_csv_auto reads them into a TIMESTAMPTZ or a TIMESTAMP; and
+// string otherwise, or when there are no non-empty cells. A column with an
 // empty cell is nullable. A record with the wrong number of cells, or a
 // cell that is not valid UTF-8, is an *Error naming its line; so is a
 // header of more columns than opts allows (see ReaderOptions; opts may be
@@ -665,6 +697,7 @@ func (in *inference) merge(o *inference) {
 	in.timestamp = in.timestamp || o.timestamp
 	in.fineTime = in.fineTime || o.fineTime
 	in.fineTimestamp = in.fineTimestamp || o.fineTimestamp
+	in.zoned = in.zoned || o.zoned
 	// Decimals: both ranges' plain decimals must share one scale.
 	switch {
 	case !o.decimal:

@@ -105,8 +105,19 @@ func TestTemporalInferAndErrors(t *testing.T) {
 		{"24:00:00", String},
 		{"10:00:00.1234567", String}, // finer than microseconds
 		{"2004-03-05T10:00:00Z|2004-03-05T10:00:00.123456+05:30", TimestampMicros},
-		{"2004-03-05T10:00:00", String}, // no zone
-		{"2004-03-05 10:00:00Z", String},
+		// As DuckDB's read_csv_auto: without an offset a local timestamp
+		// (TIMESTAMP), with one a timestamp (TIMESTAMPTZ), a space for
+		// the T, offsets of hours alone.
+		{"2004-03-05T10:00:00", LocalTimestampMillis},
+		{"2004-03-05 10:00:00|2004-03-05 10:00:00.000001", LocalTimestampMicros},
+		{"2004-03-05 10:00:00Z", TimestampMillis},
+		{"2004-03-05 10:00:00+00|2004-03-05 10:00:00-0230", TimestampMillis},
+		{"2004-03-05 10:00:00|2004-03-05 10:00:00+01:00", TimestampMillis}, // those without an offset in UTC
+		{"2004-03-05 10:00:00+1", String},
+		{"2004-03-05 10:00:00+24", String},
+		{"2004-03-05 10:00:00 Z", String},
+		{"2004-03-05x10:00:00", String},
+		{"2004-03-05 10:00:00.1234567", String}, // finer than microseconds
 	} {
 		text := "a\n" + strings.ReplaceAll(tc.cells, "|", "\n") + "\n"
 		fields, _, err := Infer(strings.NewReader(text), ',', nil)
@@ -127,6 +138,7 @@ func TestTemporalInferAndErrors(t *testing.T) {
 		{TimeMillis, "10:00:00.0001", "more precise than the type holds"},
 		{TimestampMillis, "2004-03-05T10:00:00.0001Z", "more precise than the type holds"},
 		{TimestampMicros, "2004-03-05", "not a timestamp"},
+		{LocalTimestampMicros, "2004-03-05T10:00:00Z", "a local timestamp has no offset"},
 	} {
 		f := []Field{{Name: "a", Type: tc.typ}}
 		src, err := NewCSVSource(strings.NewReader("a\n"+tc.cell+"\n"), f, ',', nil)
@@ -137,6 +149,38 @@ func TestTemporalInferAndErrors(t *testing.T) {
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Line != 2 || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v %q: %v, want line 2 and %q", tc.typ, tc.cell, err, tc.want)
+		}
+	}
+}
+
+// TestTimestampValues checks the values read from the timestamp forms
+// against time.Parse of the same instants, and that a local timestamp
+// reads its wall-clock time as UTC.
+func TestTimestampValues(t *testing.T) {
+	for _, tc := range []struct {
+		typ        Type
+		cell, want string // want for time.RFC3339Nano
+	}{
+		{TimestampMicros, "2024-03-10 07:00:00+00", "2024-03-10T07:00:00Z"},
+		{TimestampMicros, "2024-03-10T07:00:00.5+0530", "2024-03-10T07:00:00.5+05:30"},
+		{TimestampMicros, "2024-03-10T07:00:00-02:30", "2024-03-10T07:00:00-02:30"},
+		{TimestampMillis, "2024-03-10 07:00:00", "2024-03-10T07:00:00Z"},
+		{LocalTimestampMicros, "1969-12-31 23:59:59.999999", "1969-12-31T23:59:59.999999Z"},
+		{LocalTimestampMillis, "0001-01-01T00:00:00", "0001-01-01T00:00:00Z"},
+	} {
+		f := &Field{Name: "a", Type: tc.typ}
+		var c Cell
+		if err := parseText(f, tc.cell, &c); err != nil {
+			t.Errorf("%q: %v", tc.cell, err)
+			continue
+		}
+		want, _ := time.Parse(time.RFC3339Nano, tc.want)
+		w := want.UnixMicro()
+		if tc.typ == TimestampMillis || tc.typ == LocalTimestampMillis {
+			w = want.UnixMilli()
+		}
+		if c.I != w {
+			t.Errorf("%v %q: %d, want %d", tc.typ, tc.cell, c.I, w)
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -29,6 +30,8 @@ const (
 	dateLayout      = "2006-01-02"
 	timeLayout      = "15:04:05.999999"
 	timestampLayout = "2006-01-02T15:04:05.999999Z07:00"
+	// localTimestampLayout writes a local timestamp: no zone.
+	localTimestampLayout = "2006-01-02T15:04:05.999999"
 )
 
 var (
@@ -38,10 +41,9 @@ var (
 
 // parseTemporal parses ISO 8601 text as a value of a date, time or
 // timestamp type: a date as 2006-01-02, a time as 15:04:05 with an
-// optional fraction of a second, a timestamp as RFC 3339
-// (2006-01-02T15:04:05 with an optional fraction, then Z or an offset
-// such as +02:00). A fraction finer than the type's unit is an error, not
-// rounded.
+// optional fraction of a second, a timestamp as parseTimestamp reads it
+// (a timestamp without an offset is UTC; a local timestamp takes none).
+// A fraction finer than the type's unit is an error, not rounded.
 func parseTemporal(t Type, s string) (int64, error) {
 	switch t {
 	case Date:
@@ -68,25 +70,91 @@ func parseTemporal(t Type, s string) (int64, error) {
 		}
 		return ns / unit, nil
 	}
-	ts, err := time.Parse(time.RFC3339Nano, s)
+	sec, nsec, offset, err := parseTimestamp(s)
 	if err != nil {
-		return 0, errors.New("not a timestamp as 2006-01-02T15:04:05Z or with an offset (RFC 3339)")
+		return 0, err
+	}
+	local := t == LocalTimestampMillis || t == LocalTimestampMicros
+	if local && offset {
+		return 0, errors.New("a local timestamp has no offset (2006-01-02T15:04:05, without Z or +02:00)")
 	}
 	unit := int64(time.Microsecond)
-	if t == TimestampMillis {
+	if t == TimestampMillis || t == LocalTimestampMillis {
 		unit = int64(time.Millisecond)
 	}
-	if int64(ts.Nanosecond())%unit != 0 {
+	if nsec%unit != 0 {
 		return 0, errPrecision
 	}
 	// Seconds times units per second, plus the fraction, without
-	// overflowing: time's range is far wider than int64 microseconds.
+	// overflowing: the years' range is far wider than int64 microseconds.
 	per := int64(time.Second) / unit
-	sec := ts.Unix()
 	if sec > math.MaxInt64/per-1 || sec < math.MinInt64/per+1 {
 		return 0, errRange
 	}
-	return sec*per + int64(ts.Nanosecond())/unit, nil
+	return sec*per + nsec/unit, nil
+}
+
+var errTimestamp = errors.New("not a timestamp as 2006-01-02T15:04:05 or 2006-01-02 15:04:05, with an optional fraction and an optional Z or offset (+02, +0200, +02:00)")
+
+// parseTimestamp parses a timestamp as DuckDB and ISO 8601 write it:
+// 2006-01-02, T or a space, 15:04:05 with an optional fraction of up to
+// nine digits, then an optional Z or offset as +02, +0200 or +02:00. It
+// returns the seconds since the Unix epoch and the nanoseconds (of the
+// time in UTC when there is an offset, of the wall-clock time read as UTC
+// when there is none), and whether there was an offset.
+func parseTimestamp(s string) (sec, nsec int64, offset bool, err error) {
+	if len(s) < 19 || (s[10] != 'T' && s[10] != ' ') {
+		return 0, 0, false, errTimestamp
+	}
+	d, err := time.Parse(dateLayout, s[:10])
+	if err != nil {
+		return 0, 0, false, errTimestamp
+	}
+	rest := s[11:]
+	end := 8
+	if len(rest) > 8 && rest[8] == '.' {
+		end = 9
+		for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+			end++
+		}
+	}
+	ns, err := parseTimeOfDay(rest[:end])
+	if err != nil {
+		return 0, 0, false, errTimestamp
+	}
+	zone := rest[end:]
+	var off int64
+	switch {
+	case zone == "":
+	case zone == "Z":
+		offset = true
+	case zone[0] == '+' || zone[0] == '-':
+		z := zone[1:]
+		var hh, mm string
+		switch {
+		case len(z) == 2:
+			hh, mm = z, "00"
+		case len(z) == 4:
+			hh, mm = z[:2], z[2:]
+		case len(z) == 5 && z[2] == ':':
+			hh, mm = z[:2], z[3:]
+		default:
+			return 0, 0, false, errTimestamp
+		}
+		h, err1 := strconv.ParseUint(hh, 10, 8)
+		m, err2 := strconv.ParseUint(mm, 10, 8)
+		if err1 != nil || err2 != nil || h > 23 || m > 59 {
+			return 0, 0, false, errTimestamp
+		}
+		off = int64(h*3600 + m*60)
+		if zone[0] == '-' {
+			off = -off
+		}
+		offset = true
+	default:
+		return 0, 0, false, errTimestamp
+	}
+	return d.Unix() + ns/int64(time.Second) - off, ns % int64(time.Second), offset, nil
 }
 
 // parseTimeOfDay parses 15:04:05 with an optional fraction of a second
@@ -152,20 +220,28 @@ const (
 	// Decimal is Avro's logical decimal on bytes or fixed (Field.Size):
 	// the unscaled value's big-endian two's complement bytes in Cell.S.
 	Decimal
+	// LocalTimestampMillis and LocalTimestampMicros are wall-clock times
+	// without a time zone (Avro's local-timestamp-millis and -micros,
+	// DuckDB's TIMESTAMP), held as if in UTC.
+	LocalTimestampMillis
+	LocalTimestampMicros
 )
 
 var typeNames = [...]string{String: "string", Int: "int", Long: "long", Float: "float", Double: "double", Boolean: "boolean", Enum: "enum",
-	Date: "date", TimeMillis: "time-millis", TimeMicros: "time-micros", TimestampMillis: "timestamp-millis", TimestampMicros: "timestamp-micros", Decimal: "decimal"}
+	Date: "date", TimeMillis: "time-millis", TimeMicros: "time-micros", TimestampMillis: "timestamp-millis", TimestampMicros: "timestamp-micros", Decimal: "decimal",
+	LocalTimestampMillis: "local-timestamp-millis", LocalTimestampMicros: "local-timestamp-micros"}
 
 // temporal reports whether t is a logical date, time or timestamp type.
-func (t Type) temporal() bool { return t >= Date && t <= TimestampMicros }
+func (t Type) temporal() bool {
+	return t >= Date && t <= TimestampMicros || t == LocalTimestampMillis || t == LocalTimestampMicros
+}
 
 // avroPrimitive returns the Avro primitive under a logical type.
 func (t Type) avroPrimitive() string {
 	switch t {
 	case Date, TimeMillis:
 		return "int"
-	case TimeMicros, TimestampMillis, TimestampMicros:
+	case TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros:
 		return "long"
 	}
 	return t.String()
@@ -233,6 +309,10 @@ func AppendText(dst []byte, f *Field, c *Cell) []byte {
 		return time.UnixMilli(c.I).UTC().AppendFormat(dst, timestampLayout)
 	case TimestampMicros:
 		return time.UnixMicro(c.I).UTC().AppendFormat(dst, timestampLayout)
+	case LocalTimestampMillis:
+		return time.UnixMilli(c.I).UTC().AppendFormat(dst, localTimestampLayout)
+	case LocalTimestampMicros:
+		return time.UnixMicro(c.I).UTC().AppendFormat(dst, localTimestampLayout)
 	case Int, Long:
 		return strconv.AppendInt(dst, c.I, 10)
 	case Float:
@@ -298,14 +378,14 @@ func parseText(f *Field, s string, c *Cell) error {
 		}
 		c.F, err = parseFloat(s, bits)
 	case Boolean:
-		switch s {
-		case "true":
+		switch {
+		case strings.EqualFold(s, "true"):
 			c.B = true
-		case "false":
+		case strings.EqualFold(s, "false"):
 		default:
-			err = fmt.Errorf("not true or false")
+			err = fmt.Errorf("not true or false (in any case)")
 		}
-	case Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros:
+	case Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros:
 		c.I, err = parseTemporal(f.Type, s)
 	case Decimal:
 		c.S, err = parseDecimal(c.S, f, s)

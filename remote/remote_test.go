@@ -16,6 +16,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/httpread"
 )
 
 // serve serves data over loopback (internal/testing/rangeserver); failAfter > 0
@@ -98,7 +99,7 @@ func TestProjectionRequests(t *testing.T) {
 	ctx := context.Background()
 
 	// Without coalescing: one request per block.
-	h, err := remote.OpenHTTP(ctx, s.URL, &remote.HTTPOptions{Client: s.Client()})
+	h, err := httpread.Open(ctx, s.URL, &httpread.Options{Client: s.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestProjectionRequests(t *testing.T) {
 	}
 
 	// With coalescing: the HEAD, the header and a few per column.
-	h, err = remote.OpenHTTP(ctx, s.URL, &remote.HTTPOptions{Client: s.Client()})
+	h, err = httpread.Open(ctx, s.URL, &httpread.Options{Client: s.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestProjectionRequests(t *testing.T) {
 func TestNoHeadUsesContentRange(t *testing.T) {
 	data, wantSum, wantLen := million(t, 5000)
 	s := serve(t, data, 0, true)
-	h, err := remote.OpenHTTP(context.Background(), s.URL, &remote.HTTPOptions{Client: s.Client()})
+	h, err := httpread.Open(context.Background(), s.URL, &httpread.Options{Client: s.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestNoHeadUsesContentRange(t *testing.T) {
 func TestServerFailsMidRead(t *testing.T) {
 	data, _, _ := million(t, 50_000)
 	s := serve(t, data, 4, false)
-	h, err := remote.OpenHTTP(context.Background(), s.URL, &remote.HTTPOptions{Client: s.Client()})
+	h, err := httpread.Open(context.Background(), s.URL, &httpread.Options{Client: s.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,23 +192,23 @@ func TestServerFailsMidRead(t *testing.T) {
 func TestMissingAndNoRanges(t *testing.T) {
 	nf := httptest.NewServer(http.NotFoundHandler())
 	defer nf.Close()
-	if _, err := remote.OpenHTTP(context.Background(), nf.URL, &remote.HTTPOptions{Client: nf.Client()}); !errors.Is(err, remote.ErrRemote) || !strings.Contains(err.Error(), "404") {
+	if _, err := httpread.Open(context.Background(), nf.URL, &httpread.Options{Client: nf.Client()}); !errors.Is(err, remote.ErrRemote) || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("404: %v", err)
 	}
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "no ranges here")
 	}))
 	defer plain.Close()
-	if _, err := remote.OpenHTTP(context.Background(), plain.URL, &remote.HTTPOptions{Client: plain.Client()}); !errors.Is(err, remote.ErrRemote) || !errors.Is(err, remote.ErrNoRanges) {
+	if _, err := httpread.Open(context.Background(), plain.URL, &httpread.Options{Client: plain.Client()}); !errors.Is(err, remote.ErrRemote) || !errors.Is(err, remote.ErrNoRanges) {
 		t.Fatalf("no ranges: %v", err)
 	}
 	// Such a resource is downloaded whole, within the limit.
 	var b strings.Builder
-	n, err := remote.DownloadHTTP(context.Background(), plain.URL, &b, 14, nil)
+	n, err := httpread.Download(context.Background(), plain.URL, &b, 14, nil)
 	if err != nil || n != 14 || b.String() != "no ranges here" {
 		t.Fatalf("download: %d bytes %q, %v", n, b.String(), err)
 	}
-	if _, err := remote.DownloadHTTP(context.Background(), plain.URL, io.Discard, 13, nil); !errors.Is(err, remote.ErrTooLarge) {
+	if _, err := httpread.Download(context.Background(), plain.URL, io.Discard, 13, nil); !errors.Is(err, remote.ErrTooLarge) {
 		t.Fatalf("download over the limit: %v", err)
 	}
 }

@@ -40,6 +40,17 @@ type Options struct {
 	// promise Java's bytes (null codec, statistics off) are always
 	// written on one goroutine.
 	Workers int
+	// KeepMapOrder writes the entries of maps given in Avro binary
+	// (WriteBinary, the containers) in the order they come, where by
+	// default they are sorted by key. Of equal keys only the last is
+	// kept, where it stands, either way: a reader (Java's, ours) takes
+	// the last. Converters of a format whose maps have an order that
+	// readers show (Parquet's MAP, which DuckDB reads as a list of
+	// entries) set it so that the order comes back out; Java's reader
+	// reads such a file as any other (it keeps the file's order in a
+	// HashMap, which has none). Maps given as Go maps (Write) have no
+	// order and are always sorted.
+	KeepMapOrder bool
 }
 
 // AvroWriter shreds Avro records into a Trevni file. It is not safe for
@@ -60,6 +71,10 @@ type AvroWriter struct {
 	// Scratch space for map entries, one per nesting depth, so that
 	// writing maps allocates nothing once it has grown.
 	maps [][]mapEntry
+	// keepOrder is Options.KeepMapOrder; sorted is scratch space for
+	// finding equal keys among entries kept in order.
+	keepOrder bool
+	sorted    []mapEntry
 }
 
 // NewAvroWriter returns a writer of records of the Avro schema given as
@@ -104,7 +119,7 @@ func newAvroWriter(out io.Writer, s *schema.Schema, text string, opts *Options) 
 		return nil, err
 	}
 	return &AvroWriter{w: w, schema: s, root: lay.Root, prog: compile(lay.Root, nil), cols: lay.Columns, progress: o.Progress,
-		metas: metas, wopts: o.WriterOptions, workers: o.Workers}, nil
+		metas: metas, wopts: o.WriterOptions, workers: o.Workers, keepOrder: o.KeepMapOrder}, nil
 }
 
 // Schema returns the writer's parsed schema.

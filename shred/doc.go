@@ -13,7 +13,9 @@
 //
 // Map entries are written sorted by key bytes, so the output does not
 // depend on map iteration order, and files written with the null codec are
-// byte for byte what Java writes for the same records in that order.
+// byte for byte what Java writes for the same records in that order; with
+// [Options].KeepMapOrder, entries given in Avro binary keep their order
+// (a Parquet MAP's, which readers show).
 //
 // A record that cannot be written is not, and gets a *[schema.Error]
 // naming the record, counted from 0, and the field path within it;

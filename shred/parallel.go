@@ -103,7 +103,7 @@ func (aw *AvroWriter) newSegment(home chan *segment, checked bool) (*segment, er
 	if err := w.ShareBuffers(aw.w); err != nil {
 		return nil, err
 	}
-	return &segment{aw: &AvroWriter{w: w, schema: aw.schema, root: aw.root, prog: aw.prog, cols: aw.cols}, home: home}, nil
+	return &segment{aw: &AvroWriter{w: w, schema: aw.schema, root: aw.root, prog: aw.prog, cols: aw.cols, keepOrder: aw.keepOrder}, home: home}, nil
 }
 
 // pipeline is what the reader, the workers and the joiner of one run

@@ -11,13 +11,12 @@ import (
 	"slices"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/protoset"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 	"google.golang.org/protobuf/encoding/protodelim"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -88,19 +87,19 @@ func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *Prot
 		return nil, err
 	}
 	mp := conv.Mapping()
-	set, err := protoload.DescriptorSetFor(md)
+	set, err := protoset.SetFor(md)
 	if err != nil {
 		return nil, err
 	}
 	fo := o.File
 	fo.Meta = o.File.Meta.Clone()
-	for _, k := range []string{protoload.MetaDescriptorSet, protoload.MetaMessage, protoschema.MetaOptions} {
+	for _, k := range []string{protoset.MetaDescriptorSet, protoset.MetaMessage, protoschema.MetaOptions} {
 		if fo.Meta.Has(k) {
 			return nil, fmt.Errorf("shred: options metadata must not set %s", k)
 		}
 	}
-	fo.Meta.Set(protoload.MetaDescriptorSet, set)
-	fo.Meta.SetString(protoload.MetaMessage, string(md.FullName()))
+	fo.Meta.Set(protoset.MetaDescriptorSet, set)
+	fo.Meta.SetString(protoset.MetaMessage, string(md.FullName()))
 	fo.Meta.SetString(protoschema.MetaOptions, mo.String())
 	aw, err := newAvroWriter(out, mp.Schema, mp.Schema.String(), &fo)
 	if err != nil {
@@ -169,8 +168,8 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form prot
 	progress := o.File.Progress
 	cr := &countingReader{r: in}
 	br := bufio.NewReaderSize(cr, 256<<10)
-	m := protoload.MessageType(md).New().Interface()
-	js := protojson.UnmarshalOptions{Resolver: o.Resolver}
+	m := protoset.MessageType(md).New().Interface()
+	js := jsonDecoder{resolver: o.Resolver}
 	maxLine := o.MaxJSONMessageSize
 	if maxLine <= 0 {
 		maxLine = DefaultMaxJSONMessageSize
@@ -203,7 +202,7 @@ func FromProtoStream(ctx context.Context, out io.Writer, in io.Reader, form prot
 		} else {
 			read = func(ctx context.Context, p *pipeline) { readJSONRanges(ctx, br, p, maxLine) }
 			newShred = func() func(ctx context.Context, w *worker, rg *workRange) error {
-				m := protoload.MessageType(md).New().Interface() // the worker's
+				m := protoset.MessageType(md).New().Interface() // the worker's
 				return func(ctx context.Context, w *worker, rg *workRange) error {
 					return w.shredJSON(ctx, rg, pw, js, m, maxDepth)
 				}
@@ -357,4 +356,17 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// jsonDecoder decodes protojson messages, resolving types with resolver
+// (nil: the global registry), through internal/protoset.
+type jsonDecoder struct{ resolver protovalue.Resolver }
+
+// Unmarshal decodes the protojson b into m.
+func (d jsonDecoder) Unmarshal(b []byte, m proto.Message) error {
+	var r protoset.Resolver
+	if d.resolver != nil {
+		r = d.resolver
+	}
+	return protoset.UnmarshalJSON(b, m, r)
 }

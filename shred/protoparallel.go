@@ -12,7 +12,6 @@ import (
 
 	"github.com/trevni-go/trevni/schema"
 	"google.golang.org/protobuf/encoding/protodelim"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -232,7 +231,7 @@ func readJSONRanges(ctx context.Context, br *bufio.Reader, p *pipeline, limit in
 // worker's message, and writes them through pw's type into segments
 // handed to the joiner; a message nested deeper than maxDepth is an
 // error, as on the sequential path, whose wording it keeps.
-func (w *worker) shredJSON(ctx context.Context, rg *workRange, pw *ProtoWriter, js protojson.UnmarshalOptions, m proto.Message, maxDepth int) error {
+func (w *worker) shredJSON(ctx context.Context, rg *workRange, pw *ProtoWriter, js jsonDecoder, m proto.Message, maxDepth int) error {
 	row := rg.firstRow
 	if err := w.start(ctx, row); err != nil {
 		return err

@@ -43,21 +43,28 @@ func (aw *AvroWriter) mapScratch(depth int) []mapEntry {
 // write next, in that order. The entries are written in the byte order of
 // their keys, so that the file does not depend on Go's map iteration order
 // or on the order of the input (the order of Java's files written from
-// sorted maps), and of equal keys only the last is kept, as decoding into
-// a map would (unique says there are none: the keys of a Go map). notValid
-// is the error that a key that is not UTF-8 wraps.
+// sorted maps), or, with Options.KeepMapOrder and entries that have an
+// order (unique is false), in the order given. Of equal keys only the last
+// is kept, as decoding into a map would (unique says there are none: the
+// keys of a Go map). notValid is the error that a key that is not UTF-8
+// wraps.
 func (aw *AvroWriter) writeMapKeys(n *layout.Node, entries []mapEntry, unique bool, notValid error) ([]mapEntry, error) {
-	if !slices.IsSortedFunc(entries, compareKeys) {
-		slices.SortStableFunc(entries, compareKeys)
-	}
 	kept := entries
-	if !unique {
-		kept = entries[:0]
-		for i, e := range entries {
-			if i+1 < len(entries) && bytes.Equal(e.key, entries[i+1].key) {
-				continue
+	switch {
+	case aw.keepOrder && !unique:
+		kept = aw.lastOfEqualKeys(entries)
+	default:
+		if !slices.IsSortedFunc(entries, compareKeys) {
+			slices.SortStableFunc(entries, compareKeys)
+		}
+		if !unique {
+			kept = entries[:0]
+			for i, e := range entries {
+				if i+1 < len(entries) && bytes.Equal(e.key, entries[i+1].key) {
+					continue
+				}
+				kept = append(kept, e)
 			}
-			kept = append(kept, e)
 		}
 	}
 	if err := aw.length(n.Col, int64(len(kept))); err != nil {
@@ -69,6 +76,48 @@ func (aw *AvroWriter) writeMapKeys(n *layout.Node, entries []mapEntry, unique bo
 		}
 	}
 	return kept, nil
+}
+
+// lastOfEqualKeys returns entries, in their order, without those whose key
+// an entry after them has (the last of equal keys wins, where it stands).
+// Equal keys are found on a sorted copy of the entries (few entries are
+// compared pairwise), so that maps without them, nearly all, cost one
+// sort of a scratch list and allocate nothing once it has grown.
+func (aw *AvroWriter) lastOfEqualKeys(entries []mapEntry) []mapEntry {
+	if len(entries) < 2 {
+		return entries
+	}
+	dup := false
+	if len(entries) <= 8 {
+		for i := 1; i < len(entries) && !dup; i++ {
+			for j := range i {
+				if bytes.Equal(entries[i].key, entries[j].key) {
+					dup = true
+					break
+				}
+			}
+		}
+	} else {
+		aw.sorted = append(aw.sorted[:0], entries...)
+		slices.SortFunc(aw.sorted, compareKeys)
+		for i := 1; i < len(aw.sorted) && !dup; i++ {
+			dup = bytes.Equal(aw.sorted[i-1].key, aw.sorted[i].key)
+		}
+	}
+	if !dup {
+		return entries
+	}
+	last := make(map[string]int, len(entries))
+	for i, e := range entries {
+		last[string(e.key)] = i
+	}
+	kept := entries[:0]
+	for i, e := range entries {
+		if last[string(e.key)] == i {
+			kept = append(kept, e)
+		}
+	}
+	return kept
 }
 
 // branch writes the lengths of the branch columns of union n for a value

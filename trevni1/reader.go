@@ -440,8 +440,12 @@ type ColumnReader struct {
 	repBits int
 	pos     int   // read position in values
 	nonNull int64 // values read in the block (booleans: bit index)
+	count   int64 // values in the block: entries of definition level MaxDef
 	bools   []byte
 	share   *budget.Share // the bytes of raw and body, in rd.budget
+	cache   *blockCache   // the column's shared blocks, or nil
+	shared  bool          // body is the cache's block cr.block, held
+	spare   []byte        // the reader's own body buffer while it holds the cache's
 
 	// The current entry.
 	Rep, Def int
@@ -462,6 +466,8 @@ func (rd *Reader) Values(i int) *ColumnReader {
 // the Reader's ReaderOptions.BlockMemory. A ColumnReader dropped without
 // Close gives them back once it is garbage.
 func (cr *ColumnReader) Close() {
+	cr.unshare()
+	cr.spare = nil
 	cr.raw, cr.body, cr.values, cr.defs, cr.reps, cr.bools, cr.bytesV = nil, nil, nil, nil, nil, nil, nil
 	cr.rd.budget.Release(cr.share)
 }
@@ -482,6 +488,18 @@ func (cr *ColumnReader) fail(err error) error {
 
 // loadBlock reads, checks and decompresses block b.
 func (cr *ColumnReader) loadBlock(b int) error {
+	if cr.cache != nil {
+		cr.unshare()
+		if cr.body == nil {
+			cr.body, cr.spare = cr.spare, nil
+		}
+		if body := cr.cache.get(b); body != nil {
+			cr.spare = cr.body // the reader's own buffer, kept for a miss
+			cr.body, cr.shared = body, true
+			cr.block, cr.entry, cr.pos, cr.nonNull = b, 0, 0, 0
+			return cr.split(cr.rd.blocks[cr.col][b])
+		}
+	}
 	cr.block, cr.entry, cr.pos, cr.nonNull = b, 0, 0, 0
 	bi := cr.rd.blocks[cr.col][b]
 	crc := 0
@@ -523,6 +541,26 @@ func (cr *ColumnReader) loadBlock(b int) error {
 			return cr.fail(fmt.Errorf("%w: stored CRC-32 %08x, data has %08x", ErrChecksum, want, got))
 		}
 	}
+	if cr.cache != nil && cr.cache.put(b, cr.body) {
+		// The cache holds the body's bytes now.
+		cr.shared = true
+		before += int64(cap(cr.body))
+	}
+	return cr.split(bi)
+}
+
+// unshare lets go of a body held from the cache: the next block is
+// inflated into a buffer of the reader's own.
+func (cr *ColumnReader) unshare() {
+	if cr.shared {
+		cr.cache.release(cr.block)
+		cr.body, cr.shared = nil, false
+	}
+}
+
+// split finds the level arrays and the values area of the block just
+// decompressed into cr.body and checks them.
+func (cr *ColumnReader) split(bi BlockInfo) error {
 	// The level arrays are found from the end: repetition last, then
 	// definition, as Impala's scanner located them.
 	repLen := (bi.Rows*int64(cr.repBits) + 7) / 8
@@ -540,6 +578,7 @@ func (cr *ColumnReader) loadBlock(b int) error {
 	if err != nil {
 		return err
 	}
+	cr.count = nonNull
 	cr.bools = cr.values
 	switch w := int64(cr.c.Type.width()); {
 	case cr.c.Type == Boolean:

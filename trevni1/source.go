@@ -10,6 +10,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrobin"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/coltype"
 )
 
 // Source is a version-1 file's records as the columns of the version-2
@@ -38,6 +39,7 @@ type Source struct {
 	mu     sync.Mutex
 	tables [][]format.BlockInfo // by version-1 column, counted on first use
 	errs   []error
+	caches []*blockCache // by version-1 column: for those read by several readers
 }
 
 // sourceCol is one version-2 column and how it is made.
@@ -52,6 +54,13 @@ type sourceCol struct {
 	inline                   bool // lengths followed by their values (simple items)
 	part                     byte // of a timestamp: 1 nanosOfDay, 2 julianDay
 	typ                      format.ValueType
+	// parent is the version-2 column of the array (or union branch) the
+	// column lies in, -1 for none. Where it is made from another
+	// version-1 column (check), the column's levels must describe the
+	// same occurrences of it, record by record: a reader of the parent's
+	// version-1 column checks them as each block is made.
+	parent int
+	check  bool
 }
 
 const (
@@ -85,6 +94,24 @@ func NewSource(rd *Reader) (*Source, error) {
 	b := &sourceBuilder{src: src}
 	if err := b.node(p.root, s, "", true, -1); err != nil {
 		return nil, err
+	}
+	// A version-1 column read by more than one reader (behind two
+	// version-2 columns, or as a parent's for the sibling check) keeps
+	// its last blocks for the others.
+	readers := make([]int, len(rd.cols))
+	for i := range src.cols {
+		c := &src.cols[i]
+		readers[c.leaf]++
+		if c.parent >= 0 && src.cols[c.parent].leaf != c.leaf {
+			c.check = true
+			readers[src.cols[c.parent].leaf]++
+		}
+	}
+	src.caches = make([]*blockCache, len(rd.cols))
+	for l, n := range readers {
+		if n > 1 {
+			src.caches[l] = newBlockCache(rd)
+		}
 	}
 	return src, nil
 }
@@ -121,37 +148,14 @@ func (b *sourceBuilder) add(name string, t format.ValueType, parent int, array b
 		c.meta.SetString(format.KeyArray, "")
 	}
 	c.typ = t
+	c.parent = parent
 	b.src.cols = append(b.src.cols, c)
 	return len(b.src.cols) - 1
 }
 
-// simpleType returns the version-2 type of a simple schema, and false for
-// another (the layout's ColumnType).
-func simpleType(s *schema.Schema) (format.ValueType, bool) {
-	switch s.Kind {
-	case schema.Null:
-		return format.Null, true
-	case schema.Boolean:
-		return format.Boolean, true
-	case schema.Int, schema.Enum:
-		return format.Int, true
-	case schema.Long:
-		return format.Long, true
-	case schema.Float:
-		return format.Float, true
-	case schema.Double:
-		return format.Double, true
-	case schema.String:
-		return format.String, true
-	case schema.Bytes, schema.Fixed:
-		return format.Bytes, true
-	}
-	return format.Null, false
-}
-
 // node lays out plan node n of schema s at path, under column parent.
 func (b *sourceBuilder) node(n *node, s *schema.Schema, path string, top bool, parent int) error {
-	if t, ok := simpleType(s); ok {
+	if t, ok := coltype.Of(s); ok {
 		b.add(path, t, parent, false, sourceCol{leaf: n.lo, kind: colValues})
 		return nil
 	}
@@ -197,7 +201,7 @@ func (b *sourceBuilder) node(n *node, s *schema.Schema, path string, top bool, p
 // children do.
 func (b *sourceBuilder) repeated(n, elem *node, es *schema.Schema, path string, parent int, c sourceCol) error {
 	c.leaf, c.def, c.rep = n.lo, n.def, n.rep
-	if t, ok := simpleType(es); ok {
+	if t, ok := coltype.Of(es); ok {
 		c.inline = true
 		b.add(path, t, parent, true, c)
 		return nil
@@ -300,7 +304,19 @@ func (s *Source) OpenColumn(i int) (format.SourceColumn, error) {
 		return nil, fmt.Errorf("%w: no column %d", ErrUsage, i)
 	}
 	c := &s.cols[i]
-	return &sourceColumn{s: s, c: c, cr: s.rd.Values(c.leaf)}, nil
+	sc := &sourceColumn{s: s, c: c, cr: s.reader(c.leaf)}
+	if c.check {
+		sc.shape = &shapeCheck{cr: s.reader(s.cols[c.parent].leaf), p: &s.cols[c.parent], block: -1}
+	}
+	return sc, nil
+}
+
+// reader returns a reader of version-1 column l, sharing its blocks with
+// the other readers of it.
+func (s *Source) reader(l int) *ColumnReader {
+	cr := s.rd.Values(l)
+	cr.cache = s.caches[l]
+	return cr
 }
 
 // sourceColumn makes the blocks of one version-2 column.
@@ -310,29 +326,45 @@ type sourceColumn struct {
 	cr         *ColumnReader
 	e          encoder
 	reps, defs []uint16 // the loaded block's levels (levels)
+	decoded    bool     // reps and defs are the loaded block's
 	held       int64    // their bytes, in the reader's block memory
+	shape      *shapeCheck
 }
 
 // Close releases the version-1 column reader's buffers.
 func (sc *sourceColumn) Close() {
 	sc.reps, sc.defs, sc.held = nil, nil, 0
 	sc.cr.Close()
+	if sc.shape != nil {
+		sc.shape.reps, sc.shape.defs, sc.shape.held = nil, nil, 0
+		sc.shape.cr.Close()
+	}
 }
 
 // levels decodes the loaded block's level arrays, n entries, into sc.reps
 // and sc.defs, within the reader's block memory.
 func (sc *sourceColumn) levels(n int64) error {
-	cr := sc.cr
-	if need := 4 * n; need > sc.held {
-		if !cr.rd.budget.Take(cr.share, need-sc.held) {
+	if err := decodeLevels(sc.cr, &sc.reps, &sc.defs, &sc.held, n); err != nil {
+		return err
+	}
+	sc.decoded = true
+	return nil
+}
+
+// decodeLevels decodes the level arrays of cr's loaded block, n entries,
+// into *reps and *defs, whose bytes *held counts in the reader's block
+// memory.
+func decodeLevels(cr *ColumnReader, reps, defs *[]uint16, held *int64, n int64) error {
+	if need := 4 * n; need > *held {
+		if !cr.rd.budget.Take(cr.share, need-*held) {
 			return cr.fail(fmt.Errorf("%w: the levels of a block of %d entries would take the block buffers of this reader past the %d bytes of ReaderOptions.BlockMemory", ErrLimit, n, cr.rd.budget.Limit))
 		}
-		sc.held = need
-		sc.reps, sc.defs = make([]uint16, n), make([]uint16, n)
+		*held = need
+		*reps, *defs = make([]uint16, n), make([]uint16, n)
 	}
-	sc.reps, sc.defs = sc.reps[:n], sc.defs[:n]
-	unpack(sc.reps, cr.reps, cr.repBits, 0)
-	unpack(sc.defs, cr.defs, cr.defBits, uint16(cr.c.MaxDef))
+	*reps, *defs = (*reps)[:n], (*defs)[:n]
+	unpack(*reps, cr.reps, cr.repBits, 0)
+	unpack(*defs, cr.defs, cr.defBits, uint16(cr.c.MaxDef))
 	return nil
 }
 
@@ -380,6 +412,7 @@ func (sc *sourceColumn) Block(b int, dst []byte) ([]byte, error) {
 		cr.row += bi.Rows
 	}
 	sc.e = encoder{b: dst}
+	sc.decoded = false
 	var err error
 	if c.kind == colValues {
 		err = sc.values()
@@ -389,6 +422,9 @@ func (sc *sourceColumn) Block(b int, dst []byte) ([]byte, error) {
 	if err == nil && (c.kind == colValues || c.inline) {
 		err = cr.finishBlock()
 	}
+	if err == nil && sc.shape != nil {
+		err = sc.checkShape(b)
+	}
 	return sc.e.b, err
 }
 
@@ -396,7 +432,7 @@ func (sc *sourceColumn) Block(b int, dst []byte) ([]byte, error) {
 func (sc *sourceColumn) values() error {
 	cr := sc.cr
 	n := cr.rd.blocks[cr.col][cr.block].Rows
-	if cr.defBits == 0 && sc.c.part == 0 && sc.copyValues(n) {
+	if sc.c.part == 0 && sc.copyValues(n) {
 		return nil
 	}
 	if err := sc.levels(n); err != nil {
@@ -415,23 +451,28 @@ func (sc *sourceColumn) values() error {
 	return nil
 }
 
-// copyValues copies the values area of a block of n entries that all hold
-// a value, where version 2 encodes them as version 1 does (booleans packed
-// from bit 0, floats little-endian, longs, ints and lengths as canonical
-// zig-zag varints), checking what readValue checks of each; it returns
-// false, having read nothing, where a value must be encoded again (a
-// fixed-size integer, a varint longer than it needs).
+// copyValues copies the values area of a block of n entries, which holds
+// the values of the entries that have one, in order: what a column of
+// values is in version 2 where it encodes them as version 1 does
+// (booleans packed from bit 0, floats little-endian, longs, ints and
+// lengths as canonical zig-zag varints). It checks what readValue checks
+// of each, and that the area holds as many values as the levels say; it
+// returns false, having read nothing, where a value must be encoded again
+// (a fixed-size integer, a varint longer than it needs) or the area is
+// not as the levels say (the entry by entry reading then says where).
 func (sc *sourceColumn) copyValues(n int64) bool {
 	cr := sc.cr
 	v := cr.values
 	switch t := cr.c.Type; t {
 	case Null:
 	case Boolean:
-		v = cr.bools[:(n+7)/8]
+		v = cr.bools[:(cr.count+7)/8]
 	case Float, Double:
+		// The block's loading checked the area's size.
 	case Int, Long, String, Bytes:
 		lo, hi := t.intRange()
-		for p := 0; p < len(v); {
+		values := int64(0)
+		for p := 0; p < len(v); values++ {
 			if v[p] < 0x80 && t != String && t != Bytes {
 				p++ // one byte: canonical, in range
 				continue
@@ -451,11 +492,15 @@ func (sc *sourceColumn) copyValues(n int64) bool {
 			}
 			p += k
 		}
+		if values != cr.count {
+			return false
+		}
 	default:
 		return false
 	}
 	sc.e.b = append(sc.e.b, v...)
 	cr.pos = len(cr.values)
+	cr.nonNull = cr.count
 	cr.entry += n
 	cr.row += n
 	return true

@@ -266,7 +266,7 @@ func TestArrowJSReadsIPC(t *testing.T) {
 		}
 		defer ds.Close()
 		var want []any
-		for v, err := range ds.Records(ctx, nil) {
+		for v, err := range ds.All(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ import (
 func checkArrowSchema(text string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("damaged: %v", r)
+			err = fmt.Errorf("damaged: %s", panicText(r))
 		}
 	}()
 	b, err := base64.StdEncoding.DecodeString(text)

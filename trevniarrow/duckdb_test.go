@@ -509,7 +509,7 @@ func TestDuckDBReadsParquet(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want []any
-		for v, err := range ds.Records(ctx, nil) {
+		for v, err := range ds.All(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"io"
 
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+
 	"github.com/trevni-go/trevni"
 )
 
@@ -34,4 +37,19 @@ func DirectApplies(ds *trevni.Dataset, opts *ParquetOptions) bool {
 		return false
 	}
 	return planDirect(ds, &o.Read, as, parquetProps(codec, max(o.RowGroupRows, 1), nil)) != nil
+}
+
+// MislabelledV2Flags returns the file offsets of the is_compressed = false
+// flags of the version 2 data pages of a Parquet file's compressed column
+// chunks, when its writer is a parquet-cpp that mislabelled them (none
+// else).
+func MislabelledV2Flags(r parquet.ReaderAtSeeker) ([]int64, error) {
+	rd, err := file.NewParquetReader(r)
+	if err != nil {
+		return nil, err
+	}
+	if !mislabelledV2(rd) {
+		return nil, nil
+	}
+	return v2FlagOffsets(r, rd)
 }

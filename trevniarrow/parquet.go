@@ -404,6 +404,11 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 	if o.MaxPageBytes > 0 {
 		props.MaxUncompressedPageSize = o.MaxPageBytes
 	}
+	src := r
+	r, fix, err := fixFooter(r, o.MaxMemory)
+	if err != nil {
+		return nil, err
+	}
 	rd, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
 		return nil, footerError(err)
@@ -416,6 +421,21 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 		rd.Close()
 		return nil, err
 	}
+	if mislabelledV2(rd) {
+		flips, err := v2FlagOffsets(r, rd)
+		if err != nil {
+			rd.Close()
+			return nil, err
+		}
+		if len(flips) > 0 {
+			// The first reader is dropped, not closed: closing it would
+			// close r, which the second reads (and closes).
+			r = &flagReader{ReaderAtSeeker: r, flips: flips}
+			if rd, err = file.NewParquetReader(r, file.WithReadProps(props)); err != nil {
+				return nil, footerError(err)
+			}
+		}
+	}
 	if v := rd.MetaData().KeyValueMetadata().FindValue("ARROW:schema"); v != nil {
 		if err := checkArrowSchema(*v); err != nil {
 			rd.Close()
@@ -425,19 +445,19 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 	fr, err := pqarrow.NewFileReader(rd, pqarrow.ArrowReadProperties{BatchSize: int64(o.BatchRows)}, mem)
 	if err != nil {
 		rd.Close()
-		return nil, fmt.Errorf("Parquet schema: %w", err)
+		return nil, schemaError(err)
 	}
 	as, err := fr.Schema()
 	if err != nil {
 		rd.Close()
-		return nil, fmt.Errorf("Parquet schema: %w", err)
+		return nil, schemaError(err)
 	}
 	int96, err := findInt96(rd, fr.Manifest)
 	if err != nil {
 		rd.Close()
 		return nil, err
 	}
-	shapes := fileShapes(fr.Manifest, rd.MetaData().Schema)
+	shapes := fileShapes(fr.Manifest, rd.MetaData().Schema, fix)
 	hinted := shapeSchema(withInt96(textHints(as, fr.Manifest, rd.MetaData().Schema), int96), shapes)
 	raw := withInt96(as, int96)
 	as = shapeSchema(raw, shapes)
@@ -449,7 +469,7 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 	pfile := &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress, shapes: shapes,
 		int96: int96, raw: raw, batchRows: o.BatchRows}
 	if !o.SkipChecksums {
-		pfile.src = r
+		pfile.src = src
 	}
 	return pfile, nil
 }

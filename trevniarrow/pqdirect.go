@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"runtime"
 	"slices"
@@ -80,7 +81,7 @@ type directPlan struct {
 	names  []string // the names of the Trevni columns the leaves number, in layout order
 	cols   []int    // the file column of each of them
 
-	filterFields []string // the fields a filter reads (Dataset.FilterFields)
+	filterFields []string // the fields a filter reads (frontdoor.FilterFields)
 }
 
 // directSchema returns the schema of the records the direct path writes:
@@ -316,7 +317,7 @@ func containsInt(s []int, v int) bool {
 // writeDirect writes the data set as Parquet by plan p and returns the
 // number of rows written.
 func writeDirect(ctx context.Context, w io.Writer, ds *trevni.Dataset, p *directPlan, props *parquet.WriterProperties, o *ParquetOptions) (int64, error) {
-	p.filterFields = ds.FilterFields(o.Read.Where)
+	p.filterFields = frontdoor.FilterFields(ds, o.Read.Where)
 	pw, err := newPQWriter(w, p.schema, props, p.meta)
 	if err != nil {
 		return 0, fmt.Errorf("Parquet: %w", err)
@@ -550,7 +551,7 @@ func (p *directPlan) writePart(ctx context.Context, pw *pqWriter, part *trevni.P
 	defer f.Close()
 	// A Trevni 1 or CLMN file is read through its columns as Trevni 2
 	// lays them out (the front door's format.Source reader).
-	rd, err := f.AsTrevni(ctx)
+	rd, err := frontdoor.AsTrevni(ctx, f)
 	if err != nil {
 		return 0, 0, nil, err
 	}

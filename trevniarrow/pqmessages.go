@@ -90,3 +90,14 @@ func footerError(err error) error {
 	}
 	return fmt.Errorf("Parquet footer: %w", err)
 }
+
+// schemaError returns the error of pqarrow's reading of a file's schema in
+// a reader's words: one that arrow-go recovered from a runtime error (its
+// IPC reader of a damaged ARROW:schema does) says the stored schema is
+// damaged, without Go's text.
+func schemaError(err error) error {
+	if strings.Contains(err.Error(), "runtime error") {
+		return fmt.Errorf("Parquet schema: its stored Arrow schema (key-value metadata ARROW:schema) does not decode (the file is damaged)")
+	}
+	return fmt.Errorf("Parquet schema: %w", err)
+}

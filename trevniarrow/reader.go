@@ -3,6 +3,7 @@ package trevniarrow
 import (
 	"context"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"iter"
 	"sync/atomic"
 
@@ -40,7 +41,7 @@ type ReadOptions struct {
 // Close it) when done.
 //
 // The records are read on ReadOptions.Workers goroutines (0 or 1: the calling one,
-// as for trevni's writing methods; see trevni.ReadBatches): each reads
+// as for trevni's writing methods; see frontdoor.ReadBatches): each reads
 // ranges of a part's rows into record batches of its own, with builders
 // of its own, and the batches come out of Next in row order, holding the
 // records, in the order, that one goroutine reads. A batch never spans
@@ -49,7 +50,7 @@ type ReadOptions struct {
 // one goroutine memory is about two batches; on workers the batches held
 // at once take about ReadOptions.OutputMemory in all (default 1 MiB for
 // each worker and one more), each cut at its share (see
-// trevni.ReadBatches).
+// frontdoor.ReadBatches).
 type RecordReader struct {
 	refs   atomic.Int64
 	r      *trevni.Reader
@@ -60,7 +61,7 @@ type RecordReader struct {
 	opts   *SchemaOptions
 	bytes  int
 
-	next   func() (trevni.Batch[batch], error, bool)
+	next   func() (frontdoor.Batch[batch], error, bool)
 	stop   func()
 	cur    arrow.RecordBatch
 	curMem int64 // about the memory of cur's arrays
@@ -190,13 +191,13 @@ func (rr *RecordReader) Next() bool {
 		return false
 	}
 	if rr.next == nil {
-		newBatcher := func() (trevni.Batcher[batch], error) {
+		newBatcher := func() (frontdoor.Batcher[batch], error) {
 			if b := rr.first.Swap(nil); b != nil {
 				return b, nil
 			}
 			return rr.newBatcher()
 		}
-		rr.next, rr.stop = iter.Pull2(trevni.ReadBatches(rr.r, &trevni.BatchOptions{Rows: rr.rows}, newBatcher))
+		rr.next, rr.stop = iter.Pull2(frontdoor.ReadBatches(rr.r, rr.rows, newBatcher))
 	}
 	b, err, ok := rr.next()
 	if !ok || err != nil {

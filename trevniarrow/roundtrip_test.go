@@ -60,7 +60,7 @@ func readAll(t *testing.T, name string) []any {
 		t.Fatal(err)
 	}
 	var out []any
-	for v, err := range ds.Records(context.Background(), nil) {
+	for v, err := range ds.All(context.Background(), nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestOtherFormats(t *testing.T) {
 		}
 		for _, off := range []int64{0, 1} {
 			want := []any{}
-			for v, err := range ds.Records(ctx, &trevni.ReadOptions{Offset: off}) {
+			for v, err := range ds.All(ctx, &trevni.ReadOptions{Offset: off}) {
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -72,7 +72,7 @@ func ArrowSchema(s *schema.Schema, opts *SchemaOptions) (*arrow.Schema, error) {
 			if err != nil {
 				return nil, fmt.Errorf("field %s: %w", f.Name, err)
 			}
-			fields[i] = arrow.Field{Name: f.Name, Type: t, Nullable: nullable}
+			fields[i] = arrow.Field{Name: f.SourceName(), Type: t, Nullable: nullable}
 		}
 	} else {
 		t, nullable, err := arrowType(s, &o)
@@ -258,7 +258,7 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 			if err != nil {
 				return nil, false, fmt.Errorf("%s.%s: %w", s.FullName(), f.Name, err)
 			}
-			fields[i] = arrow.Field{Name: f.Name, Type: t, Nullable: nullable}
+			fields[i] = arrow.Field{Name: f.SourceName(), Type: t, Nullable: nullable}
 		}
 		return arrow.StructOf(pad(fields, o)...), false, nil
 	case schema.Union:

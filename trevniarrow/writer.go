@@ -220,16 +220,10 @@ func (in *inferrer) list(item arrow.Field, path string) (*schema.Schema, error) 
 }
 
 // arrowFieldName returns the name of the Arrow field an Avro field is
-// written from: the "arrow.name" AvroSchema keeps where the Arrow name is
-// not a valid Avro name ("my col", "a.b", "1st"), else the field's name.
-func arrowFieldName(f *schema.Field) string {
-	if v, ok := f.Prop("arrow.name"); ok {
-		if name, ok := v.(string); ok {
-			return name
-		}
-	}
-	return f.Name
-}
+// written from: the name kept where the source's name is not a valid Avro
+// name ("my col", "a.b", "1st"): "arrow.name", or a CSV header's or a
+// JSON key's (schema.Field.SourceName), else the field's name.
+func arrowFieldName(f *schema.Field) string { return f.SourceName() }
 
 // Writer writes Arrow record batches into a Trevni file as Avro records.
 // It is not safe for concurrent use.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"hash/fnv"
 	"io/fs"
 	"os"
@@ -142,7 +143,7 @@ func writeTemp(prefix string, i, n int, schemaText, codec string, fill func(*tre
 		return "", fmt.Errorf("trevniio: %w", err)
 	}
 	name := final + tempMarker + hex.EncodeToString(r[:])
-	if !trevni.IsURL(name) {
+	if !frontdoor.IsURL(name, nil) {
 		if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
 			return "", fmt.Errorf("trevniio: %w", err)
 		}

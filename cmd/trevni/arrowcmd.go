@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"os"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/httpread"
 	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
@@ -173,7 +175,10 @@ lists as arrays, maps as maps, optional columns as ["null", T], Parquet
 logical types as Avro's). parquet-avro's schema (parquet.avro.schema,
 written by parquet-java, Hive and Spark) is taken the same way. A stored
 schema the columns do not hold is refused. Every file must map to the
-first one's schema.
+first one's schema. A quoted glob gives the files it matches, and a
+directory its *.parquet (*.parq, *.pq) files but those whose name starts
+with _ or . (Spark's _SUCCESS, .crc), in name order: the part files Spark,
+Hive and DuckDB write.
 
 Page CRC-32s are verified where the file has them (--skip-checksums reads
 a damaged file anyway). --parquet-memory bounds the reader's memory, and
@@ -186,6 +191,8 @@ Examples (the file names stand for your own):
 
 	trevni fromparquet events.parquet events.trv
 	trevni fromparquet --codec zstd part-*.parquet events.trv
+	trevni fromparquet 'events/*.parquet' events.trv
+	trevni fromparquet events/ events.trv
 	trevni fromparquet https://example.com/data/events.parquet events.trv
 `
 
@@ -196,6 +203,10 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 	pqMemory := fs.String("parquet-memory", "1GiB", "most `SIZE` of memory the Parquet reader holds at once (pages, dictionaries, batches)")
 	pageBytes := fs.String("max-page-bytes", "", "largest decompressed Parquet page `SIZE` read (default a quarter of --parquet-memory)")
 	return func(e *env, ins []string, out *output) error {
+		ins, err := converterInputs(ins, ".parquet", ".parq", ".pq")
+		if err != nil {
+			return err
+		}
 		opts, err := tf.options(e)
 		if err != nil {
 			return err
@@ -223,7 +234,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 		var total int64 // the inputs' bytes, when all are local files
 		for _, in := range ins {
 			fi, err := os.Stat(in)
-			if err != nil || trevni.IsURL(in) {
+			if err != nil || frontdoor.IsURL(in, nil) {
 				total = 0
 				break
 			}
@@ -246,7 +257,9 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 				return fmt.Errorf("%s: %w", in, err)
 			}
 			if w == nil {
-				w, err = trevni.NewWriter(out, pf.AvroSchema(), frontWriteOptions(opts, e.limits.layout(), runtime.GOMAXPROCS(0)))
+				wo := frontWriteOptions(opts, e.limits.layout(), runtime.GOMAXPROCS(0))
+				wo.KeepMapOrder = true // a MAP's entries in the file's order, as DuckDB reads them
+				w, err = trevni.NewWriter(out, pf.AvroSchema(), wo)
 				if err != nil {
 					pf.Close()
 					closeIn()
@@ -275,7 +288,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 }
 
 // openParquetInput opens a Parquet input of fromparquet: a local file, an
-// http(s) URL read by range requests (the front door's remote.HTTP, with
+// http(s) URL read by range requests (remote/httpread's, as the front door's, with
 // the command's timeouts), or an object of a store (s3://, gs://,
 // azblob://) read by ranged requests pinned to its version.
 func (e *env) openParquetInput(in string) (r parquet.ReaderAtSeeker, size int64, closeIn func(), err error) {
@@ -291,7 +304,7 @@ func (e *env) openParquetInput(in string) (r parquet.ReaderAtSeeker, size int64,
 		return io.NewSectionReader(o, 0, o.Size()), o.Size(), func() { o.Close() }, nil
 	}
 	if remote.IsURL(in) {
-		h, err := remote.OpenHTTP(e.ctx, in, e.limits.http())
+		h, err := httpread.Open(e.ctx, in, e.limits.httpOptions())
 		if err != nil {
 			return nil, 0, nil, err
 		}

@@ -281,8 +281,9 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 
 // parseArgs parses flags anywhere among the arguments, not only before the
 // first positional one, and returns the positional arguments. "--" ends the
-// flags; "-" is positional.
+// flags; "-" is positional; -n2 is -n 2 (joinedShortFlags).
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	args = joinedShortFlags(fs, args)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 const concatHelp = `
@@ -46,43 +46,24 @@ func concatCommand(fs *flag.FlagSet) runFunc {
 				return e.usagef("concat reads files, not standard input")
 			}
 		}
-		var rds []*format.Reader
-		var names []string
+		// Each file is opened on its own, so that files of other
+		// columns are compared, naming the first column that differs,
+		// and joined through the front door (Dataset.Concat's join).
 		o := e.openOptions("", false)
+		dss := make([]any, 0, len(ins))
 		for _, path := range ins {
-			// Each file is opened on its own: their columns are
-			// compared here, naming the first that differs.
 			ds, done, err := e.openDataset([]string{path}, o)
 			if err != nil {
 				return err
 			}
 			defer done()
-			part := ds.Parts()[0]
-			if part.Format() != trevni.Trevni2 {
-				return fmt.Errorf("%s: a %s file: concat joins Trevni 2 files; convert it first (trevni toavro %s x.avro, then trevni fromavro x.avro x.trv)", part.Name(), part.Format(), part.Name())
-			}
-			f, err := part.Open(e.ctx)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if len(rds) > 0 {
-				if err := format.SameColumns(names[0], rds[0], part.Name(), f.Trevni()); err != nil {
-					return err
-				}
-			}
-			rds = append(rds, f.Trevni())
-			names = append(names, part.Name())
+			dss = append(dss, ds)
 		}
-		rows, err := format.Concat(e.ctx, out, rds, &format.ConcatOptions{SameSchema: trevni.SameAvroSchema, Workers: n})
+		rows, err := frontdoor.ConcatDatasets(e.ctx, out, dss, &trevni.WriteOptions{Workers: n})
+		if errors.Is(err, frontdoor.ErrNotTrevni2) {
+			return fmt.Errorf("%w; convert it first (trevni toavro IN x.avro, then trevni fromavro x.avro x.trv)", err)
+		}
 		if err != nil {
-			var pe *format.PartError
-			if errors.As(err, &pe) {
-				if errors.Is(pe.Err, format.ErrUsage) {
-					return fmt.Errorf("%s and %s cannot be joined: %w", names[0], names[pe.Part], pe.Err)
-				}
-				return fmt.Errorf("%s: %w", names[pe.Part], pe.Err)
-			}
 			return err
 		}
 		e.wrote(out, func() string { return pluralCount(rows, "row") + " from " + plural(int64(len(ins)), "file") })

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 
 	"github.com/trevni-go/trevni"
 )
@@ -58,7 +59,7 @@ func countCommand(fs *flag.FlagSet) runFunc {
 		}
 		// Only the filter's fields: a reader reads the block table of
 		// every field it selects.
-		r, err := e.newReader(ds, &trevni.ReadOptions{Where: *where, Fields: ds.FilterFields(*where)})
+		r, err := e.newReader(ds, &trevni.ReadOptions{Where: *where, Fields: frontdoor.FilterFields(ds, *where)})
 		if err != nil {
 			r, err = e.newReader(ds, &trevni.ReadOptions{Where: *where})
 		}

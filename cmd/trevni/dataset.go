@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"os"
 	"path"
@@ -14,7 +15,7 @@ import (
 )
 
 // The reading commands take a data set: several files, shell-style globs
-// (expanded by trevni.ExpandNames, so they may be quoted) and directories
+// (expanded by frontdoor.ExpandNames, so they may be quoted) and directories
 // (their *.trv, *.trv1 and *.clmn files in name order), local files,
 // http(s) URLs or objects of stores (s3://, gs://, azblob://, globs over
 // their keys and prefixes ending in "/" included), read one after the other as one stream of records. Every
@@ -31,7 +32,7 @@ import (
 func isInputArg(arg string) bool {
 	if store.IsURL(arg, nil) {
 		switch {
-		case trevni.HasGlob(arg), strings.HasSuffix(arg, "/"):
+		case frontdoor.HasGlob(arg), strings.HasSuffix(arg, "/"):
 			return true
 		}
 		switch path.Ext(arg) {
@@ -40,7 +41,7 @@ func isInputArg(arg string) bool {
 		}
 		return false
 	}
-	if trevni.IsURL(arg) || trevni.HasGlob(arg) {
+	if frontdoor.IsURL(arg, nil) || frontdoor.HasGlob(arg) {
 		return true
 	}
 	fi, err := os.Stat(arg)
@@ -63,8 +64,8 @@ func isInputArg(arg string) bool {
 // openOptions returns the front door's options for the command's flags:
 // the limits (--max-*, --block-memory, --max-download, --http-timeout), the reader schema
 // (its text, "" for none) and Trevni 1's --impala-booleans.
-func (e *env) openOptions(readerSchema string, impalaBooleans bool) *trevni.Options {
-	return &trevni.Options{
+func (e *env) openOptions(readerSchema string, impalaBooleans bool) *trevni.OpenOptions {
+	return &trevni.OpenOptions{
 		ReaderSchema:   readerSchema,
 		Layout:         e.limits.layout(),
 		Reader:         e.limits.reader(nil),
@@ -81,7 +82,7 @@ func (e *env) openOptions(readerSchema string, impalaBooleans bool) *trevni.Opti
 // random access, are copied to a temporary file first, or used in place
 // when they allow it; they are then the only input. done closes the data
 // set and removes the copy.
-func (e *env) openDataset(ins []string, o *trevni.Options) (ds *trevni.Dataset, done func(), err error) {
+func (e *env) openDataset(ins []string, o *trevni.OpenOptions) (ds *trevni.Dataset, done func(), err error) {
 	if len(ins) == 1 && notSeekable(ins[0]) {
 		ra, size, closeRA, err := e.randomAccess(ins[0])
 		if err != nil {
@@ -119,7 +120,7 @@ func notSeekable(name string) bool {
 	if name == "-" {
 		return true
 	}
-	if trevni.IsURL(name) {
+	if frontdoor.IsURL(name, nil) {
 		return false
 	}
 	fi, err := os.Stat(name)
@@ -129,7 +130,7 @@ func notSeekable(name string) bool {
 // eachFile opens each input on its own through the front door (files of
 // different schemas may be listed together) and calls fn with its one
 // part opened, for a command that describes files one by one (meta).
-func (e *env) eachFile(ins []string, o *trevni.Options, fn func(f *trevni.File) error) error {
+func (e *env) eachFile(ins []string, o *trevni.OpenOptions, fn func(f *trevni.File) error) error {
 	for _, in := range ins {
 		if err := e.withFile(in, o, fn); err != nil {
 			return err
@@ -140,7 +141,7 @@ func (e *env) eachFile(ins []string, o *trevni.Options, fn func(f *trevni.File) 
 
 // withFile opens one input through the front door and calls fn with its
 // part opened.
-func (e *env) withFile(in string, o *trevni.Options, fn func(f *trevni.File) error) error {
+func (e *env) withFile(in string, o *trevni.OpenOptions, fn func(f *trevni.File) error) error {
 	ds, done, err := e.openDataset([]string{in}, o)
 	if err != nil {
 		return err

@@ -24,7 +24,10 @@ compact form Java writes (any container Java wrote): the schema is stored
 as the container gives it, where Java stores its own rendering.
 
 Several input files of one schema (the parts of a data set) make one
-Trevni file, their records in the order the files are given.
+Trevni file, their records in the order the files are given. A quoted
+glob gives the files it matches, and a directory its *.avro files (not
+those whose name starts with _ or .), in name order, as Spark and Hive
+write the parts of a data set.
 
 Records are decoded and shredded on --workers goroutines (one per core by
 default), each taking ranges of the container's blocks; the columns are
@@ -36,6 +39,8 @@ Examples (the file names stand for your own):
 
 	trevni fromavro events.avro events.trv
 	trevni fromavro part-*.avro events.trv
+	trevni fromavro 'events/*.avro' events.trv
+	trevni fromavro events/ events.trv
 	trevni fromavro --codec snappy --block-size 262144 - events.trv < events.avro
 `
 
@@ -44,6 +49,10 @@ func fromavroCommand(fs *flag.FlagSet) runFunc {
 	version := fs.Int("version", 2, "Trevni version to write: 2, or 1 (Impala's variant with definition and repetition levels)")
 	workers := addWorkersFlag(fs)
 	return func(e *env, ins []string, out *output) error {
+		ins, err := converterInputs(ins, ".avro")
+		if err != nil {
+			return err
+		}
 		switch *version {
 		case 1:
 			return v1FromAvro(e, tf, isSet(fs, "block-size"), isSet(fs, "checksum"), ins, out)

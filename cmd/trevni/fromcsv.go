@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,11 +27,17 @@ zeros, long for 64 bits, decimal (bytes, the cells' scale, the most
 digits any has, up to 38) when they are all plain decimals with the same
 number of digits after the point (4.10, -0.05: no plus sign or leading
 zeros), so that they come back as written, double when they are all
-decimal numbers otherwise (or NaN, Infinity, -Infinity), boolean when they are all true or false, date when
-they are all dates as 2004-03-05, time-millis (or time-micros) when they
-are times as 10:30:00[.fff], timestamp-millis (or -micros) when they are
-RFC 3339 timestamps (2004-03-05T10:30:00Z, or with an offset), and string
-otherwise. tocsv writes these back as ISO 8601, timestamps in UTC. A column with an empty cell is nullable; an empty cell is null.
+decimal numbers otherwise (or NaN, Infinity, -Infinity), boolean when
+they are all true or false in any case, date when they are all dates as
+2004-03-05, time-millis (or time-micros) when they are times as
+10:30:00[.fff], timestamp-millis (or -micros) when they are timestamps
+(2004-03-05T10:30:00 or 2004-03-05 10:30:00) and any has Z or an offset
+(+02, +0200, +02:00; those without one are UTC),
+local-timestamp-millis (or -micros) when none has, and string otherwise,
+as DuckDB's read_csv_auto reads them. A header name that repeats an
+earlier one is renamed as DuckDB renames it (a, a: a, a_1). tocsv writes these back as ISO 8601, timestamps in UTC.
+--print-schema writes the inferred schema to OUT and converts nothing:
+change a column's type and give it back with --schema. A column with an empty cell is nullable; an empty cell is null.
 Inference reads the input twice (standard input is first copied to a
 temporary file). With --schema, the types are those of a flat Avro record
 schema, matched to the header by field name, and the input is read once.
@@ -64,6 +72,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 	raggedFlag := fs.String("ragged", "error", "records whose number of cells is not the header's: `pad` (missing cells are null), drop, or error")
 	noHeader := fs.Bool("no-header", false, "the first row is a record: columns are named c1, c2, ... (or by the --schema's fields, in order)")
 	formatFlag := fs.String("format", "", "output format: trevni or clmn (default: clmn for a name ending in .clmn)")
+	printSchema := fs.Bool("print-schema", false, "write the inferred Avro schema to OUT (- for standard output) instead of converting: edit a type and pass it back with --schema")
 	tf := addTrevniFlags(fs)
 	workers := addWorkersFlag(fs)
 	return func(e *env, ins []string, out *output) error {
@@ -89,6 +98,9 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		ropts.Workers = n // the inference pass
+		if *printSchema && *schemaFile != "" {
+			return e.usagef("--print-schema and --schema exclude each other")
+		}
 		var fields []csvtable.Field
 		if *schemaFile != "" {
 			_, s, err := e.readSchemaFile(*schemaFile)
@@ -124,6 +136,15 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 			r, _ := open()
 			if fields, _, err = csvtable.Infer(r, comma, ropts); err != nil {
 				return fmt.Errorf("%s: %w", inName, raggedHint(err))
+			}
+			if *printSchema {
+				var b bytes.Buffer
+				if err := json.Indent(&b, []byte(csvtable.AvroSchema("Row", fields)), "", "  "); err != nil {
+					return err
+				}
+				b.WriteByte('\n')
+				_, err := out.Write(b.Bytes())
+				return err
 			}
 			if toCLMN {
 				fields = csvtable.ForCLMN(fields)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/plainjson"
@@ -32,10 +33,19 @@ With --infer there is no schema: fromjson reads the plain JSON lines
 twice, first to infer the schema from all of them (the union of the
 objects' keys in the order first seen; boolean, long, double where any
 number has a fraction, decimal where an integer is beyond a long, string,
-records, arrays; nullable where null or absent), then to convert them.
-No digit is lost: integers beyond 2^53 beside numbers with a fraction are
-refused (give --schema). --print-schema writes the inferred schema to OUT
+records, arrays; nullable where null or absent; a key that is not an
+Avro name, such as @timestamp or log.level, made one, _timestamp or
+log_level, the key kept in json.name, which the outputs other than Avro
+JSON print), then to convert them.
+No digit is lost: a place where integers beyond 2^53 meet numbers with
+a fraction is a decimal holding them all (refused beyond 76 digits: give
+--schema), where a double would round the integers. --print-schema writes the inferred schema to OUT
 instead of converting.
+
+Several inputs (the parts of a data set; a quoted glob gives the files
+it matches, a directory its *.jsonl, *.ndjson and *.json files but those
+whose name starts with _ or ., in name order) make one file, their lines
+in that order; --infer infers the schema from all of them.
 
 The lines are decoded and shredded on --workers goroutines (one per core
 by default), each taking ranges of whole lines; the records are written
@@ -69,20 +79,41 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if ins, err = converterInputs(ins, ".jsonl", ".ndjson", ".json"); err != nil {
+			return err
+		}
+		if len(ins) > 1 && slices.Contains(ins, "-") {
+			return e.usagef("standard input can only be the one input")
+		}
 		name := displayName(ins[0], false)
 		var text string
 		var s *schema.Schema
-		var in io.Reader
-		if *infer {
-			ra, size, done, err := e.inputReaderAt(ins[0])
+		// The inputs, opened in turn for the conversion: with --infer, read
+		// once before it.
+		open := func(in string) (io.Reader, func() error, error) {
+			f, err := e.openInput(in)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
-			defer done()
+			return f, f.Close, nil
+		}
+		if *infer {
 			inf := &plainjson.Inferrer{}
-			err = eachLine(e, io.NewSectionReader(ra, 0, size), name, nil, func(line []byte) error { return inf.Add(line) })
-			if err != nil {
-				return err
+			sections := map[string]*io.SectionReader{}
+			for _, in := range ins {
+				ra, size, done, err := e.inputReaderAt(in)
+				if err != nil {
+					return err
+				}
+				defer done()
+				sections[in] = io.NewSectionReader(ra, 0, size)
+				err = eachLine(e, io.NewSectionReader(ra, 0, size), displayName(in, false), nil, func(line []byte) error { return inf.Add(line) })
+				if err != nil {
+					return err
+				}
+			}
+			if len(ins) > 1 {
+				name = fmt.Sprintf("%s and %d more", name, len(ins)-1)
 			}
 			if text, err = inf.Schema(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
@@ -94,17 +125,11 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			if s, err = schema.Parse(text); err != nil {
 				return fmt.Errorf("%s: inferred schema: %w", name, err)
 			}
-			in = io.NewSectionReader(ra, 0, size)
-		} else {
-			if text, s, err = e.readSchemaFile(*schemaFile); err != nil {
-				return err
+			open = func(in string) (io.Reader, func() error, error) {
+				return sections[in], func() error { return nil }, nil
 			}
-			f, err := e.openInput(ins[0])
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			in = f
+		} else if text, s, err = e.readSchemaFile(*schemaFile); err != nil {
+			return err
 		}
 		decode := func(line []byte) (any, error) { return avrojson.Decode(s, line) }
 		if *plain || *infer {
@@ -117,12 +142,16 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		p := e.newProgress(0, inputSize(ins[0]))
+		var total, done int64 // the inputs' bytes, those of the inputs converted
+		for _, in := range ins {
+			total += inputSize(in)
+		}
+		p := e.newProgress(0, total)
 		defer p.done()
 		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Workers: n,
 			Progress: func(rows, read int64) {
 				p.setRows(rows)
-				p.setBytes(read)
+				p.setBytes(done + read)
 			}})
 		if err != nil {
 			if *infer {
@@ -131,12 +160,22 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			return fmt.Errorf("%s: %w", *schemaFile, err)
 		}
 		defer aw.Abort()
-		if err := aw.WriteLines(e.ctx, &ctxReader{ctx: e.ctx, r: in}, decode); err != nil {
-			var le *shred.LineError
-			if errors.As(err, &le) {
-				return fmt.Errorf("%s:%d: %w", name, le.Line, le.Err)
+		for _, name := range ins {
+			in, closeIn, err := open(name)
+			if err != nil {
+				return err
 			}
-			return fmt.Errorf("%s: %w", name, err)
+			err = aw.WriteLines(e.ctx, &ctxReader{ctx: e.ctx, r: in}, decode)
+			closeIn()
+			if err != nil {
+				name := displayName(name, false)
+				var le *shred.LineError
+				if errors.As(err, &le) {
+					return fmt.Errorf("%s:%d: %w", name, le.Line, le.Err)
+				}
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			done += inputSize(name)
 		}
 		if err := aw.Close(); err != nil {
 			return fmt.Errorf("%s: %w", out.Name(), err)
@@ -196,7 +235,7 @@ func (e *env) inputReaderAt(path string) (ra io.ReaderAt, size int64, done func(
 // fromjsonSpec is the command "trevni fromjson".
 func fromjsonSpec() *command {
 	return &command{
-		name: "fromjson", output: lastOutput, args: "IN.jsonl OUT", minArgs: 2, maxArgs: 2,
+		name: "fromjson", output: lastOutput, args: "IN.jsonl... OUT", minArgs: 2, maxArgs: -1,
 		summary: "convert Avro JSON or plain JSON lines to Trevni",
 		help:    fromjsonHelp, setup: fromjsonCommand,
 	}

@@ -25,7 +25,8 @@ Examples (the file names stand for your own):
 `
 
 func headCommand(fs *flag.FlagSet) runFunc {
-	n := fs.Int64("n", 10, "print the first `N` records")
+	n := fs.Int64("n", 10, "print the first `N` records (-n 2, -n2 and --limit 2 alike)")
+	fs.Int64Var(n, "limit", 10, "the same as -n")
 	readerSchema := inputFileVar(fs, "schema", "reader schema `FILE.avsc` for projection or evolution")
 	sf := addSelectFlags(fs)
 	impala := addImpalaBooleans(fs)

@@ -9,6 +9,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/limitfile"
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/httpread"
 	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
@@ -60,14 +61,18 @@ func (l limits) layout() *layout.Options {
 	return &layout.Options{MaxColumns: l.maxColumns, MaxDepth: l.maxDepth}
 }
 
-// http returns the HTTP options the flags set.
-func (l limits) http() *remote.HTTPOptions {
+// httpOptions returns the HTTP options the flags set.
+func (l limits) httpOptions() *httpread.Options {
 	d := l.httpTimeout
 	if d == 0 {
 		d = -1 // none
 	}
-	return &remote.HTTPOptions{ConnectTimeout: d, HeaderTimeout: d, IdleTimeout: d}
+	return &httpread.Options{ConnectTimeout: d, HeaderTimeout: d, IdleTimeout: d}
 }
+
+// http returns the front door's client of http(s) URLs with the options
+// the flags set.
+func (l limits) http() remote.HTTPClient { return httpread.New(l.httpOptions()) }
 
 // store returns the object store options the flags set: --http-timeout
 // bounds a read's wait for each byte of an object too (a stalled read is

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"io/fs"
 	"os"
@@ -17,8 +18,6 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
-
-	"github.com/trevni-go/trevni"
 )
 
 // Exit statuses.
@@ -243,7 +242,7 @@ func (a *app) runCommand(ctx context.Context, cmd *command, args []string, quiet
 	}
 	if cmd.dataset {
 		// --http-timeout bounds the requests of a store's listing.
-		if ins, err = trevni.ExpandNames(ctx, ins, &trevni.Options{Store: lim.store()}); err != nil {
+		if ins, err = frontdoor.ExpandNames(ctx, ins, nil, lim.store()); err != nil {
 			fmt.Fprintf(a.stderr, "trevni: %s: %s\n", cmd.name, oneLine(limitHint(err)))
 			return exitError
 		}

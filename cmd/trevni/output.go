@@ -5,24 +5,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io/fs"
 	"os"
 
-	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/atomicfile"
 	"github.com/trevni-go/trevni/remote"
-	"github.com/trevni-go/trevni/remote/store"
 )
 
 // output is where a command writes its result: standard output, or a file
-// replaced atomically. Writes are buffered. The framework creates it
-// before the command runs (app.runCommand), commits it when the run
-// succeeds and aborts it otherwise; the command only writes to it.
+// or object of a store put in place only when complete, through the front
+// door's one committer (frontdoor.Output). Writes are buffered. The
+// framework creates it before the command runs (app.runCommand), commits
+// it when the run succeeds and aborts it otherwise; the command only
+// writes to it.
 type output struct {
-	w          *bufio.Writer
-	name       string    // for messages
-	file       committer // nil for standard output
+	w          *bufio.Writer     // standard output's; nil for a file
+	file       *frontdoor.Output // nil for standard output
+	name       string            // for messages
 	unregister func()
 	done       bool
 	committed  []func() // run once Commit has succeeded (summaries)
@@ -33,23 +33,14 @@ type output struct {
 	unTmp  func()
 }
 
-// committer is an output file written whole before it appears under its
-// name: a temporary file beside it (atomicfile.File) or an upload to an
-// object store (store.Writer).
-type committer interface {
-	io.Writer
-	Commit() error
-	Abort() error
-	TempDir() string
-}
-
 // createOutput opens a file argument for output: "-" or "" is standard
-// output; an object store's URL (s3://, gs://, azblob://) an upload
-// completed by Commit (store.Writer); any other name is an
-// atomicfile.File. Either is removed (the upload abandoned) if the
-// process is interrupted before Commit. It refuses to write over one of
-// the command's inputs (the same file, however named), and over any other
-// existing regular file or object unless --force was given.
+// output; any other name a frontdoor.Output: an object store's URL
+// (s3://, gs://, azblob://) an upload completed by Commit, a local name a
+// file written beside it and renamed into place. Either is removed (the
+// upload abandoned) if the process is interrupted before Commit. It
+// refuses to write over one of the command's inputs (the same file,
+// however named), and over any other existing regular file or object
+// unless --force was given.
 func (e *env) createOutput(path string) (*output, error) {
 	if path == "" || path == "-" {
 		if err := e.checkStdout(); err != nil {
@@ -62,23 +53,14 @@ func (e *env) createOutput(path string) (*output, error) {
 	}
 	// Without --force the name was free when the run began (checkOutput):
 	// the commit must not replace what another process puts there.
-	var f committer
-	var err error
-	if store.IsURL(path, nil) {
-		var st store.Store
-		if st, err = store.For(path, nil); err == nil {
-			f, err = st.Create(e.ctx, path, e.force, e.limits.store())
-		}
-	} else {
-		f, err = atomicfile.Create(path, e.force)
-	}
+	f, err := frontdoor.Create(e.ctx, path, e.force, nil, e.limits.store())
 	if errors.Is(err, atomicfile.ErrExists) {
 		err = fmt.Errorf("%s: %w: give --force to replace it", path, errExists)
 	}
 	if err != nil {
 		return nil, err
 	}
-	o := &output{w: bufio.NewWriterSize(f, 64<<10), name: path, file: f, app: e.app, ctx: e.ctx}
+	o := &output{name: path, file: f, app: e.app, ctx: e.ctx}
 	o.unregister = e.app.addCleanup(func() { f.Abort() })
 	return o, nil
 }
@@ -92,7 +74,7 @@ var errExists = errors.New("exists")
 // unless --force was given. Files that are not regular, such as
 // /dev/null, are always written.
 func (e *env) checkOutput(path string) error {
-	if trevni.IsURL(path) {
+	if frontdoor.IsURL(path, nil) {
 		for _, in := range e.inputs {
 			if in == path {
 				return fmt.Errorf("%s: the output is also an input: refusing to write over it", path)
@@ -197,6 +179,9 @@ func (o *output) Write(p []byte) (int, error) {
 	if err := o.ctx.Err(); err != nil {
 		return 0, err
 	}
+	if o.file != nil {
+		return o.file.Write(p)
+	}
 	return o.w.Write(p)
 }
 
@@ -204,6 +189,9 @@ func (o *output) Write(p []byte) (int, error) {
 func (o *output) WriteString(s string) (int, error) {
 	if err := o.ctx.Err(); err != nil {
 		return 0, err
+	}
+	if o.file != nil {
+		return o.file.WriteString(s)
 	}
 	return o.w.WriteString(s)
 }
@@ -234,23 +222,28 @@ func (o *output) commit() error {
 	o.done = true
 	defer o.unregister()
 	defer o.removeTemp()
-	err := o.w.Flush()
 	if o.file == nil {
-		if err != nil {
+		if err := o.w.Flush(); err != nil {
 			return fmt.Errorf("%s: cannot write: %w", o.name, err)
 		}
 		return nil
 	}
-	if err != nil {
-		o.file.Abort()
-		return err
-	}
-	err = o.file.Commit()
+	err := o.file.Commit()
 	if errors.Is(err, atomicfile.ErrAppeared) {
 		// The name was free when the run began.
 		return fmt.Errorf("%s: another file was created under this name while this command ran: left untouched (give --force to replace it)", o.name)
 	}
 	return err
+}
+
+// written returns the bytes written to a file and the first of them (see
+// frontdoor.Output.Head): after Commit, what was put in place, wherever
+// it went.
+func (o *output) written() (bytes int64, head []byte) {
+	if o.file == nil {
+		return 0, nil
+	}
+	return o.file.Bytes(), o.file.Head()
 }
 
 // Abort abandons the output: a file's temporary copy is removed; what was

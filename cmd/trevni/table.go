@@ -7,6 +7,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"os"
 	"strings"
@@ -51,10 +52,7 @@ func (e *env) tableSummary(out *output, rows int64, cols int, isCLMN bool, opts 
 		return
 	}
 	e.wrote(out, func() string {
-		size := int64(0)
-		if fi, err := os.Stat(out.Name()); err == nil {
-			size = fi.Size()
-		}
+		size, _ := out.written()
 		return fmt.Sprintf("%s rows, %d columns, %s bytes (CLMN)", formatCount(rows), cols, formatCount(size))
 	})
 }
@@ -120,7 +118,7 @@ func (e *env) openTable(path string) (*tableInput, error) {
 	in := &tableInput{name: part.Name(), clmn: f.CLMN(), trevni: f.Trevni(), done: func() { f.Close(); done() }}
 	if f.Format() == trevni.Trevni1 {
 		// Its records, through the front door's Trevni 2 copy.
-		if in.trevni, err = f.AsTrevni(e.ctx); err != nil {
+		if in.trevni, err = frontdoor.AsTrevni(e.ctx, f); err != nil {
 			in.done()
 			return nil, err
 		}

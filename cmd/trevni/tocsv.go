@@ -13,7 +13,11 @@ row, then one record per row. Fields must be flat (boolean, int, long,
 float, double, string, enum, date, time, timestamp, decimal, or a union
 of null and one of these); a nested field is an error naming it, unless
 --fields selects only flat ones. --fields takes a field of a nested
-record by its dotted path (address.city), which names its column. Only
+record by its dotted path (address.city), which names its column, also
+through a record that may be null (http.status of a JSON log's
+["null", record] field), whose fields are empty cells where it is null.
+The header holds the names the fields had in their source (a CSV header's,
+a JSON key's, a Parquet column's: @timestamp, not _timestamp). Only
 the selected columns are read. Null is an empty cell; doubles are written
 in the shortest form that reads back the same number; dates, times and
 timestamps in ISO 8601 (timestamps in UTC, 2004-03-05T10:30:00Z);

@@ -5,8 +5,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 // inputSize returns the size of a file argument, or 0 when unknown.
@@ -33,20 +33,16 @@ func (e *env) wrote(out *output, detail func() string) {
 }
 
 // summary prints what a command wrote to a Trevni file, once it is
-// committed, unless --quiet or writing to standard output.
+// committed, unless --quiet or writing to standard output: the rows, and
+// the columns and bytes of what was written (the header's first bytes and
+// the output's count, so that a file and an object of a store are told
+// alike, with nothing read back).
 func (e *env) summary(out *output, rows int64, o format.WriterOptions) {
 	e.wrote(out, func() string {
-		// The file's header, through the front door: a local file
-		// or an object of a store alike.
+		size, head := out.written()
 		cols := "? columns"
-		var size int64
-		if ds, err := trevni.Open(e.ctx, out.Name(), e.openOptions("", false)); err == nil {
-			if f, err := ds.Parts()[0].Open(e.ctx); err == nil && f.Trevni() != nil {
-				cols = pluralCount(int64(f.Trevni().NumColumns()), "column")
-				f.Close()
-			}
-			size = ds.Size()
-			ds.Close()
+		if _, n, ok := frontdoor.TrevniHeader(head); ok {
+			cols = pluralCount(int64(n), "column")
 		}
 		return fmt.Sprintf("%s, %s, %s (codec %s, checksum %s)", pluralCount(rows, "row"), cols, pluralCount(size, "byte"), o.Codec, o.Checksum)
 	})

@@ -67,6 +67,21 @@ func parse(data []byte) (any, error) {
 	return v, nil
 }
 
+// hasKey reports whether record s has a field read from the JSON key k:
+// its source name (schema.Field.SourceName: "@timestamp" for a field
+// renamed _timestamp), which is its name unless renamed.
+func hasKey(s *schema.Schema, k string) bool {
+	if f := s.Field(k); f != nil && f.SourceName() == k {
+		return true
+	}
+	for _, f := range s.Fields {
+		if len(f.Props) > 0 && f.SourceName() == k {
+			return true
+		}
+	}
+	return false
+}
+
 func fromPlain(s *schema.Schema, v any) (any, error) {
 	switch s.Kind {
 	case schema.Record:
@@ -75,13 +90,13 @@ func fromPlain(s *schema.Schema, v any) (any, error) {
 			return nil, mismatch(s, v)
 		}
 		for k := range m {
-			if s.Field(k) == nil {
+			if !hasKey(s, k) {
 				return nil, fmt.Errorf("%w: record %s has no field %q", typemap.ErrValue, s.Name, k)
 			}
 		}
 		out := make(map[string]any, len(s.Fields))
 		for _, f := range s.Fields {
-			fv, present := m[f.Name]
+			fv, present := m[f.SourceName()]
 			if !present {
 				if !f.HasDefault {
 					return nil, fmt.Errorf("%s: missing, and no default", f.Name)

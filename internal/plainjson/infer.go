@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/trevni-go/trevni/internal/avrojson"
+	"github.com/trevni-go/trevni/schema"
 )
 
 // Limits of inference: the fields of all records together, and the depth
@@ -26,8 +27,11 @@ const (
 // long for integers, widened to double once any number of the same place
 // has a fraction or exponent, a decimal of scale 0 when one is beyond a
 // long (never a double that would lose digits: integers of more than 53
-// bits and numbers with a fraction in one place are refused); string; arrays, their
-// items inferred from all elements. A place that holds null, or a field
+// bits and numbers with a fraction in one place make a decimal holding
+// them all, refused beyond 76 digits); string; arrays, their items
+// inferred from all elements. A key that is not an Avro name is made one
+// (schema.MakeName, distinct within its record), the key kept in the
+// field's json.name. A place that holds null, or a field
 // absent from some object, is nullable: a union with null first, the
 // field defaulting to null. A place that holds values of several kinds is
 // a union of them, in the order null, boolean, number, string, record,
@@ -48,18 +52,30 @@ type node struct {
 	// place is a decimal of digits digits.
 	wide, big bool
 	digits    int
+	// intDigits and scale are the most digits before and after the point
+	// of the numbers here (exponents applied): a place of wide integers
+	// and numbers with a fraction is a decimal of that precision and
+	// scale, which holds them all exactly.
+	intDigits, scale int
 }
+
+// maxMixedPrecision bounds the decimal a place of wide integers and
+// numbers with a fraction becomes: Arrow's and Parquet's widest decimal
+// (decimal256) holds 76 digits.
+const maxMixedPrecision = 76
 
 type record struct {
 	objects int64 // the objects seen here
 	fields  []*field
-	index   map[string]*field
+	index   map[string]*field // by key
+	names   map[string]bool   // the Avro names given
 }
 
 type field struct {
-	name string
-	seen int64 // the objects that had the field
-	last int64 // the number of the object that last had it, to count duplicate keys once
+	key  string // the JSON key
+	name string // its Avro name: the key, or made one (schema.MakeName)
+	seen int64  // the objects that had the field
+	last int64  // the number of the object that last had it, to count duplicate keys once
 	n    node
 }
 
@@ -130,14 +146,11 @@ func (in *Inferrer) object(d *json.Decoder, n *node, depth int) error {
 		key := tok.(string) // a JSON object's keys are strings
 		f := r.index[key]
 		if f == nil {
-			if err := checkName(key); err != nil {
-				return err
-			}
 			if in.fields >= maxFields {
 				return fmt.Errorf("more than %d distinct fields: give a schema with --schema (a map, perhaps)", maxFields)
 			}
 			in.fields++
-			f = &field{name: key}
+			f = &field{key: key, name: r.name(key)}
 			r.fields = append(r.fields, f)
 			r.index[key] = f
 		}
@@ -181,8 +194,10 @@ func (in *Inferrer) value(d *json.Decoder, n *node, depth int) error {
 		} else {
 			return fmt.Errorf("%s is beyond a double", t)
 		}
-		if n.double && n.wide {
-			return errors.New("integers of more than 53 bits and numbers with a fraction or an exponent in one place: a double would lose the integers' digits; give a schema with --schema (a decimal, or a string)")
+		intDigits, scale := numberDigits(text)
+		n.intDigits, n.scale = max(n.intDigits, intDigits), max(n.scale, scale)
+		if n.double && n.wide && n.intDigits+n.scale > maxMixedPrecision {
+			return fmt.Errorf("integers of more than 53 bits and numbers with a fraction or an exponent in one place, which a double would not hold exactly, and a decimal would need %d digits (at most %d): give a schema with --schema (a string, perhaps)", n.intDigits+n.scale, maxMixedPrecision)
 		}
 	case json.Delim:
 		if t == '{' {
@@ -206,18 +221,22 @@ func (in *Inferrer) value(d *json.Decoder, n *node, depth int) error {
 	return nil
 }
 
-// checkName refuses a key that is not an Avro name.
-func checkName(key string) error {
-	ok := key != ""
-	for i, c := range key {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			ok = false
-		}
+// name returns the Avro name of a new key of r: the key itself when it
+// is a valid Avro name not given yet, else schema.MakeName of it made
+// distinct with a suffix (_2, _3...). A key seen later that is itself the
+// name made of an earlier one ("a_b" after "a.b") is renamed in its turn,
+// so the schema keeps every key (in json.name where renamed).
+func (r *record) name(key string) string {
+	if r.names == nil {
+		r.names = map[string]bool{}
 	}
-	if !ok {
-		return fmt.Errorf("key %q is not an Avro name ([A-Za-z_][A-Za-z0-9_]*): give a schema with --schema", key)
+	n := schema.MakeName(key)
+	base := n
+	for i := 2; r.names[n]; i++ {
+		n = base + "_" + strconv.Itoa(i)
 	}
-	return nil
+	r.names[n] = true
+	return n
 }
 
 // Schema returns the Avro schema inferred from the lines added, a record
@@ -263,6 +282,10 @@ func (w *schemaWriter) record(r *record, name string) {
 		}
 		w.b.WriteString(`{"name":`)
 		w.str(f.name)
+		if f.name != f.key {
+			w.b.WriteString(`,"json.name":`)
+			w.str(f.key)
+		}
 		w.b.WriteString(`,"type":`)
 		nullable := f.seen < r.objects
 		w.node(&f.n, nullable, unique+"_"+f.name)
@@ -284,7 +307,14 @@ func (w *schemaWriter) node(n *node, nullable bool, name string) {
 	if n.boolean {
 		branches = append(branches, func() { w.b.WriteString(`"boolean"`) })
 	}
-	if n.double {
+	if n.double && n.wide {
+		// Integers of more than 53 bits beside numbers with a fraction:
+		// a decimal that holds every one of them exactly, where a double
+		// would round the integers.
+		branches = append(branches, func() {
+			fmt.Fprintf(&w.b, `{"type":"bytes","logicalType":"decimal","precision":%d,"scale":%d}`, max(n.intDigits+n.scale, 1), n.scale)
+		})
+	} else if n.double {
 		branches = append(branches, func() { w.b.WriteString(`"double"`) })
 	} else if n.big {
 		// Integers beyond a long: a decimal of scale 0, which keeps
@@ -323,4 +353,32 @@ func (w *schemaWriter) node(n *node, nullable bool, name string) {
 		}
 		w.b.WriteByte(']')
 	}
+}
+
+// numberDigits returns the digits of a JSON number before its point and
+// after it, its exponent applied (1.25e1: 2 and 1; 5e-3: 0 and 3), without
+// leading zeros before the point or trailing zeros after it.
+func numberDigits(text string) (intDigits, scale int) {
+	text = strings.TrimPrefix(text, "-")
+	exp := 0
+	if i := strings.IndexAny(text, "eE"); i >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(text[i+1:], "+"))
+		if err != nil || e > maxMixedPrecision+1 || e < -maxMixedPrecision-1 {
+			// Too far either way for any decimal we would make.
+			return maxMixedPrecision + 1, 0
+		}
+		exp, text = e, text[:i]
+	}
+	whole, frac, _ := strings.Cut(text, ".")
+	frac = strings.TrimRight(frac, "0")
+	digits := strings.TrimLeft(whole+frac, "0")
+	point := len(whole) + exp // where the point falls in whole+frac
+	total := len(whole + frac)
+	lead := total - len(digits) // leading zeros
+	intDigits = max(point-lead, 0)
+	scale = max(total-point, 0)
+	if len(digits) == 0 {
+		return 0, 0
+	}
+	return intDigits, scale
 }

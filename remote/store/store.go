@@ -10,7 +10,7 @@
 //	import _ "github.com/trevni-go/trevni/stores/gs"     // gs://
 //	import _ "github.com/trevni-go/trevni/stores/azblob" // azblob://
 //
-// or a program hands a Store to the front door itself (trevni.Options'
+// or a program hands a Store to the front door itself (trevni.OpenOptions'
 // Stores, by scheme), built with its own client, credentials or
 // http.Client. A name of a scheme with neither fails with an error
 // wrapping ErrNoDriver that says which package to import.

@@ -44,6 +44,7 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/coltype"
 )
 
 // MetaAvroSchema is the file metadata key under which a Trevni file
@@ -240,29 +241,9 @@ func Columns(s *schema.Schema, opts *Options) ([]Column, error) {
 
 // ColumnType returns the type of the Trevni column that stores values of
 // the simple schema s, and false if s is not simple (a record, array, map
-// or union, stored as several columns). It is the project's one mapping
-// from Avro types to Trevni types.
-func ColumnType(s *schema.Schema) (format.ValueType, bool) {
-	switch s.Kind {
-	case schema.Null:
-		return format.Null, true
-	case schema.Boolean:
-		return format.Boolean, true
-	case schema.Int, schema.Enum:
-		return format.Int, true
-	case schema.Long:
-		return format.Long, true
-	case schema.Float:
-		return format.Float, true
-	case schema.Double:
-		return format.Double, true
-	case schema.String:
-		return format.String, true
-	case schema.Bytes, schema.Fixed:
-		return format.Bytes, true
-	}
-	return format.Null, false
-}
+// or union, stored as several columns): the project's one mapping from
+// Avro types to Trevni types, [coltype.Of].
+func ColumnType(s *schema.Schema) (format.ValueType, bool) { return coltype.Of(s) }
 
 type builder struct {
 	cols       []Column

@@ -5,6 +5,18 @@
 // metadata ([DescriptorSetFor], [MessageFromDescriptorSet], under
 // [MetaDescriptorSet] and [MetaMessage]).
 //
+// The readers and writers of files made from protobuf (the root package's
+// CreateProto, NewProtoWriter, Dataset.NewProtoReader, Messages, WriteProto,
+// and WriteJSON of such files; assemble's and shred's) work only in a
+// program that links this package, which brings the protobuf runtime's
+// descriptor and JSON packages (about 3 MB of binary): a program that reads
+// only Avro-written files does without them. A program that uses them
+// imports this package, if only for its effect:
+//
+//	import _ "github.com/trevni-go/trevni/schema/protoload"
+//
+// Without it those calls fail with an error that names this import.
+//
 // Compiling .proto sources is package protosrc's job (apart, so that a
 // reader never links the .proto compiler); mapping the loaded message
 // types to Avro is package protoschema's.
@@ -12,16 +24,16 @@ package protoload
 
 import (
 	"fmt"
-	"strings"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
-	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/trevni-go/trevni/internal/limitfile"
+	"github.com/trevni-go/trevni/internal/protoset"
 )
 
 // Keys of the Trevni file metadata under which a file made from protobuf
@@ -29,43 +41,48 @@ import (
 const (
 	// MetaDescriptorSet holds a serialized FileDescriptorSet with the
 	// message's file and all its dependencies (see [DescriptorSetFor]).
-	MetaDescriptorSet = "protobuf.descriptor_set"
+	MetaDescriptorSet = protoset.MetaDescriptorSet
 	// MetaMessage holds the message's full name.
-	MetaMessage = "protobuf.message"
+	MetaMessage = protoset.MetaMessage
 )
 
 // DescriptorResolver finds descriptors by full name. *protoregistry.Files,
 // including protoregistry.GlobalFiles, implements it.
-type DescriptorResolver interface {
-	FindDescriptorByName(protoreflect.FullName) (protoreflect.Descriptor, error)
-}
+type DescriptorResolver = protoset.DescriptorResolver
 
 // FindMessage finds the message type name (a full name, with or without a
 // leading dot) in files. Use protoregistry.GlobalFiles for the messages
 // linked into the program.
 func FindMessage(files DescriptorResolver, name string) (protoreflect.MessageDescriptor, error) {
-	fn := protoreflect.FullName(strings.TrimPrefix(name, "."))
-	if !fn.IsValid() {
-		return nil, fmt.Errorf("protoload: %q is not a valid full name", name)
-	}
-	d, err := files.FindDescriptorByName(fn)
-	if err != nil {
-		return nil, fmt.Errorf("protoload: message %s: %w", fn, err)
-	}
-	md, ok := d.(protoreflect.MessageDescriptor)
-	if !ok {
-		return nil, fmt.Errorf("protoload: %s is not a message", fn)
-	}
-	return md, nil
+	return protoset.FindMessage(files, name)
 }
 
 // MessageType returns the generated type of md when one is linked into the
 // program with that very descriptor, and a dynamicpb type otherwise.
 func MessageType(md protoreflect.MessageDescriptor) protoreflect.MessageType {
-	if mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName()); err == nil && mt.Descriptor() == md {
-		return mt
-	}
-	return dynamicpb.NewMessageType(md)
+	return protoset.MessageType(md)
+}
+
+// The protobuf readers and writers of the root package, assemble and shred
+// reach the descriptor packages this package links (descriptorpb,
+// protodesc, protojson) through internal/protoset, so that a program that
+// reads no protobuf links none of them: importing this package is what
+// makes them work.
+func init() {
+	protoset.Register(&protoset.Impl{
+		ParseSet: ParseDescriptorSet,
+		SetFor:   DescriptorSetFor,
+		AppendJSON: func(dst []byte, m proto.Message, o protoset.JSONOptions) ([]byte, error) {
+			js := protojson.MarshalOptions{AllowPartial: o.AllowPartial}
+			if o.Indent != "" {
+				js.Multiline, js.Indent = true, o.Indent
+			}
+			return js.MarshalAppend(dst, m)
+		},
+		UnmarshalJSON: func(b []byte, m proto.Message, r protoset.Resolver) error {
+			return protojson.UnmarshalOptions{Resolver: r}.Unmarshal(b, m)
+		},
+	})
 }
 
 // MaxFileSize bounds the size of a descriptor set file and of each .proto

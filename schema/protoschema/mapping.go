@@ -11,7 +11,6 @@ import (
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // MetaOptions is the key of the Trevni file metadata that holds the
@@ -445,7 +444,11 @@ func (mp *Mapping) UsesMessageSet() bool {
 			return false
 		}
 		seen[r] = true
-		if o, ok := r.Desc.Options().(*descriptorpb.MessageOptions); ok && o.GetMessageSetWireFormat() {
+		// The runtime's descriptors answer IsMessageSet (its option
+		// message_set_wire_format), as the runtime itself asks them:
+		// asking so rather than through descriptorpb's MessageOptions
+		// keeps descriptorpb out of a reader's program.
+		if m, ok := r.Desc.(interface{ IsMessageSet() bool }); ok && m.IsMessageSet() {
 			return true
 		}
 		for i := range r.Fields {

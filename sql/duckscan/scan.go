@@ -55,7 +55,7 @@ const (
 	// holds (format.ReaderOptions.BlockMemory).
 	BlockMemoryParameter = "block_memory"
 	// MaxRecordBytesParameter bounds the bytes of one record as
-	// assembled (trevni.Options.MaxRecordBytes).
+	// assembled (trevni.OpenOptions.MaxRecordBytes).
 	MaxRecordBytesParameter = "max_record_bytes"
 	// MaxBlockSizeParameter bounds the bytes of one block
 	// (format.ReaderOptions.MaxBlockSize).
@@ -88,7 +88,7 @@ type Config struct {
 	// reader's limits, HTTP, the temporary directory. nil means trevni's
 	// defaults. The named parameters block_memory, max_block_size and
 	// max_record_bytes override its limits for one scan.
-	Open *trevni.Options
+	Open *trevni.OpenOptions
 	// Threads bounds the threads one scan runs on; 0 means GOMAXPROCS.
 	Threads int
 	// Reports, if set, is given the reports of the parts read, as the
@@ -200,7 +200,7 @@ type bindData struct {
 	s        *scanner
 	source   string
 	filter   string // the named parameter filter, if given
-	open     *trevni.Options
+	open     *trevni.OpenOptions
 	filename bool               // the last column is FilenameColumn
 	record   bool               // the schema is a record: its fields can be selected
 	names    []string           // the data set's columns, in order
@@ -305,11 +305,11 @@ func duckscan_bind(info C.duckdb_bind_info) {
 // options returns the opening options of a scan: the configuration's,
 // with the limits of the named parameters (block memory, block size,
 // record bytes; 0 where not given).
-func (s *scanner) options(limits [3]int64) (*trevni.Options, error) {
+func (s *scanner) options(limits [3]int64) (*trevni.OpenOptions, error) {
 	if limits == [3]int64{} {
 		return s.cfg.Open, nil
 	}
-	var o trevni.Options
+	var o trevni.OpenOptions
 	if s.cfg.Open != nil {
 		o = *s.cfg.Open
 	}
@@ -341,7 +341,7 @@ func (s *scanner) options(limits [3]int64) (*trevni.Options, error) {
 
 // bind opens the data set source and returns what the scan needs of it
 // and the Arrow schema of its columns as DuckDB gets them.
-func (s *scanner) bind(source, filter string, open *trevni.Options) (*bindData, *arrow.Schema, error) {
+func (s *scanner) bind(source, filter string, open *trevni.OpenOptions) (*bindData, *arrow.Schema, error) {
 	ctx := context.Background()
 	ds, err := trevni.Open(ctx, source, open)
 	if err != nil {

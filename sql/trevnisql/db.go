@@ -25,7 +25,7 @@ type Options struct {
 	// Open configures the opening and reading of the data sets: the
 	// reader's limits (Reader.BlockMemory, MaxRecordBytes), HTTP, the
 	// temporary directory. nil means trevni's defaults.
-	Open *trevni.Options
+	Open *trevni.OpenOptions
 	// Threads bounds the threads one scan runs on; 0 lets DuckDB choose.
 	Threads int
 }

@@ -8,7 +8,7 @@
 // default credentials of Azure's environment (see package objstore). Its
 // init registers the scheme on the project's own registry, package
 // remote/store, and nowhere else. A service with clients of its own
-// hands New's store to the front door instead (trevni.Options' Stores, by
+// hands New's store to the front door instead (trevni.OpenOptions' Stores, by
 // scheme).
 package azblob
 

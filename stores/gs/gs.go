@@ -10,7 +10,7 @@
 // remote/store, and nowhere else: gocloud.dev's gcsblob, which registers
 // "gs" on gocloud's blob.DefaultURLMux, may be linked beside it. A service
 // with an http.Client of its own hands New's store to the front door
-// instead (trevni.Options' Stores, by scheme).
+// instead (trevni.OpenOptions' Stores, by scheme).
 package gs
 
 import (

@@ -21,7 +21,7 @@ import (
 // list holds no test server.
 
 // fastRetries retries at once, for the tests of injected faults.
-var fastRetries = &trevni.Options{Store: &store.Options{Backoff: 1}}
+var fastRetries = &trevni.OpenOptions{Store: &store.Options{Backoff: 1}}
 
 // fetchFile writes Java's medium vector (vec.Large, 8 fields) as a Trevni
 // file of small blocks with statistics, and returns its name and bytes,
@@ -62,7 +62,7 @@ func sameRecords(got, want []any) bool { return reflect.DeepEqual(got, want) }
 func readAll(t *testing.T, ds *trevni.Dataset, opts *trevni.ReadOptions) []any {
 	t.Helper()
 	var out []any
-	for rec, err := range ds.Records(context.Background(), opts) {
+	for rec, err := range ds.All(context.Background(), opts) {
 		if err != nil {
 			t.Fatal(err)
 		}

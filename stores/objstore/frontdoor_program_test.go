@@ -51,7 +51,7 @@ func TestProgramAvroFilterTrevniStructs(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer w.Abort()
-		for rec, err := range ds.Records(ctx, &trevni.ReadOptions{Where: "score > 0.5"}) {
+		for rec, err := range ds.All(ctx, &trevni.ReadOptions{Where: "score > 0.5"}) {
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 
 // Store is the store.Store of this package's schemes (s3://, gs://,
 // azblob://): the drivers stores/s3, stores/gs and stores/azblob register
-// it, and a program hands one to the front door (trevni.Options' Stores)
+// it, and a program hands one to the front door (trevni.OpenOptions' Stores)
 // to open its buckets itself. The zero value opens buckets from their
 // URLs and the environment (see "How buckets are opened").
 type Store struct {

@@ -8,7 +8,7 @@
 // the AWS SDK's environment (see package objstore). Its init registers the
 // scheme on the project's own registry, package remote/store, and nowhere
 // else. A service with a client of its own hands New's store to the front
-// door instead (trevni.Options' Stores, by scheme).
+// door instead (trevni.OpenOptions' Stores, by scheme).
 package s3
 
 import (

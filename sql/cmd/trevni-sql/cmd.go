@@ -29,7 +29,7 @@ type command struct {
 	format  string
 	report  bool
 	threads int
-	open    trevni.Options
+	open    trevni.OpenOptions
 }
 
 // tableFlags collects the repeatable --table flag.

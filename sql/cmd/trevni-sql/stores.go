@@ -2,9 +2,10 @@ package main
 
 // trevni-sql reads every object store the project has a driver for
 // (s3://, gs://, azblob://): each registers its scheme on package
-// remote/store.
+// remote/store; and http(s) URLs, through remote/httpread.
 import (
-	_ "github.com/trevni-go/trevni/stores/azblob" // azblob://
-	_ "github.com/trevni-go/trevni/stores/gs"     // gs://
-	_ "github.com/trevni-go/trevni/stores/s3"     // s3://
+	_ "github.com/trevni-go/trevni/remote/httpread" // http://, https://
+	_ "github.com/trevni-go/trevni/stores/azblob"   // azblob://
+	_ "github.com/trevni-go/trevni/stores/gs"       // gs://
+	_ "github.com/trevni-go/trevni/stores/s3"       // s3://
 )

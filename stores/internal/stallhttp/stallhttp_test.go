@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,16 @@ import (
 )
 
 const stall = 200 * time.Millisecond
+
+// The slow exchange's stall and the gap between its bytes: a gap forty
+// times shorter than the stall holds on a machine ten times slower and
+// loaded, and its 60 bytes take longer than the stall in all, so an
+// exchange cut by its total time, not its idle time, would fail.
+const (
+	slowStall = 2 * time.Second
+	slowGap   = slowStall / 40
+	slowBytes = 60
+)
 
 // serve starts a server answering with h, whose handlers may block until
 // release is closed; stop releases them and stops the server (at the
@@ -51,33 +62,34 @@ func settled(t *testing.T, before int) {
 // request body, or stops in the middle of its answer's body fails the
 // exchange within about the stall, with an error wrapping ErrStalled
 // that is a net.Error timeout and says what did not come; a slow server
-// that keeps making progress (a byte every third of the stall, for many
-// stalls) is never cut.
+// that keeps making progress (a byte every fortieth of its stall, for
+// longer than the stall) is never cut.
 func TestStalls(t *testing.T) {
 	big := bytes.Repeat([]byte("x"), 64<<20) // more than the sockets hold
 	for _, c := range []struct {
 		name   string
+		stall  time.Duration // 0: stall
 		body   []byte
 		handle func(w http.ResponseWriter, r *http.Request, release <-chan struct{})
 		want   string // in the error; "" for success
 	}{
-		{"no header", nil, func(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
+		{"no header", 0, nil, func(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
 			select {
 			case <-r.Context().Done():
 			case <-release:
 			}
 		}, "no response header"},
-		{"no header after the body", []byte("small"), func(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
+		{"no header after the body", 0, []byte("small"), func(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
 			io.Copy(io.Discard, r.Body)
 			select {
 			case <-r.Context().Done():
 			case <-release:
 			}
 		}, "no response header"},
-		{"body not taken", big, func(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
+		{"body not taken", 0, big, func(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
 			<-release
 		}, "took no byte of the request body"},
-		{"answer stops", nil, func(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
+		{"answer stops", 0, nil, func(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
 			w.Header().Set("Content-Length", "1000")
 			w.Write(make([]byte, 500))
 			w.(http.Flusher).Flush()
@@ -86,13 +98,13 @@ func TestStalls(t *testing.T) {
 			case <-release:
 			}
 		}, "no byte of the response body (after 500 bytes)"},
-		{"slow but moving", []byte("abc"), func(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
-			time.Sleep(stall * 2 / 3)
-			w.Header().Set("Content-Length", "8")
+		{"slow but moving", slowStall, []byte("abc"), func(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
+			time.Sleep(slowGap)
+			w.Header().Set("Content-Length", strconv.Itoa(slowBytes))
 			w.WriteHeader(http.StatusOK)
 			w.(http.Flusher).Flush()
-			for range 8 {
-				time.Sleep(stall / 3)
+			for range slowBytes {
+				time.Sleep(slowGap)
 				w.Write([]byte("y"))
 				w.(http.Flusher).Flush()
 			}
@@ -102,7 +114,11 @@ func TestStalls(t *testing.T) {
 			before := runtime.NumGoroutine()
 			s, stop := serve(t, c.handle)
 			tr := &http.Transport{}
-			client := &http.Client{Transport: &Transport{Base: tr, Stall: stall}}
+			st := c.stall
+			if st == 0 {
+				st = stall
+			}
+			client := &http.Client{Transport: &Transport{Base: tr, Stall: st}}
 			var body io.Reader
 			method := http.MethodGet
 			if c.body != nil {
@@ -120,13 +136,15 @@ func TestStalls(t *testing.T) {
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("a slow exchange that makes progress failed after %v: %v", took, err)
-			case c.want == "" && string(got) != "yyyyyyyy":
+			case c.want == "" && string(got) != strings.Repeat("y", slowBytes):
 				t.Fatalf("body %q", got)
+			case c.want == "" && took < st:
+				t.Fatalf("the slow exchange took %v, less than its stall %v: it tests nothing", took, st)
 			case c.want == "":
 			case !errors.Is(err, ErrStalled) || !strings.Contains(err.Error(), c.want):
 				t.Fatalf("error %v, want ErrStalled and %q", err, c.want)
-			case took < stall || took > 5*time.Second:
-				t.Fatalf("failed after %v with a stall of %v", took, stall)
+			case took < st || took > 5*time.Second:
+				t.Fatalf("failed after %v with a stall of %v", took, st)
 			default:
 				var ne net.Error
 				if !errors.As(err, &ne) || !ne.Timeout() {

@@ -1,14 +1,21 @@
-// Package remote reads Trevni files that are not on a local disk: an
-// io.ReaderAt over HTTP range requests (HTTP), and a ReaderAt wrapper
-// (Coalescer) that turns the many small reads of a column read into a few
-// large ones, for any ReaderAt whose reads are costly (HTTP, S3, GCS).
+// Package httpread reads http:// and https:// URLs for the front door, over
+// net/http: a File is an io.ReaderAt over byte range requests, pinned to
+// the resource's ETag, and Download reads a resource whole from a server
+// that serves no ranges. A program links it by importing it, as the object
+// stores' drivers: package trevni reads http(s) URLs through the client
+// this package registers in its init (remote.RegisterHTTP, our own
+// registry), or through one a program hands it (trevni.OpenOptions.HTTP, made
+// by New). A program that reads only local files or object stores thus
+// links no net/http (about 3 MB of binary and 3 MiB resident at start).
 //
-// A typical remote read:
+//	import _ "github.com/trevni-go/trevni/remote/httpread"
 //
-//	h, err := remote.OpenHTTP(ctx, url, nil)
+// A typical read at this level:
+//
+//	h, err := httpread.Open(ctx, url, nil)
 //	c := remote.NewCoalescer(h, h.Size(), nil)
 //	rd, err := format.NewReader(c, h.Size(), &format.ReaderOptions{Prefetch: c.Prefetch})
-package remote
+package httpread
 
 import (
 	"context"
@@ -22,32 +29,26 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/trevni-go/trevni/remote"
 )
 
-// ErrRemote is wrapped by every error about what a server answered.
-var ErrRemote = errors.New("remote read failed")
+// The errors of this package wrap those of package remote, which the
+// front door and its callers test for without linking this one.
+var (
+	ErrRemote   = remote.ErrRemote
+	ErrTimeout  = remote.ErrTimeout
+	ErrNoRanges = remote.ErrNoRanges
+	ErrTooLarge = remote.ErrTooLarge
+)
 
-// ErrTimeout is wrapped, with ErrRemote, by the error of a request that a
-// timeout of HTTPOptions ended.
-var ErrTimeout = errors.New("timed out")
+// DefaultTimeout is the default of each of Options' timeouts.
+const DefaultTimeout = remote.DefaultHTTPTimeout
 
-// ErrNoRanges is wrapped, with ErrRemote, by the error of OpenHTTP, or of a
-// read, from a server that does not serve byte ranges: it answered a range
-// request with the whole resource (200), or its HEAD answer said
-// "Accept-Ranges: none". DownloadHTTP reads such a resource whole.
-var ErrNoRanges = errors.New("the server does not serve byte ranges")
-
-// ErrTooLarge is wrapped by the error of DownloadHTTP for a resource longer
-// than its limit.
-var ErrTooLarge = errors.New("the file is larger than the download limit")
-
-// DefaultHTTPTimeout is the default of each of HTTPOptions' timeouts.
-const DefaultHTTPTimeout = 30 * time.Second
-
-// HTTPOptions configure OpenHTTP. The zero value (or nil) is the default:
-// http.DefaultClient, and each timeout DefaultHTTPTimeout. A negative
-// timeout is none.
-type HTTPOptions struct {
+// Options configure Open, Download and New. The zero value (or nil) is
+// the default: http.DefaultClient, and each timeout DefaultTimeout. A
+// negative timeout is none.
+type Options struct {
 	// Client makes the requests; nil means http.DefaultClient.
 	Client *http.Client
 	// ConnectTimeout bounds the time from a request's start until it has
@@ -62,25 +63,54 @@ type HTTPOptions struct {
 }
 
 // timeouts returns the three timeouts with defaults applied; 0 is none.
-func (o *HTTPOptions) timeouts() (connect, header, idle time.Duration) {
+func (o *Options) timeouts() (connect, header, idle time.Duration) {
 	get := func(d time.Duration) time.Duration {
 		switch {
 		case d == 0:
-			return DefaultHTTPTimeout
+			return DefaultTimeout
 		case d < 0:
 			return 0
 		}
 		return d
 	}
 	if o == nil {
-		o = &HTTPOptions{}
+		o = &Options{}
 	}
 	return get(o.ConnectTimeout), get(o.HeaderTimeout), get(o.IdleTimeout)
 }
 
-// HTTP is an io.ReaderAt over an http:// or https:// URL: each ReadAt is one
+// New returns a client of the front door (trevni.OpenOptions.HTTP) that reads
+// http(s) URLs with opts (nil: the defaults).
+func New(opts *Options) remote.HTTPClient {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	return client{&o}
+}
+
+// client is New's remote.HTTPClient.
+type client struct{ o *Options }
+
+func (c client) Open(ctx context.Context, url string) (remote.HTTPFile, error) {
+	h, err := Open(ctx, url, c.o)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (c client) Download(ctx context.Context, url string, w io.Writer, limit int64) (int64, error) {
+	return Download(ctx, url, w, limit, c.o)
+}
+
+// The front door's default client of http(s) URLs: this package's, with
+// the default options, once it is linked.
+func init() { remote.RegisterHTTP(New(nil)) }
+
+// File is an io.ReaderAt over an http:// or https:// URL: each ReadAt is one
 // GET with a Range header. It is safe for concurrent use.
-type HTTP struct {
+type File struct {
 	ctx     context.Context
 	client  *http.Client
 	connect time.Duration // timeouts, 0 for none
@@ -93,18 +123,18 @@ type HTTP struct {
 	fetched atomic.Int64
 }
 
-// OpenHTTP finds the size of the resource at url, by a HEAD request, or by
+// Open finds the size of the resource at url, by a HEAD request, or by
 // a one-byte range request when HEAD gives no length, and checks that the
 // server serves byte ranges: its error wraps ErrNoRanges when it does not
-// (DownloadHTTP then reads the resource whole). opts nil means the defaults (see
-// HTTPOptions). Requests are made with ctx, so cancelling it fails reads
+// (Download then reads the resource whole). opts nil means the defaults (see
+// Options). Requests are made with ctx, so cancelling it fails reads
 // in progress; a server that stalls fails them with ErrTimeout.
-func OpenHTTP(ctx context.Context, url string, opts *HTTPOptions) (*HTTP, error) {
+func Open(ctx context.Context, url string, opts *Options) (*File, error) {
 	client := http.DefaultClient
 	if opts != nil && opts.Client != nil {
 		client = opts.Client
 	}
-	h := &HTTP{ctx: ctx, client: client, url: url, size: -1}
+	h := &File{ctx: ctx, client: client, url: url, size: -1}
 	h.connect, h.header, h.idle = opts.timeouts()
 	resp, err := h.do(http.MethodHead, nil)
 	if err != nil {
@@ -139,22 +169,22 @@ func OpenHTTP(ctx context.Context, url string, opts *HTTPOptions) (*HTTP, error)
 }
 
 // Size returns the resource's length in bytes.
-func (h *HTTP) Size() int64 { return h.size }
+func (h *File) Size() int64 { return h.size }
 
 // Version returns the resource's ETag as the server gave it when it was
 // opened ("" when it gave none); reads are pinned to it (If-Match).
-func (h *HTTP) Version() string { return h.etag }
+func (h *File) Version() string { return h.etag }
 
 // Requests returns how many HTTP requests were made so far, the size
 // lookup included.
-func (h *HTTP) Requests() int64 { return h.reqs.Load() }
+func (h *File) Requests() int64 { return h.reqs.Load() }
 
 // BytesFetched returns how many body bytes the range requests returned.
-func (h *HTTP) BytesFetched() int64 { return h.fetched.Load() }
+func (h *File) BytesFetched() int64 { return h.fetched.Load() }
 
 // get makes a range request for bytes first..last and checks that the
 // server answered with that range.
-func (h *HTTP) get(first, last int64) (*http.Response, error) {
+func (h *File) get(first, last int64) (*http.Response, error) {
 	resp, err := h.do(http.MethodGet, func(req *http.Request) {
 		req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", first, last))
 		if h.etag != "" {
@@ -186,7 +216,7 @@ func (h *HTTP) get(first, last int64) (*http.Response, error) {
 // do makes one request, under the connect and header timeouts; the
 // response's body is read under the idle timeout, and closing it ends the
 // request.
-func (h *HTTP) do(method string, set func(*http.Request)) (*http.Response, error) {
+func (h *File) do(method string, set func(*http.Request)) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(h.ctx)
 	w := &watchdog{cancel: cancel}
 	if h.connect > 0 {
@@ -295,7 +325,7 @@ func (b *watchedBody) Close() error {
 
 // ReadAt reads len(p) bytes at off with one range request. A short answer
 // is an error wrapping ErrRemote, a read past the end io.EOF.
-func (h *HTTP) ReadAt(p []byte, off int64) (int, error) {
+func (h *File) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("%s: negative offset %d", h.url, off)
 	}
@@ -330,19 +360,19 @@ func (h *HTTP) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// DownloadHTTP writes the resource at url to w with one GET, for a server
+// Download writes the resource at url to w with one GET, for a server
 // that does not serve byte ranges (see ErrNoRanges), and returns the number
 // of bytes written. A resource longer than limit bytes is refused with an
 // error wrapping ErrTooLarge: before its body is read when the response
 // declares its length, else once limit bytes have been written (w then
 // holds them). The request runs under ctx and the timeouts of opts (nil
 // for the defaults), the idle timeout between any two bytes of the body.
-func DownloadHTTP(ctx context.Context, url string, w io.Writer, limit int64, opts *HTTPOptions) (int64, error) {
+func Download(ctx context.Context, url string, w io.Writer, limit int64, opts *Options) (int64, error) {
 	client := http.DefaultClient
 	if opts != nil && opts.Client != nil {
 		client = opts.Client
 	}
-	h := &HTTP{ctx: ctx, client: client, url: url, size: -1}
+	h := &File{ctx: ctx, client: client, url: url, size: -1}
 	h.connect, h.header, h.idle = opts.timeouts()
 	resp, err := h.do(http.MethodGet, nil)
 	if err != nil {
@@ -399,9 +429,4 @@ func contentRange(v string) (first, size int64, err error) {
 		return 0, 0, bad
 	}
 	return first, size, nil
-}
-
-// IsURL reports whether name is an http:// or https:// URL.
-func IsURL(name string) bool {
-	return strings.HasPrefix(name, "http://") || strings.HasPrefix(name, "https://")
 }

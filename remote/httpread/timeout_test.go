@@ -1,4 +1,4 @@
-package remote_test
+package httpread_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/httpread"
 )
 
 // stallServer serves a 100-byte resource; stall says, per request, how it
@@ -52,7 +53,7 @@ func stallServer(t *testing.T, stall func(r *http.Request) string) *httptest.Ser
 }
 
 func TestTimeouts(t *testing.T) {
-	short := &remote.HTTPOptions{ConnectTimeout: 300 * time.Millisecond, HeaderTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond}
+	short := &httpread.Options{ConnectTimeout: 300 * time.Millisecond, HeaderTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond}
 	check := func(what string, err error, want string, start time.Time) {
 		t.Helper()
 		if !errors.Is(err, remote.ErrTimeout) || !errors.Is(err, remote.ErrRemote) || !strings.Contains(err.Error(), want) {
@@ -68,7 +69,7 @@ func TestTimeouts(t *testing.T) {
 	o := *short
 	o.Client = s.Client()
 	start := time.Now()
-	_, err := remote.OpenHTTP(context.Background(), s.URL, &o)
+	_, err := httpread.Open(context.Background(), s.URL, &o)
 	check("HEAD", err, "no response header", start)
 
 	// A header, then a body that stops.
@@ -79,7 +80,7 @@ func TestTimeouts(t *testing.T) {
 		return "body"
 	})
 	o.Client = s.Client()
-	h, err := remote.OpenHTTP(context.Background(), s.URL, &o)
+	h, err := httpread.Open(context.Background(), s.URL, &o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestTimeouts(t *testing.T) {
 		return "header"
 	})
 	o.Client = s.Client()
-	if h, err = remote.OpenHTTP(context.Background(), s.URL, &o); err != nil {
+	if h, err = httpread.Open(context.Background(), s.URL, &o); err != nil {
 		t.Fatal(err)
 	}
 	start = time.Now()
@@ -115,13 +116,13 @@ func TestTimeouts(t *testing.T) {
 		return nil, ctx.Err()
 	}}}
 	start = time.Now()
-	_, err = remote.OpenHTTP(context.Background(), "http://"+ln.Addr().String()+"/f", &o)
+	_, err = httpread.Open(context.Background(), "http://"+ln.Addr().String()+"/f", &o)
 	check("connect", err, "no connection", start)
 
 	// Proper answers are read under the same timeouts.
 	s = stallServer(t, func(*http.Request) string { return "" })
 	o.Client = s.Client()
-	if h, err = remote.OpenHTTP(context.Background(), s.URL, &o); err != nil {
+	if h, err = httpread.Open(context.Background(), s.URL, &o); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := h.ReadAt(make([]byte, 100), 0); n != 100 || err != nil {
@@ -130,9 +131,9 @@ func TestTimeouts(t *testing.T) {
 	// Cancelling is not a timeout.
 	ctx, cancel := context.WithCancel(context.Background())
 	s = stallServer(t, func(*http.Request) string { return "header" })
-	o = remote.HTTPOptions{Client: s.Client()}
+	o = httpread.Options{Client: s.Client()}
 	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
-	if _, err := remote.OpenHTTP(ctx, s.URL, &o); !errors.Is(err, context.Canceled) || errors.Is(err, remote.ErrTimeout) {
+	if _, err := httpread.Open(ctx, s.URL, &o); !errors.Is(err, context.Canceled) || errors.Is(err, remote.ErrTimeout) {
 		t.Errorf("cancelled: %v", err)
 	}
 }

@@ -1,0 +1,145 @@
+package shred
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/trevni-go/trevni/format"
+)
+
+// mapRecord encodes a record of one field, a map of longs, in Avro
+// binary: the entries in the order given, in one block.
+func mapRecord(keys []string, vals []int64) []byte {
+	var b []byte
+	b = binary.AppendVarint(b, int64(len(keys)))
+	for i, k := range keys {
+		b = binary.AppendVarint(b, int64(len(k)))
+		b = append(b, k...)
+		b = binary.AppendVarint(b, vals[i])
+	}
+	if len(keys) > 0 {
+		b = append(b, 0)
+	}
+	return b
+}
+
+// mapEntries reads back the entries of each record's map, in the order
+// the file's columns hold them.
+func mapEntries(t *testing.T, file []byte) (keys [][]string, vals [][]int64) {
+	t.Helper()
+	rd, err := format.NewReader(bytes.NewReader(file), int64(len(file)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := rd.ValuesByName("m>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := rd.ValuesByName("m>key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vc, err := rd.ValuesByName("m>value")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range rd.RowCount() {
+		for _, c := range []*format.ColumnReader{mc, kc, vc} {
+			if err := c.StartRow(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n, err := mc.NextLength()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ks []string
+		var vs []int64
+		for range n {
+			k, err := kc.ReadString()
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := vc.ReadLong()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ks, vs = append(ks, k), append(vs, v)
+		}
+		keys, vals = append(keys, ks), append(vals, vs)
+	}
+	return keys, vals
+}
+
+// KeepMapOrder writes a map's entries, given in Avro binary, in their
+// order, the last of equal keys kept where it stands (in maps of a few
+// entries, compared pairwise, and of many, found by sorting); without it
+// they are sorted by key, the last of equal keys kept.
+func TestKeepMapOrder(t *testing.T) {
+	const text = `{"type":"record","name":"R","fields":[{"name":"m","type":{"type":"map","values":"long"}}]}`
+	var many []string
+	var manyVals []int64
+	for i := range 20 {
+		many = append(many, fmt.Sprintf("k%02d", 19-i))
+		manyVals = append(manyVals, int64(i))
+	}
+	manyDup := append(slices.Clone(many), "k05", "k30")
+	manyDupVals := append(slices.Clone(manyVals), 100, 101)
+	type rec struct {
+		keys []string
+		vals []int64
+	}
+	in := []rec{
+		{[]string{"b", "a", "c"}, []int64{1, 2, 3}},
+		{nil, nil},
+		{[]string{"x", "y", "x"}, []int64{1, 2, 3}},
+		{many, manyVals},
+		{manyDup, manyDupVals},
+	}
+	kept := []rec{
+		{[]string{"b", "a", "c"}, []int64{1, 2, 3}},
+		{nil, nil},
+		{[]string{"y", "x"}, []int64{2, 3}},
+		{many, manyVals},
+		{append(slices.Delete(slices.Clone(many), 14, 15), "k05", "k30"), append(slices.Delete(slices.Clone(manyVals), 14, 15), 100, 101)},
+	}
+	for _, keep := range []bool{true, false} {
+		var out bytes.Buffer
+		aw, err := NewAvroWriter(&out, text, &Options{KeepMapOrder: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range in {
+			if err := aw.WriteBinary(mapRecord(r.keys, r.vals)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := aw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		keys, vals := mapEntries(t, out.Bytes())
+		for i, r := range kept {
+			wantK, wantV := r.keys, r.vals
+			if !keep {
+				// Sorted by key: the same entries, the last of equal keys.
+				idx := make([]int, len(wantK))
+				for j := range idx {
+					idx[j] = j
+				}
+				slices.SortFunc(idx, func(a, b int) int { return bytes.Compare([]byte(wantK[a]), []byte(wantK[b])) })
+				var sk []string
+				var sv []int64
+				for _, j := range idx {
+					sk, sv = append(sk, wantK[j]), append(sv, wantV[j])
+				}
+				wantK, wantV = sk, sv
+			}
+			if !slices.Equal(keys[i], wantK) || !slices.Equal(vals[i], wantV) {
+				t.Errorf("KeepMapOrder %v, record %d: %v %v, want %v %v", keep, i, keys[i], vals[i], wantK, wantV)
+			}
+		}
+	}
+}

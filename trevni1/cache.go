@@ -1,0 +1,110 @@
+package trevni1
+
+import (
+	"sync"
+
+	"github.com/trevni-go/trevni/internal/budget"
+)
+
+// blockCache holds the last decompressed blocks of one version-1 column,
+// shared by the ColumnReaders of a Source that read the same column: the
+// version-2 columns made from one version-1 column (an array's lengths and
+// its first field's values) and the sibling checks, which read the
+// column their parent's lengths come from. A body in the cache is
+// immutable and charged once, to the cache's own share of the Reader's
+// BlockMemory, from when it is put until it is dropped; a reader holding a
+// body of the cache holds it charged to nobody else. A cache that cannot
+// take a body (both its entries in use, or no memory left) leaves it to
+// the reader that inflated it: a cache never fails a read.
+type blockCache struct {
+	mu    sync.Mutex
+	ent   [2]cacheEntry
+	tick  uint64
+	bud   *budget.Budget[ColumnReader]
+	owner *ColumnReader // holds the share in the budget while the cache lives
+	share *budget.Share
+}
+
+type cacheEntry struct {
+	block int // -1: empty
+	body  []byte
+	refs  int    // readers holding body
+	used  uint64 // tick of the last get or put
+}
+
+func newBlockCache(rd *Reader) *blockCache {
+	c := &blockCache{bud: &rd.budget, owner: &ColumnReader{}}
+	c.share = rd.budget.Register(c.owner)
+	for i := range c.ent {
+		c.ent[i].block = -1
+	}
+	return c
+}
+
+// get returns block b's body and holds it for the caller, or nil.
+func (c *blockCache) get(b int) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.ent {
+		if e := &c.ent[i]; e.block == b {
+			c.tick++
+			e.refs++
+			e.used = c.tick
+			return e.body
+		}
+	}
+	return nil
+}
+
+// put offers block b's body, held by the caller, and reports whether the
+// cache took it (the caller then holds it as if got).
+func (c *blockCache) put(b int, body []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	victim := -1
+	for i := range c.ent {
+		e := &c.ent[i]
+		if e.block == b {
+			return false // another reader put it first
+		}
+		if e.refs == 0 && (victim < 0 || e.used < c.ent[victim].used) {
+			victim = i
+		}
+	}
+	if victim < 0 {
+		return false
+	}
+	e := &c.ent[victim]
+	c.bud.Adjust(c.share, -int64(cap(e.body)))
+	*e = cacheEntry{block: -1}
+	if !c.bud.Take(c.share, int64(cap(body))) {
+		return false
+	}
+	c.tick++
+	*e = cacheEntry{block: b, body: body, refs: 1, used: c.tick}
+	return true
+}
+
+// release lets go of block b's body, held since get or put.
+func (c *blockCache) release(b int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.ent {
+		if e := &c.ent[i]; e.block == b && e.refs > 0 {
+			e.refs--
+			return
+		}
+	}
+}
+
+// close drops the bodies no reader holds.
+func (c *blockCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.ent {
+		if e := &c.ent[i]; e.refs == 0 && e.block >= 0 {
+			c.bud.Adjust(c.share, -int64(cap(e.body)))
+			*e = cacheEntry{block: -1}
+		}
+	}
+}
