@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"os"
 	"reflect"
@@ -28,6 +27,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/predicate"
 	// http(s) URLs are read through remote/httpread's client.
 	_ "github.com/trevni-go/trevni/remote/httpread"
@@ -358,7 +358,7 @@ func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path
 		lay   *fileLayout
 		least int64
 	)
-	if trevni.IsURL(path) {
+	if frontdoor.IsURL(path, nil) {
 		if lay, err = openLayout(ctx, ds); err != nil {
 			return fmt.Errorf("trevniio: %w", err)
 		}

@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 // converterInputs expands the inputs of a converter as the reading
-// commands expand theirs (trevni.ExpandNames), for the converter's own
+// commands expand theirs (frontdoor.ExpandNames), for the converter's own
 // files: a glob (quoted, so that the shell leaves it) gives the files it
 // matches, in name order; a directory the files in it whose extension is
 // one of exts (".parquet"), in name order, leaving out those whose name
@@ -21,11 +21,11 @@ import (
 func converterInputs(ins []string, exts ...string) ([]string, error) {
 	var out []string
 	for _, a := range ins {
-		if a == "-" || trevni.IsURL(a) {
+		if a == "-" || frontdoor.IsURL(a, nil) {
 			out = append(out, a)
 			continue
 		}
-		if trevni.HasGlob(a) {
+		if frontdoor.HasGlob(a) {
 			if _, err := os.Stat(a); err != nil {
 				m, err := filepath.Glob(a)
 				if err != nil {
