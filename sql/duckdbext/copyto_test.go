@@ -119,7 +119,7 @@ func TestCopyToWritesEveryType(t *testing.T) {
 	}
 	f.Close()
 	i := int64(0)
-	for rec, err := range ds.Records(ctx, nil) {
+	for rec, err := range ds.All(ctx, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/schema"
 )
 
@@ -68,7 +69,7 @@ func metadataRows(ctx context.Context, ds *trevni.Dataset) ([][]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		rd, err := f.AsTrevni(ctx)
+		rd, err := frontdoor.AsTrevni(ctx, f)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w", p.Name(), err)
