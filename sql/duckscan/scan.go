@@ -126,6 +126,7 @@ func Register(conn, db unsafe.Pointer, cfg *Config) error {
 	if err := s.registerRows(C.duckdb_connection(conn)); err != nil {
 		return err
 	}
+	registerSettings(C.duckdb_connection(conn))
 	C.td_add_replacement_scan(C.duckdb_database(db), C.duckdb_replacement_callback_t(C.duckscan_replacement), newHandle(s), C.duckdb_delete_callback_t(C.duckscan_delete))
 	return nil
 }
@@ -147,7 +148,7 @@ func (s *scanner) register(conn C.duckdb_connection, name string) error {
 	for _, p := range []struct {
 		name string
 		t    C.duckdb_logical_type
-	}{{FilterParameter, varchar}, {FilenameParameter, boolean}, {BlockMemoryParameter, bigint}, {MaxBlockSizeParameter, bigint}, {MaxRecordBytesParameter, bigint}} {
+	}{{FilterParameter, varchar}, {FilenameParameter, boolean}, {UnionByNameParameter, boolean}, {BlockMemoryParameter, bigint}, {MaxBlockSizeParameter, bigint}, {MaxRecordBytesParameter, bigint}} {
 		n := cString(p.name)
 		C.td_table_function_add_named_parameter(f, n, p.t)
 		C.free(unsafe.Pointer(n))
@@ -245,13 +246,15 @@ func duckscan_bind(info C.duckdb_bind_info) {
 		panic("test panic, as " + PanicTestVariable + " asks")
 	}
 	var filter string
-	var filename bool
+	var filename, unionByName bool
 	var limits [3]int64
 	namedValue(info, FilterParameter, func(v C.duckdb_value) { filter = getVarchar(v) })
 	namedValue(info, FilenameParameter, func(v C.duckdb_value) { filename = bool(C.td_get_bool(v)) })
+	namedValue(info, UnionByNameParameter, func(v C.duckdb_value) { unionByName = bool(C.td_get_bool(v)) })
 	for i, name := range []string{BlockMemoryParameter, MaxBlockSizeParameter, MaxRecordBytesParameter} {
 		namedValue(info, name, func(v C.duckdb_value) { limits[i] = int64(C.td_get_int64(v)) })
 	}
+	settingLimits(info, &limits)
 	fail := func(err error) {
 		setError(fmt.Sprintf("%s(%s): %v", FunctionName, quoteString(source), err), func(m *C.char) { C.td_bind_set_error(info, m) })
 	}
@@ -259,6 +262,19 @@ func duckscan_bind(info C.duckdb_bind_info) {
 	if err != nil {
 		fail(err)
 		return
+	}
+	if unionByName {
+		text, err := unionSchema(context.Background(), source, open)
+		if err != nil {
+			fail(err)
+			return
+		}
+		var o trevni.OpenOptions
+		if open != nil {
+			o = *open
+		}
+		o.ReaderSchema = text
+		open = &o
 	}
 	bd, as, err := s.bind(source, filter, open)
 	if err != nil {
@@ -369,7 +385,9 @@ func (s *scanner) bind(source, filter string, open *trevni.OpenOptions) (*bindDa
 	bd.direct = make([]format.ValueType, len(bd.names))
 	for i := range bd.direct {
 		bd.direct[i] = notDirect
-		if bd.record {
+		// The direct path reads a part's own columns: with a reader
+		// schema (union_by_name's) records are resolved to it instead.
+		if bd.record && (open == nil || open.ReaderSchema == "") {
 			if t, ok := directType(ds.Schema().Fields[i].Type); ok {
 				bd.direct[i] = t
 			}
