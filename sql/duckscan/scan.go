@@ -204,7 +204,8 @@ type bindData struct {
 	open     *trevni.OpenOptions
 	filename bool               // the last column is FilenameColumn
 	record   bool               // the schema is a record: its fields can be selected
-	names    []string           // the data set's columns, in order
+	names    []string           // the data set's columns, in order, as DuckDB names them
+	fields   []string           // of a record: each column's Avro field name (names may restore arrow.name)
 	direct   []format.ValueType // per column, its Trevni type if the direct path reads it, else notDirect
 	parts    []partInfo
 	reshape  bool // the batches need duckRecord (see duckType)
@@ -382,6 +383,11 @@ func (s *scanner) bind(source, filter string, open *trevni.OpenOptions) (*bindDa
 	for _, f := range as.Fields() {
 		bd.names = append(bd.names, f.Name)
 	}
+	if bd.record {
+		for _, f := range ds.Schema().Fields {
+			bd.fields = append(bd.fields, f.Name)
+		}
+	}
 	bd.direct = make([]format.ValueType, len(bd.names))
 	for i := range bd.direct {
 		bd.direct[i] = notDirect
@@ -441,7 +447,7 @@ func duckscan_init(info C.duckdb_init_info) {
 		default:
 			st.anyField = true
 			if bd.record {
-				st.fields = append(st.fields, bd.names[c])
+				st.fields = append(st.fields, bd.fields[c])
 			}
 		}
 		st.cols = append(st.cols, c)
