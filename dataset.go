@@ -359,6 +359,11 @@ type File struct {
 	earlier   Fetched           // fetched by the data set's open, reported with the file's
 
 	columns *format.Reader // a Trevni 1 or CLMN part's columns as Trevni 2 lays them out (records)
+
+	// shared: the readers are the part's held open (OpenReaderAt), shared
+	// by every read of the data set, on any goroutine: their options are
+	// not to be changed (format.Reader.SetReadAhead).
+	shared bool
 }
 
 // Open opens the part for reading. The caller must Close it.
@@ -368,7 +373,7 @@ func (p *Part) Open(ctx context.Context) (*File, error) { return p.openFor(ctx, 
 // held open.
 func (p *Part) openFor(ctx context.Context, mode int) (*File, error) {
 	if p.kept != nil {
-		return &File{part: p, format: p.kept.format, size: p.kept.size, ra: p.kept.ra, trevni: p.kept.trevni, v1: p.kept.v1, clmn: p.kept.clmn, done: func() error { return nil }}, nil
+		return &File{part: p, format: p.kept.format, size: p.kept.size, ra: p.kept.ra, trevni: p.kept.trevni, v1: p.kept.v1, clmn: p.kept.clmn, shared: true, done: func() error { return nil }}, nil
 	}
 	return p.open(ctx, mode)
 }

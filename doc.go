@@ -81,8 +81,8 @@
 // # Errors
 //
 // Errors name the file and where in it, and wrap sentinels to test with
-// errors.Is: ErrCorrupt or ErrChecksum for a damaged file,
-// ErrLimit for input past a limit, ErrIncompatible for a reader schema or
+// errors.Is: ErrCorrupt for a damaged file of any format (ErrChecksum,
+// a block failing its checksum, is a kind of it), ErrLimit for input past a limit, ErrIncompatible for a reader schema or
 // struct that does not fit, ErrValue and ErrBinary for records a writer
 // refuses, ErrExists for an output that may not be replaced,
 // ErrUnknownFormat for a file of no format Open reads, ErrTimeout for a
@@ -91,7 +91,7 @@
 // and the field path.
 //
 //	var fe *trevni.FileError
-//	if (errors.Is(err, trevni.ErrCorrupt) || errors.Is(err, trevni.ErrChecksum)) && errors.As(err, &fe) {
+//	if errors.Is(err, trevni.ErrCorrupt) && errors.As(err, &fe) {
 //		log.Printf("damaged: column %s, block %d, from row %d", fe.Column, fe.Block, fe.Row)
 //	}
 //

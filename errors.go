@@ -13,13 +13,16 @@ import (
 // front door wraps one of these when it applies, with the file's name and
 // where in it.
 var (
-	// ErrCorrupt reports a file that is not a well-formed Trevni file:
-	// truncated, damaged or inconsistent (format.ErrFormat). The
-	// *FileError it comes in says where.
+	// ErrCorrupt reports a damaged file of any format Open reads:
+	// truncated, inconsistent, or a block that fails its checksum
+	// (format.ErrFormat, of which trevni1's and clmn's malformed-file
+	// errors and every ErrChecksum are kinds). The *FileError it comes in
+	// says where.
 	ErrCorrupt = format.ErrFormat
 	// ErrChecksum reports a block whose checksum does not match its data
-	// (format.ErrChecksum), in a *FileError as ErrCorrupt is: a damaged
-	// file is one or the other.
+	// (format.ErrChecksum; a Trevni 1 file's too). It is a kind of
+	// ErrCorrupt: errors.Is matches an error wrapping it to both, so a
+	// caller that only asks "is the file damaged?" tests ErrCorrupt.
 	ErrChecksum = format.ErrChecksum
 	// ErrLimit reports input that needs more than a limit allows (a block,
 	// a record, the columns of a schema); the message names the option

@@ -6,14 +6,18 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/trevni1"
+	"github.com/trevni-go/trevni/trevni1/convert"
 )
 
 // A damaged block is reported alike by Validate and by a read: an error
-// wrapping ErrChecksum whose *FileError
+// wrapping ErrChecksum (which errors.Is also matches to ErrCorrupt: one
+// test finds any damaged file) whose *FileError
 // names the column, the block and the block's first row, for every block
 // of a column of several.
 func TestDamagedBlockSameRowInValidateAndRead(t *testing.T) {
@@ -64,8 +68,8 @@ func TestDamagedBlockSameRowInValidateAndRead(t *testing.T) {
 		ds.Close()
 		for what, err := range map[string]error{"Validate": verr, "a read": rerr} {
 			var fe *trevni.FileError
-			if !errors.Is(err, trevni.ErrChecksum) || !errors.As(err, &fe) {
-				t.Fatalf("block %d: %s: %v, want a *FileError wrapping ErrChecksum", b, what, err)
+			if !errors.Is(err, trevni.ErrChecksum) || !errors.Is(err, trevni.ErrCorrupt) || !errors.As(err, &fe) {
+				t.Fatalf("block %d: %s: %v, want a *FileError wrapping ErrChecksum, a kind of ErrCorrupt", b, what, err)
 			}
 			if fe.Column != "id" || fe.Block != b || fe.Row != bi.FirstRow {
 				t.Fatalf("block %d: %s names column %q, block %d, row %d; want \"id\", block %d, row %d (%v)", b, what, fe.Column, fe.Block, fe.Row, b, bi.FirstRow, err)
@@ -94,4 +98,77 @@ func TestWriteErrorIsRecordError(t *testing.T) {
 	if err := w.Write(map[string]any{"id": int64(3), "tags": []any{}}); err != nil || w.Records() != 2 {
 		t.Fatalf("writing after a bad record: %v, %d records", err, w.Records())
 	}
+}
+
+// A damaged file of any format the front door reads (Trevni 2, Trevni 1,
+// CLMN), cut short anywhere, fails to open or to read with an error that
+// errors.Is matches to ErrCorrupt, so that a root-only user tests one
+// sentinel; and a checksum that fails in a Trevni 1 file matches
+// ErrChecksum as a Trevni 2 file's does.
+func TestDamagedFileIsErrCorruptInEveryFormat(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{
+		filepath.Join("testdata", "interop", "email", "email.deflate.crc32.trv"),
+		filepath.Join("testdata", "trevni1", "impala_several_blocks.trv"),
+		filepath.Join("testdata", "clmn", "sample.clmn"),
+	} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{5, 17, len(b) / 4, len(b) / 2, len(b) - 9, len(b) - 1} {
+			err := readAll(ctx, b[:n])
+			if err == nil || !errors.Is(err, trevni.ErrCorrupt) {
+				t.Errorf("%s cut to %d of %d bytes: %v, want an error matching ErrCorrupt", name, n, len(b), err)
+			}
+		}
+	}
+	// A Trevni 1 file's checksum: every byte of its blocks flipped in
+	// turn, some fail their checksum, each matching ErrChecksum and
+	// ErrCorrupt.
+	// The email file written as Trevni 1 with CRC-32s (trevni1/convert).
+	v2, err := os.ReadFile(filepath.Join("testdata", "interop", "email", "email.null.crc32.trv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := format.NewReader(bytes.NewReader(v2), int64(len(v2)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v1 bytes.Buffer
+	if _, err := convert.FromV2(ctx, &v1, src, &trevni1.WriterOptions{Checksum: "crc-32"}); err != nil {
+		t.Fatal(err)
+	}
+	b := v1.Bytes()
+	checksums := 0
+	for at := len(b) / 2; at < len(b); at += max(len(b)/400, 1) {
+		bad := bytes.Clone(b)
+		bad[at] ^= 0x55
+		err := readAll(ctx, bad)
+		if err != nil && strings.Contains(err.Error(), "checksum") {
+			checksums++
+			if !errors.Is(err, trevni.ErrChecksum) || !errors.Is(err, trevni.ErrCorrupt) {
+				t.Errorf("byte %d flipped: %v, want an error matching ErrChecksum and ErrCorrupt", at, err)
+			}
+		}
+	}
+	if checksums == 0 {
+		t.Error("no damage made a Trevni 1 checksum fail: the test checks nothing")
+	}
+}
+
+// readAll opens b as a data set and reads every record, returning the
+// first error.
+func readAll(ctx context.Context, b []byte) error {
+	ds, err := trevni.OpenReaderAt(ctx, bytes.NewReader(b), int64(len(b)), "damaged", nil)
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+	for _, err := range ds.All(ctx, nil) {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

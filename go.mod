@@ -1,6 +1,6 @@
 module github.com/trevni-go/trevni
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
@@ -13,8 +13,7 @@ require (
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/pierrec/lz4/v4 v4.1.29
 	github.com/ulikunitz/xz v0.5.17
-	go.opentelemetry.io/proto/otlp v1.11.1
-	golang.org/x/sys v0.49.0
+	golang.org/x/sys v0.47.0
 	google.golang.org/protobuf v1.36.12
 )
 
@@ -30,9 +29,9 @@ require (
 	github.com/twpayne/go-geom v1.6.1 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
-	golang.org/x/net v0.59.0 // indirect
-	golang.org/x/sync v0.23.0 // indirect
-	golang.org/x/text v0.42.0 // indirect
-	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
-	google.golang.org/grpc v1.84.0 // indirect
+	golang.org/x/net v0.58.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
+	google.golang.org/grpc v1.83.2 // indirect
 )

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/frontdoor"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/testing/memtest"
 )
 
@@ -138,7 +139,7 @@ func namesDataset(t *testing.T, n int) *Dataset {
 // of them, which is the collector's pacing rather than the reader's bound.
 func TestReadStructsOutputMemory(t *testing.T) {
 	ctx := context.Background()
-	read := func(ds *Dataset, workers int, memory int64) (n, sum int64, peak uint64) {
+	readOnce := func(ds *Dataset, workers int, memory int64) (n, sum int64, peak uint64) {
 		var err error
 		peak, err = memtest.PeakHeap(func() error {
 			for v, err := range ReadStructs[twoFields](ctx, ds, &ReadOptions{Workers: workers, OutputMemory: memory, Reuse: true}) {
@@ -152,6 +153,19 @@ func TestReadStructsOutputMemory(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+		return n, sum, peak
+	}
+	// Each peak is the least of three reads: garbage the collector has not
+	// yet reached on a loaded machine only ever adds to a sample (a read
+	// of the least OutputMemory peaked at 9.1 MiB at a load of 40 on two
+	// cores, at 3.6 MiB on a quiet one).
+	read := func(ds *Dataset, workers int, memory int64) (n, sum int64, peak uint64) {
+		peak = math.MaxUint64
+		for range 3 {
+			var p uint64
+			n, sum, p = readOnce(ds, workers, memory)
+			peak = min(peak, p)
 		}
 		return n, sum, peak
 	}

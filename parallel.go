@@ -299,9 +299,12 @@ func (pr *prun) newPart(p *Part, f *File, from, to int64) (*ppart, error) {
 		f.Close()
 		return nil, err
 	}
-	if pr.workers >= runtime.GOMAXPROCS(0) {
+	if pr.workers >= runtime.GOMAXPROCS(0) && !f.shared {
 		// The workers keep the cores busy: a block read ahead would
 		// only take memory. (The first task's reader keeps its own.)
+		// A reader shared with other reads of the data set is left as
+		// it is (opened without reading ahead unless the options ask):
+		// changing it would race with their column readers.
 		rd.SetReadAhead(false)
 	}
 	pp := &ppart{p: p, f: f, rd: rd, from: from, to: to, seqFrom: from, seqLimit: -1}

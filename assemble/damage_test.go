@@ -256,7 +256,7 @@ func TestValidateLinear(t *testing.T) {
 		if err := ar.Validate(context.Background()); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
-		if d := time.Since(start); d > time.Second {
+		if d := time.Since(start); d > 30*time.Second {
 			t.Errorf("%s: Validate took %v", name, d)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/fieldpath"
@@ -24,7 +25,20 @@ type filter struct {
 	ev      *AvroReader // reads the predicate's fields, as records of the file's schema
 	next    int64       // the next row to evaluate
 	scanned int64
+
+	// The filter evaluated column by column (predicate.Columnar), when
+	// it applies: a run of rows at a time, within one block of each
+	// column it reads, through ev's readers of those columns.
+	col      *predicate.Columnar
+	colRd    []*format.ColumnReader
+	colAt    int64   // the row colRd are before; -1 if not known
+	bounds   []int64 // the rows where a block of a column read begins, ascending
+	sel      []bool  // the run's matches
+	selFirst int64   // the run's first row
 }
+
+// runRows is the most rows a run of the column-by-column filter holds.
+const runRows = 4096
 
 // ScanReport says how much of a file an AvroReader read.
 type ScanReport struct {
@@ -74,7 +88,93 @@ func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *la
 	for _, c := range f.ev.used {
 		c.SetReadAhead(false) // never fetch a block the ranges leave out
 	}
+	if !onReader {
+		f.columnar(rd)
+	}
 	return f, nil
+}
+
+// columnar sets the filter up to be evaluated column by column, through
+// ev's readers, if the predicate allows it.
+func (f *filter) columnar(rd *format.Reader) {
+	c := f.p.Columnar()
+	if c == nil {
+		return
+	}
+	var bounds []int64
+	for _, col := range c.Columns() {
+		if col < 0 || col >= len(f.ev.cols) || f.ev.cols[col] == nil {
+			return
+		}
+		bs, err := rd.Blocks(col)
+		if err != nil {
+			return
+		}
+		for _, b := range bs {
+			bounds = append(bounds, b.FirstRow)
+		}
+		f.colRd = append(f.colRd, f.ev.cols[col])
+	}
+	slices.Sort(bounds)
+	f.bounds = slices.Compact(bounds)
+	f.col, f.colAt, f.selFirst = c, 0, 0
+}
+
+// findRun is findMatch through the column-by-column filter: the rows of
+// a run are evaluated together, and their matches yielded in turn.
+func (ar *AvroReader) findRun() (int64, error) {
+	f := ar.filter
+	row := max(ar.row, f.next)
+	for {
+		for f.ri < len(f.ranges) && f.ranges[f.ri].First+f.ranges[f.ri].Rows <= row {
+			f.ri++
+		}
+		if f.ri == len(f.ranges) || row >= ar.end {
+			f.next = row
+			return 0, io.EOF
+		}
+		rg := f.ranges[f.ri]
+		row = max(row, rg.First)
+		stop := min(rg.First+rg.Rows, ar.end)
+		if row >= stop {
+			f.next = row
+			if row >= ar.end {
+				return 0, io.EOF
+			}
+			continue
+		}
+		if row >= f.selFirst && row < f.selFirst+int64(len(f.sel)) {
+			end := min(f.selFirst+int64(len(f.sel)), stop)
+			sel := f.sel[row-f.selFirst : end-f.selFirst]
+			if i := slices.Index(sel, true); i >= 0 {
+				f.scanned += int64(i) + 1
+				return row + int64(i), nil
+			}
+			f.scanned += end - row
+			row = end
+			continue
+		}
+		// A new run, from row to the next block boundary of the
+		// columns read, within the range.
+		k := min(stop-row, runRows)
+		if i, _ := slices.BinarySearch(f.bounds, row+1); i < len(f.bounds) {
+			k = min(k, f.bounds[i]-row)
+		}
+		if f.colAt != row {
+			for _, c := range f.colRd {
+				if err := c.SeekRow(row); err != nil {
+					return 0, err
+				}
+			}
+		}
+		f.colAt = -1
+		f.sel = slices.Grow(f.sel[:0], int(k))[:k]
+		if err := f.col.Eval(f.colRd, int(k), f.sel); err != nil {
+			f.sel = f.sel[:0]
+			return 0, fmt.Errorf("the filter on records %d to %d: %w", row, row+k-1, err)
+		}
+		f.selFirst, f.colAt = row, row+k
+	}
 }
 
 // bindFilter compiles src. With a reader schema readSchema (and unless
@@ -283,6 +383,9 @@ func (ar *AvroReader) nextMatch() error {
 // the filter, evaluating only the rows the ranges leave; io.EOF if none.
 func (ar *AvroReader) findMatch() (int64, error) {
 	f := ar.filter
+	if f.col != nil {
+		return ar.findRun()
+	}
 	row := max(ar.row, f.next)
 	for {
 		for f.ri < len(f.ranges) && f.ranges[f.ri].First+f.ranges[f.ri].Rows <= row {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/trevni-go/trevni/format"
 	"io"
 	"math"
 	"sync"
@@ -118,8 +119,10 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrFormat is wrapped by every error about a malformed file.
-var ErrFormat = errors.New("malformed CLMN file")
+// ErrFormat is wrapped by every error about a malformed file. It is a
+// kind of format.ErrFormat, so that one test finds a damaged file of any
+// format.
+var ErrFormat = format.KindOf(format.ErrFormat, "malformed CLMN file")
 
 func headerErr(off int64, format string, args ...any) error {
 	return &Error{Index: -1, Row: -1, Offset: off, Err: fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)}

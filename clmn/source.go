@@ -274,8 +274,8 @@ func (c *ColumnReader) appendTrevni(dst []byte, n int64, limit int) ([]byte, err
 		}
 		for n > 0 {
 			k := min(n, int64(len(c.chunk(w)))/w)
-			b := c.chunk(w)[:k*w]
-			if c.err = c.readFull(b); c.err != nil {
+			var b []byte
+			if b, c.err = c.next(int(k * w)); c.err != nil {
 				return dst, c.err
 			}
 			if !skip {
@@ -290,13 +290,25 @@ func (c *ColumnReader) appendTrevni(dst []byte, n int64, limit int) ([]byte, err
 		}
 		return dst, nil
 	}
-	for ; n > 0; n-- {
+	for n > 0 {
+		if !skip {
+			// The strings whole in the inflater's buffer, parsed where
+			// they lie.
+			var k int64
+			if dst, k, c.err = c.bufferedStrings(dst, n, limit); c.err != nil {
+				return dst, c.err
+			}
+			if n -= k; n == 0 {
+				break
+			}
+		}
+		n--
 		c.row++
-		var lb [2]byte
-		if c.err = c.readFull(lb[:]); c.err != nil {
+		var lb []byte
+		if lb, c.err = c.next(2); c.err != nil {
 			return dst, c.err
 		}
-		l := int(binary.BigEndian.Uint16(lb[:]))
+		l := int(binary.BigEndian.Uint16(lb))
 		if int64(l) > c.col.UncompressedSize-c.inflatedUsed() {
 			c.err = c.errf("string of %d bytes runs past the end of the column's %d bytes", l, c.col.UncompressedSize)
 			return dst, c.err
@@ -321,9 +333,15 @@ func (c *ColumnReader) appendTrevni(dst []byte, n int64, limit int) ([]byte, err
 		}
 		dst = binary.AppendUvarint(dst, uint64(l)<<1)
 		at := len(dst)
-		dst = growFor(dst, l)[:at+l]
-		if c.err = c.readFull(dst[at:]); c.err != nil {
-			return dst[:at], c.err
+		if b, err := c.in.Peek(l); err == nil {
+			// The string straight from the inflater's buffer.
+			dst = append(dst, b...)
+			c.in.Discard(l) // peeked: cannot fail
+		} else {
+			dst = growFor(dst, l)[:at+l]
+			if c.err = c.readFull(dst[at:]); c.err != nil {
+				return dst[:at], c.err
+			}
 		}
 		if !utf8check.Valid(dst[at:]) {
 			c.err = c.errf("string is not valid UTF-8")
@@ -331,6 +349,52 @@ func (c *ColumnReader) appendTrevni(dst []byte, n int64, limit int) ([]byte, err
 		}
 	}
 	return dst, nil
+}
+
+// bufferedStrings appends the Trevni 2 encoding of up to n strings that lie
+// whole in the inflater's buffer to dst, and returns how many it took.
+func (c *ColumnReader) bufferedStrings(dst []byte, n int64, limit int) ([]byte, int64, error) {
+	win, _ := c.in.Peek(c.in.Buffered()) // what is buffered: cannot fail
+	p := 0
+	var k int64
+	for ; k < n && p+2 <= len(win); k++ {
+		l := int(binary.BigEndian.Uint16(win[p:]))
+		if p+2+l > len(win) {
+			break
+		}
+		if limit >= 0 && len(dst)+3+l > limit {
+			c.in.Discard(p)
+			c.row += k + 1
+			return dst, k, c.limitErr("the block's strings pass the %d bytes of SourceOptions.MaxBlockSize", limit)
+		}
+		s := win[p+2 : p+2+l]
+		if !utf8check.Valid(s) {
+			c.in.Discard(p)
+			c.row += k + 1
+			return dst, k, c.errf("string is not valid UTF-8")
+		}
+		dst = binary.AppendUvarint(dst, uint64(l)<<1)
+		dst = append(dst, s...)
+		p += 2 + l
+	}
+	c.in.Discard(p) // buffered: cannot fail
+	c.row += k
+	return dst, k, nil
+}
+
+// next returns the next n bytes of the inflated data, valid until the
+// next read: from the inflater's buffer where they are there, else read
+// into the reader's scratch buffer (which the fixed-size runs use too).
+func (c *ColumnReader) next(n int) ([]byte, error) {
+	if b, err := c.in.Peek(n); err == nil {
+		c.in.Discard(n) // peeked: cannot fail
+		return b, nil
+	}
+	if cap(c.buf) < n {
+		c.buf = make([]byte, n)
+	}
+	b := c.buf[:n]
+	return b, c.readFull(b)
 }
 
 // limitErr returns an error wrapping ErrLimit about the column at the

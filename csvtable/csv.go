@@ -2,7 +2,6 @@ package csvtable
 
 import (
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -46,7 +45,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // have as many cells as the header unless ReaderOptions.Ragged says
 // otherwise.
 type Reader struct {
-	cr      *csv.Reader
+	cr      *recordReader
 	header  []string
 	line    int // the line the last record started on
 	ragged  Ragged
@@ -145,10 +144,7 @@ func NewReader(r io.Reader, comma rune, opts *ReaderOptions) (*Reader, error) {
 	if opts != nil && opts.MaxColumns > 0 {
 		g.max = opts.MaxColumns
 	}
-	cr := csv.NewReader(g)
-	cr.Comma = comma
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
+	cr := newRecordReader(g, comma)
 	rd := &Reader{cr: cr}
 	if opts != nil {
 		rd.ragged = opts.Ragged
@@ -335,14 +331,9 @@ func (g *headerGuard) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// csvErr turns encoding/csv's errors into ours.
-func csvErr(err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return &Error{Line: pe.Line, Column: pe.Column, Err: pe.Err}
-	}
-	return err
-}
+// csvErr returns the record reader's error: an *Error naming its place,
+// or the input's.
+func csvErr(err error) error { return err }
 
 // Header returns the header row's names.
 func (r *Reader) Header() []string { return r.header }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -21,14 +20,12 @@ import (
 // its header into ranges of whole records, scanning for newlines outside
 // quotes (exact for RFC 4180 quoting, whose state is known from the
 // start: a quote opens or closes a quoted cell, and a doubled quote in
-// one does both), and counts the records and lines of each; the workers
-// parse the ranges with encoding/csv, convert the cells and shred the
-// rows. Errors name the lines and rows one goroutine would name: where
-// the quoting is bad, a cut after it may be wrong, but the first error
-// in row order is the one in the range that holds the bad quote, which
-// starts where it should. A quote inside an unquoted cell (which
-// encoding/csv refuses) would turn the quoting state over, so the cutter
-// stops there rather than read on looking for a safe cut.
+// one does both; a quote inside an unquoted cell is text), and counts the
+// records and lines of each; the workers parse the ranges with the
+// recordReader, convert the cells and shred the rows. Errors name the
+// lines and rows one goroutine would name: where the quoting is bad, a
+// cut after it may be wrong, but the first error in row order is the one
+// in the range that holds the bad quote, which starts where it should.
 
 // recorder passes a reader through, keeping what it reads until stopped:
 // the bytes of the CSV that encoding/csv read ahead of its header.
@@ -56,10 +53,7 @@ func (s *csvSource) cuttable() bool {
 // newBodyReader returns a Reader of the records of r, which has no
 // header, under header, numbering its lines after the first lines ones.
 func newBodyReader(r io.Reader, comma rune, header []string, ragged Ragged, lines int) *Reader {
-	cr := csv.NewReader(r)
-	cr.Comma = comma
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
+	cr := newRecordReader(r, comma)
 	return &Reader{cr: cr, header: header, ragged: ragged, lines: lines}
 }
 
@@ -76,11 +70,12 @@ type csvCutter struct {
 	closed  int // where in the range the last quoted cell closed
 }
 
-// quotes follows the quotes of buf from from on, and reports false at a
-// quote that opens a cell anywhere but at its start (after a delimiter,
-// a line's start, or a quote closing a quoted cell, when the two are an
-// escaped quote): encoding/csv refuses it (csv.ErrBareQuote). buf starts
-// at a record's start.
+// quotes follows the quotes of buf from from on, as recordReader reads
+// them: a quote opens a quoted cell only at a cell's start (after a
+// delimiter or a line's start), or again right after the quote that closed
+// one (the two an escaped quote); elsewhere it is text (12" pizza). It
+// reports true: no quote stops the cutting. buf starts at a record's
+// start.
 func (c *csvCutter) quotes(buf []byte, from int) bool {
 	for i := from; ; i++ {
 		k := bytes.IndexByte(buf[i:], '"')
@@ -93,7 +88,7 @@ func (c *csvCutter) quotes(buf []byte, from int) bool {
 			continue
 		}
 		if i > 0 && buf[i-1] != '\n' && c.closed != i-1 && !bytes.HasSuffix(buf[:i], c.comma) {
-			return false
+			continue // a quote inside an unquoted cell: text
 		}
 		c.inQuote = true
 	}
@@ -188,8 +183,8 @@ func copyParallel(ctx context.Context, dst *trevniSink, src *csvSource, progress
 		ro = &shred.RangeOptions{Progress: func(rows, _ int64) { progress(rows) }}
 	}
 	src.started = true
-	c := &csvCutter{br: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(src.rest), src.in), 1<<20), comma: utf8.AppendRune(nil, src.rd.cr.Comma)}
-	rows, err := dst.aw.WriteRanges(ctx, c.cut, src.newWorker(src.rd.cr.Comma), ro)
+	c := &csvCutter{br: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(src.rest), src.in), 1<<20), comma: utf8.AppendRune(nil, src.rd.cr.Comma())}
+	rows, err := dst.aw.WriteRanges(ctx, c.cut, src.newWorker(src.rd.cr.Comma()), ro)
 	if err != nil {
 		dst.Abort()
 		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
@@ -241,7 +236,7 @@ const inferRangeBytes = 1 << 20
 // them into ranges of whole records of about rangeBytes, the workers infer each range's
 // types, and the results are merged in order, up to the first error.
 func inferParallel(rd *Reader, rest []byte, lines int, in io.Reader, n, rangeBytes int) ([]inference, int64, error) {
-	c := &csvCutter{br: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(rest), in), 1<<20), comma: utf8.AppendRune(nil, rd.cr.Comma)}
+	c := &csvCutter{br: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(rest), in), 1<<20), comma: utf8.AppendRune(nil, rd.cr.Comma())}
 	jobs := make(chan *inferJob, n)
 	order := make(chan *inferJob, 2*n)
 	slots := make(chan []byte, 2*n) // range buffers, one per range in flight
@@ -298,7 +293,7 @@ func inferParallel(rd *Reader, rest []byte, lines int, in io.Reader, n, rangeByt
 					j.done <- inferResult{}
 					continue
 				}
-				body := newBodyReader(bytes.NewReader(j.data), rd.cr.Comma, rd.header, rd.ragged, lines+int(j.firstLine-1))
+				body := newBodyReader(bytes.NewReader(j.data), rd.cr.Comma(), rd.header, rd.ragged, lines+int(j.firstLine-1))
 				res := inferResult{ins: make([]inference, len(rd.header))}
 				res.rows, res.err = inferRecords(body, res.ins)
 				if res.err != nil {

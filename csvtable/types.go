@@ -1,6 +1,7 @@
 // Package csvtable converts flat tables between CSV, CLMN and Trevni.
 //
-// CSV is read with RFC 4180 quoting (encoding/csv): a header row naming
+// CSV is read with RFC 4180 quoting, as DuckDB's read_csv reads it where
+// the RFC leaves room (see recordReader): a header row naming
 // the columns (or names made up, ReaderOptions.NoHeader), then one record
 // per row, every record with as many cells as the header unless
 // ReaderOptions.Ragged pads or drops the others. Column types are given

@@ -13,7 +13,9 @@ var (
 	// truncated, corrupt or inconsistent.
 	ErrFormat = errors.New("not a valid trevni file")
 	// ErrChecksum reports a block whose checksum does not match its data.
-	ErrChecksum = errors.New("checksum mismatch")
+	// It is a kind of ErrFormat: errors.Is matches an error wrapping it to
+	// ErrFormat as well, since a file whose checksum fails is damaged.
+	ErrChecksum = KindOf(ErrFormat, "checksum mismatch")
 	// ErrCodec reports an unknown codec or checksum name.
 	ErrCodec = errors.New("unknown codec")
 	// ErrLimit reports input that needs more than a configured limit
@@ -28,6 +30,24 @@ var (
 	// such as writing a value of the wrong type or too few values in a row.
 	ErrUsage = errors.New("invalid use")
 )
+
+// KindOf returns a new sentinel error of message text that is a kind of
+// the sentinel kind: errors.Is matches an error wrapping it to kind as
+// well as to itself, with the message left as text. ErrChecksum is a kind
+// of ErrFormat; trevni1 and clmn make their malformed-file errors kinds of
+// ErrFormat, so that one test finds a damaged file of any format.
+func KindOf(kind error, text string) error { return &kindError{text: text, kind: kind} }
+
+// kindError is a sentinel of KindOf.
+type kindError struct {
+	text string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.text }
+
+// Is reports whether target is the kind (or a kind it is of).
+func (e *kindError) Is(target error) bool { return errors.Is(e.kind, target) }
 
 // Error locates a problem in a Trevni file. Fields that do not apply are -1
 // (or empty for Column).

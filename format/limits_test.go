@@ -150,7 +150,7 @@ func TestDecompressionBomb(t *testing.T) {
 			if alloc > 32<<20 {
 				t.Errorf("reading the bomb allocated %d MiB", alloc>>20)
 			}
-			if d := time.Since(start); d > 10*time.Second {
+			if d := time.Since(start); d > 60*time.Second {
 				t.Errorf("reading the bomb took %v", d)
 			}
 		})
@@ -327,7 +327,7 @@ func TestValidateIsLinearInBytes(t *testing.T) {
 			}
 			var problems []error
 			rd.Validate(func(err error) { problems = append(problems, err) })
-			if d := time.Since(start); d > time.Second {
+			if d := time.Since(start); d > 30*time.Second {
 				t.Errorf("%s: Validate took %v", name, d)
 			}
 			if (len(problems) == 0) != want {

@@ -22,6 +22,9 @@ type Predicate struct {
 	root  node
 	cols  []int
 	paths []string
+	// fileCol marks a predicate bound with BindOptions.FileColumn: its
+	// leaves' columns are not the file's.
+	fileCol bool
 }
 
 // String returns the expression's text.
@@ -91,7 +94,7 @@ func (e *Expr) BindWith(s *schema.Schema, l *layout.Layout, opts *BindOptions) (
 	if err != nil {
 		return nil, err
 	}
-	p := &Predicate{src: e.src, root: root, paths: b.paths}
+	p := &Predicate{src: e.src, root: root, paths: b.paths, fileCol: b.fileCol != nil}
 	for c := range b.colSet {
 		p.cols = append(p.cols, c)
 	}

@@ -290,7 +290,7 @@ func TestLongNumberLiteral(t *testing.T) {
 		if err == nil {
 			t.Errorf("%.40s...: no error", src)
 		}
-		if d := time.Since(start); d > time.Second {
+		if d := time.Since(start); d > 30*time.Second {
 			t.Errorf("%.40s...: took %v", src, d)
 		}
 	}
@@ -339,7 +339,7 @@ func TestLongInList(t *testing.T) {
 			t.Fatalf("x %v: got %v (%v), want %v", float64(i)/2, got, err, wantX)
 		}
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 60*time.Second {
 		t.Errorf("60,000 evaluations of a 20,000-item IN took %v", d)
 	}
 }

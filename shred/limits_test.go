@@ -187,7 +187,7 @@ func TestLyingCounts(t *testing.T) {
 		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<10 {
 			t.Errorf("%s: allocated %d bytes", c.name, grew)
 		}
-		if elapsed > 2*time.Second {
+		if elapsed > 60*time.Second {
 			t.Errorf("%s: took %v", c.name, elapsed)
 		}
 	}

@@ -472,10 +472,17 @@ func (sc *sourceColumn) copyValues(n int64) bool {
 	case Int, Long, String, Bytes:
 		lo, hi := t.intRange()
 		values := int64(0)
+		str := t == String || t == Bytes
 		for p := 0; p < len(v); values++ {
-			if v[p] < 0x80 && t != String && t != Bytes {
-				p++ // one byte: canonical, in range
-				continue
+			if v[p] < 0x80 {
+				if !str {
+					p++ // one byte: canonical, in range
+					continue
+				}
+				if l := int(v[p] >> 1); v[p]&1 == 0 && l < len(v)-p {
+					p += 1 + l // a length of one byte, not negative
+					continue
+				}
 			}
 			x, k := avrobin.ConsumeLong(v[p:])
 			u := avrobin.EncodeZigZag(x)
@@ -503,6 +510,56 @@ func (sc *sourceColumn) copyValues(n int64) bool {
 	cr.nonNull = cr.count
 	cr.entry += n
 	cr.row += n
+	return true
+}
+
+// copyRun copies the next k values of the values area, where version 2
+// encodes them as version 1 does (see copyValues), checking what
+// readValue checks of each; it returns false, having read nothing, where a
+// value must be encoded again or read by readValue (which says what is
+// wrong with it).
+func (sc *sourceColumn) copyRun(k int64) bool {
+	cr := sc.cr
+	v := cr.values[cr.pos:]
+	p := 0
+	switch t := cr.c.Type; t {
+	case Float, Double:
+		p = int(k) * t.width()
+		if p > len(v) {
+			return false
+		}
+	case Int, Long, String, Bytes:
+		lo, hi := t.intRange()
+		str := t == String || t == Bytes
+		for range k {
+			if p < len(v) && v[p] < 0x80 && str && v[p]&1 == 0 {
+				// A length of one byte: canonical, not negative.
+				if l := int(v[p] >> 1); l < len(v)-p {
+					p += 1 + l
+					continue
+				}
+				return false
+			}
+			x, n := avrobin.ConsumeLong(v[p:])
+			if n < 0 || n != max(1, (bits.Len64(avrobin.EncodeZigZag(x))+6)/7) {
+				return false
+			}
+			if t == String || t == Bytes {
+				if x < 0 || x > int64(len(v)-p-n) {
+					return false
+				}
+				n += int(x)
+			} else if x < lo || x > hi {
+				return false
+			}
+			p += n
+		}
+	default:
+		return false
+	}
+	sc.e.b = append(sc.e.b, v[:p]...)
+	cr.pos += p
+	cr.nonNull += k
 	return true
 }
 
@@ -593,10 +650,17 @@ func (sc *sourceColumn) lengths() error {
 			e = end
 			continue
 		}
-		for ; e < end; e++ {
-			if d := int(defs[e]); d != cr.c.MaxDef {
+		for k := e; k < end; k++ {
+			if d := int(defs[k]); d != cr.c.MaxDef {
 				return bad("definition level %d where an item needs a value (definition %d)", d, cr.c.MaxDef)
 			}
+		}
+		if sc.copyRun(end - e) {
+			cr.entry, cr.row = cr.entry+(end-e), cr.row+(end-e)
+			e = end
+			continue
+		}
+		for ; e < end; e++ {
 			if err := sc.value(); err != nil {
 				return err
 			}

@@ -110,14 +110,18 @@ func levelBits(max int) int { return bits.Len(uint(max)) }
 
 // Errors wrapped by this package's errors.
 var (
-	// ErrFormat: the file is not a well-formed version-1 Trevni file.
-	ErrFormat = errors.New("trevni1: malformed file")
+	// ErrFormat: the file is not a well-formed version-1 Trevni file. It
+	// is a kind of format.ErrFormat, so that one test finds a damaged file
+	// of either version.
+	ErrFormat = format.KindOf(format.ErrFormat, "trevni1: malformed file")
 	// ErrCodec: an unknown codec or checksum name.
 	ErrCodec = errors.New("trevni1: unknown codec")
 	// ErrUsage: the caller misused the API.
 	ErrUsage = errors.New("trevni1: misuse")
-	// ErrChecksum: a block's checksum does not match its data.
-	ErrChecksum = errors.New("trevni1: checksum mismatch")
+	// ErrChecksum: a block's checksum does not match its data. It is a
+	// kind of format.ErrChecksum (and so of ErrFormat and
+	// format.ErrFormat).
+	ErrChecksum = format.KindOf(format.ErrChecksum, "trevni1: checksum mismatch")
 	// ErrImpalaBoolean: a boolean block lost bits to Impala's boolean size
 	// bug (see ReaderOptions.ImpalaBooleans).
 	ErrImpalaBoolean = errors.New("trevni1: boolean values lost by Impala's writer")

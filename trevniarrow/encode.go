@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -89,7 +91,7 @@ func newEncoder(s *schema.Schema, t arrow.DataType) (encoder, error) {
 	case schema.Bytes, schema.String, schema.Fixed:
 		switch st.ID() {
 		case arrow.DECIMAL128, arrow.DECIMAL256:
-			return &decimalEnc{size: s.Size}, nil
+			return &decimalEnc{size: s.Size, precision: int32(s.Precision)}, nil
 		case arrow.FIXED_SIZE_BINARY:
 			w := st.(*arrow.FixedSizeBinaryType).ByteWidth
 			if s.Kind == schema.Fixed && w != s.Size {
@@ -97,7 +99,7 @@ func newEncoder(s *schema.Schema, t arrow.DataType) (encoder, error) {
 			}
 			return &binEnc{fixed: s.Kind == schema.Fixed, uuidText: s.Kind == schema.String && s.Logical == schema.LogicalUUID && w == 16}, nil
 		case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW, arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
-			return &binEnc{fixed: s.Kind == schema.Fixed, size: s.Size}, nil
+			return &binEnc{fixed: s.Kind == schema.Fixed, size: s.Size, text: s.Kind == schema.String}, nil
 		case arrow.INTERVAL_MONTH_DAY_NANO:
 			if s.Kind == schema.Fixed && s.Size == 12 {
 				return &durationEnc{}, nil
@@ -397,6 +399,7 @@ type binEnc struct {
 	fixed    bool
 	size     int
 	uuidText bool
+	text     bool // an Avro string: bytes must be UTF-8
 	a        arrow.Array
 	get      func(i int) []byte
 	str      func(i int) string
@@ -442,6 +445,9 @@ func (e *binEnc) encode(dst []byte, i int) ([]byte, error) {
 		return appendString(dst, s), nil
 	}
 	b := e.get(i)
+	if e.text && !utf8.Valid(b) {
+		return dst, fmt.Errorf("bytes that are not UTF-8 (%s) where the Avro schema has a string", hexBytes(b))
+	}
 	switch {
 	case e.uuidText:
 		dst = appendLong(dst, 36)
@@ -465,9 +471,10 @@ func (e *binEnc) encode(dst []byte, i int) ([]byte, error) {
 // as short as the value allows, or sign-extended to a fixed's size) from
 // Arrow decimals.
 type decimalEnc struct {
-	size int // of the Avro fixed; 0 for bytes
-	a    arrow.Array
-	le   [32]byte
+	size      int   // of the Avro fixed; 0 for bytes
+	precision int32 // of the Avro decimal: a value of more digits is an error
+	a         arrow.Array
+	le        [32]byte
 }
 
 func (e *decimalEnc) bind(a arrow.Array) error {
@@ -487,10 +494,16 @@ func (e *decimalEnc) encode(dst []byte, i int) ([]byte, error) {
 	switch x := e.a.(type) {
 	case *array.Decimal128:
 		v := x.Value(i)
+		if e.precision > 0 && !v.FitsInPrecision(e.precision) {
+			return dst, fmt.Errorf("decimal %s has more than the %d digits of its type", v.ToString(x.DataType().(arrow.DecimalType).GetScale()), e.precision)
+		}
 		le = e.le[:16]
 		binary.LittleEndian.PutUint64(le, v.LowBits())
 		binary.LittleEndian.PutUint64(le[8:], uint64(v.HighBits()))
 	case *array.Decimal256:
+		if e.precision > 0 && !x.Value(i).FitsInPrecision(e.precision) {
+			return dst, fmt.Errorf("decimal %s has more than the %d digits of its type", x.Value(i).ToString(x.DataType().(arrow.DecimalType).GetScale()), e.precision)
+		}
 		v := x.Value(i).Array()
 		le = e.le[:32]
 		for k, w := range v {
@@ -836,4 +849,19 @@ func (e *unionEnc) encode(dst []byte, i int) ([]byte, error) {
 		}
 	}
 	return e.branches[k].encode(appendLong(dst, int64(k)), j)
+}
+
+// hexBytes shows at most 16 bytes as \xHH escapes, for a message.
+func hexBytes(b []byte) string {
+	var sb strings.Builder
+	for k, c := range b {
+		if k == 16 {
+			sb.WriteString("...")
+			break
+		}
+		sb.WriteString("\\x")
+		sb.WriteByte(hexDigits[c>>4])
+		sb.WriteByte(hexDigits[c&15])
+	}
+	return sb.String()
 }

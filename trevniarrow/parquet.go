@@ -104,15 +104,14 @@ func parquetCodec(name string) (compress.Compression, error) {
 // INTERVALs, and arrow-go writes none.
 //
 // A data set (of Trevni 2, Trevni 1 or CLMN files, the last two read
-// through their columns as Trevni 2 lays them out) whose schema is made of
-// records, arrays, maps, ["null", T] unions, enums, fixed and primitives
-// without logical types or with a date, time, timestamp or duration, is
-// written straight from its columns, whatever the fields, filter and
-// range selected: the columns of a row group on Read.Workers goroutines
-// (0: GOMAXPROCS), each row group holding at most about Read.BatchBytes
-// (and Read.OutputMemory, if set) of compressed pages. Any other is
-// written through Arrow batches. Both write the same schema, metadata and
-// values.
+// through their columns as Trevni 2 lays them out) is written straight
+// from its columns, whatever its schema and the fields, filter and range
+// selected, through the columnar read layer (assemble/levels): the
+// columns of a row group on Read.Workers goroutines (0: GOMAXPROCS), each
+// row group holding at most about Read.BatchBytes (and Read.OutputMemory,
+// if set) of compressed pages. A data set whose parts have schemas of
+// their own (resolved to a reader schema) is written through Arrow
+// batches. Both write the same schema, metadata and values.
 func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions) (int64, error) {
 	return writeParquet(ctx, w, ds, opts, true)
 }

@@ -59,9 +59,12 @@ func storedAvroSchema(rd *file.Reader, as *arrow.Schema) (string, error) {
 }
 
 // checkClaim returns an error naming the field when the columns of as
-// cannot be written as records of s: a field that is no column, a column
-// whose type does not map to the field's (the encoders Writer would
-// use cannot be made).
+// cannot be written as records of s, or would be written as other values
+// than the file holds: a field that is no column, a column that is no
+// field (it would be dropped), a column whose type does not map to the
+// field's (the encoders Writer would use cannot be made), a double claimed
+// as a float or a 64-bit integer as an int (narrowed), a decimal whose
+// precision or scale the claim changes, a decimal claimed as plain bytes.
 func checkClaim(s *schema.Schema, as *arrow.Schema) error {
 	if s.Kind != schema.Record {
 		if as.NumFields() != 1 {
@@ -70,15 +73,92 @@ func checkClaim(s *schema.Schema, as *arrow.Schema) error {
 		if _, err := newEncoder(s, as.Field(0).Type); err != nil {
 			return fmt.Errorf("column %s: %w", as.Field(0).Name, err)
 		}
-		return nil
+		return claimType(s, as.Field(0).Type, as.Field(0).Name, 0)
 	}
+	claimed := map[int]bool{}
 	for _, f := range s.Fields {
 		k := as.FieldIndices(arrowFieldName(f))
 		if len(k) == 0 {
 			return fmt.Errorf("field %s is not a column", f.Name)
 		}
+		claimed[k[0]] = true
 		if _, err := newEncoder(f.Type, as.Field(k[0]).Type); err != nil {
 			return fmt.Errorf("field %s: %w", f.Name, err)
+		}
+		if err := claimType(f.Type, as.Field(k[0]).Type, f.Name, 0); err != nil {
+			return err
+		}
+	}
+	for i, f := range as.Fields() {
+		if !claimed[i] && !isPad(len(s.Fields), f) {
+			return fmt.Errorf("column %s is no field of it (its values would be dropped)", f.Name)
+		}
+	}
+	return nil
+}
+
+// isPad says whether f is the one null field PadField that stands for
+// the fields of a record of none (Arrow and Parquet have no empty struct).
+func isPad(fields int, f arrow.Field) bool {
+	return fields == 0 && f.Name == PadField && f.Type.ID() == arrow.NULL
+}
+
+// claimType returns an error naming path when values of Arrow type t
+// would be written as other values by Avro type s (see checkClaim).
+func claimType(s *schema.Schema, t arrow.DataType, path string, depth int) error {
+	if depth > maxShapeDepth {
+		return fmt.Errorf("field %s nests too deep", path)
+	}
+	if inner, _ := nullableUnion(s); inner != nil {
+		s = inner
+	}
+	t = storageType(t)
+	if dt, ok := t.(*arrow.DictionaryType); ok {
+		t = dt.ValueType
+	}
+	switch tt := t.(type) {
+	case *arrow.Float64Type:
+		if s.Kind == schema.Float {
+			return fmt.Errorf("field %s: a column of doubles claimed as float (their values would be narrowed)", path)
+		}
+	case *arrow.Int64Type, *arrow.Uint32Type, *arrow.Uint64Type:
+		if s.Kind == schema.Int {
+			return fmt.Errorf("field %s: a column of 64-bit integers claimed as int (their values would be narrowed)", path)
+		}
+	case arrow.DecimalType:
+		switch {
+		case s.Logical != schema.LogicalDecimal:
+			return fmt.Errorf("field %s: a column of decimal(%d,%d) claimed as %v without its scale", path, tt.GetPrecision(), tt.GetScale(), s.Kind)
+		case s.Precision != int(tt.GetPrecision()) || s.Scale != int(tt.GetScale()):
+			return fmt.Errorf("field %s: a column of decimal(%d,%d) claimed as decimal(%d,%d)", path, tt.GetPrecision(), tt.GetScale(), s.Precision, s.Scale)
+		}
+	case *arrow.StructType:
+		if s.Kind != schema.Record {
+			return nil
+		}
+		claimed := make([]bool, tt.NumFields())
+		for _, f := range s.Fields {
+			k, ok := tt.FieldIdx(arrowFieldName(f))
+			if !ok {
+				return fmt.Errorf("field %s.%s is not a column", path, f.Name)
+			}
+			claimed[k] = true
+			if err := claimType(f.Type, tt.Field(k).Type, path+"."+f.Name, depth+1); err != nil {
+				return err
+			}
+		}
+		for i, c := range claimed {
+			if !c && !isPad(len(s.Fields), tt.Field(i)) {
+				return fmt.Errorf("column %s.%s is no field of it (its values would be dropped)", path, tt.Field(i).Name)
+			}
+		}
+	case *arrow.MapType:
+		if s.Kind == schema.Map {
+			return claimType(s.Values, tt.ItemType(), path+"[]", depth+1)
+		}
+	case arrow.ListLikeType:
+		if s.Kind == schema.Array {
+			return claimType(s.Items, tt.Elem(), path+"[]", depth+1)
 		}
 	}
 	return nil

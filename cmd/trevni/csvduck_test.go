@@ -13,7 +13,8 @@ import (
 // read_csv_auto: the same column names (duplicates renamed as DuckDB
 // renames them), the same kinds of types (a timestamp without an offset a
 // TIMESTAMP, with one a TIMESTAMP WITH TIME ZONE, booleans in any case,
-// -0 a number) and the same rows.
+// -0 a number; a quote inside an unquoted cell text, CR LF inside a quoted
+// cell kept) and the same rows.
 func TestCSVAsDuckDB(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -24,6 +25,7 @@ func TestCSVAsDuckDB(t *testing.T) {
 		"booleans": "upper,mixed,lower\nTRUE,True,true\nFALSE,fAlSe,false\n",
 		"zeros":    "i,d\n-0,-0\n5,1.5\n",
 		"dupes":    "a,a,A,a_1,b\n1,2,3,4,x\n5,6,7,8,y\n",
+		"quotes":   "id,name,note\n1,12\" pizza,\"a\r\nb\"\n2,\"say \"\"hi\"\"\",\"c\nd\"\n3,x,\"\"\n",
 	}
 	for name, text := range files {
 		t.Run(name, func(t *testing.T) {

@@ -17,8 +17,9 @@ import (
 
 const fromcsvHelp = `
 Fromcsv converts CSV (RFC 4180: a header row, then one record per row,
-cells quoted with " when they hold the delimiter, quotes or line breaks)
-to a Trevni file, or to a CLMN file with --format clmn or an output name
+cells quoted with " when they hold the delimiter, quotes or line breaks,
+kept as they are; a quote inside an unquoted cell, 12" pizza, is text, as
+DuckDB reads it) to a Trevni file, or to a CLMN file with --format clmn or an output name
 ending in .clmn.
 
 Column types are inferred over all rows, not the first: int when every

@@ -134,6 +134,10 @@ var layers = []layer{
 	// Records to columns (shred) and columns to records (assemble): the
 	// two directions never import each other.
 	{"conversion", []string{"shred", "assemble"}},
+	// The columnar read layer: a leaf's columns as runs of Dremel levels
+	// and values, for the rows of ranges and a filter's selection, with
+	// no records assembled (Parquet column chunks are written from it).
+	{"columnar reads", []string{"assemble/levels"}},
 	// What combines both directions: version 1 to and from version 2,
 	// CSV tables.
 	{"combinations", []string{"trevni1/convert", "csvtable"}},

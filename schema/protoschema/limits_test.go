@@ -102,7 +102,7 @@ func TestMappingLimits(t *testing.T) {
 	} {
 		start := time.Now()
 		_, err := protoschema.New(mutual, tc.opts)
-		if elapsed := time.Since(start); elapsed > 5*time.Second {
+		if elapsed := time.Since(start); elapsed > 60*time.Second {
 			t.Errorf("%s: took %v", tc.name, elapsed)
 		}
 		if tc.ok != (err == nil) || (err != nil && !errors.Is(err, layout.ErrTooLarge)) {

@@ -12,6 +12,12 @@
 //     exactly when the command fails, and its block is followed right away
 //     by a ```text block that holds the first line it prints on standard
 //     error.
+//   - A ```sh block of commands that succeed followed right away by a
+//     ```text block shows their output: what they print (each command's
+//     standard output, then its standard error) must be that block, line
+//     for line, a line ending in "..." standing for any line with what
+//     comes before as a prefix, a line "..." alone for any lines
+//     (matchOutput).
 //   - The commands of a file run one after the other in one fresh work
 //     directory holding testdata/ (a symbolic link to the repository's), each
 //     with bash -e -o pipefail, with the trevni command built from this
@@ -57,6 +63,13 @@ type command struct {
 	text   string
 	fails  bool
 	expect []string
+	// output, on the last command of a ```sh block of commands that
+	// succeed followed right away by a ```text block, is that block's
+	// lines: the output of the block's commands (from first on), each
+	// command's standard output then its standard error, which must match
+	// them (see matchOutput).
+	output []string
+	first  int
 }
 
 // fence matches the opening or closing line of a fenced code block, giving
@@ -80,6 +93,11 @@ func parse(name string, src []byte) ([]command, error) {
 		failing  []int
 		shEnd    int // the line that closed that block
 		textFrom int // the index in lines where the following text block starts
+		// shFirst is the index in cmds of the first command of the last
+		// ```sh block, outFrom where its output's text block starts (0:
+		// none).
+		shFirst, outFrom int
+		shOK             bool // the last ```sh block's commands all succeed
 	)
 	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
 	for i, line := range lines {
@@ -95,6 +113,12 @@ func parse(name string, src []byte) ([]command, error) {
 						return nil, fmt.Errorf("%s:%d: a command shown failing needs its message in a ```text block right after its block", name, cmds[failing[0]].line)
 					}
 					textFrom = i + 1
+				} else if tag == "text" && shOK && shEnd > 0 && strings.TrimSpace(strings.Join(lines[shEnd:i], "")) == "" {
+					outFrom = i + 1
+				}
+				shOK = false
+				if tag == "sh" {
+					shFirst, shOK = len(cmds), true
 				}
 				inBlock = true
 				continue
@@ -110,6 +134,10 @@ func parse(name string, src []byte) ([]command, error) {
 						cmds[k].expect = lines[textFrom:i]
 					}
 					failing = nil
+				case tag == "text" && outFrom > 0:
+					cmds[len(cmds)-1].output = lines[outFrom:i]
+					cmds[len(cmds)-1].first = shFirst
+					outFrom = 0
 				case tag == "sh":
 					for k := range cmds {
 						if cmds[k].fails && cmds[k].expect == nil && !slices.Contains(failing, k) {
@@ -117,6 +145,7 @@ func parse(name string, src []byte) ([]command, error) {
 						}
 					}
 					shEnd = n
+					shOK = len(failing) == 0 && len(cmds) > shFirst
 				}
 				continue
 			}
@@ -249,7 +278,8 @@ func runFile(t *testing.T, file string, cmds []command, bin, testdata string) {
 	srv := httptest.NewServer(http.FileServer(http.Dir(work)))
 	defer srv.Close()
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	for _, c := range cmds {
+	outputs := make([]string, len(cmds)) // each command's standard output then error
+	for k, c := range cmds {
 		if strings.HasPrefix(strings.TrimSpace(c.text), "go test") {
 			continue
 		}
@@ -260,11 +290,12 @@ func runFile(t *testing.T, file string, cmds []command, bin, testdata string) {
 		cmd.Dir = work
 		cmd.Env = env
 		cmd.Stdin = nil
-		var stderr bytes.Buffer
-		cmd.Stdout = new(bytes.Buffer)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout = &stdout
 		cmd.Stderr = &stderr
 		err := cmd.Run()
 		cancel()
+		outputs[k] = stdout.String() + stderr.String()
 		if err != nil {
 			t.Fatalf("%s:%d: %s\n%v\nstderr:\n%s", file, c.line, c.text, err, stderr.String())
 		}
@@ -274,7 +305,46 @@ func runFile(t *testing.T, file string, cmds []command, bin, testdata string) {
 				t.Fatalf("%s:%d: %s\nfailed with\n%s\nwhich the text block after it does not show:\n%s", file, c.line, c.text, first, strings.Join(c.expect, "\n"))
 			}
 		}
+		if c.output != nil {
+			got := strings.Split(strings.TrimSuffix(strings.Join(outputs[c.first:k+1], ""), "\n"), "\n")
+			if !matchOutput(c.output, got) {
+				t.Errorf("%s:%d: the output of the block's commands\n%s\nis not what the text block after it shows:\n%s", file, cmds[c.first].line, strings.Join(got, "\n"), strings.Join(c.output, "\n"))
+			}
+		}
 	}
+}
+
+// matchOutput reports whether the lines a block printed, got, are those
+// its text block shows, want: line for line, where a line of want ending
+// in "..." stands for any line starting with what comes before, and a
+// line "..." alone for any lines, none included (what depends on the
+// machine: times, core counts, sizes of compressed data). Trailing spaces
+// are ignored.
+func matchOutput(want, got []string) bool {
+	if len(want) == 0 {
+		return len(got) == 0 || len(got) == 1 && strings.TrimSpace(got[0]) == ""
+	}
+	w := strings.TrimRight(want[0], " ")
+	if w == "..." {
+		for i := 0; i <= len(got); i++ {
+			if matchOutput(want[1:], got[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(got) == 0 {
+		return false
+	}
+	g := strings.TrimRight(got[0], " ")
+	if prefix, ok := strings.CutSuffix(w, "..."); ok {
+		if !strings.HasPrefix(g, prefix) {
+			return false
+		}
+	} else if g != w {
+		return false
+	}
+	return matchOutput(want[1:], got[1:])
 }
 
 // TestParse checks the convention on small documents: the commands of
@@ -310,5 +380,36 @@ func TestParse(t *testing.T) {
 	}
 	if _, err := parse("d.md", []byte("```console-norun\ntrevni a https://host/x\n```\n")); err != nil {
 		t.Errorf("console-norun: %v", err)
+	}
+}
+
+// TestMatchOutput checks the matching of a block's output with the text
+// block that shows it.
+func TestMatchOutput(t *testing.T) {
+	for _, tc := range []struct {
+		want, got string
+		ok        bool
+	}{
+		{"a\nb", "a\nb", true},
+		{"a\nb", "a\nc", false},
+		{"a\nb", "a", false},
+		{"a: ...\nb", "a: 1,234 bytes\nb", true},
+		{"a: ...", "b: 1", false},
+		{"a\n...\nz", "a\nb\nc\nz", true},
+		{"a\n...\nz", "a\nz", true},
+		{"a\n...\nz", "a\nb", false},
+		{"a  ", "a", true},
+	} {
+		if got := matchOutput(strings.Split(tc.want, "\n"), strings.Split(tc.got, "\n")); got != tc.ok {
+			t.Errorf("%q against %q: %v, want %v", tc.want, tc.got, got, tc.ok)
+		}
+	}
+	doc := "```sh\ntrevni a\ntrevni b\n```\n\n```text\nout\n```\n"
+	cmds, err := parse("d.md", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmds) != 2 || cmds[1].first != 0 || !reflect.DeepEqual(cmds[1].output, []string{"out"}) || cmds[0].output != nil {
+		t.Errorf("parsed %+v", cmds)
 	}
 }

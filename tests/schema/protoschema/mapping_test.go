@@ -37,7 +37,7 @@ var testProtos = []string{"trevni/test/proto2.proto", "trevni/test/proto3.proto"
 
 func compileTestProtos(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"}, testProtos...)
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, testProtos...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +455,7 @@ func TestMapKeys(t *testing.T) {
 // TestNoPackage checks the naming of a message without a package inside one
 // with a package: "namespace": "" keeps it out of the enclosing namespace.
 func TestNoPackage(t *testing.T) {
-	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/mixed.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package protovalue_test
 import (
 	"bytes"
 	"context"
+	"github.com/trevni-go/trevni/tests/internal/longtest"
 	"math"
 	"sync"
 	"testing"
@@ -225,7 +226,7 @@ func TestWellKnownTypes(t *testing.T) {
 
 func compileTestProtos(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"},
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"},
 		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto")
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +247,7 @@ func TestTestProtos(t *testing.T) {
 	}
 	// The recursive messages grow to megabytes at depth 5: the default
 	// form takes the first 10 of their 40 seeds (see longRounds).
-	deep := uint64(longRounds(10, 40))
+	deep := uint64(longtest.Rounds(10, 40))
 	for _, tc := range []struct {
 		name  string
 		seeds uint64

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/trevni-go/trevni/tests/internal/longtest"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -212,7 +213,7 @@ func TestReadWireWellKnownTypes(t *testing.T) {
 
 func wireTestProtos(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protosrc.CompileProto(context.Background(), []string{"../testdata/proto"},
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"},
 		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto", "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +238,7 @@ func TestReadWireTestProtos(t *testing.T) {
 	}
 	// The recursive messages grow to megabytes at depth 5: the default
 	// form takes the first 10 of their 40 seeds (see LongRounds).
-	deep := uint64(assemble.LongRounds(10, 40))
+	deep := uint64(longtest.Rounds(10, 40))
 	for _, tc := range []struct {
 		name  string
 		seeds uint64
@@ -375,7 +376,7 @@ func TestReadWireDamagedFiles(t *testing.T) {
 		r := rand.New(rand.NewPCG(11, 11+uint64(k)))
 		data := wireFile(t, md, nil, wireRandom(md, 20, 4, 3, nil), nil)
 		// The default form makes 20 of the 60 damaged copies (see LongRounds).
-		for range assemble.LongRounds(20, 60) {
+		for range longtest.Rounds(20, 60) {
 			d := append([]byte(nil), data...)
 			i := len(d)/3 + r.IntN(len(d)-len(d)/3) // past most of the header
 			d[i] ^= byte(1 << r.IntN(8))

@@ -145,7 +145,7 @@ func TestProtoRecursive(t *testing.T) {
 // editions test files, through dynamic messages only (no generated code).
 func TestProtoTestFiles(t *testing.T) {
 	t.Parallel()
-	files, err := protosrc.CompileProto(context.Background(), []string{"../testdata/proto"},
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"},
 		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto")
 	if err != nil {
 		t.Fatal(err)

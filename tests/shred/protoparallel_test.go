@@ -1,4 +1,4 @@
-package shred
+package shred_test
 
 import (
 	"bytes"
@@ -10,9 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoschema"
+	"github.com/trevni-go/trevni/shred"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -58,8 +61,8 @@ func TestProtoParallelProperty(t *testing.T) {
 	md, in, _ := traceStream(t, 600, -1)
 	write := func(workers int) []byte {
 		var out bytes.Buffer
-		o := &ProtoOptions{Resolver: new(protoregistry.Types), File: Options{WriterOptions: smallBlocks, Workers: workers}}
-		n, err := FromProtoStream(context.Background(), &out, bytes.NewReader(in), protoschema.Delimited, md, o)
+		o := &shred.ProtoOptions{Resolver: new(protoregistry.Types), File: shred.Options{WriterOptions: smallBlocks, Workers: workers}}
+		n, err := shred.FromProtoStream(context.Background(), &out, bytes.NewReader(in), protoschema.Delimited, md, o)
 		if err != nil || n != 600 {
 			t.Fatalf("%d workers: %d messages, %v", workers, n, err)
 		}
@@ -81,8 +84,8 @@ func TestProtoParallelProperty(t *testing.T) {
 func TestProtoParallelBadMessage(t *testing.T) {
 	ctx := context.Background()
 	run := func(md protoreflect.MessageDescriptor, in []byte, workers int) (int64, error) {
-		o := &ProtoOptions{Resolver: new(protoregistry.Types), File: Options{WriterOptions: smallBlocks, Workers: workers}}
-		return FromProtoStream(ctx, io.Discard, bytes.NewReader(in), protoschema.Delimited, md, o)
+		o := &shred.ProtoOptions{Resolver: new(protoregistry.Types), File: shred.Options{WriterOptions: smallBlocks, Workers: workers}}
+		return shred.FromProtoStream(ctx, io.Discard, bytes.NewReader(in), protoschema.Delimited, md, o)
 	}
 	type input struct {
 		name string
@@ -136,7 +139,7 @@ func TestProtoParallelCancel(t *testing.T) {
 		in, after := tc.in, tc.after
 		ctx, cancel := context.WithCancel(context.Background())
 		calls := 0
-		o := &ProtoOptions{Resolver: new(protoregistry.Types), File: Options{WriterOptions: smallBlocks, Workers: 3, Progress: func(int64, int64) {
+		o := &shred.ProtoOptions{Resolver: new(protoregistry.Types), File: shred.Options{WriterOptions: smallBlocks, Workers: 3, Progress: func(int64, int64) {
 			if calls++; calls == after {
 				cancel()
 			}
@@ -144,7 +147,7 @@ func TestProtoParallelCancel(t *testing.T) {
 		o.File.TempDir = dir
 		o.File.MemoryBudget = 16 << 10 // the joined file spills
 		var out bytes.Buffer
-		_, err := FromProtoStream(ctx, &out, bytes.NewReader(in), tc.form, md, o)
+		_, err := shred.FromProtoStream(ctx, &out, bytes.NewReader(in), tc.form, md, o)
 		cancel()
 		if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "shred: stopped at message ") {
 			t.Fatalf("cancelled after %d segments: %v", after, err)
@@ -206,8 +209,8 @@ func TestProtoParallelJSON(t *testing.T) {
 	md := (&tracepb.TracesData{}).ProtoReflect().Descriptor()
 	run := func(in []byte, limit int64, workers int) ([]byte, int64, error) {
 		var out bytes.Buffer
-		o := &ProtoOptions{Resolver: new(protoregistry.Types), MaxJSONMessageSize: limit, File: Options{WriterOptions: smallBlocks, Workers: workers}}
-		n, err := FromProtoStream(context.Background(), &out, bytes.NewReader(in), protoschema.JSONLines, md, o)
+		o := &shred.ProtoOptions{Resolver: new(protoregistry.Types), MaxJSONMessageSize: limit, File: shred.Options{WriterOptions: smallBlocks, Workers: workers}}
+		n, err := shred.FromProtoStream(context.Background(), &out, bytes.NewReader(in), protoschema.JSONLines, md, o)
 		return out.Bytes(), n, err
 	}
 	in, _, _ := traceJSON(t, 300, -1, -1)
@@ -245,3 +248,30 @@ func TestProtoParallelJSON(t *testing.T) {
 		}
 	}
 }
+
+// toJSON returns a Trevni file's records as Avro JSON lines, as tojson
+// writes them.
+func toJSON(t testing.TB, file []byte) string {
+	t.Helper()
+	rd, err := format.NewReader(bytes.NewReader(file), int64(len(file)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar, err := assemble.NewAvroReader(rd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := assemble.ToJSON(context.Background(), &out, ar, nil); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// smallBlocks is a Trevni file of tiny blocks and a tiny memory budget:
+// segments of a few blocks, many of them, and the joined file spilling.
+var smallBlocks = format.WriterOptions{Codec: "snappy", Checksum: "crc32", BlockSize: 256, MemoryBudget: 64 << 10}
+
+// maxMessageSize is shred's bound on one delimited message (its own
+// constant, unexported): a longer length prefix is an error.
+const maxMessageSize = 256 << 20

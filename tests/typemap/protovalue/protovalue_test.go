@@ -450,7 +450,7 @@ func TestToAvroInto(t *testing.T) {
 // TestQualifiedBranch reads a union whose branch goavro names in the
 // enclosing namespace, as it does for a record without a namespace.
 func TestQualifiedBranch(t *testing.T) {
-	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/mixed.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)
 	}

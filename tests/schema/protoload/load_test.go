@@ -6,9 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/trevni-go/trevni/internal/protoset"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
@@ -45,7 +43,7 @@ func TestCompileProto(t *testing.T) {
 		t.Error("MessageType of a compiled message is not dynamic")
 	}
 
-	_, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"}, "trevni/test/missing.proto")
+	_, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/missing.proto")
 	if err == nil {
 		t.Error("missing file compiled")
 	}
@@ -204,7 +202,7 @@ var testProtos = []string{"trevni/test/proto2.proto", "trevni/test/proto3.proto"
 
 func compileTestProtos(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"}, testProtos...)
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, testProtos...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,35 +216,4 @@ func findMessage(t testing.TB, files protoload.DescriptorResolver, name string) 
 		t.Fatal(err)
 	}
 	return md
-}
-
-// Importing this package registers the descriptor packages on
-// internal/protoset, whose error names this package's import path.
-func TestRegistersOnProtoset(t *testing.T) {
-	if !protoset.Linked() {
-		t.Fatal("protoset does not see the descriptor packages")
-	}
-	if want := "github.com/trevni-go/trevni/schema/protoload"; protoset.Import != want {
-		t.Errorf("protoset.Import is %q, this package is %q", protoset.Import, want)
-	}
-	md := (&timestamppb.Timestamp{}).ProtoReflect().Descriptor()
-	set, err := protoset.SetFor(md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := protoset.ParseSet(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := protoset.FindMessage(files, string(md.FullName())); err != nil || got.FullName() != md.FullName() {
-		t.Fatalf("FindMessage: %v, %v", got, err)
-	}
-	js, err := protoset.AppendJSON(nil, timestamppb.New(time.Unix(1, 0).UTC()), protoset.JSONOptions{})
-	if err != nil || string(js) != `"1970-01-01T00:00:01Z"` {
-		t.Fatalf("AppendJSON: %s, %v", js, err)
-	}
-	var ts timestamppb.Timestamp
-	if err := protoset.UnmarshalJSON(js, &ts, nil); err != nil || ts.GetSeconds() != 1 {
-		t.Fatalf("UnmarshalJSON: %v, %v", &ts, err)
-	}
 }

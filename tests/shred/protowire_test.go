@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/trevni-go/trevni/tests/internal/longtest"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -539,7 +540,7 @@ func TestWriteWireWellKnownTypes(t *testing.T) {
 
 func wireTestFiles(t testing.TB) *protoregistry.Files {
 	t.Helper()
-	files, err := protosrc.CompileProto(context.Background(), []string{"../testdata/proto"},
+	files, err := protosrc.CompileProto(context.Background(), []string{"../../testdata/proto"},
 		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto", "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)
@@ -574,7 +575,7 @@ func TestWriteWireTestProtos(t *testing.T) {
 	}
 	// The recursive messages grow to megabytes at depth 5: the default
 	// form takes the first 10 of their 40 seeds (see LongRounds).
-	deep := uint64(shred.LongRounds(10, 40))
+	deep := uint64(longtest.Rounds(10, 40))
 	for _, tc := range []struct {
 		name  string
 		seeds uint64

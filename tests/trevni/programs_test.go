@@ -7,9 +7,12 @@ package trevni_test
 // of what it made against an independent reading.
 
 import (
+	// The span sink writes protobuf: its program links the descriptor
+	// packages by importing schema/protoload, as docs/library.md says.
 	"bytes"
 	"context"
 	"fmt"
+	_ "github.com/trevni-go/trevni/schema/protoload"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,7 +83,7 @@ func TestProgramOTLPSpanSink(t *testing.T) {
 // Parquet file read back by arrow-go's own Parquet reader, hold the rows
 // the structs do.
 func TestProgramTrevniArrowParquet(t *testing.T) {
-	src := "testdata/interop/medium/medium.deflate.crc32.trv"
+	src := "../../testdata/interop/medium/medium.deflate.crc32.trv"
 	out := filepath.Join(t.TempDir(), "high.parquet")
 	// program
 	ctx := context.Background()

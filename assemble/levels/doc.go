@@ -1,0 +1,22 @@
+// Package levels is the columnar read layer: it reads the Trevni columns
+// beneath one leaf of a nested schema as runs of Dremel definition
+// levels, repetition levels and values, block by block, for the rows of
+// row ranges and a filter's selection, with no records assembled.
+//
+// A [Leaf] says which columns a leaf's levels come from ([Step]s: the
+// lengths of arrays and maps, the branch columns of unions, optional
+// nodes always there) and how its values are read (the column, enum
+// symbols, fixed sizes, decimals of a fixed width, UUIDs from their
+// text). A [Reader] reads a leaf's columns into a [Run] and hands each
+// run to a sink: Parquet column chunks are written from them
+// (trevniarrow's WriteParquet), as Arrow arrays can be built from them.
+// A [Selector] cuts a part's rows into the [Segment]s of row groups:
+// every row of a range, or the matches of a filter (assemble's, with its
+// block pruning), the rows between near matches read and dropped.
+//
+// A leaf's levels are those the Parquet mapping of its schema gives: a
+// record adds no level, an optional node a definition level, an array or
+// map a definition and a repetition level, a union of null and one type
+// a definition level, a union of several branches a definition level
+// for the union when it may be null and one for the branch.
+package levels

@@ -1,0 +1,176 @@
+package levels
+
+import (
+	"fmt"
+
+	"github.com/trevni-go/trevni/format"
+)
+
+// StepKind is what a node on a leaf's path adds to its levels.
+type StepKind uint8
+
+const (
+	// Defined is an optional node whose value is always there: a
+	// definition level, always reached.
+	Defined StepKind = iota
+	// Optional is a ["null", T] union: a definition level, reached when
+	// its branch column's length is 1 (0 is null).
+	Optional
+	// Repeated is an array or a map: a definition level, reached when its
+	// column's length is not 0, and a repetition level for the items
+	// after the first.
+	Repeated
+	// Choice is a union of several branches (as a group of one optional
+	// field per non-null branch): a definition level for the union,
+	// reached unless the null branch is taken, when it may be null
+	// (Nullable), and one for the branch on the leaf's path. Every
+	// branch column is read to tell null from another branch.
+	Choice
+)
+
+// Step is one node of a leaf's path that adds a level.
+type Step struct {
+	Kind StepKind
+	// Col is an Optional's branch column or a Repeated's column.
+	Col int
+	// Rep is a Repeated's repetition level.
+	Rep int16
+	// Cols are a Choice's branch columns, one per non-null branch in
+	// order, and Which the index among them of the branch on the path.
+	Cols  []int
+	Which int
+	// Nullable says a Choice has a null branch, and a level of its own.
+	Nullable bool
+}
+
+// defs returns the definition levels the step adds.
+func (s *Step) defs() int16 {
+	if s.Kind == Choice && s.Nullable {
+		return 2
+	}
+	return 1
+}
+
+// Leaf is the plan of one leaf column: the steps of its levels and how
+// its values are read.
+type Leaf struct {
+	Steps []Step
+	// Col is the Trevni column of the values; -1 for a leaf of no values
+	// (Null).
+	Col int
+	// Type is Col's type.
+	Type format.ValueType
+	// Null marks a leaf of nulls: an optional leaf never defined, of no
+	// values (an Avro null, or the field of a record of no fields).
+	Null bool
+	// Symbols, of an enum, turns its ordinals into these strings.
+	Symbols []string
+	// Fixed, if not 0, is the size every bytes value must have.
+	Fixed int
+	// Decimal, if not 0, is the width, in bytes, of big-endian two's
+	// complement decimals the values (of any length) are sign-extended or
+	// cut to; a value that does not fit is an error.
+	Decimal int
+	// UUID reads string values, a UUID's text, as its 16 bytes.
+	UUID bool
+	// Path names the leaf in errors (of the caller's: Reader.Read's are
+	// not wrapped with it).
+	Path string
+}
+
+// Columns returns the distinct columns the leaf reads: its steps' and
+// its values'.
+func (l *Leaf) Columns() []int {
+	var cols []int
+	add := func(c int) {
+		if c < 0 {
+			return
+		}
+		for _, x := range cols {
+			if x == c {
+				return
+			}
+		}
+		cols = append(cols, c)
+	}
+	for _, s := range l.Steps {
+		switch s.Kind {
+		case Optional, Repeated:
+			add(s.Col)
+		case Choice:
+			for _, c := range s.Cols {
+				add(c)
+			}
+		}
+	}
+	if !l.Null {
+		add(l.Col)
+	}
+	return cols
+}
+
+// MaxDef returns the leaf's highest definition level, that of a value.
+func (l *Leaf) MaxDef() int16 {
+	var d int16
+	for i := range l.Steps {
+		d += l.Steps[i].defs()
+	}
+	if l.Null {
+		d++
+	}
+	return d
+}
+
+// MaxRep returns the leaf's highest repetition level.
+func (l *Leaf) MaxRep() int16 {
+	var r int16
+	for _, s := range l.Steps {
+		if s.Kind == Repeated {
+			r = max(r, s.Rep)
+		}
+	}
+	return r
+}
+
+// ByteArray says whether the leaf's values are byte strings (Run.Data
+// and Run.Ends): strings, bytes, fixed, enums as their symbols, decimals
+// and UUIDs.
+func (l *Leaf) ByteArray() bool {
+	return l.Type == format.String || l.Type == format.Bytes || l.Symbols != nil
+}
+
+// check says what is wrong with a leaf's plan, or nil.
+func (l *Leaf) check() error {
+	for _, s := range l.Steps {
+		if s.Kind == Choice && (s.Which < 0 || s.Which >= len(s.Cols)) {
+			return fmt.Errorf("union branch %d of %d", s.Which, len(s.Cols))
+		}
+	}
+	if !l.Null && l.Col < 0 {
+		return fmt.Errorf("a leaf of values without a column")
+	}
+	return nil
+}
+
+// Run is the levels and values of rows read: Defs and Reps, one of each
+// per level, and the values of the levels of definition level MaxDef, in
+// the slice of the leaf's type (Bools, I32, I64, F32, F64; byte strings
+// end to end in Data, each ending at its Ends). A sink is handed a Run
+// it may read until it returns.
+type Run struct {
+	Defs, Reps []int16
+	Bools      []bool
+	I32        []int32
+	I64        []int64
+	F32        []float32
+	F64        []float64
+	Data       []byte
+	Ends       []int
+}
+
+// reset empties the run, keeping its memory.
+func (r *Run) reset() {
+	r.Defs, r.Reps = r.Defs[:0], r.Reps[:0]
+	r.Bools, r.I32, r.I64, r.F32, r.F64 = r.Bools[:0], r.I32[:0], r.I64[:0], r.F32[:0], r.F64[:0]
+	r.Data, r.Ends = r.Data[:0], r.Ends[:0]
+}

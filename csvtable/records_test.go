@@ -1,0 +1,62 @@
+package csvtable
+
+import (
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestRecordReader checks the reading of quotes and line breaks where
+// RFC 4180 leaves room, as DuckDB's read_csv reads them (the command's
+// TestCSVAsDuckDB compares with DuckDB itself): quotes inside an unquoted
+// cell are text, CR LF inside a quoted cell is kept, and a quoted cell
+// followed by text, or never closed, is an error naming its place.
+func TestRecordReader(t *testing.T) {
+	in := "a,b\r\n" +
+		"12\" pizza,x\"y\"\n" +
+		"\"a\r\nb\",\"c\nd\"\n" +
+		"\n" +
+		"\"say \"\"hi\"\"\",\"\"\n" +
+		"é;,\"\"\"\"\r"
+	want := [][]string{{"a", "b"}, {"12\" pizza", "x\"y\""}, {"a\r\nb", "c\nd"}, {"say \"hi\"", ""}, {"é;", "\""}}
+	lines := []int{1, 2, 3, 7, 8}
+	rd := newRecordReader(strings.NewReader(in), ',')
+	for i := range want {
+		rec, err := rd.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(rec, want[i]) {
+			t.Errorf("record %d: %q, want %q", i, rec, want[i])
+		}
+		if line, _ := rd.FieldPos(0); line != lines[i] {
+			t.Errorf("record %d starts on line %d, want %d", i, line, lines[i])
+		}
+	}
+	if _, err := rd.Read(); err != io.EOF {
+		t.Errorf("after the last: %v", err)
+	}
+	if rd.InputOffset() != int64(len(in)) {
+		t.Errorf("offset %d, want %d", rd.InputOffset(), len(in))
+	}
+	for _, tc := range []struct {
+		in        string
+		line, col int
+		err       error
+	}{
+		{"a,b\n\"x\"y,z\n", 2, 4, errQuote},
+		{"a,b\n1,\"x\ny\n", 2, 3, errOpenQuote},
+	} {
+		rd := newRecordReader(strings.NewReader(tc.in), ',')
+		var err error
+		for err == nil {
+			_, err = rd.Read()
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Line != tc.line || e.Column != tc.col || !errors.Is(err, tc.err) {
+			t.Errorf("%q: %v, want line %d column %d: %v", tc.in, err, tc.line, tc.col, tc.err)
+		}
+	}
+}

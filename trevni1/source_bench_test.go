@@ -1,0 +1,89 @@
+package trevni1_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/testing/veclarge"
+	"github.com/trevni-go/trevni/shred"
+	"github.com/trevni-go/trevni/trevni1"
+	"github.com/trevni-go/trevni/trevni1/convert"
+)
+
+// BenchmarkSourceRecords reads 20,000 vec.Large records (deflate) as Avro
+// binary through a version-1 file's Source (trv1) and from the version-2
+// file of the same records (trv): the cost of reading Trevni 1 in place,
+// which should stay near that of Trevni 2.
+func BenchmarkSourceRecords(b *testing.B) {
+	var v1 bytes.Buffer
+	rw, err := trevni1.NewRecordWriter(&v1, veclarge.Schema, &trevni1.WriterOptions{Codec: trevni1.CodecDeflate})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := veclarge.New()
+	var rec []byte
+	for i := range 20000 {
+		rec = g.Append(rec[:0], i)
+		if _, err := rw.WriteBinary(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := rw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	open1 := func() *trevni1.Reader {
+		rd, err := trevni1.NewReader(bytes.NewReader(v1.Bytes()), int64(v1.Len()), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return rd
+	}
+	var v2 bytes.Buffer
+	if _, err := convert.ToV2(context.Background(), &v2, open1(), &shred.Options{WriterOptions: format.WriterOptions{Codec: "deflate"}}); err != nil {
+		b.Fatal(err)
+	}
+	read := func(b *testing.B, rd *format.Reader) {
+		ar, err := assemble.NewAvroReader(rd, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out []byte
+		for {
+			if out, err = ar.ReadBinary(out[:0]); err != nil {
+				if !errors.Is(err, io.EOF) {
+					b.Fatal(err)
+				}
+				return
+			}
+		}
+	}
+	b.Run("trv", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			rd, err := format.NewReader(bytes.NewReader(v2.Bytes()), int64(v2.Len()), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			read(b, rd)
+		}
+	})
+	b.Run("trv1", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			src, err := trevni1.NewSource(open1())
+			if err != nil {
+				b.Fatal(err)
+			}
+			rd, err := format.NewSourceReader(src, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			read(b, rd)
+		}
+	})
+}
