@@ -42,7 +42,7 @@ FROM range(5000) t(i)`
 // copyTypesRead is what DESCRIBE says of each column read back.
 var copyTypesRead = map[string]string{
 	"t8": "INTEGER", "s16": "INTEGER", "i32": "INTEGER", "i64": "BIGINT", "u8": "INTEGER", "u16": "INTEGER", "u32": "BIGINT",
-	"u64": "BIGINT", "h": "DECIMAL(38,0)", "f": "FLOAT", "d": "DOUBLE", "s": "VARCHAR", "bl": "BLOB", "long_text": "VARCHAR",
+	"u64": "BIGINT", "h": "DECIMAL(38,0)", "f": "FLOAT", "d": "DOUBLE", "s": "VARCHAR", "bl": "BLOB", "long text": "VARCHAR",
 	"dt": "DATE", "tm": "TIME", "ts": "TIMESTAMP", "ts_s": "TIMESTAMP", "ts_ms": "TIMESTAMP", "ts_ns": "TIMESTAMP_NS",
 	"tstz": "TIMESTAMP WITH TIME ZONE", "dec4": "DECIMAL(4,1)", "dec9": "DECIMAL(9,2)", "dec18": "DECIMAL(18,3)",
 	"dec38": "DECIMAL(38,5)", "id": "UUID", "iv": "INTERVAL", "m": "VARCHAR", "li": "INTEGER[]", "arr": "INTEGER[]",

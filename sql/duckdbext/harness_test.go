@@ -109,6 +109,9 @@ type step struct {
 	DB       string   `json:"db,omitempty"`
 	SQLs     []string `json:"sqls"`
 	Parallel bool     `json:"parallel,omitempty"`
+	// InterruptMS interrupts each statement's connection that long after
+	// it starts (0: never).
+	InterruptMS int `json:"interrupt_ms,omitempty"`
 }
 
 // result is what one statement gave.
@@ -118,6 +121,7 @@ type result struct {
 	Types   []string `json:"types"`
 	Rows    [][]any  `json:"rows"`
 	Error   string   `json:"error"`
+	MS      int      `json:"ms"` // the statement's milliseconds, with InterruptMS
 }
 
 // runDuckDB runs the steps in one Node process and returns the results

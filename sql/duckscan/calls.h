@@ -118,5 +118,15 @@ static inline void *td_copy_function_sink_get_global_state(duckdb_copy_function_
 static inline void td_copy_function_set_finalize(duckdb_copy_function f, duckdb_copy_function_finalize_t finalize) { trevni_api->duckdb_copy_function_set_finalize(f, finalize); }
 static inline void td_copy_function_finalize_set_error(duckdb_copy_function_finalize_info info, const char *error) { trevni_api->duckdb_copy_function_finalize_set_error(info, error); }
 static inline void *td_copy_function_finalize_get_global_state(duckdb_copy_function_finalize_info info) { return trevni_api->duckdb_copy_function_finalize_get_global_state(info); }
+static inline duckdb_config_option td_create_config_option(void) { return trevni_api->duckdb_create_config_option(); }
+static inline void td_destroy_config_option(duckdb_config_option *option) { trevni_api->duckdb_destroy_config_option(option); }
+static inline void td_config_option_set_name(duckdb_config_option option, const char *name) { trevni_api->duckdb_config_option_set_name(option, name); }
+static inline void td_config_option_set_type(duckdb_config_option option, duckdb_logical_type type) { trevni_api->duckdb_config_option_set_type(option, type); }
+static inline void td_config_option_set_default_value(duckdb_config_option option, duckdb_value value) { trevni_api->duckdb_config_option_set_default_value(option, value); }
+static inline void td_config_option_set_description(duckdb_config_option option, const char *description) { trevni_api->duckdb_config_option_set_description(option, description); }
+static inline duckdb_state td_register_config_option(duckdb_connection connection, duckdb_config_option option) { return trevni_api->duckdb_register_config_option(connection, option); }
+static inline duckdb_value td_client_context_get_config_option(duckdb_client_context context, const char *name, int *out_scope) { return trevni_api->duckdb_client_context_get_config_option(context, name, out_scope); }
+static inline void td_destroy_client_context(duckdb_client_context *context) { trevni_api->duckdb_destroy_client_context(context); }
+static inline void td_table_function_get_client_context(duckdb_bind_info info, duckdb_client_context *out_context) { trevni_api->duckdb_table_function_get_client_context(info, out_context); }
 
 #endif

@@ -42,6 +42,8 @@ typedef void (*duckdb_table_function_init_t)(duckdb_init_info info);
 typedef void (*duckdb_table_function_t)(duckdb_function_info info, duckdb_data_chunk output);
 typedef void (*duckdb_replacement_callback_t)(duckdb_replacement_scan_info info, const char *table_name, void *data);
 typedef void *duckdb_copy_function;
+typedef void *duckdb_client_context;
+typedef void *duckdb_config_option;
 typedef void *duckdb_copy_function_bind_info;
 typedef void *duckdb_copy_function_global_init_info;
 typedef void *duckdb_copy_function_sink_info;
@@ -65,8 +67,8 @@ struct duckdb_extension_access {
 // version, so the whole extension needs 1.5.6.
 #define TREVNI_DUCKDB_API_VERSION "v1.5.6"
 
-// trevni_duckdb_api is duckdb_ext_api_v1 of API v1.5.6, up to its 464th
-// member (duckdb_copy_function_finalize_get_global_state).
+// trevni_duckdb_api is duckdb_ext_api_v1 of API v1.5.6, up to its 532nd
+// member (duckdb_table_function_get_client_context).
 typedef struct {
 	void *duckdb_open;
 	void *duckdb_open_ext;
@@ -493,15 +495,15 @@ typedef struct {
 	void *duckdb_catalog_entry_get_type;
 	void *duckdb_catalog_entry_get_name;
 	void *duckdb_destroy_catalog_entry;
-	void *duckdb_create_config_option;
-	void *duckdb_destroy_config_option;
-	void *duckdb_config_option_set_name;
-	void *duckdb_config_option_set_type;
-	void *duckdb_config_option_set_default_value;
+	duckdb_config_option (*duckdb_create_config_option)(void);
+	void (*duckdb_destroy_config_option)(duckdb_config_option *option);
+	void (*duckdb_config_option_set_name)(duckdb_config_option option, const char *name);
+	void (*duckdb_config_option_set_type)(duckdb_config_option option, duckdb_logical_type type);
+	void (*duckdb_config_option_set_default_value)(duckdb_config_option option, duckdb_value value);
 	void *duckdb_config_option_set_default_scope;
-	void *duckdb_config_option_set_description;
-	void *duckdb_register_config_option;
-	void *duckdb_client_context_get_config_option;
+	void (*duckdb_config_option_set_description)(duckdb_config_option option, const char *description);
+	duckdb_state (*duckdb_register_config_option)(duckdb_connection connection, duckdb_config_option option);
+	duckdb_value (*duckdb_client_context_get_config_option)(duckdb_client_context context, const char *name, int *out_scope);
 	duckdb_copy_function (*duckdb_create_copy_function)(void);
 	void (*duckdb_copy_function_set_name)(duckdb_copy_function f, const char *name);
 	void (*duckdb_copy_function_set_extra_info)(duckdb_copy_function f, void *extra, duckdb_delete_callback_t destroy);
@@ -534,6 +536,74 @@ typedef struct {
 	void *duckdb_copy_function_finalize_get_client_context;
 	void *duckdb_copy_function_finalize_get_bind_data;
 	void *(*duckdb_copy_function_finalize_get_global_state)(duckdb_copy_function_finalize_info info);
+	void *duckdb_copy_function_set_copy_from_function;
+	void *duckdb_table_function_bind_get_result_column_count;
+	void *duckdb_table_function_bind_get_result_column_name;
+	void *duckdb_table_function_bind_get_result_column_type;
+	void *duckdb_create_error_data;
+	void *duckdb_destroy_error_data;
+	void *duckdb_error_data_error_type;
+	void *duckdb_error_data_message;
+	void *duckdb_error_data_has_error;
+	void *duckdb_destroy_expression;
+	void *duckdb_expression_return_type;
+	void *duckdb_expression_is_foldable;
+	void *duckdb_expression_fold;
+	void *duckdb_client_context_get_file_system;
+	void *duckdb_destroy_file_system;
+	void *duckdb_file_system_open;
+	void *duckdb_file_system_error_data;
+	void *duckdb_create_file_open_options;
+	void *duckdb_file_open_options_set_flag;
+	void *duckdb_destroy_file_open_options;
+	void *duckdb_destroy_file_handle;
+	void *duckdb_file_handle_error_data;
+	void *duckdb_file_handle_close;
+	void *duckdb_file_handle_read;
+	void *duckdb_file_handle_write;
+	void *duckdb_file_handle_seek;
+	void *duckdb_file_handle_tell;
+	void *duckdb_file_handle_sync;
+	void *duckdb_file_handle_size;
+	void *duckdb_geometry_type_get_crs;
+	void *duckdb_create_log_storage;
+	void *duckdb_destroy_log_storage;
+	void *duckdb_log_storage_set_write_log_entry;
+	void *duckdb_log_storage_set_extra_data;
+	void *duckdb_log_storage_set_name;
+	void *duckdb_register_log_storage;
+	void *duckdb_client_context_get_connection_id;
+	void (*duckdb_destroy_client_context)(duckdb_client_context *context);
+	void *duckdb_connection_get_client_context;
+	void *duckdb_get_table_names;
+	void *duckdb_connection_get_arrow_options;
+	void *duckdb_destroy_arrow_options;
+	void *duckdb_prepared_statement_column_count;
+	void *duckdb_prepared_statement_column_name;
+	void *duckdb_prepared_statement_column_logical_type;
+	void *duckdb_prepared_statement_column_type;
+	void *duckdb_result_get_arrow_options;
+	void *duckdb_scalar_function_set_bind;
+	void *duckdb_scalar_function_bind_set_error;
+	void *duckdb_scalar_function_get_client_context;
+	void *duckdb_scalar_function_set_bind_data;
+	void *duckdb_scalar_function_get_bind_data;
+	void *duckdb_scalar_function_bind_get_extra_info;
+	void *duckdb_scalar_function_bind_get_argument_count;
+	void *duckdb_scalar_function_bind_get_argument;
+	void *duckdb_scalar_function_set_bind_data_copy;
+	void *duckdb_scalar_function_get_state;
+	void *duckdb_scalar_function_set_init;
+	void *duckdb_scalar_function_init_set_error;
+	void *duckdb_scalar_function_init_set_state;
+	void *duckdb_scalar_function_init_get_client_context;
+	void *duckdb_scalar_function_init_get_bind_data;
+	void *duckdb_scalar_function_init_get_extra_info;
+	void *duckdb_value_to_string;
+	void *duckdb_valid_utf8_check;
+	void *duckdb_table_description_get_column_count;
+	void *duckdb_table_description_get_column_type;
+	void (*duckdb_table_function_get_client_context)(duckdb_bind_info info, duckdb_client_context *out_context);
 } trevni_duckdb_api;
 
 // TREVNI_DUCKDB_USED lists the members called (for the table a program
@@ -648,6 +718,16 @@ typedef struct {
 	F(duckdb_copy_function_set_finalize) \
 	F(duckdb_copy_function_finalize_set_error) \
 	F(duckdb_copy_function_finalize_get_global_state) \
+	F(duckdb_create_config_option) \
+	F(duckdb_destroy_config_option) \
+	F(duckdb_config_option_set_name) \
+	F(duckdb_config_option_set_type) \
+	F(duckdb_config_option_set_default_value) \
+	F(duckdb_config_option_set_description) \
+	F(duckdb_register_config_option) \
+	F(duckdb_client_context_get_config_option) \
+	F(duckdb_destroy_client_context) \
+	F(duckdb_table_function_get_client_context) \
 	F(duckdb_replacement_scan_set_error)
 
 #endif

@@ -240,6 +240,9 @@ func duckscan_copy_init(info C.duckdb_copy_function_global_init_info) {
 	// DuckDB's COPY TO replaces an existing file, as its own formats do;
 	// the file is written beside and put in place only once complete.
 	opts.Replace = true
+	// Compression on a goroutine a core, as trevni fromparquet does by
+	// default; DuckDB calls the sink on one thread at a time.
+	opts.Workers = runtime.GOMAXPROCS(0)
 	w, err := trevni.Create(context.Background(), path, b.schema, &opts)
 	if err != nil {
 		fail(err.Error())

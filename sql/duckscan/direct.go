@@ -81,7 +81,7 @@ func openDirect(ctx context.Context, bd *bindData, u unit, cols []int) (*directR
 		if c < 0 {
 			continue
 		}
-		name := bd.names[c]
+		name := bd.fields[c]
 		i, ok := d.rd.ColumnIndex(name)
 		if !ok {
 			d.close()

@@ -101,7 +101,8 @@ type scanner struct {
 	cfg Config
 }
 
-// Register registers read_trevni and trevni_scan and the copy function of
+// Register registers read_trevni and trevni_scan, trevni_metadata and
+// trevni_schema, and the copy function of
 // COPY ... TO ... (FORMAT trevni) through the connection conn (a
 // duckdb_connection), and the replacement scan of names ending
 // in .trv, .trv1 and .clmn with the database db (a duckdb_database).
@@ -122,6 +123,10 @@ func Register(conn, db unsafe.Pointer, cfg *Config) error {
 	if err := s.registerCopy(C.duckdb_connection(conn)); err != nil {
 		return err
 	}
+	if err := s.registerRows(C.duckdb_connection(conn)); err != nil {
+		return err
+	}
+	registerSettings(C.duckdb_connection(conn))
 	C.td_add_replacement_scan(C.duckdb_database(db), C.duckdb_replacement_callback_t(C.duckscan_replacement), newHandle(s), C.duckdb_delete_callback_t(C.duckscan_delete))
 	return nil
 }
@@ -143,7 +148,7 @@ func (s *scanner) register(conn C.duckdb_connection, name string) error {
 	for _, p := range []struct {
 		name string
 		t    C.duckdb_logical_type
-	}{{FilterParameter, varchar}, {FilenameParameter, boolean}, {BlockMemoryParameter, bigint}, {MaxBlockSizeParameter, bigint}, {MaxRecordBytesParameter, bigint}} {
+	}{{FilterParameter, varchar}, {FilenameParameter, boolean}, {UnionByNameParameter, boolean}, {BlockMemoryParameter, bigint}, {MaxBlockSizeParameter, bigint}, {MaxRecordBytesParameter, bigint}} {
 		n := cString(p.name)
 		C.td_table_function_add_named_parameter(f, n, p.t)
 		C.free(unsafe.Pointer(n))
@@ -199,7 +204,8 @@ type bindData struct {
 	open     *trevni.OpenOptions
 	filename bool               // the last column is FilenameColumn
 	record   bool               // the schema is a record: its fields can be selected
-	names    []string           // the data set's columns, in order
+	names    []string           // the data set's columns, in order, as DuckDB names them
+	fields   []string           // of a record: each column's Avro field name (names may restore arrow.name)
 	direct   []format.ValueType // per column, its Trevni type if the direct path reads it, else notDirect
 	parts    []partInfo
 	reshape  bool // the batches need duckRecord (see duckType)
@@ -241,13 +247,15 @@ func duckscan_bind(info C.duckdb_bind_info) {
 		panic("test panic, as " + PanicTestVariable + " asks")
 	}
 	var filter string
-	var filename bool
+	var filename, unionByName bool
 	var limits [3]int64
 	namedValue(info, FilterParameter, func(v C.duckdb_value) { filter = getVarchar(v) })
 	namedValue(info, FilenameParameter, func(v C.duckdb_value) { filename = bool(C.td_get_bool(v)) })
+	namedValue(info, UnionByNameParameter, func(v C.duckdb_value) { unionByName = bool(C.td_get_bool(v)) })
 	for i, name := range []string{BlockMemoryParameter, MaxBlockSizeParameter, MaxRecordBytesParameter} {
 		namedValue(info, name, func(v C.duckdb_value) { limits[i] = int64(C.td_get_int64(v)) })
 	}
+	settingLimits(info, &limits)
 	fail := func(err error) {
 		setError(fmt.Sprintf("%s(%s): %v", FunctionName, quoteString(source), err), func(m *C.char) { C.td_bind_set_error(info, m) })
 	}
@@ -255,6 +263,19 @@ func duckscan_bind(info C.duckdb_bind_info) {
 	if err != nil {
 		fail(err)
 		return
+	}
+	if unionByName {
+		text, err := unionSchema(context.Background(), source, open)
+		if err != nil {
+			fail(err)
+			return
+		}
+		var o trevni.OpenOptions
+		if open != nil {
+			o = *open
+		}
+		o.ReaderSchema = text
+		open = &o
 	}
 	bd, as, err := s.bind(source, filter, open)
 	if err != nil {
@@ -362,10 +383,17 @@ func (s *scanner) bind(source, filter string, open *trevni.OpenOptions) (*bindDa
 	for _, f := range as.Fields() {
 		bd.names = append(bd.names, f.Name)
 	}
+	if bd.record {
+		for _, f := range ds.Schema().Fields {
+			bd.fields = append(bd.fields, f.Name)
+		}
+	}
 	bd.direct = make([]format.ValueType, len(bd.names))
 	for i := range bd.direct {
 		bd.direct[i] = notDirect
-		if bd.record {
+		// The direct path reads a part's own columns: with a reader
+		// schema (union_by_name's) records are resolved to it instead.
+		if bd.record && (open == nil || open.ReaderSchema == "") {
 			if t, ok := directType(ds.Schema().Fields[i].Type); ok {
 				bd.direct[i] = t
 			}
@@ -419,7 +447,7 @@ func duckscan_init(info C.duckdb_init_info) {
 		default:
 			st.anyField = true
 			if bd.record {
-				st.fields = append(st.fields, bd.names[c])
+				st.fields = append(st.fields, bd.fields[c])
 			}
 		}
 		st.cols = append(st.cols, c)
