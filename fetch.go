@@ -3,13 +3,13 @@ package trevni
 import (
 	"context"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/frontdoor"
 	"slices"
 	"sort"
 	"sync/atomic"
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/remote"
 )

@@ -3,7 +3,6 @@ package trevni
 import (
 	"bytes"
 	"context"
-	"github.com/trevni-go/trevni/internal/frontdoor"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 	"github.com/trevni-go/trevni/shred"
 )

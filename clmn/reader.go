@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/trevni-go/trevni/format"
 	"io"
 	"math"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zlib"
 
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/budget"
 	"github.com/trevni-go/trevni/internal/utf8check"
 )

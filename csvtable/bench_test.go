@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/testing/memtest"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/testing/memtest"
 	"github.com/trevni-go/trevni/shred"
 )
 

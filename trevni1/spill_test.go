@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/testing/memtest"
 	"io"
 	"math/rand/v2"
 	"os"
 	"testing"
+
+	"github.com/trevni-go/trevni/internal/testing/memtest"
 )
 
 var spillCols = []ColumnSpec{

@@ -3,7 +3,6 @@ package trevniarrow
 import (
 	"context"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/frontdoor"
 	"iter"
 	"sync/atomic"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/schema"
 )
 

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/frontdoor"
 	"hash/fnv"
 	"io/fs"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/remote/store"
 )
 

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"os"
 	"runtime"
@@ -11,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/remote/httpread"
 	"github.com/trevni-go/trevni/remote/store"

@@ -3,9 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/frontdoor"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 const countHelp = `

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"flag"
-	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"os"
 	"path"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/remote/store"
 )
 

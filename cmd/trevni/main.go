@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"io/fs"
 	"os"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 // Exit statuses.

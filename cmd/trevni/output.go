@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io/fs"
 	"os"
 
 	"github.com/trevni-go/trevni/internal/atomicfile"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/remote"
 )
 

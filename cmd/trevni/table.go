@@ -7,7 +7,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/frontdoor"
 	"io"
 	"os"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 // addDelimiter defines --delimiter.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/trevni-go/trevni/internal/jsontext"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/internal/jsontext"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/schema"
 )

@@ -3,12 +3,12 @@ package objstore_test
 import (
 	"context"
 	"errors"
-	"github.com/trevni-go/trevni"
 	"os"
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/stores/objstore"
 	"github.com/trevni-go/trevni/stores/storetest/gcsserver"
 )

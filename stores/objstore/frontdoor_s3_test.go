@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/trevni-go/trevni"
 	"os"
 	"slices"
 	"testing"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/stores/objstore"
 	"github.com/trevni-go/trevni/stores/storetest/s3server"
 )

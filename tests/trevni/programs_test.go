@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	_ "github.com/trevni-go/trevni/schema/protoload"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,6 +24,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/trevni-go/trevni"
+	_ "github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
 

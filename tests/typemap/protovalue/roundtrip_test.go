@@ -3,7 +3,6 @@ package protovalue_test
 import (
 	"bytes"
 	"context"
-	"github.com/trevni-go/trevni/tests/internal/longtest"
 	"math"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
+	"github.com/trevni-go/trevni/tests/internal/longtest"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
