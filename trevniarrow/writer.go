@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -47,34 +46,13 @@ type inferrer struct {
 
 // name returns a valid Avro name made of s, unused so far.
 func (in *inferrer) name(s string) string {
-	n := avroName(s)
+	n := schema.MakeName(s)
 	in.names[n]++
 	if k := in.names[n]; k > 1 {
 		n += "_" + strconv.Itoa(k)
 		in.names[n]++
 	}
 	return n
-}
-
-// avroName makes s a valid Avro name: letters, digits and _, not starting
-// with a digit.
-func avroName(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z', r == '_', r >= '0' && r <= '9' && i > 0:
-			b.WriteRune(r)
-		case r >= '0' && r <= '9':
-			b.WriteByte('_')
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	if b.Len() == 0 {
-		return "_"
-	}
-	return b.String()
 }
 
 func (in *inferrer) fields(fs []arrow.Field, path string) ([]*schema.Field, error) {
@@ -88,7 +66,7 @@ func (in *inferrer) fields(fs []arrow.Field, path string) ([]*schema.Field, erro
 		if f.Nullable && t.Kind != schema.Null && t.Kind != schema.Union {
 			t = &schema.Schema{Kind: schema.Union, Branches: []*schema.Schema{{Kind: schema.Null}, t}}
 		}
-		name := avroName(f.Name)
+		name := schema.MakeName(f.Name)
 		for seen[name] {
 			name += "_"
 		}

@@ -9,7 +9,6 @@ import "C"
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/trevni-go/trevni/schema"
@@ -50,34 +49,13 @@ type typeMapper struct {
 
 // name returns a unique Avro name made of s.
 func (m *typeMapper) name(s string) string {
-	n := avroName(s)
+	n := schema.MakeName(s)
 	m.names[n]++
 	if k := m.names[n]; k > 1 {
 		n += "_" + strconv.Itoa(k)
 		m.names[n]++
 	}
 	return n
-}
-
-// avroName makes s a valid Avro name: letters, digits and _, not starting
-// with a digit (as trevniarrow names the fields of an Arrow schema).
-func avroName(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z', r == '_', r >= '0' && r <= '9' && i > 0:
-			b.WriteRune(r)
-		case r >= '0' && r <= '9':
-			b.WriteByte('_')
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	if b.Len() == 0 {
-		return "_"
-	}
-	return b.String()
 }
 
 // takeString returns a string DuckDB allocated, freeing it.
@@ -109,7 +87,7 @@ func (m *typeMapper) fields(names []string, types []C.duckdb_logical_type, path 
 		if err != nil {
 			return nil, nil, fmt.Errorf("column %s: %w", n, err)
 		}
-		name := avroName(n)
+		name := schema.MakeName(n)
 		for seen[name] {
 			name += "_"
 		}
@@ -207,7 +185,7 @@ func (m *typeMapper) typ(t C.duckdb_logical_type, path string, depth int) (*sche
 		seen := map[string]bool{}
 		for i := range symbols {
 			symbols[i] = takeString(C.td_enum_dictionary_value(t, C.idx_t(i)))
-			if avroName(symbols[i]) != symbols[i] || seen[symbols[i]] {
+			if schema.MakeName(symbols[i]) != symbols[i] || seen[symbols[i]] {
 				valid = false
 			}
 			seen[symbols[i]] = true
