@@ -57,11 +57,6 @@ func newBodyReader(r io.Reader, comma rune, header []string, ragged Ragged, line
 	return &Reader{cr: cr, header: header, ragged: ragged, lines: lines}
 }
 
-// errCutStopped ends the ranges at a bare quote. The worker of the range
-// fails at the quote first, so it is not seen unless that fails to
-// happen, which it would rather report than write the records cut short.
-var errCutStopped = errors.New("csvtable: a quote inside an unquoted cell stopped the cutting of the input")
-
 // csvCutter cuts the CSV after the header into ranges of whole records.
 type csvCutter struct {
 	br      *bufio.Reader
@@ -73,14 +68,13 @@ type csvCutter struct {
 // quotes follows the quotes of buf from from on, as recordReader reads
 // them: a quote opens a quoted cell only at a cell's start (after a
 // delimiter or a line's start), or again right after the quote that closed
-// one (the two an escaped quote); elsewhere it is text (12" pizza). It
-// reports true: no quote stops the cutting. buf starts at a record's
-// start.
-func (c *csvCutter) quotes(buf []byte, from int) bool {
+// one (the two an escaped quote); elsewhere it is text (12" pizza), so no
+// quote stops the cutting. buf starts at a record's start.
+func (c *csvCutter) quotes(buf []byte, from int) {
 	for i := from; ; i++ {
 		k := bytes.IndexByte(buf[i:], '"')
 		if k < 0 {
-			return true
+			return
 		}
 		i += k
 		if c.inQuote {
@@ -105,12 +99,7 @@ func (c *csvCutter) cut(buf []byte, limit int) (shred.Range, error) {
 	for {
 		chunk, err := c.br.ReadSlice('\n')
 		buf = append(buf, chunk...)
-		if !c.quotes(buf, len(buf)-len(chunk)) {
-			// A bare quote: encoding/csv fails at it, in this range;
-			// the quoting after it is not known, so no cut is safe.
-			r.Data = buf
-			return r, errCutStopped
-		}
+		c.quotes(buf, len(buf)-len(chunk))
 		switch err {
 		case bufio.ErrBufferFull:
 			continue // the line goes on
