@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
@@ -318,7 +319,7 @@ func namesDataset(t *testing.T, n int) *trevni.Dataset {
 // are one worker's.
 func TestRecordReaderWorkersOutputMemory(t *testing.T) {
 	ctx := context.Background()
-	read := func(ds *trevni.Dataset, workers int, memory int64) (rows, sum int64, peak uint64) {
+	readOnce := func(ds *trevni.Dataset, workers int, memory int64) (rows, sum int64, peak uint64) {
 		var err error
 		peak, err = memtest.PeakHeap(func() error {
 			o := &trevniarrow.ReadOptions{}
@@ -344,9 +345,22 @@ func TestRecordReaderWorkersOutputMemory(t *testing.T) {
 		}
 		return rows, sum, peak
 	}
+	// Each peak is the least of three reads: garbage the collector has not
+	// yet reached only ever adds to a sample (single reads of the same
+	// data peaked anywhere from 4.9 to 9.5 MiB on a lightly loaded
+	// machine, and failed the bound below one run in three).
+	read := func(ds *trevni.Dataset, workers int, memory int64) (rows, sum int64, peak uint64) {
+		peak = math.MaxUint64
+		for range 3 {
+			var p uint64
+			rows, sum, p = readOnce(ds, workers, memory)
+			peak = min(peak, p)
+		}
+		return rows, sum, peak
+	}
 	const memory = 2 << 20
 	small, large := namesDataset(t, 20_000), namesDataset(t, 160_000)
-	wantRows, wantSum, _ := read(large, 1, 0)
+	wantRows, wantSum, _ := readOnce(large, 1, 0)
 	rows, sum, eight := read(large, 2, memory)
 	if rows != wantRows || sum != wantSum || rows != 160_000 {
 		t.Fatalf("two workers: %d rows (sum %d), one: %d (sum %d)", rows, sum, wantRows, wantSum)
