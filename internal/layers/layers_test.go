@@ -150,9 +150,11 @@ var layers = []layer{
 	// package (it may not exist yet).
 	{"root", []string{""}},
 	// Bridges to the tools data engineers use, over the front door: Arrow
-	// record batches, Parquet and Arrow IPC files (trevniarrow). Only they
+	// record batches and Arrow IPC files (trevniarrow). Only the bridges
 	// may import their heavy dependencies.
 	{"bridges", []string{"trevniarrow"}},
+	// Parquet files, over the Arrow bridge (trevniparquet).
+	{"Parquet bridge", []string{"trevniparquet"}},
 	// The helpers of tests, under internal/testing: servers (rangeserver),
 	// random schemas, values, messages and filters (avrorand, protorand,
 	// predrand), the vec.Large records of the benchmarks (veclarge),
@@ -178,8 +180,8 @@ var heavy = []struct {
 }{
 	{"net/http", []string{"remote/httpread", "stores/objstore", "stores/gcs", "stores/gs", "internal/testing/rangeserver", "stores/storetest/s3server", "stores/storetest/gcsserver", "stores/internal/faulthttp", "stores/internal/stallhttp"}},
 	{"github.com/apache/beam", nil},
-	{"github.com/apache/arrow", []string{"trevniarrow"}},
-	{"github.com/apache/arrow-go", []string{"trevniarrow"}},
+	{"github.com/apache/arrow", []string{"trevniarrow", "trevniparquet"}},
+	{"github.com/apache/arrow-go", []string{"trevniarrow", "trevniparquet"}},
 	{"github.com/duckdb", nil},
 	{"github.com/marcboeker/go-duckdb", nil},
 	{"gocloud.dev", []string{"stores/objstore", "stores/gcs", "stores/s3", "stores/gs", "stores/azblob"}},

@@ -1,4 +1,4 @@
-package trevniarrow_test
+package trevniparquet_test
 
 import (
 	"context"
@@ -27,6 +27,8 @@ import (
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/trevniarrow"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // pqgoGen makes random parquet-go schemas (nested structs, lists, legacy
@@ -575,7 +577,7 @@ func fromParquetFile(t *testing.T, name string, batchRows int) (*schema.Schema, 
 		t.Fatal(err)
 	}
 	defer in.Close()
-	pf, err := trevniarrow.OpenParquet(in, &trevniarrow.ParquetReadOptions{BatchRows: batchRows})
+	pf, err := trevniparquet.Open(in, &trevniparquet.ReadOptions{BatchRows: batchRows})
 	if err != nil {
 		return nil, nil, err
 	}

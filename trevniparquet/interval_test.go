@@ -1,4 +1,4 @@
-package trevniarrow_test
+package trevniparquet_test
 
 import (
 	"bytes"
@@ -20,6 +20,8 @@ import (
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/trevniarrow"
 	"github.com/trevni-go/trevni/typemap"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // durationEdges are counts at the edges of the unsigned 32-bit months,
@@ -235,15 +237,15 @@ func TestParquetDurationsAsIntervals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := &trevniarrow.ParquetOptions{RowGroupRows: 50, Codec: "zstd"}
-		if !trevniarrow.DirectApplies(ds, opts) {
+		opts := &trevniparquet.WriteOptions{RowGroupRows: 50, Codec: "zstd"}
+		if !trevniparquet.DirectApplies(ds, opts) {
 			t.Fatalf("union %v: the direct path does not apply", union)
 		}
 		var direct, viaArrow bytes.Buffer
-		if _, err := trevniarrow.WriteParquet(ctx, &direct, ds, opts); err != nil {
+		if _, err := trevniparquet.Write(ctx, &direct, ds, opts); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := trevniarrow.WriteParquetArrow(ctx, &viaArrow, ds, opts); err != nil {
+		if _, err := trevniparquet.WriteArrow(ctx, &viaArrow, ds, opts); err != nil {
 			t.Fatal(err)
 		}
 		sameParquet(t, fmt.Sprintf("durations, union %v", union), direct.Bytes(), viaArrow.Bytes())

@@ -1,4 +1,4 @@
-package trevniarrow
+package trevniparquet
 
 import (
 	"cmp"
@@ -23,9 +23,11 @@ import (
 	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
+
+	"github.com/trevni-go/trevni/trevniarrow"
 )
 
-// The direct path of WriteParquet: each Parquet column chunk is written
+// The direct path of Write: each Parquet column chunk is written
 // straight from the Trevni columns beneath it, with no Arrow arrays and no
 // records assembled. A Parquet leaf's definition and repetition levels
 // and its values come from the columnar read layer (assemble/levels),
@@ -48,7 +50,7 @@ type directPlan struct {
 
 // directSchema returns the schema of the records the direct path writes:
 // the data set's, or its projection on ro's Fields; nil if there is none.
-func directSchema(ds *trevni.Dataset, ro *ReadOptions) *schema.Schema {
+func directSchema(ds *trevni.Dataset, ro *trevniarrow.ReadOptions) *schema.Schema {
 	s := ds.Schema()
 	if s == nil || len(ro.Fields) == 0 {
 		return s
@@ -65,7 +67,7 @@ func directSchema(ds *trevni.Dataset, ro *ReadOptions) *schema.Schema {
 // data set whose parts have schemas of their own, resolved to the data
 // set's as records, or a schema the plan does not match to the Parquet
 // schema. as is the Arrow schema of the records written (directSchema's).
-func planDirect(ds *trevni.Dataset, ro *ReadOptions, as *arrow.Schema, props *parquet.WriterProperties) *directPlan {
+func planDirect(ds *trevni.Dataset, ro *trevniarrow.ReadOptions, as *arrow.Schema, props *parquet.WriterProperties) *directPlan {
 	s := directSchema(ds, ro)
 	if s == nil {
 		return nil
@@ -370,7 +372,7 @@ func containsInt(s []int, v int) bool {
 
 // writeDirect writes the data set as Parquet by plan p and returns the
 // number of rows written.
-func writeDirect(ctx context.Context, w io.Writer, ds *trevni.Dataset, p *directPlan, props *parquet.WriterProperties, o *ParquetOptions) (int64, error) {
+func writeDirect(ctx context.Context, w io.Writer, ds *trevni.Dataset, p *directPlan, props *parquet.WriterProperties, o *WriteOptions) (int64, error) {
 	p.filterFields = frontdoor.FilterFields(ds, o.Read.Where)
 	pw, err := newPQWriter(w, p.schema, props, p.meta)
 	if err != nil {
@@ -437,7 +439,7 @@ func rowBytes(rd *format.Reader, cols []int) float64 {
 // writePart writes rows [from, end) of one part (those the filter
 // selects, as many as sel still wants) in row groups, and returns with
 // them what was read (nil if the part could not be opened).
-func (p *directPlan) writePart(ctx context.Context, pw *pqWriter, part *trevni.Part, o *ParquetOptions, sel *levels.Span, from, end, before, readBefore int64) (rows, read int64, rep *trevni.PartReport, err error) {
+func (p *directPlan) writePart(ctx context.Context, pw *pqWriter, part *trevni.Part, o *WriteOptions, sel *levels.Span, from, end, before, readBefore int64) (rows, read int64, rep *trevni.PartReport, err error) {
 	f, err := part.Open(ctx)
 	if err != nil {
 		return 0, 0, nil, err
@@ -518,7 +520,7 @@ func (p *directPlan) writePart(ctx context.Context, pw *pqWriter, part *trevni.P
 	// written.
 	budget := int64(o.Read.BatchBytes)
 	if budget <= 0 {
-		budget = DefaultBatchBytes
+		budget = trevniarrow.DefaultBatchBytes
 	}
 	if m := o.Read.OutputMemory; m > 0 {
 		budget = min(budget, m)

@@ -1,4 +1,4 @@
-package trevniarrow_test
+package trevniparquet_test
 
 import (
 	"bytes"
@@ -8,7 +8,8 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
-	"github.com/trevni-go/trevni/trevniarrow"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // Random schemas and values, Trevni to Parquet (row groups of a few rows,
@@ -24,14 +25,14 @@ func TestParquetRoundTripProperty(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		n, err := trevniarrow.WriteParquet(ctx, &buf, ds, &trevniarrow.ParquetOptions{Codec: codecs[seed%4], RowGroupRows: 2})
+		n, err := trevniparquet.Write(ctx, &buf, ds, &trevniparquet.WriteOptions{Codec: codecs[seed%4], RowGroupRows: 2})
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, text)
 		}
 		if n != int64(len(want)) {
 			t.Fatalf("seed %d: %d rows written, want %d", seed, n, len(want))
 		}
-		pf, err := trevniarrow.OpenParquet(bytes.NewReader(buf.Bytes()), nil)
+		pf, err := trevniparquet.Open(bytes.NewReader(buf.Bytes()), nil)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

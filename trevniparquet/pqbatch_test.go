@@ -1,4 +1,4 @@
-package trevniarrow_test
+package trevniparquet_test
 
 import (
 	"bytes"
@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/trevniarrow"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // A string that is not UTF-8 among the items of an array (in the array's
@@ -83,10 +84,10 @@ func testBadItem(t *testing.T, to string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !trevniarrow.DirectApplies(ds, nil) {
+		if !trevniparquet.DirectApplies(ds, nil) {
 			t.Fatal("the direct path does not apply")
 		}
-		_, err = trevniarrow.WriteParquet(context.Background(), io.Discard, ds, nil)
+		_, err = trevniparquet.Write(context.Background(), io.Discard, ds, nil)
 		ds.Close()
 		if err == nil {
 			t.Fatalf("%s: a string that is not UTF-8 was written", c.field)
@@ -135,15 +136,15 @@ func TestParquetDirectLongArrays(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	opts := &trevniarrow.ParquetOptions{RowGroupRows: 2500}
-	if !trevniarrow.DirectApplies(ds, opts) {
+	opts := &trevniparquet.WriteOptions{RowGroupRows: 2500}
+	if !trevniparquet.DirectApplies(ds, opts) {
 		t.Fatal("the direct path does not apply")
 	}
 	var direct, viaArrow bytes.Buffer
-	if _, err := trevniarrow.WriteParquet(context.Background(), &direct, ds, opts); err != nil {
+	if _, err := trevniparquet.Write(context.Background(), &direct, ds, opts); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := trevniarrow.WriteParquetArrow(context.Background(), &viaArrow, ds, opts); err != nil {
+	if _, err := trevniparquet.WriteArrow(context.Background(), &viaArrow, ds, opts); err != nil {
 		t.Fatal(err)
 	}
 	sameParquet(t, "long arrays", direct.Bytes(), viaArrow.Bytes())

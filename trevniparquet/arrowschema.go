@@ -1,4 +1,4 @@
-package trevniarrow
+package trevniparquet
 
 import (
 	"encoding/base64"

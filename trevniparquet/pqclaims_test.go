@@ -1,4 +1,4 @@
-package trevniarrow_test
+package trevniparquet_test
 
 import (
 	"os"
@@ -14,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/trevni-go/trevni/trevniarrow"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // writeClaim writes one batch of cols (named as in as) with arrow-go and
@@ -137,7 +139,7 @@ func TestParquetStoredSchemaClaims(t *testing.T) {
 	}
 	for _, c := range cases {
 		as := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int32}, c.field}, nil)
-		for _, key := range []string{trevniarrow.MetaAvroSchema, trevniarrow.MetaParquetAvroSchema} {
+		for _, key := range []string{trevniarrow.MetaAvroSchema, trevniparquet.MetaParquetAvroSchema} {
 			claim := c.claim
 			if claim == "" {
 				claim = c.truth // a true schema, a value it cannot hold

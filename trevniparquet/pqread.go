@@ -1,4 +1,4 @@
-package trevniarrow
+package trevniparquet
 
 import (
 	"fmt"
@@ -8,11 +8,13 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/trevni-go/trevni/schema"
+
+	"github.com/trevni-go/trevni/trevniarrow"
 )
 
 // MetaParquetAvroSchema is the key-value metadata key under which
 // parquet-avro (and Hive and Spark through it) keep the Avro schema of
-// a Parquet file's records. OpenParquet takes it when the file has no
+// a Parquet file's records. Open takes it when the file has no
 // MetaAvroSchema.
 const MetaParquetAvroSchema = "parquet.avro.schema"
 
@@ -25,7 +27,7 @@ const MetaParquetAvroSchema = "parquet.avro.schema"
 // the key and the field.
 func storedAvroSchema(rd *file.Reader, as *arrow.Schema) (string, error) {
 	kv := rd.MetaData().KeyValueMetadata()
-	key := MetaAvroSchema
+	key := trevniarrow.MetaAvroSchema
 	v := kv.FindValue(key)
 	if v == nil {
 		key = MetaParquetAvroSchema
@@ -35,14 +37,14 @@ func storedAvroSchema(rd *file.Reader, as *arrow.Schema) (string, error) {
 		// The columns' types alone (pqarrow copies the key-value
 		// metadata into as's, avro.schema among them: none here).
 		md := as.Metadata()
-		if i := md.FindKey(MetaAvroSchema); i >= 0 {
+		if i := md.FindKey(trevniarrow.MetaAvroSchema); i >= 0 {
 			keys, vals := md.Keys(), md.Values()
 			keys = append(keys[:i:i], keys[i+1:]...)
 			vals = append(vals[:i:i], vals[i+1:]...)
 			nmd := arrow.NewMetadata(keys, vals)
 			as = arrow.NewSchema(as.Fields(), &nmd)
 		}
-		text, err := AvroSchema(as)
+		text, err := trevniarrow.AvroSchema(as)
 		if err != nil {
 			return "", fmt.Errorf("Parquet schema: %w", err)
 		}
@@ -70,21 +72,24 @@ func checkClaim(s *schema.Schema, as *arrow.Schema) error {
 		if as.NumFields() != 1 {
 			return fmt.Errorf("%d columns for an Avro %v", as.NumFields(), s.Kind)
 		}
-		if _, err := newEncoder(s, as.Field(0).Type); err != nil {
+		if err := trevniarrow.CheckSchema(s, as); err != nil {
 			return fmt.Errorf("column %s: %w", as.Field(0).Name, err)
 		}
 		return claimType(s, as.Field(0).Type, as.Field(0).Name, 0)
 	}
 	claimed := map[int]bool{}
 	for _, f := range s.Fields {
-		k := as.FieldIndices(arrowFieldName(f))
+		k := as.FieldIndices(f.SourceName())
 		if len(k) == 0 {
 			return fmt.Errorf("field %s is not a column", f.Name)
 		}
 		claimed[k[0]] = true
-		if _, err := newEncoder(f.Type, as.Field(k[0]).Type); err != nil {
-			return fmt.Errorf("field %s: %w", f.Name, err)
-		}
+	}
+	if err := trevniarrow.CheckSchema(s, as); err != nil {
+		return err
+	}
+	for _, f := range s.Fields {
+		k := as.FieldIndices(f.SourceName())
 		if err := claimType(f.Type, as.Field(k[0]).Type, f.Name, 0); err != nil {
 			return err
 		}
@@ -100,7 +105,7 @@ func checkClaim(s *schema.Schema, as *arrow.Schema) error {
 // isPad says whether f is the one null field PadField that stands for
 // the fields of a record of none (Arrow and Parquet have no empty struct).
 func isPad(fields int, f arrow.Field) bool {
-	return fields == 0 && f.Name == PadField && f.Type.ID() == arrow.NULL
+	return fields == 0 && f.Name == trevniarrow.PadField && f.Type.ID() == arrow.NULL
 }
 
 // claimType returns an error naming path when values of Arrow type t
@@ -109,10 +114,12 @@ func claimType(s *schema.Schema, t arrow.DataType, path string, depth int) error
 	if depth > maxShapeDepth {
 		return fmt.Errorf("field %s nests too deep", path)
 	}
-	if inner, _ := nullableUnion(s); inner != nil {
+	if inner := nullable(s); inner != nil {
 		s = inner
 	}
-	t = storageType(t)
+	if e, ok := t.(arrow.ExtensionType); ok {
+		t = e.StorageType()
+	}
 	if dt, ok := t.(*arrow.DictionaryType); ok {
 		t = dt.ValueType
 	}
@@ -138,7 +145,7 @@ func claimType(s *schema.Schema, t arrow.DataType, path string, depth int) error
 		}
 		claimed := make([]bool, tt.NumFields())
 		for _, f := range s.Fields {
-			k, ok := tt.FieldIdx(arrowFieldName(f))
+			k, ok := tt.FieldIdx(f.SourceName())
 			if !ok {
 				return fmt.Errorf("field %s.%s is not a column", path, f.Name)
 			}
@@ -160,6 +167,20 @@ func claimType(s *schema.Schema, t arrow.DataType, path string, depth int) error
 		if s.Kind == schema.Array {
 			return claimType(s.Items, tt.Elem(), path+"[]", depth+1)
 		}
+	}
+	return nil
+}
+
+// nullable returns T of a union ["null", T] or [T, "null"], else nil.
+func nullable(s *schema.Schema) *schema.Schema {
+	if s.Kind != schema.Union || len(s.Branches) != 2 {
+		return nil
+	}
+	switch {
+	case s.Branches[0].Kind == schema.Null && s.Branches[1].Kind != schema.Null:
+		return s.Branches[1]
+	case s.Branches[1].Kind == schema.Null && s.Branches[0].Kind != schema.Null:
+		return s.Branches[0]
 	}
 	return nil
 }

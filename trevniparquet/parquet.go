@@ -1,4 +1,4 @@
-package trevniarrow
+package trevniparquet
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -18,6 +17,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/trevni-go/trevni"
+
+	"github.com/trevni-go/trevni/trevniarrow"
 )
 
 // DefaultRowGroupRows is the default most rows of a Parquet row group.
@@ -41,14 +42,14 @@ const parquetDictionaryLimit = 64 << 10
 // 110 to 80 MB, for a file 0.3% larger and no more instructions.
 const parquetPageSize = 256 << 10
 
-// ParquetOptions says how a data set is written as Parquet. A nil
-// *ParquetOptions writes every record, snappy-compressed, in row groups of
+// WriteOptions says how a data set is written as Parquet. A nil
+// *WriteOptions writes every record, snappy-compressed, in row groups of
 // DefaultRowGroupRows rows at most.
-type ParquetOptions struct {
+type WriteOptions struct {
 	// Read selects the records (fields, filter, range); its BatchRows,
 	// if set, bounds the rows of a row group (as RowGroupRows does), and
 	// its BatchBytes the memory of one.
-	Read ReadOptions
+	Read trevniarrow.ReadOptions
 	// Codec compresses the pages: "snappy" (the default), "zstd",
 	// "gzip", "brotli", "lz4" or "none".
 	Codec string
@@ -56,7 +57,7 @@ type ParquetOptions struct {
 	// DefaultRowGroupRows). Through Arrow batches, a row group is made
 	// of batches (read on Read.Workers goroutines), its encoded pages
 	// held until it ends: it ends early after the batch that brings its
-	// arrays to Read.BatchBytes. The direct path (see WriteParquet) holds
+	// arrays to Read.BatchBytes. The direct path (see Write) holds
 	// no batch: a row group never spans two files of the data set, and
 	// ends early at about Read.BatchBytes (or Read.OutputMemory, if set
 	// and less) of compressed pages, which it holds until it ends.
@@ -67,7 +68,7 @@ type ParquetOptions struct {
 	Report func([]trevni.PartReport)
 	// Allocator, if set, allocates the Parquet writer's buffers (pages,
 	// levels, dictionaries, statistics; nil: a Go allocator), each freed
-	// by the time WriteParquet returns. The Arrow batches read are on Go
+	// by the time Write returns. The Arrow batches read are on Go
 	// memory (see RecordReader).
 	Allocator memory.Allocator
 }
@@ -91,7 +92,7 @@ func parquetCodec(name string) (compress.Compression, error) {
 	return compress.Codecs.Uncompressed, fmt.Errorf("unknown Parquet codec %q (snappy, zstd, gzip, brotli, lz4, none)", name)
 }
 
-// WriteParquet writes the records of a data set that opts selects as a
+// Write writes the records of a data set that opts selects as a
 // Parquet file to w, and returns the number of records written. Unions
 // other than ["null", T] become structs of a field per branch (Parquet has
 // no unions), and records of no fields structs of one null field (Parquet
@@ -112,14 +113,14 @@ func parquetCodec(name string) (compress.Compression, error) {
 // if set) of compressed pages. A data set whose parts have schemas of
 // their own (resolved to a reader schema) is written through Arrow
 // batches. Both write the same schema, metadata and values.
-func WriteParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions) (int64, error) {
-	return writeParquet(ctx, w, ds, opts, true)
+func Write(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *WriteOptions) (int64, error) {
+	return write(ctx, w, ds, opts, true)
 }
 
-// writeParquet is WriteParquet, through the direct path where it applies
+// write is Write, through the direct path where it applies
 // and direct allows it.
-func writeParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions, direct bool) (int64, error) {
-	var o ParquetOptions
+func write(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *WriteOptions, direct bool) (int64, error) {
+	var o WriteOptions
 	if opts != nil {
 		o = *opts
 	}
@@ -136,13 +137,13 @@ func writeParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 	o.Read.Schema.Parquet = true
 	props := parquetProps(codec, o.RowGroupRows, o.Allocator)
 	if s := directSchema(ds, &o.Read); direct && s != nil {
-		if as, err := ArrowSchema(s, &o.Read.Schema); err == nil {
+		if as, err := trevniarrow.ArrowSchema(s, &o.Read.Schema); err == nil {
 			if p := planDirect(ds, &o.Read, as, props); p != nil {
 				return writeDirect(ctx, w, ds, p, props, &o)
 			}
 		}
 	}
-	rr, err := NewRecordReader(ctx, ds, &o.Read)
+	rr, err := trevniarrow.NewRecordReader(ctx, ds, &o.Read)
 	if err != nil {
 		return 0, err
 	}
@@ -166,7 +167,7 @@ func writeParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 		groupBytes             = o.Read.BatchBytes
 	)
 	if groupBytes <= 0 {
-		groupBytes = DefaultBatchBytes
+		groupBytes = trevniarrow.DefaultBatchBytes
 	}
 	for rr.Next() {
 		rec := rr.RecordBatch()
@@ -187,9 +188,9 @@ func writeParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 			// WriteBuffered went on in a new row group: the rows past
 			// the last full one are in it.
 			groupRows %= int64(o.RowGroupRows)
-			groupMem = rr.curMem * groupRows / rec.NumRows()
+			groupMem = rr.BatchBytes() * groupRows / rec.NumRows()
 		} else {
-			groupMem += rr.curMem
+			groupMem += rr.BatchBytes()
 		}
 		// A full row group, or one whose arrays reach the bound, ends.
 		endGroup = groupRows == 0 || groupMem >= int64(groupBytes)
@@ -204,7 +205,7 @@ func writeParquet(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *Pa
 	return n, nil
 }
 
-// parquetProps returns the Parquet writer properties of WriteParquet.
+// parquetProps returns the Parquet writer properties of Write.
 func parquetProps(codec compress.Compression, rowGroupRows int, mem memory.Allocator) *parquet.WriterProperties {
 	if mem == nil {
 		mem = memory.NewGoAllocator()
@@ -220,74 +221,8 @@ func parquetProps(codec compress.Compression, rowGroupRows int, mem memory.Alloc
 	)
 }
 
-// IPCOptions says how a data set is written in the Arrow IPC format. A nil
-// *IPCOptions writes every record as a file.
-type IPCOptions struct {
-	// Read selects the records and sizes the batches.
-	Read ReadOptions
-	// Stream writes the IPC stream format (for a pipe) instead of the
-	// file format.
-	Stream bool
-	// Report, if set, is called once reading ends, on an error too, with
-	// what was read from each part of the data set.
-	Report func([]trevni.PartReport)
-	// Allocator, if set, allocates the IPC writer's buffers (nil: a Go
-	// allocator), each freed by the time WriteIPC returns.
-	Allocator memory.Allocator
-}
-
-// WriteIPC writes the records of a data set that opts selects in the Arrow
-// IPC file (or stream) format to w, and returns the number written.
-func WriteIPC(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *IPCOptions) (int64, error) {
-	var o IPCOptions
-	if opts != nil {
-		o = *opts
-	}
-	rr, err := NewRecordReader(ctx, ds, &o.Read)
-	if err != nil {
-		return 0, err
-	}
-	defer rr.Release()
-	if o.Report != nil {
-		defer func() { o.Report(rr.Report()) }()
-	}
-	mem := o.Allocator
-	if mem == nil {
-		mem = memory.NewGoAllocator()
-	}
-	var iw interface {
-		Write(arrow.RecordBatch) error
-		Close() error
-	}
-	if o.Stream {
-		iw = ipc.NewWriter(w, ipc.WithSchema(rr.Schema()), ipc.WithAllocator(mem))
-	} else {
-		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(rr.Schema()), ipc.WithAllocator(mem))
-		if err != nil {
-			return 0, fmt.Errorf("Arrow IPC: %w", err)
-		}
-		iw = fw
-	}
-	var n int64
-	for rr.Next() {
-		if err := iw.Write(rr.RecordBatch()); err != nil {
-			iw.Close()
-			return n, fmt.Errorf("Arrow IPC: %w", err)
-		}
-		n += rr.RecordBatch().NumRows()
-	}
-	if err := rr.Err(); err != nil {
-		iw.Close()
-		return n, err
-	}
-	if err := iw.Close(); err != nil {
-		return n, fmt.Errorf("Arrow IPC: %w", err)
-	}
-	return n, nil
-}
-
-// ParquetFile is a Parquet file opened for reading as Arrow batches.
-type ParquetFile struct {
+// File is a Parquet file opened for reading as Arrow batches.
+type File struct {
 	pf       *file.Reader
 	fr       *pqarrow.FileReader
 	schema   *arrow.Schema
@@ -302,18 +237,18 @@ type ParquetFile struct {
 	raw       *arrow.Schema
 	batchRows int
 	// src is the file, whose page CRCs are verified before each row
-	// group is read; nil when ParquetReadOptions.SkipChecksums.
+	// group is read; nil when ReadOptions.SkipChecksums.
 	src io.ReaderAt
 }
 
-// ParquetReadOptions bounds the reading of a Parquet file. A nil
-// *ParquetReadOptions takes the defaults.
-type ParquetReadOptions struct {
+// ReadOptions bounds the reading of a Parquet file. A nil
+// *ReadOptions takes the defaults.
+type ReadOptions struct {
 	// BatchRows is the most rows of a batch (default DefaultBatchRows).
 	BatchRows int
 	// MaxMemory bounds the memory the Parquet reader holds at once:
 	// pages, decompressed pages, dictionaries and the batch's arrays
-	// (default DefaultParquetMemory). A file whose pages or sizes lie
+	// (default DefaultMemory). A file whose pages or sizes lie
 	// (a decompression bomb, a page larger than its file) fails when it
 	// would pass it.
 	MaxMemory int64
@@ -334,12 +269,12 @@ type ParquetReadOptions struct {
 	MaxPageBytes int64
 }
 
-// DefaultParquetMemory is the default ParquetReadOptions.MaxMemory.
-const DefaultParquetMemory = 1 << 30
+// DefaultMemory is the default ReadOptions.MaxMemory.
+const DefaultMemory = 1 << 30
 
 // errMemory is the panic of a limitedAllocator past its limit, made an
 // error by the reader's recover.
-var errMemory = errors.New("the Parquet reader would hold more memory than ParquetReadOptions.MaxMemory: the file's sizes lie, or its batches are too large")
+var errMemory = errors.New("the Parquet reader would hold more memory than ReadOptions.MaxMemory: the file's sizes lie, or its batches are too large")
 
 // limitedAllocator is a Go allocator that panics with errMemory past a
 // limit: arrow-go's allocators cannot return an error.
@@ -371,10 +306,10 @@ func (a *limitedAllocator) Free(b []byte) {
 	a.mem.Free(b)
 }
 
-// OpenParquet opens a Parquet file for reading: its footer is read and its
+// Open opens a Parquet file for reading: its footer is read and its
 // Avro schema found (the "avro.schema" key-value metadata) or inferred from
 // its Arrow schema (see AvroSchema).
-func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *ParquetFile, err error) {
+func Open(r parquet.ReaderAtSeeker, opts *ReadOptions) (pf *File, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			pf, err = nil, fmt.Errorf("Parquet: bad file: %s", panicText(p))
@@ -383,15 +318,15 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 			}
 		}
 	}()
-	var o ParquetReadOptions
+	var o ReadOptions
 	if opts != nil {
 		o = *opts
 	}
 	if o.BatchRows <= 0 {
-		o.BatchRows = DefaultBatchRows
+		o.BatchRows = trevniarrow.DefaultBatchRows
 	}
 	if o.MaxMemory <= 0 {
-		o.MaxMemory = DefaultParquetMemory
+		o.MaxMemory = DefaultMemory
 	}
 	if o.Allocator == nil {
 		o.Allocator = memory.NewGoAllocator()
@@ -465,7 +400,7 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 		rd.Close()
 		return nil, err
 	}
-	pfile := &ParquetFile{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress, shapes: shapes,
+	pfile := &File{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress, shapes: shapes,
 		int96: int96, raw: raw, batchRows: o.BatchRows}
 	if !o.SkipChecksums {
 		pfile.src = src
@@ -474,20 +409,20 @@ func OpenParquet(r parquet.ReaderAtSeeker, opts *ParquetReadOptions) (pf *Parque
 }
 
 // Schema returns the file's Arrow schema.
-func (p *ParquetFile) Schema() *arrow.Schema { return p.schema }
+func (p *File) Schema() *arrow.Schema { return p.schema }
 
 // AvroSchema returns the Avro schema the file's records are written to
 // Trevni as.
-func (p *ParquetFile) AvroSchema() string { return p.avro }
+func (p *File) AvroSchema() string { return p.avro }
 
 // NumRows returns the file's number of rows.
-func (p *ParquetFile) NumRows() int64 { return p.pf.NumRows() }
+func (p *File) NumRows() int64 { return p.pf.NumRows() }
 
 // Close closes the file.
-func (p *ParquetFile) Close() error { return p.pf.Close() }
+func (p *File) Close() error { return p.pf.Close() }
 
 // RecordReader returns a reader of the file's batches.
-func (p *ParquetFile) RecordReader(ctx context.Context) (array.RecordReader, error) {
+func (p *File) RecordReader(ctx context.Context) (array.RecordReader, error) {
 	rr, err := p.fr.GetRecordReader(ctx, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("Parquet: %w", err)
@@ -502,8 +437,8 @@ func (p *ParquetFile) RecordReader(ctx context.Context) (array.RecordReader, err
 // AvroSchema, or of one its columns map to) and returns the number
 // written. A bad file is an error naming the row group and column where
 // reading failed, never a panic.
-func (p *ParquetFile) WriteTo(ctx context.Context, w *trevni.Writer) (n int64, err error) {
-	tw, err := NewWriter(w, p.schema)
+func (p *File) WriteTo(ctx context.Context, w *trevni.Writer) (n int64, err error) {
+	tw, err := trevniarrow.NewWriter(w, p.schema)
 	if err != nil {
 		return 0, err
 	}
@@ -516,7 +451,7 @@ func (p *ParquetFile) WriteTo(ctx context.Context, w *trevni.Writer) (n int64, e
 }
 
 // writeRowGroup writes row group g.
-func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err error) {
+func (p *File) writeRowGroup(ctx context.Context, tw *trevniarrow.Writer, g int) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if r == errMemory {
@@ -576,7 +511,7 @@ func (p *ParquetFile) writeRowGroup(ctx context.Context, tw *Writer, g int) (err
 // pageError returns the error of reading row group g: the first column
 // chunk whose pages fail to read, named with the page, when there is one,
 // and else err with the row group.
-func (p *ParquetFile) pageError(g int, err error) (out error) {
+func (p *File) pageError(g int, err error) (out error) {
 	out = fmt.Errorf("Parquet row group %d: %w", g, err)
 	defer func() {
 		if recover() != nil {

@@ -1,4 +1,4 @@
-package trevniarrow_test
+package trevniparquet_test
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/trevniarrow"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // selected returns the records of recs (goavro's values, as written) that
@@ -56,7 +58,7 @@ func selected(t *testing.T, recs []any, o trevni.ReadOptions, p *predicate.Predi
 	return out
 }
 
-// WriteParquet writes a selection of fields, a filter, an offset, a limit
+// Write writes a selection of fields, a filter, an offset, a limit
 // and a range of rows straight from the Trevni columns (the direct path),
 // on one goroutine or several: the file is the one the Arrow path writes
 // (schema, metadata, row groups, statistics, values), its records are the
@@ -116,21 +118,21 @@ func TestParquetDirectSelections(t *testing.T) {
 		}
 		o.Fields = fields
 		o.Workers = 1 + r.IntN(3)
-		opts := &trevniarrow.ParquetOptions{Read: trevniarrow.ReadOptions{ReadOptions: o}, RowGroupRows: 1 + r.IntN(9), Codec: []string{"snappy", "zstd", "none"}[seed%3]}
+		opts := &trevniparquet.WriteOptions{Read: trevniarrow.ReadOptions{ReadOptions: o}, RowGroupRows: 1 + r.IntN(9), Codec: []string{"snappy", "zstd", "none"}[seed%3]}
 		label := fmt.Sprintf("seed %d, offset %d, limit %d, rows %d, where %q, fields %v", 3000+seed, o.Offset, o.Limit, o.Rows, o.Where, fields)
 		ds, err := trevni.Open(ctx, name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !trevniarrow.DirectApplies(ds, opts) {
+		if !trevniparquet.DirectApplies(ds, opts) {
 			t.Fatalf("%s: the direct path does not apply to\n%s", label, text)
 		}
 		var direct, viaArrow bytes.Buffer
-		got, err := trevniarrow.WriteParquet(ctx, &direct, ds, opts)
+		got, err := trevniparquet.Write(ctx, &direct, ds, opts)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", label, err, text)
 		}
-		if _, err := trevniarrow.WriteParquetArrow(ctx, &viaArrow, ds, opts); err != nil {
+		if _, err := trevniparquet.WriteArrow(ctx, &viaArrow, ds, opts); err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
 		ds.Close()

@@ -1,4 +1,4 @@
-package trevniarrow_test
+package trevniparquet_test
 
 import (
 	"bytes"
@@ -23,10 +23,11 @@ import (
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/trevniarrow"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
-// directSchema returns a random Avro schema of the kinds WriteParquet's
+// directSchema returns a random Avro schema of the kinds Write's
 // direct path covers: records, arrays, maps, ["null", T] in either order,
 // primitives, enums, fixed, durations, and dates, times and timestamps.
 func directSchema(r *rand.Rand) string { return directSchemaWith(r, true) }
@@ -333,7 +334,7 @@ func sameParquet(t *testing.T, label string, direct, arrowPath []byte) {
 // and returns its records.
 func parquetRecords(t *testing.T, b []byte) []any {
 	t.Helper()
-	pf, err := trevniarrow.OpenParquet(bytes.NewReader(b), nil)
+	pf, err := trevniparquet.Open(bytes.NewReader(b), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,31 +360,31 @@ func parquetRecords(t *testing.T, b []byte) []any {
 func TestParquetDirectPath(t *testing.T) {
 	ctx := context.Background()
 	codecs := []string{"snappy", "zstd", "gzip", "none"}
-	check := func(label, name string, opts *trevniarrow.ParquetOptions, want []any) {
+	check := func(label, name string, opts *trevniparquet.WriteOptions, want []any) {
 		ds, err := trevni.Open(ctx, name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer ds.Close()
-		if !trevniarrow.DirectApplies(ds, opts) {
+		if !trevniparquet.DirectApplies(ds, opts) {
 			t.Fatalf("%s: the direct path does not apply to\n%s", label, ds.SchemaText())
 		}
 		var direct, viaArrow bytes.Buffer
-		n, err := trevniarrow.WriteParquet(ctx, &direct, ds, opts)
+		n, err := trevniparquet.Write(ctx, &direct, ds, opts)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", label, err, ds.SchemaText())
 		}
 		if n != ds.RowCount() {
 			t.Fatalf("%s: %d rows written of %d", label, n, ds.RowCount())
 		}
-		if _, err := trevniarrow.WriteParquetArrow(ctx, &viaArrow, ds, opts); err != nil {
+		if _, err := trevniparquet.WriteArrow(ctx, &viaArrow, ds, opts); err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
 		sameParquet(t, label, direct.Bytes(), viaArrow.Bytes())
 		if want == nil {
 			return
 		}
-		pf, err := trevniarrow.OpenParquet(bytes.NewReader(direct.Bytes()), nil)
+		pf, err := trevniparquet.Open(bytes.NewReader(direct.Bytes()), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -411,7 +412,7 @@ func TestParquetDirectPath(t *testing.T) {
 	}
 	for seed := range uint64(80) {
 		name, _, want := writeDirectRandom(t, seed, int(seed%13)+1)
-		check(fmt.Sprintf("seed %d", seed), name, &trevniarrow.ParquetOptions{Codec: codecs[seed%4], RowGroupRows: int(seed%5) + 1}, want)
+		check(fmt.Sprintf("seed %d", seed), name, &trevniparquet.WriteOptions{Codec: codecs[seed%4], RowGroupRows: int(seed%5) + 1}, want)
 	}
 	// Files written from protobuf, where the direct path applies.
 	protos, _ := filepath.Glob("../testdata/proto/*/*.trv")
@@ -421,8 +422,8 @@ func TestParquetDirectPath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := &trevniarrow.ParquetOptions{RowGroupRows: 3}
-		if trevniarrow.DirectApplies(ds, opts) {
+		opts := &trevniparquet.WriteOptions{RowGroupRows: 3}
+		if trevniparquet.DirectApplies(ds, opts) {
 			direct++
 			check(name, name, opts, nil)
 		}
@@ -443,16 +444,16 @@ func TestParquetDirectPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts := &trevniarrow.ParquetOptions{RowGroupRows: 3}
+			opts := &trevniparquet.WriteOptions{RowGroupRows: 3}
 			switch {
 			case strings.Contains(name, "boolean_quirk"):
 				// Impala's lost booleans are an error on both paths.
-				_, err1 := trevniarrow.WriteParquet(ctx, io.Discard, ds, opts)
-				_, err2 := trevniarrow.WriteParquetArrow(ctx, io.Discard, ds, opts)
+				_, err1 := trevniparquet.Write(ctx, io.Discard, ds, opts)
+				_, err2 := trevniparquet.WriteArrow(ctx, io.Discard, ds, opts)
 				if err1 == nil || err2 == nil || !strings.Contains(err1.Error(), "boolean values lost") {
 					t.Errorf("%s: %v, through Arrow %v", name, err1, err2)
 				}
-			case trevniarrow.DirectApplies(ds, opts):
+			case trevniparquet.DirectApplies(ds, opts):
 				direct++
 				check(name, name, opts, nil)
 			}
@@ -465,7 +466,7 @@ func TestParquetDirectPath(t *testing.T) {
 	for _, v := range []string{"medium", "tiny", "booleans", "nested_records", "email", "maps", "unions", "primitives", "enum_fixed_bytes", "empty"} {
 		names, _ := filepath.Glob(filepath.Join("../testdata/interop", v, "*.snappy.crc32.trv"))
 		for _, name := range names {
-			check(name, name, &trevniarrow.ParquetOptions{RowGroupRows: 1000}, nil)
+			check(name, name, &trevniparquet.WriteOptions{RowGroupRows: 1000}, nil)
 		}
 	}
 }
@@ -499,18 +500,18 @@ func TestParquetDirectPathNotTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	if trevniarrow.DirectApplies(ds, nil) {
+	if trevniparquet.DirectApplies(ds, nil) {
 		t.Errorf("the direct path applies to parts of schemas of their own")
 	}
 	var direct, viaArrow bytes.Buffer
-	if _, err := trevniarrow.WriteParquet(ctx, &direct, ds, nil); err != nil {
+	if _, err := trevniparquet.Write(ctx, &direct, ds, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := trevniarrow.WriteParquetArrow(ctx, &viaArrow, ds, nil); err != nil {
+	if _, err := trevniparquet.WriteArrow(ctx, &viaArrow, ds, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(direct.Bytes(), viaArrow.Bytes()) {
-		t.Errorf("WriteParquet and the Arrow path differ")
+		t.Errorf("Write and the Arrow path differ")
 	}
 }
 
@@ -558,7 +559,7 @@ func TestParquetDirectDamaged(t *testing.T) {
 			failed++
 			continue
 		}
-		if _, err := trevniarrow.WriteParquet(ctx, io.Discard, ds, nil); err != nil {
+		if _, err := trevniparquet.Write(ctx, io.Discard, ds, nil); err != nil {
 			failed++
 		}
 		ds.Close()
@@ -597,16 +598,16 @@ func TestParquetDirectPathParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	opts := &trevniarrow.ParquetOptions{RowGroupRows: 4}
-	if !trevniarrow.DirectApplies(ds, opts) {
+	opts := &trevniparquet.WriteOptions{RowGroupRows: 4}
+	if !trevniparquet.DirectApplies(ds, opts) {
 		t.Fatal("the direct path does not apply")
 	}
 	var direct, viaArrow bytes.Buffer
-	n, err := trevniarrow.WriteParquet(ctx, &direct, ds, opts)
+	n, err := trevniparquet.Write(ctx, &direct, ds, opts)
 	if err != nil || n != int64(len(want)) {
 		t.Fatalf("%d rows of %d: %v", n, len(want), err)
 	}
-	if _, err := trevniarrow.WriteParquetArrow(ctx, &viaArrow, ds, opts); err != nil {
+	if _, err := trevniparquet.WriteArrow(ctx, &viaArrow, ds, opts); err != nil {
 		t.Fatal(err)
 	}
 	read := func(b []byte) arrow.Table {

@@ -1,4 +1,4 @@
-package trevniarrow
+package trevniparquet
 
 import (
 	"bufio"
@@ -200,7 +200,7 @@ func (t *thriftReader) readPageHeader() (pageHeader, error) {
 }
 
 // verifyChecksums checks the page CRCs of row group g.
-func (p *ParquetFile) verifyChecksums(g int) error {
+func (p *File) verifyChecksums(g int) error {
 	if p.src == nil {
 		return nil
 	}

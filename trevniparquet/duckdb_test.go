@@ -1,4 +1,4 @@
-package trevniarrow_test
+package trevniparquet_test
 
 import (
 	"bufio"
@@ -30,6 +30,8 @@ import (
 	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevniarrow"
 	"github.com/trevni-go/trevni/typemap"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // duckDB returns the node binary and the directory holding DuckDB's Node
@@ -520,7 +522,7 @@ func TestDuckDBReadsParquet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := trevniarrow.WriteParquet(ctx, f, ds, &trevniarrow.ParquetOptions{Codec: codec, RowGroupRows: 100}); err != nil {
+		if _, err := trevniparquet.Write(ctx, f, ds, &trevniparquet.WriteOptions{Codec: codec, RowGroupRows: 100}); err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
 		if err := f.Close(); err != nil {
@@ -540,7 +542,7 @@ func TestDuckDBReadsParquet(t *testing.T) {
 		name, _, _ := writeRandomWith(t, 1000+seed, int(seed%7)+1, inDuckDomain)
 		add(fmt.Sprintf("random seed %d", 1000+seed), name, "snappy")
 	}
-	// Schemas that WriteParquet writes straight from the Trevni columns.
+	// Schemas that Write writes straight from the Trevni columns.
 	for seed := range uint64(20) {
 		name, _, _ := writeDirectRandomWith(t, 2000+seed, int(seed%9)+1, inDuckDomain)
 		add(fmt.Sprintf("direct random seed %d", 2000+seed), name, []string{"snappy", "zstd", "gzip", "none"}[seed%4])
@@ -696,7 +698,7 @@ func TestParquetFromDuckDB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pf, err := trevniarrow.OpenParquet(in, nil)
+		pf, err := trevniparquet.Open(in, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
@@ -825,7 +827,7 @@ func TestParquetFromArrowGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pf, err := trevniarrow.OpenParquet(in, nil)
+		pf, err := trevniparquet.Open(in, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -867,7 +869,7 @@ func fromParquetGo(t *testing.T) (*schema.Schema, []any) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	pf, err := trevniarrow.OpenParquet(in, nil)
+	pf, err := trevniparquet.Open(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

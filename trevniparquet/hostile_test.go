@@ -1,4 +1,4 @@
-package trevniarrow_test
+package trevniparquet_test
 
 import (
 	"bytes"
@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/trevniarrow"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // parquetOf writes a data set as Parquet in row groups of rows rows.
@@ -21,7 +22,7 @@ func parquetOf(t testing.TB, name string, rows int) []byte {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if _, err := trevniarrow.WriteParquet(context.Background(), &buf, ds, &trevniarrow.ParquetOptions{RowGroupRows: rows}); err != nil {
+	if _, err := trevniparquet.Write(context.Background(), &buf, ds, &trevniparquet.WriteOptions{RowGroupRows: rows}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -29,7 +30,7 @@ func parquetOf(t testing.TB, name string, rows int) []byte {
 
 // fromParquet converts a Parquet file to Trevni, discarding the output.
 func fromParquet(data []byte) (int64, error) {
-	pf, err := trevniarrow.OpenParquet(bytes.NewReader(data), nil)
+	pf, err := trevniparquet.Open(bytes.NewReader(data), nil)
 	if err != nil {
 		return 0, err
 	}
@@ -96,13 +97,13 @@ func FuzzFromParquet(f *testing.F) {
 	})
 }
 
-// A file whose pages decompress to more than ParquetReadOptions.MaxMemory
+// A file whose pages decompress to more than ReadOptions.MaxMemory
 // (as a decompression bomb does) fails with the limit's error, naming the
 // row group; with room, the same file reads whole.
 func TestParquetMemoryLimit(t *testing.T) {
 	data := parquetOf(t, "../testdata/interop/medium/medium.snappy.crc32.trv", 1<<20)
 	read := func(limit int64) error {
-		pf, err := trevniarrow.OpenParquet(bytes.NewReader(data), &trevniarrow.ParquetReadOptions{MaxMemory: limit})
+		pf, err := trevniparquet.Open(bytes.NewReader(data), &trevniparquet.ReadOptions{MaxMemory: limit})
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package trevniarrow_test
+package trevniparquet_test
 
 import (
 	"context"
@@ -18,7 +18,8 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/schema"
-	"github.com/trevni-go/trevni/trevniarrow"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // realWriterFiles returns the Parquet files under dir.
@@ -44,7 +45,7 @@ func realWriterFiles(t *testing.T, dir string) []string {
 // fromParquetSuite converts a Parquet file as fromparquet does (batches of
 // 7 rows, so that records span batches) and returns the Avro schema and
 // the records of the Trevni file.
-func fromParquetSuite(t *testing.T, name string, opts *trevniarrow.ParquetReadOptions) (*schema.Schema, []any, error) {
+func fromParquetSuite(t *testing.T, name string, opts *trevniparquet.ReadOptions) (*schema.Schema, []any, error) {
 	t.Helper()
 	s, out, err := fromParquetSuiteFile(t, name, opts)
 	if err != nil {
@@ -56,18 +57,18 @@ func fromParquetSuite(t *testing.T, name string, opts *trevniarrow.ParquetReadOp
 // fromParquetSuiteFile converts a Parquet file as fromparquet does, map
 // entries in the file's order, and returns the Avro schema and the Trevni
 // file's name.
-func fromParquetSuiteFile(t *testing.T, name string, opts *trevniarrow.ParquetReadOptions) (*schema.Schema, string, error) {
+func fromParquetSuiteFile(t *testing.T, name string, opts *trevniparquet.ReadOptions) (*schema.Schema, string, error) {
 	t.Helper()
 	in, err := os.Open(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	o := trevniarrow.ParquetReadOptions{BatchRows: 7}
+	o := trevniparquet.ReadOptions{BatchRows: 7}
 	if opts != nil {
 		o = *opts
 	}
-	pf, err := trevniarrow.OpenParquet(in, &o)
+	pf, err := trevniparquet.Open(in, &o)
 	if err != nil {
 		return nil, "", err
 	}
@@ -107,7 +108,7 @@ func toParquetSuite(t *testing.T, trv string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := trevniarrow.WriteParquet(ctx, f, ds, nil); err != nil {
+	if _, err := trevniparquet.Write(ctx, f, ds, nil); err != nil {
 		t.Fatalf("%s: toparquet: %v", trv, err)
 	}
 	if err := f.Close(); err != nil {
@@ -263,7 +264,7 @@ func TestParquetDictionaryColumn(t *testing.T) {
 	if err := fw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, got, err := fromParquetSuite(t, name, &trevniarrow.ParquetReadOptions{BatchRows: 4})
+	s, got, err := fromParquetSuite(t, name, &trevniparquet.ReadOptions{BatchRows: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ func TestParquetPageChecksums(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), where) {
 			t.Errorf("%s: %v, want an error starting %q", name, err, where)
 		}
-		_, got, err := fromParquetSuite(t, dir+name, &trevniarrow.ParquetReadOptions{SkipChecksums: true})
+		_, got, err := fromParquetSuite(t, dir+name, &trevniparquet.ReadOptions{SkipChecksums: true})
 		if err != nil || len(got) == 0 {
 			t.Errorf("%s with SkipChecksums: %d rows, %v", name, len(got), err)
 		}

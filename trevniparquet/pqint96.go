@@ -1,4 +1,4 @@
-package trevniarrow
+package trevniparquet
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // the day and a Julian day). arrow-go reads them as Arrow nanoseconds
 // since 1970 and refuses a whole file for one value outside 1677-2262,
 // such as Spark's 9999-12-31 "end of time" (int96_from_spark.parquet).
-// DuckDB reads them all. OpenParquet reads the INT96 columns of the top
+// DuckDB reads them all. Open reads the INT96 columns of the top
 // level itself: it scans them once at open, and gives them
 // timestamp-micros when every value is a whole microsecond (Spark's
 // timestamps always are; the range is then ±290,000 years, read as Spark
@@ -29,7 +29,7 @@ import (
 // julianUnixEpoch is the Julian day of 1970-01-01.
 const julianUnixEpoch = 2440588
 
-// int96Col is a top-level INT96 column read by OpenParquet itself.
+// int96Col is a top-level INT96 column read by Open itself.
 type int96Col struct {
 	field int // the index of its field in the Arrow schema
 	col   int // its Parquet column
@@ -211,7 +211,7 @@ func (ir *int96Reader) read(mem memory.Allocator, n int) (arrow.Array, error) {
 // batch put together in the order of the schema as (of the fields as
 // pqarrow makes them, INT96 columns of their chosen unit). each is called
 // with every batch, which it must not keep.
-func (p *ParquetFile) int96Batches(ctx context.Context, g int, as *arrow.Schema, each func(arrow.RecordBatch) error) error {
+func (p *File) int96Batches(ctx context.Context, g int, as *arrow.Schema, each func(arrow.RecordBatch) error) error {
 	mem := memory.NewGoAllocator()
 	readers := make(map[int]*int96Reader, len(p.int96))
 	skip := make(map[int]bool, len(p.int96))
@@ -259,7 +259,7 @@ func (p *ParquetFile) int96Batches(ctx context.Context, g int, as *arrow.Schema,
 
 // int96Batch puts together one batch of n rows: rec's columns (nil for
 // none) and those the readers read.
-func (p *ParquetFile) int96Batch(mem memory.Allocator, rec arrow.RecordBatch, as *arrow.Schema, readers map[int]*int96Reader, n int, each func(arrow.RecordBatch) error) error {
+func (p *File) int96Batch(mem memory.Allocator, rec arrow.RecordBatch, as *arrow.Schema, readers map[int]*int96Reader, n int, each func(arrow.RecordBatch) error) error {
 	cols := make([]arrow.Array, as.NumFields())
 	defer func() {
 		for _, c := range cols {

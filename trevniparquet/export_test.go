@@ -1,4 +1,4 @@
-package trevniarrow
+package trevniparquet
 
 import (
 	"context"
@@ -8,18 +8,20 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/trevni-go/trevni"
+
+	"github.com/trevni-go/trevni/trevniarrow"
 )
 
-// WriteParquetArrow is WriteParquet through Arrow batches always, for the
+// WriteArrow is Write through Arrow batches always, for the
 // tests that compare the direct path with it.
-func WriteParquetArrow(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *ParquetOptions) (int64, error) {
-	return writeParquet(ctx, w, ds, opts, false)
+func WriteArrow(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *WriteOptions) (int64, error) {
+	return write(ctx, w, ds, opts, false)
 }
 
-// DirectApplies says whether WriteParquet writes ds (with opts) straight
+// DirectApplies says whether Write writes ds (with opts) straight
 // from its Trevni columns.
-func DirectApplies(ds *trevni.Dataset, opts *ParquetOptions) bool {
-	var o ParquetOptions
+func DirectApplies(ds *trevni.Dataset, opts *WriteOptions) bool {
+	var o WriteOptions
 	if opts != nil {
 		o = *opts
 	}
@@ -28,7 +30,7 @@ func DirectApplies(ds *trevni.Dataset, opts *ParquetOptions) bool {
 	if s == nil {
 		return false
 	}
-	as, err := ArrowSchema(s, &o.Read.Schema)
+	as, err := trevniarrow.ArrowSchema(s, &o.Read.Schema)
 	if err != nil {
 		return false
 	}

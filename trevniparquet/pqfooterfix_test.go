@@ -1,4 +1,4 @@
-package trevniarrow_test
+package trevniparquet_test
 
 import (
 	"bytes"
@@ -11,7 +11,8 @@ import (
 	pqgo "github.com/parquet-go/parquet-go"
 
 	"github.com/trevni-go/trevni/schema"
-	"github.com/trevni-go/trevni/trevniarrow"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // optionalKeyMap is a MAP group whose keys are optional, as Hive and old
@@ -80,7 +81,7 @@ func TestParquetMapOfOptionalKeys(t *testing.T) {
 		{},
 		{{s("z"), s("1")}, {s("c"), s("2")}, {s("m"), s("3")}},
 	})
-	sch, got, err := fromParquetSuite(t, name, &trevniarrow.ParquetReadOptions{BatchRows: 3})
+	sch, got, err := fromParquetSuite(t, name, &trevniparquet.ReadOptions{BatchRows: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestParquetMislabelledV2Pages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flips, err := trevniarrow.MislabelledV2Flags(bytes.NewReader(data))
+	flips, err := trevniparquet.MislabelledV2Flags(bytes.NewReader(data))
 	if err != nil || len(flips) == 0 {
 		t.Fatalf("%d flags found: %v", len(flips), err)
 	}
@@ -220,7 +221,7 @@ func TestParquetMislabelledV2Pages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if flips, err := trevniarrow.MislabelledV2Flags(bytes.NewReader(other)); err != nil || len(flips) != 0 {
+	if flips, err := trevniparquet.MislabelledV2Flags(bytes.NewReader(other)); err != nil || len(flips) != 0 {
 		t.Fatalf("datapage_v2.snappy.parquet: %d flags, %v", len(flips), err)
 	}
 }
