@@ -31,6 +31,7 @@ type Reader struct {
 	syms       []int32 // an enum's ordinals, before they become symbols
 	keep       []bool  // the rows of the segment being read that are kept (nil: all)
 	kept       int     // the rows of the segment already flushed
+	avg        float64 // the mean bytes of the byte strings a flat leaf read, 0 before any
 }
 
 // NewReader returns a reader of leaf l, whose columns open opens (a
@@ -924,6 +925,15 @@ func (r *Reader) writeFlat(ctx context.Context, sink func(*Run) error, from, n i
 			return err
 		}
 		k := int(min(n-done, flatBatch))
+		if r.leaf.ByteArray() {
+			// Byte strings are read about flatBytes at a time, so that a
+			// run of long strings stays small: at first a few, to learn
+			// their length.
+			k = min(k, firstBytes)
+			if r.avg > 0 {
+				k = int(min(int64(n-done), max(min(flatBatch, int64(flatBytes/r.avg)), firstBytes)))
+			}
+		}
 		var got int
 		var err error
 		switch r.leaf.Type {
@@ -964,6 +974,13 @@ func (r *Reader) writeFlat(ctx context.Context, sink func(*Run) error, from, n i
 	return nil
 }
 
+// flatBytes is about the most bytes of byte strings writeFlat reads at a
+// time, and firstBytes how many strings it reads first.
+const (
+	flatBytes  = 256 << 10
+	firstBytes = 256
+)
+
 // readBytes reads the string or bytes values of the next k rows into
 // r.run.Data and r.run.Ends, checking strings for UTF-8 and fixeds for their
 // size.
@@ -975,6 +992,9 @@ func (r *Reader) readBytes(k int) (int, error) {
 	})
 	if i, bad := r.badBytes(0); i >= 0 {
 		return i, fmt.Errorf("row %d: %s", r.vals.Row()-int64(got-1-i), bad)
+	}
+	if got > 0 {
+		r.avg = max(float64(len(r.run.Data))/float64(got), 1)
 	}
 	return got, err
 }
