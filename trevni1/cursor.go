@@ -1,6 +1,7 @@
 package trevni1
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -146,9 +147,13 @@ func (k *cursor) release() {
 // than most where the block ends first.
 func (k *cursor) recordsEnd(e, most int64) (end, recs int64, err error) {
 	n := k.entries()
-	if k.cr.repBits == 0 {
+	switch {
+	case k.cr.repBits == 0:
 		r := min(most, n-e)
 		return e + r, r, nil
+	case k.cr.repBits == 1:
+		end, recs = zerosEnd(k.cr.reps, e, n, most)
+		return end, recs, nil
 	}
 	if err := k.levels(); err != nil {
 		return 0, 0, err
@@ -296,4 +301,36 @@ func onesIn(b []byte, e, end int64) int64 {
 		c += int64(b[e>>3] >> (e & 7) & 1)
 	}
 	return c
+}
+
+// zerosEnd returns, of the bit stream b, the position of the zero bit
+// after the first most zero bits from position e, or n if there are no
+// more before it, and how many zero bits it passed.
+func zerosEnd(b []byte, e, n, most int64) (end, zeros int64) {
+	for e < n {
+		i, shift := e>>3, e&7
+		var w uint64
+		if i+8 <= int64(len(b)) {
+			w = binary.LittleEndian.Uint64(b[i:])
+		} else {
+			var buf [8]byte
+			copy(buf[:], b[i:])
+			w = binary.LittleEndian.Uint64(buf[:])
+		}
+		avail := min(64-shift, n-e)
+		z := ^(w >> shift)
+		if avail < 64 {
+			z &= 1<<avail - 1
+		}
+		c := int64(bits.OnesCount64(z))
+		if zeros+c > most {
+			for k := most - zeros; k > 0; k-- {
+				z &= z - 1
+			}
+			return e + int64(bits.TrailingZeros64(z)), most
+		}
+		zeros += c
+		e += avail
+	}
+	return n, zeros
 }

@@ -312,6 +312,16 @@ func decodeLevels(cr *ColumnReader, reps, defs *[]uint16, held *int64, n int64) 
 	return nil
 }
 
+// bitLevels holds the eight levels of each byte of a one-bit level array.
+var bitLevels = func() (t [256][8]uint16) {
+	for c := range t {
+		for k := range t[c] {
+			t[c][k] = uint16(c >> k & 1)
+		}
+	}
+	return t
+}()
+
 // unpack decodes len(out) levels of w bits each from b (all full when w
 // is 0).
 func unpack(out []uint16, b []byte, w int, full uint16) {
@@ -330,9 +340,7 @@ func unpack(out []uint16, b []byte, w int, full uint16) {
 				}
 				return
 			}
-			o := out[i : i+8 : i+8]
-			o[0], o[1], o[2], o[3] = uint16(c&1), uint16(c>>1&1), uint16(c>>2&1), uint16(c>>3&1)
-			o[4], o[5], o[6], o[7] = uint16(c>>4&1), uint16(c>>5&1), uint16(c>>6&1), uint16(c>>7)
+			*(*[8]uint16)(out[i : i+8]) = bitLevels[c]
 			i += 8
 		}
 	default:
