@@ -334,3 +334,39 @@ func zerosEnd(b []byte, e, n, most int64) (end, zeros int64) {
 	}
 	return n, zeros
 }
+
+// zeroBits finds the zero bits of a bit stream of n bits, in order: the
+// entries of repetition level 0 of a one-bit level array.
+type zeroBits struct {
+	b    []byte
+	n    int64
+	base int64  // the position of bit 0 of z
+	z    uint64 // the inverted bits from base, those before the last position asked for cleared
+}
+
+// next returns the position of the first zero bit after position after,
+// or n if there is none.
+func (it *zeroBits) next(after int64) int64 {
+	for p := after + 1; p < it.n; p = it.base + 64 {
+		if p >= it.base+64 {
+			i := p >> 3
+			var w uint64
+			if i+8 <= int64(len(it.b)) {
+				w = binary.LittleEndian.Uint64(it.b[i:])
+			} else {
+				var buf [8]byte
+				copy(buf[:], it.b[i:])
+				w = binary.LittleEndian.Uint64(buf[:])
+			}
+			it.base, it.z = i<<3, ^w
+		}
+		if z := it.z & (^uint64(0) << (p - it.base)); z != 0 {
+			it.z = z
+			if at := it.base + int64(bits.TrailingZeros64(z)); at < it.n {
+				return at
+			}
+			return it.n
+		}
+	}
+	return it.n
+}

@@ -462,7 +462,11 @@ func (sc *sourceColumn) copyValues(n int64) bool {
 		v = cr.bools[:(cr.count+7)/8]
 	case Float, Double:
 		// The block's loading checked the area's size.
-	case Int, Long, String, Bytes:
+	case Int, Long:
+		if p, ok := canonicalVarints(v, t, cr.count); !ok || p != len(v) {
+			return false
+		}
+	case String, Bytes:
 		lo, hi := t.intRange()
 		values := int64(0)
 		str := t == String || t == Bytes
@@ -513,6 +517,39 @@ func (sc *sourceColumn) copyValues(n int64) bool {
 	return true
 }
 
+// canonicalVarints returns the end of the first k values of v, varints of
+// type t (Int or Long), and whether they are as readValue reads them and
+// version 2 writes them: canonical (no last byte 0 after the first) and in
+// the type's range (an int's fifth byte below 16, a long's tenth at most
+// 1). The bytes are looked at, not decoded.
+func canonicalVarints(v []byte, t Type, k int64) (int, bool) {
+	maxLen, lastMax := 10, byte(1)
+	if t == Int {
+		maxLen, lastMax = 5, 0x0f
+	}
+	if k == 0 {
+		return 0, true
+	}
+	n := 0 // bytes of the varint so far
+	for p, c := range v {
+		n++
+		if c >= 0x80 {
+			if n == maxLen {
+				return 0, false
+			}
+			continue
+		}
+		if (c == 0 && n > 1) || (n == maxLen && c > lastMax) {
+			return 0, false
+		}
+		n = 0
+		if k--; k == 0 {
+			return p + 1, true
+		}
+	}
+	return 0, false
+}
+
 // copyRun copies the next k values of the values area, where version 2
 // encodes them as version 1 does (see copyValues), checking what
 // readValue checks of each; it returns false, having read nothing, where a
@@ -528,7 +565,12 @@ func (sc *sourceColumn) copyRun(k int64) bool {
 		if p > len(v) {
 			return false
 		}
-	case Int, Long, String, Bytes:
+	case Int, Long:
+		var ok bool
+		if p, ok = canonicalVarints(v, t, k); !ok {
+			return false
+		}
+	case String, Bytes:
 		lo, hi := t.intRange()
 		str := t == String || t == Bytes
 		for range k {
@@ -604,6 +646,9 @@ func (sc *sourceColumn) lengths(e, n int64) error {
 	bad := func(format string, args ...any) error {
 		return cr.fail(fmt.Errorf("%w: %s", ErrFormat, fmt.Sprintf(format, args...)))
 	}
+	if cr.c.MaxRep == 1 && cr.c.MaxDef == 1 && c.kind == colArray && c.ctxRep == 0 && c.rep == 1 && c.ctxDef == 0 && c.def == 1 {
+		return sc.topArrayLengths(e, n)
+	}
 	if err := sc.k.levels(); err != nil {
 		return err
 	}
@@ -666,6 +711,52 @@ func (sc *sourceColumn) lengths(e, n int64) error {
 			cr.entry++
 			cr.row++
 		}
+	}
+	return nil
+}
+
+// topArrayLengths is lengths for an array of records whose items are
+// never null, of a column whose levels are one bit each: an entry of
+// repetition level 0 starts a record's array, empty where its definition
+// level is 0, and the entries of level 1 after it are its items. It reads
+// the bits, not decoded levels.
+func (sc *sourceColumn) topArrayLengths(e, n int64) error {
+	cr, c := sc.cr, sc.c
+	defs := cr.defs
+	starts := zeroBits{b: cr.reps, n: n, base: -64}
+	for e < n {
+		end := starts.next(e)
+		if defs[e>>3]>>(e&7)&1 == 0 {
+			if end > e+1 {
+				return cr.fail(fmt.Errorf("%w: items after an absent or empty value", ErrFormat))
+			}
+			sc.e.length(0)
+			cr.entry, cr.row, e = cr.entry+1, cr.row+1, e+1
+			continue
+		}
+		items := end - e
+		if items > math.MaxInt32 {
+			return cr.fail(fmt.Errorf("%w: an array of %d items", ErrFormat, items))
+		}
+		sc.e.length(int32(items))
+		if c.inline {
+			if onesIn(defs, e, end) != items {
+				return cr.fail(fmt.Errorf("%w: definition level 0 where an item needs a value (definition 1)", ErrFormat))
+			}
+			if !sc.copyRun(items) {
+				for k := e; k < end; k++ {
+					if err := sc.value(); err != nil {
+						return err
+					}
+					cr.entry++
+					cr.row++
+				}
+				e = end
+				continue
+			}
+		}
+		cr.entry, cr.row = cr.entry+items, cr.row+items
+		e = end
 	}
 	return nil
 }
