@@ -45,12 +45,27 @@ func AvroNames(fields []Field) []string {
 // AvroSchema returns the JSON text of an Avro record schema called name
 // with one field per column, named as AvroNames says: nullable fields as a
 // union of null and the type. A field whose Avro name is not its own name
-// keeps its name in the attribute csv.name (NameProp).
+// keeps its name in the attribute csv.name (NameProp). The keys come in
+// the order a person writes them: a type's "type" first, then its name,
+// its logical type and their parameters; a field's name, then its type.
 func AvroSchema(name string, fields []Field) string {
 	type jsonField struct {
 		Name    string  `json:"name"`
 		Type    any     `json:"type"`
 		CSVName *string `json:"csv.name,omitempty"`
+	}
+	type jsonType struct {
+		Type        string `json:"type"`
+		Name        string `json:"name,omitempty"`
+		Size        int    `json:"size,omitempty"`
+		LogicalType string `json:"logicalType,omitempty"`
+		Precision   int    `json:"precision,omitempty"`
+		Scale       *int   `json:"scale,omitempty"`
+	}
+	type jsonEnum struct {
+		Type    string   `json:"type"`
+		Name    string   `json:"name"`
+		Symbols []string `json:"symbols"`
 	}
 	names := AvroNames(fields)
 	out := make([]jsonField, len(fields))
@@ -59,17 +74,17 @@ func AvroSchema(name string, fields []Field) string {
 		an := names[i]
 		var t any = f.Type.String()
 		if f.Type.temporal() {
-			t = map[string]any{"type": f.Type.avroPrimitive(), "logicalType": f.Type.String()}
+			t = jsonType{Type: f.Type.avroPrimitive(), LogicalType: f.Type.String()}
 		}
 		if f.Type == Decimal {
-			d := map[string]any{"type": "bytes", "logicalType": "decimal", "precision": f.Precision, "scale": f.Scale}
+			d := jsonType{Type: "bytes", LogicalType: "decimal", Precision: f.Precision, Scale: &f.Scale}
 			if f.Size > 0 {
-				d["type"], d["name"], d["size"] = "fixed", an+"_decimal", f.Size
+				d.Type, d.Name, d.Size = "fixed", an+"_decimal", f.Size
 			}
 			t = d
 		}
 		if f.Type == Enum {
-			t = map[string]any{"type": "enum", "name": an + "_enum", "symbols": f.Symbols}
+			t = jsonEnum{Type: "enum", Name: an + "_enum", Symbols: f.Symbols}
 		}
 		if f.Nullable && f.nullSecond {
 			t = []any{t, "null"}
@@ -82,7 +97,11 @@ func AvroSchema(name string, fields []Field) string {
 			out[i].CSVName = &name
 		}
 	}
-	b, _ := json.Marshal(map[string]any{"type": "record", "name": name, "fields": out})
+	b, _ := json.Marshal(struct {
+		Type   string      `json:"type"`
+		Name   string      `json:"name"`
+		Fields []jsonField `json:"fields"`
+	}{"record", name, out})
 	return string(b)
 }
 

@@ -610,16 +610,82 @@ func (in *inference) field(name string) Field {
 // nil). The records are parsed on opts.Workers goroutines
 // (ReaderOptions.Workers).
 func Infer(r io.Reader, comma rune, opts *ReaderOptions) ([]Field, int64, error) {
-	return infer(r, comma, opts, inferRangeBytes)
+	var in Inferrer
+	rows, err := in.add(r, comma, opts, inferRangeBytes)
+	if err != nil {
+		return nil, rows, err
+	}
+	return in.Fields(), rows, nil
 }
 
-// infer is Infer, cutting ranges of about rangeBytes bytes for its
-// workers.
-func infer(r io.Reader, comma rune, opts *ReaderOptions, rangeBytes int) ([]Field, int64, error) {
+// An Inferrer infers the columns of one table from the CSV files that are
+// its parts (Spark's part-00000.csv, part-00001.csv...), as Infer does
+// from one file, and as DuckDB's read_csv_auto with union_by_name reads
+// them: the columns are matched by header name, in the order first seen
+// (a column of a later file that no earlier one has comes after them);
+// a column's type is inferred over the cells of every file; a column that
+// one file lacks is nullable, null in that file's rows. The zero value is
+// ready to use.
+type Inferrer struct {
+	names  []string
+	byName map[string]int
+	ins    []inference
+	files  int
+}
+
+// Add infers the types of the CSV in r, the next file of the table, with
+// comma and opts as Infer takes them, and returns its number of rows.
+// After an error, the Inferrer is good for nothing.
+func (f *Inferrer) Add(r io.Reader, comma rune, opts *ReaderOptions) (int64, error) {
+	return f.add(r, comma, opts, inferRangeBytes)
+}
+
+// Fields returns the columns inferred from the files added so far.
+func (f *Inferrer) Fields() []Field {
+	fields := make([]Field, len(f.ins))
+	for i := range f.ins {
+		fields[i] = f.ins[i].field(f.names[i])
+	}
+	return fields
+}
+
+func (f *Inferrer) add(r io.Reader, comma rune, opts *ReaderOptions, rangeBytes int) (int64, error) {
+	header, ins, rows, err := infer(r, comma, opts, rangeBytes)
+	if err != nil {
+		return rows, err
+	}
+	if f.byName == nil {
+		f.byName = map[string]int{}
+	}
+	seen := make([]bool, len(f.ins))
+	for j, h := range header {
+		i, ok := f.byName[h]
+		if !ok {
+			i = len(f.names)
+			f.byName[h] = i
+			f.names = append(f.names, h)
+			f.ins = append(f.ins, inference{empty: f.files > 0})
+			seen = append(seen, false)
+		}
+		f.ins[i].merge(&ins[j])
+		seen[i] = true
+	}
+	for i, ok := range seen {
+		if !ok {
+			f.ins[i].empty = true // a column this file lacks: null in its rows
+		}
+	}
+	f.files++
+	return rows, nil
+}
+
+// infer infers the types of the columns of the CSV in r, cutting ranges
+// of about rangeBytes bytes for its workers, and returns its header too.
+func infer(r io.Reader, comma rune, opts *ReaderOptions, rangeBytes int) ([]string, []inference, int64, error) {
 	rec := &recorder{r: r}
 	rd, err := NewReader(rec, comma, opts)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	rec.stop = true
 	n := 0
@@ -639,13 +705,9 @@ func infer(r io.Reader, comma rune, opts *ReaderOptions, rangeBytes int) ([]Fiel
 		rows, err = inferRecords(rd, ins)
 	}
 	if err != nil {
-		return nil, rows, err
+		return nil, nil, rows, err
 	}
-	fields := make([]Field, len(ins))
-	for i := range ins {
-		fields[i] = ins[i].field(rd.header[i])
-	}
-	return fields, rows, nil
+	return rd.header, ins, rows, nil
 }
 
 // inferRecords adds the cells of rd's records to ins, and returns the
