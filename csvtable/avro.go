@@ -107,7 +107,8 @@ func AvroSchema(name string, fields []Field) string {
 
 // FieldsOf returns the fields of a flat record schema: every field of type
 // boolean, int, long, float, double, string or enum, a date, time-millis,
-// time-micros, timestamp-millis or timestamp-micros, a decimal on bytes or
+// time-micros, timestamp-millis, timestamp-micros or timestamp-nanos (or
+// their local- kin), a decimal on bytes or
 // fixed, or a union of null and one of these. Any other field is an error naming it; so is a schema that
 // is not a record.
 func FieldsOf(s *schema.Schema) ([]Field, error) {
@@ -177,6 +178,12 @@ func fieldOf(sf *schema.Field) (Field, error) {
 	case t.Logical == schema.LogicalLocalTimestampMicros && t.Kind == schema.Long:
 		f.Type = LocalTimestampMicros
 		return f, nil
+	case t.Logical == schema.LogicalTimestampNanos && t.Kind == schema.Long:
+		f.Type = TimestampNanos
+		return f, nil
+	case t.Logical == schema.LogicalLocalTimestampNanos && t.Kind == schema.Long:
+		f.Type = LocalTimestampNanos
+		return f, nil
 	}
 	switch t.Kind {
 	case schema.String:
@@ -213,7 +220,7 @@ func appendAvro(dst []byte, f *Field, c *Cell) []byte {
 		dst = append(dst, value)
 	}
 	switch f.Type {
-	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros:
+	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros, TimestampNanos, LocalTimestampNanos:
 		return binary.AppendVarint(dst, c.I)
 	case Float:
 		return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(c.F)))
@@ -254,7 +261,7 @@ func decodeAvro(data []byte, f *Field, c *Cell) ([]byte, error) {
 		data = data[1:]
 	}
 	switch f.Type {
-	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros:
+	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros, TimestampNanos, LocalTimestampNanos:
 		v, n := binary.Varint(data)
 		if n <= 0 {
 			return nil, errShort

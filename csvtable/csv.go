@@ -131,8 +131,11 @@ type ReaderOptions struct {
 
 // NewReader reads the header row of the CSV in r, whose cells are
 // separated by comma (0 means ','). A UTF-8 byte order mark before the
-// header is skipped. A header name that repeats an earlier one (ignoring
-// case) is renamed as DuckDB renames it (a, a: a, a_1). opts may be nil.
+// header is skipped. As DuckDB's read_csv reads a header, the spaces and
+// tabs around a name are trimmed, an empty name is made column and its
+// index (from 0, with as many digits as the last index: column1,
+// column01), and a name that repeats an earlier one (ignoring case) is
+// renamed (a, a: a, a_1). opts may be nil.
 func NewReader(r io.Reader, comma rune, opts *ReaderOptions) (*Reader, error) {
 	if comma == 0 {
 		comma = ','
@@ -172,8 +175,24 @@ func NewReader(r io.Reader, comma rune, opts *ReaderOptions) (*Reader, error) {
 			return nil, &Error{Line: line, Column: i + 1, Err: errors.New("header name is not valid UTF-8")}
 		}
 	}
+	nameHeader(rd.header)
 	dedupeHeader(rd.header)
 	return rd, nil
+}
+
+// nameHeader trims the spaces and tabs around the header names and names
+// the empty ones, as DuckDB's read_csv does: column and the column's index
+// from 0, as many digits as the last index has (column1 of 4 columns,
+// column01 of 12).
+func nameHeader(names []string) {
+	width := len(strconv.Itoa(len(names) - 1))
+	for i, n := range names {
+		n = strings.Trim(n, " \t")
+		if n == "" {
+			n = fmt.Sprintf("column%0*d", width, i)
+		}
+		names[i] = n
+	}
 }
 
 // dedupeHeader renames the header names that repeat an earlier one,
@@ -410,6 +429,9 @@ type inference struct {
 	// ISO 8601 dates, times and timestamps; the fine ones need
 	// microseconds rather than milliseconds.
 	date, time, timestamp, fineTime, fineTimestamp bool
+	// nanoTimestamp: a timestamp had a fraction finer than microseconds
+	// (DuckDB truncates it; a nanos column keeps it).
+	nanoTimestamp bool
 	// zoned: a timestamp had Z or an offset (a column of only timestamps
 	// without one is a local timestamp, DuckDB's TIMESTAMP; one of both is
 	// a UTC timestamp, those without an offset read as UTC, as DuckDB
@@ -491,10 +513,13 @@ func (in *inference) add(s string) {
 			} else if _, err := parseTemporal(TimestampMicros, s); err == nil {
 				in.timestamp, in.fineTimestamp, in.zoned = true, true, in.zoned || offset
 				return
+			} else if _, err := parseTemporal(TimestampNanos, s); err == nil {
+				in.timestamp, in.nanoTimestamp, in.zoned = true, true, in.zoned || offset
+				return
 			}
 		}
 	}
-	if strings.EqualFold(s, "true") || strings.EqualFold(s, "false") {
+	if isBool(s) {
 		in.boolean = true
 		return
 	}
@@ -561,6 +586,10 @@ func (in *inference) field(name string) Field {
 		f.Type = TimeMicros
 	case in.time:
 		f.Type = TimeMillis
+	case in.timestamp && in.nanoTimestamp && !in.zoned:
+		f.Type = LocalTimestampNanos
+	case in.timestamp && in.nanoTimestamp:
+		f.Type = TimestampNanos
 	case in.timestamp && in.fineTimestamp && !in.zoned:
 		f.Type = LocalTimestampMicros
 	case in.timestamp && !in.zoned:
@@ -750,6 +779,7 @@ func (in *inference) merge(o *inference) {
 	in.timestamp = in.timestamp || o.timestamp
 	in.fineTime = in.fineTime || o.fineTime
 	in.fineTimestamp = in.fineTimestamp || o.fineTimestamp
+	in.nanoTimestamp = in.nanoTimestamp || o.nanoTimestamp
 	in.zoned = in.zoned || o.zoned
 	// Decimals: both ranges' plain decimals must share one scale.
 	switch {

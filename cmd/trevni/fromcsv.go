@@ -30,14 +30,17 @@ digits any has, up to 38) when they are all plain decimals with the same
 number of digits after the point (4.10, -0.05: no plus sign or leading
 zeros), so that they come back as written, double when they are all
 decimal numbers otherwise (or NaN, Infinity, -Infinity), boolean when
-they are all true or false in any case, date when they are all dates as
+they are all true or false in any case (or T, F), date when they are all dates as
 2004-03-05, time-millis (or time-micros) when they are times as
 10:30:00[.fff], timestamp-millis (or -micros) when they are timestamps
 (2004-03-05T10:30:00 or 2004-03-05 10:30:00) and any has Z or an offset
 (+02, +0200, +02:00; those without one are UTC),
-local-timestamp-millis (or -micros) when none has, and string otherwise,
-as DuckDB's read_csv_auto reads them. A header name that repeats an
-earlier one is renamed as DuckDB renames it (a, a: a, a_1). tocsv writes these back as ISO 8601, timestamps in UTC.
+local-timestamp-millis (or -micros) when none has (-nanos for seven to
+nine fraction digits, which DuckDB truncates), and string otherwise,
+as DuckDB's read_csv_auto reads them. As DuckDB reads a header, the
+spaces around a name are trimmed, an empty one is named column and its
+index from 0 (a,,c: a, column1, c), and a name that repeats an earlier
+one is renamed (a, a: a, a_1). tocsv writes these back as ISO 8601, timestamps in UTC.
 --print-schema writes the inferred schema to OUT and converts nothing:
 change a column's type and give it back with --schema. A column with an empty cell is nullable; an empty cell is null.
 Inference reads the input twice (standard input is first copied to a
