@@ -17,9 +17,14 @@ import (
 const module = "github.com/trevni-go/trevni"
 
 // workspace are the packages of the repository's workspace (go.work): the
-// core module's, the command's (its own module) and the store drivers'
-// (the stores module).
-var workspace = []string{"./...", "./cmd/trevni/...", "./stores/..."}
+// core module's, the command's (its own module), the store drivers' (the
+// stores module) and the test module's (tests).
+var workspace = []string{"./...", "./cmd/trevni/...", "./stores/...", "./tests/..."}
+
+// testModule is the folder of the test module, whose packages hold test
+// files only: their tests' imports are checked as the imports of other
+// packages are.
+const testModule = "tests"
 
 // goCmd returns a go command run at the repository's root in its
 // workspace, whatever GOWORK the test runs with.
@@ -165,8 +170,15 @@ var layers = []layer{
 	// commands and benchmark programs may import them, so that no library
 	// package links them.
 	{"test helpers", []string{"internal/testing/..."}},
-	// Commands and benchmark programs: nothing imports them.
+	// Commands and benchmark programs: nothing imports them but the
+	// test module.
 	{"commands", []string{"cmd/...", "bench/..."}},
+	// The test module (tests/): the tests that need modules no user of
+	// the library should find in their build list (OTLP's generated
+	// types), in folders named as the packages they test. Its tests may
+	// use any package below; nothing imports it, so that none of its
+	// dependencies reaches a library user's or the command's build.
+	{"test module", []string{testModule, testModule + "/..."}},
 }
 
 // optional lists the table's packages that need not exist.
@@ -248,7 +260,11 @@ func hasPrefixPath(path, prefix string) bool {
 // TestLayers lists the workspace's packages with one go list and checks
 // every non-test import against the table.
 func TestLayers(t *testing.T) {
-	cmd := goCmd(t, append([]string{"list", "-f", "{{.ImportPath}} {{.Name}} {{join .Imports \" \"}}"}, workspace...)...)
+	// A package of the test module is listed with its tests' imports
+	// too (it has no other code).
+	format := "{{.ImportPath}} {{.Name}} {{join .Imports \" \"}}" +
+		"{{if eq .Module.Path \"" + module + "/" + testModule + "\"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}{{end}}"
+	cmd := goCmd(t, append([]string{"list", "-f", format}, workspace...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -288,8 +304,8 @@ func TestLayers(t *testing.T) {
 				}
 				continue
 			}
-			if layers[lv].name == "commands" {
-				continue
+			if layers[lv].name == "commands" || layers[lv].name == "test module" {
+				continue // they link what they need; nothing links them
 			}
 			for _, h := range heavy {
 				if hasPrefixPath(imp, h.prefix) && !slices.Contains(h.allowed, pkg) {
@@ -414,6 +430,9 @@ func TestLevel(t *testing.T) {
 		{"internal/testingx", ""},
 		{"", "root"},
 		{"cmdx", ""},
+		{"tests", "test module"},
+		{"tests/typemap/protovalue", "test module"},
+		{"testsx", ""},
 		{"format/statsx", ""},
 	} {
 		got := ""
