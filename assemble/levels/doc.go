@@ -3,6 +3,13 @@
 // levels, repetition levels and values, block by block, for the rows of
 // row ranges and a filter's selection, with no records assembled.
 //
+// A [Plan] maps the records of a file's layout, projected and read as a
+// reader schema reads them, to the leaves every columnar sink fills, in
+// one order (that of the Parquet schema of the same records), each with
+// its place in the tree of the reader's schema ([Node]: its kind, its
+// definition and repetition levels); a sink never walks a layout itself.
+// See Plan for the contract a sink relies on.
+//
 // A [Leaf] says which columns a leaf's levels come from ([Step]s: the
 // lengths of arrays and maps, the branch columns of unions, optional
 // nodes always there) and how its values are read (the column, enum
