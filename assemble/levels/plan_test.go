@@ -6,6 +6,7 @@ import (
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/assemble/levels"
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 )
@@ -120,5 +121,37 @@ func TestPlanReaderSchema(t *testing.T) {
 		{"name":"a","type":"string"}]}`)})
 	if !errors.Is(err, assemble.ErrIncompatible) {
 		t.Fatalf("an int read as a string: %v", err)
+	}
+	// Resolved: promotions, defaults, a field made nullable.
+	p, err = levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(`{"type":"record","name":"r","fields":[
+		{"name":"a","type":["null","double"]},
+		{"name":"k","type":"long","default":3},
+		{"name":"r2","type":{"type":"record","name":"r2","fields":[]},"default":{}}]}`)})
+	if !errors.Is(err, levels.ErrUnsupported) {
+		t.Fatalf("a default of a record: %v", err)
+	}
+	p, err = levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(`{"type":"record","name":"r","fields":[
+		{"name":"a","type":["null","double"]},
+		{"name":"k","type":"long","default":3},
+		{"name":"n","type":["null",{"type":"array","items":"int"}],"default":null}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := p.Leaves[0]; l.Col != 0 || l.Type != format.Int || l.Promote != format.Double || l.Steps[0].Kind != levels.Defined {
+		t.Fatalf("a promoted, nullable: %+v", l)
+	}
+	if l := p.Leaves[1]; l.Col != -1 || l.Const != int64(3) || len(l.Steps) != 0 {
+		t.Fatalf("a default: %+v", l)
+	}
+	if l := p.Leaves[2]; l.Col != -1 || len(l.Steps) != 2 || l.Steps[0].Kind != levels.Absent || l.MaxDef() != 2 {
+		t.Fatalf("a default null: %+v", l)
+	}
+	for _, text := range []string{
+		`{"type":"record","name":"r","fields":[{"name":"u","type":["null","int"]}]}`,
+		`{"type":"record","name":"r","fields":[{"name":"u","type":["string","null","int",{"type":"map","values":"string"}]}]}`,
+	} {
+		if _, err := levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(text)}); !errors.Is(err, levels.ErrUnsupported) {
+			t.Fatalf("%s: %v", text, err)
+		}
 	}
 }
