@@ -278,6 +278,11 @@ func (rr *RecordReader) RecordBatch() arrow.RecordBatch { return rr.cur }
 // Deprecated: use RecordBatch, as array.RecordReader says.
 func (rr *RecordReader) Record() arrow.RecordBatch { return rr.cur }
 
+// BatchBytes returns about the memory of the arrays of the batch Next
+// read (what ReadOptions.BatchBytes bounds), for a writer that groups
+// batches by their size.
+func (rr *RecordReader) BatchBytes() int64 { return rr.curMem }
+
 // Err returns the error that ended reading, if any.
 func (rr *RecordReader) Err() error { return rr.err }
 

@@ -16,7 +16,7 @@
 // symbols, fixed sizes, decimals of a fixed width, UUIDs from their
 // text). A [Reader] reads a leaf's columns into a [Run] and hands each
 // run to a sink: Parquet column chunks are written from them
-// (trevniarrow's WriteParquet), as Arrow arrays can be built from them.
+// (trevniparquet's Write), as Arrow arrays can be built from them.
 // A [Selector] cuts a part's rows into the [Segment]s of row groups:
 // every row of a range, or the matches of a filter (assemble's, with its
 // block pruning), the rows between near matches read and dropped.
