@@ -16,8 +16,10 @@ import (
 // of defaults (a record of default null, an int, a [string, null], an
 // enum, a field within an array's records), promotes (int to long,
 // float to double, string to bytes, within a ["null", T] and a map),
-// reorders fields and a ["null", T], renames a field by alias and makes a
-// field nullable.
+// reorders fields and a ["null", T], renames a field by alias, makes a
+// field nullable, reads a union with its branches reordered and one
+// promoted, an int and a ["null", int] as unions of more branches, and
+// an enum of other symbols with a default.
 const (
 	oldParts = `{"type":"record","name":"R","fields":[
 	{"name":"id","type":"long"},
@@ -31,10 +33,13 @@ const (
 	{"name":"u","type":["null","int","string"]},
 	{"name":"old","type":"string"},
 	{"name":"plain","type":"long"},
-	{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B","C"]}}]}`
+	{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B","C"]}},
+	{"name":"w","type":"int"},
+	{"name":"v","type":["null","int"]},
+	{"name":"e2","type":{"type":"enum","name":"E2","symbols":["A","B","C"]}}]}`
 	readerParts = `{"type":"record","name":"R","fields":[
 	{"name":"id","type":"long"},
-	{"name":"u","type":["null","int","string"]},
+	{"name":"u","type":["string","null","long"]},
 	{"name":"n","type":"long"},
 	{"name":"f","type":"double"},
 	{"name":"s","type":"bytes"},
@@ -46,6 +51,9 @@ const (
 	{"name":"renamed","aliases":["old"],"type":"string"},
 	{"name":"plain","type":["null","long"]},
 	{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B","C"]}},
+	{"name":"w","type":["null","string","long"]},
+	{"name":"v","type":["null",{"type":"array","items":"int"},"int"]},
+	{"name":"e2","type":{"type":"enum","name":"E2","symbols":["C","A","D"],"default":"D"}},
 	{"name":"added","type":["null",{"type":"record","name":"Q","fields":[
 		{"name":"a","type":{"type":"array","items":"int"}},{"name":"b","type":["null","int","string"]}]}],"default":null},
 	{"name":"k","type":"int","default":7},
@@ -93,6 +101,7 @@ func TestColumnarEvolution(t *testing.T) {
 		{Where: "k = 7 and renamed >= 'm'"},
 		{Fields: []string{"arr", "added", "t"}, Offset: 650, Rows: 800},
 		{Fields: []string{"g", "d", "opt"}, Workers: 2, Limit: 1000},
+		{Fields: []string{"u", "w", "v", "e2"}, Where: "id > 0"},
 	} {
 		for _, structs := range []bool{false, true} {
 			o := trevniarrow.ReadOptions{ReadOptions: ro, BatchRows: 97}

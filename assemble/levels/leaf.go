@@ -46,6 +46,10 @@ type Step struct {
 	Which int
 	// Nullable says a Choice has a null branch, and a level of its own.
 	Nullable bool
+	// Foreign, if not nil, marks the Cols of the file's branches the
+	// reader's union has none for: one taken is an error. Which is -1
+	// for a reader's branch the file's union lacks (never taken).
+	Foreign []bool
 }
 
 // defs returns the definition levels the step adds.
@@ -84,6 +88,14 @@ type Leaf struct {
 	// wherever the union is reached, the index of the branch taken. Col
 	// is then -1.
 	Branch []int
+	// BranchMap, if not nil, maps the file's branch index (Branch's) to
+	// the reader's union's, -1 where the reader has none (an error if
+	// taken).
+	BranchMap []int
+	// EnumMap, if not nil, maps the file's enum ordinals to the
+	// reader's, -1 where the reader has no symbol and no default (an
+	// error if read).
+	EnumMap []int32
 	// Promote, if not format.Null, is the type the values are read as,
 	// promoted from Type as Avro's resolution does (int to long, float or
 	// double; long to float or double; float to double; string to bytes
@@ -114,10 +126,11 @@ func (l *Leaf) ValueType() format.ValueType {
 	return l.Type
 }
 
-// absent says whether the leaf has an Absent step: it reads no value.
+// absent says whether the leaf has an Absent step, or a Choice of a
+// branch the file lacks: it reads no value.
 func (l *Leaf) absent() bool {
 	for _, s := range l.Steps {
-		if s.Kind == Absent {
+		if s.Kind == Absent || s.Kind == Choice && s.Which < 0 {
 			return true
 		}
 	}
@@ -195,7 +208,7 @@ func (l *Leaf) ByteArray() bool {
 // check says what is wrong with a leaf's plan, or nil.
 func (l *Leaf) check() error {
 	for _, s := range l.Steps {
-		if s.Kind == Choice && (s.Which < 0 || s.Which >= len(s.Cols)) {
+		if s.Kind == Choice && (s.Which < -1 || s.Which >= len(s.Cols) || s.Foreign != nil && len(s.Foreign) != len(s.Cols)) {
 			return fmt.Errorf("union branch %d of %d", s.Which, len(s.Cols))
 		}
 	}

@@ -152,9 +152,11 @@ type Node struct {
 	// after an array or map's values, "[key]" after a map's keys.
 	Path string
 
-	w      *layout.Node // the file's position read (a union's, for a Union)
-	above  []Step       // a Union of no leaves: the steps above it
-	absent bool         // within a field the file does not have
+	w        *layout.Node // the file's position read (a union's, for a Union)
+	above    []Step       // a Union of no leaves, or read from a non-union: the steps above it
+	absent   bool         // within a field the file does not have
+	toReader []int        // a Union's: the reader's branch of each of the file's, -1 for none
+	only     int          // a Union read from the file's non-union: the reader's branch always taken
 }
 
 // maxPlanDepth bounds the nesting of a plan's tree (the layout bounds it
@@ -262,18 +264,16 @@ func (b *planner) union(rs *schema.Schema, w *layout.Node, parent *Node, path st
 			n.End = len(b.p.Leaves)
 			return n, nil
 		}
-		return nil, unsupported(path, "the file's %s read as a union", ws.FullName())
+		return b.intoUnion(rs, w, parent, path, steps, def, rep)
 	}
 	if rs.Kind != schema.Union {
 		return nil, unsupported(path, "a union read as %s", rs.FullName())
 	}
-	if tw, kw := nullable(ws); tw != nil {
+	tw, kw := nullable(ws)
+	tr, kr := nullable(rs)
+	if tw != nil && tr != nil && (sameBranch(tw, tr) || promotable(tw, tr)) {
 		// ["null", T] read as ["null", T'], in either order: T',
 		// nullable.
-		tr, kr := nullable(rs)
-		if tr == nil || !(sameBranch(tw, tr) || promotable(tw, tr)) {
-			return nil, unsupported(path, "the file's %s read as %s", describeUnion(ws), describeUnion(rs))
-		}
 		n := &Node{Schema: rs.Branches[kr], Parent: parent, Nullable: true, Def: def + 1, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w.Branches[kw], absent: b.absent > 0}
 		st := append(steps[:len(steps):len(steps)], Step{Kind: Optional, Col: b.col(w.BranchCols[kw])})
 		b.depth++
@@ -284,42 +284,70 @@ func (b *planner) union(rs *schema.Schema, w *layout.Node, parent *Node, path st
 		n.End = len(b.p.Leaves)
 		return n, nil
 	}
-	if len(rs.Branches) != len(ws.Branches) {
-		return nil, unsupported(path, "a union of %d branches read as one of %d", len(ws.Branches), len(rs.Branches))
-	}
-	var cols []int
-	hasNull := false
+	// The reader's branch of each of the file's: one of the same type
+	// first, then one it is promoted to (-1: none, an error if taken).
+	toReader := make([]int, len(ws.Branches))
+	var (
+		cols    []int
+		foreign []bool
+		colOf   = make([]int, len(ws.Branches)) // each branch's index in cols
+		matched = false
+	)
 	for i, wb := range ws.Branches {
-		rb := rs.Branches[i]
-		if !sameBranch(wb, rb) {
-			return nil, unsupported(path, "the union's branch %d is %s in the file and %s in the reader", i, wb.FullName(), rb.FullName())
+		toReader[i] = matchBranch(rs, wb)
+		if toReader[i] >= 0 {
+			matched = true
+			for k := range i {
+				if toReader[k] == toReader[i] {
+					return nil, unsupported(path, "the file's branches %s and %s both read as the reader's %s", ws.Branches[k].FullName(), wb.FullName(), rs.Branches[toReader[i]].FullName())
+				}
+			}
 		}
+		colOf[i] = -1
 		if wb.Kind == schema.Null {
-			hasNull = true
 			continue
 		}
+		colOf[i] = len(cols)
 		cols = append(cols, b.col(w.BranchCols[i]))
+		foreign = append(foreign, toReader[i] < 0)
 	}
-	u := &Node{Kind: Union, Schema: rs, Parent: parent, Nullable: hasNull, Def: def, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w, absent: b.absent > 0}
+	if !matched {
+		return nil, fmt.Errorf("%s: %w: no branch of the file's union %s can be read as %s", path, assemble.ErrIncompatible, describeUnion(ws), describeUnion(rs))
+	}
+	if !slices.Contains(foreign, true) {
+		foreign = nil
+	}
+	hasNull := slices.ContainsFunc(rs.Branches, func(b *schema.Schema) bool { return b.Kind == schema.Null })
+	u := &Node{Kind: Union, Schema: rs, Parent: parent, Nullable: hasNull, Def: def, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w, absent: b.absent > 0, toReader: toReader}
 	if hasNull {
 		u.Def++
 	}
-	k := 0
-	for i, wb := range ws.Branches {
-		rb := rs.Branches[i]
-		if wb.Kind == schema.Null {
+	for k, rb := range rs.Branches {
+		if rb.Kind == schema.Null {
 			u.Children = append(u.Children, &Node{Kind: Value, Schema: rb, Name: rb.FullName(), Parent: u, Nullable: true,
 				Def: u.Def + 1, Rep: rep, Step: len(steps) + 1, Leaf: -1, First: len(b.p.Leaves), End: len(b.p.Leaves), Path: path})
 			continue
 		}
-		st := append(steps[:len(steps):len(steps)], Step{Kind: Choice, Cols: cols, Which: k, Nullable: hasNull})
-		c, err := b.node(rb, w.Branches[i], u, path, st, u.Def+1, rep)
+		i := slices.Index(toReader, k)
+		which := -1
+		if i >= 0 {
+			which = colOf[i]
+		}
+		st := append(steps[:len(steps):len(steps)], Step{Kind: Choice, Cols: cols, Which: which, Nullable: hasNull, Foreign: foreign})
+		var (
+			c   *Node
+			err error
+		)
+		if i >= 0 {
+			c, err = b.node(rb, w.Branches[i], u, path, st, u.Def+1, rep)
+		} else {
+			c, err = b.standIn(rb, u, path, st, u.Def+1, rep)
+		}
 		if err != nil {
 			return nil, err
 		}
 		c.Name, c.Nullable, c.Step = rb.FullName(), true, len(steps)
 		u.Children = append(u.Children, c)
-		k++
 	}
 	u.End = len(b.p.Leaves)
 	if u.First == u.End {
@@ -333,12 +361,82 @@ func (b *planner) union(rs *schema.Schema, w *layout.Node, parent *Node, path st
 	return u, nil
 }
 
+// intoUnion plans the file's w (not a union) read as the reader's union
+// rs, always the branch that reads it.
+func (b *planner) intoUnion(rs *schema.Schema, w *layout.Node, parent *Node, path string, steps []Step, def, rep int16) (*Node, error) {
+	j := matchBranch(rs, w.Schema)
+	if j < 0 {
+		return nil, fmt.Errorf("%s: %w: the file's %s matches no branch of the reader's %s", path, assemble.ErrIncompatible, w.Schema.FullName(), describeUnion(rs))
+	}
+	hasNull := slices.ContainsFunc(rs.Branches, func(b *schema.Schema) bool { return b.Kind == schema.Null })
+	u := &Node{Kind: Union, Schema: rs, Parent: parent, Nullable: hasNull, Def: def, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w, absent: b.absent > 0, only: j}
+	above := slices.Clone(steps)
+	if hasNull {
+		u.Def++
+		above = append(above, Step{Kind: Defined})
+	}
+	for k, rb := range rs.Branches {
+		if rb.Kind == schema.Null {
+			u.Children = append(u.Children, &Node{Kind: Value, Schema: rb, Name: rb.FullName(), Parent: u, Nullable: true,
+				Def: u.Def + 1, Rep: rep, Step: len(steps) + 1, Leaf: -1, First: len(b.p.Leaves), End: len(b.p.Leaves), Path: path})
+			continue
+		}
+		var (
+			c   *Node
+			err error
+		)
+		if k == j {
+			c, err = b.node(rb, w, u, path, append(above[:len(above):len(above)], Step{Kind: Defined}), u.Def+1, rep)
+		} else {
+			c, err = b.standIn(rb, u, path, append(above[:len(above):len(above)], Step{Kind: Absent}), u.Def+1, rep)
+		}
+		if err != nil {
+			return nil, err
+		}
+		c.Name, c.Nullable, c.Step = rb.FullName(), true, len(steps)
+		u.Children = append(u.Children, c)
+	}
+	u.End = len(b.p.Leaves)
+	u.above = steps
+	return u, nil
+}
+
+// standIn plans the reader's rs where the file has nothing (a union's
+// branch it lacks): from a stand-in layout of rs, no column read.
+func (b *planner) standIn(rs *schema.Schema, parent *Node, path string, steps []Step, def, rep int16) (*Node, error) {
+	stand, err := layout.New(rs, nil)
+	if err != nil {
+		return nil, unsupported(path, "a branch of a type not laid out: %v", err)
+	}
+	b.absent++
+	defer func() { b.absent-- }()
+	return b.node(rs, stand.Root, parent, path, steps, def, rep)
+}
+
+// matchBranch returns the reader's union branch that reads the file's
+// ws (not a union): one of the same type (and name) first, then one it is
+// promoted to; -1 if none.
+func matchBranch(ru, ws *schema.Schema) int {
+	for j, rb := range ru.Branches {
+		if sameBranch(ws, rb) {
+			return j
+		}
+	}
+	for j, rb := range ru.Branches {
+		if promotable(ws, rb) {
+			return j
+		}
+	}
+	return -1
+}
+
 // inner plans the value of rs (not a union) from w (not a union) at n,
 // whose Def, Rep, Step, Parent and Path are set.
 func (b *planner) inner(n *Node, rs *schema.Schema, w *layout.Node, steps []Step) error {
 	ws := w.Schema
 	n.Schema = rs
 	promote := format.Null
+	var enumMap []int32
 	if !sameType(ws, rs) {
 		if !promotable(ws, rs) {
 			return fmt.Errorf("%s: %w: the file's %s cannot be read as %s", n.Path, assemble.ErrIncompatible, ws.FullName(), rs.FullName())
@@ -404,14 +502,24 @@ func (b *planner) inner(n *Node, rs *schema.Schema, w *layout.Node, steps []Step
 		return nil
 	case schema.Enum:
 		if !slices.Equal(ws.Symbols, rs.Symbols) {
-			return unsupported(n.Path, "enum %s read with other symbols", ws.FullName())
+			enumMap = make([]int32, len(ws.Symbols))
+			def := int32(-1)
+			if rs.EnumDefault != "" {
+				def = int32(rs.SymbolIndex(rs.EnumDefault))
+			}
+			for i, sym := range ws.Symbols {
+				enumMap[i] = int32(rs.SymbolIndex(sym))
+				if enumMap[i] < 0 {
+					enumMap[i] = def
+				}
+			}
 		}
 	}
 	n.Kind = Value
 	if w.Col < 0 {
 		return fmt.Errorf("%s: no column for %s", n.Path, ws.FullName())
 	}
-	l := Leaf{Steps: steps, Col: b.col(w.Col), Type: w.Type, Promote: promote, Schema: rs}
+	l := Leaf{Steps: steps, Col: b.col(w.Col), Type: w.Type, Promote: promote, EnumMap: enumMap, Schema: rs}
 	if rs.Kind == schema.Fixed {
 		l.Fixed = rs.Size
 	}
@@ -619,7 +727,7 @@ func (p *Plan) MakeNullable(n *Node) {
 	}
 	n.Nullable = true
 	n.Def++
-	if n.Kind == Union && n.First == n.End {
+	if n.keepsAbove() {
 		n.above = slices.Insert(n.above, n.Step, Step{Kind: Defined})
 	}
 	var deeper func(c *Node)
@@ -627,7 +735,7 @@ func (p *Plan) MakeNullable(n *Node) {
 		for _, ch := range c.Children {
 			ch.Def++
 			ch.Step++
-			if ch.Kind == Union && ch.First == ch.End {
+			if ch.keepsAbove() {
 				ch.above = slices.Insert(ch.above, n.Step, Step{Kind: Defined})
 			}
 			deeper(ch)
@@ -645,8 +753,12 @@ func (p *Plan) BranchLeaf(u *Node) (Leaf, error) {
 		return Leaf{}, fmt.Errorf("%s: the branch leaf of a %s", u.Path, u.Kind)
 	}
 	steps := slices.Clone(u.above)
-	if u.First < u.End {
+	if u.First < u.End && u.w.Kind == schema.Union {
 		steps = slices.Clone(p.Leaves[u.First].Steps[:u.Step])
+	}
+	if u.w.Kind != schema.Union {
+		// Read from the file's non-union: always the one branch.
+		return Leaf{Steps: slices.Clone(u.above), Col: -1, Type: format.Int, Const: int32(u.only), Schema: u.Schema, Node: u, Path: u.Path}, nil
 	}
 	branch := slices.Clone(u.w.BranchCols)
 	if u.absent {
@@ -654,5 +766,24 @@ func (p *Plan) BranchLeaf(u *Node) (Leaf, error) {
 			branch[i] = -1
 		}
 	}
-	return Leaf{Steps: steps, Col: -1, Type: format.Int, Branch: branch, Schema: u.Schema, Node: u, Path: u.Path}, nil
+	var toReader []int
+	if !slices.Equal(u.toReader, identity(len(u.toReader))) {
+		toReader = slices.Clone(u.toReader)
+	}
+	return Leaf{Steps: steps, Col: -1, Type: format.Int, Branch: branch, BranchMap: toReader, Schema: u.Schema, Node: u, Path: u.Path}, nil
+}
+
+// keepsAbove says whether the node keeps the steps above it: a union of
+// null alone, or read from the file's non-union.
+func (n *Node) keepsAbove() bool {
+	return n.Kind == Union && (n.First == n.End || n.w.Kind != schema.Union)
+}
+
+// identity returns 0, 1, ..., n-1.
+func identity(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
 }

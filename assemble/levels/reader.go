@@ -176,7 +176,7 @@ func (r *Reader) write(ctx context.Context, sink func(*Run) error, from, n int64
 // array or a ["null", T] union), the others only optional Parquet nodes
 // always there; -1 if it has none or several.
 func (l *Leaf) single() int {
-	if l.Null || l.Branch != nil || l.Const != nil || l.absent() {
+	if l.Null || l.Branch != nil || l.Const != nil || l.EnumMap != nil || l.absent() {
 		return -1
 	}
 	at := -1
@@ -653,6 +653,9 @@ func (r *Reader) walk(i int, def, rep int16) error {
 		if err != nil {
 			return err
 		}
+		if taken >= 0 && s.Foreign != nil && s.Foreign[taken] {
+			return fmt.Errorf("the file's union branch column %d is taken, and the reader's union has no such branch", s.Cols[taken])
+		}
 		if s.Nullable {
 			if taken < 0 {
 				r.level(def, rep)
@@ -763,6 +766,12 @@ func (r *Reader) taken() error {
 		}
 		taken = null
 	}
+	if m := r.leaf.BranchMap; m != nil {
+		if m[taken] < 0 {
+			return fmt.Errorf("the file's union branch %d is taken, and the reader's union has no such branch", taken)
+		}
+		taken = m[taken]
+	}
 	r.run.I32 = append(r.run.I32, int32(taken))
 	return nil
 }
@@ -777,6 +786,16 @@ func (r *Reader) value() error {
 		return err
 	case format.Int:
 		v, err := c.ReadInt()
+		if err == nil && r.leaf.EnumMap != nil {
+			if v < 0 || int(v) >= len(r.leaf.EnumMap) {
+				return fmt.Errorf("enum ordinal %d of %d symbols", v, len(r.leaf.EnumMap))
+			}
+			m := r.leaf.EnumMap[v]
+			if m < 0 {
+				return fmt.Errorf("the file's enum ordinal %d has no symbol in the reader's enum, which has no default", v)
+			}
+			v = m
+		}
 		if err == nil && r.leaf.Symbols != nil {
 			if v < 0 || int(v) >= len(r.leaf.Symbols) {
 				return fmt.Errorf("enum ordinal %d of %d symbols", v, len(r.leaf.Symbols))
@@ -989,7 +1008,7 @@ func (r *Reader) flush(sink func(*Run) error) error {
 // there), whose values are one per row in a top-level Trevni column that
 // the batch reads read, and not an enum (written as its symbols).
 func (r *Reader) flat() bool {
-	if r.leaf.Null || r.leaf.Branch != nil || r.leaf.Const != nil || r.leaf.Promote != format.Null || r.leaf.UUID || r.leaf.Decimal > 0 {
+	if r.leaf.Null || r.leaf.Branch != nil || r.leaf.Const != nil || r.leaf.Promote != format.Null || r.leaf.EnumMap != nil || r.leaf.UUID || r.leaf.Decimal > 0 {
 		return false
 	}
 	for _, s := range r.leaf.Steps {
