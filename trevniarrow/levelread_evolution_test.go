@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/trevni-go/trevni"
@@ -19,7 +20,9 @@ import (
 // reorders fields and a ["null", T], renames a field by alias, makes a
 // field nullable, reads a union with its branches reordered and one
 // promoted, an int and a ["null", int] as unions of more branches, and
-// an enum of other symbols with a default.
+// an enum of other symbols with a default, and a union read as one of its
+// branches (the reader's part always takes it; the old parts' error where
+// they take the other).
 const (
 	oldParts = `{"type":"record","name":"R","fields":[
 	{"name":"id","type":"long"},
@@ -36,7 +39,8 @@ const (
 	{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B","C"]}},
 	{"name":"w","type":"int"},
 	{"name":"v","type":["null","int"]},
-	{"name":"e2","type":{"type":"enum","name":"E2","symbols":["A","B","C"]}}]}`
+	{"name":"e2","type":{"type":"enum","name":"E2","symbols":["A","B","C"]}},
+	{"name":"un","type":["string","long"]}]}`
 	readerParts = `{"type":"record","name":"R","fields":[
 	{"name":"id","type":"long"},
 	{"name":"u","type":["string","null","long"]},
@@ -54,6 +58,7 @@ const (
 	{"name":"w","type":["null","string","long"]},
 	{"name":"v","type":["null",{"type":"array","items":"int"},"int"]},
 	{"name":"e2","type":{"type":"enum","name":"E2","symbols":["C","A","D"],"default":"D"}},
+	{"name":"un","type":"string"},
 	{"name":"added","type":["null",{"type":"record","name":"Q","fields":[
 		{"name":"a","type":{"type":"array","items":"int"}},{"name":"b","type":["null","int","string"]}]}],"default":null},
 	{"name":"k","type":"int","default":7},
@@ -80,8 +85,13 @@ func TestColumnarEvolution(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 700 {
-			if err := w.Write(g.Value(s)); err != nil {
+		for j := range 700 {
+			v := g.Value(s)
+			if text == oldParts {
+				// The union read as its string branch takes it.
+				v.(map[string]any)["un"] = map[string]any{"string": fmt.Sprint("s", j)}
+			}
+			if err := w.Write(v); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -102,6 +112,7 @@ func TestColumnarEvolution(t *testing.T) {
 		{Fields: []string{"arr", "added", "t"}, Offset: 650, Rows: 800},
 		{Fields: []string{"g", "d", "opt"}, Workers: 2, Limit: 1000},
 		{Fields: []string{"u", "w", "v", "e2"}, Where: "id > 0"},
+		{Fields: []string{"id", "un"}, Limit: 3},
 	} {
 		for _, structs := range []bool{false, true} {
 			o := trevniarrow.ReadOptions{ReadOptions: ro, BatchRows: 97}
@@ -125,6 +136,49 @@ func TestColumnarEvolution(t *testing.T) {
 				t.Fatalf("%d %+v structs %v: %s", k, ro, structs, d)
 			}
 			checkRecords(t, ctx, ds, o, got)
+		}
+	}
+}
+
+// A union read as one of its branches fails where the file takes
+// another, naming the part and the row, as the record path does.
+func TestColumnarUnionReadAsBranch(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const text = `{"type":"record","name":"R","fields":[{"name":"un","type":["string","long"]}]}`
+	w, err := trevni.Create(ctx, filepath.Join(dir, "p0.trv"), text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		v := map[string]any{"un": map[string]any{"string": "x"}}
+		if i == 5 {
+			v = map[string]any{"un": map[string]any{"long": int64(5)}}
+		}
+		if err := w.Write(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := trevni.Open(ctx, dir, &trevni.OpenOptions{ReaderSchema: `{"type":"record","name":"R","fields":[{"name":"un","type":"string"}]}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	for _, limit := range []int64{0, 5} {
+		o := trevniarrow.ReadOptions{BatchRows: 3}
+		o.Limit = limit
+		run := readArrow(t, ctx, ds, o)
+		if limit == 5 {
+			if run.err != nil || run.rows != 5 {
+				t.Fatalf("limit 5: %d rows, %v", run.rows, run.err)
+			}
+			continue
+		}
+		if run.err == nil || !strings.Contains(run.err.Error(), "p0.trv: row 5: ") {
+			t.Fatalf("%v, want an error naming p0.trv and row 5", run.err)
 		}
 	}
 }

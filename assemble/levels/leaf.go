@@ -31,6 +31,11 @@ const (
 	// that the file does not have, of default null. Its definition
 	// level is never reached, and the steps after it read no column.
 	Absent
+	// Must is a union of the file's read as one of its branches (the
+	// reader's type is no union): Cols are its branch columns, Which
+	// the branch read; another taken, or null, is an error. It adds no
+	// level.
+	Must
 )
 
 // Step is one node of a leaf's path that adds a level.
@@ -54,8 +59,11 @@ type Step struct {
 
 // defs returns the definition levels the step adds.
 func (s *Step) defs() int16 {
-	if s.Kind == Choice && s.Nullable {
+	switch {
+	case s.Kind == Choice && s.Nullable:
 		return 2
+	case s.Kind == Must:
+		return 0
 	}
 	return 1
 }
@@ -156,7 +164,7 @@ func (l *Leaf) Columns() []int {
 		switch s.Kind {
 		case Optional, Repeated:
 			add(s.Col)
-		case Choice:
+		case Choice, Must:
 			for _, c := range s.Cols {
 				add(c)
 			}
@@ -208,6 +216,9 @@ func (l *Leaf) ByteArray() bool {
 // check says what is wrong with a leaf's plan, or nil.
 func (l *Leaf) check() error {
 	for _, s := range l.Steps {
+		if s.Kind == Must && (s.Which < 0 || s.Which >= len(s.Cols)) {
+			return fmt.Errorf("union branch %d of %d", s.Which, len(s.Cols))
+		}
 		if s.Kind == Choice && (s.Which < -1 || s.Which >= len(s.Cols) || s.Foreign != nil && len(s.Foreign) != len(s.Cols)) {
 			return fmt.Errorf("union branch %d of %d", s.Which, len(s.Cols))
 		}

@@ -267,7 +267,7 @@ func (b *planner) union(rs *schema.Schema, w *layout.Node, parent *Node, path st
 		return b.intoUnion(rs, w, parent, path, steps, def, rep)
 	}
 	if rs.Kind != schema.Union {
-		return nil, unsupported(path, "a union read as %s", rs.FullName())
+		return b.outOfUnion(rs, w, parent, path, steps, def, rep)
 	}
 	tw, kw := nullable(ws)
 	tr, kr := nullable(rs)
@@ -399,6 +399,48 @@ func (b *planner) intoUnion(rs *schema.Schema, w *layout.Node, parent *Node, pat
 	u.End = len(b.p.Leaves)
 	u.above = steps
 	return u, nil
+}
+
+// outOfUnion plans the file's union w read as the reader's rs, not a
+// union: the branch that reads it must be taken (a Must step).
+func (b *planner) outOfUnion(rs *schema.Schema, w *layout.Node, parent *Node, path string, steps []Step, def, rep int16) (*Node, error) {
+	ws := w.Schema
+	read := -1
+	for i, wb := range ws.Branches {
+		if sameType(wb, rs) {
+			read = i
+			break
+		}
+	}
+	if read < 0 {
+		for i, wb := range ws.Branches {
+			if promotable(wb, rs) {
+				read = i
+				break
+			}
+		}
+	}
+	if read < 0 || ws.Branches[read].Kind == schema.Null {
+		return nil, fmt.Errorf("%s: %w: no branch of the file's union %s can be read as %s", path, assemble.ErrIncompatible, describeUnion(ws), rs.FullName())
+	}
+	var cols []int
+	which := -1
+	for i, wb := range ws.Branches {
+		if wb.Kind == schema.Null {
+			continue
+		}
+		if i == read {
+			which = len(cols)
+		}
+		cols = append(cols, b.col(w.BranchCols[i]))
+	}
+	st := append(steps[:len(steps):len(steps)], Step{Kind: Must, Cols: cols, Which: which})
+	n, err := b.node(rs, w.Branches[read], parent, path, st, def, rep)
+	if err != nil {
+		return nil, err
+	}
+	n.Step = len(steps)
+	return n, nil
 }
 
 // standIn plans the reader's rs where the file has nothing (a union's

@@ -161,11 +161,12 @@ func TestPlanReaderSchema(t *testing.T) {
 	if bl, err := p.BranchLeaf(p.Root.Children[0]); err != nil || fmt.Sprint(bl.BranchMap) != "[1 2 -1]" {
 		t.Fatalf("its branch leaf: %+v, %v", bl, err)
 	}
-	for _, text := range []string{
-		`{"type":"record","name":"r","fields":[{"name":"u","type":"int"}]}`,
-	} {
-		if _, err := levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(text)}); !errors.Is(err, levels.ErrUnsupported) {
-			t.Fatalf("%s: %v", text, err)
-		}
+	// A union read as one of its branches: a Must step, no level.
+	p, err = levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(`{"type":"record","name":"r","fields":[{"name":"u","type":"long"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := p.Leaves[0]; len(p.Leaves) != 1 || l.Steps[0].Kind != levels.Must || l.Steps[0].Which != 0 || l.MaxDef() != 0 || l.Promote != format.Long {
+		t.Fatalf("a union read as long: %+v", p.Leaves)
 	}
 }

@@ -67,7 +67,7 @@ func NewReader(l *Leaf, open func(col int) (*format.ColumnReader, error)) (*Read
 		switch s.Kind {
 		case Optional, Repeated:
 			r.steps[i] = r.rd[s.Col]
-		case Choice:
+		case Choice, Must:
 			for _, c := range s.Cols {
 				r.choice[i] = append(r.choice[i], r.rd[c])
 			}
@@ -181,7 +181,7 @@ func (l *Leaf) single() int {
 	}
 	at := -1
 	for i, s := range l.Steps {
-		if s.Kind == Choice {
+		if s.Kind == Choice || s.Kind == Must {
 			return -1
 		}
 		if s.Kind != Defined {
@@ -635,6 +635,18 @@ func (r *Reader) walk(i int, def, rep int16) error {
 	case Absent:
 		r.level(def, rep)
 		return nil
+	case Must:
+		taken, err := r.branch(i)
+		if err != nil {
+			return err
+		}
+		if taken != s.Which {
+			if taken < 0 {
+				return fmt.Errorf("the file holds a null where the reader's type takes none")
+			}
+			return fmt.Errorf("the file's union takes branch column %d, which the reader's type does not read", s.Cols[taken])
+		}
+		return r.walk(i+1, def, rep)
 	case Optional:
 		k, err := r.steps[i].NextLength()
 		if err != nil {
