@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
-	"slices"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/utf8check"
@@ -431,43 +429,21 @@ func growFor(dst []byte, n int) []byte {
 func appendFixed(dst []byte, t Type, b []byte) []byte {
 	switch t {
 	case Int32:
-		dst = slices.Grow(dst, len(b)/4*5)
-		out, p := dst[len(dst):cap(dst)], 0
 		for ; len(b) >= 4; b = b[4:] {
 			v := int32(binary.BigEndian.Uint32(b))
-			p = putUvarint(out, p, uint64(uint32(v<<1^v>>31)))
+			dst = binary.AppendUvarint(dst, uint64(uint32(v<<1^v>>31)))
 		}
-		return dst[:len(dst)+p]
 	case Int64:
-		dst = slices.Grow(dst, len(b)/8*10)
-		out, p := dst[len(dst):cap(dst)], 0
 		for ; len(b) >= 8; b = b[8:] {
 			v := int64(binary.BigEndian.Uint64(b))
-			p = putUvarint(out, p, uint64(v<<1^v>>63))
+			dst = binary.AppendUvarint(dst, uint64(v<<1^v>>63))
 		}
-		return dst[:len(dst)+p]
 	case Float64:
-		n := len(b) &^ 7
-		dst = slices.Grow(dst, n)
-		out := dst[len(dst) : len(dst)+n]
-		for i := 0; i+8 <= n; i += 8 {
-			binary.LittleEndian.PutUint64(out[i:], bits.ReverseBytes64(binary.LittleEndian.Uint64(b[i:])))
+		for ; len(b) >= 8; b = b[8:] {
+			dst = binary.LittleEndian.AppendUint64(dst, binary.BigEndian.Uint64(b))
 		}
-		return dst[:len(dst)+n]
 	}
 	return dst
-}
-
-// putUvarint writes u as a varint at out[p:], which has room for it, and
-// returns the position after it.
-func putUvarint(out []byte, p int, u uint64) int {
-	for u >= 0x80 {
-		out[p] = byte(u) | 0x80
-		u >>= 7
-		p++
-	}
-	out[p] = byte(u)
-	return p + 1
 }
 
 var _ format.Source = (*Source)(nil)
