@@ -27,10 +27,11 @@ func HasGlob(name string) bool { return strings.ContainsAny(name, "*?[") }
 // ExpandNames expands the names of a data set into the files the front
 // door's Open reads, keeping their order: a glob gives its matches in
 // name order (leaving out directories; a name that exists as it is
-// written is not a glob), a directory its *.trv, *.trv1 and *.clmn files
-// in name order, an object store's URL with a glob in its key the objects
-// it matches in key order, one ending in "/" its *.trv, *.trv1 and *.clmn
-// objects, and any other URL or name itself. A glob or directory that
+// written is not a glob), a directory its files of the data extensions
+// (DataExt: *.trv, *.trv1, *.clmn, *.avro, *.parquet) in name order, an
+// object store's URL with a glob in its key the objects it matches in key
+// order, one ending in "/" its objects of those extensions, and any other
+// URL or name itself. A glob or directory that
 // gives no file is an error. stores are the stores handed in by scheme
 // (nil: the linked drivers only); listing a store's keys stops when ctx
 // ends, and so bounds the stall of its requests (nil: the defaults).
@@ -60,8 +61,7 @@ func ExpandNames(ctx context.Context, names []string, stores map[string]store.St
 					out = append(out, u)
 					continue
 				}
-				switch path.Ext(store.Key(u)) {
-				case ".trv", ".trv1", ".clmn":
+				if DataExt(path.Ext(store.Key(u))) {
 					out = append(out, u)
 				}
 			}
@@ -69,7 +69,7 @@ func ExpandNames(ctx context.Context, names []string, stores map[string]store.St
 				if HasGlob(store.Key(a)) {
 					return nil, fmt.Errorf("%s: no object matches", a)
 				}
-				return nil, fmt.Errorf("%s: the prefix holds no *.trv, *.trv1 or *.clmn object", a)
+				return nil, fmt.Errorf("%s: the prefix holds no %s object", a, dataExts)
 			}
 		case IsURL(a, stores) || a == "-":
 			out = append(out, a)
@@ -100,15 +100,12 @@ func ExpandNames(ctx context.Context, names []string, stores map[string]store.St
 			}
 			n := len(out)
 			for _, ent := range ents { // ReadDir sorts by name
-				switch filepath.Ext(ent.Name()) {
-				case ".trv", ".trv1", ".clmn":
-					if ent.Type().IsRegular() || ent.Type()&os.ModeSymlink != 0 {
-						out = append(out, filepath.Join(a, ent.Name()))
-					}
+				if DataExt(filepath.Ext(ent.Name())) && (ent.Type().IsRegular() || ent.Type()&os.ModeSymlink != 0) {
+					out = append(out, filepath.Join(a, ent.Name()))
 				}
 			}
 			if len(out) == n {
-				return nil, fmt.Errorf("%s: directory holds no *.trv, *.trv1 or *.clmn file", a)
+				return nil, fmt.Errorf("%s: directory holds no %s file", a, dataExts)
 			}
 		}
 	}
@@ -117,5 +114,20 @@ func ExpandNames(ctx context.Context, names []string, stores map[string]store.St
 	}
 	return out, nil
 }
+
+// DataExt reports whether a directory's file (or a prefix's object) of
+// extension ext (".trv") is one of a data set: Trevni 2 (.trv), Trevni 1
+// (.trv1), CLMN (.clmn), Avro container (.avro) or Parquet (.parquet).
+// Others (Spark's _SUCCESS, .crc files) are left out.
+func DataExt(ext string) bool {
+	switch ext {
+	case ".trv", ".trv1", ".clmn", ".avro", ".parquet":
+		return true
+	}
+	return false
+}
+
+// dataExts lists the data extensions for messages.
+const dataExts = "*.trv, *.trv1, *.clmn, *.avro or *.parquet"
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
