@@ -5,7 +5,6 @@ import (
 	"flag"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -39,7 +38,7 @@ func isInputArg(arg string) bool {
 		case frontdoor.HasGlob(arg), strings.HasSuffix(arg, "/"):
 			return true
 		}
-		return frontdoor.DataExt(path.Ext(arg))
+		return frontdoor.DataExt(arg)
 	}
 	if frontdoor.IsURL(arg, nil) || frontdoor.HasGlob(arg) {
 		return true
