@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -139,9 +138,10 @@ func namesDataset(t *testing.T, n int) *Dataset {
 // of them, which is the collector's pacing rather than the reader's bound.
 func TestReadStructsOutputMemory(t *testing.T) {
 	ctx := context.Background()
-	readOnce := func(ds *Dataset, workers int, memory int64) (n, sum int64, peak uint64) {
+	least := memtest.Least{}
+	read := func(name string, ds *Dataset, workers int, memory int64) (n, sum int64, peak uint64) {
 		var err error
-		peak, err = memtest.PeakHeap(func() error {
+		peak, err = least.PeakHeap(name, func() error {
 			for v, err := range ReadStructs[twoFields](ctx, ds, &ReadOptions{Workers: workers, OutputMemory: memory, Reuse: true}) {
 				if err != nil {
 					return err
@@ -156,42 +156,43 @@ func TestReadStructsOutputMemory(t *testing.T) {
 		}
 		return n, sum, peak
 	}
-	// Each peak is the least of three reads: garbage the collector has not
-	// yet reached on a loaded machine only ever adds to a sample (a read
-	// of the least OutputMemory peaked at 9.1 MiB at a load of 40 on two
-	// cores, at 3.6 MiB on a quiet one).
-	read := func(ds *Dataset, workers int, memory int64) (n, sum int64, peak uint64) {
-		peak = math.MaxUint64
-		for range 3 {
-			var p uint64
-			n, sum, p = readOnce(ds, workers, memory)
-			peak = min(peak, p)
-		}
-		return n, sum, peak
-	}
 	const memory = 2 << 20
 	small, large := namesDataset(t, 20_000), namesDataset(t, 160_000)
-	wantN, wantSum, _ := read(large, 1, 0)
-	n, sum, eight := read(large, 2, memory)
+	wantN, wantSum, _ := read("one worker", large, 1, 0)
+	n, sum, eight := read("large", large, 2, memory)
 	if n != wantN || sum != wantSum || n != 160_000 {
 		t.Fatalf("two workers: %d records (sum %d), one: %d (sum %d)", n, sum, wantN, wantSum)
-	}
-	_, _, one := read(small, 2, memory)
-	_, _, least := read(large, 2, 1)
-	base, _ := memtest.PeakHeap(func() error { return nil }) // the heap before reading
-	t.Logf("peak heap on two workers, OutputMemory 2 MiB: %d KiB at 20,000 rows, %d KiB at 160,000; the least OutputMemory %d KiB; %d KiB before reading", one>>10, eight>>10, least>>10, base>>10)
-	// Growing with the rows would take about eight times as much.
-	if eight > one+one/2 {
-		t.Errorf("peak heap %d KiB at 160,000 rows against %d KiB at 20,000", eight>>10, one>>10)
 	}
 	// Three readers of two columns, each column's block buffers about
 	// 220 KiB at most, and 2 MiB of the rest (the names of the records,
 	// a string each, and the garbage the heap's samples catch).
 	const bound = memory + 3*2*(220<<10) + 2<<20
+	// Each bound is judged on the least peaks of up to three reads
+	// (memtest.Retry): garbage the collector has not yet reached on a
+	// loaded machine only ever adds to a sample (a read of the least
+	// OutputMemory peaked at 9.1 MiB at a load of 40 on two cores, at
+	// 3.6 MiB on a quiet one).
+	var one, least1 uint64
+	base, _ := memtest.PeakHeap(func() error { return nil }) // the heap before reading
+	first := true
+	memtest.Retry(3, func() bool {
+		if !first {
+			_, _, eight = read("large", large, 2, memory)
+		}
+		first = false
+		_, _, one = read("small", small, 2, memory)
+		_, _, least1 = read("least", large, 2, 1)
+		return eight <= one+one/2 && eight-min(base, eight) <= bound && least1 < eight
+	})
+	t.Logf("peak heap on two workers, OutputMemory 2 MiB: %d KiB at 20,000 rows, %d KiB at 160,000; the least OutputMemory %d KiB; %d KiB before reading", one>>10, eight>>10, least1>>10, base>>10)
+	// Growing with the rows would take about eight times as much.
+	if eight > one+one/2 {
+		t.Errorf("peak heap %d KiB at 160,000 rows against %d KiB at 20,000", eight>>10, one>>10)
+	}
 	if eight-min(base, eight) > bound {
 		t.Errorf("peak heap %d KiB, %d KiB before reading: more than %d KiB read", eight>>10, base>>10, bound>>10)
 	}
-	if least >= eight {
-		t.Errorf("peak heap %d KiB with the least OutputMemory, %d KiB with 2 MiB", least>>10, eight>>10)
+	if least1 >= eight {
+		t.Errorf("peak heap %d KiB with the least OutputMemory, %d KiB with 2 MiB", least1>>10, eight>>10)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 	"github.com/trevni-go/trevni/internal/testing/predrand"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
@@ -172,7 +173,7 @@ func TestPropertyFilterNeverDropsAMatch(t *testing.T) {
 	if !testing.Short() {
 		// The default form takes the first third of the schemas (see
 		// LongRounds): this test shreds each three times and filters it.
-		nschemas = LongRounds(nschemas/3, nschemas)
+		nschemas = longtest.Rounds(nschemas/3, nschemas)
 	}
 	var tally, rowsTally filterTally
 	for i := range nschemas {
@@ -229,7 +230,7 @@ func TestFilterJavaFiles(t *testing.T) {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			// The default form tries the first 4 of the 12 random
 			// filters on each file (see LongRounds).
-			recs := checkFilter(t, b, rand.New(rand.NewPCG(uint64(i), 11)), LongRounds(4, 12), &tally)
+			recs := checkFilter(t, b, rand.New(rand.NewPCG(uint64(i), 11)), longtest.Rounds(4, 12), &tally)
 			checkNextMatchRows(t, rd, recs, filepath.Base(name), rand.New(rand.NewPCG(uint64(i), 13)), &rowsTally)
 		})
 	}
@@ -396,7 +397,7 @@ func TestPropertyFilterReaderSchema(t *testing.T) {
 	t.Parallel()
 	nschemas, nrecs := propertyScale()
 	if !testing.Short() {
-		nschemas = LongRounds(nschemas/3, nschemas)
+		nschemas = longtest.Rounds(nschemas/3, nschemas)
 	}
 	applied := map[string]int{}
 	var tally filterTally

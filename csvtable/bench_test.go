@@ -238,19 +238,27 @@ func BenchmarkRead2of6CLMN(b *testing.B) { benchRead2(b, true) }
 // rows take about the same peak heap.
 func TestPeakMemoryIndependentOfRows(t *testing.T) {
 	dir := t.TempDir()
+	ins := []string{sampleLikeFile(t, 50_000), sampleLikeFile(t, 400_000)}
 	for _, toCLMN := range []bool{false, true} {
-		var peaks []uint64
-		for _, rows := range []int{50_000, 400_000} {
-			in := sampleLikeFile(t, rows)
-			peak, err := memtest.PeakHeap(func() error {
-				_, err := convertFile(in, filepath.Join(dir, "out"), toCLMN, 2<<20)
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
+		// The bound is judged on the least peaks of up to three
+		// measurements of each conversion (memtest.Retry): garbage not yet
+		// collected only ever adds to a sample, and a loaded machine
+		// leaves more of it.
+		least := memtest.Least{}
+		peaks := make([]uint64, len(ins))
+		memtest.Retry(3, func() bool {
+			for i, in := range ins {
+				peak, err := least.PeakHeap(in, func() error {
+					_, err := convertFile(in, filepath.Join(dir, "out"), toCLMN, 2<<20)
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				peaks[i] = peak
 			}
-			peaks = append(peaks, peak)
-		}
+			return peaks[1] <= 2*peaks[0]
+		})
 		t.Logf("CLMN %v: peak heap %d MB at 50,000 rows, %d MB at 400,000", toCLMN, peaks[0]>>20, peaks[1]>>20)
 		// Growing with the rows would take about eight times as much.
 		if peaks[1] > 2*peaks[0] {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -165,8 +166,9 @@ func TestWriteTrevniCSVOutputMemory(t *testing.T) {
 // takes less; the default, which lets a large task hold more, stays
 // within its own bound.
 func TestWriteTrevniCSVPeakMemory(t *testing.T) {
+	least := memtest.Least{}
 	peak := func(path string, memory int64) uint64 {
-		p, err := memtest.PeakHeap(func() error {
+		p, err := least.PeakHeap(fmt.Sprint(path, memory), func() error {
 			_, err := writeCSVFile(path, io.Discard, nil, &ParallelOptions{Workers: 2, OutputMemory: memory})
 			return err
 		})
@@ -177,22 +179,29 @@ func TestWriteTrevniCSVPeakMemory(t *testing.T) {
 	}
 	const memory = 3 << 20
 	small, large := sampleLikeTrevni(t, 100_000, 64<<10), sampleLikeTrevni(t, 800_000, 64<<10)
-	one, eight, least, def := peak(small, memory), peak(large, memory), peak(large, 1), peak(large, 0)
-	t.Logf("peak heap on two workers, OutputMemory 3 MiB: %d KiB at 100,000 rows, %d KiB at 800,000; the least OutputMemory %d KiB; the default %d KiB", one>>10, eight>>10, least>>10, def>>10)
-	// Growing with the rows would take about eight times as much.
-	if eight > one+one/2 {
-		t.Errorf("peak heap %d KiB at 800,000 rows against %d KiB at 100,000", eight>>10, one>>10)
-	}
 	// Three readers (the first task's and each worker's) of six columns,
 	// each column's block buffers about 220 KiB at most, and 512 KiB of
 	// the rest (the writer's buffer, a task's cells, the heap's samples
 	// catching garbage).
 	const readers = 3*6*(220<<10) + 512<<10
+	// Each bound is judged on the least peaks of up to three measurements
+	// of each write (memtest.Retry): garbage not yet collected only ever
+	// adds to a sample, and a loaded machine leaves more of it.
+	var one, eight, lowest, def uint64
+	memtest.Retry(3, func() bool {
+		one, eight, lowest, def = peak(small, memory), peak(large, memory), peak(large, 1), peak(large, 0)
+		return eight <= one+one/2 && eight <= memory+readers && lowest < eight && def <= memory+rowtasks.MaxDeepOutput+readers
+	})
+	t.Logf("peak heap on two workers, OutputMemory 3 MiB: %d KiB at 100,000 rows, %d KiB at 800,000; the least OutputMemory %d KiB; the default %d KiB", one>>10, eight>>10, lowest>>10, def>>10)
+	// Growing with the rows would take about eight times as much.
+	if eight > one+one/2 {
+		t.Errorf("peak heap %d KiB at 800,000 rows against %d KiB at 100,000", eight>>10, one>>10)
+	}
 	if eight > memory+readers {
 		t.Errorf("peak heap %d KiB, more than %d KiB", eight>>10, (memory+readers)>>10)
 	}
-	if least >= eight {
-		t.Errorf("peak heap %d KiB with the least OutputMemory, %d KiB with 3 MiB", least>>10, eight>>10)
+	if lowest >= eight {
+		t.Errorf("peak heap %d KiB with the least OutputMemory, %d KiB with 3 MiB", lowest>>10, eight>>10)
 	}
 	// The default: 3 MiB, and besides it a task that must be large may
 	// hold half its output, up to 8 MiB.

@@ -17,6 +17,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 	"github.com/trevni-go/trevni/internal/testing/veclarge"
 	"github.com/trevni-go/trevni/schema"
 )
@@ -343,7 +344,7 @@ func TestMemoryBudget(t *testing.T) {
 	)
 	// The default form converts 64 MiB, eight times the budget; the long
 	// form (see LongRounds) 200 MiB, which shows a slow growth better.
-	input := int64(LongRounds(64, 200)) << 20
+	input := int64(longtest.Rounds(64, 200)) << 20
 	d := benchSets(t)[0]
 	w, err := NewAvroWriter(io.Discard, d.schema, &Options{WriterOptions: format.WriterOptions{Codec: "null", MemoryBudget: budget, TempDir: t.TempDir()}})
 	if err != nil {

@@ -384,8 +384,9 @@ func memContainer(t *testing.T, rows int) string {
 func TestParallelMemoryBound(t *testing.T) {
 	const budget = 4 << 20
 	dir := t.TempDir()
+	least := memtest.Least{}
 	peak := func(in string, workers int) uint64 {
-		p, err := memtest.PeakHeap(func() error {
+		p, err := least.PeakHeap(fmt.Sprint(in, workers), func() error {
 			f, err := os.Open(in)
 			if err != nil {
 				return err
@@ -402,13 +403,20 @@ func TestParallelMemoryBound(t *testing.T) {
 		return p
 	}
 	small, large := memContainer(t, 100_000), memContainer(t, 400_000)
-	one, four, fourLarge := peak(small, 1), peak(small, 4), peak(large, 4)
 	// Outside the budget, a worker holds two segments, each with three
 	// columns' blocks being filled and a compression buffer (80 KiB
 	// each), and a decompressed container block (64 KiB): 704 KiB; and
 	// the garbage awaiting collection that the heap's samples catch grows
 	// with the goroutines allocating: 1.5 MiB.
 	const perWorker = 3 << 19
+	// Each bound is judged on the least peaks of up to three measurements
+	// of each conversion (memtest.Retry): garbage not yet collected only
+	// ever adds to a sample, and a loaded machine leaves more of it.
+	var one, four, fourLarge uint64
+	memtest.Retry(3, func() bool {
+		one, four, fourLarge = peak(small, 1), peak(small, 4), peak(large, 4)
+		return four <= one+4*perWorker && fourLarge <= four+four/4
+	})
 	t.Logf("peak heap: one worker %d KiB, four %d KiB, four at four times the rows %d KiB (budget %d KiB)", one>>10, four>>10, fourLarge>>10, budget>>10)
 	if four > one+4*perWorker {
 		t.Errorf("four workers: peak heap %d KiB, one worker's %d KiB and %d KiB more", four>>10, one>>10, 4*perWorker>>10)

@@ -66,7 +66,7 @@ func TestSpillByteIdentical(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", codec, bs), func(t *testing.T) {
 				dir := t.TempDir()
 				var mem, again bytes.Buffer
-				base := WriterOptions{Codec: codec, Checksum: ChecksumCRC32, blockSize: bs, TempDir: dir}
+				base := WriterOptions{Codec: codec, Checksum: ChecksumCRC32, BlockSize: bs, TempDir: dir}
 				o := base
 				o.MemoryBudget = -1
 				if err := writeSpillRows(&mem, 20000, &o); err != nil {
@@ -108,7 +108,7 @@ func TestSpillFileRemoved(t *testing.T) {
 			if end == "output" {
 				out = failWriter{}
 			}
-			w, err := NewWriter(out, spillCols, &WriterOptions{MemoryBudget: 1, TempDir: dir, blockSize: 256})
+			w, err := NewWriter(out, spillCols, &WriterOptions{MemoryBudget: 1, TempDir: dir, BlockSize: 256})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,16 +155,24 @@ func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full")
 // eight times the rows (some 30 MB of blocks) take about the same.
 func TestSpillPeakMemoryIndependentOfRows(t *testing.T) {
 	dir := t.TempDir()
-	var peaks []uint64
-	for _, rows := range []int{100_000, 800_000} {
-		peak, err := memtest.PeakHeap(func() error {
-			return writeSpillRows(io.Discard, rows, &WriterOptions{MemoryBudget: 1 << 20, TempDir: dir})
-		})
-		if err != nil {
-			t.Fatal(err)
+	// The bound is judged on the least peaks of up to three measurements
+	// of each write (memtest.Retry): garbage not yet collected only ever
+	// adds to a sample, and a loaded machine leaves more of it.
+	least := memtest.Least{}
+	rows := []int{100_000, 800_000}
+	peaks := make([]uint64, len(rows))
+	memtest.Retry(3, func() bool {
+		for i, n := range rows {
+			peak, err := least.PeakHeap(fmt.Sprint(n), func() error {
+				return writeSpillRows(io.Discard, n, &WriterOptions{MemoryBudget: 1 << 20, TempDir: dir})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			peaks[i] = peak
 		}
-		peaks = append(peaks, peak)
-	}
+		return peaks[1] <= 2*peaks[0]
+	})
 	t.Logf("peak heap %d KB at 100,000 rows, %d KB at 800,000", peaks[0]>>10, peaks[1]>>10)
 	if peaks[1] > 2*peaks[0] {
 		t.Errorf("peak heap %d bytes at 800,000 rows against %d at 100,000", peaks[1], peaks[0])

@@ -8,6 +8,7 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/format/stats"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 )
 
 // TestRecodecInterop rewrites every interoperability vector (Java's files)
@@ -43,7 +44,7 @@ func TestRecodecInterop(t *testing.T) {
 			t.Fatalf("%s %s: %s", show, in, want.stderr)
 		}
 		for k, codec := range trevniCodecs {
-			if (2*n+k)%len(trevniCodecs) >= longRounds(2, len(trevniCodecs)) {
+			if (2*n+k)%len(trevniCodecs) >= longtest.Rounds(2, len(trevniCodecs)) {
 				continue
 			}
 			checksum := checksumNames[(n+k)%len(checksumNames)]

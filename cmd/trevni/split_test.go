@@ -13,6 +13,7 @@ import (
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -47,7 +48,7 @@ func TestSplitConcat(t *testing.T) {
 		bytesPart := "2KiB"
 		if st, err := os.Stat(in); err != nil {
 			t.Fatal(err)
-		} else if kib := st.Size() / 25 >> 10; kib > 2 && !longTests() {
+		} else if kib := st.Size() / 25 >> 10; kib > 2 && !longtest.On() {
 			bytesPart = strconv.FormatInt(kib, 10) + "KiB"
 		}
 		for _, how := range [][]string{{"--rows", strconv.FormatInt(small, 10)}, {"--rows", "1000000"}, {"--bytes", bytesPart}} {

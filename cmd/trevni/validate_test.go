@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 )
 
 var validateOK = regexp.MustCompile(`^(.+): ok: \d+ rows?, \d+ columns?, \d+ blocks? checked\n$`)
@@ -91,8 +92,8 @@ func TestCorruptionNoPanic(t *testing.T) {
 			offsets /= 8
 		}
 		// The default form damages every third offset of the long form's
-		// (see longRounds).
-		step := max(1, len(data)/offsets) * longRounds(3, 1)
+		// (see longtest.Rounds).
+		step := max(1, len(data)/offsets) * longtest.Rounds(3, 1)
 		for off := 0; off < len(data); off += step {
 			for _, flip := range []byte{0x01, 0x80, 0xff} {
 				bad := append([]byte(nil), data...)

@@ -17,9 +17,14 @@ import (
 const module = "github.com/trevni-go/trevni"
 
 // workspace are the packages of the repository's workspace (go.work): the
-// core module's, the command's (its own module) and the store drivers'
-// (the stores module).
-var workspace = []string{"./...", "./cmd/trevni/...", "./stores/..."}
+// core module's, the command's (its own module), the store drivers' (the
+// stores module) and the test module's (tests).
+var workspace = []string{"./...", "./cmd/trevni/...", "./stores/...", "./tests/..."}
+
+// testModule is the folder of the test module, whose packages hold test
+// files only: their tests' imports are checked as the imports of other
+// packages are.
+const testModule = "tests"
 
 // goCmd returns a go command run at the repository's root in its
 // workspace, whatever GOWORK the test runs with.
@@ -91,12 +96,14 @@ var layers = []layer{
 	// only.
 	{"gocloud drivers", []string{"stores/gcs"}},
 	// Object stores (S3, GCS, Azure) through gocloud.dev/blob, in the
-	// stores module: the only package that imports the cloud SDKs but for
-	// the drivers above it. No package of the core module imports it.
+	// stores module: the machinery the drivers share, naming no SDK (each
+	// driver hands it a Provider of its own store's SDK). No package of
+	// the core module imports it.
 	{"stores", []string{"stores/objstore"}},
 	// The drivers a program links by importing them: each registers its
 	// scheme on remote/store in its init, and makes a store of a
-	// program's own client.
+	// program's own client; the only packages that import a cloud SDK,
+	// each its own store's.
 	{"store drivers", []string{"stores/s3", "stores/gs", "stores/azblob"}},
 	// File formats and value mappings. format is Trevni version 2: columns,
 	// blocks, codecs and checksums, and nothing of Avro schemas, Protobuf,
@@ -150,9 +157,11 @@ var layers = []layer{
 	// package (it may not exist yet).
 	{"root", []string{""}},
 	// Bridges to the tools data engineers use, over the front door: Arrow
-	// record batches, Parquet and Arrow IPC files (trevniarrow). Only they
+	// record batches and Arrow IPC files (trevniarrow). Only the bridges
 	// may import their heavy dependencies.
 	{"bridges", []string{"trevniarrow"}},
+	// Parquet files, over the Arrow bridge (trevniparquet).
+	{"Parquet bridge", []string{"trevniparquet"}},
 	// The helpers of tests, under internal/testing: servers (rangeserver),
 	// random schemas, values, messages and filters (avrorand, protorand,
 	// predrand), the vec.Large records of the benchmarks (veclarge),
@@ -161,8 +170,15 @@ var layers = []layer{
 	// commands and benchmark programs may import them, so that no library
 	// package links them.
 	{"test helpers", []string{"internal/testing/..."}},
-	// Commands and benchmark programs: nothing imports them.
+	// Commands and benchmark programs: nothing imports them but the
+	// test module.
 	{"commands", []string{"cmd/...", "bench/..."}},
+	// The test module (tests/): the tests that need modules no user of
+	// the library should find in their build list (OTLP's generated
+	// types), in folders named as the packages they test. Its tests may
+	// use any package below; nothing imports it, so that none of its
+	// dependencies reaches a library user's or the command's build.
+	{"test module", []string{testModule, testModule + "/..."}},
 }
 
 // optional lists the table's packages that need not exist.
@@ -176,18 +192,18 @@ var heavy = []struct {
 	prefix  string
 	allowed []string
 }{
-	{"net/http", []string{"remote/httpread", "stores/objstore", "stores/gcs", "stores/gs", "internal/testing/rangeserver", "stores/storetest/s3server", "stores/storetest/gcsserver", "stores/internal/faulthttp", "stores/internal/stallhttp"}},
+	{"net/http", []string{"remote/httpread", "stores/objstore", "stores/gcs", "stores/gs", "stores/s3", "stores/azblob", "internal/testing/rangeserver", "stores/storetest/s3server", "stores/storetest/gcsserver", "stores/internal/faulthttp", "stores/internal/stallhttp"}},
 	{"github.com/apache/beam", nil},
-	{"github.com/apache/arrow", []string{"trevniarrow"}},
-	{"github.com/apache/arrow-go", []string{"trevniarrow"}},
+	{"github.com/apache/arrow", []string{"trevniarrow", "trevniparquet"}},
+	{"github.com/apache/arrow-go", []string{"trevniarrow", "trevniparquet"}},
 	{"github.com/duckdb", nil},
 	{"github.com/marcboeker/go-duckdb", nil},
 	{"gocloud.dev", []string{"stores/objstore", "stores/gcs", "stores/s3", "stores/gs", "stores/azblob"}},
 	{"golang.org/x/oauth2", []string{"stores/gcs"}},
 	{"cloud.google.com", nil},
 	{"google.golang.org/api", nil},
-	{"github.com/aws", []string{"stores/objstore", "stores/s3"}},
-	{"github.com/Azure", []string{"stores/objstore", "stores/azblob"}},
+	{"github.com/aws", []string{"stores/s3"}},
+	{"github.com/Azure", []string{"stores/azblob"}},
 	{"github.com/johannesboyne/gofakes3", []string{"stores/storetest/s3server"}},
 	{"github.com/fsouza/fake-gcs-server", []string{"stores/storetest/gcsserver"}},
 	{"github.com/bufbuild/protocompile", []string{"schema/protoload/protosrc"}},
@@ -244,7 +260,11 @@ func hasPrefixPath(path, prefix string) bool {
 // TestLayers lists the workspace's packages with one go list and checks
 // every non-test import against the table.
 func TestLayers(t *testing.T) {
-	cmd := goCmd(t, append([]string{"list", "-f", "{{.ImportPath}} {{.Name}} {{join .Imports \" \"}}"}, workspace...)...)
+	// A package of the test module is listed with its tests' imports
+	// too (it has no other code).
+	format := "{{.ImportPath}} {{.Name}} {{join .Imports \" \"}}" +
+		"{{if eq .Module.Path \"" + module + "/" + testModule + "\"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}{{end}}"
+	cmd := goCmd(t, append([]string{"list", "-f", format}, workspace...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -284,8 +304,8 @@ func TestLayers(t *testing.T) {
 				}
 				continue
 			}
-			if layers[lv].name == "commands" {
-				continue
+			if layers[lv].name == "commands" || layers[lv].name == "test module" {
+				continue // they link what they need; nothing links them
 			}
 			for _, h := range heavy {
 				if hasPrefixPath(imp, h.prefix) && !slices.Contains(h.allowed, pkg) {
@@ -410,6 +430,9 @@ func TestLevel(t *testing.T) {
 		{"internal/testingx", ""},
 		{"", "root"},
 		{"cmdx", ""},
+		{"tests", "test module"},
+		{"tests/typemap/protovalue", "test module"},
+		{"testsx", ""},
 		{"format/statsx", ""},
 	} {
 		got := ""

@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/trevni-go/trevni/internal/avrobin"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 
 	"github.com/trevni-go/trevni/internal/codec"
 )
@@ -302,8 +303,8 @@ func TestByteFlips(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, 2+uint64(k)))
 		file := smallFile(t, codec, 3)
 		// The default form makes the first 500 of the 2000 damaged
-		// files (see longRounds).
-		n := longRounds(500, 2000)
+		// files (see longtest.Rounds).
+		n := longtest.Rounds(500, 2000)
 		if testing.Short() {
 			n = 200
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
+
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 )
 
 // goavroCodecs are the codecs goavro v2.15.0's OCF reader and writer
@@ -23,8 +25,8 @@ func TestGoavroInterop(t *testing.T) {
 		schema, recs := interopRecords(t, path)
 		if name == "medium" {
 			// The default form takes the first 5,000 of the medium
-			// vector's 30,000 records (see longRounds).
-			recs = recs[:min(len(recs), longRounds(5000, len(recs)))]
+			// vector's 30,000 records (see longtest.Rounds).
+			recs = recs[:min(len(recs), longtest.Rounds(5000, len(recs)))]
 		}
 		codec, err := goavro.NewCodec(schema)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni/internal/codec"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 )
 
 // testSync is the sync marker of files written by the tests.
@@ -50,9 +51,9 @@ func TestRoundTrip(t *testing.T) {
 		_, javaBlocks := readBlocks(t, readFile(t, path))
 		if name == "medium" {
 			// The default form takes the medium vector's first blocks,
-			// of about 5,000 records (see longRounds).
+			// of about 5,000 records (see longtest.Rounds).
 			n, keep := int64(0), 0
-			for keep < len(javaBlocks) && n < int64(longRounds(5000, len(recs))) {
+			for keep < len(javaBlocks) && n < int64(longtest.Rounds(5000, len(recs))) {
 				n += javaBlocks[keep].count
 				keep++
 			}

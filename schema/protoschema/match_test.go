@@ -3,6 +3,7 @@ package protoschema_test
 import (
 	"testing"
 
+	"github.com/trevni-go/trevni/internal/testing/prototest"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/protoschema"
 )
@@ -28,8 +29,8 @@ func TestMatchFieldNumber(t *testing.T) {
 		}
 	}
 	// The mapping's own tree carries the numbers as the parsed text does.
-	files := compileTestProtos(t)
-	mp, err := protoschema.New(findMessage(t, files, "trevni.test.p3.Everything"), nil)
+	files := prototest.Compile(t)
+	mp, err := protoschema.New(prototest.Message(t, files, "trevni.test.p3.Everything"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package protoschema_test
 import (
 	"testing"
 
+	"github.com/trevni-go/trevni/internal/testing/prototest"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoschema"
@@ -16,12 +17,12 @@ import (
 // node of one value in the layout of the mapping's schema, and refuses the
 // node of a field of another shape.
 func TestShapeAndValueNode(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	avroKind := map[protoschema.Shape]schema.Kind{
 		protoschema.Optional: schema.Union, protoschema.List: schema.Array, protoschema.Map: schema.Map,
 	}
 	seen := make(map[protoschema.Shape]bool)
-	for _, md := range allMessages(files, testProtos...) {
+	for _, md := range prototest.Messages(t, files, prototest.Files...) {
 		mp, err := protoschema.New(md, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -66,9 +67,9 @@ func TestShapeAndValueNode(t *testing.T) {
 // WireType is the wire type that proto.Marshal gives one value of each
 // kind.
 func TestWireType(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	kinds := make(map[protoreflect.Kind]bool)
-	for _, md := range allMessages(files, testProtos...) {
+	for _, md := range prototest.Messages(t, files, prototest.Files...) {
 		fields := md.Fields()
 		for i := range fields.Len() {
 			fd := fields.Get(i)

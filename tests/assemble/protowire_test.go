@@ -12,12 +12,12 @@ import (
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 	"github.com/trevni-go/trevni/internal/testing/protorand"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
-	"github.com/trevni-go/trevni/tests/internal/longtest"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trevni-go/trevni/internal/testing/prototest"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
@@ -21,21 +22,21 @@ import (
 )
 
 func TestCompileProto(t *testing.T) {
-	files := compileTestProtos(t)
-	for _, p := range append(testProtos, "google/protobuf/timestamp.proto", "google/protobuf/struct.proto") {
+	files := prototest.Compile(t)
+	for _, p := range append(prototest.Files, "google/protobuf/timestamp.proto", "google/protobuf/struct.proto") {
 		if _, err := files.FindFileByPath(p); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
 	// Imports that ship with the protobuf module are the linked-in files.
-	ts := findMessage(t, files, "trevni.test.p3.Everything").Fields().ByName("ts").Message()
+	ts := prototest.Message(t, files, "trevni.test.p3.Everything").Fields().ByName("ts").Message()
 	if ts != (&timestamppb.Timestamp{}).ProtoReflect().Descriptor() {
 		t.Error("Timestamp is not the linked-in descriptor")
 	}
 	if mt := protoload.MessageType(ts); mt != (&timestamppb.Timestamp{}).ProtoReflect().Type() {
 		t.Errorf("MessageType(Timestamp) = %T", mt)
 	}
-	ed := findMessage(t, files, "trevni.test.ed.Item")
+	ed := prototest.Message(t, files, "trevni.test.ed.Item")
 	if ed.ParentFile().Syntax() != protoreflect.Editions {
 		t.Errorf("editions file has syntax %v", ed.ParentFile().Syntax())
 	}
@@ -43,7 +44,7 @@ func TestCompileProto(t *testing.T) {
 		t.Error("MessageType of a compiled message is not dynamic")
 	}
 
-	_, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/missing.proto")
+	_, err := protosrc.CompileProto(context.Background(), []string{prototest.Dir(t)}, "trevni/test/missing.proto")
 	if err == nil {
 		t.Error("missing file compiled")
 	}
@@ -60,7 +61,7 @@ func TestCompileProto(t *testing.T) {
 }
 
 func TestFindMessage(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	if md, err := protoload.FindMessage(files, ".trevni.test.p3.Inner.Deep"); err != nil || md.Name() != "Deep" {
 		t.Errorf("leading dot: %v, %v", md, err)
 	}
@@ -76,11 +77,11 @@ func TestFindMessage(t *testing.T) {
 }
 
 func TestDescriptorSetRoundTrip(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	for _, md := range []protoreflect.MessageDescriptor{
-		findMessage(t, files, "trevni.test.p3.Everything"),
-		findMessage(t, files, "trevni.test.p2.Scalars"),
-		findMessage(t, files, "trevni.test.ed.Item.Sub"),
+		prototest.Message(t, files, "trevni.test.p3.Everything"),
+		prototest.Message(t, files, "trevni.test.p2.Scalars"),
+		prototest.Message(t, files, "trevni.test.ed.Item.Sub"),
 		(&tracepb.TracesData{}).ProtoReflect().Descriptor(),
 		(&descriptorpb.FileDescriptorSet{}).ProtoReflect().Descriptor(),
 	} {
@@ -126,7 +127,7 @@ func TestDescriptorSetRoundTrip(t *testing.T) {
 }
 
 func TestLoadDescriptorSet(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	fd, err := files.FindFileByPath("trevni/test/proto3.proto")
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +149,7 @@ func TestLoadDescriptorSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := findMessage(t, loaded, "trevni.test.p3.Everything")
+	md := prototest.Message(t, loaded, "trevni.test.p3.Everything")
 	if md.Fields().ByName("ts").Message() != (&timestamppb.Timestamp{}).ProtoReflect().Descriptor() {
 		t.Error("missing import not taken from the global registry")
 	}
@@ -196,24 +197,4 @@ func TestLoadDescriptorSet(t *testing.T) {
 	if _, err := protoload.LoadDescriptorSet(filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "none") {
 		t.Errorf("missing file: %v", err)
 	}
-}
-
-var testProtos = []string{"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto"}
-
-func compileTestProtos(t testing.TB) *protoregistry.Files {
-	t.Helper()
-	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, testProtos...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
-
-func findMessage(t testing.TB, files protoload.DescriptorResolver, name string) protoreflect.MessageDescriptor {
-	t.Helper()
-	md, err := protoload.FindMessage(files, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return md
 }

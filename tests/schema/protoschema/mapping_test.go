@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/internal/testing/prototest"
 	"github.com/trevni-go/trevni/schema"
-	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
@@ -33,63 +33,19 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
-var testProtos = []string{"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto"}
-
-func compileTestProtos(t testing.TB) *protoregistry.Files {
-	t.Helper()
-	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, testProtos...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
-
-func findMessage(t testing.TB, files protoload.DescriptorResolver, name string) protoreflect.MessageDescriptor {
-	t.Helper()
-	md, err := protoload.FindMessage(files, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return md
-}
-
-// allMessages lists the messages of the files, nested ones included, map
-// entries excluded.
-func allMessages(files *protoregistry.Files, paths ...string) []protoreflect.MessageDescriptor {
-	var out []protoreflect.MessageDescriptor
-	var walk func(mds protoreflect.MessageDescriptors)
-	walk = func(mds protoreflect.MessageDescriptors) {
-		for i := range mds.Len() {
-			md := mds.Get(i)
-			if !md.IsMapEntry() {
-				out = append(out, md)
-			}
-			walk(md.Messages())
-		}
-	}
-	for _, p := range paths {
-		fd, err := files.FindFileByPath(p)
-		if err != nil {
-			panic(err)
-		}
-		walk(fd.Messages())
-	}
-	return out
-}
-
 // TestSchemasParse checks that goavro accepts the schema of every message of
 // the test files, the well-known types, descriptor.proto and OTLP, with
 // several recursion limits.
 func TestSchemasParse(t *testing.T) {
-	files := compileTestProtos(t)
-	mds := allMessages(files, testProtos...)
+	files := prototest.Compile(t)
+	mds := prototest.Messages(t, files, prototest.Files...)
 	for _, m := range []proto.Message{
 		&tracepb.TracesData{}, &metricspb.MetricsData{}, &logspb.LogsData{},
 		&descriptorpb.FileDescriptorSet{}, &typepb.Type{}, &apipb.Api{},
 	} {
 		mds = append(mds, m.ProtoReflect().Descriptor())
 	}
-	mds = append(mds, allMessages(protoregistry.GlobalFiles,
+	mds = append(mds, prototest.Messages(t, protoregistry.GlobalFiles,
 		"google/protobuf/any.proto", "google/protobuf/duration.proto", "google/protobuf/empty.proto",
 		"google/protobuf/field_mask.proto", "google/protobuf/struct.proto", "google/protobuf/timestamp.proto",
 		"google/protobuf/wrappers.proto", "google/protobuf/descriptor.proto")...)
@@ -133,8 +89,8 @@ func schemaFields(t *testing.T, s string) map[string]map[string]any {
 }
 
 func TestSchemaTypes(t *testing.T) {
-	files := compileTestProtos(t)
-	md := findMessage(t, files, "trevni.test.p3.Everything")
+	files := prototest.Compile(t)
+	md := prototest.Message(t, files, "trevni.test.p3.Everything")
 	sch, err := protoschema.AvroSchema(md, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +145,7 @@ func TestSchemaTypes(t *testing.T) {
 }
 
 func TestPresence(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	for _, tc := range []struct {
 		msg      string
 		nullable []string
@@ -199,7 +155,7 @@ func TestPresence(t *testing.T) {
 		{"trevni.test.p3.Everything", []string{"opt_i32", "inner", "ts", "v_int", "o_bool"}, []string{"i32", "s", "by", "kind", "rep_inner"}},
 		{"trevni.test.ed.Item", []string{"explicit_i32", "required_i64", "open", "closed", "delimited", "with_default", "pick_u32"}, []string{"implicit_i32", "implicit_s", "implicit_open", "expanded", "by_name"}},
 	} {
-		mp, err := protoschema.New(findMessage(t, files, tc.msg), nil)
+		mp, err := protoschema.New(prototest.Message(t, files, tc.msg), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,8 +177,8 @@ func TestPresence(t *testing.T) {
 }
 
 func TestRecursion(t *testing.T) {
-	files := compileTestProtos(t)
-	tree := findMessage(t, files, "trevni.test.p3.Tree")
+	files := prototest.Compile(t)
+	tree := prototest.Message(t, files, "trevni.test.p3.Tree")
 	mp, err := protoschema.New(tree, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -329,15 +285,15 @@ func TestSharedShapes(t *testing.T) {
 }
 
 func TestUnknownFieldName(t *testing.T) {
-	files := compileTestProtos(t)
-	mp, err := protoschema.New(findMessage(t, files, "trevni.test.p2.Clash"), nil)
+	files := prototest.Compile(t)
+	mp, err := protoschema.New(prototest.Message(t, files, "trevni.test.p2.Clash"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if mp.Root.Unknown != "___unknown" {
 		t.Errorf("unknown field %q", mp.Root.Unknown)
 	}
-	mp, err = protoschema.New(findMessage(t, files, "trevni.test.p2.Clash"), &protoschema.Options{DropUnknown: true})
+	mp, err = protoschema.New(prototest.Message(t, files, "trevni.test.p2.Clash"), &protoschema.Options{DropUnknown: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,8 +338,8 @@ func TestNewErrors(t *testing.T) {
 	if _, err := protoschema.New(md, &protoschema.Options{RecursionLimit: -1}); err == nil {
 		t.Error("negative recursion limit accepted")
 	}
-	files := compileTestProtos(t)
-	entry := findMessage(t, files, "trevni.test.p3.Everything").Fields().ByName("m_i32").Message()
+	files := prototest.Compile(t)
+	entry := prototest.Message(t, files, "trevni.test.p3.Everything").Fields().ByName("m_i32").Message()
 	if _, err := protoschema.New(entry, nil); err == nil {
 		t.Error("map entry accepted")
 	}
@@ -455,11 +411,11 @@ func TestMapKeys(t *testing.T) {
 // TestNoPackage checks the naming of a message without a package inside one
 // with a package: "namespace": "" keeps it out of the enclosing namespace.
 func TestNoPackage(t *testing.T) {
-	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/mixed.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{prototest.Dir(t)}, "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mp, err := protoschema.New(findMessage(t, files, "trevni.test.mixed.Holder"), nil)
+	mp, err := protoschema.New(prototest.Message(t, files, "trevni.test.mixed.Holder"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +430,7 @@ func TestNoPackage(t *testing.T) {
 		t.Error(err)
 	}
 	// As the root, it needs no namespace either.
-	mp, err = protoschema.New(findMessage(t, files, "Loose"), nil)
+	mp, err = protoschema.New(prototest.Message(t, files, "Loose"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

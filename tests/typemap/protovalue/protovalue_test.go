@@ -11,6 +11,7 @@ import (
 
 	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/testing/protorand"
+	"github.com/trevni-go/trevni/internal/testing/prototest"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
@@ -40,7 +41,7 @@ func set(m protoreflect.Message, field string, v any) {
 }
 
 func TestValues(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	m := newMessage(t, files, "trevni.test.p3.Everything")
 	set(m, "u64", uint64(math.MaxUint64))
 	set(m, "u32", uint32(math.MaxUint32))
@@ -128,7 +129,7 @@ func equalNative(a, b any) bool {
 // TestPresence checks that set-to-default and unset differ for fields with
 // presence, in proto2, proto3 optional and editions.
 func TestPresence(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	for _, tc := range []struct {
 		msg, field string
 		value      any
@@ -171,7 +172,7 @@ func TestPresence(t *testing.T) {
 }
 
 func TestExtensions(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	types := dynamicpb.NewTypes(files)
 	m := newMessage(t, files, "trevni.test.p2.Scalars")
 	set(m, "req_int32", int32(1))
@@ -293,7 +294,7 @@ func TestFromAvroResets(t *testing.T) {
 
 // TestLenientInput checks the native forms accepted besides goavro's.
 func TestLenientInput(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	m := newMessage(t, files, "trevni.test.p3.Everything")
 	err := fromAvro(map[string]any{
 		"i32":     7,              // int for int
@@ -326,7 +327,7 @@ func TestLenientInput(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	base := func() map[string]any {
 		m := newMessage(t, files, "trevni.test.p3.Everything")
 		l := m.Mutable(m.Descriptor().Fields().ByName("rep_inner")).List()
@@ -417,7 +418,7 @@ func TestErrors(t *testing.T) {
 // TestToAvroInto converts a series of different messages into one reused
 // record and checks each result against a fresh conversion.
 func TestToAvroInto(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	md, err := protoload.FindMessage(files, "trevni.test.p3.Everything")
 	if err != nil {
 		t.Fatal(err)
@@ -450,7 +451,7 @@ func TestToAvroInto(t *testing.T) {
 // TestQualifiedBranch reads a union whose branch goavro names in the
 // enclosing namespace, as it does for a record without a namespace.
 func TestQualifiedBranch(t *testing.T) {
-	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"}, "trevni/test/mixed.proto")
+	files, err := protosrc.CompileProto(context.Background(), []string{prototest.Dir(t)}, "trevni/test/mixed.proto")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,17 +2,16 @@ package protovalue_test
 
 import (
 	"bytes"
-	"context"
 	"math"
 	"sync"
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 	"github.com/trevni-go/trevni/internal/testing/protorand"
+	"github.com/trevni-go/trevni/internal/testing/prototest"
 	"github.com/trevni-go/trevni/schema/protoload"
-	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
-	"github.com/trevni-go/trevni/tests/internal/longtest"
 	"github.com/trevni-go/trevni/typemap/protovalue"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
@@ -22,7 +21,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -163,7 +161,7 @@ func TestDescriptorSets(t *testing.T) {
 	} {
 		set.File = append(set.File, protodesc.ToFileDescriptorProto(m.ProtoReflect().Descriptor().ParentFile()))
 	}
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	files.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
 		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
 		return true
@@ -224,18 +222,8 @@ func TestWellKnownTypes(t *testing.T) {
 	}
 }
 
-func compileTestProtos(t testing.TB) *protoregistry.Files {
-	t.Helper()
-	files, err := protosrc.CompileProto(context.Background(), []string{"../../../testdata/proto"},
-		"trevni/test/proto2.proto", "trevni/test/proto3.proto", "trevni/test/editions.proto")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
-
 func TestTestProtos(t *testing.T) {
-	files := compileTestProtos(t)
+	files := prototest.Compile(t)
 	types := dynamicpb.NewTypes(files)
 	var exts []protoreflect.ExtensionType
 	fd, err := files.FindFileByPath("trevni/test/proto2.proto")
