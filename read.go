@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"sync/atomic"
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/predicate"
+	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 )
@@ -100,6 +102,10 @@ type Reader struct {
 
 	reports  []PartReport
 	counting bool // Count takes its matches off the span itself
+
+	// fetching is the current part's coalescer (of a URL), for
+	// FetchedEnd, which may be called while another goroutine reads.
+	fetching atomic.Pointer[remote.Coalescer]
 }
 
 // partReader is what the assembling readers of Avro records and of
@@ -282,6 +288,7 @@ func (r *Reader) next() error {
 			r.schema = pr.Schema()
 		}
 		r.file, r.part = f, pr
+		r.fetching.Store(f.coalescer)
 		return nil
 	}
 	return io.EOF
@@ -301,6 +308,7 @@ func (r *Reader) closePart() {
 	r.before += r.file.part.rows
 	r.bytes += r.file.BytesRead()
 	r.file, r.part, r.ar, r.pm = nil, nil, nil, nil
+	r.fetching.Store(nil)
 }
 
 // step reads the next record with read, moving on to the next part at the
@@ -408,8 +416,25 @@ func (r *Reader) Report() []PartReport {
 	return out
 }
 
+// FetchedEnd returns where the bytes of the byte range [off, end) of the
+// part being read that the reader has fetched from a store or over HTTP
+// end (the end of the furthest of them, read already or held ahead), or
+// off when it has fetched none of them, or the part is a local file or
+// there is none. A column's range (format.Reader's ColumnRange) tells how
+// far the reader has fetched ahead in that column: a runner that splits
+// the rows left of a read (Beam's) places the split where the reader has
+// fetched nothing, so that no byte is fetched twice. Unlike the other
+// methods of a Reader, it may be called while another goroutine reads.
+func (r *Reader) FetchedEnd(off, end int64) int64 {
+	if c := r.fetching.Load(); c != nil {
+		return c.FetchedEnd(off, end)
+	}
+	return off
+}
+
 // Close closes the part being read.
 func (r *Reader) Close() error {
+	r.fetching.Store(nil)
 	if r.file == nil {
 		return nil
 	}

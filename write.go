@@ -395,7 +395,10 @@ func NewProtoWriter(w io.Writer, md protoreflect.MessageDescriptor, opts *ProtoW
 	return &ProtoWriter{pw: pw, out: &output{w: w}}, nil
 }
 
-// Write writes one message, of the writer's type.
+// Write writes one message, of the writer's type. A message that cannot
+// be written (a proto2 required field unset, at any depth, as WriteWire
+// refuses it too) is not, with an error naming the record and field;
+// writing can go on.
 func (w *ProtoWriter) Write(m proto.Message) error { return w.pw.Write(m) }
 
 // WriteWire writes one message in the protobuf wire format: the fast

@@ -45,12 +45,27 @@ func AvroNames(fields []Field) []string {
 // AvroSchema returns the JSON text of an Avro record schema called name
 // with one field per column, named as AvroNames says: nullable fields as a
 // union of null and the type. A field whose Avro name is not its own name
-// keeps its name in the attribute csv.name (NameProp).
+// keeps its name in the attribute csv.name (NameProp). The keys come in
+// the order a person writes them: a type's "type" first, then its name,
+// its logical type and their parameters; a field's name, then its type.
 func AvroSchema(name string, fields []Field) string {
 	type jsonField struct {
 		Name    string  `json:"name"`
 		Type    any     `json:"type"`
 		CSVName *string `json:"csv.name,omitempty"`
+	}
+	type jsonType struct {
+		Type        string `json:"type"`
+		Name        string `json:"name,omitempty"`
+		Size        int    `json:"size,omitempty"`
+		LogicalType string `json:"logicalType,omitempty"`
+		Precision   int    `json:"precision,omitempty"`
+		Scale       *int   `json:"scale,omitempty"`
+	}
+	type jsonEnum struct {
+		Type    string   `json:"type"`
+		Name    string   `json:"name"`
+		Symbols []string `json:"symbols"`
 	}
 	names := AvroNames(fields)
 	out := make([]jsonField, len(fields))
@@ -59,17 +74,17 @@ func AvroSchema(name string, fields []Field) string {
 		an := names[i]
 		var t any = f.Type.String()
 		if f.Type.temporal() {
-			t = map[string]any{"type": f.Type.avroPrimitive(), "logicalType": f.Type.String()}
+			t = jsonType{Type: f.Type.avroPrimitive(), LogicalType: f.Type.String()}
 		}
 		if f.Type == Decimal {
-			d := map[string]any{"type": "bytes", "logicalType": "decimal", "precision": f.Precision, "scale": f.Scale}
+			d := jsonType{Type: "bytes", LogicalType: "decimal", Precision: f.Precision, Scale: &f.Scale}
 			if f.Size > 0 {
-				d["type"], d["name"], d["size"] = "fixed", an+"_decimal", f.Size
+				d.Type, d.Name, d.Size = "fixed", an+"_decimal", f.Size
 			}
 			t = d
 		}
 		if f.Type == Enum {
-			t = map[string]any{"type": "enum", "name": an + "_enum", "symbols": f.Symbols}
+			t = jsonEnum{Type: "enum", Name: an + "_enum", Symbols: f.Symbols}
 		}
 		if f.Nullable && f.nullSecond {
 			t = []any{t, "null"}
@@ -82,13 +97,18 @@ func AvroSchema(name string, fields []Field) string {
 			out[i].CSVName = &name
 		}
 	}
-	b, _ := json.Marshal(map[string]any{"type": "record", "name": name, "fields": out})
+	b, _ := json.Marshal(struct {
+		Type   string      `json:"type"`
+		Name   string      `json:"name"`
+		Fields []jsonField `json:"fields"`
+	}{"record", name, out})
 	return string(b)
 }
 
 // FieldsOf returns the fields of a flat record schema: every field of type
 // boolean, int, long, float, double, string or enum, a date, time-millis,
-// time-micros, timestamp-millis or timestamp-micros, a decimal on bytes or
+// time-micros, timestamp-millis, timestamp-micros or timestamp-nanos (or
+// their local- kin), a decimal on bytes or
 // fixed, or a union of null and one of these. Any other field is an error naming it; so is a schema that
 // is not a record.
 func FieldsOf(s *schema.Schema) ([]Field, error) {
@@ -158,6 +178,12 @@ func fieldOf(sf *schema.Field) (Field, error) {
 	case t.Logical == schema.LogicalLocalTimestampMicros && t.Kind == schema.Long:
 		f.Type = LocalTimestampMicros
 		return f, nil
+	case t.Logical == schema.LogicalTimestampNanos && t.Kind == schema.Long:
+		f.Type = TimestampNanos
+		return f, nil
+	case t.Logical == schema.LogicalLocalTimestampNanos && t.Kind == schema.Long:
+		f.Type = LocalTimestampNanos
+		return f, nil
 	}
 	switch t.Kind {
 	case schema.String:
@@ -194,7 +220,7 @@ func appendAvro(dst []byte, f *Field, c *Cell) []byte {
 		dst = append(dst, value)
 	}
 	switch f.Type {
-	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros:
+	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros, TimestampNanos, LocalTimestampNanos:
 		return binary.AppendVarint(dst, c.I)
 	case Float:
 		return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(c.F)))
@@ -235,7 +261,7 @@ func decodeAvro(data []byte, f *Field, c *Cell) ([]byte, error) {
 		data = data[1:]
 	}
 	switch f.Type {
-	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros:
+	case Int, Long, Enum, Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros, TimestampNanos, LocalTimestampNanos:
 		v, n := binary.Varint(data)
 		if n <= 0 {
 			return nil, errShort

@@ -59,13 +59,29 @@ const checkEvery = 4096
 // the rows, the errors (the same lines and rows) and the count are those
 // of one goroutine, and Progress is called after every segment joined.
 func Copy(ctx context.Context, dst Sink, src Source, opts *CopyOptions) (int64, error) {
+	rows, err := Append(ctx, dst, src, opts)
+	if err != nil {
+		dst.Abort()
+		return rows, err
+	}
+	if err := dst.Close(); err != nil {
+		return rows, err
+	}
+	return rows, nil
+}
+
+// Append is Copy without the end: it writes every row of src to dst and
+// leaves dst open, for the rows of further sources (the parts of one
+// table); after an error the caller aborts dst. Progress counts the rows
+// of this call.
+func Append(ctx context.Context, dst Sink, src Source, opts *CopyOptions) (int64, error) {
 	var progress func(int64)
 	if opts != nil {
 		progress = opts.Progress
 	}
 	if ts, ok := dst.(*trevniSink); ok && ts.aw.Workers() > 1 {
 		if cs, ok := src.(*csvSource); ok && cs.cuttable() {
-			return copyParallel(ctx, ts, cs, progress)
+			return appendParallel(ctx, ts, cs, progress)
 		}
 	}
 	cells := make([]Cell, len(src.Fields()))
@@ -76,27 +92,21 @@ func Copy(ctx context.Context, dst Sink, src Source, opts *CopyOptions) (int64, 
 				progress(rows)
 			}
 			if err := ctx.Err(); err != nil {
-				dst.Abort()
 				return rows, fmt.Errorf("csvtable: copy stopped at row %d: %w", rows, err)
 			}
 		}
 		err := src.Next(cells)
 		if err == io.EOF {
-			break
+			return rows, nil
 		}
 		if err == nil {
 			err = dst.Write(cells)
 		}
 		if err != nil {
-			dst.Abort()
 			return rows, err
 		}
 		rows++
 	}
-	if err := dst.Close(); err != nil {
-		return rows, err
-	}
-	return rows, nil
 }
 
 // csvSource reads rows from CSV.

@@ -131,8 +131,11 @@ type ReaderOptions struct {
 
 // NewReader reads the header row of the CSV in r, whose cells are
 // separated by comma (0 means ','). A UTF-8 byte order mark before the
-// header is skipped. A header name that repeats an earlier one (ignoring
-// case) is renamed as DuckDB renames it (a, a: a, a_1). opts may be nil.
+// header is skipped. As DuckDB's read_csv reads a header, the spaces and
+// tabs around a name are trimmed, an empty name is made column and its
+// index (from 0, with as many digits as the last index: column1,
+// column01), and a name that repeats an earlier one (ignoring case) is
+// renamed (a, a: a, a_1). opts may be nil.
 func NewReader(r io.Reader, comma rune, opts *ReaderOptions) (*Reader, error) {
 	if comma == 0 {
 		comma = ','
@@ -172,8 +175,24 @@ func NewReader(r io.Reader, comma rune, opts *ReaderOptions) (*Reader, error) {
 			return nil, &Error{Line: line, Column: i + 1, Err: errors.New("header name is not valid UTF-8")}
 		}
 	}
+	nameHeader(rd.header)
 	dedupeHeader(rd.header)
 	return rd, nil
+}
+
+// nameHeader trims the spaces and tabs around the header names and names
+// the empty ones, as DuckDB's read_csv does: column and the column's index
+// from 0, as many digits as the last index has (column1 of 4 columns,
+// column01 of 12).
+func nameHeader(names []string) {
+	width := len(strconv.Itoa(len(names) - 1))
+	for i, n := range names {
+		n = strings.Trim(n, " \t")
+		if n == "" {
+			n = fmt.Sprintf("column%0*d", width, i)
+		}
+		names[i] = n
+	}
 }
 
 // dedupeHeader renames the header names that repeat an earlier one,
@@ -410,6 +429,9 @@ type inference struct {
 	// ISO 8601 dates, times and timestamps; the fine ones need
 	// microseconds rather than milliseconds.
 	date, time, timestamp, fineTime, fineTimestamp bool
+	// nanoTimestamp: a timestamp had a fraction finer than microseconds
+	// (DuckDB truncates it; a nanos column keeps it).
+	nanoTimestamp bool
 	// zoned: a timestamp had Z or an offset (a column of only timestamps
 	// without one is a local timestamp, DuckDB's TIMESTAMP; one of both is
 	// a UTC timestamp, those without an offset read as UTC, as DuckDB
@@ -491,10 +513,13 @@ func (in *inference) add(s string) {
 			} else if _, err := parseTemporal(TimestampMicros, s); err == nil {
 				in.timestamp, in.fineTimestamp, in.zoned = true, true, in.zoned || offset
 				return
+			} else if _, err := parseTemporal(TimestampNanos, s); err == nil {
+				in.timestamp, in.nanoTimestamp, in.zoned = true, true, in.zoned || offset
+				return
 			}
 		}
 	}
-	if strings.EqualFold(s, "true") || strings.EqualFold(s, "false") {
+	if isBool(s) {
 		in.boolean = true
 		return
 	}
@@ -561,6 +586,10 @@ func (in *inference) field(name string) Field {
 		f.Type = TimeMicros
 	case in.time:
 		f.Type = TimeMillis
+	case in.timestamp && in.nanoTimestamp && !in.zoned:
+		f.Type = LocalTimestampNanos
+	case in.timestamp && in.nanoTimestamp:
+		f.Type = TimestampNanos
 	case in.timestamp && in.fineTimestamp && !in.zoned:
 		f.Type = LocalTimestampMicros
 	case in.timestamp && !in.zoned:
@@ -610,16 +639,82 @@ func (in *inference) field(name string) Field {
 // nil). The records are parsed on opts.Workers goroutines
 // (ReaderOptions.Workers).
 func Infer(r io.Reader, comma rune, opts *ReaderOptions) ([]Field, int64, error) {
-	return infer(r, comma, opts, inferRangeBytes)
+	var in Inferrer
+	rows, err := in.add(r, comma, opts, inferRangeBytes)
+	if err != nil {
+		return nil, rows, err
+	}
+	return in.Fields(), rows, nil
 }
 
-// infer is Infer, cutting ranges of about rangeBytes bytes for its
-// workers.
-func infer(r io.Reader, comma rune, opts *ReaderOptions, rangeBytes int) ([]Field, int64, error) {
+// An Inferrer infers the columns of one table from the CSV files that are
+// its parts (Spark's part-00000.csv, part-00001.csv...), as Infer does
+// from one file, and as DuckDB's read_csv_auto with union_by_name reads
+// them: the columns are matched by header name, in the order first seen
+// (a column of a later file that no earlier one has comes after them);
+// a column's type is inferred over the cells of every file; a column that
+// one file lacks is nullable, null in that file's rows. The zero value is
+// ready to use.
+type Inferrer struct {
+	names  []string
+	byName map[string]int
+	ins    []inference
+	files  int
+}
+
+// Add infers the types of the CSV in r, the next file of the table, with
+// comma and opts as Infer takes them, and returns its number of rows.
+// After an error, the Inferrer is good for nothing.
+func (f *Inferrer) Add(r io.Reader, comma rune, opts *ReaderOptions) (int64, error) {
+	return f.add(r, comma, opts, inferRangeBytes)
+}
+
+// Fields returns the columns inferred from the files added so far.
+func (f *Inferrer) Fields() []Field {
+	fields := make([]Field, len(f.ins))
+	for i := range f.ins {
+		fields[i] = f.ins[i].field(f.names[i])
+	}
+	return fields
+}
+
+func (f *Inferrer) add(r io.Reader, comma rune, opts *ReaderOptions, rangeBytes int) (int64, error) {
+	header, ins, rows, err := infer(r, comma, opts, rangeBytes)
+	if err != nil {
+		return rows, err
+	}
+	if f.byName == nil {
+		f.byName = map[string]int{}
+	}
+	seen := make([]bool, len(f.ins))
+	for j, h := range header {
+		i, ok := f.byName[h]
+		if !ok {
+			i = len(f.names)
+			f.byName[h] = i
+			f.names = append(f.names, h)
+			f.ins = append(f.ins, inference{empty: f.files > 0})
+			seen = append(seen, false)
+		}
+		f.ins[i].merge(&ins[j])
+		seen[i] = true
+	}
+	for i, ok := range seen {
+		if !ok {
+			f.ins[i].empty = true // a column this file lacks: null in its rows
+		}
+	}
+	f.files++
+	return rows, nil
+}
+
+// infer infers the types of the columns of the CSV in r, cutting ranges
+// of about rangeBytes bytes for its workers, and returns its header too.
+func infer(r io.Reader, comma rune, opts *ReaderOptions, rangeBytes int) ([]string, []inference, int64, error) {
 	rec := &recorder{r: r}
 	rd, err := NewReader(rec, comma, opts)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	rec.stop = true
 	n := 0
@@ -639,13 +734,9 @@ func infer(r io.Reader, comma rune, opts *ReaderOptions, rangeBytes int) ([]Fiel
 		rows, err = inferRecords(rd, ins)
 	}
 	if err != nil {
-		return nil, rows, err
+		return nil, nil, rows, err
 	}
-	fields := make([]Field, len(ins))
-	for i := range ins {
-		fields[i] = ins[i].field(rd.header[i])
-	}
-	return fields, rows, nil
+	return rd.header, ins, rows, nil
 }
 
 // inferRecords adds the cells of rd's records to ins, and returns the
@@ -688,6 +779,7 @@ func (in *inference) merge(o *inference) {
 	in.timestamp = in.timestamp || o.timestamp
 	in.fineTime = in.fineTime || o.fineTime
 	in.fineTimestamp = in.fineTimestamp || o.fineTimestamp
+	in.nanoTimestamp = in.nanoTimestamp || o.nanoTimestamp
 	in.zoned = in.zoned || o.zoned
 	// Decimals: both ranges' plain decimals must share one scale.
 	switch {

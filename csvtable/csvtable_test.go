@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -226,8 +227,13 @@ func TestRoundTripProperty(t *testing.T) {
 					}
 				}
 			}
-			if !reflect.DeepEqual(got, table) {
-				t.Fatalf("iter %d, via %s, fields %+v:\n got %q\nwant %q", iter, name, fields, got, table)
+			// The header comes back as DuckDB names it: an empty name
+			// made column and its index, spaces around a name trimmed.
+			want := append([][]string{slices.Clone(table[0])}, table[1:]...)
+			nameHeader(want[0])
+			dedupeHeader(want[0])
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("iter %d, via %s, fields %+v:\n got %q\nwant %q", iter, name, fields, got, want)
 			}
 		}
 	}

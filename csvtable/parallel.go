@@ -164,27 +164,27 @@ func (s *csvSource) newWorker(comma rune) func() func(ctx context.Context, r *sh
 	}
 }
 
-// copyParallel is Copy from a CSV source to a Trevni sink on the sink's
-// workers.
-func copyParallel(ctx context.Context, dst *trevniSink, src *csvSource, progress func(int64)) (int64, error) {
+// appendParallel is Append from a CSV source to a Trevni sink on the
+// sink's workers.
+func appendParallel(ctx context.Context, dst *trevniSink, src *csvSource, progress func(int64)) (int64, error) {
+	base := dst.aw.RowCount()
 	var ro *shred.RangeOptions
 	if progress != nil {
-		ro = &shred.RangeOptions{Progress: func(rows, _ int64) { progress(rows) }}
+		ro = &shred.RangeOptions{Progress: func(rows, _ int64) { progress(rows - base) }}
 	}
 	src.started = true
 	c := &csvCutter{br: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(src.rest), src.in), 1<<20), comma: utf8.AppendRune(nil, src.rd.cr.Comma())}
 	rows, err := dst.aw.WriteRanges(ctx, c.cut, src.newWorker(src.rd.cr.Comma()), ro)
 	if err != nil {
-		dst.Abort()
+		// A record's error is counted from this call's first row, a
+		// cancelled run by the writer's rows.
 		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			rows -= base
 			return rows, fmt.Errorf("csvtable: copy stopped at row %d: %w", rows, cerr)
 		}
 		return rows, err
 	}
-	if err := dst.Close(); err != nil {
-		return rows, err
-	}
-	return rows, nil
+	return rows - base, nil
 }
 
 // afterHeader returns the bytes of the records that rd's encoding/csv

@@ -253,7 +253,12 @@ func TestParallelInfer(t *testing.T) {
 	text, _, strs, starts := cutCSV(21, 1500)
 	run := func(text string, o ReaderOptions, workers int) ([]Field, int64, error) {
 		o.Workers = workers
-		return infer(strings.NewReader(text), ',', &o, 2048)
+		var in Inferrer
+		rows, err := in.add(strings.NewReader(text), ',', &o, 2048)
+		if err != nil {
+			return nil, rows, err
+		}
+		return in.Fields(), rows, nil
 	}
 	pos := 0
 	for range starts[900] - 1 {

@@ -117,7 +117,12 @@ func TestTemporalInferAndErrors(t *testing.T) {
 		{"2004-03-05 10:00:00+24", String},
 		{"2004-03-05 10:00:00 Z", String},
 		{"2004-03-05x10:00:00", String},
-		{"2004-03-05 10:00:00.1234567", String}, // finer than microseconds
+		// Finer than microseconds: nanoseconds (DuckDB truncates them to
+		// microseconds).
+		{"2004-03-05 10:00:00.1234567", LocalTimestampNanos},
+		{"2004-03-05 10:00:00.123456789Z|2004-03-05 10:00:00", TimestampNanos},
+		{"2262-04-11 23:47:16.854775808", String}, // past int64 nanoseconds
+		{"10:00:00.1234567", String},              // no time-nanos in Avro
 	} {
 		text := "a\n" + strings.ReplaceAll(tc.cells, "|", "\n") + "\n"
 		fields, _, err := Infer(strings.NewReader(text), ',', nil)

@@ -33,6 +33,9 @@ const (
 	timestampLayout = "2006-01-02T15:04:05.999999Z07:00"
 	// localTimestampLayout writes a local timestamp: no zone.
 	localTimestampLayout = "2006-01-02T15:04:05.999999"
+	// The layouts of the nanosecond timestamps.
+	timestampNanosLayout      = "2006-01-02T15:04:05.999999999Z07:00"
+	localTimestampNanosLayout = "2006-01-02T15:04:05.999999999"
 )
 
 var (
@@ -75,13 +78,16 @@ func parseTemporal(t Type, s string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	local := t == LocalTimestampMillis || t == LocalTimestampMicros
+	local := t == LocalTimestampMillis || t == LocalTimestampMicros || t == LocalTimestampNanos
 	if local && offset {
 		return 0, errors.New("a local timestamp has no offset (2006-01-02T15:04:05, without Z or +02:00)")
 	}
 	unit := int64(time.Microsecond)
-	if t == TimestampMillis || t == LocalTimestampMillis {
+	switch t {
+	case TimestampMillis, LocalTimestampMillis:
 		unit = int64(time.Millisecond)
+	case TimestampNanos, LocalTimestampNanos:
+		unit = 1
 	}
 	if nsec%unit != 0 {
 		return 0, errPrecision
@@ -196,11 +202,24 @@ func parseTimeOfDay(s string) (int64, error) {
 	return ns + f, nil
 }
 
+// isBool reports whether s is a boolean as DuckDB's read_csv_auto takes
+// one: true or false in any case, or T or F (t, f).
+func isBool(s string) bool {
+	switch len(s) {
+	case 1:
+		return s == "t" || s == "T" || s == "f" || s == "F"
+	case 4, 5:
+		return strings.EqualFold(s, "true") || strings.EqualFold(s, "false")
+	}
+	return false
+}
+
 // Type is the type of a flat field.
 type Type uint8
 
 // The field types. Infer gives Int, Long, Decimal, Double, Boolean, Date,
-// TimeMillis, TimeMicros, TimestampMillis, TimestampMicros and String;
+// TimeMillis, TimeMicros, TimestampMillis, TimestampMicros (and their
+// local and nanosecond kin) and String;
 // Float and Enum come from Avro schemas. The temporal types are Avro's
 // logical types of those names (date and time-millis on int, the others
 // on long), held in Cell.I as Avro holds them: days since 1970-01-01,
@@ -226,15 +245,21 @@ const (
 	// DuckDB's TIMESTAMP), held as if in UTC.
 	LocalTimestampMillis
 	LocalTimestampMicros
+	// TimestampNanos and LocalTimestampNanos are Avro's timestamp-nanos
+	// and local-timestamp-nanos (DuckDB's TIMESTAMP_NS), for cells with a
+	// fraction finer than microseconds, which a micros column would lose.
+	TimestampNanos
+	LocalTimestampNanos
 )
 
 var typeNames = [...]string{String: "string", Int: "int", Long: "long", Float: "float", Double: "double", Boolean: "boolean", Enum: "enum",
 	Date: "date", TimeMillis: "time-millis", TimeMicros: "time-micros", TimestampMillis: "timestamp-millis", TimestampMicros: "timestamp-micros", Decimal: "decimal",
-	LocalTimestampMillis: "local-timestamp-millis", LocalTimestampMicros: "local-timestamp-micros"}
+	LocalTimestampMillis: "local-timestamp-millis", LocalTimestampMicros: "local-timestamp-micros",
+	TimestampNanos: "timestamp-nanos", LocalTimestampNanos: "local-timestamp-nanos"}
 
 // temporal reports whether t is a logical date, time or timestamp type.
 func (t Type) temporal() bool {
-	return t >= Date && t <= TimestampMicros || t == LocalTimestampMillis || t == LocalTimestampMicros
+	return t >= Date && t <= TimestampMicros || t >= LocalTimestampMillis && t <= LocalTimestampNanos
 }
 
 // avroPrimitive returns the Avro primitive under a logical type.
@@ -242,7 +267,7 @@ func (t Type) avroPrimitive() string {
 	switch t {
 	case Date, TimeMillis:
 		return "int"
-	case TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros:
+	case TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros, TimestampNanos, LocalTimestampNanos:
 		return "long"
 	}
 	return t.String()
@@ -314,6 +339,10 @@ func AppendText(dst []byte, f *Field, c *Cell) []byte {
 		return time.UnixMilli(c.I).UTC().AppendFormat(dst, localTimestampLayout)
 	case LocalTimestampMicros:
 		return time.UnixMicro(c.I).UTC().AppendFormat(dst, localTimestampLayout)
+	case TimestampNanos:
+		return time.Unix(0, c.I).UTC().AppendFormat(dst, timestampNanosLayout)
+	case LocalTimestampNanos:
+		return time.Unix(0, c.I).UTC().AppendFormat(dst, localTimestampNanosLayout)
 	case Int, Long:
 		return strconv.AppendInt(dst, c.I, 10)
 	case Float:
@@ -380,13 +409,13 @@ func parseText(f *Field, s string, c *Cell) error {
 		c.F, err = parseFloat(s, bits)
 	case Boolean:
 		switch {
-		case strings.EqualFold(s, "true"):
+		case strings.EqualFold(s, "true") || s == "t" || s == "T":
 			c.B = true
-		case strings.EqualFold(s, "false"):
+		case strings.EqualFold(s, "false") || s == "f" || s == "F":
 		default:
-			err = fmt.Errorf("not true or false (in any case)")
+			err = fmt.Errorf("not true or false (in any case, or T or F)")
 		}
-	case Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros:
+	case Date, TimeMillis, TimeMicros, TimestampMillis, TimestampMicros, LocalTimestampMillis, LocalTimestampMicros, TimestampNanos, LocalTimestampNanos:
 		c.I, err = parseTemporal(f.Type, s)
 	case Decimal:
 		c.S, err = parseDecimal(c.S, f, s)

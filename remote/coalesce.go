@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"sync"
 )
 
@@ -48,6 +49,9 @@ type Coalescer struct {
 	wins  []*window // least recently used first
 	held  int64
 	reads int64
+	// fetched are the ranges fetched so far, in order, joined where they
+	// touch (FetchedEnd).
+	fetched []span
 	// prefix is the source's first bytes, fetched already (Hold).
 	prefix []byte
 }
@@ -107,6 +111,7 @@ func (c *Coalescer) Hold(b []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.prefix = b[:min(int64(len(b)), c.size)]
+	c.record(0, int64(len(c.prefix)))
 }
 
 // ReadAt reads len(p) bytes at off, from the windows that hold them; the
@@ -127,7 +132,9 @@ func (c *Coalescer) ReadAt(p []byte, off int64) (int, error) {
 	}
 	if want > c.opts.Budget/2 {
 		c.reads++
-		return c.ra.ReadAt(p, off)
+		n, err := c.ra.ReadAt(p, off)
+		c.record(off, off+int64(n))
+		return n, err
 	}
 	pos := off
 	for pos < end {
@@ -190,10 +197,39 @@ func (c *Coalescer) fetch(off, want int64) (*window, error) {
 		}
 		return nil, err
 	}
+	c.record(off, off+n)
 	w := &window{off: off, b: b}
 	c.wins = append(c.wins, w)
 	c.held += n
 	return w, nil
+}
+
+// record adds [off, end) to the ranges fetched.
+func (c *Coalescer) record(off, end int64) {
+	if off >= end {
+		return
+	}
+	i := sort.Search(len(c.fetched), func(i int) bool { return c.fetched[i].end >= off })
+	j := i
+	for j < len(c.fetched) && c.fetched[j].off <= end {
+		off, end = min(off, c.fetched[j].off), max(end, c.fetched[j].end)
+		j++
+	}
+	c.fetched = slices.Replace(c.fetched, i, j, span{off, end})
+}
+
+// FetchedEnd returns the end of the furthest byte of [off, end) that c
+// has fetched from its ReaderAt so far (held now or not, and the bytes
+// given by Hold), or off when it has none of them. It may be called while other goroutines
+// read.
+func (c *Coalescer) FetchedEnd(off, end int64) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := sort.Search(len(c.fetched), func(i int) bool { return c.fetched[i].off >= end }) - 1
+	if i < 0 || c.fetched[i].end <= off {
+		return off
+	}
+	return min(c.fetched[i].end, end)
 }
 
 // clip bounds a read of n bytes at off from a source of size bytes, as

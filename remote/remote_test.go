@@ -400,3 +400,48 @@ func TestCoalescerFetchesEachByteOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestCoalescerFetchedEnd: FetchedEnd says where what was fetched in a
+// range ends, windows evicted since included, as a byte-by-byte record
+// of the source's reads has it, over random reads with a budget small
+// enough to evict.
+func TestCoalescerFetchedEnd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	data := make([]byte, 100_000)
+	fetched := make([]bool, len(data))
+	src := readerAtFunc(func(p []byte, off int64) (int, error) {
+		n, err := bytes.NewReader(data).ReadAt(p, off)
+		for i := range n {
+			fetched[off+int64(i)] = true
+		}
+		return n, err
+	})
+	c := remote.NewCoalescer(src, int64(len(data)), &remote.CoalescerOptions{Budget: 12_000, Window: 2000})
+	c.Prefetch(10_000, 30_000)
+	c.Prefetch(60_000, 20_000)
+	want := func(off, end int64) int64 {
+		for i := end - 1; i >= off; i-- {
+			if fetched[i] {
+				return i + 1
+			}
+		}
+		return off
+	}
+	if got := c.FetchedEnd(0, int64(len(data))); got != 0 {
+		t.Fatalf("FetchedEnd before any read = %d", got)
+	}
+	for range 400 {
+		off := rng.Int64N(int64(len(data)))
+		p := make([]byte, rng.IntN(8000)) // some past half the budget: read straight through
+		if _, err := c.ReadAt(p, off); err != nil && err != io.EOF {
+			t.Fatal(err)
+		}
+		for range 20 {
+			a := rng.Int64N(int64(len(data)))
+			b := a + rng.Int64N(int64(len(data))-a+1)
+			if got, w := c.FetchedEnd(a, b), want(a, b); got != w {
+				t.Fatalf("FetchedEnd(%d, %d) = %d, want %d", a, b, got, w)
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/fieldpath"
 	"github.com/trevni-go/trevni/internal/protoset"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
@@ -110,11 +111,22 @@ func NewProtoWriter(out io.Writer, md protoreflect.MessageDescriptor, opts *Prot
 
 // Write writes one message, which must be of the writer's type. A message
 // that cannot be written is not, and writing can go on; the error is a
-// *schema.Error with the message's record number and field path.
+// *schema.Error with the message's record number and field path. As with
+// WriteWire, proto2 required fields must be set: a message missing one
+// (at any depth) is refused with WriteWire's error, naming the field.
 func (pw *ProtoWriter) Write(m proto.Message) error {
 	r := m.ProtoReflect()
 	if r.Descriptor().FullName() != pw.md.FullName() {
 		return fmt.Errorf("shred: message %s written to a file of %s", r.Descriptor().FullName(), pw.md.FullName())
+	}
+	if proto.CheckInitialized(m) != nil {
+		// A required field unset: the wire path says which, where, in
+		// its words, and writes the message only if it accepts it.
+		b, err := partialOpts.Marshal(m)
+		if err != nil {
+			return pw.aw.recordError(fieldpath.New(err))
+		}
+		return pw.WriteWire(b)
 	}
 	rec, err := pw.conv.ToAvroInto(r, pw.rec)
 	if err != nil {
@@ -139,6 +151,10 @@ func (pw *ProtoWriter) Close() error { return pw.aw.Close() }
 
 // Abort discards the file and releases its temporary storage.
 func (pw *ProtoWriter) Abort() { pw.aw.Abort() }
+
+// partialOpts marshals a message missing required fields, for WriteWire
+// to locate them.
+var partialOpts = proto.MarshalOptions{AllowPartial: true}
 
 // maxMessageSize bounds one message of a delimited stream.
 const maxMessageSize = 256 << 20

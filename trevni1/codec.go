@@ -9,7 +9,6 @@ package trevni1
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/adler32"
 	"hash/crc32"
 
 	"github.com/trevni-go/trevni/internal/codec"
@@ -82,7 +81,7 @@ func (c *codecs) compress(name string, dst, src []byte) ([]byte, error) {
 	case CodecDeflate:
 		dst = append(dst, zlibHeader...)
 		dst, err := c.deflate.Compress(dst, src)
-		return binary.BigEndian.AppendUint32(dst, adler32.Checksum(src)), err
+		return binary.BigEndian.AppendUint32(dst, codec.Adler32(src)), err
 	case CodecGzip:
 		dst = append(dst, gzipHeader...)
 		dst, err := c.deflate.Compress(dst, src)
@@ -144,7 +143,7 @@ func (c *codecs) unzlib(dst, src []byte, lim codec.Limit) ([]byte, error) {
 	if err != nil {
 		return out, err
 	}
-	if want, got := binary.BigEndian.Uint32(src[len(src)-4:]), adler32.Checksum(out[start:]); want != got {
+	if want, got := binary.BigEndian.Uint32(src[len(src)-4:]), codec.Adler32(out[start:]); want != got {
 		return out, fmt.Errorf("%w: Adler-32 %08x, data has %08x", codec.ErrCorrupt, want, got)
 	}
 	return out, nil

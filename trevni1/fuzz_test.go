@@ -19,7 +19,7 @@ func seedFiles(t testing.TB) [][]byte {
 	}
 	files = append(files, build(3, "", []string{"boolean"}, [][]vecBlock{{{rows: 3, body: []byte{0x06}}}}).b)
 	const full = `{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"array","items":["null","int"]}},{"name":"m","type":["null",{"type":"map","values":"string"}]},{"name":"n","type":"null"}]}`
-	for _, opts := range []*WriterOptions{nil, {Checksum: ChecksumCRC32}, {Codec: CodecSnappy, blockSize: 16}} {
+	for _, opts := range []*WriterOptions{nil, {Checksum: ChecksumCRC32}, {Codec: CodecSnappy, BlockSize: 16}} {
 		var buf bytes.Buffer
 		rw, err := NewRecordWriter(&buf, full, opts)
 		if err != nil {

@@ -1,9 +1,6 @@
 package trevni1
 
-import (
-	"fmt"
-	"sort"
-)
+import "fmt"
 
 // shapeCheck checks, as each block of a version-2 column is made, that
 // the version-1 column it is made from describes the occurrences of its
@@ -17,111 +14,71 @@ import (
 // node's) have the same repetition levels and the same definition levels
 // up to the node's: the entries deeper down are each column's own.
 type shapeCheck struct {
-	cr         *ColumnReader // of the parent's version-1 column
-	p          *sourceCol    // the parent
-	block      int           // cr's block whose levels are in reps and defs, -1 for none
-	reps, defs []uint16
-	held       int64 // their bytes, in the reader's block memory
-	e          int64 // the next entry of the block
-	row        int64 // the record the next entry of level 0 starts
-}
-
-// load loads the parent's block b and decodes its levels.
-func (sh *shapeCheck) load(b int) error {
-	cr := sh.cr
-	if err := cr.loadBlock(b); err != nil {
-		return err
-	}
-	n := cr.rd.blocks[cr.col][b].Rows
-	if err := decodeLevels(cr, &sh.reps, &sh.defs, &sh.held, n); err != nil {
-		return err
-	}
-	sh.block, sh.e = b, 0
-	return nil
-}
-
-// seek positions the check at record row, the first of a block of the
-// checked column.
-func (sh *shapeCheck) seek(s *Source, row int64) error {
-	t, err := s.table(sh.p.leaf)
-	if err != nil {
-		return err
-	}
-	b := sort.Search(len(t), func(i int) bool { return t[i].FirstRow+t[i].Rows > row })
-	if b == len(t) {
-		return sh.cr.rd.colErr(sh.cr.col, -1, row, -1, fmt.Errorf("%w: no block holds record %d", ErrFormat, row))
-	}
-	if err := sh.load(b); err != nil {
-		return err
-	}
-	rec := t[b].FirstRow - 1
-	for ; sh.e < int64(len(sh.reps)); sh.e++ {
-		if sh.reps[sh.e] == 0 {
-			if rec++; rec == row {
-				break
-			}
-		}
-	}
-	sh.row = row
-	return nil
+	k cursor     // of the parent's version-1 column
+	p *sourceCol // the parent
 }
 
 // next returns the parent's next entry of repetition level at most the
 // parent's, loading its next blocks as needed; ok is false after the last.
 func (sh *shapeCheck) next() (rep, def uint16, ok bool, err error) {
-	max := uint16(sh.p.rep)
+	k, max := &sh.k, uint16(sh.p.rep)
 	for {
-		for sh.e < int64(len(sh.reps)) {
-			rep, def = sh.reps[sh.e], sh.defs[sh.e]
-			sh.e++
+		if err := k.levels(); err != nil {
+			return 0, 0, false, err
+		}
+		for cr := k.cr; cr.entry < int64(len(k.reps)); {
+			rep, def = k.reps[cr.entry], k.defs[cr.entry]
+			cr.entry++
 			if rep <= max {
 				return rep, def, true, nil
 			}
 		}
-		if sh.block+1 >= len(sh.cr.rd.blocks[sh.cr.col]) {
+		b := k.cr.block + 1
+		if b >= k.nblocks() {
 			return 0, 0, false, nil
 		}
-		if err := sh.load(sh.block + 1); err != nil {
+		// The record the block starts is not counted here: the cursor is
+		// put at a record by seek, which counts from a known block.
+		if err := k.load(b, -1); err != nil {
 			return 0, 0, false, err
 		}
 	}
 }
 
-// checkShape checks block b of the column, just made, against its
-// parent's version-1 column.
-func (sc *sourceColumn) checkShape(b int) error {
-	cr, sh := sc.cr, sc.shape
-	t, err := sc.s.table(sc.c.leaf)
-	if err != nil {
+// checkShape checks the loaded block of the column against its parent's
+// version-1 column, record by record, from the record the block starts.
+func (sc *sourceColumn) checkShape() error {
+	cr, sh, k := sc.cr, sc.shape, &sc.k
+	n := k.entries()
+	if n == 0 {
+		return nil
+	}
+	first := k.first
+	if err := sh.k.seek(first); err != nil {
 		return err
-	}
-	first, rows := t[b].FirstRow, t[b].Rows
-	if rows == 0 {
-		return nil // no entries either: an entry of level 0 starts a record
-	}
-	n := cr.rd.blocks[cr.col][b].Rows
-	if !sc.decoded {
-		if err := sc.levels(n); err != nil {
-			return err
-		}
-	}
-	if sh.block < 0 || sh.row != first {
-		if err := sh.seek(sc.s, first); err != nil {
-			return err
-		}
 	}
 	p := sh.p
 	maxRep, maxDef := uint16(p.rep), uint16(p.def)
+	if recs, ok := sc.sameLevels(); ok {
+		// The parent's block starts at the same record and has the same
+		// levels: it agrees entry by entry.
+		sh.k.cr.entry = n
+		sh.k.rec = first + recs
+		return nil
+	}
+	if err := k.levels(); err != nil {
+		return err
+	}
 	row := first - 1
-	for e := range sc.reps {
-		rep := sc.reps[e]
+	for e := range k.reps[:n] {
+		rep := k.reps[e]
 		if rep > maxRep {
 			continue
 		}
 		if rep == 0 {
 			row++
 		}
-		def := min(sc.defs[e], maxDef)
+		def := min(k.defs[e], maxDef)
 		pr, pd, ok, err := sh.next()
 		if err != nil {
 			return err
@@ -130,27 +87,62 @@ func (sc *sourceColumn) checkShape(b int) error {
 			if ok && rep == 0 && pr != 0 {
 				row-- // the parent's column goes on with the record before
 			}
-			return sc.disagree(b, row)
+			return sc.disagree(cr.block, row)
 		}
 	}
 	// The parent's column must be at the start of the next record too.
-	for ; sh.e < int64(len(sh.reps)); sh.e++ {
-		if r := sh.reps[sh.e]; r <= maxRep {
+	pk := &sh.k
+	if err := pk.levels(); err != nil {
+		return err
+	}
+	e := pk.cr.entry
+	for ; e < int64(len(pk.reps)); e++ {
+		if r := pk.reps[e]; r <= maxRep {
 			if r != 0 {
-				return sc.disagree(b, first+rows-1)
+				return sc.disagree(cr.block, row)
 			}
 			break
 		}
 	}
-	sh.row = first + rows
+	pk.cr.entry, pk.rec = e, row+1
 	return nil
+}
+
+// sameLevels reports whether the parent's column, at the start of its
+// loaded block, has the very level arrays of the column's loaded block,
+// where both hold every level the check compares (their repetition and
+// definition levels are the parent's, at most), and returns the block's
+// records. Then every entry agrees, without decoding a level.
+func (sc *sourceColumn) sameLevels() (int64, bool) {
+	cr, pcr, p := sc.cr, sc.shape.k.cr, sc.shape.p
+	if pcr.entry != 0 || cr.c.MaxRep != p.rep || pcr.c.MaxRep != p.rep || cr.c.MaxDef != p.def || pcr.c.MaxDef != p.def || cr.repBits != 1 {
+		return 0, false
+	}
+	n := sc.k.entries()
+	if sc.shape.k.entries() != n || !sameBits(cr.reps, pcr.reps, n*int64(cr.repBits)) || !sameBits(cr.defs, pcr.defs, n*int64(cr.defBits)) {
+		return 0, false
+	}
+	return n - onesIn(cr.reps, 0, n), true
+}
+
+// sameBits reports whether the first n bits of a and b are the same.
+func sameBits(a, b []byte, n int64) bool {
+	full := n >> 3
+	if int64(len(a)) < (n+7)>>3 || int64(len(b)) < (n+7)>>3 || string(a[:full]) != string(b[:full]) {
+		return false
+	}
+	if r := n & 7; r > 0 {
+		mask := byte(1)<<r - 1
+		return a[full]&mask == b[full]&mask
+	}
+	return true
 }
 
 // disagree returns the error of a record whose column disagrees with its
 // parent's.
 func (sc *sourceColumn) disagree(b int, row int64) error {
 	rd := sc.s.rd
-	p := &rd.cols[sc.shape.p.leaf]
+	p := &rd.cols[sc.shape.k.l]
 	return rd.colErr(sc.cr.col, b, row, rd.blocks[sc.cr.col][b].Start, fmt.Errorf(
 		"%w: the column's levels give %s other items in this record than column %q does (the columns under one array, map or union must agree record by record)",
 		ErrFormat, sc.shape.p.meta.GetString("trevni.name"), p.Name))

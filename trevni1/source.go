@@ -27,18 +27,20 @@ import (
 // [format.NewSourceReader] of it reads the records as those of the
 // version-2 copy ToV2 would write, with no copy.
 //
-// A block of a column with repetition holds whole records; how many is
-// known from its repetition levels only, which the Source counts the first
-// time the column's blocks are asked for (reading and decompressing each
-// block once more).
+// The blocks of a column made from a version-1 column with repetition are
+// cut by rows (see cutRows): a block of such a column holds whole records,
+// but how many only its repetition levels say, which are learned as the
+// blocks are read rather than counted up front.
 type Source struct {
 	rd   *Reader
 	meta format.MetaData
 	cols []sourceCol
 
+	cuts        [][]format.BlockInfo // by version-1 column: the blocks of the columns made from it
+	entryStarts [][]int64            // by version-1 column: the entries before each block
+
 	mu     sync.Mutex
-	tables [][]format.BlockInfo // by version-1 column, counted on first use
-	errs   []error
+	starts [][]int64     // by version-1 column: the records before each block, as far as known
 	caches []*blockCache // by version-1 column: for those read by several readers
 }
 
@@ -89,7 +91,24 @@ func NewSource(rd *Reader) (*Source, error) {
 	if err := rd.checkPlan(p); err != nil {
 		return nil, err
 	}
-	src := &Source{rd: rd, tables: make([][]format.BlockInfo, len(rd.cols)), errs: make([]error, len(rd.cols))}
+	src := &Source{rd: rd, cuts: make([][]format.BlockInfo, len(rd.cols)), entryStarts: make([][]int64, len(rd.cols)), starts: make([][]int64, len(rd.cols))}
+	for l := range rd.cols {
+		src.cuts[l] = cutRows(rd, l)
+		blocks := rd.blocks[l]
+		es := make([]int64, len(blocks)+1)
+		for b, bi := range blocks {
+			es[b+1] = es[b] + bi.Rows
+		}
+		src.entryStarts[l] = es
+		if rd.cols[l].MaxRep == 0 {
+			src.starts[l] = es // an entry a record: all known
+		} else {
+			src.starts[l] = []int64{0}
+			if rd.rows == 0 && es[len(blocks)] > 0 {
+				return nil, rd.colErr(l, -1, -1, rd.starts[l], fmt.Errorf("%w: %d entries in a file of no records", ErrFormat, es[len(blocks)]))
+			}
+		}
+	}
 	src.meta.SetString(KeyAvroSchema, text)
 	b := &sourceBuilder{src: src}
 	if err := b.node(p.root, s, "", true, -1); err != nil {
@@ -223,79 +242,13 @@ func (s *Source) NumColumns() int { return len(s.cols) }
 func (s *Source) RawColumnMeta(i int) *format.MetaData { return &s.cols[i].meta }
 
 // Blocks returns version-2 column i's blocks: those of the version-1
-// column it is made from, with their records counted.
+// column it is made from, or, where that has repetition, its rows cut
+// into about as many blocks.
 func (s *Source) Blocks(i int) ([]format.BlockInfo, error) {
 	if i < 0 || i >= len(s.cols) {
 		return nil, fmt.Errorf("%w: no column %d", ErrUsage, i)
 	}
-	return s.table(s.cols[i].leaf)
-}
-
-// table returns the blocks of version-1 column l as version-2 blocks.
-func (s *Source) table(l int) ([]format.BlockInfo, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if t := s.tables[l]; t != nil || s.errs[l] != nil {
-		return t, s.errs[l]
-	}
-	blocks := s.rd.blocks[l]
-	t := make([]format.BlockInfo, len(blocks))
-	var cr *ColumnReader
-	defer func() {
-		if cr != nil {
-			cr.Close()
-		}
-	}()
-	var row int64
-	for b, bi := range blocks {
-		rows := bi.Rows
-		if s.rd.cols[l].MaxRep > 0 {
-			if cr == nil {
-				cr = s.rd.Values(l)
-			}
-			var err error
-			if rows, err = cr.records(b); err != nil {
-				s.errs[l] = err
-				return nil, err
-			}
-		}
-		// What the block takes in version 2: its values re-encoded (a
-		// fixed-size value may take two bytes more as a varint) and a
-		// length an entry.
-		size := bi.Uncompressed + 5*bi.Rows
-		t[b] = format.BlockInfo{Rows: rows, FirstRow: row, UncompressedSize: int(min(size, math.MaxInt32)), CompressedSize: int(bi.Stored), Offset: bi.Start}
-		row += rows
-	}
-	s.tables[l] = t
-	return t, nil
-}
-
-// records loads block b and returns how many records it holds: its entries
-// of repetition level 0.
-func (cr *ColumnReader) records(b int) (int64, error) {
-	if err := cr.loadBlock(b); err != nil {
-		return 0, err
-	}
-	n := cr.rd.blocks[cr.col][b].Rows
-	if cr.repBits == 1 {
-		// Bits: the entries of level 0 are those not set.
-		ones := int64(0)
-		full := n >> 3
-		for _, c := range cr.reps[:full] {
-			ones += int64(bits.OnesCount8(c))
-		}
-		if r := n & 7; r > 0 {
-			ones += int64(bits.OnesCount8(cr.reps[full] & (1<<r - 1)))
-		}
-		return n - ones, nil
-	}
-	var k int64
-	for e := int64(0); e < n; e++ {
-		if r, _ := cr.level(e); r == 0 {
-			k++
-		}
-	}
-	return k, nil
+	return s.cuts[s.cols[i].leaf], nil
 }
 
 // OpenColumn returns a reader of version-2 column i's blocks.
@@ -304,9 +257,11 @@ func (s *Source) OpenColumn(i int) (format.SourceColumn, error) {
 		return nil, fmt.Errorf("%w: no column %d", ErrUsage, i)
 	}
 	c := &s.cols[i]
-	sc := &sourceColumn{s: s, c: c, cr: s.reader(c.leaf)}
+	sc := &sourceColumn{s: s, c: c, k: cursor{s: s, l: c.leaf, cr: s.reader(c.leaf), values: c.kind == colValues || c.inline}, checked: -1}
+	sc.cr = sc.k.cr
 	if c.check {
-		sc.shape = &shapeCheck{cr: s.reader(s.cols[c.parent].leaf), p: &s.cols[c.parent], block: -1}
+		pl := s.cols[c.parent].leaf
+		sc.shape = &shapeCheck{k: cursor{s: s, l: pl, cr: s.reader(pl)}, p: &s.cols[c.parent]}
 	}
 	return sc, nil
 }
@@ -321,34 +276,23 @@ func (s *Source) reader(l int) *ColumnReader {
 
 // sourceColumn makes the blocks of one version-2 column.
 type sourceColumn struct {
-	s          *Source
-	c          *sourceCol
-	cr         *ColumnReader
-	e          encoder
-	reps, defs []uint16 // the loaded block's levels (levels)
-	decoded    bool     // reps and defs are the loaded block's
-	held       int64    // their bytes, in the reader's block memory
-	shape      *shapeCheck
+	s       *Source
+	c       *sourceCol
+	k       cursor // of the version-1 column
+	cr      *ColumnReader
+	e       encoder
+	shape   *shapeCheck
+	checked int // the version-1 block last checked against the parent's column
 }
 
-// Close releases the version-1 column reader's buffers.
+// Close releases the version-1 column readers' buffers.
 func (sc *sourceColumn) Close() {
-	sc.reps, sc.defs, sc.held = nil, nil, 0
+	sc.k.release()
 	sc.cr.Close()
 	if sc.shape != nil {
-		sc.shape.reps, sc.shape.defs, sc.shape.held = nil, nil, 0
-		sc.shape.cr.Close()
+		sc.shape.k.release()
+		sc.shape.k.cr.Close()
 	}
-}
-
-// levels decodes the loaded block's level arrays, n entries, into sc.reps
-// and sc.defs, within the reader's block memory.
-func (sc *sourceColumn) levels(n int64) error {
-	if err := decodeLevels(sc.cr, &sc.reps, &sc.defs, &sc.held, n); err != nil {
-		return err
-	}
-	sc.decoded = true
-	return nil
 }
 
 // decodeLevels decodes the level arrays of cr's loaded block, n entries,
@@ -368,6 +312,16 @@ func decodeLevels(cr *ColumnReader, reps, defs *[]uint16, held *int64, n int64) 
 	return nil
 }
 
+// bitLevels holds the eight levels of each byte of a one-bit level array.
+var bitLevels = func() (t [256][8]uint16) {
+	for c := range t {
+		for k := range t[c] {
+			t[c][k] = uint16(c >> k & 1)
+		}
+	}
+	return t
+}()
+
 // unpack decodes len(out) levels of w bits each from b (all full when w
 // is 0).
 func unpack(out []uint16, b []byte, w int, full uint16) {
@@ -386,9 +340,7 @@ func unpack(out []uint16, b []byte, w int, full uint16) {
 				}
 				return
 			}
-			o := out[i : i+8 : i+8]
-			o[0], o[1], o[2], o[3] = uint16(c&1), uint16(c>>1&1), uint16(c>>2&1), uint16(c>>3&1)
-			o[4], o[5], o[6], o[7] = uint16(c>>4&1), uint16(c>>5&1), uint16(c>>6&1), uint16(c>>7)
+			*(*[8]uint16)(out[i : i+8]) = bitLevels[c]
 			i += 8
 		}
 	default:
@@ -398,48 +350,86 @@ func unpack(out []uint16, b []byte, w int, full uint16) {
 	}
 }
 
-// Block appends the version-2 encoding of block b to dst.
+// Block appends the version-2 encoding of block b to dst: the records it
+// holds, from the version-1 blocks that hold them.
 func (sc *sourceColumn) Block(b int, dst []byte) ([]byte, error) {
-	cr, c := sc.cr, sc.c
-	if b < 0 || b >= len(sc.s.rd.blocks[c.leaf]) {
+	cut := sc.s.cuts[sc.c.leaf]
+	if b < 0 || b >= len(cut) {
 		return dst, fmt.Errorf("%w: no block %d", ErrUsage, b)
 	}
-	if err := cr.loadBlock(b); err != nil {
+	k, cr := &sc.k, sc.cr
+	if cut[b].Rows == 0 {
+		// A block of no entries, of a column without repetition (those
+		// with it are cut into blocks of rows).
+		if err := k.load(b, cut[b].FirstRow); err != nil {
+			return dst, err
+		}
+		if b == len(cut)-1 {
+			return dst, k.end()
+		}
+		return dst, nil
+	}
+	if err := k.seek(cut[b].FirstRow); err != nil {
 		return dst, err
 	}
-	cr.row = 0
-	for _, bi := range sc.s.rd.blocks[c.leaf][:b] {
-		cr.row += bi.Rows
-	}
 	sc.e = encoder{b: dst}
-	sc.decoded = false
-	var err error
-	if c.kind == colValues {
-		err = sc.values()
-	} else {
-		err = sc.lengths()
+	for rows := cut[b].Rows; rows > 0; {
+		n := k.entries()
+		if cr.entry >= n {
+			if err := k.nextBlock(); err != nil {
+				return sc.e.b, err
+			}
+			continue
+		}
+		if sc.shape != nil && sc.checked != cr.block {
+			if err := sc.checkShape(); err != nil {
+				return sc.e.b, err
+			}
+			sc.checked = cr.block
+		}
+		e := cr.entry
+		end, recs, err := k.recordsEnd(e, rows)
+		if err == nil {
+			if sc.c.kind == colValues {
+				err = sc.values(e, end)
+			} else {
+				err = sc.lengths(e, end)
+			}
+		}
+		if err != nil {
+			return sc.e.b, err
+		}
+		k.rec += recs
+		rows -= recs
 	}
-	if err == nil && (c.kind == colValues || c.inline) {
-		err = cr.finishBlock()
+	if b == len(cut)-1 {
+		return sc.e.b, k.end()
 	}
-	if err == nil && sc.shape != nil {
-		err = sc.checkShape(b)
-	}
-	return sc.e.b, err
+	return sc.e.b, nil
 }
 
-// values encodes the values of the block's entries that hold one.
-func (sc *sourceColumn) values() error {
-	cr := sc.cr
-	n := cr.rd.blocks[cr.col][cr.block].Rows
-	if sc.c.part == 0 && sc.copyValues(n) {
-		return nil
+// values encodes the values of the loaded block's entries from e to end
+// that hold one.
+func (sc *sourceColumn) values(e, end int64) error {
+	cr, k := sc.cr, &sc.k
+	n := k.entries()
+	if sc.c.part == 0 {
+		if e == 0 && end == n {
+			if sc.copyValues(n) {
+				return nil
+			}
+		} else if defined, err := k.countDefined(e, end); err != nil {
+			return err
+		} else if sc.copyRun(defined) {
+			cr.entry, cr.row = cr.entry+(end-e), cr.row+(end-e)
+			return nil
+		}
 	}
-	if err := sc.levels(n); err != nil {
+	if err := k.levels(); err != nil {
 		return err
 	}
 	max := uint16(cr.c.MaxDef)
-	for _, def := range sc.defs {
+	for _, def := range k.defs[e:end] {
 		if def == max {
 			if err := sc.value(); err != nil {
 				return err
@@ -466,10 +456,17 @@ func (sc *sourceColumn) copyValues(n int64) bool {
 	switch t := cr.c.Type; t {
 	case Null:
 	case Boolean:
+		if sc.e.bit != 0 {
+			return false // the bits would not start a byte
+		}
 		v = cr.bools[:(cr.count+7)/8]
 	case Float, Double:
 		// The block's loading checked the area's size.
-	case Int, Long, String, Bytes:
+	case Int, Long:
+		if p, ok := canonicalVarints(v, t, cr.count); !ok || p != len(v) {
+			return false
+		}
+	case String, Bytes:
 		lo, hi := t.intRange()
 		values := int64(0)
 		str := t == String || t == Bytes
@@ -506,11 +503,51 @@ func (sc *sourceColumn) copyValues(n int64) bool {
 		return false
 	}
 	sc.e.b = append(sc.e.b, v...)
+	if cr.c.Type == Boolean {
+		// Booleans after these, from the next version-1 block, go on in
+		// the last byte, whose bits past the values are cleared.
+		if sc.e.bit = uint8(cr.count & 7); sc.e.bit != 0 {
+			sc.e.b[len(sc.e.b)-1] &= 1<<sc.e.bit - 1
+		}
+	}
 	cr.pos = len(cr.values)
 	cr.nonNull = cr.count
 	cr.entry += n
 	cr.row += n
 	return true
+}
+
+// canonicalVarints returns the end of the first k values of v, varints of
+// type t (Int or Long), and whether they are as readValue reads them and
+// version 2 writes them: canonical (no last byte 0 after the first) and in
+// the type's range (an int's fifth byte below 16, a long's tenth at most
+// 1). The bytes are looked at, not decoded.
+func canonicalVarints(v []byte, t Type, k int64) (int, bool) {
+	maxLen, lastMax := 10, byte(1)
+	if t == Int {
+		maxLen, lastMax = 5, 0x0f
+	}
+	if k == 0 {
+		return 0, true
+	}
+	n := 0 // bytes of the varint so far
+	for p, c := range v {
+		n++
+		if c >= 0x80 {
+			if n == maxLen {
+				return 0, false
+			}
+			continue
+		}
+		if (c == 0 && n > 1) || (n == maxLen && c > lastMax) {
+			return 0, false
+		}
+		n = 0
+		if k--; k == 0 {
+			return p + 1, true
+		}
+	}
+	return 0, false
 }
 
 // copyRun copies the next k values of the values area, where version 2
@@ -528,7 +565,12 @@ func (sc *sourceColumn) copyRun(k int64) bool {
 		if p > len(v) {
 			return false
 		}
-	case Int, Long, String, Bytes:
+	case Int, Long:
+		var ok bool
+		if p, ok = canonicalVarints(v, t, k); !ok {
+			return false
+		}
+	case String, Bytes:
 		lo, hi := t.intRange()
 		str := t == String || t == Bytes
 		for range k {
@@ -599,17 +641,19 @@ func (sc *sourceColumn) value() error {
 // ctxDef or more (an entry of a lower definition level stands for an
 // absent or empty ancestor, where the node has no occurrence), and takes
 // the entries up to the next of repetition level ctxRep or less.
-func (sc *sourceColumn) lengths() error {
+func (sc *sourceColumn) lengths(e, n int64) error {
 	cr, c := sc.cr, sc.c
-	n := cr.rd.blocks[cr.col][cr.block].Rows
 	bad := func(format string, args ...any) error {
 		return cr.fail(fmt.Errorf("%w: %s", ErrFormat, fmt.Sprintf(format, args...)))
 	}
-	if err := sc.levels(n); err != nil {
+	if cr.c.MaxRep == 1 && cr.c.MaxDef == 1 && c.kind == colArray && c.ctxRep == 0 && c.rep == 1 && c.ctxDef == 0 && c.def == 1 {
+		return sc.topArrayLengths(e, n)
+	}
+	if err := sc.k.levels(); err != nil {
 		return err
 	}
-	reps, defs := sc.reps, sc.defs
-	for e := int64(0); e < n; {
+	reps, defs := sc.k.reps, sc.k.defs
+	for e < n {
 		rep, def := int(reps[e]), int(defs[e])
 		if rep > c.ctxRep {
 			return bad("entry of repetition level %d inside a value that is absent or empty", rep)
@@ -667,6 +711,52 @@ func (sc *sourceColumn) lengths() error {
 			cr.entry++
 			cr.row++
 		}
+	}
+	return nil
+}
+
+// topArrayLengths is lengths for an array of records whose items are
+// never null, of a column whose levels are one bit each: an entry of
+// repetition level 0 starts a record's array, empty where its definition
+// level is 0, and the entries of level 1 after it are its items. It reads
+// the bits, not decoded levels.
+func (sc *sourceColumn) topArrayLengths(e, n int64) error {
+	cr, c := sc.cr, sc.c
+	defs := cr.defs
+	starts := zeroBits{b: cr.reps, n: n, base: -64}
+	for e < n {
+		end := starts.next(e)
+		if defs[e>>3]>>(e&7)&1 == 0 {
+			if end > e+1 {
+				return cr.fail(fmt.Errorf("%w: items after an absent or empty value", ErrFormat))
+			}
+			sc.e.length(0)
+			cr.entry, cr.row, e = cr.entry+1, cr.row+1, e+1
+			continue
+		}
+		items := end - e
+		if items > math.MaxInt32 {
+			return cr.fail(fmt.Errorf("%w: an array of %d items", ErrFormat, items))
+		}
+		sc.e.length(int32(items))
+		if c.inline {
+			if onesIn(defs, e, end) != items {
+				return cr.fail(fmt.Errorf("%w: definition level 0 where an item needs a value (definition 1)", ErrFormat))
+			}
+			if !sc.copyRun(items) {
+				for k := e; k < end; k++ {
+					if err := sc.value(); err != nil {
+						return err
+					}
+					cr.entry++
+					cr.row++
+				}
+				e = end
+				continue
+			}
+		}
+		cr.entry, cr.row = cr.entry+items, cr.row+items
+		e = end
 	}
 	return nil
 }

@@ -66,7 +66,7 @@ func TestSpillByteIdentical(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", codec, bs), func(t *testing.T) {
 				dir := t.TempDir()
 				var mem, again bytes.Buffer
-				base := WriterOptions{Codec: codec, Checksum: ChecksumCRC32, blockSize: bs, TempDir: dir}
+				base := WriterOptions{Codec: codec, Checksum: ChecksumCRC32, BlockSize: bs, TempDir: dir}
 				o := base
 				o.MemoryBudget = -1
 				if err := writeSpillRows(&mem, 20000, &o); err != nil {
@@ -108,7 +108,7 @@ func TestSpillFileRemoved(t *testing.T) {
 			if end == "output" {
 				out = failWriter{}
 			}
-			w, err := NewWriter(out, spillCols, &WriterOptions{MemoryBudget: 1, TempDir: dir, blockSize: 256})
+			w, err := NewWriter(out, spillCols, &WriterOptions{MemoryBudget: 1, TempDir: dir, BlockSize: 256})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,7 +19,7 @@ import (
 )
 
 // The random round trip lives beside the version-1 writer, as an external
-// test, because it cuts blocks small (SetBlockSize, export_test.go) to give
+// test, because it cuts blocks small (WriterOptions.BlockSize) to give
 // nested columns of several blocks, which only this package's tests can.
 
 // expressible rewrites a random schema into one version 1 can express: a
@@ -167,7 +167,7 @@ func TestRoundTripRandom(t *testing.T) {
 			}
 			var v1 bytes.Buffer
 			opts := &trevni1.WriterOptions{Codec: codecs[seed%len(codecs)]}
-			trevni1.SetBlockSize(opts, []int{64, 300, 4096, 0}[seed%4])
+			opts.BlockSize = []int{64, 300, 4096, 0}[seed%4]
 			if seed%3 == 0 {
 				opts.Checksum = trevni1.ChecksumCRC32
 			}

@@ -55,9 +55,13 @@ type WriterOptions struct {
 	// a row's entries, that would take a block past it is an error
 	// wrapping ErrLimit and ErrUsage, naming the column.
 	MaxBlockSize int64
-
-	// blockSize replaces BlockSize in the cutting rule, for tests.
-	blockSize int
+	// BlockSize replaces Impala's block buffer size (the constant
+	// BlockSize, 65536 bytes) in the block-cutting rule: a column's block
+	// is closed once its values and levels would pass about this many
+	// bytes, so a smaller size gives more blocks per column (more places
+	// a reader can start at, a little more overhead). 0 means BlockSize.
+	// MaxBlockSize still bounds a block that one row's entries fill.
+	BlockSize int
 }
 
 // Writer writes a version-1 file. Columns are cut into blocks by Impala's
@@ -97,7 +101,7 @@ type block struct {
 // fills, with Impala's counters.
 type colWriter struct {
 	spec    ColumnSpec
-	bsize   int // BlockSize, or the test's
+	bsize   int // WriterOptions.BlockSize, or BlockSize
 	defBits int
 	repBits int
 	blocks  []block
@@ -148,8 +152,8 @@ func NewWriter(out io.Writer, cols []ColumnSpec, opts *WriterOptions) (*Writer, 
 			return nil, fmt.Errorf("%w: column %d (%q): repetition level %d above definition level %d", ErrUsage, i, s.Name, s.MaxRep, s.MaxDef)
 		}
 		bsize := BlockSize
-		if w.opts.blockSize > 0 {
-			bsize = w.opts.blockSize
+		if w.opts.BlockSize > 0 {
+			bsize = w.opts.BlockSize
 		}
 		c := &colWriter{spec: s, bsize: bsize, defBits: levelBits(s.MaxDef), repBits: levelBits(s.MaxRep), first: true}
 		c.startBlock()

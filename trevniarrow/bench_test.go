@@ -9,7 +9,7 @@ import (
 	"github.com/trevni-go/trevni/trevniarrow"
 )
 
-// Trevni to Arrow batches, to Parquet and to Arrow IPC on Java's medium
+// Trevni to Arrow batches and to Arrow IPC on Java's medium
 // vector (vec.Large, snappy). MB/s is of the file's stored bytes.
 
 const benchFile = "../testdata/interop/medium/medium.snappy.crc32.trv"
@@ -43,30 +43,10 @@ func BenchmarkToArrow(b *testing.B) {
 	}
 }
 
-func BenchmarkToParquet(b *testing.B) {
-	ds := openBench(b)
-	for b.Loop() {
-		if _, err := trevniarrow.WriteParquet(context.Background(), io.Discard, ds, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 func BenchmarkToIPC(b *testing.B) {
 	ds := openBench(b)
 	for b.Loop() {
 		if _, err := trevniarrow.WriteIPC(context.Background(), io.Discard, ds, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkToParquetArrow is BenchmarkToParquet through Arrow batches, the
-// path of data sets the direct path does not cover.
-func BenchmarkToParquetArrow(b *testing.B) {
-	ds := openBench(b)
-	for b.Loop() {
-		if _, err := trevniarrow.WriteParquetArrow(context.Background(), io.Discard, ds, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

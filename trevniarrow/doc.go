@@ -1,6 +1,6 @@
 // Package trevniarrow reads Trevni data sets as Apache Arrow record
-// batches and writes Arrow record batches into Trevni files, and through
-// Arrow converts to and from Parquet and the Arrow IPC format.
+// batches and writes Arrow record batches into Trevni files, and writes
+// the Arrow IPC format. (Parquet is package trevniparquet's, beside it.)
 //
 // NewRecordReader reads any data set trevni.Open opens (Trevni 2, Trevni
 // 1, CLMN; a file, glob, directory or URL), with its field selection,
@@ -50,24 +50,11 @@
 // Files written from Protobuf are read as their Avro mapping (package
 // schema/protoschema).
 //
-// # Parquet and Arrow IPC
+// # Arrow IPC and Parquet
 //
-// WriteParquet writes a data set as Parquet, straight from its Trevni
-// columns where the schema allows (see WriteParquet), else through
-// arrow-go's pqarrow (snappy by default, or zstd, gzip, brotli, lz4, none; row groups of
-// ParquetOptions.RowGroupRows; statistics on every column chunk and page
-// but those of INTERVALs, to which Parquet gives no order) with the
-// mapping SchemaOptions.Parquet chooses: unions other than ["null", T] as
-// structs of an optional field per non-null branch, a record of no fields
-// as a struct of one null field "_", decimals optional, durations as
-// INTERVALs (FIXED_LEN_BYTE_ARRAY(12), the duration's bytes). The Avro schema goes in the key-value metadata under
-// "avro.schema", so OpenParquet restores it (names, namespaces, enums,
-// logical types, field order, unions); without it the schema is inferred
-// as for Arrow. ParquetFile.WriteTo writes a Parquet file's rows into a
-// Trevni writer. A damaged or lying Parquet file is an error naming the
-// row group, column and page where one is at fault, and the reader's
-// memory is bounded by ParquetReadOptions.MaxMemory. WriteIPC writes the
-// Arrow IPC file or stream format.
+// WriteIPC writes the Arrow IPC file or stream format. Parquet files are
+// written and read by package trevniparquet, over this mapping (with
+// SchemaOptions.Parquet).
 //
 // Batches from elsewhere (Parquet files, DuckDB, pandas) without the
 // metadata are written with an Avro schema inferred by AvroSchema: the

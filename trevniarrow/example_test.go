@@ -1,7 +1,6 @@
 package trevniarrow_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log"
@@ -73,38 +72,4 @@ func ExampleNewRecordReader() {
 	// tags: type=list<item: utf8>
 	// 2 [0 2] [[] ["t0" "t1"]]
 	// 1 [4] [["t0"]]
-}
-
-// Writing a data set as Parquet, straight from its Trevni columns, with a
-// selection of fields and an offset, and reading the file back.
-func ExampleWriteParquet() {
-	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "trevniarrow")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	ds, err := trevni.Open(ctx, writeEvents(dir), nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer ds.Close()
-	var out bytes.Buffer
-	n, err := trevniarrow.WriteParquet(ctx, &out, ds, &trevniarrow.ParquetOptions{
-		Read:  trevniarrow.ReadOptions{ReadOptions: trevni.ReadOptions{Fields: []string{"id", "kind"}, Offset: 1}},
-		Codec: "zstd",
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	pf, err := trevniarrow.OpenParquet(bytes.NewReader(out.Bytes()), nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer pf.Close()
-	fmt.Println(n, "records written;", pf.NumRows(), "rows read back")
-	fmt.Println(pf.AvroSchema())
-	// Output:
-	// 4 records written; 4 rows read back
-	// {"type":"record","name":"Event","fields":[{"name":"id","type":"long"},{"name":"kind","type":"string"}]}
 }

@@ -2,8 +2,11 @@ package trevniarrow
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"iter"
+	"slices"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -40,19 +43,28 @@ type ReadOptions struct {
 // array.RecordReader; it is not safe for concurrent use. Release it (or
 // Close it) when done.
 //
-// The records are read on ReadOptions.Workers goroutines (0 or 1: the calling one,
-// as for trevni's writing methods; see frontdoor.ReadBatches): each reads
-// ranges of a part's rows into record batches of its own, with builders
-// of its own, and the batches come out of Next in row order, holding the
-// records, in the order, that one goroutine reads. A batch never spans
-// two ranges, so that BatchRows and BatchBytes are maxima: batches are cut
-// where ranges end (with one worker, only where parts end, if at all). On
-// one goroutine memory is about two batches; on workers the batches held
-// at once take about ReadOptions.OutputMemory in all (default 1 MiB for
-// each worker and one more), each cut at its share (see
-// frontdoor.ReadBatches).
+// The batches are built from the Trevni columns (through the columnar
+// read layer, assemble/levels): each leaf column's definition and
+// repetition levels and values are read for a batch's rows and its
+// arrays built from them, with no records assembled, as pqarrow builds
+// arrays from Parquet levels. A batch's rows are those of one part (a
+// batch ends where a part ends), its columns read and built on
+// ReadOptions.Workers goroutines (0 or 1: the calling one), each
+// top-level column by one; the batches are the same whatever the
+// workers. Memory is about two batches; on workers the batches are cut
+// at a third of ReadOptions.OutputMemory (default 1 MiB for each worker
+// and one more), which then holds the batch being built, what it is
+// built from and the batch the caller holds. A batch is cut at
+// BatchRows rows, and at about BatchBytes of arrays, judged from the
+// batches before (at first from the columns' bytes).
+//
+// A data set whose parts resolve to a reader schema in a way the
+// columnar plan does not cover (levels.ErrUnsupported) is read as
+// records instead, decoded from their Avro binary straight into the
+// arrays, on workers as frontdoor.ReadBatches reads them.
 type RecordReader struct {
 	refs   atomic.Int64
+	col    *colReader // the columnar path; nil when records are read
 	r      *trevni.Reader
 	schema *arrow.Schema
 	avro   *schema.Schema
@@ -139,8 +151,7 @@ func (rr *RecordReader) newBatcher() (*batcher, error) {
 
 // NewRecordReader returns a reader of the data set's records (those opts
 // selects) as Arrow record batches of the schema ArrowSchema maps their
-// Avro schema to. Memory is bounded by the batches: records are decoded
-// from their Avro binary straight into the batch's arrays.
+// Avro schema to. Memory is bounded by the batches (see RecordReader).
 func NewRecordReader(ctx context.Context, ds *trevni.Dataset, opts *ReadOptions) (*RecordReader, error) {
 	var o ReadOptions
 	if opts != nil {
@@ -153,6 +164,19 @@ func NewRecordReader(ctx context.Context, ds *trevni.Dataset, opts *ReadOptions)
 		o.BatchBytes = DefaultBatchBytes
 	}
 	o.Schema.UnionsAsStructs = o.Schema.UnionsAsStructs || o.Schema.Parquet
+	var col *colReader
+	err := errNotColumnar
+	if !recordsOnly {
+		col, err = newColReader(ctx, ds, &o)
+	}
+	if err == nil {
+		rr := &RecordReader{col: col, schema: col.schema, avro: col.avro, rows: o.BatchRows, bytes: o.BatchBytes, opts: &o.Schema}
+		rr.refs.Store(1)
+		return rr, nil
+	}
+	if !errors.Is(err, errNotColumnar) {
+		return nil, err
+	}
 	r, err := ds.NewReader(ctx, &o.ReadOptions)
 	if err != nil {
 		return nil, err
@@ -174,6 +198,10 @@ func NewRecordReader(ctx context.Context, ds *trevni.Dataset, opts *ReadOptions)
 	return rr, nil
 }
 
+// recordsOnly makes every RecordReader read records as Avro binary
+// (tests comparing the columnar path with it).
+var recordsOnly bool
+
 // Schema returns the batches' Arrow schema.
 func (rr *RecordReader) Schema() *arrow.Schema { return rr.schema }
 
@@ -189,6 +217,18 @@ func (rr *RecordReader) Next() bool {
 	}
 	if rr.done {
 		return false
+	}
+	if rr.col != nil {
+		rec, mem, err := rr.col.next()
+		if err != nil {
+			if err != io.EOF {
+				rr.err = err
+			}
+			rr.end()
+			return false
+		}
+		rr.cur, rr.curMem = rec, mem
+		return true
 	}
 	if rr.next == nil {
 		newBatcher := func() (frontdoor.Batcher[batch], error) {
@@ -220,6 +260,10 @@ func (rr *RecordReader) Next() bool {
 // closed.
 func (rr *RecordReader) end() {
 	rr.done = true
+	if rr.col != nil {
+		rr.col.close()
+		return
+	}
 	if rr.stop != nil {
 		rr.stop()
 	}
@@ -234,13 +278,27 @@ func (rr *RecordReader) RecordBatch() arrow.RecordBatch { return rr.cur }
 // Deprecated: use RecordBatch, as array.RecordReader says.
 func (rr *RecordReader) Record() arrow.RecordBatch { return rr.cur }
 
+// BatchBytes returns about the memory of the arrays of the batch Next
+// read (what ReadOptions.BatchBytes bounds), for a writer that groups
+// batches by their size.
+func (rr *RecordReader) BatchBytes() int64 { return rr.curMem }
+
 // Err returns the error that ended reading, if any.
 func (rr *RecordReader) Err() error { return rr.err }
 
-// Report returns what reading has cost so far.
-func (rr *RecordReader) Report() []trevni.PartReport { return rr.r.Report() }
+// Report returns what reading has cost so far: a report of each part
+// read to its end, or closed.
+func (rr *RecordReader) Report() []trevni.PartReport {
+	if rr.col != nil {
+		return slices.Clone(rr.col.reports)
+	}
+	return rr.r.Report()
+}
 
-// Reader returns the reader of records beneath, for its counts.
+// Reader returns the reader of records beneath, for its counts; nil when
+// the batches are built from the columns (every data set but one whose
+// parts resolve to a reader schema in a way the columnar plan does not
+// cover, see levels.ErrUnsupported).
 func (rr *RecordReader) Reader() *trevni.Reader { return rr.r }
 
 // Retain adds a reference.
@@ -261,6 +319,10 @@ func (rr *RecordReader) Close() error {
 		rr.cur = nil
 	}
 	rr.done = true
+	if rr.col != nil {
+		rr.col.close()
+		return nil
+	}
 	if rr.stop != nil {
 		rr.stop()
 	}

@@ -219,30 +219,52 @@ type Writer struct {
 // are found by name).
 func NewWriter(w *trevni.Writer, as *arrow.Schema) (*Writer, error) {
 	s := w.Schema()
-	tw := &Writer{w: w, avro: s}
-	if s.Kind == schema.Record {
-		for _, f := range s.Fields {
-			k := as.FieldIndices(arrowFieldName(f))
-			if len(k) == 0 {
-				return nil, fmt.Errorf("field %s of the Avro schema is not a column", f.Name)
-			}
-			e, err := newEncoder(f.Type, as.Field(k[0]).Type)
-			if err != nil {
-				return nil, fmt.Errorf("field %s: %w", f.Name, err)
-			}
-			tw.fields, tw.index = append(tw.fields, e), append(tw.index, k[0])
-		}
-	} else {
+	fields, index, err := encoders(s, as)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{w: w, avro: s, fields: fields, index: index}, nil
+}
+
+// CheckSchema returns the error NewWriter would return for a Trevni
+// writer of Avro schema s and batches of Arrow schema as: nil when every
+// field of s is a column of as whose type its values can be written
+// from. (A column that is no field of s is not an error here: it is
+// left out.)
+func CheckSchema(s *schema.Schema, as *arrow.Schema) error {
+	_, _, err := encoders(s, as)
+	return err
+}
+
+// encoders returns the encoders of the fields of s (or of its one value)
+// from the columns of as, and the index of each one's column.
+func encoders(s *schema.Schema, as *arrow.Schema) ([]encoder, []int, error) {
+	if s.Kind != schema.Record {
 		if as.NumFields() != 1 {
-			return nil, fmt.Errorf("%d columns for an Avro %v: want one", as.NumFields(), s.Kind)
+			return nil, nil, fmt.Errorf("%d columns for an Avro %v: want one", as.NumFields(), s.Kind)
 		}
 		e, err := newEncoder(s, as.Field(0).Type)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		tw.fields, tw.index = []encoder{e}, []int{0}
+		return []encoder{e}, []int{0}, nil
 	}
-	return tw, nil
+	var (
+		fields []encoder
+		index  []int
+	)
+	for _, f := range s.Fields {
+		k := as.FieldIndices(arrowFieldName(f))
+		if len(k) == 0 {
+			return nil, nil, fmt.Errorf("field %s of the Avro schema is not a column", f.Name)
+		}
+		e, err := newEncoder(f.Type, as.Field(k[0]).Type)
+		if err != nil {
+			return nil, nil, fmt.Errorf("field %s: %w", f.Name, err)
+		}
+		fields, index = append(fields, e), append(index, k[0])
+	}
+	return fields, index, nil
 }
 
 // Write writes the rows of a batch.

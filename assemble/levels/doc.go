@@ -3,13 +3,20 @@
 // levels, repetition levels and values, block by block, for the rows of
 // row ranges and a filter's selection, with no records assembled.
 //
+// A [Plan] maps the records of a file's layout, projected and read as a
+// reader schema reads them, to the leaves every columnar sink fills, in
+// one order (that of the Parquet schema of the same records), each with
+// its place in the tree of the reader's schema ([Node]: its kind, its
+// definition and repetition levels); a sink never walks a layout itself.
+// See Plan for the contract a sink relies on.
+//
 // A [Leaf] says which columns a leaf's levels come from ([Step]s: the
 // lengths of arrays and maps, the branch columns of unions, optional
 // nodes always there) and how its values are read (the column, enum
 // symbols, fixed sizes, decimals of a fixed width, UUIDs from their
 // text). A [Reader] reads a leaf's columns into a [Run] and hands each
 // run to a sink: Parquet column chunks are written from them
-// (trevniarrow's WriteParquet), as Arrow arrays can be built from them.
+// (trevniparquet's Write), as Arrow arrays can be built from them.
 // A [Selector] cuts a part's rows into the [Segment]s of row groups:
 // every row of a range, or the matches of a filter (assemble's, with its
 // block pruning), the rows between near matches read and dropped.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/schema"
 )
 
 // StepKind is what a node on a leaf's path adds to its levels.
@@ -73,6 +74,17 @@ type Leaf struct {
 	Decimal int
 	// UUID reads string values, a UUID's text, as its 16 bytes.
 	UUID bool
+	// Branch, if not nil, makes the leaf that of the branch a union
+	// takes (Plan.BranchLeaf): the union's branch columns in the Avro
+	// order (-1 for the null branch), and its values, in I32, one
+	// wherever the union is reached, the index of the branch taken. Col
+	// is then -1.
+	Branch []int
+	// Schema is the reader's type of the values (not a union): its
+	// logical type says what they mean. Nil in a leaf made by hand.
+	Schema *schema.Schema
+	// Node is the leaf's node in its plan; nil in a leaf made by hand.
+	Node *Node
 	// Path names the leaf in errors (of the caller's: Reader.Read's are
 	// not wrapped with it).
 	Path string
@@ -102,6 +114,9 @@ func (l *Leaf) Columns() []int {
 				add(c)
 			}
 		}
+	}
+	for _, c := range l.Branch {
+		add(c)
 	}
 	if !l.Null {
 		add(l.Col)
@@ -136,6 +151,9 @@ func (l *Leaf) MaxRep() int16 {
 // and Run.Ends): strings, bytes, fixed, enums as their symbols, decimals
 // and UUIDs.
 func (l *Leaf) ByteArray() bool {
+	if l.Branch != nil {
+		return false
+	}
 	return l.Type == format.String || l.Type == format.Bytes || l.Symbols != nil
 }
 
@@ -145,6 +163,12 @@ func (l *Leaf) check() error {
 		if s.Kind == Choice && (s.Which < 0 || s.Which >= len(s.Cols)) {
 			return fmt.Errorf("union branch %d of %d", s.Which, len(s.Cols))
 		}
+	}
+	if l.Branch != nil {
+		if l.Null || l.Col >= 0 {
+			return fmt.Errorf("a leaf of a union's branches with a column of values")
+		}
+		return nil
 	}
 	if !l.Null && l.Col < 0 {
 		return fmt.Errorf("a leaf of values without a column")

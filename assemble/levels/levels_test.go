@@ -88,52 +88,73 @@ func (p *planner) add(l levels.Leaf) {
 }
 
 // striper computes the levels of values by brute force, from the
-// records, leaf by leaf in the planner's order.
+// records, leaf by leaf in the planner's order, and the levels of the
+// branch each union of several branches takes (out of the plan's
+// BranchLeaf), union by union in the order of the schema.
 type striper struct {
-	t    *testing.T
-	out  [][]level
-	leaf int
+	t     *testing.T
+	out   [][]level
+	leaf  int
+	bout  [][]level
+	union int
 }
 
-// count returns the leaves of a value of s at an entry.
-func count(s *schema.Schema) int {
-	switch s.Kind {
-	case schema.Union:
-		n := 0
-		for _, b := range s.Branches {
-			if b.Kind != schema.Null {
-				n += countInner(b)
-			}
-		}
-		return n
+// multi says whether s is a union of several branches (not ["null", T]).
+func multi(s *schema.Schema) bool {
+	if s.Kind != schema.Union {
+		return false
 	}
-	return countInner(s)
+	hasNull, nonNull := false, 0
+	for _, b := range s.Branches {
+		if b.Kind == schema.Null {
+			hasNull = true
+		} else {
+			nonNull++
+		}
+	}
+	return !(len(s.Branches) == 2 && hasNull && nonNull == 1)
 }
 
-func countInner(s *schema.Schema) int {
+// leafLevel gives the next leaf a level.
+func (st *striper) leafLevel(lv level) {
+	st.out[st.leaf] = append(st.out[st.leaf], lv)
+	st.leaf++
+}
+
+// absent gives the leaves and unions of a value of s at an entry (or
+// within, for absentInner) that is not there one level each, of no value.
+func (st *striper) absent(s *schema.Schema, def, rep int16) {
+	if s.Kind != schema.Union {
+		st.absentInner(s, def, rep)
+		return
+	}
+	if multi(s) {
+		st.bout[st.union] = append(st.bout[st.union], level{def, rep, nil})
+		st.union++
+	}
+	for _, b := range s.Branches {
+		if b.Kind != schema.Null {
+			st.absentInner(b, def, rep)
+		}
+	}
+}
+
+func (st *striper) absentInner(s *schema.Schema, def, rep int16) {
 	switch s.Kind {
 	case schema.Record:
 		if len(s.Fields) == 0 {
-			return 1
+			st.leafLevel(level{def, rep, nil})
 		}
-		n := 0
 		for _, f := range s.Fields {
-			n += count(f.Type)
+			st.absent(f.Type, def, rep)
 		}
-		return n
 	case schema.Array:
-		return count(s.Items)
+		st.absent(s.Items, def, rep)
 	case schema.Map:
-		return 1 + count(s.Values)
-	}
-	return 1
-}
-
-// absent gives the next k leaves one level each, of no value.
-func (st *striper) absent(k int, def, rep int16) {
-	for range k {
-		st.out[st.leaf] = append(st.out[st.leaf], level{def, rep, nil})
-		st.leaf++
+		st.leafLevel(level{def, rep, nil})
+		st.absent(s.Values, def, rep)
+	default:
+		st.leafLevel(level{def, rep, nil})
 	}
 }
 
@@ -146,30 +167,29 @@ func (st *striper) entry(s *schema.Schema, v any, def, rep, depth int16) {
 	if err != nil {
 		st.t.Fatal(err)
 	}
-	hasNull, nonNull := false, 0
-	for _, b := range s.Branches {
-		if b.Kind == schema.Null {
-			hasNull = true
-		} else {
-			nonNull++
-		}
-	}
-	if len(s.Branches) == 2 && hasNull && nonNull == 1 {
+	if !multi(s) {
 		for _, b := range s.Branches {
 			if b.Kind == schema.Null {
 				continue
 			}
 			if s.Branches[k].Kind == schema.Null {
-				st.absent(countInner(b), def, rep)
+				st.absentInner(b, def, rep)
 			} else {
 				st.inner(b, inner, def+1, rep, depth)
 			}
 		}
 		return
 	}
+	st.bout[st.union] = append(st.bout[st.union], level{def, rep, int32(k)})
+	st.union++
+	hasNull := slices.ContainsFunc(s.Branches, func(b *schema.Schema) bool { return b.Kind == schema.Null })
 	if hasNull {
 		if s.Branches[k].Kind == schema.Null {
-			st.absent(count(s), def, rep)
+			for _, b := range s.Branches {
+				if b.Kind != schema.Null {
+					st.absentInner(b, def, rep)
+				}
+			}
 			return
 		}
 		def++
@@ -180,7 +200,7 @@ func (st *striper) entry(s *schema.Schema, v any, def, rep, depth int16) {
 		case i == k:
 			st.inner(b, inner, def+1, rep, depth)
 		default:
-			st.absent(countInner(b), def, rep)
+			st.absentInner(b, def, rep)
 		}
 	}
 }
@@ -188,10 +208,10 @@ func (st *striper) entry(s *schema.Schema, v any, def, rep, depth int16) {
 func (st *striper) inner(s *schema.Schema, v any, def, rep, depth int16) {
 	switch s.Kind {
 	case schema.Null:
-		st.absent(1, def, rep)
+		st.leafLevel(level{def, rep, nil})
 	case schema.Record:
 		if len(s.Fields) == 0 {
-			st.absent(1, def, rep)
+			st.leafLevel(level{def, rep, nil})
 			return
 		}
 		m := v.(map[string]any)
@@ -201,13 +221,13 @@ func (st *striper) inner(s *schema.Schema, v any, def, rep, depth int16) {
 	case schema.Array:
 		a := v.([]any)
 		if len(a) == 0 {
-			st.absent(count(s.Items), def, rep)
+			st.absent(s.Items, def, rep)
 			return
 		}
-		first := st.leaf
+		first, firstU := st.leaf, st.union
 		mine := depth + 1
 		for i, e := range a {
-			st.leaf = first
+			st.leaf, st.union = first, firstU
 			r := mine
 			if i == 0 {
 				r = rep
@@ -217,7 +237,8 @@ func (st *striper) inner(s *schema.Schema, v any, def, rep, depth int16) {
 	case schema.Map:
 		m := v.(map[string]any)
 		if len(m) == 0 {
-			st.absent(1+count(s.Values), def, rep)
+			st.leafLevel(level{def, rep, nil})
+			st.absent(s.Values, def, rep)
 			return
 		}
 		keys := make([]string, 0, len(m))
@@ -225,16 +246,15 @@ func (st *striper) inner(s *schema.Schema, v any, def, rep, depth int16) {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		first := st.leaf
+		first, firstU := st.leaf, st.union
 		mine := depth + 1
 		for i, k := range keys {
-			st.leaf = first
+			st.leaf, st.union = first, firstU
 			r := mine
 			if i == 0 {
 				r = rep
 			}
-			st.out[st.leaf] = append(st.out[st.leaf], level{def + 1, r, k})
-			st.leaf++
+			st.leafLevel(level{def + 1, r, k})
 			st.entry(s.Values, m[k], def+1, r, depth+1)
 		}
 	default:
@@ -242,8 +262,7 @@ func (st *striper) inner(s *schema.Schema, v any, def, rep, depth int16) {
 		if err != nil {
 			st.t.Fatal(err)
 		}
-		st.out[st.leaf] = append(st.out[st.leaf], level{def, rep, sv})
-		st.leaf++
+		st.leafLevel(level{def, rep, sv})
 	}
 }
 
@@ -277,7 +296,7 @@ func stored(l *levels.Leaf, r *levels.Run, j int) any {
 // by brute force, for all the rows and for segments of rows kept in part.
 func TestLevelsAgainstRecords(t *testing.T) {
 	ctx := context.Background()
-	tried := 0
+	tried, branches := 0, 0
 	for seed := range uint64(150) {
 		g := avrorand.New(seed, avrorand.Options{MaxDepth: 3, MaxLen: 3})
 		text := g.Schema()
@@ -315,6 +334,44 @@ func TestLevelsAgainstRecords(t *testing.T) {
 		} else {
 			p.entry(lay.Root, nil, 0)
 		}
+		plan, err := levels.NewPlan(lay, nil)
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, text)
+		}
+		checkPlan(t, plan, p.leaves, text)
+		if s.Kind == schema.Record && len(s.Fields) >= 2 {
+			// A projection's leaves are the full plan's of the fields
+			// selected, reading the same columns of the file.
+			f := s.Fields[len(s.Fields)-1]
+			proj, err := levels.NewPlan(lay, &levels.PlanOptions{Fields: []string{f.Name}})
+			if err != nil {
+				t.Fatalf("seed %d: fields %s: %v", seed, f.Name, err)
+			}
+			last := plan.Root.Children[len(plan.Root.Children)-1]
+			if len(proj.Root.Children) != 1 || proj.Root.Children[0].Name != f.Name {
+				t.Fatalf("seed %d: projection's root %+v", seed, proj.Root)
+			}
+			for i := range proj.Leaves {
+				g, w := proj.Leaves[i], plan.Leaves[last.First+i]
+				if fmt.Sprint(g.Steps) != fmt.Sprint(w.Steps) || g.Col != w.Col || g.Path != w.Path {
+					t.Fatalf("seed %d: projected leaf %d: %+v, want %+v", seed, i, g, w)
+				}
+			}
+			if len(proj.Leaves) != last.End-last.First {
+				t.Fatalf("seed %d: %d projected leaves, want %d", seed, len(proj.Leaves), last.End-last.First)
+			}
+		}
+		var unions []*levels.Node
+		var walk func(n *levels.Node)
+		walk = func(n *levels.Node) {
+			if n.Kind == levels.Union {
+				unions = append(unions, n)
+			}
+			for _, c := range n.Children {
+				walk(c)
+			}
+		}
+		walk(plan.Root)
 		// Rows kept: all, or a segment of every third row from row 1.
 		keepAll := seed%2 == 0
 		var segs []levels.Segment
@@ -335,16 +392,26 @@ func TestLevelsAgainstRecords(t *testing.T) {
 			segs = []levels.Segment{seg}
 		}
 		want := make([][]level, len(p.leaves))
-		st := &striper{t: t, out: want}
+		st := &striper{t: t, out: want, bout: make([][]level, len(unions))}
 		for _, i := range rows {
-			st.leaf = 0
+			st.leaf, st.union = 0, 0
 			st.entry(s, recs[i], 0, 0, 0)
-			if st.leaf != len(p.leaves) {
-				t.Fatalf("seed %d: %d leaves striped, %d planned\n%s", seed, st.leaf, len(p.leaves), text)
+			if st.leaf != len(p.leaves) || st.union != len(unions) {
+				t.Fatalf("seed %d: %d leaves and %d unions striped, %d and %d planned\n%s", seed, st.leaf, st.union, len(p.leaves), len(unions), text)
 			}
 		}
-		for li := range p.leaves {
-			l := &p.leaves[li]
+		all := slices.Clone(plan.Leaves)
+		for _, u := range unions {
+			bl, err := plan.BranchLeaf(u)
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			all = append(all, bl)
+			want = append(want, st.bout[len(all)-len(plan.Leaves)-1])
+			branches++
+		}
+		for li := range all {
+			l := &all[li]
 			lr, err := levels.NewReader(l, func(c int) (*format.ColumnReader, error) { return rd.Values(c) })
 			if err != nil {
 				t.Fatalf("seed %d leaf %d: %v", seed, li, err)
@@ -356,6 +423,9 @@ func TestLevelsAgainstRecords(t *testing.T) {
 					lv := level{def: d, rep: r.Reps[i]}
 					if d == l.MaxDef() && !l.Null {
 						lv.val = stored(l, r, j)
+						if l.Branch != nil {
+							lv.val = r.I32[j]
+						}
 						j++
 					}
 					got = append(got, lv)
@@ -372,7 +442,69 @@ func TestLevelsAgainstRecords(t *testing.T) {
 		}
 		tried++
 	}
-	if tried < 100 {
-		t.Fatalf("only %d schemas laid out", tried)
+	if tried < 100 || branches < 30 {
+		t.Fatalf("only %d schemas laid out, %d unions of several branches", tried, branches)
 	}
+}
+
+// checkPlan checks a plan of a layout's own schema: its leaves are those
+// the test's planner makes (the Parquet mapping), and its tree says what
+// a sink needs to know of them.
+func checkPlan(t *testing.T, p *levels.Plan, want []levels.Leaf, text string) {
+	t.Helper()
+	if len(p.Leaves) != len(want) {
+		t.Fatalf("%d leaves planned, %d wanted\n%s", len(p.Leaves), len(want), text)
+	}
+	for i := range want {
+		g, w := p.Leaves[i], want[i]
+		if fmt.Sprint(g.Steps) != fmt.Sprint(w.Steps) || g.Col != w.Col || g.Type != w.Type || g.Null != w.Null {
+			t.Fatalf("leaf %d: %+v, want %+v\n%s", i, g, w, text)
+		}
+		if g.Node == nil || g.Node.Leaf != i || g.Schema == nil {
+			t.Fatalf("leaf %d: node %+v\n%s", i, g.Node, text)
+		}
+	}
+	var walk func(n *levels.Node)
+	walk = func(n *levels.Node) {
+		if n.First > n.End || n.End > len(p.Leaves) {
+			t.Fatalf("%s: leaves %d to %d", n.Path, n.First, n.End)
+		}
+		for i := n.First; i < n.End; i++ {
+			l := &p.Leaves[i]
+			// A leaf's levels down to the node are the node's.
+			var d int16
+			for _, s := range l.Steps[:n.Step] {
+				d++
+				if s.Kind == levels.Choice && s.Nullable {
+					d++
+				}
+			}
+			own := int16(0)
+			if n.Nullable && n.Kind != levels.Union {
+				own = 1
+			}
+			if n.Kind == levels.Union && n.Nullable {
+				own = 1
+			}
+			if n.Kind == levels.Value && l.Null {
+				own = 1
+			}
+			if d+own != n.Def && !(n.Parent != nil && n.Parent.Kind == levels.Union) {
+				t.Fatalf("%s (%s): leaf %d reaches it at %d+%d, its Def is %d\n%s", n.Path, n.Kind, i, d, own, n.Def, text)
+			}
+		}
+		if n.Kind == levels.Value && n.Leaf >= 0 && p.Leaves[n.Leaf].MaxDef() != n.Def {
+			t.Fatalf("%s: leaf %d of MaxDef %d, node Def %d\n%s", n.Path, n.Leaf, p.Leaves[n.Leaf].MaxDef(), n.Def, text)
+		}
+		if n.Kind == levels.Record && n.Leaf >= 0 && p.Leaves[n.Leaf].MaxDef() != n.Def+1 {
+			t.Fatalf("%s: record's leaf %d of MaxDef %d, node Def %d\n%s", n.Path, n.Leaf, p.Leaves[n.Leaf].MaxDef(), n.Def, text)
+		}
+		for _, c := range n.Children {
+			if c.Parent != n || c.First < n.First || c.End > n.End {
+				t.Fatalf("%s: child %s out of place", n.Path, c.Path)
+			}
+			walk(c)
+		}
+	}
+	walk(p.Root)
 }

@@ -15,21 +15,23 @@ import (
 // not safe for concurrent use; the readers of a part's leaves may run on
 // goroutines of their own.
 type Reader struct {
-	leaf   *Leaf
-	run    Run
-	rd     map[int]*format.ColumnReader
-	list   []*format.ColumnReader   // rd's readers, to start each row on
-	steps  []*format.ColumnReader   // the reader of each step's column (nil for Defined and Choice)
-	choice [][]*format.ColumnReader // the readers of each Choice step's branch columns
-	vals   *format.ColumnReader     // nil for a leaf of nulls
-	full   int16                    // the definition level of a value
-	pos    int64                    // the row the readers are before
-	row    int64                    // the part's row being read, for errors
-	start  int                      // the row's first level in run.Defs
-	lens   []int32
-	syms   []int32 // an enum's ordinals, before they become symbols
-	keep   []bool  // the rows of the segment being read that are kept (nil: all)
-	kept   int     // the rows of the segment already flushed
+	leaf       *Leaf
+	run        Run
+	rd         map[int]*format.ColumnReader
+	list       []*format.ColumnReader   // rd's readers, to start each row on
+	steps      []*format.ColumnReader   // the reader of each step's column (nil for Defined and Choice)
+	choice     [][]*format.ColumnReader // the readers of each Choice step's branch columns
+	vals       *format.ColumnReader     // nil for a leaf of nulls or of branches
+	branchCols []*format.ColumnReader   // a leaf of branches: the reader of each branch column (nil for null)
+	full       int16                    // the definition level of a value
+	pos        int64                    // the row the readers are before
+	row        int64                    // the part's row being read, for errors
+	start      int                      // the row's first level in run.Defs
+	lens       []int32
+	syms       []int32 // an enum's ordinals, before they become symbols
+	keep       []bool  // the rows of the segment being read that are kept (nil: all)
+	kept       int     // the rows of the segment already flushed
+	avg        float64 // the mean bytes of the byte strings a flat leaf read, 0 before any
 }
 
 // NewReader returns a reader of leaf l, whose columns open opens (a
@@ -49,8 +51,15 @@ func NewReader(l *Leaf, open func(col int) (*format.ColumnReader, error)) (*Read
 		r.rd[c] = cr
 		r.list = append(r.list, cr)
 	}
-	if !l.Null {
+	if !l.Null && l.Branch == nil {
 		r.vals = r.rd[l.Col]
+	}
+	for _, c := range l.Branch {
+		var cr *format.ColumnReader
+		if c >= 0 {
+			cr = r.rd[c]
+		}
+		r.branchCols = append(r.branchCols, cr)
 	}
 	r.steps = make([]*format.ColumnReader, len(l.Steps))
 	r.choice = make([][]*format.ColumnReader, len(l.Steps))
@@ -167,7 +176,7 @@ func (r *Reader) write(ctx context.Context, sink func(*Run) error, from, n int64
 // array or a ["null", T] union), the others only optional Parquet nodes
 // always there; -1 if it has none or several.
 func (l *Leaf) single() int {
-	if l.Null {
+	if l.Null || l.Branch != nil {
 		return -1
 	}
 	at := -1
@@ -611,6 +620,9 @@ func (r *Reader) walk(i int, def, rep int16) error {
 		if r.leaf.Null {
 			return nil
 		}
+		if r.leaf.Branch != nil {
+			return r.taken()
+		}
 		return r.value()
 	}
 	s := &r.leaf.Steps[i]
@@ -707,6 +719,46 @@ func (r *Reader) branch(i int) (int, error) {
 		}
 	}
 	return taken, nil
+}
+
+// taken reads the branch a leaf of branches' union takes, as a value:
+// the index of the branch whose column has length 1, or of the null
+// branch if none has; the value of a simple branch, in its branch
+// column, is skipped.
+func (r *Reader) taken() error {
+	taken, null := -1, -1
+	for b, c := range r.branchCols {
+		if c == nil {
+			null = b
+			continue
+		}
+		k, err := c.NextLength()
+		if err != nil {
+			return err
+		}
+		switch {
+		case k == 0:
+			continue
+		case k != 1:
+			return fmt.Errorf("union branch column %d has length %d", r.leaf.Branch[b], k)
+		case taken >= 0:
+			return fmt.Errorf("union branch columns %d and %d both taken", r.leaf.Branch[taken], r.leaf.Branch[b])
+		}
+		taken = b
+		if c.Meta().Type != format.Null {
+			if err := c.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if taken < 0 {
+		if null < 0 {
+			return fmt.Errorf("no branch of a union of no null is taken")
+		}
+		taken = null
+	}
+	r.run.I32 = append(r.run.I32, int32(taken))
+	return nil
 }
 
 // value reads one value of the leaf.
@@ -840,7 +892,7 @@ func (r *Reader) flush(sink func(*Run) error) error {
 // there), whose values are one per row in a top-level Trevni column that
 // the batch reads read, and not an enum (written as its symbols).
 func (r *Reader) flat() bool {
-	if r.leaf.Null || r.leaf.UUID || r.leaf.Decimal > 0 {
+	if r.leaf.Null || r.leaf.Branch != nil || r.leaf.UUID || r.leaf.Decimal > 0 {
 		return false
 	}
 	for _, s := range r.leaf.Steps {
@@ -873,6 +925,15 @@ func (r *Reader) writeFlat(ctx context.Context, sink func(*Run) error, from, n i
 			return err
 		}
 		k := int(min(n-done, flatBatch))
+		if r.leaf.ByteArray() {
+			// Byte strings are read about flatBytes at a time, so that a
+			// run of long strings stays small: at first a few, to learn
+			// their length.
+			k = min(k, firstBytes)
+			if r.avg > 0 {
+				k = int(min(int64(n-done), max(min(flatBatch, int64(flatBytes/r.avg)), firstBytes)))
+			}
+		}
 		var got int
 		var err error
 		switch r.leaf.Type {
@@ -913,6 +974,13 @@ func (r *Reader) writeFlat(ctx context.Context, sink func(*Run) error, from, n i
 	return nil
 }
 
+// flatBytes is about the most bytes of byte strings writeFlat reads at a
+// time, and firstBytes how many strings it reads first.
+const (
+	flatBytes  = 256 << 10
+	firstBytes = 256
+)
+
 // readBytes reads the string or bytes values of the next k rows into
 // r.run.Data and r.run.Ends, checking strings for UTF-8 and fixeds for their
 // size.
@@ -924,6 +992,9 @@ func (r *Reader) readBytes(k int) (int, error) {
 	})
 	if i, bad := r.badBytes(0); i >= 0 {
 		return i, fmt.Errorf("row %d: %s", r.vals.Row()-int64(got-1-i), bad)
+	}
+	if got > 0 {
+		r.avg = max(float64(len(r.run.Data))/float64(got), 1)
 	}
 	return got, err
 }

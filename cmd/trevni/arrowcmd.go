@@ -15,6 +15,8 @@ import (
 	"github.com/trevni-go/trevni/remote/httpread"
 	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/trevniarrow"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // arrowCommands are the commands that convert through Apache Arrow:
@@ -65,7 +67,7 @@ Examples (the file names stand for your own):
 
 func toparquetCommand(fs *flag.FlagSet) runFunc {
 	codec := fs.String("codec", "snappy", "Parquet codec `NAME`: snappy, zstd, gzip, brotli, lz4 or none")
-	rowGroup := fs.Int("row-group-rows", trevniarrow.DefaultRowGroupRows, "most `ROWS` of a row group")
+	rowGroup := fs.Int("row-group-rows", trevniparquet.DefaultRowGroupRows, "most `ROWS` of a row group")
 	rf := addRangeFlags(fs)
 	sf := addSelectFlags(fs)
 	workers := addReadWorkersFlags(fs)
@@ -74,7 +76,7 @@ func toparquetCommand(fs *flag.FlagSet) runFunc {
 			if *rowGroup <= 0 {
 				return 0, e.usagef("--row-group-rows must be positive")
 			}
-			return trevniarrow.WriteParquet(e.ctx, w, ds, &trevniarrow.ParquetOptions{Read: ro, Codec: *codec, RowGroupRows: *rowGroup, Report: report})
+			return trevniparquet.Write(e.ctx, w, ds, &trevniparquet.WriteOptions{Read: ro, Codec: *codec, RowGroupRows: *rowGroup, Report: report})
 		})
 	}
 }
@@ -249,7 +251,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 				return err
 			}
 			before := rows
-			pf, err := trevniarrow.OpenParquet(r, &trevniarrow.ParquetReadOptions{BatchRows: *batch, Progress: func(n int64) {
+			pf, err := trevniparquet.Open(r, &trevniparquet.ReadOptions{BatchRows: *batch, Progress: func(n int64) {
 				p.setRows(before + n)
 			}, SkipChecksums: *skipCRC, MaxMemory: maxMem, MaxPageBytes: maxPage})
 			if err != nil {

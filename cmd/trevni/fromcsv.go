@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/trevni-go/trevni/clmn"
@@ -29,19 +30,31 @@ digits any has, up to 38) when they are all plain decimals with the same
 number of digits after the point (4.10, -0.05: no plus sign or leading
 zeros), so that they come back as written, double when they are all
 decimal numbers otherwise (or NaN, Infinity, -Infinity), boolean when
-they are all true or false in any case, date when they are all dates as
+they are all true or false in any case (or T, F), date when they are all dates as
 2004-03-05, time-millis (or time-micros) when they are times as
 10:30:00[.fff], timestamp-millis (or -micros) when they are timestamps
 (2004-03-05T10:30:00 or 2004-03-05 10:30:00) and any has Z or an offset
 (+02, +0200, +02:00; those without one are UTC),
-local-timestamp-millis (or -micros) when none has, and string otherwise,
-as DuckDB's read_csv_auto reads them. A header name that repeats an
-earlier one is renamed as DuckDB renames it (a, a: a, a_1). tocsv writes these back as ISO 8601, timestamps in UTC.
+local-timestamp-millis (or -micros) when none has (-nanos for seven to
+nine fraction digits, which DuckDB truncates), and string otherwise,
+as DuckDB's read_csv_auto reads them. As DuckDB reads a header, the
+spaces around a name are trimmed, an empty one is named column and its
+index from 0 (a,,c: a, column1, c), and a name that repeats an earlier
+one is renamed (a, a: a, a_1). tocsv writes these back as ISO 8601, timestamps in UTC.
 --print-schema writes the inferred schema to OUT and converts nothing:
 change a column's type and give it back with --schema. A column with an empty cell is nullable; an empty cell is null.
 Inference reads the input twice (standard input is first copied to a
 temporary file). With --schema, the types are those of a flat Avro record
 schema, matched to the header by field name, and the input is read once.
+
+Several inputs (the parts of one table; a quoted glob gives the files it
+matches, a directory its *.csv, *.tsv and *.txt files but those whose name
+starts with _ or ., in name order) make one file, their records in that
+order. Their headers are matched by name, as DuckDB's read_csv_auto with
+union_by_name=true matches them: the columns are those of the first
+file, then those a later file adds, and a column a file lacks is null in
+its records (so nullable); the types are inferred over every file's
+cells.
 
 CLMN has no nulls, booleans, decimals, dates or times: for a CLMN output,
 inferred columns of those are strings.
@@ -115,29 +128,36 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		if opts.TempDir, err = out.TempDir(); err != nil {
 			return err
 		}
-		inName := displayName(ins[0], false)
-		// The input: read once with a schema, twice without.
-		var open func() (io.Reader, error)
-		if fields != nil {
-			in, err := e.openInput(ins[0])
+		if ins, err = converterInputs(ins, ".csv", ".tsv", ".txt"); err != nil {
+			return err
+		}
+		if len(ins) > 1 && slices.Contains(ins, "-") {
+			return e.usagef("standard input can only be the one input")
+		}
+		// The inputs: read once with a schema, twice without (the first
+		// pass over all of them).
+		open := func(in string) (io.Reader, func() error, error) {
+			f, err := e.openInput(in)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
-			defer in.Close()
-			open = func() (io.Reader, error) { return &ctxReader{ctx: e.ctx, r: in}, nil }
-		} else {
-			ra, size, done, err := e.randomAccess(ins[0])
-			if err != nil {
-				return err
+			return &ctxReader{ctx: e.ctx, r: f}, f.Close, nil
+		}
+		if fields == nil {
+			var inf csvtable.Inferrer
+			sections := map[string]*io.SectionReader{}
+			for _, in := range ins {
+				ra, size, done, err := e.randomAccess(in)
+				if err != nil {
+					return err
+				}
+				defer done()
+				sections[in] = io.NewSectionReader(ra, 0, size)
+				if _, err := inf.Add(&ctxReader{ctx: e.ctx, r: io.NewSectionReader(ra, 0, size)}, comma, ropts); err != nil {
+					return fmt.Errorf("%s: %w", displayName(in, false), raggedHint(err))
+				}
 			}
-			defer done()
-			open = func() (io.Reader, error) {
-				return &ctxReader{ctx: e.ctx, r: io.NewSectionReader(ra, 0, size)}, nil
-			}
-			r, _ := open()
-			if fields, _, err = csvtable.Infer(r, comma, ropts); err != nil {
-				return fmt.Errorf("%s: %w", inName, raggedHint(err))
-			}
+			fields = inf.Fields()
 			if *printSchema {
 				var b bytes.Buffer
 				if err := json.Indent(&b, []byte(csvtable.AvroSchema("Row", fields)), "", "  "); err != nil {
@@ -150,16 +170,15 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 			if toCLMN {
 				fields = csvtable.ForCLMN(fields)
 			}
+			open = func(in string) (io.Reader, func() error, error) {
+				return &ctxReader{ctx: e.ctx, r: sections[in]}, func() error { return nil }, nil
+			}
 		}
-		r, err := open()
-		if err != nil {
-			return err
+		var total, done int64 // the inputs' bytes, those of the inputs converted
+		for _, in := range ins {
+			total += inputSize(in)
 		}
-		src, err := csvtable.NewCSVSource(r, fields, comma, ropts)
-		if err != nil {
-			return fmt.Errorf("%s: %w", inName, err)
-		}
-		p := e.newProgress(0, inputSize(ins[0]))
+		p := e.newProgress(0, total)
 		defer p.done()
 		var sink csvtable.Sink
 		if toCLMN {
@@ -168,16 +187,43 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 			sink, err = csvtable.NewTrevniSink(out, fields, &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Workers: n})
 		}
 		if err != nil {
-			return fileError(inName, err) // the schema is the input's header's
+			return fileError(displayName(ins[0], false), err) // the schema is the input's header's
 		}
-		rows, err := csvtable.Copy(e.ctx, sink, src, &csvtable.CopyOptions{Progress: p.setRows})
-		if err != nil {
-			return fmt.Errorf("%s: %w", inName, raggedHint(err))
+		var rows int64
+		for _, in := range ins {
+			inName := displayName(in, false)
+			err := func() error {
+				r, closeIn, err := open(in)
+				if err != nil {
+					return err
+				}
+				defer closeIn()
+				src, err := csvtable.NewCSVSource(r, fields, comma, ropts)
+				if err != nil {
+					return fmt.Errorf("%s: %w", inName, err)
+				}
+				before := rows
+				n, err := csvtable.Append(e.ctx, sink, src, &csvtable.CopyOptions{Progress: func(n int64) { p.setRows(before + n) }})
+				rows += n
+				if err != nil {
+					return fmt.Errorf("%s: %w", inName, raggedHint(err))
+				}
+				if d, ok := src.(interface{ Dropped() int64 }); ok && d.Dropped() > 0 && !e.quiet {
+					fmt.Fprintf(e.stderr, "trevni: fromcsv: %s: dropped %s of the wrong width (--ragged drop)\n", inName, pluralCount(d.Dropped(), "record"))
+				}
+				done += inputSize(in)
+				p.setBytes(done)
+				return nil
+			}()
+			if err != nil {
+				sink.Abort()
+				return err
+			}
+		}
+		if err := sink.Close(); err != nil {
+			return err
 		}
 		p.done()
-		if d, ok := src.(interface{ Dropped() int64 }); ok && d.Dropped() > 0 && !e.quiet {
-			fmt.Fprintf(e.stderr, "trevni: fromcsv: %s: dropped %s of the wrong width (--ragged drop)\n", inName, pluralCount(d.Dropped(), "record"))
-		}
 		e.tableSummary(out, rows, len(fields), toCLMN, opts)
 		return nil
 	}
@@ -209,7 +255,7 @@ func wantCLMN(e *env, formatFlag, path string) (bool, error) {
 // fromcsvSpec is the command "trevni fromcsv".
 func fromcsvSpec() *command {
 	return &command{
-		name: "fromcsv", output: lastOutput, args: "IN.csv OUT", minArgs: 2, maxArgs: 2,
+		name: "fromcsv", output: lastOutput, args: "IN.csv... OUT", minArgs: 2, maxArgs: -1,
 		summary: "convert CSV to Trevni or CLMN",
 		help:    fromcsvHelp, setup: fromcsvCommand,
 	}

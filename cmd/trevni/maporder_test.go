@@ -9,7 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/trevni-go/trevni/trevniarrow"
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // fromparquet keeps a Parquet MAP's entries in the file's order: Impala's
@@ -18,7 +18,7 @@ import (
 func TestFromParquetKeepsMapOrder(t *testing.T) {
 	dir := t.TempDir()
 	trv := filepath.Join(dir, "impala.trv")
-	if r := runIn(t, nil, "fromparquet", "../../trevniarrow/testdata/realwriters/parquet-testing/nullable.impala.parquet", trv); r.code != 0 {
+	if r := runIn(t, nil, "fromparquet", "../../trevniparquet/testdata/realwriters/parquet-testing/nullable.impala.parquet", trv); r.code != 0 {
 		t.Fatalf("fromparquet: %s", r.stderr)
 	}
 	back := filepath.Join(dir, "impala.parquet")
@@ -30,7 +30,7 @@ func TestFromParquetKeepsMapOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	pf, err := trevniarrow.OpenParquet(f, nil)
+	pf, err := trevniparquet.Open(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -322,7 +322,7 @@ func TestFromCSVDecimals(t *testing.T) {
 	}
 	trv := filepath.Join(dir, "u.trv")
 	s := runIn(t, nil, "schema", trv)
-	for _, want := range []string{`{"name":"version","type":{"logicalType":"decimal","precision":4,"scale":2,"type":"bytes"}}`, `{"name":"ratio","type":"double"}`} {
+	for _, want := range []string{`{"name":"version","type":{"type":"bytes","logicalType":"decimal","precision":4,"scale":2}}`, `{"name":"ratio","type":"double"}`} {
 		if !strings.Contains(s.stdout, want) {
 			t.Errorf("schema %s lacks %s", s.stdout, want)
 		}

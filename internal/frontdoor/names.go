@@ -24,11 +24,13 @@ func IsURL(name string, stores map[string]store.Store) bool {
 // HasGlob reports whether name holds a glob's special characters.
 func HasGlob(name string) bool { return strings.ContainsAny(name, "*?[") }
 
+// dataSetExts are the extensions of the files the front door's Open
+// takes from a directory or an object store's prefix.
+var dataSetExts = []string{".trv", ".trv1", ".clmn"}
+
 // ExpandNames expands the names of a data set into the files the front
-// door's Open reads, keeping their order: a glob gives its matches in
-// name order (leaving out directories; a name that exists as it is
-// written is not a glob), a directory its *.trv, *.trv1 and *.clmn files
-// in name order, an object store's URL with a glob in its key the objects
+// door's Open reads, keeping their order: a local name as ExpandLocal
+// expands it with the extensions .trv, .trv1 and .clmn, an object store's URL with a glob in its key the objects
 // it matches in key order, one ending in "/" its *.trv, *.trv1 and *.clmn
 // objects, and any other URL or name itself. A glob or directory that
 // gives no file is an error. stores are the stores handed in by scheme
@@ -60,8 +62,7 @@ func ExpandNames(ctx context.Context, names []string, stores map[string]store.St
 					out = append(out, u)
 					continue
 				}
-				switch path.Ext(store.Key(u)) {
-				case ".trv", ".trv1", ".clmn":
+				if hasExt(path.Base(store.Key(u)), dataSetExts) {
 					out = append(out, u)
 				}
 			}
@@ -69,47 +70,16 @@ func ExpandNames(ctx context.Context, names []string, stores map[string]store.St
 				if HasGlob(store.Key(a)) {
 					return nil, fmt.Errorf("%s: no object matches", a)
 				}
-				return nil, fmt.Errorf("%s: the prefix holds no *.trv, *.trv1 or *.clmn object", a)
+				return nil, fmt.Errorf("%s: the prefix holds no %s object", a, extList(dataSetExts))
 			}
 		case IsURL(a, stores) || a == "-":
 			out = append(out, a)
-		case HasGlob(a) && !exists(a):
-			m, err := filepath.Glob(a)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", a, err)
-			}
-			n := len(out)
-			for _, f := range m {
-				if fi, err := os.Stat(f); err == nil && fi.IsDir() {
-					continue // a glob's directories are not read into
-				}
-				out = append(out, f)
-			}
-			if len(out) == n {
-				return nil, fmt.Errorf("%s: no file matches", a)
-			}
 		default:
-			fi, err := os.Stat(a)
-			if err != nil || !fi.IsDir() {
-				out = append(out, a) // opening it reports the error
-				continue
-			}
-			ents, err := os.ReadDir(a)
+			m, err := ExpandLocal(a, dataSetExts...)
 			if err != nil {
 				return nil, err
 			}
-			n := len(out)
-			for _, ent := range ents { // ReadDir sorts by name
-				switch filepath.Ext(ent.Name()) {
-				case ".trv", ".trv1", ".clmn":
-					if ent.Type().IsRegular() || ent.Type()&os.ModeSymlink != 0 {
-						out = append(out, filepath.Join(a, ent.Name()))
-					}
-				}
-			}
-			if len(out) == n {
-				return nil, fmt.Errorf("%s: directory holds no *.trv, *.trv1 or *.clmn file", a)
-			}
+			out = append(out, m...)
 		}
 	}
 	if slices.Contains(out, "-") && len(out) > 1 {
@@ -118,4 +88,98 @@ func ExpandNames(ctx context.Context, names []string, stores map[string]store.St
 	return out, nil
 }
 
+// ExpandLocal expands one local name of a data set's parts, as the
+// reading commands and the converters both take them:
+//   - a glob (a name holding *, ? or [ that does not exist as it is
+//     written) gives the files it matches in name order, leaving out
+//     directories and, as a shell does, names starting with "." unless
+//     the pattern's last element starts with "." itself; a match that
+//     cannot be examined (a dangling link) is kept, for opening it to
+//     report the error;
+//   - a directory gives its files (or links to files) whose extension is
+//     one of exts, compared without regard to case, in name order,
+//     leaving out names starting with "_" or "." (the _SUCCESS and
+//     _metadata files of Spark and Hive, their .part-0.crc checksums,
+//     hidden files) and not entering subdirectories;
+//   - any other name, "-" included, is itself.
+//
+// A glob or directory that gives no file is an error naming it.
+func ExpandLocal(name string, exts ...string) ([]string, error) {
+	if name == "-" {
+		return []string{name}, nil
+	}
+	if HasGlob(name) && !exists(name) {
+		m, err := filepath.Glob(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		hiddenToo := strings.HasPrefix(filepath.Base(name), ".")
+		var out []string
+		for _, f := range m {
+			if !hiddenToo && strings.HasPrefix(filepath.Base(f), ".") {
+				continue
+			}
+			if fi, err := os.Stat(f); err == nil && fi.IsDir() {
+				continue // a glob's directories are not read into
+			}
+			out = append(out, f)
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("%s: no file matches", name)
+		}
+		return out, nil
+	}
+	fi, err := os.Stat(name)
+	if err != nil || !fi.IsDir() {
+		return []string{name}, nil // opening it reports the error
+	}
+	ents, err := os.ReadDir(name)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, ent := range ents { // ReadDir sorts by name
+		base := ent.Name()
+		if strings.HasPrefix(base, "_") || strings.HasPrefix(base, ".") || !hasExt(base, exts) {
+			continue
+		}
+		if ent.Type().IsRegular() || ent.Type()&os.ModeSymlink != 0 && isFile(filepath.Join(name, base)) {
+			out = append(out, filepath.Join(name, base))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: directory holds no %s file", name, extList(exts))
+	}
+	return out, nil
+}
+
+// hasExt tells whether name ends in one of exts, without regard to case.
+func hasExt(name string, exts []string) bool {
+	e := filepath.Ext(name)
+	for _, x := range exts {
+		if strings.EqualFold(e, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// extList writes exts as "*.a, *.b or *.c".
+func extList(exts []string) string {
+	var b strings.Builder
+	for i, x := range exts {
+		switch {
+		case i == 0:
+		case i == len(exts)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString("*" + x)
+	}
+	return b.String()
+}
+
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func isFile(p string) bool { fi, err := os.Stat(p); return err == nil && !fi.IsDir() }

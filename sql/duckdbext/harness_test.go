@@ -14,7 +14,8 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/trevniarrow"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // The tests build trevni.duckdb_extension with the command of
@@ -185,7 +186,7 @@ func toParquet(t *testing.T, source, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := trevniarrow.WriteParquet(ctx, f, ds, nil); err != nil {
+	if _, err := trevniparquet.Write(ctx, f, ds, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

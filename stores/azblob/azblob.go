@@ -28,7 +28,10 @@ import (
 // Scheme is the URL scheme the package registers.
 const Scheme = "azblob"
 
-func init() { store.Register(Scheme, objstore.Store{}) }
+func init() {
+	objstore.RegisterProvider(provider)
+	store.Register(Scheme, objstore.Store{})
+}
 
 // New returns the store of azblob:// URLs whose containers are reached
 // through the clients client returns, one per container name, with their

@@ -29,7 +29,10 @@ import (
 // Scheme is the URL scheme the package registers.
 const Scheme = "gs"
 
-func init() { store.Register(Scheme, objstore.Store{}) }
+func init() {
+	objstore.RegisterProvider(provider)
+	store.Register(Scheme, objstore.Store{})
+}
 
 // New returns the store of gs:// URLs whose buckets are reached with
 // opts: its Client (with the credentials its transport adds, following

@@ -65,14 +65,18 @@ func storeEnv() string {
 // that releases it (each acquire is released once). A bucket opened by
 // opts' OpenBucket is the program's own: it is not shared here, and the
 // release closes it.
-func acquireBucket(ctx context.Context, bucketURL string, opts *Options) (*blob.Bucket, func(), error) {
+func acquireBucket(ctx context.Context, bucketURL string, opts *Options) (*blob.Bucket, func(), *Provider, error) {
+	p, err := provider(schemeOf(bucketURL))
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if opts != nil && opts.OpenBucket != nil {
 		b, err := opts.OpenBucket(ctx, bucketURL)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		var once sync.Once
-		return b, func() { once.Do(func() { b.Close() }) }, nil
+		return b, func() { once.Do(func() { b.Close() }) }, p, nil
 	}
 	stall := opts.stall()
 	k := bucketKey{url: bucketURL, stall: stall, env: storeEnv()}
@@ -80,9 +84,9 @@ func acquireBucket(ctx context.Context, bucketURL string, opts *Options) (*blob.
 	defer buckets.mu.Unlock()
 	s := buckets.m[k]
 	if s == nil {
-		b, closeIdle, err := openBucket(ctx, bucketURL, stall)
+		b, closeIdle, err := openBucket(ctx, p, bucketURL, stall)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		s = &sharedBucket{b: b, closeIdle: closeIdle}
 		if buckets.m == nil {
@@ -96,7 +100,7 @@ func acquireBucket(ctx context.Context, bucketURL string, opts *Options) (*blob.
 	}
 	s.refs++
 	var once sync.Once
-	return s.b, func() { once.Do(func() { releaseBucket(k, s) }) }, nil
+	return s.b, func() { once.Do(func() { releaseBucket(k, s) }) }, p, nil
 }
 
 func releaseBucket(k bucketKey, s *sharedBucket) {

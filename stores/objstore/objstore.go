@@ -2,8 +2,16 @@
 // URL: s3://bucket/key (Amazon S3 and S3-compatible stores), gs://bucket/key
 // (Google Cloud Storage) and azblob://container/key (Azure Blob Storage),
 // through gocloud.dev/blob and its drivers: gocloud.dev's s3blob and
-// azureblob, and for GCS this module's own, package gcs below this one,
-// which speaks GCS's JSON API without Google's client libraries.
+// azureblob, and for GCS this module's own, package gcs, which speaks GCS's
+// JSON API without Google's client libraries.
+//
+// It names no store's SDK: what differs from one store to another (opening
+// a bucket, pinning a read to a version, an error's status) is the
+// Provider of its scheme, which the driver package of that store
+// registers (stores/s3, stores/gs, stores/azblob), so that a program links
+// the SDKs of the stores it imports and no other. A URL of a scheme whose
+// driver is not linked fails with an error wrapping store.ErrNoDriver that
+// names the package to import.
 //
 // An Object is an io.ReaderAt over one object: each ReadAt is one ranged
 // GET (wrap it in a remote.Coalescer to turn many small reads into few
@@ -64,17 +72,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
 	"github.com/trevni-go/trevni/internal/atomicfile"
 	"github.com/trevni-go/trevni/remote/store"
-	"github.com/trevni-go/trevni/stores/gcs" // gs://
 	"github.com/trevni-go/trevni/stores/internal/stallhttp"
 )
 
@@ -235,9 +237,8 @@ type Object struct {
 	release func() // releases bucket
 	key     string
 	size    int64
-	etag    string // pinned on S3 and Azure
-	azure   bool   // on Azure, whose SDK is told to make no retries (see sdkContext)
-	gen     int64  // pinned on GCS
+	p       *Provider
+	version Version // pinned
 	retries int
 	backoff time.Duration
 	window  time.Duration // retries stop this long after the first failure
@@ -248,11 +249,11 @@ type Object struct {
 // Open opens the object name, reading its size and version with one
 // request. Reads are made with ctx. The caller must Close it.
 func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
-	b, release, loc, err := openObject(ctx, name, opts)
+	b, release, loc, p, err := openObject(ctx, name, opts)
 	if err != nil {
 		return nil, err
 	}
-	o := &Object{ctx: ctx, name: name, bucket: b, release: release, key: loc.Key, azure: strings.HasPrefix(name, "azblob://")}
+	o := &Object{ctx: ctx, name: name, bucket: b, release: release, key: loc.Key, p: p}
 	o.retries, o.backoff = opts.retries()
 	o.window = opts.stall()
 	if o.window <= 0 {
@@ -265,10 +266,10 @@ func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
 		attrs, err = b.Attributes(o.sdkContext(ctx), loc.Key)
 		return err
 	}
-	if strings.HasPrefix(name, "s3://") {
-		// The AWS SDK retries the look itself (3 tries), and takes no
-		// word against it for one request: one policy, not one inside
-		// the other.
+	if p.LookRetried {
+		// The SDK retries the look itself (the AWS SDK 3 tries), and
+		// takes no word against it for one request: one policy, not one
+		// inside the other.
 		err = look()
 	} else {
 		err = o.retry(look)
@@ -277,10 +278,12 @@ func Open(ctx context.Context, name string, opts *Options) (*Object, error) {
 		release()
 		return nil, fmt.Errorf("%s: %w", name, plain(err))
 	}
-	o.size, o.etag = attrs.Size, attrs.ETag
-	var ga gcs.ObjectAttrs
-	if attrs.As(&ga) {
-		o.gen = ga.Generation
+	o.size = attrs.Size
+	if p.Answered != nil {
+		o.version = p.Answered(attrs.As)
+	}
+	if o.version.ETag == "" {
+		o.version.ETag = attrs.ETag
 	}
 	return o, nil
 }
@@ -291,10 +294,10 @@ func (o *Object) Size() int64 { return o.size }
 // Version returns the version of the object that was opened, which its
 // reads are pinned to: its ETag (S3, Azure) or generation (GCS).
 func (o *Object) Version() string {
-	if o.gen != 0 {
-		return strconv.FormatInt(o.gen, 10)
+	if o.version.Generation != 0 {
+		return strconv.FormatInt(o.version.Generation, 10)
 	}
-	return o.etag
+	return o.version.ETag
 }
 
 // Requests returns how many requests were made so far, the one of Open
@@ -381,33 +384,23 @@ func (o *Object) readOnce(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// sdkContext returns ctx telling the Azure SDK to make no retries, for
-// the requests the Object retries itself (one policy, not one inside the
-// other, and every request counted); S3's are told so by pin, and the GCS
-// driver retries no reads.
+// sdkContext returns ctx telling the SDK to make no retries (the
+// Provider's NoRetries), for the requests the Object retries itself (one
+// policy, not one inside the other, and every request counted).
 func (o *Object) sdkContext(ctx context.Context) context.Context {
-	if !o.azure {
+	if o.p.NoRetries == nil {
 		return ctx
 	}
-	return policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
+	return o.p.NoRetries(ctx)
 }
 
 // pin makes a read ask for the version opened only, and leaves retrying
 // to the Object (one policy, and every request counted).
 func (o *Object) pin(as func(any) bool) error {
-	var in *s3.GetObjectInput
-	if as(&in) && o.etag != "" {
-		in.IfMatch = aws.String(o.etag)
+	if o.p.BeforeRead == nil {
+		return nil
 	}
-	var s3opts *[]func(*s3.Options)
-	if as(&s3opts) {
-		*s3opts = append(*s3opts, func(so *s3.Options) { so.RetryMaxAttempts = 1 })
-	}
-	var c *gcs.Conditions // the GCS driver retries no reads: this package does
-	if as(&c) {
-		c.GenerationMatch = o.gen
-	}
-	return nil
+	return o.p.BeforeRead(as, o.version)
 }
 
 // check compares the version a read answered with the one opened, for
@@ -416,13 +409,15 @@ func (o *Object) check(r *blob.Reader) error {
 	if r.Size() != o.size {
 		return fmt.Errorf("%w: it had %d bytes and now has %d", ErrChanged, o.size, r.Size())
 	}
-	var out s3.GetObjectOutput
-	if r.As(&out) && o.etag != "" && out.ETag != nil && *out.ETag != o.etag {
-		return fmt.Errorf("%w: its ETag was %s and is now %s", ErrChanged, o.etag, *out.ETag)
+	if o.p.Answered == nil {
+		return nil
 	}
-	var ga gcs.ObjectAttrs
-	if r.As(&ga) && o.gen != 0 && ga.Generation != 0 && ga.Generation != o.gen {
-		return fmt.Errorf("%w: its generation was %d and is now %d", ErrChanged, o.gen, ga.Generation)
+	v := o.p.Answered(r.As)
+	if o.version.ETag != "" && v.ETag != "" && v.ETag != o.version.ETag {
+		return fmt.Errorf("%w: its ETag was %s and is now %s", ErrChanged, o.version.ETag, v.ETag)
+	}
+	if o.version.Generation != 0 && v.Generation != 0 && v.Generation != o.version.Generation {
+		return fmt.Errorf("%w: its generation was %d and is now %d", ErrChanged, o.version.Generation, v.Generation)
 	}
 	return nil
 }
@@ -486,23 +481,6 @@ func unreachable(err error) bool {
 		return true
 	}
 	return false
-}
-
-// httpStatus returns the HTTP status of the store's answer that err
-// carries, or 0.
-func httpStatus(err error) int {
-	var aws interface{ HTTPStatusCode() int } // the AWS SDK's
-	var az *azcore.ResponseError
-	var gs *gcs.Error
-	switch {
-	case errors.As(err, &gs):
-		return gs.Status
-	case errors.As(err, &az):
-		return az.StatusCode
-	case errors.As(err, &aws):
-		return aws.HTTPStatusCode()
-	}
-	return 0
 }
 
 // transient reports whether a failed read may succeed if tried again.
@@ -574,7 +552,7 @@ func List(ctx context.Context, pattern string, opts *Options) ([]string, error) 
 	if i := strings.IndexAny(prefix, "*?[\\"); i >= 0 {
 		prefix = prefix[:i]
 	}
-	b, release, err := acquireBucket(ctx, loc.Bucket, opts)
+	b, release, _, err := acquireBucket(ctx, loc.Bucket, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pattern, err)
 	}
@@ -606,6 +584,7 @@ type Writer struct {
 	name       string
 	bucketName string
 	bucket     *blob.Bucket
+	p          *Provider
 	release    func() // releases bucket
 	key        string
 	replace    bool
@@ -622,11 +601,11 @@ type Writer struct {
 // bounds the upload: its end aborts it. opts' Stall bounds each of its
 // requests (nil: the defaults; its Retries and Backoff are for reads).
 func Create(ctx context.Context, name string, replace bool, opts *Options) (*Writer, error) {
-	b, release, loc, err := openObject(ctx, name, opts)
+	b, release, loc, p, err := openObject(ctx, name, opts)
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{ctx: ctx, name: name, bucketName: bucketHost(loc.Bucket), bucket: b, release: release, key: loc.Key, replace: replace}
+	w := &Writer{ctx: ctx, name: name, bucketName: bucketHost(loc.Bucket), bucket: b, p: p, release: release, key: loc.Key, replace: replace}
 	if !replace {
 		if err := w.free(ctx); err != nil {
 			release()
@@ -642,7 +621,7 @@ func Create(ctx context.Context, name string, replace bool, opts *Options) (*Wri
 		IfNotExist:  !replace,
 	}
 	w.cancel = cancel
-	if strings.HasPrefix(name, "azblob://") {
+	if p.StreamUploads {
 		w.w = newPipeUpload(wctx, b, loc.Key, wopts)
 		return w, nil
 	}
@@ -671,10 +650,11 @@ type blobUpload struct{ *blob.Writer }
 
 func (u blobUpload) abort() error { return u.Close() }
 
-// pipeUpload is an upload through blob.Bucket.Upload, fed by a pipe: the
-// Azure driver's Writer (gocloud.dev v0.47) dereferences a nil pipe in
-// Close after an upload that failed while it was written, which Upload,
-// given the whole stream at once, does not reach.
+// pipeUpload is an upload through blob.Bucket.Upload, fed by a pipe, for
+// a Provider's StreamUploads: gocloud.dev's Azure driver's Writer
+// (v0.47) dereferences a nil pipe in Close after an upload that failed
+// while it was written, which Upload, given the whole stream at once,
+// does not reach.
 type pipeUpload struct {
 	pw   *io.PipeWriter
 	done chan error
@@ -811,18 +791,17 @@ func (w *Writer) abandon() string {
 }
 
 // abortUpload aborts on the store the multipart upload that err, the
-// error of a failed upload, names: S3's uploader leaves the parts of an
-// upload whose context ended in place (no object, but stored parts), as
-// it makes the abort request with that context. The abort is made with a
-// context of its own, and tried again, backing off, until the store
-// answers or abortWindow has passed (a store restarting). It returns ""
-// when there was no such upload or it was aborted, and otherwise the
-// words, for the end of an error, that name the upload left and the
-// command that aborts it.
+// error of a failed upload, names (through the Provider's AbortUpload):
+// S3's uploader leaves the parts of an upload whose context ended in
+// place (no object, but stored parts), as it makes the abort request with
+// that context. The abort is made with a context of its own, and tried
+// again, backing off, until the store answers or abortWindow has passed
+// (a store restarting). It returns "" when there was no such upload or it
+// was aborted, and otherwise the words, for the end of an error, that
+// name the upload left and the command that aborts it.
 func (w *Writer) abortUpload(err error) string {
 	var up interface{ UploadID() string }
-	var client *s3.Client
-	if err == nil || !errors.As(err, &up) || up.UploadID() == "" || !w.bucket.As(&client) {
+	if err == nil || w.p.AbortUpload == nil || !errors.As(err, &up) || up.UploadID() == "" {
 		return ""
 	}
 	id := up.UploadID()
@@ -830,17 +809,13 @@ func (w *Writer) abortUpload(err error) string {
 	defer cancel()
 	wait := 100 * time.Millisecond
 	for {
-		_, aerr := client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
-			Bucket: aws.String(w.bucketName), Key: aws.String(w.key), UploadId: aws.String(id),
-		})
-		var api smithy.APIError
-		if aerr == nil || errors.As(aerr, &api) && api.ErrorCode() == "NoSuchUpload" {
+		command, aerr := w.p.AbortUpload(ctx, w.bucket, w.bucketName, w.key, id)
+		if aerr == nil {
 			return ""
 		}
 		if !sleep(ctx, wait) {
-			return fmt.Sprintf("; its multipart upload %s is left on the store, its parts stored (%v); "+
-				"abort it with: aws s3api abort-multipart-upload --bucket %s --key %s --upload-id %s",
-				id, aerr, w.bucketName, w.key, id)
+			return fmt.Sprintf("; its multipart upload %s is left on the store, its parts stored (%v); abort it with: %s",
+				id, aerr, command)
 		}
 		wait = min(2*wait, maxBackoff)
 	}
@@ -911,7 +886,7 @@ func bucketHost(bucketURL string) string {
 // Exists reports whether the object name exists. opts' Stall bounds
 // the request (nil: the defaults).
 func Exists(ctx context.Context, name string, opts *Options) (bool, error) {
-	b, release, loc, err := openObject(ctx, name, opts)
+	b, release, loc, _, err := openObject(ctx, name, opts)
 	if err != nil {
 		return false, err
 	}
@@ -926,7 +901,7 @@ func Exists(ctx context.Context, name string, opts *Options) (bool, error) {
 // Remove deletes the object name; a missing one is no error. opts'
 // Stall bounds the request (nil: the defaults).
 func Remove(ctx context.Context, name string, opts *Options) error {
-	b, release, loc, err := openObject(ctx, name, opts)
+	b, release, loc, _, err := openObject(ctx, name, opts)
 	if err != nil {
 		return err
 	}
@@ -956,7 +931,7 @@ func Move(ctx context.Context, from, to string, replace bool, opts *Options) err
 	if lf.Bucket != lt.Bucket {
 		return fmt.Errorf("%s: cannot move to %s: not the same bucket", from, to)
 	}
-	b, release, err := acquireBucket(ctx, lf.Bucket, opts)
+	b, release, p, err := acquireBucket(ctx, lf.Bucket, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", from, err)
 	}
@@ -971,11 +946,10 @@ func Move(ctx context.Context, from, to string, replace bool, opts *Options) err
 		}
 	}
 	copts := &blob.CopyOptions{BeforeCopy: func(as func(any) bool) error {
-		var c *gcs.Conditions
-		if as(&c) {
-			c.DoesNotExist = !replace
+		if p.BeforeCopy == nil {
+			return nil
 		}
-		return nil
+		return p.BeforeCopy(as, replace)
 	}}
 	if err := b.Copy(ctx, lt.Key, lf.Key, copts); err != nil {
 		if !replace && gcerrors.Code(err) == gcerrors.FailedPrecondition {
@@ -991,18 +965,19 @@ func Move(ctx context.Context, from, to string, replace bool, opts *Options) err
 
 // openObject opens the bucket of the object name, its requests bounded by
 // opts' Stall, and returns it with the function that releases it (see
-// "How buckets are shared") and the object's location.
-func openObject(ctx context.Context, name string, opts *Options) (*blob.Bucket, func(), Location, error) {
+// "How buckets are shared"), the object's location and the provider of
+// its store.
+func openObject(ctx context.Context, name string, opts *Options) (*blob.Bucket, func(), Location, *Provider, error) {
 	loc, err := Parse(name)
 	if err != nil {
-		return nil, nil, Location{}, err
+		return nil, nil, Location{}, nil, err
 	}
 	if loc.Key == "" || strings.HasSuffix(loc.Key, "/") {
-		return nil, nil, Location{}, fmt.Errorf("%s: the URL names no object", name)
+		return nil, nil, Location{}, nil, fmt.Errorf("%s: the URL names no object", name)
 	}
-	b, release, err := acquireBucket(ctx, loc.Bucket, opts)
+	b, release, p, err := acquireBucket(ctx, loc.Bucket, opts)
 	if err != nil {
-		return nil, nil, Location{}, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, Location{}, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return b, release, loc, nil
+	return b, release, loc, p, nil
 }

@@ -27,7 +27,10 @@ import (
 // Scheme is the URL scheme the package registers.
 const Scheme = "s3"
 
-func init() { store.Register(Scheme, objstore.Store{}) }
+func init() {
+	objstore.RegisterProvider(provider)
+	store.Register(Scheme, objstore.Store{})
+}
 
 // New returns the store of s3:// URLs whose buckets are reached through
 // client, with its credentials, region, endpoint and HTTP client (a stall

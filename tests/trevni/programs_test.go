@@ -26,6 +26,8 @@ import (
 	"github.com/trevni-go/trevni"
 	_ "github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/trevniarrow"
+
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // An OTLP span sink: spans written with CreateProto as they come, read
@@ -110,7 +112,7 @@ func TestProgramTrevniArrowParquet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := trevniarrow.WriteParquet(ctx, f, ds, &trevniarrow.ParquetOptions{Read: trevniarrow.ReadOptions{ReadOptions: opts}}); err != nil {
+	if _, err := trevniparquet.Write(ctx, f, ds, &trevniparquet.WriteOptions{Read: trevniarrow.ReadOptions{ReadOptions: opts}}); err != nil {
 		t.Fatal(err)
 	}
 	// program

@@ -1,0 +1,57 @@
+package trevniparquet
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+
+	"github.com/trevni-go/trevni"
+
+	"github.com/trevni-go/trevni/trevniarrow"
+)
+
+// WriteArrow is Write through Arrow batches always, for the
+// tests that compare the direct path with it.
+func WriteArrow(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *WriteOptions) (int64, error) {
+	return write(ctx, w, ds, opts, false)
+}
+
+// DirectApplies says whether Write writes ds (with opts) straight
+// from its Trevni columns.
+func DirectApplies(ds *trevni.Dataset, opts *WriteOptions) bool {
+	var o WriteOptions
+	if opts != nil {
+		o = *opts
+	}
+	o.Read.Schema.Parquet = true
+	s := directSchema(ds, &o.Read)
+	if s == nil {
+		return false
+	}
+	as, err := trevniarrow.ArrowSchema(s, &o.Read.Schema)
+	if err != nil {
+		return false
+	}
+	codec, err := parquetCodec(o.Codec)
+	if err != nil {
+		return false
+	}
+	return planDirect(ds, &o.Read, as, parquetProps(codec, max(o.RowGroupRows, 1), nil)) != nil
+}
+
+// MislabelledV2Flags returns the file offsets of the is_compressed = false
+// flags of the version 2 data pages of a Parquet file's compressed column
+// chunks, when its writer is a parquet-cpp that mislabelled them (none
+// else).
+func MislabelledV2Flags(r parquet.ReaderAtSeeker) ([]int64, error) {
+	rd, err := file.NewParquetReader(r)
+	if err != nil {
+		return nil, err
+	}
+	if !mislabelledV2(rd) {
+		return nil, nil
+	}
+	return v2FlagOffsets(r, rd)
+}
