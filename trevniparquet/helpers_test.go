@@ -1,10 +1,8 @@
 package trevniparquet_test
 
-// The helpers of the Parquet tests that trevniarrow's tests have too:
-// random Trevni files, reading one back, and the Node packages the DuckDB
-// checks drive (trevniarrow's TestNodePackagesAsCI holds the versions
-// to .ci/run's). Copies until the DuckDB helpers move to a shared
-// internal/testing package.
+// The helpers of the Parquet tests that trevniarrow's tests have too
+// (copies of its roundtrip_test.go's): random Trevni files, and reading
+// one back.
 
 import (
 	"context"
