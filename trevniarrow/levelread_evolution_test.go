@@ -15,7 +15,7 @@ import (
 
 // The parts' schemas: an old one, and the reader's, which adds fields
 // of defaults (a record of default null, an int, a [string, null], an
-// enum, a field within an array's records), promotes (int to long,
+// enum, a record, a field within an array's records), promotes (int to long,
 // float to double, string to bytes, within a ["null", T] and a map),
 // reorders fields and a ["null", T], renames a field by alias, makes a
 // field nullable, reads a union with its branches reordered and one
@@ -62,6 +62,8 @@ const (
 	{"name":"added","type":["null",{"type":"record","name":"Q","fields":[
 		{"name":"a","type":{"type":"array","items":"int"}},{"name":"b","type":["null","int","string"]}]}],"default":null},
 	{"name":"k","type":"int","default":7},
+	{"name":"rec","type":{"type":"record","name":"RD","fields":[{"name":"p","type":"int"},{"name":"q","type":["null","string"]},
+		{"name":"r","type":{"type":"record","name":"RE","fields":[{"name":"s","type":"string"}]}}]},"default":{"p":4,"q":null,"r":{"s":"t"}}},
 	{"name":"t","type":["string","null"],"default":"d"},
 	{"name":"g","type":{"type":"enum","name":"G","symbols":["X","Y"]},"default":"Y"},
 	{"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2},"default":"\u0001\u0000"}]}`
@@ -109,7 +111,7 @@ func TestColumnarEvolution(t *testing.T) {
 		{Workers: 3},
 		{Where: "n > 0", Offset: 500, Limit: 900},
 		{Where: "k = 7 and renamed >= 'm'"},
-		{Fields: []string{"arr", "added", "t"}, Offset: 650, Rows: 800},
+		{Fields: []string{"arr", "added", "t", "rec"}, Offset: 650, Rows: 800},
 		{Fields: []string{"g", "d", "opt"}, Workers: 2, Limit: 1000},
 		{Fields: []string{"u", "w", "v", "e2"}, Where: "id > 0"},
 		{Fields: []string{"id", "un"}, Limit: 3},

@@ -575,11 +575,17 @@ func (b *planner) inner(n *Node, rs *schema.Schema, w *layout.Node, steps []Step
 // (or of the first branch, simple, of a union of it and null) as a leaf
 // of that value. Other defaults are not covered.
 func (b *planner) defaulted(rf *schema.Field, n *Node, steps []Step) (*Node, error) {
-	path := joinPath(n.Path, rf.Name)
 	native, err := typemap.DefaultValue(rf.Type, rf.Default)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: bad default: %v", path, assemble.ErrIncompatible, err)
+		return nil, fmt.Errorf("%s: %w: bad default: %v", joinPath(n.Path, rf.Name), assemble.ErrIncompatible, err)
 	}
+	return b.defaultNode(rf, native, n, steps)
+}
+
+// defaultNode plans field rf of the default value native (see
+// defaulted).
+func (b *planner) defaultNode(rf *schema.Field, native any, n *Node, steps []Step) (*Node, error) {
+	path := joinPath(n.Path, rf.Name)
 	// The field's layout, standing in for the file's: its columns are
 	// never read.
 	stand, err := layout.New(rf.Type, nil)
@@ -620,6 +626,30 @@ func (b *planner) defaulted(rf *schema.Field, n *Node, steps []Step) (*Node, err
 		if err := b.constant(c, rf.Type, native, steps); err != nil {
 			return nil, err
 		}
+		return c, nil
+	case rf.Type.Kind == schema.Record:
+		// A record: each field of its value in the default.
+		m, ok := native.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: %w: bad default: %T for a record", path, assemble.ErrIncompatible, native)
+		}
+		c := &Node{Kind: Record, Schema: rf.Type, Parent: n, Def: n.Def, Rep: n.Rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: stand.Root, absent: true}
+		if len(rf.Type.Fields) == 0 {
+			c.Leaf = b.add(Leaf{Steps: steps, Col: -1, Null: true, Schema: rf.Type}, c)
+		}
+		for _, f := range rf.Type.Fields {
+			v, ok := m[f.Name]
+			if !ok {
+				return nil, unsupported(path, "a default of a record without field %s", f.Name)
+			}
+			fc, err := b.defaultNode(f, v, c, steps)
+			if err != nil {
+				return nil, err
+			}
+			fc.Name, fc.Field = f.Name, f
+			c.Children = append(c.Children, fc)
+		}
+		c.End = len(b.p.Leaves)
 		return c, nil
 	}
 	return nil, unsupported(path, "a default of %s", rf.Type.FullName())

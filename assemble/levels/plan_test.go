@@ -128,8 +128,12 @@ func TestPlanReaderSchema(t *testing.T) {
 		{"name":"a","type":["null","double"]},
 		{"name":"k","type":"long","default":3},
 		{"name":"r2","type":{"type":"record","name":"r2","fields":[]},"default":{}}]}`)})
-	if !errors.Is(err, levels.ErrUnsupported) {
+	if err != nil || len(p.Leaves) != 3 || !p.Leaves[2].Null || p.Root.Children[2].Kind != levels.Record {
 		t.Fatalf("a default of a record: %v", err)
+	}
+	if _, err = levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(`{"type":"record","name":"r","fields":[
+		{"name":"l","type":{"type":"array","items":"int"},"default":[]}]}`)}); !errors.Is(err, levels.ErrUnsupported) {
+		t.Fatalf("a default of an array: %v", err)
 	}
 	p, err = levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(`{"type":"record","name":"r","fields":[
 		{"name":"a","type":["null","double"]},
