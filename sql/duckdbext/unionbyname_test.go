@@ -90,8 +90,10 @@ func TestLimitSettings(t *testing.T) {
 		"SET trevni_block_memory = 1000; SELECT sum(a), max(b) FROM read_trevni(" + src + ")",
 		"SET trevni_block_memory = 1000; SELECT sum(a), max(b) FROM read_trevni(" + src + ", block_memory := 67108864)",
 		"SET trevni_max_block_size = 1000; SELECT sum(a) FROM read_trevni(" + src + ")",
-		"SET trevni_max_record_bytes = 10; SELECT max(b) FROM read_trevni(" + src + ")",
+		"SET trevni_block_memory = 0; SET trevni_max_block_size = 0; SET trevni_max_record_bytes = 30; SELECT max(b) FROM read_trevni(" + src + ")",
 		"SELECT current_setting('trevni_block_memory'), current_setting('trevni_max_record_bytes')",
+		"SELECT max(b) FROM read_trevni(" + src + ", max_record_bytes := 64)",
+		"SET trevni_max_record_bytes = 0; SELECT max(b) FROM read_trevni(" + src + ")",
 	}})
 	must(t, rs[0])
 	if !strings.Contains(rs[1].Error, "1000 bytes of ReaderOptions.BlockMemory") {
@@ -103,11 +105,23 @@ func TestLimitSettings(t *testing.T) {
 	if !strings.Contains(rs[3].Error, "1000") {
 		t.Errorf("trevni_max_block_size = 1000: %q", rs[3].Error)
 	}
-	// Records are assembled (and MaxRecordBytes applies) only off the
-	// direct path, which reads this file's columns: the setting is
-	// checked to reach the scan through its value only.
+	// A record of this file is about 16 bytes of each fixed-size value
+	// read and the bytes of its string (28): max(b) reads b only, 44
+	// bytes a record.
+	if !strings.Contains(rs[4].Error, "record too large") || !strings.Contains(rs[4].Error, "the 30 of max_record_bytes") {
+		t.Errorf("trevni_max_record_bytes = 30: %q", rs[4].Error)
+	}
+	// Each statement runs on a connection of its own: the settings are
+	// their defaults here.
 	if s := fmt.Sprint(must(t, rs[5]).Rows); s != "[[0 0]]" {
 		t.Errorf("the settings' defaults: %s", s)
+	}
+	want := "[[row 00019999 of the big file]]"
+	if s := fmt.Sprint(must(t, rs[6]).Rows); s != want {
+		t.Errorf("max_record_bytes := 64 over the setting's 30: %s", s)
+	}
+	if s := fmt.Sprint(must(t, rs[7]).Rows); s != want {
+		t.Errorf("trevni_max_record_bytes = 0 (the default): %s", s)
 	}
 	t.Logf("block size: %s; record bytes: %s; defaults %v", rs[3].Error, rs[4].Error, rs[5].Rows)
 }

@@ -106,7 +106,7 @@ type leafPlan struct {
 	ownsList  []bool     // per depth, whether it writes lists[k]'s entries
 	owned     [][]*vnode // per depth, the vectors above its own whose validity it writes
 	path      []*vnode   // every vector from the column's to its own
-	fixed     int        // bytes of a value to count for the record size: 16, or 0 for byte strings (their length)
+	fixed     int        // bytes of a value to count for the record size: 16, or 0 for byte strings (16 and their length)
 
 	// Per chunk.
 	pos  []int   // per depth, the last row written

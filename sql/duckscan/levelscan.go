@@ -367,14 +367,14 @@ func (lr *levelReader) write(l *leafPlan, r *levels.Run) error {
 	if l.fixed == 0 {
 		// Byte strings count their length to their row's record.
 		start, v := 0, 0
-		row := -1
+		row := l.pos[0] - rowsIn(r) // the row before the run's first
 		for i, d := range r.Defs {
 			if r.Reps[i] == 0 {
 				row++
 			}
 			if d == l.maxDef {
 				end := r.Ends[v]
-				lr.rowBytes[l.pos[0]-rowsIn(r)+1+row] += int64(end - start)
+				lr.rowBytes[row] += int64(end - start)
 				start = end
 				v++
 			}
@@ -414,13 +414,13 @@ func (lr *levelReader) values(l *leafPlan, r *levels.Run, base int, pos []int32,
 		// Flat byte strings: their record bytes, one value a row.
 		start := 0
 		for i, end := range r.Ends {
-			lr.rowBytes[base+i] += int64(end - start)
+			lr.rowBytes[base+i] += 16 + int64(end-start)
 			start = end
 		}
 	} else if l.flat() && l.fixed == 0 {
 		start := 0
 		for i, end := range r.Ends {
-			lr.rowBytes[pos[i]] += int64(end - start)
+			lr.rowBytes[pos[i]] += 16 + int64(end-start)
 			start = end
 		}
 	}
