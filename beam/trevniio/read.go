@@ -45,9 +45,10 @@ func init() {
 }
 
 // DefaultSplitRows is the number of rows of the restrictions Read splits a
-// Trevni 1 or CLMN file into before processing, unless
-// ReadOptions.SplitRows says otherwise. A Trevni 2 file is split by bytes
-// (ReadOptions.SplitBytes).
+// file whose block tables it cannot read into before processing (the
+// restriction's ProcessElement then reports why). Every readable file is
+// split by bytes (ReadOptions.SplitBytes) unless ReadOptions.SplitRows
+// says otherwise.
 const DefaultSplitRows = 1 << 20
 
 // ReadOptions configure Read and ReadAll. A nil *ReadOptions, like the
@@ -80,19 +81,23 @@ type ReadOptions struct {
 	// SplitRows, if positive, is the number of rows of the restrictions a
 	// file is split into before processing, which runners may split
 	// further anywhere while they run. 0 sizes restrictions by bytes
-	// (SplitBytes), or DefaultSplitRows rows for Trevni 1 and CLMN files.
+	// (SplitBytes).
 	SplitRows int64
 	// SplitBytes is about the bytes of file (of all its columns) each
-	// initial restriction of a Trevni 2 file covers when SplitRows is 0;
+	// initial restriction of a file covers when SplitRows is 0;
 	// restrictions are cut where a block of the file's largest column
-	// starts. 0 means 20 times what a restriction fetches besides its
+	// starts (Trevni 2 and Trevni 1 files: where their block tables
+	// place them). 0 means 20 times what a restriction fetches besides its
 	// rows (the header, the block tables, one block a column), and at
 	// least MinSplitBytes: initial splits then fetch at most 5% more than
 	// the file, and a runner's split of a running restriction of a
 	// remote file is accepted only where it leaves at least as many
-	// bytes and falls past what the reader has fetched already (another
-	// 5% at most). A runner without dynamic splitting gets a file of
-	// 305 MB in 8 columns as about 15 restrictions.
+	// bytes and falls past what the reader has fetched already, as its
+	// FetchedEnd says (another 5% at most). A runner without dynamic
+	// splitting gets a file of 305 MB in 8 columns as about 15
+	// restrictions. A CLMN file, whose columns are each one stream read
+	// from its start, is cut into at most 4 restrictions, and one read by
+	// URL is one restriction, never split (see split.go).
 	SplitBytes int64
 }
 
@@ -257,6 +262,11 @@ func (fn *readFn) SplitRestriction(path string, rest offsetrange.Restriction) []
 	size = splitSize(rest, size)
 	cut := func(r offsetrange.Restriction) []offsetrange.Restriction {
 		if lay != nil && r.End <= lay.rows {
+			if lay.stream && frontdoor.IsURL(path, nil) {
+				// Each restriction would fetch the streams from
+				// their start.
+				return []offsetrange.Restriction{r}
+			}
 			return lay.split(r.Start, r.End, lay.splitBytes(fn.SplitBytes))
 		}
 		return r.SizedSplits(size)
@@ -362,18 +372,14 @@ func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path
 		if lay, err = openLayout(ctx, ds); err != nil {
 			return fmt.Errorf("trevniio: %w", err)
 		}
-		if lay != nil && fn.SplitRows <= 0 {
+		if fn.SplitRows <= 0 {
 			least = lay.splitBytes(fn.SplitBytes)
 		}
 	}
-	if tr, ok := rt.Rt.(*rowTracker); ok {
-		rt.Mu.Lock()
-		tr.place(lay, least)
-		rt.Mu.Unlock()
-	}
 	var (
-		next func([]byte) ([]byte, error)
-		row  func() int64
+		next    func([]byte) ([]byte, error)
+		row     func() int64
+		fetched func(off, end int64) int64
 	)
 	if fn.Proto {
 		pr, err := ds.NewProtoReader(ctx, &trevni.ProtoOptions{ReadOptions: ro})
@@ -381,14 +387,21 @@ func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path
 			return fmt.Errorf("trevniio: %w", err)
 		}
 		defer pr.Close()
-		next, row = pr.ReadWire, pr.Row
+		next, row, fetched = pr.ReadWire, pr.Row, pr.FetchedEnd
 	} else {
 		r, err := ds.NewReader(ctx, &ro)
 		if err != nil {
 			return fmt.Errorf("trevniio: %w", err)
 		}
 		defer r.Close()
-		next, row = r.ReadBinary, r.Row
+		next, row, fetched = r.ReadBinary, r.Row, r.FetchedEnd
+	}
+	// Splits are placed once the reader is open: where it has fetched
+	// is then known (FetchedEnd, safe while it reads).
+	if tr, ok := rt.Rt.(*rowTracker); ok {
+		rt.Mu.Lock()
+		tr.place(lay, fetched, least)
+		rt.Mu.Unlock()
 	}
 	// The end of the restriction only moves closer when a runner splits it,
 	// and TryClaim tells when it has.

@@ -10,10 +10,10 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
-// How Read sizes the restrictions of a Trevni 2 file (SplitRows 0).
+// How Read sizes the restrictions of a file (SplitRows 0).
 //
 // Every restriction fetches, besides the blocks of its rows, the file's
 // header and the block tables of its columns, and the block each column
@@ -23,6 +23,15 @@ import (
 // than its rows' bytes, and a runner's split is refused where its residual
 // would be smaller, so initial and dynamic splits together fetch at most
 // 2/splitFactor (10%) more than the file.
+//
+// Trevni 2 and Trevni 1 files are cut so, at the starts of blocks of their
+// largest column, where their block tables place them. A CLMN file's
+// columns are each one zlib stream, which a reader of rows from the middle
+// decompresses from its start: its blocks are those its reader cuts the
+// streams into (their stored bytes shared by rows), and each restriction
+// costs the streams up to its end, so a CLMN file is cut into at most
+// maxStreamSplits restrictions (a local file; one read by URL is one
+// restriction, which is never split while it runs).
 const (
 	splitFactor = 20
 	// MinSplitBytes is the least bytes of file an initial restriction
@@ -33,6 +42,10 @@ const (
 	// a restriction reads each table twice: for its layout, and for its
 	// reader.
 	tableWindow = 16 << 10
+	// maxStreamSplits bounds the restrictions of a local CLMN file: each
+	// decompresses its columns from their start, so k of them decompress
+	// (k+1)/2 times the file.
+	maxStreamSplits = 4
 )
 
 // colLayout is where one column's blocks lie.
@@ -58,42 +71,63 @@ func (c *colLayout) offsetOf(row, rows int64) int64 {
 	return c.offset[max(c.block(row), 0)]
 }
 
-// fileLayout is where a Trevni 2 file's columns' blocks lie: what Read
-// sizes its restrictions and places its splits by.
+// fileLayout is where a file's columns' blocks lie: what Read sizes its
+// restrictions and places its splits by.
 type fileLayout struct {
-	rows  int64
-	cols  []colLayout // the columns holding blocks
-	big   int         // the column of the most bytes: splits fall on its blocks' starts
-	fixed int64       // the bytes a restriction fetches besides its rows' blocks
+	rows   int64
+	cols   []colLayout // the columns holding blocks
+	big    int         // the column of the most bytes: splits fall on its blocks' starts
+	fixed  int64       // the bytes a restriction fetches besides its rows' blocks
+	stream bool        // a CLMN file: a restriction reads each column from its start
+	total  int64       // the bytes of all the columns' blocks
 }
 
-// layoutOf returns the layout of the file rd reads (a Trevni 2 file),
-// reading the block tables of all its columns.
-func layoutOf(rd *format.Reader) (*fileLayout, error) {
-	l := &fileLayout{rows: rd.RowCount()}
+// layoutOf returns the layout of the file rd reads, a Trevni 2 file or
+// (f, a Trevni 1 or CLMN file) the Trevni 2 view of its columns, reading
+// the block tables of all its columns.
+func layoutOf(rd *format.Reader, f trevni.Format) (*fileLayout, error) {
+	l := &fileLayout{rows: rd.RowCount(), stream: f == trevni.CLMN}
+	// What a block takes past its stored bytes: Trevni 2's checksum.
+	var sum int64
+	if f == trevni.Trevni2 {
+		sum = 4
+	}
 	header := rd.Size()
 	var most int64 = -1
 	for i := range rd.NumColumns() {
-		header = min(header, rd.ColumnStart(i))
 		blocks, err := rd.Blocks(i)
 		if err != nil {
 			return nil, err
 		}
-		_, n := rd.ColumnRange(i)
-		l.fixed += 2 * min(tableWindow, n)
+		if f == trevni.Trevni2 {
+			header = min(header, rd.ColumnStart(i))
+			_, n := rd.ColumnRange(i)
+			l.fixed += 2 * min(tableWindow, n)
+		}
 		if len(blocks) == 0 {
 			continue
 		}
 		c := colLayout{first: make([]int64, len(blocks)), offset: make([]int64, len(blocks))}
+		at := blocks[0].Offset
 		for k, b := range blocks {
 			c.first[k], c.offset[k] = b.FirstRow, b.Offset
-			c.max = max(c.max, int64(b.CompressedSize)+4)
+			if l.stream {
+				// One stream: the blocks lie one after the other in it,
+				// their stored bytes its share of the stream.
+				c.offset[k] = at
+				at += int64(b.CompressedSize)
+			}
+			c.max = max(c.max, int64(b.CompressedSize)+sum)
+			if f != trevni.Trevni2 {
+				header = min(header, c.offset[k])
+			}
 		}
 		last := blocks[len(blocks)-1]
-		c.end = last.Offset + int64(last.CompressedSize) + 4
+		c.end = c.offset[len(blocks)-1] + int64(last.CompressedSize) + sum
 		if bytes := c.end - c.offset[0]; bytes > most {
 			most, l.big = bytes, len(l.cols)
 		}
+		l.total += c.end - c.offset[0]
 		l.fixed += c.max
 		l.cols = append(l.cols, c)
 	}
@@ -116,10 +150,15 @@ func (l *fileLayout) bytes(a, b int64) int64 {
 // when 0, splitFactor times the fixed cost of a restriction and at least
 // MinSplitBytes.
 func (l *fileLayout) splitBytes(want int64) int64 {
-	if want > 0 {
-		return want
+	if want <= 0 {
+		want = max(MinSplitBytes, splitFactor*l.fixed)
 	}
-	return max(MinSplitBytes, splitFactor*l.fixed)
+	if l.stream {
+		// At most maxStreamSplits restrictions, each read from the
+		// streams' start.
+		want = max(want, l.total/maxStreamSplits+1)
+	}
+	return want
 }
 
 // split cuts the rows [a, b) into restrictions of about size bytes each,
@@ -146,25 +185,19 @@ func (l *fileLayout) split(a, b, size int64) []offsetrange.Restriction {
 
 // fetchedBefore returns the least row a split may give to a residual when
 // the reader of a restriction has reached row: the first row whose block,
-// in every column, starts past what the reader may have fetched already.
-// Over a store or HTTP the reader fetches ahead within its hinted blocks
-// (remote.Coalescer, its budget shared between the columns read: at most
-// half a share past the block being read, and the next block, which is
-// read ahead), so a residual starting sooner would fetch again what the
-// primary fetched and no longer reads.
-func (l *fileLayout) fetchedBefore(row int64) int64 {
-	if len(l.cols) == 0 {
-		return row
-	}
-	ahead := remote.DefaultBudget / int64(2*len(l.cols))
+// in every column, starts where the reader has fetched nothing yet, as
+// fetched (the reader's FetchedEnd) says for each column's bytes, and past
+// the block being read and the next one, which the reader reads ahead. A
+// residual starting sooner would fetch again what the primary fetched and
+// no longer reads.
+func (l *fileLayout) fetchedBefore(row int64, fetched func(off, end int64) int64) int64 {
 	least := row
 	for i := range l.cols {
 		c := &l.cols[i]
-		k := c.block(row)
-		if k < 0 || k >= len(c.offset) {
-			continue
+		reach := fetched(c.offset[0], c.end)
+		if k := c.block(row); k >= 0 && k < len(c.offset) {
+			reach = max(reach, c.offset[k]+2*c.max)
 		}
-		reach := c.offset[k] + 2*c.max + ahead
 		j := sort.Search(len(c.offset), func(j int) bool { return c.offset[j] >= reach })
 		if j == len(c.offset) {
 			return l.rows
@@ -190,29 +223,32 @@ func (l *fileLayout) alignUp(row int64) int64 {
 
 // rowTracker is the restriction tracker of Read: an offset range of rows
 // (as offsetrange.Tracker). It refuses splits until ProcessElement has
-// opened the file; then a local file's restriction splits anywhere, and a
-// remote Trevni 2 file's only where the reader has fetched nothing yet,
-// at the start of a block of the file's largest column, leaving residuals
-// no smaller than minResid bytes (splits it cannot so place it refuses).
+// opened the file; then a local file's restriction splits anywhere, a
+// remote Trevni 2 or Trevni 1 file's only where the reader has fetched
+// nothing yet (its FetchedEnd), at the start of a block of the file's
+// largest column, leaving residuals no smaller than minResid bytes
+// (splits it cannot so place it refuses), and a remote CLMN file's
+// nowhere.
 type rowTracker struct {
 	rest     offsetrange.Restriction
 	claimed  int64
 	stopped  bool
 	err      error
 	placed   bool        // ProcessElement has opened the file
-	layout   *fileLayout // of a remote Trevni 2 file: splits are placed by it
-	minResid int64       // bytes
+	layout   *fileLayout // of a remote file: splits are placed by it
+	fetched  func(off, end int64) int64
+	minResid int64 // bytes
 }
 
 func newRowTracker(rest offsetrange.Restriction) *rowTracker {
 	return &rowTracker{rest: rest, claimed: rest.Start - 1}
 }
 
-// place lets the tracker split, following the file's layout (nil: split
-// anywhere, as for a local file), with residuals of at least minResid
-// bytes.
-func (t *rowTracker) place(l *fileLayout, minResid int64) {
-	t.layout, t.minResid, t.placed = l, minResid, true
+// place lets the tracker split, following the file's layout and what its
+// reader has fetched (nil: split anywhere, as for a local file), with
+// residuals of at least minResid bytes.
+func (t *rowTracker) place(l *fileLayout, fetched func(off, end int64) int64, minResid int64) {
+	t.layout, t.fetched, t.minResid, t.placed = l, fetched, minResid, true
 }
 
 // TryClaim claims the row pos (an int64), as offsetrange.Tracker does.
@@ -253,7 +289,12 @@ func (t *rowTracker) TrySplit(fraction float64) (primary, residual any, err erro
 		return t.rest, nil, nil
 	}
 	if t.layout != nil {
-		at = max(at, t.layout.fetchedBefore(t.claimed+1))
+		if t.layout.stream {
+			// A CLMN file's residual would fetch its streams again
+			// from their start.
+			return t.rest, nil, nil
+		}
+		at = max(at, t.layout.fetchedBefore(t.claimed+1, t.fetched))
 		at = t.layout.alignUp(at)
 		if at < t.rest.End && t.layout.bytes(at, t.rest.End) < t.minResid {
 			return t.rest, nil, nil
@@ -284,16 +325,17 @@ func (t *rowTracker) GetRestriction() any { return t.rest }
 func (t *rowTracker) IsBounded() bool { return true }
 
 // openLayout opens the part of ds (a data set of one file) and returns its
-// layout, or nil when it is not a Trevni 2 file.
+// layout.
 func openLayout(ctx context.Context, ds *trevni.Dataset) (*fileLayout, error) {
 	p := ds.Parts()[0]
-	if p.Format() != trevni.Trevni2 {
-		return nil, nil
-	}
 	f, err := p.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return layoutOf(f.Trevni())
+	rd, err := frontdoor.AsTrevni(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return layoutOf(rd, p.Format())
 }

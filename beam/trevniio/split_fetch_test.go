@@ -154,12 +154,12 @@ func TestReadInitialSplitsByBytes(t *testing.T) {
 }
 
 // TestTrackerSplitsPastFetched: the tracker of a remote file's restriction
-// splits only where the reader has fetched nothing yet (past the blocks
-// being read and the windows read ahead, in every column), at a block
-// start of the largest column, leaving a residual of at least the bytes
-// asked; where no such point is left it refuses. Read through the URL
-// while splitting at random points, every record comes once, and the
-// bytes fetched stay within 10% of the file.
+// splits only where the reader has fetched nothing yet (past what its
+// FetchedEnd says of each column, and past the block being read and the
+// next), at a block start of the largest column, leaving a residual of at
+// least the bytes asked; where no such point is left it refuses. Read
+// through the URL while splitting at random points, every record comes
+// once, and the bytes fetched stay within 10% of the file.
 func TestTrackerSplitsPastFetched(t *testing.T) {
 	dir := t.TempDir()
 	const rows = 600000
@@ -169,12 +169,19 @@ func TestTrackerSplitsPastFetched(t *testing.T) {
 		t.Fatal("no layout")
 	}
 	least := lay.splitBytes(0)
+	// What a reader reports it fetched: nothing ahead, or some share of
+	// every column past its first block.
+	fetchedShare := func(share float64) func(off, end int64) int64 {
+		return func(off, end int64) int64 { return off + int64(share*float64(end-off)) }
+	}
 	for _, c := range []struct {
 		claimed  int64
 		fraction float64
-	}{{-1, 0}, {0, 0}, {1000, 0.01}, {100000, 0.5}, {300000, 0}, {rows - 1000, 0.5}} {
+		fetched  float64
+	}{{-1, 0, 0}, {0, 0, 0}, {1000, 0.01, 0}, {1000, 0.01, 0.3}, {100000, 0.5, 0}, {100000, 0, 0.6}, {300000, 0, 0.55}, {rows - 1000, 0.5, 0}, {10, 0, 0.999}} {
+		fetched := fetchedShare(c.fetched)
 		tr := newRowTracker(offsetrange.Restriction{Start: 0, End: rows})
-		tr.place(lay, least)
+		tr.place(lay, fetched, least)
 		if c.claimed >= 0 && !tr.TryClaim(c.claimed) {
 			t.Fatalf("claim %d refused", c.claimed)
 		}
@@ -182,7 +189,16 @@ func TestTrackerSplitsPastFetched(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		from := lay.fetchedBefore(c.claimed + 1)
+		from := lay.fetchedBefore(c.claimed+1, fetched)
+		if c.fetched > 0 {
+			// Past what was fetched of every column.
+			for i := range lay.cols {
+				col := &lay.cols[i]
+				if k := col.block(from); k < len(col.offset) && from < rows && col.offset[k] < fetched(col.offset[0], col.end) {
+					t.Fatalf("claimed %d: row %d lies in column %d's block at %d, fetched up to %d", c.claimed, from, i, col.offset[k], fetched(col.offset[0], col.end))
+				}
+			}
+		}
 		if res == nil {
 			// Refused: no block start past what was fetched leaves
 			// enough bytes.
@@ -210,7 +226,7 @@ func TestTrackerSplitsPastFetched(t *testing.T) {
 	if _, res, _ := tr.TrySplit(0.5); res != nil {
 		t.Errorf("split %v before the file was opened", res)
 	}
-	tr.place(nil, 0)
+	tr.place(nil, nil, 0)
 	tr.TryClaim(int64(10))
 	if _, res, _ := tr.TrySplit(0); res == nil || res.(offsetrange.Restriction).Start != 11 {
 		t.Errorf("a local file's split: %v", res)
