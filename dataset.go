@@ -565,8 +565,12 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		// What was fetched of the header answers the reads past it.
 		sw.rest.Hold(sw.header.Prefix())
 		sw.pastHeader.Store(true)
-		if f.trevni == nil && coalescer != nil {
-			// A Trevni 1 or CLMN part is read whole into its copy.
+		if f.clmn != nil && coalescer != nil {
+			// A CLMN part's columns are each one stream, read from its
+			// start: the part is hinted whole. A Trevni 1 part's blocks
+			// are hinted by its reader, as a Trevni 2 part's are
+			// (fetch.go's hint, through its Trevni 2 view), so that a
+			// read of some of its rows fetches their blocks only.
 			coalescer.Prefetch(0, size)
 		}
 	}
