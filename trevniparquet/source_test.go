@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/testing/ducktest"
 	"github.com/trevni-go/trevni/trevniparquet"
 )
 
@@ -27,7 +28,7 @@ func TestParquetSourceReadsAsDuckDB(t *testing.T) {
 			inSuite = append(inSuite, f)
 		}
 	}
-	reads := readDuckDBWith(t, "testdata/duckdb_suite.mjs", inSuite)
+	reads := ducktest.ReadParquetEach(t, inSuite...)
 	old := trevniparquet.SetSliceBytes(64)
 	defer trevniparquet.SetSliceBytes(old)
 	compared := 0
