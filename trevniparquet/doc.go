@@ -29,4 +29,13 @@
 // ReadOptions.SkipChecksums. A damaged or lying file is an error naming
 // the row group, column and page at fault, never a panic, and the
 // reader's memory is bounded by ReadOptions.MaxMemory.
+//
+// Importing the package registers the Parquet format on the front door:
+// trevni.Open (and the trevni command's reading commands) then take
+// Parquet files as parts of a data set, read where they lie through a
+// column source: each slice of a row group (about 4 MiB of its rows) is
+// read as Open's File reads it and written into Trevni columns in memory
+// as a column asks for it, so that filters, fields, limits and workers
+// work as on any part. The core module links no Parquet reader without
+// this import.
 package trevniparquet

@@ -55,3 +55,12 @@ func MislabelledV2Flags(r parquet.ReaderAtSeeker) ([]int64, error) {
 	}
 	return v2FlagOffsets(r, rd)
 }
+
+// SetSliceBytes sets the uncompressed bytes of the rows of a block of the
+// Parquet source (see source.go) and returns the setting before, for the
+// tests that cut row groups into many slices.
+func SetSliceBytes(n int64) int64 {
+	old := sliceBytes
+	sliceBytes = n
+	return old
+}

@@ -468,7 +468,24 @@ func (p *File) WriteTo(ctx context.Context, w *trevni.Writer) (n int64, err erro
 }
 
 // writeRowGroup writes row group g.
-func (p *File) writeRowGroup(ctx context.Context, tw *trevniarrow.Writer, g int) (err error) {
+func (p *File) writeRowGroup(ctx context.Context, tw *trevniarrow.Writer, g int) error {
+	return p.rowGroupBatches(ctx, g, func(rec arrow.RecordBatch) error {
+		if err := tw.Write(rec); err != nil {
+			return err
+		}
+		if p.progress != nil {
+			p.progress(tw.Rows())
+		}
+		return nil
+	})
+}
+
+// rowGroupBatches calls each with the batches of row group g in order,
+// shaped as the file's schema says (legacy lists, INT96), after the row
+// group's page checksums are verified; a batch is released after the
+// call, which retains it to keep it. An error of each ends the reading
+// and is returned (wrapped with the row group but for INT96 files).
+func (p *File) rowGroupBatches(ctx context.Context, g int, each func(arrow.RecordBatch) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if r == errMemory {
@@ -491,13 +508,7 @@ func (p *File) writeRowGroup(ctx context.Context, tw *trevniarrow.Writer, g int)
 				return err
 			}
 			defer rec.Release()
-			if err := tw.Write(rec); err != nil {
-				return err
-			}
-			if p.progress != nil {
-				p.progress(tw.Rows())
-			}
-			return nil
+			return each(rec)
 		})
 	}
 	rr, err := p.fr.GetRecordReader(ctx, nil, []int{g})
@@ -513,13 +524,10 @@ func (p *File) writeRowGroup(ctx context.Context, tw *trevniarrow.Writer, g int)
 		if err != nil {
 			return fmt.Errorf("Parquet row group %d: %w", g, err)
 		}
-		err = tw.Write(rec)
+		err = each(rec)
 		rec.Release()
 		if err != nil {
 			return fmt.Errorf("Parquet row group %d: %w", g, err)
-		}
-		if p.progress != nil {
-			p.progress(tw.Rows())
 		}
 	}
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {

@@ -80,3 +80,29 @@ func TestReadingCommandsTakeAvroFiles(t *testing.T) {
 		}
 	}
 }
+
+// Parquet files too: what the reading commands print of a Parquet file
+// is what they print of the Trevni file fromparquet makes of it; meta
+// says what it cannot show.
+func TestReadingCommandsTakeParquetFiles(t *testing.T) {
+	dir := t.TempDir()
+	pq := filepath.Join("..", "..", "trevniparquet", "testdata", "realwriters", "parquet-testing", "alltypes_plain.parquet")
+	trv := filepath.Join(dir, "a.trv")
+	if r := runIn(t, nil, "fromparquet", "--quiet", pq, trv); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	for _, args := range [][]string{
+		{"tojson"}, {"head", "-n", "2", "--fields", "id,string_col"}, {"count", "--where", "id > 3"},
+		{"schema"}, {"tocsv", "--fields", "id,bool_col"}, {"tojson", "--workers", "3", "--offset", "2", "--limit", "3"},
+	} {
+		want := runIn(t, nil, append(args, trv)...)
+		got := runIn(t, nil, append(args, pq)...)
+		if got.code != 0 || got.stdout != want.stdout {
+			t.Errorf("%q: status %d, %q; the Trevni file's %q: %s", args, got.code, got.stdout, want.stdout, got.stderr)
+		}
+	}
+	r := runIn(t, nil, "meta", pq)
+	if r.code != exitError || !strings.Contains(r.stderr, "a Parquet file: meta shows") {
+		t.Errorf("meta: %d %s", r.code, r.stderr)
+	}
+}

@@ -61,8 +61,10 @@ func TestExpandLocalPartsDirectory(t *testing.T) {
 			t.Errorf("%s %v:\n got %q\nwant %q", c.name, c.exts, got, c.want)
 		}
 	}
+	// A data set's directory gives its Parquet (and Avro) parts too, in
+	// any case of the extension, Spark's _SUCCESS and .crc files left out.
 	got, err := ExpandNames(context.Background(), []string{d}, nil, nil)
-	if want := j("a.trv", "b.clmn"); err != nil || !slices.Equal(got, want) {
+	if want := j("PART-2.PARQUET", "a.trv", "b.clmn", "link.parquet", "part-0.parquet", "part-1.parquet"); err != nil || !slices.Equal(got, want) {
 		t.Errorf("ExpandNames(%s) = %q, %v; want %q", d, got, err, want)
 	}
 	for _, c := range []struct {

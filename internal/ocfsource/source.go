@@ -16,6 +16,7 @@ package ocfsource
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -480,24 +481,51 @@ func (s *Source) make(b int, reuse []byte) (*shredded, error) {
 		return nil, fmt.Errorf("avro blocks %d to %d: %w", g.first, g.last, err)
 	}
 	file := out.Bytes()
-	rd, err := format.NewReader(bytes.NewReader(file), int64(len(file)), &format.ReaderOptions{MaxBlockSize: math.MaxInt32})
+	cols, err := Columns(file, f.names)
+	if errors.Is(err, errColumnBlocks) {
+		return nil, fmt.Errorf("%w: avro blocks %d to %d (%d records) hold %w: convert the file with trevni fromavro instead", format.ErrLimit, g.first, g.last, g.rows, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("avro blocks %d to %d shredded: %w", g.first, g.last, err)
 	}
-	sh := &shredded{group: b, file: file, cols: make([][]byte, len(f.colMeta))}
-	for i := range sh.cols {
+	sh := &shredded{group: b, file: file, cols: cols}
+	return sh, nil
+}
+
+// errColumnBlocks reports a column of an in-memory file cut into blocks.
+var errColumnBlocks = errors.New("more than one block of a column can hold")
+
+// Columns returns the bytes of each column of file, an in-memory Trevni
+// file of no codec and no checksum whose columns (named names) hold one
+// block each at most: the blocks in Trevni 2's value encoding, in file's
+// memory (nil for a column without a block). A column of several blocks
+// (more than format.MaxWriterBlockSize bytes) is an error naming it.
+// The Avro source and other sources that shred a group of rows in memory
+// (trevniparquet's) hand their blocks out from it.
+func Columns(file []byte, names []string) ([][]byte, error) {
+	rd, err := format.NewReader(bytes.NewReader(file), int64(len(file)), &format.ReaderOptions{MaxBlockSize: math.MaxInt32})
+	if err != nil {
+		return nil, err
+	}
+	cols := make([][]byte, rd.NumColumns())
+	for i := range cols {
 		blocks, err := rd.Blocks(i)
 		if err != nil {
-			return nil, fmt.Errorf("avro blocks %d to %d shredded: %w", g.first, g.last, err)
+			return nil, err
 		}
 		switch len(blocks) {
 		case 0:
 		case 1:
 			bi := blocks[0]
-			sh.cols[i] = file[bi.Offset : bi.Offset+int64(bi.CompressedSize) : bi.Offset+int64(bi.CompressedSize)]
+			end := bi.Offset + int64(bi.CompressedSize)
+			cols[i] = file[bi.Offset:end:end]
 		default:
-			return nil, fmt.Errorf("%w: avro blocks %d to %d (%d records) hold more than %d bytes of column %s, the most one block of a Trevni column holds: convert the file with trevni fromavro instead", format.ErrLimit, g.first, g.last, g.rows, format.MaxWriterBlockSize, f.names[i])
+			name := fmt.Sprint(i)
+			if i < len(names) {
+				name = names[i]
+			}
+			return nil, fmt.Errorf("%w (%d bytes) of column %s", errColumnBlocks, format.MaxWriterBlockSize, name)
 		}
 	}
-	return sh, nil
+	return cols, nil
 }
