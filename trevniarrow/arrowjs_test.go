@@ -15,31 +15,11 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/testing/ducktest"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/trevniarrow"
 	"github.com/trevni-go/trevni/typemap"
 )
-
-// arrowJS returns the node binary and the directory holding Apache
-// Arrow's JavaScript package, apache-arrow (.ci/run installs it with npm
-// into .ci/node beside DuckDB's, or TREVNI_DUCKDB_NODE names another).
-// Without them the test fails under CI and is skipped elsewhere.
-func arrowJS(t *testing.T) (node, dir string) {
-	t.Helper()
-	dir = os.Getenv("TREVNI_DUCKDB_NODE")
-	if dir == "" {
-		dir = "../.ci/node"
-	}
-	dir, _ = filepath.Abs(dir)
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "apache-arrow"))
-	}
-	if err != nil {
-		nodeMissing(t, "node or Apache Arrow's JavaScript package", err)
-	}
-	return node, dir
-}
 
 // jsRead is what Arrow's JavaScript library read from one IPC file or
 // stream: its row count and rows (testdata/arrowjs.mjs says how each
@@ -55,7 +35,7 @@ type jsRead struct {
 // library.
 func readArrowJS(t *testing.T, files []string) map[string]jsRead {
 	t.Helper()
-	node, dir := arrowJS(t)
+	node, dir := ducktest.Node(t, ducktest.ArrowJS)
 	cmd := exec.Command(node, append([]string{"testdata/arrowjs.mjs", dir}, files...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -1,8 +1,6 @@
 package trevniparquet_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -10,7 +8,6 @@ import (
 	"math"
 	"math/big"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,6 +23,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/ducktest"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevniarrow"
@@ -33,76 +31,6 @@ import (
 
 	"github.com/trevni-go/trevni/trevniparquet"
 )
-
-// duckDB returns the node binary and the directory holding DuckDB's Node
-// package (.ci/run installs it with npm into .ci/node, or
-// TREVNI_DUCKDB_NODE names another). Without them the test fails under CI
-// and is skipped elsewhere, saying what to install.
-func duckDB(t *testing.T) (node, dir string) {
-	t.Helper()
-	dir = os.Getenv("TREVNI_DUCKDB_NODE")
-	if dir == "" {
-		dir, _ = filepath.Abs("../.ci/node")
-	}
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api"))
-	}
-	if err != nil {
-		nodeMissing(t, "node or DuckDB's Node package", err)
-	}
-	return node, dir
-}
-
-// duckRead is what DuckDB read from one Parquet file.
-type duckRead struct {
-	File  string   `json:"file"`
-	Count int64    `json:"count"`
-	Rows  []string `json:"rows"`
-	// Error is DuckDB's error, when it refuses the file (only from
-	// testdata/duckdb_suite.mjs).
-	Error string `json:"error"`
-}
-
-// readDuckDB reads Parquet files with DuckDB.
-func readDuckDB(t *testing.T, files []string) map[string]duckRead {
-	t.Helper()
-	return readDuckDBWith(t, "testdata/duckdb.mjs", files)
-}
-
-// readDuckDBWith reads Parquet files with DuckDB through a script of
-// testdata.
-func readDuckDBWith(t *testing.T, scriptName string, files []string) map[string]duckRead {
-	t.Helper()
-	node, dir := duckDB(t)
-	script, err := os.ReadFile(scriptName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The script must sit beside node_modules to import the package.
-	run := filepath.Join(dir, "trevni-"+strings.TrimSuffix(filepath.Base(scriptName), ".mjs")+"-check.mjs")
-	if err := os.WriteFile(run, script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, append([]string{run}, files...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("DuckDB: %v\n%s", err, stderr.String())
-	}
-	reads := map[string]duckRead{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<30)
-	for sc.Scan() {
-		var r duckRead
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		reads[r.File] = r
-	}
-	return reads
-}
 
 // duckBlob renders bytes as DuckDB renders a BLOB as text: printable ASCII
 // but for the backslash and quotes as is, other bytes as \xHH.
@@ -459,7 +387,7 @@ func matchFloat(x float64, d any, bits int) error {
 
 // checkDuck checks DuckDB's rows of a Parquet file against the records of
 // the data set it was written from.
-func checkDuck(t *testing.T, label string, s *schema.Schema, want []any, got duckRead) {
+func checkDuck(t *testing.T, label string, s *schema.Schema, want []any, got ducktest.Read) {
 	t.Helper()
 	if err := duckDiff(s, want, got); err != nil {
 		t.Fatalf("%s: %v", label, err)
@@ -468,7 +396,7 @@ func checkDuck(t *testing.T, label string, s *schema.Schema, want []any, got duc
 
 // duckDiff returns the first difference between DuckDB's rows of a Parquet
 // file and the records of the data set it was written from, or nil.
-func duckDiff(s *schema.Schema, want []any, got duckRead) error {
+func duckDiff(s *schema.Schema, want []any, got ducktest.Read) error {
 	if got.Count != int64(len(want)) || len(got.Rows) != len(want) {
 		return fmt.Errorf("DuckDB counts %d rows (%d read), want %d", got.Count, len(got.Rows), len(want))
 	}
@@ -547,7 +475,7 @@ func TestDuckDBReadsParquet(t *testing.T) {
 		name, _, _ := writeDirectRandomWith(t, 2000+seed, int(seed%9)+1, inDuckDomain)
 		add(fmt.Sprintf("direct random seed %d", 2000+seed), name, []string{"snappy", "zstd", "gzip", "none"}[seed%4])
 	}
-	reads := readDuckDB(t, files)
+	reads := ducktest.ReadParquet(t, files...)
 	for _, f := range files {
 		j := jobs[f]
 		checkDuck(t, j.label, j.s, j.want, reads[f])
@@ -692,7 +620,7 @@ func TestParquetFromDuckDB(t *testing.T) {
 		args = append(args, fmt.Sprintf("sql:COPY (%s) TO '%s' (FORMAT parquet, COMPRESSION %s, ROW_GROUP_SIZE 1000)", query, f, codec))
 		files = append(files, f)
 	}
-	reads := readDuckDB(t, append(args, files...))
+	reads := ducktest.ReadParquet(t, append(args, files...)...)
 	for _, f := range files {
 		in, err := os.Open(f)
 		if err != nil {
@@ -821,7 +749,7 @@ func TestParquetFromArrowGo(t *testing.T) {
 		}
 		files = append(files, name)
 	}
-	reads := readDuckDB(t, files)
+	reads := ducktest.ReadParquet(t, files...)
 	for _, name := range files {
 		in, err := os.Open(name)
 		if err != nil {
@@ -927,6 +855,6 @@ func TestParquetFromParquetGo(t *testing.T) {
 // The parquet-go file converts into what DuckDB reads from it.
 func TestParquetFromParquetGoDuckDB(t *testing.T) {
 	s, got := fromParquetGo(t)
-	reads := readDuckDB(t, []string{parquetGoFile})
+	reads := ducktest.ReadParquet(t, parquetGoFile)
 	checkDuck(t, parquetGoFile, s, got, reads[parquetGoFile])
 }

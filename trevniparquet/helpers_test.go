@@ -9,7 +9,6 @@ package trevniparquet_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -70,24 +69,4 @@ func readAll(t *testing.T, name string) []any {
 		out = append(out, v)
 	}
 	return out
-}
-
-// nodePackages are the Node packages the DuckDB
-// tests drive, at the versions .ci/run installs (TestNodePackagesAsCI
-// holds the two together).
-const nodePackages = "@duckdb/node-api@1.5.6-r.1 apache-arrow@21.2.0"
-
-// nodeInstall is the command that installs nodePackages where the tests
-// look for them.
-const nodeInstall = "npm install --prefix .ci/node " + nodePackages
-
-// nodeMissing fails the test when CI is set and skips it otherwise, with
-// a message that names what is missing and the command that installs it.
-func nodeMissing(t *testing.T, what string, err error) {
-	t.Helper()
-	msg := what + " is not installed: run " + nodeInstall + " at the repository's root (as .ci/run does; node and npm come from Debian's nodejs and npm packages), or set TREVNI_DUCKDB_NODE to a folder holding node_modules"
-	if os.Getenv("CI") != "" {
-		t.Fatalf("CI is set and %s: %v", msg, err)
-	}
-	t.Skipf("%s (%v)", msg, err)
 }

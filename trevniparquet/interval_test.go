@@ -17,6 +17,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/ducktest"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/trevniarrow"
 	"github.com/trevni-go/trevni/typemap"
@@ -319,7 +320,7 @@ func TestParquetDurationsAsIntervals(t *testing.T) {
 		}
 		ds.Close()
 	}
-	reads := readDuckDB(t, files)
+	reads := ducktest.ReadParquet(t, files...)
 	for _, f := range files {
 		j := jobs[f]
 		checkDuck(t, j.label, j.s, j.want, reads[f])

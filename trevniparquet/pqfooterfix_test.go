@@ -10,6 +10,7 @@ import (
 
 	pqgo "github.com/parquet-go/parquet-go"
 
+	"github.com/trevni-go/trevni/internal/testing/ducktest"
 	"github.com/trevni-go/trevni/schema"
 
 	"github.com/trevni-go/trevni/trevniparquet"
@@ -92,14 +93,14 @@ func TestParquetMapOfOptionalKeys(t *testing.T) {
 	if len(got) != 4 || got[1].(map[string]any)["my_map"] != nil {
 		t.Fatalf("read %v", got)
 	}
-	checkDuck(t, name, sch, got, readDuckDB(t, []string{name})[name])
+	checkDuck(t, name, sch, got, ducktest.ReadParquet(t, name)[name])
 	// The order: the way back, as DuckDB prints both.
 	_, trv, err := fromParquetSuiteFile(t, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	back := toParquetSuite(t, trv)
-	reads := readDuckDB(t, []string{name, back})
+	reads := ducktest.ReadParquet(t, name, back)
 	for i, row := range reads[name].Rows {
 		if i >= len(reads[back].Rows) || reads[back].Rows[i] != row {
 			t.Errorf("row %d: %s, the way back %v", i, row, reads[back].Rows)
@@ -206,7 +207,7 @@ func TestParquetMislabelledV2Pages(t *testing.T) {
 	if len(got) != 5 {
 		t.Fatalf("%d rows, want 5", len(got))
 	}
-	reads := readDuckDBWith(t, "testdata/duckdb_suite.mjs", []string{orig, copyName})
+	reads := ducktest.ReadParquetEach(t, orig, copyName)
 	if reads[orig].Error == "" {
 		t.Logf("DuckDB now reads %s", orig)
 	}

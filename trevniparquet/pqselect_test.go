@@ -12,6 +12,7 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/ducktest"
 	"github.com/trevni-go/trevni/internal/testing/predrand"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema"
@@ -166,7 +167,7 @@ func TestParquetDirectSelections(t *testing.T) {
 	if filtered < 10 {
 		t.Errorf("only %d of the filters kept some records and left others", filtered)
 	}
-	reads := readDuckDB(t, files)
+	reads := ducktest.ReadParquet(t, files...)
 	for _, f := range files {
 		j := jobs[f]
 		checkDuck(t, j.label, j.s, j.want, reads[f])

@@ -25,6 +25,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/ducktest"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/trevniarrow"
 
@@ -647,7 +648,7 @@ func TestParquetFromParquetGoRandom(t *testing.T) {
 		}
 		files = append(files, name)
 	}
-	reads := readDuckDB(t, files)
+	reads := ducktest.ReadParquet(t, files...)
 	for seed, name := range files {
 		s, got, err := fromParquetFile(t, name, 1+seed*7)
 		if err != nil {
@@ -705,7 +706,7 @@ func TestParquetFromParquetGoEmptyBrotliPage(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	reads := readDuckDB(t, []string{name})
+	reads := ducktest.ReadParquet(t, name)
 	s, got, err := fromParquetFile(t, name, 32)
 	if err != nil {
 		t.Fatal(err)
@@ -796,7 +797,7 @@ func TestParquetFromDuckDBShapes(t *testing.T) {
 			files = append(files, f)
 		}
 	}
-	reads := readDuckDB(t, append(args, files...))
+	reads := ducktest.ReadParquet(t, append(args, files...)...)
 	for i, f := range files {
 		groups, c := parquetInfo(t, f)
 		if groups < 2 || c != strings.Split(filepath.Base(f), "-")[0] {
@@ -876,7 +877,7 @@ func TestParquetFromArrowGoRandom(t *testing.T) {
 		}
 		files = append(files, name)
 	}
-	reads := readDuckDB(t, files)
+	reads := ducktest.ReadParquet(t, files...)
 	for i, f := range files {
 		s, got, err := fromParquetFile(t, f, 7+i*11)
 		if err != nil {
@@ -1016,7 +1017,7 @@ func TestParquetFromParquetGoStructs(t *testing.T) {
 		}
 		files = append(files, name)
 	}
-	reads := readDuckDB(t, files)
+	reads := ducktest.ReadParquet(t, files...)
 	for i, f := range files {
 		if groups, _ := parquetInfo(t, f); groups < 2 {
 			t.Fatalf("%s: %d row groups", f, groups)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/ducktest"
 	"github.com/trevni-go/trevni/schema"
 
 	"github.com/trevni-go/trevni/trevniparquet"
@@ -153,7 +154,7 @@ func TestParquetRealWritersReadAsDuckDB(t *testing.T) {
 		dir = "testdata/realwriters"
 	}
 	files := realWriterFiles(t, dir)
-	reads := readDuckDBWith(t, "testdata/duckdb_suite.mjs", files)
+	reads := ducktest.ReadParquetEach(t, files...)
 	compared := 0
 	for _, f := range files {
 		d, ok := reads[f]
@@ -280,7 +281,7 @@ func TestParquetDictionaryColumn(t *testing.T) {
 			t.Errorf("row %d: %v, want %q", i, v, w)
 		}
 	}
-	reads := readDuckDB(t, []string{name})
+	reads := ducktest.ReadParquet(t, name)
 	checkDuck(t, name, s, got, reads[name])
 }
 
@@ -425,7 +426,7 @@ func TestParquetRoundTripReadsAsDuckDB(t *testing.T) {
 		back[f] = b
 		all = append(all, f, b)
 	}
-	reads := readDuckDBWith(t, "testdata/duckdb_suite.mjs", all)
+	reads := ducktest.ReadParquetEach(t, all...)
 	same := 0
 	for _, f := range files {
 		b, ok := back[f]

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trevni-go/trevni/internal/testing/ducktest"
 )
 
 // TestFromJSONKeepsDigits converts JSON lines with integers beyond 2^53
@@ -55,7 +57,7 @@ func TestFromJSONKeepsDigits(t *testing.T) {
 	if r := runBin(t, nil, "toparquet", "--quiet", trv, pq); r.code != 0 {
 		t.Fatal(r)
 	}
-	res := duckQuery(t, "select span::varchar, n::varchar from read_json_auto("+sqlString(in)+")",
+	res := ducktest.Query(t, "select span::varchar, n::varchar from read_json_auto("+sqlString(in)+")",
 		"select span::varchar, n::varchar from read_parquet("+sqlString(pq)+")")
 	if res[0].Error != "" || res[1].Error != "" {
 		t.Fatal(res)

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/trevni-go/trevni/internal/testing/ducktest"
 )
 
 // TestJSONKeysNotAvroNames converts JSON lines whose keys are not Avro
@@ -58,7 +60,7 @@ func TestJSONKeysNotAvroNames(t *testing.T) {
 	if r := runBin(t, nil, "toparquet", "--quiet", trv, pq); r.code != 0 {
 		t.Fatal(r)
 	}
-	res := duckQuery(t,
+	res := ducktest.Query(t,
 		"select * from read_json_auto("+sqlString(in)+")",
 		"select * from read_parquet("+sqlString(pq)+")",
 		"select \"log.level\", http.\"user-agent\", \"a.b\", \"1st\" from read_json_auto("+sqlString(in)+")",

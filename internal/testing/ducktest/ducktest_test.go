@@ -1,0 +1,83 @@
+package ducktest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPackagesAsCI checks that .ci/run installs the packages, at the
+// versions, that the skip messages name.
+func TestPackagesAsCI(t *testing.T) {
+	run, err := os.ReadFile(filepath.Join(Root(t), ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(run), " "+Packages+"\n") {
+		t.Errorf(".ci/run does not install %q: change Packages here or the npm install line there", Packages)
+	}
+}
+
+// TestQuery runs queries in one DuckDB: their columns, types and rows,
+// a refused query's error, and the queries after it.
+func TestQuery(t *testing.T) {
+	res := Query(t,
+		"create table t as select * from (values (1, 'a'), (2, 'b''c')) v(n, s)",
+		"select n, s from t order by n",
+		"select * from no_such_table",
+		"select count(*)::INTEGER as c from t",
+	)
+	if got := res[1]; strings.Join(got.Names, ",") != "n,s" || strings.Join(got.Types, ",") != "INTEGER,VARCHAR" ||
+		len(got.Rows) != 2 || got.Rows[1][1] != "b'c" || got.Rows[0][0] != float64(1) {
+		t.Errorf("select: %+v", got)
+	}
+	if !strings.Contains(res[2].Error, "no_such_table") {
+		t.Errorf("a missing table: error %q", res[2].Error)
+	}
+	if got := res[3]; got.Error != "" || len(got.Rows) != 1 || got.Rows[0][0] != float64(2) {
+		t.Errorf("the query after a refused one: %+v", got)
+	}
+}
+
+// TestReadParquet writes a Parquet file with DuckDB and reads it back in
+// the same run; ReadParquetEach reports a file DuckDB refuses and reads
+// the next.
+func TestReadParquet(t *testing.T) {
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "it's.parquet")
+	copySQL := "sql:COPY (SELECT i AS n, 'x' || i AS s, [i, i] AS l FROM range(3) r(i)) TO '" + strings.ReplaceAll(pq, "'", "''") + "' (FORMAT parquet)"
+	got := ReadParquet(t, copySQL, pq)[pq]
+	want := []string{`{"n":0,"s":"x0","l":[0,0]}`, `{"n":1,"s":"x1","l":[1,1]}`, `{"n":2,"s":"x2","l":[2,2]}`}
+	if got.Count != 3 || strings.Join(got.Rows, "\n") != strings.Join(want, "\n") || got.Error != "" {
+		t.Errorf("read %+v, want 3 rows %q", got, want)
+	}
+	bad := filepath.Join(dir, "bad.parquet")
+	if err := os.WriteFile(bad, []byte("not parquet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reads := ReadParquetEach(t, bad, pq)
+	if reads[bad].Error == "" || reads[bad].Count != 0 {
+		t.Errorf("a file that is no Parquet: %+v", reads[bad])
+	}
+	if reads[pq].Count != 3 {
+		t.Errorf("the file after a refused one: %+v", reads[pq])
+	}
+}
+
+// TestNodeMissing checks that a package that is not installed skips the
+// test when CI is not set.
+func TestNodeMissing(t *testing.T) {
+	t.Setenv("TREVNI_DUCKDB_NODE", t.TempDir())
+	t.Setenv("CI", "")
+	var sub *testing.T
+	reached := false
+	t.Run("missing", func(t *testing.T) {
+		sub = t
+		Node(t, DuckDB)
+		reached = true
+	})
+	if reached || !sub.Skipped() {
+		t.Errorf("a missing package: went on %v, skipped %v; want the test skipped", reached, sub.Skipped())
+	}
+}
