@@ -25,7 +25,8 @@ type Options struct {
 	// records as: a projection or an evolution of the file's schema.
 	ReaderSchema string
 	// Fields, if set, selects record fields by dotted path ("a.b.c";
-	// arrays, maps and unions are passed through): records hold only the
+	// arrays, maps and unions are passed through; a field named by its
+	// Avro name or its source name, schema.ResolvePath): records hold only the
 	// selected fields, and only their columns are read. Without a
 	// ReaderSchema, records are those of the file's schema projected on the
 	// selection (Schema returns it; a selected field's default is dropped
@@ -166,7 +167,11 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 		}
 		ar.readText = o.ReaderSchema
 	}
-	sel, err := parseSelection(o.Fields)
+	fields, err := schema.ResolvePaths(ar.readSchema, o.Fields)
+	if err != nil {
+		return nil, fmt.Errorf("assemble: %w", err)
+	}
+	sel, err := parseSelection(fields)
 	if err != nil {
 		return nil, err
 	}

@@ -141,9 +141,14 @@ func projectSchema(s *schema.Schema, sel selection) (*schema.Schema, error) {
 
 // ProjectSchema returns the schema of s's records holding only the fields
 // that paths select, as Options.Fields selects them: dotted paths of field
-// names, passing through arrays, maps and unions; a path naming a record
-// keeps all of it. The result is a reader schema that reads files of s.
+// names (Avro names, or source names as schema.ResolvePath takes them),
+// passing through arrays, maps and unions; a path naming a record keeps
+// all of it. The result is a reader schema that reads files of s.
 func ProjectSchema(s *schema.Schema, paths []string) (*schema.Schema, error) {
+	paths, err := schema.ResolvePaths(s, paths)
+	if err != nil {
+		return nil, fmt.Errorf("assemble: %w", err)
+	}
 	sel, err := parseSelection(paths)
 	if err != nil || sel == nil {
 		return s, err

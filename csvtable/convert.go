@@ -508,7 +508,12 @@ func NewTrevniSource(rd *format.Reader, sel []string) (Source, error) {
 			return nil, fmt.Errorf("field %q selected twice", name)
 		}
 		if len(path) > 1 {
-			f.Name, f.AvroName = name, ""
+			// Named by the source names of its path, however typed.
+			names := make([]string, len(path))
+			for i, sf := range path {
+				names[i] = sf.SourceName()
+			}
+			f.Name, f.AvroName = strings.Join(names, "."), ""
 			for _, sf := range path[:len(path)-1] {
 				if sf.Type.Kind == schema.Union {
 					f.Nullable = true // null where its record is
@@ -658,28 +663,21 @@ func (n *projNode) jsonFields() []any {
 }
 
 // resolvePath returns the fields from the record s down to the field
-// named name: a field of s by its name or CSV name, or a dotted path
-// through fields of record type, or of a union of null and a record
-// (a.b.c), each by its name or source name.
+// named name: a dotted path through fields of record type, or of a union
+// of null and a record (a.b.c), each named by its Avro name or its source
+// name (schema.ResolvePath: "log.level", "@timestamp").
 func resolvePath(s *schema.Schema, name string) ([]*schema.Field, error) {
-	for _, sf := range s.Fields {
-		if sf.Name == name || columnName(sf) == name {
-			return []*schema.Field{sf}, nil
-		}
+	avro, err := schema.ResolvePath(s, name)
+	if err != nil {
+		return nil, err
 	}
 	var path []*schema.Field
 	rec := s
-	for part := range strings.SplitSeq(name, ".") {
+	for part := range strings.SplitSeq(avro, ".") {
 		if rec == nil {
 			return nil, fmt.Errorf("no field %q: %q is not a record", name, path[len(path)-1].Name)
 		}
-		var found *schema.Field
-		for _, sf := range rec.Fields {
-			if sf.Name == part || sf.SourceName() == part {
-				found = sf
-				break
-			}
-		}
+		found := rec.Field(part)
 		if found == nil {
 			return nil, fmt.Errorf("no field %q", name)
 		}

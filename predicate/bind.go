@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -218,7 +219,10 @@ func (b *binder) bind(e expr) (node, error) {
 // target is what a field path reaches: the simple values (leaves) and the
 // records at its end, and how to walk a record to them.
 type target struct {
-	path   string
+	path string
+	// avro is the path's segments by the Avro names of the fields they
+	// name (a segment may name a field by its source name).
+	avro   []string
 	walk   *walker
 	leaves []leaf
 	// records are the records the path ends at, if any.
@@ -299,15 +303,17 @@ type notFound struct {
 
 func (b *binder) target(fp fieldPath) (*target, error) {
 	path := fp.String()
-	if !b.pathSet[path] {
-		b.pathSet[path] = true
-		b.paths = append(b.paths, path)
-	}
-	t := &target{path: path, single: true}
+	t := &target{path: path, single: true, avro: slices.Clone(fp.segs)}
 	b.keys = fp.keys
 	w, nf := b.resolve(t, b.schema, b.layout.Root, fp.segs, 0, true, -1, nil)
 	if nf != nil {
 		return nil, b.errAt(fp.ats[nf.seg], "%s: %s", path, nf.msg)
+	}
+	// The path as Fields gives it: by the fields' Avro names, whatever
+	// names the filter used (a source name, "log.level").
+	if avro := strings.Join(t.avro, "."); !b.pathSet[avro] {
+		b.pathSet[avro] = true
+		b.paths = append(b.paths, avro)
 	}
 	t.walk = w
 	if b.fileCol != nil {
@@ -403,10 +409,14 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 			return &walker{kind: walkRecord}, nil
 		}
 		k := -1
-		for j, f := range s.Fields {
-			if f.Name == segs[i] {
-				k = j
-				break
+		f, err := s.LookupField(segs[i])
+		if err != nil {
+			return nil, &notFound{seg: i, msg: err.Error()}
+		}
+		if f != nil {
+			k = slices.Index(s.Fields, f)
+			if t.avro != nil {
+				t.avro[i] = f.Name
 			}
 		}
 		if k < 0 {
@@ -428,7 +438,7 @@ func (b *binder) resolve(t *target, s *schema.Schema, n *layout.Node, segs []str
 				}
 			}
 		}
-		return &walker{kind: walkField, field: segs[i], next: next}, nil
+		return &walker{kind: walkField, field: s.Fields[k].Name, next: next}, nil
 	}
 	if i < len(segs) {
 		return nil, &notFound{seg: i, msg: fmt.Sprintf("a value of type %s has no field %q", s.FullName(), segs[i])}
@@ -850,7 +860,7 @@ func endMessage(s *schema.Schema, segs []string) (string, bool) {
 				found, msg = true, name
 				return
 			}
-			if f := s.Field(segs[i]); f != nil {
+			if f, _ := s.LookupField(segs[i]); f != nil {
 				walk(f.Type, i+1)
 			}
 		}
