@@ -80,7 +80,7 @@ func concatParts(ctx context.Context, w io.Writer, parts []*Part, opts *WriteOpt
 	rds := make([]*format.Reader, 0, len(parts))
 	for _, p := range parts {
 		if p.format != Trevni2 {
-			return 0, fmt.Errorf("%s: a %s file: %w", p.Name(), p.format, frontdoor.ErrNotTrevni2)
+			return 0, fmt.Errorf("%s: %s: %w", p.Name(), p.format.file(), frontdoor.ErrNotTrevni2)
 		}
 	}
 	for _, p := range parts {

@@ -13,6 +13,8 @@ import (
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
+	"github.com/trevni-go/trevni/internal/ocfsource"
 	"github.com/trevni-go/trevni/internal/protoset"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/remote/store"
@@ -67,6 +69,12 @@ type Part struct {
 	cols   []format.ColumnMeta
 	kept   *File // the part held open (OpenReaderAt)
 	proto  bool  // written from protobuf: it has protobuf.descriptor_set
+
+	// avro is an Avro part's block index, walked by its first open and
+	// reused by the next ones (each with a cache of its own) while the
+	// file's size is the same.
+	amu  sync.Mutex
+	avro *ocfsource.Source
 
 	download     *os.File // the temporary copy of a URL whose server serves no ranges
 	downloadSize int64
@@ -248,10 +256,14 @@ func (ds *Dataset) agree(a, b *Part, f *File) error {
 		if ds.opts.ReaderSchema == "" {
 			return fmt.Errorf("%s and %s have different schemas%s: give a reader schema both resolve to", a.Name(), b.Name(), schemaDifference(a.text, b.text))
 		}
-		if f.trevni == nil {
-			return fmt.Errorf("%s and %s have different schemas, and %s is a %s file: only Trevni files are resolved to a reader schema", a.Name(), b.Name(), b.Name(), b.format)
+		if f.trevni == nil && f.format != Avro && f.format != Parquet {
+			return fmt.Errorf("%s and %s have different schemas, and %s is %s: only Trevni, Avro and Parquet files are resolved to a reader schema", a.Name(), b.Name(), b.Name(), b.format.file())
 		}
-		if _, err := assemble.NewAvroReader(f.trevni, &assemble.Options{ReaderSchema: ds.opts.ReaderSchema, Layout: ds.opts.Layout}); err != nil {
+		rd, err := f.records(context.Background())
+		if err != nil {
+			return err
+		}
+		if _, err := assemble.NewAvroReader(rd, &assemble.Options{ReaderSchema: ds.opts.ReaderSchema, Layout: ds.opts.Layout}); err != nil {
 			return fmt.Errorf("%s: does not resolve to the reader schema: %w", b.Name(), err)
 		}
 		return nil
@@ -352,6 +364,9 @@ type File struct {
 	trevni *format.Reader
 	v1     *trevni1.Reader
 	clmn   *clmn.Reader
+	avro   *ocfsource.Source       // an Avro container file's columns
+	ext    frontdoor.FormatSource  // a file of a registered format (Parquet)
+	driver *frontdoor.FormatDriver // its driver
 	done   func() error
 
 	coalescer *remote.Coalescer // of a URL read for records: told the blocks to fetch
@@ -373,7 +388,12 @@ func (p *Part) Open(ctx context.Context) (*File, error) { return p.openFor(ctx, 
 // held open.
 func (p *Part) openFor(ctx context.Context, mode int) (*File, error) {
 	if p.kept != nil {
-		return &File{part: p, format: p.kept.format, size: p.kept.size, ra: p.kept.ra, trevni: p.kept.trevni, v1: p.kept.v1, clmn: p.kept.clmn, shared: true, done: func() error { return nil }}, nil
+		k := p.kept
+		f := &File{part: p, format: k.format, size: k.size, ra: k.ra, trevni: k.trevni, v1: k.v1, clmn: k.clmn, ext: k.ext, driver: k.driver, shared: true, done: func() error { return nil }}
+		if k.avro != nil {
+			f.avro = k.avro.Reopen(k.ra)
+		}
+		return f, nil
 	}
 	return p.open(ctx, mode)
 }
@@ -509,6 +529,18 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 			o.ColumnMemory = r.BlockMemory
 		}
 		f.clmn, err = clmn.NewReader(cra, size, &o)
+	case Avro:
+		f.avro, err = p.openAvro(cra, size)
+	case Parquet:
+		f.driver = frontdoor.FormatFor(parquetMagic)
+		if f.driver == nil {
+			err = ErrNoParquet
+			break
+		}
+		fo := &frontdoor.FormatOptions{Layout: p.ds.opts.Layout, Reader: p.ds.opts.Reader}
+		if f.ext, err = f.driver.Open(ctx, cra, size, fo); err != nil {
+			err = fmt.Errorf("a Parquet file: %w", err)
+		}
 	}
 	if err != nil {
 		done()
@@ -533,8 +565,12 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		// What was fetched of the header answers the reads past it.
 		sw.rest.Hold(sw.header.Prefix())
 		sw.pastHeader.Store(true)
-		if f.trevni == nil && coalescer != nil {
-			// A Trevni 1 or CLMN part is read whole into its copy.
+		if f.clmn != nil && coalescer != nil {
+			// A CLMN part's columns are each one stream, read from its
+			// start: the part is hinted whole. A Trevni 1 part's blocks
+			// are hinted by its reader, as a Trevni 2 part's are
+			// (fetch.go's hint, through its Trevni 2 view), so that a
+			// read of some of its rows fetches their blocks only.
 			coalescer.Prefetch(0, size)
 		}
 	}
@@ -624,6 +660,10 @@ func (f *File) RowCount() int64 {
 		return f.trevni.RowCount()
 	case f.v1 != nil:
 		return f.v1.RowCount()
+	case f.avro != nil:
+		return f.avro.RowCount()
+	case f.ext != nil:
+		return f.ext.RowCount()
 	}
 	return f.clmn.RowCount()
 }
@@ -651,7 +691,13 @@ func (f *File) close() error {
 	if f.done == nil {
 		return nil
 	}
-	err := f.done()
+	var err error
+	if f.ext != nil && !f.shared {
+		err = f.ext.Close()
+	}
+	if derr := f.done(); err == nil {
+		err = derr
+	}
 	f.done = nil
 	return err
 }
@@ -673,6 +719,13 @@ func (f *File) schemaText() (string, error) {
 			return "", fmt.Errorf("%s: %w", f.part.Name(), err)
 		}
 		return t, nil
+	case f.avro != nil:
+		return f.avro.Schema(), nil
+	case f.ext != nil:
+		if m := f.ext.Meta(); m != nil {
+			return m.GetString(layout.MetaAvroSchema), nil
+		}
+		return "", nil
 	}
 	return csvtable.AvroSchema("Row", csvtable.CLMNFields(f.clmn)), nil
 }
@@ -732,4 +785,25 @@ func sameAvroSchema(first, part []byte) error {
 		return fmt.Errorf("its schema differs from the first part's (the first part's, then its): %s", d)
 	}
 	return nil
+}
+
+// openAvro returns the Source of an Avro part read through ra (size
+// bytes): the part's block index walked by an earlier open, with a cache
+// of its own, or walked now and kept for the next opens.
+func (p *Part) openAvro(ra io.ReaderAt, size int64) (*ocfsource.Source, error) {
+	p.amu.Lock()
+	defer p.amu.Unlock()
+	if p.avro != nil && p.avro.Size() == size {
+		return p.avro.Reopen(ra), nil
+	}
+	o := &ocfsource.Options{Layout: p.ds.opts.Layout}
+	if r := p.ds.opts.Reader; r != nil {
+		o.MaxBlockSize, o.Memory = int64(r.MaxBlockSize), r.BlockMemory
+	}
+	src, err := ocfsource.Open(ra, size, o)
+	if err != nil {
+		return nil, err
+	}
+	p.avro = src
+	return src.Reopen(ra), nil
 }

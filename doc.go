@@ -9,7 +9,11 @@
 // directory of parts, an http(s) URL (read with range requests) or an
 // object of a store (s3://, gs://, azblob://); OpenReaderAt takes any
 // io.ReaderAt. Each part may be Trevni 2 (the format Java's trevni-core
-// writes), Impala's Trevni 1, or CLMN; the first bytes tell which.
+// writes), Impala's Trevni 1, CLMN, an Avro object container file, or a
+// Parquet file (in a program that imports package trevniparquet, which
+// registers the format); the first bytes tell which. Every format is
+// read through the same column source, with the same filters, fields
+// and limits.
 //
 //	ds, err := trevni.Open(ctx, "events/*.trv", nil)
 //	if err != nil { ... }

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/trevni-go/trevni"
@@ -321,9 +322,16 @@ func TestOpenErrors(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	junk := filepath.Join(dir, "junk.trv")
-	os.WriteFile(junk, []byte("PAR1 not ours"), 0o666)
+	os.WriteFile(junk, []byte("JUNK not ours"), 0o666)
 	if _, err := trevni.Open(ctx, junk, nil); !errors.Is(err, trevni.ErrUnknownFormat) {
 		t.Errorf("junk: %v", err)
+	}
+	// A Parquet file, in a program that does not link the driver (the
+	// root's tests do not): the error names the import.
+	pq := filepath.Join(dir, "x.parquet")
+	os.WriteFile(pq, []byte("PAR1 not read further"), 0o666)
+	if _, err := trevni.Open(ctx, pq, nil); !errors.Is(err, trevni.ErrNoParquet) || !strings.Contains(err.Error(), "trevniparquet") {
+		t.Errorf("parquet without its driver: %v", err)
 	}
 	if _, err := trevni.Open(ctx, filepath.Join(dir, "*.none"), nil); err == nil {
 		t.Errorf("a glob that matches nothing opened")

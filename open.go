@@ -9,6 +9,7 @@ import (
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/frontdoor"
+	"github.com/trevni-go/trevni/internal/ocfsource"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema/layout"
@@ -29,6 +30,15 @@ const (
 	Trevni1
 	// CLMN is the flat column format of package clmn (magic "CLMN").
 	CLMN
+	// Avro is an Avro object container file (magic "Obj\x01"), read as the
+	// columns a Trevni 2 file of its records would have: each group of
+	// its blocks is shredded in memory as it is read (see Dataset).
+	Avro
+	// Parquet is an Apache Parquet file (magic "PAR1"), read through the
+	// driver that importing package trevniparquet registers (the core
+	// links no Parquet reader); without it, opening one fails with an
+	// error naming the import.
+	Parquet
 )
 
 // String returns the format's name as the command line prints it.
@@ -40,8 +50,30 @@ func (f Format) String() string {
 		return "trevni1"
 	case CLMN:
 		return "clmn"
+	case Avro:
+		return "avro"
+	case Parquet:
+		return "parquet"
 	}
 	return fmt.Sprintf("Format(%d)", uint8(f))
+}
+
+// file names a file of the format with its article, as messages say it:
+// "a Trevni 1 file", "an Avro file".
+func (f Format) file() string {
+	switch f {
+	case Trevni2:
+		return "a Trevni file"
+	case Trevni1:
+		return "a Trevni 1 file"
+	case CLMN:
+		return "a CLMN file"
+	case Avro:
+		return "an Avro file"
+	case Parquet:
+		return "a Parquet file"
+	}
+	return "a file of " + f.String()
 }
 
 // DetectFormat tells the format of a file from its first bytes (at least
@@ -55,13 +87,24 @@ func DetectFormat(magic []byte) (Format, error) {
 			return Trevni1, nil
 		case clmn.Magic:
 			return CLMN, nil
+		case ocfsource.Magic:
+			return Avro, nil
+		case parquetMagic:
+			return Parquet, nil
 		}
 	}
 	return 0, fmt.Errorf("%w: the file starts with %q", ErrUnknownFormat, magic[:min(len(magic), 4)])
 }
 
 // ErrUnknownFormat reports a file that is none of the formats Open reads.
-var ErrUnknownFormat = errors.New("not a Trevni, Trevni 1 or CLMN file")
+var ErrUnknownFormat = errors.New("not a Trevni, Trevni 1, CLMN, Avro or Parquet file")
+
+// parquetMagic starts (and ends) every Parquet file.
+const parquetMagic = "PAR1"
+
+// ErrNoParquet reports a Parquet file opened by a program that does not
+// link the Parquet driver (package trevniparquet).
+var ErrNoParquet = errors.New(`a Parquet file: reading Parquet needs the driver of package trevniparquet (import _ "github.com/trevni-go/trevni/trevniparquet"; the trevni command links it)`)
 
 // OpenOptions configures Open. A nil *OpenOptions means the defaults.
 type OpenOptions struct {
@@ -127,15 +170,17 @@ type source struct {
 
 // Open opens the data set name: a file, a shell-style glob (its matches
 // in name order; directories among them are left out), a directory (its
-// *.trv, *.trv1 and *.clmn files in name order), an http or https URL,
-// or the URL of an object of a store (s3://bucket/key, gs://bucket/key,
-// azblob://container/key), a glob over a store's keys
-// (s3://bucket/logs/*.trv) or a prefix ending in "/" (its *.trv, *.trv1
-// and *.clmn objects one level down). The parts may be of any format Open reads (Trevni 2, Trevni 1,
-// CLMN), told by their first bytes, and must have one schema (see
-// OpenOptions.ReaderSchema). Open reads every part's header and leaves the
-// parts closed; they are opened one at a time as they are read. ctx
-// bounds the reads of the headers.
+// *.trv, *.trv1, *.clmn, *.avro and *.parquet files in name order), an
+// http or https URL, or the URL of an object of a store (s3://bucket/key,
+// gs://bucket/key, azblob://container/key), a glob over a store's keys
+// (s3://bucket/logs/*.trv) or a prefix ending in "/" (its objects of those
+// extensions one level down). The parts may be of any format Open reads
+// (Trevni 2, Trevni 1, CLMN, Avro object container files, and Parquet
+// where the program links package trevniparquet), told by their first
+// bytes, and must have one schema (see OpenOptions.ReaderSchema). Open
+// reads every part's header (of an Avro file, every block's header too,
+// for its records) and leaves the parts closed; they are opened one at a
+// time as they are read. ctx bounds the reads of the headers.
 func Open(ctx context.Context, name string, opts *OpenOptions) (*Dataset, error) {
 	return OpenFiles(ctx, []string{name}, opts)
 }

@@ -36,6 +36,10 @@ func (f *File) records(ctx context.Context) (*format.Reader, error) {
 		if src, err = trevni1.NewSource(f.v1); err == nil {
 			f.columns, err = format.NewSourceReader(src, &ro)
 		}
+	case f.avro != nil:
+		f.columns, err = format.NewSourceReader(f.avro, &ro)
+	case f.ext != nil:
+		f.columns, err = format.NewSourceReader(f.ext, &ro)
 	default:
 		f.columns, err = csvtable.CLMNColumns(f.clmn, &ro, sourceBlockSize(f.clmn.NumColumns()))
 	}

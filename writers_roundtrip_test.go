@@ -212,10 +212,10 @@ func TestNewProtoWriterRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			// Write takes a message whose required fields are unset (as
-			// it is, absent fields read back absent); WriteWire, which
-			// parses as proto.Unmarshal does, refuses it, naming the
-			// field, and goes on with the next.
+			// A message whose required fields are unset is refused by
+			// both, naming the field (WriteWire parses as proto.Unmarshal
+			// does; Write hands such a message to it), and writing goes
+			// on with the next.
 			var kept []proto.Message
 			var keptPB []byte
 			for i, m := range msgs {
@@ -224,12 +224,12 @@ func TestNewProtoWriterRoundTrip(t *testing.T) {
 				} else {
 					_, k := uvarint(wires[i])
 					err = w.WriteWire(wires[i][k:])
-					if proto.CheckInitialized(m) != nil {
-						if err == nil || !strings.Contains(err.Error(), "required field") {
-							t.Fatalf("%s: WriteWire %d: a message missing a required field: %v", name, i, err)
-						}
-						continue
+				}
+				if proto.CheckInitialized(m) != nil {
+					if err == nil || !strings.Contains(err.Error(), "required field") {
+						t.Fatalf("%s: %s %d: a message missing a required field: %v", name, how, i, err)
 					}
+					continue
 				}
 				if err != nil {
 					t.Fatalf("%s: %s %d: %v", name, how, i, err)
@@ -351,7 +351,7 @@ func TestConcat(t *testing.T) {
 		msg   string
 	}{
 		{[]string{parts[0], other}, parts[0] + " and " + other + " cannot be joined: their schemas differ at column 0"},
-		{[]string{parts[0], v1}, v1 + ": a trevni1 file: concat joins Trevni 2 files only"},
+		{[]string{parts[0], v1}, v1 + ": a Trevni 1 file: concat joins Trevni 2 files only"},
 	} {
 		dst := filepath.Join(dir, "refused.trv")
 		if _, err := trevni.Concat(ctx, dst, c.parts, nil); err == nil || !strings.Contains(err.Error(), c.msg) {

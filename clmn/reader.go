@@ -10,8 +10,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/klauspost/compress/zlib"
-
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/budget"
 	"github.com/trevni-go/trevni/internal/utf8check"
@@ -376,11 +374,11 @@ func (c *ColumnReader) open() error {
 	// side by side holds little more than their bytes.
 	c.src = newCountingByteReader(io.NewSectionReader(c.rd.ra, c.col.Offset, c.col.CompressedSize), bufSize(c.col.CompressedSize))
 	var err error
-	if z, ok := c.rd.inflaters.Get().(io.ReadCloser); ok {
+	if z, ok := c.rd.inflaters.Get().(*inflater); ok {
 		c.z = z
-		err = z.(zlib.Resetter).Reset(c.src.r, nil)
+		err = z.Reset(c.src.r, nil)
 	} else {
-		c.z, err = zlib.NewReader(c.src.r)
+		c.z, err = newInflater(c.src.r)
 	}
 	if err != nil {
 		c.z = nil // a failed Reset leaves it unusable
@@ -485,7 +483,7 @@ type ColumnReader struct {
 	row   int64
 
 	src      *countingByteReader
-	z        io.ReadCloser
+	z        *inflater
 	in       *bufio.Reader
 	inflated int64 // bytes taken from the inflater
 	buf      []byte

@@ -320,6 +320,26 @@ func (aw *AvroWriter) WriteBinary(record []byte) error {
 	return err
 }
 
+// WriteRecords writes count records given back to back in Avro's binary
+// encoding (the records of a container block, decompressed), which data
+// must hold exactly. firstRow is the number errors give the first record
+// (a container's own count, say). A record that does not decode ends the
+// call with its *schema.Error, the records before it written; bytes left
+// after the last record are an error wrapping ErrBinary.
+func (aw *AvroWriter) WriteRecords(data []byte, count, firstRow int64) error {
+	for k := range count {
+		n, err := aw.writeBinary(data, firstRow+k, false)
+		if err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	if len(data) != 0 {
+		return fmt.Errorf("%w: %d bytes left after the %d records", ErrBinary, len(data), count)
+	}
+	return nil
+}
+
 // writeBinary writes the record at the start of data, the whole of data if
 // whole is set, and returns the bytes it took. row is the record's number
 // for errors.

@@ -348,7 +348,7 @@ type zeroBits struct {
 // or n if there is none.
 func (it *zeroBits) next(after int64) int64 {
 	for p := after + 1; p < it.n; p = it.base + 64 {
-		if p >= it.base+64 {
+		if p < it.base || p >= it.base+64 {
 			i := p >> 3
 			var w uint64
 			if i+8 <= int64(len(it.b)) {

@@ -649,6 +649,9 @@ func (sc *sourceColumn) lengths(e, n int64) error {
 	if cr.c.MaxRep == 1 && cr.c.MaxDef == 1 && c.kind == colArray && c.ctxRep == 0 && c.rep == 1 && c.ctxDef == 0 && c.def == 1 {
 		return sc.topArrayLengths(e, n)
 	}
+	if cr.c.MaxRep == 0 && cr.c.MaxDef == 1 && c.kind == colOptional && c.inline && c.ctxDef == 0 && c.def == 1 {
+		return sc.optionalLengths(e, n)
+	}
 	if err := sc.k.levels(); err != nil {
 		return err
 	}
@@ -761,6 +764,30 @@ func (sc *sourceColumn) topArrayLengths(e, n int64) error {
 	return nil
 }
 
+// optionalLengths is lengths for the value of a ["null", T] of a simple T
+// outside any array or optional record, whose column's one-bit definition
+// levels say which entries hold it: a length of 1 and the value, or 0.
+func (sc *sourceColumn) optionalLengths(e, n int64) error {
+	cr := sc.cr
+	defs := cr.defs
+	for ; e < n; e++ {
+		if defs[e>>3]>>(e&7)&1 == 0 {
+			sc.e.b = append(sc.e.b, 0)
+		} else {
+			sc.e.b = append(sc.e.b, 2) // a length of 1
+			if !sc.copyRun(1) {
+				if err := sc.value(); err != nil {
+					return err
+				}
+			}
+		}
+		sc.e.bit = 0
+		cr.entry++
+		cr.row++
+	}
+	return nil
+}
+
 // encoder appends version-2 encoded values: varints as Avro's, and
 // booleans packed, least significant bit first, a new byte after each
 // length.
@@ -771,6 +798,10 @@ type encoder struct {
 
 func (e *encoder) length(n int32) {
 	e.bit = 0
+	if uint32(n) < 64 {
+		e.b = append(e.b, byte(n)<<1)
+		return
+	}
 	e.b = avrobin.AppendLong(e.b, int64(n))
 }
 

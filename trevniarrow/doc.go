@@ -4,10 +4,14 @@
 //
 // NewRecordReader reads any data set trevni.Open opens (Trevni 2, Trevni
 // 1, CLMN; a file, glob, directory or URL), with its field selection,
-// filter, offset and limit, as an array.RecordReader: records are decoded
-// from their Avro binary straight into the batch's buffers, nothing is
-// allocated per value, and memory is bounded by the batch (ReadOptions
-// BatchRows and BatchBytes), not by the file. Writer and WriteAll write
+// filter, offset and limit, as an array.RecordReader: the batches' arrays
+// are built from the definition and repetition levels and values of the
+// Trevni columns (assemble/levels, as pqarrow builds arrays from Parquet
+// levels), with no records assembled; parts of other schemas are resolved
+// to the data set's reader schema by the columnar plan (levels.Plan), and
+// only what it does not cover is read as records, decoded from their Avro
+// binary. Nothing is allocated per value, and memory is bounded by the
+// batch (ReadOptions BatchRows and BatchBytes), not by the file. Writer and WriteAll write
 // batches into a trevni.Writer, each row encoded as an Avro record.
 //
 // # The mapping

@@ -415,6 +415,14 @@ func (c *colReader) batch(cur *colPart, segs []levels.Segment, n int64) (arrow.R
 	data := make([]arrow.ArrayData, len(cp.tops))
 	mem := make([]int64, len(cp.tops))
 	one := func(i int) {
+		defer func() {
+			// The leaves' levels agree by construction (each reads the
+			// columns above it itself); should damaged columns ever
+			// make them disagree, the batch fails, naming the column.
+			if r := recover(); r != nil {
+				errs[i] = fmt.Errorf("column %s: damaged levels: %v", c.schema.Field(min(i, c.schema.NumFields()-1)).Name, r)
+			}
+		}()
 		t := &cp.tops[i]
 		for _, lb := range t.leaves {
 			lb.reset()

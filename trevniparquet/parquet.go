@@ -239,6 +239,11 @@ type File struct {
 	// src is the file, whose page CRCs are verified before each row
 	// group is read; nil when ReadOptions.SkipChecksums.
 	src io.ReaderAt
+	// pages rewrites the pages arrow-go's codecs cannot read, a row
+	// group's before it is read; lz4 are the chunks that were LZ4 (see
+	// pqpages.go).
+	pages *pageReader
+	lz4   map[[2]int]bool
 }
 
 // ReadOptions bounds the reading of a Parquet file. A nil
@@ -338,11 +343,15 @@ func Open(r parquet.ReaderAtSeeker, opts *ReadOptions) (pf *File, err error) {
 	if o.MaxPageBytes > 0 {
 		props.MaxUncompressedPageSize = o.MaxPageBytes
 	}
-	src := r
-	r, fix, err := fixFooter(r, o.MaxMemory)
+	r, fix, err := fixFooter(r, o.MaxMemory, props.MaxUncompressedPageSize, !o.SkipChecksums)
 	if err != nil {
 		return nil, err
 	}
+	// The CRCs are verified on the file as the footer says it is (moved
+	// chunks where they were moved), before pages are rewritten.
+	src := r
+	pages := &pageReader{ReaderAtSeeker: r, done: map[int]bool{}, maxPage: props.MaxUncompressedPageSize}
+	r = pages
 	rd, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
 		return nil, footerError(err)
@@ -401,7 +410,10 @@ func Open(r parquet.ReaderAtSeeker, opts *ReadOptions) (pf *File, err error) {
 		return nil, err
 	}
 	pfile := &File{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress, shapes: shapes,
-		int96: int96, raw: raw, batchRows: o.BatchRows}
+		int96: int96, raw: raw, batchRows: o.BatchRows, pages: pages}
+	if fix != nil {
+		pfile.lz4 = fix.lz4
+	}
 	if !o.SkipChecksums {
 		pfile.src = src
 	}
@@ -423,6 +435,11 @@ func (p *File) Close() error { return p.pf.Close() }
 
 // RecordReader returns a reader of the file's batches.
 func (p *File) RecordReader(ctx context.Context) (array.RecordReader, error) {
+	for g := range p.pf.NumRowGroups() {
+		if err := p.preparePages(g); err != nil {
+			return nil, err
+		}
+	}
 	rr, err := p.fr.GetRecordReader(ctx, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("Parquet: %w", err)
@@ -462,6 +479,9 @@ func (p *File) writeRowGroup(ctx context.Context, tw *trevniarrow.Writer, g int)
 		}
 	}()
 	if err := p.verifyChecksums(g); err != nil {
+		return err
+	}
+	if err := p.preparePages(g); err != nil {
 		return err
 	}
 	if len(p.int96) > 0 {

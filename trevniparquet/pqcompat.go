@@ -1,73 +1,13 @@
 package trevniparquet
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 )
-
-// arrow-go's Parquet reader (v18.8.0) fails on a brotli page whose values
-// decompress to nothing, "decoded data exceeds destination size 0": the
-// Go brotli reader answers its first read of an empty stream with no bytes
-// and no error, which arrow-go takes for more data than the page's size.
-// parquet-go writes such pages (version 2 data pages whose values are all
-// null, the levels stored uncompressed before them), and DuckDB reads
-// them. arrow-go takes its codecs from a registry it offers for that
-// purpose (compress.RegisterCodec), so the brotli codec is wrapped there
-// once: a page whose values are empty decodes to nothing when its stream
-// holds nothing; every other page is decoded by arrow-go's codec as
-// before.
-func init() {
-	c, err := compress.GetCodec(compress.Codecs.Brotli)
-	if err != nil {
-		return
-	}
-	if inner, ok := c.(brotliStreaming); ok {
-		compress.RegisterCodec(compress.Codecs.Brotli, emptyBrotli{inner})
-	}
-}
-
-// brotliStreaming is what arrow-go's brotli codec implements.
-type brotliStreaming interface {
-	compress.ErrorCodec
-	compress.StreamingCodec
-}
-
-// emptyBrotli is arrow-go's brotli codec, but for an empty destination.
-type emptyBrotli struct{ brotliStreaming }
-
-// DecodeWithError decodes src into dst, which is sized to the data.
-func (c emptyBrotli) DecodeWithError(dst, src []byte) ([]byte, error) {
-	if dst == nil || len(dst) > 0 {
-		return c.brotliStreaming.DecodeWithError(dst, src)
-	}
-	r := c.NewReader(bytes.NewReader(src))
-	defer r.Close()
-	var one [1]byte
-	n, err := io.ReadFull(r, one[:])
-	switch {
-	case n > 0:
-		return nil, fmt.Errorf("codec: brotli: decoded data exceeds destination size 0")
-	case err != io.EOF:
-		return nil, fmt.Errorf("codec: brotli: %w", err)
-	}
-	return dst, nil
-}
-
-// Decode is DecodeWithError, panicking on an error as arrow-go's codecs do.
-func (c emptyBrotli) Decode(dst, src []byte) []byte {
-	out, err := c.DecodeWithError(dst, src)
-	if err != nil {
-		panic(err)
-	}
-	return out
-}
 
 // checkEncodings returns an error naming the column chunk, when one of
 // the value encodings a column chunk's metadata lists is one arrow-go's

@@ -31,15 +31,15 @@ import (
 // straight from the Trevni columns beneath it, with no Arrow arrays and no
 // records assembled. A Parquet leaf's definition and repetition levels
 // and its values come from the columnar read layer (assemble/levels),
-// whose leaf plans are made here by walking the data set's layout beside
-// the Parquet schema pqarrow gives its Arrow schema, so that the file is
-// the one the Arrow path writes, value for value; only the pages may be
-// cut elsewhere. The leaves of a row group are written in parallel, each
+// whose plan (levels.Plan, the one the Arrow reader uses too) is matched
+// here with the Parquet schema pqarrow gives the records' Arrow schema,
+// so that the file is the one the Arrow path writes, value for value;
+// only the pages may be cut elsewhere. The leaves of a row group are written in parallel, each
 // by one goroutine reading its own columns.
 
 // directPlan is the plan of a data set the direct path writes.
 type directPlan struct {
-	leaves []levels.Leaf
+	leaves []levels.Leaf // levels.Plan's, matched with the Parquet schema
 	schema *pqschema.Schema
 	meta   metadata.KeyValueMetadata
 	names  []string // the names of the Trevni columns the leaves number, in layout order
@@ -65,10 +65,12 @@ func directSchema(ds *trevni.Dataset, ro *trevniarrow.ReadOptions) *schema.Schem
 // planDirect returns the direct plan of writing ds as Parquet with props,
 // or nil when the direct path does not cover it (the Arrow path does): a
 // data set whose parts have schemas of their own, resolved to the data
-// set's as records, or a schema the plan does not match to the Parquet
-// schema. as is the Arrow schema of the records written (directSchema's).
+// set's as records, or a schema whose plan (levels.Plan, the one map of a
+// layout to leaves that every columnar sink uses) does not match the
+// Parquet schema. as is the Arrow schema of the records written
+// (directSchema's).
 func planDirect(ds *trevni.Dataset, ro *trevniarrow.ReadOptions, as *arrow.Schema, props *parquet.WriterProperties) *directPlan {
-	s := directSchema(ds, ro)
+	s := ds.Schema()
 	if s == nil {
 		return nil
 	}
@@ -77,13 +79,17 @@ func planDirect(ds *trevni.Dataset, ro *trevniarrow.ReadOptions, as *arrow.Schem
 			return nil
 		}
 	}
-	// The data set's columns, within its layout limits, name the file
-	// columns of the records' (a projection's are among them).
+	// The data set's columns, within its layout limits, are the file
+	// columns the layout of its schema numbers.
 	all, err := ds.Columns()
 	if err != nil {
 		return nil
 	}
 	lay, err := layout.New(s, nil)
+	if err != nil {
+		return nil
+	}
+	plan, err := levels.NewPlan(lay, &levels.PlanOptions{Fields: ro.Fields})
 	if err != nil {
 		return nil
 	}
@@ -104,17 +110,19 @@ func planDirect(ds *trevni.Dataset, ro *trevniarrow.ReadOptions, as *arrow.Schem
 		p.names = append(p.names, c.Meta().Name)
 		p.cols = append(p.cols, i)
 	}
+	m := &matcher{plan: plan}
 	root := sc.Root()
-	if s.Kind == schema.Record {
-		if !p.record(lay.Root, root, nil, 0) {
+	if plan.Root.Kind == levels.Record {
+		if !m.record(plan.Root, root) {
 			return nil
 		}
-	} else if root.NumFields() != 1 || !p.entry(lay.Root, root.Field(0), nil, 0) {
+	} else if root.NumFields() != 1 || !m.entry(plan.Root, root.Field(0)) {
 		return nil
 	}
-	if len(p.leaves) != sc.NumColumns() {
+	if m.next != len(plan.Leaves) || len(plan.Leaves) != sc.NumColumns() {
 		return nil
 	}
+	p.leaves = plan.Leaves
 	for i := range p.leaves {
 		l := &p.leaves[i]
 		l.Path = sc.Column(i).Path()
@@ -125,78 +133,78 @@ func planDirect(ds *trevni.Dataset, ro *trevniarrow.ReadOptions, as *arrow.Schem
 	return p
 }
 
-// entry plans the value of n at Parquet node pq, whose own repetition it
-// reads: a ["null", T] union is an optional node; a union of several
-// branches a group of an optional field per non-null branch, optional if
-// the union has a null branch; a null an optional leaf never defined; an
-// optional node of a value always there adds a level always reached.
-func (p *directPlan) entry(n *layout.Node, pq pqschema.Node, steps []levels.Step, rep int16) bool {
-	if n.Kind == schema.Union {
-		return p.union(n, pq, steps, rep)
+// matcher matches a plan's tree with the Parquet schema pqarrow gives the
+// records' Arrow schema, depth first (the order of both the plan's leaves
+// and the Parquet columns), making the plan's nodes optional where the
+// Parquet schema's are (a decimal) and choosing how each leaf's values
+// are written.
+type matcher struct {
+	plan *levels.Plan
+	next int // the plan's leaf the next Parquet column must be
+}
+
+// leaf says whether the next Parquet column is n's leaf, and moves on.
+func (m *matcher) leaf(n *levels.Node) bool {
+	if n.Leaf != m.next {
+		return false
 	}
-	if n.Kind == schema.Null {
-		return pq.RepetitionType() == parquet.Repetitions.Optional && p.null(pq, steps)
+	m.next++
+	return true
+}
+
+// entry matches node n with Parquet node pq, whose own repetition it
+// reads: a nullable node is an optional one; a union of several branches
+// a group of an optional field per non-null branch, optional if the union
+// has a null branch; a null an optional leaf never defined; an optional
+// node of a value always there is made nullable (a level always reached).
+func (m *matcher) entry(n *levels.Node, pq pqschema.Node) bool {
+	if n.Kind == levels.Union {
+		return m.union(n, pq)
+	}
+	if n.Kind == levels.Value && n.Schema.Kind == schema.Null {
+		return pq.RepetitionType() == parquet.Repetitions.Optional && m.null(n, pq)
 	}
 	switch pq.RepetitionType() {
 	case parquet.Repetitions.Required:
+		if n.Nullable {
+			return false
+		}
 	case parquet.Repetitions.Optional:
-		steps = append(steps, levels.Step{Kind: levels.Defined})
+		if !n.Nullable {
+			m.plan.MakeNullable(n)
+		}
 	default:
 		return false
 	}
-	return p.inner(n, pq, steps, rep)
+	return m.inner(n, pq)
 }
 
-// union plans a union at pq (see entry).
-func (p *directPlan) union(n *layout.Node, pq pqschema.Node, steps []levels.Step, rep int16) bool {
-	var cols []int
-	hasNull := false
-	for i, b := range n.Branches {
-		if b == nil {
-			hasNull = true
-			continue
-		}
-		cols = append(cols, n.BranchCols[i])
-	}
-	if len(n.Branches) == 2 && hasNull && len(cols) == 1 {
-		if pq.RepetitionType() != parquet.Repetitions.Optional {
-			return false
-		}
-		b := 0
-		if n.Branches[0] == nil {
-			b = 1
-		}
-		return p.inner(n.Branches[b], pq, append(steps, levels.Step{Kind: levels.Optional, Col: n.BranchCols[b]}), rep)
-	}
+// union matches a Union node with pq (see entry).
+func (m *matcher) union(n *levels.Node, pq pqschema.Node) bool {
 	g, ok := pq.(*pqschema.GroupNode)
 	want := parquet.Repetitions.Required
-	if hasNull {
+	if n.Nullable {
 		want = parquet.Repetitions.Optional
 	}
-	if !ok || g.RepetitionType() != want || g.NumFields() != len(cols) || len(cols) == 0 {
+	if !ok || g.RepetitionType() != want {
 		return false
 	}
 	k := 0
-	for _, b := range n.Branches {
-		if b == nil {
-			continue
+	for _, c := range n.Children {
+		if c.Kind == levels.Value && c.Schema.Kind == schema.Null {
+			continue // the null branch: no field
 		}
-		f := g.Field(k)
-		if f.RepetitionType() != parquet.Repetitions.Optional {
-			return false
-		}
-		st := append(steps[:len(steps):len(steps)], levels.Step{Kind: levels.Choice, Cols: cols, Which: k, Nullable: hasNull})
-		if !p.inner(b, f, st, rep) {
+		if k >= g.NumFields() || g.Field(k).RepetitionType() != parquet.Repetitions.Optional || !m.inner(c, g.Field(k)) {
 			return false
 		}
 		k++
 	}
-	return true
+	return k == g.NumFields() && k > 0
 }
 
-// null plans an optional leaf of nulls at pq: pqarrow's INT32 of the
-// Null logical type.
-func (p *directPlan) null(pq pqschema.Node, steps []levels.Step) bool {
+// null matches a leaf of nulls with an optional leaf of pqarrow's INT32
+// of the Null logical type.
+func (m *matcher) null(n *levels.Node, pq pqschema.Node) bool {
 	leaf, ok := pq.(*pqschema.PrimitiveNode)
 	if !ok || leaf.PhysicalType() != parquet.Types.Int32 || pq.RepetitionType() != parquet.Repetitions.Optional {
 		return false
@@ -204,19 +212,36 @@ func (p *directPlan) null(pq pqschema.Node, steps []levels.Step) bool {
 	if _, ok := leaf.LogicalType().(pqschema.NullLogicalType); !ok {
 		return false
 	}
-	p.addLeaf(levels.Leaf{Steps: steps, Col: -1, Null: true})
+	return m.leaf(n)
+}
+
+// record matches a Record node's fields with the group pq's; a record of
+// no fields has the one field of nulls SchemaOptions.Parquet gives it.
+func (m *matcher) record(n *levels.Node, pq pqschema.Node) bool {
+	g, ok := pq.(*pqschema.GroupNode)
+	if !ok || n.Kind != levels.Record {
+		return false
+	}
+	if len(n.Children) == 0 {
+		return g.NumFields() == 1 && m.null(n, g.Field(0))
+	}
+	if g.NumFields() != len(n.Children) {
+		return false
+	}
+	for i, c := range n.Children {
+		if !m.entry(c, g.Field(i)) {
+			return false
+		}
+	}
 	return true
 }
 
-// inner plans the value of n (not a union) at pq.
-func (p *directPlan) inner(n *layout.Node, pq pqschema.Node, steps []levels.Step, rep int16) bool {
-	if n.Schema == nil {
-		return false
-	}
+// inner matches the value of n (not a union) with pq.
+func (m *matcher) inner(n *levels.Node, pq pqschema.Node) bool {
 	switch n.Kind {
-	case schema.Record:
-		return p.record(n, pq, steps, rep)
-	case schema.Array, schema.Map:
+	case levels.Record:
+		return m.record(n, pq)
+	case levels.List, levels.Map:
 		// A LIST group of one repeated group of the element, or a MAP
 		// group of one repeated group of the key and the value.
 		g, ok := pq.(*pqschema.GroupNode)
@@ -227,28 +252,33 @@ func (p *directPlan) inner(n *layout.Node, pq pqschema.Node, steps []levels.Step
 		if !ok || inner.RepetitionType() != parquet.Repetitions.Repeated {
 			return false
 		}
-		steps = append(steps, levels.Step{Kind: levels.Repeated, Col: n.Col, Rep: rep + 1})
-		if n.Kind == schema.Array {
-			return inner.NumFields() == 1 && p.entry(n.Items, inner.Field(0), steps, rep+1)
+		if n.Kind == levels.List {
+			return len(n.Children) == 1 && inner.NumFields() == 1 && m.entry(n.Children[0], inner.Field(0))
 		}
-		if inner.NumFields() != 2 || inner.Field(0).RepetitionType() != parquet.Repetitions.Required {
+		if len(n.Children) != 2 || inner.NumFields() != 2 || inner.Field(0).RepetitionType() != parquet.Repetitions.Required {
 			return false
 		}
 		key, ok := inner.Field(0).(*pqschema.PrimitiveNode)
-		if !ok || key.PhysicalType() != parquet.Types.ByteArray {
+		if !ok || key.PhysicalType() != parquet.Types.ByteArray || !m.leaf(n.Children[0]) {
 			return false
 		}
-		p.addLeaf(levels.Leaf{Steps: steps, Col: n.KeyCol, Type: format.String})
-		return p.entry(n.Items, inner.Field(1), steps, rep+1)
-	}
-	leaf, ok := pq.(*pqschema.PrimitiveNode)
-	if !ok || n.Col < 0 {
+		return m.entry(n.Children[1], inner.Field(1))
+	case levels.Value:
+	default:
 		return false
 	}
-	l := levels.Leaf{Steps: steps, Col: n.Col, Type: n.Type}
-	logical := n.Schema.Logical
+	leaf, ok := pq.(*pqschema.PrimitiveNode)
+	if !ok || n.Leaf < 0 || n.Leaf != m.next {
+		return false
+	}
+	l := &m.plan.Leaves[n.Leaf]
+	if l.Col < 0 {
+		return false
+	}
+	rs := n.Schema
+	logical := rs.Logical
 	var phys parquet.Type
-	switch n.Kind {
+	switch rs.Kind {
 	case schema.Boolean:
 		phys = parquet.Types.Boolean
 	case schema.Int:
@@ -261,14 +291,14 @@ func (p *directPlan) inner(n *layout.Node, pq pqschema.Node, steps []levels.Step
 		phys = parquet.Types.Double
 	case schema.String, schema.Bytes, schema.Fixed:
 		phys = parquet.Types.ByteArray
-		if n.Kind == schema.Fixed {
-			phys, l.Fixed = parquet.Types.FixedLenByteArray, n.Schema.Size
+		if rs.Kind == schema.Fixed {
+			phys = parquet.Types.FixedLenByteArray
 		}
 		switch lt := leaf.LogicalType().(type) {
 		case pqschema.DecimalLogicalType:
 			// A decimal is a FIXED_LEN_BYTE_ARRAY of its precision's
 			// width, its big-endian bytes sign-extended or cut to it.
-			if logical != schema.LogicalDecimal || int(lt.Precision()) != n.Schema.Precision || int(lt.Scale()) != n.Schema.Scale {
+			if logical != schema.LogicalDecimal || int(lt.Precision()) != rs.Precision || int(lt.Scale()) != rs.Scale {
 				return false
 			}
 			phys, l.Decimal, logical = parquet.Types.FixedLenByteArray, leaf.TypeLength(), schema.LogicalNone
@@ -277,7 +307,7 @@ func (p *directPlan) inner(n *layout.Node, pq pqschema.Node, steps []levels.Step
 			if logical != schema.LogicalUUID || leaf.TypeLength() != 16 {
 				return false
 			}
-			phys, l.UUID, logical = parquet.Types.FixedLenByteArray, n.Kind == schema.String, schema.LogicalNone
+			phys, l.UUID, logical = parquet.Types.FixedLenByteArray, rs.Kind == schema.String, schema.LogicalNone
 		default:
 			if logical == schema.LogicalDecimal || logical == schema.LogicalUUID {
 				// Stored as plain bytes (a precision no Arrow decimal
@@ -289,14 +319,14 @@ func (p *directPlan) inner(n *layout.Node, pq pqschema.Node, steps []levels.Step
 			return false
 		}
 	case schema.Enum:
-		phys, l.Symbols = parquet.Types.ByteArray, n.Schema.Symbols
+		phys, l.Symbols = parquet.Types.ByteArray, rs.Symbols
 	default:
 		return false
 	}
 	if leaf.PhysicalType() != phys || !sameLogical(logical, leaf.LogicalType()) {
 		return false
 	}
-	p.addLeaf(l)
+	m.next++
 	return true
 }
 
@@ -332,33 +362,6 @@ func sameLogical(l schema.LogicalType, pl pqschema.LogicalType) bool {
 		return timed && u == pqschema.TimeUnitNanos
 	}
 	return false
-}
-
-// addLeaf adds a leaf of the plan.
-func (p *directPlan) addLeaf(l levels.Leaf) {
-	l.Steps = append([]levels.Step(nil), l.Steps...)
-	p.leaves = append(p.leaves, l)
-}
-
-// record plans a record's fields at the group pq; a record of no fields
-// has the one field of nulls SchemaOptions.Parquet gives it.
-func (p *directPlan) record(n *layout.Node, pq pqschema.Node, steps []levels.Step, rep int16) bool {
-	g, ok := pq.(*pqschema.GroupNode)
-	if !ok || n.Kind != schema.Record {
-		return false
-	}
-	if len(n.Fields) == 0 {
-		return g.NumFields() == 1 && p.null(g.Field(0), steps)
-	}
-	if g.NumFields() != len(n.Fields) {
-		return false
-	}
-	for i, f := range n.Fields {
-		if !p.entry(f, g.Field(i), steps, rep) {
-			return false
-		}
-	}
-	return true
 }
 
 func containsInt(s []int, v int) bool {

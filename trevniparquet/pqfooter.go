@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/parquet"
 )
@@ -33,6 +34,9 @@ type footerFix struct {
 	// maps are the paths (names from the root's child) of the MAP
 	// groups whose annotations were dropped.
 	maps [][]string
+	// lz4 are the column chunks (row group, column) whose codec, LZ4,
+	// reads as LZ4_RAW (see pqpages.go).
+	lz4 map[[2]int]bool
 }
 
 // maxThriftDepth bounds the nesting of Thrift structs, lists and maps
@@ -44,10 +48,12 @@ const maxThriftDepth = 64
 var errFooterThrift = errors.New("footer is not Thrift")
 
 // fixFooter returns r, or a reader of r with its footer rewritten as
-// above, with what was changed (nil when nothing). A footer that is not
-// one (too short, encrypted, longer than maxBytes, not Thrift) is left
-// to arrow-go to refuse.
-func fixFooter(r parquet.ReaderAtSeeker, maxBytes int64) (parquet.ReaderAtSeeker, *footerFix, error) {
+// above and the chunks of empty compressed pages moved (pqrelocate.go;
+// with verify, the CRCs of the pages rewritten checked), with what was
+// changed (nil when nothing). A footer that is not one (too short,
+// encrypted, longer than maxBytes, not Thrift) is left to arrow-go to
+// refuse; so are pages larger than maxPage.
+func fixFooter(r parquet.ReaderAtSeeker, maxBytes, maxPage int64, verify bool) (parquet.ReaderAtSeeker, *footerFix, error) {
 	size, err := r.Seek(0, io.SeekEnd)
 	if err != nil || size < 12 {
 		return r, nil, nil
@@ -65,24 +71,44 @@ func fixFooter(r parquet.ReaderAtSeeker, maxBytes int64) (parquet.ReaderAtSeeker
 		return nil, nil, fmt.Errorf("Parquet footer: %w", err)
 	}
 	out, fix, err := rewriteFileMeta(meta)
-	if err != nil || fix == nil {
+	if err != nil {
 		return r, nil, nil
 	}
-	pr := &patchedFooter{r: r, cut: size - 8 - n}
+	cut := size - 8 - n
+	out, segs, err := moveEmptyPages(r, out, cut, maxPage, verify)
+	if err != nil {
+		if errors.Is(err, errFooterThrift) {
+			return r, nil, nil
+		}
+		return nil, nil, err
+	}
+	if fix == nil && segs == nil {
+		return r, nil, nil
+	}
+	if fix == nil {
+		fix = &footerFix{}
+	}
+	pr := &patchedFooter{r: r, cut: cut, segs: segs}
+	for _, s := range segs {
+		pr.moved += s.size()
+	}
 	pr.tail = append(out, 0, 0, 0, 0, 'P', 'A', 'R', '1')
 	binary.LittleEndian.PutUint32(pr.tail[len(out):], uint32(len(out)))
 	return pr, fix, nil
 }
 
-// patchedFooter reads a file whose footer (the bytes from cut) is tail.
+// patchedFooter reads a file whose footer (the bytes from cut) is segs
+// (moved chunks, moved bytes in all) then tail.
 type patchedFooter struct {
-	r    io.ReaderAt
-	cut  int64
-	tail []byte
-	pos  int64
+	r     io.ReaderAt
+	cut   int64
+	segs  []segment
+	moved int64
+	tail  []byte
+	pos   int64
 }
 
-func (p *patchedFooter) size() int64 { return p.cut + int64(len(p.tail)) }
+func (p *patchedFooter) size() int64 { return p.cut + p.moved + int64(len(p.tail)) }
 
 func (p *patchedFooter) ReadAt(b []byte, off int64) (int, error) {
 	if off < 0 {
@@ -98,8 +124,35 @@ func (p *patchedFooter) ReadAt(b []byte, off int64) (int, error) {
 		}
 		off += k
 	}
+	// The moved chunks.
+	at := p.cut
+	for _, s := range p.segs {
+		if n == len(b) {
+			break
+		}
+		sz := s.size()
+		if off >= at+sz {
+			at += sz
+			continue
+		}
+		k := min(int64(len(b)-n), at+sz-off)
+		if s.b != nil {
+			copy(b[n:n+int(k)], s.b[off-at:])
+		} else {
+			m, err := p.r.ReadAt(b[n:n+int(k)], s.off+off-at)
+			if int64(m) < k {
+				if err == nil {
+					err = io.ErrUnexpectedEOF
+				}
+				return n + m, err
+			}
+		}
+		n += int(k)
+		off += k
+		at += sz
+	}
 	if n < len(b) {
-		if t := off - p.cut; t < int64(len(p.tail)) {
+		if t := off - p.cut - p.moved; t >= 0 && t < int64(len(p.tail)) {
 			n += copy(b[n:], p.tail[t:])
 		}
 	}
@@ -352,6 +405,19 @@ func rewriteFileMeta(meta []byte) ([]byte, *footerFix, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	fix := &footerFix{}
+	changed := false
+	if at, chunks, err := lz4Codecs(meta, top); err != nil {
+		return nil, nil, err
+	} else if len(at) > 0 {
+		meta = slices.Clone(meta)
+		fix.lz4 = map[[2]int]bool{}
+		for i, pos := range at {
+			meta[pos] = zigzagLZ4Raw
+			fix.lz4[chunks[i]] = true
+		}
+		changed = true
+	}
 	var list *thriftField
 	for i := range top {
 		if top[i].id == fileMetaSchema && top[i].typ == tList {
@@ -359,6 +425,9 @@ func rewriteFileMeta(meta []byte) ([]byte, *footerFix, error) {
 		}
 	}
 	if list == nil {
+		if changed {
+			return meta, fix, nil
+		}
 		return meta, nil, nil
 	}
 	n, et, pos, err := listHeader(meta, list.val)
@@ -402,8 +471,6 @@ func rewriteFileMeta(meta []byte) ([]byte, *footerFix, error) {
 		elems = append(elems, e)
 		pos = end
 	}
-	fix := &footerFix{}
-	changed := false
 	for i := range elems {
 		if elems[i].logical == -1 {
 			elems[i].dropField(elemLogical)
@@ -453,6 +520,9 @@ func rewriteFileMeta(meta []byte) ([]byte, *footerFix, error) {
 	if !changed {
 		return meta, nil, nil
 	}
+	if fix.maps == nil && !slices.ContainsFunc(elems, func(e schemaElement) bool { return e.drop != nil }) {
+		return meta, fix, nil
+	}
 	out := make([]byte, 0, len(meta))
 	out = append(out, meta[:list.val]...)
 	out = append(out, meta[list.val:elems[0].start]...) // the list's header, as it was
@@ -465,6 +535,75 @@ func rewriteFileMeta(meta []byte) ([]byte, *footerFix, error) {
 	}
 	out = append(out, meta[list.end:]...)
 	return out, fix, nil
+}
+
+// Field ids of the structs that lead to a column chunk's codec, and the
+// codec's values (as one-byte zigzag varints).
+const (
+	fileMetaRowGroups = 4
+	rowGroupColumns   = 1
+	chunkMetaData     = 3
+	columnMetaCodec   = 4
+	zigzagLZ4         = 5 << 1
+	zigzagLZ4Raw      = 7 << 1
+)
+
+// lz4Codecs returns the positions in meta (a FileMetaData, whose fields
+// are top) of the codec values of the column chunks compressed with LZ4,
+// and the chunks (row group, column).
+func lz4Codecs(meta []byte, top []thriftField) ([]int, [][2]int, error) {
+	var (
+		at     []int
+		chunks [][2]int
+	)
+	for _, f := range top {
+		if f.id != fileMetaRowGroups || f.typ != tList {
+			continue
+		}
+		n, et, pos, err := listHeader(meta, f.val)
+		if err != nil || et != tStruct {
+			return nil, nil, errFooterThrift
+		}
+		for g := range n {
+			rg, end, err := readStruct(meta, pos, 1)
+			if err != nil {
+				return nil, nil, err
+			}
+			pos = end
+			for _, cf := range rg {
+				if cf.id != rowGroupColumns || cf.typ != tList {
+					continue
+				}
+				m, et, cpos, err := listHeader(meta, cf.val)
+				if err != nil || et != tStruct {
+					return nil, nil, errFooterThrift
+				}
+				for c := range m {
+					chunk, end, err := readStruct(meta, cpos, 2)
+					if err != nil {
+						return nil, nil, err
+					}
+					cpos = end
+					for _, mf := range chunk {
+						if mf.id != chunkMetaData || mf.typ != tStruct {
+							continue
+						}
+						cmd, _, err := readStruct(meta, mf.val, 3)
+						if err != nil {
+							return nil, nil, err
+						}
+						for _, k := range cmd {
+							if k.id == columnMetaCodec && k.typ == tI32 && k.end == k.val+1 && meta[k.val] == zigzagLZ4 {
+								at = append(at, k.val)
+								chunks = append(chunks, [2]int{g, c})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return at, chunks, nil
 }
 
 // dropField marks the field of this id to be left out.

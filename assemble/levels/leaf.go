@@ -27,6 +27,15 @@ const (
 	// (Nullable), and one for the branch on the leaf's path. Every
 	// branch column is read to tell null from another branch.
 	Choice
+	// Absent is an optional node never there: a field of the reader's
+	// that the file does not have, of default null. Its definition
+	// level is never reached, and the steps after it read no column.
+	Absent
+	// Must is a union of the file's read as one of its branches (the
+	// reader's type is no union): Cols are its branch columns, Which
+	// the branch read; another taken, or null, is an error. It adds no
+	// level.
+	Must
 )
 
 // Step is one node of a leaf's path that adds a level.
@@ -42,12 +51,19 @@ type Step struct {
 	Which int
 	// Nullable says a Choice has a null branch, and a level of its own.
 	Nullable bool
+	// Foreign, if not nil, marks the Cols of the file's branches the
+	// reader's union has none for: one taken is an error. Which is -1
+	// for a reader's branch the file's union lacks (never taken).
+	Foreign []bool
 }
 
 // defs returns the definition levels the step adds.
 func (s *Step) defs() int16 {
-	if s.Kind == Choice && s.Nullable {
+	switch {
+	case s.Kind == Choice && s.Nullable:
 		return 2
+	case s.Kind == Must:
+		return 0
 	}
 	return 1
 }
@@ -80,6 +96,25 @@ type Leaf struct {
 	// wherever the union is reached, the index of the branch taken. Col
 	// is then -1.
 	Branch []int
+	// BranchMap, if not nil, maps the file's branch index (Branch's) to
+	// the reader's union's, -1 where the reader has none (an error if
+	// taken).
+	BranchMap []int
+	// EnumMap, if not nil, maps the file's enum ordinals to the
+	// reader's, -1 where the reader has no symbol and no default (an
+	// error if read).
+	EnumMap []int32
+	// Promote, if not format.Null, is the type the values are read as,
+	// promoted from Type as Avro's resolution does (int to long, float or
+	// double; long to float or double; float to double; string to bytes
+	// and bytes to string, checked to be UTF-8): the Run holds them in
+	// Promote's slice (ValueType).
+	Promote format.ValueType
+	// Const, if not nil, makes the leaf one of a default value, a field
+	// of the reader's the file does not have: its value, as
+	// typemap.ToStored gives it (bool, int32, int64, float32, float64,
+	// string, []byte), wherever the leaf is reached. Col is then -1.
+	Const any
 	// Schema is the reader's type of the values (not a union): its
 	// logical type says what they mean. Nil in a leaf made by hand.
 	Schema *schema.Schema
@@ -88,6 +123,26 @@ type Leaf struct {
 	// Path names the leaf in errors (of the caller's: Reader.Read's are
 	// not wrapped with it).
 	Path string
+}
+
+// ValueType returns the type of the leaf's values as they are read:
+// Promote, or Type.
+func (l *Leaf) ValueType() format.ValueType {
+	if l.Promote != format.Null {
+		return l.Promote
+	}
+	return l.Type
+}
+
+// absent says whether the leaf has an Absent step, or a Choice of a
+// branch the file lacks: it reads no value.
+func (l *Leaf) absent() bool {
+	for _, s := range l.Steps {
+		if s.Kind == Absent || s.Kind == Choice && s.Which < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Columns returns the distinct columns the leaf reads: its steps' and
@@ -109,7 +164,7 @@ func (l *Leaf) Columns() []int {
 		switch s.Kind {
 		case Optional, Repeated:
 			add(s.Col)
-		case Choice:
+		case Choice, Must:
 			for _, c := range s.Cols {
 				add(c)
 			}
@@ -118,7 +173,7 @@ func (l *Leaf) Columns() []int {
 	for _, c := range l.Branch {
 		add(c)
 	}
-	if !l.Null {
+	if !l.Null && l.Const == nil {
 		add(l.Col)
 	}
 	return cols
@@ -154,13 +209,17 @@ func (l *Leaf) ByteArray() bool {
 	if l.Branch != nil {
 		return false
 	}
-	return l.Type == format.String || l.Type == format.Bytes || l.Symbols != nil
+	t := l.ValueType()
+	return t == format.String || t == format.Bytes || l.Symbols != nil
 }
 
 // check says what is wrong with a leaf's plan, or nil.
 func (l *Leaf) check() error {
 	for _, s := range l.Steps {
-		if s.Kind == Choice && (s.Which < 0 || s.Which >= len(s.Cols)) {
+		if s.Kind == Must && (s.Which < 0 || s.Which >= len(s.Cols)) {
+			return fmt.Errorf("union branch %d of %d", s.Which, len(s.Cols))
+		}
+		if s.Kind == Choice && (s.Which < -1 || s.Which >= len(s.Cols) || s.Foreign != nil && len(s.Foreign) != len(s.Cols)) {
 			return fmt.Errorf("union branch %d of %d", s.Which, len(s.Cols))
 		}
 	}
@@ -170,8 +229,17 @@ func (l *Leaf) check() error {
 		}
 		return nil
 	}
-	if !l.Null && l.Col < 0 {
+	if l.Const != nil {
+		if l.Col >= 0 || l.Null {
+			return fmt.Errorf("a leaf of a default value with a column of values")
+		}
+		return nil
+	}
+	if !l.Null && l.Col < 0 && !l.absent() {
 		return fmt.Errorf("a leaf of values without a column")
+	}
+	if l.Promote != format.Null && !promotes(l.Type, l.Promote) {
+		return fmt.Errorf("values of %s read as %s", l.Type, l.Promote)
 	}
 	return nil
 }
@@ -197,4 +265,22 @@ func (r *Run) reset() {
 	r.Defs, r.Reps = r.Defs[:0], r.Reps[:0]
 	r.Bools, r.I32, r.I64, r.F32, r.F64 = r.Bools[:0], r.I32[:0], r.I64[:0], r.F32[:0], r.F64[:0]
 	r.Data, r.Ends = r.Data[:0], r.Ends[:0]
+}
+
+// promotes says whether values of column type t are promoted to type to
+// (Leaf.Promote).
+func promotes(t, to format.ValueType) bool {
+	switch t {
+	case format.Int:
+		return to == format.Long || to == format.Float || to == format.Double
+	case format.Long:
+		return to == format.Float || to == format.Double
+	case format.Float:
+		return to == format.Double
+	case format.String:
+		return to == format.Bytes
+	case format.Bytes:
+		return to == format.String
+	}
+	return false
 }

@@ -8,7 +8,9 @@ import (
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/coltype"
 	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/typemap"
 )
 
 // ErrUnsupported is returned (wrapped) by NewPlan for a reader schema
@@ -150,8 +152,11 @@ type Node struct {
 	// after an array or map's values, "[key]" after a map's keys.
 	Path string
 
-	w     *layout.Node // the file's position read (a union's, for a Union)
-	above []Step       // a Union of no leaves: the steps above it
+	w        *layout.Node // the file's position read (a union's, for a Union)
+	above    []Step       // a Union of no leaves, or read from a non-union: the steps above it
+	absent   bool         // within a field the file does not have
+	toReader []int        // a Union's: the reader's branch of each of the file's, -1 for none
+	only     int          // a Union read from the file's non-union: the reader's branch always taken
 }
 
 // maxPlanDepth bounds the nesting of a plan's tree (the layout bounds it
@@ -191,9 +196,19 @@ func NewPlan(w *layout.Layout, opts *PlanOptions) (*Plan, error) {
 
 // planner walks a reader schema beside a layout.
 type planner struct {
-	p     *Plan
-	depth int
-	above int // the steps kept above unions of null alone
+	p      *Plan
+	depth  int
+	above  int // the steps kept above unions of null alone
+	absent int // > 0 within a field the file does not have (its layout a stand-in: no column is read)
+}
+
+// col returns column c of the file, or -1 within a field the file does
+// not have.
+func (b *planner) col(c int) int {
+	if b.absent > 0 {
+		return -1
+	}
+	return c
 }
 
 // maxAbove bounds the steps a plan keeps above unions of null alone.
@@ -226,7 +241,7 @@ func (b *planner) node(rs *schema.Schema, w *layout.Node, parent *Node, path str
 	if ws.Kind == schema.Union || rs.Kind == schema.Union {
 		return b.union(rs, w, parent, path, steps, def, rep)
 	}
-	n := &Node{Schema: rs, Parent: parent, Def: def, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w}
+	n := &Node{Schema: rs, Parent: parent, Def: def, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w, absent: b.absent > 0}
 	if err := b.inner(n, rs, w, steps); err != nil {
 		return nil, err
 	}
@@ -238,61 +253,101 @@ func (b *planner) node(rs *schema.Schema, w *layout.Node, parent *Node, path str
 // as a nullable T, any other as a Union node.
 func (b *planner) union(rs *schema.Schema, w *layout.Node, parent *Node, path string, steps []Step, def, rep int16) (*Node, error) {
 	ws := w.Schema
-	if ws.Kind != schema.Union || rs.Kind != schema.Union {
-		return nil, unsupported(path, "a union read as another type, or another type as a union")
-	}
-	if len(rs.Branches) != len(ws.Branches) {
-		return nil, unsupported(path, "a union of %d branches read as one of %d", len(ws.Branches), len(rs.Branches))
-	}
-	var cols []int
-	hasNull := false
-	for i, wb := range ws.Branches {
-		rb := rs.Branches[i]
-		if !sameBranch(wb, rb) {
-			return nil, unsupported(path, "the union's branch %d is %s in the file and %s in the reader", i, wb.FullName(), rb.FullName())
+	if ws.Kind != schema.Union {
+		// The file's T read as the reader's ["null", T]: always there.
+		if t, k := nullable(rs); t != nil && (sameType(ws, t) || promotable(ws, t)) {
+			n := &Node{Schema: rs.Branches[k], Parent: parent, Nullable: true, Def: def + 1, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w, absent: b.absent > 0}
+			st := append(steps[:len(steps):len(steps)], Step{Kind: Defined})
+			if err := b.inner(n, t, w, st); err != nil {
+				return nil, err
+			}
+			n.End = len(b.p.Leaves)
+			return n, nil
 		}
-		if wb.Kind == schema.Null {
-			hasNull = true
-			continue
-		}
-		cols = append(cols, w.BranchCols[i])
+		return b.intoUnion(rs, w, parent, path, steps, def, rep)
 	}
-	if len(ws.Branches) == 2 && hasNull && len(cols) == 1 {
-		// ["null", T]: T, nullable.
-		k := 0
-		if ws.Branches[0].Kind == schema.Null {
-			k = 1
-		}
-		n := &Node{Schema: rs.Branches[k], Parent: parent, Nullable: true, Def: def + 1, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w.Branches[k]}
-		st := append(steps[:len(steps):len(steps)], Step{Kind: Optional, Col: w.BranchCols[k]})
+	if rs.Kind != schema.Union {
+		return b.outOfUnion(rs, w, parent, path, steps, def, rep)
+	}
+	tw, kw := nullable(ws)
+	tr, kr := nullable(rs)
+	if tw != nil && tr != nil && (sameBranch(tw, tr) || promotable(tw, tr)) {
+		// ["null", T] read as ["null", T'], in either order: T',
+		// nullable.
+		n := &Node{Schema: rs.Branches[kr], Parent: parent, Nullable: true, Def: def + 1, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w.Branches[kw], absent: b.absent > 0}
+		st := append(steps[:len(steps):len(steps)], Step{Kind: Optional, Col: b.col(w.BranchCols[kw])})
 		b.depth++
 		defer func() { b.depth-- }()
-		if err := b.inner(n, rs.Branches[k], w.Branches[k], st); err != nil {
+		if err := b.inner(n, tr, w.Branches[kw], st); err != nil {
 			return nil, err
 		}
 		n.End = len(b.p.Leaves)
 		return n, nil
 	}
-	u := &Node{Kind: Union, Schema: rs, Parent: parent, Nullable: hasNull, Def: def, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w}
+	// The reader's branch of each of the file's: one of the same type
+	// first, then one it is promoted to (-1: none, an error if taken).
+	toReader := make([]int, len(ws.Branches))
+	var (
+		cols    []int
+		foreign []bool
+		colOf   = make([]int, len(ws.Branches)) // each branch's index in cols
+		matched = false
+	)
+	for i, wb := range ws.Branches {
+		toReader[i] = matchBranch(rs, wb)
+		if toReader[i] >= 0 {
+			matched = true
+			for k := range i {
+				if toReader[k] == toReader[i] {
+					return nil, unsupported(path, "the file's branches %s and %s both read as the reader's %s", ws.Branches[k].FullName(), wb.FullName(), rs.Branches[toReader[i]].FullName())
+				}
+			}
+		}
+		colOf[i] = -1
+		if wb.Kind == schema.Null {
+			continue
+		}
+		colOf[i] = len(cols)
+		cols = append(cols, b.col(w.BranchCols[i]))
+		foreign = append(foreign, toReader[i] < 0)
+	}
+	if !matched {
+		return nil, fmt.Errorf("%s: %w: no branch of the file's union %s can be read as %s", path, assemble.ErrIncompatible, describeUnion(ws), describeUnion(rs))
+	}
+	if !slices.Contains(foreign, true) {
+		foreign = nil
+	}
+	hasNull := slices.ContainsFunc(rs.Branches, func(b *schema.Schema) bool { return b.Kind == schema.Null })
+	u := &Node{Kind: Union, Schema: rs, Parent: parent, Nullable: hasNull, Def: def, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w, absent: b.absent > 0, toReader: toReader}
 	if hasNull {
 		u.Def++
 	}
-	k := 0
-	for i, wb := range ws.Branches {
-		rb := rs.Branches[i]
-		if wb.Kind == schema.Null {
+	for k, rb := range rs.Branches {
+		if rb.Kind == schema.Null {
 			u.Children = append(u.Children, &Node{Kind: Value, Schema: rb, Name: rb.FullName(), Parent: u, Nullable: true,
 				Def: u.Def + 1, Rep: rep, Step: len(steps) + 1, Leaf: -1, First: len(b.p.Leaves), End: len(b.p.Leaves), Path: path})
 			continue
 		}
-		st := append(steps[:len(steps):len(steps)], Step{Kind: Choice, Cols: cols, Which: k, Nullable: hasNull})
-		c, err := b.node(rb, w.Branches[i], u, path, st, u.Def+1, rep)
+		i := slices.Index(toReader, k)
+		which := -1
+		if i >= 0 {
+			which = colOf[i]
+		}
+		st := append(steps[:len(steps):len(steps)], Step{Kind: Choice, Cols: cols, Which: which, Nullable: hasNull, Foreign: foreign})
+		var (
+			c   *Node
+			err error
+		)
+		if i >= 0 {
+			c, err = b.node(rb, w.Branches[i], u, path, st, u.Def+1, rep)
+		} else {
+			c, err = b.standIn(rb, u, path, st, u.Def+1, rep)
+		}
 		if err != nil {
 			return nil, err
 		}
 		c.Name, c.Nullable, c.Step = rb.FullName(), true, len(steps)
 		u.Children = append(u.Children, c)
-		k++
 	}
 	u.End = len(b.p.Leaves)
 	if u.First == u.End {
@@ -306,16 +361,129 @@ func (b *planner) union(rs *schema.Schema, w *layout.Node, parent *Node, path st
 	return u, nil
 }
 
+// intoUnion plans the file's w (not a union) read as the reader's union
+// rs, always the branch that reads it.
+func (b *planner) intoUnion(rs *schema.Schema, w *layout.Node, parent *Node, path string, steps []Step, def, rep int16) (*Node, error) {
+	j := matchBranch(rs, w.Schema)
+	if j < 0 {
+		return nil, fmt.Errorf("%s: %w: the file's %s matches no branch of the reader's %s", path, assemble.ErrIncompatible, w.Schema.FullName(), describeUnion(rs))
+	}
+	hasNull := slices.ContainsFunc(rs.Branches, func(b *schema.Schema) bool { return b.Kind == schema.Null })
+	u := &Node{Kind: Union, Schema: rs, Parent: parent, Nullable: hasNull, Def: def, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w, absent: b.absent > 0, only: j}
+	above := slices.Clone(steps)
+	if hasNull {
+		u.Def++
+		above = append(above, Step{Kind: Defined})
+	}
+	for k, rb := range rs.Branches {
+		if rb.Kind == schema.Null {
+			u.Children = append(u.Children, &Node{Kind: Value, Schema: rb, Name: rb.FullName(), Parent: u, Nullable: true,
+				Def: u.Def + 1, Rep: rep, Step: len(steps) + 1, Leaf: -1, First: len(b.p.Leaves), End: len(b.p.Leaves), Path: path})
+			continue
+		}
+		var (
+			c   *Node
+			err error
+		)
+		if k == j {
+			c, err = b.node(rb, w, u, path, append(above[:len(above):len(above)], Step{Kind: Defined}), u.Def+1, rep)
+		} else {
+			c, err = b.standIn(rb, u, path, append(above[:len(above):len(above)], Step{Kind: Absent}), u.Def+1, rep)
+		}
+		if err != nil {
+			return nil, err
+		}
+		c.Name, c.Nullable, c.Step = rb.FullName(), true, len(steps)
+		u.Children = append(u.Children, c)
+	}
+	u.End = len(b.p.Leaves)
+	u.above = steps
+	return u, nil
+}
+
+// outOfUnion plans the file's union w read as the reader's rs, not a
+// union: the branch that reads it must be taken (a Must step).
+func (b *planner) outOfUnion(rs *schema.Schema, w *layout.Node, parent *Node, path string, steps []Step, def, rep int16) (*Node, error) {
+	ws := w.Schema
+	read := -1
+	for i, wb := range ws.Branches {
+		if sameType(wb, rs) {
+			read = i
+			break
+		}
+	}
+	if read < 0 {
+		for i, wb := range ws.Branches {
+			if promotable(wb, rs) {
+				read = i
+				break
+			}
+		}
+	}
+	if read < 0 || ws.Branches[read].Kind == schema.Null {
+		return nil, fmt.Errorf("%s: %w: no branch of the file's union %s can be read as %s", path, assemble.ErrIncompatible, describeUnion(ws), rs.FullName())
+	}
+	var cols []int
+	which := -1
+	for i, wb := range ws.Branches {
+		if wb.Kind == schema.Null {
+			continue
+		}
+		if i == read {
+			which = len(cols)
+		}
+		cols = append(cols, b.col(w.BranchCols[i]))
+	}
+	st := append(steps[:len(steps):len(steps)], Step{Kind: Must, Cols: cols, Which: which})
+	n, err := b.node(rs, w.Branches[read], parent, path, st, def, rep)
+	if err != nil {
+		return nil, err
+	}
+	n.Step = len(steps)
+	return n, nil
+}
+
+// standIn plans the reader's rs where the file has nothing (a union's
+// branch it lacks): from a stand-in layout of rs, no column read.
+func (b *planner) standIn(rs *schema.Schema, parent *Node, path string, steps []Step, def, rep int16) (*Node, error) {
+	stand, err := layout.New(rs, nil)
+	if err != nil {
+		return nil, unsupported(path, "a branch of a type not laid out: %v", err)
+	}
+	b.absent++
+	defer func() { b.absent-- }()
+	return b.node(rs, stand.Root, parent, path, steps, def, rep)
+}
+
+// matchBranch returns the reader's union branch that reads the file's
+// ws (not a union): one of the same type (and name) first, then one it is
+// promoted to; -1 if none.
+func matchBranch(ru, ws *schema.Schema) int {
+	for j, rb := range ru.Branches {
+		if sameBranch(ws, rb) {
+			return j
+		}
+	}
+	for j, rb := range ru.Branches {
+		if promotable(ws, rb) {
+			return j
+		}
+	}
+	return -1
+}
+
 // inner plans the value of rs (not a union) from w (not a union) at n,
 // whose Def, Rep, Step, Parent and Path are set.
 func (b *planner) inner(n *Node, rs *schema.Schema, w *layout.Node, steps []Step) error {
 	ws := w.Schema
 	n.Schema = rs
+	promote := format.Null
+	var enumMap []int32
 	if !sameType(ws, rs) {
-		if promotable(ws, rs) {
-			return unsupported(n.Path, "the file's %s read as %s", ws.FullName(), rs.FullName())
+		if !promotable(ws, rs) {
+			return fmt.Errorf("%s: %w: the file's %s cannot be read as %s", n.Path, assemble.ErrIncompatible, ws.FullName(), rs.FullName())
 		}
-		return fmt.Errorf("%s: %w: the file's %s cannot be read as %s", n.Path, assemble.ErrIncompatible, ws.FullName(), rs.FullName())
+		promote, _ = coltype.Of(rs)
 	}
 	switch rs.Kind {
 	case schema.Record:
@@ -326,13 +494,18 @@ func (b *planner) inner(n *Node, rs *schema.Schema, w *layout.Node, steps []Step
 		}
 		for _, rf := range rs.Fields {
 			k := writerField(ws, rf)
+			var (
+				c   *Node
+				err error
+			)
 			if k < 0 {
-				if rf.HasDefault {
-					return unsupported(joinPath(n.Path, rf.Name), "a field not in the file, of its default")
+				if !rf.HasDefault {
+					return fmt.Errorf("%s: %w: not in the file and has no default", joinPath(n.Path, rf.Name), assemble.ErrIncompatible)
 				}
-				return fmt.Errorf("%s: %w: not in the file and has no default", joinPath(n.Path, rf.Name), assemble.ErrIncompatible)
+				c, err = b.defaulted(rf, n, steps)
+			} else {
+				c, err = b.node(rf.Type, w.Fields[k], n, joinPath(n.Path, rf.Name), steps, n.Def, n.Rep)
 			}
-			c, err := b.node(rf.Type, w.Fields[k], n, joinPath(n.Path, rf.Name), steps, n.Def, n.Rep)
 			if err != nil {
 				return err
 			}
@@ -342,14 +515,14 @@ func (b *planner) inner(n *Node, rs *schema.Schema, w *layout.Node, steps []Step
 		return nil
 	case schema.Array, schema.Map:
 		n.Kind = List
-		st := append(steps[:len(steps):len(steps)], Step{Kind: Repeated, Col: w.Col, Rep: n.Rep + 1})
+		st := append(steps[:len(steps):len(steps)], Step{Kind: Repeated, Col: b.col(w.Col), Rep: n.Rep + 1})
 		items := rs.Items
 		if rs.Kind == schema.Map {
 			n.Kind = Map
 			items = rs.Values
 			key := &Node{Kind: Value, Schema: &schema.Schema{Kind: schema.String}, Name: "key", Parent: n, Def: n.Def + 1, Rep: n.Rep + 1,
 				Step: len(st), First: len(b.p.Leaves), Path: n.Path + "[key]"}
-			key.Leaf = b.add(Leaf{Steps: st, Col: w.KeyCol, Type: format.String, Schema: key.Schema}, key)
+			key.Leaf = b.add(Leaf{Steps: st, Col: b.col(w.KeyCol), Type: format.String, Schema: key.Schema}, key)
 			key.End = len(b.p.Leaves)
 			n.Children = append(n.Children, key)
 		}
@@ -371,19 +544,128 @@ func (b *planner) inner(n *Node, rs *schema.Schema, w *layout.Node, steps []Step
 		return nil
 	case schema.Enum:
 		if !slices.Equal(ws.Symbols, rs.Symbols) {
-			return unsupported(n.Path, "enum %s read with other symbols", ws.FullName())
+			enumMap = make([]int32, len(ws.Symbols))
+			def := int32(-1)
+			if rs.EnumDefault != "" {
+				def = int32(rs.SymbolIndex(rs.EnumDefault))
+			}
+			for i, sym := range ws.Symbols {
+				enumMap[i] = int32(rs.SymbolIndex(sym))
+				if enumMap[i] < 0 {
+					enumMap[i] = def
+				}
+			}
 		}
 	}
 	n.Kind = Value
 	if w.Col < 0 {
 		return fmt.Errorf("%s: no column for %s", n.Path, ws.FullName())
 	}
-	l := Leaf{Steps: steps, Col: w.Col, Type: w.Type, Schema: rs}
+	l := Leaf{Steps: steps, Col: b.col(w.Col), Type: w.Type, Promote: promote, EnumMap: enumMap, Schema: rs}
 	if rs.Kind == schema.Fixed {
 		l.Fixed = rs.Size
 	}
 	n.Leaf = b.add(l, n)
 	return nil
+}
+
+// defaulted plans the reader's field rf, which the file's record lacks,
+// of its default, beneath record node n: a null default of a ["null", T]
+// field as a T never there (an Absent step), a default of a simple type
+// (or of the first branch, simple, of a union of it and null) as a leaf
+// of that value. Other defaults are not covered.
+func (b *planner) defaulted(rf *schema.Field, n *Node, steps []Step) (*Node, error) {
+	path := joinPath(n.Path, rf.Name)
+	native, err := typemap.DefaultValue(rf.Type, rf.Default)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: bad default: %v", path, assemble.ErrIncompatible, err)
+	}
+	// The field's layout, standing in for the file's: its columns are
+	// never read.
+	stand, err := layout.New(rf.Type, nil)
+	if err != nil {
+		return nil, unsupported(path, "a default of a type not laid out: %v", err)
+	}
+	t, k := nullable(rf.Type)
+	switch {
+	case t != nil && k == 1 && native == nil:
+		// null: T never there.
+		c := &Node{Schema: t, Parent: n, Nullable: true, Def: n.Def + 1, Rep: n.Rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: stand.Root.Branches[1], absent: true}
+		st := append(steps[:len(steps):len(steps)], Step{Kind: Absent})
+		b.absent++
+		err := b.inner(c, t, stand.Root.Branches[1], st)
+		b.absent--
+		if err != nil {
+			return nil, err
+		}
+		c.End = len(b.p.Leaves)
+		return c, nil
+	case rf.Type.Kind == schema.Union:
+		if t == nil || k != 0 || !t.IsSimple() {
+			return nil, unsupported(path, "a default of a union but [T, \"null\"] of a simple T")
+		}
+		// [T, "null"] of default T: always there.
+		_, v, err := typemap.ResolveUnion(rf.Type, native)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: bad default: %v", path, assemble.ErrIncompatible, err)
+		}
+		c := &Node{Kind: Value, Schema: t, Parent: n, Nullable: true, Def: n.Def + 1, Rep: n.Rep, Step: len(steps), First: len(b.p.Leaves), Path: path, absent: true}
+		st := append(steps[:len(steps):len(steps)], Step{Kind: Defined})
+		if err := b.constant(c, t, v, st); err != nil {
+			return nil, err
+		}
+		return c, nil
+	case rf.Type.IsSimple() && rf.Type.Kind != schema.Null:
+		c := &Node{Kind: Value, Schema: rf.Type, Parent: n, Def: n.Def, Rep: n.Rep, Step: len(steps), First: len(b.p.Leaves), Path: path, absent: true}
+		if err := b.constant(c, rf.Type, native, steps); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	return nil, unsupported(path, "a default of %s", rf.Type.FullName())
+}
+
+// constant adds the leaf of node c, of the default value v of type s.
+func (b *planner) constant(c *Node, s *schema.Schema, v any, steps []Step) error {
+	stored, err := typemap.ToStored(s, v)
+	if err != nil {
+		return fmt.Errorf("%s: %w: bad default: %v", c.Path, assemble.ErrIncompatible, err)
+	}
+	t, _ := coltype.Of(s)
+	l := Leaf{Steps: steps, Col: -1, Type: t, Const: stored, Schema: s}
+	if s.Kind == schema.Fixed {
+		l.Fixed = s.Size
+	}
+	c.Leaf = b.add(l, c)
+	c.End = len(b.p.Leaves)
+	return nil
+}
+
+// describeUnion names a union's branches.
+func describeUnion(s *schema.Schema) string {
+	d := "["
+	for i, b := range s.Branches {
+		if i > 0 {
+			d += ", "
+		}
+		d += b.FullName()
+	}
+	return d + "]"
+}
+
+// nullable returns T of a union of null and one other type T, and T's
+// index; nil for any other schema.
+func nullable(s *schema.Schema) (*schema.Schema, int) {
+	if s.Kind != schema.Union || len(s.Branches) != 2 {
+		return nil, 0
+	}
+	switch {
+	case s.Branches[0].Kind == schema.Null && s.Branches[1].Kind != schema.Null:
+		return s.Branches[1], 1
+	case s.Branches[1].Kind == schema.Null && s.Branches[0].Kind != schema.Null:
+		return s.Branches[0], 0
+	}
+	return nil, 0
 }
 
 // add adds leaf l of node n to the plan and returns its index.
@@ -487,7 +769,7 @@ func (p *Plan) MakeNullable(n *Node) {
 	}
 	n.Nullable = true
 	n.Def++
-	if n.Kind == Union && n.First == n.End {
+	if n.keepsAbove() {
 		n.above = slices.Insert(n.above, n.Step, Step{Kind: Defined})
 	}
 	var deeper func(c *Node)
@@ -495,7 +777,7 @@ func (p *Plan) MakeNullable(n *Node) {
 		for _, ch := range c.Children {
 			ch.Def++
 			ch.Step++
-			if ch.Kind == Union && ch.First == ch.End {
+			if ch.keepsAbove() {
 				ch.above = slices.Insert(ch.above, n.Step, Step{Kind: Defined})
 			}
 			deeper(ch)
@@ -513,8 +795,37 @@ func (p *Plan) BranchLeaf(u *Node) (Leaf, error) {
 		return Leaf{}, fmt.Errorf("%s: the branch leaf of a %s", u.Path, u.Kind)
 	}
 	steps := slices.Clone(u.above)
-	if u.First < u.End {
+	if u.First < u.End && u.w.Kind == schema.Union {
 		steps = slices.Clone(p.Leaves[u.First].Steps[:u.Step])
 	}
-	return Leaf{Steps: steps, Col: -1, Type: format.Int, Branch: slices.Clone(u.w.BranchCols), Schema: u.Schema, Node: u, Path: u.Path}, nil
+	if u.w.Kind != schema.Union {
+		// Read from the file's non-union: always the one branch.
+		return Leaf{Steps: slices.Clone(u.above), Col: -1, Type: format.Int, Const: int32(u.only), Schema: u.Schema, Node: u, Path: u.Path}, nil
+	}
+	branch := slices.Clone(u.w.BranchCols)
+	if u.absent {
+		for i := range branch {
+			branch[i] = -1
+		}
+	}
+	var toReader []int
+	if !slices.Equal(u.toReader, identity(len(u.toReader))) {
+		toReader = slices.Clone(u.toReader)
+	}
+	return Leaf{Steps: steps, Col: -1, Type: format.Int, Branch: branch, BranchMap: toReader, Schema: u.Schema, Node: u, Path: u.Path}, nil
+}
+
+// keepsAbove says whether the node keeps the steps above it: a union of
+// null alone, or read from the file's non-union.
+func (n *Node) keepsAbove() bool {
+	return n.Kind == Union && (n.First == n.End || n.w.Kind != schema.Union)
+}
+
+// identity returns 0, 1, ..., n-1.
+func identity(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
 }

@@ -2,10 +2,12 @@ package levels_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/assemble/levels"
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 )
@@ -120,5 +122,51 @@ func TestPlanReaderSchema(t *testing.T) {
 		{"name":"a","type":"string"}]}`)})
 	if !errors.Is(err, assemble.ErrIncompatible) {
 		t.Fatalf("an int read as a string: %v", err)
+	}
+	// Resolved: promotions, defaults, a field made nullable.
+	p, err = levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(`{"type":"record","name":"r","fields":[
+		{"name":"a","type":["null","double"]},
+		{"name":"k","type":"long","default":3},
+		{"name":"r2","type":{"type":"record","name":"r2","fields":[]},"default":{}}]}`)})
+	if !errors.Is(err, levels.ErrUnsupported) {
+		t.Fatalf("a default of a record: %v", err)
+	}
+	p, err = levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(`{"type":"record","name":"r","fields":[
+		{"name":"a","type":["null","double"]},
+		{"name":"k","type":"long","default":3},
+		{"name":"n","type":["null",{"type":"array","items":"int"}],"default":null}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := p.Leaves[0]; l.Col != 0 || l.Type != format.Int || l.Promote != format.Double || l.Steps[0].Kind != levels.Defined {
+		t.Fatalf("a promoted, nullable: %+v", l)
+	}
+	if l := p.Leaves[1]; l.Col != -1 || l.Const != int64(3) || len(l.Steps) != 0 {
+		t.Fatalf("a default: %+v", l)
+	}
+	if l := p.Leaves[2]; l.Col != -1 || len(l.Steps) != 2 || l.Steps[0].Kind != levels.Absent || l.MaxDef() != 2 {
+		t.Fatalf("a default null: %+v", l)
+	}
+	// A union's branches read as the reader's: the map the reader lacks
+	// is foreign (an error where taken), the reader's string never taken.
+	p, err = levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(`{"type":"record","name":"r","fields":[
+		{"name":"u","type":["string","null","long"]}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Leaves) != 2 || p.Leaves[0].Steps[0].Which != -1 || p.Leaves[1].Steps[0].Which != 0 || p.Leaves[1].Promote != format.Long ||
+		fmt.Sprint(p.Leaves[1].Steps[0].Foreign) != "[false true]" {
+		t.Fatalf("a union resolved: %+v", p.Leaves)
+	}
+	if bl, err := p.BranchLeaf(p.Root.Children[0]); err != nil || fmt.Sprint(bl.BranchMap) != "[1 2 -1]" {
+		t.Fatalf("its branch leaf: %+v, %v", bl, err)
+	}
+	// A union read as one of its branches: a Must step, no level.
+	p, err = levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(`{"type":"record","name":"r","fields":[{"name":"u","type":"long"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := p.Leaves[0]; len(p.Leaves) != 1 || l.Steps[0].Kind != levels.Must || l.Steps[0].Which != 0 || l.MaxDef() != 0 || l.Promote != format.Long {
+		t.Fatalf("a union read as long: %+v", p.Leaves)
 	}
 }

@@ -51,7 +51,7 @@ func NewReader(l *Leaf, open func(col int) (*format.ColumnReader, error)) (*Read
 		r.rd[c] = cr
 		r.list = append(r.list, cr)
 	}
-	if !l.Null && l.Branch == nil {
+	if !l.Null && l.Branch == nil && l.Const == nil && l.Col >= 0 {
 		r.vals = r.rd[l.Col]
 	}
 	for _, c := range l.Branch {
@@ -67,7 +67,7 @@ func NewReader(l *Leaf, open func(col int) (*format.ColumnReader, error)) (*Read
 		switch s.Kind {
 		case Optional, Repeated:
 			r.steps[i] = r.rd[s.Col]
-		case Choice:
+		case Choice, Must:
 			for _, c := range s.Cols {
 				r.choice[i] = append(r.choice[i], r.rd[c])
 			}
@@ -176,12 +176,12 @@ func (r *Reader) write(ctx context.Context, sink func(*Run) error, from, n int64
 // array or a ["null", T] union), the others only optional Parquet nodes
 // always there; -1 if it has none or several.
 func (l *Leaf) single() int {
-	if l.Null || l.Branch != nil {
+	if l.Null || l.Branch != nil || l.Const != nil || l.EnumMap != nil || l.absent() {
 		return -1
 	}
 	at := -1
 	for i, s := range l.Steps {
-		if s.Kind == Choice {
+		if s.Kind == Choice || s.Kind == Must {
 			return -1
 		}
 		if s.Kind != Defined {
@@ -515,7 +515,7 @@ func (r *Reader) badBytes(at int) (int, string) {
 			prev = r.run.Ends[i]
 		}
 	}
-	if r.leaf.Type != format.String {
+	if r.leaf.ValueType() != format.String {
 		return -1, ""
 	}
 	whole := utf8.Valid(r.run.Data[start:])
@@ -623,12 +623,30 @@ func (r *Reader) walk(i int, def, rep int16) error {
 		if r.leaf.Branch != nil {
 			return r.taken()
 		}
+		if r.leaf.Const != nil {
+			return r.constant()
+		}
 		return r.value()
 	}
 	s := &r.leaf.Steps[i]
 	switch s.Kind {
 	case Defined:
 		return r.walk(i+1, def+1, rep)
+	case Absent:
+		r.level(def, rep)
+		return nil
+	case Must:
+		taken, err := r.branch(i)
+		if err != nil {
+			return err
+		}
+		if taken != s.Which {
+			if taken < 0 {
+				return fmt.Errorf("the file holds a null where the reader's type takes none")
+			}
+			return fmt.Errorf("the file's union takes branch column %d, which the reader's type does not read", s.Cols[taken])
+		}
+		return r.walk(i+1, def, rep)
 	case Optional:
 		k, err := r.steps[i].NextLength()
 		if err != nil {
@@ -646,6 +664,9 @@ func (r *Reader) walk(i int, def, rep int16) error {
 		taken, err := r.branch(i)
 		if err != nil {
 			return err
+		}
+		if taken >= 0 && s.Foreign != nil && s.Foreign[taken] {
+			return fmt.Errorf("the file's union branch column %d is taken, and the reader's union has no such branch", s.Cols[taken])
 		}
 		if s.Nullable {
 			if taken < 0 {
@@ -757,6 +778,12 @@ func (r *Reader) taken() error {
 		}
 		taken = null
 	}
+	if m := r.leaf.BranchMap; m != nil {
+		if m[taken] < 0 {
+			return fmt.Errorf("the file's union branch %d is taken, and the reader's union has no such branch", taken)
+		}
+		taken = m[taken]
+	}
 	r.run.I32 = append(r.run.I32, int32(taken))
 	return nil
 }
@@ -771,6 +798,16 @@ func (r *Reader) value() error {
 		return err
 	case format.Int:
 		v, err := c.ReadInt()
+		if err == nil && r.leaf.EnumMap != nil {
+			if v < 0 || int(v) >= len(r.leaf.EnumMap) {
+				return fmt.Errorf("enum ordinal %d of %d symbols", v, len(r.leaf.EnumMap))
+			}
+			m := r.leaf.EnumMap[v]
+			if m < 0 {
+				return fmt.Errorf("the file's enum ordinal %d has no symbol in the reader's enum, which has no default", v)
+			}
+			v = m
+		}
 		if err == nil && r.leaf.Symbols != nil {
 			if v < 0 || int(v) >= len(r.leaf.Symbols) {
 				return fmt.Errorf("enum ordinal %d of %d symbols", v, len(r.leaf.Symbols))
@@ -798,7 +835,7 @@ func (r *Reader) value() error {
 		if err != nil {
 			return err
 		}
-		if r.leaf.Type == format.String && !utf8check.Valid(v) {
+		if r.leaf.ValueType() == format.String && !utf8check.Valid(v) {
 			return fmt.Errorf("a string that is not UTF-8")
 		}
 		if r.leaf.Fixed > 0 && len(v) != r.leaf.Fixed {
@@ -820,6 +857,94 @@ func (r *Reader) value() error {
 		return nil
 	}
 	return fmt.Errorf("column type %s", r.leaf.Type)
+}
+
+// promote turns the values held from the leaf's Type to its Promote
+// type (byte strings are the same bytes).
+func (r *Reader) promote() {
+	run := &r.run
+	switch r.leaf.Type {
+	case format.Int:
+		switch r.leaf.Promote {
+		case format.Long:
+			run.I64 = convert(run.I64[:0], run.I32)
+		case format.Float:
+			run.F32 = convert(run.F32[:0], run.I32)
+		case format.Double:
+			run.F64 = convert(run.F64[:0], run.I32)
+		}
+		run.I32 = run.I32[:0]
+	case format.Long:
+		switch r.leaf.Promote {
+		case format.Float:
+			run.F32 = convert(run.F32[:0], run.I64)
+		case format.Double:
+			run.F64 = convert(run.F64[:0], run.I64)
+		}
+		run.I64 = run.I64[:0]
+	case format.Float:
+		run.F64 = convert(run.F64[:0], run.F32)
+		run.F32 = run.F32[:0]
+	}
+}
+
+// convert appends the values of src, converted, to dst.
+func convert[D int64 | float32 | float64, S int32 | int64 | float32](dst []D, src []S) []D {
+	for _, v := range src {
+		dst = append(dst, D(v))
+	}
+	return dst
+}
+
+// constant adds the leaf's default value.
+func (r *Reader) constant() error {
+	switch v := r.leaf.Const.(type) {
+	case bool:
+		r.run.Bools = append(r.run.Bools, v)
+	case int32:
+		if r.leaf.Symbols != nil {
+			if v < 0 || int(v) >= len(r.leaf.Symbols) {
+				return fmt.Errorf("enum ordinal %d of %d symbols", v, len(r.leaf.Symbols))
+			}
+			r.run.Data = append(r.run.Data, r.leaf.Symbols[v]...)
+			r.run.Ends = append(r.run.Ends, len(r.run.Data))
+			return nil
+		}
+		r.run.I32 = append(r.run.I32, v)
+	case int64:
+		r.run.I64 = append(r.run.I64, v)
+	case float32:
+		r.run.F32 = append(r.run.F32, v)
+	case float64:
+		r.run.F64 = append(r.run.F64, v)
+	case string:
+		return r.bytesValue([]byte(v))
+	case []byte:
+		return r.bytesValue(v)
+	default:
+		return fmt.Errorf("a default of %T", v)
+	}
+	return nil
+}
+
+// bytesValue adds a byte string value, a UUID's 16 bytes or a decimal
+// of the leaf's width.
+func (r *Reader) bytesValue(v []byte) error {
+	var err error
+	switch {
+	case r.leaf.UUID:
+		if r.run.Data, err = appendUUID(r.run.Data, v); err != nil {
+			return err
+		}
+	case r.leaf.Decimal > 0:
+		if r.run.Data, err = appendDecimal(r.run.Data, v, r.leaf.Decimal); err != nil {
+			return err
+		}
+	default:
+		r.run.Data = append(r.run.Data, v...)
+	}
+	r.run.Ends = append(r.run.Ends, len(r.run.Data))
+	return nil
 }
 
 // appendUUID appends the 16 bytes of a UUID's canonical text.
@@ -882,6 +1007,9 @@ func (r *Reader) flush(sink func(*Run) error) error {
 	if len(r.run.Defs) == 0 {
 		return nil
 	}
+	if r.leaf.Promote != format.Null {
+		r.promote()
+	}
 	err := sink(&r.run)
 	r.run.reset()
 	return err
@@ -892,7 +1020,7 @@ func (r *Reader) flush(sink func(*Run) error) error {
 // there), whose values are one per row in a top-level Trevni column that
 // the batch reads read, and not an enum (written as its symbols).
 func (r *Reader) flat() bool {
-	if r.leaf.Null || r.leaf.Branch != nil || r.leaf.UUID || r.leaf.Decimal > 0 {
+	if r.leaf.Null || r.leaf.Branch != nil || r.leaf.Const != nil || r.leaf.Promote != format.Null || r.leaf.EnumMap != nil || r.leaf.UUID || r.leaf.Decimal > 0 {
 		return false
 	}
 	for _, s := range r.leaf.Steps {

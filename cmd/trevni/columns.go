@@ -84,6 +84,8 @@ func columnsCommand(fs *flag.FlagSet) runFunc {
 				return fmt.Errorf("%s: a Trevni 1 file: columns reports Trevni 2 files, whose block statistics it shows (meta describes this one's columns)", name)
 			case trevni.CLMN:
 				return fmt.Errorf("%s: a CLMN file: columns reports Trevni 2 files, whose block statistics it shows (meta describes this one's columns)", name)
+			case trevni.Avro, trevni.Parquet:
+				return fmt.Errorf("%s: %s: columns reports Trevni 2 files, whose block statistics it shows (schema shows this one's fields; fromavro or fromparquet makes a Trevni file of it)", name, formatArticle(f.Format()))
 			}
 			rows, err := e.columnRows(f.Trevni(), name)
 			if err != nil {

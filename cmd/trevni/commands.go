@@ -57,7 +57,7 @@ func (c *command) writesFile() bool {
 // An optional output is the second argument of a command of one input
 // (schema IN [OUT]); for a command reading a data set, the last of
 // several arguments when it is not input (a URL, a glob, a directory, or
-// a file that starts as a Trevni, Trevni 1 or CLMN file does).
+// a file that starts as a file of a format the front door reads does).
 func (c *command) splitArgs(args []string) (ins []string, out string) {
 	switch c.output {
 	case noOutput, prefixOutput:

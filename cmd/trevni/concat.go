@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/frontdoor"
@@ -61,7 +62,7 @@ func concatCommand(fs *flag.FlagSet) runFunc {
 		}
 		rows, err := frontdoor.ConcatDatasets(e.ctx, out, dss, &trevni.WriteOptions{Workers: n})
 		if errors.Is(err, frontdoor.ErrNotTrevni2) {
-			return fmt.Errorf("%w; convert it first (trevni toavro IN x.avro, then trevni fromavro x.avro x.trv)", err)
+			return fmt.Errorf("%w; %s", err, convertHint(dss))
 		}
 		if err != nil {
 			return err
@@ -78,4 +79,36 @@ func concatSpec() *command {
 		summary: "join Trevni files of the same columns by copying their blocks",
 		help:    concatHelp, setup: concatCommand,
 	}
+}
+
+// convertHint says how to make a Trevni 2 file of the first part of the
+// data sets dss that is not one, naming it.
+func convertHint(dss []any) string {
+	for _, d := range dss {
+		for _, p := range d.(*trevni.Dataset).Parts() {
+			name := hintArg(p.Name())
+			switch p.Format() {
+			case trevni.Trevni2:
+				continue
+			case trevni.Avro:
+				return fmt.Sprintf("convert it first (trevni fromavro %s x.trv)", name)
+			case trevni.Parquet:
+				return fmt.Sprintf("convert it first (trevni fromparquet %s x.trv)", name)
+			case trevni.CLMN:
+				return fmt.Sprintf("convert it first (trevni fromclmn %s x.trv)", name)
+			default:
+				return fmt.Sprintf("convert it first (trevni toavro %s x.avro, then trevni fromavro x.avro x.trv)", name)
+			}
+		}
+	}
+	return "convert it first"
+}
+
+// hintArg is a name as a command line takes it: itself when it holds no
+// character a shell reads, else quoted.
+func hintArg(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@,=") == "" {
+		return s
+	}
+	return shellQuote(s)
 }

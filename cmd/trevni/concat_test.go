@@ -94,16 +94,27 @@ func TestConcatRefusesOtherFormats(t *testing.T) {
 	if r := runIn(t, nil, "fromavro", "--quiet", "--version", "1", filepath.Join(interopDir, "email", "input.avro"), mine); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	for _, ins := range [][]string{{mine, mine}, {v1, v1}, {filepath.Join(interopDir, "tiny", "tiny_rle.trv"), v1}, {cl, cl}} {
+	avro := filepath.Join(interopDir, "email", "input.avro")
+	for _, c := range []struct {
+		ins  []string
+		hint string // the way to convert the first file not Trevni 2, named
+	}{
+		{[]string{mine, mine}, "trevni toavro " + mine + " x.avro, then"},
+		{[]string{v1, v1}, "trevni toavro " + v1 + " x.avro, then"},
+		{[]string{filepath.Join(interopDir, "tiny", "tiny_rle.trv"), v1}, "trevni toavro " + v1 + " x.avro"},
+		{[]string{cl, cl}, "trevni fromclmn " + cl + " x.trv"},
+		{[]string{filepath.Join(interopDir, "tiny", "tiny_rle.trv"), avro}, "trevni fromavro " + avro + " x.trv"},
+	} {
+		ins := c.ins
 		r := runIn(t, nil, append(append([]string{"concat"}, ins...), out)...)
-		if r.code != exitError || !strings.Contains(r.stderr, "concat joins Trevni 2 files") || !strings.Contains(r.stderr, "toavro") {
+		if r.code != exitError || !strings.Contains(r.stderr, "concat joins Trevni 2 files") || !strings.Contains(r.stderr, "convert it first ("+c.hint) {
 			t.Errorf("%q: %d %s", ins, r.code, r.stderr)
 		}
 		if names := dirNames(t, dir); len(names) != 0 {
 			t.Errorf("%q: left %q", ins, names)
 		}
 	}
-	if r := runIn(t, nil, "concat", v1, v1, out); !strings.Contains(r.stderr, v1+": a trevni1 file") {
+	if r := runIn(t, nil, "concat", v1, v1, out); !strings.Contains(r.stderr, v1+": a Trevni 1 file") {
 		t.Errorf("the file is not named first: %s", r.stderr)
 	}
 }

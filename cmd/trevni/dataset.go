@@ -5,7 +5,7 @@ import (
 	"flag"
 	"io"
 	"os"
-	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/trevni-go/trevni"
@@ -16,7 +16,8 @@ import (
 
 // The reading commands take a data set: several files, shell-style globs
 // (expanded by frontdoor.ExpandNames, so they may be quoted) and directories
-// (their *.trv, *.trv1 and *.clmn files in name order), local files,
+// (their *.trv, *.trv1, *.clmn, *.avro and *.parquet files in name order),
+// local files,
 // http(s) URLs or objects of stores (s3://, gs://, azblob://, globs over
 // their keys and prefixes ending in "/" included), read one after the other as one stream of records. Every
 // input is opened through the front door, package trevni, which tells the
@@ -26,20 +27,18 @@ import (
 
 // isInputArg reports whether an argument names input rather than an
 // output: an http(s) URL, a glob, a directory, an object store's URL
-// that is a glob, a prefix (ending in "/") or an object named *.trv,
-// *.trv1 or *.clmn, or an existing regular file that starts as a Trevni,
-// Trevni 1 or CLMN file does (trevni.DetectFormat).
+// that is a glob, a prefix (ending in "/") or an object of a data
+// extension (frontdoor.DataExt: *.trv, *.trv1, *.clmn, *.avro,
+// *.parquet), or an existing regular file that starts as a file of a
+// format the front door reads does (trevni.DetectFormat: Trevni, Trevni 1,
+// CLMN; Avro and Parquet files only when named *.avro or *.parquet).
 func isInputArg(arg string) bool {
 	if store.IsURL(arg, nil) {
 		switch {
 		case frontdoor.HasGlob(arg), strings.HasSuffix(arg, "/"):
 			return true
 		}
-		switch path.Ext(arg) {
-		case ".trv", ".trv1", ".clmn":
-			return true
-		}
-		return false
+		return frontdoor.DataExt(arg)
 	}
 	if frontdoor.IsURL(arg, nil) || frontdoor.HasGlob(arg) {
 		return true
@@ -57,8 +56,17 @@ func isInputArg(arg string) bool {
 	if _, err := io.ReadFull(f, magic[:]); err != nil {
 		return false
 	}
-	_, err = trevni.DetectFormat(magic[:])
-	return err == nil
+	switch form, err := trevni.DetectFormat(magic[:]); {
+	case err != nil:
+		return false
+	case form == trevni.Avro || form == trevni.Parquet:
+		// Files of other tools' formats are input only under their
+		// own extension: an existing out.json that happens to hold
+		// Avro is an output (replaced with --force), not read.
+		ext := strings.ToLower(filepath.Ext(arg))
+		return ext == ".avro" || ext == ".parquet"
+	}
+	return true
 }
 
 // openOptions returns the front door's options for the command's flags:

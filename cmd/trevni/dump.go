@@ -10,6 +10,7 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/schema/layout"
 )
@@ -133,6 +134,13 @@ func (d *dump) part(part *trevni.Part) error {
 		return fmt.Errorf("%s: a CLMN file: dump prints Trevni files' columns (tojson prints its rows)", part.Name())
 	}
 	in := f.Trevni()
+	if in == nil {
+		// An Avro or Parquet file: the columns a Trevni file of its
+		// records would have.
+		if in, err = frontdoor.AsTrevni(e.ctx, f); err != nil {
+			return fmt.Errorf("%s: %w", part.Name(), err)
+		}
+	}
 	dr, err := e.newDumper(in, part.Name(), d.sf, d.plain)
 	if err != nil {
 		return err

@@ -33,7 +33,9 @@ With --infer there is no schema: fromjson reads the plain JSON lines
 twice, first to infer the schema from all of them (the union of the
 objects' keys in the order first seen; boolean, long, double where any
 number has a fraction, decimal where an integer is beyond a long, string,
-records, arrays; nullable where null or absent; a key that is not an
+date, time or timestamp where the strings all are (ISO 8601: a timestamp
+local without a zone, in UTC with Z or an offset, as DuckDB's
+read_json_auto makes them), records, arrays; nullable where null or absent; a key that is not an
 Avro name, such as @timestamp or log.level, made one, _timestamp or
 log_level, the key kept in json.name, which the outputs other than Avro
 JSON print), then to convert them.

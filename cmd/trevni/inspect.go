@@ -82,6 +82,8 @@ func inspectCommand(fs *flag.FlagSet) runFunc {
 				return fmt.Errorf("%s: a Trevni version 1 file: inspect reads version 2 files only (try 'trevni meta')", name)
 			case trevni.CLMN:
 				return fmt.Errorf("%s: a CLMN file: inspect reads Trevni version 2 files only (try 'trevni meta')", name)
+			case trevni.Avro, trevni.Parquet:
+				return fmt.Errorf("%s: %s: inspect reads Trevni version 2 files only (try 'trevni schema')", name, formatArticle(f.Format()))
 			}
 			var err error
 			if page, err = inspectPage(f.Trevni(), name); err != nil {

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 const metaHelp = `
@@ -52,14 +56,14 @@ func metaCommand(fs *flag.FlagSet) runFunc {
 	return func(e *env, ins []string, out *output) error {
 		// Several inputs give one JSON document per file, in order.
 		return e.eachFile(ins, e.openOptions("", *impala), func(f *trevni.File) error {
-			return metaOne(out, f, *pretty, *blocks)
+			return metaOne(e.ctx, out, f, *pretty, *blocks)
 		})
 	}
 }
 
 // metaOne writes the metadata of one file as a JSON document, in the
 // shape of its format.
-func metaOne(out io.Writer, f *trevni.File, pretty, blocks bool) error {
+func metaOne(ctx context.Context, out io.Writer, f *trevni.File, pretty, blocks bool) error {
 	var (
 		b   []byte
 		err error
@@ -69,6 +73,10 @@ func metaOne(out io.Writer, f *trevni.File, pretty, blocks bool) error {
 		b = v1Meta(f.Trevni1(), blocks)
 	case trevni.CLMN:
 		b = clmnMeta(f.CLMN())
+	case trevni.Avro:
+		b, err = avroMeta(ctx, f)
+	case trevni.Parquet:
+		return fmt.Errorf("%s: a Parquet file: meta shows the headers of Trevni, Trevni 1, CLMN and Avro files; a Parquet file's footer is read by DuckDB (SELECT * FROM parquet_metadata('FILE')) or parquet-cli (trevni schema shows its records' schema)", f.Part().Name())
 	default:
 		b, err = metaJSON(f.Trevni(), blocks)
 	}
@@ -204,4 +212,56 @@ func metaSpec() *command {
 		help:    metaHelp,
 		setup:   metaCommand,
 	}
+}
+
+// avroMeta describes an Avro container file's header as compact JSON
+// (meta): its size, records and metadata (avro.schema, avro.codec and
+// the writer's keys, in key order after avro.schema).
+func avroMeta(ctx context.Context, f *trevni.File) ([]byte, error) {
+	rd, err := frontdoor.AsTrevni(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	var w jsonWriter
+	w.beginObject()
+	w.key("format")
+	w.str("avro")
+	w.key("fileLength")
+	w.int(f.Part().Size())
+	w.key("rowCount")
+	w.int(f.RowCount())
+	w.key("metadata")
+	w.beginObject()
+	m := rd.Meta()
+	for i := range m.Len() {
+		v := m.Value(i)
+		w.key(m.Key(i))
+		if utf8.Valid(v) {
+			w.str(string(v))
+		} else {
+			w.beginObject()
+			w.key("hex")
+			w.str(hex.EncodeToString(v))
+			w.endObject()
+		}
+	}
+	w.endObject()
+	w.endObject()
+	return w.b, nil
+}
+
+// formatArticle names a file of format f with its article ("an Avro
+// file"), for messages.
+func formatArticle(f trevni.Format) string {
+	switch f {
+	case trevni.Avro:
+		return "an Avro file"
+	case trevni.Parquet:
+		return "a Parquet file"
+	case trevni.CLMN:
+		return "a CLMN file"
+	case trevni.Trevni1:
+		return "a Trevni 1 file"
+	}
+	return "a Trevni file"
 }

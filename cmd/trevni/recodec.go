@@ -213,7 +213,7 @@ func (e *env) openTrevni2(in, verb string) (ds *trevni.Dataset, rd *format.Reade
 	part := ds.Parts()[0]
 	if part.Format() != trevni.Trevni2 {
 		dsDone()
-		return nil, nil, nil, fmt.Errorf("%s: a %s file: %s Trevni 2 files; convert it first (trevni toavro %s x.avro, then trevni fromavro x.avro x.trv)", ds.Parts()[0].Name(), part.Format(), verb, ds.Parts()[0].Name())
+		return nil, nil, nil, fmt.Errorf("%s: %s: %s Trevni 2 files; %s", ds.Parts()[0].Name(), formatArticle(part.Format()), verb, convertHint([]any{ds}))
 	}
 	f, err := part.Open(e.ctx)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/schema/layout"
 )
 
@@ -99,6 +100,8 @@ func validateOne(e *env, f *trevni.File) error {
 		return v1Validate(e, name, f.Trevni1())
 	case trevni.CLMN:
 		return clmnValidate(e, f)
+	case trevni.Avro, trevni.Parquet:
+		return recordsValidate(e, f)
 	}
 	in := f.Trevni()
 	p := e.newProgress(0, in.Size())
@@ -148,6 +151,29 @@ func validateOne(e *env, f *trevni.File) error {
 	}
 	_, err := fmt.Fprintf(e.stdout, "%s: ok: %s, %s, %s checked\n", name,
 		plural(in.RowCount(), "row"), plural(int64(in.NumColumns()), "column"), plural(int64(blocks), "block"))
+	return err
+}
+
+// recordsValidate checks an Avro or Parquet file by reading every record,
+// as the front door reads them (every block read, decompressed and
+// decoded), and prints its "ok" line.
+func recordsValidate(e *env, f *trevni.File) error {
+	name := f.Part().Name()
+	in, err := frontdoor.AsTrevni(e.ctx, f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := checkRecords(e, in); err != nil {
+		if ierr := e.interrupted(); ierr != nil {
+			return ierr
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	what := "Avro"
+	if f.Format() == trevni.Parquet {
+		what = "Parquet"
+	}
+	_, err = fmt.Fprintf(e.stdout, "%s: ok: %s checked (%s)\n", name, plural(f.RowCount(), "record"), what)
 	return err
 }
 

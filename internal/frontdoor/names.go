@@ -25,14 +25,21 @@ func IsURL(name string, stores map[string]store.Store) bool {
 func HasGlob(name string) bool { return strings.ContainsAny(name, "*?[") }
 
 // dataSetExts are the extensions of the files the front door's Open
-// takes from a directory or an object store's prefix.
-var dataSetExts = []string{".trv", ".trv1", ".clmn"}
+// takes from a directory or an object store's prefix: Trevni 2, Trevni
+// 1, CLMN, Avro container and Parquet files.
+var dataSetExts = []string{".trv", ".trv1", ".clmn", ".avro", ".parquet"}
+
+// DataExt reports whether a file (or an object) named name is one the
+// front door takes from a directory or a prefix, by its extension: *.trv,
+// *.trv1, *.clmn, *.avro or *.parquet, in any case.
+func DataExt(name string) bool { return hasExt(name, dataSetExts) }
 
 // ExpandNames expands the names of a data set into the files the front
 // door's Open reads, keeping their order: a local name as ExpandLocal
-// expands it with the extensions .trv, .trv1 and .clmn, an object store's URL with a glob in its key the objects
-// it matches in key order, one ending in "/" its *.trv, *.trv1 and *.clmn
-// objects, and any other URL or name itself. A glob or directory that
+// expands it with the extensions of dataSetExts (.trv, .trv1, .clmn,
+// .avro, .parquet), an object store's URL with a glob in its key the
+// objects it matches in key order, one ending in "/" its objects of those
+// extensions, and any other URL or name itself. A glob or directory that
 // gives no file is an error. stores are the stores handed in by scheme
 // (nil: the linked drivers only); listing a store's keys stops when ctx
 // ends, and so bounds the stall of its requests (nil: the defaults).

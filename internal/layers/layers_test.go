@@ -146,8 +146,9 @@ var layers = []layer{
 	// no records assembled (Parquet column chunks are written from it).
 	{"columnar reads", []string{"assemble/levels"}},
 	// What combines both directions: version 1 to and from version 2,
-	// CSV tables.
-	{"combinations", []string{"trevni1/convert", "csvtable"}},
+	// CSV tables; and Avro container files read as a column source
+	// (ocfsource: their blocks shredded in memory as they are read).
+	{"combinations", []string{"trevni1/convert", "csvtable", "internal/ocfsource"}},
 	// The front door's plumbing for the command and the bridges: names
 	// expanded, the one committer of outputs, and what the root hands
 	// down (batches, candidate rows, a part as Trevni 2 columns, concat

@@ -28,7 +28,11 @@ const (
 // has a fraction or exponent, a decimal of scale 0 when one is beyond a
 // long (never a double that would lose digits: integers of more than 53
 // bits and numbers with a fraction in one place make a decimal holding
-// them all, refused beyond 76 digits); string; arrays, their items
+// them all, refused beyond 76 digits); string, or a date, time-millis or
+// -micros, timestamp-* or local-timestamp-* (the finest unit its fractions
+// need) where every string of the place is one of that kind (see
+// parseTime; zoned and unzoned timestamps together stay strings, as in
+// DuckDB's read_json_auto); arrays, their items
 // inferred from all elements. A key that is not an Avro name is made one
 // (schema.MakeName, distinct within its record), the key kept in the
 // field's json.name. A place that holds null, or a field
@@ -57,6 +61,14 @@ type node struct {
 	// and numbers with a fraction is a decimal of that precision and
 	// scale, which holds them all exactly.
 	intDigits, scale int
+	// The strings here: every one a date, a time of day, a timestamp with
+	// a zone or one without (times: the fraction's unit; notTemporal: a
+	// string that is none of them). A place of only one of these kinds is
+	// of its logical type, as DuckDB's read_json_auto makes them DATE,
+	// TIME or TIMESTAMP.
+	date, zoned, local, clock bool
+	notTemporal               bool
+	unit                      int8 // 0 millis, 1 micros, 2 nanos
 }
 
 // maxMixedPrecision bounds the decimal a place of wide integers and
@@ -179,6 +191,9 @@ func (in *Inferrer) value(d *json.Decoder, n *node, depth int) error {
 		n.boolean = true
 	case string:
 		n.str = true
+		if !n.notTemporal {
+			n.temporal(t)
+		}
 	case json.Number:
 		text := string(t)
 		if !strings.ContainsAny(text, ".eE") {
@@ -219,6 +234,65 @@ func (in *Inferrer) value(d *json.Decoder, n *node, depth int) error {
 		return err
 	}
 	return nil
+}
+
+// temporal adds what string s is to n's temporal kinds.
+func (n *node) temporal(s string) {
+	if len(s) < 8 || len(s) > 40 {
+		n.notTemporal = true
+		return
+	}
+	if _, ok := parseTime(schema.LogicalDate, s); ok {
+		n.date = true
+		return
+	}
+	kinds := [...]struct {
+		logical [3]schema.LogicalType
+		flag    *bool
+	}{
+		{[3]schema.LogicalType{schema.LogicalTimeMillis, schema.LogicalTimeMicros}, &n.clock},
+		{[3]schema.LogicalType{schema.LogicalTimestampMillis, schema.LogicalTimestampMicros, schema.LogicalTimestampNanos}, &n.zoned},
+		{[3]schema.LogicalType{schema.LogicalLocalTimestampMillis, schema.LogicalLocalTimestampMicros, schema.LogicalLocalTimestampNanos}, &n.local},
+	}
+	for _, k := range kinds {
+		for unit, lt := range k.logical {
+			if lt == "" {
+				break
+			}
+			if _, ok := parseTime(lt, s); ok {
+				*k.flag = true
+				n.unit = max(n.unit, int8(unit))
+				return
+			}
+		}
+	}
+	n.notTemporal = true
+}
+
+// logical returns the logical type of n's strings, or "" when they are
+// not all of one temporal kind, or when n holds numbers (a union cannot
+// hold a long and a timestamp on a long).
+func (n *node) logical() schema.LogicalType {
+	kinds := 0
+	for _, k := range [...]bool{n.date, n.clock, n.zoned, n.local} {
+		if k {
+			kinds++
+		}
+	}
+	if n.notTemporal || kinds != 1 || n.long || n.double || n.big {
+		return ""
+	}
+	switch {
+	case n.date:
+		return schema.LogicalDate
+	case n.clock && n.unit == 0:
+		return schema.LogicalTimeMillis
+	case n.clock:
+		return schema.LogicalTimeMicros
+	case n.zoned:
+		return [...]schema.LogicalType{schema.LogicalTimestampMillis, schema.LogicalTimestampMicros, schema.LogicalTimestampNanos}[n.unit]
+	}
+	return [...]schema.LogicalType{schema.LogicalLocalTimestampMillis, schema.LogicalLocalTimestampMicros, schema.LogicalLocalTimestampNanos}[n.unit]
 }
 
 // name returns the Avro name of a new key of r: the key itself when it
@@ -326,7 +400,14 @@ func (w *schemaWriter) node(n *node, nullable bool, name string) {
 		branches = append(branches, func() { w.b.WriteString(`"long"`) })
 	}
 	if n.str {
-		branches = append(branches, func() { w.b.WriteString(`"string"`) })
+		switch lt := n.logical(); lt {
+		case "":
+			branches = append(branches, func() { w.b.WriteString(`"string"`) })
+		case schema.LogicalDate, schema.LogicalTimeMillis:
+			branches = append(branches, func() { fmt.Fprintf(&w.b, `{"type":"int","logicalType":%q}`, lt) })
+		default:
+			branches = append(branches, func() { fmt.Fprintf(&w.b, `{"type":"long","logicalType":%q}`, lt) })
+		}
 	}
 	if n.rec != nil {
 		branches = append(branches, func() { w.record(n.rec, name) })

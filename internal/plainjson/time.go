@@ -35,8 +35,9 @@ func timestampUnit(lt schema.LogicalType) (perSecond int64, digits int, utc, ok 
 
 // parseTime reads the string of a date (YYYY-MM-DD, in days since
 // 1970-01-01), a time of day (HH:MM:SS with up to the unit's fractional
-// digits) or a timestamp (an RFC 3339 date and time; in UTC, Z or an
-// offset; local, no zone) as the number of its logical type lt.
+// digits) or a timestamp (an RFC 3339 date and time, or with a space for
+// the T as DuckDB and SQL write it; in UTC, Z or an offset as +02:00,
+// +0200 or +02; local, no zone) as the number of its logical type lt.
 func parseTime(lt schema.LogicalType, s string) (int64, bool) {
 	switch lt {
 	case schema.LogicalDate:
@@ -54,7 +55,7 @@ func parseTime(lt schema.LogicalType, s string) (int64, bool) {
 		return 0, false
 	}
 	days, n, ok := parseDate(s)
-	if !ok || n == len(s) || s[n] != 'T' && s[n] != 't' {
+	if !ok || n == len(s) || s[n] != 'T' && s[n] != 't' && s[n] != ' ' {
 		return 0, false
 	}
 	s = s[n+1:]
@@ -67,9 +68,21 @@ func parseTime(lt schema.LogicalType, s string) (int64, bool) {
 	if utc {
 		switch {
 		case s == "Z" || s == "z":
-		case len(s) == 6 && (s[0] == '+' || s[0] == '-') && s[3] == ':':
+		case len(s) >= 3 && (s[0] == '+' || s[0] == '-'):
+			// +02:00, +0200 or +02, as ISO 8601 and DuckDB write them.
+			var mm string
+			switch {
+			case len(s) == 6 && s[3] == ':':
+				mm = s[4:6]
+			case len(s) == 5:
+				mm = s[3:5]
+			case len(s) == 3:
+				mm = "00"
+			default:
+				return 0, false
+			}
 			h, ok1 := num(s[1:3])
-			m, ok2 := num(s[4:6])
+			m, ok2 := num(mm)
 			if !ok1 || !ok2 || h > 23 || m > 59 {
 				return 0, false
 			}

@@ -95,3 +95,15 @@ int td_copy_bind_names(duckdb_copy_function_bind_info info, idx_t n, const char 
 	}
 	return 1;
 }
+
+// td_assign_at assigns n strings or blobs, stored end to end in data
+// (value i ending at ends[i]), to rows pos[i] of v, or, when pos is NULL,
+// to rows base+i: the levels path's byte strings, one cgo call a run.
+void td_assign_at(duckdb_vector v, idx_t base, const int32_t *pos, const int64_t *ends, const char *data, int64_t n) {
+	int64_t start = 0;
+	for (int64_t i = 0; i < n; i++) {
+		idx_t row = pos != NULL ? (idx_t)pos[i] : base + (idx_t)i;
+		trevni_api->duckdb_vector_assign_string_element_len(v, row, data + start, (idx_t)(ends[i] - start));
+		start = ends[i];
+	}
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
 
@@ -199,20 +200,19 @@ func setError(msg string, set func(*C.char)) {
 // bindData is what binding read_trevni('SOURCE') learnt of the data set.
 type bindData struct {
 	s        *scanner
+	ds       *trevni.Dataset // the data set, open until DuckDB is done with the bind: the levels path opens its parts
 	source   string
 	filter   string // the named parameter filter, if given
 	open     *trevni.OpenOptions
-	filename bool               // the last column is FilenameColumn
-	record   bool               // the schema is a record: its fields can be selected
-	names    []string           // the data set's columns, in order, as DuckDB names them
-	fields   []string           // of a record: each column's Avro field name (names may restore arrow.name)
-	direct   []format.ValueType // per column, its Trevni type if the direct path reads it, else notDirect
+	filename bool             // the last column is FilenameColumn
+	record   bool             // the schema is a record: its fields can be selected
+	names    []string         // the data set's columns, in order, as DuckDB names them
+	fields   []string         // of a record: each column's Avro field name (names may restore arrow.name)
+	types    []arrow.DataType // per column, the Arrow type its DuckDB type was made from
+	lay      *layout.Layout   // the layout the levels path reads, nil if it cannot
 	parts    []partInfo
 	reshape  bool // the batches need duckRecord (see duckType)
 }
-
-// notDirect marks a column the direct path does not read.
-const notDirect format.ValueType = 255
 
 // partInfo is one part of a data set.
 type partInfo struct {
@@ -364,7 +364,12 @@ func (s *scanner) bind(source, filter string, open *trevni.OpenOptions) (*bindDa
 	if err != nil {
 		return nil, nil, err
 	}
-	defer ds.Close()
+	kept := false
+	defer func() {
+		if !kept {
+			ds.Close()
+		}
+	}()
 	if filter != "" {
 		// A reader checks the filter (its grammar, its fields) as it
 		// starts.
@@ -378,7 +383,7 @@ func (s *scanner) bind(source, filter string, open *trevni.OpenOptions) (*bindDa
 	if err != nil {
 		return nil, nil, err
 	}
-	bd := &bindData{s: s, source: source, filter: filter, open: open, record: ds.Schema().Kind == schema.Record}
+	bd := &bindData{s: s, ds: ds, source: source, filter: filter, open: open, record: ds.Schema().Kind == schema.Record}
 	as, bd.reshape = duckSchema(ds.Schema(), as)
 	for _, f := range as.Fields() {
 		bd.names = append(bd.names, f.Name)
@@ -388,23 +393,26 @@ func (s *scanner) bind(source, filter string, open *trevni.OpenOptions) (*bindDa
 			bd.fields = append(bd.fields, f.Name)
 		}
 	}
-	bd.direct = make([]format.ValueType, len(bd.names))
-	for i := range bd.direct {
-		bd.direct[i] = notDirect
-		// The direct path reads a part's own columns: with a reader
-		// schema (union_by_name's) records are resolved to it instead.
-		if bd.record && (open == nil || open.ReaderSchema == "") {
-			if t, ok := directType(ds.Schema().Fields[i].Type); ok {
-				bd.direct[i] = t
-			}
-		}
+	for _, f := range as.Fields() {
+		bd.types = append(bd.types, f.Type)
 	}
+	// The levels path reads the parts' own columns: with a reader schema
+	// (union_by_name's), or parts of schemas of their own resolved to the
+	// data set's, records are resolved instead (Arrow batches).
+	same := open == nil || open.ReaderSchema == ""
 	for _, p := range ds.Parts() {
 		bd.parts = append(bd.parts, partInfo{name: p.Name(), rows: p.RowCount(), format: p.Format()})
+		same = same && p.SchemaText() == ds.SchemaText()
+	}
+	if same {
+		if lay, err := layout.New(ds.Schema(), layoutOptions(open)); err == nil && (!bd.record || len(lay.Root.Fields) == len(bd.names)) {
+			bd.lay = lay
+		}
 	}
 	if len(bd.parts) == 0 {
 		return nil, nil, errors.New("no parts")
 	}
+	kept = true // the scans open its parts: their headers are read once
 	return bd, as, nil
 }
 
@@ -412,6 +420,7 @@ func (s *scanner) bind(source, filter string, open *trevni.OpenOptions) (*bindDa
 // of one.
 type unit struct {
 	part         string
+	index        int   // of the part in the data set
 	offset, rows int64 // rows 0: the whole part
 	count        int64 // its rows
 }
@@ -424,7 +433,7 @@ type scanState struct {
 	fields   []string // the fields to read (nil: all)
 	units    []unit
 	next     atomic.Int64
-	direct   bool // every column read is one the direct path reads
+	levels   bool // the levels path reads every column read
 	anyField bool // some output column is a column of the data set
 }
 
@@ -452,17 +461,7 @@ func duckscan_init(info C.duckdb_init_info) {
 		}
 		st.cols = append(st.cols, c)
 	}
-	st.direct = bd.filter == "" // the direct path does not filter
-	for _, c := range st.cols {
-		if c >= 0 && bd.direct[c] == notDirect {
-			st.direct = false
-		}
-	}
-	for _, p := range bd.parts {
-		if p.format != trevni.Trevni2 {
-			st.direct = false
-		}
-	}
+	st.levels = planLevels(bd, st.cols) != nil
 	threads := bd.s.cfg.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
@@ -472,14 +471,14 @@ func duckscan_init(info C.duckdb_init_info) {
 		total += p.rows
 	}
 	per := max(minUnitRows, (total+int64(4*threads)-1)/int64(4*threads))
-	for _, p := range bd.parts {
+	for i, p := range bd.parts {
 		if p.format != trevni.Trevni2 || p.rows <= per {
-			st.units = append(st.units, unit{part: p.name, count: p.rows})
+			st.units = append(st.units, unit{part: p.name, index: i, count: p.rows})
 			continue
 		}
 		for off := int64(0); off < p.rows; off += per {
 			n := min(per, p.rows-off)
-			st.units = append(st.units, unit{part: p.name, offset: off, rows: n, count: n})
+			st.units = append(st.units, unit{part: p.name, index: i, offset: off, rows: n, count: n})
 		}
 	}
 	C.td_init_set_max_threads(info, C.idx_t(max(1, min(threads, len(st.units)))))
@@ -491,11 +490,12 @@ type localState struct {
 	st      *scanState
 	ds      *trevni.Dataset
 	rr      *trevniarrow.RecordReader
-	dr      *directReader
-	colmap  []int // per output column, its column in the batches (-1: none)
-	unit    unit  // the unit read
-	left    int64 // rows left to count when no column of the data set is read
-	counted bool  // the unit is counted, not read
+	lr      *levelReader
+	plan    *levelScan // the thread's own plan of the levels path (it holds a chunk's state)
+	colmap  []int      // per output column, its column in the batches (-1: none)
+	unit    unit       // the unit read
+	left    int64      // rows left to count when no column of the data set is read
+	counted bool       // the unit is counted, not read
 	started bool
 	reshape *arrow.Schema // the batches' schema after duckRecord, if they need it
 }
@@ -542,8 +542,8 @@ func (ls *localState) fill(output C.duckdb_data_chunk) (int, error) {
 				n = int(min(ls.left, size))
 				ls.left -= int64(n)
 			}
-		case ls.dr != nil:
-			n, err = ls.dr.fill(output)
+		case ls.lr != nil:
+			n, err = ls.lr.fill(output)
 		case ls.rr != nil:
 			if ls.rr.Next() {
 				n, err = ls.emit(output)
@@ -595,15 +595,25 @@ func (ls *localState) fillNames(output C.duckdb_data_chunk, n int) {
 func (ls *localState) openReader(u unit) error {
 	ctx := context.Background()
 	bd := ls.st.bd
-	if ls.st.direct {
-		dr, err := openDirect(ctx, bd, u, ls.st.cols)
+	if ls.st.levels {
+		// The part is opened through the bind's data set, which keeps
+		// what it read of its header (of a remote part, the bytes
+		// themselves): the ranges of a part do not fetch it again.
+		if ls.plan == nil {
+			ls.plan = planLevels(bd, ls.st.cols)
+		}
+		part := bd.ds.Parts()[u.index]
+		f, err := part.Open(ctx)
 		if err != nil {
 			return err
 		}
-		if dr != nil {
-			ls.dr = dr
-			return nil
+		lr, err := openLevels(ctx, bd, ls.plan, u, part, f)
+		if err != nil {
+			f.Close()
+			return err
 		}
+		ls.lr = lr
+		return nil
 	}
 	ds, err := trevni.OpenFiles(ctx, []string{u.part}, bd.open)
 	if err != nil {
@@ -666,12 +676,12 @@ func (ls *localState) emit(output C.duckdb_data_chunk) (int, error) {
 // closeReader ends the read of a unit, recording its report.
 func (ls *localState) closeReader() error {
 	report := ls.st.bd.s.cfg.Reports
-	if ls.dr != nil {
+	if ls.lr != nil {
 		if report != nil {
-			report([]trevni.PartReport{ls.dr.report()})
+			report([]trevni.PartReport{ls.lr.report()})
 		}
-		err := ls.dr.close()
-		ls.dr = nil
+		err := ls.lr.close()
+		ls.lr = nil
 		return err
 	}
 	if ls.rr == nil {
@@ -711,4 +721,20 @@ func RegisterDatabase(db unsafe.Pointer, cfg *Config) error {
 	}
 	defer C.td_disconnect(&conn)
 	return Register(unsafe.Pointer(conn), db, cfg)
+}
+
+// layoutOptions returns the layout limits of the opening options.
+func layoutOptions(open *trevni.OpenOptions) *layout.Options {
+	if open == nil {
+		return nil
+	}
+	return open.Layout
+}
+
+// close closes the data set when DuckDB is done with the bind.
+func (bd *bindData) close() {
+	if bd.ds != nil {
+		bd.ds.Close()
+		bd.ds = nil
+	}
 }

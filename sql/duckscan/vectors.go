@@ -247,11 +247,17 @@ func write(vec C.duckdb_vector, a arrow.Array, parent arrow.Array, at int) error
 	case *array.Date32:
 		copy(data[arrow.Date32](vec, at, n), a.Date32Values())
 	case *array.Time32:
+		if err := timesOfDay(a.Time32Values(), 1000); err != nil {
+			return err
+		}
 		d := data[int64](vec, at, n)
 		for i, v := range a.Time32Values() {
 			d[i] = int64(v) * 1000 // milliseconds
 		}
 	case *array.Time64:
+		if err := timesOfDay(a.Time64Values(), 1); err != nil {
+			return err
+		}
 		copy(data[arrow.Time64](vec, at, n), a.Time64Values())
 	case *array.Timestamp:
 		t := a.DataType().(*arrow.TimestampType)
