@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trevni-go/trevni/internal/testing/ducktest"
 )
 
 // TestJSONTimesAsDuckDB infers the schema of JSON lines whose strings are
@@ -82,7 +84,7 @@ func TestJSONTimesAsDuckDB(t *testing.T) {
 			queries = append(queries, fmt.Sprintf("select count(*) from (select epoch_us(%s::varchar::%s) from %s except all select epoch_us(%s) from %s)", k, c.cast, j, k, p))
 		}
 	}
-	res := duckQuery(t, queries...)
+	res := ducktest.Query(t, queries...)
 	for _, q := range res[1:] {
 		if q.Error != "" {
 			t.Fatal(q.Error)
