@@ -10,8 +10,11 @@
 // needs them fails when the environment variable CI is set and is skipped
 // otherwise, saying what to install.
 //
-// Each call runs one node process, however many files or queries it is
-// given: a test hands all of its files to one call.
+// Query and ReadParquet are served by node processes that a test binary
+// starts once and keeps (one for each call running at the same time),
+// each request in a fresh in-memory DuckDB: starting node and loading
+// DuckDB's package is about three quarters of a CPU second, a fresh DuckDB
+// about a twentieth. Run starts a process for each call.
 package ducktest
 
 import (
@@ -19,9 +22,12 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -131,14 +137,11 @@ type Result struct {
 // the later queries still run.
 func Query(tb testing.TB, queries ...string) []Result {
 	tb.Helper()
-	out := Run(tb, DuckDB, queryScript, queries...)
 	var res []Result
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<30)
-	for sc.Scan() {
+	for _, line := range serve(tb, "query", queryScript, queries) {
 		var r Result
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			tb.Fatalf("DuckDB's output %q: %v", sc.Bytes(), err)
+		if err := json.Unmarshal(line, &r); err != nil {
+			tb.Fatalf("DuckDB's output %.200q: %v", line, err)
 		}
 		res = append(res, r)
 	}
@@ -180,16 +183,154 @@ func ReadParquetEach(tb testing.TB, files ...string) map[string]Read {
 
 func readParquet(tb testing.TB, mode string, files []string) map[string]Read {
 	tb.Helper()
-	out := Run(tb, DuckDB, parquetScript, append([]string{mode}, files...)...)
 	reads := map[string]Read{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<30)
-	for sc.Scan() {
+	for _, line := range serve(tb, "parquet", parquetScript, append([]string{mode}, files...)) {
 		var r Read
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			tb.Fatalf("DuckDB's output %.200q: %v", sc.Bytes(), err)
+		if err := json.Unmarshal(line, &r); err != nil {
+			tb.Fatalf("DuckDB's output %.200q: %v", line, err)
 		}
 		reads[r.File] = r
 	}
 	return reads
+}
+
+// The lines by which a serving script ends its answer to a request, and
+// says that the request failed as a whole.
+const (
+	endLine   = "__trevni_ducktest_end__"
+	errorLine = "__trevni_ducktest_error__ "
+)
+
+// A server is a node process running a serving script.
+type server struct {
+	name   string // the script's, by which the idle servers are kept
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *lockedBuffer
+	tmp    string // the script's folder, removed after the first answer
+}
+
+// lockedBuffer is a buffer written by the process's stderr copier and
+// read by the test.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// idle holds, by script, the servers no call is using.
+var idle = struct {
+	sync.Mutex
+	servers map[string][]*server
+}{servers: map[string][]*server{}}
+
+// serve sends request to a server of script (an idle one, or one it
+// starts) and returns the lines of its answer. A server that fails or
+// dies fails the test, with what it printed on standard error.
+func serve(tb testing.TB, name string, script []byte, request []string) [][]byte {
+	tb.Helper()
+	idle.Lock()
+	var s *server
+	if list := idle.servers[name]; len(list) > 0 {
+		s, idle.servers[name] = list[len(list)-1], list[:len(list)-1]
+	}
+	idle.Unlock()
+	if s == nil {
+		s = start(tb, name, script)
+	}
+	req, err := json.Marshal(request)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := s.in.Write(append(req, '\n')); err != nil {
+		s.kill()
+		tb.Fatalf("DuckDB (node): %v\n%s", err, s.stderr)
+	}
+	var lines [][]byte
+	for {
+		line, err := s.out.ReadBytes('\n')
+		if err != nil {
+			s.kill()
+			tb.Fatalf("DuckDB (node) ended: %v\n%s", err, s.stderr)
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		if string(line) == endLine {
+			break
+		}
+		if msg, ok := strings.CutPrefix(string(line), errorLine); ok {
+			// The answer is whole: the server can serve the next request.
+			s.release()
+			tb.Fatalf("DuckDB: %s", msg)
+		}
+		lines = append(lines, line)
+	}
+	s.release()
+	return lines
+}
+
+// start starts a server of script, from a temporary folder beside a link
+// to the node_modules holding DuckDB's package (whose folder is left as
+// it is).
+func start(tb testing.TB, name string, script []byte) *server {
+	tb.Helper()
+	node, dir := Node(tb, DuckDB)
+	tmp, err := os.MkdirTemp("", "ducktest-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "node_modules"), filepath.Join(tmp, "node_modules")); err != nil {
+		tb.Fatal(err)
+	}
+	run := filepath.Join(tmp, "serve.mjs")
+	if err := os.WriteFile(run, script, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	s := &server{name: name, cmd: exec.Command(node, run), stderr: &lockedBuffer{}, tmp: tmp}
+	s.cmd.Stderr = s.stderr
+	if s.in, err = s.cmd.StdinPipe(); err != nil {
+		tb.Fatal(err)
+	}
+	out, err := s.cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.out = bufio.NewReaderSize(out, 1<<20)
+	if err := s.cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// release puts s back among the idle servers. The process ends when the
+// test binary does (its standard input closes).
+func (s *server) release() {
+	if s.tmp != "" {
+		// The script and the package are loaded by the first answer.
+		os.RemoveAll(s.tmp)
+		s.tmp = ""
+	}
+	idle.Lock()
+	defer idle.Unlock()
+	idle.servers[s.name] = append(idle.servers[s.name], s)
+}
+
+// kill ends a server that failed.
+func (s *server) kill() {
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+	if s.tmp != "" {
+		os.RemoveAll(s.tmp)
+	}
 }

@@ -1,9 +1,11 @@
 package ducktest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -79,5 +81,33 @@ func TestNodeMissing(t *testing.T) {
 	})
 	if reached || !sub.Skipped() {
 		t.Errorf("a missing package: went on %v, skipped %v; want the test skipped", reached, sub.Skipped())
+	}
+}
+
+// TestServed checks that the calls of a test binary share a DuckDB
+// process but not a DuckDB: a table one call made is not there in the
+// next, and calls at the same time are each answered in full.
+func TestServed(t *testing.T) {
+	if res := Query(t, "create table kept as select 1 as a", "select a from kept"); res[1].Error != "" {
+		t.Fatalf("a table made in the same call: %s", res[1].Error)
+	}
+	if res := Query(t, "select a from kept"); !strings.Contains(res[0].Error, "kept") {
+		t.Errorf("a table of an earlier call: %+v, want an error naming it", res[0])
+	}
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Go(func() {
+			q := fmt.Sprintf("select (%d + range)::INTEGER as n from range(1000)", i)
+			if res := Query(t, q); len(res[0].Rows) != 1000 || res[0].Rows[999][0] != float64(i+999) {
+				t.Errorf("call %d: %d rows", i, len(res[0].Rows))
+			}
+		})
+	}
+	wg.Wait()
+	idle.Lock()
+	n := len(idle.servers["query"])
+	idle.Unlock()
+	if n < 1 || n > 3 {
+		t.Errorf("%d idle query servers after three calls at once, want 1 to 3", n)
 	}
 }
