@@ -10,6 +10,7 @@ import (
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoload/protosrc"
 	"github.com/trevni-go/trevni/schema/protoschema"
@@ -36,25 +37,63 @@ func scalarsDescriptor(t *testing.T) protoreflect.MessageDescriptor {
 }
 
 // scalarsFile writes five proto2 Scalars messages, the one at bad without
-// its required field (which protojson refuses to marshal).
+// its required field (which protojson refuses to marshal). The protobuf
+// writers refuse such a message, as they should, so the file is made as a
+// file of another writer could hold it: the five messages are written
+// whole, read back as Avro records, the bad one's field made null, and
+// the records written again under the same schema and descriptor.
 func scalarsFile(t *testing.T, bad int) *format.Reader {
 	t.Helper()
 	md := scalarsDescriptor(t)
-	var buf bytes.Buffer
-	pw, err := shred.NewProtoWriter(&buf, md, nil)
+	var whole bytes.Buffer
+	pw, err := shred.NewProtoWriter(&whole, md, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 5 {
 		m := dynamicpb.NewMessage(md)
-		if i != bad {
-			m.Set(md.Fields().ByName("req_int32"), protoreflect.ValueOfInt32(int32(i)))
-		}
+		m.Set(md.Fields().ByName("req_int32"), protoreflect.ValueOfInt32(int32(i)))
 		if err := pw.Write(m); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wrd, err := format.NewReader(bytes.NewReader(whole.Bytes()), int64(whole.Len()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar, err := assemble.NewAvroReader(wrd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts shred.Options
+	meta := wrd.Meta()
+	for i := range meta.Len() {
+		if k := meta.Key(i); k != layout.MetaAvroSchema {
+			opts.Meta.Set(k, meta.Value(i))
+		}
+	}
+	var buf bytes.Buffer
+	aw, err := shred.NewAvroWriter(&buf, meta.GetString(layout.MetaAvroSchema), &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for rec, err := range ar.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == bad {
+			rec.(map[string]any)["req_int32"] = nil
+		}
+		if err := aw.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	}
+	if err := aw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	rd, err := format.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
