@@ -31,6 +31,12 @@ type Filler struct {
 	// Extensions are set, each with probability 1/2, on the messages they
 	// extend.
 	Extensions []protoreflect.ExtensionType
+	// Partial leaves proto2 required fields unset as often as other fields
+	// with presence. Without it they are always set (a required field of a
+	// message type below MaxDepth excepted), so the messages are complete,
+	// as the protobuf writers require (they refuse a message missing a
+	// required field).
+	Partial bool
 
 	rnd *rand.Rand
 }
@@ -116,7 +122,7 @@ func (f *Filler) setField(m protoreflect.Message, fd protoreflect.FieldDescripto
 			}
 		}
 	case fd.HasPresence():
-		if f.rnd.IntN(3) > 0 {
+		if f.rnd.IntN(3) > 0 || (fd.Cardinality() == protoreflect.Required && !f.Partial) {
 			f.setSingular(m, fd, depth)
 		}
 	default:
