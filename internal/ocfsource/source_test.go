@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -47,48 +45,6 @@ func goavroRead(data []byte) ([]any, error) {
 		out = append(out, v)
 	}
 	return out, r.Err()
-}
-
-// same reports whether two goavro native values are equal (floats bit
-// for bit, so that NaN is itself), an empty
-// []byte nil or not (assemble hands out nil for an empty bytes value, a
-// representation goavro's encoder takes as the same value).
-func same(a, b any) bool {
-	switch x := a.(type) {
-	case float64:
-		y, ok := b.(float64)
-		return ok && math.Float64bits(x) == math.Float64bits(y)
-	case float32:
-		y, ok := b.(float32)
-		return ok && math.Float32bits(x) == math.Float32bits(y)
-	case []byte:
-		y, ok := b.([]byte)
-		return ok && bytes.Equal(x, y)
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !same(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !same(v, w) {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(a, b)
 }
 
 // sourceRecords reads every record of data through a Source, shredded in
@@ -138,7 +94,7 @@ func TestJavaFilesReadAsGoavro(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if !same(got, want) {
+			if !avrorand.EqualNative(got, want) {
 				t.Fatalf("%s, groups of %d bytes: records differ from goavro's", name, g)
 			}
 		}
@@ -190,9 +146,9 @@ func TestRandomFilesReadAsGoavro(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if len(got) != len(want) || (len(want) > 0 && !same(got, want)) {
+		if len(got) != len(want) || (len(want) > 0 && !avrorand.EqualNative(got, want)) {
 			for i := range min(len(got), len(want)) {
-				if !same(got[i], want[i]) {
+				if !avrorand.EqualNative(got[i], want[i]) {
 					t.Logf("record %d:\n%#v\n%#v", i, got[i], want[i])
 					break
 				}
@@ -261,7 +217,7 @@ func TestDamagedFiles(t *testing.T) {
 			}
 			theirs = append(theirs, v)
 		}
-		if gr.Err() == nil && len(theirs) == len(got) && !same(got, theirs) && len(got) == len(want) {
+		if gr.Err() == nil && len(theirs) == len(got) && !avrorand.EqualNative(got, theirs) && len(got) == len(want) {
 			t.Errorf("byte %d changed: records read differ from goavro's reading of the same bytes", at)
 		}
 	}
