@@ -17,6 +17,16 @@
 // text). A [Reader] reads a leaf's columns into a [Run] and hands each
 // run to a sink: Parquet column chunks are written from them
 // (trevniparquet's Write), as Arrow arrays can be built from them.
+// A reader schema is resolved as Avro's resolution does: several
+// branches of a file's union read as one of the reader's are the [Alt]s
+// of the leaves beneath (each branch's columns read where the file takes
+// it), and a field the file lacks, of a default that holds levels of its
+// own (an array, a map, a union of several branches), a [Default] step
+// of the levels and values the default gives every row.
+//
+// [ScanReport] is what a read by leaf readers (and a filter) cost, as
+// assemble reports its reads.
+//
 // A [Selector] cuts a part's rows into the [Segment]s of row groups:
 // every row of a range, or the matches of a filter (assemble's, with its
 // block pruning), the rows between near matches read and dropped.

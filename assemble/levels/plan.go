@@ -13,9 +13,12 @@ import (
 	"github.com/trevni-go/trevni/typemap"
 )
 
-// ErrUnsupported is returned (wrapped) by NewPlan for a reader schema
-// whose resolution against the file's the plan does not cover; such
-// records are read by the row interpreter (assemble).
+// ErrUnsupported is returned (wrapped) for what the plan does not cover,
+// such as a type the reader's schema adds that cannot be laid out (past
+// the layout's limits), more than a million steps above unions of null
+// alone, or the branch leaf of a default's union of null alone: a
+// columnar sink reports it (the row interpreter, assemble, reads such
+// records).
 var ErrUnsupported = errors.New("not covered by the columnar plan")
 
 // PlanOptions chooses what a plan reads. A nil *PlanOptions reads every

@@ -624,62 +624,38 @@ func (r *Reader) values(k int) error {
 	c := r.vals
 	switch r.leaf.Type {
 	case format.Int:
-		if r.leaf.Symbols != nil {
-			break
+		if r.leaf.Symbols == nil {
+			return readEach(&r.run.I32, k, c.ReadInt)
 		}
-		at := len(r.run.I32)
-		r.run.I32 = extend(r.run.I32, k)
-		for j := range r.run.I32[at:] {
-			v, err := c.ReadInt()
-			if err != nil {
-				r.run.I32 = r.run.I32[:at+j]
-				return err
-			}
-			r.run.I32[at+j] = v
-		}
-		return nil
 	case format.Long:
-		at := len(r.run.I64)
-		r.run.I64 = extend(r.run.I64, k)
-		for j := range r.run.I64[at:] {
-			v, err := c.ReadLong()
-			if err != nil {
-				r.run.I64 = r.run.I64[:at+j]
-				return err
-			}
-			r.run.I64[at+j] = v
-		}
-		return nil
+		return readEach(&r.run.I64, k, c.ReadLong)
 	case format.Float:
-		at := len(r.run.F32)
-		r.run.F32 = extend(r.run.F32, k)
-		for j := range r.run.F32[at:] {
-			v, err := c.ReadFloat()
-			if err != nil {
-				r.run.F32 = r.run.F32[:at+j]
-				return err
-			}
-			r.run.F32[at+j] = v
-		}
-		return nil
+		return readEach(&r.run.F32, k, c.ReadFloat)
 	case format.Double:
-		at := len(r.run.F64)
-		r.run.F64 = extend(r.run.F64, k)
-		for j := range r.run.F64[at:] {
-			v, err := c.ReadDouble()
-			if err != nil {
-				r.run.F64 = r.run.F64[:at+j]
-				return err
-			}
-			r.run.F64[at+j] = v
-		}
-		return nil
+		return readEach(&r.run.F64, k, c.ReadDouble)
 	}
 	for range k {
 		if err := r.value(); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// readEach appends k values read one by one to *vals; on an error, those
+// read before it.
+func readEach[T any](vals *[]T, k int, read func() (T, error)) error {
+	at := len(*vals)
+	s := extend(*vals, k)
+	for j := range s[at:] {
+		v, err := read()
+		if err != nil {
+			*vals = s[:at+j]
+			return err
+		}
+		s[at+j] = v
+	}
+	*vals = s
 	return nil
 }
 
