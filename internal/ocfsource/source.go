@@ -187,13 +187,16 @@ func Open(ra io.ReaderAt, size int64, opts *Options) (*Source, error) {
 }
 
 // shredOptions returns the options of the in-memory Trevni files: no
-// codec, checksum or statistics, one block per column, never spilled.
+// codec, checksum or statistics, one block per column however large (up
+// to 1 GiB: what a group may take is bounded by the block size and memory
+// limits, checked in make), never spilled.
 func (f *file) shredOptions() *shred.Options {
 	return &shred.Options{
 		WriterOptions: format.WriterOptions{
 			Codec:        format.CodecNull,
 			DisableStats: true,
-			BlockSize:    format.MaxWriterBlockSize,
+			BlockSize:    math.MaxInt32 / 2,
+			MaxBlockSize: math.MaxInt32,
 			MemoryBudget: -1,
 			Concurrency:  1,
 		},
@@ -404,13 +407,26 @@ func (s *Source) shred(b int) (*shredded, error) {
 			// Hold only this one: the other is dropped.
 			s.cache[1-slot] = nil
 			if int64(cap(sh.file)) > limit {
-				return nil, fmt.Errorf("%w: avro blocks %d to %d shredded take %d bytes, past the %d bytes of the reader's block memory", format.ErrLimit, s.f.groups[b].first, s.f.groups[b].last, cap(sh.file), limit)
+				return nil, s.f.memoryErr(b, "shredded take", int64(cap(sh.file)), limit)
 			}
 		}
 	}
 	sh.used = s.tick
 	s.cache[slot] = sh
 	return sh, nil
+}
+
+// memoryErr is the error about group b taking n bytes (what says how),
+// past the reader's block memory limit.
+func (f *file) memoryErr(b int, what string, n, limit int64) error {
+	g := f.groups[b]
+	return fmt.Errorf("%w: avro blocks %d to %d (%d records) %s %d bytes, past the %d bytes of the reader's block memory: raise it with --block-memory (format.ReaderOptions.BlockMemory) or convert the file with trevni fromavro", format.ErrLimit, g.first, g.last, g.rows, what, n, limit)
+}
+
+// blockSizeErr is the error about Avro block bi decompressing to more
+// than the reader's block size limit.
+func (f *file) blockSizeErr(bi int) error {
+	return fmt.Errorf("%w: avro block %d (offset %d) decompresses to more than the %d bytes of the reader's block size limit: raise it with --max-block-size (format.ReaderOptions.MaxBlockSize)", format.ErrLimit, bi, f.blocks[bi].offset, f.maxBlock)
 }
 
 // memory returns the bound on the groups held.
@@ -451,7 +467,8 @@ func (s *Source) make(b int, reuse []byte) (*shredded, error) {
 		return nil, err
 	}
 	defer aw.Abort()
-	var row int64 = g.firstRow
+	var row, decompressed int64 = g.firstRow, 0
+	limit := s.memory()
 	for bi := g.first; bi <= g.last; bi++ {
 		blk := f.blocks[bi]
 		p := raw[blk.offset-start : blk.end-start]
@@ -466,8 +483,16 @@ func (s *Source) make(b int, reuse []byte) (*shredded, error) {
 		}
 		rb := ocf.RawBlock{Index: int64(bi), Offset: blk.offset, End: blk.end, Count: count, Data: body}
 		data, err := s.dec.Decompress(s.data[:0], &rb)
+		if errors.Is(err, ocf.ErrTooLarge) {
+			return nil, f.blockSizeErr(bi)
+		}
 		if err != nil {
 			return nil, err
+		}
+		// What the group takes decompressed, about what its columns
+		// take shredded: refused before it is shredded.
+		if decompressed += int64(len(data)); limit > 0 && decompressed > limit {
+			return nil, f.memoryErr(b, "take at least", decompressed, limit)
 		}
 		if !s.dec.Null() && cap(data) > cap(s.data) {
 			s.data = data[:0]
@@ -487,6 +512,11 @@ func (s *Source) make(b int, reuse []byte) (*shredded, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("avro blocks %d to %d shredded: %w", g.first, g.last, err)
+	}
+	for i, c := range cols {
+		if int64(len(c)) > f.maxBlock {
+			return nil, fmt.Errorf("%w: avro blocks %d to %d (%d records) shredded: column %s takes %d bytes, past the %d bytes of the reader's block size limit: raise it with --max-block-size (format.ReaderOptions.MaxBlockSize)", format.ErrLimit, g.first, g.last, g.rows, f.names[i], len(c), f.maxBlock)
+		}
 	}
 	sh := &shredded{group: b, file: file, cols: cols}
 	return sh, nil
