@@ -206,21 +206,81 @@ func (f *file) shredOptions() *shred.Options {
 	}
 }
 
-// walk reads the block headers from off to the end of the file, one read
-// a block: its sync marker and the next block's header together.
+// Sizes of the walk's reads. While every byte read so far is the file's
+// start, and up to readThrough bytes of it, the walk reads on through the
+// blocks in windows of walkWindow (small blocks: one read for many block
+// headers), as long as the next block header is less than a window past
+// what was read; from the first block larger than that, or past
+// readThrough, it reads only each block's sync marker with the next
+// block's header, one read a block, skipping the blocks' data. Over a
+// network the front door keeps the file's first bytes fetched while a
+// part is opened (remote.HeaderReader) for the part's next opens, up to
+// 4 MiB (the root's maxKeptHeader), and answers the reads of the records
+// from them, so that the bytes read through are fetched once
+// (tests/trevni's TestRemoteAvroWalk measures it).
+const (
+	walkWindow  = 1 << 20
+	readThrough = 4 << 20
+)
+
+// walker reads the parts of the file the walk asks for: in windows from
+// the file's start while they run on from what was read, else exactly.
+type walker struct {
+	f       *file
+	buf     []byte // the file's bytes [at, at+len(buf))
+	at      int64
+	readEnd int64 // what was read runs on from the start up to here,
+	prefix  bool  // while prefix holds
+	scratch []byte
+}
+
+// get returns the file's bytes [off, off+n), clipped at its end, from
+// what was read or read now.
+func (w *walker) get(off, n int64) ([]byte, error) {
+	n = min(n, w.f.size-off)
+	if off >= w.at && off+n <= w.at+int64(len(w.buf)) {
+		return w.buf[off-w.at : off-w.at+n], nil
+	}
+	start, end := off, off+n
+	if w.prefix && off-w.readEnd < walkWindow && end <= readThrough {
+		// On from what was read, to the next multiple of walkWindow
+		// (so that a prefix grown by doubling stays within readThrough).
+		start = min(off, w.readEnd)
+		end = max(end, min((start/walkWindow+1)*walkWindow, readThrough, w.f.size))
+		w.readEnd = max(w.readEnd, end)
+	} else {
+		w.prefix = false
+	}
+	if cap(w.scratch) < int(end-start) {
+		w.scratch = make([]byte, end-start)
+	}
+	w.buf, w.at = w.scratch[:end-start], start
+	k, err := w.f.ra.ReadAt(w.buf, start)
+	if int64(k) < end-start {
+		w.buf = w.buf[:0]
+		if err == nil || err == io.EOF {
+			err = fmt.Errorf("read %d of %d bytes at offset %d: %w", k, end-start, start, io.ErrUnexpectedEOF)
+		}
+		return nil, err
+	}
+	return w.buf[off-start : off-start+n], nil
+}
+
+// walk reads the block headers from off to the end of the file (see
+// walkWindow for how).
 func (f *file) walk(off int64) error {
-	var buf [ocf.SyncSize + 2*binaryMaxVarint]byte
+	w := &walker{f: f, readEnd: off, prefix: true}
 	index := int64(0)
 	for off < f.size {
-		n, err := f.ra.ReadAt(buf[:min(int64(2*binaryMaxVarint), f.size-off)], off)
-		if n == 0 && err != nil {
+		hdr, err := w.get(off, 2*binaryMaxVarint)
+		if err != nil {
 			return &ocf.Error{Block: index, Offset: off, Err: err}
 		}
-		count, c1 := avrobin.ConsumeLong(buf[:n])
+		count, c1 := avrobin.ConsumeLong(hdr)
 		if c1 < 0 {
 			return &ocf.Error{Block: index, Offset: off, Err: fmt.Errorf("%w: block count: %w", ocf.ErrFormat, avrobin.ParseError(c1))}
 		}
-		stored, c2 := avrobin.ConsumeLong(buf[c1:n])
+		stored, c2 := avrobin.ConsumeLong(hdr[c1:])
 		if c2 < 0 {
 			return &ocf.Error{Block: index, Offset: off, Err: fmt.Errorf("%w: block size: %w", ocf.ErrFormat, avrobin.ParseError(c2))}
 		}
@@ -239,10 +299,12 @@ func (f *file) walk(off int64) error {
 		if end > f.size {
 			return &ocf.Error{Block: index, Offset: off, Err: fmt.Errorf("%w: block of %d bytes runs past the end of the file (%d bytes)", io.ErrUnexpectedEOF, stored, f.size)}
 		}
-		if _, err := f.ra.ReadAt(buf[:ocf.SyncSize], syncAt); err != nil {
+		// The sync marker, and the next block's header with it.
+		sync, err := w.get(syncAt, ocf.SyncSize+2*binaryMaxVarint)
+		if err != nil {
 			return &ocf.Error{Block: index, Offset: off, Err: err}
 		}
-		if [ocf.SyncSize]byte(buf[:ocf.SyncSize]) != f.sync {
+		if [ocf.SyncSize]byte(sync[:ocf.SyncSize]) != f.sync {
 			return &ocf.Error{Block: index, Offset: off, Err: ocf.ErrSyncMarker}
 		}
 		if f.rows > math.MaxInt64-count {
