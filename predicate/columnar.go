@@ -3,6 +3,7 @@ package predicate
 import (
 	"fmt"
 	"io"
+	"math/big"
 	"unsafe"
 
 	"github.com/trevni-go/trevni/format"
@@ -14,8 +15,8 @@ import (
 // values of a run are read from each column the predicate compares, a
 // batch at a time, and each comparison gives a truth per row, combined by
 // AND, OR and NOT as Eval combines them. It applies to predicates whose
-// every field is a top-level field of a record (a simple value, or a
-// ["null", T] union of one), not a decimal, bound to the file's own
+// every field is a top-level field of a record (a simple value, a
+// decimal, or a ["null", T] union of one), bound to the file's own
 // schema; see Predicate.Columnar.
 type Columnar struct {
 	root  cnode
@@ -28,7 +29,11 @@ type ccol struct {
 	col      int
 	typ      format.ValueType
 	str      bool // a string: checked for UTF-8
-	nullable bool // a ["null", T] union's branch column: a length of 0 or 1 before each value
+	decimal  bool // a decimal (bytes or fixed): compared as its number
+	den      *big.Int
+	num, top big.Int // a decimal's unscaled value, and 2^(8 len) for a negative one
+	rat      big.Rat // the decimal value returned by value
+	nullable bool    // a ["null", T] union's branch column: a length of 0 or 1 before each value
 	lens     []int32
 	present  []bool // nullable only: the rows of a value
 	idx      []int32
@@ -56,6 +61,11 @@ type (
 		op   Op
 		lits []scalar
 		set  *inSet
+		// A decimal column compared with one literal by an ordering
+		// operator: the literal times 10^scale, R, as its floor and
+		// whether it is whole (see cmpDecimals).
+		decFloor *big.Int
+		decWhole bool
 	}
 	cnullNode struct {
 		col *ccol
@@ -96,7 +106,7 @@ func (c *Columnar) column(t *target) (*ccol, bool) {
 		return nil, false
 	}
 	lf := &t.leaves[0]
-	if lf.decimal || lf.col < 0 {
+	if lf.col < 0 || lf.decimal && lf.typ != format.Bytes {
 		return nil, false
 	}
 	w := t.walk.next
@@ -127,10 +137,13 @@ func (c *Columnar) column(t *target) (*ccol, bool) {
 	}
 	for _, cc := range c.cols {
 		if cc.col == lf.col {
-			return cc, cc.nullable == nullable && cc.typ == lf.typ
+			return cc, cc.nullable == nullable && cc.typ == lf.typ && cc.decimal == lf.decimal
 		}
 	}
-	cc := &ccol{col: lf.col, typ: lf.typ, str: lf.schema.Kind == schema.String, nullable: nullable}
+	cc := &ccol{col: lf.col, typ: lf.typ, str: lf.schema.Kind == schema.String, nullable: nullable, decimal: lf.decimal}
+	if lf.decimal {
+		cc.den = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(lf.schema.Scale)), nil)
+	}
 	c.cols = append(c.cols, cc)
 	return cc, true
 }
@@ -157,6 +170,12 @@ func (c *Columnar) node(n node) (cnode, bool) {
 		cn := &ccmpNode{col: cc, op: n.op, lits: n.lits[0]}
 		if n.sets != nil {
 			cn.set = n.sets[0]
+		}
+		if cc.decimal && cn.set == nil && n.op <= GE && len(cn.lits) == 1 && cn.lits[0].kind == sRat {
+			r := new(big.Rat).Mul(cn.lits[0].r, new(big.Rat).SetInt(cc.den))
+			var m big.Int
+			cn.decFloor, _ = new(big.Int).DivMod(r.Num(), r.Denom(), &m) // the denominator is positive: the floor
+			cn.decWhole = m.Sign() == 0
 		}
 		return cn, true
 	case *nullNode:
@@ -295,6 +314,17 @@ func (cc *ccol) value(j int) scalar {
 		start = cc.ends[j-1]
 	}
 	b := cc.data[start:cc.ends[j]]
+	if cc.decimal {
+		// As decimalValue, into the column's own numbers: the scalar is
+		// the column's until the next value.
+		cc.num.SetBytes(b)
+		if len(b) > 0 && b[0]&0x80 != 0 {
+			cc.top.SetUint64(1)
+			cc.num.Sub(&cc.num, cc.top.Lsh(&cc.top, uint(8*len(b))))
+		}
+		cc.rat.SetFrac(&cc.num, cc.den)
+		return scalar{kind: sRat, r: &cc.rat}
+	}
 	if len(b) == 0 {
 		return scalar{kind: sBytes}
 	}
@@ -355,6 +385,10 @@ func (n *ccmpNode) evalRun(c *Columnar, out []Truth) {
 			return
 		}
 	}
+	if n.decFloor != nil {
+		n.cmpDecimals(out)
+		return
+	}
 	for i := range out {
 		j := i
 		if cc.nullable {
@@ -366,6 +400,56 @@ func (n *ccmpNode) evalRun(c *Columnar, out []Truth) {
 		}
 		v := cc.value(j)
 		if n.set != nil && n.set.has(v) || n.set == nil && itemTrue(n.op, v, n.lits) {
+			out[i] = True
+		} else {
+			out[i] = False
+		}
+	}
+}
+
+// cmpDecimals compares a decimal column with the node's literal L by
+// comparing each unscaled value v (an integer) with R = L*10^scale, through
+// R's floor F: v = R when R is whole and v = F; v < R when v < F, or
+// v = F and R is not whole; v <= R when v <= F. Nothing is allocated once
+// the column's numbers have grown.
+func (n *ccmpNode) cmpDecimals(out []Truth) {
+	cc := n.col
+	for i := range out {
+		j := i
+		if cc.nullable {
+			if !cc.present[i] {
+				out[i] = Unknown
+				continue
+			}
+			j = int(cc.idx[i])
+		}
+		start := 0
+		if j > 0 {
+			start = cc.ends[j-1]
+		}
+		b := cc.data[start:cc.ends[j]]
+		cc.num.SetBytes(b)
+		if len(b) > 0 && b[0]&0x80 != 0 {
+			cc.top.SetUint64(1)
+			cc.num.Sub(&cc.num, cc.top.Lsh(&cc.top, uint(8*len(b))))
+		}
+		c := cc.num.Cmp(n.decFloor)
+		var ok bool
+		switch n.op {
+		case EQ:
+			ok = c == 0 && n.decWhole
+		case NE:
+			ok = c != 0 || !n.decWhole
+		case LT:
+			ok = c < 0 || c == 0 && !n.decWhole
+		case LE:
+			ok = c <= 0
+		case GT:
+			ok = c > 0
+		case GE:
+			ok = c > 0 || c == 0 && n.decWhole
+		}
+		if ok {
 			out[i] = True
 		} else {
 			out[i] = False
