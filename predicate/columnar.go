@@ -16,8 +16,9 @@ import (
 // batch at a time, and each comparison gives a truth per row, combined by
 // AND, OR and NOT as Eval combines them. It applies to predicates whose
 // every field is a top-level field of a record (a simple value, a
-// decimal, or a ["null", T] union of one), bound to the file's own
-// schema; see Predicate.Columnar.
+// decimal, a ["null", T] union of one, or an array of them, which means
+// any element as for Eval), bound to the file's own schema; see
+// Predicate.Columnar.
 type Columnar struct {
 	root  cnode
 	cols  []*ccol
@@ -34,6 +35,7 @@ type ccol struct {
 	num, top big.Int // a decimal's unscaled value, and 2^(8 len) for a negative one
 	rat      big.Rat // the decimal value returned by value
 	nullable bool    // a ["null", T] union's branch column: a length of 0 or 1 before each value
+	array    bool    // an array's column: a length before each row's values
 	lens     []int32
 	present  []bool // nullable only: the rows of a value
 	idx      []int32
@@ -100,9 +102,10 @@ func (c *Columnar) Columns() []int {
 }
 
 // column returns the ccol of the one leaf of t, if t is a top-level field
-// of one simple value or of a ["null", T] union of one.
+// of one simple value, of a ["null", T] union of one or of an array of
+// them.
 func (c *Columnar) column(t *target) (*ccol, bool) {
-	if !t.single || len(t.leaves) != 1 || len(t.records) != 0 || t.walk == nil || t.walk.kind != walkField {
+	if len(t.leaves) != 1 || len(t.records) != 0 || t.walk == nil || t.walk.kind != walkField {
 		return nil, false
 	}
 	lf := &t.leaves[0]
@@ -110,8 +113,10 @@ func (c *Columnar) column(t *target) (*ccol, bool) {
 		return nil, false
 	}
 	w := t.walk.next
-	nullable := false
-	if w.kind == walkUnion {
+	nullable, array := false, false
+	if w.kind == walkArray {
+		w, array = w.next, true
+	} else if w.kind == walkUnion {
 		u := w.union
 		if len(u.Branches) != 2 || (u.Branches[0].Kind != schema.Null && u.Branches[1].Kind != schema.Null) {
 			return nil, false
@@ -127,7 +132,7 @@ func (c *Columnar) column(t *target) (*ccol, bool) {
 		}
 		w, nullable = inner, true
 	}
-	if w.kind != walkLeaf || w.leaf != 0 {
+	if w.kind != walkLeaf || w.leaf != 0 || t.single == array {
 		return nil, false
 	}
 	switch lf.typ {
@@ -137,10 +142,10 @@ func (c *Columnar) column(t *target) (*ccol, bool) {
 	}
 	for _, cc := range c.cols {
 		if cc.col == lf.col {
-			return cc, cc.nullable == nullable && cc.typ == lf.typ && cc.decimal == lf.decimal
+			return cc, cc.nullable == nullable && cc.array == array && cc.typ == lf.typ && cc.decimal == lf.decimal
 		}
 	}
-	cc := &ccol{col: lf.col, typ: lf.typ, str: lf.schema.Kind == schema.String, nullable: nullable, decimal: lf.decimal}
+	cc := &ccol{col: lf.col, typ: lf.typ, str: lf.schema.Kind == schema.String, nullable: nullable, array: array, decimal: lf.decimal}
 	if lf.decimal {
 		cc.den = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(lf.schema.Scale)), nil)
 	}
@@ -216,7 +221,7 @@ func (cc *ccol) read(c *format.ColumnReader, k int) error {
 		got int
 		err error
 	)
-	if cc.nullable {
+	if cc.nullable || cc.array {
 		cc.lens = grow(cc.lens, k)
 		cc.present = grow(cc.present, k)
 		switch cc.typ {
@@ -238,7 +243,7 @@ func (cc *ccol) read(c *format.ColumnReader, k int) error {
 			cc.idx = grow(cc.idx, k)
 			var j int32
 			for i, l := range cc.lens {
-				if l > 1 {
+				if l > 1 && cc.nullable {
 					return fmt.Errorf("%w: union branch column %d has length %d", format.ErrFormat, cc.col, l)
 				}
 				cc.present[i] = l == 1
@@ -379,82 +384,79 @@ func (n *ccmpNode) evalRun(c *Columnar, out []Truth) {
 	cc := n.col
 	// The common comparisons of an integer column with an integer
 	// literal, without a scalar per value.
-	if !cc.nullable && n.set == nil && len(n.lits) == 1 && n.lits[0].kind == sInt && (cc.typ == format.Long || cc.typ == format.Int) {
+	if !cc.nullable && !cc.array && n.set == nil && len(n.lits) == 1 && n.lits[0].kind == sInt && (cc.typ == format.Long || cc.typ == format.Int) {
 		lit := n.lits[0].i
 		if cmpInts(n.op, cc, lit, out) {
 			return
 		}
 	}
-	if n.decFloor != nil {
-		n.cmpDecimals(out)
-		return
-	}
 	for i := range out {
-		j := i
-		if cc.nullable {
-			if !cc.present[i] {
-				out[i] = Unknown
-				continue
-			}
-			j = int(cc.idx[i])
-		}
-		v := cc.value(j)
-		if n.set != nil && n.set.has(v) || n.set == nil && itemTrue(n.op, v, n.lits) {
-			out[i] = True
-		} else {
+		switch {
+		case cc.array:
+			// Any element: TRUE if one compares true, else FALSE.
 			out[i] = False
+			for j := cc.idx[i]; j < cc.idx[i]+cc.lens[i]; j++ {
+				if n.match(int(j)) {
+					out[i] = True
+					break
+				}
+			}
+		case cc.nullable && !cc.present[i]:
+			out[i] = Unknown
+		default:
+			j := i
+			if cc.nullable {
+				j = int(cc.idx[i])
+			}
+			if n.match(j) {
+				out[i] = True
+			} else {
+				out[i] = False
+			}
 		}
 	}
 }
 
-// cmpDecimals compares a decimal column with the node's literal L by
-// comparing each unscaled value v (an integer) with R = L*10^scale, through
-// R's floor F: v = R when R is whole and v = F; v < R when v < F, or
-// v = F and R is not whole; v <= R when v <= F. Nothing is allocated once
-// the column's numbers have grown.
-func (n *ccmpNode) cmpDecimals(out []Truth) {
-	cc := n.col
-	for i := range out {
-		j := i
-		if cc.nullable {
-			if !cc.present[i] {
-				out[i] = Unknown
-				continue
-			}
-			j = int(cc.idx[i])
-		}
-		start := 0
-		if j > 0 {
-			start = cc.ends[j-1]
-		}
-		b := cc.data[start:cc.ends[j]]
-		cc.num.SetBytes(b)
-		if len(b) > 0 && b[0]&0x80 != 0 {
-			cc.top.SetUint64(1)
-			cc.num.Sub(&cc.num, cc.top.Lsh(&cc.top, uint(8*len(b))))
-		}
-		c := cc.num.Cmp(n.decFloor)
-		var ok bool
-		switch n.op {
-		case EQ:
-			ok = c == 0 && n.decWhole
-		case NE:
-			ok = c != 0 || !n.decWhole
-		case LT:
-			ok = c < 0 || c == 0 && !n.decWhole
-		case LE:
-			ok = c <= 0
-		case GT:
-			ok = c > 0
-		case GE:
-			ok = c > 0 || c == 0 && n.decWhole
-		}
-		if ok {
-			out[i] = True
-		} else {
-			out[i] = False
-		}
+// match reports whether the j-th value read compares true.
+func (n *ccmpNode) match(j int) bool {
+	if n.decFloor != nil {
+		return n.decimalMatch(j)
 	}
+	v := n.col.value(j)
+	return n.set != nil && n.set.has(v) || n.set == nil && itemTrue(n.op, v, n.lits)
+}
+
+// decimalMatch compares the j-th value of a decimal column with the
+// node's literal L by comparing its unscaled value v (an integer) with
+// R = L*10^scale, through R's floor F: v = R when R is whole and v = F;
+// v < R when v < F, or v = F and R is not whole; v <= R when v <= F.
+// Nothing is allocated once the column's numbers have grown.
+func (n *ccmpNode) decimalMatch(j int) bool {
+	cc := n.col
+	start := 0
+	if j > 0 {
+		start = cc.ends[j-1]
+	}
+	b := cc.data[start:cc.ends[j]]
+	cc.num.SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		cc.top.SetUint64(1)
+		cc.num.Sub(&cc.num, cc.top.Lsh(&cc.top, uint(8*len(b))))
+	}
+	c := cc.num.Cmp(n.decFloor)
+	switch n.op {
+	case EQ:
+		return c == 0 && n.decWhole
+	case NE:
+		return c != 0 || !n.decWhole
+	case LT:
+		return c < 0 || c == 0 && !n.decWhole
+	case LE:
+		return c <= 0
+	case GT:
+		return c > 0
+	}
+	return c > 0 || c == 0 && n.decWhole // GE
 }
 
 // cmpInts compares an integer column with an integer literal for the
@@ -498,7 +500,9 @@ func cmpInts(op Op, cc *ccol, lit int64, out []Truth) bool {
 
 func (n *cnullNode) evalRun(c *Columnar, out []Truth) {
 	for i := range out {
-		null := n.col.nullable && !n.col.present[i]
+		// An array's elements are never null: IS NOT NULL holds where
+		// it has one.
+		null := n.col.nullable && !n.col.present[i] || n.col.array && n.not && n.col.lens[i] == 0
 		if n.not {
 			null = !null
 		}

@@ -2,6 +2,7 @@ package predicate_test
 
 import (
 	"bytes"
+	"fmt"
 	"math/big"
 	"testing"
 
@@ -12,12 +13,32 @@ import (
 	"github.com/trevni-go/trevni/shred"
 )
 
-// BenchmarkColumnarDecimal evaluates `d > 123.45` over 65,536 records of a
-// decimal(18,2) stored as bytes, column by column (runs of 4,096 rows) and,
-// for comparison, record by record (Predicate.Match on each record).
-func BenchmarkColumnarDecimal(b *testing.B) {
-	const text = `{"type":"record","name":"R","fields":[{"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":18,"scale":2}}]}`
-	const n, run = 1 << 16, 4096
+// BenchmarkColumnar evaluates a filter over 65,536 records column by
+// column (runs of 4,096 rows) and, for comparison, record by record
+// (Predicate.Match on each record): `d > 123.45` on a decimal(18,2) stored
+// as bytes, and `tags = 'tag7'` on an array of one to four strings.
+func BenchmarkColumnar(b *testing.B) {
+	const n = 1 << 16
+	b.Run("decimal", func(b *testing.B) {
+		benchColumnar(b, `{"type":"record","name":"R","fields":[{"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":18,"scale":2}}]}`,
+			"d > 123.45", n, func(i int) any {
+				return map[string]any{"d": big.NewRat(int64(i*7919%40000-20000), 100)}
+			})
+	})
+	b.Run("array", func(b *testing.B) {
+		benchColumnar(b, `{"type":"record","name":"R","fields":[{"name":"tags","type":{"type":"array","items":"string"}}]}`,
+			"tags = 'tag7'", n, func(i int) any {
+				tags := make([]any, 1+i%4)
+				for j := range tags {
+					tags[j] = fmt.Sprintf("tag%d", (i+j*13)%50)
+				}
+				return map[string]any{"tags": tags}
+			})
+	})
+}
+
+func benchColumnar(b *testing.B, text, where string, n int, rec func(i int) any) {
+	const run = 4096
 	s, err := schema.Parse(text)
 	if err != nil {
 		b.Fatal(err)
@@ -33,7 +54,7 @@ func BenchmarkColumnarDecimal(b *testing.B) {
 	}
 	recs := make([]any, n)
 	for i := range recs {
-		recs[i] = map[string]any{"d": big.NewRat(int64(i*7919%40000-20000), 100)}
+		recs[i] = rec(i)
 		if err := aw.Write(recs[i]); err != nil {
 			b.Fatal(err)
 		}
@@ -41,7 +62,7 @@ func BenchmarkColumnarDecimal(b *testing.B) {
 	if err := aw.Close(); err != nil {
 		b.Fatal(err)
 	}
-	p, err := predicate.Compile("d > 123.45", s, l)
+	p, err := predicate.Compile(where, s, l)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func TestColumnarAsRecords(t *testing.T) {
 	if testing.Short() {
 		seeds = 40
 	}
-	var exprs, applied, decimals int
+	var exprs, applied, decimals, arrays int
 	for seed := range uint64(seeds) {
 		g := avrorand.New(seed, avrorand.Options{MaxDepth: 2, MaxFields: 6, MaxBranches: 3, MaxLen: 3})
 		text := g.Schema()
@@ -95,9 +95,12 @@ func TestColumnarAsRecords(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var decimalFields []string
+		var decimalFields, arrayFields []string
 		if s.Kind == schema.Record {
 			for _, f := range s.Fields {
+				if f.Type.Kind == schema.Array {
+					arrayFields = append(arrayFields, f.Name)
+				}
 				ft := f.Type
 				if ft.Kind == schema.Union && len(ft.Branches) == 2 {
 					ft = ft.Branches[1]
@@ -136,14 +139,20 @@ func TestColumnarAsRecords(t *testing.T) {
 					break
 				}
 			}
+			for _, f := range p.Fields() {
+				if slices.Contains(arrayFields, f) {
+					arrays++
+					break
+				}
+			}
 			if err := sameAsRecords(rd, p, c, recs, r); err != nil {
 				t.Fatalf("seed %d, %s (%s): %v", seed, e, text, err)
 			}
 		}
 	}
-	t.Logf("%d expressions, %d evaluated column by column, %d of them on a decimal field", exprs, applied, decimals)
-	if applied < exprs/10 {
-		t.Fatalf("only %d of %d expressions evaluated column by column", applied, exprs)
+	t.Logf("%d expressions, %d evaluated column by column, %d of them on a decimal field, %d on an array", exprs, applied, decimals, arrays)
+	if applied < exprs/10 || decimals < 10 || arrays < 10 {
+		t.Fatalf("only %d of %d expressions evaluated column by column, %d on a decimal, %d on an array", applied, exprs, decimals, arrays)
 	}
 }
 
