@@ -188,7 +188,7 @@ func TestParquetRealWritersReadAsDuckDB(t *testing.T) {
 				}
 			}
 		}
-		if err := duckDiff(s, got, d); err != nil {
+		if err := ducktest.Diff(s, got, d); err != nil {
 			t.Errorf("%s: %v\nschema %s", f, err, s)
 			continue
 		}
@@ -282,7 +282,7 @@ func TestParquetDictionaryColumn(t *testing.T) {
 		}
 	}
 	reads := ducktest.ReadParquet(t, name)
-	checkDuck(t, name, s, got, reads[name])
+	ducktest.Check(t, name, s, got, reads[name])
 }
 
 // Parquet's deprecated LZ4 codec, which DuckDB does not read: Hadoop's
