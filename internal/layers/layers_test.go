@@ -177,7 +177,7 @@ var layers = []layer{
 	{"commands", []string{"cmd/...", "bench/..."}},
 	// The test module (tests/): the tests that need modules no user of
 	// the library should find in their build list (OTLP's generated
-	// types), in folders named as the packages they test. Its tests may
+	// types, parquet-go), in folders named as the packages they test. Its tests may
 	// use any package below; nothing imports it, so that none of its
 	// dependencies reaches a library user's or the command's build.
 	{"test module", []string{testModule, testModule + "/..."}},
