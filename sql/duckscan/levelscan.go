@@ -24,25 +24,46 @@ import (
 	"github.com/trevni-go/trevni/assemble/levels"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/frontdoor"
+	"github.com/trevni-go/trevni/schema/layout"
 )
 
-// levelScan is the plan of a scan by the levels path: one colPlan per
-// output column read, and the layout's column names.
+// levelScan is the plan of a scan by the levels path over the parts of
+// one schema: one colPlan per output column read, and the layout's
+// column names.
 type levelScan struct {
-	cols  []*colPlan
-	names []string // the layout's column names, by layout column
-	types []format.ValueType
+	cols   []*colPlan
+	names  []string // the layout's column names, by layout column
+	types  []format.ValueType
+	reader string // the data set's schema, when the parts' differs (their records are resolved to it); else ""
 }
 
 // planLevels returns the levels plan of the output columns cols (indexes
-// of bd's columns, -1 for none) or nil when some column is not planned
-// (the scan reads Arrow batches then).
-func planLevels(bd *bindData, cols []int) *levelScan {
-	if bd.lay == nil {
-		return nil
+// of bd's columns, -1 for none) over parts of the schema text. An error
+// says the levels path cannot read them (the scan reads Arrow batches
+// then): levels.ErrUnsupported (a resolution the plan does not cover) or
+// errNotPlanned (a type the vectors do not take as planned).
+func planLevels(bd *bindData, cols []int, text string) (*levelScan, error) {
+	ws, err := layout.ParseStored(text, layoutOptions(bd.open))
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	lay, err := layout.New(ws, layoutOptions(bd.open))
+	if err != nil {
+		return nil, err
 	}
 	ls := &levelScan{}
-	for _, c := range bd.lay.Columns {
+	po := &levels.PlanOptions{}
+	if text != bd.ds.SchemaText() {
+		po.Reader, ls.reader = bd.ds.Schema(), bd.ds.SchemaText()
+	}
+	plan, err := levels.NewPlan(lay, po)
+	if err != nil {
+		return nil, err
+	}
+	if bd.record && len(plan.Root.Children) != len(bd.names) {
+		return nil, fmt.Errorf("%w: %d fields, %d columns", errNotPlanned, len(plan.Root.Children), len(bd.names))
+	}
+	for _, c := range lay.Columns {
 		ls.names = append(ls.names, c.Name)
 		ls.types = append(ls.types, c.Type)
 	}
@@ -50,13 +71,13 @@ func planLevels(bd *bindData, cols []int) *levelScan {
 		if c < 0 {
 			continue
 		}
-		n := bd.lay.Root
+		n := plan.Root
 		if bd.record {
-			n = bd.lay.Root.Fields[c]
+			n = plan.Root.Children[c]
 		}
-		cp, err := planColumn(out, n, bd.types[c])
+		cp, err := planColumn(out, plan, n, bd.types[c])
 		if err != nil {
-			return nil
+			return nil, fmt.Errorf("column %s: %w", bd.names[c], err)
 		}
 		for _, l := range cp.leaves {
 			l.leaf.Path = bd.names[c]
@@ -66,7 +87,7 @@ func planLevels(bd *bindData, cols []int) *levelScan {
 		}
 		ls.cols = append(ls.cols, cp)
 	}
-	return ls
+	return ls, nil
 }
 
 // levelReader reads one unit by the levels path.
@@ -114,9 +135,11 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 	from, end := u.offset, u.offset+u.count
 	if bd.filter != "" {
 		fields := frontdoor.FilterFields(bd.ds, bd.filter)
-		lr.filter, err = assemble.NewAvroReader(rd, &assemble.Options{Filter: bd.filter, Fields: fields})
+		ao := &assemble.Options{Filter: bd.filter, Fields: fields, ReaderSchema: p.reader}
+		lr.filter, err = assemble.NewAvroReader(rd, ao)
 		if err != nil && fields != nil {
-			lr.filter, err = assemble.NewAvroReader(rd, &assemble.Options{Filter: bd.filter})
+			ao.Fields = nil
+			lr.filter, err = assemble.NewAvroReader(rd, ao)
 		}
 		if err != nil {
 			return nil, err
