@@ -111,7 +111,7 @@ func BenchmarkFlatScan(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, q := range []struct{ name, sql string }{
-		{"groupby", "SELECT small % 100 AS k, count(*) AS n, sum(score) AS s, max(id) AS m FROM %s GROUP BY k"},
+		{"groupby", "SELECT small %% 100 AS k, count(*) AS n, sum(score) AS s, max(id) AS m FROM %s GROUP BY k"},
 		{"filtered", "SELECT count(*), sum(score), max(id) FROM %s WHERE small < 1000"},
 	} {
 		for _, src := range []struct{ name, from string }{
