@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/assemble"
 )
 
 // The front door's hot paths, on Java's medium vector (vec.Large, snappy):
@@ -78,7 +77,7 @@ func BenchmarkWriteWorkers(b *testing.B) {
 				for b.Loop() {
 					var err error
 					if out == "avro" {
-						_, err = ds.WriteAvro(context.Background(), io.Discard, o, &assemble.ContainerOptions{Codec: "snappy"})
+						_, err = ds.WriteAvro(context.Background(), io.Discard, o, &trevni.AvroOptions{Codec: "snappy"})
 					} else {
 						_, err = ds.WriteJSON(context.Background(), io.Discard, o, nil)
 					}

@@ -104,7 +104,17 @@
 // OpenOptions bounds what reading may cost: Layout the columns and nesting of
 // a schema, Reader the largest block and the memory held in block buffers,
 // MaxRecordBytes one record. Hostile files fail with an error naming the
-// file, column, block and row, within those bounds.
+// file, column, block and row, within those bounds. Reader.SkipChecksums
+// reads what a damaged file still holds, its checksums unverified.
+//
+// # Remote data
+//
+// Names of http(s) URLs are read through an HTTPClient (OpenOptions.HTTP,
+// or the one importing package remote/httpread links), objects of stores
+// through the drivers a program imports (stores/s3, stores/gs,
+// stores/azblob) or the stores it hands in (OpenOptions.Stores,
+// WriteOptions.Stores); StoreOptions sets their retries and stalls. A
+// program that reads local files links none of them.
 //
 // # Beneath the front door
 //
@@ -115,7 +125,8 @@
 // records into columns and assemble columns into records; predicate
 // compiles filters; trevni1 and clmn are the sibling formats; csvtable
 // converts flat tables; remote reads over HTTP; trevniarrow reads and
-// writes Arrow and Parquet. Part.Open gives a part's own reader
-// (File.Trevni, File.Trevni1, File.CLMN) for what is particular to a
-// format.
+// writes Arrow record batches and IPC files, trevniparquet Parquet files.
+// Part.Open gives a part's own reader (File.Trevni, File.Trevni1,
+// File.CLMN) for what is particular to a format. The trevni command is
+// built on this door: beside it, it imports only what docs/layout.md lists.
 package trevni

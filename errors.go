@@ -41,6 +41,10 @@ var (
 	ErrBinary = shred.ErrBinary
 	// ErrTimeout reports a remote read that made no progress in time.
 	ErrTimeout = remote.ErrTimeout
+	// ErrTooLarge reports a part whose server serves no byte ranges and
+	// that is longer than OpenOptions.MaxDownload, so is not downloaded
+	// (remote.ErrTooLarge).
+	ErrTooLarge = remote.ErrTooLarge
 )
 
 // FileError locates a problem in a Trevni file: the byte offset, the

@@ -106,6 +106,18 @@ const parquetMagic = "PAR1"
 // link the Parquet driver (package trevniparquet).
 var ErrNoParquet = errors.New(`a Parquet file: reading Parquet needs the driver of package trevniparquet (import _ "github.com/trevni-go/trevni/trevniparquet"; the trevni command links it)`)
 
+// HTTPClient reads http(s) URLs for the front door (package remote's
+// interface, named here): remote/httpread.New makes one over net/http,
+// with its timeouts.
+type HTTPClient = remote.HTTPClient
+
+// StoreOptions configures the requests made to object stores (s3://,
+// gs://, azblob://): retries of a failed read and their backoff, the stall
+// that fails a request without progress (see package remote/store, whose
+// Options it is, named here so that a program of the front door needs no
+// other import). nil means the defaults.
+type StoreOptions = store.Options
+
 // OpenOptions configures Open. A nil *OpenOptions means the defaults.
 type OpenOptions struct {
 	// ReaderSchema, if set, is the Avro schema (JSON text) that records
@@ -127,14 +139,14 @@ type OpenOptions struct {
 	// timeouts); without either, reading a URL fails with an error
 	// wrapping remote.ErrNoHTTP that names the import. So a program that
 	// reads only files and stores links no net/http.
-	HTTP remote.HTTPClient
+	HTTP HTTPClient
 	// Store configures the requests made to stores (s3://, gs://,
 	// azblob://), the listing of a glob or a prefix included: the
 	// retries of a failed read and their backoff, the stall that fails a
 	// request without progress; nil means the defaults (see
 	// store.Options). Credentials and endpoints come from each store's
 	// standard environment, or from the Stores handed in.
-	Store *store.Options
+	Store *StoreOptions
 	// Stores are the stores of URLs by scheme ("s3", "gs", "azblob",
 	// or a scheme of the caller's), used before the drivers a program
 	// links (see package remote/store): a service hands in a store built

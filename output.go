@@ -87,12 +87,29 @@ func (r *Reader) WriteJSON(w io.Writer, jopts *JSONOptions) (int64, error) {
 	return r.Records() - start, bw.Flush()
 }
 
+// AvroOptions configures the Avro object container files that
+// Dataset.WriteAvro and Reader.WriteAvro write. A nil *AvroOptions means
+// the zero value.
+type AvroOptions struct {
+	// Codec is the container's codec, by its Avro name: "null" (or "",
+	// the default), "deflate", "snappy", "bzip2", "xz" or "zstandard".
+	Codec string
+	// Level is the compression level, 0 for the codec's default.
+	Level int
+	// SyncMarker, if not zero, is used instead of a random one, for
+	// reproducible output.
+	SyncMarker [16]byte
+	// Progress, if set, is called now and then with the records written
+	// so far, and once at the end.
+	Progress func(records int64)
+}
+
 // WriteAvro writes the records a reader with opts returns to w as one Avro
 // object container file of their schema (the data set's, or its projection
 // on opts.Fields), and returns how many it wrote. copts chooses the
 // container's codec, level and sync marker (nil: null codec, random
 // marker). It stops with ctx's error, wrapped, once ctx ends.
-func (ds *Dataset) WriteAvro(ctx context.Context, w io.Writer, opts *ReadOptions, copts *assemble.ContainerOptions) (int64, error) {
+func (ds *Dataset) WriteAvro(ctx context.Context, w io.Writer, opts *ReadOptions, copts *AvroOptions) (int64, error) {
 	r, err := ds.NewReader(ctx, opts)
 	if err != nil {
 		return 0, err
@@ -104,7 +121,7 @@ func (ds *Dataset) WriteAvro(ctx context.Context, w io.Writer, opts *ReadOptions
 // WriteAvro writes the reader's remaining records to w as one Avro object
 // container file of their schema (Schema), as Dataset.WriteAvro does, and
 // returns how many it wrote; the reader's Report then says what it read.
-func (r *Reader) WriteAvro(w io.Writer, copts *assemble.ContainerOptions) (int64, error) {
+func (r *Reader) WriteAvro(w io.Writer, copts *AvroOptions) (int64, error) {
 	var o ocf.WriterOptions
 	if copts != nil {
 		o.Codec, o.Level, o.SyncMarker = copts.Codec, copts.Level, copts.SyncMarker
@@ -244,7 +261,7 @@ func readJSON(ar *assemble.AvroReader, dst []byte, plain bool) ([]byte, error) {
 }
 
 // writeAvroParallel is WriteAvro on n workers, into cw.
-func (r *Reader) writeAvroParallel(cw *ocf.Writer, n int, copts *assemble.ContainerOptions) (int64, error) {
+func (r *Reader) writeAvroParallel(cw *ocf.Writer, n int, copts *AvroOptions) (int64, error) {
 	var progress func(int64)
 	if copts != nil {
 		progress = copts.Progress

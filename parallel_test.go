@@ -37,7 +37,7 @@ var outputs = []struct {
 	{"plain", func(r *Reader, w io.Writer) (int64, error) { return r.WriteJSON(w, &JSONOptions{Plain: true}) }},
 	{"pretty", func(r *Reader, w io.Writer) (int64, error) { return r.WriteJSON(w, &JSONOptions{Pretty: true}) }},
 	{"avro", func(r *Reader, w io.Writer) (int64, error) {
-		return r.WriteAvro(w, &assemble.ContainerOptions{Codec: "snappy", SyncMarker: [16]byte{1, 2, 3}})
+		return r.WriteAvro(w, &AvroOptions{Codec: "snappy", SyncMarker: [16]byte{1, 2, 3}})
 	}},
 }
 

@@ -94,7 +94,7 @@ type WriteOptions struct {
 	// gs://, azblob://) by an upload, and by ConvertAvro's read of its
 	// source: the stall that fails a request without progress (see
 	// store.Options); nil means the defaults.
-	Store *store.Options
+	Store *StoreOptions
 	// Stores are the stores of URLs by scheme, used before the drivers
 	// a program links (see OpenOptions.Stores).
 	Stores map[string]store.Store

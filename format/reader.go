@@ -38,6 +38,11 @@ type ReaderOptions struct {
 	// StrictChecksums rejects the all-zero CRC-32 that Java writes for
 	// every block of a null-codec file; by default it is tolerated.
 	StrictChecksums bool
+	// SkipChecksums reads blocks without verifying their checksums (the
+	// trevni command's --skip-checksums), to read what a damaged file
+	// still holds; its structure is checked all the same. Concat then
+	// writes the checksums of the data as read.
+	SkipChecksums bool
 	// ReadAhead makes every ColumnReader fetch and decompress its next
 	// block in another goroutine (see ColumnReader.SetReadAhead).
 	ReadAhead bool
@@ -1078,7 +1083,7 @@ func (c *ColumnReader) fetch(b int, f *fetched) {
 		fail(asFormat(err))
 		return
 	}
-	if c.table.checksum == 4 {
+	if c.table.checksum == 4 && !c.rd.opts.SkipChecksums {
 		got := crc32.Checksum(f.data, crcTable)
 		if !c.rd.crcAccepted(want, got, c.table.codecName == CodecNull) {
 			fail(fmt.Errorf("%w: stored CRC-32 %08x, data has %08x", ErrChecksum, want, got))
@@ -1100,9 +1105,10 @@ func roomy(n int) int {
 // crcAccepted reports whether a block's stored CRC-32 want is accepted for
 // data whose CRC-32 is got: when they are equal, or when want is the zero
 // Java's writer stores for every block of the null codec, unless the
-// reader was asked to be strict (ReaderOptions.StrictChecksums).
+// reader was asked to be strict (ReaderOptions.StrictChecksums); always
+// under ReaderOptions.SkipChecksums.
 func (rd *Reader) crcAccepted(want, got uint32, nullCodec bool) bool {
-	return want == got || want == 0 && nullCodec && !rd.opts.StrictChecksums
+	return want == got || want == 0 && nullCodec && !rd.opts.StrictChecksums || rd.opts.SkipChecksums
 }
 
 // copyBlock puts a copy of data, block b as another reader of the column

@@ -85,6 +85,9 @@ func openSource(ctx context.Context, ra io.ReaderAt, size int64, o *frontdoor.Fo
 		if o.Reader != nil && o.Reader.BlockMemory > 0 {
 			ro.MaxMemory = o.Reader.BlockMemory
 		}
+		if o.Reader != nil {
+			ro.SkipChecksums = o.Reader.SkipChecksums
+		}
 	}
 	pf, err := Open(io.NewSectionReader(ra, 0, size), ro)
 	if err != nil {

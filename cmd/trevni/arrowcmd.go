@@ -11,9 +11,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/frontdoor"
-	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/remote/httpread"
-	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/trevniarrow"
 
 	"github.com/trevni-go/trevni/trevniparquet"
@@ -201,7 +199,6 @@ Examples (the file names stand for your own):
 func fromparquetCommand(fs *flag.FlagSet) runFunc {
 	tf := addTrevniFlags(fs)
 	batch := fs.Int("batch-rows", 8192, "most `ROWS` read from Parquet at a time")
-	skipCRC := fs.Bool("skip-checksums", false, "read Parquet pages without verifying the CRC-32s their headers carry")
 	pqMemory := fs.String("parquet-memory", "1GiB", "most `SIZE` of memory the Parquet reader holds at once (pages, dictionaries, batches)")
 	pageBytes := fs.String("max-page-bytes", "", "largest decompressed Parquet page `SIZE` read (default a quarter of --parquet-memory)")
 	return func(e *env, ins []string, out *output) error {
@@ -253,7 +250,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 			before := rows
 			pf, err := trevniparquet.Open(r, &trevniparquet.ReadOptions{BatchRows: *batch, Progress: func(n int64) {
 				p.setRows(before + n)
-			}, SkipChecksums: *skipCRC, MaxMemory: maxMem, MaxPageBytes: maxPage})
+			}, SkipChecksums: e.limits.skipChecksums, MaxMemory: maxMem, MaxPageBytes: maxPage})
 			if err != nil {
 				closeIn()
 				return fmt.Errorf("%s: %w", in, err)
@@ -294,18 +291,14 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 // the command's timeouts), or an object of a store (s3://, gs://,
 // azblob://) read by ranged requests pinned to its version.
 func (e *env) openParquetInput(in string) (r parquet.ReaderAtSeeker, size int64, closeIn func(), err error) {
-	if store.IsURL(in, nil) {
-		st, err := store.For(in, nil)
+	if frontdoor.IsStore(in) {
+		o, size, closeO, err := frontdoor.OpenStoreObject(e.ctx, in, e.limits.store())
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		o, err := st.Open(e.ctx, in, e.limits.store())
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		return io.NewSectionReader(o, 0, o.Size()), o.Size(), func() { o.Close() }, nil
+		return io.NewSectionReader(o, 0, size), size, func() { closeO() }, nil
 	}
-	if remote.IsURL(in) {
+	if frontdoor.IsHTTP(in) {
 		h, err := httpread.Open(e.ctx, in, e.limits.httpOptions())
 		if err != nil {
 			return nil, 0, nil, err

@@ -1,9 +1,15 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/trevni-go/trevni/internal/testing/ducktest"
 )
 
 // The reading commands take Avro container files as data sets: for every
@@ -83,7 +89,7 @@ func TestReadingCommandsTakeAvroFiles(t *testing.T) {
 
 // Parquet files too: what the reading commands print of a Parquet file
 // is what they print of the Trevni file fromparquet makes of it; meta
-// says what it cannot show.
+// prints its size, rows, schema and columns.
 func TestReadingCommandsTakeParquetFiles(t *testing.T) {
 	dir := t.TempDir()
 	pq := filepath.Join("..", "..", "trevniparquet", "testdata", "realwriters", "parquet-testing", "alltypes_plain.parquet")
@@ -101,8 +107,62 @@ func TestReadingCommandsTakeParquetFiles(t *testing.T) {
 			t.Errorf("%q: status %d, %q; the Trevni file's %q: %s", args, got.code, got.stdout, want.stdout, got.stderr)
 		}
 	}
+	checkParquetMeta(t, pq, trv)
+}
+
+// checkParquetMeta checks what meta prints of the Parquet file pq against
+// independent truths: its size on disk, DuckDB's count of its rows, the
+// schema the schema command prints of it, and the columns meta prints of
+// the Trevni file trv that fromparquet made of it through Arrow (a path
+// apart from the front door's Parquet source).
+func checkParquetMeta(t *testing.T, pq, trv string) {
+	t.Helper()
 	r := runIn(t, nil, "meta", pq)
-	if r.code != exitError || !strings.Contains(r.stderr, "a Parquet file: meta shows") {
-		t.Errorf("meta: %d %s", r.code, r.stderr)
+	if r.code != 0 {
+		t.Fatalf("meta: %d %s", r.code, r.stderr)
+	}
+	var got struct {
+		Format      string            `json:"format"`
+		FileLength  int64             `json:"fileLength"`
+		RowCount    int64             `json:"rowCount"`
+		Metadata    map[string]string `json:"metadata"`
+		ColumnCount int               `json:"columnCount"`
+		Columns     []map[string]any  `json:"columns"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("meta: %v: %s", err, r.stdout)
+	}
+	st, err := os.Stat(pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	duck := ducktest.Query(t, "select count(*)::varchar from read_parquet("+sqlString(pq)+")")
+	if duck[0].Error != "" {
+		t.Fatal(duck[0].Error)
+	}
+	if got.Format != "parquet" || got.FileLength != st.Size() || fmt.Sprint(got.RowCount) != duck[0].Rows[0][0] {
+		t.Errorf("meta: format %q, %d bytes, %d rows; want parquet, %d bytes, DuckDB's %v rows", got.Format, got.FileLength, got.RowCount, st.Size(), duck[0].Rows[0][0])
+	}
+	schemaOut := runIn(t, nil, "schema", pq)
+	var a, b any
+	if json.Unmarshal([]byte(schemaOut.stdout), &a) != nil || json.Unmarshal([]byte(got.Metadata["avro.schema"]), &b) != nil || !reflect.DeepEqual(a, b) {
+		t.Errorf("meta's avro.schema %s, schema prints %s", got.Metadata["avro.schema"], schemaOut.stdout)
+	}
+	var want struct {
+		Columns []map[string]any `json:"columns"`
+	}
+	r = runIn(t, nil, "meta", trv)
+	if err := json.Unmarshal([]byte(r.stdout), &want); err != nil {
+		t.Fatalf("meta of the Trevni file: %v: %s", err, r.stderr)
+	}
+	if len(want.Columns) == 0 || got.ColumnCount != len(want.Columns) || len(got.Columns) != len(want.Columns) {
+		t.Fatalf("meta: %d columns (%d listed), the Trevni file's %d", got.ColumnCount, len(got.Columns), len(want.Columns))
+	}
+	for i, c := range got.Columns {
+		for _, k := range []string{"number", "name", "type", "array", "parent"} {
+			if fmt.Sprint(c[k]) != fmt.Sprint(want.Columns[i][k]) {
+				t.Errorf("column %d: %s %v, the Trevni file's %v", i, k, c[k], want.Columns[i][k])
+			}
+		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/httpread"
 )
 
 // A command is one entry of the command table. Adding a command to the tool
@@ -141,6 +141,16 @@ type limitFlags struct {
 	maxRecord             string
 	maxDownload           string
 	httpTimeout           time.Duration
+	skipChecksums         bool // --skip-checksums, for the commands of checksummed
+}
+
+// checksummed lists the commands that read blocks of data whose
+// checksums are verified (Trevni blocks' CRC-32s, Parquet pages' CRC-32s):
+// they take --skip-checksums. validate always verifies; meta, schema,
+// columns and inspect read headers and statistics, which carry none.
+var checksummed = []string{
+	"tojson", "head", "count", "dump", "tocsv", "toavro", "toproto", "toclmn",
+	"toarrow", "toparquet", "fromparquet", "concat", "split", "recodec",
 }
 
 // noData lists the commands that read no data file, and so take no limit
@@ -155,7 +165,7 @@ func addLimitFlags(fs *flag.FlagSet, l *limitFlags) {
 	fs.StringVar(&l.blockMemory, "block-memory", "", "hold up to `SIZE` of Trevni blocks (or CLMN inflaters) in memory while reading (default 512MiB)")
 	fs.StringVar(&l.maxRecord, "max-record-size", "", "allow records (rows) of up to `SIZE` as assembled in memory (default 64MiB)")
 	fs.StringVar(&l.maxDownload, "max-download", "", "download up to `SIZE` of a URL whose server serves no byte ranges, into a temporary file (default 1GiB)")
-	fs.DurationVar(&l.httpTimeout, "http-timeout", remote.DefaultHTTPTimeout, "fail an HTTP read that waits `DURATION` for a connection, a response header or the next byte of a body, and any request to an object store that makes no progress for as long (its upload's body not taken included); a store's request is retried (0: wait forever)")
+	fs.DurationVar(&l.httpTimeout, "http-timeout", httpread.DefaultTimeout, "fail an HTTP read that waits `DURATION` for a connection, a response header or the next byte of a body, and any request to an object store that makes no progress for as long (its upload's body not taken included); a store's request is retried (0: wait forever)")
 }
 
 // flagSet returns a new flag set holding the command's flags and the common
@@ -173,6 +183,9 @@ func (c *command) flagSet(quiet bool) (*flag.FlagSet, runFunc, *commonFlags) {
 	}
 	if !slices.Contains(noData, c.name) {
 		addLimitFlags(fs, &cf.limits)
+	}
+	if slices.Contains(checksummed, c.name) {
+		fs.BoolVar(&cf.limits.skipChecksums, "skip-checksums", false, "read blocks (Trevni blocks, Parquet pages) without verifying their checksums, to read what a damaged file still holds")
 	}
 	fs.BoolVar(&cf.quiet, "quiet", quiet, "show no progress")
 	return fs, run, cf

@@ -9,9 +9,7 @@ import (
 	"strings"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/internal/frontdoor"
-	"github.com/trevni-go/trevni/remote/store"
 )
 
 // The reading commands take a data set: several files, shell-style globs
@@ -33,7 +31,7 @@ import (
 // format the front door reads does (trevni.DetectFormat: Trevni, Trevni 1,
 // CLMN; Avro and Parquet files only when named *.avro or *.parquet).
 func isInputArg(arg string) bool {
-	if store.IsURL(arg, nil) {
+	if frontdoor.IsStore(arg) {
 		switch {
 		case frontdoor.HasGlob(arg), strings.HasSuffix(arg, "/"):
 			return true
@@ -285,7 +283,7 @@ func (e *env) toContainer(out io.Writer, ds *trevni.Dataset, rf *rangeFlags, sf 
 		return 0, err
 	}
 	defer r.Close()
-	n, err := r.WriteAvro(out, &assemble.ContainerOptions{Codec: codec})
+	n, err := r.WriteAvro(out, &trevni.AvroOptions{Codec: codec})
 	if err != nil {
 		return n, err
 	}

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/trevni-go/trevni/remote/store"
-
 	"context"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 // env is what a running command sees: its context, which is cancelled when
@@ -56,17 +56,13 @@ func displayName(path string, output bool) string {
 
 // openInput opens a file argument for streaming input: "-" is standard
 // input, which Close leaves open; an object store's URL is read in large
-// ranged GETs (store.OpenStream).
+// ranged GETs (frontdoor.OpenStoreStream).
 func (e *env) openInput(path string) (io.ReadCloser, error) {
 	if path == "-" {
 		return io.NopCloser(&ctxReader{ctx: e.ctx, r: e.stdin}), nil
 	}
-	if store.IsURL(path, nil) {
-		st, err := store.For(path, nil)
-		if err != nil {
-			return nil, err
-		}
-		return store.OpenStream(e.ctx, st, path, e.limits.store())
+	if frontdoor.IsStore(path) {
+		return frontdoor.OpenStoreStream(e.ctx, path, e.limits.store())
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/limitfile"
-	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/remote/httpread"
-	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/stores/objstore"
@@ -23,11 +22,12 @@ type limits struct {
 	maxRecord             int64         // 0 for the library's default
 	maxDownload           int64         // 0 for the library's default
 	httpTimeout           time.Duration // 0 for none
+	skipChecksums         bool          // --skip-checksums
 }
 
 // parse checks the limit flags.
 func (l *limitFlags) parse() (limits, error) {
-	out := limits{maxColumns: l.maxColumns, maxDepth: l.maxDepth, httpTimeout: l.httpTimeout}
+	out := limits{maxColumns: l.maxColumns, maxDepth: l.maxDepth, httpTimeout: l.httpTimeout, skipChecksums: l.skipChecksums}
 	if l.maxColumns < 0 || l.maxDepth < 0 {
 		return out, &usageError{msg: "--max-columns and --max-depth must not be negative"}
 	}
@@ -72,17 +72,17 @@ func (l limits) httpOptions() *httpread.Options {
 
 // http returns the front door's client of http(s) URLs with the options
 // the flags set.
-func (l limits) http() remote.HTTPClient { return httpread.New(l.httpOptions()) }
+func (l limits) http() trevni.HTTPClient { return httpread.New(l.httpOptions()) }
 
 // store returns the object store options the flags set: --http-timeout
 // bounds a read's wait for each byte of an object too (a stalled read is
 // retried).
-func (l limits) store() *store.Options {
+func (l limits) store() *trevni.StoreOptions {
 	d := l.httpTimeout
 	if d == 0 {
 		d = -1 // none
 	}
-	return &store.Options{Stall: d}
+	return &trevni.StoreOptions{Stall: d}
 }
 
 // reader applies the flags to a Trevni reader's options.
@@ -96,6 +96,7 @@ func (l limits) reader(o *format.ReaderOptions) *format.ReaderOptions {
 	if l.blockMemory > 0 {
 		o.BlockMemory = l.blockMemory
 	}
+	o.SkipChecksums = l.skipChecksums
 	return o
 }
 
@@ -108,9 +109,9 @@ func limitHint(err error) error {
 		return fmt.Errorf("%w (--max-columns and --block-memory raise the limits)", err)
 	case errors.Is(err, limitfile.ErrTooLarge):
 		return fmt.Errorf("%w (the limit on schema, descriptor set and .proto files: --schema, --descriptor-set, --proto and their imports)", err)
-	case errors.Is(err, remote.ErrTooLarge):
+	case errors.Is(err, trevni.ErrTooLarge):
 		return fmt.Errorf("%w (--max-download raises the limit)", err)
-	case errors.Is(err, remote.ErrTimeout), errors.Is(err, objstore.ErrStalled):
+	case errors.Is(err, trevni.ErrTimeout), errors.Is(err, objstore.ErrStalled):
 		return fmt.Errorf("%w (--http-timeout changes the limit)", err)
 	case errors.Is(err, format.ErrRecordSize):
 		return fmt.Errorf("%w (--max-record-size raises the limit)", err)

@@ -32,6 +32,16 @@ null. Statistics that disagree with the column's blocks are left out, and
 the column's statsError says why. The column's metadata still holds them
 as stored (in hex, under stats.blocks).
 
+An Avro container file or a Parquet file, read through the front door as
+the other commands read it, gives {"format": "avro" or "parquet",
+"fileLength", "rowCount", "metadata", "columnCount", "columns"}: the
+metadata an Avro file's header holds (avro.schema, avro.codec, the
+writer's keys), or a Parquet file's records' Avro schema as the front door
+reads them (restored from parquet.avro.schema, or inferred), and the
+columns the records are read as, those of a Trevni file of the schema
+(number, name, type, array, parent). A Parquet file's own footer (row
+groups, pages, encodings) is DuckDB's parquet_metadata('FILE').
+
 The shape is that of Java's trevni_meta, extended. Keys appear in file
 order. A metadata value is a JSON string when it is valid UTF-8, and
 otherwise an object {"hex": "..."} holding its bytes in hex; bytes of a key
@@ -74,9 +84,9 @@ func metaOne(ctx context.Context, out io.Writer, f *trevni.File, pretty, blocks 
 	case trevni.CLMN:
 		b = clmnMeta(f.CLMN())
 	case trevni.Avro:
-		b, err = avroMeta(ctx, f)
+		b, err = recordsMeta(ctx, f, "avro")
 	case trevni.Parquet:
-		return fmt.Errorf("%s: a Parquet file: meta shows the headers of Trevni, Trevni 1, CLMN and Avro files; a Parquet file's footer is read by DuckDB (SELECT * FROM parquet_metadata('FILE')) or parquet-cli (trevni schema shows its records' schema)", f.Part().Name())
+		b, err = recordsMeta(ctx, f, "parquet")
 	default:
 		b, err = metaJSON(f.Trevni(), blocks)
 	}
@@ -115,20 +125,7 @@ func metaJSON(rd *format.Reader, blocks bool) ([]byte, error) {
 			return nil, err
 		}
 		w.beginObject()
-		w.key("number")
-		w.int(int64(i))
-		w.key("name")
-		w.str(c.Name)
-		w.key("type")
-		w.str(c.Type.String())
-		w.key("array")
-		w.bool(c.Array)
-		w.key("parent")
-		if c.Parent == "" {
-			w.null()
-		} else {
-			w.str(c.Parent)
-		}
+		writeColumnHead(&w, i, c)
 		w.key("values")
 		w.bool(c.Values)
 		w.key("codec")
@@ -214,10 +211,33 @@ func metaSpec() *command {
 	}
 }
 
-// avroMeta describes an Avro container file's header as compact JSON
-// (meta): its size, records and metadata (avro.schema, avro.codec and
-// the writer's keys, in key order after avro.schema).
-func avroMeta(ctx context.Context, f *trevni.File) ([]byte, error) {
+// writeColumnHead writes the keys that start a column's object in meta's
+// output: its number, name, type, array flag and parent (or null).
+func writeColumnHead(w *jsonWriter, i int, c *format.ColumnMeta) {
+	w.key("number")
+	w.int(int64(i))
+	w.key("name")
+	w.str(c.Name)
+	w.key("type")
+	w.str(c.Type.String())
+	w.key("array")
+	w.bool(c.Array)
+	w.key("parent")
+	if c.Parent == "" {
+		w.null()
+	} else {
+		w.str(c.Parent)
+	}
+}
+
+// recordsMeta describes a file of records read through the front door
+// (an Avro container file, named "avro", or a Parquet file, "parquet") as
+// compact JSON (meta): its size, records and metadata (an Avro file's
+// header: avro.schema, avro.codec and the writer's keys, in key order
+// after avro.schema; a Parquet file's: the records' Avro schema, restored
+// or inferred), and the columns the front door reads its records as (those
+// of a Trevni file of its schema: number, name, type, array, parent).
+func recordsMeta(ctx context.Context, f *trevni.File, name string) ([]byte, error) {
 	rd, err := frontdoor.AsTrevni(ctx, f)
 	if err != nil {
 		return nil, err
@@ -225,7 +245,7 @@ func avroMeta(ctx context.Context, f *trevni.File) ([]byte, error) {
 	var w jsonWriter
 	w.beginObject()
 	w.key("format")
-	w.str("avro")
+	w.str(name)
 	w.key("fileLength")
 	w.int(f.Part().Size())
 	w.key("rowCount")
@@ -246,6 +266,20 @@ func avroMeta(ctx context.Context, f *trevni.File) ([]byte, error) {
 		}
 	}
 	w.endObject()
+	w.key("columnCount")
+	w.int(int64(rd.NumColumns()))
+	w.key("columns")
+	w.beginArray()
+	for i := range rd.NumColumns() {
+		c, err := rd.Column(i)
+		if err != nil {
+			return nil, err
+		}
+		w.beginObject()
+		writeColumnHead(&w, i, c)
+		w.endObject()
+	}
+	w.endArray()
 	w.endObject()
 	return w.b, nil
 }

@@ -8,9 +8,8 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/trevni-go/trevni/internal/atomicfile"
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/frontdoor"
-	"github.com/trevni-go/trevni/remote"
 )
 
 // output is where a command writes its result: standard output, or a file
@@ -54,7 +53,7 @@ func (e *env) createOutput(path string) (*output, error) {
 	// Without --force the name was free when the run began (checkOutput):
 	// the commit must not replace what another process puts there.
 	f, err := frontdoor.Create(e.ctx, path, e.force, nil, e.limits.store())
-	if errors.Is(err, atomicfile.ErrExists) {
+	if errors.Is(err, trevni.ErrExists) {
 		err = fmt.Errorf("%s: %w: give --force to replace it", path, errExists)
 	}
 	if err != nil {
@@ -80,7 +79,7 @@ func (e *env) checkOutput(path string) error {
 				return fmt.Errorf("%s: the output is also an input: refusing to write over it", path)
 			}
 		}
-		if remote.IsURL(path) {
+		if frontdoor.IsHTTP(path) {
 			return fmt.Errorf("%s: an http(s) URL cannot be written: write to a file or an object store (s3://, gs://)", path)
 		}
 		return nil // a store's Create refuses an existing object without --force
@@ -229,7 +228,7 @@ func (o *output) commit() error {
 		return nil
 	}
 	err := o.file.Commit()
-	if errors.Is(err, atomicfile.ErrAppeared) {
+	if errors.Is(err, frontdoor.ErrAppeared) {
 		// The name was free when the run began.
 		return fmt.Errorf("%s: another file was created under this name while this command ran: left untouched (give --force to replace it)", o.name)
 	}
