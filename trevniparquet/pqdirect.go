@@ -679,60 +679,11 @@ func (p *directPlan) firstOrder() []int {
 	return order
 }
 
-// report returns what writing a part read: for each column, the most
-// blocks any of its readers read (a column on the path of several leaves
-// has a reader for each), the filter's reader's included.
+// report returns what writing a part read, through levels.ScanReport (the
+// one part report of the columnar readers): the file's columns that the
+// leaves' readers and the filter read.
 func (p *directPlan) report(part *trevni.Part, f *trevni.File, rd *format.Reader, states []*levels.Reader, filter *assemble.AvroReader, rows int64) *trevni.PartReport {
-	cols := map[int]*assemble.ColumnScan{}
-	scan := func(c int) *assemble.ColumnScan {
-		if cs := cols[c]; cs != nil {
-			return cs
-		}
-		cs := &assemble.ColumnScan{Column: c}
-		if m, err := rd.Column(c); err == nil {
-			cs.Name = m.Name
-		}
-		if bs, err := rd.Blocks(c); err == nil {
-			cs.Blocks = len(bs)
-		}
-		cols[c] = cs
-		return cs
-	}
-	for _, st := range states {
-		if st == nil {
-			continue
-		}
-		for c, cr := range st.Columns() {
-			cs := scan(p.cols[c])
-			if blocks, bytes := cr.Loaded(); blocks > cs.BlocksRead {
-				cs.BlocksRead, cs.BytesRead = blocks, bytes
-			}
-		}
-	}
-	r := &trevni.PartReport{Part: part.Name(), Fetched: f.Fetched()}
-	r.Scan = assemble.ScanReport{RowsScanned: rows, RowsMatched: rows, FileSize: rd.Size()}
-	if filter != nil {
-		fr := filter.Report()
-		r.Scan.RowsScanned = fr.RowsScanned
-		for _, c := range fr.Columns {
-			cs := scan(c.Column)
-			if c.BlocksRead > cs.BlocksRead {
-				cs.BlocksRead, cs.BytesRead = c.BlocksRead, c.BytesRead
-			}
-		}
-	}
-	keys := make([]int, 0, len(cols))
-	for c := range cols {
-		keys = append(keys, c)
-	}
-	slices.Sort(keys)
-	for _, c := range keys {
-		cs := cols[c]
-		cs.BlocksSkipped = cs.Blocks - cs.BlocksRead
-		r.Scan.BytesRead += cs.BytesRead
-		r.Scan.Columns = append(r.Scan.Columns, *cs)
-	}
-	return r
+	return &trevni.PartReport{Part: part.Name(), Fetched: f.Fetched(), Scan: levels.ScanReport(rd, states, filter, rows, func(c int) int { return p.cols[c] })}
 }
 
 // chunkBufs are a leaf's slices of byte strings, kept from one row
