@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/utf8check"
@@ -425,7 +426,7 @@ func growFor(dst []byte, n int) []byte {
 
 // appendFixed appends the Trevni 2 encoding of the big-endian values b of
 // type t to dst: zig-zag varints for INT32 and INT64, little-endian for
-// FLOAT64.
+// FLOAT64 (the room for those made once, the words swapped in place).
 func appendFixed(dst []byte, t Type, b []byte) []byte {
 	switch t {
 	case Int32:
@@ -439,9 +440,13 @@ func appendFixed(dst []byte, t Type, b []byte) []byte {
 			dst = binary.AppendUvarint(dst, uint64(v<<1^v>>63))
 		}
 	case Float64:
-		for ; len(b) >= 8; b = b[8:] {
-			dst = binary.LittleEndian.AppendUint64(dst, binary.BigEndian.Uint64(b))
+		n := len(b) / 8 * 8
+		dst = slices.Grow(dst, n)
+		out := dst[len(dst) : len(dst)+n]
+		for i := 0; i+8 <= n; i += 8 {
+			binary.LittleEndian.PutUint64(out[i:i+8], binary.BigEndian.Uint64(b[i:i+8]))
 		}
+		return dst[:len(dst)+n]
 	}
 	return dst
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/trevni-go/trevni/format"
@@ -558,51 +559,75 @@ func canonicalVarints(v []byte, t Type, k int64) (int, bool) {
 func (sc *sourceColumn) copyRun(k int64) bool {
 	cr := sc.cr
 	v := cr.values[cr.pos:]
-	p := 0
-	switch t := cr.c.Type; t {
-	case Float, Double:
-		p = int(k) * t.width()
-		if p > len(v) {
-			return false
-		}
-	case Int, Long:
-		var ok bool
-		if p, ok = canonicalVarints(v, t, k); !ok {
-			return false
-		}
-	case String, Bytes:
-		lo, hi := t.intRange()
-		str := t == String || t == Bytes
-		for range k {
-			if p < len(v) && v[p] < 0x80 && str && v[p]&1 == 0 {
-				// A length of one byte: canonical, not negative.
-				if l := int(v[p] >> 1); l < len(v)-p {
-					p += 1 + l
-					continue
-				}
-				return false
-			}
-			x, n := avrobin.ConsumeLong(v[p:])
-			if n < 0 || n != max(1, (bits.Len64(avrobin.EncodeZigZag(x))+6)/7) {
-				return false
-			}
-			if t == String || t == Bytes {
-				if x < 0 || x > int64(len(v)-p-n) {
-					return false
-				}
-				n += int(x)
-			} else if x < lo || x > hi {
-				return false
-			}
-			p += n
-		}
-	default:
+	p, ok := runEnd(v, cr.c.Type, k)
+	if !ok {
 		return false
 	}
 	sc.e.b = append(sc.e.b, v[:p]...)
 	cr.pos += p
 	cr.nonNull += k
 	return true
+}
+
+// runEnd returns the end of the first k values of v, a values area of
+// type t, and whether they are as readValue reads them and version 2
+// encodes them (see copyValues): false for a type version 2 encodes
+// otherwise, a value readValue would refuse, or fewer than k values.
+func runEnd(v []byte, t Type, k int64) (int, bool) {
+	p := 0
+	switch t {
+	case Float, Double:
+		p = int(k) * t.width()
+		if k > int64(len(v)) || p > len(v) {
+			return 0, false
+		}
+	case Int, Long:
+		return canonicalVarints(v, t, k)
+	case String, Bytes:
+		for range k {
+			if p < len(v) && v[p] < 0x80 && v[p]&1 == 0 {
+				// A length of one byte: canonical, not negative.
+				if l := int(v[p] >> 1); l < len(v)-p {
+					p += 1 + l
+					continue
+				}
+				return 0, false
+			}
+			x, n := avrobin.ConsumeLong(v[p:])
+			if n < 0 || n != max(1, (bits.Len64(avrobin.EncodeZigZag(x))+6)/7) {
+				return 0, false
+			}
+			if x < 0 || x > int64(len(v)-p-n) {
+				return 0, false
+			}
+			p += n + int(x)
+		}
+	default:
+		return 0, false
+	}
+	return p, true
+}
+
+// valueLen returns the bytes of the value that starts v, of type t, a
+// value runEnd has checked.
+func valueLen(v []byte, t Type) int {
+	switch t {
+	case Float:
+		return 4
+	case Double:
+		return 8
+	case Int, Long:
+		n := 0
+		for v[n] >= 0x80 {
+			n++
+		}
+		return n + 1
+	}
+	if v[0] < 0x80 {
+		return 1 + int(v[0]>>1)
+	}
+	x, n := avrobin.ConsumeLong(v)
+	return n + int(x)
 }
 
 // value reads the current entry's value and encodes it.
@@ -724,6 +749,9 @@ func (sc *sourceColumn) lengths(e, n int64) error {
 // level is 0, and the entries of level 1 after it are its items. It reads
 // the bits, not decoded levels.
 func (sc *sourceColumn) topArrayLengths(e, n int64) error {
+	if sc.fastTopArray(e, n) {
+		return nil
+	}
 	cr, c := sc.cr, sc.c
 	defs := cr.defs
 	starts := zeroBits{b: cr.reps, n: n, base: -64}
@@ -768,6 +796,9 @@ func (sc *sourceColumn) topArrayLengths(e, n int64) error {
 // outside any array or optional record, whose column's one-bit definition
 // levels say which entries hold it: a length of 1 and the value, or 0.
 func (sc *sourceColumn) optionalLengths(e, n int64) error {
+	if sc.fastOptional(e, n) {
+		return nil
+	}
 	cr := sc.cr
 	defs := cr.defs
 	for ; e < n; e++ {
@@ -786,6 +817,141 @@ func (sc *sourceColumn) optionalLengths(e, n int64) error {
 		cr.row++
 	}
 	return nil
+}
+
+// fastTopArray is topArrayLengths where every record's levels are as
+// they should be and its items' values can be copied (see copyRun): the
+// records' lengths, each followed by the values of its items where they
+// are inline. The levels are looked at as bits, 64 entries at a time: an
+// entry of definition level 0 must have repetition level 0 and so must
+// the entry after it (an empty array, alone in its record), the records
+// start at the zero bits of the repetition levels; the values are checked
+// at once. It returns false, having read nothing, otherwise:
+// topArrayLengths then says what is wrong, and where.
+func (sc *sourceColumn) fastTopArray(e, n int64) bool {
+	cr, c := sc.cr, sc.c
+	defs, reps, v, t := cr.defs, cr.reps, cr.values, cr.c.Type
+	first := e
+	for i := e &^ 63; i < n; i += 64 {
+		m := ^uint64(0)
+		if i < e {
+			m <<= e - i
+		}
+		if n-i < 64 {
+			m &= 1<<(n-i) - 1
+		}
+		empty := ^bitWord(defs, i) & m
+		r := bitWord(reps, i)
+		next := r>>1 | bitWord(reps, i+64)<<63
+		if n-i <= 64 {
+			next &^= 1 << (n - i - 1) // the last entry has none after it
+		}
+		if empty&(r|next) != 0 {
+			return false
+		}
+	}
+	p := cr.pos
+	var items int64
+	out := sc.e.b
+	if c.inline {
+		items = onesIn(defs, e, n)
+		q, ok := runEnd(v[p:], t, items)
+		if !ok {
+			return false
+		}
+		out = slices.Grow(out, int(n-e)+q)
+	} else {
+		out = slices.Grow(out, int(n-e))
+	}
+	// Each record from s to the next zero bit of the repetition levels.
+	s := e
+	for i := e &^ 63; i < n; i += 64 {
+		z := ^bitWord(reps, i)
+		if i <= e {
+			z &= ^uint64(0) << (e + 1 - i)
+		}
+		if n-i < 64 {
+			z &= 1<<(n-i) - 1
+		}
+		for z != 0 || i+64 >= n {
+			end := n
+			if z != 0 {
+				end = i + int64(bits.TrailingZeros64(z))
+				z &= z - 1
+			} else if s == n {
+				break
+			}
+			if defs[s>>3]>>(s&7)&1 == 0 {
+				out = append(out, 0)
+			} else {
+				k := end - s
+				if k < 64 {
+					out = append(out, byte(k)<<1)
+				} else if k <= math.MaxInt32 {
+					out = avrobin.AppendLong(out, k)
+				} else {
+					return false
+				}
+				if c.inline {
+					w := p
+					for ; k > 0; k-- {
+						w += valueLen(v[w:], t)
+					}
+					out = append(out, v[p:w]...)
+					p = w
+				}
+			}
+			s = end
+		}
+	}
+	sc.e.b, sc.e.bit = out, 0
+	cr.pos, cr.nonNull = p, cr.nonNull+items
+	cr.entry, cr.row = cr.entry+(n-first), cr.row+(n-first)
+	return true
+}
+
+// bitWord returns the 64 bits of bit stream b from bit i (a multiple of
+// 64), those past its end 0.
+func bitWord(b []byte, i int64) uint64 {
+	k := i >> 3
+	if k+8 <= int64(len(b)) {
+		return binary.LittleEndian.Uint64(b[k:])
+	}
+	var buf [8]byte
+	if k < int64(len(b)) {
+		copy(buf[:], b[k:])
+	}
+	return binary.LittleEndian.Uint64(buf[:])
+}
+
+// fastOptional is optionalLengths where the values of the entries that
+// hold one can all be copied (see copyRun), checked at once: a 0 for
+// each entry without, 2 and the value's bytes for each with. It returns
+// false, having read nothing, otherwise.
+func (sc *sourceColumn) fastOptional(e, n int64) bool {
+	cr := sc.cr
+	defs, t := cr.defs, cr.c.Type
+	k := onesIn(defs, e, n)
+	v := cr.values[cr.pos:]
+	q, ok := runEnd(v, t, k)
+	if !ok {
+		return false
+	}
+	out := slices.Grow(sc.e.b, int(n-e)+q)
+	p, first := 0, e
+	for ; e < n; e++ {
+		if defs[e>>3]>>(e&7)&1 == 0 {
+			out = append(out, 0)
+			continue
+		}
+		w := valueLen(v[p:], t)
+		out = append(append(out, 2), v[p:p+w]...)
+		p += w
+	}
+	sc.e.b, sc.e.bit = out, 0
+	cr.pos, cr.nonNull = cr.pos+p, cr.nonNull+k
+	cr.entry, cr.row = cr.entry+(n-first), cr.row+(n-first)
+	return true
 }
 
 // encoder appends version-2 encoded values: varints as Avro's, and
