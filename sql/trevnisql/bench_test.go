@@ -143,3 +143,43 @@ func BenchmarkFlatScan(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCopyTo runs COPY (FROM 'large.parquet') TO 'copy.trv' (FORMAT
+// trevni, CODEC 'snappy') over 200,000 records (or TREVNI_BENCH_ROWS) of
+// the shape of vec.Large (numbers, a string, a nullable int, a list of
+// strings, a list of structs) that DuckDB wrote as Parquet: the copy
+// function's path (its encoders, the writer's shredding), to profile
+// with -test.cpuprofile; bench/duckext.sh sets it beside trevni
+// fromparquet.
+func BenchmarkCopyTo(b *testing.B) {
+	rows := 200_000
+	if n, err := strconv.Atoi(os.Getenv("TREVNI_BENCH_ROWS")); err == nil && n > 0 {
+		rows = n
+	}
+	dir := b.TempDir()
+	db, err := Open(context.Background(), &Options{Threads: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	pq := filepath.Join(dir, "large.parquet")
+	if _, err := db.Exec(fmt.Sprintf(`COPY (SELECT i AS id, i %% 2 = 0 AS flag, hash(i) %% 100000 / 7.0 AS score, (i %% 20000 - 10000)::INTEGER AS small,
+		'name-' || (i * 7919 %% 100003)::VARCHAR AS name, CASE WHEN i %% 3 = 0 THEN NULL ELSE (i %% 1000)::INTEGER END AS opt,
+		['t' || (i %% 7)::VARCHAR, 'u' || (i %% 11)::VARCHAR][1:(i %% 3)] AS tags,
+		[{'x': (i %% 5)::DOUBLE, 'y': (i %% 9)::DOUBLE}, {'x': 1.5, 'y': 2.5}][1:(i %% 3)] AS pts
+		FROM range(%d) t(i)) TO %s (FORMAT parquet, COMPRESSION snappy)`, rows, quoteString(pq))); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.Exec("SET threads=1"); err != nil {
+		b.Fatal(err)
+	}
+	out := filepath.Join(dir, "copy.trv")
+	query := "COPY (FROM " + quoteString(pq) + ") TO " + quoteString(out) + " (FORMAT trevni, CODEC 'snappy')"
+	cpu0 := cpuTime()
+	for b.Loop() {
+		if _, err := db.Exec(query); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
