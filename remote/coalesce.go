@@ -26,7 +26,11 @@ type CoalescerOptions struct {
 	// FirstWindow, when positive and smaller than Window, is how much such
 	// a read fetches when it does not start where a window held ends:
 	// a read somewhere new (a column's block table) fetches FirstWindow,
-	// and reads going on in order from there fetch Window.
+	// and reads going on in order from there fetch Window, then four
+	// times the window they go on from, each time, up to half an equal
+	// share of the budget among the windows being read: a whole file read
+	// column by column, with nothing hinted, comes in a few large reads
+	// per column rather than one per Window.
 	FirstWindow int64
 }
 
@@ -169,13 +173,20 @@ func (c *Coalescer) holding(pos int64) *window {
 }
 
 // fetch fetches a window at off, which no window holds, for a read of want
-// bytes there: as windowSize says, cut where the next window held starts.
+// bytes there: as windowSize says, cut where the next window held starts,
+// and where the next range fetched before starts past off+want (a column
+// read in order has read those bytes already: a window running into them
+// would fetch them twice).
 func (c *Coalescer) fetch(off, want int64) (*window, error) {
 	n := c.windowSize(off, want)
 	for _, w := range c.wins {
 		if w.off > off && w.off < off+n {
 			n = w.off - off
 		}
+	}
+	i := sort.Search(len(c.fetched), func(i int) bool { return c.fetched[i].off > off })
+	if i < len(c.fetched) && c.fetched[i].off < off+n {
+		n = max(c.fetched[i].off-off, min(want, n))
 	}
 	// Evict windows to stay within the budget: first those read to
 	// their end (a column read in order needs them no more), then the
@@ -259,17 +270,25 @@ func clip(n int, off, size int64) (want int64, short, err error) {
 // the budget per hinted range, or Window outside every range; never past the
 // end of the source.
 func (c *Coalescer) windowSize(off, want int64) int64 {
-	window := c.opts.Window
-	if f := c.opts.FirstWindow; f > 0 && f < window {
-		window = f
+	size := c.opts.Window
+	if f := c.opts.FirstWindow; f > 0 && f < size {
+		size = f
+		reading := int64(1) // the windows being read, this one's included
+		var prev *window
 		for _, w := range c.wins {
 			if w.off+int64(len(w.b)) == off {
-				window = c.opts.Window
-				break
+				prev = w
+			} else if w.used < int64(len(w.b)) {
+				reading++
 			}
 		}
+		if prev != nil {
+			// Going on in order: Window, then growing.
+			grown := min(4*int64(len(prev.b)), c.opts.Budget/(2*reading))
+			size = max(c.opts.Window, grown)
+		}
 	}
-	end := off + window
+	end := off + size
 	for _, h := range c.hints {
 		if off >= h.off && off < h.end {
 			// Half a share of the budget: a range's window and the

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -444,4 +445,58 @@ func TestCoalescerFetchedEnd(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCoalescerGrowsInOrder: with FirstWindow set and nothing hinted, a
+// read going on in order from a window fetches four times that window,
+// up to half the budget, so that a long object read in order comes in a
+// few reads; two such reads side by side share the budget; a window
+// never runs into bytes fetched before (the start of the second column,
+// read first), so that no byte is fetched twice.
+func TestCoalescerGrowsInOrder(t *testing.T) {
+	data := make([]byte, 4<<20)
+	fetched := make([]int, len(data))
+	var sizes []int
+	src := readerAtFunc(func(p []byte, off int64) (int, error) {
+		sizes = append(sizes, len(p))
+		for i := range p {
+			fetched[off+int64(i)]++
+		}
+		return len(p), nil
+	})
+	c := remote.NewCoalescer(src, int64(len(data)), &remote.CoalescerOptions{Budget: 1 << 20, Window: 1 << 10, FirstWindow: 256})
+	var one [100]byte
+	half := int64(len(data) / 2)
+	// The second half's start first, then both halves in order, side by
+	// side, as two columns.
+	if _, err := c.ReadAt(one[:], half); err != nil {
+		t.Fatal(err)
+	}
+	for off := int64(0); off < half; off += int64(len(one)) {
+		for _, col := range [][2]int64{{0, half}, {half + 100, int64(len(data))}} {
+			start := col[0] + off
+			n := min(int64(len(one)), col[1]-start)
+			if n <= 0 {
+				continue
+			}
+			if _, err := c.ReadAt(one[:n], start); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i, k := range fetched {
+		if k != 1 {
+			t.Fatalf("byte %d fetched %d times", i, k)
+		}
+	}
+	// 256, 1 KiB, 4 KiB, ..., 256 KiB (a quarter of the budget: two
+	// columns read), then 256 KiB at a time: about 2 MiB / 256 KiB + 6
+	// per column.
+	if len(sizes) > 2*(8+6)+1 {
+		t.Errorf("%d reads for 4 MiB: %v", len(sizes), sizes)
+	}
+	if slices.Max(sizes) > 1<<20/4 {
+		t.Errorf("a window of %d bytes, more than a half share of the budget", slices.Max(sizes))
+	}
+	t.Logf("%d reads: %v", len(sizes), sizes)
 }

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
@@ -23,48 +23,31 @@ import (
 // The driver against Azurite, Microsoft's emulator, as a process (npm's
 // azurite, which .ci/run installs into .ci/azurite).
 
-// azuriteOnce is the Azurite the tests of this package share.
-var azuriteOnce struct {
-	once    sync.Once
-	host    string
-	missing string
-	err     error
-}
-
-// sharedAzurite returns the host:port of an Azurite holding the
-// container bkt, with Azure's environment pointed at it (account, key,
-// AZURE_STORAGE_DOMAIN and AZURE_STORAGE_PROTOCOL, as docs/places.md
-// says) for the rest of the test.
+// sharedAzurite returns the host:port of the Azurite the tests share,
+// holding the container bkt, with Azure's environment pointed at it
+// (account, key, AZURE_STORAGE_DOMAIN and AZURE_STORAGE_PROTOCOL, as
+// docs/places.md says) for the rest of the test.
 func sharedAzurite(t *testing.T) string {
 	t.Helper()
-	a := &azuriteOnce
-	a.once.Do(func() {
-		bin, msg := procserver.AzuriteBinary()
-		if msg != "" {
-			a.missing = msg
-			return
-		}
-		// Ended with the test binary.
-		a.host, _, a.err = procserver.LaunchAzurite(bin, 0)
-		if a.err == nil {
-			a.err = createContainer(a.host, "bkt")
-		}
-	})
-	if a.missing != "" {
-		procserver.Missing(t, a.missing)
-	}
-	if a.err != nil {
-		t.Fatal(a.err)
+	host := procserver.SharedAzurite(t)
+	if err := createContainer(host, "bkt"); err != nil {
+		t.Fatal(err)
 	}
 	for k, v := range map[string]string{
 		"AZURE_STORAGE_ACCOUNT": procserver.AzuriteAccount, "AZURE_STORAGE_KEY": procserver.AzuriteKey,
-		"AZURE_STORAGE_DOMAIN": a.host, "AZURE_STORAGE_PROTOCOL": "http",
+		"AZURE_STORAGE_DOMAIN": host, "AZURE_STORAGE_PROTOCOL": "http",
 		"AZURE_STORAGE_SAS_TOKEN": "", "AZURE_STORAGE_CONNECTION_STRING": "", "AZURE_STORAGEBLOB_CONNECTIONSTRING": "",
 		"AZURE_STORAGE_IS_LOCAL_EMULATOR": "", "AZURE_STORAGE_IS_CDN": "",
 	} {
 		t.Setenv(k, v)
 	}
-	return a.host
+	return host
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	procserver.StopSharedAzurite()
+	os.Exit(code)
 }
 
 // createContainer creates the container name of the Azurite at host.

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -85,42 +84,16 @@ func startProcess(t *testing.T, cmd *exec.Cmd, ready func() bool) {
 // ends it.
 var launch = procserver.Launch
 
-// sharedAzurite is the Azurite the tests share (at a free port), started
-// by the first that needs it and ended by TestMain.
-var sharedAzurite struct {
-	once    sync.Once
-	host    string
-	missing string // why there is none: not installed
-	err     error
-	stop    func()
-}
-
-// azurite returns the host:port of the shared Azurite.
+// azurite returns the host:port of the shared Azurite (at a free port),
+// started by the first test that needs it and ended by TestMain.
 func azurite(t *testing.T) string {
 	t.Helper()
-	sa := &sharedAzurite
-	sa.once.Do(func() {
-		bin, msg := procserver.AzuriteBinary()
-		if msg != "" {
-			sa.missing = msg
-			return
-		}
-		sa.host, sa.stop, sa.err = procserver.LaunchAzurite(bin, 0)
-	})
-	if sa.missing != "" {
-		missing(t, sa.missing)
-	}
-	if sa.err != nil {
-		t.Fatal(sa.err)
-	}
-	return sa.host
+	return procserver.SharedAzurite(t)
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if sharedAzurite.stop != nil {
-		sharedAzurite.stop()
-	}
+	procserver.StopSharedAzurite()
 	os.Exit(code)
 }
 

@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -180,6 +181,45 @@ func StartAzurite(t testing.TB, port int) string {
 	}
 	t.Cleanup(stop)
 	return host
+}
+
+// shared is the Azurite a test binary's tests share.
+var shared struct {
+	once    sync.Once
+	host    string
+	missing string // why there is none: not installed
+	err     error
+	stop    func()
+}
+
+// SharedAzurite returns the host:port of the Azurite the tests of a test
+// binary share, started by the first that needs it; the binary's TestMain
+// ends it with StopSharedAzurite.
+func SharedAzurite(t testing.TB) string {
+	t.Helper()
+	shared.once.Do(func() {
+		bin, msg := AzuriteBinary()
+		if msg != "" {
+			shared.missing = msg
+			return
+		}
+		shared.host, shared.stop, shared.err = LaunchAzurite(bin, 0)
+	})
+	if shared.missing != "" {
+		Missing(t, shared.missing)
+	}
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.host
+}
+
+// StopSharedAzurite ends the shared Azurite, if one was started.
+func StopSharedAzurite() {
+	if shared.stop != nil {
+		shared.stop()
+		shared.stop = nil
+	}
 }
 
 // The root user's keys an S3 process is started with.
