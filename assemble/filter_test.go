@@ -170,11 +170,6 @@ func checkFilter(t *testing.T, file []byte, r *rand.Rand, n int, tally *filterTa
 func TestPropertyFilterNeverDropsAMatch(t *testing.T) {
 	t.Parallel()
 	nschemas, nrecs := propertyScale()
-	if !testing.Short() {
-		// The default form takes the first third of the schemas (see
-		// LongRounds): this test shreds each three times and filters it.
-		nschemas = longtest.Rounds(nschemas/3, nschemas)
-	}
 	var tally, rowsTally filterTally
 	for i := range nschemas {
 		seed := uint64(7000 + i)
@@ -229,7 +224,7 @@ func TestFilterJavaFiles(t *testing.T) {
 		}
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			// The default form tries the first 4 of the 12 random
-			// filters on each file (see LongRounds).
+			// filters on each file (see longtest).
 			recs := checkFilter(t, b, rand.New(rand.NewPCG(uint64(i), 11)), longtest.Rounds(4, 12), &tally)
 			checkNextMatchRows(t, rd, recs, filepath.Base(name), rand.New(rand.NewPCG(uint64(i), 13)), &rowsTally)
 		})
@@ -396,9 +391,6 @@ func sameJSONText(a, b string) bool {
 func TestPropertyFilterReaderSchema(t *testing.T) {
 	t.Parallel()
 	nschemas, nrecs := propertyScale()
-	if !testing.Short() {
-		nschemas = longtest.Rounds(nschemas/3, nschemas)
-	}
 	applied := map[string]int{}
 	var tally filterTally
 	var onAdded, onRenamed int

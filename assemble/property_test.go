@@ -20,6 +20,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/shred"
 )
@@ -31,12 +32,15 @@ import (
 // rather than this package's code.
 
 // propertyScale returns how many random schemas each property test tries
-// and the most records a schema gets.
+// and the most records a schema gets: the first 100 of the long form's 300
+// schemas by default (the same seeds, so the same schemas and records),
+// all 300 under TREVNI_LONG_TESTS=1, and 40 schemas of at most 10 records
+// with -short.
 func propertyScale() (schemas, records int) {
 	if testing.Short() {
 		return 40, 10
 	}
-	return 300, 50
+	return longtest.Rounds(100, 300), 50
 }
 
 var propertyCodecs = []string{"null", "deflate", "snappy", "bzip2", "zstd"}
@@ -589,7 +593,10 @@ func TestPropertyEvolution(t *testing.T) {
 		}
 	}
 	t.Logf("evolutions applied: %v", applied)
-	least := 20
+	// Each kind of evolution is drawn about as often in every hundred
+	// schemas: at least 20 in the 300 of the long form, 6 in the first
+	// 100.
+	least := longtest.Rounds(6, 20)
 	if testing.Short() {
 		least = 1
 	}

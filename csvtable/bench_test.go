@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/trevni-go/trevni/clmn"
@@ -52,30 +51,10 @@ func writeSampleLike(w io.Writer, rows int, seed uint64) error {
 	return bw.Flush()
 }
 
-var sampleFiles sync.Map // rows -> path
-
-// TestMain removes the sample files (sampleLikeFile) once the tests and
-// benchmarks are done: each takes a directory of its own in the temporary
-// directory, which was left behind (64 MB a run).
-func TestMain(m *testing.M) {
-	code := m.Run()
-	sampleFiles.Range(func(_, p any) bool {
-		os.RemoveAll(filepath.Dir(p.(string)))
-		return true
-	})
-	os.Exit(code)
-}
-
-// sampleLikeFile returns a CSV file of rows rows, made once per test binary.
+// sampleLikeFile writes a CSV file of rows rows in tb's temporary
+// directory, which the testing package removes when tb ends.
 func sampleLikeFile(tb testing.TB, rows int) string {
-	if p, ok := sampleFiles.Load(rows); ok {
-		return p.(string)
-	}
-	dir, err := os.MkdirTemp("", "csvtable-bench-")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p := filepath.Join(dir, fmt.Sprintf("sample-%d.csv", rows))
+	p := filepath.Join(tb.TempDir(), fmt.Sprintf("sample-%d.csv", rows))
 	f, err := os.Create(p)
 	if err != nil {
 		tb.Fatal(err)
@@ -83,8 +62,9 @@ func sampleLikeFile(tb testing.TB, rows int) string {
 	if err := writeSampleLike(f, rows, 1); err != nil {
 		tb.Fatal(err)
 	}
-	f.Close()
-	sampleFiles.Store(rows, p)
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
 	return p
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -30,14 +31,19 @@ type recordReader struct {
 	comma  []byte // the delimiter's UTF-8 bytes
 	line   int    // lines read so far
 	offset int64  // bytes consumed by the records returned
-	buf    []byte // the cells' text, back to back
-	ends   []int  // where each cell ends in buf
-	pos    []pos  // where each cell starts in the input
+	buf    []byte // the record's lines, then its unescaped quoted cells
+	esc    []byte // a quoted cell's text being unescaped
+	cells  []span // where each cell's text is in buf
+	lines  []int  // where each line of the record starts in buf
+	first  int    // the line the record starts on
 	rec    []string
-	raw    []byte // the line being parsed
+	raw    []byte // a line longer than the bufio.Reader's buffer
 }
 
-type pos struct{ line, col int }
+// span is where a cell's text is in recordReader.buf (start, end), and
+// where the cell starts in the record's lines there (at, its opening
+// quote if it has one).
+type span struct{ start, end, at int }
 
 func newRecordReader(r io.Reader, comma rune) *recordReader {
 	return &recordReader{r: bufio.NewReader(r), comma: utf8.AppendRune(nil, comma)}
@@ -56,36 +62,51 @@ func (rr *recordReader) InputOffset() int64 { return rr.offset }
 // FieldPos returns the line and column (from 1, in bytes) where cell i of
 // the last record returned starts.
 func (rr *recordReader) FieldPos(i int) (line, col int) {
-	if i < 0 || i >= len(rr.pos) {
+	if i < 0 || i >= len(rr.cells) {
 		return rr.line, 1
 	}
-	return rr.pos[i].line, rr.pos[i].col
+	at := rr.cells[i].at
+	k := len(rr.lines) - 1
+	for k > 0 && rr.lines[k] > at {
+		k--
+	}
+	return rr.first + k, at - rr.lines[k] + 1
 }
 
 // readLine reads one line, its line break included (none at the input's
-// end), and counts it.
+// end), and counts it. The line is the bufio.Reader's (or rr.raw) until
+// the next call.
 func (rr *recordReader) readLine() ([]byte, error) {
-	rr.raw = rr.raw[:0]
-	for {
-		chunk, err := rr.r.ReadSlice('\n')
-		rr.raw = append(rr.raw, chunk...)
-		if err == bufio.ErrBufferFull {
-			continue
+	line, err := rr.r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		rr.raw = append(rr.raw[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = rr.r.ReadSlice('\n')
+			rr.raw = append(rr.raw, line...)
 		}
-		if len(rr.raw) > 0 && err == io.EOF {
-			err = nil
-		}
-		if err == nil {
-			rr.line++
-			rr.offset += int64(len(rr.raw))
-		}
-		return rr.raw, err
+		line = rr.raw
 	}
+	if len(line) > 0 && err == io.EOF {
+		err = nil
+	}
+	if err == nil {
+		rr.line++
+		rr.offset += int64(len(line))
+	}
+	return line, err
 }
 
 // Read returns the next record, or io.EOF after the last. The slice and
 // its strings are the reader's until the next call (the strings are not
 // reused: one string holds the record's cells).
+//
+// The record's line is copied into rr.buf and its cells found there: an
+// unquoted cell and a quoted one without "" or line breaks are where they
+// stand (one copy of the line, one search for the delimiter a cell); the
+// text of other quoted cells is unescaped into rr.esc and appended to
+// rr.buf after the line, and the lines a quoted cell goes on to are
+// appended as they are read. The cells are then substrings of one string
+// of rr.buf.
 func (rr *recordReader) Read() ([]string, error) {
 	line, err := rr.readLine()
 	for err == nil && (len(line) == 1 && line[0] == '\n' || len(line) == 2 && line[0] == '\r' && line[1] == '\n') {
@@ -94,77 +115,92 @@ func (rr *recordReader) Read() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	rr.buf, rr.ends, rr.pos = rr.buf[:0], rr.ends[:0], rr.pos[:0]
-	col := 1 // of the cell's start in the line
-	lineNo := rr.line
+	buf := append(rr.buf[:0], line...)
+	cells := rr.cells[:0]
+	rr.first, rr.lines = rr.line, append(rr.lines[:0], 0)
+	comma := rr.comma
+	lineStart, rawEnd := 0, len(buf) // the line being read, its break included
+	bodyEnd := len(trimBreak(buf))   // and without it
+	p := 0                           // where the next cell starts
 	for {
-		rr.pos = append(rr.pos, pos{lineNo, col})
-		if len(line) == 0 || line[0] != '"' {
+		if p == bodyEnd || buf[p] != '"' {
 			// Unquoted: up to the delimiter or the line's end.
-			i := bytes.Index(line, rr.comma)
-			if i >= 0 {
-				rr.buf = append(rr.buf, line[:i]...)
-				rr.ends = append(rr.ends, len(rr.buf))
-				col += i + len(rr.comma)
-				line = line[i+len(rr.comma):]
-				continue
+			var i int
+			if len(comma) == 1 {
+				i = bytes.IndexByte(buf[p:bodyEnd], comma[0])
+			} else {
+				i = bytes.Index(buf[p:bodyEnd], comma)
 			}
-			rr.buf = append(rr.buf, trimBreak(line)...)
-			rr.ends = append(rr.ends, len(rr.buf))
-			break
+			if i < 0 {
+				cells = append(cells, span{p, bodyEnd, p})
+				break
+			}
+			cells = append(cells, span{p, p + i, p})
+			p += i + len(comma)
+			continue
 		}
 		// Quoted: up to a quote not doubled.
-		line = line[1:]
-		col++
-		startLine := rr.line
+		at, startLine, startCol := p, rr.line, p-lineStart+1
+		q := p + 1 // the text not yet taken
+		esc, escaped := rr.esc[:0], false
 		for {
-			i := bytes.IndexByte(line, '"')
+			i := bytes.IndexByte(buf[q:rawEnd], '"')
 			if i < 0 {
 				// The cell goes on on the next line, its break kept.
-				rr.buf = append(rr.buf, line...)
-				var err error
-				if line, err = rr.readLine(); err != nil {
+				esc, escaped = append(esc, buf[q:rawEnd]...), true
+				next, err := rr.readLine()
+				if err != nil {
+					rr.buf, rr.esc = buf, esc
 					if err == io.EOF {
-						return nil, &Error{Line: startLine, Column: rr.pos[len(rr.pos)-1].col, Err: errOpenQuote}
+						return nil, &Error{Line: startLine, Column: startCol, Err: errOpenQuote}
 					}
 					return nil, err
 				}
-				col = 1
+				lineStart = len(buf)
+				rr.lines = append(rr.lines, lineStart)
+				buf = append(buf, next...)
+				rawEnd = len(buf)
+				bodyEnd = lineStart + len(trimBreak(next))
+				q = lineStart
 				continue
 			}
-			rr.buf = append(rr.buf, line[:i]...)
-			line = line[i+1:]
-			col += i + 1
-			if len(line) > 0 && line[0] == '"' {
-				rr.buf = append(rr.buf, '"')
-				line = line[1:]
-				col++
+			j := q + i
+			if j+1 < rawEnd && buf[j+1] == '"' {
+				esc, escaped = append(esc, buf[q:j+1]...), true
+				q = j + 2
 				continue
 			}
+			if escaped {
+				esc = append(esc, buf[q:j]...)
+				start := len(buf)
+				buf = append(buf, esc...)
+				cells = append(cells, span{start, len(buf), at})
+			} else {
+				cells = append(cells, span{q, j, at})
+			}
+			p = j + 1
 			break
 		}
-		rr.ends = append(rr.ends, len(rr.buf))
+		rr.esc = esc
 		switch {
-		case bytes.HasPrefix(line, rr.comma):
-			col += len(rr.comma)
-			line = line[len(rr.comma):]
-			lineNo = rr.line
+		case bytes.HasPrefix(buf[p:bodyEnd], comma):
+			p += len(comma)
 			continue
-		case len(trimBreak(line)) == 0:
+		case p == bodyEnd:
 		default:
-			return nil, &Error{Line: rr.line, Column: col, Err: errQuote}
+			rr.buf, rr.cells = buf, cells
+			return nil, &Error{Line: rr.line, Column: p - lineStart + 1, Err: errQuote}
 		}
 		break
 	}
-	// One string for the record, the cells slices of it.
-	s := string(rr.buf)
-	rr.rec = rr.rec[:0]
-	start := 0
-	for _, end := range rr.ends {
-		rr.rec = append(rr.rec, s[start:end])
-		start = end
+	// One string for the record, the cells substrings of it.
+	s := string(buf)
+	rec := slices.Grow(rr.rec[:0], len(cells))[:len(cells)]
+	for i, c := range cells {
+		rec[i] = s[c.start:c.end]
 	}
-	return rr.rec, nil
+	rr.buf, rr.cells, rr.rec = buf, cells, rec
+	return rec, nil
 }
 
 // trimBreak drops the line break (LF or CR LF) that ends b, or the CR

@@ -3,6 +3,7 @@ package csvtable
 import (
 	"errors"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -57,6 +58,53 @@ func TestRecordReader(t *testing.T) {
 		var e *Error
 		if !errors.As(err, &e) || e.Line != tc.line || e.Column != tc.col || !errors.Is(err, tc.err) {
 			t.Errorf("%q: %v, want line %d column %d: %v", tc.in, err, tc.line, tc.col, tc.err)
+		}
+	}
+}
+
+// The record reader reads random inputs (delimiters, quotes, doubled
+// quotes, CR, LF and CR LF, multi-byte text, lines longer than the
+// bufio.Reader's buffer; with ',', ';', '\t' and the two-byte '¦' as the
+// delimiter) exactly as refRecordReader, the reader before it scanned a
+// record's lines in one buffer, does: the same records, the same
+// positions of every cell, the same offsets, the same errors at the same
+// places.
+func TestRecordReaderAsBefore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(38, 1))
+	pieces := []string{"a", "bc", "é", "12", ",", ";", "\t", "¦", "\"", "\"\"", "\n", "\r\n", "\r", " ", "x\"y"}
+	for n := range 4000 {
+		comma := []rune{',', ';', '\t', '¦'}[n%4]
+		var b strings.Builder
+		for range rng.IntN(60) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		if n%50 == 0 {
+			b.WriteString(strings.Repeat("long,\"", 1500)) // past bufio's 4096 bytes
+		}
+		in := b.String()
+		got, want := newRecordReader(strings.NewReader(in), comma), newRefRecordReader(strings.NewReader(in), comma)
+		for rec := 0; ; rec++ {
+			g, gerr := got.Read()
+			w, werr := want.Read()
+			if !reflect.DeepEqual(gerr, werr) {
+				t.Fatalf("%q, delimiter %q, record %d: error %v, want %v", in, comma, rec, gerr, werr)
+			}
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("%q, delimiter %q, record %d: %q, want %q", in, comma, rec, g, w)
+			}
+			if got.InputOffset() != want.InputOffset() {
+				t.Fatalf("%q, record %d: offset %d, want %d", in, rec, got.InputOffset(), want.InputOffset())
+			}
+			if gerr != nil {
+				break
+			}
+			for i := -1; i <= len(g); i++ {
+				gl, gc := got.FieldPos(i)
+				wl, wc := want.FieldPos(i)
+				if gl != wl || gc != wc {
+					t.Fatalf("%q, record %d, cell %d: at %d:%d, want %d:%d", in, rec, i, gl, gc, wl, wc)
+				}
+			}
 		}
 	}
 }

@@ -49,8 +49,10 @@ type WriterOptions struct {
 	// and checksum.
 	Meta MetaData
 	// BlockSize is the uncompressed size at which a column's block is cut;
-	// 0 means DefaultBlockSize. It may not exceed MaxWriterBlockSize, and
-	// must be less than MaxBlockSize. Block buffers start small and grow
+	// 0 means DefaultBlockSize. It may not exceed MaxWriterBlockSize (or
+	// half of a MaxBlockSize raised above DefaultMaxBlockSize, for files
+	// read with as large a ReaderOptions.MaxBlockSize), and must be less
+	// than MaxBlockSize. Block buffers start small and grow
 	// as they fill.
 	BlockSize int
 	// MaxBlockSize is the largest uncompressed block the Writer writes;
@@ -234,7 +236,7 @@ func NewWriter(out io.Writer, columns []ColumnMeta, opts *WriterOptions) (*Write
 	if w.opts.BlockSize <= 0 {
 		w.opts.BlockSize = DefaultBlockSize
 	}
-	if w.opts.BlockSize > MaxWriterBlockSize {
+	if w.opts.BlockSize > max(MaxWriterBlockSize, w.opts.MaxBlockSize/2) {
 		return nil, fmt.Errorf("%w: WriterOptions.BlockSize %d exceeds MaxWriterBlockSize (%d): readers refuse blocks over %d bytes by default (ReaderOptions.MaxBlockSize)", ErrUsage, w.opts.BlockSize, MaxWriterBlockSize, DefaultMaxBlockSize)
 	}
 	if w.opts.MaxBlockSize <= 0 {

@@ -3,6 +3,7 @@ package predicate
 import (
 	"fmt"
 	"io"
+	"math/big"
 	"unsafe"
 
 	"github.com/trevni-go/trevni/format"
@@ -14,9 +15,10 @@ import (
 // values of a run are read from each column the predicate compares, a
 // batch at a time, and each comparison gives a truth per row, combined by
 // AND, OR and NOT as Eval combines them. It applies to predicates whose
-// every field is a top-level field of a record (a simple value, or a
-// ["null", T] union of one), not a decimal, bound to the file's own
-// schema; see Predicate.Columnar.
+// every field is a top-level field of a record (a simple value, a
+// decimal, a ["null", T] union of one, or an array of them, which means
+// any element as for Eval), bound to the file's own schema; see
+// Predicate.Columnar.
 type Columnar struct {
 	root  cnode
 	cols  []*ccol
@@ -28,7 +30,12 @@ type ccol struct {
 	col      int
 	typ      format.ValueType
 	str      bool // a string: checked for UTF-8
-	nullable bool // a ["null", T] union's branch column: a length of 0 or 1 before each value
+	decimal  bool // a decimal (bytes or fixed): compared as its number
+	den      *big.Int
+	num, top big.Int // a decimal's unscaled value, and 2^(8 len) for a negative one
+	rat      big.Rat // the decimal value returned by value
+	nullable bool    // a ["null", T] union's branch column: a length of 0 or 1 before each value
+	array    bool    // an array's column: a length before each row's values
 	lens     []int32
 	present  []bool // nullable only: the rows of a value
 	idx      []int32
@@ -56,6 +63,11 @@ type (
 		op   Op
 		lits []scalar
 		set  *inSet
+		// A decimal column compared with one literal by an ordering
+		// operator: the literal times 10^scale, R, as its floor and
+		// whether it is whole (see cmpDecimals).
+		decFloor *big.Int
+		decWhole bool
 	}
 	cnullNode struct {
 		col *ccol
@@ -90,18 +102,21 @@ func (c *Columnar) Columns() []int {
 }
 
 // column returns the ccol of the one leaf of t, if t is a top-level field
-// of one simple value or of a ["null", T] union of one.
+// of one simple value, of a ["null", T] union of one or of an array of
+// them.
 func (c *Columnar) column(t *target) (*ccol, bool) {
-	if !t.single || len(t.leaves) != 1 || len(t.records) != 0 || t.walk == nil || t.walk.kind != walkField {
+	if len(t.leaves) != 1 || len(t.records) != 0 || t.walk == nil || t.walk.kind != walkField {
 		return nil, false
 	}
 	lf := &t.leaves[0]
-	if lf.decimal || lf.col < 0 {
+	if lf.col < 0 || lf.decimal && lf.typ != format.Bytes {
 		return nil, false
 	}
 	w := t.walk.next
-	nullable := false
-	if w.kind == walkUnion {
+	nullable, array := false, false
+	if w.kind == walkArray {
+		w, array = w.next, true
+	} else if w.kind == walkUnion {
 		u := w.union
 		if len(u.Branches) != 2 || (u.Branches[0].Kind != schema.Null && u.Branches[1].Kind != schema.Null) {
 			return nil, false
@@ -117,7 +132,7 @@ func (c *Columnar) column(t *target) (*ccol, bool) {
 		}
 		w, nullable = inner, true
 	}
-	if w.kind != walkLeaf || w.leaf != 0 {
+	if w.kind != walkLeaf || w.leaf != 0 || t.single == array {
 		return nil, false
 	}
 	switch lf.typ {
@@ -127,10 +142,13 @@ func (c *Columnar) column(t *target) (*ccol, bool) {
 	}
 	for _, cc := range c.cols {
 		if cc.col == lf.col {
-			return cc, cc.nullable == nullable && cc.typ == lf.typ
+			return cc, cc.nullable == nullable && cc.array == array && cc.typ == lf.typ && cc.decimal == lf.decimal
 		}
 	}
-	cc := &ccol{col: lf.col, typ: lf.typ, str: lf.schema.Kind == schema.String, nullable: nullable}
+	cc := &ccol{col: lf.col, typ: lf.typ, str: lf.schema.Kind == schema.String, nullable: nullable, array: array, decimal: lf.decimal}
+	if lf.decimal {
+		cc.den = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(lf.schema.Scale)), nil)
+	}
 	c.cols = append(c.cols, cc)
 	return cc, true
 }
@@ -157,6 +175,12 @@ func (c *Columnar) node(n node) (cnode, bool) {
 		cn := &ccmpNode{col: cc, op: n.op, lits: n.lits[0]}
 		if n.sets != nil {
 			cn.set = n.sets[0]
+		}
+		if cc.decimal && cn.set == nil && n.op <= GE && len(cn.lits) == 1 && cn.lits[0].kind == sRat {
+			r := new(big.Rat).Mul(cn.lits[0].r, new(big.Rat).SetInt(cc.den))
+			var m big.Int
+			cn.decFloor, _ = new(big.Int).DivMod(r.Num(), r.Denom(), &m) // the denominator is positive: the floor
+			cn.decWhole = m.Sign() == 0
 		}
 		return cn, true
 	case *nullNode:
@@ -197,7 +221,7 @@ func (cc *ccol) read(c *format.ColumnReader, k int) error {
 		got int
 		err error
 	)
-	if cc.nullable {
+	if cc.nullable || cc.array {
 		cc.lens = grow(cc.lens, k)
 		cc.present = grow(cc.present, k)
 		switch cc.typ {
@@ -219,7 +243,7 @@ func (cc *ccol) read(c *format.ColumnReader, k int) error {
 			cc.idx = grow(cc.idx, k)
 			var j int32
 			for i, l := range cc.lens {
-				if l > 1 {
+				if l > 1 && cc.nullable {
 					return fmt.Errorf("%w: union branch column %d has length %d", format.ErrFormat, cc.col, l)
 				}
 				cc.present[i] = l == 1
@@ -295,6 +319,17 @@ func (cc *ccol) value(j int) scalar {
 		start = cc.ends[j-1]
 	}
 	b := cc.data[start:cc.ends[j]]
+	if cc.decimal {
+		// As decimalValue, into the column's own numbers: the scalar is
+		// the column's until the next value.
+		cc.num.SetBytes(b)
+		if len(b) > 0 && b[0]&0x80 != 0 {
+			cc.top.SetUint64(1)
+			cc.num.Sub(&cc.num, cc.top.Lsh(&cc.top, uint(8*len(b))))
+		}
+		cc.rat.SetFrac(&cc.num, cc.den)
+		return scalar{kind: sRat, r: &cc.rat}
+	}
 	if len(b) == 0 {
 		return scalar{kind: sBytes}
 	}
@@ -349,28 +384,79 @@ func (n *ccmpNode) evalRun(c *Columnar, out []Truth) {
 	cc := n.col
 	// The common comparisons of an integer column with an integer
 	// literal, without a scalar per value.
-	if !cc.nullable && n.set == nil && len(n.lits) == 1 && n.lits[0].kind == sInt && (cc.typ == format.Long || cc.typ == format.Int) {
+	if !cc.nullable && !cc.array && n.set == nil && len(n.lits) == 1 && n.lits[0].kind == sInt && (cc.typ == format.Long || cc.typ == format.Int) {
 		lit := n.lits[0].i
 		if cmpInts(n.op, cc, lit, out) {
 			return
 		}
 	}
 	for i := range out {
-		j := i
-		if cc.nullable {
-			if !cc.present[i] {
-				out[i] = Unknown
-				continue
-			}
-			j = int(cc.idx[i])
-		}
-		v := cc.value(j)
-		if n.set != nil && n.set.has(v) || n.set == nil && itemTrue(n.op, v, n.lits) {
-			out[i] = True
-		} else {
+		switch {
+		case cc.array:
+			// Any element: TRUE if one compares true, else FALSE.
 			out[i] = False
+			for j := cc.idx[i]; j < cc.idx[i]+cc.lens[i]; j++ {
+				if n.match(int(j)) {
+					out[i] = True
+					break
+				}
+			}
+		case cc.nullable && !cc.present[i]:
+			out[i] = Unknown
+		default:
+			j := i
+			if cc.nullable {
+				j = int(cc.idx[i])
+			}
+			if n.match(j) {
+				out[i] = True
+			} else {
+				out[i] = False
+			}
 		}
 	}
+}
+
+// match reports whether the j-th value read compares true.
+func (n *ccmpNode) match(j int) bool {
+	if n.decFloor != nil {
+		return n.decimalMatch(j)
+	}
+	v := n.col.value(j)
+	return n.set != nil && n.set.has(v) || n.set == nil && itemTrue(n.op, v, n.lits)
+}
+
+// decimalMatch compares the j-th value of a decimal column with the
+// node's literal L by comparing its unscaled value v (an integer) with
+// R = L*10^scale, through R's floor F: v = R when R is whole and v = F;
+// v < R when v < F, or v = F and R is not whole; v <= R when v <= F.
+// Nothing is allocated once the column's numbers have grown.
+func (n *ccmpNode) decimalMatch(j int) bool {
+	cc := n.col
+	start := 0
+	if j > 0 {
+		start = cc.ends[j-1]
+	}
+	b := cc.data[start:cc.ends[j]]
+	cc.num.SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		cc.top.SetUint64(1)
+		cc.num.Sub(&cc.num, cc.top.Lsh(&cc.top, uint(8*len(b))))
+	}
+	c := cc.num.Cmp(n.decFloor)
+	switch n.op {
+	case EQ:
+		return c == 0 && n.decWhole
+	case NE:
+		return c != 0 || !n.decWhole
+	case LT:
+		return c < 0 || c == 0 && !n.decWhole
+	case LE:
+		return c <= 0
+	case GT:
+		return c > 0
+	}
+	return c > 0 || c == 0 && n.decWhole // GE
 }
 
 // cmpInts compares an integer column with an integer literal for the
@@ -414,7 +500,9 @@ func cmpInts(op Op, cc *ccol, lit int64, out []Truth) bool {
 
 func (n *cnullNode) evalRun(c *Columnar, out []Truth) {
 	for i := range out {
-		null := n.col.nullable && !n.col.present[i]
+		// An array's elements are never null: IS NOT NULL holds where
+		// it has one.
+		null := n.col.nullable && !n.col.present[i] || n.col.array && n.not && n.col.lens[i] == 0
 		if n.not {
 			null = !null
 		}

@@ -71,10 +71,11 @@ type AvroWriter struct {
 	// Scratch space for map entries, one per nesting depth, so that
 	// writing maps allocates nothing once it has grown.
 	maps [][]mapEntry
-	// keepOrder is Options.KeepMapOrder; sorted is scratch space for
-	// finding equal keys among entries kept in order.
+	// keepOrder is Options.KeepMapOrder; order and drop are scratch
+	// space for finding equal keys among entries kept in order.
 	keepOrder bool
-	sorted    []mapEntry
+	order     []keyAt
+	drop      []bool
 }
 
 // NewAvroWriter returns a writer of records of the Avro schema given as

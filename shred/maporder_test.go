@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -145,13 +146,78 @@ func TestKeepMapOrder(t *testing.T) {
 	}
 }
 
+// KeepMapOrder over random maps (0 to 40 entries drawn from a few keys, so
+// that keys repeat two and more times, in maps below and above the
+// pairwise limit of 8) keeps what a Go map of the last position of each
+// key keeps (the way the entries were found before the sort of
+// positions), in the order given.
+func TestKeepMapOrderRandom(t *testing.T) {
+	const text = `{"type":"record","name":"R","fields":[{"name":"m","type":{"type":"map","values":"long"}}]}`
+	rng := rand.New(rand.NewPCG(38, 2))
+	var inK [][]string
+	var inV [][]int64
+	for range 3000 {
+		n := rng.IntN(41)
+		alphabet := 1 + rng.IntN(2*n+1)
+		var ks []string
+		var vs []int64
+		for range n {
+			ks = append(ks, fmt.Sprintf("k%d", rng.IntN(alphabet)))
+			vs = append(vs, rng.Int64N(1000))
+		}
+		inK, inV = append(inK, ks), append(inV, vs)
+	}
+	var out bytes.Buffer
+	aw, err := NewAvroWriter(&out, text, &Options{KeepMapOrder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range inK {
+		if err := aw.WriteBinary(mapRecord(inK[i], inV[i])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := aw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	keys, vals := mapEntries(t, out.Bytes())
+	if len(keys) != len(inK) {
+		t.Fatalf("%d records read, want %d", len(keys), len(inK))
+	}
+	dups := 0
+	for i, ks := range inK {
+		last := make(map[string]int)
+		for j, k := range ks {
+			last[k] = j
+		}
+		var wantK []string
+		var wantV []int64
+		for j, k := range ks {
+			if last[k] == j {
+				wantK, wantV = append(wantK, k), append(wantV, inV[i][j])
+			}
+		}
+		if len(wantK) < len(ks) {
+			dups++
+		}
+		if !slices.Equal(keys[i], wantK) || !slices.Equal(vals[i], wantV) {
+			t.Fatalf("record %d (%v %v): %v %v, want %v %v", i, ks, inV[i], keys[i], vals[i], wantK, wantV)
+		}
+	}
+	if dups < 1000 {
+		t.Fatalf("only %d of %d random maps had equal keys", dups, len(inK))
+	}
+}
+
 // BenchmarkMapOrder writes records of one map of n entries given out of
 // key order (as Parquet's MAP columns come to fromparquet) with the
 // entries sorted by key (the default) and kept in their order
 // (KeepMapOrder), without and with a key given twice: the cost of the
 // duplicate check that keeping the order needs (a pairwise compare up to
-// 8 entries, a sorted copy above) against that of sorting. 2048 records a
-// writer, so that making and closing the writer weighs little.
+// 8 entries, a sort of keys with their positions above and where a key
+// repeats) against that of sorting. 2048 records a writer, so that making
+// and closing the writer weighs little; the allocations per op are the
+// writer's own, the same with and without a repeated key (none a record).
 func BenchmarkMapOrder(b *testing.B) {
 	const text = `{"type":"record","name":"R","fields":[{"name":"m","type":{"type":"map","values":"long"}}]}`
 	for _, n := range []int{4, 32, 256} {

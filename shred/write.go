@@ -80,44 +80,65 @@ func (aw *AvroWriter) writeMapKeys(n *layout.Node, entries []mapEntry, unique bo
 
 // lastOfEqualKeys returns entries, in their order, without those whose key
 // an entry after them has (the last of equal keys wins, where it stands).
-// Equal keys are found on a sorted copy of the entries (few entries are
-// compared pairwise), so that maps without them, nearly all, cost one
-// sort of a scratch list and allocate nothing once it has grown.
+// Up to 8 entries are compared pairwise; above, and where two keys are
+// equal, the keys are sorted with their positions in the scratch list
+// aw.order (by key, then position), and every entry followed in that order
+// by one of the same key is marked in aw.drop. Nothing is allocated once
+// the scratch lists have grown.
 func (aw *AvroWriter) lastOfEqualKeys(entries []mapEntry) []mapEntry {
-	if len(entries) < 2 {
+	if len(entries) < 2 || len(entries) <= 8 && !anyEqualKeys(entries) {
 		return entries
 	}
+	aw.order = aw.order[:0]
+	for i, e := range entries {
+		aw.order = append(aw.order, keyAt{key: e.key, at: i})
+	}
+	slices.SortFunc(aw.order, compareKeyAt)
+	aw.drop = slices.Grow(aw.drop[:0], len(entries))[:len(entries)]
+	clear(aw.drop)
 	dup := false
-	if len(entries) <= 8 {
-		for i := 1; i < len(entries) && !dup; i++ {
-			for j := range i {
-				if bytes.Equal(entries[i].key, entries[j].key) {
-					dup = true
-					break
-				}
-			}
-		}
-	} else {
-		aw.sorted = append(aw.sorted[:0], entries...)
-		slices.SortFunc(aw.sorted, compareKeys)
-		for i := 1; i < len(aw.sorted) && !dup; i++ {
-			dup = bytes.Equal(aw.sorted[i-1].key, aw.sorted[i].key)
+	for i := 1; i < len(aw.order); i++ {
+		if bytes.Equal(aw.order[i-1].key, aw.order[i].key) {
+			aw.drop[aw.order[i-1].at] = true
+			dup = true
 		}
 	}
 	if !dup {
 		return entries
 	}
-	last := make(map[string]int, len(entries))
-	for i, e := range entries {
-		last[string(e.key)] = i
-	}
 	kept := entries[:0]
 	for i, e := range entries {
-		if last[string(e.key)] == i {
+		if !aw.drop[i] {
 			kept = append(kept, e)
 		}
 	}
 	return kept
+}
+
+// keyAt is a map entry's key and its position among the entries.
+type keyAt struct {
+	key []byte
+	at  int
+}
+
+func compareKeyAt(a, b keyAt) int {
+	if c := bytes.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	return a.at - b.at
+}
+
+// anyEqualKeys reports whether two of entries have the same key, comparing
+// them pairwise (for a few entries).
+func anyEqualKeys(entries []mapEntry) bool {
+	for i := 1; i < len(entries); i++ {
+		for j := range i {
+			if bytes.Equal(entries[i].key, entries[j].key) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // branch writes the lengths of the branch columns of union n for a value

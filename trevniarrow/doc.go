@@ -8,9 +8,8 @@
 // are built from the definition and repetition levels and values of the
 // Trevni columns (assemble/levels, as pqarrow builds arrays from Parquet
 // levels), with no records assembled; parts of other schemas are resolved
-// to the data set's reader schema by the columnar plan (levels.Plan), and
-// only what it does not cover is read as records, decoded from their Avro
-// binary. Nothing is allocated per value, and memory is bounded by the
+// to the data set's reader schema by the columnar plan (levels.Plan), as
+// Avro's resolution reads them. Nothing is allocated per value, and memory is bounded by the
 // batch (ReadOptions BatchRows and BatchBytes), not by the file. Writer and WriteAll write
 // batches into a trevni.Writer, each row encoded as an Avro record.
 //

@@ -839,7 +839,7 @@ type lunionCol struct {
 func (c *lunionCol) read() error {
 	i, ok := c.bl.take()
 	if !ok {
-		// The union is not reached: as decode's empty, branch 0.
+		// The union is not reached (beneath a null): branch 0, empty.
 		c.emptyBranch()
 		return nil
 	}

@@ -83,28 +83,21 @@ type colPart struct {
 	perRow  float64
 }
 
-// errNotColumnar says the data set is read through its records.
-var errNotColumnar = errors.New("not read from its columns")
-
-// newColReader returns the columnar reader of ds, or an error wrapping
-// errNotColumnar when its records are read as Avro binary instead.
+// newColReader returns the reader of ds's batches.
 func newColReader(ctx context.Context, ds *trevni.Dataset, o *ReadOptions) (*colReader, error) {
-	s := ds.Schema()
-	if s == nil || len(ds.Parts()) == 0 {
-		return nil, errNotColumnar
+	if len(ds.Parts()) == 0 {
+		return nil, errors.New("a data set of no parts")
 	}
-	// The layout limits of the data set (its Columns fails past them).
+	// The schema, and the layout limits of the data set (its Columns
+	// fails past them).
 	if _, err := ds.Columns(); err != nil {
-		return nil, errNotColumnar
+		return nil, err
 	}
 	c := &colReader{ctx: ctx, ds: ds, o: o, plans: map[string]*colPlan{}}
-	// Every part's plan first: a part whose schema the plan does not
-	// resolve sends the whole data set through its records.
+	// Every part's plan first: a reader schema that cannot read a part
+	// is an error before any batch.
 	for _, p := range ds.Parts() {
 		if _, err := c.planOf(p); err != nil {
-			if errors.Is(err, levels.ErrUnsupported) {
-				return nil, fmt.Errorf("%w: %w", errNotColumnar, err)
-			}
 			return nil, err
 		}
 	}
@@ -549,53 +542,7 @@ func keptRow(segs []levels.Segment, q int64) int64 {
 // report returns what reading the part read: for each column, the most
 // blocks any of its readers read, the filter's included.
 func (p *colPart) report() *trevni.PartReport {
-	cols := map[int]*assemble.ColumnScan{}
-	scan := func(c int) *assemble.ColumnScan {
-		if cs := cols[c]; cs != nil {
-			return cs
-		}
-		cs := &assemble.ColumnScan{Column: c}
-		if m, err := p.rd.Column(c); err == nil {
-			cs.Name = m.Name
-		}
-		if bs, err := p.rd.Blocks(c); err == nil {
-			cs.Blocks = len(bs)
-		}
-		cols[c] = cs
-		return cs
-	}
-	for _, r := range p.readers {
-		for c, cr := range r.Columns() {
-			cs := scan(c)
-			if blocks, bytes := cr.Loaded(); blocks > cs.BlocksRead {
-				cs.BlocksRead, cs.BytesRead = blocks, bytes
-			}
-		}
-	}
-	rep := &trevni.PartReport{Part: p.part.Name()}
-	rep.Scan = assemble.ScanReport{RowsScanned: p.rows, RowsMatched: p.rows, FileSize: p.rd.Size()}
-	if p.filter != nil {
-		fr := p.filter.Report()
-		rep.Scan.RowsScanned = fr.RowsScanned
-		for _, c := range fr.Columns {
-			cs := scan(c.Column)
-			if c.BlocksRead > cs.BlocksRead {
-				cs.BlocksRead, cs.BytesRead = c.BlocksRead, c.BytesRead
-			}
-		}
-	}
-	keys := make([]int, 0, len(cols))
-	for c := range cols {
-		keys = append(keys, c)
-	}
-	slices.Sort(keys)
-	for _, c := range keys {
-		cs := cols[c]
-		cs.BlocksSkipped = cs.Blocks - cs.BlocksRead
-		rep.Scan.BytesRead += cs.BytesRead
-		rep.Scan.Columns = append(rep.Scan.Columns, *cs)
-	}
-	return rep
+	return &trevni.PartReport{Part: p.part.Name(), Scan: levels.ScanReport(p.rd, p.readers, p.filter, p.rows, nil)}
 }
 
 // storedPerRow returns about the bytes a row of the part takes in the

@@ -44,3 +44,17 @@ func BenchmarkToParquetArrow(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFromParquet is Parquet to Trevni (the Trevni file discarded) of
+// the Parquet file toparquet writes of the same vector: its pages' levels
+// and dictionary indices checked, then decoded by arrow-go.
+func BenchmarkFromParquet(b *testing.B) {
+	data := parquetOf(b, benchFile, 0)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := fromParquet(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

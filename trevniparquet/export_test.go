@@ -1,6 +1,8 @@
 package trevniparquet
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"io"
 
@@ -63,4 +65,17 @@ func SetSliceBytes(n int64) int64 {
 	old := sliceBytes
 	sliceBytes = n
 	return old
+}
+
+// PageHeaderSize returns the size of the page header at data[off:] and
+// the size of the page's bytes after it, for the tests that change a
+// page's bytes.
+func PageHeaderSize(data []byte, off int64) (int, int64, error) {
+	src := bytes.NewReader(data[off:])
+	br := bufio.NewReader(src)
+	h, err := (&thriftReader{r: br}).readPageHeader()
+	if err != nil {
+		return 0, 0, err
+	}
+	return len(data[off:]) - br.Buffered() - src.Len(), h.compressed, nil
 }

@@ -148,7 +148,7 @@ func fromParquetBytes(t *testing.T, data []byte) (*schema.Schema, []any) {
 	if err := os.WriteFile(name, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, got, err := fromParquetFile(t, name, 0)
+	s, got, err := fromParquetSuite(t, name, &trevniparquet.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestParquetDurationsAsIntervals(t *testing.T) {
 	reads := ducktest.ReadParquet(t, files...)
 	for _, f := range files {
 		j := jobs[f]
-		checkDuck(t, j.label, j.s, j.want, reads[f])
+		ducktest.Check(t, j.label, j.s, j.want, reads[f])
 	}
 }
 

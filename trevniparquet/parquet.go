@@ -439,6 +439,9 @@ func (p *File) RecordReader(ctx context.Context) (array.RecordReader, error) {
 		if err := p.preparePages(g); err != nil {
 			return nil, err
 		}
+		if err := p.checkPages(g); err != nil {
+			return nil, err
+		}
 	}
 	rr, err := p.fr.GetRecordReader(ctx, nil, nil)
 	if err != nil {
@@ -501,6 +504,9 @@ func (p *File) rowGroupBatches(ctx context.Context, g int, each func(arrow.Recor
 	if err := p.preparePages(g); err != nil {
 		return err
 	}
+	if err := p.checkPages(g); err != nil {
+		return err
+	}
 	if len(p.int96) > 0 {
 		return p.int96Batches(ctx, g, p.raw, func(b arrow.RecordBatch) error {
 			rec, err := shapeBatch(b, p.schema, p.shapes)
@@ -557,7 +563,9 @@ func (p *File) pageError(g int, err error) (out error) {
 		for pr.Next() {
 			page++
 		}
-		if perr := pr.Err(); perr != nil {
+		perr = pr.Err()
+		pr.Close()
+		if perr != nil {
 			return fmt.Errorf("Parquet row group %d, column %s, page %d: %w", g, name, page, perr)
 		}
 	}

@@ -170,6 +170,6 @@ func TestParquetDirectSelections(t *testing.T) {
 	reads := ducktest.ReadParquet(t, files...)
 	for _, f := range files {
 		j := jobs[f]
-		checkDuck(t, j.label, j.s, j.want, reads[f])
+		ducktest.Check(t, j.label, j.s, j.want, reads[f])
 	}
 }

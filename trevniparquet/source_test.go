@@ -57,7 +57,7 @@ func TestParquetSourceReadsAsDuckDB(t *testing.T) {
 				}
 			}
 		}
-		if err := duckDiff(ds.Schema(), got, d); err != nil {
+		if err := ducktest.Diff(ds.Schema(), got, d); err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}

@@ -15,7 +15,10 @@ const (
 	// definition level, always reached.
 	Defined StepKind = iota
 	// Optional is a ["null", T] union: a definition level, reached when
-	// its branch column's length is 1 (0 is null).
+	// its branch column's length is 1 (0 is null). Read from a union of
+	// the file's of other branches, Cols are its branch columns and
+	// Which (and Also) the branch read as T: the level is reached when
+	// it is taken, not when null is; another taken is an error.
 	Optional
 	// Repeated is an array or a map: a definition level, reached when its
 	// column's length is not 0, and a repetition level for the items
@@ -33,10 +36,41 @@ const (
 	Absent
 	// Must is a union of the file's read as one of its branches (the
 	// reader's type is no union): Cols are its branch columns, Which
-	// the branch read; another taken, or null, is an error. It adds no
-	// level.
+	// (and Also) the branch read; another taken, or null, is an error.
+	// It adds no level.
 	Must
+	// Default is a field of the reader's the file does not have whose
+	// default holds levels of its own (an array, a map, a union of
+	// several branches, or a record of them): the leaf's levels and
+	// values within the default, the same wherever the field is
+	// reached, are Preset's. It reads no column and is the leaf's last
+	// step.
+	Default
 )
+
+// Alt is another branch of the file's union read as the reader's branch
+// on a leaf's path (the file's int and long read as the reader's long):
+// where the union takes branch Which (an index of the step's Cols),
+// the leaf's levels and values after the step are Leaf's, whose steps
+// up to the step are the leaf's.
+type Alt struct {
+	Which int
+	Leaf  *Leaf
+}
+
+// Preset is what a Default step gives a leaf wherever it is reached:
+// levels, their definition levels counted from the step's (Defs) and
+// their repetition levels (Reps, but the first, which is the level the
+// step is reached at), and the values of the levels of the leaf's
+// highest definition level (Vals, as typemap.ToStored gives them, an
+// I32 branch index for a branch leaf).
+type Preset struct {
+	Defs, Reps []int16
+	Vals       []any
+	// Span is the definition levels the step adds: the highest of the
+	// leaf's within the default.
+	Span int16
+}
 
 // Step is one node of a leaf's path that adds a level.
 type Step struct {
@@ -55,6 +89,11 @@ type Step struct {
 	// reader's union has none for: one taken is an error. Which is -1
 	// for a reader's branch the file's union lacks (never taken).
 	Foreign []bool
+	// Also are the other branches of a Choice, Must or Optional of
+	// Cols read as the reader's branch on the path (see Alt).
+	Also []Alt
+	// Preset is a Default's levels and values.
+	Preset *Preset
 }
 
 // defs returns the definition levels the step adds.
@@ -64,6 +103,8 @@ func (s *Step) defs() int16 {
 		return 2
 	case s.Kind == Must:
 		return 0
+	case s.Kind == Default:
+		return s.Preset.Span
 	}
 	return 1
 }
@@ -138,7 +179,7 @@ func (l *Leaf) ValueType() format.ValueType {
 // branch the file lacks: it reads no value.
 func (l *Leaf) absent() bool {
 	for _, s := range l.Steps {
-		if s.Kind == Absent || s.Kind == Choice && s.Which < 0 {
+		if s.Kind == Absent || s.Kind == Default || (s.Kind == Choice || s.Kind == Optional && s.Cols != nil) && s.Which < 0 && s.Also == nil {
 			return true
 		}
 	}
@@ -161,11 +202,16 @@ func (l *Leaf) Columns() []int {
 		cols = append(cols, c)
 	}
 	for _, s := range l.Steps {
-		switch s.Kind {
-		case Optional, Repeated:
+		switch {
+		case s.Kind == Optional && s.Cols == nil, s.Kind == Repeated:
 			add(s.Col)
-		case Choice, Must:
+		case s.Kind == Choice, s.Kind == Must, s.Kind == Optional:
 			for _, c := range s.Cols {
+				add(c)
+			}
+		}
+		for _, a := range s.Also {
+			for _, c := range a.Leaf.Columns() {
 				add(c)
 			}
 		}
@@ -195,7 +241,7 @@ func (l *Leaf) MaxDef() int16 {
 func (l *Leaf) MaxRep() int16 {
 	var r int16
 	for _, s := range l.Steps {
-		if s.Kind == Repeated {
+		if s.Kind == Repeated || s.Kind == Default {
 			r = max(r, s.Rep)
 		}
 	}
@@ -215,12 +261,26 @@ func (l *Leaf) ByteArray() bool {
 
 // check says what is wrong with a leaf's plan, or nil.
 func (l *Leaf) check() error {
-	for _, s := range l.Steps {
+	for i, s := range l.Steps {
 		if s.Kind == Must && (s.Which < 0 || s.Which >= len(s.Cols)) {
 			return fmt.Errorf("union branch %d of %d", s.Which, len(s.Cols))
 		}
-		if s.Kind == Choice && (s.Which < -1 || s.Which >= len(s.Cols) || s.Foreign != nil && len(s.Foreign) != len(s.Cols)) {
+		if (s.Kind == Choice || s.Kind == Optional && s.Cols != nil) && (s.Which < -1 || s.Which >= len(s.Cols) || s.Foreign != nil && len(s.Foreign) != len(s.Cols)) {
 			return fmt.Errorf("union branch %d of %d", s.Which, len(s.Cols))
+		}
+		if s.Kind == Default && (s.Preset == nil || len(s.Preset.Defs) != len(s.Preset.Reps) || len(s.Preset.Defs) == 0 || i != len(l.Steps)-1) {
+			return fmt.Errorf("a default's levels out of place")
+		}
+		for _, a := range s.Also {
+			if a.Which < 0 || a.Which >= len(s.Cols) || a.Leaf == nil || len(a.Leaf.Steps) <= i {
+				return fmt.Errorf("another union branch %d of %d", a.Which, len(s.Cols))
+			}
+			if a.Leaf.ValueType() != l.ValueType() && l.Branch == nil {
+				return fmt.Errorf("values of %s read as %s", a.Leaf.ValueType(), l.ValueType())
+			}
+			if err := a.Leaf.check(); err != nil {
+				return err
+			}
 		}
 	}
 	if l.Branch != nil {

@@ -275,17 +275,17 @@ func stored(l *levels.Leaf, r *levels.Run, j int) any {
 			start = r.Ends[j-1]
 		}
 		b := bytes.Clone(r.Data[start:r.Ends[j]])
-		if l.Type == format.String {
+		if l.ValueType() == format.String {
 			return string(b)
 		}
 		return b
-	case l.Type == format.Boolean:
+	case l.ValueType() == format.Boolean:
 		return r.Bools[j]
-	case l.Type == format.Int:
+	case l.ValueType() == format.Int:
 		return r.I32[j]
-	case l.Type == format.Long:
+	case l.ValueType() == format.Long:
 		return r.I64[j]
-	case l.Type == format.Float:
+	case l.ValueType() == format.Float:
 		return r.F32[j]
 	}
 	return r.F64[j]

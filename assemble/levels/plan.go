@@ -157,6 +157,18 @@ type Node struct {
 	absent   bool         // within a field the file does not have
 	toReader []int        // a Union's: the reader's branch of each of the file's, -1 for none
 	only     int          // a Union read from the file's non-union: the reader's branch always taken
+	alts     []altRef     // the nodes that read the same position from other branches of a file's union above
+	preset   *Node        // the field of a default (Default steps) the node is, or is beneath; nil if none
+	dflt     any          // a preset field's default value
+}
+
+// altRef is a node of another plan (an Alt's) that reads the same
+// position of the reader's schema from another branch of a file's union
+// above, whose step is at in the leaves' steps, taken as branch which.
+type altRef struct {
+	node      *Node
+	plan      *Plan
+	at, which int
 }
 
 // maxPlanDepth bounds the nesting of a plan's tree (the layout bounds it
@@ -297,11 +309,6 @@ func (b *planner) union(rs *schema.Schema, w *layout.Node, parent *Node, path st
 		toReader[i] = matchBranch(rs, wb)
 		if toReader[i] >= 0 {
 			matched = true
-			for k := range i {
-				if toReader[k] == toReader[i] {
-					return nil, unsupported(path, "the file's branches %s and %s both read as the reader's %s", ws.Branches[k].FullName(), wb.FullName(), rs.Branches[toReader[i]].FullName())
-				}
-			}
 		}
 		colOf[i] = -1
 		if wb.Kind == schema.Null {
@@ -316,6 +323,12 @@ func (b *planner) union(rs *schema.Schema, w *layout.Node, parent *Node, path st
 	}
 	if !slices.Contains(foreign, true) {
 		foreign = nil
+	}
+	if tr != nil {
+		// ["null", T] read from a union of the file's of other
+		// branches: a nullable T, there when a branch read as T is
+		// taken.
+		return b.optionalOf(rs, kr, w, toReader, cols, colOf, parent, path, steps, def, rep)
 	}
 	hasNull := slices.ContainsFunc(rs.Branches, func(b *schema.Schema) bool { return b.Kind == schema.Null })
 	u := &Node{Kind: Union, Schema: rs, Parent: parent, Nullable: hasNull, Def: def, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, w: w, absent: b.absent > 0, toReader: toReader}
@@ -348,6 +361,22 @@ func (b *planner) union(rs *schema.Schema, w *layout.Node, parent *Node, path st
 		}
 		c.Name, c.Nullable, c.Step = rb.FullName(), true, len(steps)
 		u.Children = append(u.Children, c)
+		for j := i + 1; i >= 0 && j < len(toReader); j++ {
+			if toReader[j] != k {
+				continue
+			}
+			// Another branch of the file's read as this one.
+			st := append(steps[:len(steps):len(steps)], Step{Kind: Choice, Cols: cols, Which: colOf[j], Nullable: hasNull, Foreign: foreign})
+			if err := b.also(c, len(steps), colOf[j], func(b2 *planner) (*Node, error) {
+				c2, err := b2.node(rb, w.Branches[j], u, path, st, u.Def+1, rep)
+				if err == nil {
+					c2.Name, c2.Nullable, c2.Step = rb.FullName(), true, len(steps)
+				}
+				return c2, err
+			}); err != nil {
+				return nil, err
+			}
+		}
 	}
 	u.End = len(b.p.Leaves)
 	if u.First == u.End {
@@ -440,7 +469,124 @@ func (b *planner) outOfUnion(rs *schema.Schema, w *layout.Node, parent *Node, pa
 		return nil, err
 	}
 	n.Step = len(steps)
+	// The file's other branches the reader's type reads (an int and a
+	// long read as a long), as the row interpreter reads them.
+	k := -1
+	for i, wb := range ws.Branches {
+		if wb.Kind == schema.Null {
+			continue
+		}
+		k++
+		if i == read || !sameType(wb, rs) && !promotable(wb, rs) {
+			continue
+		}
+		st := append(steps[:len(steps):len(steps)], Step{Kind: Must, Cols: cols, Which: k})
+		if err := b.also(n, len(steps), k, func(b2 *planner) (*Node, error) {
+			n2, err := b2.node(rs, w.Branches[i], parent, path, st, def, rep)
+			if err == nil {
+				n2.Step = len(steps)
+			}
+			return n2, err
+		}); err != nil {
+			return nil, err
+		}
+	}
 	return n, nil
+}
+
+// optionalOf plans the reader's ["null", T] (T its branch kr) read from
+// the file's union w of other branches (toReader, cols and colOf as
+// union makes them): a nullable T whose Optional step reads the file's
+// branch columns.
+func (b *planner) optionalOf(rs *schema.Schema, kr int, w *layout.Node, toReader, cols, colOf []int, parent *Node, path string, steps []Step, def, rep int16) (*Node, error) {
+	t := rs.Branches[kr]
+	reads := []int{}
+	for i, k := range toReader {
+		if k == kr {
+			reads = append(reads, i)
+		}
+	}
+	which := -1
+	if len(reads) > 0 {
+		which = colOf[reads[0]]
+	}
+	step := func(which int) []Step {
+		return append(steps[:len(steps):len(steps)], Step{Kind: Optional, Col: -1, Cols: cols, Which: which})
+	}
+	n := &Node{Schema: t, Parent: parent, Nullable: true, Def: def + 1, Rep: rep, Step: len(steps), Leaf: -1, First: len(b.p.Leaves), Path: path, absent: b.absent > 0}
+	if len(reads) == 0 {
+		// No branch of the file's is read as T: never there.
+		stand, err := layout.New(t, nil)
+		if err != nil {
+			return nil, unsupported(path, "a branch of a type not laid out: %v", err)
+		}
+		n.w, n.absent = stand.Root, true
+		b.absent++
+		defer func() { b.absent-- }()
+		if err := b.inner(n, t, stand.Root, step(-1)); err != nil {
+			return nil, err
+		}
+		n.End = len(b.p.Leaves)
+		return n, nil
+	}
+	n.w = w.Branches[reads[0]]
+	b.depth++
+	defer func() { b.depth-- }()
+	if err := b.inner(n, t, n.w, step(which)); err != nil {
+		return nil, err
+	}
+	n.End = len(b.p.Leaves)
+	for _, i := range reads[1:] {
+		if err := b.also(n, len(steps), colOf[i], func(b2 *planner) (*Node, error) {
+			n2 := &Node{Schema: t, Parent: parent, Nullable: true, Def: def + 1, Rep: rep, Step: len(steps), Leaf: -1, First: 0, Path: path, w: w.Branches[i], absent: b2.absent > 0}
+			if err := b2.inner(n2, t, w.Branches[i], step(colOf[i])); err != nil {
+				return nil, err
+			}
+			n2.End = len(b2.p.Leaves)
+			return n2, nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// also plans, by plan, another branch of a file's union (the union's
+// step at index at of the leaves' steps, taken as branch which) read as
+// the reader's node n: in a plan of its own, whose leaves become the
+// Alts of n's leaves and whose nodes n's nodes refer to. A branch the
+// reader's type cannot read is left out (an error where taken, as for
+// the row interpreter).
+func (b *planner) also(n *Node, at, which int, plan func(b2 *planner) (*Node, error)) error {
+	b2 := &planner{p: &Plan{Schema: b.p.Schema, Layout: b.p.Layout}, depth: b.depth, above: b.above, absent: b.absent}
+	n2, err := plan(b2)
+	if errors.Is(err, assemble.ErrIncompatible) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(b2.p.Leaves) != n.End-n.First {
+		return fmt.Errorf("%s: %d leaves read from one branch, %d from another", n.Path, n.End-n.First, len(b2.p.Leaves))
+	}
+	for j := range b2.p.Leaves {
+		s := &b.p.Leaves[n.First+j].Steps[at]
+		s.Also = append(slices.Clip(s.Also), Alt{Which: which, Leaf: &b2.p.Leaves[j]})
+	}
+	var pair func(x, y *Node) error
+	pair = func(x, y *Node) error {
+		if len(x.Children) != len(y.Children) {
+			return fmt.Errorf("%s: %d children read from one branch, %d from another", x.Path, len(x.Children), len(y.Children))
+		}
+		x.alts = append(x.alts, altRef{node: y, plan: b2.p, at: at, which: which})
+		for i := range x.Children {
+			if err := pair(x.Children[i], y.Children[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return pair(n, n2)
 }
 
 // standIn plans the reader's rs where the file has nothing (a union's
@@ -606,10 +752,9 @@ func (b *planner) defaultNode(rf *schema.Field, native any, n *Node, steps []Ste
 		}
 		c.End = len(b.p.Leaves)
 		return c, nil
+	case rf.Type.Kind == schema.Union && (t == nil || k != 0 || !t.IsSimple()):
+		return b.preset(rf, native, n, stand, steps)
 	case rf.Type.Kind == schema.Union:
-		if t == nil || k != 0 || !t.IsSimple() {
-			return nil, unsupported(path, "a default of a union but [T, \"null\"] of a simple T")
-		}
 		// [T, "null"] of default T: always there.
 		_, v, err := typemap.ResolveUnion(rf.Type, native)
 		if err != nil {
@@ -652,7 +797,220 @@ func (b *planner) defaultNode(rf *schema.Field, native any, n *Node, steps []Ste
 		c.End = len(b.p.Leaves)
 		return c, nil
 	}
-	return nil, unsupported(path, "a default of %s", rf.Type.FullName())
+	return b.preset(rf, native, n, stand, steps)
+}
+
+// preset plans field rf of the default value native, which holds levels
+// of its own (an array, a map, a union of several branches), beneath
+// record node n: its tree from a stand-in layout (stand, of rf's type),
+// every leaf beneath of a Default step, the levels and values the value
+// gives it.
+func (b *planner) preset(rf *schema.Field, native any, n *Node, stand *layout.Layout, steps []Step) (*Node, error) {
+	path := joinPath(n.Path, rf.Name)
+	b.absent++
+	c, err := b.node(rf.Type, stand.Root, n, path, steps, n.Def, n.Rep)
+	b.absent--
+	if err != nil {
+		return nil, err
+	}
+	c.Name, c.Field, c.dflt = rf.Name, rf, native
+	var mark func(m *Node)
+	mark = func(m *Node) {
+		m.preset = c
+		for _, ch := range m.Children {
+			mark(ch)
+		}
+	}
+	mark(c)
+	for i := c.First; i < c.End; i++ {
+		l := &b.p.Leaves[i]
+		l.Steps = l.Steps[:len(steps):len(steps)]
+		if err := l.setPreset(); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// setPreset sets the Default step of a leaf beneath a default (its
+// steps those above the default's field, or with the Default step
+// already last), from its node's place in the default value.
+func (l *Leaf) setPreset() error {
+	t := l.Node // a branch leaf's: its union
+	root := t.preset
+	pr := &Preset{}
+	k := len(l.Steps)
+	if k > 0 && l.Steps[k-1].Kind == Default {
+		k--
+	}
+	if err := stripe(root, t, l.Branch != nil, root.dflt, 0, pr); err != nil {
+		return fmt.Errorf("%s: %w: bad default: %v", root.Path, assemble.ErrIncompatible, err)
+	}
+	base := root.Def
+	if root.Nullable {
+		base--
+	}
+	top := t.Def
+	switch {
+	case l.Branch != nil:
+		top = t.Def
+		if t.Nullable {
+			top--
+		}
+	case l.Null && t.Kind == Value:
+		top--
+	}
+	pr.Span = top - base
+	for i := range pr.Defs {
+		pr.Defs[i] -= base
+	}
+	l.Steps = append(l.Steps[:k:k], Step{Kind: Default, Rep: t.Rep, Preset: pr})
+	return nil
+}
+
+// posSchema returns the reader's type at node n's position: a union
+// for a ["null", T] node.
+func posSchema(n *Node) *schema.Schema {
+	switch {
+	case n.Field != nil:
+		return n.Field.Type
+	case n.Parent != nil && n.Parent.Kind == List:
+		return n.Parent.Schema.Items
+	case n.Parent != nil && n.Parent.Kind == Map && n.Name == "value":
+		return n.Parent.Schema.Values
+	}
+	return n.Schema
+}
+
+// stripe adds to pr the levels (absolute definition levels) and values
+// that value v at node n, reached at repetition level rep, gives the
+// leaf of node t beneath n (or the branch leaf of union t, if branch).
+func stripe(n, t *Node, branch bool, v any, rep int16, pr *Preset) error {
+	emit := func(def int16, val any) {
+		pr.Defs = append(pr.Defs, def)
+		pr.Reps = append(pr.Reps, rep)
+		if val != nil {
+			pr.Vals = append(pr.Vals, val)
+		}
+	}
+	if s := posSchema(n); n.Kind != Union && s.Kind == schema.Union {
+		k, inner, err := typemap.ResolveUnion(s, v)
+		if err != nil {
+			return err
+		}
+		if s.Branches[k].Kind == schema.Null {
+			emit(n.Def-1, nil)
+			return nil
+		}
+		v = inner
+	}
+	if n == t {
+		switch {
+		case branch:
+			k, _, err := typemap.ResolveUnion(n.Schema, v)
+			if err != nil {
+				return err
+			}
+			def := n.Def
+			if n.Nullable {
+				def--
+			}
+			emit(def, int32(k))
+		case n.Kind == Record:
+			emit(n.Def, nil)
+		case n.Schema.Kind == schema.Null:
+			emit(n.Def-1, nil)
+		default:
+			sv, err := typemap.ToStored(n.Schema, v)
+			if err != nil {
+				return err
+			}
+			emit(n.Def, sv)
+		}
+		return nil
+	}
+	// The child of n on t's path.
+	c := t
+	for c.Parent != n {
+		c = c.Parent
+		if c == nil {
+			return fmt.Errorf("%s is not beneath %s", t.Path, n.Path)
+		}
+	}
+	switch n.Kind {
+	case Record:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%T for a record", v)
+		}
+		fv, ok := m[c.Name]
+		if !ok {
+			return fmt.Errorf("a record without field %s", c.Name)
+		}
+		return stripe(c, t, branch, fv, rep, pr)
+	case List:
+		a, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("%T for an array", v)
+		}
+		if len(a) == 0 {
+			emit(n.Def, nil)
+		}
+		for j, item := range a {
+			r := rep
+			if j > 0 {
+				r = c.Rep
+			}
+			if err := stripe(c, t, branch, item, r, pr); err != nil {
+				return err
+			}
+		}
+		return nil
+	case Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%T for a map", v)
+		}
+		if len(m) == 0 {
+			emit(n.Def, nil)
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // the order fromavro gives map entries
+		for j, k := range keys {
+			r := rep
+			if j > 0 {
+				r = c.Rep
+			}
+			var err error
+			if c.Name == "key" {
+				err = stripe(c, t, branch, k, r, pr)
+			} else {
+				err = stripe(c, t, branch, m[k], r, pr)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	case Union:
+		k, inner, err := typemap.ResolveUnion(n.Schema, v)
+		if err != nil {
+			return err
+		}
+		switch {
+		case n.Schema.Branches[k].Kind == schema.Null:
+			emit(n.Def-1, nil)
+		case n.Children[k] != c:
+			emit(n.Def, nil)
+		default:
+			return stripe(c, t, branch, inner, rep, pr)
+		}
+		return nil
+	}
+	return fmt.Errorf("%s beneath a %s", t.Path, n.Kind)
 }
 
 // constant adds the leaf of node c, of the default value v of type s.
@@ -793,27 +1151,71 @@ func (p *Plan) MakeNullable(n *Node) {
 	if n.Nullable {
 		return
 	}
-	for i := n.First; i < n.End; i++ {
-		l := &p.Leaves[i]
-		l.Steps = slices.Insert(l.Steps, n.Step, Step{Kind: Defined})
+	if n.preset == nil {
+		for i := n.First; i < n.End; i++ {
+			insertDefined(&p.Leaves[i], n.Step)
+		}
+	}
+	for _, a := range n.alts {
+		if a.at < n.Step {
+			// A union above n: its other branch's node likewise.
+			a.plan.MakeNullable(a.node)
+		}
+	}
+	var deeper func(c *Node, top bool)
+	deeper = func(c *Node, top bool) {
+		for _, a := range c.alts {
+			if a.at >= n.Step {
+				// A union at or beneath n, whose other branches' steps
+				// are the leaves' up to it: their nodes one deeper.
+				y := a.node
+				if top {
+					y.Nullable = true
+				} else {
+					y.Step++
+				}
+				y.Def++
+				if y.keepsAbove() {
+					y.above = slices.Insert(y.above, n.Step, Step{Kind: Defined})
+				}
+			}
+		}
+		if !top {
+			c.Def++
+			c.Step++
+			if c.keepsAbove() && n.preset == nil {
+				c.above = slices.Insert(c.above, n.Step, Step{Kind: Defined})
+			}
+		}
+		for _, ch := range c.Children {
+			deeper(ch, false)
+		}
 	}
 	n.Nullable = true
 	n.Def++
-	if n.keepsAbove() {
+	if n.keepsAbove() && n.preset == nil {
 		n.above = slices.Insert(n.above, n.Step, Step{Kind: Defined})
 	}
-	var deeper func(c *Node)
-	deeper = func(c *Node) {
-		for _, ch := range c.Children {
-			ch.Def++
-			ch.Step++
-			if ch.keepsAbove() {
-				ch.above = slices.Insert(ch.above, n.Step, Step{Kind: Defined})
-			}
-			deeper(ch)
+	deeper(n, true)
+	if n.preset != nil {
+		// Beneath a default: its levels anew.
+		for i := n.First; i < n.End; i++ {
+			p.Leaves[i].setPreset()
 		}
 	}
-	deeper(n)
+}
+
+// insertDefined inserts a Defined step at index at of a leaf's steps,
+// and of the steps of its Alts hung at or after it (whose steps up to
+// theirs are the leaf's).
+func insertDefined(l *Leaf, at int) {
+	l.Steps = slices.Insert(l.Steps, at, Step{Kind: Defined})
+	for k := at + 1; k < len(l.Steps); k++ {
+		s := &l.Steps[k]
+		for j := range s.Also {
+			insertDefined(s.Also[j].Leaf, at)
+		}
+	}
 }
 
 // BranchLeaf returns the leaf of the branch taken by the union of node u
@@ -824,13 +1226,30 @@ func (p *Plan) BranchLeaf(u *Node) (Leaf, error) {
 	if u.Kind != Union {
 		return Leaf{}, fmt.Errorf("%s: the branch leaf of a %s", u.Path, u.Kind)
 	}
+	if root := u.preset; root != nil {
+		// Within a default: the branch its value takes.
+		if root.First == root.End {
+			return Leaf{}, unsupported(u.Path, "a default of nulls alone")
+		}
+		above := p.Leaves[root.First].Steps
+		branch := make([]int, len(u.Schema.Branches))
+		for i := range branch {
+			branch[i] = -1
+		}
+		l := Leaf{Steps: slices.Clone(above[:len(above)-1]), Col: -1, Type: format.Int, Branch: branch, Schema: u.Schema, Node: u, Path: u.Path}
+		if err := l.setPreset(); err != nil {
+			return Leaf{}, err
+		}
+		return l, p.branchAlts(u, &l)
+	}
 	steps := slices.Clone(u.above)
 	if u.First < u.End && u.w.Kind == schema.Union {
 		steps = slices.Clone(p.Leaves[u.First].Steps[:u.Step])
 	}
 	if u.w.Kind != schema.Union {
 		// Read from the file's non-union: always the one branch.
-		return Leaf{Steps: slices.Clone(u.above), Col: -1, Type: format.Int, Const: int32(u.only), Schema: u.Schema, Node: u, Path: u.Path}, nil
+		l := Leaf{Steps: slices.Clone(u.above), Col: -1, Type: format.Int, Const: int32(u.only), Schema: u.Schema, Node: u, Path: u.Path}
+		return l, p.branchAlts(u, &l)
 	}
 	branch := slices.Clone(u.w.BranchCols)
 	if u.absent {
@@ -842,7 +1261,29 @@ func (p *Plan) BranchLeaf(u *Node) (Leaf, error) {
 	if !slices.Equal(u.toReader, identity(len(u.toReader))) {
 		toReader = slices.Clone(u.toReader)
 	}
-	return Leaf{Steps: steps, Col: -1, Type: format.Int, Branch: branch, BranchMap: toReader, Schema: u.Schema, Node: u, Path: u.Path}, nil
+	l := Leaf{Steps: steps, Col: -1, Type: format.Int, Branch: branch, BranchMap: toReader, Schema: u.Schema, Node: u, Path: u.Path}
+	return l, p.branchAlts(u, &l)
+}
+
+// branchAlts gives branch leaf l of union u, whose steps are those of
+// another leaf, the Alts of its own: the branch leaves of the nodes that
+// read u from other branches of a file's union above.
+func (p *Plan) branchAlts(u *Node, l *Leaf) error {
+	for k := range l.Steps {
+		l.Steps[k].Also = nil
+	}
+	for _, a := range u.alts {
+		if a.at >= len(l.Steps) {
+			return fmt.Errorf("%s: another branch's union at step %d of %d", u.Path, a.at, len(l.Steps))
+		}
+		al, err := a.plan.BranchLeaf(a.node)
+		if err != nil {
+			return err
+		}
+		s := &l.Steps[a.at]
+		s.Also = append(s.Also, Alt{Which: a.which, Leaf: &al})
+	}
+	return nil
 }
 
 // keepsAbove says whether the node keeps the steps above it: a union of

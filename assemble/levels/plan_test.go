@@ -131,9 +131,16 @@ func TestPlanReaderSchema(t *testing.T) {
 	if err != nil || len(p.Leaves) != 3 || !p.Leaves[2].Null || p.Root.Children[2].Kind != levels.Record {
 		t.Fatalf("a default of a record: %v", err)
 	}
-	if _, err = levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(`{"type":"record","name":"r","fields":[
-		{"name":"l","type":{"type":"array","items":"int"},"default":[]}]}`)}); !errors.Is(err, levels.ErrUnsupported) {
-		t.Fatalf("a default of an array: %v", err)
+	// A default holding levels of its own: a Default step of its levels
+	// and values.
+	p, err = levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(`{"type":"record","name":"r","fields":[
+		{"name":"l","type":{"type":"array","items":"int"},"default":[4,5]}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := p.Leaves[0]; len(l.Steps) != 1 || l.Steps[0].Kind != levels.Default || l.MaxDef() != 1 || l.MaxRep() != 1 ||
+		fmt.Sprint(l.Steps[0].Preset) != "&{[1 1] [0 1] [4 5] 1}" {
+		t.Fatalf("a default of an array: %+v", l)
 	}
 	p, err = levels.NewPlan(lay, &levels.PlanOptions{Reader: reader(`{"type":"record","name":"r","fields":[
 		{"name":"a","type":["null","double"]},

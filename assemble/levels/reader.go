@@ -32,6 +32,15 @@ type Reader struct {
 	keep       []bool  // the rows of the segment being read that are kept (nil: all)
 	kept       int     // the rows of the segment already flushed
 	avg        float64 // the mean bytes of the byte strings a flat leaf read, 0 before any
+	alts       [][]alt // the readers of each step's Alts
+	eager      bool    // values are promoted as read, not at flush: a leaf of Alts
+}
+
+// alt is the reader of an Alt: of the leaf's levels and values after its
+// step where the file's union takes another branch read as the same.
+type alt struct {
+	which int
+	r     *Reader
 }
 
 // NewReader returns a reader of leaf l, whose columns open opens (a
@@ -41,7 +50,7 @@ func NewReader(l *Leaf, open func(col int) (*format.ColumnReader, error)) (*Read
 	if err := l.check(); err != nil {
 		return nil, err
 	}
-	r := &Reader{leaf: l, rd: map[int]*format.ColumnReader{}, full: l.MaxDef()}
+	r := &Reader{leaf: l, rd: map[int]*format.ColumnReader{}}
 	for _, c := range l.Columns() {
 		cr, err := open(c)
 		if err != nil {
@@ -51,6 +60,15 @@ func NewReader(l *Leaf, open func(col int) (*format.ColumnReader, error)) (*Read
 		r.rd[c] = cr
 		r.list = append(r.list, cr)
 	}
+	r.init()
+	return r, nil
+}
+
+// init sets the reader of leaf r.leaf, whose columns' readers r.rd holds,
+// up: its steps' readers and those of its Alts, which share them.
+func (r *Reader) init() {
+	l := r.leaf
+	r.full = l.MaxDef()
 	if !l.Null && l.Branch == nil && l.Const == nil && l.Col >= 0 {
 		r.vals = r.rd[l.Col]
 	}
@@ -63,17 +81,69 @@ func NewReader(l *Leaf, open func(col int) (*format.ColumnReader, error)) (*Read
 	}
 	r.steps = make([]*format.ColumnReader, len(l.Steps))
 	r.choice = make([][]*format.ColumnReader, len(l.Steps))
+	r.alts = make([][]alt, len(l.Steps))
 	for i, s := range l.Steps {
-		switch s.Kind {
-		case Optional, Repeated:
+		switch {
+		case s.Kind == Optional && s.Cols == nil, s.Kind == Repeated:
 			r.steps[i] = r.rd[s.Col]
-		case Choice, Must:
+		case s.Kind == Choice, s.Kind == Must, s.Kind == Optional:
 			for _, c := range s.Cols {
 				r.choice[i] = append(r.choice[i], r.rd[c])
 			}
 		}
+		for _, a := range s.Also {
+			// What a value becomes is the sink's choice, made on l.
+			al := *a.Leaf
+			al.Symbols, al.Decimal, al.UUID = l.Symbols, l.Decimal, l.UUID
+			sub := &Reader{leaf: &al, rd: r.rd}
+			sub.init()
+			r.alts[i] = append(r.alts[i], alt{which: a.Which, r: sub})
+			r.eager = true
+		}
 	}
-	return r, nil
+}
+
+// follow reads the rest of a record's levels and values from step i on
+// by the Alt of step i-1 that the file's union takes (branch taken), if
+// there is one, appending them to the reader's.
+func (r *Reader) follow(i, taken int, def, rep int16) (bool, error) {
+	for _, a := range r.alts[i-1] {
+		if a.which != taken {
+			continue
+		}
+		sub := a.r
+		sub.run.reset()
+		sub.start = 0
+		if err := sub.walk(i, def, rep); err != nil {
+			return true, err
+		}
+		if sub.leaf.Promote != format.Null && !sub.eager {
+			sub.promote()
+		}
+		r.run.appendRun(&sub.run, r.leaf.ByteArray())
+		return true, nil
+	}
+	return false, nil
+}
+
+// appendRun appends the levels and values of src, whose values are of
+// the same type, to the run.
+func (r *Run) appendRun(src *Run, bytes bool) {
+	r.Defs = append(r.Defs, src.Defs...)
+	r.Reps = append(r.Reps, src.Reps...)
+	if bytes {
+		at := len(r.Data)
+		r.Data = append(r.Data, src.Data...)
+		for _, e := range src.Ends {
+			r.Ends = append(r.Ends, at+e)
+		}
+		return
+	}
+	r.Bools = append(r.Bools, src.Bools...)
+	r.I32 = append(r.I32, src.I32...)
+	r.I64 = append(r.I64, src.I64...)
+	r.F32 = append(r.F32, src.F32...)
+	r.F64 = append(r.F64, src.F64...)
 }
 
 // Columns returns the reader of each column the leaf reads, by column.
@@ -181,7 +251,7 @@ func (l *Leaf) single() int {
 	}
 	at := -1
 	for i, s := range l.Steps {
-		if s.Kind == Choice || s.Kind == Must {
+		if s.Kind == Choice || s.Kind == Must || s.Cols != nil || s.Also != nil {
 			return -1
 		}
 		if s.Kind != Defined {
@@ -624,9 +694,15 @@ func (r *Reader) walk(i int, def, rep int16) error {
 			return r.taken()
 		}
 		if r.leaf.Const != nil {
-			return r.constant()
+			return r.constantOf(r.leaf.Const)
 		}
-		return r.value()
+		if err := r.value(); err != nil {
+			return err
+		}
+		if r.eager && r.leaf.Promote != format.Null {
+			r.promoteLast()
+		}
+		return nil
 	}
 	s := &r.leaf.Steps[i]
 	switch s.Kind {
@@ -635,6 +711,8 @@ func (r *Reader) walk(i int, def, rep int16) error {
 	case Absent:
 		r.level(def, rep)
 		return nil
+	case Default:
+		return r.preset(s.Preset, def, rep)
 	case Must:
 		taken, err := r.branch(i)
 		if err != nil {
@@ -644,10 +722,29 @@ func (r *Reader) walk(i int, def, rep int16) error {
 			if taken < 0 {
 				return fmt.Errorf("the file holds a null where the reader's type takes none")
 			}
+			if ok, err := r.follow(i+1, taken, def, rep); ok {
+				return err
+			}
 			return fmt.Errorf("the file's union takes branch column %d, which the reader's type does not read", s.Cols[taken])
 		}
 		return r.walk(i+1, def, rep)
 	case Optional:
+		if s.Cols != nil {
+			taken, err := r.branch(i)
+			switch {
+			case err != nil:
+				return err
+			case taken < 0:
+				r.level(def, rep)
+				return nil
+			case taken == s.Which:
+				return r.walk(i+1, def+1, rep)
+			}
+			if ok, err := r.follow(i+1, taken, def+1, rep); ok {
+				return err
+			}
+			return fmt.Errorf("the file's union branch column %d is taken, and the reader's union has no such branch", s.Cols[taken])
+		}
 		k, err := r.steps[i].NextLength()
 		if err != nil {
 			return err
@@ -678,6 +775,9 @@ func (r *Reader) walk(i int, def, rep int16) error {
 			return fmt.Errorf("no branch of a union of no null is taken")
 		}
 		if taken != s.Which {
+			if ok, err := r.follow(i+1, taken, def+1, rep); ok {
+				return err
+			}
 			r.level(def, rep)
 			return nil
 		}
@@ -733,13 +833,46 @@ func (r *Reader) branch(i int) (int, error) {
 			return 0, fmt.Errorf("union branch columns %d and %d both taken", s.Cols[taken], s.Cols[b])
 		}
 		taken = b
-		if b != s.Which && c.Meta().Type != format.Null {
+		if b != s.Which && !r.reads(i, b) && c.Meta().Type != format.Null {
 			if err := c.Skip(); err != nil {
 				return 0, err
 			}
 		}
 	}
 	return taken, nil
+}
+
+// reads says whether an Alt of step i reads branch b.
+func (r *Reader) reads(i, b int) bool {
+	for _, a := range r.alts[i] {
+		if a.which == b {
+			return true
+		}
+	}
+	return false
+}
+
+// preset adds the levels and values of a Default step reached at
+// definition level def and repetition level rep.
+func (r *Reader) preset(pr *Preset, def, rep int16) error {
+	k := 0
+	for j, d := range pr.Defs {
+		rp := pr.Reps[j]
+		if j == 0 {
+			rp = rep
+		}
+		r.level(def+d, rp)
+		if def+d == r.full && !r.leaf.Null {
+			if k >= len(pr.Vals) {
+				return fmt.Errorf("a default's values cut short")
+			}
+			if err := r.constantOf(pr.Vals[k]); err != nil {
+				return err
+			}
+			k++
+		}
+	}
+	return nil
 }
 
 // taken reads the branch a leaf of branches' union takes, as a value:
@@ -888,6 +1021,38 @@ func (r *Reader) promote() {
 	}
 }
 
+// promoteLast promotes the last value held from the leaf's Type to its
+// Promote type (a leaf of Alts, whose values are held promoted).
+func (r *Reader) promoteLast() {
+	run := &r.run
+	switch r.leaf.Type {
+	case format.Int:
+		v := run.I32[len(run.I32)-1]
+		run.I32 = run.I32[:len(run.I32)-1]
+		switch r.leaf.Promote {
+		case format.Long:
+			run.I64 = append(run.I64, int64(v))
+		case format.Float:
+			run.F32 = append(run.F32, float32(v))
+		case format.Double:
+			run.F64 = append(run.F64, float64(v))
+		}
+	case format.Long:
+		v := run.I64[len(run.I64)-1]
+		run.I64 = run.I64[:len(run.I64)-1]
+		switch r.leaf.Promote {
+		case format.Float:
+			run.F32 = append(run.F32, float32(v))
+		case format.Double:
+			run.F64 = append(run.F64, float64(v))
+		}
+	case format.Float:
+		v := run.F32[len(run.F32)-1]
+		run.F32 = run.F32[:len(run.F32)-1]
+		run.F64 = append(run.F64, float64(v))
+	}
+}
+
 // convert appends the values of src, converted, to dst.
 func convert[D int64 | float32 | float64, S int32 | int64 | float32](dst []D, src []S) []D {
 	for _, v := range src {
@@ -896,9 +1061,9 @@ func convert[D int64 | float32 | float64, S int32 | int64 | float32](dst []D, sr
 	return dst
 }
 
-// constant adds the leaf's default value.
-func (r *Reader) constant() error {
-	switch v := r.leaf.Const.(type) {
+// constantOf adds a default value of the leaf's.
+func (r *Reader) constantOf(c any) error {
+	switch v := c.(type) {
 	case bool:
 		r.run.Bools = append(r.run.Bools, v)
 	case int32:
@@ -1007,7 +1172,7 @@ func (r *Reader) flush(sink func(*Run) error) error {
 	if len(r.run.Defs) == 0 {
 		return nil
 	}
-	if r.leaf.Promote != format.Null {
+	if r.leaf.Promote != format.Null && !r.eager {
 		r.promote()
 	}
 	err := sink(&r.run)
@@ -1162,6 +1327,10 @@ func (r *Reader) drop() {
 	row := r.kept - 1
 	var lw, vw, vr, dw int // levels and values written back, values read, bytes written back
 	bytes := r.leaf.ByteArray()
+	held := r.leaf.Type // the type of the values held
+	if r.eager {
+		held = r.leaf.ValueType()
+	}
 	for i, d := range r.run.Defs {
 		if r.run.Reps[i] == 0 {
 			row++
@@ -1187,15 +1356,15 @@ func (r *Reader) drop() {
 				n := copy(r.run.Data[dw:], r.run.Data[start:r.run.Ends[vr]])
 				dw += n
 				r.run.Ends[vw] = dw
-			case r.leaf.Type == format.Boolean:
+			case held == format.Boolean:
 				r.run.Bools[vw] = r.run.Bools[vr]
-			case r.leaf.Type == format.Int:
+			case held == format.Int:
 				r.run.I32[vw] = r.run.I32[vr]
-			case r.leaf.Type == format.Long:
+			case held == format.Long:
 				r.run.I64[vw] = r.run.I64[vr]
-			case r.leaf.Type == format.Float:
+			case held == format.Float:
 				r.run.F32[vw] = r.run.F32[vr]
-			case r.leaf.Type == format.Double:
+			case held == format.Double:
 				r.run.F64[vw] = r.run.F64[vr]
 			}
 			vw++
@@ -1207,15 +1376,15 @@ func (r *Reader) drop() {
 	switch {
 	case bytes:
 		r.run.Data, r.run.Ends = r.run.Data[:dw], r.run.Ends[:vw]
-	case r.leaf.Type == format.Boolean:
+	case held == format.Boolean:
 		r.run.Bools = r.run.Bools[:vw]
-	case r.leaf.Type == format.Int:
+	case held == format.Int:
 		r.run.I32 = r.run.I32[:vw]
-	case r.leaf.Type == format.Long:
+	case held == format.Long:
 		r.run.I64 = r.run.I64[:vw]
-	case r.leaf.Type == format.Float:
+	case held == format.Float:
 		r.run.F32 = r.run.F32[:vw]
-	case r.leaf.Type == format.Double:
+	case held == format.Double:
 		r.run.F64 = r.run.F64[:vw]
 	}
 }

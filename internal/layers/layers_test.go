@@ -82,10 +82,11 @@ var layers = []layer{
 	// http(s) reader, and remote/store, what the front door needs of an object
 	// store and the registry of the drivers a program links; the stores
 	// module's s3server (an S3 server) and gcsserver (a GCS server) are
-	// test helpers over faulthttp.
+	// test helpers over faulthttp, and procserver (Azurite and versitygw
+	// as processes) a test helper over the standard library.
 	{"models", []string{
 		"schema", "format/stats", "internal/ocf", "schema/protoload", "remote", "remote/store",
-		"stores/storetest/s3server", "stores/storetest/gcsserver",
+		"stores/storetest/s3server", "stores/storetest/gcsserver", "stores/storetest/procserver",
 	}},
 	// The reader of http(s) URLs over net/http, which a program links by
 	// importing it (it registers its client on remote in its init): the
@@ -176,7 +177,7 @@ var layers = []layer{
 	{"commands", []string{"cmd/...", "bench/..."}},
 	// The test module (tests/): the tests that need modules no user of
 	// the library should find in their build list (OTLP's generated
-	// types), in folders named as the packages they test. Its tests may
+	// types, parquet-go), in folders named as the packages they test. Its tests may
 	// use any package below; nothing imports it, so that none of its
 	// dependencies reaches a library user's or the command's build.
 	{"test module", []string{testModule, testModule + "/..."}},
@@ -193,7 +194,7 @@ var heavy = []struct {
 	prefix  string
 	allowed []string
 }{
-	{"net/http", []string{"remote/httpread", "stores/objstore", "stores/gcs", "stores/gs", "stores/s3", "stores/azblob", "internal/testing/rangeserver", "stores/storetest/s3server", "stores/storetest/gcsserver", "stores/internal/faulthttp", "stores/internal/stallhttp"}},
+	{"net/http", []string{"remote/httpread", "stores/objstore", "stores/gcs", "stores/gs", "stores/s3", "stores/azblob", "internal/testing/rangeserver", "stores/storetest/s3server", "stores/storetest/gcsserver", "stores/storetest/procserver", "stores/internal/faulthttp", "stores/internal/stallhttp"}},
 	{"github.com/apache/beam", nil},
 	{"github.com/apache/arrow", []string{"trevniarrow", "trevniparquet"}},
 	{"github.com/apache/arrow-go", []string{"trevniarrow", "trevniparquet"}},

@@ -187,13 +187,16 @@ func Open(ra io.ReaderAt, size int64, opts *Options) (*Source, error) {
 }
 
 // shredOptions returns the options of the in-memory Trevni files: no
-// codec, checksum or statistics, one block per column, never spilled.
+// codec, checksum or statistics, one block per column however large (up
+// to 1 GiB: what a group may take is bounded by the block size and memory
+// limits, checked in make), never spilled.
 func (f *file) shredOptions() *shred.Options {
 	return &shred.Options{
 		WriterOptions: format.WriterOptions{
 			Codec:        format.CodecNull,
 			DisableStats: true,
-			BlockSize:    format.MaxWriterBlockSize,
+			BlockSize:    math.MaxInt32 / 2,
+			MaxBlockSize: math.MaxInt32,
 			MemoryBudget: -1,
 			Concurrency:  1,
 		},
@@ -203,21 +206,81 @@ func (f *file) shredOptions() *shred.Options {
 	}
 }
 
-// walk reads the block headers from off to the end of the file, one read
-// a block: its sync marker and the next block's header together.
+// Sizes of the walk's reads. While every byte read so far is the file's
+// start, and up to readThrough bytes of it, the walk reads on through the
+// blocks in windows of walkWindow (small blocks: one read for many block
+// headers), as long as the next block header is less than a window past
+// what was read; from the first block larger than that, or past
+// readThrough, it reads only each block's sync marker with the next
+// block's header, one read a block, skipping the blocks' data. Over a
+// network the front door keeps the file's first bytes fetched while a
+// part is opened (remote.HeaderReader) for the part's next opens, up to
+// 4 MiB (the root's maxKeptHeader), and answers the reads of the records
+// from them, so that the bytes read through are fetched once
+// (tests/trevni's TestRemoteAvroWalk measures it).
+const (
+	walkWindow  = 1 << 20
+	readThrough = 4 << 20
+)
+
+// walker reads the parts of the file the walk asks for: in windows from
+// the file's start while they run on from what was read, else exactly.
+type walker struct {
+	f       *file
+	buf     []byte // the file's bytes [at, at+len(buf))
+	at      int64
+	readEnd int64 // what was read runs on from the start up to here,
+	prefix  bool  // while prefix holds
+	scratch []byte
+}
+
+// get returns the file's bytes [off, off+n), clipped at its end, from
+// what was read or read now.
+func (w *walker) get(off, n int64) ([]byte, error) {
+	n = min(n, w.f.size-off)
+	if off >= w.at && off+n <= w.at+int64(len(w.buf)) {
+		return w.buf[off-w.at : off-w.at+n], nil
+	}
+	start, end := off, off+n
+	if w.prefix && off-w.readEnd < walkWindow && end <= readThrough {
+		// On from what was read, to the next multiple of walkWindow
+		// (so that a prefix grown by doubling stays within readThrough).
+		start = min(off, w.readEnd)
+		end = max(end, min((start/walkWindow+1)*walkWindow, readThrough, w.f.size))
+		w.readEnd = max(w.readEnd, end)
+	} else {
+		w.prefix = false
+	}
+	if cap(w.scratch) < int(end-start) {
+		w.scratch = make([]byte, end-start)
+	}
+	w.buf, w.at = w.scratch[:end-start], start
+	k, err := w.f.ra.ReadAt(w.buf, start)
+	if int64(k) < end-start {
+		w.buf = w.buf[:0]
+		if err == nil || err == io.EOF {
+			err = fmt.Errorf("read %d of %d bytes at offset %d: %w", k, end-start, start, io.ErrUnexpectedEOF)
+		}
+		return nil, err
+	}
+	return w.buf[off-start : off-start+n], nil
+}
+
+// walk reads the block headers from off to the end of the file (see
+// walkWindow for how).
 func (f *file) walk(off int64) error {
-	var buf [ocf.SyncSize + 2*binaryMaxVarint]byte
+	w := &walker{f: f, readEnd: off, prefix: true}
 	index := int64(0)
 	for off < f.size {
-		n, err := f.ra.ReadAt(buf[:min(int64(2*binaryMaxVarint), f.size-off)], off)
-		if n == 0 && err != nil {
+		hdr, err := w.get(off, 2*binaryMaxVarint)
+		if err != nil {
 			return &ocf.Error{Block: index, Offset: off, Err: err}
 		}
-		count, c1 := avrobin.ConsumeLong(buf[:n])
+		count, c1 := avrobin.ConsumeLong(hdr)
 		if c1 < 0 {
 			return &ocf.Error{Block: index, Offset: off, Err: fmt.Errorf("%w: block count: %w", ocf.ErrFormat, avrobin.ParseError(c1))}
 		}
-		stored, c2 := avrobin.ConsumeLong(buf[c1:n])
+		stored, c2 := avrobin.ConsumeLong(hdr[c1:])
 		if c2 < 0 {
 			return &ocf.Error{Block: index, Offset: off, Err: fmt.Errorf("%w: block size: %w", ocf.ErrFormat, avrobin.ParseError(c2))}
 		}
@@ -236,10 +299,12 @@ func (f *file) walk(off int64) error {
 		if end > f.size {
 			return &ocf.Error{Block: index, Offset: off, Err: fmt.Errorf("%w: block of %d bytes runs past the end of the file (%d bytes)", io.ErrUnexpectedEOF, stored, f.size)}
 		}
-		if _, err := f.ra.ReadAt(buf[:ocf.SyncSize], syncAt); err != nil {
+		// The sync marker, and the next block's header with it.
+		sync, err := w.get(syncAt, ocf.SyncSize+2*binaryMaxVarint)
+		if err != nil {
 			return &ocf.Error{Block: index, Offset: off, Err: err}
 		}
-		if [ocf.SyncSize]byte(buf[:ocf.SyncSize]) != f.sync {
+		if [ocf.SyncSize]byte(sync[:ocf.SyncSize]) != f.sync {
 			return &ocf.Error{Block: index, Offset: off, Err: ocf.ErrSyncMarker}
 		}
 		if f.rows > math.MaxInt64-count {
@@ -404,13 +469,26 @@ func (s *Source) shred(b int) (*shredded, error) {
 			// Hold only this one: the other is dropped.
 			s.cache[1-slot] = nil
 			if int64(cap(sh.file)) > limit {
-				return nil, fmt.Errorf("%w: avro blocks %d to %d shredded take %d bytes, past the %d bytes of the reader's block memory", format.ErrLimit, s.f.groups[b].first, s.f.groups[b].last, cap(sh.file), limit)
+				return nil, s.f.memoryErr(b, "shredded take", int64(cap(sh.file)), limit)
 			}
 		}
 	}
 	sh.used = s.tick
 	s.cache[slot] = sh
 	return sh, nil
+}
+
+// memoryErr is the error about group b taking n bytes (what says how),
+// past the reader's block memory limit.
+func (f *file) memoryErr(b int, what string, n, limit int64) error {
+	g := f.groups[b]
+	return fmt.Errorf("%w: avro blocks %d to %d (%d records) %s %d bytes, past the %d bytes of the reader's block memory: raise it with --block-memory (format.ReaderOptions.BlockMemory) or convert the file with trevni fromavro", format.ErrLimit, g.first, g.last, g.rows, what, n, limit)
+}
+
+// blockSizeErr is the error about Avro block bi decompressing to more
+// than the reader's block size limit.
+func (f *file) blockSizeErr(bi int) error {
+	return fmt.Errorf("%w: avro block %d (offset %d) decompresses to more than the %d bytes of the reader's block size limit: raise it with --max-block-size (format.ReaderOptions.MaxBlockSize)", format.ErrLimit, bi, f.blocks[bi].offset, f.maxBlock)
 }
 
 // memory returns the bound on the groups held.
@@ -451,7 +529,8 @@ func (s *Source) make(b int, reuse []byte) (*shredded, error) {
 		return nil, err
 	}
 	defer aw.Abort()
-	var row int64 = g.firstRow
+	var row, decompressed int64 = g.firstRow, 0
+	limit := s.memory()
 	for bi := g.first; bi <= g.last; bi++ {
 		blk := f.blocks[bi]
 		p := raw[blk.offset-start : blk.end-start]
@@ -466,8 +545,16 @@ func (s *Source) make(b int, reuse []byte) (*shredded, error) {
 		}
 		rb := ocf.RawBlock{Index: int64(bi), Offset: blk.offset, End: blk.end, Count: count, Data: body}
 		data, err := s.dec.Decompress(s.data[:0], &rb)
+		if errors.Is(err, ocf.ErrTooLarge) {
+			return nil, f.blockSizeErr(bi)
+		}
 		if err != nil {
 			return nil, err
+		}
+		// What the group takes decompressed, about what its columns
+		// take shredded: refused before it is shredded.
+		if decompressed += int64(len(data)); limit > 0 && decompressed > limit {
+			return nil, f.memoryErr(b, "take at least", decompressed, limit)
 		}
 		if !s.dec.Null() && cap(data) > cap(s.data) {
 			s.data = data[:0]
@@ -487,6 +574,11 @@ func (s *Source) make(b int, reuse []byte) (*shredded, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("avro blocks %d to %d shredded: %w", g.first, g.last, err)
+	}
+	for i, c := range cols {
+		if int64(len(c)) > f.maxBlock {
+			return nil, fmt.Errorf("%w: avro blocks %d to %d (%d records) shredded: column %s takes %d bytes, past the %d bytes of the reader's block size limit: raise it with --max-block-size (format.ReaderOptions.MaxBlockSize)", format.ErrLimit, g.first, g.last, g.rows, f.names[i], len(c), f.maxBlock)
+		}
 	}
 	sh := &shredded{group: b, file: file, cols: cols}
 	return sh, nil

@@ -268,3 +268,56 @@ func TestMeta(t *testing.T) {
 		t.Fatalf("records %v: %v", recs, err)
 	}
 }
+
+// A single Avro block of more than 32 MiB decompressed (34 records of
+// 1 MiB strings, deflated, in one block), a column of it as large, is read
+// as goavro reads it within the default limits; a block memory or a block
+// size below what it takes is refused before the block is shredded, the
+// error naming the limit and its flag.
+func TestLargeBlock(t *testing.T) {
+	const text = `{"type":"record","name":"R","fields":[{"name":"id","type":"long"},{"name":"s","type":"string"}]}`
+	codec, err := goavro.NewCodec(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := goavro.NewOCFWriter(goavro.OCFConfig{W: &buf, Codec: codec, CompressionName: goavro.CompressionDeflateLabel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []any
+	for i := range 34 {
+		recs = append(recs, map[string]any{"id": int64(i), "s": strings.Repeat(fmt.Sprintf("%c record %04d;", 'a'+i%26, i), 1<<20/14+1)[:1<<20]})
+	}
+	if err := w.Append(recs); err != nil {
+		t.Fatal(err)
+	}
+	want := goavroRecords(t, buf.Bytes())
+	src, err := ocfsource.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.AvroBlocks() != 1 {
+		t.Fatalf("%d Avro blocks, want 1", src.AvroBlocks())
+	}
+	got, err := sourceRecords(buf.Bytes(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || !avrorand.EqualNative(got, want) {
+		t.Fatalf("%d records differ from goavro's %d", len(got), len(want))
+	}
+	for _, tc := range []struct {
+		opts *ocfsource.Options
+		says string
+	}{
+		{&ocfsource.Options{Memory: 32 << 20}, "--block-memory"},
+		{&ocfsource.Options{MaxBlockSize: 33 << 20}, "--max-block-size"},
+	} {
+		_, err := sourceRecords(buf.Bytes(), tc.opts)
+		if !errors.Is(err, format.ErrLimit) || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%+v: %v, want an error naming %s", *tc.opts, err, tc.says)
+		}
+		t.Log(err)
+	}
+}

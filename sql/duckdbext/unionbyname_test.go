@@ -71,7 +71,7 @@ func TestUnionByName(t *testing.T) {
 	if !strings.Contains(rs[3].Error, "different schemas") {
 		t.Errorf("without union_by_name: %q, want the parts' different schemas", rs[3].Error)
 	}
-	if !strings.Contains(rs[4].Error, "field b is") || !strings.Contains(rs[4].Error, "differ only in fields some lack") {
+	if !strings.Contains(rs[4].Error, "field b is") || !strings.Contains(rs[4].Error, "differ only in nullability and in numbers of wider types") {
 		t.Errorf("fields of different types: %q", rs[4].Error)
 	}
 	if s := fmt.Sprint(must(t, rs[5]).Rows); s != "[[3 2]]" {

@@ -15,7 +15,6 @@ import (
 	"github.com/trevni-go/trevni/assemble/levels"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
-	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/trevniarrow"
 )
 
@@ -36,10 +35,17 @@ import (
 // writes the tag where its branch is taken): every leaf beneath a vector
 // agrees on its rows, so one is enough.
 //
-// The plan is made by walking the data set's layout beside the DuckDB
-// type the scan gave the column at bind (logicalType of the Arrow
-// mapping, after duckType): a position where the two do not match is not
-// planned, and the scan then reads through Arrow batches as before.
+// The plan is made from the plan of the columnar read layer
+// (levels.NewPlan: a part's layout read as the data set's schema, which
+// resolves a part of another schema, union_by_name's included): each
+// node of its tree becomes a vector, its Def the level where the vector
+// is not NULL, a list's elements at Def+1, and Node.First the leaf that
+// writes the vector's validity, entries and tags. The DuckDB type the
+// scan gave the column at bind (logicalType of the Arrow mapping, after
+// duckType) says how a leaf's values are written: a position where the
+// two do not match is not planned, and the scan then reads through Arrow
+// batches, as it does the records the plan does not cover
+// (levels.ErrUnsupported).
 
 // vkind is the kind of a vector of the plan.
 type vkind uint8
@@ -120,22 +126,28 @@ type colPlan struct {
 	leaves []*leafPlan
 }
 
-// errNotPlanned says that a column's layout and DuckDB type do not match
+// errNotPlanned says that a column's plan and DuckDB type do not match
 // as the levels path reads them.
 var errNotPlanned = errors.New("not planned")
 
-// planner builds the plan of the columns of a layout.
+// planner builds the plan of one output column from the nodes of a
+// levels plan.
 type planner struct {
-	col *colPlan
+	plan  *levels.Plan
+	col   *colPlan
+	first int // the plan's index of the column's first leaf
 }
 
-// planColumn returns the plan of output column out, the position n of
-// the layout whose DuckDB type came from the Arrow type dt.
-func planColumn(out int, n *layout.Node, dt arrow.DataType) (*colPlan, error) {
-	p := &planner{col: &colPlan{out: out}}
-	root := p.newNode(vLeaf, nil, 0, 0, 0)
-	if err := p.entry(n, dt, nil, root); err != nil {
+// planColumn returns the plan of output column out, the node n of plan
+// whose DuckDB type came from the Arrow type dt.
+func planColumn(out int, plan *levels.Plan, n *levels.Node, dt arrow.DataType) (*colPlan, error) {
+	p := &planner{plan: plan, col: &colPlan{out: out}, first: n.First}
+	root := p.newNode(vLeaf, nil, 0, 0, n)
+	if err := p.node(n, dt, root); err != nil {
 		return nil, err
+	}
+	if len(p.col.leaves) != n.End-n.First {
+		return nil, fmt.Errorf("%w: %d leaves planned of %d", errNotPlanned, len(p.col.leaves), n.End-n.First)
 	}
 	for _, l := range p.col.leaves {
 		if err := p.finish(l); err != nil {
@@ -145,141 +157,133 @@ func planColumn(out int, n *layout.Node, dt arrow.DataType) (*colPlan, error) {
 	return p.col, nil
 }
 
-// newNode adds a vector to the plan.
-func (p *planner) newNode(kind vkind, parent *vnode, child, depth int, def int16) *vnode {
-	v := &vnode{kind: kind, parent: parent, child: child, depth: depth, def: def, member: -1, owner: len(p.col.leaves)}
+// newNode adds the vector of node n to the plan: not NULL at n's
+// definition level, its validity written by n's first leaf.
+func (p *planner) newNode(kind vkind, parent *vnode, child, depth int, n *levels.Node) *vnode {
+	v := &vnode{kind: kind, parent: parent, child: child, depth: depth, def: n.Def, member: -1, owner: n.First - p.first}
 	p.col.nodes = append(p.col.nodes, v)
 	return v
 }
 
-// entry plans the value of n at vector v: a ["null", T] union adds a
-// definition level to v, another union makes v a UNION.
-func (p *planner) entry(n *layout.Node, dt arrow.DataType, steps []levels.Step, v *vnode) error {
-	if n.Kind == schema.Union {
-		var cols, branches []int
-		hasNull := false
-		for i, b := range n.Branches {
-			if b == nil {
-				hasNull = true
-				continue
-			}
-			cols = append(cols, n.BranchCols[i])
-			branches = append(branches, i)
-		}
-		if len(n.Branches) == 2 && hasNull && len(cols) == 1 {
-			b := branches[0]
-			v.def++
-			return p.inner(n.Branches[b], dt, append(steps[:len(steps):len(steps)], levels.Step{Kind: levels.Optional, Col: n.BranchCols[b]}), v)
-		}
-		ut, ok := dt.(*arrow.SparseUnionType)
-		if !ok || len(ut.Fields()) != len(cols) || len(cols) == 0 || len(cols) > 127 {
-			return errNotPlanned
-		}
-		v.kind = vUnion
-		if hasNull {
-			v.def++
-		}
-		for k, b := range branches {
-			m := p.newNode(vLeaf, v, k+1, v.depth, v.def+1)
-			m.member = k
-			st := append(steps[:len(steps):len(steps)], levels.Step{Kind: levels.Choice, Cols: cols, Which: k, Nullable: hasNull})
-			if err := p.inner(n.Branches[b], ut.Fields()[k].Type, st, m); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return p.inner(n, dt, steps, v)
-}
-
-// inner plans the value of n, not a union, at v.
-func (p *planner) inner(n *layout.Node, dt arrow.DataType, steps []levels.Step, v *vnode) error {
-	if n == nil || n.Schema == nil {
-		return errNotPlanned
+// node plans node n at vector v.
+func (p *planner) node(n *levels.Node, dt arrow.DataType, v *vnode) error {
+	if n.First >= n.End {
+		return errNotPlanned // no leaf writes its vector
 	}
 	switch n.Kind {
-	case schema.Null:
-		if dt.ID() != arrow.NULL {
+	case levels.Value:
+		if n.Leaf < 0 {
 			return errNotPlanned
 		}
-		v.def++ // never reached
-		return p.addLeaf(levels.Leaf{Steps: steps, Col: -1, Null: true}, v, convNull)
-	case schema.Record:
+		l := p.plan.Leaves[n.Leaf]
+		if l.Null {
+			if dt.ID() != arrow.NULL {
+				return errNotPlanned
+			}
+			return p.addLeaf(l, v, convNull)
+		}
+		return p.simple(l, dt, v)
+	case levels.Record:
 		st, ok := dt.(*arrow.StructType)
 		if !ok {
 			return errNotPlanned
 		}
 		v.kind = vStruct
-		if len(n.Fields) == 0 {
-			// The Parquet mapping's one field of nulls (PadField).
-			if st.NumFields() != 1 || st.Field(0).Type.ID() != arrow.NULL {
+		if len(n.Children) == 0 {
+			// The Parquet mapping's one field of nulls (PadField): the
+			// record's leaf of nulls, one level deeper.
+			if st.NumFields() != 1 || st.Field(0).Type.ID() != arrow.NULL || n.Leaf < 0 {
 				return errNotPlanned
 			}
-			c := p.newNode(vLeaf, v, 0, v.depth, v.def+1)
-			return p.addLeaf(levels.Leaf{Steps: steps, Col: -1, Null: true}, c, convNull)
+			c := p.newNode(vLeaf, v, 0, v.depth, n)
+			c.def++
+			return p.addLeaf(p.plan.Leaves[n.Leaf], c, convNull)
 		}
-		if st.NumFields() != len(n.Fields) {
+		if st.NumFields() != len(n.Children) {
 			return errNotPlanned
 		}
-		for i, f := range n.Fields {
-			c := p.newNode(vLeaf, v, i, v.depth, v.def)
-			if err := p.entry(f, st.Field(i).Type, steps, c); err != nil {
+		for i, f := range n.Children {
+			c := p.newNode(vLeaf, v, i, v.depth, f)
+			if err := p.node(f, st.Field(i).Type, c); err != nil {
 				return err
 			}
 		}
 		return nil
-	case schema.Array, schema.Map:
-		v.kind = vList
-		v.elemDef = v.def + 1
-		steps = append(steps[:len(steps):len(steps)], levels.Step{Kind: levels.Repeated, Col: n.Col, Rep: int16(v.depth + 1)})
-		if n.Kind == schema.Array {
-			lt, ok := dt.(*arrow.ListType)
-			if !ok {
-				return errNotPlanned
-			}
-			c := p.newNode(vLeaf, v, 0, v.depth+1, v.elemDef)
-			return p.entry(n.Items, lt.Elem(), steps, c)
-		}
-		mt, ok := dt.(*arrow.MapType)
-		if !ok || mt.KeyType().ID() != arrow.STRING {
+	case levels.List:
+		lt, ok := dt.(*arrow.ListType)
+		if !ok || len(n.Children) != 1 {
 			return errNotPlanned
 		}
-		e := p.newNode(vStruct, v, 0, v.depth+1, v.elemDef)
-		k := p.newNode(vLeaf, e, 0, e.depth, e.def)
-		if err := p.addLeaf(levels.Leaf{Steps: steps, Col: n.KeyCol, Type: format.String}, k, convBytes); err != nil {
+		v.kind, v.elemDef = vList, n.Def+1
+		c := p.newNode(vLeaf, v, 0, v.depth+1, n.Children[0])
+		return p.node(n.Children[0], lt.Elem(), c)
+	case levels.Map:
+		mt, ok := dt.(*arrow.MapType)
+		if !ok || mt.KeyType().ID() != arrow.STRING || len(n.Children) != 2 {
+			return errNotPlanned
+		}
+		v.kind, v.elemDef = vList, n.Def+1
+		e := p.newNode(vStruct, v, 0, v.depth+1, n)
+		e.def = v.elemDef
+		k := p.newNode(vLeaf, e, 0, e.depth, n.Children[0])
+		if err := p.node(n.Children[0], arrow.BinaryTypes.String, k); err != nil {
 			return err
 		}
-		c := p.newNode(vLeaf, e, 1, e.depth, e.def)
-		return p.entry(n.Items, mt.ItemType(), steps, c)
+		c := p.newNode(vLeaf, e, 1, e.depth, n.Children[1])
+		return p.node(n.Children[1], mt.ItemType(), c)
+	case levels.Union:
+		ut, ok := dt.(*arrow.SparseUnionType)
+		if !ok {
+			return errNotPlanned
+		}
+		var members []*levels.Node
+		for _, b := range n.Children {
+			if b.Schema.Kind != schema.Null {
+				members = append(members, b)
+			}
+		}
+		if len(ut.Fields()) != len(members) || len(members) == 0 || len(members) > 127 {
+			return errNotPlanned
+		}
+		v.kind = vUnion
+		for k, b := range members {
+			m := p.newNode(vLeaf, v, k+1, v.depth, b)
+			m.member = k
+			if err := p.node(b, ut.Fields()[k].Type, m); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return p.simple(n, dt, steps, v)
+	return errNotPlanned
 }
 
-// simple plans a leaf of a simple value.
-func (p *planner) simple(n *layout.Node, dt arrow.DataType, steps []levels.Step, v *vnode) error {
-	if n.Col < 0 {
+// simple plans a leaf of a simple value, the reader's type l.Schema,
+// read as l.ValueType().
+func (p *planner) simple(l levels.Leaf, dt arrow.DataType, v *vnode) error {
+	s := l.Schema
+	if s == nil {
 		return errNotPlanned
 	}
-	l := levels.Leaf{Steps: steps, Col: n.Col, Type: n.Type}
-	s := n.Schema
-	kind := n.Kind
+	kind := s.Kind
+	vt := l.ValueType()
 	var conv convKind
 	var precision int
 	var scale int32
 	switch t := dt.(type) {
 	case *arrow.BooleanType:
-		conv = pick(kind == schema.Boolean, convBool)
+		conv = pick(kind == schema.Boolean && vt == format.Boolean, convBool)
 	case *arrow.Int32Type, *arrow.Date32Type:
-		conv = pick(kind == schema.Int, convI32)
+		conv = pick(kind == schema.Int && vt == format.Int, convI32)
 	case *arrow.Time32Type:
-		conv = pick(kind == schema.Int && t.Unit == arrow.Millisecond, convMilli32)
+		conv = pick(kind == schema.Int && vt == format.Int && t.Unit == arrow.Millisecond, convMilli32)
 	case *arrow.Int64Type:
-		conv = pick(kind == schema.Long, convI64)
+		conv = pick(kind == schema.Long && vt == format.Long, convI64)
 	case *arrow.Time64Type:
-		conv = pick(kind == schema.Long && t.Unit == arrow.Microsecond, convTimeMicros)
+		conv = pick(kind == schema.Long && vt == format.Long && t.Unit == arrow.Microsecond, convTimeMicros)
 	case *arrow.TimestampType:
 		switch {
-		case kind != schema.Long:
+		case kind != schema.Long || vt != format.Long:
 		case t.Unit == arrow.Millisecond:
 			conv = convMilli64
 		case t.Unit == arrow.Nanosecond && t.TimeZone != "":
@@ -288,14 +292,14 @@ func (p *planner) simple(n *layout.Node, dt arrow.DataType, steps []levels.Step,
 			conv = convI64
 		}
 	case *arrow.Float32Type:
-		conv = pick(kind == schema.Float, convF32)
+		conv = pick(kind == schema.Float && vt == format.Float, convF32)
 	case *arrow.Float64Type:
-		conv = pick(kind == schema.Double, convF64)
+		conv = pick(kind == schema.Double && vt == format.Double, convF64)
 	case *arrow.StringType:
-		switch kind {
-		case schema.String:
+		switch {
+		case kind == schema.String && (vt == format.String || vt == format.Bytes):
 			conv = convBytes
-		case schema.Enum: // an enum in a list or map (see duckType)
+		case kind == schema.Enum: // an enum in a list or map (see duckType)
 			conv, l.Symbols = convBytes, s.Symbols
 		}
 	case *arrow.DictionaryType:
@@ -303,10 +307,10 @@ func (p *planner) simple(n *layout.Node, dt arrow.DataType, steps []levels.Step,
 			conv, l.Symbols = convBytes, s.Symbols
 		}
 	case *arrow.BinaryType:
-		conv = pick(kind == schema.Bytes, convBytes)
+		conv = pick(kind == schema.Bytes && (vt == format.String || vt == format.Bytes), convBytes)
 	case *arrow.FixedSizeBinaryType:
 		if kind == schema.Fixed && t.ByteWidth == s.Size {
-			conv, l.Fixed = convBytes, s.Size
+			conv = convBytes
 		}
 	case *arrow.Decimal128Type:
 		if (kind == schema.Bytes || kind == schema.Fixed) && s.Logical == schema.LogicalDecimal && int(t.Precision) == s.Precision && int(t.Scale) == s.Scale {
@@ -321,17 +325,17 @@ func (p *planner) simple(n *layout.Node, dt arrow.DataType, steps []levels.Step,
 		case kind == schema.String && s.Logical == schema.LogicalUUID:
 			conv, l.UUID = convUUID, true
 		case kind == schema.Fixed && s.Size == 16:
-			conv, l.Fixed = convUUID, 16
+			conv = convUUID
 		}
 	case arrow.ExtensionType:
 		if t.ExtensionName() == trevniarrow.DurationExtension && kind == schema.Fixed && s.Size == 12 {
-			conv, l.Fixed = convInterval, 12
+			conv = convInterval
 		}
 	}
 	if conv == convNull {
 		return errNotPlanned
 	}
-	if l.Fixed > 0 && kind == schema.Fixed && n.Type != format.Bytes {
+	if kind == schema.Fixed && l.Const == nil && l.Type != format.Bytes {
 		return errNotPlanned
 	}
 	if err := p.addLeaf(l, v, conv); err != nil {
@@ -350,15 +354,18 @@ func pick(ok bool, c convKind) convKind {
 	return convNull
 }
 
-// addLeaf adds leaf l, whose values go to v.
+// addLeaf adds leaf l, whose values go to v, the next of the column's
+// leaves in the plan's order.
 func (p *planner) addLeaf(l levels.Leaf, v *vnode, conv convKind) error {
-	l.Steps = append([]levels.Step(nil), l.Steps...)
 	lp := &leafPlan{leaf: l, node: v, conv: conv, maxDef: l.MaxDef(), fixed: 16}
 	if l.ByteArray() && conv != convDecimal && conv != convUUID && conv != convInterval {
 		lp.fixed = 0
 	}
 	if v.def != lp.maxDef {
 		return fmt.Errorf("%w: leaf at level %d, vector at %d", errNotPlanned, lp.maxDef, v.def)
+	}
+	if l.Node == nil || l.Node.Leaf != p.first+len(p.col.leaves) {
+		return fmt.Errorf("%w: leaves out of the plan's order", errNotPlanned)
 	}
 	p.col.leaves = append(p.col.leaves, lp)
 	return nil

@@ -24,25 +24,46 @@ import (
 	"github.com/trevni-go/trevni/assemble/levels"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/frontdoor"
+	"github.com/trevni-go/trevni/schema/layout"
 )
 
-// levelScan is the plan of a scan by the levels path: one colPlan per
-// output column read, and the layout's column names.
+// levelScan is the plan of a scan by the levels path over the parts of
+// one schema: one colPlan per output column read, and the layout's
+// column names.
 type levelScan struct {
-	cols  []*colPlan
-	names []string // the layout's column names, by layout column
-	types []format.ValueType
+	cols   []*colPlan
+	names  []string // the layout's column names, by layout column
+	types  []format.ValueType
+	reader string // the data set's schema, when the parts' differs (their records are resolved to it); else ""
 }
 
 // planLevels returns the levels plan of the output columns cols (indexes
-// of bd's columns, -1 for none) or nil when some column is not planned
-// (the scan reads Arrow batches then).
-func planLevels(bd *bindData, cols []int) *levelScan {
-	if bd.lay == nil {
-		return nil
+// of bd's columns, -1 for none) over parts of the schema text. An error
+// says the levels path cannot read them (the scan reads Arrow batches
+// then): levels.ErrUnsupported (a resolution the plan does not cover) or
+// errNotPlanned (a type the vectors do not take as planned).
+func planLevels(bd *bindData, cols []int, text string) (*levelScan, error) {
+	ws, err := layout.ParseStored(text, layoutOptions(bd.open))
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	lay, err := layout.New(ws, layoutOptions(bd.open))
+	if err != nil {
+		return nil, err
 	}
 	ls := &levelScan{}
-	for _, c := range bd.lay.Columns {
+	po := &levels.PlanOptions{}
+	if text != bd.ds.SchemaText() {
+		po.Reader, ls.reader = bd.ds.Schema(), bd.ds.SchemaText()
+	}
+	plan, err := levels.NewPlan(lay, po)
+	if err != nil {
+		return nil, err
+	}
+	if bd.record && len(plan.Root.Children) != len(bd.names) {
+		return nil, fmt.Errorf("%w: %d fields, %d columns", errNotPlanned, len(plan.Root.Children), len(bd.names))
+	}
+	for _, c := range lay.Columns {
 		ls.names = append(ls.names, c.Name)
 		ls.types = append(ls.types, c.Type)
 	}
@@ -50,13 +71,13 @@ func planLevels(bd *bindData, cols []int) *levelScan {
 		if c < 0 {
 			continue
 		}
-		n := bd.lay.Root
+		n := plan.Root
 		if bd.record {
-			n = bd.lay.Root.Fields[c]
+			n = plan.Root.Children[c]
 		}
-		cp, err := planColumn(out, n, bd.types[c])
+		cp, err := planColumn(out, plan, n, bd.types[c])
 		if err != nil {
-			return nil
+			return nil, fmt.Errorf("column %s: %w", bd.names[c], err)
 		}
 		for _, l := range cp.leaves {
 			l.leaf.Path = bd.names[c]
@@ -66,7 +87,7 @@ func planLevels(bd *bindData, cols []int) *levelScan {
 		}
 		ls.cols = append(ls.cols, cp)
 	}
-	return ls
+	return ls, nil
 }
 
 // levelReader reads one unit by the levels path.
@@ -77,8 +98,10 @@ type levelReader struct {
 	part     *trevni.Part
 	filter   *assemble.AvroReader
 	sel      *levels.Selector
-	readers  []*levels.Reader // per leaf, in the order of plan's columns
+	readers  []*levels.Reader // per leaf, in the order of plan's columns (nil for a leaf of the fast path)
+	direct   []*directReader  // per leaf, its fast path's reader, or nil
 	leaves   []*leafPlan
+	varBytes bool  // some leaf adds bytes of its own to its rows' records (see fill)
 	fileCols []int // per layout column, its column in the file
 	rows     int64 // rows written
 	maxBytes int64
@@ -114,9 +137,11 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 	from, end := u.offset, u.offset+u.count
 	if bd.filter != "" {
 		fields := frontdoor.FilterFields(bd.ds, bd.filter)
-		lr.filter, err = assemble.NewAvroReader(rd, &assemble.Options{Filter: bd.filter, Fields: fields})
+		ao := &assemble.Options{Filter: bd.filter, Fields: fields, ReaderSchema: p.reader}
+		lr.filter, err = assemble.NewAvroReader(rd, ao)
 		if err != nil && fields != nil {
-			lr.filter, err = assemble.NewAvroReader(rd, &assemble.Options{Filter: bd.filter})
+			ao.Fields = nil
+			lr.filter, err = assemble.NewAvroReader(rd, ao)
 		}
 		if err != nil {
 			return nil, err
@@ -133,6 +158,28 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 	}
 	for _, cp := range p.cols {
 		for _, l := range cp.leaves {
+			if !l.flat() || l.fixed == 0 {
+				lr.varBytes = true
+			}
+			if c := l.leaf.Col; c >= 0 && len(l.leaf.Steps) == 0 {
+				m, err := rd.Column(lr.fileCols[c])
+				if err != nil {
+					lr.close()
+					return nil, err
+				}
+				if directLeaf(l, m) {
+					cr, err := rd.Values(lr.fileCols[c])
+					if err != nil {
+						lr.close()
+						return nil, fmt.Errorf("column %s: %w", p.names[c], err)
+					}
+					cr.SetReadAheadEnd(end)
+					lr.readers = append(lr.readers, nil)
+					lr.direct = append(lr.direct, &directReader{cr: cr, pos: 0})
+					lr.leaves = append(lr.leaves, l)
+					continue
+				}
+			}
 			r, err := levels.NewReader(&l.leaf, func(c int) (*format.ColumnReader, error) {
 				cr, err := rd.Values(lr.fileCols[c])
 				if err != nil {
@@ -146,6 +193,7 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 				return nil, err
 			}
 			lr.readers = append(lr.readers, r)
+			lr.direct = append(lr.direct, nil)
 			lr.leaves = append(lr.leaves, l)
 		}
 	}
@@ -161,8 +209,12 @@ func (lr *levelReader) fill(output C.duckdb_data_chunk) (int, error) {
 		return 0, err
 	}
 	rows := int(n)
-	lr.rowBytes = slices.Grow(lr.rowBytes[:0], rows)[:rows]
-	clear(lr.rowBytes)
+	if lr.varBytes {
+		lr.rowBytes = slices.Grow(lr.rowBytes[:0], rows)[:rows]
+		clear(lr.rowBytes)
+	} else {
+		lr.rowBytes = lr.rowBytes[:0]
+	}
 	var fixed int64 // bytes every row's record takes in flat leaves
 	i := 0
 	for _, cp := range lr.plan.cols {
@@ -176,6 +228,18 @@ func (lr *levelReader) fill(output C.duckdb_data_chunk) (int, error) {
 			}
 			if l.flat() && l.fixed > 0 {
 				fixed += int64(l.fixed)
+			}
+			if d := lr.direct[i]; d != nil {
+				l.node.vec = C.td_data_chunk_get_vector(output, C.idx_t(cp.out))
+				got, err := d.read(l, segs)
+				if err != nil {
+					return 0, fmt.Errorf("column %s: %w", l.leaf.Path, err)
+				}
+				if got != rows {
+					return 0, fmt.Errorf("column %s: %d rows read, %d wanted", l.leaf.Path, got, rows)
+				}
+				i++
+				continue
 			}
 			err := lr.readers[i].Read(lr.ctx, segs, func(r *levels.Run) error { return lr.write(l, r) })
 			if err != nil {
@@ -193,6 +257,9 @@ func (lr *levelReader) fill(output C.duckdb_data_chunk) (int, error) {
 			}
 			i++
 		}
+	}
+	if !lr.varBytes && fixed > lr.maxBytes && rows > 0 {
+		return 0, fmt.Errorf("row %d: %w: its record takes about %d bytes, past the %d of max_record_bytes", lr.rowOf(segs, 0), format.ErrRecordSize, fixed, lr.maxBytes)
 	}
 	for r, b := range lr.rowBytes {
 		if b+fixed > lr.maxBytes {
@@ -592,12 +659,19 @@ func (lr *levelReader) report() trevni.PartReport {
 		cols[c] = cs
 		return cs
 	}
-	for _, st := range lr.readers {
+	loaded := func(c int, cr *format.ColumnReader) {
+		cs := scan(lr.fileCols[c])
+		if blocks, bytes := cr.Loaded(); blocks > cs.BlocksRead {
+			cs.BlocksRead, cs.BytesRead = blocks, bytes
+		}
+	}
+	for i, st := range lr.readers {
+		if d := lr.direct[i]; d != nil {
+			loaded(lr.leaves[i].leaf.Col, d.cr)
+			continue
+		}
 		for c, cr := range st.Columns() {
-			cs := scan(lr.fileCols[c])
-			if blocks, bytes := cr.Loaded(); blocks > cs.BlocksRead {
-				cs.BlocksRead, cs.BytesRead = blocks, bytes
-			}
+			loaded(c, cr)
 		}
 	}
 	r := trevni.PartReport{Part: lr.part.Name(), Fetched: lr.f.Fetched()}
@@ -628,10 +702,14 @@ func (lr *levelReader) report() trevni.PartReport {
 
 // close closes the readers and the file.
 func (lr *levelReader) close() error {
-	for _, r := range lr.readers {
-		r.Close()
+	for i, r := range lr.readers {
+		if r != nil {
+			r.Close()
+		} else if d := lr.direct[i]; d != nil {
+			d.cr.Close()
+		}
 	}
-	lr.readers = nil
+	lr.readers, lr.direct = nil, nil
 	var errs []error
 	if lr.f != nil {
 		errs = append(errs, lr.f.Close())

@@ -95,6 +95,11 @@ type Config struct {
 	// Reports, if set, is given the reports of the parts read, as the
 	// reads end (from several threads at once).
 	Reports func([]trevni.PartReport)
+	// Arrow makes every scan read Arrow batches (trevniarrow's
+	// RecordReader) rather than write DuckDB's vectors from the columns'
+	// levels: slower, the way the scan reads what the levels path does
+	// not cover; tests set it to compare the two paths.
+	Arrow bool
 }
 
 // scanner is the state shared by every scan of one database.
@@ -209,7 +214,6 @@ type bindData struct {
 	names    []string         // the data set's columns, in order, as DuckDB names them
 	fields   []string         // of a record: each column's Avro field name (names may restore arrow.name)
 	types    []arrow.DataType // per column, the Arrow type its DuckDB type was made from
-	lay      *layout.Layout   // the layout the levels path reads, nil if it cannot
 	parts    []partInfo
 	reshape  bool // the batches need duckRecord (see duckType)
 }
@@ -219,6 +223,7 @@ type partInfo struct {
 	name   string
 	rows   int64
 	format trevni.Format
+	text   string // its schema
 }
 
 // namedString returns the named parameter name as text ("" when not
@@ -396,18 +401,8 @@ func (s *scanner) bind(source, filter string, open *trevni.OpenOptions) (*bindDa
 	for _, f := range as.Fields() {
 		bd.types = append(bd.types, f.Type)
 	}
-	// The levels path reads the parts' own columns: with a reader schema
-	// (union_by_name's), or parts of schemas of their own resolved to the
-	// data set's, records are resolved instead (Arrow batches).
-	same := open == nil || open.ReaderSchema == ""
 	for _, p := range ds.Parts() {
-		bd.parts = append(bd.parts, partInfo{name: p.Name(), rows: p.RowCount(), format: p.Format()})
-		same = same && p.SchemaText() == ds.SchemaText()
-	}
-	if same {
-		if lay, err := layout.New(ds.Schema(), layoutOptions(open)); err == nil && (!bd.record || len(lay.Root.Fields) == len(bd.names)) {
-			bd.lay = lay
-		}
+		bd.parts = append(bd.parts, partInfo{name: p.Name(), rows: p.RowCount(), format: p.Format(), text: p.SchemaText()})
 	}
 	if len(bd.parts) == 0 {
 		return nil, nil, errors.New("no parts")
@@ -437,6 +432,24 @@ type scanState struct {
 	anyField bool // some output column is a column of the data set
 }
 
+// plannable says whether the levels path reads the columns of every
+// part: their records, resolved to the data set's schema where a part's
+// differs, are covered by the plan of the columnar read layer and their
+// types by the vectors' (see planColumn). The Arrow path reads the rest.
+func (st *scanState) plannable() bool {
+	seen := map[string]bool{}
+	for _, p := range st.bd.parts {
+		if seen[p.text] {
+			continue
+		}
+		seen[p.text] = true
+		if _, err := planLevels(st.bd, st.cols, p.text); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // fileCol marks the output column of the file name.
 const fileCol = -2
 
@@ -461,7 +474,7 @@ func duckscan_init(info C.duckdb_init_info) {
 		}
 		st.cols = append(st.cols, c)
 	}
-	st.levels = planLevels(bd, st.cols) != nil
+	st.levels = !bd.s.cfg.Arrow && st.plannable()
 	threads := bd.s.cfg.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
@@ -491,11 +504,11 @@ type localState struct {
 	ds      *trevni.Dataset
 	rr      *trevniarrow.RecordReader
 	lr      *levelReader
-	plan    *levelScan // the thread's own plan of the levels path (it holds a chunk's state)
-	colmap  []int      // per output column, its column in the batches (-1: none)
-	unit    unit       // the unit read
-	left    int64      // rows left to count when no column of the data set is read
-	counted bool       // the unit is counted, not read
+	plans   map[string]*levelScan // the thread's own plans of the levels path by the parts' schema (a plan holds a chunk's state)
+	colmap  []int                 // per output column, its column in the batches (-1: none)
+	unit    unit                  // the unit read
+	left    int64                 // rows left to count when no column of the data set is read
+	counted bool                  // the unit is counted, not read
 	started bool
 	reshape *arrow.Schema // the batches' schema after duckRecord, if they need it
 }
@@ -599,15 +612,24 @@ func (ls *localState) openReader(u unit) error {
 		// The part is opened through the bind's data set, which keeps
 		// what it read of its header (of a remote part, the bytes
 		// themselves): the ranges of a part do not fetch it again.
-		if ls.plan == nil {
-			ls.plan = planLevels(bd, ls.st.cols)
+		text := bd.parts[u.index].text
+		plan := ls.plans[text]
+		if plan == nil {
+			var err error
+			if plan, err = planLevels(bd, ls.st.cols, text); err != nil {
+				return err
+			}
+			if ls.plans == nil {
+				ls.plans = map[string]*levelScan{}
+			}
+			ls.plans[text] = plan
 		}
 		part := bd.ds.Parts()[u.index]
 		f, err := part.Open(ctx)
 		if err != nil {
 			return err
 		}
-		lr, err := openLevels(ctx, bd, ls.plan, u, part, f)
+		lr, err := openLevels(ctx, bd, plan, u, part, f)
 		if err != nil {
 			f.Close()
 			return err

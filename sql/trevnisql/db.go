@@ -28,6 +28,10 @@ type Options struct {
 	Open *trevni.OpenOptions
 	// Threads bounds the threads one scan runs on; 0 lets DuckDB choose.
 	Threads int
+	// Arrow makes the scans read Arrow batches rather than write DuckDB's
+	// vectors from the columns' levels (duckscan.Config.Arrow): slower;
+	// tests set it to compare the two paths.
+	Arrow bool
 }
 
 // Table is a data set given a name in SQL.
@@ -84,7 +88,7 @@ func Open(ctx context.Context, opts *Options) (*DB, error) {
 		d.Close()
 		return nil, err
 	}
-	if err := duckscan.Register(d.conv.Ptr, rawDB.Ptr, &duckscan.Config{Open: o.Open, Threads: o.Threads, Reports: d.addReports}); err != nil {
+	if err := duckscan.Register(d.conv.Ptr, rawDB.Ptr, &duckscan.Config{Open: o.Open, Threads: o.Threads, Reports: d.addReports, Arrow: o.Arrow}); err != nil {
 		d.Close()
 		return nil, err
 	}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"gocloud.dev/blob"
-	"gocloud.dev/blob/azureblob"
 
 	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/stores/objstore"
@@ -49,6 +48,6 @@ func New(client func(containerName string) (*container.Client, error)) store.Sto
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", bucketURL, err)
 		}
-		return azureblob.OpenBucket(ctx, c, nil)
+		return OpenBucket(c), nil
 	}}
 }

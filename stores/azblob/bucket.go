@@ -15,9 +15,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	azblobblob "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"gocloud.dev/blob"
-	"gocloud.dev/blob/azureblob"
 
 	"github.com/trevni-go/trevni/stores/internal/stallhttp"
 	"github.com/trevni-go/trevni/stores/objstore"
@@ -29,9 +29,37 @@ var provider = objstore.Provider{
 	OpenBucket: openAzure,
 	NoRetries:  noRetries,
 	HTTPStatus: httpStatus,
-	// gocloud.dev's Azure driver's Writer (v0.47) dereferences a nil
-	// pipe in Close after an upload that failed while it was written.
-	StreamUploads: true,
+	BeforeRead: beforeRead,
+	Answered:   answered,
+}
+
+// beforeRead makes a read ask for the ETag opened only (If-Match: an
+// object replaced since fails the read with 412, which objstore reports
+// as changed).
+func beforeRead(as func(any) bool, v objstore.Version) error {
+	var do *azblobblob.DownloadStreamOptions
+	if v.ETag == "" || !as(&do) {
+		return nil
+	}
+	etag := azcore.ETag(v.ETag)
+	if do.AccessConditions == nil {
+		do.AccessConditions = &azblobblob.AccessConditions{}
+	}
+	if do.AccessConditions.ModifiedAccessConditions == nil {
+		do.AccessConditions.ModifiedAccessConditions = &azblobblob.ModifiedAccessConditions{}
+	}
+	do.AccessConditions.ModifiedAccessConditions.IfMatch = &etag
+	return nil
+}
+
+// answered returns the ETag a read's answer carries, for a store that
+// ignores If-Match.
+func answered(as func(any) bool) objstore.Version {
+	var resp *azblobblob.DownloadStreamResponse
+	if as(&resp) && resp.ETag != nil {
+		return objstore.Version{ETag: string(*resp.ETag)}
+	}
+	return objstore.Version{}
 }
 
 // noRetries returns ctx telling the Azure SDK to make no retries, for the
@@ -50,36 +78,135 @@ func httpStatus(err error) int {
 	return 0
 }
 
-// openAzure opens an azblob:// bucket as azureblob's URL opener does
-// (the same query parameters, environment and credentials), with the
-// SDK's transport under a stall bound.
+// openAzure opens an azblob:// bucket with the query parameters,
+// environment and credentials gocloud.dev's azureblob takes (see
+// serviceOptions), with the SDK's transport under a stall bound.
 func openAzure(ctx context.Context, u *url.URL, stall time.Duration) (*blob.Bucket, func(), error) {
-	svc := azureblob.NewDefaultServiceURLOptions()
-	if svc.AccountName == "" {
-		// A connection string names its account (the service URL is
-		// then its BlobEndpoint, see azureClient).
-		svc.AccountName = connAccount(azureConnectionString())
-	}
+	env := envServiceOptions()
 	home := ""
-	if svc.SASToken != "" {
+	if env.sas != "" {
 		// The SAS token goes with the service URL: a URL's parameters
 		// may not send it elsewhere.
-		s, err := azureblob.NewServiceURL(svc)
+		s, err := env.serviceURL()
 		if err != nil {
 			return nil, nil, err
 		}
-		home = origin(string(s))
+		home = origin(s)
+	}
+	so, err := env.withParams(u.Query())
+	if err != nil {
+		return nil, nil, fmt.Errorf("azblob: %s: %w", u.Redacted(), err)
+	}
+	s, err := so.serviceURL()
+	if err != nil {
+		return nil, nil, err
+	}
+	if home != "" && !strings.EqualFold(origin(s), home) {
+		return nil, nil, errors.New("azblob: the bucket URL may not change the service's address when AZURE_STORAGE_SAS_TOKEN is set")
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, Renegotiation: tls.RenegotiateFreelyAsClient}
-	o := &azureblob.URLOpener{ServiceURLOptions: *svc, MakeClient: func(s azureblob.ServiceURL, name azureblob.ContainerName) (*container.Client, error) {
-		if home != "" && !strings.EqualFold(origin(string(s)), home) {
-			return nil, errors.New("azureblob: the bucket URL may not change the service's address when AZURE_STORAGE_SAS_TOKEN is set")
+	c, err := azureClient(s, u.Host, stall, tr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return OpenBucket(c), tr.CloseIdleConnections, nil
+}
+
+// serviceOptions say where an account's blob service is, as
+// gocloud.dev's azureblob.ServiceURLOptions do: from the environment
+// (AZURE_STORAGE_ACCOUNT, AZURE_STORAGE_SAS_TOKEN, AZURE_STORAGE_DOMAIN,
+// AZURE_STORAGE_PROTOCOL, AZURE_STORAGE_IS_CDN,
+// AZURE_STORAGE_IS_LOCAL_EMULATOR, and a connection string's AccountName
+// and DefaultEndpointsProtocol), overridden by a bucket URL's parameters
+// (storage_account, domain, protocol, cdn, localemu).
+type serviceOptions struct {
+	account, sas, domain, protocol string
+	cdn, emulator                  bool
+}
+
+// envServiceOptions returns the service options of the environment.
+func envServiceOptions() serviceOptions {
+	o := serviceOptions{
+		account:  os.Getenv("AZURE_STORAGE_ACCOUNT"),
+		sas:      os.Getenv("AZURE_STORAGE_SAS_TOKEN"),
+		domain:   os.Getenv("AZURE_STORAGE_DOMAIN"),
+		protocol: os.Getenv("AZURE_STORAGE_PROTOCOL"),
+	}
+	o.cdn, _ = strconv.ParseBool(os.Getenv("AZURE_STORAGE_IS_CDN"))
+	o.emulator, _ = strconv.ParseBool(os.Getenv("AZURE_STORAGE_IS_LOCAL_EMULATOR"))
+	conn := azureConnectionString()
+	if o.account == "" {
+		o.account = connField(conn, "AccountName")
+	}
+	if o.protocol == "" {
+		o.protocol = connField(conn, "DefaultEndpointsProtocol")
+	}
+	return o
+}
+
+// withParams returns o overridden by a bucket URL's query parameters.
+func (o serviceOptions) withParams(q url.Values) (serviceOptions, error) {
+	for k, vs := range q {
+		if len(vs) > 1 {
+			return o, fmt.Errorf("the parameter %s is given %d times", k, len(vs))
 		}
-		return azureClient(s, name, stall, tr)
-	}}
-	b, err := o.OpenBucketURL(ctx, u)
-	return b, tr.CloseIdleConnections, err
+		v := vs[0]
+		var err error
+		switch k {
+		case "domain":
+			o.domain = v
+		case "protocol":
+			o.protocol = v
+		case "storage_account":
+			o.account = v
+		case "cdn":
+			o.cdn, err = strconv.ParseBool(v)
+		case "localemu":
+			o.emulator, err = strconv.ParseBool(v)
+		default:
+			return o, fmt.Errorf("unknown query parameter %q (azblob:// takes domain, protocol, storage_account, cdn and localemu)", k)
+		}
+		if err != nil {
+			return o, fmt.Errorf("%s=%q is not a boolean", k, v)
+		}
+	}
+	return o, nil
+}
+
+// serviceURL returns the address of the blob service:
+// protocol://account.domain (domain blob.core.windows.net, protocol
+// https by default); protocol://domain/account for an emulator (a domain
+// at localhost or 127.0.0.1, or localemu); protocol://domain for a CDN;
+// the SAS token as its query.
+func (o serviceOptions) serviceURL() (string, error) {
+	if o.account == "" {
+		return "", errors.New("azblob: no storage account: set AZURE_STORAGE_ACCOUNT, a connection string or the URL's storage_account")
+	}
+	domain, protocol := o.domain, o.protocol
+	if domain == "" {
+		domain = "blob.core.windows.net"
+	}
+	switch protocol {
+	case "":
+		protocol = "https"
+	case "http", "https":
+	default:
+		return "", fmt.Errorf("azblob: protocol %q is neither http nor https", protocol)
+	}
+	var s string
+	switch {
+	case o.emulator || strings.HasPrefix(domain, "127.0.0.1") || strings.HasPrefix(domain, "localhost"):
+		s = protocol + "://" + domain + "/" + o.account
+	case o.cdn:
+		s = protocol + "://" + domain
+	default:
+		s = protocol + "://" + o.account + "." + domain
+	}
+	if o.sas != "" {
+		s += "?" + o.sas
+	}
+	return s, nil
 }
 
 // origin returns the scheme and host of a URL.
@@ -95,11 +222,11 @@ func origin(s string) string {
 // with the credentials of the environment as azureblob finds them (an
 // account and its key, a SAS token, a connection string, or Azure's
 // default credentials), its requests bounded by stall.
-func azureClient(s azureblob.ServiceURL, name azureblob.ContainerName, stall time.Duration, tr *http.Transport) (*container.Client, error) {
+func azureClient(s, name string, stall time.Duration, tr *http.Transport) (*container.Client, error) {
 	opts := &container.ClientOptions{}
 	opts.Telemetry = policy.TelemetryOptions{ApplicationID: "trevni-go"}
 	opts.Transport = &http.Client{Transport: stallhttp.Wrap(tr, stall)}
-	curl, err := url.JoinPath(string(s), string(name))
+	curl, err := containerURL(s, name)
 	if err != nil {
 		return nil, err
 	}
@@ -109,17 +236,17 @@ func azureClient(s azureblob.ServiceURL, name azureblob.ContainerName, stall tim
 	case account != "" && key != "":
 		cred, err := container.NewSharedKeyCredential(account, key)
 		if err != nil {
-			return nil, fmt.Errorf("azureblob: the account's key: %w", err)
+			return nil, fmt.Errorf("azblob: the account's key: %w", err)
 		}
 		return container.NewClientWithSharedKeyCredential(curl, cred, opts)
 	case os.Getenv("AZURE_STORAGE_SAS_TOKEN") != "":
 		return container.NewClientWithNoCredential(curl, opts)
 	case conn != "":
-		return container.NewClientFromConnectionString(conn, string(name), opts)
+		return container.NewClientFromConnectionString(conn, name, opts)
 	}
 	cred, err := azidentity.NewDefaultAzureCredential(nil)
 	if err != nil {
-		return nil, fmt.Errorf("azureblob: Azure's default credentials: %w", err)
+		return nil, fmt.Errorf("azblob: Azure's default credentials: %w", err)
 	}
 	return container.NewClient(curl, cred, opts)
 }
@@ -176,12 +303,23 @@ func azureConnectionString() string {
 	return developmentStorage(conn)
 }
 
-// connAccount returns the AccountName of a connection string, or "".
-func connAccount(conn string) string {
+// connField returns the value of the field key of a connection string,
+// or "".
+func connField(conn, key string) string {
 	for _, kv := range strings.Split(conn, ";") {
-		if k, v, _ := strings.Cut(strings.TrimSpace(kv), "="); strings.EqualFold(k, "AccountName") {
+		if k, v, _ := strings.Cut(strings.TrimSpace(kv), "="); strings.EqualFold(k, key) {
 			return v
 		}
 	}
 	return ""
+}
+
+// containerURL returns the address of the container name of the blob
+// service s, the service's query (a SAS token) kept.
+func containerURL(s, name string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", err
+	}
+	return u.JoinPath(name).String(), nil
 }

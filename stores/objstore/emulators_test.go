@@ -22,6 +22,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/trevni-go/trevni/stores/objstore"
+	"github.com/trevni-go/trevni/stores/storetest/procserver"
 	"github.com/trevni-go/trevni/stores/storetest/s3server"
 )
 
@@ -45,10 +46,7 @@ func moduleRoot(t *testing.T) string {
 // names.
 func missing(t *testing.T, msg string) {
 	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf("CI is set and %s", msg)
-	}
-	t.Skip("SKIPPED, NOT RUN: " + msg)
+	procserver.Missing(t, msg)
 }
 
 // freePort returns a loopback port no one listens on.
@@ -72,10 +70,6 @@ func portFree(port int) bool {
 	return true
 }
 
-// launchWait bounds the start of an emulator: Node's start of Azurite
-// took over a minute on a loaded 2-core machine.
-const launchWait = 5 * time.Minute
-
 // startProcess starts cmd, ending it when the test ends, and waits until
 // ready reports true (polled), for up to launchWait.
 func startProcess(t *testing.T, cmd *exec.Cmd, ready func() bool) {
@@ -87,34 +81,9 @@ func startProcess(t *testing.T, cmd *exec.Cmd, ready func() bool) {
 	t.Cleanup(stop)
 }
 
-// launch starts cmd and waits until ready reports true (polled), for up
-// to launchWait; stop ends it.
-func launch(cmd *exec.Cmd, ready func() bool) (stop func(), err error) {
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	stop = func() {
-		cmd.Process.Kill()
-		<-exited
-	}
-	for deadline := time.Now().Add(launchWait); !ready(); {
-		select {
-		case <-exited:
-			return nil, fmt.Errorf("%s exited: %s", cmd.Path, out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			stop()
-			return nil, fmt.Errorf("%s not ready after %v: %s", cmd.Path, launchWait, out.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return stop, nil
-}
+// launch starts cmd and waits until ready reports true (polled); stop
+// ends it.
+var launch = procserver.Launch
 
 // sharedAzurite is the Azurite the tests share (at a free port), started
 // by the first that needs it and ended by TestMain.
@@ -131,12 +100,12 @@ func azurite(t *testing.T) string {
 	t.Helper()
 	sa := &sharedAzurite
 	sa.once.Do(func() {
-		bin, msg := azuriteBinary()
+		bin, msg := procserver.AzuriteBinary()
 		if msg != "" {
 			sa.missing = msg
 			return
 		}
-		sa.host, sa.stop, sa.err = launchAzurite(bin, 0)
+		sa.host, sa.stop, sa.err = procserver.LaunchAzurite(bin, 0)
 	})
 	if sa.missing != "" {
 		missing(t, sa.missing)
@@ -156,91 +125,19 @@ func TestMain(m *testing.M) {
 }
 
 // answers reports whether an HTTP GET of u gets an answer, any.
-func answers(u string) bool {
-	resp, err := http.Get(u)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return true
-}
+var answers = procserver.Answers
 
 // Azurite's well-known account and key (the same in every installation).
 const (
-	azuriteAccount = "devstoreaccount1"
-	azuriteKey     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+	azuriteAccount = procserver.AzuriteAccount
+	azuriteKey     = procserver.AzuriteKey
 )
 
 // startAzurite starts an Azurite of the test's own, at port (0: a free
 // one), and returns its host:port.
 func startAzurite(t *testing.T, port int) string {
 	t.Helper()
-	bin, msg := azuriteBinary()
-	if msg != "" {
-		missing(t, msg)
-	}
-	host, stop, err := launchAzurite(bin, port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return host
-}
-
-// azuriteBinary returns Azurite's blob service program, or why there is
-// none.
-func azuriteBinary() (bin, missing string) {
-	bin = os.Getenv("TREVNI_AZURITE")
-	if bin == "" {
-		out, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil {
-			return "", fmt.Sprintf("go env GOMOD: %v", err)
-		}
-		// .ci is the repository's, above this module's directory.
-		dir := filepath.Dir(string(bytes.TrimSpace(out)))
-		for {
-			if _, err := os.Stat(filepath.Join(dir, ".ci")); err == nil {
-				break
-			}
-			up := filepath.Dir(dir)
-			if up == dir {
-				break
-			}
-			dir = up
-		}
-		bin = filepath.Join(dir, ".ci", "azurite", "node_modules", ".bin", "azurite-blob")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		return "", "Azurite is not installed: run `npm install --prefix .ci/azurite azurite@3.37.0` (as .ci/run does), or set TREVNI_AZURITE to its azurite-blob"
-	}
-	return bin, ""
-}
-
-// launchAzurite starts Azurite's blob service bin on the loopback
-// address, at port (0: a free one), in memory.
-func launchAzurite(bin string, port int) (host string, stop func(), err error) {
-	if port == 0 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return "", nil, err
-		}
-		port = ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-	}
-	host = "127.0.0.1:" + strconv.Itoa(port)
-	dir, err := os.MkdirTemp("", "azurite")
-	if err != nil {
-		return "", nil, err
-	}
-	cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port),
-		"--inMemoryPersistence", "--skipApiVersionCheck", "--loose")
-	cmd.Dir = dir
-	kill, err := launch(cmd, func() bool { return answers("http://" + host + "/" + azuriteAccount + "?comp=list") })
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, err
-	}
-	return host, func() { kill(); os.RemoveAll(dir) }, nil
+	return procserver.StartAzurite(t, port)
 }
 
 // azureEnv points Azure's environment at the Azurite at host with its

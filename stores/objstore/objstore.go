@@ -1,9 +1,10 @@
 // Package objstore reads and writes objects of cloud object stores named by
 // URL: s3://bucket/key (Amazon S3 and S3-compatible stores), gs://bucket/key
 // (Google Cloud Storage) and azblob://container/key (Azure Blob Storage),
-// through gocloud.dev/blob and its drivers: gocloud.dev's s3blob and
-// azureblob, and for GCS this module's own, package gcs, which speaks GCS's
-// JSON API without Google's client libraries.
+// through gocloud.dev/blob and its drivers: gocloud.dev's s3blob for S3,
+// and this module's own for Azure (stores/azblob, over the Azure SDK's
+// container client) and GCS (package gcs, which speaks GCS's JSON API
+// without Google's client libraries).
 //
 // It names no store's SDK: what differs from one store to another (opening
 // a bucket, pinning a read to a version, an error's status) is the

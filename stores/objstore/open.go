@@ -21,7 +21,7 @@ import (
 // A bucket is opened by the Provider of its scheme, which the driver
 // package registers (stores/s3, stores/gs, stores/azblob), with the query
 // parameters and environment of gocloud.dev's URL opener of that store
-// (s3blob's, azureblob's, and the GCS driver's own, never
+// (s3blob's, gocloud.dev azureblob's, and the GCS driver's own, never
 // blob.DefaultURLMux), and a client made there so that the stall bound
 // and the closing of its connections are this package's.
 // Options.OpenBucket replaces all of it.

@@ -7,16 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/stores/objstore"
+	"github.com/trevni-go/trevni/stores/storetest/procserver"
 )
 
 // An S3 server no one here wrote, as a process on the loopback address:
@@ -29,105 +28,35 @@ import (
 // storetest/s3server stays for the tests that inject faults.
 
 // versitygwVersion is the version .ci/run installs.
-const versitygwVersion = "v1.8.0"
-
-// versitygwBinary returns versitygw's program, or fails the test under
-// CI and skips it elsewhere, naming the command that installs it.
-func versitygwBinary(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("TREVNI_VERSITYGW")
-	if bin == "" {
-		bin = filepath.Join(repoRoot(t), ".ci", "versitygw", "versitygw")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		missing(t, "the S3 server versitygw is not installed: run `GOBIN=$PWD/.ci/versitygw go install github.com/versity/versitygw/cmd/versitygw@"+versitygwVersion+"` at the repository's root (as .ci/run does), or set TREVNI_VERSITYGW to its program")
-	}
-	return bin
-}
+const versitygwVersion = procserver.VersitygwVersion
 
 // repoRoot returns the repository's root: the directory above this
 // module's holding .ci.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	dir := moduleRoot(t)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, ".ci")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return moduleRoot(t)
-		}
-		dir = up
+	root, err := procserver.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
 	}
+	return root
 }
 
 // s3Process is a versitygw serving a directory, which can be stopped and
 // started again on the same port and directory: a store restarting.
-type s3Process struct {
-	t    *testing.T
-	bin  string
-	dir  string
-	port int
-	stop func()
-}
+type s3Process = procserver.S3
 
 // The root user's keys the gateway is started with.
 const (
-	s3Access = "trevni-test-access"
-	s3Secret = "trevni-test-secret-key"
+	s3Access = procserver.S3Access
+	s3Secret = procserver.S3Secret
 )
 
 // startS3Process starts versitygw at a free port over a directory of its
 // own, with the bucket bkt, ending it when the test ends.
 func startS3Process(t *testing.T) *s3Process {
 	t.Helper()
-	p := &s3Process{t: t, bin: versitygwBinary(t), dir: t.TempDir(), port: freePort(t)}
-	if err := os.Mkdir(filepath.Join(p.dir, "bkt"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.down() })
-	return p
+	return procserver.StartS3(t, "bkt")
 }
-
-func (p *s3Process) start() error {
-	cmd := exec.Command(p.bin, "--access", s3Access, "--secret", s3Secret, "--region", "us-east-1",
-		"--port", "127.0.0.1:"+strconv.Itoa(p.port), "--quiet", "posix", p.dir)
-	stop, err := launch(cmd, func() bool { return answers(p.endpoint()) })
-	if err != nil {
-		return err
-	}
-	p.stop = stop
-	return nil
-}
-
-// down ends the process (its connections go with it).
-func (p *s3Process) down() {
-	if p.stop != nil {
-		p.stop()
-		p.stop = nil
-	}
-}
-
-// upAfter starts the process again after d, and returns the function
-// that waits until it has.
-func (p *s3Process) upAfter(d time.Duration) (wait func()) {
-	done := make(chan error, 1)
-	go func() {
-		time.Sleep(d)
-		done <- p.start()
-	}()
-	return func() {
-		if err := <-done; err != nil {
-			p.t.Fatalf("versitygw did not start again: %v", err)
-		}
-	}
-}
-
-func (p *s3Process) endpoint() string { return "http://127.0.0.1:" + strconv.Itoa(p.port) }
 
 // laptopEnv gives the process the environment of a user's laptop pointed
 // at the server: the keys, a region and the endpoint (AWS_ENDPOINT_URL),
@@ -143,7 +72,7 @@ func laptopEnv(t *testing.T, p *s3Process, bundle string) {
 	t.Setenv("AWS_ACCESS_KEY_ID", s3Access)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", s3Secret)
 	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_ENDPOINT_URL", p.endpoint())
+	t.Setenv("AWS_ENDPOINT_URL", p.Endpoint())
 	if bundle != "" {
 		t.Setenv("AWS_CA_BUNDLE", bundle)
 	}
@@ -282,8 +211,8 @@ func TestS3ServerProcessRestart(t *testing.T) {
 	if _, err := o.ReadAt(got[:1<<20], 0); err != nil {
 		t.Fatal(err)
 	}
-	p.down()
-	wait := p.upAfter(3 * time.Second)
+	p.Down()
+	wait := p.UpAfter(3 * time.Second)
 	n, err := o.ReadAt(got[1<<20:], 1<<20)
 	wait()
 	if err != nil || n != len(body)-1<<20 || !bytes.Equal(got, body) {
@@ -298,13 +227,13 @@ func TestS3ServerProcessRestart(t *testing.T) {
 	if _, err := w.Write(body[:1<<20]); err != nil {
 		t.Fatal(err)
 	}
-	p.down()
+	p.Down()
 	err = w.Commit()
 	if !errors.Is(err, objstore.ErrUnreachable) || errors.Is(err, objstore.ErrExists) {
 		t.Fatalf("a commit while the store is down: %v, want ErrUnreachable", err)
 	}
 	t.Log(err)
-	p.upAfter(0)()
+	p.UpAfter(0)()
 	if ok, err := objstore.Exists(ctx, "s3://bkt/down.bin", nil); ok || err != nil {
 		t.Fatalf("after a failed commit the object exists: %v, %v", ok, err)
 	}
@@ -318,8 +247,8 @@ func TestServersAsCI(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`GOBIN="$PWD/.ci/versitygw" go install github.com/versity/versitygw/cmd/versitygw@` + versitygwVersion + "\n",
-		"npm install --prefix .ci/azurite --no-audit --no-fund --silent azurite@3.37.0\n",
+		procserver.VersitygwInstall + "\n",
+		procserver.AzuriteInstall + "\n",
 	} {
 		if !strings.Contains(string(run), want) {
 			t.Errorf(".ci/run does not hold %q: change the tests' version or .ci/run", strings.TrimSpace(want))

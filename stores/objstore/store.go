@@ -16,7 +16,7 @@ import (
 type Store struct {
 	// OpenBucket, when not nil, opens the buckets, as Options'
 	// OpenBucket: the gocloud.dev bucket of a program's own client
-	// (s3blob.OpenBucket, azureblob.OpenBucket, gcs.OpenBucket).
+	// (s3blob.OpenBucket, azblob.OpenBucket, gcs.OpenBucket).
 	OpenBucket func(ctx context.Context, bucketURL string) (*blob.Bucket, error)
 }
 

@@ -21,10 +21,10 @@
 //   - The commands of a file run one after the other in one fresh work
 //     directory holding testdata/ (a symbolic link to the repository's), each
 //     with bash -e -o pipefail, with the trevni command built from this
-//     checkout first on PATH. "go run ./cmd/trevni" runs that same binary,
-//     "https://example.com/" is a local HTTP server (with range requests)
-//     serving the work directory, and "go test" lines are not run (they
-//     would run this test). A pipe into head is refused: under pipefail the
+//     checkout (without its PGO profile) first on PATH. "go run
+//     ./cmd/trevni" runs that same binary, "https://example.com/" is a
+//     local HTTP server (with range requests) serving the work directory,
+//     and "go test" lines are not run (they would run this test). A pipe into head is refused: under pipefail the
 //     command it cuts short fails with SIGPIPE, now and then.
 //   - Every other fence needs a tag: ```text for output and notation,
 //     ```go, ```json and the like for code; none of them may hold a line
@@ -198,11 +198,15 @@ func parse(name string, src []byte) ([]command, error) {
 // executables it links in the build cache, and has the binary copied
 // rather than run (-exec cp): unless the command's sources changed since
 // the last run, nothing is linked (a go build -o into a new directory
-// linked the whole command, seconds of CPU, on every run).
+// linked the whole command, seconds of CPU, on every run). It builds
+// without the command's PGO profile (-pgo=off), which changes how fast
+// the command runs, not what it does: with the profile, every package the
+// command imports would be compiled once more, with it, on a build cache
+// that holds only the core's test builds (a plain go test ./...).
 func buildTrevni(t *testing.T) string {
 	t.Helper()
 	bin := t.TempDir()
-	build := exec.Command("go", "run", "-exec", "cp", "./cmd/trevni", filepath.Join(bin, "trevni"))
+	build := exec.Command("go", "run", "-pgo=off", "-exec", "cp", "./cmd/trevni", filepath.Join(bin, "trevni"))
 	build.Dir = root
 	// The command is a module of its own, reached through the
 	// repository's workspace whatever GOWORK the test runs with.
@@ -212,7 +216,7 @@ func buildTrevni(t *testing.T) string {
 	}
 	build.Env = append(os.Environ(), "GOWORK="+filepath.Join(abs, "go.work"))
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go run -exec cp ./cmd/trevni: %v\n%s", err, out)
+		t.Fatalf("go run -pgo=off -exec cp ./cmd/trevni: %v\n%s", err, out)
 	}
 	return bin
 }

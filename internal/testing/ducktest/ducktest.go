@@ -154,12 +154,15 @@ func Query(tb testing.TB, queries ...string) []Result {
 //go:embed parquet.mjs
 var parquetScript []byte
 
-// Read is what DuckDB read from one Parquet file: its row count and each
-// row as DuckDB's to_json renders it, or DuckDB's error.
+// Read is what DuckDB read from one Parquet file: its columns' names and
+// types as DESCRIBE gives them, its row count and each row as DuckDB's
+// to_json renders it, or DuckDB's error.
 type Read struct {
-	File  string   `json:"file"`
-	Count int64    `json:"count"`
-	Rows  []string `json:"rows"`
+	File string `json:"file"`
+	// Columns are "NAME TYPE" of each column, in order.
+	Columns []string `json:"columns"`
+	Count   int64    `json:"count"`
+	Rows    []string `json:"rows"`
 	// Error is DuckDB's error, when it refuses the file (only from
 	// ReadParquetEach).
 	Error string `json:"error"`

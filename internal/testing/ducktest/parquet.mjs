@@ -2,7 +2,8 @@
 // line, each a JSON array whose first element is the mode and the rest
 // Parquet files, and reads the files in a fresh in-memory DuckDB (its
 // Node package, @duckdb/node-api), printing for each one JSON line: the
-// file, its row count, and each row as DuckDB's to_json renders it. An
+// file, its columns' names and types (DESCRIBE), its row count, and each
+// row as DuckDB's to_json renders it. An
 // argument "sql:STATEMENT" runs the statement instead (to write files).
 // Mode "stop" ends the request at a file DuckDB refuses (ERROR and its
 // message), "keep-going" prints a line with the error and goes on. Each
@@ -30,8 +31,10 @@ for await (const line of readline.createInterface({ input: process.stdin, crlfDe
         // The alias is one no column of a test file has: a column named
         // as the alias would be what to_json renders.
         const rows = await conn.runAndReadAll(`SELECT to_json(trevni_row_)::VARCHAR AS j FROM read_parquet('${q}') trevni_row_`);
+        const described = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${q}')`);
         const out = {
           file,
+          columns: described.getRowObjects().map((r) => `${r.column_name} ${r.column_type}`),
           count: Number(count.getRowObjects()[0].n),
           rows: rows.getRowObjects().map((r) => r.j),
         };

@@ -1,3 +1,9 @@
+// Package trevniparquet_test holds the tests of trevniparquet that write
+// their Parquet files with parquet-go (github.com/parquet-go/parquet-go),
+// an independent writer that a user of the core module should not have
+// in their build list: random schemas and rows, Go structs, the pages and
+// encodings parquet-go writes that other writers do not, each read by
+// fromparquet's code and compared with what DuckDB reads.
 package trevniparquet_test
 
 import (
@@ -18,16 +24,13 @@ import (
 	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/internal/testing/ducktest"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 	"github.com/trevni-go/trevni/schema"
-	"github.com/trevni-go/trevni/trevniarrow"
 
 	"github.com/trevni-go/trevni/trevniparquet"
 )
@@ -568,60 +571,6 @@ func writeParquetGo(t *testing.T, name string, seed uint64, codec int, rows int,
 	}
 }
 
-// fromParquetFile converts a Parquet file as fromparquet does, reading
-// batches of batchRows rows, and returns the Avro schema and the records
-// of the Trevni file.
-func fromParquetFile(t *testing.T, name string, batchRows int) (*schema.Schema, []any, error) {
-	t.Helper()
-	in, err := os.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	pf, err := trevniparquet.Open(in, &trevniparquet.ReadOptions{BatchRows: batchRows})
-	if err != nil {
-		return nil, nil, err
-	}
-	defer pf.Close()
-	s, err := schema.Parse(pf.AvroSchema())
-	if err != nil {
-		return nil, nil, err
-	}
-	out := filepath.Join(t.TempDir(), filepath.Base(name)+".trv")
-	w, err := trevni.Create(context.Background(), out, pf.AvroSchema(), nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	n, err := pf.WriteTo(context.Background(), w)
-	if err != nil {
-		w.Abort()
-		return nil, nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, nil, err
-	}
-	if n != pf.NumRows() {
-		return nil, nil, fmt.Errorf("%d rows written of the file's %d", n, pf.NumRows())
-	}
-	return s, readAll(t, out), nil
-}
-
-// parquetInfo returns the number of row groups of a Parquet file and the
-// codec of its first column chunk.
-func parquetInfo(t *testing.T, name string) (int, string) {
-	t.Helper()
-	rd, err := file.OpenParquetFile(name, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
-	cc, err := rd.MetaData().RowGroup(0).ColumnChunk(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rd.NumRowGroups(), strings.ToLower(cc.Compression().String())
-}
-
 // Parquet files parquet-go writes, of random schemas (structs, LISTs,
 // legacy repeated fields, MAPs of string and int keys, nested in each
 // other, optional at every level; Parquet's logical types) with random
@@ -633,10 +582,7 @@ func parquetInfo(t *testing.T, name string) (int, string) {
 // same records.
 func TestParquetFromParquetGoRandom(t *testing.T) {
 	dir := t.TempDir()
-	seeds := uint64(12)
-	if os.Getenv("TREVNI_LONG_TESTS") != "" {
-		seeds = 48
-	}
+	seeds := uint64(longtest.Rounds(12, 48))
 	var files []string
 	for seed := range seeds {
 		codec := int(seed) % len(pqgoCodecs)
@@ -654,7 +600,7 @@ func TestParquetFromParquetGoRandom(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := duckDiff(s, got, reads[name]); err != nil {
+		if err := ducktest.Diff(s, got, reads[name]); err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, s)
 		}
 		other := filepath.Join(dir, fmt.Sprintf("pqgo-%d-all.parquet", seed))
@@ -711,7 +657,7 @@ func TestParquetFromParquetGoEmptyBrotliPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDuck(t, name, s, got, reads[name])
+	ducktest.Check(t, name, s, got, reads[name])
 }
 
 // A column of fixed-size byte arrays in DELTA_BYTE_ARRAY (the Parquet
@@ -742,150 +688,6 @@ func TestParquetDeltaFixedRefused(t *testing.T) {
 	_, _, err = fromParquetFile(t, name, 16)
 	if err == nil || !strings.Contains(err.Error(), "row group 0, column key: DELTA_BYTE_ARRAY encoding of FIXED_LEN_BYTE_ARRAY") {
 		t.Fatalf("got %v, want the column and its encoding named", err)
-	}
-}
-
-// duckShapes is a DuckDB query of nested shapes and types beyond
-// TestParquetFromDuckDB's: lists of lists, lists of maps, maps of int
-// keys and of list values, maps of date and blob keys, structs of lists
-// of structs, fixed-size arrays,
-// unsigned and small integers, enums, timestamps of each unit, times,
-// intervals, names that are not Avro names, and NULL at every level, over
-// n rows.
-func duckShapes(n int) string {
-	return fmt.Sprintf(`SELECT i AS id,
-		(i %% 256 - 128)::TINYINT AS i8, (i * 7 %% 65536 - 32768)::SMALLINT AS i16, (i %% 256)::UTINYINT AS u8, (i * 13 %% 65536)::USMALLINT AS u16,
-		(i * 100003)::UINTEGER AS u32, (i * 1000000007)::UBIGINT AS u64,
-		CASE WHEN i %% 9 = 0 THEN NULL ELSE (i %% 3)::VARCHAR END AS code,
-		(['red', 'grün', 'blue'])[1 + i %% 3]::ENUM('red', 'grün', 'blue') AS colour,
-		CASE WHEN i %% 5 = 0 THEN NULL ELSE [[i, NULL], NULL, [], [i * 2]] END AS lol,
-		[MAP {i: 'a' || i}, NULL, MAP {}] AS lom,
-		CASE WHEN i %% 4 = 1 THEN NULL ELSE MAP {i: [i, NULL], -i - 1: NULL} END AS mil,
-		{'s': CASE WHEN i %% 3 = 0 THEN NULL ELSE [{'x': i, 'y': CASE WHEN i %% 2 = 0 THEN NULL ELSE i / 4 END}, NULL] END,
-		 'n': CASE WHEN i %% 8 = 0 THEN NULL ELSE {'deep': [[{'z': i::VARCHAR}]]} END} AS st,
-		[i, i + 1, i + 2]::INTEGER[3] AS arr,
-		(i * 1.5)::REAL AS r, CASE WHEN i %% 11 = 0 THEN 'NaN'::DOUBLE WHEN i %% 13 = 0 THEN '-inf'::DOUBLE ELSE i / 7 END AS dd,
-		make_timestamp(1600000000000000 + i * 1000001) AS ts_us,
-		epoch_ms(1600000000000 + i * 1001) AS ts_ms,
-		make_timestamp_ns(1600000000000000000 + i * 1000000007) AS ts_ns,
-		to_timestamp(1600000000 + i) AS ts_tz,
-		(TIME '01:02:03' + INTERVAL (i * 1000007) MICROSECOND) AS t,
-		(i * 99991 %% 1000000000 / 100)::DECIMAL(9, 2) AS d9, (i %% 10000 / -10000)::DECIMAL(4, 4) AS frac,
-		CASE WHEN i %% 10 = 0 THEN NULL ELSE repeat('é✓', i %% 5) END AS "my txt",
-		{'x-y': i, 'ok': 'v'} AS "st.1", [{'a b': i}, NULL] AS "1st",
-		MAP {DATE '2020-01-01' + i::INTEGER: i, DATE '1900-03-01': NULL} AS datemap,
-		CASE WHEN i %% 7 = 0 THEN NULL ELSE MAP {('\x' || lpad(to_hex(i %% 256), 2, '0'))::BLOB: [i]} END AS blobmap,
-		CASE WHEN i %% 6 = 0 THEN NULL ELSE to_months((i %% 30)::INTEGER) + to_days((i %% 40)::INTEGER) + to_milliseconds(i * 1234567) END AS span,
-		[to_days(i::INTEGER), INTERVAL 0 SECOND] AS spans
-		FROM range(0, %d) t(i)`, n)
-}
-
-// Parquet files DuckDB writes of duckShapes, with each codec DuckDB offers
-// (snappy, zstd, gzip, uncompressed, lz4_raw, brotli), Parquet format
-// versions 1 and 2 (DuckDB's version 2 writes data pages v2 and the delta
-// and byte-stream-split encodings), in several row groups: fromparquet
-// converts each into what DuckDB reads from it.
-func TestParquetFromDuckDBShapes(t *testing.T) {
-	dir := t.TempDir()
-	query := duckShapes(3000)
-	var args, files []string
-	for i, codec := range []string{"snappy", "zstd", "gzip", "uncompressed", "lz4_raw", "brotli"} {
-		for _, version := range []string{"V1", "V2"} {
-			f := filepath.Join(dir, fmt.Sprintf("%s-%s.parquet", codec, version))
-			args = append(args, fmt.Sprintf("sql:COPY (%s) TO '%s' (FORMAT parquet, COMPRESSION %s, PARQUET_VERSION %s, ROW_GROUP_SIZE %d)",
-				query, f, codec, version, 1000+i*100))
-			files = append(files, f)
-		}
-	}
-	reads := ducktest.ReadParquet(t, append(args, files...)...)
-	for i, f := range files {
-		groups, c := parquetInfo(t, f)
-		if groups < 2 || c != strings.Split(filepath.Base(f), "-")[0] {
-			t.Fatalf("%s: %d row groups, codec %s", f, groups, c)
-		}
-		s, got, err := fromParquetFile(t, f, 100+i*300)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if err := duckDiff(s, got, reads[f]); err != nil {
-			t.Fatalf("%s: %v\n%s", f, err, s)
-		}
-	}
-}
-
-// arrowGoCodecs are the codecs arrow-go's Parquet writer offers.
-var arrowGoCodecs = []compress.Compression{
-	compress.Codecs.Uncompressed, compress.Codecs.Snappy, compress.Codecs.Gzip,
-	compress.Codecs.Zstd, compress.Codecs.Lz4Raw, compress.Codecs.Brotli,
-}
-
-// Parquet files arrow-go writes (pqarrow, no Avro or Arrow schema kept) of
-// the Arrow batches of random Avro schemas (records, arrays, maps, unions
-// as structs, logical types; nullable at every level), with each codec,
-// data pages v1 and v2, dictionaries on and off, several row groups:
-// fromparquet converts each, with the Avro schema inferred, into what
-// DuckDB reads from it.
-func TestParquetFromArrowGoRandom(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	seeds := uint64(12)
-	if os.Getenv("TREVNI_LONG_TESTS") != "" {
-		seeds = 48
-	}
-	var files []string
-	for seed := range seeds {
-		src, _, _ := writeRandomWith(t, 3000+seed, 150, inDuckDomain)
-		ds, err := trevni.Open(ctx, src, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rr, err := trevniarrow.NewRecordReader(ctx, ds, &trevniarrow.ReadOptions{BatchRows: 40, Schema: trevniarrow.SchemaOptions{Parquet: true}})
-		if err != nil {
-			t.Fatalf("seed %d: %v", 3000+seed, err)
-		}
-		codec := arrowGoCodecs[seed%uint64(len(arrowGoCodecs))]
-		version := parquet.DataPageV1
-		if seed%2 == 1 {
-			version = parquet.DataPageV2
-		}
-		props := parquet.NewWriterProperties(parquet.WithCompression(codec), parquet.WithMaxRowGroupLength(int64(30+seed%4*10)),
-			parquet.WithDataPageVersion(version), parquet.WithDictionaryDefault(seed%3 != 0), parquet.WithDataPageSize(512))
-		name := filepath.Join(dir, fmt.Sprintf("arrowgo-%d.parquet", seed))
-		f, err := os.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fw, err := pqarrow.NewFileWriter(rr.Schema(), f, props, pqarrow.DefaultWriterProps())
-		if err != nil {
-			t.Fatalf("seed %d: %v", 3000+seed, err)
-		}
-		for rr.Next() {
-			if err := fw.Write(rr.RecordBatch()); err != nil {
-				t.Fatalf("seed %d: %v", 3000+seed, err)
-			}
-		}
-		if err := rr.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rr.Release()
-		if err := fw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		groups, c := parquetInfo(t, name)
-		if groups < 2 || c != strings.ToLower(codec.String()) {
-			t.Fatalf("%s: %d row groups, codec %s", name, groups, c)
-		}
-		files = append(files, name)
-	}
-	reads := ducktest.ReadParquet(t, files...)
-	for i, f := range files {
-		s, got, err := fromParquetFile(t, f, 7+i*11)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if err := duckDiff(s, got, reads[f]); err != nil {
-			t.Fatalf("%s: %v\n%s", f, err, s)
-		}
 	}
 }
 
@@ -1026,8 +828,219 @@ func TestParquetFromParquetGoStructs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		if err := duckDiff(s, got, reads[f]); err != nil {
+		if err := ducktest.Diff(s, got, reads[f]); err != nil {
 			t.Fatalf("%s: %v\n%s", f, err, s)
 		}
+	}
+}
+
+// fromParquetFile converts a Parquet file as fromparquet does, reading
+// batches of batchRows rows, map entries in the file's order, and returns
+// the Avro schema and the records of the Trevni file.
+func fromParquetFile(t *testing.T, name string, batchRows int) (*schema.Schema, []any, error) {
+	t.Helper()
+	s, trv, err := convert(t, name, batchRows)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, readAll(t, trv), nil
+}
+
+// convert converts a Parquet file as fromparquet does (batches of
+// batchRows rows, map entries in the file's order) and returns the Avro
+// schema and the Trevni file's name.
+func convert(t *testing.T, name string, batchRows int) (*schema.Schema, string, error) {
+	t.Helper()
+	in, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	pf, err := trevniparquet.Open(in, &trevniparquet.ReadOptions{BatchRows: batchRows})
+	if err != nil {
+		return nil, "", err
+	}
+	defer pf.Close()
+	s, err := schema.Parse(pf.AvroSchema())
+	if err != nil {
+		return nil, "", err
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(name)+".trv")
+	w, err := trevni.Create(context.Background(), out, pf.AvroSchema(), &trevni.WriteOptions{KeepMapOrder: true})
+	if err != nil {
+		return nil, "", err
+	}
+	n, err := pf.WriteTo(context.Background(), w)
+	if err != nil {
+		w.Abort()
+		return nil, "", err
+	}
+	if err := w.Close(); err != nil {
+		return nil, "", err
+	}
+	if n != pf.NumRows() {
+		return nil, "", fmt.Errorf("%d rows written of the file's %d", n, pf.NumRows())
+	}
+	return s, out, nil
+}
+
+// toParquet writes a Trevni file as toparquet does and returns the
+// Parquet file's name.
+func toParquet(t *testing.T, trv string) string {
+	t.Helper()
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, trv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	out := strings.TrimSuffix(trv, ".trv") + ".back.parquet"
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := trevniparquet.Write(ctx, f, ds, nil); err != nil {
+		t.Fatalf("%s: toparquet: %v", trv, err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// readAll reads every record of a Trevni file.
+func readAll(t *testing.T, name string) []any {
+	t.Helper()
+	ds, err := trevni.Open(context.Background(), name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	var out []any
+	for v, err := range ds.All(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// parquetInfo returns the number of row groups of a Parquet file and the
+// codec of its first column chunk.
+func parquetInfo(t *testing.T, name string) (int, string) {
+	t.Helper()
+	rd, err := file.OpenParquetFile(name, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	cc, err := rd.MetaData().RowGroup(0).ColumnChunk(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd.NumRowGroups(), strings.ToLower(cc.Compression().String())
+}
+
+// optionalKeyMap is a MAP group whose keys are optional, as Hive and old
+// parquet-java wrote them (parquet-go's Map makes them required).
+type optionalKeyMap struct{ pqgo.Group }
+
+func (optionalKeyMap) Type() pqgo.Type { return pqgo.Map(pqgo.String(), pqgo.String()).Type() }
+
+// writeOptionalKeyMap writes a file of one column, an optional MAP of
+// optional string keys and values, of the rows given as key-value pairs
+// (a nil row is a null map, a nil key a null key).
+func writeOptionalKeyMap(t *testing.T, name string, rows [][][2]*string) {
+	t.Helper()
+	m := optionalKeyMap{pqgo.Group{"key_value": pqgo.Repeated(pqgo.Group{
+		"key":   pqgo.Optional(pqgo.String()),
+		"value": pqgo.Optional(pqgo.String()),
+	})}}
+	sch := pqgo.NewSchema("hive_schema", pqgo.Group{"my_map": pqgo.Optional(m)})
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := pqgo.NewWriter(f, sch)
+	leaf := func(v *string, rep, def, col int) pqgo.Value {
+		if v == nil {
+			return pqgo.Value{}.Level(rep, def, col)
+		}
+		return pqgo.ValueOf(*v).Level(rep, def+1, col)
+	}
+	for _, r := range rows {
+		var keys, vals pqgo.Row
+		switch {
+		case r == nil:
+			keys, vals = pqgo.Row{pqgo.Value{}.Level(0, 0, 0)}, pqgo.Row{pqgo.Value{}.Level(0, 0, 1)}
+		case len(r) == 0:
+			keys, vals = pqgo.Row{pqgo.Value{}.Level(0, 1, 0)}, pqgo.Row{pqgo.Value{}.Level(0, 1, 1)}
+		}
+		for i, kv := range r {
+			rep := min(i, 1)
+			keys = append(keys, leaf(kv[0], rep, 2, 0))
+			vals = append(vals, leaf(kv[1], rep, 2, 1))
+		}
+		if _, err := w.WriteRows([]pqgo.Row{append(keys, vals...)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A MAP of optional keys (incorrect_map_schema.parquet's schema, which
+// arrow-go refuses) reads as a map, its entries in the file's order and
+// its null maps null, as DuckDB reads it; a null key, which no map can
+// hold, is refused naming the column.
+func TestParquetMapOfOptionalKeys(t *testing.T) {
+	s := func(v string) *string { return &v }
+	name := filepath.Join(t.TempDir(), "optkeys.parquet")
+	writeOptionalKeyMap(t, name, [][][2]*string{
+		{{s("b"), s("x")}, {s("a"), nil}},
+		nil,
+		{},
+		{{s("z"), s("1")}, {s("c"), s("2")}, {s("m"), s("3")}},
+	})
+	sch, got, err := fromParquetFile(t, name, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sch.Fields[0]
+	if f.Name != "my_map" || f.Type.Kind != schema.Union || f.Type.Branches[1].Kind != schema.Map {
+		t.Fatalf("read as %s, want a nullable map", sch)
+	}
+	if len(got) != 4 || got[1].(map[string]any)["my_map"] != nil {
+		t.Fatalf("read %v", got)
+	}
+	ducktest.Check(t, name, sch, got, ducktest.ReadParquet(t, name)[name])
+	// The order: the way back, as DuckDB prints both.
+	_, trv, err := convert(t, name, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := toParquet(t, trv)
+	reads := ducktest.ReadParquet(t, name, back)
+	for i, row := range reads[name].Rows {
+		if i >= len(reads[back].Rows) || reads[back].Rows[i] != row {
+			t.Errorf("row %d: %s, the way back %v", i, row, reads[back].Rows)
+		}
+	}
+	if !strings.Contains(reads[name].Rows[3], `"z":"1","c":"2","m":"3"`) {
+		t.Errorf("DuckDB reads %s, not in the file's order", reads[name].Rows[3])
+	}
+
+	bad := filepath.Join(t.TempDir(), "nullkey.parquet")
+	writeOptionalKeyMap(t, bad, [][][2]*string{{{s("a"), s("x")}}, {{nil, s("y")}}})
+	_, _, err = fromParquetFile(t, bad, 0)
+	if err == nil || !strings.Contains(err.Error(), "my_map") || !strings.Contains(err.Error(), "null key") {
+		t.Fatalf("a null key: %v", err)
 	}
 }
