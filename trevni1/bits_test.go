@@ -66,22 +66,32 @@ func TestBitScansAgainstNaive(t *testing.T) {
 }
 
 // canonicalVarints accepts what readValue reads and version 2 writes, and
-// nothing else: against decoding, over random and hand-made varints.
+// nothing else: against decoding, over random and hand-made varints, a
+// few (looked at a byte at a time) or many (eight bytes at a time), the
+// bad ones rare or not.
 func TestCanonicalVarintsAgainstDecoding(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for range 3000 {
+	for round := range 6000 {
 		var v []byte
 		k := r.IntN(4)
+		bad := 4
+		if round%2 == 1 {
+			k, bad = r.IntN(60), 4+r.IntN(200)
+		}
 		for range k + r.IntN(2) {
-			switch r.IntN(4) {
+			switch r.IntN(bad + 3) {
 			case 0:
-				v = avrobin.AppendLong(v, r.Int64())
-			case 1:
-				v = avrobin.AppendLong(v, int64(r.Int32()))
-			case 2:
 				v = append(v, byte(r.IntN(256)), byte(r.IntN(256)))
-			default:
+			case 1:
 				v = append(v, 0x80, 0x00) // not canonical
+			case 2:
+				v = append(v, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, byte(r.IntN(3))) // a long's longest, or past it
+			case 3:
+				v = avrobin.AppendLong(v, r.Int64())
+			case 4:
+				v = avrobin.AppendLong(v, int64(r.Int32()))
+			default:
+				v = avrobin.AppendLong(v, r.Int64N(1<<uint(r.IntN(63)))-r.Int64N(1<<uint(r.IntN(63))))
 			}
 		}
 		for _, typ := range []Type{Int, Long} {

@@ -522,7 +522,9 @@ func (sc *sourceColumn) copyValues(n int64) bool {
 // type t (Int or Long), and whether they are as readValue reads them and
 // version 2 writes them: canonical (no last byte 0 after the first) and in
 // the type's range (an int's fifth byte below 16, a long's tenth at most
-// 1). The bytes are looked at, not decoded.
+// 1). The bytes are looked at, not decoded: eight at a time where they
+// end fewer than the varints left and need no closer look (no zero byte,
+// no varint near the type's longest), one at a time otherwise.
 func canonicalVarints(v []byte, t Type, k int64) (int, bool) {
 	maxLen, lastMax := 10, byte(1)
 	if t == Int {
@@ -531,21 +533,44 @@ func canonicalVarints(v []byte, t Type, k int64) (int, bool) {
 	if k == 0 {
 		return 0, true
 	}
-	n := 0 // bytes of the varint so far
-	for p, c := range v {
-		n++
-		if c >= 0x80 {
-			if n == maxLen {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	n, p := 0, 0 // bytes of the varint so far; position
+	for p < len(v) {
+		for p+8 <= len(v) {
+			x := binary.LittleEndian.Uint64(v[p:])
+			cont := x & hi
+			stops := cont ^ hi
+			ends := int64(bits.OnesCount64(stops))
+			if ends == 0 || ends >= k || (x-lo)&^x&hi != 0 || n+bits.TrailingZeros64(stops)>>3+1 >= maxLen {
+				break
+			}
+			if t == Int {
+				// Four continuation bytes in a row: a varint of five
+				// bytes, or more, inside the word.
+				if c2 := cont & (cont >> 8); c2&(c2>>16) != 0 {
+					break
+				}
+			}
+			k -= ends
+			n = bits.LeadingZeros64(stops) >> 3
+			p += 8
+		}
+		for end := min(p+8, len(v)); p < end; p++ {
+			c := v[p]
+			n++
+			if c >= 0x80 {
+				if n == maxLen {
+					return 0, false
+				}
+				continue
+			}
+			if (c == 0 && n > 1) || (n == maxLen && c > lastMax) {
 				return 0, false
 			}
-			continue
-		}
-		if (c == 0 && n > 1) || (n == maxLen && c > lastMax) {
-			return 0, false
-		}
-		n = 0
-		if k--; k == 0 {
-			return p + 1, true
+			n = 0
+			if k--; k == 0 {
+				return p + 1, true
+			}
 		}
 	}
 	return 0, false
