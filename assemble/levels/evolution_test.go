@@ -258,10 +258,13 @@ func (e *evolver) typ(depth int, complex bool) (any, any) {
 			}
 		}
 		if len(branches) < 2 {
-			branches = append(branches, map[string]any{"type": "array", "items": "int"})
-		}
-		if _, isArr := first.(map[string]any); isArr && first.(map[string]any)["type"] == "array" && len(branches) == 2 && fmt.Sprint(branches[1]) == fmt.Sprint(first) {
-			branches = branches[:1]
+			// A second branch of another type than the first: a union
+			// holds one array and one map at most.
+			if m, ok := first.(map[string]any); ok && m["type"] == "array" {
+				branches = append(branches, map[string]any{"type": "map", "values": "int"})
+			} else {
+				branches = append(branches, map[string]any{"type": "array", "items": "int"})
+			}
 		}
 		if e.r.IntN(4) == 0 && !slices.Contains(branches, any("null")) {
 			return append([]any{"null"}, branches...), nil
