@@ -320,7 +320,7 @@ var libraryPackages = []string{
 	"trevni", "format", "codec", "ocf", "assemble", "shred", "schema", "protoschema",
 	"layout", "typemap", "protovalue", "avrojson", "avrorand", "protorand", "fieldpath",
 	"protoload", "protosafe", "clmn", "csvtable", "trevni1", "stats", "predicate", "jsontext", "avrostruct", "remote", "memtest", "predrand", "rangeserver", "utf8check", "convert", "avrobin", "atomicfile", "layers", "budget", "limitfile", "trevniarrow", "trevniparquet", "plainjson", "ordered", "objstore", "s3server", "gcs", "gcsserver", "faulthttp", "stallhttp", "veclarge", "shortval", "rowtasks",
-	"store", "s3", "gs", "azblob", "protosrc", "frontdoor", "protoset", "httpread", "coltype", "levels", "ocfsource", "ducktest", "longtest", "prototest",
+	"store", "s3", "gs", "azblob", "protosrc", "frontdoor", "protoset", "httpread", "coltype", "levels", "ocfsource", "ducktest", "longtest", "prototest", "procserver",
 }
 
 // maxMessage bounds the length of one message in bytes: an error from a
