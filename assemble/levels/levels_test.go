@@ -416,22 +416,7 @@ func TestLevelsAgainstRecords(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d leaf %d: %v", seed, li, err)
 			}
-			var got []level
-			err = lr.Read(ctx, segs, func(r *levels.Run) error {
-				j := 0
-				for i, d := range r.Defs {
-					lv := level{def: d, rep: r.Reps[i]}
-					if d == l.MaxDef() && !l.Null {
-						lv.val = stored(l, r, j)
-						if l.Branch != nil {
-							lv.val = r.I32[j]
-						}
-						j++
-					}
-					got = append(got, lv)
-				}
-				return nil
-			})
+			got, err := readLevels(ctx, lr, l, segs)
 			lr.Close()
 			if err != nil {
 				t.Fatalf("seed %d leaf %d: %v\n%s", seed, li, err, text)
