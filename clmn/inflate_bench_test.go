@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/klauspost/compress/flate"
@@ -23,37 +22,13 @@ import (
 // holds them. Instructions a byte (cachegrind of each) say whether the
 // inflater or the bytes make CLMN's columns costlier to inflate.
 func BenchmarkInflateColumns(b *testing.B) {
-	cols := []clmn.Column{{Name: "id", Type: clmn.Int64}, {Name: "score", Type: clmn.Float64}, {Name: "small", Type: clmn.Int32}, {Name: "name", Type: clmn.String}}
-	var buf bytes.Buffer
-	w, err := clmn.NewWriter(&buf, cols, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	name := make([]byte, 12)
 	v2 := make([][]byte, 4)
-	for i := range 100000 {
-		id, score, small := int64(i)*7919-int64(r.IntN(1000)), r.NormFloat64()*100, int32(r.IntN(1000)-500)
-		w.WriteInt64(0, id)
-		w.WriteFloat64(1, score)
-		w.WriteInt32(2, small)
-		n := r.IntN(13)
-		for k := range n {
-			name[k] = byte('a' + r.IntN(26))
-		}
-		w.WriteString(3, name[:n])
-		if err := w.EndRow(); err != nil {
-			b.Fatal(err)
-		}
+	data := benchFile(b, func(id int64, score float64, small int32, name []byte) {
 		v2[0] = binary.AppendVarint(v2[0], id)
 		v2[1] = binary.LittleEndian.AppendUint64(v2[1], math.Float64bits(score))
 		v2[2] = binary.AppendVarint(v2[2], int64(small))
-		v2[3] = append(binary.AppendVarint(v2[3], int64(n)), name[:n]...)
-	}
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
-	data := buf.Bytes()
+		v2[3] = append(binary.AppendVarint(v2[3], int64(len(name))), name...)
+	})
 	rd, err := clmn.NewReader(bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		b.Fatal(err)
