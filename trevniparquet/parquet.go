@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -245,6 +244,8 @@ type File struct {
 	// pqpages.go).
 	pages *pageReader
 	lz4   map[[2]int]bool
+	// variants makes the Variant columns JSON text; nil without any.
+	variants *variantPlan
 }
 
 // ReadOptions bounds the reading of a Parquet file. A nil
@@ -386,6 +387,10 @@ func Open(r parquet.ReaderAtSeeker, opts *ReadOptions) (pf *File, err error) {
 			return nil, fmt.Errorf("Parquet key-value metadata ARROW:schema: %w", err)
 		}
 	}
+	if err := checkVariantGroups(rd.MetaData().Schema.Root(), "", 0); err != nil {
+		rd.Close()
+		return nil, err
+	}
 	fr, err := pqarrow.NewFileReader(rd, pqarrow.ArrowReadProperties{BatchSize: int64(o.BatchRows)}, mem)
 	if err != nil {
 		rd.Close()
@@ -396,10 +401,6 @@ func Open(r parquet.ReaderAtSeeker, opts *ReadOptions) (pf *File, err error) {
 		rd.Close()
 		return nil, schemaError(err)
 	}
-	if name := variantColumn(as.Fields(), "", 0); name != "" {
-		rd.Close()
-		return nil, fmt.Errorf("Parquet column %s is a VARIANT (semi-structured values, parquet-testing's shredded_variant), which this reader does not read yet: leave it out of the file (DuckDB: SELECT * EXCLUDE (%s) ... TO 'out.parquet'), or cast it to JSON text first", name, name)
-	}
 	int96, err := findInt96(rd, fr.Manifest)
 	if err != nil {
 		rd.Close()
@@ -409,13 +410,25 @@ func Open(r parquet.ReaderAtSeeker, opts *ReadOptions) (pf *File, err error) {
 	hinted := shapeSchema(withInt96(textHints(as, fr.Manifest, rd.MetaData().Schema), int96), shapes)
 	raw := withInt96(as, int96)
 	as = shapeSchema(raw, shapes)
-	avro, err := storedAvroSchema(rd, hinted)
+	// Variant columns are read as their JSON text (variant.go).
+	vp, err := planVariants(as)
+	if err != nil {
+		rd.Close()
+		return nil, err
+	}
+	var avro string
+	if vp != nil {
+		as, hinted = vp.schema, vp.textSchema(hinted)
+		avro, err = variantAvroSchema(rd, hinted, vp)
+	} else {
+		avro, err = storedAvroSchema(rd, hinted)
+	}
 	if err != nil {
 		rd.Close()
 		return nil, err
 	}
 	pfile := &File{pf: rd, fr: fr, schema: as, avro: avro, progress: o.Progress, shapes: shapes,
-		int96: int96, raw: raw, batchRows: o.BatchRows, pages: pages}
+		int96: int96, raw: raw, batchRows: o.BatchRows, pages: pages, variants: vp}
 	if fix != nil {
 		pfile.lz4 = fix.lz4
 	}
@@ -451,6 +464,13 @@ func (p *File) RecordReader(ctx context.Context) (array.RecordReader, error) {
 	rr, err := p.fr.GetRecordReader(ctx, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("Parquet: %w", err)
+	}
+	if p.variants != nil {
+		var in array.RecordReader = rr
+		if p.shapes != nil {
+			in = &shapedReader{RecordReader: rr, schema: p.variants.shaped, shapes: p.shapes}
+		}
+		return variantRecords(ctx, in, p.variants), nil
 	}
 	if p.shapes == nil {
 		return rr, nil
@@ -513,11 +533,13 @@ func (p *File) rowGroupBatches(ctx context.Context, g int, each func(arrow.Recor
 		return err
 	}
 	if len(p.int96) > 0 {
+		var row int64
 		return p.int96Batches(ctx, g, p.raw, func(b arrow.RecordBatch) error {
-			rec, err := shapeBatch(b, p.schema, p.shapes)
+			rec, err := p.outBatch(b, g, row)
 			if err != nil {
 				return err
 			}
+			row += b.NumRows()
 			defer rec.Release()
 			return each(rec)
 		})
@@ -527,14 +549,16 @@ func (p *File) rowGroupBatches(ctx context.Context, g int, each func(arrow.Recor
 		return fmt.Errorf("Parquet row group %d: %w", g, err)
 	}
 	defer rr.Release()
+	var row int64
 	for rr.Next() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rec, err := shapeBatch(rr.RecordBatch(), p.schema, p.shapes)
+		rec, err := p.outBatch(rr.RecordBatch(), g, row)
 		if err != nil {
 			return fmt.Errorf("Parquet row group %d: %w", g, err)
 		}
+		row += rr.RecordBatch().NumRows()
 		err = each(rec)
 		rec.Release()
 		if err != nil {
@@ -611,24 +635,4 @@ func checkFooter(rd *file.Reader) error {
 		}
 	}
 	return nil
-}
-
-// variantColumn returns the path of the first Variant among fields (and
-// their children), or "".
-func variantColumn(fields []arrow.Field, prefix string, depth int) string {
-	if depth > maxShapeDepth {
-		return ""
-	}
-	for _, f := range fields {
-		path := prefix + f.Name
-		if _, ok := f.Type.(*extensions.VariantType); ok {
-			return path
-		}
-		if nt, ok := f.Type.(arrow.NestedType); ok {
-			if p := variantColumn(nt.Fields(), path+".", depth+1); p != "" {
-				return p
-			}
-		}
-	}
-	return ""
 }
