@@ -55,7 +55,11 @@ func variantRows(t *testing.T, file string) (map[int64]*string, *schema.Schema, 
 	out := map[int64]*string{}
 	for _, r := range recs {
 		m := r.(map[string]any)
-		id := reflect.ValueOf(m["id"]).Int()
+		idv := m["id"]
+		if u, ok := idv.(map[string]any); ok {
+			idv = u["int"]
+		}
+		id := reflect.ValueOf(idv).Int()
 		v := m["var"]
 		if u, ok := v.(map[string]any); ok {
 			v = u["string"]
