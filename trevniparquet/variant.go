@@ -493,6 +493,11 @@ func textData(d arrow.ArrayData, path string, depth int) (arrow.ArrayData, error
 				nk, err := textData(k, path+"."+fs[i].Name, depth+1)
 				if err != nil {
 					releaseAll(kids)
+					// The child's rows are the struct's.
+					var ve *variantRowError
+					if errors.As(err, &ve) {
+						ve.row += k.Offset() - d.Offset()
+					}
 					return nil, err
 				}
 				kids[i], fs[i].Type = nk, nt
@@ -518,6 +523,10 @@ func textData(d arrow.ArrayData, path string, depth int) (arrow.ArrayData, error
 			nk, err = textData(k, path+".list.element", depth+1)
 		}
 		if err != nil {
+			var ve *variantRowError
+			if errors.As(err, &ve) {
+				ve.row = listRow(d, k.Offset()+ve.row)
+			}
 			return nil, err
 		}
 		defer nk.Release()
@@ -525,6 +534,26 @@ func textData(d arrow.ArrayData, path string, depth int) (arrow.ArrayData, error
 	}
 	d.Retain()
 	return d, nil
+}
+
+// listRow returns the row of list (or map) d, counted from its offset,
+// that holds element e of its values.
+func listRow(d arrow.ArrayData, e int) int {
+	if len(d.Buffers()) < 2 || d.Buffers()[1] == nil {
+		return 0
+	}
+	offs := arrow.Int32Traits.CastFromBytes(d.Buffers()[1].Bytes())
+	lo, hi := d.Offset(), min(d.Offset()+d.Len(), len(offs)-1)
+	// The last row whose first element is at most e.
+	for lo < hi {
+		mid := int(uint(lo+hi+1) >> 1)
+		if int(offs[mid]) <= e {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo - d.Offset()
 }
 
 func releaseAll(ds []arrow.ArrayData) {

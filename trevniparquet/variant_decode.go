@@ -147,6 +147,8 @@ type variantEntry struct {
 // variantJSON writes Variant values as JSON text into out.
 type variantJSON struct {
 	out []byte
+	// limit bounds out (maxVariantText when 0).
+	limit int
 	// entries are the fields of the objects being written, one slice
 	// for each depth, kept between values.
 	entries [][]variantEntry
@@ -162,7 +164,7 @@ func (w *variantJSON) scratch(depth int) []variantEntry {
 
 // check returns errVariantText when the text has passed its bound.
 func (w *variantJSON) check() error {
-	if len(w.out) > maxVariantText {
+	if len(w.out) > maxVariantText || (w.limit > 0 && len(w.out) > w.limit) {
 		return errVariantText
 	}
 	return nil

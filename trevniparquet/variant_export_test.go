@@ -16,15 +16,29 @@ func VariantJSONText(b []byte) (string, error) {
 }
 
 // VariantValueJSON returns the JSON text of Variant value v of metadata
-// m, for the fuzz target.
-func VariantValueJSON(m, v []byte) (string, error) {
+// m, its text bounded by limit bytes (0: maxVariantText), for the fuzz
+// target and the tests of malformed values.
+func VariantValueJSON(m, v []byte, limit int) (string, error) {
 	meta, err := parseVariantMeta(m)
 	if err != nil {
 		return "", err
 	}
-	w := &variantJSON{}
+	w := &variantJSON{limit: limit}
 	if err := w.value(&meta, v, 0); err != nil {
 		return "", err
 	}
 	return string(w.out), nil
 }
+
+// VariantMetaLen returns the length of the metadata that starts b.
+func VariantMetaLen(b []byte) (int, error) {
+	m, err := parseVariantMeta(b)
+	if err != nil {
+		return 0, err
+	}
+	return m.length(), nil
+}
+
+// MaxVariantText is the bound of the JSON text of a column's Variants
+// in a batch.
+const MaxVariantText = maxVariantText
