@@ -470,7 +470,7 @@ func (p *File) RecordReader(ctx context.Context) (array.RecordReader, error) {
 		if p.shapes != nil {
 			in = &shapedReader{RecordReader: rr, schema: p.variants.shaped, shapes: p.shapes}
 		}
-		return variantRecords(ctx, in, p.variants), nil
+		return variantRecords(in, p.variants), nil
 	}
 	if p.shapes == nil {
 		return rr, nil

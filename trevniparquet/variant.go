@@ -2,7 +2,6 @@ package trevniparquet
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -878,7 +877,7 @@ func (w *variantJSON) typedPrimitive(n *shredNode, i int) error {
 	case *array.Binary:
 		w.blob(a.Value(i))
 	case *array.String:
-		return w.str([]byte(a.Value(i)))
+		return w.strText(a.Value(i))
 	default:
 		if n.uuid != nil {
 			w.uuid(n.uuid.Value(i))
@@ -917,7 +916,7 @@ type variantReader struct {
 }
 
 // variantRecords returns rr (of vp.shaped) with its Variants as text.
-func variantRecords(_ context.Context, rr array.RecordReader, vp *variantPlan) array.RecordReader {
+func variantRecords(rr array.RecordReader, vp *variantPlan) array.RecordReader {
 	return &variantReader{RecordReader: rr, vp: vp}
 }
 

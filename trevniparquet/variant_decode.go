@@ -195,6 +195,12 @@ func (w *variantJSON) value(m *variantMeta, v []byte, depth int) error {
 	return w.primitive(h>>2, v[1:])
 }
 
+// primitiveSizes are the bytes each primitive type's value takes at
+// least (a binary's or string's its length's).
+var primitiveSizes = [...]int{vInt8: 1, vInt16: 2, vInt32: 4, vInt64: 8, vDouble: 8, vDecimal4: 5, vDecimal8: 9,
+	vDecimal16: 17, vDate: 4, vTimestamp: 8, vTimestampNT: 8, vFloat: 4, vBinary: 4, vString: 4,
+	vTimeNTZ: 8, vTimestampNs: 8, vTimestampNN: 8, vUUID: 16}
+
 // primitive writes the primitive value of type id t whose bytes start
 // at b[0].
 func (w *variantJSON) primitive(t byte, b []byte) error {
@@ -204,11 +210,8 @@ func (w *variantJSON) primitive(t byte, b []byte) error {
 		}
 		return nil
 	}
-	sizes := [...]int{vInt8: 1, vInt16: 2, vInt32: 4, vInt64: 8, vDouble: 8, vDecimal4: 5, vDecimal8: 9,
-		vDecimal16: 17, vDate: 4, vTimestamp: 8, vTimestampNT: 8, vFloat: 4, vBinary: 4, vString: 4,
-		vTimeNTZ: 8, vTimestampNs: 8, vTimestampNN: 8, vUUID: 16}
-	if int(t) < len(sizes) {
-		if err := need(sizes[t]); err != nil {
+	if int(t) < len(primitiveSizes) {
+		if err := need(primitiveSizes[t]); err != nil {
 			return err
 		}
 	}
@@ -423,35 +426,52 @@ func (w *variantJSON) str(s []byte) error {
 	if !utf8.Valid(s) {
 		return errors.New("a string that is not UTF-8")
 	}
+	w.out = appendJSONString(w.out, s)
+	return nil
+}
+
+// strText is str of a Go string (no copy of it).
+func (w *variantJSON) strText(s string) error {
+	if !utf8.ValidString(s) {
+		return errors.New("a string that is not UTF-8")
+	}
+	w.out = appendJSONString(w.out, s)
+	return nil
+}
+
+// appendJSONString appends UTF-8 s as a JSON string: quotes, backslashes
+// and control characters escaped (as \n, \t... or \u00XX), the rest as
+// it is.
+func appendJSONString[T string | []byte](out []byte, s T) []byte {
 	const hex = "0123456789abcdef"
-	w.out = append(w.out, '"')
+	out = append(out, '"')
 	start := 0
-	for i, c := range s {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		w.out = append(w.out, s[start:i]...)
+		out = append(out, s[start:i]...)
 		switch c {
 		case '"', '\\':
-			w.out = append(w.out, '\\', c)
+			out = append(out, '\\', c)
 		case '\n':
-			w.out = append(w.out, '\\', 'n')
+			out = append(out, '\\', 'n')
 		case '\r':
-			w.out = append(w.out, '\\', 'r')
+			out = append(out, '\\', 'r')
 		case '\t':
-			w.out = append(w.out, '\\', 't')
+			out = append(out, '\\', 't')
 		case '\b':
-			w.out = append(w.out, '\\', 'b')
+			out = append(out, '\\', 'b')
 		case '\f':
-			w.out = append(w.out, '\\', 'f')
+			out = append(out, '\\', 'f')
 		default:
-			w.out = append(w.out, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
 		}
 		start = i + 1
 	}
-	w.out = append(w.out, s[start:]...)
-	w.out = append(w.out, '"')
-	return nil
+	out = append(out, s[start:]...)
+	return append(out, '"')
 }
 
 // blob writes binary b as DuckDB writes a BLOB as text, in a JSON

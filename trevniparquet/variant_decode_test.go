@@ -259,6 +259,42 @@ func TestParquetVariantNested(t *testing.T) {
 	if !strings.Contains(s.String(), `"parquet.variant":"json"`) {
 		t.Errorf("schema %s", s)
 	}
+	// The Arrow batches of File.RecordReader: the same text.
+	in, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	pf, err := trevniparquet.Open(in, &trevniparquet.ReadOptions{BatchRows: 13})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	rr, err := pf.RecordReader(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	row := 0
+	for rr.Next() {
+		col, ok := rr.RecordBatch().Column(1).(*array.String)
+		if !ok {
+			t.Fatalf("var: %s", rr.RecordBatch().Column(1).DataType())
+		}
+		for i := range col.Len() {
+			var got any
+			if col.IsValid(i) {
+				got = col.Value(i)
+			}
+			if want := text(row); got != want {
+				t.Errorf("RecordReader row %d: %v, want %v", row, got, want)
+			}
+			row++
+		}
+	}
+	if rr.Err() != nil || row != len(recs) {
+		t.Errorf("RecordReader: %d rows, %v", row, rr.Err())
+	}
 }
 
 // A malformed Variant is an error naming the row group, the row in it
