@@ -466,11 +466,13 @@ func (p *File) RecordReader(ctx context.Context) (array.RecordReader, error) {
 		return nil, fmt.Errorf("Parquet: %w", err)
 	}
 	if p.variants != nil {
-		var in array.RecordReader = rr
-		if p.shapes != nil {
-			in = &shapedReader{RecordReader: rr, schema: p.variants.shaped, shapes: p.shapes}
-		}
-		return variantRecords(in, p.variants), nil
+		// Variants as text (variant.go); rows counted for its errors.
+		var rows int64
+		return &shapedReader{RecordReader: rr, schema: p.schema, shape: func(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+			out, err := p.outBatch(rec, -1, rows)
+			rows += rec.NumRows()
+			return out, err
+		}}, nil
 	}
 	if p.shapes == nil {
 		return rr, nil

@@ -190,8 +190,10 @@ type shapedReader struct {
 	array.RecordReader
 	schema *arrow.Schema
 	shapes []*shape
-	cur    arrow.RecordBatch
-	err    error
+	// shape, when set, shapes each batch in shapeBatch's place.
+	shape func(arrow.RecordBatch) (arrow.RecordBatch, error)
+	cur   arrow.RecordBatch
+	err   error
 }
 
 func (r *shapedReader) Schema() *arrow.Schema { return r.schema }
@@ -204,7 +206,11 @@ func (r *shapedReader) Next() bool {
 	if r.err != nil || !r.RecordReader.Next() {
 		return false
 	}
-	r.cur, r.err = shapeBatch(r.RecordReader.RecordBatch(), r.schema, r.shapes)
+	if r.shape != nil {
+		r.cur, r.err = r.shape(r.RecordReader.RecordBatch())
+	} else {
+		r.cur, r.err = shapeBatch(r.RecordReader.RecordBatch(), r.schema, r.shapes)
+	}
 	return r.err == nil
 }
 
