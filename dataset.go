@@ -263,7 +263,7 @@ func (ds *Dataset) agree(a, b *Part, f *File) error {
 		if err != nil {
 			return err
 		}
-		if _, err := assemble.NewAvroReader(rd, &assemble.Options{ReaderSchema: ds.opts.ReaderSchema, Layout: ds.opts.Layout}); err != nil {
+		if _, err := assemble.NewAvroReader(rd, &assemble.Options{ReaderSchema: ds.opts.ReaderSchema, Layout: ds.opts.layout()}); err != nil {
 			return fmt.Errorf("%s: does not resolve to the reader schema: %w", b.Name(), err)
 		}
 		return nil
@@ -324,7 +324,7 @@ func (ds *Dataset) Columns() ([]layout.Column, error) {
 	if ds.schema == nil {
 		return nil, fmt.Errorf("%s: %w", ds.parts[0].Name(), errNoSchema)
 	}
-	l, err := layout.New(ds.schema, ds.opts.Layout)
+	l, err := layout.New(ds.schema, ds.opts.layout())
 	if err != nil {
 		return nil, err
 	}
@@ -431,7 +431,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		if err != nil {
 			return nil, err
 		}
-		o, err := st.Open(ctx, name, p.ds.opts.Store)
+		o, err := st.Open(ctx, name, p.ds.opts.storeOptions())
 		if err != nil {
 			return nil, err
 		}
@@ -507,27 +507,15 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	}
 	switch f.format {
 	case Trevni2:
-		ro := format.ReaderOptions{}
-		if p.ds.opts.Reader != nil {
-			ro = *p.ds.opts.Reader
-		}
-		ro.Prefetch = nil
+		ro := p.ds.opts.reader()
 		ro.ReadAhead = ro.ReadAhead || mode == openRecords
 		f.trevni, err = format.NewReader(cra, size, &ro)
 	case Trevni1:
 		o := trevni1.ReaderOptions{ImpalaBooleans: p.ds.opts.ImpalaBooleans}
-		if r := p.ds.opts.Reader; r != nil {
-			o.MaxBlockSize, o.BlockMemory = int64(r.MaxBlockSize), r.BlockMemory
-		}
+		o.MaxBlockSize, o.BlockMemory = int64(p.ds.opts.MaxBlockSize), p.ds.opts.BlockMemory
 		f.v1, err = trevni1.NewReader(cra, size, &o)
 	case CLMN:
-		var o clmn.ReaderOptions
-		if l := p.ds.opts.Layout; l != nil {
-			o.MaxColumns = l.MaxColumns
-		}
-		if r := p.ds.opts.Reader; r != nil {
-			o.ColumnMemory = r.BlockMemory
-		}
+		o := clmn.ReaderOptions{MaxColumns: p.ds.opts.MaxColumns, ColumnMemory: p.ds.opts.BlockMemory}
 		f.clmn, err = clmn.NewReader(cra, size, &o)
 	case Avro:
 		f.avro, err = p.openAvro(cra, size)
@@ -537,7 +525,8 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 			err = ErrNoParquet
 			break
 		}
-		fo := &frontdoor.FormatOptions{Layout: p.ds.opts.Layout, Reader: p.ds.opts.Reader}
+		ro := p.ds.opts.reader()
+		fo := &frontdoor.FormatOptions{Layout: p.ds.opts.layout(), Reader: &ro}
 		if f.ext, err = f.driver.Open(ctx, cra, size, fo); err != nil {
 			err = fmt.Errorf("a Parquet file: %w", err)
 		}
@@ -796,10 +785,7 @@ func (p *Part) openAvro(ra io.ReaderAt, size int64) (*ocfsource.Source, error) {
 	if p.avro != nil && p.avro.Size() == size {
 		return p.avro.Reopen(ra), nil
 	}
-	o := &ocfsource.Options{Layout: p.ds.opts.Layout}
-	if r := p.ds.opts.Reader; r != nil {
-		o.MaxBlockSize, o.Memory = int64(r.MaxBlockSize), r.BlockMemory
-	}
+	o := &ocfsource.Options{Layout: p.ds.opts.layout(), MaxBlockSize: int64(p.ds.opts.MaxBlockSize), Memory: p.ds.opts.BlockMemory}
 	src, err := ocfsource.Open(ra, size, o)
 	if err != nil {
 		return nil, err

@@ -25,9 +25,14 @@ var (
 	// caller that only asks "is the file damaged?" tests ErrCorrupt.
 	ErrChecksum = format.ErrChecksum
 	// ErrLimit reports input that needs more than a limit allows (a block,
-	// a record, the columns of a schema); the message names the option
-	// that raises it (format.ErrLimit).
+	// a record, the block buffers of a reader); the message names what
+	// raises it (format.ErrLimit; OpenOptions' MaxBlockSize, BlockMemory,
+	// MaxRecordBytes).
 	ErrLimit = format.ErrLimit
+	// ErrSchemaTooLarge reports a schema beyond OpenOptions' (or
+	// WriteOptions') MaxColumns or MaxDepth, refused before anything is
+	// allocated for its columns (schema.ErrTooLarge).
+	ErrSchemaTooLarge = schema.ErrTooLarge
 	// ErrIncompatible reports a reader schema, a struct type or a field
 	// selection that cannot read the data set's schema
 	// (assemble.ErrIncompatible).
