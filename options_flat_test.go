@@ -1,12 +1,15 @@
 package trevni_test
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"io/fs"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -105,4 +108,73 @@ func nestedFrom(typ reflect.Type, root, path string) []string {
 		}
 	}
 	return bad
+}
+
+// TestParseCodec writes a file with each codec and checksum the command's
+// flags name, parsed by ParseCodec and ParseChecksum, and reads back the
+// names the file's header stores; XZ, an Avro container's codec only, is
+// refused by a Trevni writer, and unknown names by the parsers.
+func TestParseCodec(t *testing.T) {
+	ctx := t.Context()
+	const text = `{"type":"record","name":"R","fields":[{"name":"a","type":"long"}]}`
+	for _, c := range []struct{ name, codec, checksum string }{
+		{"null", "null", "null"}, {"deflate", "deflate", "crc32"}, {"snappy", "snappy", "crc-32"},
+		{"bzip2", "bzip2", "crc32"}, {"zstd", "zstd", "crc32"}, {"zstandard", "zstd", "null"},
+	} {
+		codec, err := trevni.ParseCodec(c.name)
+		if err != nil {
+			t.Fatalf("ParseCodec(%q): %v", c.name, err)
+		}
+		sum, err := trevni.ParseChecksum(c.checksum)
+		if err != nil {
+			t.Fatalf("ParseChecksum(%q): %v", c.checksum, err)
+		}
+		var buf bytes.Buffer
+		w, err := trevni.NewWriter(&buf, text, &trevni.WriteOptions{Codec: codec, Checksum: sum})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 100 {
+			if err := w.Write(map[string]any{"a": int64(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := trevni.OpenReaderAt(ctx, bytes.NewReader(buf.Bytes()), int64(buf.Len()), c.name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ds.Parts()[0].Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantSum := "crc32"
+		if c.checksum == "null" {
+			wantSum = "null"
+		}
+		if got, gotSum := f.Trevni().Codec(), f.Trevni().Checksum(); got != c.codec || gotSum != wantSum {
+			t.Errorf("%s, %s: the file stores codec %q, checksum %q; want %q, %q", c.name, c.checksum, got, gotSum, c.codec, wantSum)
+		}
+		if n, err := ds.Count(ctx, nil); err != nil || n != 100 {
+			t.Errorf("%s: %d records, %v; want 100", c.name, n, err)
+		}
+		f.Close()
+		ds.Close()
+	}
+	if c, err := trevni.ParseCodec("xz"); err != nil || c != trevni.XZ {
+		t.Fatalf("ParseCodec(xz) = %q, %v", c, err)
+	}
+	if _, err := trevni.NewWriter(io.Discard, text, &trevni.WriteOptions{Codec: trevni.XZ}); err == nil {
+		t.Error("a Trevni writer took the xz codec")
+	}
+	for _, bad := range []string{"", "gzip", "Deflate", "lz4"} {
+		if _, err := trevni.ParseCodec(bad); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("ParseCodec(%q): %v, want an error naming it", bad, err)
+		}
+	}
+	if _, err := trevni.ParseChecksum("md5"); err == nil {
+		t.Error("ParseChecksum(md5) took it")
+	}
 }
