@@ -44,7 +44,9 @@ var (
 	// ErrBinary reports a record given in Avro binary (WriteBinary,
 	// AppendAvro, ConvertAvro) that does not decode.
 	ErrBinary = shred.ErrBinary
-	// ErrTimeout reports a remote read that made no progress in time.
+	// ErrTimeout reports a remote request that made no progress in time:
+	// over HTTP (OpenOptions.HTTP's timeouts) or to a store (StoreStall;
+	// the stores' stall error, objstore.ErrStalled, is a kind of it).
 	ErrTimeout = remote.ErrTimeout
 	// ErrTooLarge reports a part whose server serves no byte ranges and
 	// that is longer than OpenOptions.MaxDownload, so is not downloaded

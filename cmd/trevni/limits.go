@@ -13,7 +13,6 @@ import (
 	"github.com/trevni-go/trevni/remote/httpread"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/stores/objstore"
 )
 
 // limits are the parsed limit flags; zero means the library's default.
@@ -100,7 +99,7 @@ func limitHint(err error) error {
 		return fmt.Errorf("%w (the limit on schema, descriptor set and .proto files: --schema, --descriptor-set, --proto and their imports)", err)
 	case errors.Is(err, trevni.ErrTooLarge):
 		return fmt.Errorf("%w (--max-download raises the limit)", err)
-	case errors.Is(err, trevni.ErrTimeout), errors.Is(err, objstore.ErrStalled):
+	case errors.Is(err, trevni.ErrTimeout): // a store's stall too
 		return fmt.Errorf("%w (--http-timeout changes the limit)", err)
 	case errors.Is(err, format.ErrRecordSize):
 		return fmt.Errorf("%w (--max-record-size raises the limit)", err)
