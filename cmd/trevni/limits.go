@@ -11,7 +11,6 @@ import (
 	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/limitfile"
 	"github.com/trevni-go/trevni/remote/httpread"
-	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 )
 
@@ -91,7 +90,7 @@ func (l limits) store() *frontdoor.StoreOptions { return &frontdoor.StoreOptions
 // limitHint adds to an error caused by a limit the flags that raise it.
 func limitHint(err error) error {
 	switch {
-	case errors.Is(err, schema.ErrTooLarge):
+	case errors.Is(err, trevni.ErrSchemaTooLarge):
 		return fmt.Errorf("%w (--max-columns and --max-depth raise the limits)", err)
 	case errors.Is(err, clmn.ErrLimit):
 		return fmt.Errorf("%w (--max-columns and --block-memory raise the limits)", err)
