@@ -402,7 +402,7 @@ func (p *Part) openFor(ctx context.Context, mode int) (*File, error) {
 const (
 	openFull       = iota // for any reading
 	openHeaderOnly        // nothing past the header will be read: a URL is read no further
-	openRecords           // for reading records: Trevni blocks are read ahead
+	openRecords           // for reading records: a remote part's Trevni blocks are read ahead
 )
 
 // open opens the part for reading as mode says.
@@ -508,7 +508,10 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	switch f.format {
 	case Trevni2:
 		ro := p.ds.opts.reader()
-		ro.ReadAhead = ro.ReadAhead || mode == openRecords
+		// A remote part's records read ahead always: its goroutines wait
+		// on requests, overlapping their latency; a local part's only as
+		// the options ask, so that a read takes one core by default.
+		ro.ReadAhead = ro.ReadAhead || mode == openRecords && fetcher != nil
 		f.trevni, err = format.NewReader(cra, size, &ro)
 	case Trevni1:
 		o := trevni1.ReaderOptions{ImpalaBooleans: p.ds.opts.ImpalaBooleans}

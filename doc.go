@@ -47,7 +47,8 @@
 // reads record by record, with the report of what it decoded and fetched.
 //
 // Reads run on the calling goroutine unless ReadOptions.Workers asks for
-// more (the trevni command gives one per core). A Dataset is safe for
+// more (the trevni command gives one per core), or OpenOptions.ReadAhead
+// for the columns of local files. A Dataset is safe for
 // concurrent use by several readers: open it once and share it between
 // requests; each Reader or iterator is one goroutine's.
 //

@@ -148,10 +148,13 @@ type OpenOptions struct {
 	// StrictChecksums rejects the all-zero CRC-32 that Java writes for
 	// every block of a null-codec file; by default it is tolerated.
 	StrictChecksums bool
-	// ReadAhead makes each column's reader fetch and decompress its next
-	// block on another goroutine while the current one is decoded: faster
-	// where the storage or the codec is slow, at the cost of a goroutine
-	// and a block buffer a column.
+	// ReadAhead makes each column's reader of a local Trevni part fetch
+	// and decompress its next block on another goroutine while the
+	// current one is decoded: faster (the trevni command sets it), at the
+	// cost of a goroutine, a core and a block buffer a column. Without
+	// it a read runs on its own goroutine (see ReadOptions.Workers).
+	// Records of a part over HTTP or a store are always read ahead: those
+	// goroutines wait on its requests, overlapping their latency.
 	ReadAhead bool
 	// ImpalaBooleans reads Trevni 1 boolean blocks that Impala's size bug
 	// left short as Impala did (see trevni1.ReaderOptions).

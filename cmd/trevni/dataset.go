@@ -78,6 +78,7 @@ func (e *env) openOptions(readerSchema string, impalaBooleans bool) *trevni.Open
 		MaxBlockSize:   int(e.limits.maxBlock),
 		BlockMemory:    e.limits.blockMemory,
 		SkipChecksums:  e.limits.skipChecksums,
+		ReadAhead:      true, // the command takes every core
 		ImpalaBooleans: impalaBooleans,
 		HTTP:           e.limits.http(),
 		StoreStall:     e.limits.stall(),

@@ -327,12 +327,15 @@ func duckscan_bind(info C.duckdb_bind_info) {
 // with the limits of the named parameters (block memory, block size,
 // record bytes; 0 where not given).
 func (s *scanner) options(limits [3]int64) (*trevni.OpenOptions, error) {
-	if limits == [3]int64{} {
-		return s.cfg.Open, nil
-	}
 	var o trevni.OpenOptions
 	if s.cfg.Open != nil {
 		o = *s.cfg.Open
+	}
+	// Each scan's column readers read ahead, as the front door did by
+	// default before ReadAhead was an option of its own.
+	o.ReadAhead = true
+	if limits == [3]int64{} {
+		return &o, nil
 	}
 	names := []string{BlockMemoryParameter, MaxBlockSizeParameter, MaxRecordBytesParameter}
 	for i, v := range limits {
