@@ -18,6 +18,17 @@ import (
 // MetaAvroSchema.
 const MetaParquetAvroSchema = "parquet.avro.schema"
 
+// storedSchemaText returns the Avro schema text a file's key-value
+// metadata keeps, nil without one, and its key: avro.schema, or else
+// parquet.avro.schema.
+func storedSchemaText(rd *file.Reader) (string, *string) {
+	kv := rd.MetaData().KeyValueMetadata()
+	if v := kv.FindValue(trevniarrow.MetaAvroSchema); v != nil {
+		return trevniarrow.MetaAvroSchema, v
+	}
+	return MetaParquetAvroSchema, kv.FindValue(MetaParquetAvroSchema)
+}
+
 // storedAvroSchema returns the Avro schema of a Parquet file's records:
 // the one its key-value metadata keeps (avro.schema, which toparquet
 // writes, or else parquet.avro.schema, which parquet-avro writes),
@@ -26,13 +37,7 @@ const MetaParquetAvroSchema = "parquet.avro.schema"
 // missing, a type the column's cannot be written as) is refused, naming
 // the key and the field.
 func storedAvroSchema(rd *file.Reader, as *arrow.Schema) (string, error) {
-	kv := rd.MetaData().KeyValueMetadata()
-	key := trevniarrow.MetaAvroSchema
-	v := kv.FindValue(key)
-	if v == nil {
-		key = MetaParquetAvroSchema
-		v = kv.FindValue(key)
-	}
+	key, v := storedSchemaText(rd)
 	if v == nil {
 		// The columns' types alone (pqarrow copies the key-value
 		// metadata into as's, avro.schema among them: none here).

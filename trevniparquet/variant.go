@@ -17,7 +17,6 @@ import (
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/trevni-go/trevni/schema"
-	"github.com/trevni-go/trevni/trevniarrow"
 )
 
 // A Parquet VARIANT column (a group of metadata and value binaries and,
@@ -341,13 +340,7 @@ func typeWords(t arrow.DataType) string {
 // VariantProp, checked against the columns as checkClaim does, or else
 // the one inferred from hinted with the property added.
 func variantAvroSchema(rd *file.Reader, hinted *arrow.Schema, vp *variantPlan) (string, error) {
-	kv := rd.MetaData().KeyValueMetadata()
-	key := trevniarrow.MetaAvroSchema
-	v := kv.FindValue(key)
-	if v == nil {
-		key = MetaParquetAvroSchema
-		v = kv.FindValue(key)
-	}
+	key, v := storedSchemaText(rd)
 	var text string
 	if v == nil {
 		t, err := storedAvroSchema(rd, hinted)
