@@ -295,7 +295,7 @@ func newIntEnc(s *schema.Schema, t arrow.DataType) encoder {
 
 func (e *intEnc) bind(a arrow.Array) error {
 	e.a = a
-	switch x := a.(type) {
+	switch x := storage(a).(type) {
 	case *array.Int8:
 		e.get = func(i int) (int64, bool) { return int64(x.Value(i)), true }
 	case *array.Int16:

@@ -224,6 +224,16 @@ func (b *lbuilder) col(n *levels.Node, t arrow.DataType, nullable bool) (lcol, e
 			}
 			c.items = []lcol{item}
 		case *arrow.MapType:
+			if n.Kind == levels.List {
+				// An array of key-value records marked as a map
+				// (PropArrowType): the records are the entries.
+				item, err := b.col(n.Children[0], lt.Elem(), false)
+				if err != nil {
+					return nil, err
+				}
+				c.items = []lcol{item}
+				break
+			}
 			val, err := b.col(n.Children[1], lt.ItemType(), lt.ItemField().Nullable)
 			if err != nil {
 				return nil, err
@@ -305,9 +315,9 @@ func (b *lbuilder) col(n *levels.Node, t arrow.DataType, nullable bool) (lcol, e
 	case schema.Boolean:
 		return &lboolCol{v: v, lb: lb}, nil
 	case schema.Int:
-		return &lfixedCol[int32]{t: t, v: v, lb: lb, vals: func(r *levels.Run) *[]int32 { return &r.I32 }}, nil
+		return &lfixedCol[int32]{t: t, v: v, lb: lb, vals: func(r *levels.Run) *[]int32 { return &r.I32 }, width: narrowWidth(t)}, nil
 	case schema.Long:
-		return &lfixedCol[int64]{t: t, v: v, lb: lb, vals: func(r *levels.Run) *[]int64 { return &r.I64 }}, nil
+		return &lfixedCol[int64]{t: t, v: v, lb: lb, vals: func(r *levels.Run) *[]int64 { return &r.I64 }, width: narrowWidth(t)}, nil
 	case schema.Float:
 		return &lfixedCol[float32]{t: t, v: v, lb: lb, vals: func(r *levels.Run) *[]float32 { return &r.F32 }}, nil
 	case schema.Double:
@@ -409,6 +419,37 @@ type lfixedCol[T int32 | int64 | float32 | float64] struct {
 	vals func(*levels.Run) *[]T // the run's values of the type
 	out  []T
 	bulk bool // the values come a batch at a time (all): no capacity kept
+	// width is the bytes of a value of an Arrow integer type narrower
+	// than T (int8 to uint32, PropArrowType), which the values are cut
+	// to; 0 for a type of T's width.
+	width int
+}
+
+// narrowWidth returns the bytes of a value of t when it is an integer
+// type of less than 64 bits other than int32, else 0.
+func narrowWidth(t arrow.DataType) int {
+	switch t.ID() {
+	case arrow.INT8, arrow.UINT8:
+		return 1
+	case arrow.INT16, arrow.UINT16:
+		return 2
+	case arrow.UINT32:
+		return 4
+	}
+	return 0
+}
+
+// narrow returns the values cut to width bytes each (little-endian),
+// in a new buffer.
+func narrow[T int32 | int64 | float32 | float64](vals []T, width int) []byte {
+	out := make([]byte, len(vals)*width)
+	for i, v := range vals {
+		x := uint64(int64(v))
+		for k := range width {
+			out[i*width+k] = byte(x >> (8 * k))
+		}
+	}
+	return out
 }
 
 func (c *lfixedCol[T]) read() error {
@@ -446,6 +487,11 @@ func (c *lfixedCol[T]) bytes() int { return len(c.out) * 8 }
 func (c *lfixedCol[T]) finish() arrow.ArrayData {
 	n := len(c.out)
 	valid, nulls := c.v.take()
+	if c.width > 0 {
+		data := array.NewData(c.t, n, []*memory.Buffer{valid, memory.NewBufferBytes(narrow(c.out, c.width))}, nil, nulls, 0)
+		c.out = c.out[:0]
+		return data
+	}
 	data := array.NewData(c.t, n, []*memory.Buffer{valid, memory.NewBufferBytes(byteSlice(c.out))}, nil, nulls, 0)
 	c.out = nil
 	if !c.bulk {

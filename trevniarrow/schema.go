@@ -186,13 +186,24 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 		case schema.LogicalDate:
 			return arrow.FixedWidthTypes.Date32, false, nil
 		case schema.LogicalTimeMillis:
-			return arrow.FixedWidthTypes.Time32ms, false, nil
+			return parquetTime(s, arrow.FixedWidthTypes.Time32ms, pqschema.TimeUnitMillis, o), false, nil
+		case schema.LogicalNone:
+			if t := narrowInts[propString(s, PropArrowType)]; t != nil && t.(arrow.FixedWidthDataType).BitWidth() < 32 {
+				return t, false, nil
+			}
 		}
 		return arrow.PrimitiveTypes.Int32, false, nil
 	case schema.Long:
 		switch s.Logical {
+		case schema.LogicalNone:
+			switch at := propString(s, PropArrowType); at {
+			case "uint32", "uint64":
+				return narrowInts[at], false, nil
+			case "time64[ns]":
+				return parquetTime(s, arrow.FixedWidthTypes.Time64ns, pqschema.TimeUnitNanos, o), false, nil
+			}
 		case schema.LogicalTimeMicros:
-			return arrow.FixedWidthTypes.Time64us, false, nil
+			return parquetTime(s, arrow.FixedWidthTypes.Time64us, pqschema.TimeUnitMicros, o), false, nil
 		case schema.LogicalTimestampMillis:
 			return &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, false, nil
 		case schema.LogicalTimestampMicros:
@@ -216,6 +227,9 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 			if t := decimalType(s.Precision, s.Scale); t != nil {
 				return t, o.Parquet, nil
 			}
+		}
+		if l := parquetLogical(s, pqschema.TimeUnitUnknown); l != nil && o.Parquet && s.Logical == schema.LogicalNone {
+			return NewParquetType(arrow.BinaryTypes.Binary, l), false, nil
 		}
 		return arrow.BinaryTypes.Binary, false, nil
 	case schema.String:
@@ -241,6 +255,9 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 		t, nullable, err := arrowType(s.Items, o)
 		if err != nil {
 			return nil, false, err
+		}
+		if m := mapOf(s, t); m != nil {
+			return m, false, nil
 		}
 		return arrow.ListOfField(arrow.Field{Name: "item", Type: t, Nullable: nullable}), false, nil
 	case schema.Map:

@@ -7,6 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/trevni-go/trevni/trevniarrow"
 )
 
 // checkEncodings returns an error naming the column chunk, when one of
@@ -39,7 +41,9 @@ func checkEncodings(g int, path string, t parquet.Type, encs []parquet.Encoding)
 }
 
 // textHints returns as with the columns of Parquet's ENUM and JSON logical
-// types as strings, and those of its INTERVAL as Arrow intervals, to infer
+// types as strings, those of its INTERVAL as Arrow intervals, INT96 and
+// legacy TIMESTAMP_* timestamps without a time zone, and TIMEs adjusted to
+// UTC, GEOMETRY and GEOGRAPHY as trevniarrow's ParquetExtension, to infer
 // the Avro schema from. arrow-go reads the first as binary (the Parquet
 // format leaves their bytes to the application), but they are text, and
 // DuckDB and Spark read them as strings; it reads an INTERVAL as 12
@@ -75,7 +79,14 @@ func hintField(sf *pqarrow.SchemaField, descr *pqschema.Schema) (arrow.Field, bo
 			return f, false
 		}
 		col := descr.Column(sf.ColIndex)
-		switch col.LogicalType().(type) {
+		if t, ok := f.Type.(*arrow.TimestampType); ok && col.PhysicalType() == parquet.Types.Int96 {
+			// INT96 inside lists and structs, read by arrow-go as UTC
+			// nanoseconds: without a time zone, as the top-level ones
+			// (pqint96.go).
+			f.Type = &arrow.TimestampType{Unit: t.Unit}
+			return f, true
+		}
+		switch lt := col.LogicalType().(type) {
 		case pqschema.EnumLogicalType, pqschema.JSONLogicalType:
 			if f.Type.ID() == arrow.BINARY {
 				f.Type = arrow.BinaryTypes.String
@@ -84,6 +95,26 @@ func hintField(sf *pqarrow.SchemaField, descr *pqschema.Schema) (arrow.Field, bo
 		case pqschema.IntervalLogicalType:
 			if t, ok := f.Type.(*arrow.FixedSizeBinaryType); ok && t.ByteWidth == 12 {
 				f.Type = arrow.FixedWidthTypes.MonthDayNanoInterval
+				return f, true
+			}
+		case pqschema.TimeLogicalType:
+			if id := f.Type.ID(); lt.IsAdjustedToUTC() && (id == arrow.TIME32 || id == arrow.TIME64) {
+				f.Type = trevniarrow.NewParquetType(f.Type, lt)
+				return f, true
+			}
+		case pqschema.TimestampLogicalType:
+			// A legacy TIMESTAMP_MILLIS or _MICROS converted type (no
+			// logical type): arrow-go reads it adjusted to UTC, as the
+			// format's compatibility rules say, DuckDB (and Arrow C++ for
+			// INT96) without a time zone, which is how it is kept: a
+			// local timestamp, written back without a zone.
+			if t, ok := f.Type.(*arrow.TimestampType); ok && lt.IsFromConvertedType() {
+				f.Type = &arrow.TimestampType{Unit: t.Unit}
+				return f, true
+			}
+		case pqschema.GeometryLogicalType, pqschema.GeographyLogicalType:
+			if f.Type.ID() == arrow.BINARY {
+				f.Type = trevniarrow.NewParquetType(f.Type, lt)
 				return f, true
 			}
 		}
