@@ -76,7 +76,15 @@ func foreignBatch(seed uint64, n int) arrow.RecordBatch {
 		if null(i) {
 			b.Field(5).AppendNull()
 		} else {
-			b.Field(5).(*array.Uint64Builder).Append(uint64(pick(0, math.MaxInt64)))
+			// All 64 bits: those of 2^63 and up too.
+			u := r.Uint64()
+			switch i % 5 {
+			case 0:
+				u = 0
+			case 1:
+				u = math.MaxUint64
+			}
+			b.Field(5).(*array.Uint64Builder).Append(u)
 		}
 		if null(i) {
 			b.Field(6).AppendNull()

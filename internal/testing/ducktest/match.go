@@ -304,6 +304,11 @@ func Match(s *schema.Schema, v, d any) error {
 			want = json.Number(strconv.FormatInt(int64(x), 10))
 		case int64:
 			want = json.Number(strconv.FormatInt(x, 10))
+			if p, _ := s.Prop("arrow.type"); p == "uint64" {
+				// A Parquet UINT_64 (DuckDB's UBIGINT): the long
+				// holds its 64 bits.
+				want = json.Number(strconv.FormatUint(uint64(x), 10))
+			}
 		case []byte:
 			want = duckBlob(x)
 		case float32:
