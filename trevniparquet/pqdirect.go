@@ -699,6 +699,16 @@ type chunkBufs struct {
 func chunkSink(cw file.ColumnChunkWriter, b *chunkBufs) func(*levels.Run) error {
 	noDefs := cw.Descr().MaxDefinitionLevel() == 0
 	noReps := cw.Descr().MaxRepetitionLevel() == 0
+	// An INT32 of an 8- or 16-bit integer type (an int the Avro schema
+	// marks so, trevniarrow.PropArrowType) takes only values of its range.
+	var lo, hi int32
+	narrow := false
+	if lt, ok := cw.Descr().LogicalType().(pqschema.IntLogicalType); ok && lt.BitWidth() < 32 {
+		narrow, lo, hi = true, -1<<(lt.BitWidth()-1), 1<<(lt.BitWidth()-1)-1
+		if !lt.IsSigned() {
+			lo, hi = 0, 1<<lt.BitWidth()-1
+		}
+	}
 	return func(r *levels.Run) error {
 		defs, reps := r.Defs, r.Reps
 		if noDefs {
@@ -712,6 +722,13 @@ func chunkSink(cw file.ColumnChunkWriter, b *chunkBufs) func(*levels.Run) error 
 		case *file.BooleanColumnChunkWriter:
 			_, err = w.WriteBatch(r.Bools, defs, reps)
 		case *file.Int32ColumnChunkWriter:
+			if narrow {
+				for _, v := range r.I32 {
+					if v < lo || v > hi {
+						return fmt.Errorf("%d out of the range of the column's Parquet %s, the type the Avro schema's %q names", v, cw.Descr().LogicalType(), trevniarrow.PropArrowType)
+					}
+				}
+			}
 			_, err = w.WriteBatch(r.I32, defs, reps)
 		case *file.Int64ColumnChunkWriter:
 			_, err = w.WriteBatch(r.I64, defs, reps)
