@@ -166,12 +166,23 @@ func TestForeignArrowTypesComeBack(t *testing.T) {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
+		// Without ForeignTypes (toarrow, trevni sql), the Avro types'
+		// own Arrow types, as before the marks.
+		plain, err := trevniarrow.ArrowSchema(mustParse(t, text), &trevniarrow.SchemaOptions{Parquet: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []string{"int32", "int32", "int32", "int32", "int64", "int64", "int64", "list<item: struct<key: int32, value: bool nullable>>", "list<item: int32, nullable>", "time32[ms]", "time64[us]", "binary", "binary"} {
+			if got := plain.Field(i).Type.String(); got != want {
+				t.Errorf("without ForeignTypes, %s is %s, want %s", plain.Field(i).Name, got, want)
+			}
+		}
 		for _, parquet := range []bool{false, true} {
 			ds, err := trevni.Open(ctx, name, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := trevniarrow.NewRecordReader(ctx, ds, &trevniarrow.ReadOptions{BatchRows: 33, Schema: trevniarrow.SchemaOptions{Parquet: parquet}})
+			back, err := trevniarrow.NewRecordReader(ctx, ds, &trevniarrow.ReadOptions{BatchRows: 33, Schema: trevniarrow.SchemaOptions{Parquet: parquet, ForeignTypes: true}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,4 +219,13 @@ func TestForeignArrowTypesComeBack(t *testing.T) {
 		}
 		rec.Release()
 	}
+}
+
+func mustParse(t *testing.T, text string) *schema.Schema {
+	t.Helper()
+	s, err := schema.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -13,8 +13,9 @@ import (
 )
 
 // The Avro properties that keep what Avro's types do not say of a column
-// read from Arrow or Parquet, so that the way back (toparquet, toarrow)
-// gives the original type: AvroSchema writes them, ArrowSchema reads them.
+// read from Arrow or Parquet, so that the way back (toparquet) gives the
+// original type: AvroSchema writes them, ArrowSchema reads them when
+// SchemaOptions.ForeignTypes says so.
 // They are properties of the type, which Avro readers ignore: the schema
 // stays valid Avro and Java reads its values as the plain type.
 const (
@@ -46,8 +47,8 @@ const (
 // TIME adjusted to UTC (storage time32 or time64), a GEOMETRY or
 // GEOGRAPHY (storage binary). trevniparquet gives it to the columns it
 // reads, so that AvroSchema keeps the type in properties (PropParquetUTC,
-// PropParquetLogical); ArrowSchema with SchemaOptions.Parquet gives it
-// back, and pqarrow writes the logical type (it implements
+// PropParquetLogical); ArrowSchema with SchemaOptions.Parquet and
+// ForeignTypes gives it back, and pqarrow writes the logical type (it implements
 // pqarrow.ExtensionCustomParquetType). The type is not registered with
 // Arrow.
 const ParquetExtension = "trevni.parquet.logical"
@@ -164,11 +165,11 @@ var narrowInts = map[string]arrow.DataType{
 	"uint64": arrow.PrimitiveTypes.Uint64,
 }
 
-// parquetTime returns t, or with SchemaOptions.Parquet the
-// ParquetExtension of a TIME adjusted to UTC over it when s says so
+// parquetTime returns t, or with SchemaOptions.Parquet and ForeignTypes
+// the ParquetExtension of a TIME adjusted to UTC over it when s says so
 // (PropParquetUTC).
 func parquetTime(s *schema.Schema, t arrow.DataType, unit pqschema.TimeUnitType, o *SchemaOptions) arrow.DataType {
-	if l := parquetLogical(s, unit); l != nil && o.Parquet {
+	if l := parquetLogical(s, unit); l != nil && o.Parquet && o.ForeignTypes {
 		return NewParquetType(t, l)
 	}
 	return t

@@ -39,6 +39,14 @@ type SchemaOptions struct {
 	// durations of the extension type DurationExtension, which pqarrow
 	// writes as Parquet INTERVALs.
 	Parquet bool
+	// ForeignTypes gives the Arrow types the Avro schema's marks name
+	// (PropArrowType: narrow and unsigned integers, time64[ns], maps of
+	// keys other than strings) in place of the plain types of the Avro
+	// types, and with Parquet the ParquetExtension of the Parquet logical
+	// types its properties keep (PropParquetUTC, PropParquetLogical):
+	// the types a file converted from Arrow or Parquet had. toparquet
+	// (trevniparquet.Write) sets it.
+	ForeignTypes bool
 }
 
 // PadField is the name of the field SchemaOptions.Parquet gives records of
@@ -188,7 +196,7 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 		case schema.LogicalTimeMillis:
 			return parquetTime(s, arrow.FixedWidthTypes.Time32ms, pqschema.TimeUnitMillis, o), false, nil
 		case schema.LogicalNone:
-			if t := narrowInts[propString(s, PropArrowType)]; t != nil && t.(arrow.FixedWidthDataType).BitWidth() < 32 {
+			if t := narrowInts[propString(s, PropArrowType)]; t != nil && o.ForeignTypes && t.(arrow.FixedWidthDataType).BitWidth() < 32 {
 				return t, false, nil
 			}
 		}
@@ -196,6 +204,9 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 	case schema.Long:
 		switch s.Logical {
 		case schema.LogicalNone:
+			if !o.ForeignTypes {
+				break
+			}
 			switch at := propString(s, PropArrowType); at {
 			case "uint32", "uint64":
 				return narrowInts[at], false, nil
@@ -228,7 +239,7 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 				return t, o.Parquet, nil
 			}
 		}
-		if l := parquetLogical(s, pqschema.TimeUnitUnknown); l != nil && o.Parquet && s.Logical == schema.LogicalNone {
+		if l := parquetLogical(s, pqschema.TimeUnitUnknown); l != nil && o.Parquet && o.ForeignTypes && s.Logical == schema.LogicalNone {
 			return NewParquetType(arrow.BinaryTypes.Binary, l), false, nil
 		}
 		return arrow.BinaryTypes.Binary, false, nil
@@ -256,7 +267,7 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 		if err != nil {
 			return nil, false, err
 		}
-		if m := mapOf(s, t); m != nil {
+		if m := mapOf(s, t); m != nil && o.ForeignTypes {
 			return m, false, nil
 		}
 		return arrow.ListOfField(arrow.Field{Name: "item", Type: t, Nullable: nullable}), false, nil

@@ -136,6 +136,7 @@ func write(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *WriteOpti
 		o.Read.BatchRows = o.RowGroupRows
 	}
 	o.Read.Schema.Parquet = true
+	o.Read.Schema.ForeignTypes = true
 	props := parquetProps(codec, o.RowGroupRows, o.Allocator)
 	if s := directSchema(ds, &o.Read); direct && s != nil {
 		if as, err := trevniarrow.ArrowSchema(s, &o.Read.Schema); err == nil {
