@@ -407,7 +407,7 @@ func Open(r parquet.ReaderAtSeeker, opts *ReadOptions) (pf *File, err error) {
 		return nil, err
 	}
 	shapes := fileShapes(fr.Manifest, rd.MetaData().Schema, fix)
-	hinted := shapeSchema(withInt96(textHints(as, fr.Manifest, rd.MetaData().Schema), int96), shapes)
+	hinted := shapeSchema(withInt96(textHints(as, fr.Manifest, rd.MetaData()), int96), shapes)
 	raw := withInt96(as, int96)
 	as = shapeSchema(raw, shapes)
 	avro, err := storedAvroSchema(rd, hinted)
