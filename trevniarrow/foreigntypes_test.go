@@ -229,3 +229,51 @@ func mustParse(t *testing.T, text string) *schema.Schema {
 	}
 	return s
 }
+
+// BenchmarkToArrowForeign reads batches of the marked types
+// (foreignSchema: narrowed integers checked in range, maps of int keys,
+// the Parquet extension types) from a Trevni file of 20,000 rows.
+func BenchmarkToArrowForeign(b *testing.B) {
+	ctx := context.Background()
+	rec := foreignBatch(1, 20000)
+	defer rec.Release()
+	text, err := trevniarrow.AvroSchema(rec.Schema())
+	if err != nil {
+		b.Fatal(err)
+	}
+	name := filepath.Join(b.TempDir(), "foreign.trv")
+	w, err := trevni.Create(ctx, name, text, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rr, err := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := trevniarrow.WriteAll(ctx, w, rr); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	ds, err := trevni.Open(ctx, name, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ds.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		back, err := trevniarrow.NewRecordReader(ctx, ds, &trevniarrow.ReadOptions{Schema: trevniarrow.SchemaOptions{Parquet: true, ForeignTypes: true}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows := int64(0)
+		for back.Next() {
+			rows += back.RecordBatch().NumRows()
+		}
+		if back.Err() != nil || rows != rec.NumRows() {
+			b.Fatalf("%d rows of %d: %v", rows, rec.NumRows(), back.Err())
+		}
+		back.Release()
+	}
+}
