@@ -1,8 +1,6 @@
 package trevniparquet_test
 
 import (
-	"bytes"
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/trevni-go/trevni/internal/testing/ducktest"
@@ -33,27 +29,14 @@ func TestParquetLegacyTimeComesBack(t *testing.T) {
 	for _, v := range []arrow.Time32{0, 1, 43200000, 86399999} {
 		b.Append(v)
 	}
-	storage := b.NewArray()
-	col := array.NewExtensionArrayWithStorage(utc, storage)
-	rec := array.NewRecordBatch(as, []arrow.Array{col, col}, int64(col.Len()))
-	var buf bytes.Buffer
-	fw, err := pqarrow.NewFileWriter(as, &buf, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps())
+	col := array.NewExtensionArrayWithStorage(utc, b.NewArray())
+	adjusted := writeClaim(t, as, []arrow.Array{col, col}, "note", "no Avro schema")
+	data, err := os.ReadFile(adjusted)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fw.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := fw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	adjusted := filepath.Join(dir, "adjusted.parquet")
-	legacy := filepath.Join(dir, "legacy.parquet")
-	if err := os.WriteFile(adjusted, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(legacy, withoutLogicalType(t, buf.Bytes(), "a"), 0o644); err != nil {
+	legacy := filepath.Join(t.TempDir(), "legacy.parquet")
+	if err := os.WriteFile(legacy, withoutLogicalType(t, data, "a"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var files []string
@@ -85,25 +68,15 @@ func TestParquetLegacyTimeComesBack(t *testing.T) {
 // as a writer of before logical types wrote it.
 func withoutLogicalType(t *testing.T, data []byte, name string) []byte {
 	t.Helper()
-	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
-	start := len(data) - 8 - n
-	md, err := metadata.NewFileMetaData(data[start:len(data)-8], nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, e := range md.FileMetaData.Schema {
-		if e.Name == name && e.IsSetConvertedType() {
-			e.LogicalType, found = nil, true
+	return editFooter(t, data, func(md *metadata.FileMetaData) {
+		found := false
+		for _, e := range md.FileMetaData.Schema {
+			if e.Name == name && e.IsSetConvertedType() {
+				e.LogicalType, found = nil, true
+			}
 		}
-	}
-	if !found {
-		t.Fatalf("no column %s of a converted type", name)
-	}
-	out := bytes.NewBuffer(append([]byte(nil), data[:start]...))
-	m, err := md.WriteTo(out, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(binary.LittleEndian.AppendUint32(out.Bytes(), uint32(m)), "PAR1"...)
+		if !found {
+			t.Fatalf("no column %s of a converted type", name)
+		}
+	})
 }
