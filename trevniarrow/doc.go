@@ -62,14 +62,19 @@
 // Batches from elsewhere (Parquet files, DuckDB, pandas) without the
 // metadata are written with an Avro schema inferred by AvroSchema: the
 // mapping above backwards, and besides int8, int16, uint8, uint16 as int;
-// uint32, uint64 as long (a uint64 past the largest long is an error);
-// float16 as float; large and view strings, binaries and lists as theirs;
-// fixed-size lists as arrays; maps with keys that are not strings as
-// arrays of key-value records; dictionaries as their values; date64 as
+// uint32, uint64 as long (a uint64's 64 bits: 2^63 and up as negative
+// longs); float16 as float; large and view strings, binaries and lists as
+// theirs; fixed-size lists as arrays; maps with keys that are not strings
+// as arrays of key-value records; dictionaries as their values; date64 as
 // date; time32[s] as time-millis, time64[ns] and durations as long;
 // timestamp[s] as timestamp-millis; month-day-nano intervals (and
-// DurationExtension) as the duration fixed; sparse unions as unions; nullable fields as ["null", T].
-// Names that are not valid Avro names have their other characters
-// replaced by "_" (the Arrow name kept in the field's "arrow.name"
-// property).
+// DurationExtension) as the duration fixed; sparse unions as unions;
+// nullable fields as ["null", T]. The Arrow types Avro has none for
+// (narrow and unsigned integers, time64[ns], durations, maps of other
+// keys) are named in the Avro type's PropArrowType property, and the
+// Parquet logical types ParquetExtension carries in PropParquetUTC and
+// PropParquetLogical; ArrowSchema with SchemaOptions.ForeignTypes gives
+// them back. Names that are not valid Avro names have their other
+// characters replaced by "_" (the Arrow name kept in the field's
+// "arrow.name" property).
 package trevniarrow

@@ -226,10 +226,14 @@ func (e *boolEnc) encode(dst []byte, i int) ([]byte, error) {
 // intEnc writes Avro ints and longs from any Arrow integer, date, time,
 // timestamp or duration, scaled to the Avro type's unit.
 type intEnc struct {
-	int        bool  // Avro int: range checked
-	mul, div   int64 // the unit's scale
-	get        func(i int) (int64, bool)
-	a          arrow.Array
+	int      bool  // Avro int: range checked
+	mul, div int64 // the unit's scale
+	get      func(i int) (int64, bool)
+	a        arrow.Array
+	// unsigned64 says the long holds a uint64's 64 bits (the Avro type
+	// marked "uint64", PropArrowType): values of 2^63 and up are
+	// written as the negative longs of the same bits, which the way
+	// back reads unsigned again.
 	unsigned64 bool
 }
 
@@ -267,7 +271,7 @@ func newIntEnc(s *schema.Schema, t arrow.DataType) encoder {
 	var from int64 // the Arrow type's unit in nanoseconds; 0 for a plain integer
 	switch t.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
-		e.unsigned64 = t.ID() == arrow.UINT64
+		e.unsigned64 = t.ID() == arrow.UINT64 && s.Kind == schema.Long && propString(s, PropArrowType) == "uint64"
 	case arrow.DATE32:
 		from = 86400e9
 	case arrow.DATE64:
@@ -295,7 +299,7 @@ func newIntEnc(s *schema.Schema, t arrow.DataType) encoder {
 
 func (e *intEnc) bind(a arrow.Array) error {
 	e.a = a
-	switch x := a.(type) {
+	switch x := storage(a).(type) {
 	case *array.Int8:
 		e.get = func(i int) (int64, bool) { return int64(x.Value(i)), true }
 	case *array.Int16:
@@ -311,7 +315,7 @@ func (e *intEnc) bind(a arrow.Array) error {
 	case *array.Uint32:
 		e.get = func(i int) (int64, bool) { return int64(x.Value(i)), true }
 	case *array.Uint64:
-		e.get = func(i int) (int64, bool) { v := x.Value(i); return int64(v), v <= math.MaxInt64 }
+		e.get = func(i int) (int64, bool) { v := x.Value(i); return int64(v), v <= math.MaxInt64 || e.unsigned64 }
 	case *array.Date32:
 		e.get = func(i int) (int64, bool) { return int64(x.Value(i)), true }
 	case *array.Date64:

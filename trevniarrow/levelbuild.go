@@ -224,6 +224,16 @@ func (b *lbuilder) col(n *levels.Node, t arrow.DataType, nullable bool) (lcol, e
 			}
 			c.items = []lcol{item}
 		case *arrow.MapType:
+			if n.Kind == levels.List {
+				// An array of key-value records marked as a map
+				// (PropArrowType): the records are the entries.
+				item, err := b.col(n.Children[0], lt.Elem(), false)
+				if err != nil {
+					return nil, err
+				}
+				c.items = []lcol{item}
+				break
+			}
 			val, err := b.col(n.Children[1], lt.ItemType(), lt.ItemField().Nullable)
 			if err != nil {
 				return nil, err
@@ -305,9 +315,9 @@ func (b *lbuilder) col(n *levels.Node, t arrow.DataType, nullable bool) (lcol, e
 	case schema.Boolean:
 		return &lboolCol{v: v, lb: lb}, nil
 	case schema.Int:
-		return &lfixedCol[int32]{t: t, v: v, lb: lb, vals: func(r *levels.Run) *[]int32 { return &r.I32 }}, nil
+		return newFixedCol(n, t, v, lb, func(r *levels.Run) *[]int32 { return &r.I32 }), nil
 	case schema.Long:
-		return &lfixedCol[int64]{t: t, v: v, lb: lb, vals: func(r *levels.Run) *[]int64 { return &r.I64 }}, nil
+		return newFixedCol(n, t, v, lb, func(r *levels.Run) *[]int64 { return &r.I64 }), nil
 	case schema.Float:
 		return &lfixedCol[float32]{t: t, v: v, lb: lb, vals: func(r *levels.Run) *[]float32 { return &r.F32 }}, nil
 	case schema.Double:
@@ -409,6 +419,62 @@ type lfixedCol[T int32 | int64 | float32 | float64] struct {
 	vals func(*levels.Run) *[]T // the run's values of the type
 	out  []T
 	bulk bool // the values come a batch at a time (all): no capacity kept
+	// width is the bytes of a value of an Arrow integer type narrower
+	// than T (int8 to uint32, PropArrowType), which the values are cut
+	// to; 0 for a type of T's width. lo and hi are the type's range,
+	// which a value outside is an error (the mark is the schema's claim).
+	width  int
+	lo, hi int64
+	path   string // the node's, for errors
+}
+
+// narrowRange returns the bytes of a value of t and its range when it is
+// an integer type of less than 64 bits other than int32, else 0.
+func narrowRange(t arrow.DataType) (width int, lo, hi int64) {
+	switch t.ID() {
+	case arrow.INT8:
+		return 1, math.MinInt8, math.MaxInt8
+	case arrow.UINT8:
+		return 1, 0, math.MaxUint8
+	case arrow.INT16:
+		return 2, math.MinInt16, math.MaxInt16
+	case arrow.UINT16:
+		return 2, 0, math.MaxUint16
+	case arrow.UINT32:
+		return 4, 0, math.MaxUint32
+	}
+	return 0, 0, 0
+}
+
+// newFixedCol returns the builder of a leaf of ints or longs as Arrow t.
+func newFixedCol[T int32 | int64](n *levels.Node, t arrow.DataType, v validity, lb *leafBuf, vals func(*levels.Run) *[]T) *lfixedCol[T] {
+	c := &lfixedCol[T]{t: t, v: v, lb: lb, vals: vals, path: n.Path}
+	c.width, c.lo, c.hi = narrowRange(t)
+	return c
+}
+
+// inRange returns an error when the next n values of vals do not lie in
+// the range of the column's narrow Arrow type.
+func (c *lfixedCol[T]) inRange(vals []T) error {
+	for _, v := range vals {
+		if x := int64(v); x < c.lo || x > c.hi {
+			return fmt.Errorf("%s: %d out of the range of Arrow %s, the type the Avro schema's %q names", c.path, x, c.t, PropArrowType)
+		}
+	}
+	return nil
+}
+
+// narrow returns the values cut to width bytes each (little-endian),
+// in a new buffer.
+func narrow[T int32 | int64 | float32 | float64](vals []T, width int) []byte {
+	out := make([]byte, len(vals)*width)
+	for i, v := range vals {
+		x := uint64(int64(v))
+		for k := range width {
+			out[i*width+k] = byte(x >> (8 * k))
+		}
+	}
+	return out
 }
 
 func (c *lfixedCol[T]) read() error {
@@ -418,7 +484,13 @@ func (c *lfixedCol[T]) read() error {
 		c.out = append(c.out, 0)
 		return nil
 	}
-	c.out = append(c.out, (*c.vals(&c.lb.run))[i])
+	x := (*c.vals(&c.lb.run))[i]
+	if c.width > 0 {
+		if err := c.inRange([]T{x}); err != nil {
+			return err
+		}
+	}
+	c.out = append(c.out, x)
 	return nil
 }
 
@@ -427,6 +499,11 @@ func (c *lfixedCol[T]) read() error {
 func (c *lfixedCol[T]) all(n int) error {
 	c.bulk = true
 	vals := c.vals(&c.lb.run)
+	if c.width > 0 {
+		if err := c.inRange((*vals)[c.lb.vpos : c.lb.vpos+n]); err != nil {
+			return err
+		}
+	}
 	if len(c.out) == 0 && c.lb.vpos == 0 && n == len(*vals) {
 		c.out = *vals
 		*vals = nil
@@ -446,6 +523,11 @@ func (c *lfixedCol[T]) bytes() int { return len(c.out) * 8 }
 func (c *lfixedCol[T]) finish() arrow.ArrayData {
 	n := len(c.out)
 	valid, nulls := c.v.take()
+	if c.width > 0 {
+		data := array.NewData(c.t, n, []*memory.Buffer{valid, memory.NewBufferBytes(narrow(c.out, c.width))}, nil, nulls, 0)
+		c.out = c.out[:0]
+		return data
+	}
 	data := array.NewData(c.t, n, []*memory.Buffer{valid, memory.NewBufferBytes(byteSlice(c.out))}, nil, nulls, 0)
 	c.out = nil
 	if !c.bulk {

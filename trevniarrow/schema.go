@@ -39,6 +39,14 @@ type SchemaOptions struct {
 	// durations of the extension type DurationExtension, which pqarrow
 	// writes as Parquet INTERVALs.
 	Parquet bool
+	// ForeignTypes gives the Arrow types the Avro schema's marks name
+	// (PropArrowType: narrow and unsigned integers, time64[ns], maps of
+	// keys other than strings) in place of the plain types of the Avro
+	// types, and with Parquet the ParquetExtension of the Parquet logical
+	// types its properties keep (PropParquetUTC, PropParquetLogical):
+	// the types a file converted from Arrow or Parquet had. toparquet
+	// (trevniparquet.Write) sets it.
+	ForeignTypes bool
 }
 
 // PadField is the name of the field SchemaOptions.Parquet gives records of
@@ -186,13 +194,27 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 		case schema.LogicalDate:
 			return arrow.FixedWidthTypes.Date32, false, nil
 		case schema.LogicalTimeMillis:
-			return arrow.FixedWidthTypes.Time32ms, false, nil
+			return parquetTime(s, arrow.FixedWidthTypes.Time32ms, pqschema.TimeUnitMillis, o), false, nil
+		case schema.LogicalNone:
+			if t := narrowInts[propString(s, PropArrowType)]; t != nil && o.ForeignTypes && t.(arrow.FixedWidthDataType).BitWidth() < 32 {
+				return t, false, nil
+			}
 		}
 		return arrow.PrimitiveTypes.Int32, false, nil
 	case schema.Long:
 		switch s.Logical {
+		case schema.LogicalNone:
+			if !o.ForeignTypes {
+				break
+			}
+			switch at := propString(s, PropArrowType); at {
+			case "uint32", "uint64":
+				return narrowInts[at], false, nil
+			case "time64[ns]":
+				return parquetTime(s, arrow.FixedWidthTypes.Time64ns, pqschema.TimeUnitNanos, o), false, nil
+			}
 		case schema.LogicalTimeMicros:
-			return arrow.FixedWidthTypes.Time64us, false, nil
+			return parquetTime(s, arrow.FixedWidthTypes.Time64us, pqschema.TimeUnitMicros, o), false, nil
 		case schema.LogicalTimestampMillis:
 			return &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, false, nil
 		case schema.LogicalTimestampMicros:
@@ -216,6 +238,9 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 			if t := decimalType(s.Precision, s.Scale); t != nil {
 				return t, o.Parquet, nil
 			}
+		}
+		if l := parquetLogical(s, pqschema.TimeUnitUnknown); l != nil && o.Parquet && o.ForeignTypes && s.Logical == schema.LogicalNone {
+			return NewParquetType(arrow.BinaryTypes.Binary, l), false, nil
 		}
 		return arrow.BinaryTypes.Binary, false, nil
 	case schema.String:
@@ -241,6 +266,9 @@ func arrowType(s *schema.Schema, o *SchemaOptions) (arrow.DataType, bool, error)
 		t, nullable, err := arrowType(s.Items, o)
 		if err != nil {
 			return nil, false, err
+		}
+		if m := mapOf(s, t); m != nil && o.ForeignTypes {
+			return m, false, nil
 		}
 		return arrow.ListOfField(arrow.Field{Name: "item", Type: t, Nullable: nullable}), false, nil
 	case schema.Map:

@@ -88,16 +88,26 @@ func (in *inferrer) typ(t arrow.DataType, path string) (*schema.Schema, error) {
 			return prim(schema.String, schema.LogicalUUID), nil
 		case DurationExtension:
 			return &schema.Schema{Kind: schema.Fixed, Name: in.name(path), Size: 12, Logical: schema.LogicalDuration}, nil
+		case ParquetExtension:
+			s, err := in.typ(tt.StorageType(), path)
+			if err != nil {
+				return nil, err
+			}
+			return withProps(s, parquetProps(tt.(*parquetType).logical)...), nil
 		}
 		return in.typ(tt.StorageType(), path)
 	case *arrow.NullType:
 		return prim(schema.Null, ""), nil
 	case *arrow.BooleanType:
 		return prim(schema.Boolean, ""), nil
-	case *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Uint8Type, *arrow.Uint16Type:
+	case *arrow.Int32Type:
 		return prim(schema.Int, ""), nil
-	case *arrow.Int64Type, *arrow.Uint32Type, *arrow.Uint64Type:
+	case *arrow.Int8Type, *arrow.Int16Type, *arrow.Uint8Type, *arrow.Uint16Type:
+		return withProps(prim(schema.Int, ""), schema.Property{Key: PropArrowType, Value: t.String()}), nil
+	case *arrow.Int64Type:
 		return prim(schema.Long, ""), nil
+	case *arrow.Uint32Type, *arrow.Uint64Type:
+		return withProps(prim(schema.Long, ""), schema.Property{Key: PropArrowType, Value: t.String()}), nil
 	case *arrow.Float16Type, *arrow.Float32Type:
 		return prim(schema.Float, ""), nil
 	case *arrow.Float64Type:
@@ -112,7 +122,7 @@ func (in *inferrer) typ(t arrow.DataType, path string) (*schema.Schema, error) {
 		return prim(schema.Int, schema.LogicalTimeMillis), nil
 	case *arrow.Time64Type:
 		if tt.Unit == arrow.Nanosecond {
-			return &schema.Schema{Kind: schema.Long, Props: []schema.Property{{Key: "arrow.type", Value: "time64[ns]"}}}, nil
+			return &schema.Schema{Kind: schema.Long, Props: []schema.Property{{Key: PropArrowType, Value: "time64[ns]"}}}, nil
 		}
 		return prim(schema.Long, schema.LogicalTimeMicros), nil
 	case *arrow.TimestampType:
@@ -134,7 +144,7 @@ func (in *inferrer) typ(t arrow.DataType, path string) (*schema.Schema, error) {
 		}
 		return prim(schema.Long, schema.LogicalLocalTimestampNanos), nil
 	case *arrow.DurationType:
-		return &schema.Schema{Kind: schema.Long, Props: []schema.Property{{Key: "arrow.type", Value: "duration[" + tt.Unit.String() + "]"}}}, nil
+		return &schema.Schema{Kind: schema.Long, Props: []schema.Property{{Key: PropArrowType, Value: "duration[" + tt.Unit.String() + "]"}}}, nil
 	case *arrow.MonthDayNanoIntervalType:
 		return &schema.Schema{Kind: schema.Fixed, Name: in.name(path), Size: 12, Logical: schema.LogicalDuration}, nil
 	case *arrow.Decimal128Type:
@@ -162,7 +172,11 @@ func (in *inferrer) typ(t arrow.DataType, path string) (*schema.Schema, error) {
 			}
 			return &schema.Schema{Kind: schema.Map, Values: v}, nil
 		}
-		return in.list(tt.ElemField(), path)
+		l, err := in.list(tt.ElemField(), path)
+		if err != nil {
+			return nil, err
+		}
+		return withProps(l, schema.Property{Key: PropArrowType, Value: "map"}), nil
 	case *arrow.StructType:
 		fs, err := in.fields(tt.Fields(), path)
 		if err != nil {

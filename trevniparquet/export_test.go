@@ -28,6 +28,7 @@ func DirectApplies(ds *trevni.Dataset, opts *WriteOptions) bool {
 		o = *opts
 	}
 	o.Read.Schema.Parquet = true
+	o.Read.Schema.ForeignTypes = true
 	s := directSchema(ds, &o.Read)
 	if s == nil {
 		return false

@@ -114,24 +114,32 @@ func writeDurations(t *testing.T, union bool) (string, []any) {
 // removed from its footer.
 func withoutKeys(t *testing.T, data []byte, keys ...string) []byte {
 	t.Helper()
+	return editFooter(t, data, func(md *metadata.FileMetaData) {
+		kv := md.FileMetaData.KeyValueMetadata
+		keep := kv[:0]
+		for _, e := range kv {
+			drop := false
+			for _, k := range keys {
+				drop = drop || e.Key == k
+			}
+			if !drop {
+				keep = append(keep, e)
+			}
+		}
+		md.FileMetaData.KeyValueMetadata = keep
+	})
+}
+
+// editFooter returns a Parquet file with its footer changed by edit.
+func editFooter(t *testing.T, data []byte, edit func(*metadata.FileMetaData)) []byte {
+	t.Helper()
 	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
 	start := len(data) - 8 - n
 	md, err := metadata.NewFileMetaData(data[start:len(data)-8], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kv := md.FileMetaData.KeyValueMetadata
-	keep := kv[:0]
-	for _, e := range kv {
-		drop := false
-		for _, k := range keys {
-			drop = drop || e.Key == k
-		}
-		if !drop {
-			keep = append(keep, e)
-		}
-	}
-	md.FileMetaData.KeyValueMetadata = keep
+	edit(md)
 	out := bytes.NewBuffer(append([]byte(nil), data[:start]...))
 	m, err := md.WriteTo(out, nil)
 	if err != nil {

@@ -135,6 +135,7 @@ func write(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *WriteOpti
 		o.Read.BatchRows = o.RowGroupRows
 	}
 	o.Read.Schema.Parquet = true
+	o.Read.Schema.ForeignTypes = true
 	props := parquetProps(codec, o.RowGroupRows, o.Allocator)
 	if s := directSchema(ds, &o.Read); direct && s != nil {
 		if as, err := trevniarrow.ArrowSchema(s, &o.Read.Schema); err == nil {
@@ -407,7 +408,7 @@ func Open(r parquet.ReaderAtSeeker, opts *ReadOptions) (pf *File, err error) {
 		return nil, err
 	}
 	shapes := fileShapes(fr.Manifest, rd.MetaData().Schema, fix)
-	hinted := shapeSchema(withInt96(textHints(as, fr.Manifest, rd.MetaData().Schema), int96), shapes)
+	hinted := shapeSchema(withInt96(textHints(as, fr.Manifest, rd.MetaData()), int96), shapes)
 	raw := withInt96(as, int96)
 	as = shapeSchema(raw, shapes)
 	// Variant columns are read as their JSON text (variant.go).

@@ -5,8 +5,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/trevni-go/trevni/trevniarrow"
 )
 
 // checkEncodings returns an error naming the column chunk, when one of
@@ -39,7 +42,9 @@ func checkEncodings(g int, path string, t parquet.Type, encs []parquet.Encoding)
 }
 
 // textHints returns as with the columns of Parquet's ENUM and JSON logical
-// types as strings, and those of its INTERVAL as Arrow intervals, to infer
+// types as strings, those of its INTERVAL as Arrow intervals, INT96 and
+// legacy TIMESTAMP_* timestamps without a time zone, and TIMEs adjusted to
+// UTC, GEOMETRY and GEOGRAPHY as trevniarrow's ParquetExtension, to infer
 // the Avro schema from. arrow-go reads the first as binary (the Parquet
 // format leaves their bytes to the application), but they are text, and
 // DuckDB and Spark read them as strings; it reads an INTERVAL as 12
@@ -47,14 +52,16 @@ func checkEncodings(g int, path string, t parquet.Type, encs []parquet.Encoding)
 // milliseconds, little-endian), so the Avro type is a duration. The
 // batches keep arrow-go's types: the Trevni writer copies their bytes. as
 // itself is returned when no such column changes it.
-func textHints(as *arrow.Schema, m *pqarrow.SchemaManifest, descr *pqschema.Schema) *arrow.Schema {
+func textHints(as *arrow.Schema, m *pqarrow.SchemaManifest, fmd *metadata.FileMetaData) *arrow.Schema {
+	descr := fmd.Schema
+	legacy := convertedOnly(fmd)
 	if m == nil || len(m.Fields) != as.NumFields() {
 		return as
 	}
 	fields := as.Fields()
 	changed := false
 	for i := range m.Fields {
-		f, c := hintField(&m.Fields[i], descr)
+		f, c := hintField(&m.Fields[i], descr, legacy)
 		if c && f.Name == fields[i].Name {
 			fields[i], changed = f, true
 		}
@@ -68,14 +75,21 @@ func textHints(as *arrow.Schema, m *pqarrow.SchemaManifest, descr *pqschema.Sche
 
 // hintField returns sf's field with its ENUM and JSON leaves as strings,
 // and whether any was changed.
-func hintField(sf *pqarrow.SchemaField, descr *pqschema.Schema) (arrow.Field, bool) {
+func hintField(sf *pqarrow.SchemaField, descr *pqschema.Schema, legacy map[int]bool) (arrow.Field, bool) {
 	f := *sf.Field
 	if sf.IsLeaf() {
 		if sf.ColIndex < 0 || sf.ColIndex >= descr.NumColumns() {
 			return f, false
 		}
 		col := descr.Column(sf.ColIndex)
-		switch col.LogicalType().(type) {
+		if t, ok := f.Type.(*arrow.TimestampType); ok && col.PhysicalType() == parquet.Types.Int96 {
+			// INT96 inside lists and structs, read by arrow-go as UTC
+			// nanoseconds: without a time zone, as the top-level ones
+			// (pqint96.go).
+			f.Type = &arrow.TimestampType{Unit: t.Unit}
+			return f, true
+		}
+		switch lt := col.LogicalType().(type) {
 		case pqschema.EnumLogicalType, pqschema.JSONLogicalType:
 			if f.Type.ID() == arrow.BINARY {
 				f.Type = arrow.BinaryTypes.String
@@ -86,6 +100,30 @@ func hintField(sf *pqarrow.SchemaField, descr *pqschema.Schema) (arrow.Field, bo
 				f.Type = arrow.FixedWidthTypes.MonthDayNanoInterval
 				return f, true
 			}
+		case pqschema.TimeLogicalType:
+			// A legacy TIME_MILLIS or _MICROS converted type (no logical
+			// type) is adjusted to UTC by the format's compatibility
+			// rules, but DuckDB reads it as a plain TIME, as it was
+			// written back before: it is left so.
+			if id := f.Type.ID(); lt.IsAdjustedToUTC() && !legacy[sf.ColIndex] && (id == arrow.TIME32 || id == arrow.TIME64) {
+				f.Type = trevniarrow.NewParquetType(f.Type, lt)
+				return f, true
+			}
+		case pqschema.TimestampLogicalType:
+			// A legacy TIMESTAMP_MILLIS or _MICROS converted type (no
+			// logical type): arrow-go reads it adjusted to UTC, as the
+			// format's compatibility rules say, DuckDB (and Arrow C++ for
+			// INT96) without a time zone, which is how it is kept: a
+			// local timestamp, written back without a zone.
+			if t, ok := f.Type.(*arrow.TimestampType); ok && lt.IsFromConvertedType() {
+				f.Type = &arrow.TimestampType{Unit: t.Unit}
+				return f, true
+			}
+		case pqschema.GeometryLogicalType, pqschema.GeographyLogicalType:
+			if f.Type.ID() == arrow.BINARY {
+				f.Type = trevniarrow.NewParquetType(f.Type, lt)
+				return f, true
+			}
 		}
 		return f, false
 	}
@@ -93,7 +131,7 @@ func hintField(sf *pqarrow.SchemaField, descr *pqschema.Schema) (arrow.Field, bo
 	changed := false
 	for i := range sf.Children {
 		var c bool
-		kids[i], c = hintField(&sf.Children[i], descr)
+		kids[i], c = hintField(&sf.Children[i], descr, legacy)
 		changed = changed || c
 	}
 	if !changed {
@@ -123,4 +161,25 @@ func hintField(sf *pqarrow.SchemaField, descr *pqschema.Schema) (arrow.Field, bo
 		return f, false
 	}
 	return f, true
+}
+
+// convertedOnly returns the columns whose schema element has a converted
+// type and no logical type: a legacy writer's annotation, which arrow-go
+// reads as the logical type it corresponds to.
+func convertedOnly(md *metadata.FileMetaData) map[int]bool {
+	out := map[int]bool{}
+	if md == nil || md.FileMetaData == nil {
+		return out
+	}
+	col := 0
+	for i, e := range md.FileMetaData.GetSchema() {
+		if i == 0 || !e.IsSetType() {
+			continue // the root, and groups
+		}
+		if e.IsSetConvertedType() && !e.IsSetLogicalType() {
+			out[col] = true
+		}
+		col++
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -285,6 +286,20 @@ func (m *matcher) inner(n *levels.Node, pq pqschema.Node) bool {
 		phys = parquet.Types.Int32
 	case schema.Long:
 		phys = parquet.Types.Int64
+		if mark, _ := rs.Prop(trevniarrow.PropArrowType); logical == schema.LogicalNone {
+			switch mark {
+			case "uint32":
+				// An INT32 of UINT_32: the longs written as the 32
+				// bits, each checked in range (chunkSink).
+				phys = parquet.Types.Int32
+			case "time64[ns]":
+				// A TIME in nanoseconds: the long is its value.
+				logical = schema.LogicalTimestampNanos
+				if _, ok := leaf.LogicalType().(pqschema.TimeLogicalType); !ok {
+					return false
+				}
+			}
+		}
 	case schema.Float:
 		phys = parquet.Types.Float
 	case schema.Double:
@@ -691,6 +706,7 @@ func (p *directPlan) report(part *trevni.Part, f *trevni.File, rd *format.Reader
 type chunkBufs struct {
 	ba  []parquet.ByteArray
 	fba []parquet.FixedLenByteArray
+	i32 []int32 // the longs of a UINT_32 column, as its 32 bits
 }
 
 // chunkSink returns the sink of a leaf's runs that writes them to cw: the
@@ -699,6 +715,27 @@ type chunkBufs struct {
 func chunkSink(cw file.ColumnChunkWriter, b *chunkBufs) func(*levels.Run) error {
 	noDefs := cw.Descr().MaxDefinitionLevel() == 0
 	noReps := cw.Descr().MaxRepetitionLevel() == 0
+	// An INT32 of an 8- or 16-bit integer type (an int the Avro schema
+	// marks so, trevniarrow.PropArrowType) takes only values of its range.
+	var lo, hi int32
+	narrow := false
+	if lt, ok := cw.Descr().LogicalType().(pqschema.IntLogicalType); ok && lt.BitWidth() < 32 {
+		narrow, lo, hi = true, -1<<(lt.BitWidth()-1), 1<<(lt.BitWidth()-1)-1
+		if !lt.IsSigned() {
+			lo, hi = 0, 1<<lt.BitWidth()-1
+		}
+	}
+	// An INT32 of UINT_32 written from longs (a long marked uint32).
+	uint32s := func(vals []int64) ([]int32, error) {
+		b.i32 = slices.Grow(b.i32[:0], len(vals))[:len(vals)]
+		for i, v := range vals {
+			if v < 0 || v > math.MaxUint32 {
+				return nil, fmt.Errorf("%d out of the range of the column's Parquet %s, the type the Avro schema's %q names", v, cw.Descr().LogicalType(), trevniarrow.PropArrowType)
+			}
+			b.i32[i] = int32(uint32(v))
+		}
+		return b.i32, nil
+	}
 	return func(r *levels.Run) error {
 		defs, reps := r.Defs, r.Reps
 		if noDefs {
@@ -712,6 +749,21 @@ func chunkSink(cw file.ColumnChunkWriter, b *chunkBufs) func(*levels.Run) error 
 		case *file.BooleanColumnChunkWriter:
 			_, err = w.WriteBatch(r.Bools, defs, reps)
 		case *file.Int32ColumnChunkWriter:
+			if len(r.I64) > 0 {
+				vals, err := uint32s(r.I64)
+				if err != nil {
+					return err
+				}
+				_, err = w.WriteBatch(vals, defs, reps)
+				return err
+			}
+			if narrow {
+				for _, v := range r.I32 {
+					if v < lo || v > hi {
+						return fmt.Errorf("%d out of the range of the column's Parquet %s, the type the Avro schema's %q names", v, cw.Descr().LogicalType(), trevniarrow.PropArrowType)
+					}
+				}
+			}
 			_, err = w.WriteBatch(r.I32, defs, reps)
 		case *file.Int64ColumnChunkWriter:
 			_, err = w.WriteBatch(r.I64, defs, reps)

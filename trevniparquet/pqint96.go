@@ -19,12 +19,15 @@ import (
 // such as Spark's 9999-12-31 "end of time" (int96_from_spark.parquet).
 // DuckDB reads them all. Open reads the INT96 columns of the top
 // level itself: it scans them once at open, and gives them
-// timestamp-micros when every value is a whole microsecond (Spark's
+// local-timestamp-micros when every value is a whole microsecond (Spark's
 // timestamps always are; the range is then ±290,000 years, read as Spark
-// reads it), else timestamp-nanos when every value lies in its range; a
-// column of both (nanoseconds and dates past 2262) has no Avro timestamp
-// that holds it exactly and is refused, naming it. INT96 inside lists and
-// structs is left to arrow-go.
+// reads it), else local-timestamp-nanos when every value lies in its
+// range; a column of both (nanoseconds and dates past 2262) has no Avro
+// timestamp that holds it exactly and is refused, naming it. INT96 inside
+// lists and structs is left to arrow-go (nanoseconds). The timestamps are
+// local (no time zone), as DuckDB and Arrow C++ read INT96: Impala and
+// Hive wrote wall-clock times, and toparquet writes them back as
+// timestamps DuckDB reads as the original's.
 
 // julianUnixEpoch is the Julian day of 1970-01-01.
 const julianUnixEpoch = 2440588
@@ -72,7 +75,7 @@ func findInt96(rd *file.Reader, m *pqarrow.SchemaManifest) ([]int96Col, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, int96Col{field: i, col: sf.ColIndex, typ: &arrow.TimestampType{Unit: unit, TimeZone: "UTC"}})
+		out = append(out, int96Col{field: i, col: sf.ColIndex, typ: &arrow.TimestampType{Unit: unit}})
 	}
 	return out, nil
 }

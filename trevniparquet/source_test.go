@@ -29,6 +29,7 @@ func TestParquetSourceReadsAsDuckDB(t *testing.T) {
 		}
 	}
 	reads := ducktest.ReadParquetEach(t, inSuite...)
+	wkbRows(t, reads)
 	old := trevniparquet.SetSliceBytes(64)
 	defer trevniparquet.SetSliceBytes(old)
 	compared := 0

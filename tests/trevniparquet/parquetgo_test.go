@@ -155,8 +155,9 @@ func (g *pqgoGen) leaf() (pqgo.Node, pqValue) {
 	case 7:
 		return g.encoded(pqgo.Uint(32), pqgo.Int32), func() any { return r.Uint32() }
 	case 8:
-		// Avro's long holds the unsigned 64-bit integers below 2^63.
-		return g.encoded(pqgo.Uint(64), pqgo.Int64), func() any { return r.Uint64() >> 1 }
+		// Avro's long holds the 64 bits (marked "uint64"), those of
+		// 2^63 and up too.
+		return g.encoded(pqgo.Uint(64), pqgo.Int64), func() any { return r.Uint64() }
 	case 9:
 		pool := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1.5, math.MaxFloat32, math.SmallestNonzeroFloat32}
 		return g.encoded(pqgo.Leaf(pqgo.FloatType), pqgo.Float), func() any { return pick(g, pool, func() float32 { return float32(r.NormFloat64() * 1e6) }) }

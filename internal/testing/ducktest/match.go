@@ -304,6 +304,11 @@ func Match(s *schema.Schema, v, d any) error {
 			want = json.Number(strconv.FormatInt(int64(x), 10))
 		case int64:
 			want = json.Number(strconv.FormatInt(x, 10))
+			if p, _ := s.Prop("arrow.type"); p == "uint64" {
+				// A Parquet UINT_64 (DuckDB's UBIGINT): the long
+				// holds its 64 bits.
+				want = json.Number(strconv.FormatUint(uint64(x), 10))
+			}
 		case []byte:
 			want = duckBlob(x)
 		case float32:
@@ -315,17 +320,9 @@ func Match(s *schema.Schema, v, d any) error {
 		}
 	}
 	if d != want {
-		// DuckDB reads a Parquet TIME adjusted to UTC as a TIMETZ.
-		if w, ok := want.(string); ok && strings.Count(w, ":") == 2 && !strings.Contains(w, " ") && d == w+"+00" {
-			return nil
-		}
-		// arrow-go reads a Parquet INT96 timestamp as an instant in
-		// nanoseconds (UTC), as Spark means it; DuckDB as a TIMESTAMP
-		// without a time zone: the same digits.
-		// So it reads Spark's INT96 (timestamp-micros here), and
-		// timestamps of the legacy converted types alone.
-		utc := s.Logical == schema.LogicalTimestampNanos || s.Logical == schema.LogicalTimestampMicros || s.Logical == schema.LogicalTimestampMillis
-		if w, ok := want.(string); ok && utc && d == strings.TrimSuffix(w, "+00") {
+		// DuckDB reads a Parquet TIME adjusted to UTC, which the
+		// inferred schema marks so, as a TIMETZ.
+		if w, ok := want.(string); ok && utcTime(s) && strings.Count(w, ":") == 2 && !strings.Contains(w, " ") && d == w+"+00" {
 			return nil
 		}
 		return fmt.Errorf("%v (%s) read as %v", want, s.Kind, d)
@@ -450,4 +447,11 @@ func quoteNonFinite(row string) string {
 		sb.WriteByte(c)
 	}
 	return sb.String()
+}
+
+// utcTime says whether s is a time the inferred schema marks adjusted to
+// UTC (trevniarrow.PropParquetUTC).
+func utcTime(s *schema.Schema) bool {
+	v, _ := s.Prop("parquet.adjustedToUTC")
+	return v == true
 }
