@@ -1,10 +1,8 @@
 // duckext.mjs EXT WORK: the queries of duckext.sh, in DuckDB's Node
 // package with the extension loaded: each query over read_trevni and over
 // read_parquet, alternating, 5 runs each, the best wall time kept, with
-// 1, 2 and all threads; then COPY (FROM read_parquet(...)) TO x.trv
-// (FORMAT trevni, CODEC 'snappy'), best of 3 (its time is printed for
-// duckext.sh to set beside trevni fromparquet's). Prints one line a query
-// and setting.
+// 1, 2 and all threads (duckext.sh times the COPY with copyto.mjs).
+// Prints one line a query and setting.
 import { DuckDBInstance } from '@duckdb/node-api';
 const [ext, work] = process.argv.slice(2);
 const db = await DuckDBInstance.create(':memory:', { allow_unsigned_extensions: 'true' });
@@ -35,13 +33,3 @@ for (const threads of [1, 2, Number(all)]) {
   }
 }
 
-await con.run(`SET threads = ${all}`);
-let copyBest;
-for (let run = 0; run < 3; run++) {
-  const start = performance.now();
-  await con.run(`COPY (FROM read_parquet('${work}/large.parquet')) TO '${work}/copy.trv' (FORMAT trevni, CODEC 'snappy')`);
-  const ms = performance.now() - start;
-  if (copyBest === undefined || ms < copyBest) copyBest = ms;
-}
-const n = (await con.runAndReadAll(`SELECT count(*) FROM read_trevni('${work}/copy.trv')`)).getRows()[0][0];
-console.log(`copy to trv         threads ${String(all).padStart(2)}  ${(copyBest / 1000).toFixed(3)}s (${n} rows)`);
