@@ -1,47 +1,46 @@
-// duckext.mjs EXT WORK: the queries of duckext.sh, in DuckDB's Node
+// duckext.mjs EXT WORK [RUNS]: the queries of duckext.sh, in DuckDB's Node
 // package with the extension loaded: each query over read_trevni and over
-// read_parquet, alternating, 5 runs each, the best wall time kept, with
-// 1, 2 and all threads; then COPY (FROM read_parquet(...)) TO x.trv
-// (FORMAT trevni, CODEC 'snappy'), best of 3 (its time is printed for
-// duckext.sh to set beside trevni fromparquet's). Prints one line a query
+// read_parquet, alternating, RUNS (15) runs each, with 1, 2 and all
+// threads; the least wall time and the least CPU time (user and system,
+// every thread of the process, process.cpuUsage) of each are kept
+// (duckext.sh times the COPY with copyto.mjs). Prints one line a query
 // and setting.
 import { DuckDBInstance } from '@duckdb/node-api';
-const [ext, work] = process.argv.slice(2);
+const [ext, work, runsArg] = process.argv.slice(2);
+const runs = Number(runsArg || 15);
 const db = await DuckDBInstance.create(':memory:', { allow_unsigned_extensions: 'true' });
 const con = await db.connect();
 await con.run(`LOAD '${ext}'`);
 const all = (await con.runAndReadAll('SELECT current_setting(\'threads\')')).getRows()[0][0];
+// Each query, and the columns of its rows both scans must agree on (the
+// float sums may differ in their last digits: added in another order).
 const queries = {
-  'group by': (t) => `SELECT small % 100 AS k, count(*) AS n, sum(score) AS s, max(id) AS m FROM ${t} GROUP BY k ORDER BY k`,
-  'filtered aggregate': (t) => `SELECT count(*), sum(score), max(id) FROM ${t} WHERE small < 1000`,
+  'group by': [(t) => `SELECT small % 100 AS k, count(*) AS n, sum(score) AS s, max(id) AS m FROM ${t} GROUP BY k ORDER BY k`, [0, 1, 3]],
+  'filtered aggregate': [(t) => `SELECT count(*), sum(score), max(id) FROM ${t} WHERE small < 1000`, [0, 2]],
 };
 const tables = { trevni: `read_trevni('${work}/large.trv')`, parquet: `read_parquet('${work}/large.parquet')` };
-for (const threads of [1, 2, Number(all)]) {
+console.log(`DuckDB threads: all = ${all}; least of ${runs} runs, wall (CPU) seconds`);
+for (const threads of [...new Set([1, 2, Number(all)])]) {
   await con.run(`SET threads = ${threads}`);
-  for (const [name, q] of Object.entries(queries)) {
-    const best = {};
+  for (const [name, [q, exact]] of Object.entries(queries)) {
+    const wall = {};
+    const cpu = {};
     const out = {};
-    for (let run = 0; run < 5; run++) {
+    for (let run = 0; run < runs; run++) {
       for (const [side, t] of Object.entries(tables)) {
+        const c0 = process.cpuUsage();
         const start = performance.now();
         const r = await con.runAndReadAll(q(t));
         const ms = performance.now() - start;
-        out[side] = JSON.stringify(r.getRowsJson());
-        if (!(side in best) || ms < best[side]) best[side] = ms;
+        const c = process.cpuUsage(c0);
+        const s = (c.user + c.system) / 1e6;
+        out[side] = JSON.stringify(r.getRowsJson().map((row) => exact.map((i) => row[i])));
+        if (!(side in wall) || ms < wall[side]) wall[side] = ms;
+        if (!(side in cpu) || s < cpu[side]) cpu[side] = s;
       }
     }
-    const same = out.trevni === out.parquet ? '' : '  (results differ in their text: float sums in another order?)';
-    console.log(`${name.padEnd(18)} threads ${String(threads).padStart(2)}  trevni ${(best.trevni / 1000).toFixed(3)}s  parquet ${(best.parquet / 1000).toFixed(3)}s  ratio ${(best.trevni / best.parquet).toFixed(2)}${same}`);
+    if (out.trevni !== out.parquet) throw new Error(`${name}: the two scans' results differ: ${out.trevni} ${out.parquet}`);
+    const f = (side) => `${(wall[side] / 1000).toFixed(3)}s (${cpu[side].toFixed(3)}s)`;
+    console.log(`${name.padEnd(18)} threads ${String(threads).padStart(2)}  trevni ${f('trevni')}  parquet ${f('parquet')}  ratio ${(wall.trevni / wall.parquet).toFixed(2)} (CPU ${(cpu.trevni / cpu.parquet).toFixed(2)})`);
   }
 }
-
-await con.run(`SET threads = ${all}`);
-let copyBest;
-for (let run = 0; run < 3; run++) {
-  const start = performance.now();
-  await con.run(`COPY (FROM read_parquet('${work}/large.parquet')) TO '${work}/copy.trv' (FORMAT trevni, CODEC 'snappy')`);
-  const ms = performance.now() - start;
-  if (copyBest === undefined || ms < copyBest) copyBest = ms;
-}
-const n = (await con.runAndReadAll(`SELECT count(*) FROM read_trevni('${work}/copy.trv')`)).getRows()[0][0];
-console.log(`copy to trv         threads ${String(all).padStart(2)}  ${(copyBest / 1000).toFixed(3)}s (${n} rows)`);

@@ -5,8 +5,9 @@
 # read_parquet (trevni toparquet of the same records, snappy), in DuckDB's
 # Node package (.ci/node), with 1, 2 and all threads; the best of 5
 # alternating runs of each. Then COPY (FROM 'x.parquet') TO 'x.trv'
-# (FORMAT trevni, CODEC 'snappy') against trevni fromparquet --codec
-# snappy of the same file, the best of 3 each. Inputs go to ${WORK:-/tmp/trevni-duckext-bench}.
+# (FORMAT trevni, CODEC 'snappy'; DuckDB's default threads) against trevni
+# fromparquet --codec snappy of the same file, alternating, the least of
+# 5 each. Inputs go to ${WORK:-/tmp/trevni-duckext-bench}.
 set -euo pipefail
 N=${1:-1000000}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,13 +25,21 @@ if [ ! -s "$work/large.trv" ] || [ "$(cat "$work/large.n" 2>/dev/null)" != "$N" 
 fi
 node=${TREVNI_DUCKDB_NODE:-$root/.ci/node}
 cp "$here/duckext.mjs" "$node/trevni-duckext-bench.mjs"
-trap 'rm -f "$node/trevni-duckext-bench.mjs"' EXIT
+cp "$here/copyto.mjs" "$node/trevni-copyto-bench.mjs"
+trap 'rm -f "$node/trevni-duckext-bench.mjs" "$node/trevni-copyto-bench.mjs"' EXIT
 node "$node/trevni-duckext-bench.mjs" "$work/trevni.duckdb_extension" "$work"
-best=
-for _ in 1 2 3; do
-	s=$(date +%s.%N)
-	"$B/trevni" fromparquet --quiet --force --codec snappy "$work/large.parquet" "$work/fromparquet.trv"
-	t=$(echo "$(date +%s.%N) - $s" | bc)
-	if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
+# The COPY in a Node process of its own (copyto.mjs: wall and CPU seconds
+# of the COPY alone, and its busiest thread's CPU seconds), alternating
+# with trevni fromparquet (wall, and user plus system CPU, of the whole
+# command), 5 rounds; the least of each.
+least() { if [ -z "$1" ] || [ "$(echo "$2 < $1" | bc)" = 1 ]; then echo "$2"; else echo "$1"; fi; }
+cw= cc= cb= fw= fc=
+for _ in 1 2 3 4 5; do
+	read -r w c b < <(node "$node/trevni-copyto-bench.mjs" "$work/trevni.duckdb_extension" "$work")
+	cw=$(least "$cw" "$w") cc=$(least "$cc" "$c") cb=$(least "$cb" "$b")
+	/usr/bin/time -f '%e %U %S' -o "$work/t" "$B/trevni" fromparquet --quiet --force --codec snappy "$work/large.parquet" "$work/fromparquet.trv"
+	read -r w u s <"$work/t"
+	fw=$(least "$fw" "$w") fc=$(least "$fc" "$(echo "$u + $s" | bc)")
 done
-printf 'trevni fromparquet  %.3fs\n' "$best"
+printf 'COPY TO trv          %.3fs (CPU %.3fs, busiest thread %.2fs)\n' "$cw" "$cc" "$cb"
+printf 'trevni fromparquet   %.3fs (CPU %.3fs)  wall ratio %.2f\n' "$fw" "$fc" "$(echo "$cw / $fw" | bc -l)"

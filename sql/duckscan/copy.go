@@ -21,6 +21,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/trevni-go/trevni"
@@ -211,12 +213,117 @@ func (b *copyBind) option(name, text string, null bool) error {
 	return nil
 }
 
+// The sink hands each chunk, encoded, to a goroutine of its own that
+// writes it (the writer's shredding of the rows into columns), so that
+// DuckDB's pipeline (its scan, the sink's encoding of the next chunk) and
+// the writing overlap: DuckDB calls a copy function's sink on one thread
+// at a time, and the shredding is the most of the sink's work. The chunks
+// pass through a bounded queue of reused buffers: copyChunks of them in
+// all (one being encoded, the others queued or being written), each the
+// Avro binary of one DuckDB chunk (2,048 rows), so the rows held beside
+// the writer's own blocks are at most copyChunks chunks' worth. The file
+// is the one writing each row as its chunk comes would make: the rows
+// reach the writer in the same order through the same calls.
+const copyChunks = 3
+
+// copyChunkKeep is the largest buffer a chunk keeps for the next: one
+// chunk of very large values does not hold its memory to the end.
+const copyChunkKeep = 16 << 20
+
+// copyChunk is the rows of one chunk as Avro binary, one after another:
+// row i is buf[ends[i-1]:ends[i]] (from 0 for the first).
+type copyChunk struct {
+	buf  []byte
+	ends []int
+}
+
 // copyState is the writer of one COPY TO.
 type copyState struct {
 	b    *copyBind
 	w    *trevni.Writer
-	buf  []byte
-	done bool
+	rows int64 // the records encoded so far
+
+	full     chan *copyChunk // encoded chunks, to the writing goroutine
+	free     chan *copyChunk // chunks to encode into
+	finished chan struct{}   // closed when the writing goroutine ends
+	abandon  atomic.Bool     // tells the writing goroutine to drop what is queued
+	mu       sync.Mutex
+	err      error // the writer's first error, set by the writing goroutine
+
+	stopped bool // full is closed
+	done    bool // committed or abandoned
+}
+
+// newCopyState starts the writing goroutine of w.
+func newCopyState(b *copyBind, w *trevni.Writer) *copyState {
+	st := &copyState{b: b, w: w,
+		full:     make(chan *copyChunk, copyChunks),
+		free:     make(chan *copyChunk, copyChunks),
+		finished: make(chan struct{})}
+	for range copyChunks {
+		st.free <- &copyChunk{}
+	}
+	go st.write()
+	return st
+}
+
+// write writes the rows of each chunk queued, until the queue is closed;
+// after an error (or once the COPY is abandoned) it only hands the chunks
+// back.
+func (st *copyState) write() {
+	defer close(st.finished)
+	for c := range st.full {
+		if st.failed() == nil && !st.abandon.Load() {
+			st.setError(st.writeChunk(c))
+		}
+		if cap(c.buf) > copyChunkKeep {
+			c.buf = nil
+		}
+		st.free <- c
+	}
+}
+
+// writeChunk writes the rows of c. A panic is its error: on this
+// goroutine, no callback of DuckDB's would recover it, and it would end
+// the host process.
+func (st *copyState) writeChunk(c *copyChunk) (err error) {
+	defer recoverPanic(func(msg string) { err = errors.New(msg) })
+	start := 0
+	for _, end := range c.ends {
+		if err := st.w.WriteBinary(c.buf[start:end]); err != nil {
+			return fmt.Errorf("record %d: %w", st.w.Records(), err)
+		}
+		start = end
+	}
+	return nil
+}
+
+// setError keeps the writing goroutine's first error.
+func (st *copyState) setError(err error) {
+	if err != nil {
+		st.mu.Lock()
+		if st.err == nil {
+			st.err = err
+		}
+		st.mu.Unlock()
+	}
+}
+
+// failed returns the writing goroutine's error, if any.
+func (st *copyState) failed() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.err
+}
+
+// stop closes the queue and waits for the writing goroutine to end: once
+// it returns, the writer is the caller's alone.
+func (st *copyState) stop() {
+	if !st.stopped {
+		st.stopped = true
+		close(st.full)
+		<-st.finished
+	}
 }
 
 // close aborts the file unless it was committed: DuckDB destroys the state
@@ -224,6 +331,8 @@ type copyState struct {
 func (st *copyState) close() {
 	if !st.done {
 		st.done = true
+		st.abandon.Store(true)
+		st.stop()
 		st.w.Abort()
 	}
 }
@@ -241,14 +350,14 @@ func duckscan_copy_init(info C.duckdb_copy_function_global_init_info) {
 	// the file is written beside and put in place only once complete.
 	opts.Replace = true
 	// Compression on a goroutine a core, as trevni fromparquet does by
-	// default; DuckDB calls the sink on one thread at a time.
+	// default.
 	opts.Workers = runtime.GOMAXPROCS(0)
 	w, err := trevni.Create(context.Background(), path, b.schema, &opts)
 	if err != nil {
 		fail(err.Error())
 		return
 	}
-	C.td_copy_function_global_init_set_global_state(info, newHandle(&copyState{b: b, w: w}), C.duckdb_delete_callback_t(C.duckscan_delete))
+	C.td_copy_function_global_init_set_global_state(info, newHandle(newCopyState(b, w)), C.duckdb_delete_callback_t(C.duckscan_delete))
 }
 
 //export duckscan_copy_sink
@@ -264,29 +373,37 @@ func duckscan_copy_sink(info C.duckdb_copy_function_sink_info, input C.duckdb_da
 	}
 }
 
-// sink writes the rows of a chunk.
+// sink encodes the rows of a chunk and queues them for the writing
+// goroutine; it waits while every chunk buffer is queued or being
+// written.
 func (st *copyState) sink(input C.duckdb_data_chunk) error {
 	if st.done {
 		return errors.New("the file was abandoned after an error")
+	}
+	if err := st.failed(); err != nil {
+		return err
 	}
 	encs := st.b.encs
 	for i, e := range encs {
 		e.bind(C.td_data_chunk_get_vector(input, C.idx_t(i)))
 	}
 	rows := int(C.td_data_chunk_get_size(input))
+	c := <-st.free
+	buf, ends := c.buf[:0], c.ends[:0]
 	for r := range rows {
-		buf := st.buf[:0]
 		for i, e := range encs {
 			var err error
 			if buf, err = putValue(buf, e, r); err != nil {
-				return fmt.Errorf("record %d, column %s: %w", st.w.Records(), st.b.names[i], err)
+				c.buf, c.ends = buf, ends
+				st.free <- c
+				return fmt.Errorf("record %d, column %s: %w", st.rows+int64(r), st.b.names[i], err)
 			}
 		}
-		st.buf = buf
-		if err := st.w.WriteBinary(buf); err != nil {
-			return fmt.Errorf("record %d: %w", st.w.Records(), err)
-		}
+		ends = append(ends, len(buf))
 	}
+	c.buf, c.ends = buf, ends
+	st.rows += int64(rows)
+	st.full <- c
 	return nil
 }
 
@@ -299,6 +416,12 @@ func duckscan_copy_finalize(info C.duckdb_copy_function_finalize_info) {
 	st := handleValue[*copyState](C.td_copy_function_finalize_get_global_state(info))
 	if st.done {
 		fail("the file was abandoned after an error")
+		return
+	}
+	st.stop()
+	if err := st.failed(); err != nil {
+		st.close()
+		fail(err.Error())
 		return
 	}
 	st.done = true

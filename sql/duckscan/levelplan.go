@@ -42,10 +42,13 @@ import (
 // is not NULL, a list's elements at Def+1, and Node.First the leaf that
 // writes the vector's validity, entries and tags. The DuckDB type the
 // scan gave the column at bind (logicalType of the Arrow mapping, after
-// duckType) says how a leaf's values are written: a position where the
-// two do not match is not planned, and the scan then reads through Arrow
-// batches, as it does the records the plan does not cover
-// (levels.ErrUnsupported).
+// duckType) says how a leaf's values are written. Where the two do not
+// match (errNotPlanned: a safeguard, since both come from the same
+// schema), or where levels.NewPlan returns levels.ErrUnsupported (such
+// as a type a reader's schema adds past the layout's limits), the whole
+// scan reads Arrow batches instead (trevniarrow.RecordReader; see
+// scanState.plannable): the only detour left, which Config.Arrow forces
+// for the tests that compare the two paths.
 
 // vkind is the kind of a vector of the plan.
 type vkind uint8

@@ -38,10 +38,12 @@ type levelScan struct {
 }
 
 // planLevels returns the levels plan of the output columns cols (indexes
-// of bd's columns, -1 for none) over parts of the schema text. An error
-// says the levels path cannot read them (the scan reads Arrow batches
-// then): levels.ErrUnsupported (a resolution the plan does not cover) or
-// errNotPlanned (a type the vectors do not take as planned).
+// of bd's columns, -1 for none) over parts of the schema text, the
+// data set's or, for a part of its own schema, that part's read as the
+// data set's (levels.PlanOptions.Reader). An error says the levels path
+// cannot read them, and the scan then reads every part through Arrow
+// batches: levels.ErrUnsupported (a resolution the plan does not cover)
+// or errNotPlanned (a type the vectors do not take as planned).
 func planLevels(bd *bindData, cols []int, text string) (*levelScan, error) {
 	ws, err := layout.ParseStored(text, layoutOptions(bd.open))
 	if err != nil {
@@ -641,63 +643,47 @@ func (lr *levelReader) decimalTexts(l *leafPlan, vec C.duckdb_vector, r *levels.
 	return nil
 }
 
-// report returns what the read cost: for each column, the most blocks
-// any of its readers read, the filter's reader's included.
+// report returns what the read cost, as levels.ScanReport says it of the
+// leaves' readers and the filter's: for each column, the most blocks any
+// of its readers read. The leaves of the fast path (levelflat.go) read
+// their column through a format.ColumnReader of their own, with no
+// levels.Reader, which ScanReport takes: their columns are added to its
+// report as it counts a column (addColumnRead).
 func (lr *levelReader) report() trevni.PartReport {
-	cols := map[int]*assemble.ColumnScan{}
-	scan := func(c int) *assemble.ColumnScan {
-		if cs := cols[c]; cs != nil {
-			return cs
-		}
-		cs := &assemble.ColumnScan{Column: c}
-		if m, err := lr.rd.Column(c); err == nil {
-			cs.Name = m.Name
-		}
-		if bs, err := lr.rd.Blocks(c); err == nil {
-			cs.Blocks = len(bs)
-		}
-		cols[c] = cs
-		return cs
-	}
-	loaded := func(c int, cr *format.ColumnReader) {
-		cs := scan(lr.fileCols[c])
-		if blocks, bytes := cr.Loaded(); blocks > cs.BlocksRead {
-			cs.BlocksRead, cs.BytesRead = blocks, bytes
-		}
-	}
-	for i, st := range lr.readers {
-		if d := lr.direct[i]; d != nil {
-			loaded(lr.leaves[i].leaf.Col, d.cr)
-			continue
-		}
-		for c, cr := range st.Columns() {
-			loaded(c, cr)
-		}
-	}
 	r := trevni.PartReport{Part: lr.part.Name(), Fetched: lr.f.Fetched()}
-	r.Scan = assemble.ScanReport{RowsScanned: lr.rows, RowsMatched: lr.rows, FileSize: lr.rd.Size()}
-	if lr.filter != nil {
-		fr := lr.filter.Report()
-		r.Scan.RowsScanned = fr.RowsScanned
-		for _, c := range fr.Columns {
-			cs := scan(c.Column)
-			if c.BlocksRead > cs.BlocksRead {
-				cs.BlocksRead, cs.BytesRead = c.BlocksRead, c.BytesRead
-			}
+	r.Scan = levels.ScanReport(lr.rd, lr.readers, lr.filter, lr.rows, func(c int) int { return lr.fileCols[c] })
+	for i, d := range lr.direct {
+		if d != nil {
+			blocks, bytes := d.cr.Loaded()
+			addColumnRead(&r.Scan, lr.rd, lr.fileCols[lr.leaves[i].leaf.Col], blocks, bytes)
 		}
-	}
-	keys := make([]int, 0, len(cols))
-	for c := range cols {
-		keys = append(keys, c)
-	}
-	slices.Sort(keys)
-	for _, c := range keys {
-		cs := cols[c]
-		cs.BlocksSkipped = cs.Blocks - cs.BlocksRead
-		r.Scan.BytesRead += cs.BytesRead
-		r.Scan.Columns = append(r.Scan.Columns, *cs)
 	}
 	return r
+}
+
+// addColumnRead adds to rep a read of blocks of column c (bytes in all),
+// as levels.ScanReport counts one: a column's entry keeps its most blocks
+// read by any reader; a column not yet in rep is added in its place
+// among the columns, in order, with its name and blocks from rd.
+func addColumnRead(rep *assemble.ScanReport, rd *format.Reader, c, blocks int, bytes int64) {
+	k, found := slices.BinarySearchFunc(rep.Columns, c, func(cs assemble.ColumnScan, c int) int { return cs.Column - c })
+	if !found {
+		cs := assemble.ColumnScan{Column: c}
+		if m, err := rd.Column(c); err == nil {
+			cs.Name = m.Name
+		}
+		if bs, err := rd.Blocks(c); err == nil {
+			cs.Blocks = len(bs)
+		}
+		cs.BlocksSkipped = cs.Blocks
+		rep.Columns = slices.Insert(rep.Columns, k, cs)
+	}
+	cs := &rep.Columns[k]
+	if blocks > cs.BlocksRead {
+		rep.BytesRead += bytes - cs.BytesRead
+		cs.BlocksRead, cs.BytesRead = blocks, bytes
+		cs.BlocksSkipped = cs.Blocks - blocks
+	}
 }
 
 // close closes the readers and the file.

@@ -6,11 +6,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/trevniparquet"
 )
 
 // BenchmarkGroupBy runs the GROUP BY of bench/groupby.sh, on one thread,
@@ -147,10 +149,15 @@ func BenchmarkFlatScan(b *testing.B) {
 // BenchmarkCopyTo runs COPY (FROM 'large.parquet') TO 'copy.trv' (FORMAT
 // trevni, CODEC 'snappy') over 200,000 records (or TREVNI_BENCH_ROWS) of
 // the shape of vec.Large (numbers, a string, a nullable int, a list of
-// strings, a list of structs) that DuckDB wrote as Parquet: the copy
-// function's path (its encoders, the writer's shredding), to profile
-// with -test.cpuprofile; bench/duckext.sh sets it beside trevni
-// fromparquet.
+// strings, a list of structs) that DuckDB wrote as Parquet, with 1 and 2
+// DuckDB threads, and beside it the path of trevni fromparquet over the
+// same file in the same process (trevniparquet's reader into a Trevni
+// writer of fromparquet's options: snappy, a compressing goroutine a
+// core, map entries in their order): the copy function's path (its
+// encoders, the writing goroutine, the writer's shredding), to profile
+// with -test.cpuprofile and to set against fromparquet's with -count and
+// benchstat (the sub-benchmarks alternate within each count).
+// bench/duckext.sh sets the copy beside the trevni command itself.
 func BenchmarkCopyTo(b *testing.B) {
 	rows := 200_000
 	if n, err := strconv.Atoi(os.Getenv("TREVNI_BENCH_ROWS")); err == nil && n > 0 {
@@ -170,16 +177,58 @@ func BenchmarkCopyTo(b *testing.B) {
 		FROM range(%d) t(i)) TO %s (FORMAT parquet, COMPRESSION snappy)`, rows, quoteString(pq))); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := db.Exec("SET threads=1"); err != nil {
-		b.Fatal(err)
-	}
 	out := filepath.Join(dir, "copy.trv")
 	query := "COPY (FROM " + quoteString(pq) + ") TO " + quoteString(out) + " (FORMAT trevni, CODEC 'snappy')"
-	cpu0 := cpuTime()
-	for b.Loop() {
-		if _, err := db.Exec(query); err != nil {
-			b.Fatal(err)
-		}
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("copy/threads=%d", threads), func(b *testing.B) {
+			if _, err := db.Exec(fmt.Sprintf("SET threads=%d", threads)); err != nil {
+				b.Fatal(err)
+			}
+			cpu0 := cpuTime()
+			for b.Loop() {
+				if _, err := db.Exec(query); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	b.Run("fromparquet", func(b *testing.B) {
+		cpu0 := cpuTime()
+		for b.Loop() {
+			if n := fromParquet(b, pq, filepath.Join(dir, "fromparquet.trv")); n != int64(rows) {
+				b.Fatalf("%d records, want %d", n, rows)
+			}
+		}
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	})
+}
+
+// fromParquet writes the Parquet file in as the Trevni file out as trevni
+// fromparquet --codec snappy does, and returns the records written.
+func fromParquet(tb testing.TB, in, out string) int64 {
+	f, err := os.Open(in)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	pf, err := trevniparquet.Open(f, &trevniparquet.ReadOptions{BatchRows: 8192}) // fromparquet's --batch-rows
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer pf.Close()
+	w, err := trevni.Create(context.Background(), out, pf.AvroSchema(), &trevni.WriteOptions{Codec: trevni.Snappy,
+		Workers: runtime.GOMAXPROCS(0), KeepMapOrder: true, Replace: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer w.Abort()
+	n, err := pf.WriteTo(context.Background(), w)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }
