@@ -518,6 +518,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		o := trevni1.ReaderOptions{ImpalaBooleans: p.ds.opts.ImpalaBooleans}
 		if r := p.ds.opts.Reader; r != nil {
 			o.MaxBlockSize, o.BlockMemory = int64(r.MaxBlockSize), r.BlockMemory
+			o.SkipChecksums = r.SkipChecksums
 		}
 		f.v1, err = trevni1.NewReader(cra, size, &o)
 	case CLMN:
@@ -527,6 +528,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		}
 		if r := p.ds.opts.Reader; r != nil {
 			o.ColumnMemory = r.BlockMemory
+			o.SkipChecksums = r.SkipChecksums
 		}
 		f.clmn, err = clmn.NewReader(cra, size, &o)
 	case Avro:
