@@ -354,11 +354,49 @@ func (c *ColumnReader) appendTrevni(dst []byte, n int64, limit int) ([]byte, err
 
 // bufferedStrings appends the Trevni 2 encoding of up to n strings that lie
 // whole in the inflater's buffer to dst, and returns how many it took.
+// Where those strings are shorter than 64 bytes and their bytes all ASCII
+// (looked at eight bytes at a time), each is copied with no check of its
+// own, as 16 bytes at once where it is of 16 bytes or fewer and 16 are in
+// the buffer.
 func (c *ColumnReader) bufferedStrings(dst []byte, n int64, limit int) ([]byte, int64, error) {
 	win, _ := c.in.Peek(c.in.Buffered()) // what is buffered: cannot fail
+	end, k, lens := 0, int64(0), 0
+	for ; k < n && end+2 <= len(win); k++ {
+		l := int(win[end])<<8 | int(win[end+1])
+		if end+2+l > len(win) {
+			break
+		}
+		lens |= l
+		end += 2 + l
+	}
+	if k == 0 {
+		return dst, 0, nil
+	}
+	if lens < 64 && (limit < 0 || len(dst)+end+3 <= limit) {
+		if ascii(win[:end]) {
+			// Lengths below 64, a byte as varints: the encoding is a
+			// byte shorter a string than the buffer's.
+			dst = slices.Grow(dst, end+16)
+			out := dst[len(dst) : len(dst)+end+16]
+			p, q := 0, 0
+			for p < end {
+				l := int(win[p+1])
+				out[q] = byte(l << 1)
+				if l <= 16 && p+18 <= len(win) {
+					*(*[16]byte)(out[q+1:]) = *(*[16]byte)(win[p+2:])
+				} else {
+					copy(out[q+1:], win[p+2:p+2+l])
+				}
+				p += 2 + l
+				q += 1 + l
+			}
+			c.in.Discard(end) // buffered: cannot fail
+			c.row += k
+			return dst[:len(dst)+q], k, nil
+		}
+	}
 	p := 0
-	var k int64
-	for ; k < n && p+2 <= len(win); k++ {
+	for k = 0; k < n && p+2 <= len(win); k++ {
 		l := int(binary.BigEndian.Uint16(win[p:]))
 		if p+2+l > len(win) {
 			break
@@ -381,6 +419,19 @@ func (c *ColumnReader) bufferedStrings(dst []byte, n int64, limit int) ([]byte, 
 	c.in.Discard(p) // buffered: cannot fail
 	c.row += k
 	return dst, k, nil
+}
+
+// ascii reports whether every byte of b is below 0x80.
+func ascii(b []byte) bool {
+	var or uint64
+	for len(b) >= 8 {
+		or |= binary.LittleEndian.Uint64(b)
+		b = b[8:]
+	}
+	for _, c := range b {
+		or |= uint64(c)
+	}
+	return or&0x8080808080808080 == 0
 }
 
 // next returns the next n bytes of the inflated data, valid until the
