@@ -380,12 +380,14 @@ func (c *ColumnReader) bufferedStrings(dst []byte, n int64, limit int) ([]byte, 
 			out := dst[len(dst) : len(dst)+end+16]
 			p, q := 0, 0
 			for p < end {
-				l := int(win[p+1])
-				out[q] = byte(l << 1)
-				if l <= 16 && p+18 <= len(win) {
-					*(*[16]byte)(out[q+1:]) = *(*[16]byte)(win[p+2:])
+				w, o := win[p:], out[q:]
+				l := int(w[1])
+				if l <= 16 && len(w) >= 18 && len(o) >= 17 {
+					o[0] = byte(l << 1)
+					*(*[16]byte)(o[1:17]) = *(*[16]byte)(w[2:18])
 				} else {
-					copy(out[q+1:], win[p+2:p+2+l])
+					o[0] = byte(l << 1)
+					copy(o[1:], w[2:2+l])
 				}
 				p += 2 + l
 				q += 1 + l
@@ -477,19 +479,38 @@ func growFor(dst []byte, n int) []byte {
 
 // appendFixed appends the Trevni 2 encoding of the big-endian values b of
 // type t to dst: zig-zag varints for INT32 and INT64, little-endian for
-// FLOAT64 (the room for those made once, the words swapped in place).
+// FLOAT64, the room for them made once (the varints written into it a
+// byte at a time, the words swapped in place).
 func appendFixed(dst []byte, t Type, b []byte) []byte {
 	switch t {
 	case Int32:
+		dst = slices.Grow(dst, len(b)/4*5)
+		out, q := dst[len(dst):cap(dst)], 0
 		for ; len(b) >= 4; b = b[4:] {
 			v := int32(binary.BigEndian.Uint32(b))
-			dst = binary.AppendUvarint(dst, uint64(uint32(v<<1^v>>31)))
+			u := uint32(v<<1 ^ v>>31)
+			for ; u >= 0x80; u >>= 7 {
+				out[q] = byte(u) | 0x80
+				q++
+			}
+			out[q] = byte(u)
+			q++
 		}
+		return dst[:len(dst)+q]
 	case Int64:
+		dst = slices.Grow(dst, len(b)/8*10)
+		out, q := dst[len(dst):cap(dst)], 0
 		for ; len(b) >= 8; b = b[8:] {
 			v := int64(binary.BigEndian.Uint64(b))
-			dst = binary.AppendUvarint(dst, uint64(v<<1^v>>63))
+			u := uint64(v<<1 ^ v>>63)
+			for ; u >= 0x80; u >>= 7 {
+				out[q] = byte(u) | 0x80
+				q++
+			}
+			out[q] = byte(u)
+			q++
 		}
+		return dst[:len(dst)+q]
 	case Float64:
 		n := len(b) / 8 * 8
 		dst = slices.Grow(dst, n)
