@@ -20,7 +20,7 @@ import (
 func Concat(ctx context.Context, dst string, parts []string, opts *WriteOptions) (int64, error) {
 	var oo *OpenOptions
 	if opts != nil {
-		oo = &OpenOptions{Store: opts.Store, Stores: opts.Stores}
+		oo = &OpenOptions{Stores: opts.Stores, StoreRetries: opts.StoreRetries, StoreBackoff: opts.StoreBackoff, StoreStall: opts.StoreStall}
 	}
 	names, err := frontdoor.ExpandNames(ctx, parts, oo.stores(), oo.storeOptions())
 	if err != nil {

@@ -263,7 +263,7 @@ func (ds *Dataset) agree(a, b *Part, f *File) error {
 		if err != nil {
 			return err
 		}
-		if _, err := assemble.NewAvroReader(rd, &assemble.Options{ReaderSchema: ds.opts.ReaderSchema, Layout: ds.opts.Layout}); err != nil {
+		if _, err := assemble.NewAvroReader(rd, &assemble.Options{ReaderSchema: ds.opts.ReaderSchema, Layout: ds.opts.layout()}); err != nil {
 			return fmt.Errorf("%s: does not resolve to the reader schema: %w", b.Name(), err)
 		}
 		return nil
@@ -324,7 +324,7 @@ func (ds *Dataset) Columns() ([]layout.Column, error) {
 	if ds.schema == nil {
 		return nil, fmt.Errorf("%s: %w", ds.parts[0].Name(), errNoSchema)
 	}
-	l, err := layout.New(ds.schema, ds.opts.Layout)
+	l, err := layout.New(ds.schema, ds.opts.layout())
 	if err != nil {
 		return nil, err
 	}
@@ -402,7 +402,7 @@ func (p *Part) openFor(ctx context.Context, mode int) (*File, error) {
 const (
 	openFull       = iota // for any reading
 	openHeaderOnly        // nothing past the header will be read: a URL is read no further
-	openRecords           // for reading records: Trevni blocks are read ahead
+	openRecords           // for reading records: a remote part's Trevni blocks are read ahead
 )
 
 // open opens the part for reading as mode says.
@@ -431,7 +431,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		if err != nil {
 			return nil, err
 		}
-		o, err := st.Open(ctx, name, p.ds.opts.Store)
+		o, err := st.Open(ctx, name, p.ds.opts.storeOptions())
 		if err != nil {
 			return nil, err
 		}
@@ -507,29 +507,19 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	}
 	switch f.format {
 	case Trevni2:
-		ro := format.ReaderOptions{}
-		if p.ds.opts.Reader != nil {
-			ro = *p.ds.opts.Reader
-		}
-		ro.Prefetch = nil
-		ro.ReadAhead = ro.ReadAhead || mode == openRecords
+		ro := p.ds.opts.reader()
+		// A remote part's records read ahead always: its goroutines wait
+		// on requests, overlapping their latency; a local part's only as
+		// the options ask, so that a read takes one core by default.
+		ro.ReadAhead = ro.ReadAhead || mode == openRecords && fetcher != nil
 		f.trevni, err = format.NewReader(cra, size, &ro)
 	case Trevni1:
 		o := trevni1.ReaderOptions{ImpalaBooleans: p.ds.opts.ImpalaBooleans}
-		if r := p.ds.opts.Reader; r != nil {
-			o.MaxBlockSize, o.BlockMemory = int64(r.MaxBlockSize), r.BlockMemory
-			o.SkipChecksums = r.SkipChecksums
-		}
+		o.MaxBlockSize, o.BlockMemory = int64(p.ds.opts.MaxBlockSize), p.ds.opts.BlockMemory
+		o.SkipChecksums = p.ds.opts.SkipChecksums
 		f.v1, err = trevni1.NewReader(cra, size, &o)
 	case CLMN:
-		var o clmn.ReaderOptions
-		if l := p.ds.opts.Layout; l != nil {
-			o.MaxColumns = l.MaxColumns
-		}
-		if r := p.ds.opts.Reader; r != nil {
-			o.ColumnMemory = r.BlockMemory
-			o.SkipChecksums = r.SkipChecksums
-		}
+		o := clmn.ReaderOptions{MaxColumns: p.ds.opts.MaxColumns, ColumnMemory: p.ds.opts.BlockMemory, SkipChecksums: p.ds.opts.SkipChecksums}
 		f.clmn, err = clmn.NewReader(cra, size, &o)
 	case Avro:
 		f.avro, err = p.openAvro(cra, size)
@@ -539,7 +529,8 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 			err = ErrNoParquet
 			break
 		}
-		fo := &frontdoor.FormatOptions{Layout: p.ds.opts.Layout, Reader: p.ds.opts.Reader}
+		ro := p.ds.opts.reader()
+		fo := &frontdoor.FormatOptions{Layout: p.ds.opts.layout(), Reader: &ro}
 		if f.ext, err = f.driver.Open(ctx, cra, size, fo); err != nil {
 			err = fmt.Errorf("a Parquet file: %w", err)
 		}
@@ -798,10 +789,7 @@ func (p *Part) openAvro(ra io.ReaderAt, size int64) (*ocfsource.Source, error) {
 	if p.avro != nil && p.avro.Size() == size {
 		return p.avro.Reopen(ra), nil
 	}
-	o := &ocfsource.Options{Layout: p.ds.opts.Layout}
-	if r := p.ds.opts.Reader; r != nil {
-		o.MaxBlockSize, o.Memory = int64(r.MaxBlockSize), r.BlockMemory
-	}
+	o := &ocfsource.Options{Layout: p.ds.opts.layout(), MaxBlockSize: int64(p.ds.opts.MaxBlockSize), Memory: p.ds.opts.BlockMemory}
 	src, err := ocfsource.Open(ra, size, o)
 	if err != nil {
 		return nil, err

@@ -47,7 +47,8 @@
 // reads record by record, with the report of what it decoded and fetched.
 //
 // Reads run on the calling goroutine unless ReadOptions.Workers asks for
-// more (the trevni command gives one per core). A Dataset is safe for
+// more (the trevni command gives one per core), or OpenOptions.ReadAhead
+// for the columns of local files. A Dataset is safe for
 // concurrent use by several readers: open it once and share it between
 // requests; each Reader or iterator is one goroutine's.
 //
@@ -101,11 +102,13 @@
 //
 // # Limits
 //
-// OpenOptions bounds what reading may cost: Layout the columns and nesting of
-// a schema, Reader the largest block and the memory held in block buffers,
-// MaxRecordBytes one record. Hostile files fail with an error naming the
-// file, column, block and row, within those bounds. Reader.SkipChecksums
-// reads what a damaged file still holds, its checksums unverified.
+// OpenOptions bounds what reading may cost: MaxColumns and MaxDepth the
+// columns and nesting of a schema (ErrSchemaTooLarge), MaxBlockSize the
+// largest block, BlockMemory the memory held in block buffers and
+// MaxRecordBytes one record (ErrLimit). Hostile files fail with an error
+// naming the file, column, block and row, within those bounds.
+// SkipChecksums reads what a damaged file still holds, its checksums
+// unverified.
 //
 // # Remote data
 //
@@ -113,7 +116,8 @@
 // or the one importing package remote/httpread links), objects of stores
 // through the drivers a program imports (stores/s3, stores/gs,
 // stores/azblob) or the stores it hands in (OpenOptions.Stores,
-// WriteOptions.Stores); StoreOptions sets their retries and stalls. A
+// WriteOptions.Stores); StoreRetries, StoreBackoff and StoreStall set
+// their retries and stalls. A
 // program that reads local files links none of them.
 //
 // # Beneath the front door

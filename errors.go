@@ -25,9 +25,14 @@ var (
 	// caller that only asks "is the file damaged?" tests ErrCorrupt.
 	ErrChecksum = format.ErrChecksum
 	// ErrLimit reports input that needs more than a limit allows (a block,
-	// a record, the columns of a schema); the message names the option
-	// that raises it (format.ErrLimit).
+	// a record, the block buffers of a reader); the message names what
+	// raises it (format.ErrLimit; OpenOptions' MaxBlockSize, BlockMemory,
+	// MaxRecordBytes).
 	ErrLimit = format.ErrLimit
+	// ErrSchemaTooLarge reports a schema beyond OpenOptions' (or
+	// WriteOptions') MaxColumns or MaxDepth, refused before anything is
+	// allocated for its columns (schema.ErrTooLarge).
+	ErrSchemaTooLarge = schema.ErrTooLarge
 	// ErrIncompatible reports a reader schema, a struct type or a field
 	// selection that cannot read the data set's schema
 	// (assemble.ErrIncompatible).
@@ -39,7 +44,9 @@ var (
 	// ErrBinary reports a record given in Avro binary (WriteBinary,
 	// AppendAvro, ConvertAvro) that does not decode.
 	ErrBinary = shred.ErrBinary
-	// ErrTimeout reports a remote read that made no progress in time.
+	// ErrTimeout reports a remote request that made no progress in time:
+	// over HTTP (OpenOptions.HTTP's timeouts) or to a store (StoreStall;
+	// the stores' stall error, objstore.ErrStalled, is a kind of it).
 	ErrTimeout = remote.ErrTimeout
 	// ErrTooLarge reports a part whose server serves no byte ranges and
 	// that is longer than OpenOptions.MaxDownload, so is not downloaded

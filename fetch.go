@@ -146,5 +146,5 @@ func (p *Part) candidateRows(ctx context.Context, where string) ([]frontdoor.Row
 // are read: against the reader schema when the data set has one (see
 // assemble.Options.Filter), else against the schema rd stores.
 func (ds *Dataset) compileFilter(rd *format.Reader, where string) (*predicate.Predicate, error) {
-	return assemble.CompileFilter(rd, where, &assemble.Options{ReaderSchema: ds.opts.ReaderSchema, Layout: ds.opts.Layout})
+	return assemble.CompileFilter(rd, where, &assemble.Options{ReaderSchema: ds.opts.ReaderSchema, Layout: ds.opts.layout()})
 }

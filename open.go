@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
@@ -111,27 +112,53 @@ var ErrNoParquet = errors.New(`a Parquet file: reading Parquet needs the driver 
 // with its timeouts.
 type HTTPClient = remote.HTTPClient
 
-// StoreOptions configures the requests made to object stores (s3://,
-// gs://, azblob://): retries of a failed read and their backoff, the stall
-// that fails a request without progress (see package remote/store, whose
-// Options it is, named here so that a program of the front door needs no
-// other import). nil means the defaults.
-type StoreOptions = store.Options
-
-// OpenOptions configures Open. A nil *OpenOptions means the defaults.
+// OpenOptions configures Open, OpenFiles and OpenReaderAt: the limits of
+// what reading may take, checksums, and where remote parts come from.
+// A nil *OpenOptions, like the zero value, means the defaults, which are
+// the trevni command's.
 type OpenOptions struct {
 	// ReaderSchema, if set, is the Avro schema (JSON text) that records
 	// are read as: a projection or an evolution of the files' schema.
 	// Parts whose schemas differ form one data set only when each
 	// resolves to it.
 	ReaderSchema string
-	// Layout bounds the column layout of the schemas read (columns,
-	// nesting); nil means the defaults of package schema/layout.
-	Layout *layout.Options
-	// Reader configures the Trevni readers: codecs, the largest block,
-	// the memory held in block buffers, strict checksums. nil means
-	// format's defaults. Its Prefetch is the front door's to set.
-	Reader *format.ReaderOptions
+	// MaxColumns and MaxDepth bound the column layout of the schemas
+	// read (its columns, and the nesting of complex types); 0 means the
+	// defaults, 65,536 columns and 1,000 levels (the command's
+	// --max-columns and --max-depth set them). A larger schema is refused
+	// with an error wrapping ErrSchemaTooLarge, before anything is
+	// allocated for it.
+	MaxColumns, MaxDepth int
+	// MaxBlockSize bounds the uncompressed bytes of one block read; 0
+	// means 64 MiB. A larger block is an error wrapping ErrLimit,
+	// reported before any of it is decompressed.
+	MaxBlockSize int
+	// BlockMemory bounds the bytes that each reader of a part holds in
+	// block buffers (stored and decompressed, read-ahead included); 0
+	// means 512 MiB, negative no bound. A block that would take more is an
+	// error wrapping ErrLimit.
+	BlockMemory int64
+	// MaxRecordBytes bounds the bytes of one record as assembled; 0 means
+	// 64 MiB. A larger record is an error wrapping ErrLimit.
+	MaxRecordBytes int64
+	// SkipChecksums reads blocks without verifying their checksums (the
+	// command's --skip-checksums), to read what a damaged file still
+	// holds; its structure is checked all the same.
+	SkipChecksums bool
+	// StrictChecksums rejects the all-zero CRC-32 that Java writes for
+	// every block of a null-codec file; by default it is tolerated.
+	StrictChecksums bool
+	// ReadAhead makes each column's reader of a local Trevni part fetch
+	// and decompress its next block on another goroutine while the
+	// current one is decoded: faster (the trevni command sets it), at the
+	// cost of a goroutine, a core and a block buffer a column. Without
+	// it a read runs on its own goroutine (see ReadOptions.Workers).
+	// Records of a part over HTTP or a store are always read ahead: those
+	// goroutines wait on its requests, overlapping their latency.
+	ReadAhead bool
+	// ImpalaBooleans reads Trevni 1 boolean blocks that Impala's size bug
+	// left short as Impala did (see trevni1.ReaderOptions).
+	ImpalaBooleans bool
 	// HTTP reads http and https URLs; nil means the client that importing
 	// package remote/httpread links, with its defaults. A program that
 	// reads such URLs imports that package, or hands its own client here
@@ -140,34 +167,44 @@ type OpenOptions struct {
 	// wrapping remote.ErrNoHTTP that names the import. So a program that
 	// reads only files and stores links no net/http.
 	HTTP HTTPClient
-	// Store configures the requests made to stores (s3://, gs://,
-	// azblob://), the listing of a glob or a prefix included: the
-	// retries of a failed read and their backoff, the stall that fails a
-	// request without progress; nil means the defaults (see
-	// store.Options). Credentials and endpoints come from each store's
-	// standard environment, or from the Stores handed in.
-	Store *StoreOptions
 	// Stores are the stores of URLs by scheme ("s3", "gs", "azblob",
 	// or a scheme of the caller's), used before the drivers a program
 	// links (see package remote/store): a service hands in a store built
-	// with its own client, credentials or http.Client. nil: the linked
-	// drivers only.
-	Stores map[string]store.Store
-	// MaxRecordBytes bounds the bytes of one record as assembled (see
-	// assemble.Options.MaxRecordBytes); 0 means assemble's default.
-	MaxRecordBytes int64
-	// ImpalaBooleans reads Trevni 1 boolean blocks that Impala's size bug
-	// left short as Impala did (see trevni1.ReaderOptions).
-	ImpalaBooleans bool
+	// with its own bucket, client, credentials or http.Client (the New of
+	// stores/s3, stores/gs, stores/azblob, or objstore.New over any
+	// gocloud.dev bucket). nil: the linked drivers only, configured by
+	// each store's standard environment.
+	Stores map[string]Store
+	// StoreRetries bounds the retries of a read from a store (s3://,
+	// gs://, azblob://) that failed for a reason that may pass; 0 means 20,
+	// negative none. The retries stop too once a read has failed for
+	// StoreStall since its first failure, or when its context ends.
+	StoreRetries int
+	// StoreBackoff is the wait before a store read's first retry, doubled
+	// before each next one up to 4 s; 0 means 100 ms.
+	StoreBackoff time.Duration
+	// StoreStall bounds the time each request to a store (reads,
+	// listings of a glob or a prefix, the look at an object) may go
+	// without progress before it fails (and is retried); 0 means 30 s,
+	// negative no bound.
+	StoreStall time.Duration
 	// TempDir is where the downloads of URLs whose servers serve no byte
 	// ranges go (see Dataset); "" means the system's temporary directory.
 	TempDir string
 	// MaxDownload bounds the bytes of a part downloaded whole because its
 	// server does not serve byte ranges (see Dataset); 0 means
 	// DefaultMaxDownload. A larger part is refused with an error wrapping
-	// remote.ErrTooLarge.
+	// ErrTooLarge.
 	MaxDownload int64
 }
+
+// Store is an object store that URLs of a scheme name (package
+// remote/store's interface, named here): the New of each of stores/s3,
+// stores/gs and stores/azblob makes one, and objstore.New makes one of any
+// gocloud.dev bucket. A program hands stores to the front door by scheme
+// (OpenOptions.Stores, WriteOptions.Stores), or links a driver by
+// importing its package.
+type Store = store.Store
 
 // DefaultMaxDownload is the default of OpenOptions.MaxDownload: 1 GiB.
 const DefaultMaxDownload = 1 << 30
@@ -236,10 +273,41 @@ func (o *OpenOptions) stores() map[string]store.Store {
 	return o.Stores
 }
 
-// storeOptions returns opts' Store, nil for none.
+// storeOptions returns the options of store requests opts sets, nil for
+// the defaults.
 func (o *OpenOptions) storeOptions() *store.Options {
 	if o == nil {
 		return nil
 	}
-	return o.Store
+	return storeOptions(o.StoreRetries, o.StoreBackoff, o.StoreStall)
+}
+
+// storeOptions returns the options of store requests, nil for the
+// defaults.
+func storeOptions(retries int, backoff, stall time.Duration) *store.Options {
+	if retries == 0 && backoff == 0 && stall == 0 {
+		return nil
+	}
+	return &store.Options{Retries: retries, Backoff: backoff, Stall: stall}
+}
+
+// layout returns the layout bounds opts sets, nil for the defaults.
+func (o *OpenOptions) layout() *layout.Options {
+	if o == nil || o.MaxColumns == 0 && o.MaxDepth == 0 {
+		return nil
+	}
+	return &layout.Options{MaxColumns: o.MaxColumns, MaxDepth: o.MaxDepth}
+}
+
+// reader returns the options of the Trevni readers beneath that opts sets
+// (a new value each call, whose Prefetch the caller may set).
+func (o *OpenOptions) reader() format.ReaderOptions {
+	if o == nil {
+		return format.ReaderOptions{}
+	}
+	return format.ReaderOptions{
+		MaxBlockSize: o.MaxBlockSize, BlockMemory: o.BlockMemory,
+		StrictChecksums: o.StrictChecksums, SkipChecksums: o.SkipChecksums,
+		ReadAhead: o.ReadAhead,
+	}
 }

@@ -91,9 +91,10 @@ func (r *Reader) WriteJSON(w io.Writer, jopts *JSONOptions) (int64, error) {
 // Dataset.WriteAvro and Reader.WriteAvro write. A nil *AvroOptions means
 // the zero value.
 type AvroOptions struct {
-	// Codec is the container's codec, by its Avro name: "null" (or "",
-	// the default), "deflate", "snappy", "bzip2", "xz" or "zstandard".
-	Codec string
+	// Codec compresses the container's blocks: NoCodec (or "", the
+	// default), Deflate, Snappy, Bzip2, XZ or Zstd (stored under Avro's
+	// name, "zstandard").
+	Codec Codec
 	// Level is the compression level, 0 for the codec's default.
 	Level int
 	// SyncMarker, if not zero, is used instead of a random one, for
@@ -124,7 +125,7 @@ func (ds *Dataset) WriteAvro(ctx context.Context, w io.Writer, opts *ReadOptions
 func (r *Reader) WriteAvro(w io.Writer, copts *AvroOptions) (int64, error) {
 	var o ocf.WriterOptions
 	if copts != nil {
-		o.Codec, o.Level, o.SyncMarker = copts.Codec, copts.Level, copts.SyncMarker
+		o.Codec, o.Level, o.SyncMarker = string(copts.Codec), copts.Level, copts.SyncMarker
 	}
 	text := r.ds.text
 	if len(r.opts.Fields) > 0 {

@@ -52,7 +52,7 @@ func (ds *Dataset) NewProtoReader(ctx context.Context, opts *ProtoOptions) (*Pro
 	r.make = func(rd *format.Reader) (partReader, error) {
 		pm, err := assemble.NewProtoReader(rd, &assemble.ProtoOptions{
 			MessageType: o.MessageType, Fields: o.Fields, Resolver: o.Resolver,
-			Layout: ds.opts.Layout, Filter: o.Where, MaxRecordBytes: ds.opts.MaxRecordBytes,
+			Layout: ds.opts.layout(), Filter: o.Where, MaxRecordBytes: ds.opts.MaxRecordBytes,
 		})
 		if err != nil {
 			return nil, err
@@ -133,11 +133,24 @@ func (ds *Dataset) Messages(ctx context.Context, opts *ProtoOptions) iter.Seq2[p
 	}
 }
 
-// WriteProto writes the data set's messages to w in form (length-delimited
-// binary, or protojson lines) and returns how many it wrote. opts.Progress,
+// Framing is how WriteProto separates the messages it writes (package
+// schema/protoschema's type, named here).
+type Framing = protoschema.Framing
+
+// The framings of WriteProto.
+const (
+	// Delimited writes binary messages, each preceded by its length as a
+	// varint (protodelim's form, Java's writeDelimitedTo).
+	Delimited = protoschema.Delimited
+	// JSONLines writes one protojson message per line.
+	JSONLines = protoschema.JSONLines
+)
+
+// WriteProto writes the data set's messages to w in form (Delimited
+// binary, or JSONLines) and returns how many it wrote. opts.Progress,
 // if set, is called now and then with the messages written and the bytes
 // read so far.
-func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form protoschema.Framing, opts *ProtoOptions) (int64, error) {
+func (ds *Dataset) WriteProto(ctx context.Context, w io.Writer, form Framing, opts *ProtoOptions) (int64, error) {
 	p, err := ds.NewProtoReader(ctx, opts)
 	if err != nil {
 		return 0, err

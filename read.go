@@ -215,7 +215,7 @@ func (r *Reader) assembleOptions() *assemble.Options {
 		ReaderSchema:   r.ds.opts.ReaderSchema,
 		Fields:         r.opts.Fields,
 		Filter:         r.opts.Where,
-		Layout:         r.ds.opts.Layout,
+		Layout:         r.ds.opts.layout(),
 		MaxRecordBytes: r.ds.opts.MaxRecordBytes,
 	}
 }
@@ -501,7 +501,7 @@ func (ds *Dataset) filterFields(where string) []string {
 	if where == "" || ds.schema == nil {
 		return nil
 	}
-	l, err := layout.New(ds.schema, ds.opts.Layout)
+	l, err := layout.New(ds.schema, ds.opts.layout())
 	if err != nil {
 		return nil
 	}
@@ -586,7 +586,7 @@ func (p *Part) validate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ar, err := assemble.NewAvroReader(rd, &assemble.Options{Layout: p.ds.opts.Layout, MaxRecordBytes: p.ds.opts.MaxRecordBytes})
+	ar, err := assemble.NewAvroReader(rd, &assemble.Options{Layout: p.ds.opts.layout(), MaxRecordBytes: p.ds.opts.MaxRecordBytes})
 	if err == nil {
 		err = ar.Validate(ctx)
 	}

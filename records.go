@@ -24,11 +24,7 @@ func (f *File) records(ctx context.Context) (*format.Reader, error) {
 		return nil, err
 	}
 	opts := &f.part.ds.opts
-	ro := format.ReaderOptions{}
-	if opts.Reader != nil {
-		ro = *opts.Reader
-	}
-	ro.Prefetch = nil
+	ro := opts.reader()
 	var err error
 	switch {
 	case f.v1 != nil:

@@ -85,7 +85,7 @@ func readStructsPart[T any](ctx context.Context, p *Part, o *ReadOptions, from, 
 		yield(nil, err)
 		return 0, false
 	}
-	sr, err := assemble.NewStructReader[T](rd, &assemble.Options{Filter: o.Where, Layout: p.ds.opts.Layout, MaxRecordBytes: p.ds.opts.MaxRecordBytes})
+	sr, err := assemble.NewStructReader[T](rd, &assemble.Options{Filter: o.Where, Layout: p.ds.opts.layout(), MaxRecordBytes: p.ds.opts.MaxRecordBytes})
 	if err == nil && from > 0 {
 		err = sr.Reader().SeekRow(from)
 	}
@@ -167,7 +167,7 @@ func readStructsParallel[T any](ctx context.Context, ds *Dataset, o *ReadOptions
 	r := &Reader{ds: ds, ctx: ctx, opts: *o, span: sp}
 	r.opts.Progress = nil // ReadStructs reports none, on one goroutine or several
 	r.make = func(rd *format.Reader) (partReader, error) {
-		sr, err := assemble.NewStructReader[T](rd, &assemble.Options{Filter: o.Where, Layout: ds.opts.Layout, MaxRecordBytes: ds.opts.MaxRecordBytes})
+		sr, err := assemble.NewStructReader[T](rd, &assemble.Options{Filter: o.Where, Layout: ds.opts.layout(), MaxRecordBytes: ds.opts.MaxRecordBytes})
 		if err != nil {
 			return nil, err
 		}

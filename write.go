@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -25,15 +26,43 @@ import (
 // Codec is the compression of a Trevni file's blocks.
 type Codec string
 
-// The codecs a Trevni file may be written with. Java's trevni-core reads
-// all but Zstd.
+// The codecs a Trevni file may be written with (WriteOptions), and an Avro
+// container file (AvroOptions). Java's trevni-core reads all but Zstd.
 const (
 	Deflate Codec = format.CodecDeflate // raw deflate: the default
 	Snappy  Codec = format.CodecSnappy  // fast, larger files
 	Zstd    Codec = format.CodecZstd    // smaller and faster than deflate; Java cannot read it
 	Bzip2   Codec = format.CodecBzip2   // small and slow
 	NoCodec Codec = format.CodecNull    // blocks stored as they are
+	XZ      Codec = "xz"                // Avro container files only (AvroOptions); a Trevni writer refuses it
 )
+
+// ParseCodec returns the codec of a name as the trevni command's --codec
+// takes it ("null", "deflate", "snappy", "bzip2", "zstd", and for Avro
+// container files "xz"; "zstandard", Avro's name, is Zstd too), or an
+// error listing those names.
+func ParseCodec(name string) (Codec, error) {
+	switch c := Codec(name); c {
+	case NoCodec, Deflate, Snappy, Bzip2, Zstd, XZ:
+		return c, nil
+	case format.CodecZstandard:
+		return Zstd, nil
+	}
+	return "", fmt.Errorf("unknown codec %q (want null, deflate, snappy, bzip2, zstd or xz)", name)
+}
+
+// ParseChecksum returns the checksum of a name as the trevni command's
+// --checksum takes it ("crc32", or the specification's "crc-32", and
+// "null"), or an error listing those names.
+func ParseChecksum(name string) (Checksum, error) {
+	switch name {
+	case string(CRC32), "crc-32":
+		return CRC32, nil
+	case string(NoChecksum):
+		return NoChecksum, nil
+	}
+	return "", fmt.Errorf("unknown checksum %q (want crc32 or null)", name)
+}
 
 // Checksum is the check stored with each block of a Trevni file.
 type Checksum string
@@ -90,20 +119,32 @@ type WriteOptions struct {
 	// ErrExists and the output is left untouched. It does not apply to
 	// the New... writers.
 	Replace bool
-	// Store configures the requests made to an object store (s3://,
-	// gs://, azblob://) by an upload, and by ConvertAvro's read of its
-	// source: the stall that fails a request without progress (see
-	// store.Options); nil means the defaults.
-	Store *StoreOptions
 	// Stores are the stores of URLs by scheme, used before the drivers
 	// a program links (see OpenOptions.Stores).
-	Stores map[string]store.Store
+	Stores map[string]Store
+	// StoreRetries, StoreBackoff and StoreStall configure the requests
+	// made to an object store (s3://, gs://, azblob://) by an upload, and
+	// by ConvertAvro's and Concat's reads of their sources, as
+	// OpenOptions' do: StoreStall fails an upload's request that makes no
+	// progress for that long (0 means 30 s, negative no bound).
+	StoreRetries int
+	StoreBackoff time.Duration
+	StoreStall   time.Duration
 	// KeepMapOrder keeps the entries of maps written as Avro binary
 	// (WriteBinary, AppendAvro, ConvertAvro) in their order, where by
 	// default they are sorted by key (see shred.Options.KeepMapOrder).
 	// The Parquet converter sets it: a Parquet MAP's entries have an
 	// order, which DuckDB and Arrow show.
 	KeepMapOrder bool
+}
+
+// storeOptions returns the options of store requests o sets, nil for the
+// defaults.
+func (o *WriteOptions) storeOptions() *store.Options {
+	if o == nil {
+		return nil
+	}
+	return storeOptions(o.StoreRetries, o.StoreBackoff, o.StoreStall)
 }
 
 // shred returns the options of the writers beneath.
@@ -158,7 +199,7 @@ func create(ctx context.Context, name string, opts *WriteOptions) (*output, shre
 	if opts != nil {
 		o = *opts
 	}
-	f, err := frontdoor.Create(ctx, name, o.Replace, o.Stores, o.Store)
+	f, err := frontdoor.Create(ctx, name, o.Replace, o.Stores, o.storeOptions())
 	if err != nil {
 		return nil, so, err
 	}
@@ -347,9 +388,15 @@ type ProtoWriter struct {
 type ProtoWriteOptions struct {
 	// WriteOptions configures the file, as for Create.
 	WriteOptions
-	// Mapping configures the protobuf to Avro mapping (the recursion
-	// limit, well-known types); nil means the defaults.
-	Mapping *protoschema.Options
+	// RecursionLimit is how many times a message type may be expanded
+	// inside itself before a deeper occurrence is stored as serialized
+	// bytes; 0 stores the first recurrence as bytes. The file records
+	// it, and its readers read it back as written.
+	RecursionLimit int
+	// DropUnknown leaves out the column that keeps each message's unknown
+	// fields and extensions: smaller files, but such messages do not
+	// read back whole.
+	DropUnknown bool
 	// Resolver finds the types of extensions; nil means the global
 	// registry.
 	Resolver protovalue.Resolver
@@ -360,7 +407,11 @@ func (o *ProtoWriteOptions) shred() shred.ProtoOptions {
 	if o == nil {
 		return shred.ProtoOptions{File: (*WriteOptions)(nil).shred()}
 	}
-	return shred.ProtoOptions{File: o.WriteOptions.shred(), Mapping: o.Mapping, Resolver: o.Resolver}
+	po := shred.ProtoOptions{File: o.WriteOptions.shred(), Resolver: o.Resolver}
+	if o.RecursionLimit != 0 || o.DropUnknown {
+		po.Mapping = &protoschema.Options{RecursionLimit: o.RecursionLimit, DropUnknown: o.DropUnknown}
+	}
+	return po
 }
 
 // CreateProto starts a Trevni file of messages of type md, written as
@@ -433,7 +484,7 @@ func ConvertAvro(ctx context.Context, dst, src string, opts *WriteOptions) (int6
 	if store.IsURL(src, wo.Stores) {
 		var st store.Store
 		if st, err = store.For(src, wo.Stores); err == nil {
-			in, err = store.OpenStream(ctx, st, src, wo.Store)
+			in, err = store.OpenStream(ctx, st, src, wo.storeOptions())
 		}
 	} else {
 		in, err = os.Open(src)

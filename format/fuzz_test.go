@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 	"io"
 	"os"
 	"testing"
@@ -153,7 +154,8 @@ func TestCorruptFilesFail(t *testing.T) {
 		if len(data) > 64<<10 {
 			continue
 		}
-		step := max(1, len(data)/40)
+		// 16 cuts and flips a file by default, 40 in the long form.
+		step := max(1, len(data)/longtest.Rounds(16, 40))
 		for cut := 0; cut < len(data); cut += step {
 			what := fmt.Sprintf("%s cut at %d of %d", file, cut, len(data))
 			if checkDamaged(t, what, data[:cut]) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
@@ -142,7 +143,8 @@ func sameRows(a, b arrowRun) string {
 func TestRecordReaderWorkersProperty(t *testing.T) {
 	ctx := context.Background()
 	var filtered, limited, cut int
-	for seed := range uint64(6) {
+	// Two data sets by default, six in the long form.
+	for seed := range uint64(longtest.Rounds(2, 6)) {
 		ds, s, recs := writeRandomParts(t, seed, 4000, 2500)
 		l, err := layout.New(s, nil)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/trevni-go/trevni/internal/testing/longtest"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -416,7 +417,8 @@ func TestParquetDirectPath(t *testing.T) {
 			}
 		}
 	}
-	for seed := range uint64(80) {
+	// 24 random schemas by default, 80 in the long form (TREVNI_LONG_TESTS=1).
+	for seed := range uint64(longtest.Rounds(24, 80)) {
 		name, _, want := writeDirectRandom(t, seed, int(seed%13)+1)
 		check(fmt.Sprintf("seed %d", seed), name, &trevniparquet.WriteOptions{Codec: codecs[seed%4], RowGroupRows: int(seed%5) + 1}, want)
 	}

@@ -352,7 +352,7 @@ func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path
 	rest := rt.GetRestriction().(offsetrange.Restriction)
 	// With a reader schema, the records of Fields are those of its
 	// projection, and the filter names any of its fields.
-	opts := &trevni.OpenOptions{ReaderSchema: fn.ReaderSchema}
+	opts := &trevni.OpenOptions{ReaderSchema: fn.ReaderSchema, ReadAhead: true} // read ahead, as the front door did by default
 	ro := trevni.ReadOptions{Where: fn.Filter, Offset: rest.Start, Rows: rest.End - rest.Start, Fields: fn.Fields}
 	ds, err := trevni.Open(ctx, path, opts)
 	if err != nil {

@@ -4,14 +4,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni"
 )
 
 // Defaults for the Trevni files the tool writes: deflate and crc32, which
 // Java reads, and Java's block size.
 const (
-	defaultCodec    = format.CodecDeflate
-	defaultChecksum = format.ChecksumCRC32
+	defaultCodec    = string(trevni.Deflate)
+	defaultChecksum = string(trevni.CRC32)
 )
 
 // The codecs built into the tool, by the names each format stores: the

@@ -73,11 +73,15 @@ func isInputArg(arg string) bool {
 func (e *env) openOptions(readerSchema string, impalaBooleans bool) *trevni.OpenOptions {
 	return &trevni.OpenOptions{
 		ReaderSchema:   readerSchema,
-		Layout:         e.limits.layout(),
-		Reader:         e.limits.reader(nil),
+		MaxColumns:     e.limits.maxColumns,
+		MaxDepth:       e.limits.maxDepth,
+		MaxBlockSize:   int(e.limits.maxBlock),
+		BlockMemory:    e.limits.blockMemory,
+		SkipChecksums:  e.limits.skipChecksums,
+		ReadAhead:      true, // the command takes every core
 		ImpalaBooleans: impalaBooleans,
 		HTTP:           e.limits.http(),
-		Store:          e.limits.store(),
+		StoreStall:     e.limits.stall(),
 		MaxRecordBytes: e.limits.maxRecord,
 		MaxDownload:    e.limits.maxDownload,
 	}
@@ -283,7 +287,7 @@ func (e *env) toContainer(out io.Writer, ds *trevni.Dataset, rf *rangeFlags, sf 
 		return 0, err
 	}
 	defer r.Close()
-	n, err := r.WriteAvro(out, &trevni.AvroOptions{Codec: codec})
+	n, err := r.WriteAvro(out, &trevni.AvroOptions{Codec: trevni.Codec(codec)})
 	if err != nil {
 		return n, err
 	}

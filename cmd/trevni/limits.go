@@ -8,11 +8,10 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/limitfile"
 	"github.com/trevni-go/trevni/remote/httpread"
-	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
-	"github.com/trevni-go/trevni/stores/objstore"
 )
 
 // limits are the parsed limit flags; zero means the library's default.
@@ -74,36 +73,24 @@ func (l limits) httpOptions() *httpread.Options {
 // the flags set.
 func (l limits) http() trevni.HTTPClient { return httpread.New(l.httpOptions()) }
 
-// store returns the object store options the flags set: --http-timeout
+// stall returns the stall of store requests the flags set: --http-timeout
 // bounds a read's wait for each byte of an object too (a stalled read is
 // retried).
-func (l limits) store() *trevni.StoreOptions {
-	d := l.httpTimeout
-	if d == 0 {
-		d = -1 // none
+func (l limits) stall() time.Duration {
+	if l.httpTimeout == 0 {
+		return -1 // none
 	}
-	return &trevni.StoreOptions{Stall: d}
+	return l.httpTimeout
 }
 
-// reader applies the flags to a Trevni reader's options.
-func (l limits) reader(o *format.ReaderOptions) *format.ReaderOptions {
-	if o == nil {
-		o = &format.ReaderOptions{}
-	}
-	if l.maxBlock > 0 {
-		o.MaxBlockSize = int(l.maxBlock)
-	}
-	if l.blockMemory > 0 {
-		o.BlockMemory = l.blockMemory
-	}
-	o.SkipChecksums = l.skipChecksums
-	return o
-}
+// store returns the object store options the flags set, for the front
+// door's plumbing (the same as openOptions gives the front door).
+func (l limits) store() *frontdoor.StoreOptions { return &frontdoor.StoreOptions{Stall: l.stall()} }
 
 // limitHint adds to an error caused by a limit the flags that raise it.
 func limitHint(err error) error {
 	switch {
-	case errors.Is(err, schema.ErrTooLarge):
+	case errors.Is(err, trevni.ErrSchemaTooLarge):
 		return fmt.Errorf("%w (--max-columns and --max-depth raise the limits)", err)
 	case errors.Is(err, clmn.ErrLimit):
 		return fmt.Errorf("%w (--max-columns and --block-memory raise the limits)", err)
@@ -111,7 +98,7 @@ func limitHint(err error) error {
 		return fmt.Errorf("%w (the limit on schema, descriptor set and .proto files: --schema, --descriptor-set, --proto and their imports)", err)
 	case errors.Is(err, trevni.ErrTooLarge):
 		return fmt.Errorf("%w (--max-download raises the limit)", err)
-	case errors.Is(err, trevni.ErrTimeout), errors.Is(err, objstore.ErrStalled):
+	case errors.Is(err, trevni.ErrTimeout): // a store's stall too
 		return fmt.Errorf("%w (--http-timeout changes the limit)", err)
 	case errors.Is(err, format.ErrRecordSize):
 		return fmt.Errorf("%w (--max-record-size raises the limit)", err)

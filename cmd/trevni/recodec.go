@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/trevni-go/trevni"
@@ -82,7 +81,7 @@ func recodecCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if *checksum != "" && !slices.Contains(checksumNames, *checksum) && *checksum != "crc-32" {
+		if _, err := trevni.ParseChecksum(*checksum); *checksum != "" && err != nil {
 			return e.usagef("--checksum %q: unknown checksum (want %s)", *checksum, strings.Join(checksumNames, " or "))
 		}
 		ds, rd, done, err := e.openTrevni2(ins[0], "recodec rewrites")

@@ -104,7 +104,6 @@ type tableInput struct {
 // copy.
 func (e *env) openTable(path string) (*tableInput, error) {
 	o := e.openOptions("", false)
-	o.Reader.ReadAhead = true
 	ds, done, err := e.openDataset([]string{path}, o)
 	if err != nil {
 		return nil, err

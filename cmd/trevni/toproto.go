@@ -4,7 +4,6 @@ import (
 	"flag"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/schema/protoschema"
 )
 
 const toprotoHelp = `
@@ -32,12 +31,12 @@ func toprotoCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		var form protoschema.Framing
+		var form trevni.Framing
 		switch *outForm {
 		case "delimited":
-			form = protoschema.Delimited
+			form = trevni.Delimited
 		case "json":
-			form = protoschema.JSONLines
+			form = trevni.JSONLines
 		default:
 			return e.usagef("--output %q: want delimited or json", *outForm)
 		}

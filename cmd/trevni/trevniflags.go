@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -36,7 +35,7 @@ func (f *trevniFlags) options(e *env) (format.WriterOptions, error) {
 	if err != nil {
 		return format.WriterOptions{}, err
 	}
-	if !slices.Contains(checksumNames, f.checksum) && f.checksum != "crc-32" { // the spec's spelling
+	if _, err := trevni.ParseChecksum(f.checksum); err != nil {
 		return format.WriterOptions{}, e.usagef("--checksum %q: unknown checksum (want %s)", f.checksum, strings.Join(checksumNames, " or "))
 	}
 	if f.blockSize <= 0 || f.blockSize > format.MaxWriterBlockSize {

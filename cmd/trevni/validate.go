@@ -48,7 +48,7 @@ func validateCommand(fs *flag.FlagSet) runFunc {
 	impala := addImpalaBooleans(fs)
 	return func(e *env, ins []string, out *output) error {
 		o := e.openOptions("", *impala)
-		o.Reader.StrictChecksums = *strict
+		o.StrictChecksums = *strict
 		// Several inputs are checked one after the other, each reported
 		// on its own line; the run fails if any of them does.
 		failed := 0

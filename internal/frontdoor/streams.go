@@ -13,6 +13,12 @@ import (
 // object, or tell a URL, for the inputs the command reads itself (a
 // converter's stream, a Parquet file handed to trevniparquet).
 
+// StoreOptions configures the requests made to a store (package
+// remote/store's, named here for the command, which sets the front
+// door's StoreRetries, StoreBackoff and StoreStall and passes the same to
+// the functions here).
+type StoreOptions = store.Options
+
 // IsStore reports whether name is the URL of an object of a store a
 // driver the program links serves (s3://, gs://, azblob://).
 func IsStore(name string) bool { return store.IsURL(name, nil) }

@@ -62,15 +62,13 @@ var layers = []layer{
 	// which the protobuf readers and writers reach the descriptor packages
 	// schema/protoload links and registers;
 	// the stores module's faulthttp (the faults of the object store
-	// servers) is a test helper, layers this test; the stores module's
-	// stallhttp bounds the time an HTTP exchange may go without
-	// progress (for the object stores' clients); ordered
+	// servers) is a test helper, layers this test; ordered
 	// runs tasks on workers and hands their output on in order;
 	// shortval copies short values a word at a time.
 	{"leaves", []string{
 		"internal/avrobin", "internal/codec", "internal/jsontext", "internal/utf8check",
 		"internal/protosafe", "internal/protoset",
-		"stores/internal/faulthttp", "stores/internal/stallhttp",
+		"stores/internal/faulthttp",
 		"internal/layers", "internal/atomicfile", "internal/budget", "internal/limitfile",
 		"internal/ordered", "internal/shortval",
 	}},
@@ -90,8 +88,10 @@ var layers = []layer{
 	}},
 	// The reader of http(s) URLs over net/http, which a program links by
 	// importing it (it registers its client on remote in its init): the
-	// only package of the core that imports net/http.
-	{"http driver", []string{"remote/httpread"}},
+	// only package of the core that imports net/http; and the stores
+	// module's stallhttp, which bounds the time an HTTP exchange with a
+	// store may go without progress, its error a remote.ErrTimeout.
+	{"http driver", []string{"remote/httpread", "stores/internal/stallhttp"}},
 	// The stores module's own driver of gocloud.dev/blob for Google Cloud
 	// Storage, over its JSON API with net/http and golang.org/x/oauth2/google
 	// only.

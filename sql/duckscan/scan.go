@@ -27,7 +27,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/trevniarrow"
@@ -328,16 +327,15 @@ func duckscan_bind(info C.duckdb_bind_info) {
 // with the limits of the named parameters (block memory, block size,
 // record bytes; 0 where not given).
 func (s *scanner) options(limits [3]int64) (*trevni.OpenOptions, error) {
-	if limits == [3]int64{} {
-		return s.cfg.Open, nil
-	}
 	var o trevni.OpenOptions
 	if s.cfg.Open != nil {
 		o = *s.cfg.Open
 	}
-	var r format.ReaderOptions
-	if o.Reader != nil {
-		r = *o.Reader
+	// Each scan's column readers read ahead, as the front door did by
+	// default before ReadAhead was an option of its own.
+	o.ReadAhead = true
+	if limits == [3]int64{} {
+		return &o, nil
 	}
 	names := []string{BlockMemoryParameter, MaxBlockSizeParameter, MaxRecordBytesParameter}
 	for i, v := range limits {
@@ -346,18 +344,17 @@ func (s *scanner) options(limits [3]int64) (*trevni.OpenOptions, error) {
 		}
 	}
 	if limits[0] > 0 {
-		r.BlockMemory = limits[0]
+		o.BlockMemory = limits[0]
 	}
 	if limits[1] > 0 {
 		if limits[1] > int64(^uint32(0)>>1) {
 			return nil, fmt.Errorf("%s := %d: at most %d", names[1], limits[1], ^uint32(0)>>1)
 		}
-		r.MaxBlockSize = int(limits[1])
+		o.MaxBlockSize = int(limits[1])
 	}
 	if limits[2] > 0 {
 		o.MaxRecordBytes = limits[2]
 	}
-	o.Reader = &r
 	return &o, nil
 }
 
@@ -747,10 +744,10 @@ func RegisterDatabase(db unsafe.Pointer, cfg *Config) error {
 
 // layoutOptions returns the layout limits of the opening options.
 func layoutOptions(open *trevni.OpenOptions) *layout.Options {
-	if open == nil {
+	if open == nil || open.MaxColumns == 0 && open.MaxDepth == 0 {
 		return nil
 	}
-	return open.Layout
+	return &layout.Options{MaxColumns: open.MaxColumns, MaxDepth: open.MaxDepth}
 }
 
 // close closes the data set when DuckDB is done with the bind.

@@ -27,7 +27,8 @@ func unionSchema(ctx context.Context, source string, open *trevni.OpenOptions) (
 	if open == nil {
 		open = &trevni.OpenOptions{}
 	}
-	names, err := frontdoor.ExpandNames(ctx, []string{source}, open.Stores, open.Store)
+	so := &frontdoor.StoreOptions{Retries: open.StoreRetries, Backoff: open.StoreBackoff, Stall: open.StoreStall}
+	names, err := frontdoor.ExpandNames(ctx, []string{source}, open.Stores, so)
 	if err != nil {
 		return "", err
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/remote/store"
 	_ "github.com/trevni-go/trevni/stores/azblob" // azblob://
 	_ "github.com/trevni-go/trevni/stores/gs"     // gs://
 	_ "github.com/trevni-go/trevni/stores/s3"     // s3://
@@ -21,7 +20,7 @@ import (
 // list holds no test server.
 
 // fastRetries retries at once, for the tests of injected faults.
-var fastRetries = &trevni.OpenOptions{Store: &store.Options{Backoff: 1}}
+var fastRetries = &trevni.OpenOptions{StoreBackoff: 1}
 
 // fetchFile writes Java's medium vector (vec.Large, 8 fields) as a Trevni
 // file of small blocks with statistics, and returns its name and bytes,

@@ -18,7 +18,6 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/assemble"
-	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/sql/trevnisql"
 )
 
@@ -90,7 +89,7 @@ func parseFlags(args []string, stderr io.Writer, terminal bool) (*command, error
 		set        func(int64)
 	}{
 		{"--max-record-size", maxRecord, func(n int64) { c.open.MaxRecordBytes = n }},
-		{"--block-memory", blockMemory, func(n int64) { c.open.Reader = &format.ReaderOptions{BlockMemory: n} }},
+		{"--block-memory", blockMemory, func(n int64) { c.open.BlockMemory = n }},
 	} {
 		if f.text == "" {
 			continue

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/trevni-go/trevni/remote"
 )
 
 // ErrStalled is wrapped by the error of a request, or of a read of its
@@ -45,8 +47,11 @@ func (e *Error) Error() string {
 	return s
 }
 
-// Unwrap returns ErrStalled.
-func (e *Error) Unwrap() error { return ErrStalled }
+// Unwrap returns ErrStalled, and remote.ErrTimeout (the front door's
+// trevni.ErrTimeout), so that a program of the front door tells a stalled
+// store from other failures as it tells a stalled HTTP server, with no
+// import of this module's packages.
+func (e *Error) Unwrap() []error { return []error{ErrStalled, remote.ErrTimeout} }
 
 // Timeout is true: a stall is a timeout.
 func (e *Error) Timeout() bool { return true }

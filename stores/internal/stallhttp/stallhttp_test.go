@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/trevni-go/trevni/remote"
 )
 
 const stall = 200 * time.Millisecond
@@ -141,8 +143,8 @@ func TestStalls(t *testing.T) {
 			case c.want == "" && took < st:
 				t.Fatalf("the slow exchange took %v, less than its stall %v: it tests nothing", took, st)
 			case c.want == "":
-			case !errors.Is(err, ErrStalled) || !strings.Contains(err.Error(), c.want):
-				t.Fatalf("error %v, want ErrStalled and %q", err, c.want)
+			case !errors.Is(err, ErrStalled) || !errors.Is(err, remote.ErrTimeout) || !strings.Contains(err.Error(), c.want):
+				t.Fatalf("error %v, want ErrStalled, remote.ErrTimeout and %q", err, c.want)
 			case took < st || took > 5*time.Second:
 				t.Fatalf("failed after %v with a stall of %v", took, st)
 			default:
