@@ -488,13 +488,7 @@ func appendFixed(dst []byte, t Type, b []byte) []byte {
 		out, q := dst[len(dst):cap(dst)], 0
 		for ; len(b) >= 4; b = b[4:] {
 			v := int32(binary.BigEndian.Uint32(b))
-			u := uint32(v<<1 ^ v>>31)
-			for ; u >= 0x80; u >>= 7 {
-				out[q] = byte(u) | 0x80
-				q++
-			}
-			out[q] = byte(u)
-			q++
+			q = putUvarint(out, q, uint64(uint32(v<<1^v>>31)))
 		}
 		return dst[:len(dst)+q]
 	case Int64:
@@ -502,13 +496,7 @@ func appendFixed(dst []byte, t Type, b []byte) []byte {
 		out, q := dst[len(dst):cap(dst)], 0
 		for ; len(b) >= 8; b = b[8:] {
 			v := int64(binary.BigEndian.Uint64(b))
-			u := uint64(v<<1 ^ v>>63)
-			for ; u >= 0x80; u >>= 7 {
-				out[q] = byte(u) | 0x80
-				q++
-			}
-			out[q] = byte(u)
-			q++
+			q = putUvarint(out, q, uint64(v<<1^v>>63))
 		}
 		return dst[:len(dst)+q]
 	case Float64:
@@ -521,6 +509,17 @@ func appendFixed(dst []byte, t Type, b []byte) []byte {
 		return dst[:len(dst)+n]
 	}
 	return dst
+}
+
+// putUvarint writes u as a varint at out[q:], which has room for it, and
+// returns the position after it.
+func putUvarint(out []byte, q int, u uint64) int {
+	for ; u >= 0x80; u >>= 7 {
+		out[q] = byte(u) | 0x80
+		q++
+	}
+	out[q] = byte(u)
+	return q + 1
 }
 
 var _ format.Source = (*Source)(nil)
