@@ -516,9 +516,10 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	case Trevni1:
 		o := trevni1.ReaderOptions{ImpalaBooleans: p.ds.opts.ImpalaBooleans}
 		o.MaxBlockSize, o.BlockMemory = int64(p.ds.opts.MaxBlockSize), p.ds.opts.BlockMemory
+		o.SkipChecksums = p.ds.opts.SkipChecksums
 		f.v1, err = trevni1.NewReader(cra, size, &o)
 	case CLMN:
-		o := clmn.ReaderOptions{MaxColumns: p.ds.opts.MaxColumns, ColumnMemory: p.ds.opts.BlockMemory}
+		o := clmn.ReaderOptions{MaxColumns: p.ds.opts.MaxColumns, ColumnMemory: p.ds.opts.BlockMemory, SkipChecksums: p.ds.opts.SkipChecksums}
 		f.clmn, err = clmn.NewReader(cra, size, &o)
 	case Avro:
 		f.avro, err = p.openAvro(cra, size)

@@ -165,6 +165,11 @@ type ReaderOptions struct {
 	// DefaultColumnMemory and a negative value means no bound. A column
 	// that would take more is an error wrapping ErrLimit.
 	ColumnMemory int64
+	// SkipChecksums reads the columns without verifying the Adler-32 that
+	// ends each zlib stream, to read what a damaged file still holds (the
+	// trevni command's --skip-checksums). The streams' structure and sizes
+	// are checked all the same.
+	SkipChecksums bool
 }
 
 // Reader reads a CLMN file. Opening it reads only the header; columns are
@@ -179,6 +184,7 @@ type Reader struct {
 
 	budget    budget.Budget[ColumnReader]
 	inflaters sync.Pool // zlib readers given back by columns done with them
+	skipSums  bool      // ReaderOptions.SkipChecksums
 }
 
 // NewReader reads the header of the CLMN file of the given size in r and
@@ -224,6 +230,7 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 		return nil, headerErr(10, "negative row count %d", rows)
 	}
 	rd := &Reader{ra: r, size: size, rows: rows, cols: make([]Column, 0, min(n, 1024))}
+	rd.skipSums = o.SkipChecksums
 	switch {
 	case o.ColumnMemory == 0:
 		rd.budget.Limit = DefaultColumnMemory
@@ -380,6 +387,7 @@ func (c *ColumnReader) open() error {
 	} else {
 		c.z, err = newInflater(c.src.r)
 	}
+	c.z.skipSum = c.rd.skipSums
 	if err != nil {
 		c.z = nil // a failed Reset leaves it unusable
 		return c.errf("bad zlib stream: %v", err)

@@ -354,11 +354,51 @@ func (c *ColumnReader) appendTrevni(dst []byte, n int64, limit int) ([]byte, err
 
 // bufferedStrings appends the Trevni 2 encoding of up to n strings that lie
 // whole in the inflater's buffer to dst, and returns how many it took.
+// Where those strings are shorter than 64 bytes and their bytes all ASCII
+// (looked at eight bytes at a time), each is copied with no check of its
+// own, as 16 bytes at once where it is of 16 bytes or fewer and 16 are in
+// the buffer.
 func (c *ColumnReader) bufferedStrings(dst []byte, n int64, limit int) ([]byte, int64, error) {
 	win, _ := c.in.Peek(c.in.Buffered()) // what is buffered: cannot fail
+	end, k, lens := 0, int64(0), 0
+	for ; k < n && end+2 <= len(win); k++ {
+		l := int(win[end])<<8 | int(win[end+1])
+		if end+2+l > len(win) {
+			break
+		}
+		lens |= l
+		end += 2 + l
+	}
+	if k == 0 {
+		return dst, 0, nil
+	}
+	if lens < 64 && (limit < 0 || len(dst)+end+3 <= limit) {
+		if ascii(win[:end]) {
+			// Lengths below 64, a byte as varints: the encoding is a
+			// byte shorter a string than the buffer's.
+			dst = slices.Grow(dst, end+16)
+			out := dst[len(dst) : len(dst)+end+16]
+			p, q := 0, 0
+			for p < end {
+				w, o := win[p:], out[q:]
+				l := int(w[1])
+				if l <= 16 && len(w) >= 18 && len(o) >= 17 {
+					o[0] = byte(l << 1)
+					*(*[16]byte)(o[1:17]) = *(*[16]byte)(w[2:18])
+				} else {
+					o[0] = byte(l << 1)
+					copy(o[1:], w[2:2+l])
+				}
+				p += 2 + l
+				q += 1 + l
+			}
+			c.in.Discard(end) // buffered: cannot fail
+			c.row += k
+			return dst[:len(dst)+q], k, nil
+		}
+	}
 	p := 0
-	var k int64
-	for ; k < n && p+2 <= len(win); k++ {
+	for k = 0; k < n && p+2 <= len(win); k++ {
 		l := int(binary.BigEndian.Uint16(win[p:]))
 		if p+2+l > len(win) {
 			break
@@ -381,6 +421,19 @@ func (c *ColumnReader) bufferedStrings(dst []byte, n int64, limit int) ([]byte, 
 	c.in.Discard(p) // buffered: cannot fail
 	c.row += k
 	return dst, k, nil
+}
+
+// ascii reports whether every byte of b is below 0x80.
+func ascii(b []byte) bool {
+	var or uint64
+	for len(b) >= 8 {
+		or |= binary.LittleEndian.Uint64(b)
+		b = b[8:]
+	}
+	for _, c := range b {
+		or |= uint64(c)
+	}
+	return or&0x8080808080808080 == 0
 }
 
 // next returns the next n bytes of the inflated data, valid until the
@@ -426,19 +479,26 @@ func growFor(dst []byte, n int) []byte {
 
 // appendFixed appends the Trevni 2 encoding of the big-endian values b of
 // type t to dst: zig-zag varints for INT32 and INT64, little-endian for
-// FLOAT64 (the room for those made once, the words swapped in place).
+// FLOAT64, the room for them made once (the varints written into it a
+// byte at a time, the words swapped in place).
 func appendFixed(dst []byte, t Type, b []byte) []byte {
 	switch t {
 	case Int32:
+		dst = slices.Grow(dst, len(b)/4*5)
+		out, q := dst[len(dst):cap(dst)], 0
 		for ; len(b) >= 4; b = b[4:] {
 			v := int32(binary.BigEndian.Uint32(b))
-			dst = binary.AppendUvarint(dst, uint64(uint32(v<<1^v>>31)))
+			q = putUvarint(out, q, uint64(uint32(v<<1^v>>31)))
 		}
+		return dst[:len(dst)+q]
 	case Int64:
+		dst = slices.Grow(dst, len(b)/8*10)
+		out, q := dst[len(dst):cap(dst)], 0
 		for ; len(b) >= 8; b = b[8:] {
 			v := int64(binary.BigEndian.Uint64(b))
-			dst = binary.AppendUvarint(dst, uint64(v<<1^v>>63))
+			q = putUvarint(out, q, uint64(v<<1^v>>63))
 		}
+		return dst[:len(dst)+q]
 	case Float64:
 		n := len(b) / 8 * 8
 		dst = slices.Grow(dst, n)
@@ -449,6 +509,17 @@ func appendFixed(dst []byte, t Type, b []byte) []byte {
 		return dst[:len(dst)+n]
 	}
 	return dst
+}
+
+// putUvarint writes u as a varint at out[q:], which has room for it, and
+// returns the position after it.
+func putUvarint(out []byte, q int, u uint64) int {
+	for ; u >= 0x80; u >>= 7 {
+		out[q] = byte(u) | 0x80
+		q++
+	}
+	out[q] = byte(u)
+	return q + 1
 }
 
 var _ format.Source = (*Source)(nil)

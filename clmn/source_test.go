@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/trevni-go/trevni/format"
@@ -205,4 +206,93 @@ func recompress(t *testing.T, data []byte, c Column, mutate func([]byte)) []byte
 	binary.BigEndian.PutUint32(out[sCsize:], uint32(zb.Len()))
 	binary.BigEndian.PutUint32(out[sUsize:], uint32(len(plain)))
 	return out
+}
+
+// TestSourceShortStringsUTF8: strings of 0 to 20 bytes (ASCII, and two-
+// and three-byte characters) and ASCII strings of 0 to 63 bytes read
+// through the Source as written; one byte
+// 0xff at the end of a string of 1, 8, 9, 16 or 17 bytes (the edges of the
+// two words a short string is checked and copied as) is an error naming
+// the column and the string's row.
+func TestSourceShortStringsUTF8(t *testing.T) {
+	cols := []Column{{Name: "n", Type: Int32}, {Name: "s", Type: String}} // small's header layout, for recompress
+	var rows [][]value
+	for i := range 400 {
+		s := strings.Repeat("abcdefghij", 2)[:i%21]
+		if i%5 == 3 && len(s) >= 3 {
+			s = s[:len(s)-3] + []string{"é", "€"}[i%2] + s[len(s)-1:][:3-len([]string{"é", "€"}[i%2])]
+		}
+		rows = append(rows, []value{{i: int64(i)}, {s: s}})
+	}
+	good := writeTable(t, cols, rows, nil)
+	readStrings := func(data []byte) ([]string, error) {
+		rd, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil {
+			return nil, err
+		}
+		src, err := NewSource(rd, nil)
+		if err != nil {
+			return nil, err
+		}
+		fr, err := format.NewSourceReader(src, nil)
+		if err != nil {
+			return nil, err
+		}
+		cr, err := fr.Values(1)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for {
+			if err := cr.StartRow(); err == io.EOF {
+				return out, nil
+			} else if err != nil {
+				return out, err
+			}
+			s, err := cr.ReadString()
+			if err != nil {
+				return out, err
+			}
+			out = append(out, s)
+		}
+	}
+	// And ASCII strings of 0 to 63 bytes, over several of the inflater's
+	// buffers: copied with no check of their own.
+	var plain [][]value
+	letters := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 2)
+	for i := range 6000 {
+		plain = append(plain, []value{{i: int64(i)}, {s: letters[i%7 : i%7+(i*13)%64]}})
+	}
+	for _, tab := range [][][]value{rows, plain} {
+		got, err := readStrings(writeTable(t, cols, tab, nil))
+		if err != nil || len(got) != len(tab) {
+			t.Fatalf("%d strings, %v", len(got), err)
+		}
+		for i, s := range got {
+			if s != tab[i][1].s {
+				t.Fatalf("row %d: %q, want %q", i, s, tab[i][1].s)
+			}
+		}
+	}
+	rd, err := NewReader(bytes.NewReader(good), int64(len(good)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []int{1, 8, 9, 16, 17} {
+		row := 20*21 + l // past the strings with characters of several bytes
+		if row >= len(rows) {
+			row = l
+		}
+		at := 0 // the string's last byte in the inflated column
+		for i := range row {
+			at += 2 + len(rows[i][1].s)
+		}
+		at += 2 + len(rows[row][1].s) - 1
+		bad := recompress(t, good, rd.Column(1), func(b []byte) { b[at] = 0xff })
+		_, err := readStrings(bad)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Column != "s" || ce.Row != int64(row) || !strings.Contains(err.Error(), "not valid UTF-8") {
+			t.Errorf("0xff ending the string of %d bytes at row %d: %v", l, row, err)
+		}
+	}
 }

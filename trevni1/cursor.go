@@ -174,7 +174,7 @@ func (k *cursor) recordsEnd(e, most int64) (end, recs int64, err error) {
 // where the column's values are read.
 func (k *cursor) skip(end int64) error {
 	cr := k.cr
-	if k.values {
+	if k.values && end > cr.entry {
 		if err := k.levels(); err != nil {
 			return err
 		}

@@ -33,6 +33,12 @@ type ReaderOptions struct {
 	// are taken from the bytes that follow (the definition array). Without
 	// it such a block is an error wrapping ErrImpalaBoolean.
 	ImpalaBooleans bool
+	// SkipChecksums reads blocks without verifying their checksums: a
+	// block's CRC-32 and the Adler-32 or CRC-32 of its zlib or gzip
+	// stream (bzip2's own block checks stay), to read what a damaged file
+	// still holds (the trevni command's --skip-checksums). Its structure is
+	// checked all the same.
+	SkipChecksums bool
 }
 
 // BlockInfo describes one block of a column.
@@ -147,6 +153,7 @@ func NewReader(r io.ReaderAt, size int64, opts *ReaderOptions) (*Reader, error) 
 	if opts != nil {
 		rd.opts = *opts
 	}
+	cs.skipChecksums = rd.opts.SkipChecksums
 	if rd.opts.MaxBlockSize <= 0 {
 		rd.opts.MaxBlockSize = format.DefaultMaxBlockSize
 	}
@@ -535,7 +542,7 @@ func (cr *ColumnReader) loadBlock(b int) error {
 	if err != nil {
 		return cr.fail(err)
 	}
-	if crc > 0 {
+	if crc > 0 && !cr.rd.opts.SkipChecksums {
 		want := binary.LittleEndian.Uint32(cr.raw[bi.Stored:])
 		if got := crc32.ChecksumIEEE(cr.body); got != want {
 			return cr.fail(fmt.Errorf("%w: stored CRC-32 %08x, data has %08x", ErrChecksum, want, got))
@@ -765,7 +772,7 @@ func (cr *ColumnReader) Bytes() []byte { return cr.bytesV }
 func (cr *ColumnReader) Timestamp() TimestampValue { return cr.ts }
 
 // Verify reads every entry of every column, checking block sizes, codecs,
-// checksums, level arrays and values, and that each column holds the file's
+// checksums (unless ReaderOptions.SkipChecksums), level arrays and values, and that each column holds the file's
 // row count. It reports the first problem of each column, joined.
 func (rd *Reader) Verify() error {
 	var errs []error

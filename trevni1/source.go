@@ -522,9 +522,12 @@ func (sc *sourceColumn) copyValues(n int64) bool {
 // type t (Int or Long), and whether they are as readValue reads them and
 // version 2 writes them: canonical (no last byte 0 after the first) and in
 // the type's range (an int's fifth byte below 16, a long's tenth at most
-// 1). The bytes are looked at, not decoded: eight at a time where they
-// end fewer than the varints left and need no closer look (no zero byte,
-// no varint near the type's longest), one at a time otherwise.
+// 1). The bytes are looked at, not decoded, from the start of a varint:
+// the whole varints of eight bytes at once where none needs a closer look
+// (no zero byte; for an int, no four continuation bytes in a row), else
+// the first varint of the eight bytes alone, found by its stop bit; one
+// byte at a time where fewer than eight bytes are left or a varint is
+// longer than eight.
 func canonicalVarints(v []byte, t Type, k int64) (int, bool) {
 	maxLen, lastMax := 10, byte(1)
 	if t == Int {
@@ -534,30 +537,46 @@ func canonicalVarints(v []byte, t Type, k int64) (int, bool) {
 		return 0, true
 	}
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	n, p := 0, 0 // bytes of the varint so far; position
-	for p < len(v) {
+	p := 0 // the start of a varint
+	for {
 		for p+8 <= len(v) {
 			x := binary.LittleEndian.Uint64(v[p:])
 			cont := x & hi
 			stops := cont ^ hi
-			ends := int64(bits.OnesCount64(stops))
-			if ends == 0 || ends >= k || (x-lo)&^x&hi != 0 || n+bits.TrailingZeros64(stops)>>3+1 >= maxLen {
-				break
+			if stops == 0 {
+				break // a varint longer than eight bytes
 			}
-			if t == Int {
-				// Four continuation bytes in a row: a varint of five
-				// bytes, or more, inside the word.
-				if c2 := cont & (cont >> 8); c2&(c2>>16) != 0 {
-					break
+			if ends := int64(bits.OnesCount64(stops)); ends <= k && (x-lo)&^x&hi == 0 {
+				// Whole varints up to the last stop byte, none of them
+				// ending in a zero byte, none longer than eight bytes
+				// (a long's are not too long); an int's of five
+				// bytes have four continuation bytes in a row.
+				if c2 := cont & (cont >> 8); t != Int || c2&(c2>>16) == 0 {
+					p += (71 - bits.LeadingZeros64(stops)) >> 3
+					if k -= ends; k == 0 {
+						return p, true
+					}
+					continue
 				}
 			}
-			k -= ends
-			n = bits.LeadingZeros64(stops) >> 3
-			p += 8
+			// The first varint alone.
+			l := bits.TrailingZeros64(stops)>>3 + 1
+			c := byte(x >> (8 * (l - 1)))
+			if l > maxLen || (c == 0 && l > 1) || (l == maxLen && c > lastMax) {
+				return 0, false
+			}
+			p += l
+			if k--; k == 0 {
+				return p, true
+			}
 		}
-		for end := min(p+8, len(v)); p < end; p++ {
+		// One varint a byte at a time.
+		for n := 1; ; n++ {
+			if p >= len(v) {
+				return 0, false
+			}
 			c := v[p]
-			n++
+			p++
 			if c >= 0x80 {
 				if n == maxLen {
 					return 0, false
@@ -567,13 +586,12 @@ func canonicalVarints(v []byte, t Type, k int64) (int, bool) {
 			if (c == 0 && n > 1) || (n == maxLen && c > lastMax) {
 				return 0, false
 			}
-			n = 0
-			if k--; k == 0 {
-				return p + 1, true
-			}
+			break
+		}
+		if k--; k == 0 {
+			return p, true
 		}
 	}
-	return 0, false
 }
 
 // copyRun copies the next k values of the values area, where version 2
@@ -609,28 +627,56 @@ func runEnd(v []byte, t Type, k int64) (int, bool) {
 	case Int, Long:
 		return canonicalVarints(v, t, k)
 	case String, Bytes:
-		for range k {
-			if p < len(v) && v[p] < 0x80 && v[p]&1 == 0 {
-				// A length of one byte: canonical, not negative.
-				if l := int(v[p] >> 1); l < len(v)-p {
-					p += 1 + l
-					continue
-				}
-				return 0, false
-			}
-			x, n := avrobin.ConsumeLong(v[p:])
-			if n < 0 || n != max(1, (bits.Len64(avrobin.EncodeZigZag(x))+6)/7) {
-				return 0, false
-			}
-			if x < 0 || x > int64(len(v)-p-n) {
-				return 0, false
-			}
-			p += n + int(x)
-		}
+		return stringsEnd(v, 0, k)
 	default:
 		return 0, false
 	}
 	return p, true
+}
+
+// stringsEnd returns the end of the k strings (or bytes) of values area v
+// from p, and whether they are as runEnd checks them.
+func stringsEnd(v []byte, p int, k int64) (int, bool) {
+	for ; k > 0; k-- {
+		if p < len(v) && v[p] < 0x80 && v[p]&1 == 0 {
+			// A length of one byte: canonical, not negative.
+			if l := int(v[p] >> 1); l < len(v)-p {
+				p += 1 + l
+				continue
+			}
+			return 0, false
+		}
+		x, n := avrobin.ConsumeLong(v[p:])
+		if n < 0 || n != max(1, (bits.Len64(avrobin.EncodeZigZag(x))+6)/7) {
+			return 0, false
+		}
+		if x < 0 || x > int64(len(v)-p-n) {
+			return 0, false
+		}
+		p += n + int(x)
+	}
+	return p, true
+}
+
+// valuesEnd returns the end of the k values of values area v from p, of
+// type t, values runEnd has checked.
+func valuesEnd(v []byte, p int, t Type, k int64) int {
+	switch t {
+	case Float, Double:
+		return p + int(k)*t.width()
+	case Int, Long:
+		for ; k > 0; k-- {
+			for v[p] >= 0x80 {
+				p++
+			}
+			p++
+		}
+		return p
+	}
+	for ; k > 0; k-- {
+		p += valueLen(v[p:], t)
+	}
+	return p
 }
 
 // valueLen returns the bytes of the value that starts v, of type t, a
@@ -878,11 +924,15 @@ func (sc *sourceColumn) fastTopArray(e, n int64) bool {
 	p := cr.pos
 	var items int64
 	out := sc.e.b
+	str := t == String || t == Bytes
 	if c.inline {
 		items = onesIn(defs, e, n)
-		q, ok := runEnd(v[p:], t, items)
-		if !ok {
-			return false
+		q := len(v) - p // strings are checked as they are copied
+		if !str {
+			var ok bool
+			if q, ok = runEnd(v[p:], t, items); !ok {
+				return false
+			}
 		}
 		out = slices.Grow(out, int(n-e)+q)
 	} else {
@@ -918,9 +968,14 @@ func (sc *sourceColumn) fastTopArray(e, n int64) bool {
 					return false
 				}
 				if c.inline {
-					w := p
-					for ; k > 0; k-- {
-						w += valueLen(v[w:], t)
+					w, ok := p, true
+					if str {
+						w, ok = stringsEnd(v, p, k)
+					} else {
+						w = valuesEnd(v, p, t, k)
+					}
+					if !ok {
+						return false
 					}
 					out = append(out, v[p:w]...)
 					p = w
@@ -969,9 +1024,9 @@ func (sc *sourceColumn) fastOptional(e, n int64) bool {
 			out = append(out, 0)
 			continue
 		}
-		w := valueLen(v[p:], t)
-		out = append(append(out, 2), v[p:p+w]...)
-		p += w
+		w := valuesEnd(v, p, t, 1)
+		out = append(append(out, 2), v[p:w]...)
+		p = w
 	}
 	sc.e.b, sc.e.bit = out, 0
 	cr.pos, cr.nonNull = cr.pos+p, cr.nonNull+k
