@@ -185,7 +185,7 @@ func (c *command) flagSet(quiet bool) (*flag.FlagSet, runFunc, *commonFlags) {
 		addLimitFlags(fs, &cf.limits)
 	}
 	if slices.Contains(checksummed, c.name) {
-		fs.BoolVar(&cf.limits.skipChecksums, "skip-checksums", false, "read blocks (Trevni blocks, Parquet pages) without verifying their checksums, to read what a damaged file still holds")
+		fs.BoolVar(&cf.limits.skipChecksums, "skip-checksums", false, "read blocks (Trevni and Trevni 1 blocks, CLMN columns, Parquet pages) without verifying their checksums, to read what a damaged file still holds")
 	}
 	fs.BoolVar(&cf.quiet, "quiet", quiet, "show no progress")
 	return fs, run, cf
