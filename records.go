@@ -43,6 +43,9 @@ func (f *File) records(ctx context.Context) (*format.Reader, error) {
 	case f.ext != nil:
 		f.columns, err = format.NewSourceReader(f.ext, &ro)
 	default:
+		// No read-ahead either, as before the flat options: a CLMN
+		// file's cost is its inflating, which read-ahead does not lessen.
+		ro.ReadAhead = false
 		f.columns, err = csvtable.CLMNColumns(f.clmn, &ro, sourceBlockSize(f.clmn.NumColumns()))
 	}
 	if err != nil {
