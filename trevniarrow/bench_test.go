@@ -2,6 +2,7 @@ package trevniarrow_test
 
 import (
 	"context"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"io"
 	"testing"
 
@@ -25,10 +26,18 @@ func openBench(b *testing.B) *trevni.Dataset {
 	return ds
 }
 
-func BenchmarkToArrow(b *testing.B) {
+func BenchmarkToArrow(b *testing.B) { benchToArrow(b, nil) }
+
+// BenchmarkToArrowAllocator reads the batches into an allocator's buffers
+// (ReadOptions.Allocator): what the copy a batch costs over BenchmarkToArrow.
+func BenchmarkToArrowAllocator(b *testing.B) {
+	benchToArrow(b, &trevniarrow.ReadOptions{Allocator: memory.NewGoAllocator()})
+}
+
+func benchToArrow(b *testing.B, opts *trevniarrow.ReadOptions) {
 	ds := openBench(b)
 	for b.Loop() {
-		rr, err := trevniarrow.NewRecordReader(context.Background(), ds, nil)
+		rr, err := trevniarrow.NewRecordReader(context.Background(), ds, opts)
 		if err != nil {
 			b.Fatal(err)
 		}

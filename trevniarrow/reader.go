@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/schema"
@@ -33,6 +34,12 @@ type ReadOptions struct {
 	BatchBytes int
 	// Schema chooses the mapping (see SchemaOptions).
 	Schema SchemaOptions
+	// Allocator, if set, holds the batches' buffers: each batch is
+	// built in Go memory, as without it, then copied into buffers of
+	// the allocator (one copy a batch), which Release of the batch gives
+	// back. Nil: the batches are Go memory, built in place, with no
+	// copy.
+	Allocator memory.Allocator
 }
 
 // RecordReader reads a data set's records as Arrow record batches. It is an
@@ -61,7 +68,8 @@ type RecordReader struct {
 	schema *arrow.Schema
 	avro   *schema.Schema
 	cur    arrow.RecordBatch
-	curMem int64 // about the memory of cur's arrays
+	curMem int64            // about the memory of cur's arrays
+	mem    memory.Allocator // of ReadOptions; nil: Go memory
 	err    error
 	done   bool
 }
@@ -87,7 +95,7 @@ func NewRecordReader(ctx context.Context, ds *trevni.Dataset, opts *ReadOptions)
 	if err != nil {
 		return nil, err
 	}
-	rr := &RecordReader{col: col, schema: col.schema, avro: col.avro}
+	rr := &RecordReader{col: col, schema: col.schema, avro: col.avro, mem: o.Allocator}
 	rr.refs.Store(1)
 	return rr, nil
 }
@@ -116,8 +124,66 @@ func (rr *RecordReader) Next() bool {
 		rr.end()
 		return false
 	}
+	if rr.mem != nil {
+		rec = copyRecord(rr.mem, rec)
+	}
 	rr.cur, rr.curMem = rec, mem
 	return true
+}
+
+// copyRecord returns a copy of rec whose buffers are the allocator's,
+// and releases rec.
+func copyRecord(mem memory.Allocator, rec arrow.RecordBatch) arrow.RecordBatch {
+	defer rec.Release()
+	cols := make([]arrow.Array, rec.NumCols())
+	for i, c := range rec.Columns() {
+		d := copyData(mem, c.Data())
+		cols[i] = array.MakeFromData(d)
+		d.Release()
+	}
+	out := array.NewRecordBatch(rec.Schema(), cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}
+
+// copyData returns a copy of d, its children and dictionary included,
+// in buffers of the allocator.
+func copyData(mem memory.Allocator, d arrow.ArrayData) arrow.ArrayData {
+	bufs := make([]*memory.Buffer, len(d.Buffers()))
+	for i, b := range d.Buffers() {
+		if b == nil {
+			continue
+		}
+		nb := memory.NewResizableBuffer(mem)
+		nb.Resize(b.Len())
+		copy(nb.Bytes(), b.Bytes())
+		bufs[i] = nb
+	}
+	children := make([]arrow.ArrayData, len(d.Children()))
+	for i, c := range d.Children() {
+		children[i] = copyData(mem, c)
+	}
+	var out arrow.ArrayData
+	// Dictionary returns a nil *array.Data, not a nil interface, when
+	// there is none.
+	if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
+		dc := copyData(mem, dict)
+		out = array.NewDataWithDictionary(d.DataType(), d.Len(), bufs, d.NullN(), d.Offset(), dc.(*array.Data))
+		dc.Release()
+	} else {
+		out = array.NewData(d.DataType(), d.Len(), bufs, children, d.NullN(), d.Offset())
+	}
+	for _, b := range bufs {
+		if b != nil {
+			b.Release()
+		}
+	}
+	for _, c := range children {
+		c.Release()
+	}
+	return out
 }
 
 // end ends reading: the part being read is closed.
