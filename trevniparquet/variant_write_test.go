@@ -590,3 +590,39 @@ func TestParquetVariantWrittenNested(t *testing.T) {
 		t.Errorf("read back\n%s\nwritten\n%s", got, want)
 	}
 }
+
+// FuzzVariantEncode: any text is encoded or refused, never a panic; what
+// is encoded is JSON (encoding/json says so) whose Variant reads back as
+// the same values; JSON that is refused breaks one of the Variant's own
+// rules (a key twice, a lone surrogate, a number beyond a double, nesting
+// past 128).
+func FuzzVariantEncode(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5,"x"],"b":null}`, `[1e300,-0.0,0.9560,123456789012345678901234567890]`, `"\ud83d\ude00\n"`, `{"a":1,"a":2}`, `"\ud800"`, `{`, `1e999`, ` true `} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		meta, val, err := trevniparquet.VariantEncode(text)
+		if err != nil {
+			if !json.Valid([]byte(text)) {
+				return
+			}
+			for _, rule := range []string{"twice", "surrogate", "beyond a double", "nested deeper", "not UTF-8"} {
+				if strings.Contains(err.Error(), rule) {
+					return
+				}
+			}
+			t.Fatalf("%q: valid JSON refused: %v", text, err)
+		}
+		if !json.Valid([]byte(text)) {
+			t.Fatalf("%q: not JSON, encoded", text)
+		}
+		ours, err := trevniparquet.VariantValueJSON(meta, val, 0)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		var a, b any
+		if err := json.Unmarshal([]byte(ours), &a); err != nil || json.Unmarshal([]byte(text), &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("%q: read back as %q (%v)", text, ours, err)
+		}
+	})
+}
