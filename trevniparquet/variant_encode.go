@@ -408,17 +408,12 @@ func (e *variantEncoder) object(depth int) error {
 			if err := e.val(depth + 1); err != nil {
 				return err
 			}
-			e.space()
-			if e.pos < len(e.in) && e.in[e.pos] == ',' {
-				e.pos++
-				e.space()
-				continue
-			}
-			if e.pos < len(e.in) && e.in[e.pos] == '}' {
-				e.pos++
+			if done, err := e.next('}', "an object without , or } after a value"); done || err != nil {
+				if err != nil {
+					return err
+				}
 				break
 			}
-			return e.fail("an object without , or } after a value")
 		}
 	}
 	fs := e.fields[base:]
@@ -466,17 +461,12 @@ func (e *variantEncoder) array(depth int) error {
 			if err := e.val(depth + 1); err != nil {
 				return err
 			}
-			e.space()
-			if e.pos < len(e.in) && e.in[e.pos] == ',' {
-				e.pos++
-				e.space()
-				continue
-			}
-			if e.pos < len(e.in) && e.in[e.pos] == ']' {
-				e.pos++
+			if done, err := e.next(']', "an array without , or ] after a value"); done || err != nil {
+				if err != nil {
+					return err
+				}
 				break
 			}
-			return e.fail("an array without , or ] after a value")
 		}
 	}
 	es := e.elems[base:]
@@ -498,6 +488,22 @@ func (e *variantEncoder) array(depth int) error {
 	appendLE(h, uint64(size), off)
 	e.elems = e.elems[:base]
 	return nil
+}
+
+// next reads what follows a value in an object or array: a comma (more
+// follow) or the closing byte (done); else the error what.
+func (e *variantEncoder) next(closing byte, what string) (done bool, err error) {
+	e.space()
+	switch {
+	case e.pos < len(e.in) && e.in[e.pos] == ',':
+		e.pos++
+		e.space()
+		return false, nil
+	case e.pos < len(e.in) && e.in[e.pos] == closing:
+		e.pos++
+		return true, nil
+	}
+	return false, e.fail(what)
 }
 
 // open makes room for n bytes of header at start of e.value, moving the

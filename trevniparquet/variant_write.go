@@ -1,7 +1,6 @@
 package trevniparquet
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -32,26 +31,11 @@ type variantWrite struct {
 // isVariantText says whether s (a nullable union's branch, if one) is a
 // string marked VariantProp.
 func isVariantText(s *schema.Schema) bool {
-	if in := nonNull(s); in != nil {
+	if in := nullable(s); in != nil {
 		s = in
 	}
 	v, _ := s.Prop(VariantProp)
 	return s.Kind == schema.String && v == VariantJSON
-}
-
-// nonNull returns the other branch of a union of null and one type, or
-// nil.
-func nonNull(s *schema.Schema) *schema.Schema {
-	if s.Kind != schema.Union || len(s.Branches) != 2 {
-		return nil
-	}
-	switch {
-	case s.Branches[0].Kind == schema.Null && s.Branches[1].Kind != schema.Null:
-		return s.Branches[1]
-	case s.Branches[1].Kind == schema.Null && s.Branches[0].Kind != schema.Null:
-		return s.Branches[0]
-	}
-	return nil
 }
 
 // hasVariantText says whether s holds a string marked VariantProp
@@ -124,7 +108,7 @@ func variantArrowType(s *schema.Schema, t arrow.DataType, depth int) (arrow.Data
 	if depth > maxShapeDepth {
 		return t, false
 	}
-	if in := nonNull(s); in != nil {
+	if in := nullable(s); in != nil {
 		s = in
 	}
 	// The item of a map's entries: the Avro map's values, or an array of
@@ -182,84 +166,27 @@ func variantArrowType(s *schema.Schema, t arrow.DataType, depth int) (arrow.Data
 // batch returns rec with its Variants encoded; first, the number of
 // records written before rec, locates errors.
 func (w *variantWrite) batch(rec arrow.RecordBatch, first int64) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, rec.NumCols())
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
-	for i := range cols {
-		nt := w.schema.Field(i).Type
-		if arrow.TypeEqual(rec.Column(i).DataType(), nt) {
-			cols[i] = rec.Column(i)
-			cols[i].Retain()
-			continue
-		}
-		d, err := w.data(rec.Column(i).Data(), nt, w.schema.Field(i).Name, 0)
-		if err != nil {
-			var ve *variantRowError
-			if errors.As(err, &ve) {
-				return nil, fmt.Errorf("record %d, %w", first+int64(ve.row), ve.err)
-			}
-			return nil, err
-		}
-		cols[i] = array.MakeFromData(d)
-		d.Release()
-	}
-	return array.NewRecordBatch(w.schema, cols, rec.NumRows()), nil
+	return rebuildBatch(rec, w.schema, w.data, func(row int, err error) error {
+		return fmt.Errorf("record %d, %w", first+int64(row), err)
+	})
 }
 
 // data returns d with the strings that are Variants in nt (variantArrowType's
 // type of d's) encoded; path names d as the Avro fields do.
-func (w *variantWrite) data(d arrow.ArrayData, nt arrow.DataType, path string, depth int) (arrow.ArrayData, error) {
-	if arrow.TypeEqual(d.DataType(), nt) || depth > maxShapeDepth {
-		d.Retain()
-		return d, nil
-	}
-	switch t := nt.(type) {
-	case *extensions.VariantType:
-		return w.encodeColumn(d, t, path)
-	case *arrow.StructType:
-		kids := make([]arrow.ArrayData, len(d.Children()))
-		for i, k := range d.Children() {
-			nk, err := w.data(k, t.Field(i).Type, path+"."+t.Field(i).Name, depth+1)
-			if err != nil {
-				releaseAll(kids)
-				// The child's rows are the struct's.
-				var ve *variantRowError
-				if errors.As(err, &ve) {
-					ve.row += k.Offset() - d.Offset()
-				}
-				return nil, err
-			}
-			kids[i] = nk
+func (w *variantWrite) data(d arrow.ArrayData, nt arrow.DataType, path string) (arrow.ArrayData, error) {
+	return rebuild(d, nt, path, 0, avroChildren, func(d arrow.ArrayData, nt arrow.DataType, path string) (arrow.ArrayData, error) {
+		vt, ok := nt.(*extensions.VariantType)
+		if !ok {
+			d.Retain()
+			return d, nil
 		}
-		defer releaseAll(kids)
-		return array.NewData(nt, d.Len(), d.Buffers(), kids, d.NullN(), d.Offset()), nil
-	case *arrow.ListType, *arrow.MapType:
-		k := d.Children()[0]
-		var elem arrow.DataType
-		if mt, ok := t.(*arrow.MapType); ok {
-			elem, path = mt.Elem(), path+"{}"
-		} else {
-			elem, path = t.(*arrow.ListType).Elem(), path+"[]"
-		}
-		nk, err := w.data(k, elem, path, depth+1)
-		if err != nil {
-			var ve *variantRowError
-			if errors.As(err, &ve) {
-				ve.row = listRow(d, k.Offset()+ve.row)
-			}
-			return nil, err
-		}
-		defer nk.Release()
-		return array.NewData(nt, d.Len(), d.Buffers(), []arrow.ArrayData{nk}, d.NullN(), d.Offset()), nil
-	}
-	d.Retain()
-	return d, nil
+		return w.encodeColumn(d, vt, path)
+	})
 }
+
+// avroChildren name the children of a path as Avro fields do: an
+// array's items and a map's values (path.value).
+var avroChildren = childNames{list: "[]"}
 
 // encodeColumn returns the Variants of the JSON texts of string array d
 // (null where d is).
