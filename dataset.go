@@ -119,25 +119,9 @@ func (p *Part) Downloaded() int64 { return p.downloadSize }
 // downloadURL downloads the part's URL into a temporary file, held until
 // the data set is closed, within OpenOptions.MaxDownload.
 func (p *Part) downloadURL(ctx context.Context) error {
-	limit := p.ds.opts.MaxDownload
-	if limit <= 0 {
-		limit = DefaultMaxDownload
-	}
-	f, err := os.CreateTemp(p.ds.opts.TempDir, "trevni-download-*")
+	f, n, err := downloadTemp(ctx, p.Name(), &p.ds.opts)
 	if err != nil {
-		return fmt.Errorf("%s: the server does not serve byte ranges, and the download has no temporary file: %w", p.Name(), err)
-	}
-	c, err := remote.HTTP(p.ds.opts.HTTP)
-	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("%s: %w", p.Name(), err)
-	}
-	n, err := c.Download(ctx, p.Name(), f, limit)
-	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("%w; the server does not serve byte ranges, so the file is downloaded whole", err)
+		return err
 	}
 	p.download, p.downloadSize = f, n
 	return nil
@@ -148,10 +132,7 @@ func (p *Part) release() error {
 	if p.download == nil {
 		return nil
 	}
-	err := p.download.Close()
-	if rerr := os.Remove(p.download.Name()); err == nil {
-		err = rerr
-	}
+	err := removeTemp(p.download)
 	p.download = nil
 	return err
 }
@@ -427,11 +408,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		// Copied whole (OpenWhole), or a URL whose server serves no ranges.
 		ra, size = p.download, p.downloadSize
 	case p.ds.opts.isStoreURL(name):
-		st, err := store.For(name, p.ds.opts.Stores)
-		if err != nil {
-			return nil, err
-		}
-		o, err := st.Open(ctx, name, p.ds.opts.storeOptions())
+		o, err := openStoreObject(ctx, name, &p.ds.opts)
 		if err != nil {
 			return nil, err
 		}
@@ -447,11 +424,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		version = o.Version()
 		ra, sw, coalescer, hr = remoteReader(o, size, mode, p.seed(version, size))
 	case p.ds.opts.isURL(name):
-		c, err := remote.HTTP(p.ds.opts.HTTP)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		h, err := c.Open(ctx, name)
+		h, err := openHTTP(ctx, name, &p.ds.opts)
 		if errors.Is(err, remote.ErrNoRanges) {
 			if err := p.downloadURL(ctx); err != nil {
 				return nil, err

@@ -91,7 +91,8 @@
 // struct that does not fit, ErrValue and ErrBinary for records a writer
 // refuses, ErrExists for an output that may not be replaced,
 // ErrUnknownFormat for a file of no format Open reads, ErrTimeout for a
-// stalled remote read. Where is found with errors.As: a *FileError gives
+// stalled remote read, ErrChanged for an object of a store replaced while
+// it is read. Where is found with errors.As: a *FileError gives
 // the column, block, row and offset in a file, a *RecordError the record
 // and the field path.
 //
@@ -119,6 +120,11 @@
 // WriteOptions.Stores); StoreRetries, StoreBackoff and StoreStall set
 // their retries and stalls. A
 // program that reads local files links none of them.
+//
+// OpenObject opens any one name the same way, as bytes to read at random
+// (an Object: io.ReaderAt, Size, Close), for a reader of another format
+// such as a Parquet library; OpenObjectStream does it for a stream
+// (standard input), copied to a temporary file when it must be.
 //
 // # Beneath the front door
 //

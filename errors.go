@@ -4,6 +4,7 @@ import (
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/shred"
 )
@@ -52,6 +53,10 @@ var (
 	// that is longer than OpenOptions.MaxDownload, so is not downloaded
 	// (remote.ErrTooLarge).
 	ErrTooLarge = remote.ErrTooLarge
+	// ErrChanged reports an object of a store that was replaced since it
+	// was opened, while it is read: a data set's part, an Object
+	// (store.ErrChanged).
+	ErrChanged = store.ErrChanged
 )
 
 // FileError locates a problem in a Trevni file: the byte offset, the
