@@ -33,8 +33,8 @@ import (
 // blocks, as each block is read), so that filters, field selection, reader
 // schemas, structs and seeking work on those formats as on Trevni 2, with
 // no copy and no temporary file. What is particular to a format (Trevni 1 levels,
-// CLMN column types, Trevni 2 block statistics) is reached through
-// Part.Open and the File's Trevni, Trevni1 and CLMN methods.
+// CLMN column types, Trevni 2 block statistics) is read with the format's
+// own package (format, trevni1, clmn) over OpenObject.
 //
 // A part at an http or https URL, or an object of a store (s3://, gs://,
 // azblob://; see package remote/store), is read with range requests,
@@ -267,14 +267,10 @@ func (ds *Dataset) Parts() []*Part { return ds.parts }
 // Format returns the format of the first part.
 func (ds *Dataset) Format() Format { return ds.parts[0].format }
 
-// Schema returns the schema records are read as: the reader schema, or the
-// parts' own. It is nil for Trevni files not written from Avro, whose rows
-// are read through Part.Open and format.Reader, and for files whose stored
-// schema does not parse (reading their records returns the parse error).
-func (ds *Dataset) Schema() *schema.Schema { return ds.schema }
-
-// SchemaText returns Schema as JSON text, as stored in the file (or as
-// given for a reader schema); "" when Schema is nil.
+// SchemaText returns the Avro schema records are read as, as JSON text:
+// the reader schema as given, or the parts' own as stored in the files.
+// It is "" for Trevni files not written from Avro, whose rows are read
+// through package format (see OpenObject).
 func (ds *Dataset) SchemaText() string { return ds.text }
 
 // RowCount returns the number of rows of all parts.
@@ -295,10 +291,42 @@ func (ds *Dataset) Size() int64 {
 	return n
 }
 
-// Columns returns the column layout of the records' schema (the columns a
-// Trevni 2 file of the schema has, in file order), or an error for a data
-// set without an Avro schema.
-func (ds *Dataset) Columns() ([]layout.Column, error) {
+// Column is one column of the records of a data set as a Trevni 2 file of
+// their schema lays them out (a Trevni 2 file written from Avro has these
+// columns).
+type Column struct {
+	// Name is the column's path: "a#b" for field b of record field a,
+	// "a[]" for array a, "m>", "m>key" and "m>value" for map m, "u/T" for
+	// branch T of union u.
+	Name string
+	// Type is the Trevni type of the column's values ("int", "long",
+	// "string", "bytes" ...), "null" for a column that holds only lengths
+	// for its children.
+	Type string
+	// Array marks a column that holds a length per row (or per parent
+	// value) before its values.
+	Array bool
+	// Parent is the index of the column's parent column, or -1.
+	Parent int
+}
+
+// Columns returns the columns of the records' schema, in file order, or an
+// error for a data set without an Avro schema.
+func (ds *Dataset) Columns() ([]Column, error) {
+	cols, err := ds.layoutColumns()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Column, len(cols))
+	for i, c := range cols {
+		out[i] = Column{Name: c.Name, Type: c.Type.String(), Array: c.Array, Parent: c.Parent}
+	}
+	return out, nil
+}
+
+// layoutColumns returns the column layout of the records' schema (see
+// frontdoor.LayoutColumns).
+func (ds *Dataset) layoutColumns() ([]layout.Column, error) {
 	if ds.schemaErr != nil {
 		return nil, ds.schemaErr
 	}
@@ -609,15 +637,6 @@ func (f *File) Part() *Part { return f.part }
 
 // Format returns the file's format.
 func (f *File) Format() Format { return f.format }
-
-// Trevni returns the reader of a Trevni 2 file, or nil.
-func (f *File) Trevni() *format.Reader { return f.trevni }
-
-// Trevni1 returns the reader of a Trevni 1 file, or nil.
-func (f *File) Trevni1() *trevni1.Reader { return f.v1 }
-
-// CLMN returns the reader of a CLMN file, or nil.
-func (f *File) CLMN() *clmn.Reader { return f.clmn }
 
 // RowCount returns the file's number of rows.
 func (f *File) RowCount() int64 {

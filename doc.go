@@ -18,7 +18,7 @@
 //	ds, err := trevni.Open(ctx, "events/*.trv", nil)
 //	if err != nil { ... }
 //	defer ds.Close()
-//	fmt.Println(ds.RowCount(), ds.Schema())
+//	fmt.Println(ds.RowCount(), ds.SchemaText())
 //
 // Records come out as Go structs, goavro native values, Avro binary, Avro
 // JSON, or protobuf messages for files written from protobuf. Every read
@@ -136,7 +136,7 @@
 // compiles filters; trevni1 and clmn are the sibling formats; csvtable
 // converts flat tables; remote reads over HTTP; trevniarrow reads and
 // writes Arrow record batches and IPC files, trevniparquet Parquet files.
-// Part.Open gives a part's own reader (File.Trevni, File.Trevni1,
-// File.CLMN) for what is particular to a format. The trevni command is
+// What is particular to a format (Trevni 2 block statistics, Trevni 1
+// levels) is read with its package over OpenObject's bytes. The trevni command is
 // built on this door: beside it, it imports only what docs/layout.md lists.
 package trevni

@@ -129,7 +129,7 @@ func (r *Reader) WriteAvro(w io.Writer, copts *AvroOptions) (int64, error) {
 	}
 	text := r.ds.text
 	if len(r.opts.Fields) > 0 {
-		text = r.Schema().String()
+		text = r.schema.String()
 	}
 	cw, err := ocf.NewWriter(w, text, o)
 	if err != nil {

@@ -655,7 +655,7 @@ func (pr *prun) closeLocked(pp *ppart) {
 	if scan.FileSize == 0 {
 		scan.FileSize = pp.rd.Size()
 	}
-	r.reports = append(r.reports, PartReport{Part: pp.p.Name(), Scan: scan, Fetched: pp.f.Fetched()})
+	r.reports = append(r.reports, PartReport{Part: pp.p.Name(), Scan: scanReport(scan), Fetched: pp.f.Fetched()})
 	r.before += pp.p.rows
 	r.bytes += pp.f.BytesRead()
 }

@@ -104,7 +104,7 @@ type Reader struct {
 	counting bool // Count takes its matches off the span itself
 
 	// fetching is the current part's coalescer (of a URL), for
-	// FetchedEnd, which may be called while another goroutine reads.
+	// fetchedEnd, which may be called while another goroutine reads.
 	fetching atomic.Pointer[remote.Coalescer]
 }
 
@@ -128,10 +128,49 @@ type PartReport struct {
 	Part string
 	// Scan is the assembling reader's report: rows scanned and matched,
 	// columns and blocks read (the bytes decoded).
-	Scan assemble.ScanReport
+	Scan ScanReport
 	// Fetched is what was read from storage for the part: the header
 	// included, and over HTTP what the coalescer fetched ahead.
 	Fetched Fetched
+}
+
+// ScanReport says how much of a part a read scanned and decoded.
+type ScanReport struct {
+	// RowsScanned is the number of rows whose fields were read: the rows
+	// a filter was evaluated on, or without a filter the records read.
+	RowsScanned int64
+	// RowsMatched is the number of records returned.
+	RowsMatched int64
+	// Columns lists the columns read, for output or for the filter.
+	Columns []ColumnScan
+	// BytesRead is the sum of the columns' BytesRead; FileSize the size
+	// of the part's file.
+	BytesRead, FileSize int64
+}
+
+// ColumnScan is one column's part of a ScanReport.
+type ColumnScan struct {
+	// Column is the file column's number and Name its name.
+	Column int
+	Name   string
+	// Blocks is the column's number of blocks, BlocksRead how many were
+	// read and decompressed (a block read again after a seek counts
+	// again) and BlocksSkipped how many were never read.
+	Blocks, BlocksRead, BlocksSkipped int
+	// BytesRead is the stored bytes of the blocks read, checksums included.
+	BytesRead int64
+}
+
+// scanReport returns the assembling reader's report as the root's.
+func scanReport(s assemble.ScanReport) ScanReport {
+	r := ScanReport{RowsScanned: s.RowsScanned, RowsMatched: s.RowsMatched, BytesRead: s.BytesRead, FileSize: s.FileSize}
+	if s.Columns != nil {
+		r.Columns = make([]ColumnScan, len(s.Columns))
+		for i, c := range s.Columns {
+			r.Columns[i] = ColumnScan(c)
+		}
+	}
+	return r
 }
 
 // Fetched counts what was read from storage: requests (reads of a local
@@ -301,7 +340,7 @@ func (r *Reader) closePart() {
 	}
 	rep := r.part.Report()
 	r.file.Close() // first: what the read-ahead fetched is counted too
-	r.reports = append(r.reports, PartReport{Part: r.file.part.Name(), Scan: rep, Fetched: r.file.Fetched()})
+	r.reports = append(r.reports, PartReport{Part: r.file.part.Name(), Scan: scanReport(rep), Fetched: r.file.Fetched()})
 	if !r.counting {
 		r.span.took(rep.RowsMatched)
 	}
@@ -339,9 +378,9 @@ func step[T any](r *Reader, read func() (T, error)) (T, error) {
 	}
 }
 
-// Schema returns the schema of the records returned: the data set's, or
-// its projection on Fields.
-func (r *Reader) Schema() *schema.Schema { return r.schema }
+// SchemaText returns the Avro schema of the records returned, as JSON
+// text: the data set's, or its projection on Fields.
+func (r *Reader) SchemaText() string { return r.schema.String() }
 
 // Read returns the next record as a goavro native value of Schema, or
 // io.EOF after the last.
@@ -411,12 +450,12 @@ func (r *Reader) BytesRead() int64 {
 func (r *Reader) Report() []PartReport {
 	out := append([]PartReport(nil), r.reports...)
 	if r.part != nil {
-		out = append(out, PartReport{Part: r.file.part.Name(), Scan: r.part.Report(), Fetched: r.file.Fetched()})
+		out = append(out, PartReport{Part: r.file.part.Name(), Scan: scanReport(r.part.Report()), Fetched: r.file.Fetched()})
 	}
 	return out
 }
 
-// FetchedEnd returns where the bytes of the byte range [off, end) of the
+// fetchedEnd returns where the bytes of the byte range [off, end) of the
 // part being read that the reader has fetched from a store or over HTTP
 // end (the end of the furthest of them, read already or held ahead), or
 // off when it has fetched none of them, or the part is a local file or
@@ -425,7 +464,7 @@ func (r *Reader) Report() []PartReport {
 // the rows left of a read (Beam's) places the split where the reader has
 // fetched nothing, so that no byte is fetched twice. Unlike the other
 // methods of a Reader, it may be called while another goroutine reads.
-func (r *Reader) FetchedEnd(off, end int64) int64 {
+func (r *Reader) fetchedEnd(off, end int64) int64 {
 	if c := r.fetching.Load(); c != nil {
 		return c.FetchedEnd(off, end)
 	}

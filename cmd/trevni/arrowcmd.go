@@ -258,7 +258,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 			}
 			if w == nil {
 				wo := frontWriteOptions(opts, e.limits.layout(), runtime.GOMAXPROCS(0))
-				wo.KeepMapOrder = true // a MAP's entries in the file's order, as DuckDB reads them
+				frontdoor.KeepMapOrder(wo) // a MAP's entries in the file's order, as DuckDB reads them
 				w, err = trevni.NewWriter(out, pf.AvroSchema(), wo)
 				if err != nil {
 					pf.Close()

@@ -99,7 +99,7 @@ func (e *env) openTable(path string) (*tableInput, error) {
 		done()
 		return nil, err
 	}
-	in := &tableInput{name: part.Name(), clmn: f.CLMN(), trevni: f.Trevni(), done: func() { f.Close(); done() }}
+	in := &tableInput{name: part.Name(), clmn: frontdoor.CLMNReader(f), trevni: frontdoor.TrevniReader(f), done: func() { f.Close(); done() }}
 	if f.Format() != trevni.Trevni2 && f.Format() != trevni.CLMN {
 		// Its records, through the front door's Trevni 2 copy.
 		if in.trevni, err = frontdoor.AsTrevni(e.ctx, f); err != nil {
