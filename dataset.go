@@ -14,6 +14,7 @@ import (
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/frontdoor"
+	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/internal/ocfsource"
 	"github.com/trevni-go/trevni/internal/protoset"
 	"github.com/trevni-go/trevni/remote"
@@ -500,11 +501,11 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		if err == nil || err == io.EOF {
 			return nil, fmt.Errorf("%s: %w: %d bytes", name, ErrUnknownFormat, size)
 		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, partErr(name, err)
 	}
 	if f.format, err = DetectFormat(magic[:]); err != nil {
 		done()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, partErr(name, err)
 	}
 	switch f.format {
 	case Trevni2:
@@ -538,7 +539,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	}
 	if err != nil {
 		done()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, partErr(name, err)
 	}
 	if hr != nil {
 		// Kept for the part's next opens. A server that gives no ETag
@@ -701,7 +702,7 @@ func (f *File) schemaText() (string, error) {
 				// file not written from Avro is.
 				return "", nil
 			}
-			return "", fmt.Errorf("%s: %w", f.part.Name(), err)
+			return "", partErr(f.part.Name(), err)
 		}
 		return t, nil
 	case f.avro != nil:
@@ -783,6 +784,10 @@ func (p *Part) openAvro(ra io.ReaderAt, size int64) (*ocfsource.Source, error) {
 	}
 	o := &ocfsource.Options{Layout: p.ds.opts.layout(), MaxBlockSize: int64(p.ds.opts.MaxBlockSize), Memory: p.ds.opts.BlockMemory}
 	src, err := ocfsource.Open(ra, size, o)
+	if errors.Is(err, ocf.ErrTooLarge) && !errors.Is(err, ErrLimit) {
+		// The Avro reader's blocks and lengths are bounded by MaxBlockSize.
+		return nil, fmt.Errorf("%w: %w (OpenOptions.MaxBlockSize)", ErrLimit, err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -175,7 +175,7 @@ func (p *ProtoReader) writeTo(ctx context.Context, w io.Writer, form protoschema
 		total += n
 		r.n += n
 		if err != nil {
-			return total, fmt.Errorf("%s: %w", r.file.part.Name(), err)
+			return total, partErr(r.file.part.Name(), err)
 		}
 		if err := r.next(); err == io.EOF {
 			break

@@ -242,7 +242,7 @@ func (r *Reader) learnSchema() error {
 	}
 	pr, err := r.open(rd)
 	if err != nil {
-		return fmt.Errorf("%s: %w", f.part.Name(), err)
+		return partErr(f.part.Name(), err)
 	}
 	r.schema = pr.Schema()
 	r.ar, r.pm = nil, nil
@@ -320,7 +320,7 @@ func (r *Reader) next() error {
 		if err != nil {
 			f.Close()
 			r.ar, r.pm = nil, nil
-			return fmt.Errorf("%s: %w", p.Name(), err)
+			return partErr(p.Name(), err)
 		}
 		r.from, r.to = from, to
 		if r.schema == nil {
@@ -369,7 +369,7 @@ func step[T any](r *Reader, read func() (T, error)) (T, error) {
 			return v, nil
 		}
 		if !errors.Is(err, io.EOF) {
-			return v, fmt.Errorf("%s: %w", r.file.part.Name(), err)
+			return v, partErr(r.file.part.Name(), err)
 		}
 		if err := r.ctx.Err(); err != nil {
 			return v, err
@@ -382,19 +382,19 @@ func step[T any](r *Reader, read func() (T, error)) (T, error) {
 // text: the data set's, or its projection on Fields.
 func (r *Reader) SchemaText() string { return r.schema.String() }
 
-// Read returns the next record as a goavro native value of Schema, or
+// Read returns the next record as a goavro native value of SchemaText, or
 // io.EOF after the last.
 func (r *Reader) Read() (any, error) {
 	return step(r, func() (any, error) { return r.ar.Read() })
 }
 
 // ReadBinary appends the next record, in the Avro binary encoding of
-// Schema, to dst, or returns io.EOF after the last. It is the fast path.
+// SchemaText, to dst, or returns io.EOF after the last. It is the fast path.
 func (r *Reader) ReadBinary(dst []byte) ([]byte, error) {
 	return step(r, func() ([]byte, error) { return r.ar.ReadBinary(dst) })
 }
 
-// ReadJSON appends the next record, in Avro's JSON encoding of Schema, to
+// ReadJSON appends the next record, in Avro's JSON encoding of SchemaText, to
 // dst, or returns io.EOF after the last.
 func (r *Reader) ReadJSON(dst []byte) ([]byte, error) {
 	return step(r, func() ([]byte, error) { return r.ar.ReadJSON(dst) })
@@ -573,7 +573,7 @@ func (r *Reader) Count() (int64, error) {
 		}
 		c, err := r.part.Count(r.ctx)
 		if err != nil {
-			return n, fmt.Errorf("%s: %w", r.file.part.Name(), err)
+			return n, partErr(r.file.part.Name(), err)
 		}
 		if r.span.remaining >= 0 {
 			c = min(c, r.span.remaining) // Count does not stop at the limit
@@ -615,7 +615,7 @@ func (p *Part) validate(ctx context.Context) error {
 			}
 		})
 		if first != nil {
-			return fmt.Errorf("%s: %w", p.Name(), first)
+			return partErr(p.Name(), first)
 		}
 		if p.text == "" {
 			return nil // not written from Avro: the structure is all
@@ -630,7 +630,7 @@ func (p *Part) validate(ctx context.Context) error {
 		err = ar.Validate(ctx)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.Name(), err)
+		return partErr(p.Name(), err)
 	}
 	return nil
 }
