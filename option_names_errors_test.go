@@ -57,14 +57,5 @@ func TestErrorsNameTheRootsOptions(t *testing.T) {
 // first error.
 func readAllErr(ctx context.Context, name string, opts *trevni.OpenOptions) error {
 	ds, err := trevni.Open(ctx, name, opts)
-	if err != nil {
-		return err
-	}
-	defer ds.Close()
-	for _, err := range ds.All(ctx, nil) {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return firstReadErr(ctx, ds, err)
 }
