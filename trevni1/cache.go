@@ -16,9 +16,18 @@ import (
 // body of the cache holds it charged to nobody else. A cache that cannot
 // take a body (both its entries in use, or no memory left) leaves it to
 // the reader that inflated it: a cache never fails a read.
+//
+// It has four entries: a reader holds its current block until it loads
+// the next, and the readers of one columnar pass (an array's lengths and
+// the sibling check of its second field, say) run up to a block apart
+// while the readers of an earlier pass, kept open to the end of a row
+// group, still hold their last blocks. With two, those held blocks left
+// one entry to the pass, and each of its blocks was inflated once per
+// reader (`toparquet big.trv1`: 14 million instructions, see
+// docs/performance.md).
 type blockCache struct {
 	mu    sync.Mutex
-	ent   [2]cacheEntry
+	ent   [4]cacheEntry
 	tick  uint64
 	bud   *budget.Budget[ColumnReader]
 	owner *ColumnReader // holds the share in the budget while the cache lives
