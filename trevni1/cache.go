@@ -25,6 +25,15 @@ import (
 // one entry to the pass, and each of its blocks was inflated once per
 // reader (`toparquet big.trv1`: 14 million instructions, see
 // docs/performance.md).
+//
+// Where some of the column's readers read its levels only (the lengths of
+// an array whose items are records, the sibling checks), the cache also
+// keeps the level arrays of every block inflated, checked as split checks
+// them, for as long as it lives and its share of the BlockMemory allows:
+// a reader of levels only then reads a block again without inflating it
+// (toparquet's second leaf of an array of records, whose lengths and
+// sibling check come from the first leaf's column, read after the first
+// leaf's whole row group).
 type blockCache struct {
 	mu    sync.Mutex
 	ent   [4]cacheEntry
@@ -32,6 +41,17 @@ type blockCache struct {
 	bud   *budget.Budget[ColumnReader]
 	owner *ColumnReader // holds the share in the budget while the cache lives
 	share *budget.Share
+
+	keep   bool          // keep the level arrays of the blocks inflated
+	levels []blockLevels // by block, those kept
+}
+
+// blockLevels are the level arrays of a block inflated and checked, and
+// the values it holds (entries of definition level MaxDef).
+type blockLevels struct {
+	reps, defs []byte
+	count      int64
+	ok         bool
 }
 
 type cacheEntry struct {
@@ -116,4 +136,42 @@ func (c *blockCache) close() {
 			*e = cacheEntry{block: -1}
 		}
 	}
+}
+
+// keepLevels keeps a copy of block b's level arrays, of a block split
+// has checked, if the cache keeps levels and its share of the reader's
+// BlockMemory has room for them.
+func (c *blockCache) keepLevels(b int, reps, defs []byte, count int64) {
+	if !c.keep {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b < len(c.levels) && c.levels[b].ok {
+		return
+	}
+	n := len(reps) + len(defs)
+	if !c.bud.Take(c.share, int64(n)) {
+		return
+	}
+	buf := make([]byte, n)
+	copy(buf, reps)
+	copy(buf[len(reps):], defs)
+	for len(c.levels) <= b {
+		c.levels = append(c.levels, blockLevels{})
+	}
+	c.levels[b] = blockLevels{reps: buf[:len(reps):len(reps)], defs: buf[len(reps):], count: count, ok: true}
+}
+
+// levelsOf returns block b's level arrays if the cache keeps them.
+func (c *blockCache) levelsOf(b int) (blockLevels, bool) {
+	if !c.keep {
+		return blockLevels{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b < len(c.levels) && c.levels[b].ok {
+		return c.levels[b], true
+	}
+	return blockLevels{}, false
 }
