@@ -27,7 +27,7 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // readArrayLeaf reads every row of an array column's lengths (lens) and
 // the floats of a column beneath it (vals) in batches, as a columnar
 // reader of one leaf does, and returns the items read.
-func readArrayLeaf(t *testing.T, lens, vals *format.ColumnReader, rows int) []float32 {
+func readArrayLeaf(t testing.TB, lens, vals *format.ColumnReader, rows int) []float32 {
 	t.Helper()
 	var items []float32
 	buf := make([]int32, 256)

@@ -87,3 +87,65 @@ func BenchmarkSourceRecords(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSourceArrayLeaves reads the two leaves of vec.Large's pts (an
+// array of records {x, y}) of 20,000 records (deflate) through a
+// version-1 file's Source one after the other, as toparquet writes a row
+// group's column chunks: the second leaf's lengths and sibling check read
+// the first leaf's column, whose levels the Source's cache keeps (see
+// TestSourceSharedColumnInflatedOnce).
+func BenchmarkSourceArrayLeaves(b *testing.B) {
+	var v1 bytes.Buffer
+	rw, err := trevni1.NewRecordWriter(&v1, veclarge.Schema, &trevni1.WriterOptions{Codec: trevni1.CodecDeflate})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := veclarge.New()
+	var rec []byte
+	const rows = 20000
+	for i := range rows {
+		rec = g.Append(rec[:0], i)
+		if _, err := rw.WriteBinary(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := rw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rd1, err := trevni1.NewReader(bytes.NewReader(v1.Bytes()), int64(v1.Len()), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		src, err := trevni1.NewSource(rd1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rd, err := format.NewSourceReader(src, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var open []*format.ColumnReader
+		col := func(name string) *format.ColumnReader {
+			i, ok := rd.ColumnIndex(name)
+			if !ok {
+				b.Fatalf("no column %s", name)
+			}
+			c, err := rd.Values(i)
+			if err != nil {
+				b.Fatal(err)
+			}
+			open = append(open, c)
+			return c
+		}
+		for _, leaf := range []string{"pts[]#x", "pts[]#y"} {
+			if items := readArrayLeaf(b, col("pts[]"), col(leaf), rows); len(items) == 0 {
+				b.Fatalf("%s: no items", leaf)
+			}
+		}
+		for _, c := range open {
+			c.Close()
+		}
+	}
+}
