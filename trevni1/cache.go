@@ -29,7 +29,7 @@ import (
 // Where some of the column's readers read its levels only (the lengths of
 // an array whose items are records, the sibling checks), the cache also
 // keeps the level arrays of every block inflated, checked as split checks
-// them, for as long as it lives and its share of the BlockMemory allows:
+// them, for as long as it lives, in a sixteenth of the BlockMemory at most:
 // a reader of levels only then reads a block again without inflating it
 // (toparquet's second leaf of an array of records, whose lengths and
 // sibling check come from the first leaf's column, read after the first
@@ -44,7 +44,13 @@ type blockCache struct {
 
 	keep   bool          // keep the level arrays of the blocks inflated
 	levels []blockLevels // by block, those kept
+	kept   int64         // their bytes
 }
+
+// keptShare: the level arrays one cache keeps take at most this fraction
+// of the reader's BlockMemory, so that they never leave a column reader
+// short of the room for its blocks that it had without them.
+const keptShare = 16
 
 // blockLevels are the level arrays of a block inflated and checked, and
 // the values it holds (entries of definition level MaxDef).
@@ -139,8 +145,8 @@ func (c *blockCache) close() {
 }
 
 // keepLevels keeps a copy of block b's level arrays, of a block split
-// has checked, if the cache keeps levels and its share of the reader's
-// BlockMemory has room for them.
+// has checked, if the cache keeps levels and has room for them: within
+// a keptShare-th of the reader's BlockMemory, and the budget has them.
 func (c *blockCache) keepLevels(b int, reps, defs []byte, count int64) {
 	if !c.keep {
 		return
@@ -151,9 +157,13 @@ func (c *blockCache) keepLevels(b int, reps, defs []byte, count int64) {
 		return
 	}
 	n := len(reps) + len(defs)
+	if lim := c.bud.Limit; lim >= 0 && c.kept+int64(n) > lim/keptShare {
+		return // leave the column readers their room
+	}
 	if !c.bud.Take(c.share, int64(n)) {
 		return
 	}
+	c.kept += int64(n)
 	buf := make([]byte, n)
 	copy(buf, reps)
 	copy(buf[len(reps):], defs)

@@ -53,7 +53,16 @@ func readArrayLeaf(t testing.TB, lens, vals *format.ColumnReader, rows int) []fl
 // readers share them), the second none of them (it needs their levels
 // only, which the cache keeps) and each of pts.y's once; the values must
 // be those written.
+//
+// With a BlockMemory whose sixteenth cannot hold pts.x's levels, the
+// cache keeps only some, and the second pass inflates the other blocks
+// again: the values are the same.
 func TestSourceSharedColumnInflatedOnce(t *testing.T) {
+	t.Run("levels kept", func(t *testing.T) { sharedColumnPasses(t, 0) })
+	t.Run("BlockMemory too small to keep them all", func(t *testing.T) { sharedColumnPasses(t, 16<<10) })
+}
+
+func sharedColumnPasses(t *testing.T, blockMemory int64) {
 	const avsc = `{"type":"record","name":"R","fields":[{"name":"pts","type":{"type":"array","items":{"type":"record","name":"P","fields":[{"name":"x","type":"float"},{"name":"y","type":"float"}]}}}]}`
 	cols := []trevni1.ColumnSpec{{Name: "pts.x", Type: trevni1.Float, MaxDef: 1, MaxRep: 1}, {Name: "pts.y", Type: trevni1.Float, MaxDef: 1, MaxRep: 1}}
 	var buf bytes.Buffer
@@ -88,7 +97,7 @@ func TestSourceSharedColumnInflatedOnce(t *testing.T) {
 	}
 	data := buf.Bytes()
 	ra := &countingReaderAt{r: bytes.NewReader(data), at: map[int64]int{}}
-	rd1, err := trevni1.NewReader(ra, int64(len(data)), nil)
+	rd1, err := trevni1.NewReader(ra, int64(len(data)), &trevni1.ReaderOptions{BlockMemory: blockMemory})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,10 +145,17 @@ func TestSourceSharedColumnInflatedOnce(t *testing.T) {
 	if len(passes[0]) < 5 {
 		t.Fatalf("the first pass read %d blocks; the file should have several", len(passes[0]))
 	}
+	again := 0
 	for off := range passes[1] {
 		if passes[0][off] > 0 {
-			t.Errorf("the second pass read the block at offset %d of pts.x again", off)
+			again++
 		}
+	}
+	if blockMemory == 0 && again > 0 {
+		t.Errorf("the second pass read %d blocks of pts.x again", again)
+	}
+	if blockMemory > 0 && again == 0 {
+		t.Errorf("the second pass read no block of pts.x again: the levels kept take more than a sixteenth of BlockMemory %d", blockMemory)
 	}
 	for p, at := range passes {
 		for off, n := range at {
