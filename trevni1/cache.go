@@ -48,8 +48,8 @@ type blockCache struct {
 }
 
 // keptShare: the level arrays one cache keeps take at most this fraction
-// of the reader's BlockMemory, so that they never leave a column reader
-// short of the room for its blocks that it had without them.
+// of the reader's BlockMemory, which leaves the column readers nearly all
+// the room for their blocks that they had without them.
 const keptShare = 16
 
 // blockLevels are the level arrays of a block inflated and checked, and
