@@ -2,6 +2,7 @@ package trevni1_test
 
 import (
 	"bytes"
+	"io"
 	"maps"
 	"sync"
 	"testing"
@@ -97,18 +98,7 @@ func sharedColumnPasses(t *testing.T, blockMemory int64) {
 	}
 	data := buf.Bytes()
 	ra := &countingReaderAt{r: bytes.NewReader(data), at: map[int64]int{}}
-	rd1, err := trevni1.NewReader(ra, int64(len(data)), &trevni1.ReaderOptions{BlockMemory: blockMemory})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := trevni1.NewSource(rd1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd, err := format.NewSourceReader(src, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd := openSource(t, ra, int64(len(data)), &trevni1.ReaderOptions{BlockMemory: blockMemory})
 	open := func(name string) *format.ColumnReader {
 		i, ok := rd.ColumnIndex(name)
 		if !ok {
@@ -164,4 +154,23 @@ func sharedColumnPasses(t *testing.T, blockMemory int64) {
 			}
 		}
 	}
+}
+
+// openSource opens the version-1 file of size bytes that ra reads as a
+// format.Reader of its Source.
+func openSource(t testing.TB, ra io.ReaderAt, size int64, opts *trevni1.ReaderOptions) *format.Reader {
+	t.Helper()
+	rd1, err := trevni1.NewReader(ra, size, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := trevni1.NewSource(rd1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := format.NewSourceReader(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd
 }

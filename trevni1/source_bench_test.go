@@ -20,22 +20,7 @@ import (
 // file of the same records (trv): the cost of reading Trevni 1 in place,
 // which should stay near that of Trevni 2.
 func BenchmarkSourceRecords(b *testing.B) {
-	var v1 bytes.Buffer
-	rw, err := trevni1.NewRecordWriter(&v1, veclarge.Schema, &trevni1.WriterOptions{Codec: trevni1.CodecDeflate})
-	if err != nil {
-		b.Fatal(err)
-	}
-	g := veclarge.New()
-	var rec []byte
-	for i := range 20000 {
-		rec = g.Append(rec[:0], i)
-		if _, err := rw.WriteBinary(rec); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := rw.Close(); err != nil {
-		b.Fatal(err)
-	}
+	v1 := vecLargeV1(b, 20000)
 	open1 := func() *trevni1.Reader {
 		rd, err := trevni1.NewReader(bytes.NewReader(v1.Bytes()), int64(v1.Len()), nil)
 		if err != nil {
@@ -95,37 +80,11 @@ func BenchmarkSourceRecords(b *testing.B) {
 // the first leaf's column, whose levels the Source's cache keeps (see
 // TestSourceSharedColumnInflatedOnce).
 func BenchmarkSourceArrayLeaves(b *testing.B) {
-	var v1 bytes.Buffer
-	rw, err := trevni1.NewRecordWriter(&v1, veclarge.Schema, &trevni1.WriterOptions{Codec: trevni1.CodecDeflate})
-	if err != nil {
-		b.Fatal(err)
-	}
-	g := veclarge.New()
-	var rec []byte
 	const rows = 20000
-	for i := range rows {
-		rec = g.Append(rec[:0], i)
-		if _, err := rw.WriteBinary(rec); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := rw.Close(); err != nil {
-		b.Fatal(err)
-	}
+	v1 := vecLargeV1(b, rows)
 	b.ReportAllocs()
 	for b.Loop() {
-		rd1, err := trevni1.NewReader(bytes.NewReader(v1.Bytes()), int64(v1.Len()), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		src, err := trevni1.NewSource(rd1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rd, err := format.NewSourceReader(src, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		rd := openSource(b, bytes.NewReader(v1.Bytes()), int64(v1.Len()), nil)
 		var open []*format.ColumnReader
 		col := func(name string) *format.ColumnReader {
 			i, ok := rd.ColumnIndex(name)
@@ -148,4 +107,25 @@ func BenchmarkSourceArrayLeaves(b *testing.B) {
 			c.Close()
 		}
 	}
+}
+
+// vecLargeV1 writes n vec.Large records as a version-1 file (deflate).
+func vecLargeV1(b testing.TB, n int) *bytes.Buffer {
+	var v1 bytes.Buffer
+	rw, err := trevni1.NewRecordWriter(&v1, veclarge.Schema, &trevni1.WriterOptions{Codec: trevni1.CodecDeflate})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := veclarge.New()
+	var rec []byte
+	for i := range n {
+		rec = g.Append(rec[:0], i)
+		if _, err := rw.WriteBinary(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := rw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return &v1
 }
