@@ -536,7 +536,7 @@ func TestParquetVariantWrittenNested(t *testing.T) {
 		`{"name":"m","type":{"type":"map","values":{"type":"string","parquet.variant":"json"}}}]}`
 	ctx := context.Background()
 	trv := filepath.Join(t.TempDir(), "nested.trv")
-	w, err := trevni.Create(ctx, trv, text, &trevni.WriteOptions{KeepMapOrder: true})
+	w, err := trevni.Create(ctx, trv, text, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
