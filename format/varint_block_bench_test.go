@@ -9,7 +9,8 @@ import (
 // varintShapes are the columns of ints and longs the block decoders are
 // measured on, a 64 KiB block of each: vec.Large's id (i*7919 less up to
 // 999: five bytes a value) and small (-500 to 499: one or two bytes),
-// values of one byte, and longs of any length (one to ten bytes).
+// values of one byte, longs of any length (one to ten bytes), random longs
+// (nine or ten), and ints of three bytes and of five.
 var varintShapes = []struct {
 	name string
 	long bool
@@ -19,6 +20,9 @@ var varintShapes = []struct {
 	{"small", false, func(r *rand.Rand, _ int) int64 { return int64(r.IntN(1000) - 500) }},
 	{"onebyte", false, func(r *rand.Rand, _ int) int64 { return int64(r.IntN(128) - 64) }},
 	{"anylength", true, func(r *rand.Rand, _ int) int64 { return r.Int64() >> r.IntN(64) }},
+	{"random", true, func(r *rand.Rand, _ int) int64 { return int64(r.Uint64()) }},
+	{"int3", false, func(r *rand.Rand, _ int) int64 { return int64(r.IntN(100000)) }},
+	{"int5", false, func(r *rand.Rand, _ int) int64 { return int64(r.Int32()) }},
 }
 
 // varintBlock returns a block of about size bytes of the zig-zag varints
