@@ -90,6 +90,9 @@ type Part struct {
 	// reported by the first read of its records (which uses the header
 	// it fetched): the reports of a run add up to what was fetched.
 	unreported atomic.Pointer[Fetched]
+	// httpFile is an http(s) part's first open, which later ones reopen
+	// (hint.go's openURL).
+	httpFile remote.HTTPFile
 }
 
 // maxKeptHeader bounds the bytes of a remote part's header kept for its
@@ -451,7 +454,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		h, err := c.Open(ctx, name)
+		h, err := p.openURL(ctx, c, name)
 		if errors.Is(err, remote.ErrNoRanges) {
 			if err := p.downloadURL(ctx); err != nil {
 				return nil, err
