@@ -137,6 +137,10 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 		lr.fileCols[i] = c
 	}
 	from, end := u.offset, u.offset+u.count
+	// The unit's rows of the columns it reads (the filter's too): a
+	// remote part fetches their blocks, and no read runs on into the next
+	// unit's.
+	hinted := slices.Clone(lr.fileCols)
 	if bd.filter != "" {
 		fields := frontdoor.FilterFields(bd.ds, bd.filter)
 		ao := &assemble.Options{Filter: bd.filter, Fields: fields, ReaderSchema: p.reader}
@@ -148,6 +152,12 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 		if err != nil {
 			return nil, err
 		}
+		hinted = append(hinted, lr.filter.ColumnsRead()...)
+	}
+	if err := f.HintRows(from, end-from, hinted); err != nil {
+		return nil, err
+	}
+	if lr.filter != nil {
 		if from > 0 {
 			if err := lr.filter.SeekRow(from); err != nil {
 				return nil, err
