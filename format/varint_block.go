@@ -10,8 +10,8 @@ import (
 // bits of the 64 bytes are gathered into one word first (a set bit for a
 // byte that continues its value), which says how to decode them:
 //   - 64 values of one byte each are taken in a plain loop;
-//   - values of 4 bytes or more on average (at most 16 end in the 64
-//     bytes) are decoded independently of one another (decodeChunk): where
+//   - values of 4 to 8 bytes on average (8 to 16 end in the 64 bytes)
+//     are decoded independently of one another (decodeChunk): where
 //     each ends is known before any is decoded, so the next one's start does
 //     not wait for this one's bytes, as it does value by value;
 //   - shorter values are decoded one at a time (the plain decoders) over
@@ -28,9 +28,12 @@ const (
 	// after them), so varintChunk+16 bytes must be left in the block for a
 	// chunk to be taken.
 	varintChunk = 64
-	// chunkMaxValues is the most values that may end in a chunk for it to
-	// be decoded by decodeChunk: 4 bytes a value on average.
+	// chunkMaxValues and chunkMinValues are the most and the fewest
+	// values that may end in a chunk for it to be decoded by decodeChunk: 4
+	// to 8 bytes a value on average (longer ones, 9 or 10 bytes, take as
+	// long one at a time).
 	chunkMaxValues = varintChunk / 4
+	chunkMinValues = varintChunk / 8
 	// plainRun is how many bytes the plain decoders take when a chunk's
 	// values are short, before the next chunk is looked at.
 	plainRun = 8 * varintChunk
@@ -103,6 +106,13 @@ func decodeChunk[T int32 | int64](a *[varintChunk + 16]byte, ends uint64, out []
 // one of more than one byte within 8 bytes of b's end (10 for one of 9 or
 // 10 bytes), or one longer than 10 bytes (an error).
 func decodeLongs(b []byte, pos int, out []int64) (int, int) {
+	return decodeVarints(b, pos, out, 0x8080808080808080, ^uint64(0), plainLongs)
+}
+
+// decodeVarints is decodeLongs and decodeInts: chunks where 80 bytes are
+// left, and plain, the decoder value by value, for what they do not take.
+// last and keep are decodeChunk's.
+func decodeVarints[T int32 | int64](b []byte, pos int, out []T, last, keep uint64, plain func([]byte, int, []T) (int, int)) (int, int) {
 	i := 0
 	for i < len(out) && len(b)-pos >= varintChunk+16 {
 		a := (*[varintChunk + 16]byte)(b[pos:])
@@ -112,11 +122,11 @@ func decodeLongs(b []byte, pos int, out []int64) (int, int) {
 		case c == 0 && len(out)-i >= varintChunk:
 			decodeOneByte(a, out[i:])
 			p, k = varintChunk, varintChunk
-		case bits.OnesCount64(c) >= varintChunk-chunkMaxValues:
-			p, k = decodeChunk(a, ^c, out[i:], 0x8080808080808080, ^uint64(0))
+		case chunkMinValues <= bits.OnesCount64(^c) && bits.OnesCount64(^c) <= chunkMaxValues:
+			p, k = decodeChunk(a, ^c, out[i:], last, keep)
 		}
 		if k == 0 {
-			p, k = plainLongs(b[:min(len(b), pos+plainRun)], pos, out[i:])
+			p, k = plain(b[:min(len(b), pos+plainRun)], pos, out[i:])
 			p -= pos
 		}
 		if k == 0 {
@@ -125,7 +135,7 @@ func decodeLongs(b []byte, pos int, out []int64) (int, int) {
 		pos += p
 		i += k
 	}
-	pos, k := plainLongs(b, pos, out[i:])
+	pos, k := plain(b, pos, out[i:])
 	return pos, i + k
 }
 
@@ -180,30 +190,7 @@ func plainLongs(b []byte, pos int, out []int64) (int, int) {
 // stops early at a value of more than one byte within 8 bytes of b's end,
 // or one longer than 5 bytes.
 func decodeInts(b []byte, pos int, out []int32) (int, int) {
-	i := 0
-	for i < len(out) && len(b)-pos >= varintChunk+16 {
-		a := (*[varintChunk + 16]byte)(b[pos:])
-		c := continuations(a)
-		var p, k int
-		switch {
-		case c == 0 && len(out)-i >= varintChunk:
-			decodeOneByte(a, out[i:])
-			p, k = varintChunk, varintChunk
-		case bits.OnesCount64(c) >= varintChunk-chunkMaxValues:
-			p, k = decodeChunk(a, ^c, out[i:], 0x8080808080, 0xffffffff)
-		}
-		if k == 0 {
-			p, k = plainInts(b[:min(len(b), pos+plainRun)], pos, out[i:])
-			p -= pos
-		}
-		if k == 0 {
-			return pos, i
-		}
-		pos += p
-		i += k
-	}
-	pos, k := plainInts(b, pos, out[i:])
-	return pos, i + k
+	return decodeVarints(b, pos, out, 0x8080808080, 0xffffffff, plainInts)
 }
 
 // plainInts is decodeInts value by value, as plainLongs.
