@@ -21,8 +21,9 @@ import (
 // in the part's Trevni 2 columns, as f.Trevni().ColumnIndex gives them;
 // nil for every column) are of the rows [first, first+rows): a part read
 // over HTTP or from a store then fetches the blocks that hold those rows,
-// in each of the columns, in a few large requests, and no read of them
-// fetches past the range's last block. Readers of a part's row ranges side
+// in each of the columns, in windows that grow as the reads go on (a
+// reader may stop early), and no read of them fetches past the range's
+// last block. Readers of a part's row ranges side
 // by side thus each fetch their own blocks only. What lies outside the
 // blocks (a column's block table) is fetched as before. HintRows may be
 // called again for more rows. For a local file, a part of another format
