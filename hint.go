@@ -17,32 +17,34 @@ import (
 // reopen the first (openURL): they ask the server for nothing, where each
 // asked for the size again (a HEAD).
 
-// HintRows tells f that its next reads of the columns cols (their indexes
-// in the part's Trevni 2 columns, as f.Trevni().ColumnIndex gives them;
-// nil for every column) are of the rows [first, first+rows): a part read
-// over HTTP or from a store then fetches the blocks that hold those rows,
-// in each of the columns, in windows that grow as the reads go on (a
-// reader may stop early), and no read of them fetches past the range's
-// last block. Readers of a part's row ranges side
-// by side thus each fetch their own blocks only. What lies outside the
-// blocks (a column's block table) is fetched as before. HintRows may be
-// called again for more rows. For a local file, a part of another format
-// than Trevni 2, or rows 0, it does nothing.
-func (f *File) HintRows(first, rows int64, cols []int) error {
+// HintRows tells f that its next reads of the columns named (by their
+// names in the part's Trevni 2 columns, as Dataset.Columns lists them; nil
+// for every column) are of the rows [first, first+rows): a part read over
+// HTTP or from a store then fetches the blocks that hold those rows, in
+// each of the columns, in windows that grow as the reads go on (a reader
+// may stop early), and no read of them fetches past the range's last
+// block. Readers of a part's row ranges side by side thus each fetch their
+// own blocks only. What lies outside the blocks (a column's block table)
+// is fetched as before. HintRows may be called again for more rows. For a
+// local file, a part of another format than Trevni 2, or rows 0, it does
+// nothing.
+func (f *File) HintRows(first, rows int64, columns []string) error {
 	if f.trevni == nil || rows <= 0 {
 		return nil
 	}
 	if first < 0 || first > f.trevni.RowCount() {
 		return fmt.Errorf("%s: rows from %d: the part has %d", f.part.Name(), first, f.trevni.RowCount())
 	}
-	n := f.trevni.NumColumns()
-	for _, c := range cols {
-		if c < 0 || c >= n {
-			return fmt.Errorf("%s: no column %d (the part has %d)", f.part.Name(), c, n)
+	var cols []int
+	for _, name := range columns {
+		c, ok := f.trevni.ColumnIndex(name)
+		if !ok {
+			return fmt.Errorf("%s: no column %q", f.part.Name(), name)
 		}
+		cols = append(cols, c)
 	}
-	if cols == nil {
-		cols = make([]int, n)
+	if columns == nil {
+		cols = make([]int, f.trevni.NumColumns())
 		for i := range cols {
 			cols[i] = i
 		}
@@ -74,17 +76,17 @@ type reopener interface {
 	Reopen(ctx context.Context) remote.HTTPFile
 }
 
-// openURL opens the part's URL with c: the first open asks the server (a
+// openURL opens the part's URL: the first open asks the server (open, a
 // HEAD), and the next ones reopen it, of the size and version it found,
-// where c's files can.
-func (p *Part) openURL(ctx context.Context, c remote.HTTPClient, name string) (remote.HTTPFile, error) {
+// where its files can.
+func (p *Part) openURL(ctx context.Context, open func() (remote.HTTPFile, error)) (remote.HTTPFile, error) {
 	p.hmu.Lock()
 	first := p.httpFile
 	p.hmu.Unlock()
 	if r, ok := first.(reopener); ok {
 		return r.Reopen(ctx), nil
 	}
-	h, err := c.Open(ctx, name)
+	h, err := open()
 	if err == nil {
 		p.hmu.Lock()
 		if p.httpFile == nil {

@@ -64,11 +64,11 @@ func TestHintRowsFetchesTheRangesBlocksOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lf.Close()
-	col, ok := lf.Trevni().ColumnIndex("id")
+	col, ok := lf.trevni.ColumnIndex("id")
 	if !ok {
 		t.Fatal("no column id")
 	}
-	blocks, err := lf.Trevni().Blocks(col)
+	blocks, err := lf.trevni.Blocks(col)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestHintRowsFetchesTheRangesBlocksOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			if hinted {
-				if err := f.HintRows(off, n, []int{col}); err != nil {
+				if err := f.HintRows(off, n, []string{"id"}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -165,7 +165,7 @@ func TestHintRowsFetchesTheRangesBlocksOnly(t *testing.T) {
 // out, as a scan's unit does (read ahead up to its end).
 func readLongs(t *testing.T, f *File, col int, first, n int64, out []int64) {
 	t.Helper()
-	c, err := f.Trevni().Values(col)
+	c, err := f.trevni.Values(col)
 	if err != nil {
 		t.Fatal(err)
 	}

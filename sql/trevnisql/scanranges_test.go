@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 // A scan of a remote file over HTTP by several units (ranges of rows,
@@ -44,7 +45,11 @@ func TestScanFetchesEachBlockOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks, err := f.Trevni().Blocks(0)
+	rd, err := frontdoor.AsTrevni(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := rd.Blocks(0)
 	f.Close()
 	ds.Close()
 	if err != nil {
