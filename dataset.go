@@ -91,6 +91,9 @@ type Part struct {
 	// reported by the first read of its records (which uses the header
 	// it fetched): the reports of a run add up to what was fetched.
 	unreported atomic.Pointer[Fetched]
+	// httpFile is an http(s) part's first open, which later ones reopen
+	// (hint.go's openURL).
+	httpFile remote.HTTPFile
 }
 
 // maxKeptHeader bounds the bytes of a remote part's header kept for its
@@ -453,7 +456,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		version = o.Version()
 		ra, sw, coalescer, hr = remoteReader(o, size, mode, p.seed(version, size))
 	case p.ds.opts.isURL(name):
-		h, err := openHTTP(ctx, name, &p.ds.opts)
+		h, err := p.openURL(ctx, func() (remote.HTTPFile, error) { return openHTTP(ctx, name, &p.ds.opts) })
 		if errors.Is(err, remote.ErrNoRanges) {
 			if err := p.downloadURL(ctx); err != nil {
 				return nil, err

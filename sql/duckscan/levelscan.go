@@ -137,6 +137,10 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 		lr.fileCols[i] = c
 	}
 	from, end := u.offset, u.offset+u.count
+	// The unit's rows of the columns it reads (the filter's too): a
+	// remote part fetches their blocks, and no read runs on into the next
+	// unit's.
+	hinted := slices.Clone(p.names)
 	if bd.filter != "" {
 		fields := frontdoor.FilterFields(bd.ds, bd.filter)
 		ao := &assemble.Options{Filter: bd.filter, Fields: fields, ReaderSchema: p.reader}
@@ -148,6 +152,18 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 		if err != nil {
 			return nil, err
 		}
+		for _, c := range lr.filter.ColumnsRead() {
+			m, err := rd.Column(c)
+			if err != nil {
+				return nil, err
+			}
+			hinted = append(hinted, m.Name)
+		}
+	}
+	if err := f.HintRows(from, end-from, hinted); err != nil {
+		return nil, err
+	}
+	if lr.filter != nil {
 		if from > 0 {
 			if err := lr.filter.SeekRow(from); err != nil {
 				return nil, err
