@@ -5,6 +5,7 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/frontdoor"
+	"github.com/trevni-go/trevni/shred"
 )
 
 // The front door's plumbing for the command and the bridges lives in
@@ -25,5 +26,6 @@ func init() {
 			return ds.(*Dataset).filterFields(where)
 		},
 		ConcatDatasets: concatDatasets,
+		Shredder:       func(w any) *shred.AvroWriter { return w.(*Writer).aw },
 	})
 }

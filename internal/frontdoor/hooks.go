@@ -8,6 +8,7 @@ import (
 	"iter"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/shred"
 )
 
 // Hooks are what package trevni hands this package when it is
@@ -20,6 +21,7 @@ type Hooks struct {
 	CandidateRows  func(ctx context.Context, p any, where string) ([]RowRange, error)
 	FilterFields   func(ds any, where string) []string
 	ConcatDatasets func(ctx context.Context, w io.Writer, dss []any, opts any) (int64, error)
+	Shredder       func(w any) *shred.AvroWriter
 }
 
 var hooks Hooks
@@ -155,6 +157,12 @@ func FilterFields(ds any, where string) []string { return hooks.FilterFields(ds,
 func ConcatDatasets(ctx context.Context, w io.Writer, dss []any, opts any) (int64, error) {
 	return hooks.ConcatDatasets(ctx, w, dss, opts)
 }
+
+// Shredder returns the shredder of w, a *trevni.Writer, for a writer
+// whose records come as columns (DuckDB's COPY TO): it writes them
+// through shred.AvroWriter.Columnar, and commits or aborts the file
+// through w as ever.
+func Shredder(w any) *shred.AvroWriter { return hooks.Shredder(w) }
 
 // ErrNotTrevni2 is wrapped by the error of a concat of a part of another
 // format than Trevni 2.

@@ -72,6 +72,7 @@ type fixedEnc struct {
 	vec
 	size int
 	put  func(b []byte, p unsafe.Pointer) ([]byte, error)
+	id   C.duckdb_type // the DuckDB type of the values (set by typeMapper.typ)
 }
 
 func (e *fixedEnc) bind(x C.duckdb_vector) { e.bindVec(x) }
