@@ -229,7 +229,8 @@ func (b *copyBind) option(name, text string, null bool) error {
 // Avro binary of one DuckDB chunk (2,048 rows), so the rows held beside
 // the writer's own blocks are at most copyChunks chunks' worth. The file
 // is the one writing each row as its chunk comes would make: the rows
-// reach the writer in the same order through the same calls.
+// reach the writer in the same order through the same calls. Either way
+// the file is the same.
 const copyChunks = 3
 
 // copyChunkKeep is the largest buffer a chunk keeps for the next: one

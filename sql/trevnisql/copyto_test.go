@@ -41,13 +41,12 @@ func copyRowJSON(i int) string {
 }
 
 // TestCopyToAsWrittenInOrder checks the copy function's sink, which
-// encodes each chunk on DuckDB's thread and hands it to a goroutine that
-// writes it: the file COPY writes from 20,000 rows (10 chunks, small
-// blocks, with 1 and 2 DuckDB threads) holds every row in order, as the
-// query makes it, read back by our reader; and it is byte for byte the
-// file a Trevni writer of the same options makes when given those records
-// one by one, in order, on one goroutine (as the sink wrote them before it
-// handed chunks to a goroutine).
+// writes each chunk's vectors a column at a time: the file COPY writes
+// from 20,000 rows (10 chunks, small blocks, with 1 and 2 DuckDB threads)
+// holds every row in order, as the query makes it, read back by our
+// reader; and it is byte for byte the file a Trevni writer of the same
+// options makes when given those records one by one, in order (as the
+// sink wrote them before it wrote columns).
 func TestCopyToAsWrittenInOrder(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, nil)
@@ -125,10 +124,11 @@ func TestCopyToAsWrittenInOrder(t *testing.T) {
 	}
 }
 
-// TestCopyToWriterErrorIsTheCopys checks that an error of the writer,
-// which writes on a goroutine of its own, is the COPY's error, naming the
-// record, and that the COPY leaves no file: a value over the largest
-// block Trevni writes (64 MiB) in the third chunk.
+// TestCopyToWriterErrorIsTheCopys checks that an error of the column
+// writer is the COPY's error, naming the record, and that the COPY leaves
+// no file: a value over the largest block Trevni writes (64 MiB) in the
+// third chunk, with and without a MAP of VARCHAR keys (which has the
+// sink write records, on a goroutine of its own).
 func TestCopyToWriterErrorIsTheCopys(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, &Options{Threads: 1})
@@ -138,15 +138,17 @@ func TestCopyToWriterErrorIsTheCopys(t *testing.T) {
 	defer db.Close()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "big.trv")
-	_, err = db.Exec(fmt.Sprintf("COPY (SELECT i, CASE WHEN i = 5000 THEN repeat('x', 65 << 20) ELSE 'y' END AS s FROM range(8000) t(i) ORDER BY i) TO %s (FORMAT trevni)", quoteString(out)))
-	if err == nil || !strings.Contains(err.Error(), "record 5000") {
-		t.Errorf("COPY of a value over the largest block: error %v, want one naming record 5000", err)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 0 {
-		t.Errorf("the failed COPY left %d files, want none", len(entries))
+	for _, extra := range []string{"", ", MAP {'k': i} AS m"} {
+		_, err = db.Exec(fmt.Sprintf("COPY (SELECT i, CASE WHEN i = 5000 THEN repeat('x', 65 << 20) ELSE 'y' END AS s%s FROM range(8000) t(i) ORDER BY i) TO %s (FORMAT trevni)", extra, quoteString(out)))
+		if err == nil || !strings.Contains(err.Error(), "record 5000") {
+			t.Errorf("COPY of a value over the largest block (%q): error %v, want one naming record 5000", extra, err)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) != 0 {
+			t.Errorf("the failed COPY (%q) left %d files, want none", extra, len(entries))
+		}
 	}
 }
