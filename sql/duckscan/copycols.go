@@ -302,15 +302,7 @@ type stringWriter struct {
 }
 
 func (s *stringWriter) put(w *format.Writer, row int) error {
-	p := unsafe.Add(s.e.data, row*16)
-	n := *(*uint32)(p)
-	var d unsafe.Pointer
-	if n <= 12 {
-		d = unsafe.Add(p, 4)
-	} else {
-		d = *(*unsafe.Pointer)(unsafe.Add(p, 8))
-	}
-	b := unsafe.Slice((*byte)(d), n)
+	b := stringT(unsafe.Add(s.e.data, row*16))
 	if s.text {
 		return writeText(w, s.col, b)
 	}

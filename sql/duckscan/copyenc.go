@@ -232,6 +232,13 @@ func (e *stringEnc) enc(b []byte, row int) ([]byte, error) {
 }
 
 func appendStringT(b []byte, p unsafe.Pointer) []byte {
+	s := stringT(p)
+	b = appendLong(b, int64(len(s)))
+	return append(b, s...)
+}
+
+// stringT returns the bytes of the duckdb_string_t at p, where they are.
+func stringT(p unsafe.Pointer) []byte {
 	n := *(*uint32)(p)
 	var s unsafe.Pointer
 	if n <= 12 {
@@ -239,8 +246,7 @@ func appendStringT(b []byte, p unsafe.Pointer) []byte {
 	} else {
 		s = *(*unsafe.Pointer)(unsafe.Add(p, 8))
 	}
-	b = appendLong(b, int64(n))
-	return append(b, unsafe.Slice((*byte)(s), n)...)
+	return unsafe.Slice((*byte)(s), n)
 }
 
 // enumEnc encodes an ENUM as an Avro enum (its symbols valid Avro names)

@@ -192,16 +192,8 @@ func TestCopyToColumnsAsRecords(t *testing.T) {
 		if n != rows {
 			t.Fatalf("seed %d: %d records read back, want %d", seed, n, rows)
 		}
-		a, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(again)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a, b) {
-			t.Fatalf("seed %d: %s: COPY's file (%d bytes) is not the one its records written one by one make (%d bytes)", seed, copySQL, len(a), len(b))
+		if !sameFiles(t, out, again) {
+			t.Fatalf("seed %d: %s: COPY's file (%d bytes) is not the one its records written one by one make (%d bytes)", seed, copySQL, fileSize(t, out), fileSize(t, again))
 		}
 		text := strings.Join(texts, ", ")
 		if text == "" {
@@ -235,6 +227,30 @@ func firstDifference(db *DB, query, out string, ncols int) string {
 		}
 	}
 	return ""
+}
+
+// sameFiles reports whether the files a and b hold the same bytes.
+func sameFiles(t *testing.T, a, b string) bool {
+	t.Helper()
+	x, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Equal(x, y)
+}
+
+// fileSize returns the size of the file name.
+func fileSize(t *testing.T, name string) int64 {
+	t.Helper()
+	fi, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
 }
 
 // rewriteRecords writes the records of the Trevni file in to the file out
