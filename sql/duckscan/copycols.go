@@ -317,18 +317,9 @@ type enumWriter struct {
 }
 
 func (e *enumWriter) put(w *format.Writer, row int) error {
-	p := unsafe.Add(e.e.data, row*e.e.size)
-	var i int
-	switch e.e.size {
-	case 1:
-		i = int(*(*uint8)(p))
-	case 2:
-		i = int(*(*uint16)(p))
-	default:
-		i = int(*(*uint32)(p))
-	}
-	if i >= len(e.e.symbols) {
-		return fmt.Errorf("ENUM index %d of %d values", i, len(e.e.symbols))
+	i, err := e.e.index(row)
+	if err != nil {
+		return err
 	}
 	if e.e.asEnum {
 		w.WriteInt(e.col, int32(i))

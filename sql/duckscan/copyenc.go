@@ -259,7 +259,9 @@ type enumEnc struct {
 }
 
 func (e *enumEnc) bind(x C.duckdb_vector) { e.bindVec(x) }
-func (e *enumEnc) enc(b []byte, row int) ([]byte, error) {
+
+// index returns the index of row's value among the symbols.
+func (e *enumEnc) index(row int) (int, error) {
 	p := unsafe.Add(e.data, row*e.size)
 	var i int
 	switch e.size {
@@ -271,7 +273,14 @@ func (e *enumEnc) enc(b []byte, row int) ([]byte, error) {
 		i = int(*(*uint32)(p))
 	}
 	if i >= len(e.symbols) {
-		return b, fmt.Errorf("ENUM index %d of %d values", i, len(e.symbols))
+		return 0, fmt.Errorf("ENUM index %d of %d values", i, len(e.symbols))
+	}
+	return i, nil
+}
+func (e *enumEnc) enc(b []byte, row int) ([]byte, error) {
+	i, err := e.index(row)
+	if err != nil {
+		return b, err
 	}
 	if e.asEnum {
 		return appendLong(b, int64(i)), nil
