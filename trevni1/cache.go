@@ -16,13 +16,48 @@ import (
 // body of the cache holds it charged to nobody else. A cache that cannot
 // take a body (both its entries in use, or no memory left) leaves it to
 // the reader that inflated it: a cache never fails a read.
+//
+// It has four entries: a reader holds its current block until it loads
+// the next, and the readers of one columnar pass (an array's lengths and
+// the sibling check of its second field, say) run up to a block apart
+// while the readers of an earlier pass, kept open to the end of a row
+// group, still hold their last blocks. With two, those held blocks left
+// one entry to the pass, and each of its blocks was inflated once per
+// reader (`toparquet big.trv1`: 14 million instructions, see
+// docs/performance.md).
+//
+// Where some of the column's readers read its levels only (the lengths of
+// an array whose items are records, the sibling checks), the cache also
+// keeps the level arrays of every block inflated, checked as split checks
+// them, for as long as it lives, in a sixteenth of the BlockMemory at most:
+// a reader of levels only then reads a block again without inflating it
+// (toparquet's second leaf of an array of records, whose lengths and
+// sibling check come from the first leaf's column, read after the first
+// leaf's whole row group).
 type blockCache struct {
 	mu    sync.Mutex
-	ent   [2]cacheEntry
+	ent   [4]cacheEntry
 	tick  uint64
 	bud   *budget.Budget[ColumnReader]
 	owner *ColumnReader // holds the share in the budget while the cache lives
 	share *budget.Share
+
+	keep   bool          // keep the level arrays of the blocks inflated
+	levels []blockLevels // by block, those kept
+	kept   int64         // their bytes
+}
+
+// keptShare: the level arrays one cache keeps take at most this fraction
+// of the reader's BlockMemory, which leaves the column readers nearly all
+// the room for their blocks that they had without them.
+const keptShare = 16
+
+// blockLevels are the level arrays of a block inflated and checked, and
+// the values it holds (entries of definition level MaxDef).
+type blockLevels struct {
+	reps, defs []byte
+	count      int64
+	ok         bool
 }
 
 type cacheEntry struct {
@@ -107,4 +142,46 @@ func (c *blockCache) close() {
 			*e = cacheEntry{block: -1}
 		}
 	}
+}
+
+// keepLevels keeps a copy of block b's level arrays, of a block split
+// has checked, if the cache keeps levels and has room for them: within
+// a keptShare-th of the reader's BlockMemory, and the budget has them.
+func (c *blockCache) keepLevels(b int, reps, defs []byte, count int64) {
+	if !c.keep {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b < len(c.levels) && c.levels[b].ok {
+		return
+	}
+	n := len(reps) + len(defs)
+	if lim := c.bud.Limit; lim >= 0 && c.kept+int64(n) > lim/keptShare {
+		return // leave the column readers their room
+	}
+	if !c.bud.Take(c.share, int64(n)) {
+		return
+	}
+	c.kept += int64(n)
+	buf := make([]byte, n)
+	copy(buf, reps)
+	copy(buf[len(reps):], defs)
+	for len(c.levels) <= b {
+		c.levels = append(c.levels, blockLevels{})
+	}
+	c.levels[b] = blockLevels{reps: buf[:len(reps):len(reps)], defs: buf[len(reps):], count: count, ok: true}
+}
+
+// levelsOf returns block b's level arrays if the cache keeps them.
+func (c *blockCache) levelsOf(b int) (blockLevels, bool) {
+	if !c.keep {
+		return blockLevels{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b < len(c.levels) && c.levels[b].ok {
+		return c.levels[b], true
+	}
+	return blockLevels{}, false
 }

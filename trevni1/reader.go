@@ -452,7 +452,10 @@ type ColumnReader struct {
 	share   *budget.Share // the bytes of raw and body, in rd.budget
 	cache   *blockCache   // the column's shared blocks, or nil
 	shared  bool          // body is the cache's block cr.block, held
-	spare   []byte        // the reader's own body buffer while it holds the cache's
+	// levelsOnly marks a reader of a Source that reads the levels only:
+	// it takes a block's level arrays the cache keeps, with no values.
+	levelsOnly bool
+	spare      []byte // the reader's own body buffer while it holds the cache's
 
 	// The current entry.
 	Rep, Def int
@@ -497,6 +500,14 @@ func (cr *ColumnReader) fail(err error) error {
 func (cr *ColumnReader) loadBlock(b int) error {
 	if cr.cache != nil {
 		cr.unshare()
+		if cr.levelsOnly {
+			if lv, ok := cr.cache.levelsOf(b); ok {
+				// Checked when first inflated; no value is read.
+				cr.block, cr.entry, cr.pos, cr.nonNull = b, 0, 0, 0
+				cr.reps, cr.defs, cr.values, cr.bools, cr.count = lv.reps, lv.defs, nil, nil, lv.count
+				return nil
+			}
+		}
 		if cr.body == nil {
 			cr.body, cr.spare = cr.spare, nil
 		}
@@ -553,7 +564,13 @@ func (cr *ColumnReader) loadBlock(b int) error {
 		cr.shared = true
 		before += int64(cap(cr.body))
 	}
-	return cr.split(bi)
+	if err := cr.split(bi); err != nil {
+		return err
+	}
+	if cr.cache != nil {
+		cr.cache.keepLevels(b, cr.reps, cr.defs, cr.count)
+	}
+	return nil
 }
 
 // unshare lets go of a body held from the cache: the next block is

@@ -119,18 +119,24 @@ func NewSource(rd *Reader) (*Source, error) {
 	// version-2 columns, or as a parent's for the sibling check) keeps
 	// its last blocks for the others.
 	readers := make([]int, len(rd.cols))
+	levelsOnly := make([]bool, len(rd.cols)) // a reader of the column reads its levels only
 	for i := range src.cols {
 		c := &src.cols[i]
 		readers[c.leaf]++
+		if c.kind != colValues && !c.inline {
+			levelsOnly[c.leaf] = true
+		}
 		if c.parent >= 0 && src.cols[c.parent].leaf != c.leaf {
 			c.check = true
 			readers[src.cols[c.parent].leaf]++
+			levelsOnly[src.cols[c.parent].leaf] = true
 		}
 	}
 	src.caches = make([]*blockCache, len(rd.cols))
 	for l, n := range readers {
 		if n > 1 {
 			src.caches[l] = newBlockCache(rd)
+			src.caches[l].keep = levelsOnly[l]
 		}
 	}
 	return src, nil
@@ -258,11 +264,14 @@ func (s *Source) OpenColumn(i int) (format.SourceColumn, error) {
 		return nil, fmt.Errorf("%w: no column %d", ErrUsage, i)
 	}
 	c := &s.cols[i]
-	sc := &sourceColumn{s: s, c: c, k: cursor{s: s, l: c.leaf, cr: s.reader(c.leaf), values: c.kind == colValues || c.inline}, checked: -1}
+	values := c.kind == colValues || c.inline
+	sc := &sourceColumn{s: s, c: c, k: cursor{s: s, l: c.leaf, cr: s.reader(c.leaf), values: values}, checked: -1}
 	sc.cr = sc.k.cr
+	sc.cr.levelsOnly = !values
 	if c.check {
 		pl := s.cols[c.parent].leaf
 		sc.shape = &shapeCheck{k: cursor{s: s, l: pl, cr: s.reader(pl)}, p: &s.cols[c.parent]}
+		sc.shape.k.cr.levelsOnly = true
 	}
 	return sc, nil
 }

@@ -20,22 +20,7 @@ import (
 // file of the same records (trv): the cost of reading Trevni 1 in place,
 // which should stay near that of Trevni 2.
 func BenchmarkSourceRecords(b *testing.B) {
-	var v1 bytes.Buffer
-	rw, err := trevni1.NewRecordWriter(&v1, veclarge.Schema, &trevni1.WriterOptions{Codec: trevni1.CodecDeflate})
-	if err != nil {
-		b.Fatal(err)
-	}
-	g := veclarge.New()
-	var rec []byte
-	for i := range 20000 {
-		rec = g.Append(rec[:0], i)
-		if _, err := rw.WriteBinary(rec); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := rw.Close(); err != nil {
-		b.Fatal(err)
-	}
+	v1 := vecLargeV1(b, 20000)
 	open1 := func() *trevni1.Reader {
 		rd, err := trevni1.NewReader(bytes.NewReader(v1.Bytes()), int64(v1.Len()), nil)
 		if err != nil {
@@ -86,4 +71,61 @@ func BenchmarkSourceRecords(b *testing.B) {
 			read(b, rd)
 		}
 	})
+}
+
+// BenchmarkSourceArrayLeaves reads the two leaves of vec.Large's pts (an
+// array of records {x, y}) of 20,000 records (deflate) through a
+// version-1 file's Source one after the other, as toparquet writes a row
+// group's column chunks: the second leaf's lengths and sibling check read
+// the first leaf's column, whose levels the Source's cache keeps (see
+// TestSourceSharedColumnInflatedOnce).
+func BenchmarkSourceArrayLeaves(b *testing.B) {
+	const rows = 20000
+	v1 := vecLargeV1(b, rows)
+	b.ReportAllocs()
+	for b.Loop() {
+		rd := openSource(b, bytes.NewReader(v1.Bytes()), int64(v1.Len()), nil)
+		var open []*format.ColumnReader
+		col := func(name string) *format.ColumnReader {
+			i, ok := rd.ColumnIndex(name)
+			if !ok {
+				b.Fatalf("no column %s", name)
+			}
+			c, err := rd.Values(i)
+			if err != nil {
+				b.Fatal(err)
+			}
+			open = append(open, c)
+			return c
+		}
+		for _, leaf := range []string{"pts[]#x", "pts[]#y"} {
+			if items := readArrayLeaf(b, col("pts[]"), col(leaf), rows); len(items) == 0 {
+				b.Fatalf("%s: no items", leaf)
+			}
+		}
+		for _, c := range open {
+			c.Close()
+		}
+	}
+}
+
+// vecLargeV1 writes n vec.Large records as a version-1 file (deflate).
+func vecLargeV1(b testing.TB, n int) *bytes.Buffer {
+	var v1 bytes.Buffer
+	rw, err := trevni1.NewRecordWriter(&v1, veclarge.Schema, &trevni1.WriterOptions{Codec: trevni1.CodecDeflate})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := veclarge.New()
+	var rec []byte
+	for i := range n {
+		rec = g.Append(rec[:0], i)
+		if _, err := rw.WriteBinary(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := rw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return &v1
 }
