@@ -7,8 +7,13 @@ import (
 	"io"
 	"iter"
 
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/shred"
+	"github.com/trevni-go/trevni/trevni1"
 )
 
 // Hooks are what package trevni hands this package when it is
@@ -22,6 +27,12 @@ type Hooks struct {
 	FilterFields   func(ds any, where string) []string
 	ConcatDatasets func(ctx context.Context, w io.Writer, dss []any, opts any) (int64, error)
 	Shredder       func(w any) *shred.AvroWriter
+	ScanReport     func(s assemble.ScanReport) any
+	Schema         func(v any) *schema.Schema
+	LayoutColumns  func(ds any) ([]layout.Column, error)
+	FileReaders    func(f any) (*format.Reader, *trevni1.Reader, *clmn.Reader)
+	FetchedEnd     func(r any, off, end int64) int64
+	KeepMapOrder   func(wo any)
 }
 
 var hooks Hooks

@@ -56,7 +56,7 @@ func planLevels(bd *bindData, cols []int, text string) (*levelScan, error) {
 	ls := &levelScan{}
 	po := &levels.PlanOptions{}
 	if text != bd.ds.SchemaText() {
-		po.Reader, ls.reader = bd.ds.Schema(), bd.ds.SchemaText()
+		po.Reader, ls.reader = frontdoor.Schema(bd.ds), bd.ds.SchemaText()
 	}
 	plan, err := levels.NewPlan(lay, po)
 	if err != nil {
@@ -651,13 +651,14 @@ func (lr *levelReader) decimalTexts(l *leafPlan, vec C.duckdb_vector, r *levels.
 // report as it counts a column (addColumnRead).
 func (lr *levelReader) report() trevni.PartReport {
 	r := trevni.PartReport{Part: lr.part.Name(), Fetched: lr.f.Fetched()}
-	r.Scan = levels.ScanReport(lr.rd, lr.readers, lr.filter, lr.rows, func(c int) int { return lr.fileCols[c] })
+	scan := levels.ScanReport(lr.rd, lr.readers, lr.filter, lr.rows, func(c int) int { return lr.fileCols[c] })
 	for i, d := range lr.direct {
 		if d != nil {
 			blocks, bytes := d.cr.Loaded()
-			addColumnRead(&r.Scan, lr.rd, lr.fileCols[lr.leaves[i].leaf.Col], blocks, bytes)
+			addColumnRead(&scan, lr.rd, lr.fileCols[lr.leaves[i].leaf.Col], blocks, bytes)
 		}
 	}
+	r.Scan = frontdoor.ScanReport(scan).(trevni.ScanReport)
 	return r
 }
 
