@@ -12,6 +12,7 @@ import (
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/frontdoor"
+	"github.com/trevni-go/trevni/shred"
 )
 
 // The front door's plumbing for the command and the bridges lives in
@@ -32,6 +33,7 @@ func init() {
 			return ds.(*Dataset).filterFields(where)
 		},
 		ConcatDatasets: concatDatasets,
+		Shredder:       func(w any) *shred.AvroWriter { return w.(*Writer).aw },
 		ScanReport:     func(s assemble.ScanReport) any { return scanReport(s) },
 		Schema: func(v any) *schema.Schema {
 			switch v := v.(type) {

@@ -138,6 +138,11 @@ type Writer struct {
 	full   []*columnWriter
 	err    error
 	closed bool
+	// batchFirst and batchRows are the first row and the rows of the
+	// batch StartRows began (batchRows 0 outside one): see
+	// writer_batch.go.
+	batchFirst int64
+	batchRows  int
 
 	codecs codecSet
 

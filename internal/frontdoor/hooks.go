@@ -12,6 +12,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/shred"
 	"github.com/trevni-go/trevni/trevni1"
 )
 
@@ -25,6 +26,7 @@ type Hooks struct {
 	CandidateRows  func(ctx context.Context, p any, where string) ([]RowRange, error)
 	FilterFields   func(ds any, where string) []string
 	ConcatDatasets func(ctx context.Context, w io.Writer, dss []any, opts any) (int64, error)
+	Shredder       func(w any) *shred.AvroWriter
 	ScanReport     func(s assemble.ScanReport) any
 	Schema         func(v any) *schema.Schema
 	LayoutColumns  func(ds any) ([]layout.Column, error)
@@ -166,6 +168,12 @@ func FilterFields(ds any, where string) []string { return hooks.FilterFields(ds,
 func ConcatDatasets(ctx context.Context, w io.Writer, dss []any, opts any) (int64, error) {
 	return hooks.ConcatDatasets(ctx, w, dss, opts)
 }
+
+// Shredder returns the shredder of w, a *trevni.Writer, for a writer
+// whose records come as columns (DuckDB's COPY TO): it writes them
+// through shred.AvroWriter.Columnar, and commits or aborts the file
+// through w as ever.
+func Shredder(w any) *shred.AvroWriter { return hooks.Shredder(w) }
 
 // ErrNotTrevni2 is wrapped by the error of a concat of a part of another
 // format than Trevni 2.

@@ -26,7 +26,10 @@ import (
 	"unsafe"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
 )
 
 // CopyFormat is the FORMAT of COPY ... TO that writes a Trevni file:
@@ -213,7 +216,10 @@ func (b *copyBind) option(name, text string, null bool) error {
 	return nil
 }
 
-// The sink hands each chunk, encoded, to a goroutine of its own that
+// Where every column has a column writer (copycols.go), the sink writes
+// each chunk's vectors straight into the columns on DuckDB's thread, and
+// holds no rows. Otherwise (a MAP of VARCHAR keys) it writes records:
+// the sink hands each chunk, encoded, to a goroutine of its own that
 // writes it (the writer's shredding of the rows into columns), so that
 // DuckDB's pipeline (its scan, the sink's encoding of the next chunk) and
 // the writing overlap: DuckDB calls a copy function's sink on one thread
@@ -223,7 +229,8 @@ func (b *copyBind) option(name, text string, null bool) error {
 // Avro binary of one DuckDB chunk (2,048 rows), so the rows held beside
 // the writer's own blocks are at most copyChunks chunks' worth. The file
 // is the one writing each row as its chunk comes would make: the rows
-// reach the writer in the same order through the same calls.
+// reach the writer in the same order through the same calls. Either way
+// the file is the same.
 const copyChunks = 3
 
 // copyChunkKeep is the largest buffer a chunk keeps for the next: one
@@ -241,7 +248,13 @@ type copyChunk struct {
 type copyState struct {
 	b    *copyBind
 	w    *trevni.Writer
-	rows int64 // the records encoded so far
+	rows int64 // the records encoded (or written a column at a time) so far
+
+	// The columnar path: the writer's columns and layout, and a column
+	// writer a column; nil cols for the path of records below.
+	fw   *format.Writer
+	root *layout.Node
+	cols []colWriter
 
 	full     chan *copyChunk // encoded chunks, to the writing goroutine
 	free     chan *copyChunk // chunks to encode into
@@ -254,9 +267,31 @@ type copyState struct {
 	done    bool // committed or abandoned
 }
 
-// newCopyState starts the writing goroutine of w.
-func newCopyState(b *copyBind, w *trevni.Writer) *copyState {
-	st := &copyState{b: b, w: w,
+// newCopyState returns the state of a COPY writing w: columnar where
+// every column has a column writer, else with the writing goroutine of
+// records started.
+func newCopyState(b *copyBind, w *trevni.Writer) (*copyState, error) {
+	st := &copyState{b: b, w: w}
+	root, fw := frontdoor.Shredder(w).Columnar()
+	cols, err := copyColumns(b.encs, root)
+	switch {
+	case err == nil:
+		if err := fw.CheckRows(false); err != nil {
+			return nil, err
+		}
+		st.fw, st.root, st.cols = fw, root, cols
+		st.stopped = true // no writing goroutine
+		return st, nil
+	case !errors.Is(err, errNoColumns):
+		return nil, fmt.Errorf("the columns of the file: %w", err)
+	}
+	st.startRecords()
+	return st, nil
+}
+
+// startRecords starts the writing goroutine of records.
+func (st *copyState) startRecords() {
+	*st = copyState{b: st.b, w: st.w,
 		full:     make(chan *copyChunk, copyChunks),
 		free:     make(chan *copyChunk, copyChunks),
 		finished: make(chan struct{})}
@@ -264,7 +299,6 @@ func newCopyState(b *copyBind, w *trevni.Writer) *copyState {
 		st.free <- &copyChunk{}
 	}
 	go st.write()
-	return st
 }
 
 // write writes the rows of each chunk queued, until the queue is closed;
@@ -357,7 +391,13 @@ func duckscan_copy_init(info C.duckdb_copy_function_global_init_info) {
 		fail(err.Error())
 		return
 	}
-	C.td_copy_function_global_init_set_global_state(info, newHandle(newCopyState(b, w)), C.duckdb_delete_callback_t(C.duckscan_delete))
+	st, err := newCopyState(b, w)
+	if err != nil {
+		w.Abort()
+		fail(err.Error())
+		return
+	}
+	C.td_copy_function_global_init_set_global_state(info, newHandle(st), C.duckdb_delete_callback_t(C.duckscan_delete))
 }
 
 //export duckscan_copy_sink
@@ -388,6 +428,16 @@ func (st *copyState) sink(input C.duckdb_data_chunk) error {
 		e.bind(C.td_data_chunk_get_vector(input, C.idx_t(i)))
 	}
 	rows := int(C.td_data_chunk_get_size(input))
+	if st.cols != nil {
+		if rows == 0 {
+			return nil
+		}
+		if err := writeChunkColumns(st.fw, st.root, st.cols, st.b.names, rows, st.rows); err != nil {
+			return err
+		}
+		st.rows += int64(rows)
+		return nil
+	}
 	c := <-st.free
 	buf, ends := c.buf[:0], c.ends[:0]
 	for r := range rows {

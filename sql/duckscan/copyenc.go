@@ -72,6 +72,7 @@ type fixedEnc struct {
 	vec
 	size int
 	put  func(b []byte, p unsafe.Pointer) ([]byte, error)
+	id   C.duckdb_type // the DuckDB type of the values (set by typeMapper.typ)
 }
 
 func (e *fixedEnc) bind(x C.duckdb_vector) { e.bindVec(x) }
@@ -231,6 +232,13 @@ func (e *stringEnc) enc(b []byte, row int) ([]byte, error) {
 }
 
 func appendStringT(b []byte, p unsafe.Pointer) []byte {
+	s := stringT(p)
+	b = appendLong(b, int64(len(s)))
+	return append(b, s...)
+}
+
+// stringT returns the bytes of the duckdb_string_t at p, where they are.
+func stringT(p unsafe.Pointer) []byte {
 	n := *(*uint32)(p)
 	var s unsafe.Pointer
 	if n <= 12 {
@@ -238,8 +246,7 @@ func appendStringT(b []byte, p unsafe.Pointer) []byte {
 	} else {
 		s = *(*unsafe.Pointer)(unsafe.Add(p, 8))
 	}
-	b = appendLong(b, int64(n))
-	return append(b, unsafe.Slice((*byte)(s), n)...)
+	return unsafe.Slice((*byte)(s), n)
 }
 
 // enumEnc encodes an ENUM as an Avro enum (its symbols valid Avro names)
@@ -252,7 +259,9 @@ type enumEnc struct {
 }
 
 func (e *enumEnc) bind(x C.duckdb_vector) { e.bindVec(x) }
-func (e *enumEnc) enc(b []byte, row int) ([]byte, error) {
+
+// index returns the index of row's value among the symbols.
+func (e *enumEnc) index(row int) (int, error) {
 	p := unsafe.Add(e.data, row*e.size)
 	var i int
 	switch e.size {
@@ -264,7 +273,14 @@ func (e *enumEnc) enc(b []byte, row int) ([]byte, error) {
 		i = int(*(*uint32)(p))
 	}
 	if i >= len(e.symbols) {
-		return b, fmt.Errorf("ENUM index %d of %d values", i, len(e.symbols))
+		return 0, fmt.Errorf("ENUM index %d of %d values", i, len(e.symbols))
+	}
+	return i, nil
+}
+func (e *enumEnc) enc(b []byte, row int) ([]byte, error) {
+	i, err := e.index(row)
+	if err != nil {
+		return b, err
 	}
 	if e.asEnum {
 		return appendLong(b, int64(i)), nil

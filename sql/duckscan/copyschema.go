@@ -105,8 +105,19 @@ func (m *typeMapper) fields(names []string, types []C.duckdb_logical_type, path 
 const maxCopyDepth = 64
 
 // typ returns the Avro type of DuckDB type t (not nullable: the caller
-// wraps it) and the encoder of its values.
+// wraps it) and the encoder of its values. A fixedEnc knows the DuckDB
+// type it encodes: the column writers (copycols.go) take the common ones
+// straight from their vectors.
 func (m *typeMapper) typ(t C.duckdb_logical_type, path string, depth int) (*schema.Schema, encoder, error) {
+	s, e, err := m.typeOf(t, path, depth)
+	if f, ok := e.(*fixedEnc); ok {
+		f.id = C.td_get_type_id(t)
+	}
+	return s, e, err
+}
+
+// typeOf is typ but for the DuckDB type of a fixedEnc.
+func (m *typeMapper) typeOf(t C.duckdb_logical_type, path string, depth int) (*schema.Schema, encoder, error) {
 	if depth > maxCopyDepth {
 		return nil, nil, fmt.Errorf("types nested deeper than %d", maxCopyDepth)
 	}
