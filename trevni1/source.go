@@ -947,32 +947,45 @@ func (sc *sourceColumn) fastTopArray(e, n int64) bool {
 	} else {
 		out = slices.Grow(out, int(n-e))
 	}
-	// Each record from s to the next zero bit of the repetition levels.
-	s := e
-	for i := e &^ 63; i < n; i += 64 {
+	// Each record from s to the next zero bit of the repetition levels
+	// (the last to n, a zero bit added there), its length and values
+	// written into the room made above: a record's length takes no more
+	// bytes than its entries, its values are the area's. sdef is the
+	// definition bit of entry s, taken with the zero bit that ends the
+	// record before it.
+	buf, o := out[:cap(out)], len(out)
+	s, sdef := e, uint64(0)
+	if e < n {
+		sdef = uint64(defs[e>>3] >> (e & 7) & 1)
+	}
+	for i := e &^ 63; i <= n; i += 64 {
 		z := ^bitWord(reps, i)
 		if i <= e {
 			z &= ^uint64(0) << (e + 1 - i)
 		}
 		if n-i < 64 {
 			z &= 1<<(n-i) - 1
-		}
-		for z != 0 || i+64 >= n {
-			end := n
-			if z != 0 {
-				end = i + int64(bits.TrailingZeros64(z))
-				z &= z - 1
-			} else if s == n {
-				break
+			if n > e {
+				z |= 1 << (n - i)
 			}
-			if defs[s>>3]>>(s&7)&1 == 0 {
-				out = append(out, 0)
+		}
+		if z == 0 {
+			continue
+		}
+		d := bitWord(defs, i)
+		for ; z != 0; z &= z - 1 {
+			b := bits.TrailingZeros64(z)
+			end := i + int64(b)
+			if sdef == 0 {
+				buf[o] = 0
+				o++
 			} else {
 				k := end - s
 				if k < 64 {
-					out = append(out, byte(k)<<1)
+					buf[o] = byte(k) << 1
+					o++
 				} else if k <= math.MaxInt32 {
-					out = avrobin.AppendLong(out, k)
+					o += copy(buf[o:], avrobin.AppendLong(buf[o:o], k))
 				} else {
 					return false
 				}
@@ -986,13 +999,14 @@ func (sc *sourceColumn) fastTopArray(e, n int64) bool {
 					if !ok {
 						return false
 					}
-					out = append(out, v[p:w]...)
+					o += copy(buf[o:], v[p:w])
 					p = w
 				}
 			}
-			s = end
+			s, sdef = end, d>>b&1
 		}
 	}
+	out = buf[:o]
 	sc.e.b, sc.e.bit = out, 0
 	cr.pos, cr.nonNull = p, cr.nonNull+items
 	cr.entry, cr.row = cr.entry+(n-first), cr.row+(n-first)
@@ -1026,16 +1040,42 @@ func (sc *sourceColumn) fastOptional(e, n int64) bool {
 	if !ok {
 		return false
 	}
-	out := slices.Grow(sc.e.b, int(n-e)+q)
+	// The output is a byte for each entry and the values' q bytes,
+	// written into room made for them.
+	o := len(sc.e.b)
+	out := slices.Grow(sc.e.b, int(n-e)+q)[:o+int(n-e)+q]
 	p, first := 0, e
-	for ; e < n; e++ {
-		if defs[e>>3]>>(e&7)&1 == 0 {
-			out = append(out, 0)
-			continue
+	switch t {
+	case Int, Long:
+		for ; e < n; e++ {
+			if defs[e>>3]>>(e&7)&1 == 0 {
+				out[o] = 0
+				o++
+				continue
+			}
+			out[o] = 2
+			o++
+			for {
+				c := v[p]
+				out[o] = c
+				o, p = o+1, p+1
+				if c < 0x80 {
+					break
+				}
+			}
 		}
-		w := valuesEnd(v, p, t, 1)
-		out = append(append(out, 2), v[p:w]...)
-		p = w
+	default:
+		for ; e < n; e++ {
+			if defs[e>>3]>>(e&7)&1 == 0 {
+				out[o] = 0
+				o++
+				continue
+			}
+			w := valuesEnd(v, p, t, 1)
+			out[o] = 2
+			o = o + 1 + copy(out[o+1:], v[p:w])
+			p = w
+		}
 	}
 	sc.e.b, sc.e.bit = out, 0
 	cr.pos, cr.nonNull = cr.pos+p, cr.nonNull+k
