@@ -990,14 +990,30 @@ func (sc *sourceColumn) fastTopArray(e, n int64) bool {
 					return false
 				}
 				if c.inline {
-					w, ok := p, true
+					w := p
 					if str {
-						w, ok = stringsEnd(v, p, k)
+						// stringsEnd's lengths of one byte here, the
+						// rest there.
+						j := k
+						for ; j > 0 && w < len(v); j-- {
+							b := v[w]
+							if b >= 0x80 || b&1 != 0 {
+								break
+							}
+							if l := int(b >> 1); l < len(v)-w {
+								w += 1 + l
+							} else {
+								return false
+							}
+						}
+						if j > 0 {
+							var ok bool
+							if w, ok = stringsEnd(v, w, j); !ok {
+								return false
+							}
+						}
 					} else {
 						w = valuesEnd(v, p, t, k)
-					}
-					if !ok {
-						return false
 					}
 					o += copy(buf[o:], v[p:w])
 					p = w
