@@ -1044,43 +1044,32 @@ func bitWord(b []byte, i int64) uint64 {
 }
 
 // fastOptional is optionalLengths where the values of the entries that
-// hold one can all be copied (see copyRun), checked at once: a 0 for
-// each entry without, 2 and the value's bytes for each with. It returns
-// false, having read nothing, otherwise.
+// hold one can all be copied (see copyRun), checked at once (ints and
+// longs as they are copied): a 0 for each entry without, 2 and the
+// value's bytes for each with. It returns false, having read nothing,
+// otherwise.
 func (sc *sourceColumn) fastOptional(e, n int64) bool {
 	cr := sc.cr
 	defs, t := cr.defs, cr.c.Type
-	k := onesIn(defs, e, n)
 	v := cr.values[cr.pos:]
-	q, ok := runEnd(v, t, k)
-	if !ok {
-		return false
-	}
-	// The output is a byte for each entry and the values' q bytes,
-	// written into room made for them.
-	o := len(sc.e.b)
-	out := slices.Grow(sc.e.b, int(n-e)+q)[:o+int(n-e)+q]
-	p, first := 0, e
+	o, p, first := len(sc.e.b), 0, e
+	var out []byte
+	var k int64
 	switch t {
 	case Int, Long:
-		for ; e < n; e++ {
-			if defs[e>>3]>>(e&7)&1 == 0 {
-				out[o] = 0
-				o++
-				continue
-			}
-			out[o] = 2
-			o++
-			for {
-				c := v[p]
-				out[o] = c
-				o, p = o+1, p+1
-				if c < 0x80 {
-					break
-				}
-			}
+		out = slices.Grow(sc.e.b, int(n-e)+len(v))[:o+int(n-e)+len(v)]
+		var ok bool
+		if o, p, k, ok = optionalVarints(out, o, defs, e, n, v, t); !ok {
+			return false
 		}
+		out = out[:o]
 	default:
+		k = onesIn(defs, e, n)
+		q, ok := runEnd(v, t, k)
+		if !ok {
+			return false
+		}
+		out = slices.Grow(sc.e.b, int(n-e)+q)[:o+int(n-e)+q]
 		for ; e < n; e++ {
 			if defs[e>>3]>>(e&7)&1 == 0 {
 				out[o] = 0
@@ -1097,6 +1086,49 @@ func (sc *sourceColumn) fastOptional(e, n int64) bool {
 	cr.pos, cr.nonNull = cr.pos+p, cr.nonNull+k
 	cr.entry, cr.row = cr.entry+(n-first), cr.row+(n-first)
 	return true
+}
+
+// optionalVarints writes at out[o:] a 0 for each entry from e to n whose
+// bit of defs is 0, and 2 and the next varint of values area v for each
+// other, checking the varints as canonicalVarints checks them (of type t,
+// Int or Long) while they are copied. out has room for a byte an entry
+// and the whole of v. It returns the end of what it wrote, the bytes of v
+// it took, how many values those are, and false where a varint is not
+// canonical, out of range or past v's end.
+func optionalVarints(out []byte, o int, defs []byte, e, n int64, v []byte, t Type) (int, int, int64, bool) {
+	maxLen, lastMax := 10, byte(1)
+	if t == Int {
+		maxLen, lastMax = 5, 0x0f
+	}
+	p, k := 0, int64(0)
+	for ; e < n; e++ {
+		if defs[e>>3]>>(e&7)&1 == 0 {
+			out[o] = 0
+			o++
+			continue
+		}
+		out[o] = 2
+		o++
+		k++
+		for l := 1; ; l++ {
+			if p >= len(v) {
+				return 0, 0, 0, false
+			}
+			c := v[p]
+			out[o] = c
+			o, p = o+1, p+1
+			if c < 0x80 {
+				if (c == 0 && l > 1) || (l == maxLen && c > lastMax) {
+					return 0, 0, 0, false
+				}
+				break
+			}
+			if l == maxLen {
+				return 0, 0, 0, false
+			}
+		}
+	}
+	return o, p, k, true
 }
 
 // encoder appends version-2 encoded values: varints as Avro's, and
