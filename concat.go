@@ -106,7 +106,7 @@ func concatParts(ctx context.Context, w io.Writer, parts []*Part, opts *WriteOpt
 			if errors.Is(pe.Err, format.ErrUsage) {
 				return rows, fmt.Errorf("%s and %s cannot be joined: %w", parts[0].Name(), parts[pe.Part].Name(), pe.Err)
 			}
-			return rows, fmt.Errorf("%s: %w", parts[pe.Part].Name(), pe.Err)
+			return rows, partErr(parts[pe.Part].Name(), pe.Err)
 		}
 		return rows, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/frontdoor"
+	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/internal/ocfsource"
 	"github.com/trevni-go/trevni/internal/protoset"
 	"github.com/trevni-go/trevni/remote"
@@ -33,8 +34,8 @@ import (
 // blocks, as each block is read), so that filters, field selection, reader
 // schemas, structs and seeking work on those formats as on Trevni 2, with
 // no copy and no temporary file. What is particular to a format (Trevni 1 levels,
-// CLMN column types, Trevni 2 block statistics) is reached through
-// Part.Open and the File's Trevni, Trevni1 and CLMN methods.
+// CLMN column types, Trevni 2 block statistics) is read with the format's
+// own package (format, trevni1, clmn) over OpenObject.
 //
 // A part at an http or https URL, or an object of a store (s3://, gs://,
 // azblob://; see package remote/store), is read with range requests,
@@ -90,6 +91,9 @@ type Part struct {
 	// reported by the first read of its records (which uses the header
 	// it fetched): the reports of a run add up to what was fetched.
 	unreported atomic.Pointer[Fetched]
+	// httpFile is an http(s) part's first open, which later ones reopen
+	// (hint.go's openURL).
+	httpFile remote.HTTPFile
 }
 
 // maxKeptHeader bounds the bytes of a remote part's header kept for its
@@ -119,25 +123,9 @@ func (p *Part) Downloaded() int64 { return p.downloadSize }
 // downloadURL downloads the part's URL into a temporary file, held until
 // the data set is closed, within OpenOptions.MaxDownload.
 func (p *Part) downloadURL(ctx context.Context) error {
-	limit := p.ds.opts.MaxDownload
-	if limit <= 0 {
-		limit = DefaultMaxDownload
-	}
-	f, err := os.CreateTemp(p.ds.opts.TempDir, "trevni-download-*")
+	f, n, err := downloadTemp(ctx, p.Name(), &p.ds.opts)
 	if err != nil {
-		return fmt.Errorf("%s: the server does not serve byte ranges, and the download has no temporary file: %w", p.Name(), err)
-	}
-	c, err := remote.HTTP(p.ds.opts.HTTP)
-	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("%s: %w", p.Name(), err)
-	}
-	n, err := c.Download(ctx, p.Name(), f, limit)
-	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("%w; the server does not serve byte ranges, so the file is downloaded whole", err)
+		return err
 	}
 	p.download, p.downloadSize = f, n
 	return nil
@@ -148,10 +136,7 @@ func (p *Part) release() error {
 	if p.download == nil {
 		return nil
 	}
-	err := p.download.Close()
-	if rerr := os.Remove(p.download.Name()); err == nil {
-		err = rerr
-	}
+	err := removeTemp(p.download)
 	p.download = nil
 	return err
 }
@@ -286,14 +271,10 @@ func (ds *Dataset) Parts() []*Part { return ds.parts }
 // Format returns the format of the first part.
 func (ds *Dataset) Format() Format { return ds.parts[0].format }
 
-// Schema returns the schema records are read as: the reader schema, or the
-// parts' own. It is nil for Trevni files not written from Avro, whose rows
-// are read through Part.Open and format.Reader, and for files whose stored
-// schema does not parse (reading their records returns the parse error).
-func (ds *Dataset) Schema() *schema.Schema { return ds.schema }
-
-// SchemaText returns Schema as JSON text, as stored in the file (or as
-// given for a reader schema); "" when Schema is nil.
+// SchemaText returns the Avro schema records are read as, as JSON text:
+// the reader schema as given, or the parts' own as stored in the files.
+// It is "" for Trevni files not written from Avro, whose rows are read
+// through package format (see OpenObject).
 func (ds *Dataset) SchemaText() string { return ds.text }
 
 // RowCount returns the number of rows of all parts.
@@ -314,10 +295,42 @@ func (ds *Dataset) Size() int64 {
 	return n
 }
 
-// Columns returns the column layout of the records' schema (the columns a
-// Trevni 2 file of the schema has, in file order), or an error for a data
-// set without an Avro schema.
-func (ds *Dataset) Columns() ([]layout.Column, error) {
+// Column is one column of the records of a data set as a Trevni 2 file of
+// their schema lays them out (a Trevni 2 file written from Avro has these
+// columns).
+type Column struct {
+	// Name is the column's path: "a#b" for field b of record field a,
+	// "a[]" for array a, "m>", "m>key" and "m>value" for map m, "u/T" for
+	// branch T of union u.
+	Name string
+	// Type is the Trevni type of the column's values ("int", "long",
+	// "string", "bytes" ...), "null" for a column that holds only lengths
+	// for its children.
+	Type string
+	// Array marks a column that holds a length per row (or per parent
+	// value) before its values.
+	Array bool
+	// Parent is the index of the column's parent column, or -1.
+	Parent int
+}
+
+// Columns returns the columns of the records' schema, in file order, or an
+// error for a data set without an Avro schema.
+func (ds *Dataset) Columns() ([]Column, error) {
+	cols, err := ds.layoutColumns()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Column, len(cols))
+	for i, c := range cols {
+		out[i] = Column{Name: c.Name, Type: c.Type.String(), Array: c.Array, Parent: c.Parent}
+	}
+	return out, nil
+}
+
+// layoutColumns returns the column layout of the records' schema (see
+// frontdoor.LayoutColumns).
+func (ds *Dataset) layoutColumns() ([]layout.Column, error) {
 	if ds.schemaErr != nil {
 		return nil, ds.schemaErr
 	}
@@ -427,11 +440,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		// Copied whole (OpenWhole), or a URL whose server serves no ranges.
 		ra, size = p.download, p.downloadSize
 	case p.ds.opts.isStoreURL(name):
-		st, err := store.For(name, p.ds.opts.Stores)
-		if err != nil {
-			return nil, err
-		}
-		o, err := st.Open(ctx, name, p.ds.opts.storeOptions())
+		o, err := openStoreObject(ctx, name, &p.ds.opts)
 		if err != nil {
 			return nil, err
 		}
@@ -447,11 +456,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		version = o.Version()
 		ra, sw, coalescer, hr = remoteReader(o, size, mode, p.seed(version, size))
 	case p.ds.opts.isURL(name):
-		c, err := remote.HTTP(p.ds.opts.HTTP)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		h, err := c.Open(ctx, name)
+		h, err := p.openURL(ctx, func() (remote.HTTPFile, error) { return openHTTP(ctx, name, &p.ds.opts) })
 		if errors.Is(err, remote.ErrNoRanges) {
 			if err := p.downloadURL(ctx); err != nil {
 				return nil, err
@@ -499,11 +504,11 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		if err == nil || err == io.EOF {
 			return nil, fmt.Errorf("%s: %w: %d bytes", name, ErrUnknownFormat, size)
 		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, partErr(name, err)
 	}
 	if f.format, err = DetectFormat(magic[:]); err != nil {
 		done()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, partErr(name, err)
 	}
 	switch f.format {
 	case Trevni2:
@@ -537,7 +542,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 	}
 	if err != nil {
 		done()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, partErr(name, err)
 	}
 	if hr != nil {
 		// Kept for the part's next opens. A server that gives no ETag
@@ -637,15 +642,6 @@ func (f *File) Part() *Part { return f.part }
 // Format returns the file's format.
 func (f *File) Format() Format { return f.format }
 
-// Trevni returns the reader of a Trevni 2 file, or nil.
-func (f *File) Trevni() *format.Reader { return f.trevni }
-
-// Trevni1 returns the reader of a Trevni 1 file, or nil.
-func (f *File) Trevni1() *trevni1.Reader { return f.v1 }
-
-// CLMN returns the reader of a CLMN file, or nil.
-func (f *File) CLMN() *clmn.Reader { return f.clmn }
-
 // RowCount returns the file's number of rows.
 func (f *File) RowCount() int64 {
 	switch {
@@ -709,7 +705,7 @@ func (f *File) schemaText() (string, error) {
 				// file not written from Avro is.
 				return "", nil
 			}
-			return "", fmt.Errorf("%s: %w", f.part.Name(), err)
+			return "", partErr(f.part.Name(), err)
 		}
 		return t, nil
 	case f.avro != nil:
@@ -791,6 +787,10 @@ func (p *Part) openAvro(ra io.ReaderAt, size int64) (*ocfsource.Source, error) {
 	}
 	o := &ocfsource.Options{Layout: p.ds.opts.layout(), MaxBlockSize: int64(p.ds.opts.MaxBlockSize), Memory: p.ds.opts.BlockMemory}
 	src, err := ocfsource.Open(ra, size, o)
+	if errors.Is(err, ocf.ErrTooLarge) && !errors.Is(err, ErrLimit) {
+		// The Avro reader's blocks and lengths are bounded by MaxBlockSize.
+		return nil, fmt.Errorf("%w: %w (OpenOptions.MaxBlockSize)", ErrLimit, err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@
 //	ds, err := trevni.Open(ctx, "events/*.trv", nil)
 //	if err != nil { ... }
 //	defer ds.Close()
-//	fmt.Println(ds.RowCount(), ds.Schema())
+//	fmt.Println(ds.RowCount(), ds.SchemaText())
 //
 // Records come out as Go structs, goavro native values, Avro binary, Avro
 // JSON, or protobuf messages for files written from protobuf. Every read
@@ -91,7 +91,8 @@
 // struct that does not fit, ErrValue and ErrBinary for records a writer
 // refuses, ErrExists for an output that may not be replaced,
 // ErrUnknownFormat for a file of no format Open reads, ErrTimeout for a
-// stalled remote read. Where is found with errors.As: a *FileError gives
+// stalled remote read, ErrChanged for an object of a store replaced while
+// it is read. Where is found with errors.As: a *FileError gives
 // the column, block, row and offset in a file, a *RecordError the record
 // and the field path.
 //
@@ -120,6 +121,11 @@
 // their retries and stalls. A
 // program that reads local files links none of them.
 //
+// OpenObject opens any one name the same way, as bytes to read at random
+// (an Object: io.ReaderAt, Size, Close), for a reader of another format
+// such as a Parquet library; OpenObjectStream does it for a stream
+// (standard input), copied to a temporary file when it must be.
+//
 // # Beneath the front door
 //
 // Package format reads and writes the Trevni container (columns, blocks,
@@ -130,7 +136,7 @@
 // compiles filters; trevni1 and clmn are the sibling formats; csvtable
 // converts flat tables; remote reads over HTTP; trevniarrow reads and
 // writes Arrow record batches and IPC files, trevniparquet Parquet files.
-// Part.Open gives a part's own reader (File.Trevni, File.Trevni1,
-// File.CLMN) for what is particular to a format. The trevni command is
+// What is particular to a format (Trevni 2 block statistics, Trevni 1
+// levels) is read with its package over OpenObject's bytes. The trevni command is
 // built on this door: beside it, it imports only what docs/layout.md lists.
 package trevni

@@ -1,9 +1,12 @@
 package trevni
 
 import (
+	"strings"
+
 	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/store"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/shred"
 )
@@ -52,6 +55,10 @@ var (
 	// that is longer than OpenOptions.MaxDownload, so is not downloaded
 	// (remote.ErrTooLarge).
 	ErrTooLarge = remote.ErrTooLarge
+	// ErrChanged reports an object of a store that was replaced since it
+	// was opened, while it is read: a data set's part, an Object
+	// (store.ErrChanged).
+	ErrChanged = store.ErrChanged
 )
 
 // FileError locates a problem in a Trevni file: the byte offset, the
@@ -64,3 +71,37 @@ type FileError = format.Error
 // schema (Record -1). It wraps the cause: a *FileError for damaged data,
 // ErrValue, ErrIncompatible ... Take it from an error with errors.As.
 type RecordError = schema.Error
+
+// optionNames turns the names of the options beneath that the errors of
+// the packages beneath name into those a program of the root sets: a
+// format.ReaderOptions' BlockMemory is OpenOptions.BlockMemory here.
+// The options of the Avro source name the command's flags beside them,
+// which the command adds on its own.
+var optionNames = strings.NewReplacer(
+	"--block-memory (format.ReaderOptions.BlockMemory)", "OpenOptions.BlockMemory",
+	"--max-block-size (format.ReaderOptions.MaxBlockSize)", "OpenOptions.MaxBlockSize",
+	"format.ReaderOptions.BlockMemory", "OpenOptions.BlockMemory",
+	"format.ReaderOptions.MaxBlockSize", "OpenOptions.MaxBlockSize",
+	"ReaderOptions.BlockMemory", "OpenOptions.BlockMemory",
+	"ReaderOptions.ColumnMemory", "OpenOptions.BlockMemory",
+	"ReaderOptions.MaxBlockSize", "OpenOptions.MaxBlockSize",
+	"ReaderOptions.MaxColumns", "OpenOptions.MaxColumns",
+	"ReaderOptions.StrictChecksums", "OpenOptions.StrictChecksums",
+	"(Options.MaxRecordBytes)", "(OpenOptions.MaxRecordBytes)",
+)
+
+// partErr returns err, of the part called name, with the name before its
+// message and the options that message names as a program of the root
+// sets them (optionNames); errors.Is and errors.As see err as before.
+func partErr(name string, err error) error {
+	return &doorError{msg: name + ": " + optionNames.Replace(err.Error()), err: err}
+}
+
+// doorError is an error of the packages beneath in the front door's words.
+type doorError struct {
+	msg string
+	err error
+}
+
+func (e *doorError) Error() string { return e.msg }
+func (e *doorError) Unwrap() error { return e.err }

@@ -161,6 +161,12 @@ func TestDamagedFileIsErrCorruptInEveryFormat(t *testing.T) {
 // first error.
 func readAll(ctx context.Context, b []byte) error {
 	ds, err := trevni.OpenReaderAt(ctx, bytes.NewReader(b), int64(len(b)), "damaged", nil)
+	return firstReadErr(ctx, ds, err)
+}
+
+// firstReadErr returns err, the error of opening ds, or else the first
+// error of reading every record of ds, which it closes.
+func firstReadErr(ctx context.Context, ds *trevni.Dataset, err error) error {
 	if err != nil {
 		return err
 	}

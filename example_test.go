@@ -18,8 +18,13 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	defer ds.Close()
-	fmt.Println(ds.Format(), ds.Schema().Name, ds.RowCount())
-	// Output: trevni vec.mail.Message 300
+	cols, err := ds.Columns()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ds.Format(), len(cols), "columns, the first", cols[0].Name, cols[0].Type+";", ds.RowCount(), "rows")
+	// Output: trevni 11 columns, the first id int; 300 rows
+
 }
 
 // A glob (or a directory) is one data set of several parts, read one after

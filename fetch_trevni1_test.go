@@ -48,7 +48,7 @@ func TestFetchTrevni1OnlyWhatIsRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer remote.Close()
-	field := local.Schema().Fields[0].Name
+	field := local.schema.Fields[0].Name
 	opts := &ReadOptions{Fields: []string{field}, Offset: local.RowCount() * 7 / 8}
 	want := readAll(t, local, opts)
 	srv.Reset()

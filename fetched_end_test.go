@@ -97,7 +97,7 @@ func TestReaderFetchedEnd(t *testing.T) {
 		if n%5000 == 0 {
 			for i := range rd.NumColumns() {
 				off, size := rd.ColumnRange(i)
-				got, want := r.FetchedEnd(off, off+size), wantEnd(off, off+size)
+				got, want := r.fetchedEnd(off, off+size), wantEnd(off, off+size)
 				if got != want {
 					t.Fatalf("after %d records: column %d [%d, %d): FetchedEnd %d, the server sent up to %d", n, i, off, off+size, got, want)
 				}
@@ -117,7 +117,7 @@ func TestReaderFetchedEnd(t *testing.T) {
 		t.Errorf("FetchedEnd moved %d times over the read", moved)
 	}
 	off, size := rd.ColumnRange(2)
-	if got := r.FetchedEnd(off+size/2, off+size); got != off+size/2 {
+	if got := r.fetchedEnd(off+size/2, off+size); got != off+size/2 {
 		t.Errorf("the column not read: fetched up to %d of [%d, %d)", got, off+size/2, off+size)
 	}
 
@@ -139,7 +139,7 @@ func TestReaderFetchedEnd(t *testing.T) {
 	if _, err := lr.ReadBinary(nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := lr.FetchedEnd(100, 200); got != 100 {
+	if got := lr.fetchedEnd(100, 200); got != 100 {
 		t.Errorf("a local file's FetchedEnd(100, 200) = %d", got)
 	}
 }

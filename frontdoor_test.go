@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 // The front door's promise, shown by a program written against the root
@@ -354,7 +355,7 @@ func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 // version-1 record reader's Avro binary; union values are unwrapped.
 func trevni1Records(t *testing.T, f *trevni.File) []map[string]any {
 	t.Helper()
-	rr, err := trevni1.NewRecordReader(f.Trevni1())
+	rr, err := trevni1.NewRecordReader(frontdoor.Trevni1Reader(f))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,13 @@ package trevni
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/clmn"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/trevni1"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/frontdoor"
@@ -25,5 +32,32 @@ func init() {
 			return ds.(*Dataset).filterFields(where)
 		},
 		ConcatDatasets: concatDatasets,
+		ScanReport:     func(s assemble.ScanReport) any { return scanReport(s) },
+		Schema: func(v any) *schema.Schema {
+			switch v := v.(type) {
+			case *Dataset:
+				return v.schema
+			case *Reader:
+				return v.schema
+			case *Writer:
+				return v.aw.Schema()
+			}
+			panic(fmt.Sprintf("frontdoor.Schema of a %T", v))
+		},
+		LayoutColumns: func(ds any) ([]layout.Column, error) { return ds.(*Dataset).layoutColumns() },
+		FileReaders: func(f any) (*format.Reader, *trevni1.Reader, *clmn.Reader) {
+			ff := f.(*File)
+			return ff.trevni, ff.v1, ff.clmn
+		},
+		FetchedEnd: func(r any, off, end int64) int64 {
+			switch r := r.(type) {
+			case *Reader:
+				return r.fetchedEnd(off, end)
+			case *ProtoReader:
+				return r.r.fetchedEnd(off, end)
+			}
+			panic(fmt.Sprintf("frontdoor.FetchedEnd of a %T", r))
+		},
+		KeepMapOrder: func(wo any) { wo.(*WriteOptions).keepMapOrder = true },
 	})
 }

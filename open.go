@@ -113,7 +113,8 @@ var ErrNoParquet = errors.New(`a Parquet file: reading Parquet needs the driver 
 type HTTPClient = remote.HTTPClient
 
 // OpenOptions configures Open, OpenFiles and OpenReaderAt: the limits of
-// what reading may take, checksums, and where remote parts come from.
+// what reading may take, checksums, and where remote parts come from (and
+// OpenObject, which takes the last only).
 // A nil *OpenOptions, like the zero value, means the defaults, which are
 // the trevni command's.
 type OpenOptions struct {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 // optionTypes are the front door's options, by name; TestOptionsAreFlat
@@ -154,7 +155,7 @@ func TestParseCodec(t *testing.T) {
 		if c.checksum == "null" {
 			wantSum = "null"
 		}
-		if got, gotSum := f.Trevni().Codec(), f.Trevni().Checksum(); got != c.codec || gotSum != wantSum {
+		if got, gotSum := frontdoor.TrevniReader(f).Codec(), frontdoor.TrevniReader(f).Checksum(); got != c.codec || gotSum != wantSum {
 			t.Errorf("%s, %s: the file stores codec %q, checksum %q; want %q, %q", c.name, c.checksum, got, gotSum, c.codec, wantSum)
 		}
 		if n, err := ds.Count(ctx, nil); err != nil || n != 100 {

@@ -120,7 +120,7 @@ func (ds *Dataset) WriteAvro(ctx context.Context, w io.Writer, opts *ReadOptions
 }
 
 // WriteAvro writes the reader's remaining records to w as one Avro object
-// container file of their schema (Schema), as Dataset.WriteAvro does, and
+// container file of their schema (SchemaText), as Dataset.WriteAvro does, and
 // returns how many it wrote; the reader's Report then says what it read.
 func (r *Reader) WriteAvro(w io.Writer, copts *AvroOptions) (int64, error) {
 	var o ocf.WriterOptions
@@ -129,7 +129,7 @@ func (r *Reader) WriteAvro(w io.Writer, copts *AvroOptions) (int64, error) {
 	}
 	text := r.ds.text
 	if len(r.opts.Fields) > 0 {
-		text = r.Schema().String()
+		text = r.schema.String()
 	}
 	cw, err := ocf.NewWriter(w, text, o)
 	if err != nil {
@@ -202,7 +202,7 @@ func (ds *Dataset) writeProtoJSON(ctx context.Context, w io.Writer, opts *ReadOp
 		total += n
 		r.n += n
 		if err != nil {
-			return total, fmt.Errorf("%s: %w", r.file.part.Name(), err)
+			return total, partErr(r.file.part.Name(), err)
 		}
 		if err := r.next(); err == io.EOF {
 			break

@@ -318,11 +318,11 @@ func (pr *prun) newPart(p *Part, f *File, from, to int64) (*ppart, error) {
 	// end, and all of them how many rows a task holds.
 	proto, err := pr.r.make(rd)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p.Name(), err)
+		return nil, partErr(p.Name(), err)
 	}
 	shape, err := rowtasks.Measure(rd, proto.ColumnsRead())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p.Name(), err)
+		return nil, partErr(p.Name(), err)
 	}
 	pp.cuts, pp.inPerRow, pp.minRows = shape.Cuts, shape.InPerRow, shape.MinRows
 	if pred := proto.Filter(); pred != nil {
@@ -463,7 +463,7 @@ func (pr *prun) produce(ctx context.Context, t *ptask, out *ordered.Out) error {
 			err = rd.SeekRow(t.from)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", pp.p.Name(), err)
+			return partErr(pp.p.Name(), err)
 		}
 	}
 	rd.StopAt(t.to)
@@ -479,7 +479,7 @@ func (pr *prun) produce(ctx context.Context, t *ptask, out *ordered.Out) error {
 		}
 		return err
 	}
-	return fmt.Errorf("%s: %w", pp.p.Name(), err)
+	return partErr(pp.p.Name(), err)
 }
 
 // reader returns a reader of the part free for a task (with reuse), or a
@@ -588,7 +588,7 @@ func (pr *prun) sequential(pp *ppart) error {
 		err = rd.SeekRow(pp.seqFrom)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return partErr(name, err)
 	}
 	rd.StopAt(pp.to)
 	rd.SetLimit(pp.seqLimit)
@@ -604,7 +604,7 @@ func (pr *prun) sequential(pp *ppart) error {
 			return pr.r.ctx.Err()
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return partErr(name, err)
 		}
 		if skip > 0 {
 			skip--
@@ -655,7 +655,7 @@ func (pr *prun) closeLocked(pp *ppart) {
 	if scan.FileSize == 0 {
 		scan.FileSize = pp.rd.Size()
 	}
-	r.reports = append(r.reports, PartReport{Part: pp.p.Name(), Scan: scan, Fetched: pp.f.Fetched()})
+	r.reports = append(r.reports, PartReport{Part: pp.p.Name(), Scan: scanReport(scan), Fetched: pp.f.Fetched()})
 	r.before += pp.p.rows
 	r.bytes += pp.f.BytesRead()
 }

@@ -175,7 +175,7 @@ func (p *ProtoReader) writeTo(ctx context.Context, w io.Writer, form protoschema
 		total += n
 		r.n += n
 		if err != nil {
-			return total, fmt.Errorf("%s: %w", r.file.part.Name(), err)
+			return total, partErr(r.file.part.Name(), err)
 		}
 		if err := r.next(); err == io.EOF {
 			break
@@ -229,8 +229,3 @@ func (r *Reader) writeProtoParallel(w io.Writer, n int, form protoschema.Framing
 	}
 	return written, bw.Flush()
 }
-
-// FetchedEnd returns where what the reader has fetched in the byte range
-// [off, end) of the part being read ends (see Reader.FetchedEnd); it may
-// be called while another goroutine reads.
-func (pr *ProtoReader) FetchedEnd(off, end int64) int64 { return pr.r.FetchedEnd(off, end) }

@@ -104,7 +104,7 @@ type Reader struct {
 	counting bool // Count takes its matches off the span itself
 
 	// fetching is the current part's coalescer (of a URL), for
-	// FetchedEnd, which may be called while another goroutine reads.
+	// fetchedEnd, which may be called while another goroutine reads.
 	fetching atomic.Pointer[remote.Coalescer]
 }
 
@@ -128,10 +128,49 @@ type PartReport struct {
 	Part string
 	// Scan is the assembling reader's report: rows scanned and matched,
 	// columns and blocks read (the bytes decoded).
-	Scan assemble.ScanReport
+	Scan ScanReport
 	// Fetched is what was read from storage for the part: the header
 	// included, and over HTTP what the coalescer fetched ahead.
 	Fetched Fetched
+}
+
+// ScanReport says how much of a part a read scanned and decoded.
+type ScanReport struct {
+	// RowsScanned is the number of rows whose fields were read: the rows
+	// a filter was evaluated on, or without a filter the records read.
+	RowsScanned int64
+	// RowsMatched is the number of records returned.
+	RowsMatched int64
+	// Columns lists the columns read, for output or for the filter.
+	Columns []ColumnScan
+	// BytesRead is the sum of the columns' BytesRead; FileSize the size
+	// of the part's file.
+	BytesRead, FileSize int64
+}
+
+// ColumnScan is one column's part of a ScanReport.
+type ColumnScan struct {
+	// Column is the file column's number and Name its name.
+	Column int
+	Name   string
+	// Blocks is the column's number of blocks, BlocksRead how many were
+	// read and decompressed (a block read again after a seek counts
+	// again) and BlocksSkipped how many were never read.
+	Blocks, BlocksRead, BlocksSkipped int
+	// BytesRead is the stored bytes of the blocks read, checksums included.
+	BytesRead int64
+}
+
+// scanReport returns the assembling reader's report as the root's.
+func scanReport(s assemble.ScanReport) ScanReport {
+	r := ScanReport{RowsScanned: s.RowsScanned, RowsMatched: s.RowsMatched, BytesRead: s.BytesRead, FileSize: s.FileSize}
+	if s.Columns != nil {
+		r.Columns = make([]ColumnScan, len(s.Columns))
+		for i, c := range s.Columns {
+			r.Columns[i] = ColumnScan(c)
+		}
+	}
+	return r
 }
 
 // Fetched counts what was read from storage: requests (reads of a local
@@ -203,7 +242,7 @@ func (r *Reader) learnSchema() error {
 	}
 	pr, err := r.open(rd)
 	if err != nil {
-		return fmt.Errorf("%s: %w", f.part.Name(), err)
+		return partErr(f.part.Name(), err)
 	}
 	r.schema = pr.Schema()
 	r.ar, r.pm = nil, nil
@@ -281,7 +320,7 @@ func (r *Reader) next() error {
 		if err != nil {
 			f.Close()
 			r.ar, r.pm = nil, nil
-			return fmt.Errorf("%s: %w", p.Name(), err)
+			return partErr(p.Name(), err)
 		}
 		r.from, r.to = from, to
 		if r.schema == nil {
@@ -301,7 +340,7 @@ func (r *Reader) closePart() {
 	}
 	rep := r.part.Report()
 	r.file.Close() // first: what the read-ahead fetched is counted too
-	r.reports = append(r.reports, PartReport{Part: r.file.part.Name(), Scan: rep, Fetched: r.file.Fetched()})
+	r.reports = append(r.reports, PartReport{Part: r.file.part.Name(), Scan: scanReport(rep), Fetched: r.file.Fetched()})
 	if !r.counting {
 		r.span.took(rep.RowsMatched)
 	}
@@ -330,7 +369,7 @@ func step[T any](r *Reader, read func() (T, error)) (T, error) {
 			return v, nil
 		}
 		if !errors.Is(err, io.EOF) {
-			return v, fmt.Errorf("%s: %w", r.file.part.Name(), err)
+			return v, partErr(r.file.part.Name(), err)
 		}
 		if err := r.ctx.Err(); err != nil {
 			return v, err
@@ -339,23 +378,23 @@ func step[T any](r *Reader, read func() (T, error)) (T, error) {
 	}
 }
 
-// Schema returns the schema of the records returned: the data set's, or
-// its projection on Fields.
-func (r *Reader) Schema() *schema.Schema { return r.schema }
+// SchemaText returns the Avro schema of the records returned, as JSON
+// text: the data set's, or its projection on Fields.
+func (r *Reader) SchemaText() string { return r.schema.String() }
 
-// Read returns the next record as a goavro native value of Schema, or
+// Read returns the next record as a goavro native value of SchemaText, or
 // io.EOF after the last.
 func (r *Reader) Read() (any, error) {
 	return step(r, func() (any, error) { return r.ar.Read() })
 }
 
 // ReadBinary appends the next record, in the Avro binary encoding of
-// Schema, to dst, or returns io.EOF after the last. It is the fast path.
+// SchemaText, to dst, or returns io.EOF after the last. It is the fast path.
 func (r *Reader) ReadBinary(dst []byte) ([]byte, error) {
 	return step(r, func() ([]byte, error) { return r.ar.ReadBinary(dst) })
 }
 
-// ReadJSON appends the next record, in Avro's JSON encoding of Schema, to
+// ReadJSON appends the next record, in Avro's JSON encoding of SchemaText, to
 // dst, or returns io.EOF after the last.
 func (r *Reader) ReadJSON(dst []byte) ([]byte, error) {
 	return step(r, func() ([]byte, error) { return r.ar.ReadJSON(dst) })
@@ -411,12 +450,12 @@ func (r *Reader) BytesRead() int64 {
 func (r *Reader) Report() []PartReport {
 	out := append([]PartReport(nil), r.reports...)
 	if r.part != nil {
-		out = append(out, PartReport{Part: r.file.part.Name(), Scan: r.part.Report(), Fetched: r.file.Fetched()})
+		out = append(out, PartReport{Part: r.file.part.Name(), Scan: scanReport(r.part.Report()), Fetched: r.file.Fetched()})
 	}
 	return out
 }
 
-// FetchedEnd returns where the bytes of the byte range [off, end) of the
+// fetchedEnd returns where the bytes of the byte range [off, end) of the
 // part being read that the reader has fetched from a store or over HTTP
 // end (the end of the furthest of them, read already or held ahead), or
 // off when it has fetched none of them, or the part is a local file or
@@ -425,7 +464,7 @@ func (r *Reader) Report() []PartReport {
 // the rows left of a read (Beam's) places the split where the reader has
 // fetched nothing, so that no byte is fetched twice. Unlike the other
 // methods of a Reader, it may be called while another goroutine reads.
-func (r *Reader) FetchedEnd(off, end int64) int64 {
+func (r *Reader) fetchedEnd(off, end int64) int64 {
 	if c := r.fetching.Load(); c != nil {
 		return c.FetchedEnd(off, end)
 	}
@@ -534,7 +573,7 @@ func (r *Reader) Count() (int64, error) {
 		}
 		c, err := r.part.Count(r.ctx)
 		if err != nil {
-			return n, fmt.Errorf("%s: %w", r.file.part.Name(), err)
+			return n, partErr(r.file.part.Name(), err)
 		}
 		if r.span.remaining >= 0 {
 			c = min(c, r.span.remaining) // Count does not stop at the limit
@@ -576,7 +615,7 @@ func (p *Part) validate(ctx context.Context) error {
 			}
 		})
 		if first != nil {
-			return fmt.Errorf("%s: %w", p.Name(), first)
+			return partErr(p.Name(), first)
 		}
 		if p.text == "" {
 			return nil // not written from Avro: the structure is all
@@ -591,7 +630,7 @@ func (p *Part) validate(ctx context.Context) error {
 		err = ar.Validate(ctx)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.Name(), err)
+		return partErr(p.Name(), err)
 	}
 	return nil
 }

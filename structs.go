@@ -3,7 +3,6 @@ package trevni
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"iter"
 	"unsafe"
@@ -90,7 +89,7 @@ func readStructsPart[T any](ctx context.Context, p *Part, o *ReadOptions, from, 
 		err = sr.Reader().SeekRow(from)
 	}
 	if err != nil {
-		yield(nil, fmt.Errorf("%s: %w", p.Name(), err))
+		yield(nil, partErr(p.Name(), err))
 		return 0, false
 	}
 	sr.Reader().StopAt(to)
@@ -121,7 +120,7 @@ func readStructsPart[T any](ctx context.Context, p *Part, o *ReadOptions, from, 
 			return n, true
 		}
 		if err != nil {
-			yield(nil, fmt.Errorf("%s: %w", p.Name(), err))
+			yield(nil, partErr(p.Name(), err))
 			return n, false
 		}
 	}

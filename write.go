@@ -16,7 +16,6 @@ import (
 	"github.com/trevni-go/trevni/internal/atomicfile"
 	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/remote/store"
-	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
@@ -130,12 +129,13 @@ type WriteOptions struct {
 	StoreRetries int
 	StoreBackoff time.Duration
 	StoreStall   time.Duration
-	// KeepMapOrder keeps the entries of maps written as Avro binary
+
+	// keepMapOrder keeps the entries of maps written as Avro binary
 	// (WriteBinary, AppendAvro, ConvertAvro) in their order, where by
 	// default they are sorted by key (see shred.Options.KeepMapOrder).
-	// The Parquet converter sets it: a Parquet MAP's entries have an
-	// order, which DuckDB and Arrow show.
-	KeepMapOrder bool
+	// The Parquet converter sets it (frontdoor.KeepMapOrder): a Parquet
+	// MAP's entries have an order, which DuckDB and Arrow show.
+	keepMapOrder bool
 }
 
 // storeOptions returns the options of store requests o sets, nil for the
@@ -162,7 +162,7 @@ func (o *WriteOptions) shred() shred.Options {
 		},
 		Progress:     w.Progress,
 		Workers:      max(w.Workers, 1),
-		KeepMapOrder: w.KeepMapOrder,
+		KeepMapOrder: w.keepMapOrder,
 	}
 	if so.Codec == "" {
 		so.Codec = string(Deflate)
@@ -303,8 +303,9 @@ func (w *Writer) AppendAvro(ctx context.Context, in io.Reader) error {
 // Records returns the number of records written so far.
 func (w *Writer) Records() int64 { return w.aw.RowCount() }
 
-// Schema returns the schema of the records written.
-func (w *Writer) Schema() *schema.Schema { return w.aw.Schema() }
+// SchemaText returns the Avro schema of the records written, as JSON
+// text.
+func (w *Writer) SchemaText() string { return w.aw.Schema().String() }
 
 // Close writes the file and, for Create, puts it in place.
 func (w *Writer) Close() error { return w.out.finish(w.aw.Close) }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/bits"
 	"unsafe"
 )
 
@@ -260,90 +259,6 @@ func eofIfNone(done int, err error) error {
 		return nil
 	}
 	return err
-}
-
-// decodeLongs decodes Avro longs (zig-zag varints) from b at pos into
-// out, as decoder.readLong does, and returns the position after them and
-// how many it decoded. It stops early at a value it leaves to readLong: one
-// of more than one byte within 8 bytes of b's end (10 for one of 9 or 10
-// bytes), or one longer than 10 bytes (an error).
-//
-// A value of one or two bytes is taken as it is; a longer one from the 8 bytes
-// loaded at once: the lowest clear high bit ends it, the bytes after it
-// are masked off, and the 7-bit groups are packed by three shifts.
-func decodeLongs(b []byte, pos int, out []int64) (int, int) {
-	for i := range out {
-		if pos < len(b) && b[pos] < 0x80 {
-			u := uint64(b[pos])
-			out[i] = int64(u>>1) ^ -int64(u&1)
-			pos++
-			continue
-		}
-		if pos+1 < len(b) && b[pos+1] < 0x80 {
-			u := uint64(b[pos]&0x7f) | uint64(b[pos+1])<<7
-			out[i] = int64(u>>1) ^ -int64(u&1)
-			pos += 2
-			continue
-		}
-		if len(b)-pos < 8 {
-			return pos, i
-		}
-		w := binary.LittleEndian.Uint64(b[pos:])
-		var u uint64
-		if stop := ^w & 0x8080808080808080; stop != 0 {
-			u = pack7(w & (stop ^ (stop - 1)))
-			pos += bits.TrailingZeros64(stop)/8 + 1
-		} else {
-			if len(b)-pos < 10 {
-				return pos, i
-			}
-			u = pack7(w)
-			if y := uint64(b[pos+8]); y < 0x80 {
-				u |= y << 56
-				pos += 9
-			} else if y9 := uint64(b[pos+9]); y9 < 0x80 {
-				u |= (y&0x7f)<<56 | y9<<63
-				pos += 10
-			} else {
-				return pos, i
-			}
-		}
-		out[i] = int64(u>>1) ^ -int64(u&1)
-	}
-	return pos, len(out)
-}
-
-// decodeInts decodes Avro ints into out as decodeLongs does longs, as
-// decoder.readInt does (of a 5-byte varint the low 32 bits are kept). It
-// stops early at a value of more than one byte within 8 bytes of b's end,
-// or one longer than 5 bytes.
-func decodeInts(b []byte, pos int, out []int32) (int, int) {
-	for i := range out {
-		if pos < len(b) && b[pos] < 0x80 {
-			u := uint32(b[pos])
-			out[i] = int32(u>>1) ^ -int32(u&1)
-			pos++
-			continue
-		}
-		if pos+1 < len(b) && b[pos+1] < 0x80 {
-			u := uint32(b[pos]&0x7f) | uint32(b[pos+1])<<7
-			out[i] = int32(u>>1) ^ -int32(u&1)
-			pos += 2
-			continue
-		}
-		if len(b)-pos < 8 {
-			return pos, i
-		}
-		w := binary.LittleEndian.Uint64(b[pos:])
-		stop := ^w & 0x8080808080
-		if stop == 0 {
-			return pos, i
-		}
-		u := uint32(pack7(w & (stop ^ (stop - 1))))
-		pos += bits.TrailingZeros64(stop)/8 + 1
-		out[i] = int32(u>>1) ^ -int32(u&1)
-	}
-	return pos, len(out)
 }
 
 // pack7 packs the low 7 bits of each byte of w, lowest byte first, into

@@ -30,7 +30,8 @@ type CoalescerOptions struct {
 	// times the window they go on from, each time, up to half an equal
 	// share of the budget among the windows being read: a whole file read
 	// column by column, with nothing hinted, comes in a few large reads
-	// per column rather than one per Window.
+	// per column rather than one per Window. Inside a hinted range the
+	// windows grow so too (a reader may stop early), and stop at its end.
 	FirstWindow int64
 }
 
@@ -291,6 +292,12 @@ func (c *Coalescer) windowSize(off, want int64) int64 {
 	end := off + size
 	for _, h := range c.hints {
 		if off >= h.off && off < h.end {
+			if f := c.opts.FirstWindow; f > 0 && f < c.opts.Window {
+				// Growing windows grow inside a range too (a reader
+				// may stop early: a LIMIT), up to its end.
+				end = min(h.end, end)
+				break
+			}
 			// Half a share of the budget: a range's window and the
 			// next one, fetched as a read runs past it, fit together.
 			share := max(c.opts.Budget/int64(2*len(c.hints)), c.opts.Window)

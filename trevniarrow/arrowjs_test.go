@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/testing/ducktest"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/trevniarrow"
@@ -265,7 +266,7 @@ func TestArrowJSReadsIPC(t *testing.T) {
 		if err := f.Close(); err != nil {
 			t.Fatal(err)
 		}
-		jobs[out] = job{fmt.Sprintf("%s (stream %v)", label, stream), ds.Schema(), want}
+		jobs[out] = job{fmt.Sprintf("%s (stream %v)", label, stream), frontdoor.Schema(ds), want}
 		files = append(files, out)
 	}
 	vectors, err := filepath.Glob("../testdata/interop/*/*.snappy.crc32.trv")

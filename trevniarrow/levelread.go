@@ -155,7 +155,7 @@ func (c *colReader) planOf(p *trevni.Part) (*colPlan, error) {
 	po := &levels.PlanOptions{Fields: c.o.Fields}
 	reader := ""
 	if text != c.ds.SchemaText() {
-		po.Reader, reader = c.ds.Schema(), c.ds.SchemaText()
+		po.Reader, reader = frontdoor.Schema(c.ds), c.ds.SchemaText()
 	}
 	plan, err := levels.NewPlan(lay, po)
 	if err != nil {
@@ -542,7 +542,7 @@ func keptRow(segs []levels.Segment, q int64) int64 {
 // report returns what reading the part read: for each column, the most
 // blocks any of its readers read, the filter's included.
 func (p *colPart) report() *trevni.PartReport {
-	return &trevni.PartReport{Part: p.part.Name(), Scan: levels.ScanReport(p.rd, p.readers, p.filter, p.rows, nil)}
+	return &trevni.PartReport{Part: p.part.Name(), Scan: frontdoor.ScanReport(levels.ScanReport(p.rd, p.readers, p.filter, p.rows, nil)).(trevni.ScanReport)}
 }
 
 // storedPerRow returns about the bytes a row of the part takes in the

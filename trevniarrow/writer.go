@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/schema"
 )
 
@@ -232,7 +233,7 @@ type Writer struct {
 // Avro schema must be AvroSchema(as)'s (or one the batches map to: fields
 // are found by name).
 func NewWriter(w *trevni.Writer, as *arrow.Schema) (*Writer, error) {
-	s := w.Schema()
+	s := frontdoor.Schema(w)
 	fields, index, err := encoders(s, as)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/internal/testing/ducktest"
 	"github.com/trevni-go/trevni/schema"
@@ -285,7 +286,7 @@ func TestParquetDurationsAsIntervals(t *testing.T) {
 				t.Errorf("%s: %d fixed-length leaves, want %d", label, leaves, wantLeaves)
 			}
 			s, got := fromParquetBytes(t, data)
-			if s.String() != ds.Schema().String() {
+			if s.String() != frontdoor.Schema(ds).String() {
 				t.Errorf("%s: Avro schema back as %s", label, s)
 			}
 			if len(got) != len(want) {
@@ -301,7 +302,7 @@ func TestParquetDurationsAsIntervals(t *testing.T) {
 				// metadata of the Arrow schema kept under ARROW:schema.
 				keys := []string{trevniarrow.MetaAvroSchema, "ARROW:schema"}
 				s, got := fromParquetBytes(t, withoutKeys(t, data, keys...))
-				if s.String() == ds.Schema().String() {
+				if s.String() == frontdoor.Schema(ds).String() {
 					t.Fatalf("%s without %v: the Avro schema was not inferred", label, keys)
 				}
 				lt := fixedLogicals(s)
@@ -310,11 +311,11 @@ func TestParquetDurationsAsIntervals(t *testing.T) {
 						t.Fatalf("%s without %v: fixed types of logical types %v inferred\n%s", label, keys, lt, s)
 					}
 				}
-				if len(lt) != len(fixedLogicals(ds.Schema())) {
-					t.Fatalf("%s without %v: %d durations inferred of %d\n%s", label, keys, len(lt), len(fixedLogicals(ds.Schema())), s)
+				if len(lt) != len(fixedLogicals(frontdoor.Schema(ds))) {
+					t.Fatalf("%s without %v: %d durations inferred of %d\n%s", label, keys, len(lt), len(fixedLogicals(frontdoor.Schema(ds))), s)
 				}
 				for i := range want {
-					if !avrorand.EqualNative(plain(s, got[i]), plain(ds.Schema(), want[i])) {
+					if !avrorand.EqualNative(plain(s, got[i]), plain(frontdoor.Schema(ds), want[i])) {
 						t.Fatalf("%s without %v: record %d\n got %v\nwant %v", label, keys, i, got[i], want[i])
 					}
 				}
@@ -324,7 +325,7 @@ func TestParquetDurationsAsIntervals(t *testing.T) {
 				t.Fatal(err)
 			}
 			files = append(files, f)
-			jobs[f] = job{label, ds.Schema(), want}
+			jobs[f] = job{label, frontdoor.Schema(ds), want}
 		}
 		ds.Close()
 	}
@@ -365,8 +366,8 @@ func TestParquetMappedDurationsInferred(t *testing.T) {
 		t.Fatal(err)
 	}
 	lt := fixedLogicals(s)
-	if len(lt) != len(fixedLogicals(ds.Schema())) {
-		t.Fatalf("%d fixed types inferred of %d\n%s", len(lt), len(fixedLogicals(ds.Schema())), text)
+	if len(lt) != len(fixedLogicals(frontdoor.Schema(ds))) {
+		t.Fatalf("%d fixed types inferred of %d\n%s", len(lt), len(fixedLogicals(frontdoor.Schema(ds))), text)
 	}
 	for _, l := range lt {
 		if l != schema.LogicalDuration {
@@ -398,7 +399,7 @@ func TestParquetMappedDurationsInferred(t *testing.T) {
 		t.Fatalf("%d records back of %d", len(got), len(want))
 	}
 	for i := range want {
-		if !avrorand.EqualNative(plain(s, got[i]), plain(ds.Schema(), want[i])) {
+		if !avrorand.EqualNative(plain(s, got[i]), plain(frontdoor.Schema(ds), want[i])) {
 			t.Fatalf("record %d\n got %v\nwant %v", i, got[i], want[i])
 		}
 	}

@@ -102,7 +102,10 @@ func parquetCodec(name string) (compress.Compression, error) {
 // annotated INTERVAL, whose bytes (little-endian unsigned months, days and
 // milliseconds) are the duration's. Every column chunk and page has
 // statistics but those of durations: Parquet defines no order of
-// INTERVALs, and arrow-go writes none.
+// INTERVALs, and arrow-go writes none. A string marked VariantProp (the
+// JSON text of a VARIANT that ReadParquet read) is written as a VARIANT
+// again, unshredded; text that is not JSON is an error naming the record
+// and the column.
 //
 // A data set (of Trevni 2, Trevni 1 or CLMN files, the last two read
 // through their columns as Trevni 2 lays them out) is written straight
@@ -137,7 +140,9 @@ func write(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *WriteOpti
 	o.Read.Schema.Parquet = true
 	o.Read.Schema.ForeignTypes = true
 	props := parquetProps(codec, o.RowGroupRows, o.Allocator)
-	if s := directSchema(ds, &o.Read); direct && s != nil {
+	// Variants (strings marked VariantProp) are written by the Arrow
+	// path (variant_write.go).
+	if s := directSchema(ds, &o.Read); direct && s != nil && !hasVariantText(s) {
 		if as, err := trevniarrow.ArrowSchema(s, &o.Read.Schema); err == nil {
 			if p := planDirect(ds, &o.Read, as, props); p != nil {
 				return writeDirect(ctx, w, ds, p, props, &o)
@@ -152,8 +157,13 @@ func write(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *WriteOpti
 	if o.Report != nil {
 		defer func() { o.Report(rr.Report()) }()
 	}
+	as := rr.Schema()
+	vw := planVariantWrite(as, o.Allocator)
+	if vw != nil {
+		as = vw.schema
+	}
 	// The writer closes an io.Closer it writes to: w stays the caller's.
-	fw, err := pqarrow.NewFileWriter(rr.Schema(), struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	fw, err := pqarrow.NewFileWriter(as, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return 0, fmt.Errorf("Parquet schema: %w", err)
 	}
@@ -173,6 +183,12 @@ func write(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *WriteOpti
 	for rr.Next() {
 		rec := rr.RecordBatch()
 		err := error(nil)
+		if vw != nil {
+			if rec, err = vw.batch(rec, n); err != nil {
+				fw.Close()
+				return n, fmt.Errorf("Parquet: %w", err)
+			}
+		}
 		if endGroup {
 			err = fw.NewBufferedRowGroupChecked()
 			groupRows, groupMem, endGroup = 0, 0, false
@@ -180,16 +196,20 @@ func write(ctx context.Context, w io.Writer, ds *trevni.Dataset, opts *WriteOpti
 		if err == nil {
 			err = fw.WriteBuffered(rec)
 		}
+		rows := rec.NumRows()
+		if vw != nil {
+			rec.Release() // the batch made
+		}
 		if err != nil {
 			fw.Close()
-			return n, fmt.Errorf("Parquet: writing rows %d to %d: %w", n, n+rec.NumRows(), err)
+			return n, fmt.Errorf("Parquet: writing rows %d to %d: %w", n, n+rows, err)
 		}
-		n += rec.NumRows()
-		if groupRows += rec.NumRows(); groupRows >= int64(o.RowGroupRows) {
+		n += rows
+		if groupRows += rows; groupRows >= int64(o.RowGroupRows) {
 			// WriteBuffered went on in a new row group: the rows past
 			// the last full one are in it.
 			groupRows %= int64(o.RowGroupRows)
-			groupMem = rr.BatchBytes() * groupRows / rec.NumRows()
+			groupMem = rr.BatchBytes() * groupRows / rows
 		} else {
 			groupMem += rr.BatchBytes()
 		}

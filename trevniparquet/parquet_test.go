@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
 
 	"github.com/trevni-go/trevni/trevniparquet"
@@ -36,8 +37,8 @@ func TestParquetRoundTripProperty(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if pf.AvroSchema() != ds.Schema().String() {
-			t.Fatalf("seed %d: Avro schema\n%s\nback from Parquet as\n%s", seed, ds.Schema().String(), pf.AvroSchema())
+		if pf.AvroSchema() != frontdoor.Schema(ds).String() {
+			t.Fatalf("seed %d: Avro schema\n%s\nback from Parquet as\n%s", seed, frontdoor.Schema(ds).String(), pf.AvroSchema())
 		}
 		if pf.NumRows() != n {
 			t.Fatalf("seed %d: %d Parquet rows, want %d", seed, pf.NumRows(), n)

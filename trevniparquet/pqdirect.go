@@ -52,7 +52,7 @@ type directPlan struct {
 // directSchema returns the schema of the records the direct path writes:
 // the data set's, or its projection on ro's Fields; nil if there is none.
 func directSchema(ds *trevni.Dataset, ro *trevniarrow.ReadOptions) *schema.Schema {
-	s := ds.Schema()
+	s := frontdoor.Schema(ds)
 	if s == nil || len(ro.Fields) == 0 {
 		return s
 	}
@@ -71,7 +71,7 @@ func directSchema(ds *trevni.Dataset, ro *trevniarrow.ReadOptions) *schema.Schem
 // Parquet schema. as is the Arrow schema of the records written
 // (directSchema's).
 func planDirect(ds *trevni.Dataset, ro *trevniarrow.ReadOptions, as *arrow.Schema, props *parquet.WriterProperties) *directPlan {
-	s := ds.Schema()
+	s := frontdoor.Schema(ds)
 	if s == nil {
 		return nil
 	}
@@ -82,7 +82,7 @@ func planDirect(ds *trevni.Dataset, ro *trevniarrow.ReadOptions, as *arrow.Schem
 	}
 	// The data set's columns, within its layout limits, are the file
 	// columns the layout of its schema numbers.
-	all, err := ds.Columns()
+	all, err := frontdoor.LayoutColumns(ds)
 	if err != nil {
 		return nil
 	}
@@ -698,7 +698,7 @@ func (p *directPlan) firstOrder() []int {
 // one part report of the columnar readers): the file's columns that the
 // leaves' readers and the filter read.
 func (p *directPlan) report(part *trevni.Part, f *trevni.File, rd *format.Reader, states []*levels.Reader, filter *assemble.AvroReader, rows int64) *trevni.PartReport {
-	return &trevni.PartReport{Part: part.Name(), Fetched: f.Fetched(), Scan: levels.ScanReport(rd, states, filter, rows, func(c int) int { return p.cols[c] })}
+	return &trevni.PartReport{Part: part.Name(), Fetched: f.Fetched(), Scan: frontdoor.ScanReport(levels.ScanReport(rd, states, filter, rows, func(c int) int { return p.cols[c] })).(trevni.ScanReport)}
 }
 
 // chunkBufs are a leaf's slices of byte strings, kept from one row

@@ -148,7 +148,8 @@ func openSource(ctx context.Context, ra io.ReaderAt, size int64, o *frontdoor.Fo
 // reads them).
 func emptyOptions(lo *layout.Options) *trevni.WriteOptions {
 	o := &trevni.WriteOptions{Codec: trevni.NoCodec, Checksum: trevni.NoChecksum, NoStats: true,
-		BlockSize: format.MaxWriterBlockSize, Memory: -1, Workers: 1, KeepMapOrder: true}
+		BlockSize: format.MaxWriterBlockSize, Memory: -1, Workers: 1}
+	frontdoor.KeepMapOrder(o)
 	if lo != nil {
 		o.MaxColumns, o.MaxDepth = lo.MaxColumns, lo.MaxDepth
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/testing/ducktest"
 	"github.com/trevni-go/trevni/trevniparquet"
 )
@@ -58,7 +59,7 @@ func TestParquetSourceReadsAsDuckDB(t *testing.T) {
 				}
 			}
 		}
-		if err := ducktest.Diff(ds.Schema(), got, d); err != nil {
+		if err := ducktest.Diff(frontdoor.Schema(ds), got, d); err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}

@@ -419,6 +419,19 @@ func markVariant(s *schema.Schema, path []string) error {
 // first (the row group, -1 when unknown, and the row of rec's first row
 // in it) locate errors.
 func (vp *variantPlan) batch(rec arrow.RecordBatch, g int, first int64) (arrow.RecordBatch, error) {
+	return rebuildBatch(rec, vp.schema, textData, func(row int, err error) error {
+		// rowGroupBatches names the row group.
+		if g >= 0 {
+			return fmt.Errorf("row %d, %w", first+int64(row), err)
+		}
+		return fmt.Errorf("Parquet row %d, %w", first+int64(row), err)
+	})
+}
+
+// rebuildBatch returns rec as a batch of schema as: each column whose type
+// as changes made by col (of the column, its new type and its name), a
+// *variantRowError of it made the error at of its row and error.
+func rebuildBatch(rec arrow.RecordBatch, as *arrow.Schema, col func(d arrow.ArrayData, nt arrow.DataType, path string) (arrow.ArrayData, error), at func(row int, err error) error) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, rec.NumCols())
 	defer func() {
 		for _, c := range cols {
@@ -428,28 +441,24 @@ func (vp *variantPlan) batch(rec arrow.RecordBatch, g int, first int64) (arrow.R
 		}
 	}()
 	for i := range cols {
-		f := rec.Schema().Field(i)
-		if arrow.TypeEqual(f.Type, vp.schema.Field(i).Type) {
+		nt := as.Field(i).Type
+		if arrow.TypeEqual(rec.Column(i).DataType(), nt) {
 			cols[i] = rec.Column(i)
 			cols[i].Retain()
 			continue
 		}
-		d, err := textData(rec.Column(i).Data(), f.Name, 0)
+		d, err := col(rec.Column(i).Data(), nt, as.Field(i).Name)
 		if err != nil {
-			// rowGroupBatches names the row group.
 			var ve *variantRowError
-			if errors.As(err, &ve) && g >= 0 {
-				return nil, fmt.Errorf("row %d, %w", first+int64(ve.row), ve.err)
-			}
 			if errors.As(err, &ve) {
-				return nil, fmt.Errorf("Parquet row %d, %w", first+int64(ve.row), ve.err)
+				return nil, at(ve.row, ve.err)
 			}
 			return nil, err
 		}
 		cols[i] = array.MakeFromData(d)
 		d.Release()
 	}
-	return array.NewRecordBatch(vp.schema, cols, rec.NumRows()), nil
+	return array.NewRecordBatch(as, cols, rec.NumRows()), nil
 }
 
 // variantRowError is an error of the Variant in row row of a column
@@ -462,14 +471,14 @@ type variantRowError struct {
 func (e *variantRowError) Error() string { return fmt.Sprintf("row %d: %v", e.row, e.err) }
 func (e *variantRowError) Unwrap() error { return e.err }
 
-// textData returns d (of a type textType changes) with its Variants as
-// text; path names it.
-func textData(d arrow.ArrayData, path string, depth int) (arrow.ArrayData, error) {
-	if depth > maxShapeDepth {
-		return nil, fmt.Errorf("Parquet column %s nests too deep", path)
-	}
-	switch t := d.DataType().(type) {
-	case *extensions.VariantType:
+// textData returns d with its Variants as text, as type nt (textType's
+// of d's type); path names it.
+func textData(d arrow.ArrayData, nt arrow.DataType, path string) (arrow.ArrayData, error) {
+	return rebuild(d, nt, path, 0, parquetChildren, func(d arrow.ArrayData, _ arrow.DataType, path string) (arrow.ArrayData, error) {
+		if _, ok := d.DataType().(*extensions.VariantType); !ok {
+			d.Retain()
+			return d, nil
+		}
 		a := array.MakeFromData(d)
 		defer a.Release()
 		st, ok := a.(array.ExtensionArray).Storage().(*array.Struct)
@@ -477,43 +486,61 @@ func textData(d arrow.ArrayData, path string, depth int) (arrow.ArrayData, error
 			return nil, fmt.Errorf("Parquet column %s: a VARIANT that is not a group", path)
 		}
 		return variantText(st, path)
+	})
+}
+
+// childNames name the children of a path: a list's elements and a map's
+// entries.
+type childNames struct{ list, entries string }
+
+// parquetChildren name them as Parquet names its columns.
+var parquetChildren = childNames{list: ".list.element", entries: ".key_value"}
+
+// rebuild returns d as type nt, a type of the same nesting as d's with
+// some leaves changed: struct children, list elements and map entries
+// rebuilt alike, each leaf whose type nt changes made by leaf. path names
+// d; a *variantRowError of a child is made one of d's rows.
+func rebuild(d arrow.ArrayData, nt arrow.DataType, path string, depth int, names childNames, leaf func(d arrow.ArrayData, nt arrow.DataType, path string) (arrow.ArrayData, error)) (arrow.ArrayData, error) {
+	if arrow.TypeEqual(d.DataType(), nt) {
+		d.Retain()
+		return d, nil
+	}
+	if depth > maxShapeDepth {
+		return nil, fmt.Errorf("Parquet column %s nests too deep", path)
+	}
+	if d.DataType().ID() != nt.ID() {
+		return leaf(d, nt, path)
+	}
+	switch t := nt.(type) {
 	case *arrow.StructType:
+		if len(d.Children()) != t.NumFields() {
+			break
+		}
 		kids := make([]arrow.ArrayData, len(d.Children()))
-		fs := t.Fields()
 		for i, k := range d.Children() {
-			if nt, ok, _ := (&variantPlan{}).textType(k.DataType(), nil, 0); ok {
-				nk, err := textData(k, path+"."+fs[i].Name, depth+1)
-				if err != nil {
-					releaseAll(kids)
-					// The child's rows are the struct's.
-					var ve *variantRowError
-					if errors.As(err, &ve) {
-						ve.row += k.Offset() - d.Offset()
-					}
-					return nil, err
+			nk, err := rebuild(k, t.Field(i).Type, path+"."+t.Field(i).Name, depth+1, names, leaf)
+			if err != nil {
+				releaseAll(kids)
+				// The child's rows are the struct's.
+				var ve *variantRowError
+				if errors.As(err, &ve) {
+					ve.row += k.Offset() - d.Offset()
 				}
-				kids[i], fs[i].Type = nk, nt
-				continue
+				return nil, err
 			}
-			k.Retain()
-			kids[i] = k
+			kids[i] = nk
 		}
 		defer releaseAll(kids)
-		return array.NewData(arrow.StructOf(fs...), d.Len(), d.Buffers(), kids, d.NullN(), d.Offset()), nil
+		return array.NewData(nt, d.Len(), d.Buffers(), kids, d.NullN(), d.Offset()), nil
 	case *arrow.ListType, *arrow.MapType:
 		k := d.Children()[0]
-		nt, ok, _ := (&variantPlan{}).textType(d.DataType(), nil, 0)
-		if !ok {
-			d.Retain()
-			return d, nil
-		}
-		var nk arrow.ArrayData
-		var err error
-		if _, isMap := t.(*arrow.MapType); isMap {
-			nk, err = textData(k, path+".key_value", depth+1)
+		elem, sub := arrow.DataType(nil), path+names.list
+		if mt, ok := t.(*arrow.MapType); ok {
+			elem, sub = mt.Elem(), path+names.entries
 		} else {
-			nk, err = textData(k, path+".list.element", depth+1)
+			elem = t.(*arrow.ListType).Elem()
 		}
+		nk, err := rebuild(k, elem, sub, depth+1, names, leaf)
 		if err != nil {
 			var ve *variantRowError
 			if errors.As(err, &ve) {
@@ -524,8 +551,7 @@ func textData(d arrow.ArrayData, path string, depth int) (arrow.ArrayData, error
 		defer nk.Release()
 		return array.NewData(nt, d.Len(), d.Buffers(), []arrow.ArrayData{nk}, d.NullN(), d.Offset()), nil
 	}
-	d.Retain()
-	return d, nil
+	return leaf(d, nt, path)
 }
 
 // listRow returns the row of list (or map) d, counted from its offset,

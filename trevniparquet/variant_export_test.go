@@ -42,3 +42,19 @@ func VariantMetaLen(b []byte) (int, error) {
 // MaxVariantText is the bound of the JSON text of a column's Variants
 // in a batch.
 const MaxVariantText = maxVariantText
+
+// VariantEncode returns the Variant metadata and value of JSON text, as
+// toparquet writes a string marked VariantProp.
+func VariantEncode(text string) (meta, value []byte, err error) {
+	var e variantEncoder
+	return e.encode(text)
+}
+
+// VariantEncoder is the encoder of VariantEncode, reused, for the
+// benchmark.
+type VariantEncoder struct{ e variantEncoder }
+
+// Encode is VariantEncode in the encoder's memory.
+func (v *VariantEncoder) Encode(text string) (meta, value []byte, err error) {
+	return v.e.encode(text)
+}

@@ -1,7 +1,6 @@
 package trevniparquet_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -13,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/testing/ducktest"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/trevniparquet"
@@ -361,52 +359,4 @@ func derefAll(m map[int64]*string) []any {
 		out = append(out, deref(m[id]))
 	}
 	return out
-}
-
-// The way back: a file of Variants converted by fromparquet and written
-// again by toparquet holds the JSON text as a string column, which DuckDB
-// reads as the text we read (the Variant itself is not written back).
-func TestParquetVariantBackAsText(t *testing.T) {
-	t.Parallel()
-	src := "testdata/variant/case-083.parquet"
-	want, _, err := variantRows(t, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, trv, err := fromParquetSuiteFile(t, src, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := trevni.Open(context.Background(), trv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ds.Close()
-	back := filepath.Join(t.TempDir(), "back.parquet")
-	f, err := os.Create(back)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := trevniparquet.Write(context.Background(), f, ds, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	q := strings.ReplaceAll(back, "'", "''")
-	r := ducktest.Query(t, fmt.Sprintf("SELECT id::INTEGER, var, typeof(var) FROM read_parquet('%s')", q))[0]
-	if r.Error != "" || len(r.Rows) != len(want) {
-		t.Fatalf("DuckDB: %d rows of %d, %s", len(r.Rows), len(want), r.Error)
-	}
-	for _, row := range r.Rows {
-		id := int64(row[0].(float64))
-		var got *string
-		if row[1] != nil {
-			s := row[1].(string)
-			got = &s
-		}
-		if fmt.Sprint(deref(got)) != fmt.Sprint(deref(want[id])) || row[2] != "VARCHAR" {
-			t.Errorf("id %d: DuckDB reads %v (%v), want the text %v", id, deref(got), row[2], deref(want[id]))
-		}
-	}
 }

@@ -93,7 +93,7 @@ type ReadOptions struct {
 	// the file, and a runner's split of a running restriction of a
 	// remote file is accepted only where it leaves at least as many
 	// bytes and falls past what the reader has fetched already, as its
-	// FetchedEnd says (another 5% at most). A runner without dynamic
+	// frontdoor.FetchedEnd says (another 5% at most). A runner without dynamic
 	// splitting gets a file of 305 MB in 8 columns as about 15
 	// restrictions. A CLMN file, whose columns are each one stream read
 	// from its start, is cut into at most 4 restrictions, and one read by
@@ -212,7 +212,7 @@ func rowCount(path string) (int64, error) {
 			return 0, err
 		}
 		defer f.Close()
-		if rd := f.Trevni(); rd.NumColumns() > 0 {
+		if rd := frontdoor.TrevniReader(f); rd.NumColumns() > 0 {
 			if _, err := rd.Blocks(0); err != nil {
 				return 0, err
 			}
@@ -387,17 +387,19 @@ func (fn *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, path
 			return fmt.Errorf("trevniio: %w", err)
 		}
 		defer pr.Close()
-		next, row, fetched = pr.ReadWire, pr.Row, pr.FetchedEnd
+		next, row = pr.ReadWire, pr.Row
+		fetched = func(off, end int64) int64 { return frontdoor.FetchedEnd(pr, off, end) }
 	} else {
 		r, err := ds.NewReader(ctx, &ro)
 		if err != nil {
 			return fmt.Errorf("trevniio: %w", err)
 		}
 		defer r.Close()
-		next, row, fetched = r.ReadBinary, r.Row, r.FetchedEnd
+		next, row = r.ReadBinary, r.Row
+		fetched = func(off, end int64) int64 { return frontdoor.FetchedEnd(r, off, end) }
 	}
 	// Splits are placed once the reader is open: where it has fetched
-	// is then known (FetchedEnd, safe while it reads).
+	// is then known (frontdoor.FetchedEnd, safe while it reads).
 	if tr, ok := rt.Rt.(*rowTracker); ok {
 		rt.Mu.Lock()
 		tr.place(lay, fetched, least)

@@ -186,7 +186,7 @@ func (l *fileLayout) split(a, b, size int64) []offsetrange.Restriction {
 // fetchedBefore returns the least row a split may give to a residual when
 // the reader of a restriction has reached row: the first row whose block,
 // in every column, starts where the reader has fetched nothing yet, as
-// fetched (the reader's FetchedEnd) says for each column's bytes, and past
+// fetched (frontdoor.FetchedEnd of the reader) says for each column's bytes, and past
 // the block being read and the next one, which the reader reads ahead. A
 // residual starting sooner would fetch again what the primary fetched and
 // no longer reads.
@@ -225,7 +225,7 @@ func (l *fileLayout) alignUp(row int64) int64 {
 // (as offsetrange.Tracker). It refuses splits until ProcessElement has
 // opened the file; then a local file's restriction splits anywhere, a
 // remote Trevni 2 or Trevni 1 file's only where the reader has fetched
-// nothing yet (its FetchedEnd), at the start of a block of the file's
+// nothing yet (frontdoor.FetchedEnd), at the start of a block of the file's
 // largest column, leaving residuals no smaller than minResid bytes
 // (splits it cannot so place it refuses), and a remote CLMN file's
 // nowhere.

@@ -7,11 +7,8 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/apache/arrow-go/v18/parquet"
-
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/frontdoor"
-	"github.com/trevni-go/trevni/remote/httpread"
 	"github.com/trevni-go/trevni/trevniarrow"
 
 	"github.com/trevni-go/trevni/trevniparquet"
@@ -243,10 +240,14 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 		defer p.done()
 		var done int64 // the bytes of the inputs converted
 		for _, in := range ins {
-			r, size, closeIn, err := e.openParquetInput(in)
+			// Opened as the front door opens a part: a file, a URL read
+			// by range requests, an object of a store pinned to its
+			// version (or standard input).
+			ra, size, closeRA, err := e.randomAccess(in)
 			if err != nil {
 				return err
 			}
+			r, closeIn := io.NewSectionReader(ra, 0, size), func() { closeRA() }
 			before := rows
 			pf, err := trevniparquet.Open(r, &trevniparquet.ReadOptions{BatchRows: *batch, Progress: func(n int64) {
 				p.setRows(before + n)
@@ -257,7 +258,7 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 			}
 			if w == nil {
 				wo := frontWriteOptions(opts, e.limits.layout(), runtime.GOMAXPROCS(0))
-				wo.KeepMapOrder = true // a MAP's entries in the file's order, as DuckDB reads them
+				frontdoor.KeepMapOrder(wo) // a MAP's entries in the file's order, as DuckDB reads them
 				w, err = trevni.NewWriter(out, pf.AvroSchema(), wo)
 				if err != nil {
 					pf.Close()
@@ -284,35 +285,4 @@ func fromparquetCommand(fs *flag.FlagSet) runFunc {
 		e.summary(out, rows, opts)
 		return nil
 	}
-}
-
-// openParquetInput opens a Parquet input of fromparquet: a local file, an
-// http(s) URL read by range requests (remote/httpread's, as the front door's, with
-// the command's timeouts), or an object of a store (s3://, gs://,
-// azblob://) read by ranged requests pinned to its version.
-func (e *env) openParquetInput(in string) (r parquet.ReaderAtSeeker, size int64, closeIn func(), err error) {
-	if frontdoor.IsStore(in) {
-		o, size, closeO, err := frontdoor.OpenStoreObject(e.ctx, in, e.limits.store())
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		return io.NewSectionReader(o, 0, size), size, func() { closeO() }, nil
-	}
-	if frontdoor.IsHTTP(in) {
-		h, err := httpread.Open(e.ctx, in, e.limits.httpOptions())
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		return io.NewSectionReader(h, 0, h.Size()), h.Size(), func() {}, nil
-	}
-	f, err := os.Open(in)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, nil, err
-	}
-	return f, fi.Size(), func() { f.Close() }, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/format/stats"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/schema/layout"
 )
 
@@ -87,7 +88,7 @@ func columnsCommand(fs *flag.FlagSet) runFunc {
 			case trevni.Avro, trevni.Parquet:
 				return fmt.Errorf("%s: %s: columns reports Trevni 2 files, whose block statistics it shows (schema shows this one's fields; fromavro or fromparquet makes a Trevni file of it)", name, formatArticle(f.Format()))
 			}
-			rows, err := e.columnRows(f.Trevni(), name)
+			rows, err := e.columnRows(frontdoor.TrevniReader(f), name)
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -116,7 +117,7 @@ func columnsCommand(fs *flag.FlagSet) runFunc {
 						return err
 					}
 				}
-				rd := f.Trevni()
+				rd := frontdoor.TrevniReader(f)
 				heading := fmt.Sprintf("%s: %s, %s, %s", printable(name), pluralCount(rd.RowCount(), "row"),
 					pluralCount(int64(rd.NumColumns()), "column"), pluralCount(rd.Size(), "byte"))
 				if !slices.ContainsFunc(rows, func(r columnRow) bool { return r.st != nil }) && len(rows) > 0 {

@@ -122,7 +122,7 @@ func (d *dump) part(part *trevni.Part) error {
 		case d.sf.report:
 			return e.usagef("--report does not apply to version-1 files")
 		}
-		n, err := v1Dump(e, d.out, f.Trevni1(), d.left)
+		n, err := v1Dump(e, d.out, frontdoor.Trevni1Reader(f), d.left)
 		if d.left > 0 {
 			d.left -= n
 		}
@@ -133,7 +133,7 @@ func (d *dump) part(part *trevni.Part) error {
 	case trevni.CLMN:
 		return fmt.Errorf("%s: a CLMN file: dump prints Trevni files' columns (tojson prints its rows)", part.Name())
 	}
-	in := f.Trevni()
+	in := frontdoor.TrevniReader(f)
 	if in == nil {
 		// An Avro or Parquet file: the columns a Trevni file of its
 		// records would have.
@@ -261,13 +261,14 @@ func (d *dumper) next(dst []byte) ([]byte, error) {
 
 // report returns what reading the file took: the filter's columns and the
 // columns printed, each counted once.
-func (d *dumper) report(in *format.Reader) assemble.ScanReport {
-	r := assemble.ScanReport{FileSize: in.Size(), RowsScanned: d.matched, RowsMatched: d.matched}
-	byCol := map[int]*assemble.ColumnScan{}
+func (d *dumper) report(in *format.Reader) trevni.ScanReport {
+	r := trevni.ScanReport{FileSize: in.Size(), RowsScanned: d.matched, RowsMatched: d.matched}
+	byCol := map[int]*trevni.ColumnScan{}
 	if d.filter != nil {
 		fr := d.filter.Report()
 		r.RowsScanned = fr.RowsScanned
 		for _, c := range fr.Columns {
+			c := trevni.ColumnScan(c)
 			byCol[c.Column] = &c
 		}
 	}
@@ -276,7 +277,7 @@ func (d *dumper) report(in *format.Reader) assemble.ScanReport {
 		if c == nil {
 			meta, _ := in.Column(i)
 			blocks, _ := in.Blocks(i)
-			c = &assemble.ColumnScan{Column: i, Name: meta.Name, Blocks: len(blocks)}
+			c = &trevni.ColumnScan{Column: i, Name: meta.Name, Blocks: len(blocks)}
 			byCol[i] = c
 		}
 		n, b := d.rows.Column(i).Loaded()

@@ -75,57 +75,6 @@ func (e *env) openInput(path string) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// stdinReaderAt gives random access to standard input: in place if it
-// already allows it, otherwise through a temporary copy that done removes.
-func (e *env) stdinReaderAt() (ra io.ReaderAt, size int64, done func() error, err error) {
-	nop := func() error { return nil }
-	switch in := e.stdin.(type) {
-	case interface {
-		io.ReaderAt
-		Size() int64
-	}: // *bytes.Reader, *strings.Reader
-		return in, in.Size(), nop, nil
-	case *os.File:
-		if fi, err := in.Stat(); err == nil && fi.Mode().IsRegular() {
-			if off, err := in.Seek(0, io.SeekCurrent); err == nil && off <= fi.Size() {
-				return io.NewSectionReader(in, off, fi.Size()-off), fi.Size() - off, nop, nil
-			}
-		}
-	}
-	return e.spool(e.stdin)
-}
-
-// spool copies a stream that allows no random access (standard input, a
-// named pipe) to a temporary file, and returns it for random access; done
-// removes it, as does the signal handler.
-func (e *env) spool(r io.Reader) (ra io.ReaderAt, size int64, done func() error, err error) {
-	tmp, err := os.CreateTemp("", "trevni-stdin-*")
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	// Where the system allows it, remove the copy's name at once, so that
-	// nothing is left behind whatever happens.
-	removed := os.Remove(tmp.Name()) == nil
-	cleanup := func() {
-		tmp.Close()
-		if !removed {
-			os.Remove(tmp.Name())
-		}
-	}
-	unregister := e.app.addCleanup(cleanup)
-	done = func() error {
-		unregister()
-		cleanup()
-		return nil
-	}
-	n, err := io.Copy(tmp, &ctxReader{ctx: e.ctx, r: r})
-	if err != nil {
-		done()
-		return nil, 0, nil, err
-	}
-	return tmp, n, done, nil
-}
-
 // ctxReader is a reader that fails once its context is done.
 type ctxReader struct {
 	ctx context.Context
@@ -137,18 +86,4 @@ func (r *ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return r.r.Read(p)
-}
-
-// ctxReaderAt is a reader at that fails once its context is done, so
-// that long reads stop when the run is interrupted.
-type ctxReaderAt struct {
-	ctx context.Context
-	ra  io.ReaderAt
-}
-
-func (c *ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.ra.ReadAt(p, off)
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/trevni-go/trevni/internal/avrojson"
@@ -103,7 +102,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			inf := &plainjson.Inferrer{}
 			sections := map[string]*io.SectionReader{}
 			for _, in := range ins {
-				ra, size, done, err := e.inputReaderAt(in)
+				ra, size, done, err := e.randomAccess(in)
 				if err != nil {
 					return err
 				}
@@ -212,26 +211,6 @@ func eachLine(e *env, r io.Reader, name string, progress func(read int64), do fu
 			return nil
 		}
 	}
-}
-
-// inputReaderAt opens a file argument for reading more than once: a
-// regular file in place, standard input or a pipe through a temporary
-// copy. done closes it.
-func (e *env) inputReaderAt(path string) (ra io.ReaderAt, size int64, done func() error, err error) {
-	if path == "-" {
-		return e.stdinReaderAt()
-	}
-	f, err := e.openInput(path)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if file, ok := f.(*os.File); ok {
-		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
-			return file, fi.Size(), file.Close, nil
-		}
-	}
-	defer f.Close()
-	return e.spool(f)
 }
 
 // fromjsonSpec is the command "trevni fromjson".

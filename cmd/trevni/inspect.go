@@ -16,6 +16,7 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/format/stats"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/schema/layout"
 )
 
@@ -86,7 +87,7 @@ func inspectCommand(fs *flag.FlagSet) runFunc {
 				return fmt.Errorf("%s: %s: inspect reads Trevni version 2 files only (try 'trevni schema')", name, formatArticle(f.Format()))
 			}
 			var err error
-			if page, err = inspectPage(f.Trevni(), name); err != nil {
+			if page, err = inspectPage(frontdoor.TrevniReader(f), name); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			return nil

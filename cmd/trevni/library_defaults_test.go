@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 // TestLibraryDefaultsAreTheCommands: the front door's defaults are the
@@ -48,7 +49,7 @@ func TestLibraryDefaultsAreTheCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c, s := f.Trevni().Codec(), f.Trevni().Checksum(); c != "deflate" || s != "crc32" {
+		if c, s := frontdoor.TrevniReader(f).Codec(), frontdoor.TrevniReader(f).Checksum(); c != "deflate" || s != "crc32" {
 			t.Errorf("%s: the library's default file has codec %q, checksum %q; want deflate, crc32", in, c, s)
 		}
 		f.Close()

@@ -80,15 +80,15 @@ func metaOne(ctx context.Context, out io.Writer, f *trevni.File, pretty, blocks 
 	)
 	switch f.Format() {
 	case trevni.Trevni1:
-		b = v1Meta(f.Trevni1(), blocks)
+		b = v1Meta(frontdoor.Trevni1Reader(f), blocks)
 	case trevni.CLMN:
-		b = clmnMeta(f.CLMN())
+		b = clmnMeta(frontdoor.CLMNReader(f))
 	case trevni.Avro:
 		b, err = recordsMeta(ctx, f, "avro")
 	case trevni.Parquet:
 		b, err = recordsMeta(ctx, f, "parquet")
 	default:
-		b, err = metaJSON(f.Trevni(), blocks)
+		b, err = metaJSON(frontdoor.TrevniReader(f), blocks)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.Part().Name(), err)

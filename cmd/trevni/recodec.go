@@ -9,6 +9,7 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -219,5 +220,5 @@ func (e *env) openTrevni2(in, verb string) (ds *trevni.Dataset, rd *format.Reade
 		dsDone()
 		return nil, nil, nil, err
 	}
-	return ds, f.Trevni(), func() { f.Close(); dsDone() }, nil
+	return ds, frontdoor.TrevniReader(f), func() { f.Close(); dsDone() }, nil
 }

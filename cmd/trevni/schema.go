@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/schema/protoload"
 )
@@ -36,7 +37,7 @@ func schemaCommand(fs *flag.FlagSet) runFunc {
 		if *protoName {
 			return e.withPart(part, func(f *trevni.File) error {
 				var name string
-				if rd := f.Trevni(); rd != nil {
+				if rd := frontdoor.TrevniReader(f); rd != nil {
 					name = rd.Meta().GetString(protoload.MetaMessage)
 				}
 				if name == "" {

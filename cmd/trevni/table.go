@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -57,38 +56,24 @@ func (e *env) tableSummary(out *output, rows int64, cols int, isCLMN bool, opts 
 	})
 }
 
-// randomAccess opens a file argument for random access: standard input is
-// used in place when it is a regular file, and copied to a temporary file
-// otherwise. Reads fail once the run is interrupted.
+// randomAccess opens a file argument for random access through the front
+// door (trevni.OpenObject): a file, an http(s) URL or an object of a store,
+// read as trevni.Open reads a part; standard input in place when it is a
+// regular file, else copied to a temporary file, as a named pipe is. Reads
+// fail once the run is interrupted. done closes it and removes a copy, as
+// the signal handler does.
 func (e *env) randomAccess(path string) (ra io.ReaderAt, size int64, done func() error, err error) {
+	var o *trevni.Object
 	if path == "-" {
-		ra, size, done, err = e.stdinReaderAt()
-		if err != nil {
-			return nil, 0, nil, fmt.Errorf("read standard input: %w", err)
-		}
+		o, err = trevni.OpenObjectStream(e.ctx, e.stdin, "standard input", e.openOptions("", false))
 	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		fi, err := f.Stat()
-		if err == nil && fi.IsDir() {
-			err = fmt.Errorf("%s: is a directory", path)
-		}
-		if err != nil {
-			f.Close()
-			return nil, 0, nil, err
-		}
-		ra, size, done = f, fi.Size(), f.Close
-		if !fi.Mode().IsRegular() { // a named pipe: copied, as standard input is
-			ra, size, done, err = e.spool(f)
-			f.Close()
-			if err != nil {
-				return nil, 0, nil, fmt.Errorf("%s: cannot read: %w", path, err)
-			}
-		}
+		o, err = trevni.OpenObject(e.ctx, path, e.openOptions("", false))
 	}
-	return &ctxReaderAt{ctx: e.ctx, ra: ra}, size, done, nil
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	unregister := e.app.addCleanup(func() { o.Close() })
+	return o, o.Size(), func() error { unregister(); return o.Close() }, nil
 }
 
 // tableInput is an input file read as Trevni or CLMN.
@@ -114,7 +99,7 @@ func (e *env) openTable(path string) (*tableInput, error) {
 		done()
 		return nil, err
 	}
-	in := &tableInput{name: part.Name(), clmn: f.CLMN(), trevni: f.Trevni(), done: func() { f.Close(); done() }}
+	in := &tableInput{name: part.Name(), clmn: frontdoor.CLMNReader(f), trevni: frontdoor.TrevniReader(f), done: func() { f.Close(); done() }}
 	if f.Format() != trevni.Trevni2 && f.Format() != trevni.CLMN {
 		// Its records, through the front door's Trevni 2 copy.
 		if in.trevni, err = frontdoor.AsTrevni(e.ctx, f); err != nil {

@@ -97,13 +97,13 @@ func validateOne(e *env, f *trevni.File) error {
 	name := f.Part().Name()
 	switch f.Format() {
 	case trevni.Trevni1:
-		return v1Validate(e, name, f.Trevni1())
+		return v1Validate(e, name, frontdoor.Trevni1Reader(f))
 	case trevni.CLMN:
 		return clmnValidate(e, f)
 	case trevni.Avro, trevni.Parquet:
 		return recordsValidate(e, f)
 	}
-	in := f.Trevni()
+	in := frontdoor.TrevniReader(f)
 	p := e.newProgress(0, in.Size())
 	defer p.done()
 	blocks := 0
@@ -181,7 +181,7 @@ func recordsValidate(e *env, f *trevni.File) error {
 // reads its records, and prints its "ok" line.
 func clmnValidate(e *env, f *trevni.File) error {
 	name := f.Part().Name()
-	src, err := csvtable.NewCLMNSource(f.CLMN(), nil)
+	src, err := csvtable.NewCLMNSource(frontdoor.CLMNReader(f), nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -206,7 +206,7 @@ func clmnValidate(e *env, f *trevni.File) error {
 		return fmt.Errorf("%s: %s read of the %s the header claims", name, plural(rows, "row"), plural(f.RowCount(), "row"))
 	}
 	_, err = fmt.Fprintf(e.stdout, "%s: ok: %s, %s checked (CLMN)\n", name,
-		plural(rows, "row"), plural(int64(f.CLMN().NumColumns()), "column"))
+		plural(rows, "row"), plural(int64(frontdoor.CLMNReader(f).NumColumns()), "column"))
 	return err
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/predicate"
 )
 
@@ -40,7 +39,7 @@ func (e *env) whereError(err error) error {
 
 // printReport writes a scan report (AvroReader.Report, or the sum of
 // several) to standard error.
-func (e *env) printReport(name string, r assemble.ScanReport, fetched *trevni.Fetched) {
+func (e *env) printReport(name string, r trevni.ScanReport, fetched *trevni.Fetched) {
 	w := e.stderr
 	fmt.Fprintf(w, "trevni: %s: %s: %s scanned, %s matched\n", e.name, name, pluralCount(r.RowsScanned, "row"), pluralCount(r.RowsMatched, "row"))
 	for _, c := range r.Columns {
@@ -59,7 +58,7 @@ func (e *env) printReport(name string, r assemble.ScanReport, fetched *trevni.Fe
 // partReports prints the scan report of each part of a data set as it is
 // read, and their sum once several parts have been.
 type partReports struct {
-	total   assemble.ScanReport
+	total   trevni.ScanReport
 	fetched *trevni.Fetched // the sum of the parts', when they say
 	parts   int
 }
@@ -67,7 +66,7 @@ type partReports struct {
 // add prints r, the report of the part called name, and adds it to the
 // sum: the rows and bytes, and each column's blocks and bytes, matched by
 // name.
-func (s *partReports) add(e *env, name string, r assemble.ScanReport, fetched *trevni.Fetched) {
+func (s *partReports) add(e *env, name string, r trevni.ScanReport, fetched *trevni.Fetched) {
 	e.printReport(name, r, fetched)
 	s.parts++
 	if fetched != nil {
@@ -83,7 +82,7 @@ func (s *partReports) add(e *env, name string, r assemble.ScanReport, fetched *t
 	t.BytesRead += r.BytesRead
 	t.FileSize += r.FileSize
 	for _, c := range r.Columns {
-		i := slices.IndexFunc(t.Columns, func(tc assemble.ColumnScan) bool { return tc.Name == c.Name })
+		i := slices.IndexFunc(t.Columns, func(tc trevni.ColumnScan) bool { return tc.Name == c.Name })
 		if i < 0 {
 			t.Columns = append(t.Columns, c)
 			continue

@@ -7,7 +7,12 @@ import (
 	"io"
 	"iter"
 
+	"github.com/trevni-go/trevni/assemble"
+	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/trevni1"
 )
 
 // Hooks are what package trevni hands this package when it is
@@ -20,6 +25,12 @@ type Hooks struct {
 	CandidateRows  func(ctx context.Context, p any, where string) ([]RowRange, error)
 	FilterFields   func(ds any, where string) []string
 	ConcatDatasets func(ctx context.Context, w io.Writer, dss []any, opts any) (int64, error)
+	ScanReport     func(s assemble.ScanReport) any
+	Schema         func(v any) *schema.Schema
+	LayoutColumns  func(ds any) ([]layout.Column, error)
+	FileReaders    func(f any) (*format.Reader, *trevni1.Reader, *clmn.Reader)
+	FetchedEnd     func(r any, off, end int64) int64
+	KeepMapOrder   func(wo any)
 }
 
 var hooks Hooks

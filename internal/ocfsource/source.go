@@ -210,17 +210,28 @@ func (f *file) shredOptions() *shred.Options {
 // start, and up to readThrough bytes of it, the walk reads on through the
 // blocks in windows of walkWindow (small blocks: one read for many block
 // headers), as long as the next block header is less than a window past
-// what was read; from the first block larger than that, or past
-// readThrough, it reads only each block's sync marker with the next
-// block's header, one read a block, skipping the blocks' data. Over a
-// network the front door keeps the file's first bytes fetched while a
-// part is opened (remote.HeaderReader) for the part's next opens, up to
-// 4 MiB (the root's maxKeptHeader), and answers the reads of the records
-// from them, so that the bytes read through are fetched once
-// (tests/trevni's TestRemoteAvroWalk measures it).
+// what was read. Over a network the front door keeps the file's first
+// bytes fetched while a part is opened (remote.HeaderReader) for the
+// part's next opens, up to 4 MiB (the root's maxKeptHeader), and answers
+// the reads of the records from them, so that the bytes read through are
+// fetched once.
+//
+// Past that, a block smaller than the read-ahead window has its sync
+// marker read with the window after it (the next blocks, headers and
+// data: many small blocks a read), the window doubling from aheadMin up
+// to aheadMax (or the reader's block memory, if less) while the blocks
+// stay smaller than it; a block as large as the window has only its sync
+// marker and the next block's header read, skipping its data, and the
+// window starts again from aheadMin. A file of small blocks then takes
+// a few reads whatever its size (its bytes past the first 4 MiB fetched
+// twice over a network: by the walk, and by the reads of the records),
+// one of large blocks one read a block and few of its bytes
+// (tests/trevni's TestRemoteAvroWalk measures both).
 const (
 	walkWindow  = 1 << 20
 	readThrough = 4 << 20
+	aheadMin    = 64 << 10
+	aheadMax    = 4 << 20
 )
 
 // walker reads the parts of the file the walk asks for: in windows from
@@ -232,11 +243,14 @@ type walker struct {
 	readEnd int64 // what was read runs on from the start up to here,
 	prefix  bool  // while prefix holds
 	scratch []byte
+	win     int64 // the read-ahead window past the prefix
+	maxWin  int64 // its largest
 }
 
 // get returns the file's bytes [off, off+n), clipped at its end, from
-// what was read or read now.
-func (w *walker) get(off, n int64) ([]byte, error) {
+// what was read or read now; past the prefix, a read now reads the
+// window after off too if ahead holds.
+func (w *walker) get(off, n int64, ahead bool) ([]byte, error) {
 	n = min(n, w.f.size-off)
 	if off >= w.at && off+n <= w.at+int64(len(w.buf)) {
 		return w.buf[off-w.at : off-w.at+n], nil
@@ -250,6 +264,12 @@ func (w *walker) get(off, n int64) ([]byte, error) {
 		w.readEnd = max(w.readEnd, end)
 	} else {
 		w.prefix = false
+		if ahead {
+			end = max(end, min(off+w.win, w.f.size))
+			w.win = min(2*w.win, w.maxWin)
+		} else {
+			w.win = min(aheadMin, w.maxWin)
+		}
 	}
 	if cap(w.scratch) < int(end-start) {
 		w.scratch = make([]byte, end-start)
@@ -269,10 +289,16 @@ func (w *walker) get(off, n int64) ([]byte, error) {
 // walk reads the block headers from off to the end of the file (see
 // walkWindow for how).
 func (f *file) walk(off int64) error {
-	w := &walker{f: f, readEnd: off, prefix: true}
+	w := &walker{f: f, readEnd: off, prefix: true, maxWin: aheadMax}
+	if m := f.opts.Memory; m == 0 {
+		w.maxWin = min(w.maxWin, format.DefaultBlockMemory)
+	} else if m > 0 {
+		w.maxWin = min(w.maxWin, m)
+	}
+	w.win = min(aheadMin, w.maxWin)
 	index := int64(0)
 	for off < f.size {
-		hdr, err := w.get(off, 2*binaryMaxVarint)
+		hdr, err := w.get(off, 2*binaryMaxVarint, false)
 		if err != nil {
 			return &ocf.Error{Block: index, Offset: off, Err: err}
 		}
@@ -299,8 +325,9 @@ func (f *file) walk(off int64) error {
 		if end > f.size {
 			return &ocf.Error{Block: index, Offset: off, Err: fmt.Errorf("%w: block of %d bytes runs past the end of the file (%d bytes)", io.ErrUnexpectedEOF, stored, f.size)}
 		}
-		// The sync marker, and the next block's header with it.
-		sync, err := w.get(syncAt, ocf.SyncSize+2*binaryMaxVarint)
+		// The sync marker, and the next block's header with it; the
+		// window after them too past a block smaller than the window.
+		sync, err := w.get(syncAt, ocf.SyncSize+2*binaryMaxVarint, stored < w.win)
 		if err != nil {
 			return &ocf.Error{Block: index, Offset: off, Err: err}
 		}

@@ -168,6 +168,14 @@ func Open(ctx context.Context, url string, opts *Options) (*File, error) {
 	return h, nil
 }
 
+// Reopen returns another File over the resource h reads, of the size and
+// version h found (no request is made: reads are pinned to h's ETag, when
+// the server gave one), with counts of its own from zero, whose requests
+// are made with ctx.
+func (h *File) Reopen(ctx context.Context) remote.HTTPFile {
+	return &File{ctx: ctx, client: h.client, connect: h.connect, header: h.header, idle: h.idle, url: h.url, size: h.size, etag: h.etag}
+}
+
 // Size returns the resource's length in bytes.
 func (h *File) Size() int64 { return h.size }
 

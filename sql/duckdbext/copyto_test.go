@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 // copyTypesQuery makes 5,000 rows (three DuckDB chunks and a part) of
@@ -104,7 +105,7 @@ func TestCopyToWritesEveryType(t *testing.T) {
 		t.Errorf("the Go reader counts %d records, want 5000", n)
 	}
 	var names []string
-	for _, f := range ds.Schema().Fields {
+	for _, f := range frontdoor.Schema(ds).Fields {
 		names = append(names, f.Name)
 	}
 	if s := strings.Join(names, ","); !strings.HasPrefix(s, "t8,s16,i32,i64,") || !strings.Contains(s, ",long_text,") {
@@ -114,7 +115,7 @@ func TestCopyToWritesEveryType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := f.Trevni().Codec(); c != string(trevni.Zstd) {
+	if c := frontdoor.TrevniReader(f).Codec(); c != string(trevni.Zstd) {
 		t.Errorf("codec %q, want zstd", c)
 	}
 	f.Close()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 )
 
 // bigFile writes a Trevni file of rows records of four columns (a long,
@@ -46,7 +47,7 @@ func bigFile(t *testing.T, dir string, rows int) (path string, size, head, colA 
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rd := f.Trevni()
+	rd := frontdoor.TrevniReader(f)
 	_, colA = rd.ColumnRange(0)
 	return path, rd.Size(), rd.ColumnStart(0), colA
 }

@@ -56,7 +56,7 @@ func planLevels(bd *bindData, cols []int, text string) (*levelScan, error) {
 	ls := &levelScan{}
 	po := &levels.PlanOptions{}
 	if text != bd.ds.SchemaText() {
-		po.Reader, ls.reader = bd.ds.Schema(), bd.ds.SchemaText()
+		po.Reader, ls.reader = frontdoor.Schema(bd.ds), bd.ds.SchemaText()
 	}
 	plan, err := levels.NewPlan(lay, po)
 	if err != nil {
@@ -137,6 +137,10 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 		lr.fileCols[i] = c
 	}
 	from, end := u.offset, u.offset+u.count
+	// The unit's rows of the columns it reads (the filter's too): a
+	// remote part fetches their blocks, and no read runs on into the next
+	// unit's.
+	hinted := slices.Clone(p.names)
 	if bd.filter != "" {
 		fields := frontdoor.FilterFields(bd.ds, bd.filter)
 		ao := &assemble.Options{Filter: bd.filter, Fields: fields, ReaderSchema: p.reader}
@@ -148,6 +152,18 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 		if err != nil {
 			return nil, err
 		}
+		for _, c := range lr.filter.ColumnsRead() {
+			m, err := rd.Column(c)
+			if err != nil {
+				return nil, err
+			}
+			hinted = append(hinted, m.Name)
+		}
+	}
+	if err := f.HintRows(from, end-from, hinted); err != nil {
+		return nil, err
+	}
+	if lr.filter != nil {
 		if from > 0 {
 			if err := lr.filter.SeekRow(from); err != nil {
 				return nil, err
@@ -651,13 +667,14 @@ func (lr *levelReader) decimalTexts(l *leafPlan, vec C.duckdb_vector, r *levels.
 // report as it counts a column (addColumnRead).
 func (lr *levelReader) report() trevni.PartReport {
 	r := trevni.PartReport{Part: lr.part.Name(), Fetched: lr.f.Fetched()}
-	r.Scan = levels.ScanReport(lr.rd, lr.readers, lr.filter, lr.rows, func(c int) int { return lr.fileCols[c] })
+	scan := levels.ScanReport(lr.rd, lr.readers, lr.filter, lr.rows, func(c int) int { return lr.fileCols[c] })
 	for i, d := range lr.direct {
 		if d != nil {
 			blocks, bytes := d.cr.Loaded()
-			addColumnRead(&r.Scan, lr.rd, lr.fileCols[lr.leaves[i].leaf.Col], blocks, bytes)
+			addColumnRead(&scan, lr.rd, lr.fileCols[lr.leaves[i].leaf.Col], blocks, bytes)
 		}
 	}
+	r.Scan = frontdoor.ScanReport(scan).(trevni.ScanReport)
 	return r
 }
 

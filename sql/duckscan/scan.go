@@ -27,6 +27,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
 	"github.com/trevni-go/trevni/trevniarrow"
@@ -381,17 +382,17 @@ func (s *scanner) bind(source, filter string, open *trevni.OpenOptions) (*bindDa
 		}
 		r.Close()
 	}
-	as, err := trevniarrow.ArrowSchema(ds.Schema(), new(arrowMapping()))
+	as, err := trevniarrow.ArrowSchema(frontdoor.Schema(ds), new(arrowMapping()))
 	if err != nil {
 		return nil, nil, err
 	}
-	bd := &bindData{s: s, ds: ds, source: source, filter: filter, open: open, record: ds.Schema().Kind == schema.Record}
-	as, bd.reshape = duckSchema(ds.Schema(), as)
+	bd := &bindData{s: s, ds: ds, source: source, filter: filter, open: open, record: frontdoor.Schema(ds).Kind == schema.Record}
+	as, bd.reshape = duckSchema(frontdoor.Schema(ds), as)
 	for _, f := range as.Fields() {
 		bd.names = append(bd.names, f.Name)
 	}
 	if bd.record {
-		for _, f := range ds.Schema().Fields {
+		for _, f := range frontdoor.Schema(ds).Fields {
 			bd.fields = append(bd.fields, f.Name)
 		}
 	}

@@ -41,7 +41,7 @@ func unionSchema(ctx context.Context, source string, open *trevni.OpenOptions) (
 		if err != nil {
 			return "", err
 		}
-		s := ds.Schema()
+		s := frontdoor.Schema(ds)
 		ds.Close()
 		if s == nil || s.Kind != schema.Record {
 			return "", fmt.Errorf("%s: %s := true joins parts of record schemas", name, UnionByNameParameter)

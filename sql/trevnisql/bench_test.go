@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/trevniparquet"
 )
 
@@ -217,8 +218,9 @@ func fromParquet(tb testing.TB, in, out string) int64 {
 		tb.Fatal(err)
 	}
 	defer pf.Close()
-	w, err := trevni.Create(context.Background(), out, pf.AvroSchema(), &trevni.WriteOptions{Codec: trevni.Snappy,
-		Workers: runtime.GOMAXPROCS(0), KeepMapOrder: true, Replace: true})
+	wo := &trevni.WriteOptions{Codec: trevni.Snappy, Workers: runtime.GOMAXPROCS(0), Replace: true}
+	frontdoor.KeepMapOrder(wo) // as fromparquet writes maps
+	w, err := trevni.Create(context.Background(), out, pf.AvroSchema(), wo)
 	if err != nil {
 		tb.Fatal(err)
 	}

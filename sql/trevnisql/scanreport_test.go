@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/assemble"
 )
 
 // TestScanReportAsReader checks the parts' reports of the scan (one unit
@@ -79,7 +78,7 @@ func TestScanReportAsReader(t *testing.T) {
 
 // readerReport reads every record of fields (matching where) with our
 // reader of records and returns its report of the one part.
-func readerReport(t *testing.T, ds *trevni.Dataset, fields []string, where string) assemble.ScanReport {
+func readerReport(t *testing.T, ds *trevni.Dataset, fields []string, where string) trevni.ScanReport {
 	t.Helper()
 	r, err := ds.NewReader(context.Background(), &trevni.ReadOptions{Fields: fields, Where: where})
 	if err != nil {

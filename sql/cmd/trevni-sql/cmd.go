@@ -17,7 +17,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/trevni-go/trevni"
-	"github.com/trevni-go/trevni/assemble"
 	"github.com/trevni-go/trevni/sql/trevnisql"
 )
 
@@ -209,11 +208,11 @@ func printRows(w io.Writer, rows *sql.Rows, f string) error {
 // the same part (the row ranges of a part read on several threads).
 func printReports(w io.Writer, reps []trevni.PartReport) {
 	var names []string
-	sums := map[string]*assemble.ScanReport{}
+	sums := map[string]*trevni.ScanReport{}
 	for _, r := range reps {
 		s, ok := sums[r.Part]
 		if !ok {
-			s = &assemble.ScanReport{FileSize: r.Scan.FileSize}
+			s = &trevni.ScanReport{FileSize: r.Scan.FileSize}
 			sums[r.Part] = s
 			names = append(names, r.Part)
 		}
@@ -221,7 +220,7 @@ func printReports(w io.Writer, reps []trevni.PartReport) {
 		s.RowsMatched += r.Scan.RowsMatched
 		s.BytesRead += r.Scan.BytesRead
 		for _, c := range r.Scan.Columns {
-			i := slices.IndexFunc(s.Columns, func(sc assemble.ColumnScan) bool { return sc.Name == c.Name })
+			i := slices.IndexFunc(s.Columns, func(sc trevni.ColumnScan) bool { return sc.Name == c.Name })
 			if i < 0 {
 				s.Columns = append(s.Columns, c)
 				continue

@@ -1,0 +1,126 @@
+package trevnisql
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/internal/frontdoor"
+)
+
+// A scan of a remote file over HTTP by several units (ranges of rows,
+// each opened on its own) asks for the file's size once (the bind's open)
+// and fetches each block of the column it reads once: no unit's requests
+// run on into the next unit's blocks, but for a block holding rows of two
+// units and the first bytes of the column, fetched by each unit with the
+// column's block table. The sum is the file's.
+func TestScanFetchesEachBlockOnce(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.trv")
+	ctx := context.Background()
+	const rows = 300_000
+	w, err := trevni.Create(ctx, path, `{"type":"record","name":"Big","fields":[{"name":"a","type":"long"},{"name":"b","type":"string"}]}`,
+		&trevni.WriteOptions{Codec: trevni.NoCodec, BlockSize: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		if err := w.Write(map[string]any{"a": int64(i), "b": fmt.Sprint("row ", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := trevni.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ds.Parts()[0].Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := frontdoor.AsTrevni(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := rd.Blocks(0)
+	f.Close()
+	ds.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var mu sync.Mutex
+	heads := 0
+	var ranges [][2]int64
+	files := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if r.Method == http.MethodHead {
+			heads++
+		} else {
+			var a, b int64
+			fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &a, &b)
+			ranges = append(ranges, [2]int64{a, b})
+		}
+		mu.Unlock()
+		files.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+
+	for _, threads := range []int{1, 2} {
+		mu.Lock()
+		heads, ranges = 0, nil
+		mu.Unlock()
+		db, err := Open(ctx, &Options{Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum int64
+		err = db.QueryRow("SELECT sum(a) FROM read_trevni(" + quoteString(srv.URL+"/big.trv") + ")").Scan(&sum)
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum != rows*(rows-1)/2 {
+			t.Errorf("%d threads: sum(a) %d, want %d", threads, sum, rows*(rows-1)/2)
+		}
+		mu.Lock()
+		if heads != 1 {
+			t.Errorf("%d threads: %d HEAD requests, want 1 (the bind's open)", threads, heads)
+		}
+		var fetched int64
+		seen := map[int]int{}
+		for _, r := range ranges {
+			fetched += r[1] - r[0] + 1
+			for k, b := range blocks {
+				if b.Offset >= r[0] && b.Offset+int64(b.CompressedSize) <= r[1]+1 {
+					seen[k]++
+				}
+			}
+		}
+		// The units' row ranges, as the scan makes them (minUnitRows
+		// rows at least; 4 units a thread).
+		per := max(64<<10, (rows+int64(4*threads)-1)/int64(4*threads))
+		again := 0
+		for k, b := range blocks {
+			split := (b.FirstRow+b.Rows-1)/per != b.FirstRow/per
+			if seen[k] > 1 && !split && b.Offset+int64(b.CompressedSize) > blocks[0].Offset+16<<10 {
+				again++
+				t.Logf("%d threads: block %d (rows %d to %d) fetched %d times", threads, k, b.FirstRow, b.FirstRow+b.Rows, seen[k])
+			}
+		}
+		t.Logf("%d threads: %d requests, %d bytes; column a %d bytes in %d blocks", threads, len(ranges)+heads, fetched,
+			blocks[len(blocks)-1].Offset+int64(blocks[len(blocks)-1].CompressedSize)-blocks[0].Offset, len(blocks))
+		if again > 0 {
+			t.Errorf("%d threads: %d of column a's %d blocks fetched more than once", threads, again, len(blocks))
+		}
+		mu.Unlock()
+	}
+}
