@@ -1,6 +1,7 @@
 package trevni1
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 
@@ -111,6 +112,61 @@ func TestCanonicalVarintsAgainstDecoding(t *testing.T) {
 			got, ok := canonicalVarints(v, typ, int64(k))
 			if ok != wantOK || (ok && got != want) {
 				t.Fatalf("%s, %d values of % x: %d, %v; decoding says %d, %v", typ, k, v, got, ok, want, wantOK)
+			}
+		}
+	}
+}
+
+// optionalVarints writes what optionalLengths writes for an ["null", int]
+// or ["null", long] and accepts what canonicalVarints accepts: against
+// decoding, over random presence bits and varints (see
+// TestCanonicalVarintsAgainstDecoding), good and bad.
+func TestOptionalVarintsAgainstDecoding(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for round := range 4000 {
+		n := int64(r.IntN(90))
+		e := int64(r.IntN(int(n) + 1))
+		defs := make([]byte, (n+7)/8)
+		for i := range defs {
+			defs[i] = byte(r.IntN(256))
+		}
+		var v []byte
+		for range r.IntN(int(n) + 2) {
+			switch r.IntN(40) {
+			case 0:
+				v = append(v, 0x80, 0x00) // not canonical
+			case 1:
+				v = append(v, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, byte(r.IntN(3)))
+			case 2:
+				v = avrobin.AppendLong(v, r.Int64())
+			default:
+				v = avrobin.AppendLong(v, r.Int64N(1<<uint(r.IntN(40)))-r.Int64N(1<<uint(r.IntN(40))))
+			}
+		}
+		for _, typ := range []Type{Int, Long} {
+			lo, hi := typ.intRange()
+			want, p, k, wantOK := []byte{0xee}, 0, int64(0), true
+			for i := e; i < n && wantOK; i++ {
+				if defs[i>>3]>>(i&7)&1 == 0 {
+					want = append(want, 0)
+					continue
+				}
+				x, l := avrobin.ConsumeLong(v[p:])
+				if l < 0 || x < lo || x > hi || l != len(avrobin.AppendLong(nil, x)) {
+					wantOK = false
+					break
+				}
+				want = append(append(want, 2), v[p:p+l]...)
+				p, k = p+l, k+1
+			}
+			out := make([]byte, 1+int(n-e)+len(v))
+			out[0] = 0xee
+			o, gotP, gotK, ok := optionalVarints(out, 1, defs, e, n, v, typ)
+			if ok != wantOK {
+				t.Fatalf("round %d, %s: ok %v, decoding says %v (defs % x, values % x)", round, typ, ok, wantOK, defs, v)
+			}
+			if ok && (!bytes.Equal(out[:o], want) || gotP != p || gotK != k) {
+				t.Fatalf("round %d, %s: wrote % x, took %d bytes, %d values; want % x, %d, %d", round, typ, out[:o], gotP, gotK, want, p, k)
 			}
 		}
 	}

@@ -947,52 +947,82 @@ func (sc *sourceColumn) fastTopArray(e, n int64) bool {
 	} else {
 		out = slices.Grow(out, int(n-e))
 	}
-	// Each record from s to the next zero bit of the repetition levels.
-	s := e
-	for i := e &^ 63; i < n; i += 64 {
+	// Each record from s to the next zero bit of the repetition levels
+	// (the last to n, a zero bit added there), its length and values
+	// written into the room made above: a record's length takes no more
+	// bytes than its entries, its values are the area's. sdef is the
+	// definition bit of entry s, taken with the zero bit that ends the
+	// record before it.
+	buf, o := out[:cap(out)], len(out)
+	s, sdef := e, uint64(0)
+	if e < n {
+		sdef = uint64(defs[e>>3] >> (e & 7) & 1)
+	}
+	for i := e &^ 63; i <= n; i += 64 {
 		z := ^bitWord(reps, i)
 		if i <= e {
 			z &= ^uint64(0) << (e + 1 - i)
 		}
 		if n-i < 64 {
 			z &= 1<<(n-i) - 1
-		}
-		for z != 0 || i+64 >= n {
-			end := n
-			if z != 0 {
-				end = i + int64(bits.TrailingZeros64(z))
-				z &= z - 1
-			} else if s == n {
-				break
+			if n > e {
+				z |= 1 << (n - i)
 			}
-			if defs[s>>3]>>(s&7)&1 == 0 {
-				out = append(out, 0)
+		}
+		if z == 0 {
+			continue
+		}
+		d := bitWord(defs, i)
+		for ; z != 0; z &= z - 1 {
+			b := bits.TrailingZeros64(z)
+			end := i + int64(b)
+			if sdef == 0 {
+				buf[o] = 0
+				o++
 			} else {
 				k := end - s
 				if k < 64 {
-					out = append(out, byte(k)<<1)
+					buf[o] = byte(k) << 1
+					o++
 				} else if k <= math.MaxInt32 {
-					out = avrobin.AppendLong(out, k)
+					o += copy(buf[o:], avrobin.AppendLong(buf[o:o], k))
 				} else {
 					return false
 				}
 				if c.inline {
-					w, ok := p, true
+					w := p
 					if str {
-						w, ok = stringsEnd(v, p, k)
+						// stringsEnd's lengths of one byte here, the
+						// rest there.
+						j := k
+						for ; j > 0 && w < len(v); j-- {
+							b := v[w]
+							if b >= 0x80 || b&1 != 0 {
+								break
+							}
+							if l := int(b >> 1); l < len(v)-w {
+								w += 1 + l
+							} else {
+								return false
+							}
+						}
+						if j > 0 {
+							var ok bool
+							if w, ok = stringsEnd(v, w, j); !ok {
+								return false
+							}
+						}
 					} else {
 						w = valuesEnd(v, p, t, k)
 					}
-					if !ok {
-						return false
-					}
-					out = append(out, v[p:w]...)
+					o += copy(buf[o:], v[p:w])
 					p = w
 				}
 			}
-			s = end
+			s, sdef = end, d>>b&1
 		}
 	}
+	out = buf[:o]
 	sc.e.b, sc.e.bit = out, 0
 	cr.pos, cr.nonNull = p, cr.nonNull+items
 	cr.entry, cr.row = cr.entry+(n-first), cr.row+(n-first)
@@ -1014,33 +1044,91 @@ func bitWord(b []byte, i int64) uint64 {
 }
 
 // fastOptional is optionalLengths where the values of the entries that
-// hold one can all be copied (see copyRun), checked at once: a 0 for
-// each entry without, 2 and the value's bytes for each with. It returns
-// false, having read nothing, otherwise.
+// hold one can all be copied (see copyRun), checked at once (ints and
+// longs as they are copied): a 0 for each entry without, 2 and the
+// value's bytes for each with. It returns false, having read nothing,
+// otherwise.
 func (sc *sourceColumn) fastOptional(e, n int64) bool {
 	cr := sc.cr
 	defs, t := cr.defs, cr.c.Type
-	k := onesIn(defs, e, n)
 	v := cr.values[cr.pos:]
-	q, ok := runEnd(v, t, k)
-	if !ok {
-		return false
-	}
-	out := slices.Grow(sc.e.b, int(n-e)+q)
-	p, first := 0, e
-	for ; e < n; e++ {
-		if defs[e>>3]>>(e&7)&1 == 0 {
-			out = append(out, 0)
-			continue
+	o, p, first := len(sc.e.b), 0, e
+	var out []byte
+	var k int64
+	switch t {
+	case Int, Long:
+		out = slices.Grow(sc.e.b, int(n-e)+len(v))[:o+int(n-e)+len(v)]
+		var ok bool
+		if o, p, k, ok = optionalVarints(out, o, defs, e, n, v, t); !ok {
+			return false
 		}
-		w := valuesEnd(v, p, t, 1)
-		out = append(append(out, 2), v[p:w]...)
-		p = w
+		out = out[:o]
+	default:
+		k = onesIn(defs, e, n)
+		q, ok := runEnd(v, t, k)
+		if !ok {
+			return false
+		}
+		out = slices.Grow(sc.e.b, int(n-e)+q)[:o+int(n-e)+q]
+		for ; e < n; e++ {
+			if defs[e>>3]>>(e&7)&1 == 0 {
+				out[o] = 0
+				o++
+				continue
+			}
+			w := valuesEnd(v, p, t, 1)
+			out[o] = 2
+			o = o + 1 + copy(out[o+1:], v[p:w])
+			p = w
+		}
 	}
 	sc.e.b, sc.e.bit = out, 0
 	cr.pos, cr.nonNull = cr.pos+p, cr.nonNull+k
 	cr.entry, cr.row = cr.entry+(n-first), cr.row+(n-first)
 	return true
+}
+
+// optionalVarints writes at out[o:] a 0 for each entry from e to n whose
+// bit of defs is 0, and 2 and the next varint of values area v for each
+// other, checking the varints as canonicalVarints checks them (of type t,
+// Int or Long) while they are copied. out has room for a byte an entry
+// and the whole of v. It returns the end of what it wrote, the bytes of v
+// it took, how many values those are, and false where a varint is not
+// canonical, out of range or past v's end.
+func optionalVarints(out []byte, o int, defs []byte, e, n int64, v []byte, t Type) (int, int, int64, bool) {
+	maxLen, lastMax := 10, byte(1)
+	if t == Int {
+		maxLen, lastMax = 5, 0x0f
+	}
+	p, k := 0, int64(0)
+	for ; e < n; e++ {
+		if defs[e>>3]>>(e&7)&1 == 0 {
+			out[o] = 0
+			o++
+			continue
+		}
+		out[o] = 2
+		o++
+		k++
+		for l := 1; ; l++ {
+			if p >= len(v) {
+				return 0, 0, 0, false
+			}
+			c := v[p]
+			out[o] = c
+			o, p = o+1, p+1
+			if c < 0x80 {
+				if (c == 0 && l > 1) || (l == maxLen && c > lastMax) {
+					return 0, 0, 0, false
+				}
+				break
+			}
+			if l == maxLen {
+				return 0, 0, 0, false
+			}
+		}
+	}
+	return o, p, k, true
 }
 
 // encoder appends version-2 encoded values: varints as Avro's, and
