@@ -96,13 +96,13 @@ func TestLimitSettings(t *testing.T) {
 		"SET trevni_max_record_bytes = 0; SELECT max(b) FROM read_trevni(" + src + ")",
 	}})
 	must(t, rs[0])
-	if !strings.Contains(rs[1].Error, "1000 bytes of ReaderOptions.BlockMemory") {
+	if !strings.Contains(rs[1].Error, "1000 bytes of block_memory (or SET trevni_block_memory)") {
 		t.Errorf("trevni_block_memory = 1000: %q", rs[1].Error)
 	}
 	if s := fmt.Sprint(must(t, rs[2]).Rows); !strings.HasPrefix(s, "[[199990000 ") {
 		t.Errorf("block_memory := 64 MiB over the setting: %s", s)
 	}
-	if !strings.Contains(rs[3].Error, "1000") {
+	if !strings.Contains(rs[3].Error, "the 1000 bytes of max_block_size (or SET trevni_max_block_size)") {
 		t.Errorf("trevni_max_block_size = 1000: %q", rs[3].Error)
 	}
 	// A record of this file is about 16 bytes of each fixed-size value

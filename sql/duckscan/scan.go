@@ -195,8 +195,33 @@ func TrevniName(name string) bool {
 	return slices.ContainsFunc([]string{".trv", ".trv1", ".clmn"}, func(ext string) bool { return strings.HasSuffix(lower, ext) })
 }
 
-// setError hands msg to a DuckDB setter of errors.
+// optionWords turns the reader options that the library's messages name
+// into what a DuckDB user sets: read_trevni's named parameter, or the
+// setting beside it.
+var optionWords = strings.NewReplacer(
+	"--block-memory (format.ReaderOptions.BlockMemory)", blockMemoryWords,
+	"--max-block-size (format.ReaderOptions.MaxBlockSize)", maxBlockSizeWords,
+	"format.ReaderOptions.BlockMemory", blockMemoryWords,
+	"format.ReaderOptions.MaxBlockSize", maxBlockSizeWords,
+	"OpenOptions.BlockMemory", blockMemoryWords,
+	"OpenOptions.MaxBlockSize", maxBlockSizeWords,
+	"OpenOptions.MaxRecordBytes", maxRecordBytesWords,
+	"ReaderOptions.BlockMemory", blockMemoryWords,
+	"ReaderOptions.ColumnMemory", blockMemoryWords,
+	"ReaderOptions.MaxBlockSize", maxBlockSizeWords,
+	"Options.MaxRecordBytes", maxRecordBytesWords,
+)
+
+const (
+	blockMemoryWords    = BlockMemoryParameter + " (or SET " + BlockMemorySetting + ")"
+	maxBlockSizeWords   = MaxBlockSizeParameter + " (or SET " + MaxBlockSizeSetting + ")"
+	maxRecordBytesWords = MaxRecordBytesParameter + " (or SET " + MaxRecordBytesSetting + ")"
+)
+
+// setError hands msg to a DuckDB setter of errors, the reader options it
+// names in the words of DuckDB's user (optionWords).
 func setError(msg string, set func(*C.char)) {
+	msg = optionWords.Replace(msg)
 	m := cString(msg)
 	defer C.free(unsafe.Pointer(m))
 	set(m)
