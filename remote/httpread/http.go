@@ -210,12 +210,19 @@ func (h *File) get(first, last int64) (*http.Response, error) {
 		}
 		return nil, fmt.Errorf("%s: bytes %d-%d: %w: %s", h.url, first, last, ErrRemote, resp.Status)
 	}
-	start, _, err := contentRange(resp.Header.Get("Content-Range"))
-	if err != nil || start != first {
+	start, total, err := contentRange(resp.Header.Get("Content-Range"))
+	if err == nil && start != first {
+		err = fmt.Errorf("%w: asked for bytes from %d, got from %d", ErrRemote, first, start)
+	}
+	if err == nil && h.size >= 0 && total != h.size {
+		// A server that gives no ETag cannot be held to one version;
+		// the total of every answer can at least be held to the size
+		// found first, so that a resource replaced by one of another
+		// size is never read as a mix of the two.
+		err = fmt.Errorf("%w: the resource is %d bytes now, %d when it was opened: it changed while it was read", ErrRemote, total, h.size)
+	}
+	if err != nil {
 		resp.Body.Close()
-		if err == nil {
-			err = fmt.Errorf("%w: asked for bytes from %d, got from %d", ErrRemote, first, start)
-		}
 		return nil, fmt.Errorf("%s: %w", h.url, err)
 	}
 	return resp, nil
