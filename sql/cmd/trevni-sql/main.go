@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 )
 
 func main() {
@@ -44,8 +45,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, terminal 
 		return 2
 	}
 	if err := c.run(ctx, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "trevni-sql: %s\n", oneLine(err))
+		fmt.Fprintf(stderr, "trevni-sql: %s\n", flagWords.Replace(oneLine(err)))
 		return 1
 	}
 	return 0
 }
+
+// flagWords turns the scan's words for a limit (read_trevni's parameter
+// and its setting) into the flag that sets it here.
+var flagWords = strings.NewReplacer("block_memory (or SET trevni_block_memory)", "--block-memory")

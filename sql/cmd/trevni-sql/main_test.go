@@ -120,8 +120,8 @@ func TestErrors(t *testing.T) {
 		{"damaged file", []string{"SELECT * FROM '" + bad + "'"}, []string{"read_trevni(", bad, `column "by"`}},
 		// Only a bytes column: read by the direct path.
 		{"damaged file, one column", []string{`SELECT max(octet_length("by")) FROM '` + bad + "'"}, []string{"read_trevni(", bad, "column by", "block 0"}},
-		{"block memory, direct path", []string{"--block-memory", "1KiB", "SELECT max(s) FROM '" + prims + "'"}, []string{prims, "BlockMemory"}},
-		{"block memory, Arrow path", []string{"--block-memory", "1KiB", "SELECT * FROM '" + prims + "'"}, []string{prims, "BlockMemory"}},
+		{"block memory, direct path", []string{"--block-memory", "1KiB", "SELECT max(s) FROM '" + prims + "'"}, []string{prims, "the 1024 bytes of --block-memory"}},
+		{"block memory, Arrow path", []string{"--block-memory", "1KiB", "SELECT * FROM '" + prims + "'"}, []string{prims, "the 1024 bytes of --block-memory"}},
 		{"record too large", []string{"--max-record-size", "8", "SELECT * FROM '" + prims + "'"}, []string{prims}},
 	} {
 		code, out, errs := runCmd(t, c.args...)
