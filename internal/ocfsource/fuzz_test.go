@@ -15,7 +15,9 @@ import (
 // it must return records or an error, never panic or hang. When the bytes
 // are a container goavro reads whole, the records read are goavro's.
 func FuzzSource(f *testing.F) {
-	for _, name := range []string{"email", "medium"} {
+	// Small seeds only: a 1.6 MB file (interop/medium) made each run slow
+	// enough for the fuzzing's deadline to pass inside one.
+	for _, name := range []string{"email"} {
 		data, err := os.ReadFile("../../testdata/interop/" + name + "/input.avro")
 		if err != nil {
 			f.Fatal(err)
