@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/remote"
 	"github.com/trevni-go/trevni/remote/store"
 )
@@ -144,7 +145,7 @@ func OpenObjectStream(ctx context.Context, r io.Reader, name string, opts *OpenO
 		}
 		return err
 	}
-	n, err := io.Copy(tmp, &ctxReader{ctx: ctx, r: r})
+	n, err := io.Copy(tmp, frontdoor.ContextReader(ctx, r))
 	if err != nil {
 		obj.done()
 		return nil, fmt.Errorf("%s: cannot read: %w", name, err)
@@ -255,17 +256,4 @@ func removeTemp(f *os.File) error {
 		err = rerr
 	}
 	return err
-}
-
-// ctxReader is a reader that fails once its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (r *ctxReader) Read(p []byte) (int, error) {
-	if err := r.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return r.r.Read(p)
 }

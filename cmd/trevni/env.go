@@ -59,7 +59,7 @@ func displayName(path string, output bool) string {
 // ranged GETs (frontdoor.OpenStoreStream).
 func (e *env) openInput(path string) (io.ReadCloser, error) {
 	if path == "-" {
-		return io.NopCloser(&ctxReader{ctx: e.ctx, r: e.stdin}), nil
+		return io.NopCloser(frontdoor.ContextReader(e.ctx, e.stdin)), nil
 	}
 	if frontdoor.IsStore(path) {
 		return frontdoor.OpenStoreStream(e.ctx, path, e.limits.store())
@@ -73,17 +73,4 @@ func (e *env) openInput(path string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%s: is a directory", path)
 	}
 	return f, nil
-}
-
-// ctxReader is a reader that fails once its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (r *ctxReader) Read(p []byte) (int, error) {
-	if err := r.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return r.r.Read(p)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/shred"
 )
@@ -118,7 +119,7 @@ func (e *env) fromAvroFiles(ins []string, out *output, opts format.WriterOptions
 		if err != nil {
 			return err
 		}
-		err = aw.AppendContainer(e.ctx, &ctxReader{ctx: e.ctx, r: f})
+		err = aw.AppendContainer(e.ctx, frontdoor.ContextReader(e.ctx, f))
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)

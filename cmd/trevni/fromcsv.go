@@ -13,6 +13,7 @@ import (
 
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/csvtable"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/shred"
 )
 
@@ -141,7 +142,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 			if err != nil {
 				return nil, nil, err
 			}
-			return &ctxReader{ctx: e.ctx, r: f}, f.Close, nil
+			return frontdoor.ContextReader(e.ctx, f), f.Close, nil
 		}
 		if fields == nil {
 			var inf csvtable.Inferrer
@@ -153,7 +154,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 				}
 				defer done()
 				sections[in] = io.NewSectionReader(ra, 0, size)
-				if _, err := inf.Add(&ctxReader{ctx: e.ctx, r: io.NewSectionReader(ra, 0, size)}, comma, ropts); err != nil {
+				if _, err := inf.Add(frontdoor.ContextReader(e.ctx, io.NewSectionReader(ra, 0, size)), comma, ropts); err != nil {
 					return fmt.Errorf("%s: %w", displayName(in, false), raggedHint(err))
 				}
 			}
@@ -171,7 +172,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 				fields = csvtable.ForCLMN(fields)
 			}
 			open = func(in string) (io.Reader, func() error, error) {
-				return &ctxReader{ctx: e.ctx, r: sections[in]}, func() error { return nil }, nil
+				return frontdoor.ContextReader(e.ctx, sections[in]), func() error { return nil }, nil
 			}
 		}
 		var total, done int64 // the inputs' bytes, those of the inputs converted

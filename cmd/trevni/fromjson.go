@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/trevni-go/trevni/internal/avrojson"
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/plainjson"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/shred"
@@ -166,7 +167,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			if err != nil {
 				return err
 			}
-			err = aw.WriteLines(e.ctx, &ctxReader{ctx: e.ctx, r: in}, decode)
+			err = aw.WriteLines(e.ctx, frontdoor.ContextReader(e.ctx, in), decode)
 			closeIn()
 			if err != nil {
 				name := displayName(name, false)
@@ -191,7 +192,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 // placed as name:line, and progress (if not nil) after each with the
 // bytes read so far.
 func eachLine(e *env, r io.Reader, name string, progress func(read int64), do func(line []byte) error) error {
-	br := bufio.NewReaderSize(&ctxReader{ctx: e.ctx, r: r}, 1<<20)
+	br := bufio.NewReaderSize(frontdoor.ContextReader(e.ctx, r), 1<<20)
 	var read int64
 	for line := 1; ; line++ {
 		text, err := br.ReadBytes('\n')

@@ -64,7 +64,7 @@ func (e *env) toTrevni(inPath string, out *output, opts *format.WriterOptions,
 	defer in.Close()
 	p := e.newProgress(0, inputSize(inPath))
 	defer p.done()
-	rows, err := convert(out, &ctxReader{ctx: e.ctx, r: in}, func(rows, n int64) {
+	rows, err := convert(out, frontdoor.ContextReader(e.ctx, in), func(rows, n int64) {
 		p.setRows(rows)
 		p.setBytes(n)
 	})

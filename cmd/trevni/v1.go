@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/trevni1"
 )
@@ -301,7 +302,7 @@ func v1FromAvro(e *env, tf *trevniFlags, blockSizeSet, checksumSet bool, ins []s
 		}
 		err = func() error {
 			defer in.Close()
-			r, err := ocf.NewReader(&ctxReader{ctx: e.ctx, r: in})
+			r, err := ocf.NewReader(frontdoor.ContextReader(e.ctx, in))
 			if err != nil {
 				return err
 			}
