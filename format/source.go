@@ -233,3 +233,10 @@ func (c *ColumnReader) fetchSource(b int, f *fetched) {
 func errSourceFile(what string) error {
 	return fmt.Errorf("%w: %s needs a Trevni 2 file, not a reader of another format's columns", ErrUsage, what)
 }
+
+// Source returns the column of the [Source] the reader takes its blocks
+// from (a reader of [NewSourceReader]), or nil for a column of a Trevni 2
+// file: for a caller that reads the source column's records another way
+// its own interface offers (package assemble/levels reads Trevni 1
+// levels so), leaving the ColumnReader unread.
+func (c *ColumnReader) Source() SourceColumn { return c.src }

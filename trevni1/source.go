@@ -265,7 +265,7 @@ func (s *Source) OpenColumn(i int) (format.SourceColumn, error) {
 	}
 	c := &s.cols[i]
 	values := c.kind == colValues || c.inline
-	sc := &sourceColumn{s: s, c: c, k: cursor{s: s, l: c.leaf, cr: s.reader(c.leaf), values: values}, checked: -1}
+	sc := &sourceColumn{s: s, c: c, k: cursor{s: s, l: c.leaf, cr: s.reader(c.leaf), values: values}, checked: -1, dblock: -1}
 	sc.cr = sc.k.cr
 	sc.cr.levelsOnly = !values
 	if c.check {
@@ -293,6 +293,14 @@ type sourceColumn struct {
 	e       encoder
 	shape   *shapeCheck
 	checked int // the version-1 block last checked against the parent's column
+
+	// The direct route (direct.go): the next record DirectRead reads, the
+	// version-2 block it last entered (-1: none since the last seek), and
+	// the blocks entered and their stored bytes.
+	drow    int64
+	dblock  int
+	dblocks int
+	dbytes  int64
 }
 
 // Close releases the version-1 column readers' buffers.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"unicode/utf8"
 
@@ -34,6 +35,13 @@ type Reader struct {
 	avg        float64 // the mean bytes of the byte strings a flat leaf read, 0 before any
 	alts       [][]alt // the readers of each step's Alts
 	eager      bool    // values are promoted as read, not at flush: a leaf of Alts
+
+	// The direct route (direct.go): the leaf's values column and lengths
+	// column apart (nil: none) read from their source's own encoding; nil
+	// dvals where the leaf reads its ColumnReaders.
+	dvals, dlens directColumn
+	addFn        func([]byte) // r.addBytes, made once
+	counts       []int32      // the values of each row of a values column
 }
 
 // alt is the reader of an Alt: of the leaf's levels and values after its
@@ -61,6 +69,7 @@ func NewReader(l *Leaf, open func(col int) (*format.ColumnReader, error)) (*Read
 		r.list = append(r.list, cr)
 	}
 	r.init()
+	r.setDirect()
 	return r, nil
 }
 
@@ -188,7 +197,9 @@ func (r *Reader) Read(ctx context.Context, segs []Segment, sink func(*Run) error
 // seeking the readers to each segment that does not follow the last.
 func (r *Reader) writeSegments(ctx context.Context, sink func(*Run) error, segs []Segment) error {
 	for _, seg := range segs {
-		if r.pos != seg.First {
+		if r.pos != seg.First && r.dvals != nil {
+			r.seekDirect(seg.First)
+		} else if r.pos != seg.First {
 			for _, c := range r.list {
 				if err := c.SeekRow(seg.First); err != nil {
 					return fmt.Errorf("row %d: %w", seg.First, err)
@@ -375,9 +386,14 @@ func (r *Reader) writeBatched(ctx context.Context, sink func(*Run) error, from, 
 		// batch read may stop early, its items bounded).
 		var got int
 		var err error
-		if lens == vals {
+		switch {
+		case r.dvals != nil && lens == vals:
+			got, err = r.readArraysDirect(r.lens, from+done)
+		case r.dvals != nil:
+			got, err = r.dlens.DirectRead(r.lens, nil, math.MaxInt)
+		case lens == vals:
 			got, err = r.readArrays(r.lens, from+done)
-		} else {
+		default:
 			got, err = lens.ReadLengths(r.lens)
 		}
 		if err == nil && (got == 0 || lens != vals && got < k) {
@@ -406,7 +422,11 @@ func (r *Reader) writeBatched(ctx context.Context, sink func(*Run) error, from, 
 				end++
 			}
 			run := all[first:end]
-			if err := r.readItems(run, from+done+int64(first)); err != nil {
+			read := r.readItems
+			if r.dvals != nil {
+				read = r.readItemsDirect
+			}
+			if err := read(run, from+done+int64(first)); err != nil {
 				return fmt.Errorf("rows %d to %d: %w", from+done+int64(first), from+done+int64(end)-1, err)
 			}
 			r.levels(run, empty, full, s.Rep)
@@ -1187,7 +1207,6 @@ const flushLevels = 16 << 10
 // values by the column reader's batch reads, its definition levels all
 // the same (and its repetition levels all 0).
 func (r *Reader) writeFlat(ctx context.Context, sink func(*Run) error, from, n int64) error {
-	c := r.vals
 	def := int16(len(r.leaf.Steps))
 	for done := int64(0); done < n; {
 		if err := ctx.Err(); err != nil {
@@ -1205,26 +1224,10 @@ func (r *Reader) writeFlat(ctx context.Context, sink func(*Run) error, from, n i
 		}
 		var got int
 		var err error
-		switch r.leaf.Type {
-		case format.Boolean:
-			r.run.Bools = grow(r.run.Bools, k)
-			got, err = c.ReadBools(r.run.Bools)
-		case format.Int:
-			r.run.I32 = grow(r.run.I32, k)
-			got, err = c.ReadInts(r.run.I32)
-		case format.Long:
-			r.run.I64 = grow(r.run.I64, k)
-			got, err = c.ReadLongs(r.run.I64)
-		case format.Float:
-			r.run.F32 = grow(r.run.F32, k)
-			got, err = c.ReadFloats(r.run.F32)
-		case format.Double:
-			r.run.F64 = grow(r.run.F64, k)
-			got, err = c.ReadDoubles(r.run.F64)
-		case format.String, format.Bytes:
-			got, err = r.readBytes(k)
-		default:
-			return fmt.Errorf("column type %s", r.leaf.Type)
+		if r.dvals != nil {
+			got, err = r.readFlatDirect(k, from+done)
+		} else {
+			got, err = r.readFlat(k)
 		}
 		if err == nil && got < k {
 			err = io.ErrUnexpectedEOF
@@ -1241,6 +1244,33 @@ func (r *Reader) writeFlat(ctx context.Context, sink func(*Run) error, from, n i
 		done += int64(k)
 	}
 	return nil
+}
+
+// readFlat is writeFlat's read of k rows by the column reader's batch
+// reads.
+func (r *Reader) readFlat(k int) (int, error) {
+	c := r.vals
+	switch r.leaf.Type {
+	case format.Boolean:
+		r.run.Bools = grow(r.run.Bools, k)
+		return c.ReadBools(r.run.Bools)
+	case format.Int:
+		r.run.I32 = grow(r.run.I32, k)
+		return c.ReadInts(r.run.I32)
+	case format.Long:
+		r.run.I64 = grow(r.run.I64, k)
+		return c.ReadLongs(r.run.I64)
+	case format.Float:
+		r.run.F32 = grow(r.run.F32, k)
+		return c.ReadFloats(r.run.F32)
+	case format.Double:
+		r.run.F64 = grow(r.run.F64, k)
+		return c.ReadDoubles(r.run.F64)
+	case format.String, format.Bytes:
+		return r.readBytes(k)
+	default:
+		return 0, fmt.Errorf("column type %s", r.leaf.Type)
+	}
 }
 
 // flatBytes is about the most bytes of byte strings writeFlat reads at a

@@ -44,7 +44,7 @@ func ScanReport(rd *format.Reader, readers []*Reader, filter *assemble.AvroReade
 			if fileCol != nil {
 				c = fileCol(c)
 			}
-			blocks, bytes := cr.Loaded()
+			blocks, bytes := r.loaded(cr)
 			read(scan(c), blocks, bytes)
 		}
 	}

@@ -1,0 +1,324 @@
+package trevni1
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/avrobin"
+)
+
+// The direct route: a reader of a leaf's Dremel levels (package
+// assemble/levels) reads the records of a version-2 column made from one
+// version-1 column straight from the version-1 block, its lengths from the
+// levels and its values from the values area, with no version-2 block
+// made (and decoded again) between. Only the shapes the fast paths of
+// Block know are read so (see Direct); the others, and the columns of a
+// timestamp, go by Block.
+
+// Direct reports whether DirectRead reads the column, its values held as
+// Go values of version-2 type t (format.Null for a column of lengths with
+// no values of its own): a column of values, one a record or beneath a
+// top-level array whose levels are one bit each, a top-level array of
+// such, or the value of a ["null", T] outside any array or optional
+// record, of a type version 1 encodes as version 2 does (boolean, int,
+// long, float, double, string, bytes).
+func (sc *sourceColumn) Direct(t format.ValueType) bool {
+	c, lc := sc.c, &sc.s.rd.cols[sc.c.leaf]
+	if c.part != 0 || lc.MaxDef > 1 || lc.MaxRep > 1 {
+		return false
+	}
+	values := c.kind == colValues || c.inline
+	if !values {
+		if t != format.Null {
+			return false
+		}
+	} else if !sameType(lc.Type, t) {
+		return false
+	}
+	if lc.MaxRep == 1 && lc.MaxDef != 1 {
+		return false
+	}
+	switch c.kind {
+	case colValues:
+		return true
+	case colArray:
+		return lc.MaxRep == 1 && lc.MaxDef == 1 && c.ctxRep == 0 && c.rep == 1 && c.ctxDef == 0 && c.def == 1
+	case colOptional:
+		return lc.MaxRep == 0 && lc.MaxDef == 1 && c.inline && c.ctxDef == 0 && c.def == 1
+	}
+	return false
+}
+
+// sameType says whether version-1 type v holds values as version-2 type
+// t does, encoded alike.
+func sameType(v Type, t format.ValueType) bool {
+	switch v {
+	case Boolean:
+		return t == format.Boolean
+	case Int:
+		return t == format.Int
+	case Long:
+		return t == format.Long
+	case Float:
+		return t == format.Float
+	case Double:
+		return t == format.Double
+	case String:
+		return t == format.String
+	case Bytes:
+		return t == format.Bytes
+	}
+	return false
+}
+
+// DirectSeek makes row the next record DirectRead reads.
+func (sc *sourceColumn) DirectSeek(row int64) {
+	cut := sc.s.cuts[sc.c.leaf]
+	if b := sc.dblock; b < 0 || row < cut[b].FirstRow || row >= cut[b].FirstRow+cut[b].Rows {
+		sc.dblock = -1
+	}
+	sc.drow = row
+}
+
+// DirectLoaded returns the version-2 blocks DirectRead entered (each once
+// a pass: a seek back enters them again) and their stored bytes: what a
+// reader of the blocks Block makes would have loaded.
+func (sc *sourceColumn) DirectLoaded() (int, int64) { return sc.dblocks, sc.dbytes }
+
+// DirectRead reads the next len(lens) records of a column Direct(t) said
+// it reads: lens[i] is record i's length (of a column of lengths) or the
+// number of its values (of a column of values: 1 a record outside
+// arrays), and the values are appended to vals, a *[]bool, *[]int32,
+// *[]int64, *[]float32 or *[]float64 of t, or handed one by one to a
+// func([]byte) (strings and bytes, valid during the call); vals is nil
+// for a column of no values. It stops early, after the records of a
+// version-1 block, once it has read most values or more. The levels and
+// values are checked as Block checks them, and an error says what is
+// wrong where (in the file's terms). It returns the records read.
+func (sc *sourceColumn) DirectRead(lens []int32, vals any, most int) (int, error) {
+	if len(lens) == 0 {
+		return 0, nil
+	}
+	s := sc.s
+	if sc.drow < 0 || sc.drow+int64(len(lens)) > s.rd.rows {
+		return 0, fmt.Errorf("%w: records %d to %d of %d", ErrUsage, sc.drow, sc.drow+int64(len(lens))-1, s.rd.rows)
+	}
+	sc.enter(sc.drow + int64(len(lens)) - 1)
+	k, cr := &sc.k, sc.cr
+	if err := k.seek(sc.drow); err != nil {
+		return 0, err
+	}
+	got, read := 0, 0
+	for got < len(lens) && read < most {
+		n := k.entries()
+		if cr.entry >= n {
+			if err := k.nextBlock(); err != nil {
+				return got, err
+			}
+			continue
+		}
+		if sc.shape != nil && sc.checked != cr.block {
+			if err := sc.checkShape(); err != nil {
+				return got, err
+			}
+			sc.checked = cr.block
+		}
+		e := cr.entry
+		if cr.repBits > 0 && bitAt(cr.reps, e) != 0 {
+			return got, cr.fail(fmt.Errorf("%w: a block that starts inside a record (repetition level 1)", ErrFormat))
+		}
+		end, recs, err := k.recordsEnd(e, int64(len(lens)-got))
+		if err != nil {
+			return got, err
+		}
+		values, err := sc.directLevels(lens[got:got+int(recs)], e, end)
+		if err != nil {
+			return got, err
+		}
+		read += int(min(values, math.MaxInt32))
+		if vals != nil && values > 0 {
+			if err := sc.directValues(values, vals); err != nil {
+				return got, cr.fail(err)
+			}
+		}
+		cr.entry, cr.row = cr.entry+(end-e), cr.row+(end-e)
+		k.rec += recs
+		got += int(recs)
+		sc.drow += recs
+	}
+	if sc.drow == s.rd.rows {
+		return got, k.end()
+	}
+	return got, nil
+}
+
+// enter counts the version-2 blocks holding the records from sc.drow to
+// last that the reader had not entered since its last seek.
+func (sc *sourceColumn) enter(last int64) {
+	cut := sc.s.cuts[sc.c.leaf]
+	b := max(sc.dblock, 0)
+	for b < len(cut) && cut[b].FirstRow+cut[b].Rows <= sc.drow {
+		b++
+	}
+	for ; b < len(cut) && cut[b].FirstRow <= last; b++ {
+		if b > sc.dblock {
+			sc.dblocks++
+			sc.dbytes += int64(cut[b].CompressedSize)
+			sc.dblock = b
+		}
+	}
+}
+
+// bitAt returns bit i of bit stream b.
+func bitAt(b []byte, i int64) byte { return b[i>>3] >> (i & 7) & 1 }
+
+// directLevels sets lens from the levels of entries e to end of the
+// loaded block, which hold len(lens) records, checking them as Block's
+// lengths do, and returns how many of the entries hold a value.
+func (sc *sourceColumn) directLevels(lens []int32, e, end int64) (int64, error) {
+	cr, c := sc.cr, sc.c
+	if cr.repBits == 0 {
+		// A record an entry: its value, or an absent union's.
+		if cr.defBits == 0 {
+			fill32(lens, 1)
+			return end - e, nil
+		}
+		var values int64
+		for i := range lens {
+			d := int32(bitAt(cr.defs, e+int64(i)))
+			lens[i] = d
+			values += int64(d)
+		}
+		return values, nil
+	}
+	// Records start at the zero bits of the repetition levels; an entry of
+	// definition level 0 is an empty (or absent) array alone in its
+	// record, and a value's entries are the others.
+	defs, reps := cr.defs, cr.reps
+	r := -1
+	var values int64
+	for x := e; x < end; x++ {
+		d := int32(bitAt(defs, x))
+		if bitAt(reps, x) == 0 {
+			r++
+			lens[r] = 0
+		} else if c.kind != colValues && (d == 0 || bitAt(defs, x-1) == 0) {
+			if d == 0 {
+				return 0, cr.fail(fmt.Errorf("%w: entry of repetition level 1 inside a value that is absent or empty", ErrFormat))
+			}
+			return 0, cr.fail(fmt.Errorf("%w: items after an absent or empty value", ErrFormat))
+		}
+		lens[r] += d
+		values += int64(d)
+		if lens[r] == math.MaxInt32 {
+			return 0, cr.fail(fmt.Errorf("%w: an array of more than %d items", ErrFormat, math.MaxInt32-1))
+		}
+	}
+	return values, nil
+}
+
+// fill32 sets every element of s to v.
+func fill32(s []int32, v int32) {
+	for i := range s {
+		s[i] = v
+	}
+}
+
+// directValues appends the next n values of the loaded block to vals (see
+// DirectRead), checking them as readValue does.
+func (sc *sourceColumn) directValues(n int64, vals any) error {
+	cr := sc.cr
+	t := cr.c.Type
+	if n > cr.count-cr.nonNull {
+		return fmt.Errorf("%w: %d values past the block's %d", ErrFormat, n, cr.count)
+	}
+	v := cr.values[cr.pos:]
+	p := 0
+	switch dst := vals.(type) {
+	case *[]bool:
+		if t != Boolean {
+			return errDirectType(t, vals)
+		}
+		out := *dst
+		for k := cr.nonNull; k < cr.nonNull+n; k++ {
+			out = append(out, bitAt(cr.bools, k) != 0)
+		}
+		*dst = out
+	case *[]int64:
+		if t != Long {
+			return errDirectType(t, vals)
+		}
+		out := *dst
+		for range n {
+			x, k := avrobin.ConsumeLong(v[p:])
+			if k < 0 {
+				return valuesErr(k)
+			}
+			out = append(out, x)
+			p += k
+		}
+		*dst = out
+	case *[]int32:
+		if t != Int {
+			return errDirectType(t, vals)
+		}
+		out := *dst
+		for range n {
+			x, k := avrobin.ConsumeLong(v[p:])
+			if k < 0 {
+				return valuesErr(k)
+			}
+			if x != int64(int32(x)) {
+				return fmt.Errorf("%w: %s value %d out of range", ErrFormat, t, x)
+			}
+			out = append(out, int32(x))
+			p += k
+		}
+		*dst = out
+	case *[]float32:
+		if t != Float || int64(len(v)) < 4*n {
+			return errDirectType(t, vals)
+		}
+		out := *dst
+		for range n {
+			out = append(out, math.Float32frombits(binary.LittleEndian.Uint32(v[p:])))
+			p += 4
+		}
+		*dst = out
+	case *[]float64:
+		if t != Double || int64(len(v)) < 8*n {
+			return errDirectType(t, vals)
+		}
+		out := *dst
+		for range n {
+			out = append(out, math.Float64frombits(binary.LittleEndian.Uint64(v[p:])))
+			p += 8
+		}
+		*dst = out
+	case func([]byte):
+		if t != String && t != Bytes {
+			return errDirectType(t, vals)
+		}
+		for range n {
+			b, k := avrobin.ConsumeBytes(v[p:])
+			if k < 0 {
+				return fmt.Errorf("%s: %w", t, valuesErr(k))
+			}
+			dst(b)
+			p += k
+		}
+	default:
+		return errDirectType(t, vals)
+	}
+	cr.pos += p
+	cr.nonNull += n
+	return nil
+}
+
+// errDirectType is the error of DirectRead asked for values of a column
+// of type t as vals (a caller's mistake, or a values area too short).
+func errDirectType(t Type, vals any) error {
+	return fmt.Errorf("%w: %s values read as %T, or too few of them", ErrFormat, t, vals)
+}
