@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
+	"slices"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrobin"
@@ -178,24 +180,108 @@ func bitAt(b []byte, i int64) byte { return b[i>>3] >> (i & 7) & 1 }
 // loaded block, which hold len(lens) records, checking them as Block's
 // lengths do, and returns how many of the entries hold a value.
 func (sc *sourceColumn) directLevels(lens []int32, e, end int64) (int64, error) {
-	cr, c := sc.cr, sc.c
+	cr := sc.cr
 	if cr.repBits == 0 {
 		// A record an entry: its value, or an absent union's.
 		if cr.defBits == 0 {
 			fill32(lens, 1)
 			return end - e, nil
 		}
-		var values int64
-		for i := range lens {
-			d := int32(bitAt(cr.defs, e+int64(i)))
-			lens[i] = d
-			values += int64(d)
-		}
+		return defBits(lens, cr.defs, e), nil
+	}
+	if values, ok := topLevels(lens, cr.defs, cr.reps, e, end); ok {
 		return values, nil
 	}
-	// Records start at the zero bits of the repetition levels; an entry of
-	// definition level 0 is an empty (or absent) array alone in its
-	// record, and a value's entries are the others.
+	return sc.topLevelsSlow(lens, e, end)
+}
+
+// defBits sets lens[i] to the definition bit of entry e+i, 64 at a time,
+// and returns how many are set.
+func defBits(lens []int32, defs []byte, e int64) int64 {
+	var values int64
+	for i := 0; i < len(lens); {
+		w := bitWord(defs, (e+int64(i))&^63) >> ((e + int64(i)) & 63)
+		k := min(len(lens)-i, 64-int((e+int64(i))&63))
+		out := lens[i : i+k]
+		for j := range out {
+			out[j] = int32(w >> j & 1)
+		}
+		if k < 64 {
+			w &= 1<<k - 1
+		}
+		values += int64(bits.OnesCount64(w))
+		i += k
+	}
+	return values
+}
+
+// topLevels is directLevels for one-bit levels where every record is as
+// it should be: an entry of definition level 0 has repetition level 0 and
+// so has the entry after it (an empty array, or an absent value, alone in
+// its record). The levels are looked at 64 entries at a time, as
+// fastTopArray looks at them: a record's length is its entries, 0 where
+// its first has definition level 0. It returns false, having set nothing
+// that counts, otherwise (topLevelsSlow then says what is wrong, or counts
+// the values of a column of values entry by entry).
+func topLevels(lens []int32, defs, reps []byte, e, end int64) (int64, bool) {
+	if end-e > math.MaxInt32 || len(lens) == 0 {
+		return 0, false
+	}
+	for i := e &^ 63; i < end; i += 64 {
+		m := ^uint64(0)
+		if i < e {
+			m <<= e - i
+		}
+		if end-i < 64 {
+			m &= 1<<(end-i) - 1
+		}
+		empty := ^bitWord(defs, i) & m
+		r := bitWord(reps, i)
+		next := r>>1 | bitWord(reps, i+64)<<63
+		if end-i <= 64 {
+			next &^= 1 << (end - i - 1) // the entry after the last starts a record, or there is none
+		}
+		if empty&(r|next) != 0 {
+			return 0, false
+		}
+	}
+	// The records start at the zero bits of the repetition levels: each
+	// from s to the next, or to end.
+	s, sdef := e, int32(bitAt(defs, e))
+	r := 0
+	for i := e &^ 63; i < end; i += 64 {
+		z := ^bitWord(reps, i)
+		if i <= e {
+			z &= ^uint64(0) << (e + 1 - i)
+		}
+		if end-i < 64 {
+			z &= 1<<(end-i) - 1
+		}
+		if z == 0 {
+			continue
+		}
+		d := bitWord(defs, i)
+		for ; z != 0; z &= z - 1 {
+			if r == len(lens)-1 {
+				return 0, false
+			}
+			b := bits.TrailingZeros64(z)
+			t := i + int64(b)
+			lens[r] = int32(t-s) & -sdef
+			r++
+			s, sdef = t, int32(d>>b&1)
+		}
+	}
+	if r != len(lens)-1 {
+		return 0, false
+	}
+	lens[r] = int32(end-s) & -sdef
+	return onesIn(defs, e, end), true
+}
+
+// topLevelsSlow is directLevels for one-bit levels entry by entry.
+func (sc *sourceColumn) topLevelsSlow(lens []int32, e, end int64) (int64, error) {
+	cr, c := sc.cr, sc.c
 	defs, reps := cr.defs, cr.reps
 	r := -1
 	var values int64
@@ -250,13 +336,14 @@ func (sc *sourceColumn) directValues(n int64, vals any) error {
 		if t != Long {
 			return errDirectType(t, vals)
 		}
-		out := *dst
-		for range n {
-			x, k := avrobin.ConsumeLong(v[p:])
+		out, at := extend(*dst, n)
+		for j := range out[at:] {
+			x, k := nextLong(v[p:])
 			if k < 0 {
+				*dst = out[:at+j]
 				return valuesErr(k)
 			}
-			out = append(out, x)
+			out[at+j] = x
 			p += k
 		}
 		*dst = out
@@ -264,16 +351,18 @@ func (sc *sourceColumn) directValues(n int64, vals any) error {
 		if t != Int {
 			return errDirectType(t, vals)
 		}
-		out := *dst
-		for range n {
-			x, k := avrobin.ConsumeLong(v[p:])
+		out, at := extend(*dst, n)
+		for j := range out[at:] {
+			x, k := nextLong(v[p:])
 			if k < 0 {
+				*dst = out[:at+j]
 				return valuesErr(k)
 			}
 			if x != int64(int32(x)) {
+				*dst = out[:at+j]
 				return fmt.Errorf("%w: %s value %d out of range", ErrFormat, t, x)
 			}
-			out = append(out, int32(x))
+			out[at+j] = int32(x)
 			p += k
 		}
 		*dst = out
@@ -281,27 +370,35 @@ func (sc *sourceColumn) directValues(n int64, vals any) error {
 		if t != Float || int64(len(v)) < 4*n {
 			return errDirectType(t, vals)
 		}
-		out := *dst
-		for range n {
-			out = append(out, math.Float32frombits(binary.LittleEndian.Uint32(v[p:])))
-			p += 4
+		out, at := extend(*dst, n)
+		for j := range out[at:] {
+			out[at+j] = math.Float32frombits(binary.LittleEndian.Uint32(v[4*j:]))
 		}
+		p = 4 * int(n)
 		*dst = out
 	case *[]float64:
 		if t != Double || int64(len(v)) < 8*n {
 			return errDirectType(t, vals)
 		}
-		out := *dst
-		for range n {
-			out = append(out, math.Float64frombits(binary.LittleEndian.Uint64(v[p:])))
-			p += 8
+		out, at := extend(*dst, n)
+		for j := range out[at:] {
+			out[at+j] = math.Float64frombits(binary.LittleEndian.Uint64(v[8*j:]))
 		}
+		p = 8 * int(n)
 		*dst = out
 	case func([]byte):
 		if t != String && t != Bytes {
 			return errDirectType(t, vals)
 		}
 		for range n {
+			if p < len(v) && v[p] < 0x80 && v[p]&1 == 0 {
+				// A length of one byte, not negative.
+				if l := int(v[p] >> 1); l < len(v)-p {
+					dst(v[p+1 : p+1+l])
+					p += 1 + l
+					continue
+				}
+			}
 			b, k := avrobin.ConsumeBytes(v[p:])
 			if k < 0 {
 				return fmt.Errorf("%s: %w", t, valuesErr(k))
@@ -321,4 +418,32 @@ func (sc *sourceColumn) directValues(n int64, vals any) error {
 // of type t as vals (a caller's mistake, or a values area too short).
 func errDirectType(t Type, vals any) error {
 	return fmt.Errorf("%w: %s values read as %T, or too few of them", ErrFormat, t, vals)
+}
+
+// extend returns s lengthened by n and its length before.
+func extend[T any](s []T, n int64) ([]T, int) {
+	at := len(s)
+	return slices.Grow(s, int(n))[:at+int(n)], at
+}
+
+// nextLong decodes the zig-zag varint that starts v, as avrobin.ConsumeLong
+// does, the varints of one byte and of up to eight without a call.
+func nextLong(v []byte) (int64, int) {
+	if len(v) >= 8 {
+		x := binary.LittleEndian.Uint64(v)
+		if x&0x80 == 0 {
+			return avrobin.DecodeZigZag(x & 0x7f), 1
+		}
+		if stop := ^x & 0x8080808080808080; stop != 0 {
+			n := bits.TrailingZeros64(stop) + 1
+			x &= 0x7f7f7f7f7f7f7f7f >> (64 - n)
+			// The 7-bit groups gathered: pairs of bytes, pairs of pairs,
+			// then the halves.
+			x = x&0x007f007f007f007f | x>>1&0x3f803f803f803f80
+			x = x&0x00003fff00003fff | x>>2&0x0fffc0000fffc000
+			x = x&0x000000000fffffff | x>>4&0x00fffffff0000000
+			return avrobin.DecodeZigZag(x), n >> 3
+		}
+	}
+	return avrobin.ConsumeLong(v)
 }

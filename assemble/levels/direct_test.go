@@ -264,3 +264,71 @@ func TestDirectDamaged(t *testing.T) {
 		t.Fatal("no damage found by either route")
 	}
 }
+
+// BenchmarkDirect reads every leaf of 20,000 vec.Large records of a
+// Trevni 1 file (deflate) through its Source, by the direct route and by
+// the ColumnReaders over the version-2 blocks the Source makes.
+func BenchmarkDirect(b *testing.B) {
+	const rows = 20_000
+	var buf bytes.Buffer
+	rw, err := trevni1.NewRecordWriter(&buf, veclarge.Schema, &trevni1.WriterOptions{Codec: "deflate"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := veclarge.New()
+	var bin []byte
+	for i := range rows {
+		bin = g.Append(bin[:0], i)
+		if _, err := rw.WriteBinary(bin); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := rw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	file := buf.Bytes()
+	segs := []levels.Segment{{First: 0, N: rows}}
+	for _, direct := range []bool{true, false} {
+		name := "direct"
+		if !direct {
+			name = "blocks"
+		}
+		b.Run(name, func(b *testing.B) {
+			*levels.NoDirect = !direct
+			defer func() { *levels.NoDirect = false }()
+			for b.Loop() {
+				rd1, err := trevni1.NewReader(bytes.NewReader(file), int64(len(file)), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				src, err := trevni1.NewSource(rd1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rd, err := format.NewSourceReader(src, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s, _ := schema.Parse(veclarge.Schema)
+				lay, err := layout.New(s, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				plan, err := levels.NewPlan(lay, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for li := range plan.Leaves {
+					lr, err := levels.NewReader(&plan.Leaves[li], func(c int) (*format.ColumnReader, error) { return rd.Values(c) })
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := lr.Read(context.Background(), segs, func(*levels.Run) error { return nil }); err != nil {
+						b.Fatal(err)
+					}
+					lr.Close()
+				}
+			}
+		})
+	}
+}
