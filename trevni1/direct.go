@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrobin"
@@ -371,20 +372,28 @@ func (sc *sourceColumn) directValues(n int64, vals any) error {
 			return errDirectType(t, vals)
 		}
 		out, at := extend(*dst, n)
-		for j := range out[at:] {
-			out[at+j] = math.Float32frombits(binary.LittleEndian.Uint32(v[4*j:]))
-		}
 		p = 4 * int(n)
+		if littleEndian {
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out[at:]))), p), v)
+		} else {
+			for j := range out[at:] {
+				out[at+j] = math.Float32frombits(binary.LittleEndian.Uint32(v[4*j:]))
+			}
+		}
 		*dst = out
 	case *[]float64:
 		if t != Double || int64(len(v)) < 8*n {
 			return errDirectType(t, vals)
 		}
 		out, at := extend(*dst, n)
-		for j := range out[at:] {
-			out[at+j] = math.Float64frombits(binary.LittleEndian.Uint64(v[8*j:]))
-		}
 		p = 8 * int(n)
+		if littleEndian {
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out[at:]))), p), v)
+		} else {
+			for j := range out[at:] {
+				out[at+j] = math.Float64frombits(binary.LittleEndian.Uint64(v[8*j:]))
+			}
+		}
 		*dst = out
 	case func([]byte):
 		if t != String && t != Bytes {
@@ -447,3 +456,7 @@ func nextLong(v []byte) (int64, int) {
 	}
 	return avrobin.ConsumeLong(v)
 }
+
+// littleEndian says whether the machine stores a float as the values area
+// does: the values are then the area's bytes, copied.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
