@@ -179,7 +179,7 @@ func (s *Source) OpenColumn(i int) (format.SourceColumn, error) {
 	if i < 0 || i >= len(s.blocks) {
 		return nil, fmt.Errorf("%w: no column #%d in a file of %d columns", format.ErrUsage, i, len(s.blocks))
 	}
-	return &sourceColumn{s: s, i: i}, nil
+	return &sourceColumn{s: s, i: i, dblock: -1}, nil
 }
 
 // sourceColumn reads the blocks of one column in order from one zlib
@@ -189,6 +189,14 @@ type sourceColumn struct {
 	i    int
 	cr   *ColumnReader
 	next int64 // the row of cr's next value
+
+	// The direct route (direct.go): the next row DirectRead reads, the
+	// block it last entered (-1: none since the last seek), and the
+	// blocks entered and their stored bytes.
+	drow    int64
+	dblock  int
+	dblocks int
+	dbytes  int64
 }
 
 // Block appends the Trevni 2 encoding of block b's values to dst.
@@ -198,37 +206,49 @@ func (sc *sourceColumn) Block(b int, dst []byte) ([]byte, error) {
 		return dst, fmt.Errorf("%w: no block %d", format.ErrUsage, b)
 	}
 	bi := &blocks[b]
-	if sc.cr == nil || bi.FirstRow < sc.next {
-		sc.Close()
-		cr, err := sc.s.rd.Values(sc.i)
-		if err != nil {
-			return dst, err
-		}
-		sc.cr, sc.next = cr, 0
+	if err := sc.seek(bi.FirstRow); err != nil {
+		return dst, err
 	}
-	cr := sc.cr
-	if skip := bi.FirstRow - sc.next; skip > 0 {
-		var err error
-		if _, err = cr.appendTrevni(nil, skip, -1); err != nil {
-			return dst, err
-		}
-		sc.next += skip
-	}
-	dst, err := cr.appendTrevni(dst, bi.Rows, len(dst)+sc.s.opts.MaxBlockSize)
+	dst, err := sc.cr.appendTrevni(dst, bi.Rows, len(dst)+sc.s.opts.MaxBlockSize)
 	if err != nil {
 		return dst, err
 	}
 	sc.next += bi.Rows
-	if sc.next == cr.rows {
-		// The last value: the stream must end here.
-		if cr.Next() {
-			return dst, cr.errf("a value after the last row")
+	return dst, sc.ended()
+}
+
+// seek makes row the next value the column's reader reads: the stream
+// opened again for a row before its position, the values before row
+// skipped.
+func (sc *sourceColumn) seek(row int64) error {
+	if sc.cr == nil || row < sc.next {
+		sc.Close()
+		cr, err := sc.s.rd.Values(sc.i)
+		if err != nil {
+			return err
 		}
-		if err := cr.Err(); err != nil {
-			return dst, err
-		}
+		sc.cr, sc.next = cr, 0
 	}
-	return dst, nil
+	if skip := row - sc.next; skip > 0 {
+		if _, err := sc.cr.appendTrevni(nil, skip, -1); err != nil {
+			return err
+		}
+		sc.next += skip
+	}
+	return nil
+}
+
+// ended checks, once the reader has read the last value, that the stream
+// ends there.
+func (sc *sourceColumn) ended() error {
+	cr := sc.cr
+	if sc.next == cr.rows {
+		if cr.Next() {
+			return cr.errf("a value after the last row")
+		}
+		return cr.Err()
+	}
+	return nil
 }
 
 // Close releases the column's inflater and its share of the memory.

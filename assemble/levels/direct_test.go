@@ -9,6 +9,7 @@ import (
 
 	"github.com/linkedin/goavro/v2"
 	"github.com/trevni-go/trevni/assemble/levels"
+	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/internal/testing/veclarge"
@@ -74,14 +75,12 @@ func v1File(t *testing.T, text string, g *avrorand.Generator, n int, seed uint64
 	return buf.Bytes()
 }
 
-// directReads reads every leaf of the file's whole plan by segs, by the
-// direct route where it applies (direct) or by the ColumnReaders: each
-// leaf's levels and values, or its error; and how many leaves read by
-// the direct route. An error opening the file is returned.
+// directReads reads every leaf of the whole plan of a Trevni 1 file by
+// segs, by the direct route where it applies (direct) or by the
+// ColumnReaders: each leaf's levels and values, or its error; and how many
+// leaves read by the direct route. An error opening the file is returned.
 func directReads(t *testing.T, file []byte, segs []levels.Segment, direct bool) ([]string, int, error) {
 	t.Helper()
-	*levels.NoDirect = !direct
-	defer func() { *levels.NoDirect = false }()
 	rd1, err := trevni1.NewReader(bytes.NewReader(file), int64(len(file)), nil)
 	if err != nil {
 		return nil, 0, err
@@ -90,11 +89,19 @@ func directReads(t *testing.T, file []byte, segs []levels.Segment, direct bool) 
 	if err != nil {
 		return nil, 0, err
 	}
-	rd, err := format.NewSourceReader(src, nil)
+	text, err := rd1.AvroSchema()
 	if err != nil {
 		return nil, 0, err
 	}
-	text, err := rd1.AvroSchema()
+	return sourceReads(t, src, text, segs, direct)
+}
+
+// sourceReads is directReads of a Source whose records are of schema text.
+func sourceReads(t *testing.T, src format.Source, text string, segs []levels.Segment, direct bool) ([]string, int, error) {
+	t.Helper()
+	*levels.NoDirect = !direct
+	defer func() { *levels.NoDirect = false }()
+	rd, err := format.NewSourceReader(src, nil)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -330,5 +337,122 @@ func BenchmarkDirect(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// clmnFile writes n random rows of a CLMN file of an int, a long, a double
+// and a string column (strings of ASCII, or not, of up to 300 bytes) and
+// returns it with the Avro schema of its columns.
+func clmnFile(t *testing.T, r *rand.Rand, n int) ([]byte, string) {
+	t.Helper()
+	cols := []clmn.Column{{Name: "i", Type: clmn.Int32}, {Name: "l", Type: clmn.Int64}, {Name: "d", Type: clmn.Float64}, {Name: "s", Type: clmn.String}}
+	var buf bytes.Buffer
+	w, err := clmn.NewWriter(&buf, cols, &clmn.WriterOptions{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := r.IntN(2) == 0
+	for range n {
+		w.WriteInt32(0, int32(r.Uint32()>>r.IntN(32)))
+		w.WriteInt64(1, int64(r.Uint64()>>r.IntN(64)))
+		w.WriteFloat64(2, r.NormFloat64())
+		k := r.IntN(20)
+		if long && r.IntN(10) == 0 {
+			k = r.IntN(300)
+		}
+		str := make([]rune, k)
+		for j := range str {
+			str[j] = rune('a' + r.IntN(26))
+			if r.IntN(40) == 0 {
+				str[j] = 'é'
+			}
+		}
+		w.WriteString(3, []byte(string(str)))
+		if err := w.EndRow(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), `{"type":"record","name":"C","fields":[{"name":"i","type":"int"},{"name":"l","type":"long"},{"name":"d","type":"double"},{"name":"s","type":"string"}]}`
+}
+
+// clmnReads is directReads of a CLMN file, cut into Source blocks of
+// about size bytes.
+func clmnReads(t *testing.T, file []byte, text string, size int, segs []levels.Segment, direct bool) ([]string, int, error) {
+	t.Helper()
+	rd, err := clmn.NewReader(bytes.NewReader(file), int64(len(file)), nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	var meta format.MetaData
+	meta.SetString("avro.schema", text)
+	src, err := clmn.NewSource(rd, &clmn.SourceOptions{Meta: &meta, BlockSize: size})
+	if err != nil {
+		return nil, 0, err
+	}
+	return sourceReads(t, src, text, segs, direct)
+}
+
+// TestDirectCLMN reads random CLMN files, whole and damaged, by the
+// direct route and by the ColumnReaders over the Source's Trevni 2
+// blocks: where both read a leaf, the values are the same; the whole
+// files read, and by the direct route.
+func TestDirectCLMN(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 3))
+	both := 0
+	for iter := range 30 {
+		n := []int{1, 7, 500, 5000}[iter%4]
+		file, text := clmnFile(t, r, n)
+		size := []int{1, 100, 0}[iter%3]
+		for _, segs := range directSegments(n) {
+			want, _, err := clmnReads(t, file, text, size, segs, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, used, err := clmnReads(t, file, text, size, segs, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if used != 4 {
+				t.Fatalf("%d of 4 leaves by the direct route", used)
+			}
+			for i := range want {
+				if got[i] != want[i] || bytes.Contains([]byte(got[i]), []byte(": error ")) {
+					t.Fatalf("iter %d, segments %+v, leaf %d:\ndirect %s\n  want %s", iter, segs, i, got[i], want[i])
+				}
+			}
+		}
+		if n < 500 {
+			continue
+		}
+		for range 10 {
+			bad := bytes.Clone(file)
+			at := r.IntN(len(bad))
+			bad[at] ^= byte(1 + r.IntN(255))
+			segs := directSegments(n)[iter%3]
+			want, _, err := clmnReads(t, bad, text, size, segs, false)
+			if err != nil {
+				continue
+			}
+			got, _, err := clmnReads(t, bad, text, size, segs, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				wantErr := bytes.Contains([]byte(want[i]), []byte(": error "))
+				gotErr := bytes.Contains([]byte(got[i]), []byte(": error "))
+				if !wantErr && !gotErr && got[i] != want[i] {
+					t.Fatalf("damaged, leaf %d:\ndirect %s\n  want %s", i, got[i], want[i])
+				}
+				if wantErr && gotErr {
+					both++
+				}
+			}
+		}
+	}
+	if both == 0 {
+		t.Fatal("no damage found by either route")
 	}
 }
