@@ -228,23 +228,8 @@ func topLevels(lens []int32, defs, reps []byte, e, end int64) (int64, bool) {
 	if end-e > math.MaxInt32 || len(lens) == 0 {
 		return 0, false
 	}
-	for i := e &^ 63; i < end; i += 64 {
-		m := ^uint64(0)
-		if i < e {
-			m <<= e - i
-		}
-		if end-i < 64 {
-			m &= 1<<(end-i) - 1
-		}
-		empty := ^bitWord(defs, i) & m
-		r := bitWord(reps, i)
-		next := r>>1 | bitWord(reps, i+64)<<63
-		if end-i <= 64 {
-			next &^= 1 << (end - i - 1) // the entry after the last starts a record, or there is none
-		}
-		if empty&(r|next) != 0 {
-			return 0, false
-		}
+	if !emptiesAlone(defs, reps, e, end) {
+		return 0, false
 	}
 	// The records start at the zero bits of the repetition levels: each
 	// from s to the next, or to end.
@@ -372,28 +357,16 @@ func (sc *sourceColumn) directValues(n int64, vals any) error {
 			return errDirectType(t, vals)
 		}
 		out, at := extend(*dst, n)
+		leValues(out[at:], v, 4, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
 		p = 4 * int(n)
-		if littleEndian {
-			copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out[at:]))), p), v)
-		} else {
-			for j := range out[at:] {
-				out[at+j] = math.Float32frombits(binary.LittleEndian.Uint32(v[4*j:]))
-			}
-		}
 		*dst = out
 	case *[]float64:
 		if t != Double || int64(len(v)) < 8*n {
 			return errDirectType(t, vals)
 		}
 		out, at := extend(*dst, n)
+		leValues(out[at:], v, 8, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
 		p = 8 * int(n)
-		if littleEndian {
-			copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out[at:]))), p), v)
-		} else {
-			for j := range out[at:] {
-				out[at+j] = math.Float64frombits(binary.LittleEndian.Uint64(v[8*j:]))
-			}
-		}
 		*dst = out
 	case func([]byte):
 		if t != String && t != Bytes {
@@ -455,6 +428,19 @@ func nextLong(v []byte) (int64, int) {
 		}
 	}
 	return avrobin.ConsumeLong(v)
+}
+
+// leValues sets out from the little-endian values of v, w bytes each: the
+// bytes copied where the machine is little-endian, else each decoded by
+// dec.
+func leValues[T float32 | float64](out []T, v []byte, w int, dec func([]byte) T) {
+	if littleEndian {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), w*len(out)), v)
+		return
+	}
+	for j := range out {
+		out[j] = dec(v[w*j:])
+	}
 }
 
 // littleEndian says whether the machine stores a float as the values area

@@ -920,23 +920,8 @@ func (sc *sourceColumn) fastTopArray(e, n int64) bool {
 	cr, c := sc.cr, sc.c
 	defs, reps, v, t := cr.defs, cr.reps, cr.values, cr.c.Type
 	first := e
-	for i := e &^ 63; i < n; i += 64 {
-		m := ^uint64(0)
-		if i < e {
-			m <<= e - i
-		}
-		if n-i < 64 {
-			m &= 1<<(n-i) - 1
-		}
-		empty := ^bitWord(defs, i) & m
-		r := bitWord(reps, i)
-		next := r>>1 | bitWord(reps, i+64)<<63
-		if n-i <= 64 {
-			next &^= 1 << (n - i - 1) // the last entry has none after it
-		}
-		if empty&(r|next) != 0 {
-			return false
-		}
+	if !emptiesAlone(defs, reps, e, n) {
+		return false
 	}
 	p := cr.pos
 	var items int64
@@ -1034,6 +1019,33 @@ func (sc *sourceColumn) fastTopArray(e, n int64) bool {
 	sc.e.b, sc.e.bit = out, 0
 	cr.pos, cr.nonNull = p, cr.nonNull+items
 	cr.entry, cr.row = cr.entry+(n-first), cr.row+(n-first)
+	return true
+}
+
+// emptiesAlone reports whether every entry from e to n (the end of a
+// block, or the start of a record) of definition level 0 has repetition
+// level 0 and so has the entry after it, of one-bit levels defs and reps,
+// looked at 64 entries at a time: an empty (or absent) array alone in its
+// record.
+func emptiesAlone(defs, reps []byte, e, n int64) bool {
+	for i := e &^ 63; i < n; i += 64 {
+		m := ^uint64(0)
+		if i < e {
+			m <<= e - i
+		}
+		if n-i < 64 {
+			m &= 1<<(n-i) - 1
+		}
+		empty := ^bitWord(defs, i) & m
+		r := bitWord(reps, i)
+		next := r>>1 | bitWord(reps, i+64)<<63
+		if n-i <= 64 {
+			next &^= 1 << (n - i - 1) // the entry after the last starts a record, or there is none
+		}
+		if empty&(r|next) != 0 {
+			return false
+		}
+	}
 	return true
 }
 
