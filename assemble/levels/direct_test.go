@@ -272,78 +272,10 @@ func TestDirectDamaged(t *testing.T) {
 	}
 }
 
-// BenchmarkDirect reads every leaf of 20,000 vec.Large records of a
-// Trevni 1 file (deflate) through its Source, by the direct route and by
-// the ColumnReaders over the version-2 blocks the Source makes.
-func BenchmarkDirect(b *testing.B) {
-	const rows = 20_000
-	var buf bytes.Buffer
-	rw, err := trevni1.NewRecordWriter(&buf, veclarge.Schema, &trevni1.WriterOptions{Codec: "deflate"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	g := veclarge.New()
-	var bin []byte
-	for i := range rows {
-		bin = g.Append(bin[:0], i)
-		if _, err := rw.WriteBinary(bin); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := rw.Close(); err != nil {
-		b.Fatal(err)
-	}
-	file := buf.Bytes()
-	segs := []levels.Segment{{First: 0, N: rows}}
-	for _, direct := range []bool{true, false} {
-		name := "direct"
-		if !direct {
-			name = "blocks"
-		}
-		b.Run(name, func(b *testing.B) {
-			*levels.NoDirect = !direct
-			defer func() { *levels.NoDirect = false }()
-			for b.Loop() {
-				rd1, err := trevni1.NewReader(bytes.NewReader(file), int64(len(file)), nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				src, err := trevni1.NewSource(rd1)
-				if err != nil {
-					b.Fatal(err)
-				}
-				rd, err := format.NewSourceReader(src, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				s, _ := schema.Parse(veclarge.Schema)
-				lay, err := layout.New(s, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				plan, err := levels.NewPlan(lay, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for li := range plan.Leaves {
-					lr, err := levels.NewReader(&plan.Leaves[li], func(c int) (*format.ColumnReader, error) { return rd.Values(c) })
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := lr.Read(context.Background(), segs, func(*levels.Run) error { return nil }); err != nil {
-						b.Fatal(err)
-					}
-					lr.Close()
-				}
-			}
-		})
-	}
-}
-
 // clmnFile writes n random rows of a CLMN file of an int, a long, a double
 // and a string column (strings of ASCII, or not, of up to 300 bytes) and
 // returns it with the Avro schema of its columns.
-func clmnFile(t *testing.T, r *rand.Rand, n int) ([]byte, string) {
+func clmnFile(t testing.TB, r *rand.Rand, n int) ([]byte, string) {
 	t.Helper()
 	cols := []clmn.Column{{Name: "i", Type: clmn.Int32}, {Name: "l", Type: clmn.Int64}, {Name: "d", Type: clmn.Float64}, {Name: "s", Type: clmn.String}}
 	var buf bytes.Buffer
@@ -454,5 +386,99 @@ func TestDirectCLMN(t *testing.T) {
 	}
 	if both == 0 {
 		t.Fatal("no damage found by either route")
+	}
+}
+
+// BenchmarkDirect reads every leaf of 20,000 vec.Large records of a
+// Trevni 1 file (deflate) through its Source, by the direct route and by
+// the ColumnReaders over the version-2 blocks the Source makes.
+func BenchmarkDirect(b *testing.B) {
+	const rows = 20_000
+	var buf bytes.Buffer
+	rw, err := trevni1.NewRecordWriter(&buf, veclarge.Schema, &trevni1.WriterOptions{Codec: "deflate"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := veclarge.New()
+	var bin []byte
+	for i := range rows {
+		bin = g.Append(bin[:0], i)
+		if _, err := rw.WriteBinary(bin); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := rw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	file := buf.Bytes()
+	benchLeaves(b, veclarge.Schema, rows, func() (format.Source, error) {
+		rd1, err := trevni1.NewReader(bytes.NewReader(file), int64(len(file)), nil)
+		if err != nil {
+			return nil, err
+		}
+		return trevni1.NewSource(rd1)
+	})
+}
+
+// BenchmarkDirectCLMN reads the four leaves of 50,000 random rows of a
+// CLMN file through its Source, by the direct route and by the
+// ColumnReaders over the Trevni 2 blocks the Source makes.
+func BenchmarkDirectCLMN(b *testing.B) {
+	const rows = 50_000
+	file, text := clmnFile(b, rand.New(rand.NewPCG(1, 2)), rows)
+	benchLeaves(b, text, rows, func() (format.Source, error) {
+		rd, err := clmn.NewReader(bytes.NewReader(file), int64(len(file)), nil)
+		if err != nil {
+			return nil, err
+		}
+		return clmn.NewSource(rd, nil)
+	})
+}
+
+// benchLeaves reads every leaf of the rows of the Source open makes,
+// whose records are of schema text, by the direct route and not.
+func benchLeaves(b *testing.B, text string, rows int64, open func() (format.Source, error)) {
+	s, err := schema.Parse(text)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lay, err := layout.New(s, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	plan, err := levels.NewPlan(lay, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	segs := []levels.Segment{{First: 0, N: rows}}
+	for _, direct := range []bool{true, false} {
+		name := "direct"
+		if !direct {
+			name = "blocks"
+		}
+		b.Run(name, func(b *testing.B) {
+			*levels.NoDirect = !direct
+			defer func() { *levels.NoDirect = false }()
+			for b.Loop() {
+				src, err := open()
+				if err != nil {
+					b.Fatal(err)
+				}
+				rd, err := format.NewSourceReader(src, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for li := range plan.Leaves {
+					lr, err := levels.NewReader(&plan.Leaves[li], func(c int) (*format.ColumnReader, error) { return rd.Values(c) })
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := lr.Read(context.Background(), segs, func(*levels.Run) error { return nil }); err != nil {
+						b.Fatal(err)
+					}
+					lr.Close()
+				}
+			}
+		})
 	}
 }
