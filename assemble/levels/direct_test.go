@@ -334,8 +334,8 @@ func clmnReads(t *testing.T, file []byte, text string, size int, segs []levels.S
 func TestDirectCLMN(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 3))
 	both := 0
-	for iter := range 30 {
-		n := []int{1, 7, 500, 5000}[iter%4]
+	for iter := range 16 {
+		n := []int{1, 7, 500, 2000}[iter%4]
 		file, text := clmnFile(t, r, n)
 		size := []int{1, 100, 0}[iter%3]
 		for _, segs := range directSegments(n) {
@@ -359,7 +359,7 @@ func TestDirectCLMN(t *testing.T) {
 		if n < 500 {
 			continue
 		}
-		for range 10 {
+		for range 8 {
 			bad := bytes.Clone(file)
 			at := r.IntN(len(bad))
 			bad[at] ^= byte(1 + r.IntN(255))
