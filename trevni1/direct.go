@@ -322,36 +322,18 @@ func (sc *sourceColumn) directValues(n int64, vals any) error {
 		if t != Long {
 			return errDirectType(t, vals)
 		}
-		out, at := extend(*dst, n)
-		for j := range out[at:] {
-			x, k := nextLong(v[p:])
-			if k < 0 {
-				*dst = out[:at+j]
-				return valuesErr(k)
-			}
-			out[at+j] = x
-			p += k
+		var err error
+		if p, err = varints(dst, v, n, t); err != nil {
+			return err
 		}
-		*dst = out
 	case *[]int32:
 		if t != Int {
 			return errDirectType(t, vals)
 		}
-		out, at := extend(*dst, n)
-		for j := range out[at:] {
-			x, k := nextLong(v[p:])
-			if k < 0 {
-				*dst = out[:at+j]
-				return valuesErr(k)
-			}
-			if x != int64(int32(x)) {
-				*dst = out[:at+j]
-				return fmt.Errorf("%w: %s value %d out of range", ErrFormat, t, x)
-			}
-			out[at+j] = int32(x)
-			p += k
+		var err error
+		if p, err = varints(dst, v, n, t); err != nil {
+			return err
 		}
-		*dst = out
 	case *[]float32:
 		if t != Float || int64(len(v)) < 4*n {
 			return errDirectType(t, vals)
@@ -400,6 +382,29 @@ func (sc *sourceColumn) directValues(n int64, vals any) error {
 // of type t as vals (a caller's mistake, or a values area too short).
 func errDirectType(t Type, vals any) error {
 	return fmt.Errorf("%w: %s values read as %T, or too few of them", ErrFormat, t, vals)
+}
+
+// varints appends the n zig-zag varints that start values area v, of
+// type t, to *dst, checking each as readValue does, and returns the bytes
+// they take.
+func varints[T int32 | int64](dst *[]T, v []byte, n int64, t Type) (int, error) {
+	out, at := extend(*dst, n)
+	p := 0
+	for j := range out[at:] {
+		x, k := nextLong(v[p:])
+		if k < 0 {
+			*dst = out[:at+j]
+			return p, valuesErr(k)
+		}
+		if x != int64(T(x)) {
+			*dst = out[:at+j]
+			return p, fmt.Errorf("%w: %s value %d out of range", ErrFormat, t, x)
+		}
+		out[at+j] = T(x)
+		p += k
+	}
+	*dst = out
+	return p, nil
 }
 
 // extend returns s lengthened by n and its length before.
