@@ -17,6 +17,11 @@
 // text). A [Reader] reads a leaf's columns into a [Run] and hands each
 // run to a sink: Parquet column chunks are written from them
 // (trevniparquet's Write), as Arrow arrays can be built from them.
+// Where a leaf's columns are those of a format.Source that hands them
+// out in its own encoding (package trevni1's top-level fields, arrays and
+// ["null", T] unions of one-bit levels; every column of package clmn),
+// the reader takes their lengths and values from it, with no Trevni 2
+// block made and decoded between (the direct route, see direct.go).
 // A reader schema is resolved as Avro's resolution does: several
 // branches of a file's union read as one of the reader's are the [Alt]s
 // of the leaves beneath (each branch's columns read where the file takes
