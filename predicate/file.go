@@ -51,6 +51,7 @@ func FileStats(rd *format.Reader, col int, opts *FileStatsOptions) (*ColumnStats
 		if cs.Blocks = stats.FromFirstValues(stats.Type(meta.Type), rows, firsts); cs.Blocks == nil {
 			return nil, nil
 		}
+		cs.Assumed = true // sorted is assumed, not promised
 		return cs, nil
 	}
 	cs.Blocks = c.Blocks
@@ -60,7 +61,8 @@ func FileStats(rd *format.Reader, col int, opts *FileStatsOptions) (*ColumnStats
 // FileRanges returns the runs of rd's rows that may hold a record
 // satisfying p, judged by the block statistics FileStats reads (without
 // the value index): a column whose statistics are missing or unusable
-// lets every block match.
+// lets every block match, and proves none. Runs marked All are proven to
+// match on every row (see Ranges).
 func (p *Predicate) FileRanges(rd *format.Reader) []Range {
 	return p.Ranges(rd.RowCount(), func(col int) *ColumnStats {
 		cs, _ := FileStats(rd, col, nil)
