@@ -21,7 +21,7 @@ import (
 // each candidate row before the main reader assembles it.
 type filter struct {
 	p       *predicate.Predicate
-	ranges  []predicate.Range
+	ranges  []predicate.Run
 	ri      int         // the first range that may hold rows at or after the main reader's row
 	ev      *AvroReader // reads the predicate's fields, as records of the file's schema
 	next    int64       // the next row to evaluate
@@ -56,7 +56,7 @@ type ScanReport struct {
 	// of the file.
 	BytesRead, FileSize int64
 	// RowsProven is the number of rows of RowsScanned that the block
-	// statistics proved to satisfy the filter (predicate.Range.All): they
+	// statistics proved to satisfy the filter (predicate.Run.All): they
 	// were taken without reading the filter's columns.
 	RowsProven int64
 }
@@ -82,7 +82,7 @@ func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *la
 		return nil, err
 	}
 	f := &filter{p: p}
-	f.ranges = p.FileRanges(rd)
+	f.ranges = p.FileRuns(rd)
 	eo := &Options{Fields: p.Fields(), Layout: o.Layout, lenient: true}
 	if onReader {
 		// Records of the reader schema: its defaults, promotions and

@@ -73,10 +73,10 @@ func TestAllMatch(t *testing.T) {
 	}
 }
 
-// Ranges marks All the runs whose statistics prove every row, but never
+// Runs marks All the runs whose statistics prove every row, but never
 // from statistics that are only assumed (a sorted value index), and keeps
 // proven and unproven runs apart.
-func TestRangesAll(t *testing.T) {
+func TestRunsAll(t *testing.T) {
 	s, l := orders(t)
 	col, b := blockOf(t, l, "id", 4, func(a *stats.Accumulator) {
 		for range 4 {
@@ -94,18 +94,18 @@ func TestRangesAll(t *testing.T) {
 	}
 	for _, assumed := range []bool{false, true} {
 		cs := &ColumnStats{FirstRows: []int64{0, 4, 8}, Blocks: []stats.Block{b, low, b}, Assumed: assumed}
-		got := fmt.Sprint(p.Ranges(12, func(c int) *ColumnStats {
+		got := fmt.Sprint(p.Runs(12, func(c int) *ColumnStats {
 			if c == col {
 				return cs
 			}
 			return nil
 		}))
-		want := "[{0 4 true} {4 4 false} {8 4 true}]"
+		want := "[{{0 4} true} {{4 4} false} {{8 4} true}]"
 		if assumed {
-			want = "[{0 12 false}]"
+			want = "[{{0 12} false}]"
 		}
 		if got != want {
-			t.Errorf("Ranges(id >= 3), assumed %v = %s, want %s", assumed, got, want)
+			t.Errorf("Runs(id >= 3), assumed %v = %s, want %s", assumed, got, want)
 		}
 	}
 }

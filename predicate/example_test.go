@@ -35,18 +35,21 @@ func Example() {
 	}
 	col, _ := stats.Decode(acc.Encode()) // as stored under stats.MetaKey
 	cs := &predicate.ColumnStats{FirstRows: []int64{0, 3000, 6000}, Blocks: col.Blocks}
-	fmt.Println("rows to read:", p.Ranges(9000, func(c int) *predicate.ColumnStats {
+	column := func(c int) *predicate.ColumnStats {
 		if c == 1 { // the amount column
 			return cs
 		}
 		return nil
-	}))
+	}
+	fmt.Println("rows to read:", p.Ranges(9000, column))
+	fmt.Println("runs:", p.Runs(9000, column))
 
 	_, err = predicate.Compile("amount > 'x'", s, l)
 	fmt.Println(err)
 	// Output:
 	// record matches: true
-	// rows to read: [{3000 3000 false} {6000 3000 true}]
+	// rows to read: [{3000 6000}]
+	// runs: [{{3000 3000} false} {{6000 3000} true}]
 	// amount: a double field needs a number at offset 9
 	//   amount > 'x'
 	//            ^

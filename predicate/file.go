@@ -61,11 +61,20 @@ func FileStats(rd *format.Reader, col int, opts *FileStatsOptions) (*ColumnStats
 // FileRanges returns the runs of rd's rows that may hold a record
 // satisfying p, judged by the block statistics FileStats reads (without
 // the value index): a column whose statistics are missing or unusable
-// lets every block match, and proves none. Runs marked All are proven to
-// match on every row (see Ranges).
+// lets every block match.
 func (p *Predicate) FileRanges(rd *format.Reader) []Range {
-	return p.Ranges(rd.RowCount(), func(col int) *ColumnStats {
+	return p.Ranges(rd.RowCount(), p.fileStats(rd))
+}
+
+// FileRuns is FileRanges with the runs the statistics prove marked (see
+// Runs): a column whose statistics are missing or unusable proves none.
+func (p *Predicate) FileRuns(rd *format.Reader) []Run {
+	return p.Runs(rd.RowCount(), p.fileStats(rd))
+}
+
+func (p *Predicate) fileStats(rd *format.Reader) func(col int) *ColumnStats {
+	return func(col int) *ColumnStats {
 		cs, _ := FileStats(rd, col, nil)
 		return cs
-	})
+	}
 }

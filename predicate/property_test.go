@@ -242,7 +242,7 @@ func TestPruningNeverDropsAMatch(t *testing.T) {
 				}
 			}
 			for _, useMissing := range []bool{false, true} {
-				rs := p.Ranges(int64(nrec), func(col int) *ColumnStats {
+				rs := p.Runs(int64(nrec), func(col int) *ColumnStats {
 					if useMissing && missing[col] {
 						return nil
 					}

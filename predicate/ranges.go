@@ -6,12 +6,18 @@ import (
 	"github.com/trevni-go/trevni/format/stats"
 )
 
-// Range is a run of rows: Rows rows starting at First. All reports that
-// the statistics prove the predicate TRUE on every row of the run, so that
-// a reader may take them without evaluating it (see Predicate.AllMatch).
+// Range is a run of rows: Rows rows starting at First.
 type Range struct {
 	First, Rows int64
-	All         bool
+}
+
+// Run is a Range of rows that may satisfy a predicate, as Runs returns
+// them. All reports that the statistics prove the predicate TRUE on every
+// row of the run, so that a reader may take them without evaluating it
+// (see Predicate.AllMatch).
+type Run struct {
+	Range
+	All bool
 }
 
 // ColumnStats is one column's statistics as a reader finds them: the first
@@ -31,14 +37,28 @@ type ColumnStats struct {
 // first rows rows that may hold a record satisfying the predicate; every
 // other row is proven not to. column gives the statistics of a column of
 // Columns, or nil where there are none (every block of such a column may
-// match). A run is marked All where the statistics prove that every one of
-// its rows satisfies the predicate (AllMatch); adjacent runs are joined
-// when both or neither are.
+// match). Adjacent runs are joined. It is Runs without telling which runs
+// are proven.
+func (p *Predicate) Ranges(rows int64, column func(col int) *ColumnStats) []Range {
+	var out []Range
+	for _, r := range p.Runs(rows, column) {
+		if n := len(out); n > 0 && out[n-1].First+out[n-1].Rows == r.First {
+			out[n-1].Rows += r.Rows
+		} else {
+			out = append(out, r.Range)
+		}
+	}
+	return out
+}
+
+// Runs returns the runs of rows Ranges returns, each marked All where the
+// statistics prove that every one of its rows satisfies the predicate
+// (AllMatch); adjacent runs are joined when both or neither are.
 //
 // The rows are cut wherever a block of one of Columns starts, so that
 // within a piece each column has one block, and each piece is tested with
 // MayMatch and AllMatch.
-func (p *Predicate) Ranges(rows int64, column func(col int) *ColumnStats) []Range {
+func (p *Predicate) Runs(rows int64, column func(col int) *ColumnStats) []Run {
 	if rows <= 0 {
 		return nil
 	}
@@ -59,7 +79,7 @@ func (p *Predicate) Ranges(rows int64, column func(col int) *ColumnStats) []Rang
 		}
 	}
 	sort.Slice(cuts, func(i, j int) bool { return cuts[i] < cuts[j] })
-	var out []Range
+	var out []Run
 	for i := 0; i+1 < len(cuts); i++ {
 		a, b := cuts[i], cuts[i+1]
 		if a == b {
@@ -90,7 +110,7 @@ func (p *Predicate) Ranges(rows int64, column func(col int) *ColumnStats) []Rang
 		if n := len(out); n > 0 && out[n-1].First+out[n-1].Rows == a && out[n-1].All == all {
 			out[n-1].Rows += b - a
 		} else {
-			out = append(out, Range{First: a, Rows: b - a, All: all})
+			out = append(out, Run{Range: Range{First: a, Rows: b - a}, All: all})
 		}
 	}
 	return out
