@@ -209,9 +209,14 @@ func NewAvroReader(rd *format.Reader, opts *Options) (*AvroReader, error) {
 			}
 			cr.SetReadAhead(false)
 			// A column the filter reads too is read once: the filter's
-			// reader is ahead, and this one copies its blocks.
+			// reader is ahead, and this one copies its blocks; where the
+			// statistics prove the filter it is behind, and copies this
+			// one's.
 			if ev := ar.filter.ev.cols[i]; ev != nil {
 				if err := cr.ShareBlocks(ev); err != nil {
+					return nil, err
+				}
+				if err := ev.ShareBlocks(cr); err != nil {
 					return nil, err
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/trevni-go/trevni/format"
@@ -20,11 +21,12 @@ import (
 // each candidate row before the main reader assembles it.
 type filter struct {
 	p       *predicate.Predicate
-	ranges  []predicate.Range
+	ranges  []predicate.Run
 	ri      int         // the first range that may hold rows at or after the main reader's row
 	ev      *AvroReader // reads the predicate's fields, as records of the file's schema
 	next    int64       // the next row to evaluate
 	scanned int64
+	proven  int64 // the rows of scanned that ranges marked All: taken unread
 
 	// The filter evaluated column by column (predicate.Columnar), when
 	// it applies: a run of rows at a time, within one block of each
@@ -43,7 +45,8 @@ const runRows = 4096
 // ScanReport says how much of a file an AvroReader read.
 type ScanReport struct {
 	// RowsScanned is the number of rows whose fields were read: the rows
-	// a filter was evaluated on, or without a filter the records read.
+	// a filter was evaluated on or that the statistics proved it holds
+	// on (RowsProven), or without a filter the records read.
 	RowsScanned int64
 	// RowsMatched is the number of records returned.
 	RowsMatched int64
@@ -52,6 +55,10 @@ type ScanReport struct {
 	// BytesRead is the sum of the columns' BytesRead; FileSize the size
 	// of the file.
 	BytesRead, FileSize int64
+	// RowsProven is the number of rows of RowsScanned that the block
+	// statistics proved to satisfy the filter (predicate.Run.All): they
+	// were taken without reading the filter's columns.
+	RowsProven int64
 }
 
 // ColumnScan is one column's part of a ScanReport.
@@ -75,7 +82,7 @@ func newFilter(rd *format.Reader, src string, fileSchema *schema.Schema, lay *la
 		return nil, err
 	}
 	f := &filter{p: p}
-	f.ranges = p.FileRanges(rd)
+	f.ranges = p.FileRuns(rd)
 	eo := &Options{Fields: p.Fields(), Layout: o.Layout, lenient: true}
 	if onReader {
 		// Records of the reader schema: its defaults, promotions and
@@ -142,6 +149,11 @@ func (ar *AvroReader) findRun() (int64, error) {
 				return 0, io.EOF
 			}
 			continue
+		}
+		if rg.All {
+			f.scanned++
+			f.proven++
+			return row, nil
 		}
 		if row >= f.selFirst && row < f.selFirst+int64(len(f.sel)) {
 			end := min(f.selFirst+int64(len(f.sel)), stop)
@@ -400,6 +412,11 @@ func (ar *AvroReader) findMatch() (int64, error) {
 			f.next = row
 			return 0, io.EOF
 		}
+		if f.ranges[f.ri].All {
+			f.scanned++
+			f.proven++
+			return row, nil
+		}
 		if f.ev.row != row {
 			if err := f.ev.SeekRow(row); err != nil {
 				return 0, err
@@ -444,8 +461,9 @@ func (ar *AvroReader) Count(ctx context.Context) (int64, error) {
 			if err != nil {
 				return n, err
 			}
-			n++
-			ar.filter.next = row + 1
+			k := ar.matchRun(row, math.MaxInt64)
+			n += k
+			ar.filter.next = row + k
 		}
 	}
 	ar.row = max(ar.row, ar.end) // the output columns stay behind: SeekRow repositions them
@@ -481,6 +499,62 @@ func (ar *AvroReader) NextMatch() (int64, error) {
 		ar.limit--
 	}
 	return row, nil
+}
+
+// NextMatches is NextMatch for a run of records: it returns the number of
+// the next record that satisfies the filter and how many records from it
+// on, at least 1 and at most most, all satisfy it (those of a run of rows
+// the statistics prove, or of a run the filter evaluated together), and
+// moves the reader past them; io.EOF when none is left or the limit is
+// reached. levels.Selector takes its matches from it.
+func (ar *AvroReader) NextMatches(most int64) (int64, int64, error) {
+	if ar.filter == nil {
+		return 0, 0, fmt.Errorf("assemble: NextMatches without Options.Filter")
+	}
+	if ar.limit == 0 {
+		return 0, 0, io.EOF
+	}
+	row, err := ar.findMatch()
+	if err != nil {
+		return 0, 0, err
+	}
+	if ar.limit > 0 {
+		most = min(most, ar.limit)
+	}
+	n := ar.matchRun(row, most)
+	ar.filter.next = row + n
+	ar.returned += n
+	ar.counted += n
+	if ar.limit > 0 {
+		ar.limit -= n
+	}
+	return row, n, nil
+}
+
+// matchRun returns how many rows from row, a match findMatch has just
+// returned and counted, on satisfy the filter, at most most and at least
+// 1: the rest of its range where the statistics prove it, or of its
+// evaluated run's consecutive matches; it counts the rows after the first
+// as scanned.
+func (ar *AvroReader) matchRun(row, most int64) int64 {
+	f := ar.filter
+	n := int64(1)
+	if f.ri < len(f.ranges) {
+		if rg := f.ranges[f.ri]; rg.All && row >= rg.First && row < rg.First+rg.Rows {
+			n = min(rg.First+rg.Rows, ar.end) - row
+			f.proven += max(0, min(n, most)-1)
+		} else if f.col != nil && row >= f.selFirst && row < f.selFirst+int64(len(f.sel)) {
+			end := min(f.selFirst+int64(len(f.sel)), rg.First+rg.Rows, ar.end)
+			sel := f.sel[row-f.selFirst : end-f.selFirst]
+			if i := slices.Index(sel, false); i >= 0 {
+				sel = sel[:i]
+			}
+			n = int64(len(sel))
+		}
+	}
+	n = max(1, min(n, most))
+	f.scanned += n - 1
+	return n
 }
 
 // advanceTo moves the columns read for output from ar.row to row: by
@@ -528,7 +602,7 @@ func (ar *AvroReader) Report() ScanReport {
 	r := ScanReport{FileSize: ar.rd.Size(), RowsScanned: ar.returned, RowsMatched: ar.returned}
 	readers := [][]*format.ColumnReader{ar.cols}
 	if ar.filter != nil {
-		r.RowsScanned = ar.filter.scanned
+		r.RowsScanned, r.RowsProven = ar.filter.scanned, ar.filter.proven
 		if ar.counted > 0 && ar.returned == ar.counted {
 			readers = nil // only counted: the output columns were never read
 		}

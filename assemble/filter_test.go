@@ -44,6 +44,7 @@ func newExprs(t *testing.T, r *rand.Rand, s *schema.Schema, recs []any) (*predra
 // that filters both kept and dropped rows, and that blocks were skipped.
 type filterTally struct {
 	exprs, matched, dropped, skipped, pruned int
+	proven                                   int64 // rows the statistics proved to match (ScanReport.RowsProven)
 }
 
 // checkFilter reads the file unfiltered, filters its records by brute
@@ -133,6 +134,7 @@ func checkFilter(t *testing.T, file []byte, r *rand.Rand, n int, tally *filterTa
 		if rep.RowsScanned < int64(len(natives)) {
 			tally.pruned++
 		}
+		tally.proven += rep.RowsProven
 		tally.exprs++
 		tally.matched += len(want)
 		tally.dropped += len(natives) - len(want)
@@ -198,6 +200,9 @@ func TestPropertyFilterNeverDropsAMatch(t *testing.T) {
 		if tl.matched == 0 || tl.dropped == 0 || tl.skipped == 0 || tl.pruned == 0 {
 			t.Fatalf("the filters never kept, dropped or skipped: %+v", tl)
 		}
+	}
+	if tally.proven == 0 {
+		t.Fatalf("the statistics never proved a filter: %+v", tally)
 	}
 }
 

@@ -110,8 +110,20 @@
 // A map lookup is judged by the statistics of the map's values (all keys'),
 // which bound the value of any one key.
 //
+// AllMatch judges the other way: it is true only when the statistics prove
+// the expression TRUE on every row of the run, so that a reader may take
+// the rows without evaluating it. Besides TRUE and FALSE it tracks whether
+// a row could be UNKNOWN, which does not match: a comparison is proven only
+// where the value counts show a value in every row (no NULL), AND where
+// both sides are proven, OR where one is (TRUE OR UNKNOWN is TRUE), NOT
+// where its operand is proven FALSE; a block holding NaN proves no
+// comparison but !=; IN only where every value equals one literal; a path
+// through an array is proven only for a top-level array of simple values
+// whose every element compares true and whose arrays are all non-empty;
+// map lookups and other paths through arrays or maps never are.
+//
 // Ranges applies MayMatch to a whole file's blocks and returns the runs of
-// rows a reader must read. Bound to a reader schema (BindWith with
+// rows a reader must read; Runs also marks those that AllMatch proves. Bound to a reader schema (BindWith with
 // BindOptions.FileColumn), a field the reader schema adds, or whose values
 // are converted on reading, has no statistics: every block may match.
 package predicate

@@ -441,9 +441,11 @@ type StatsFunc func(col int) (b *stats.Block, firstRow int64, ok bool)
 
 // outcomes over-approximates the truth values an expression can take on
 // the rows of a range: t is false only when no row can make it TRUE, f
-// only when no row can make it FALSE. UNKNOWN need not be tracked: in
-// three-valued logic, AND, OR and NOT never turn it into TRUE or FALSE.
-type outcomes struct{ t, f bool }
+// only when no row can make it FALSE, u only when no row can make it
+// UNKNOWN. MayMatch needs t alone (AND, OR and NOT never turn UNKNOWN into
+// TRUE); AllMatch needs f and u, since a row where the expression is
+// UNKNOWN does not match.
+type outcomes struct{ t, f, u bool }
 
 type pruneEnv struct {
 	first, rows int64
@@ -474,19 +476,36 @@ func (p *Predicate) MayMatch(firstRow, rows int64, get StatsFunc) bool {
 	return p.root.prune(&pruneEnv{first: firstRow, rows: rows, get: get}).t
 }
 
+// AllMatch reports whether every row among rows rows starting at firstRow
+// satisfies the predicate, judging from the statistics get gives: true
+// only when they prove that no row can make it FALSE or UNKNOWN, so that a
+// reader may take the rows without evaluating it. A missing statistic, a
+// NULL the counts do not rule out, a NaN, and every doubt make it false.
+func (p *Predicate) AllMatch(firstRow, rows int64, get StatsFunc) bool {
+	if rows <= 0 {
+		return false
+	}
+	o := p.root.prune(&pruneEnv{first: firstRow, rows: rows, get: get})
+	return !o.f && !o.u
+}
+
+// The three-valued connectives on outcomes. A row is UNKNOWN under AND
+// when one side is UNKNOWN and the other TRUE or UNKNOWN, under OR when
+// one side is UNKNOWN and the other FALSE or UNKNOWN: an expression proven
+// TRUE on every row makes an OR TRUE whatever the other side holds.
 func (n *andNode) prune(e *pruneEnv) outcomes {
 	l, r := n.l.prune(e), n.r.prune(e)
-	return outcomes{t: l.t && r.t, f: l.f || r.f}
+	return outcomes{t: l.t && r.t, f: l.f || r.f, u: l.u && (r.t || r.u) || r.u && (l.t || l.u)}
 }
 
 func (n *orNode) prune(e *pruneEnv) outcomes {
 	l, r := n.l.prune(e), n.r.prune(e)
-	return outcomes{t: l.t || r.t, f: l.f && r.f}
+	return outcomes{t: l.t || r.t, f: l.f && r.f, u: l.u && (r.f || r.u) || r.u && (l.f || l.u)}
 }
 
 func (n *notNode) prune(e *pruneEnv) outcomes {
 	x := n.x.prune(e)
-	return outcomes{t: x.f, f: x.t}
+	return outcomes{t: x.f, f: x.t, u: x.u}
 }
 
 // presentRows returns how many rows of the range hold a (non-null) value of
@@ -515,6 +534,25 @@ func (t *target) presentRows(e *pruneEnv) (int64, bool) {
 	return n, true
 }
 
+// alwaysPresent reports whether the statistics prove that every row of the
+// range holds a value of a single-valued target's leaves (none is NULL):
+// their values count the rows when they cover exactly the range, or one
+// leaf's block, which covers the range, holds a value in each of its rows.
+func (t *target) alwaysPresent(e *pruneEnv) bool {
+	if len(t.records) > 0 {
+		return false
+	}
+	if n, known := t.presentRows(e); known && n == e.rows {
+		return true
+	}
+	for _, lf := range t.leaves {
+		if b, ok, _ := e.block(lf.col); ok && b.Rows > 0 && b.Values == b.Rows {
+			return true
+		}
+	}
+	return false
+}
+
 // mayBePresent reports whether some row of the range may hold a non-null
 // value of the target.
 func (t *target) mayBePresent(e *pruneEnv) bool {
@@ -534,6 +572,7 @@ func (t *target) mayBePresent(e *pruneEnv) bool {
 	return false
 }
 
+// IS NULL and IS NOT NULL are never UNKNOWN.
 func (n *nullNode) prune(e *pruneEnv) outcomes {
 	if !n.t.single {
 		return outcomes{t: true, f: true}
@@ -549,6 +588,9 @@ func (n *nullNode) prune(e *pruneEnv) outcomes {
 }
 
 func (n *cmpNode) prune(e *pruneEnv) outcomes {
+	if n.t.topArray() {
+		return n.pruneArray(e)
+	}
 	var o outcomes
 	for k := range n.t.leaves {
 		lf := &n.t.leaves[k]
@@ -564,10 +606,43 @@ func (n *cmpNode) prune(e *pruneEnv) outcomes {
 		o.t, o.f = o.t || t, o.f || f
 	}
 	if !n.t.single {
-		// A row with no value at all is FALSE.
-		o.f = true
+		// A row with no value at all is FALSE; a NULL among its values
+		// (a missing map key, a null element) may make it UNKNOWN.
+		o.f, o.u = true, true
+	} else {
+		// A row without a value (a null, a union branch without the
+		// path) is UNKNOWN.
+		o.u = !n.t.alwaysPresent(e)
 	}
 	return o
+}
+
+// topArray reports whether the target is a top-level field holding an
+// array of simple values: one leaf, whose column holds each row's length
+// before its elements, none of them null.
+func (t *target) topArray() bool {
+	w := t.walk
+	return len(t.leaves) == 1 && len(t.records) == 0 && w != nil && w.kind == walkField &&
+		w.next != nil && w.next.kind == walkArray && w.next.next != nil && w.next.next.kind == walkLeaf
+}
+
+// pruneArray judges a comparison on a top-level array of simple values
+// (any element): TRUE where an element compares true, else FALSE (also for
+// an empty array), never UNKNOWN. It is TRUE on every row when every
+// element compares true and no row's array is empty (the block's lengths
+// all non-zero).
+func (n *cmpNode) pruneArray(e *pruneEnv) outcomes {
+	lf := &n.t.leaves[0]
+	b, ok, _ := e.block(lf.col)
+	if !ok {
+		return outcomes{t: true, f: true}
+	}
+	if b.Values == 0 {
+		return outcomes{f: true}
+	}
+	t, f := leafOutcomes(n.op, n.lits[0], lf, b)
+	empty := b.Lengths == 0 || b.NonEmpty != b.Lengths
+	return outcomes{t: t, f: f || empty}
 }
 
 // leafOutcomes tells whether a value within b's bounds can make the

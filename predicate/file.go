@@ -51,6 +51,7 @@ func FileStats(rd *format.Reader, col int, opts *FileStatsOptions) (*ColumnStats
 		if cs.Blocks = stats.FromFirstValues(stats.Type(meta.Type), rows, firsts); cs.Blocks == nil {
 			return nil, nil
 		}
+		cs.Assumed = true // sorted is assumed, not promised
 		return cs, nil
 	}
 	cs.Blocks = c.Blocks
@@ -62,8 +63,18 @@ func FileStats(rd *format.Reader, col int, opts *FileStatsOptions) (*ColumnStats
 // the value index): a column whose statistics are missing or unusable
 // lets every block match.
 func (p *Predicate) FileRanges(rd *format.Reader) []Range {
-	return p.Ranges(rd.RowCount(), func(col int) *ColumnStats {
+	return p.Ranges(rd.RowCount(), p.fileStats(rd))
+}
+
+// FileRuns is FileRanges with the runs the statistics prove marked (see
+// Runs): a column whose statistics are missing or unusable proves none.
+func (p *Predicate) FileRuns(rd *format.Reader) []Run {
+	return p.Runs(rd.RowCount(), p.fileStats(rd))
+}
+
+func (p *Predicate) fileStats(rd *format.Reader) func(col int) *ColumnStats {
+	return func(col int) *ColumnStats {
 		cs, _ := FileStats(rd, col, nil)
 		return cs
-	})
+	}
 }

@@ -141,7 +141,7 @@ func TestPruningNeverDropsAMatch(t *testing.T) {
 	if testing.Short() {
 		seeds = 60
 	}
-	var ranges, pruned, matchedRanges, rowsSkipped, rowsTotal int
+	var ranges, pruned, matchedRanges, rowsSkipped, rowsTotal, proven, provenRows int
 	for seed := uint64(0); seed < uint64(seeds); seed++ {
 		g := avrorand.New(seed, avrorand.Options{MaxDepth: 3, MaxFields: 5, MaxBranches: 4, MaxLen: 4})
 		text := g.Schema()
@@ -242,7 +242,7 @@ func TestPruningNeverDropsAMatch(t *testing.T) {
 				}
 			}
 			for _, useMissing := range []bool{false, true} {
-				rs := p.Ranges(int64(nrec), func(col int) *ColumnStats {
+				rs := p.Runs(int64(nrec), func(col int) *ColumnStats {
 					if useMissing && missing[col] {
 						return nil
 					}
@@ -257,6 +257,13 @@ func TestPruningNeverDropsAMatch(t *testing.T) {
 					end = r.First + r.Rows
 					for x := r.First; x < end; x++ {
 						in[x] = true
+						if r.All && !match[x] {
+							t.Fatalf("seed %d: %s\nschema %s\nrow %d does not match but Ranges %v prove it does (missing stats: %v)",
+								seed, src, text, x, rs, useMissing)
+						}
+					}
+					if r.All {
+						provenRows += int(r.Rows)
 					}
 				}
 				for r := range match {
@@ -281,6 +288,15 @@ func TestPruningNeverDropsAMatch(t *testing.T) {
 						any = any || match[r]
 					}
 					ranges++
+					if p.AllMatch(sp.a, sp.b-sp.a, get) {
+						proven++
+						for r := sp.a; r < sp.b; r++ {
+							if !match[r] {
+								t.Fatalf("seed %d: %s\nschema %s\nrows [%d, %d) were proven to match but row %d does not (missing stats: %v)",
+									seed, src, text, sp.a, sp.b, r, useMissing)
+							}
+						}
+					}
 					may := p.MayMatch(sp.a, sp.b-sp.a, get)
 					if any {
 						matchedRanges++
@@ -296,8 +312,12 @@ func TestPruningNeverDropsAMatch(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d ranges, %d with a match, %d pruned; Ranges skipped %d rows of %d", ranges, matchedRanges, pruned, rowsSkipped, rowsTotal)
+	t.Logf("%d ranges, %d with a match, %d pruned, %d proven to match; Ranges skipped %d rows of %d and proved %d",
+		ranges, matchedRanges, pruned, proven, rowsSkipped, rowsTotal, provenRows)
 	if pruned < ranges/10 {
 		t.Errorf("only %d of %d ranges pruned: statistics are not used", pruned, ranges)
+	}
+	if proven < matchedRanges/10 || provenRows == 0 {
+		t.Errorf("only %d of %d ranges with a match proven to match, %d rows of Ranges: the proof is not used", proven, matchedRanges, provenRows)
 	}
 }

@@ -33,8 +33,11 @@ func blockOf(t *testing.T, l *layout.Layout, col string, rows int64, add func(a 
 	return 0, stats.Block{}
 }
 
-// Named cases of MayMatch on one block of 3 rows.
-func TestMayMatch(t *testing.T) {
+// threeRows returns the orders schema and the statistics of one block of
+// 3 rows of some of its columns: amount 10, 4500 and NaN; id 5 three
+// times; note a long string, null and "abc"; region US, US, ASIA; ship
+// present in every row; tags ["b"], ["b", "c"], ["d"].
+func threeRows(t *testing.T) (*schema.Schema, *layout.Layout, StatsFunc) {
 	s, l := orders(t)
 	blocks := map[int]stats.Block{}
 	put := func(col string, add func(a *stats.Accumulator)) {
@@ -52,10 +55,24 @@ func TestMayMatch(t *testing.T) {
 	})
 	put("region", func(a *stats.Accumulator) { a.AddInt(1); a.AddInt(1); a.AddInt(2) })
 	put("ship/Ship", func(a *stats.Accumulator) { a.AddLength(1); a.AddLength(1); a.AddLength(1) })
-	get := func(col int) (*stats.Block, int64, bool) {
+	put("tags[]", func(a *stats.Accumulator) {
+		a.AddLength(1)
+		a.AddString("b")
+		a.AddLength(2)
+		a.AddString("b")
+		a.AddString("c")
+		a.AddLength(1)
+		a.AddString("d")
+	})
+	return s, l, func(col int) (*stats.Block, int64, bool) {
 		b, ok := blocks[col]
 		return &b, 0, ok
 	}
+}
+
+// Named cases of MayMatch on one block of 3 rows.
+func TestMayMatch(t *testing.T) {
+	s, l, get := threeRows(t)
 	for expr, want := range map[string]bool{
 		"amount > 4500":                  false, // the Columna query
 		"amount >= 4500":                 true,
