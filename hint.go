@@ -60,9 +60,9 @@ func (ds *Dataset) tableRoom(n int64) bool {
 // may stop early), and no read of them fetches past the range's last
 // block. Readers of a part's row ranges side by side thus each fetch their
 // own blocks only. A column's block table is fetched by the part's first
-// open that reads it, and shared by the others (sharedTables). HintRows may be called again for more rows. For a
-// local file, a part of another format than Trevni 2, or rows 0, it does
-// nothing.
+// open that reads it, and shared by the others (sharedTables). HintRows
+// may be called again for more rows. For a local file, a part of another
+// format than Trevni 2, or rows 0, it does nothing.
 func (f *File) HintRows(first, rows int64, columns []string) error {
 	if f.trevni == nil || rows <= 0 {
 		return nil
