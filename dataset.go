@@ -57,6 +57,7 @@ type Dataset struct {
 	schemaErr error          // why the parts' schema text does not parse
 	ra        bool           // opened on a caller's ReaderAt: parts[0] stays open
 	kept      atomic.Int64   // bytes of the parts' headers kept (Part.header)
+	tableMem  atomic.Int64   // bytes of the parts' block tables kept (Part.tables)
 }
 
 // Part is one file of a data set.
@@ -94,6 +95,10 @@ type Part struct {
 	// httpFile is an http(s) part's first open, which later ones reopen
 	// (hint.go's openURL).
 	httpFile remote.HTTPFile
+	// tables is the block tables of a Trevni 2 part, shared by its opens
+	// of version tablesVersion (hint.go's sharedTables).
+	tables        *format.SharedTables
+	tablesVersion string
 }
 
 // maxKeptHeader bounds the bytes of a remote part's header kept for its
@@ -517,6 +522,7 @@ func (p *Part) open(ctx context.Context, mode int) (*File, error) {
 		// on requests, overlapping their latency; a local part's only as
 		// the options ask, so that a read takes one core by default.
 		ro.ReadAhead = ro.ReadAhead || mode == openRecords && fetcher != nil
+		ro.Tables = p.sharedTables(version)
 		f.trevni, err = format.NewReader(cra, size, &ro)
 	case Trevni1:
 		o := trevni1.ReaderOptions{ImpalaBooleans: p.ds.opts.ImpalaBooleans}

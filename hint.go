@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/predicate"
 	"github.com/trevni-go/trevni/remote"
 )
@@ -17,6 +18,40 @@ import (
 // reopen the first (openURL): they ask the server for nothing, where each
 // asked for the size again (a HEAD).
 
+// The block tables of a Trevni 2 part are read once for all its opens
+// (format.SharedTables): a scan's units, each opening the part for its
+// rows, do not each fetch the tables of the columns they read (a remote
+// column's first window, 16 KiB, again and again). They are kept while
+// the data set is open, maxTableMem bytes of them at most for all its
+// parts (past that an open reads its own, as before).
+const maxTableMem = 32 << 20
+
+// sharedTables returns the part's block tables shared by its opens of the
+// version given (that of the first open to ask; "" for a local file and a
+// server that gives none, whose header the opens share too), nil for
+// another version.
+func (p *Part) sharedTables(version string) *format.SharedTables {
+	p.hmu.Lock()
+	defer p.hmu.Unlock()
+	if p.tables == nil {
+		p.tables = format.NewSharedTables(p.ds.tableRoom)
+		p.tablesVersion = version
+	}
+	if version != p.tablesVersion {
+		return nil
+	}
+	return p.tables
+}
+
+// tableRoom takes room for a block table of n bytes within maxTableMem.
+func (ds *Dataset) tableRoom(n int64) bool {
+	if ds.tableMem.Add(n) <= maxTableMem {
+		return true
+	}
+	ds.tableMem.Add(-n)
+	return false
+}
+
 // HintRows tells f that its next reads of the columns named (by their
 // names in the part's Trevni 2 columns, as Dataset.Columns lists them; nil
 // for every column) are of the rows [first, first+rows): a part read over
@@ -24,10 +59,10 @@ import (
 // each of the columns, in windows that grow as the reads go on (a reader
 // may stop early), and no read of them fetches past the range's last
 // block. Readers of a part's row ranges side by side thus each fetch their
-// own blocks only. What lies outside the blocks (a column's block table)
-// is fetched as before. HintRows may be called again for more rows. For a
-// local file, a part of another format than Trevni 2, or rows 0, it does
-// nothing.
+// own blocks only. A column's block table is fetched by the part's first
+// open that reads it, and shared by the others (sharedTables). HintRows
+// may be called again for more rows. For a local file, a part of another
+// format than Trevni 2, or rows 0, it does nothing.
 func (f *File) HintRows(first, rows int64, columns []string) error {
 	if f.trevni == nil || rows <= 0 {
 		return nil

@@ -49,7 +49,8 @@ func (l *rangeLog) take() (int, [][2]int64) {
 // part and hinting its own rows (File.HintRows): no unit's request for the
 // column's blocks runs past its range's last block, the column's blocks
 // are fetched once in all (but those holding rows of two units, and those
-// fetched with the block table), fewer bytes than without the hints,
+// fetched with the block table), the block table once for the four opens,
+// fewer bytes than without the hints,
 // the values are the file's, and the part's size is asked for once (the
 // data set's open), not once an open.
 func TestHintRowsFetchesTheRangesBlocksOnly(t *testing.T) {
@@ -149,6 +150,20 @@ func TestHintRowsFetchesTheRangesBlocksOnly(t *testing.T) {
 		t.Logf("hinted %v: %d bytes fetched for %d of column id's blocks (%d fetched more than once), file %d bytes", hinted, fetched, len(blocks), twice, len(data))
 		if hinted && twice > 0 {
 			t.Errorf("%d of column id's %d blocks fetched more than once", twice, len(blocks))
+		}
+		// In all, with the hints: the column's bytes, its block table
+		// fetched once for the four opens (format.SharedTables; its
+		// window of rangeWindow bytes may be fetched again by the first
+		// unit's hint), and a block holding rows of two units again.
+		last := blocks[len(blocks)-1]
+		column := last.Offset + int64(last.CompressedSize) + 4 - lf.trevni.ColumnStart(col)
+		var largest int64
+		for _, b := range blocks {
+			largest = max(largest, int64(b.CompressedSize)+4)
+		}
+		if bound := column + rangeWindow + (units-1)*largest; hinted && fetched > bound {
+			t.Errorf("%d bytes fetched for column id (%d bytes, blocks of %d at most): more than %d, its bytes, one window of its block table and a block a unit",
+				fetched, column, largest, bound)
 		}
 		if hinted {
 			hintedBytes = fetched

@@ -52,6 +52,10 @@ type ReaderOptions struct {
 	// remote) can fetch the column's bytes in a few large reads instead of
 	// one read per block. It must not call back into the Reader.
 	Prefetch func(off, n int64)
+	// Tables, when set, shares the columns' block tables with the other
+	// Readers of the same file opened with it (see SharedTables): a
+	// table one of them read is not read again.
+	Tables *SharedTables
 }
 
 // Reader reads a Trevni file. Opening it reads only the header; each column's
@@ -598,16 +602,36 @@ func (rd *Reader) table(i int) (*blockTable, error) {
 	if t := rd.tables[i]; t != nil {
 		return t, t.err
 	}
-	t := &blockTable{}
 	if rd.src != nil {
+		t := &blockTable{}
 		t.err = rd.sourceTable(i, t)
 		rd.tables[i] = t
 		return t, t.err
 	}
-	if rd.opts.Prefetch != nil {
-		rd.opts.Prefetch(rd.starts[i], rd.columnEnd(i)-rd.starts[i])
+	read := func() *blockTable {
+		if rd.opts.Prefetch != nil {
+			rd.opts.Prefetch(rd.starts[i], rd.columnEnd(i)-rd.starts[i])
+		}
+		t := &blockTable{}
+		t.err = rd.readTable(i, t)
+		return t
 	}
-	t.err = rd.readTable(i, t)
+	var t *blockTable
+	if rd.opts.Tables != nil {
+		st, shared := rd.opts.Tables.table(rd, i, read)
+		t = st
+		if shared {
+			// The descriptors are shared, not changed once read; the
+			// codec is this Reader's (its options may add codecs).
+			c := *st
+			if c.codec, c.err = rd.codecs.lookup(c.codecName); c.err != nil {
+				c.err = rd.colErr(i, -1, -1, c.err)
+			}
+			t = &c
+		}
+	} else {
+		t = read()
+	}
 	rd.tables[i] = t
 	return t, t.err
 }

@@ -77,6 +77,7 @@ func (rd *Reader) Slice(first, rows int64) (*Reader, error) {
 		tables:  make([]*blockTable, len(rd.cols)),
 	}
 	s.budget.Limit = rd.budget.Limit
+	s.opts.Tables = nil // its tables are its own, made below
 	for i := range rd.cols {
 		t, err := rd.table(i)
 		if err != nil {

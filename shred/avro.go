@@ -70,7 +70,7 @@ type AvroWriter struct {
 
 	// Scratch space for map entries, one per nesting depth, so that
 	// writing maps allocates nothing once it has grown.
-	maps [][]mapEntry
+	maps [][]MapEntry
 	// keepOrder is Options.KeepMapOrder; order and drop are scratch
 	// space for finding equal keys among entries kept in order.
 	keepOrder bool
@@ -206,7 +206,7 @@ func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 		entries := aw.mapScratch(depth)
 		for k := range m {
 			// The key's bytes, not copied: nothing writes to them.
-			entries = append(entries, mapEntry{key: unsafe.Slice(unsafe.StringData(k), len(k))})
+			entries = append(entries, MapEntry{Key: unsafe.Slice(unsafe.StringData(k), len(k))})
 		}
 		aw.maps[depth] = entries
 		entries, err := aw.writeMapKeys(n, entries, true, typemap.ErrValue)
@@ -214,8 +214,8 @@ func (aw *AvroWriter) put(n *layout.Node, v any, depth int) error {
 			return err
 		}
 		for _, e := range entries {
-			if err := aw.put(n.Items, m[string(e.key)], depth+1); err != nil {
-				return fieldpath.At(err, fieldpath.Key(string(e.key)))
+			if err := aw.put(n.Items, m[string(e.Key)], depth+1); err != nil {
+				return fieldpath.At(err, fieldpath.Key(string(e.Key)))
 			}
 		}
 		return nil

@@ -683,7 +683,7 @@ func (aw *AvroWriter) decodeMap(s *step, d *decoder, depth int) error {
 			if err != nil {
 				return err
 			}
-			entries = append(entries, mapEntry{key: k, value: d.pos})
+			entries = append(entries, MapEntry{Key: k, Value: d.pos})
 			if err := skip(n.Items, d); err != nil {
 				return fieldpath.At(err, fieldpath.Key(string(k)))
 			}
@@ -697,9 +697,9 @@ func (aw *AvroWriter) decodeMap(s *step, d *decoder, depth int) error {
 		return err
 	}
 	for _, e := range entries {
-		d.pos = e.value // the value, wherever it stands; d.pos is restored below
+		d.pos = e.Value // the value, wherever it stands; d.pos is restored below
 		if _, err := aw.run(s.items, d, depth+1, 1); err != nil {
-			return fieldpath.At(err, fieldpath.Key(string(e.key)))
+			return fieldpath.At(err, fieldpath.Key(string(e.Key)))
 		}
 	}
 	d.pos = end

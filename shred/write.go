@@ -20,18 +20,20 @@ import (
 // equal keys), and turn a value the column writer refuses (a string that
 // is not UTF-8) into an error at that value, through the methods below.
 
-// mapEntry is one entry of a map about to be written: its key and, for
-// the binary path, the offset of its value's encoding.
-type mapEntry struct {
-	key   []byte
-	value int
+// A MapEntry is one entry of a map about to be written: its key's bytes
+// and where its value stands, in the caller's terms (for WriteBinary the
+// offset of the value's encoding, for a caller of Columnar the index of
+// the value in its own list of values).
+type MapEntry struct {
+	Key   []byte
+	Value int
 }
 
-func compareKeys(a, b mapEntry) int { return bytes.Compare(a.key, b.key) }
+func compareKeys(a, b MapEntry) int { return bytes.Compare(a.Key, b.Key) }
 
 // mapScratch returns the empty scratch list of map entries for maps at
 // depth, to be stored back in aw.maps once filled.
-func (aw *AvroWriter) mapScratch(depth int) []mapEntry {
+func (aw *AvroWriter) mapScratch(depth int) []MapEntry {
 	for len(aw.maps) <= depth {
 		aw.maps = append(aw.maps, nil)
 	}
@@ -48,34 +50,42 @@ func (aw *AvroWriter) mapScratch(depth int) []mapEntry {
 // is kept, as decoding into a map would (unique says there are none: the
 // keys of a Go map). notValid is the error that a key that is not UTF-8
 // wraps.
-func (aw *AvroWriter) writeMapKeys(n *layout.Node, entries []mapEntry, unique bool, notValid error) ([]mapEntry, error) {
-	kept := entries
-	switch {
-	case aw.keepOrder && !unique:
-		kept = aw.lastOfEqualKeys(entries)
-	default:
-		if !slices.IsSortedFunc(entries, compareKeys) {
-			slices.SortStableFunc(entries, compareKeys)
-		}
-		if !unique {
-			kept = entries[:0]
-			for i, e := range entries {
-				if i+1 < len(entries) && bytes.Equal(e.key, entries[i+1].key) {
-					continue
-				}
-				kept = append(kept, e)
-			}
-		}
-	}
+func (aw *AvroWriter) writeMapKeys(n *layout.Node, entries []MapEntry, unique bool, notValid error) ([]MapEntry, error) {
+	kept := aw.orderMapEntries(entries, unique)
 	if err := aw.length(n.Col, int64(len(kept))); err != nil {
 		return nil, err
 	}
 	for _, e := range kept {
-		if aw.w.WriteStringBytes(n.KeyCol, e.key); aw.w.Err() != nil {
-			return nil, fieldpath.At(aw.refused(notValid), fieldpath.Key(string(e.key)))
+		if aw.w.WriteStringBytes(n.KeyCol, e.Key); aw.w.Err() != nil {
+			return nil, fieldpath.At(aw.refused(notValid), fieldpath.Key(string(e.Key)))
 		}
 	}
 	return kept, nil
+}
+
+// orderMapEntries returns the entries of a map value that writeMapKeys
+// writes, in the order it writes them (see there), reordering and
+// reusing entries: sorted by key, stably, and of equal keys the last
+// kept; or, with Options.KeepMapOrder and entries that have an order
+// (unique is false), in the order given, of equal keys the last kept.
+func (aw *AvroWriter) orderMapEntries(entries []MapEntry, unique bool) []MapEntry {
+	if aw.keepOrder && !unique {
+		return aw.lastOfEqualKeys(entries)
+	}
+	if !slices.IsSortedFunc(entries, compareKeys) {
+		slices.SortStableFunc(entries, compareKeys)
+	}
+	if unique {
+		return entries
+	}
+	kept := entries[:0]
+	for i, e := range entries {
+		if i+1 < len(entries) && bytes.Equal(e.Key, entries[i+1].Key) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept
 }
 
 // lastOfEqualKeys returns entries, in their order, without those whose key
@@ -85,13 +95,13 @@ func (aw *AvroWriter) writeMapKeys(n *layout.Node, entries []mapEntry, unique bo
 // aw.order (by key, then position), and every entry followed in that order
 // by one of the same key is marked in aw.drop. Nothing is allocated once
 // the scratch lists have grown.
-func (aw *AvroWriter) lastOfEqualKeys(entries []mapEntry) []mapEntry {
+func (aw *AvroWriter) lastOfEqualKeys(entries []MapEntry) []MapEntry {
 	if len(entries) < 2 || len(entries) <= 8 && !anyEqualKeys(entries) {
 		return entries
 	}
 	aw.order = aw.order[:0]
 	for i, e := range entries {
-		aw.order = append(aw.order, keyAt{key: e.key, at: i})
+		aw.order = append(aw.order, keyAt{key: e.Key, at: i})
 	}
 	slices.SortFunc(aw.order, compareKeyAt)
 	aw.drop = slices.Grow(aw.drop[:0], len(entries))[:len(entries)]
@@ -130,10 +140,10 @@ func compareKeyAt(a, b keyAt) int {
 
 // anyEqualKeys reports whether two of entries have the same key, comparing
 // them pairwise (for a few entries).
-func anyEqualKeys(entries []mapEntry) bool {
+func anyEqualKeys(entries []MapEntry) bool {
 	for i := 1; i < len(entries); i++ {
 		for j := range i {
-			if bytes.Equal(entries[i].key, entries[j].key) {
+			if bytes.Equal(entries[i].Key, entries[j].Key) {
 				return true
 			}
 		}

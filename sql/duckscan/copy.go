@@ -218,7 +218,8 @@ func (b *copyBind) option(name, text string, null bool) error {
 
 // Where every column has a column writer (copycols.go), the sink writes
 // each chunk's vectors straight into the columns on DuckDB's thread, and
-// holds no rows. Otherwise (a MAP of VARCHAR keys) it writes records:
+// holds no rows. Otherwise (a type without a column writer: none of
+// those the COPY maps today) it writes records:
 // the sink hands each chunk, encoded, to a goroutine of its own that
 // writes it (the writer's shredding of the rows into columns), so that
 // DuckDB's pipeline (its scan, the sink's encoding of the next chunk) and
@@ -272,8 +273,9 @@ type copyState struct {
 // records started.
 func newCopyState(b *copyBind, w *trevni.Writer) (*copyState, error) {
 	st := &copyState{b: b, w: w}
-	root, fw := frontdoor.Shredder(w).Columnar()
-	cols, err := copyColumns(b.encs, root)
+	sh := frontdoor.Shredder(w)
+	root, fw := sh.Columnar()
+	cols, err := copyColumns(b.encs, root, sh)
 	switch {
 	case err == nil:
 		if err := fw.CheckRows(false); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/schema"
 	"github.com/trevni-go/trevni/schema/layout"
+	"github.com/trevni-go/trevni/shred"
 )
 
 // The copy function's columnar path: each chunk's vectors are written
@@ -27,7 +28,10 @@ import (
 // between. The encoders still bind the vectors, tell NULLs and encode the
 // values of the less common fixed-size types (decimals, UUIDs,
 // intervals...), whose Avro encoding is then written to the column as
-// the shredder would decode it.
+// the shredder would decode it. A MAP of VARCHAR keys has its entries
+// ordered by the shredder's own rule (shred.AvroWriter.OrderMapEntries:
+// sorted by key, the last of equal keys kept), so that its keys and values
+// come in the order the records would have them.
 
 // A colWriter writes the value of a row of a DuckDB vector, NULL or not,
 // into the columns of its layout node; its encoder binds the vector.
@@ -45,16 +49,28 @@ type valueWriter interface {
 var errNoColumns = errors.New("no column writer")
 
 // copyColumns returns the column writers of a COPY's columns, whose
-// encoders are encs and layout nodes the fields of root, or errNoColumns
-// when one of them has none (a MAP of VARCHAR keys, whose entries the
-// shredder sorts by key).
-func copyColumns(encs []encoder, root *layout.Node) ([]colWriter, error) {
+// encoders are encs and layout nodes the fields of root, the layout of
+// sh (shred.AvroWriter.Columnar), or errNoColumns when one of them has
+// none.
+func copyColumns(encs []encoder, root *layout.Node, sh *shred.AvroWriter) ([]colWriter, error) {
+	b := colBuilder{order: sh.OrderMapEntries}
+	return b.columns(encs, root)
+}
+
+// A colBuilder makes the column writers of a COPY; order is the
+// shredder's order of a map's entries.
+type colBuilder struct {
+	order func([]shred.MapEntry) []shred.MapEntry
+}
+
+// columns returns the column writers of encs, the fields of root.
+func (b colBuilder) columns(encs []encoder, root *layout.Node) ([]colWriter, error) {
 	if root.Kind != schema.Record || len(root.Fields) != len(encs) {
 		return nil, fmt.Errorf("the layout's root has %d fields for %d columns", len(root.Fields), len(encs))
 	}
 	cols := make([]colWriter, len(encs))
 	for i, e := range encs {
-		c, err := nullableWriter(e, root.Fields[i])
+		c, err := b.nullableWriter(e, root.Fields[i])
 		if err != nil {
 			return nil, err
 		}
@@ -66,7 +82,7 @@ func copyColumns(encs []encoder, root *layout.Node) ([]colWriter, error) {
 // nullableWriter returns the writer of the values of e as values of n,
 // the nullable type ["null", T] (putValue), a DuckDB UNION's union, or
 // null.
-func nullableWriter(e encoder, n *layout.Node) (colWriter, error) {
+func (b colBuilder) nullableWriter(e encoder, n *layout.Node) (colWriter, error) {
 	switch e := e.(type) {
 	case nullEnc:
 		if n.Kind != schema.Null {
@@ -79,7 +95,7 @@ func nullableWriter(e encoder, n *layout.Node) (colWriter, error) {
 		}
 		u := &unionWriter{e: e, node: n, members: make([]valueWriter, len(e.members))}
 		for i, m := range e.members {
-			v, err := valueWriterOf(m, n.Branches[i+1])
+			v, err := b.valueWriterOf(m, n.Branches[i+1])
 			if err != nil {
 				return nil, err
 			}
@@ -90,7 +106,7 @@ func nullableWriter(e encoder, n *layout.Node) (colWriter, error) {
 	if n.Kind != schema.Union || len(n.Branches) != 2 || n.Branches[0] != nil || n.Branches[1] == nil {
 		return nil, fmt.Errorf("a nullable value laid out as %s", n.Kind)
 	}
-	v, err := valueWriterOf(e, n.Branches[1])
+	v, err := b.valueWriterOf(e, n.Branches[1])
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +115,7 @@ func nullableWriter(e encoder, n *layout.Node) (colWriter, error) {
 
 // valueWriterOf returns the writer of the values of e, not NULL, as
 // values of n.
-func valueWriterOf(e encoder, n *layout.Node) (valueWriter, error) {
+func (b colBuilder) valueWriterOf(e encoder, n *layout.Node) (valueWriter, error) {
 	simple := func() error {
 		if n.Col < 0 || n.Kind == schema.Record || n.Kind == schema.Array || n.Kind == schema.Map || n.Kind == schema.Union {
 			return fmt.Errorf("a simple value laid out as %s", n.Kind)
@@ -114,12 +130,19 @@ func valueWriterOf(e encoder, n *layout.Node) (valueWriter, error) {
 	case *enumEnc:
 		return &enumWriter{e: e, col: n.Col}, simple()
 	case *mapEnc:
-		return nil, errNoColumns
+		if n.Kind != schema.Map {
+			return nil, fmt.Errorf("a MAP laid out as %s", n.Kind)
+		}
+		value, err := b.nullableWriter(e.value, n.Items)
+		if err != nil {
+			return nil, err
+		}
+		return &mapWriter{e: e, col: n.Col, keyCol: n.KeyCol, value: value, order: b.order}, nil
 	case *listEnc:
 		if n.Kind != schema.Array {
 			return nil, fmt.Errorf("a LIST laid out as %s", n.Kind)
 		}
-		item, err := nullableWriter(e.item, n.Items)
+		item, err := b.nullableWriter(e.item, n.Items)
 		if err != nil {
 			return nil, err
 		}
@@ -130,7 +153,7 @@ func valueWriterOf(e encoder, n *layout.Node) (valueWriter, error) {
 		}
 		s := &structWriter{fields: make([]colWriter, len(e.fields))}
 		for i, f := range e.fields {
-			c, err := nullableWriter(f, n.Fields[i])
+			c, err := b.nullableWriter(f, n.Fields[i])
 			if err != nil {
 				return nil, err
 			}
@@ -344,6 +367,46 @@ func (l *listWriter) put(w *format.Writer, row int) error {
 	for j := range n {
 		if err := l.item.write(w, off+j); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// mapWriter writes a MAP of VARCHAR keys as an Avro map: its length,
+// its keys, then its values, its entries in the shredder's order (order,
+// shred.AvroWriter.OrderMapEntries), listed in scratch, which the writer
+// keeps for the next row: nothing is allocated once it has grown. A map
+// writer is reached again only through its own values, which a DuckDB
+// type cannot hold, so a row's entries are never overwritten before its
+// values are written.
+type mapWriter struct {
+	e           *mapEnc
+	col, keyCol int
+	value       colWriter
+	order       func([]shred.MapEntry) []shred.MapEntry
+	scratch     []shred.MapEntry
+}
+
+func (m *mapWriter) put(w *format.Writer, row int) error {
+	off, n := m.e.entry(row)
+	if n > math.MaxInt32 {
+		return fmt.Errorf("a MAP of %d entries: more than a Trevni map may hold (%d)", n, math.MaxInt32)
+	}
+	ents := m.scratch[:0]
+	for j := range n {
+		ents = append(ents, shred.MapEntry{Key: stringT(unsafe.Add(m.e.keys.data, (off+j)*16)), Value: off + j})
+	}
+	m.scratch = ents
+	ents = m.order(ents)
+	w.WriteLength(m.col, len(ents))
+	for _, e := range ents {
+		if err := writeText(w, m.keyCol, e.Key); err != nil {
+			return fmt.Errorf("MAP key %q: %w", e.Key, err)
+		}
+	}
+	for _, e := range ents {
+		if err := m.value.write(w, e.Value); err != nil {
+			return fmt.Errorf("MAP key %q: %w", e.Key, err)
 		}
 	}
 	return nil

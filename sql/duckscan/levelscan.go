@@ -139,8 +139,20 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 	from, end := u.offset, u.offset+u.count
 	// The unit's rows of the columns it reads (the filter's too): a
 	// remote part fetches their blocks, and no read runs on into the next
-	// unit's.
-	hinted := slices.Clone(p.names)
+	// unit's. Only those: a column hinted has its block table read, which
+	// for a column not read would be fetched for nothing.
+	hinted := []string{} // (not nil, which would hint every column)
+	seen := map[int]bool{}
+	for _, cp := range p.cols {
+		for _, l := range cp.leaves {
+			for _, c := range l.leaf.Columns() {
+				if !seen[c] {
+					seen[c] = true
+					hinted = append(hinted, p.names[c])
+				}
+			}
+		}
+	}
 	if bd.filter != "" {
 		fields := frontdoor.FilterFields(bd.ds, bd.filter)
 		ao := &assemble.Options{Filter: bd.filter, Fields: fields, ReaderSchema: p.reader}

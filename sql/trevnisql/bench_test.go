@@ -151,7 +151,8 @@ func BenchmarkFlatScan(b *testing.B) {
 // trevni, CODEC 'snappy') over 200,000 records (or TREVNI_BENCH_ROWS) of
 // the shape of vec.Large (numbers, a string, a nullable int, a list of
 // strings, a list of structs) that DuckDB wrote as Parquet, with 1 and 2
-// DuckDB threads, and beside it the path of trevni fromparquet over the
+// DuckDB threads, a copy of as many records of maps of VARCHAR keys
+// (copymap, one thread), and beside it the path of trevni fromparquet over the
 // same file in the same process (trevniparquet's reader into a Trevni
 // writer of fromparquet's options: snappy, a compressing goroutine a
 // core, map entries in their order): the copy function's path (its
@@ -194,6 +195,31 @@ func BenchmarkCopyTo(b *testing.B) {
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
+	// Maps of VARCHAR keys (out of their order), at the top and in a
+	// STRUCT, whose entries the copy sorts as the shredder does.
+	var mq string
+	b.Run("copymap/threads=1", func(b *testing.B) {
+		if mq == "" {
+			mq = filepath.Join(dir, "maps.parquet")
+			if _, err := db.Exec(fmt.Sprintf(`COPY (SELECT i AS id,
+				MAP(['k' || (i %% 7)::VARCHAR, 'a' || (i %% 5)::VARCHAR, 'z'][1:(i %% 4)], [i, i * 2, NULL][1:(i %% 4)]) AS m,
+				{'n': (i %% 3)::INTEGER, 'tags': MAP(['y', 'b'][1:(i %% 3)], ['v' || i::VARCHAR, 'w'][1:(i %% 3)])} AS s
+				FROM range(%d) t(i)) TO %s (FORMAT parquet, COMPRESSION snappy)`, rows, quoteString(mq))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := db.Exec("SET threads=1"); err != nil {
+			b.Fatal(err)
+		}
+		q := "COPY (FROM " + quoteString(mq) + ") TO " + quoteString(filepath.Join(dir, "maps.trv")) + " (FORMAT trevni, CODEC 'snappy')"
+		cpu0 := cpuTime()
+		for b.Loop() {
+			if _, err := db.Exec(q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	})
 	b.Run("fromparquet", func(b *testing.B) {
 		cpu0 := cpuTime()
 		for b.Loop() {

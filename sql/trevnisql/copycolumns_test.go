@@ -22,14 +22,17 @@ import (
 // levels (LIST, ARRAY, STRUCT, UNION, MAP), its random parts drawn from
 // hash(i, salt), salts counted by *salt. It sets *other when the value
 // reads back as another type (a MAP of other keys than VARCHAR, a list of
-// key-value STRUCTs).
+// key-value STRUCTs). A MAP of VARCHAR keys is made by the macro qmap,
+// its keys out of their byte order in most rows and 0 to 4 entries of
+// them; the file has them sorted, as the macro smap, which sorts them,
+// makes them (copyMacros).
 func randomDuckExpr(r *rand.Rand, depth int, salt *int, other *bool) string {
 	*salt++
 	h := fmt.Sprintf("hash(i, %d)", *salt)
 	var e string
 	kinds := 28
 	if depth > 0 {
-		kinds += 6
+		kinds += 8
 	}
 	switch k := r.IntN(kinds); k {
 	case 0:
@@ -102,18 +105,61 @@ func randomDuckExpr(r *rand.Rand, depth int, salt *int, other *bool) string {
 		case 0: // a MAP of INTEGER keys: a list of key-value STRUCTs
 			e = fmt.Sprintf("MAP([(%s %% 5)::INTEGER, 7], [%s, NULL])", h, randomDuckExpr(r, depth-1, salt, other))
 			*other = true
-		case 1: // a MAP of VARCHAR keys: written as records
-			// (keys in their order: the shredder sorts them)
-			e = fmt.Sprintf("MAP(['a', 'k' || (%s %% 5)::VARCHAR], [NULL, %s])", h, randomDuckExpr(r, depth-1, salt, other))
+		case 1:
+			e = varcharMap(h, randomDuckExpr(r, depth-1, salt, other), salt)
 		default:
 			e = fmt.Sprintf("CASE WHEN %s %% 2 = 0 THEN union_value(n := (%s %% 100)::INTEGER)::UNION(n INTEGER, s VARCHAR) ELSE union_value(s := 'u' || %s::VARCHAR)::UNION(n INTEGER, s VARCHAR) END", h, h, h)
 		}
+	case 34, 35:
+		e = varcharMap(h, randomDuckExpr(r, depth-1, salt, other), salt)
 	}
 	if m := r.IntN(5); m > 0 {
 		*salt++
 		e = fmt.Sprintf("CASE WHEN hash(i, %d) %% %d = 0 THEN NULL ELSE %s END", *salt, m+1, e)
 	}
 	return e
+}
+
+// varcharMap returns a MAP of VARCHAR keys whose values are values of
+// the expression v, NULL among them: the first 0 to 4 of the keys 'k2x',
+// 'k0' to 'k4' (before or after 'k2x'), 'é' (after every ASCII key in
+// byte order) and 'a' (before), distinct in every row, their order not
+// the bytes' order in most. h is the hash of the map's salt.
+func varcharMap(h, v string, salt *int) string {
+	return fmt.Sprintf("qmap(['k2x', 'k' || (%s %% 5)::VARCHAR, 'é', 'a'], [%s, NULL, %s, %s], (%s %% 5)::INTEGER)",
+		h, v, sameType(v, salt), sameType(v, salt), h)
+}
+
+// nestedMap returns an expression of the kind'th of four shapes with a
+// MAP of VARCHAR keys within, NULL now and then: a MAP whose values
+// nest further, a STRUCT holding a MAP, a LIST of MAPs, a MAP of MAPs.
+func nestedMap(r *rand.Rand, kind int, salt *int, other *bool) string {
+	hash := func() string {
+		*salt++
+		return fmt.Sprintf("hash(i, %d)", *salt)
+	}
+	var e string
+	switch kind % 4 {
+	case 0:
+		e = varcharMap(hash(), randomDuckExpr(r, 1, salt, other), salt)
+	case 1:
+		e = fmt.Sprintf("{'a': %s, 'm': %s}", randomDuckExpr(r, 0, salt, other), varcharMap(hash(), randomDuckExpr(r, 1, salt, other), salt))
+	case 2:
+		m := varcharMap(hash(), randomDuckExpr(r, 0, salt, other), salt)
+		e = fmt.Sprintf("[%s, %s, %s][1:(%s %% 4)::INTEGER]", m, sameType(m, salt), sameType(m, salt), hash())
+	default:
+		e = varcharMap(hash(), varcharMap(hash(), randomDuckExpr(r, 1, salt, other), salt), salt)
+	}
+	return fmt.Sprintf("CASE WHEN %s %% 5 = 0 THEN NULL ELSE %s END", hash(), e)
+}
+
+// copyMacros are the macros of randomDuckExpr's queries: qmap(k, v, n)
+// makes a MAP of the first n keys k and values v in their order, smap
+// the same MAP with its entries sorted by key, the order the Trevni file
+// holds them in.
+var copyMacros = []string{
+	"CREATE MACRO qmap(k, v, n) AS MAP(k[1:n], v[1:n])",
+	"CREATE MACRO smap(k, v, n) AS map_from_entries(list_sort(map_entries(MAP(k[1:n], v[1:n]))))",
 }
 
 // sameType returns e with its salts moved on: another value of its type.
@@ -149,7 +195,7 @@ func TestCopyToColumnsAsRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, q := range []string{"CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')", "CREATE TYPE freeform AS ENUM ('a b', 'ok', '')"} {
+	for _, q := range append([]string{"CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')", "CREATE TYPE freeform AS ENUM ('a b', 'ok', '')"}, copyMacros...) {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -174,8 +220,16 @@ func TestCopyToColumnsAsRecords(t *testing.T) {
 			// value drawn holds one)
 			texts = append(texts, fmt.Sprintf("replace(c%d::VARCHAR, '''', '') AS c%d", c, c))
 		}
+		// and a MAP of VARCHAR keys in a shape of the seed's
+		other := false
+		exprs = append(exprs, fmt.Sprintf("%s AS c%d", nestedMap(r, int(seed), &salt, &other), ncols))
+		if !other {
+			texts = append(texts, fmt.Sprintf("replace(c%d::VARCHAR, '''', '') AS c%d", ncols, ncols))
+		}
+		ncols++
 		rows := 1 + r.IntN(7000)
 		query := fmt.Sprintf("SELECT %s FROM range(%d) t(i) ORDER BY i", strings.Join(exprs, ", "), rows)
+		sorted := strings.ReplaceAll(query, "qmap(", "smap(") // the rows as the file holds them
 		codec := []trevni.Codec{trevni.NoCodec, trevni.Deflate, trevni.Snappy, trevni.Zstd}[r.IntN(4)]
 		block := 64 << r.IntN(10)
 		stats := r.IntN(3) != 0
@@ -200,15 +254,15 @@ func TestCopyToColumnsAsRecords(t *testing.T) {
 			continue
 		}
 		for _, diff := range []string{
-			fmt.Sprintf("SELECT count(*) FROM (SELECT %s FROM (%s) EXCEPT ALL SELECT %s FROM read_trevni(%s))", text, query, text, quoteString(out)),
-			fmt.Sprintf("SELECT count(*) FROM (SELECT %s FROM read_trevni(%s) EXCEPT ALL SELECT %s FROM (%s))", text, quoteString(out), text, query),
+			fmt.Sprintf("SELECT count(*) FROM (SELECT %s FROM (%s) EXCEPT ALL SELECT %s FROM read_trevni(%s))", text, sorted, text, quoteString(out)),
+			fmt.Sprintf("SELECT count(*) FROM (SELECT %s FROM read_trevni(%s) EXCEPT ALL SELECT %s FROM (%s))", text, quoteString(out), text, sorted),
 		} {
 			var k int
 			if err := db.QueryRow(diff).Scan(&k); err != nil {
 				t.Fatalf("seed %d: %s: %v", seed, diff, err)
 			}
 			if k != 0 {
-				t.Fatalf("seed %d: %s: %d rows differ from the query's%s", seed, copySQL, k, firstDifference(db, query, out, ncols))
+				t.Fatalf("seed %d: %s: %d rows differ from the query's%s", seed, copySQL, k, firstDifference(db, sorted, out, ncols))
 			}
 		}
 	}
