@@ -88,6 +88,27 @@ var optionNames = strings.NewReplacer(
 	"ReaderOptions.MaxColumns", "OpenOptions.MaxColumns",
 	"ReaderOptions.StrictChecksums", "OpenOptions.StrictChecksums",
 	"(Options.MaxRecordBytes)", "(OpenOptions.MaxRecordBytes)",
+	"layout.Options.MaxColumns", "OpenOptions.MaxColumns",
+	"layout.Options.MaxDepth", "OpenOptions.MaxDepth",
+	"ParseOptions.MaxDepth", "OpenOptions.MaxDepth",
+)
+
+// writeOptionNames is optionNames for the writers: the options of format's
+// writer, of the column layout and of the protobuf mapping that their
+// errors name, as a program of the root sets them (WriteOptions,
+// ProtoWriteOptions).
+var writeOptionNames = strings.NewReplacer(
+	"WriterOptions.BlockSize", "WriteOptions.BlockSize",
+	"WriterOptions.MaxBlockSize", "WriteOptions.MaxBlockSize",
+	"exceeds MaxWriterBlockSize", "exceeds the writers' limit",
+	"must exceed BlockSize", "must exceed WriteOptions.BlockSize",
+	"lower BlockSize", "lower WriteOptions.BlockSize",
+	"ReaderOptions.MaxBlockSize", "OpenOptions.MaxBlockSize",
+	"layout.Options.MaxColumns", "WriteOptions.MaxColumns",
+	"layout.Options.MaxDepth", "WriteOptions.MaxDepth",
+	"ParseOptions.MaxDepth", "WriteOptions.MaxDepth",
+	"lower the recursion limit, or raise the column limit", "lower ProtoWriteOptions.RecursionLimit, or raise WriteOptions.MaxColumns",
+	"lower the recursion limit, or raise the depth limit", "lower ProtoWriteOptions.RecursionLimit, or raise WriteOptions.MaxDepth",
 )
 
 // partErr returns err, of the part called name, with the name before its
@@ -95,6 +116,21 @@ var optionNames = strings.NewReplacer(
 // sets them (optionNames); errors.Is and errors.As see err as before.
 func partErr(name string, err error) error {
 	return &doorError{msg: name + ": " + optionNames.Replace(err.Error()), err: err}
+}
+
+// writeErr returns err, of a writer, with the options its message names as
+// a program of the root sets them (writeOptionNames); errors.Is and
+// errors.As see err as before. An error that names none, nil included, is
+// returned as it is.
+func writeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if m := writeOptionNames.Replace(msg); m != msg {
+		return &doorError{msg: m, err: err}
+	}
+	return err
 }
 
 // doorError is an error of the packages beneath in the front door's words.
