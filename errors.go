@@ -87,6 +87,7 @@ var optionNames = strings.NewReplacer(
 	"ReaderOptions.MaxBlockSize", "OpenOptions.MaxBlockSize",
 	"ReaderOptions.MaxColumns", "OpenOptions.MaxColumns",
 	"ReaderOptions.StrictChecksums", "OpenOptions.StrictChecksums",
+	"SourceOptions.MaxBlockSize", "OpenOptions.MaxBlockSize",
 	"(Options.MaxRecordBytes)", "(OpenOptions.MaxRecordBytes)",
 	"layout.Options.MaxColumns", "OpenOptions.MaxColumns",
 	"layout.Options.MaxDepth", "OpenOptions.MaxDepth",

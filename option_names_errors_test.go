@@ -1,10 +1,13 @@
 package trevni_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,17 +15,19 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/clmn"
 )
 
 // TestErrorsNameTheRootsOptions checks that an error of a limit, met
 // through the front door, names the option a program of the root sets
 // (OpenOptions.BlockMemory), not that of the package beneath that reads
-// the part (format's, trevni1's, clmn's ReaderOptions, the column
-// layout's, the schema parser's), and still
+// the part (format's, trevni1's, clmn's ReaderOptions, clmn's
+// SourceOptions, the column layout's, the schema parser's), and still
 // wraps ErrLimit (or ErrSchemaTooLarge) for errors.Is, with a *FileError
 // where the part is a Trevni file and the limit one of its blocks, for
 // every format of part.
 func TestErrorsNameTheRootsOptions(t *testing.T) {
+	longStrings := clmnOfLongStrings(t)
 	cases := []struct {
 		file, option string
 		opts         trevni.OpenOptions
@@ -36,6 +41,12 @@ func TestErrorsNameTheRootsOptions(t *testing.T) {
 		{"testdata/trevni1/impala_several_blocks.trv", "OpenOptions.BlockMemory", trevni.OpenOptions{BlockMemory: 10}, trevni.ErrLimit},
 		{"testdata/trevni1/impala_several_blocks.trv", "OpenOptions.MaxColumns", trevni.OpenOptions{MaxColumns: 1}, trevni.ErrSchemaTooLarge},
 		{"testdata/clmn/sample.clmn", "OpenOptions.BlockMemory", trevni.OpenOptions{BlockMemory: 10}, trevni.ErrLimit},
+		{"testdata/clmn/sample.clmn", "OpenOptions.MaxBlockSize", trevni.OpenOptions{MaxBlockSize: 10}, trevni.ErrLimit},
+		{"testdata/clmn/sample.clmn", "OpenOptions.MaxColumns", trevni.OpenOptions{MaxColumns: 1}, trevni.ErrLimit},
+		// Blocks whose size, estimated from the column's average, passes
+		// the bound, and whose strings do not: the CLMN reader's own
+		// check (clmn.SourceOptions.MaxBlockSize) meets them.
+		{longStrings, "OpenOptions.MaxBlockSize", trevni.OpenOptions{MaxBlockSize: 200_000}, trevni.ErrLimit},
 		{"testdata/interop/medium/input.avro", "OpenOptions.BlockMemory", trevni.OpenOptions{BlockMemory: 1000}, trevni.ErrLimit},
 		{"testdata/interop/medium/input.avro", "OpenOptions.MaxBlockSize", trevni.OpenOptions{MaxBlockSize: 1000}, trevni.ErrLimit},
 		{"testdata/interop/medium/input.avro", "OpenOptions.MaxColumns", trevni.OpenOptions{MaxColumns: 1}, trevni.ErrSchemaTooLarge},
@@ -65,6 +76,36 @@ func TestErrorsNameTheRootsOptions(t *testing.T) {
 			t.Errorf("%s: no FileError in %v", label, err)
 		}
 	}
+}
+
+// clmnOfLongStrings writes a CLMN file of one string column: 9,980 empty
+// strings, then 20 of 60,000 bytes, and returns its name.
+func clmnOfLongStrings(t *testing.T) string {
+	name := filepath.Join(t.TempDir(), "long.clmn")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := clmn.NewWriter(f, []clmn.Column{{Name: "s", Type: clmn.String}}, &clmn.WriterOptions{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := bytes.Repeat([]byte("x"), 60_000)
+	for i := range 10_000 {
+		if i < 9_980 {
+			w.WriteString(0, nil)
+		} else {
+			w.WriteString(0, long)
+		}
+		if err := w.EndRow(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return name
 }
 
 // readAllErr reads every record of the data set name, and returns the
