@@ -55,9 +55,10 @@ var (
 	// that is longer than OpenOptions.MaxDownload, so is not downloaded
 	// (remote.ErrTooLarge).
 	ErrTooLarge = remote.ErrTooLarge
-	// ErrChanged reports an object of a store that was replaced since it
-	// was opened, while it is read: a data set's part, an Object
-	// (store.ErrChanged).
+	// ErrChanged reports an object of a store, or the resource of an
+	// http(s) URL, that was replaced or deleted since it was opened,
+	// while it is read: a data set's part, an Object (store.ErrChanged).
+	// Reads never mix the bytes of two versions.
 	ErrChanged = store.ErrChanged
 )
 
