@@ -1,6 +1,7 @@
 package trevni
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/trevni-go/trevni/assemble"
@@ -111,6 +112,7 @@ var writeOptionNames = strings.NewReplacer(
 	"ParseOptions.MaxDepth", "WriteOptions.MaxDepth",
 	"lower the recursion limit, or raise the column limit", "lower ProtoWriteOptions.RecursionLimit, or raise WriteOptions.MaxColumns",
 	"lower the recursion limit, or raise the depth limit", "lower ProtoWriteOptions.RecursionLimit, or raise WriteOptions.MaxDepth",
+	"negative RecursionLimit", "negative ProtoWriteOptions.RecursionLimit",
 )
 
 // partErr returns err, of the part called name, with the name before its
@@ -133,6 +135,35 @@ func writeErr(err error) error {
 		return &doorError{msg: m, err: err}
 	}
 	return err
+}
+
+// check returns the error of options whose Codec or Checksum no Trevni
+// writer takes, naming the field and what it takes (where format's error
+// would name neither, after the first column, or call a checksum a
+// codec), or nil. It wraps format.ErrCodec, as that error does.
+func (o *WriteOptions) check() error {
+	if o == nil {
+		return nil
+	}
+	switch o.Codec {
+	case "", NoCodec, Deflate, Snappy, Bzip2, Zstd:
+	default:
+		return &doorError{msg: fmt.Sprintf("WriteOptions.Codec %q: a Trevni file is written with %s, %s, %s, %s or %s", o.Codec, NoCodec, Deflate, Snappy, Bzip2, Zstd), err: format.ErrCodec}
+	}
+	switch o.Checksum {
+	case "", CRC32, NoChecksum, "crc-32":
+	default:
+		return &doorError{msg: fmt.Sprintf("WriteOptions.Checksum %q: a Trevni file is written with %s or %s", o.Checksum, CRC32, NoChecksum), err: format.ErrCodec}
+	}
+	return nil
+}
+
+// check is WriteOptions.check of o's WriteOptions.
+func (o *ProtoWriteOptions) check() error {
+	if o == nil {
+		return nil
+	}
+	return o.WriteOptions.check()
 }
 
 // doorError is an error of the packages beneath in the front door's words.

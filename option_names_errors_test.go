@@ -121,8 +121,9 @@ func readAllErr(ctx context.Context, name string, opts *trevni.OpenOptions) erro
 // sets (WriteOptions' and ProtoWriteOptions' fields, and OpenOptions'
 // where it speaks of readers), not those of the packages beneath (format's
 // WriterOptions, the column layout's, the schema parser's, the protobuf
-// mapping's limits in words), and still wraps what it wraps for errors.Is
-// and errors.As.
+// mapping's limits in words, and its codec and checksum as "unknown
+// codec" of a column), and still wraps what it wraps for errors.Is and
+// errors.As.
 func TestWriteErrorsNameTheRootsOptions(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -220,8 +221,19 @@ func TestWriteErrorsNameTheRootsOptions(t *testing.T) {
 			writeProto(trevni.CreateProto(ctx, dir+"/i.trv", md, &trevni.ProtoWriteOptions{WriteOptions: small}))},
 		{"ProtoWriter.WriteWire, MaxBlockSize", []string{"past the 1000 of WriteOptions.MaxBlockSize"}, trevni.ErrLimit, true,
 			writeWire(trevni.NewProtoWriter(io.Discard, md, &trevni.ProtoWriteOptions{WriteOptions: small}))},
+		{"NewWriter, Codec xz", []string{`WriteOptions.Codec "xz"`, "null, deflate, snappy, bzip2 or zstd"}, nil, false,
+			second(trevni.NewWriter(io.Discard, flat, &trevni.WriteOptions{Codec: trevni.XZ}))},
+		{"CreateStructs, an unknown Codec", []string{`WriteOptions.Codec "lz5"`}, nil, false,
+			second(trevni.CreateStructs[row](ctx, dir+"/j.trv", "", &trevni.WriteOptions{Codec: "lz5"}))},
+		{"NewProtoWriter, an unknown Checksum", []string{`WriteOptions.Checksum "md5"`, "crc32 or null"}, nil, false,
+			second(trevni.NewProtoWriter(io.Discard, md, &trevni.ProtoWriteOptions{WriteOptions: trevni.WriteOptions{Checksum: "md5"}}))},
+		{"Concat, an unknown Codec", []string{`WriteOptions.Codec "lz5"`}, nil, false,
+			second(trevni.Concat(ctx, dir+"/k.trv", []string{"testdata/interop/email/email.null.crc32.trv"}, &trevni.WriteOptions{Codec: "lz5"}))},
+		{"Dataset.Concat, an unknown Checksum", []string{`WriteOptions.Checksum "md5"`}, nil, false, datasetConcat(t, &trevni.WriteOptions{Checksum: "md5"})},
+		{"CreateProto, a negative RecursionLimit", []string{"negative ProtoWriteOptions.RecursionLimit"}, nil, false,
+			second(trevni.CreateProto(ctx, dir+"/l.trv", md, &trevni.ProtoWriteOptions{RecursionLimit: -1}))},
 	}
-	inner := []string{"WriterOptions", "ReaderOptions", "layout.", "ParseOptions", "MaxWriterBlockSize", "recursion limit", "column limit", "depth limit"}
+	inner := []string{"WriterOptions", "ReaderOptions", "layout.", "ParseOptions", "MaxWriterBlockSize", "recursion limit", "column limit", "depth limit", "unknown codec", " RecursionLimit"}
 	for _, c := range cases {
 		if c.err == nil {
 			t.Errorf("%s: no error", c.what)
@@ -246,4 +258,16 @@ func TestWriteErrorsNameTheRootsOptions(t *testing.T) {
 			t.Errorf("%s: no *RecordError of record 0 in %v", c.what, c.err)
 		}
 	}
+}
+
+// datasetConcat returns the error of a Dataset.Concat of a file with opts.
+func datasetConcat(t *testing.T, opts *trevni.WriteOptions) error {
+	ctx := context.Background()
+	ds, err := trevni.Open(ctx, "testdata/interop/email/email.null.crc32.trv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	_, err = ds.Concat(ctx, io.Discard, opts)
+	return err
 }

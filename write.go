@@ -195,6 +195,9 @@ type output struct {
 // temporary directory.
 func create(ctx context.Context, name string, opts *WriteOptions) (*output, shred.Options, error) {
 	so := opts.shred()
+	if err := opts.check(); err != nil {
+		return nil, so, err
+	}
 	var o WriteOptions
 	if opts != nil {
 		o = *opts
@@ -276,6 +279,9 @@ func Create(ctx context.Context, name, schemaText string, opts *WriteOptions) (*
 // written to w by Close. Replace and Store in opts do not apply.
 func NewWriter(w io.Writer, schemaText string, opts *WriteOptions) (*Writer, error) {
 	so := opts.shred()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	aw, err := shred.NewAvroWriter(w, schemaText, &so)
 	if err != nil {
 		return nil, writeErr(err)
@@ -350,6 +356,9 @@ func CreateStructs[T any](ctx context.Context, name, schemaText string, opts *Wr
 // apply.
 func NewStructWriter[T any](w io.Writer, schemaText string, opts *WriteOptions) (*StructWriter[T], error) {
 	so := opts.shred()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	sw, err := shred.NewStructWriter[T](w, schemaText, &so)
 	if err != nil {
 		return nil, writeErr(err)
@@ -443,6 +452,9 @@ func CreateProto(ctx context.Context, name string, md protoreflect.MessageDescri
 // by Close. Replace and Store in opts do not apply.
 func NewProtoWriter(w io.Writer, md protoreflect.MessageDescriptor, opts *ProtoWriteOptions) (*ProtoWriter, error) {
 	po := opts.shred()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	pw, err := shred.NewProtoWriter(w, md, &po)
 	if err != nil {
 		return nil, writeErr(err)
