@@ -49,8 +49,9 @@ func changingServer(t *testing.T, cur *atomic.Pointer[version], etag bool, serve
 // the new bytes as the old: on a server that gives an ETag (which refuses
 // If-Match, 412), on one that gives only a Last-Modified (which refuses
 // If-Unmodified-Since), on ones that ignore those conditions but give the
-// new version's ETag or Last-Modified, or the whole new resource, and for
-// a resource deleted (404). A File reopened after the change fails so too.
+// new version's ETag or Last-Modified, or the whole new resource, for a
+// resource deleted (404), and for one cut short on a server that gives
+// neither ETag nor Last-Modified (416). A File reopened after the change fails so too.
 func TestReplacedResourceIsErrChanged(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	first := &version{bytes.Repeat([]byte("0123456789"), 100), t0}
@@ -80,6 +81,7 @@ func TestReplacedResourceIsErrChanged(t *testing.T) {
 			return false
 		}, "and is now"},
 		{"deleted", true, first, nil, nil, "404 Not Found"},
+		{"neither, cut short", false, &version{body: first.body}, &version{body: first.body[:100]}, nil, "416 Requested Range Not Satisfiable"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

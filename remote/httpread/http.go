@@ -131,7 +131,7 @@ func init() { remote.RegisterHTTP(New(nil)) }
 // If-Unmodified-Since its Last-Modified, and every answer is held to that
 // ETag, Last-Modified and size where the server gives them. A read of a
 // resource replaced or deleted since (the server refuses the condition,
-// answers another version, or 404 or 410) fails with an error wrapping
+// answers another version, or 404, 410 or 416) fails with an error wrapping
 // ErrChanged, never mixing the bytes of two versions; only a resource
 // replaced by one of the same size on a server that gives neither ETag
 // nor Last-Modified (or within the second of its Last-Modified) goes
@@ -267,7 +267,7 @@ func (h *File) get(first, last int64) (*http.Response, error) {
 // sameVersion returns an error wrapping ErrChanged when resp, the answer
 // to a range request, says that the resource is no longer the version h
 // opened: the server refused the request's condition (412), the resource
-// is gone (404, 410), or the answer, of its range or of the whole
+// is gone (404, 410) or shorter (416), or the answer, of its range or of the whole
 // resource, gives another ETag or Last-Modified, or a whole resource of
 // another size.
 func (h *File) sameVersion(resp *http.Response) error {
@@ -283,6 +283,9 @@ func (h *File) sameVersion(resp *http.Response) error {
 		return fmt.Errorf("%w: it is no longer the version opened (%s): %s", errChanged, was, resp.Status)
 	case http.StatusNotFound, http.StatusGone:
 		return fmt.Errorf("%w: it is gone: %s", errChanged, resp.Status)
+	case http.StatusRequestedRangeNotSatisfiable:
+		// Only ranges inside the size found at opening are asked for.
+		return fmt.Errorf("%w: it is shorter than the %d bytes it had: %s", errChanged, h.size, resp.Status)
 	case http.StatusOK, http.StatusPartialContent:
 	default:
 		return nil
