@@ -85,20 +85,37 @@
 //
 // # Errors
 //
-// Errors name the file and where in it, and wrap sentinels to test with
-// errors.Is: ErrCorrupt for a damaged file of any format (ErrChecksum,
-// a block failing its checksum, is a kind of it), ErrLimit for input past a limit, ErrIncompatible for a reader schema or
-// struct that does not fit, ErrValue and ErrBinary for records a writer
-// refuses, ErrExists for an output that may not be replaced,
-// ErrUnknownFormat for a file of no format Open reads, ErrTimeout for a
-// stalled remote read, ErrChanged for an object of a store replaced while
-// it is read. Where is found with errors.As: a *FileError gives
-// the column, block, row and offset in a file, a *RecordError the record
-// and the field path.
+// Errors name the file and where in it, name the options that raise a
+// limit as a program of this package sets them (OpenOptions.MaxBlockSize,
+// WriteOptions.MaxColumns ...), and wrap sentinels re-exported here, so
+// that a program tests them with errors.Is and this package alone, with
+// no import of format, schema or the stores:
+//
+//   - ErrCorrupt: a damaged file of any format Open reads (truncated,
+//     inconsistent); ErrChecksum, a block failing its checksum, is a kind
+//     of it, so "is the file damaged?" is one test.
+//   - ErrLimit: input past a limit of OpenOptions or WriteOptions (a
+//     block, a record, block memory); ErrSchemaTooLarge: a schema past
+//     MaxColumns or MaxDepth.
+//   - ErrIncompatible: a reader schema, struct type or field selection
+//     that cannot read the data; ErrValue and ErrBinary: a record a writer
+//     refuses (and writing may go on).
+//   - ErrExists: an output that may not be replaced; ErrUnknownFormat and
+//     ErrNoParquet: a file Open cannot read.
+//   - ErrTimeout: a remote request that stalled; ErrTooLarge: a download
+//     past MaxDownload; ErrChanged: an object of a store or an http(s)
+//     resource replaced or deleted while it is read (reads never mix two
+//     versions).
+//
+// Where is found with errors.As: a *FileError gives the column, block, row
+// and offset in a file, a *RecordError the record and the field path.
 //
 //	var fe *trevni.FileError
-//	if errors.Is(err, trevni.ErrCorrupt) && errors.As(err, &fe) {
+//	switch {
+//	case errors.Is(err, trevni.ErrCorrupt) && errors.As(err, &fe):
 //		log.Printf("damaged: column %s, block %d, from row %d", fe.Column, fe.Block, fe.Row)
+//	case errors.Is(err, trevni.ErrChanged):
+//		// the file was replaced while it was read: open it again
 //	}
 //
 // # Limits

@@ -1,6 +1,7 @@
 package trevni
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/trevni-go/trevni/assemble"
@@ -55,9 +56,10 @@ var (
 	// that is longer than OpenOptions.MaxDownload, so is not downloaded
 	// (remote.ErrTooLarge).
 	ErrTooLarge = remote.ErrTooLarge
-	// ErrChanged reports an object of a store that was replaced since it
-	// was opened, while it is read: a data set's part, an Object
-	// (store.ErrChanged).
+	// ErrChanged reports an object of a store, or the resource of an
+	// http(s) URL, that was replaced or deleted since it was opened,
+	// while it is read: a data set's part, an Object (store.ErrChanged).
+	// Reads never mix the bytes of two versions.
 	ErrChanged = store.ErrChanged
 )
 
@@ -87,7 +89,30 @@ var optionNames = strings.NewReplacer(
 	"ReaderOptions.MaxBlockSize", "OpenOptions.MaxBlockSize",
 	"ReaderOptions.MaxColumns", "OpenOptions.MaxColumns",
 	"ReaderOptions.StrictChecksums", "OpenOptions.StrictChecksums",
+	"SourceOptions.MaxBlockSize", "OpenOptions.MaxBlockSize",
 	"(Options.MaxRecordBytes)", "(OpenOptions.MaxRecordBytes)",
+	"layout.Options.MaxColumns", "OpenOptions.MaxColumns",
+	"layout.Options.MaxDepth", "OpenOptions.MaxDepth",
+	"ParseOptions.MaxDepth", "OpenOptions.MaxDepth",
+)
+
+// writeOptionNames is optionNames for the writers: the options of format's
+// writer, of the column layout and of the protobuf mapping that their
+// errors name, as a program of the root sets them (WriteOptions,
+// ProtoWriteOptions).
+var writeOptionNames = strings.NewReplacer(
+	"WriterOptions.BlockSize", "WriteOptions.BlockSize",
+	"WriterOptions.MaxBlockSize", "WriteOptions.MaxBlockSize",
+	"exceeds MaxWriterBlockSize", "exceeds the writers' limit",
+	"must exceed BlockSize", "must exceed WriteOptions.BlockSize",
+	"lower BlockSize", "lower WriteOptions.BlockSize",
+	"ReaderOptions.MaxBlockSize", "OpenOptions.MaxBlockSize",
+	"layout.Options.MaxColumns", "WriteOptions.MaxColumns",
+	"layout.Options.MaxDepth", "WriteOptions.MaxDepth",
+	"ParseOptions.MaxDepth", "WriteOptions.MaxDepth",
+	"lower the recursion limit, or raise the column limit", "lower ProtoWriteOptions.RecursionLimit, or raise WriteOptions.MaxColumns",
+	"lower the recursion limit, or raise the depth limit", "lower ProtoWriteOptions.RecursionLimit, or raise WriteOptions.MaxDepth",
+	"negative RecursionLimit", "negative ProtoWriteOptions.RecursionLimit",
 )
 
 // partErr returns err, of the part called name, with the name before its
@@ -95,6 +120,55 @@ var optionNames = strings.NewReplacer(
 // sets them (optionNames); errors.Is and errors.As see err as before.
 func partErr(name string, err error) error {
 	return &doorError{msg: name + ": " + optionNames.Replace(err.Error()), err: err}
+}
+
+// writeErr returns err, of a writer, with the options its message names as
+// a program of the root sets them (writeOptionNames); errors.Is and
+// errors.As see err as before. An error that names none, nil included, is
+// returned as it is.
+func writeErr(err error) error {
+	if err == nil {
+		return nil // inlined: no call on the writers' paths that succeed
+	}
+	return renameWriteErr(err)
+}
+
+// renameWriteErr is writeErr of an error.
+func renameWriteErr(err error) error {
+	msg := err.Error()
+	if m := writeOptionNames.Replace(msg); m != msg {
+		return &doorError{msg: m, err: err}
+	}
+	return err
+}
+
+// check returns the error of options whose Codec or Checksum no Trevni
+// writer takes, naming the field and what it takes (where format's error
+// would name neither, after the first column, or call a checksum a
+// codec), or nil. It wraps format.ErrCodec, as that error does.
+func (o *WriteOptions) check() error {
+	if o == nil {
+		return nil
+	}
+	switch o.Codec {
+	case "", NoCodec, Deflate, Snappy, Bzip2, Zstd:
+	default:
+		return &doorError{msg: fmt.Sprintf("WriteOptions.Codec %q: a Trevni file is written with %s, %s, %s, %s or %s", o.Codec, NoCodec, Deflate, Snappy, Bzip2, Zstd), err: format.ErrCodec}
+	}
+	switch o.Checksum {
+	case "", CRC32, NoChecksum, "crc-32":
+	default:
+		return &doorError{msg: fmt.Sprintf("WriteOptions.Checksum %q: a Trevni file is written with %s or %s", o.Checksum, CRC32, NoChecksum), err: format.ErrCodec}
+	}
+	return nil
+}
+
+// check is WriteOptions.check of o's WriteOptions.
+func (o *ProtoWriteOptions) check() error {
+	if o == nil {
+		return nil
+	}
+	return o.WriteOptions.check()
 }
 
 // doorError is an error of the packages beneath in the front door's words.

@@ -1,11 +1,14 @@
 package trevni_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/trevni-go/trevni"
 )
@@ -237,4 +240,62 @@ func ExampleDataset_Messages() {
 	// trevni.test.ed.Item
 	// trevni.test.ed.Item
 	// 2 messages
+}
+
+// Tell what went wrong with errors.Is against the front door's sentinels,
+// and find where with errors.As into a *FileError, with no import of the
+// packages beneath: a block whose checksum fails (ErrChecksum, a kind of
+// ErrCorrupt), a file cut short (ErrCorrupt), and a block past a limit a
+// program set (ErrLimit, whose message names the option: here
+// OpenOptions.MaxBlockSize).
+func ExampleFileError() {
+	ctx := context.Background()
+	good, err := os.ReadFile("testdata/interop/email/email.null.crc32-correct.trv")
+	if err != nil {
+		log.Fatal(err)
+	}
+	flipped := bytes.Clone(good)
+	flipped[bytes.LastIndex(flipped, []byte("hmfjbwgrxep"))] ^= 0x20 // h to H in a string's bytes
+	// readAll opens data as a file called name and reads all its records,
+	// returning the first error.
+	readAll := func(name string, data []byte, opts *trevni.OpenOptions) error {
+		ds, err := trevni.OpenReaderAt(ctx, bytes.NewReader(data), int64(len(data)), name, opts)
+		if err != nil {
+			return err
+		}
+		defer ds.Close()
+		for _, err := range ds.All(ctx, nil) {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		opts *trevni.OpenOptions
+	}{
+		{"flipped.trv", flipped, nil},
+		{"cut.trv", good[:len(good)/2], nil},
+		{"limited.trv", good, &trevni.OpenOptions{MaxBlockSize: 100}},
+	} {
+		err := readAll(c.name, c.data, c.opts)
+		var fe *trevni.FileError
+		switch {
+		case errors.Is(err, trevni.ErrChecksum) && errors.As(err, &fe):
+			fmt.Printf("%s: a checksum fails: column %s, block %d\n", c.name, fe.Column, fe.Block)
+		case errors.Is(err, trevni.ErrCorrupt):
+			fmt.Printf("%s: damaged\n", c.name)
+		case errors.Is(err, trevni.ErrLimit) && errors.As(err, &fe):
+			fmt.Printf("%s: past a limit: column %s, block %d (the message names OpenOptions.MaxBlockSize: %t)\n",
+				c.name, fe.Column, fe.Block, strings.Contains(err.Error(), "OpenOptions.MaxBlockSize"))
+		default:
+			fmt.Printf("%s: %v\n", c.name, err)
+		}
+	}
+	// Output:
+	// flipped.trv: a checksum fails: column received[]#sigs[]#value, block 0
+	// cut.trv: damaged
+	// limited.trv: past a limit: column id, block 0 (the message names OpenOptions.MaxBlockSize: true)
 }

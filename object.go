@@ -40,9 +40,10 @@ type Object struct {
 // part (no glob, directory or prefix). A URL is read with range requests
 // through opts.HTTP, an object of a store with opts' retries, backoff and
 // stall (a stalled request fails with an error wrapping ErrTimeout); the
-// reads of either are pinned to the version it has now (an object of a
-// store replaced while it is read fails them with an error wrapping
-// ErrChanged, a URL with the server's refusal). A URL whose
+// reads of either are pinned to the version it has now: once it is
+// replaced or deleted, they fail with an error wrapping ErrChanged (a
+// URL's version is its ETag, else its Last-Modified, and its size). A URL
+// whose
 // server serves no byte ranges is downloaded whole into a temporary file
 // (opts.TempDir, at most opts.MaxDownload bytes), removed by Close. A
 // named pipe is copied to a temporary file as OpenObjectStream copies a

@@ -132,7 +132,10 @@ type OpenOptions struct {
 	MaxColumns, MaxDepth int
 	// MaxBlockSize bounds the uncompressed bytes of one block read; 0
 	// means 64 MiB. A larger block is an error wrapping ErrLimit,
-	// reported before any of it is decompressed.
+	// reported before any of it is decompressed. A CLMN file's columns,
+	// read as blocks of rows, are held to it too: as a block is
+	// inflated, for one whose long strings take more than its rows'
+	// share of the column (clmn.SourceOptions.MaxBlockSize).
 	MaxBlockSize int
 	// BlockMemory bounds the bytes that each reader of a part holds in
 	// block buffers (stored and decompressed, read-ahead included); 0

@@ -195,6 +195,9 @@ type output struct {
 // temporary directory.
 func create(ctx context.Context, name string, opts *WriteOptions) (*output, shred.Options, error) {
 	so := opts.shred()
+	if err := opts.check(); err != nil {
+		return nil, so, err
+	}
 	var o WriteOptions
 	if opts != nil {
 		o = *opts
@@ -267,7 +270,7 @@ func Create(ctx context.Context, name, schemaText string, opts *WriteOptions) (*
 	aw, err := shred.NewAvroWriter(out.w, schemaText, &so)
 	if err != nil {
 		out.abort()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, writeErr(fmt.Errorf("%s: %w", name, err))
 	}
 	return &Writer{aw: aw, out: out}, nil
 }
@@ -276,9 +279,12 @@ func Create(ctx context.Context, name, schemaText string, opts *WriteOptions) (*
 // written to w by Close. Replace and Store in opts do not apply.
 func NewWriter(w io.Writer, schemaText string, opts *WriteOptions) (*Writer, error) {
 	so := opts.shred()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	aw, err := shred.NewAvroWriter(w, schemaText, &so)
 	if err != nil {
-		return nil, err
+		return nil, writeErr(err)
 	}
 	return &Writer{aw: aw, out: &output{w: w}}, nil
 }
@@ -287,17 +293,17 @@ func NewWriter(w io.Writer, schemaText string, opts *WriteOptions) (*Writer, err
 // (map[string]any for a record, []any for an array ...). A record that
 // does not fit the schema is an error (a *RecordError naming the record
 // and the field) and is not written; writing may go on.
-func (w *Writer) Write(record any) error { return w.aw.Write(record) }
+func (w *Writer) Write(record any) error { return writeErr(w.aw.Write(record)) }
 
 // WriteBinary writes one record in Avro's binary encoding of the schema:
 // the fast path, with no Go value per field.
-func (w *Writer) WriteBinary(record []byte) error { return w.aw.WriteBinary(record) }
+func (w *Writer) WriteBinary(record []byte) error { return writeErr(w.aw.WriteBinary(record)) }
 
 // AppendAvro writes every record of an Avro object container file whose
 // schema has the writer's canonical form, decoding on WriteOptions.Workers
 // goroutines; ctx stops it between blocks.
 func (w *Writer) AppendAvro(ctx context.Context, in io.Reader) error {
-	return w.aw.AppendContainer(ctx, in)
+	return writeErr(w.aw.AppendContainer(ctx, in))
 }
 
 // Records returns the number of records written so far.
@@ -308,7 +314,7 @@ func (w *Writer) Records() int64 { return w.aw.RowCount() }
 func (w *Writer) SchemaText() string { return w.aw.Schema().String() }
 
 // Close writes the file and, for Create, puts it in place.
-func (w *Writer) Close() error { return w.out.finish(w.aw.Close) }
+func (w *Writer) Close() error { return writeErr(w.out.finish(w.aw.Close)) }
 
 // Abort discards the file. It does nothing after Close.
 func (w *Writer) Abort() {
@@ -340,7 +346,7 @@ func CreateStructs[T any](ctx context.Context, name, schemaText string, opts *Wr
 	sw, err := shred.NewStructWriter[T](out.w, schemaText, &so)
 	if err != nil {
 		out.abort()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, writeErr(fmt.Errorf("%s: %w", name, err))
 	}
 	return &StructWriter[T]{sw: sw, out: out}, nil
 }
@@ -350,22 +356,28 @@ func CreateStructs[T any](ctx context.Context, name, schemaText string, opts *Wr
 // apply.
 func NewStructWriter[T any](w io.Writer, schemaText string, opts *WriteOptions) (*StructWriter[T], error) {
 	so := opts.shred()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	sw, err := shred.NewStructWriter[T](w, schemaText, &so)
 	if err != nil {
-		return nil, err
+		return nil, writeErr(err)
 	}
 	return &StructWriter[T]{sw: sw, out: &output{w: w}}, nil
 }
 
 // Write writes rows and returns how many were written: all, or those
 // before the first that does not fit the schema, whose error it returns.
-func (w *StructWriter[T]) Write(rows []T) (int, error) { return w.sw.Write(rows) }
+func (w *StructWriter[T]) Write(rows []T) (int, error) {
+	n, err := w.sw.Write(rows)
+	return n, writeErr(err)
+}
 
 // Records returns the number of records written so far.
 func (w *StructWriter[T]) Records() int64 { return w.sw.Writer().RowCount() }
 
 // Close writes the file and, for CreateStructs, puts it in place.
-func (w *StructWriter[T]) Close() error { return w.out.finish(w.sw.Close) }
+func (w *StructWriter[T]) Close() error { return writeErr(w.out.finish(w.sw.Close)) }
 
 // Abort discards the file. It does nothing after Close.
 func (w *StructWriter[T]) Abort() {
@@ -431,7 +443,7 @@ func CreateProto(ctx context.Context, name string, md protoreflect.MessageDescri
 	pw, err := shred.NewProtoWriter(out.w, md, &po)
 	if err != nil {
 		out.abort()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, writeErr(fmt.Errorf("%s: %w", name, err))
 	}
 	return &ProtoWriter{pw: pw, out: out}, nil
 }
@@ -440,9 +452,12 @@ func CreateProto(ctx context.Context, name string, md protoreflect.MessageDescri
 // by Close. Replace and Store in opts do not apply.
 func NewProtoWriter(w io.Writer, md protoreflect.MessageDescriptor, opts *ProtoWriteOptions) (*ProtoWriter, error) {
 	po := opts.shred()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	pw, err := shred.NewProtoWriter(w, md, &po)
 	if err != nil {
-		return nil, err
+		return nil, writeErr(err)
 	}
 	return &ProtoWriter{pw: pw, out: &output{w: w}}, nil
 }
@@ -451,17 +466,17 @@ func NewProtoWriter(w io.Writer, md protoreflect.MessageDescriptor, opts *ProtoW
 // be written (a proto2 required field unset, at any depth, as WriteWire
 // refuses it too) is not, with an error naming the record and field;
 // writing can go on.
-func (w *ProtoWriter) Write(m proto.Message) error { return w.pw.Write(m) }
+func (w *ProtoWriter) Write(m proto.Message) error { return writeErr(w.pw.Write(m)) }
 
 // WriteWire writes one message in the protobuf wire format: the fast
 // path, with no message built.
-func (w *ProtoWriter) WriteWire(msg []byte) error { return w.pw.WriteWire(msg) }
+func (w *ProtoWriter) WriteWire(msg []byte) error { return writeErr(w.pw.WriteWire(msg)) }
 
 // Records returns the number of messages written so far.
 func (w *ProtoWriter) Records() int64 { return w.pw.RowCount() }
 
 // Close writes the file and, for CreateProto, puts it in place.
-func (w *ProtoWriter) Close() error { return w.out.finish(w.pw.Close) }
+func (w *ProtoWriter) Close() error { return writeErr(w.out.finish(w.pw.Close)) }
 
 // Abort discards the file. It does nothing after Close.
 func (w *ProtoWriter) Abort() {
@@ -501,7 +516,7 @@ func ConvertAvro(ctx context.Context, dst, src string, opts *WriteOptions) (int6
 	n, err := shred.FromContainer(ctx, out.w, bufio.NewReaderSize(in, 1<<20), &so)
 	if err != nil {
 		out.abort()
-		return n, fmt.Errorf("%s: %w", src, err)
+		return n, writeErr(fmt.Errorf("%s: %w", src, err))
 	}
 	return n, out.commit()
 }

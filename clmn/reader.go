@@ -132,8 +132,10 @@ func headerErr(off int64, format string, args ...any) error {
 const DefaultMaxColumns = 1 << 16
 
 // ErrLimit is wrapped by the error about a file that needs more than a
-// ReaderOptions limit allows; the message names the option.
-var ErrLimit = errors.New("clmn: limit exceeded")
+// ReaderOptions (or SourceOptions) limit allows; the message names the
+// option. It is a kind of format.ErrLimit, so that one test finds a limit
+// of any format.
+var ErrLimit = format.KindOf(format.ErrLimit, "clmn: limit exceeded")
 
 // DefaultColumnMemory is how many bytes the ColumnReaders of one Reader
 // may hold at once for inflating unless ReaderOptions.ColumnMemory says

@@ -1,6 +1,7 @@
 // Package httpread reads http:// and https:// URLs for the front door, over
 // net/http: a File is an io.ReaderAt over byte range requests, pinned to
-// the resource's ETag, and Download reads a resource whole from a server
+// the version of the resource it opened (its ETag, else its
+// Last-Modified, and its size), and Download reads a resource whole from a server
 // that serves no ranges. A program links it by importing it, as the object
 // stores' drivers: package trevni reads http(s) URLs through the client
 // this package registers in its init (remote.RegisterHTTP, our own
@@ -31,6 +32,7 @@ import (
 	"time"
 
 	"github.com/trevni-go/trevni/remote"
+	"github.com/trevni-go/trevni/remote/store"
 )
 
 // The errors of this package wrap those of package remote, which the
@@ -40,7 +42,22 @@ var (
 	ErrTimeout  = remote.ErrTimeout
 	ErrNoRanges = remote.ErrNoRanges
 	ErrTooLarge = remote.ErrTooLarge
+	// ErrChanged is wrapped by the error of a read of a resource that was
+	// replaced or deleted since it was opened (store.ErrChanged, which
+	// the front door re-exports as trevni.ErrChanged); the error wraps
+	// ErrRemote as well.
+	ErrChanged = store.ErrChanged
 )
+
+// errChanged is ErrChanged as this package's errors wrap it: an error
+// about what a server answered, so a kind of ErrRemote too.
+var errChanged error = changedKind{}
+
+type changedKind struct{}
+
+func (changedKind) Error() string { return ErrChanged.Error() }
+
+func (changedKind) Is(target error) bool { return target == ErrChanged || target == ErrRemote }
 
 // DefaultTimeout is the default of each of Options' timeouts.
 const DefaultTimeout = remote.DefaultHTTPTimeout
@@ -109,7 +126,16 @@ func (c client) Download(ctx context.Context, url string, w io.Writer, limit int
 func init() { remote.RegisterHTTP(New(nil)) }
 
 // File is an io.ReaderAt over an http:// or https:// URL: each ReadAt is one
-// GET with a Range header. It is safe for concurrent use.
+// GET with a Range header, pinned to the version of the resource Open
+// found: with If-Match its ETag (a strong one), else with
+// If-Unmodified-Since its Last-Modified, and every answer is held to that
+// ETag, Last-Modified and size where the server gives them. A read of a
+// resource replaced or deleted since (the server refuses the condition,
+// answers another version, or 404, 410 or 416) fails with an error wrapping
+// ErrChanged, never mixing the bytes of two versions; only a resource
+// replaced by one of the same size on a server that gives neither ETag
+// nor Last-Modified (or within the second of its Last-Modified) goes
+// unseen. It is safe for concurrent use.
 type File struct {
 	ctx     context.Context
 	client  *http.Client
@@ -119,6 +145,7 @@ type File struct {
 	url     string
 	size    int64
 	etag    string
+	lastMod string // Last-Modified as the server gave it, "" for none
 	reqs    atomic.Int64
 	fetched atomic.Int64
 }
@@ -143,7 +170,7 @@ func Open(ctx context.Context, url string, opts *Options) (*File, error) {
 	resp.Body.Close()
 	if resp.StatusCode == http.StatusOK && resp.ContentLength >= 0 && resp.Header.Get("Accept-Ranges") == "bytes" {
 		h.size = resp.ContentLength
-		h.etag = resp.Header.Get("ETag")
+		h.etag, h.lastMod = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 		return h, nil
 	}
 	if resp.StatusCode >= 400 && resp.StatusCode != http.StatusMethodNotAllowed {
@@ -164,7 +191,7 @@ func Open(ctx context.Context, url string, opts *Options) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", url, err)
 	}
 	h.size = size
-	h.etag = resp.Header.Get("ETag")
+	h.etag, h.lastMod = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 	return h, nil
 }
 
@@ -173,7 +200,7 @@ func Open(ctx context.Context, url string, opts *Options) (*File, error) {
 // the server gave one), with counts of its own from zero, whose requests
 // are made with ctx.
 func (h *File) Reopen(ctx context.Context) remote.HTTPFile {
-	return &File{ctx: ctx, client: h.client, connect: h.connect, header: h.header, idle: h.idle, url: h.url, size: h.size, etag: h.etag}
+	return &File{ctx: ctx, client: h.client, connect: h.connect, header: h.header, idle: h.idle, url: h.url, size: h.size, etag: h.etag, lastMod: h.lastMod}
 }
 
 // Size returns the resource's length in bytes.
@@ -191,16 +218,25 @@ func (h *File) Requests() int64 { return h.reqs.Load() }
 func (h *File) BytesFetched() int64 { return h.fetched.Load() }
 
 // get makes a range request for bytes first..last and checks that the
-// server answered with that range.
+// server answered with that range, of the version h opened.
 func (h *File) get(first, last int64) (*http.Response, error) {
 	resp, err := h.do(http.MethodGet, func(req *http.Request) {
 		req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", first, last))
-		if h.etag != "" {
-			// Fail rather than mix the bytes of two versions of the file.
+		// Fail rather than mix the bytes of two versions of the file. A
+		// weak ETag never matches If-Match (RFC 9110, 13.1.1): it is
+		// held to by the answers' ETags only.
+		switch {
+		case h.etag != "" && !strings.HasPrefix(h.etag, "W/"):
 			req.Header.Set("If-Match", h.etag)
+		case h.lastMod != "":
+			req.Header.Set("If-Unmodified-Since", h.lastMod)
 		}
 	})
 	if err != nil {
+		return nil, fmt.Errorf("%s: bytes %d-%d: %w", h.url, first, last, err)
+	}
+	if err := h.sameVersion(resp); err != nil {
+		resp.Body.Close()
 		return nil, fmt.Errorf("%s: bytes %d-%d: %w", h.url, first, last, err)
 	}
 	if resp.StatusCode != http.StatusPartialContent {
@@ -215,17 +251,55 @@ func (h *File) get(first, last int64) (*http.Response, error) {
 		err = fmt.Errorf("%w: asked for bytes from %d, got from %d", ErrRemote, first, start)
 	}
 	if err == nil && h.size >= 0 && total != h.size {
-		// A server that gives no ETag cannot be held to one version;
-		// the total of every answer can at least be held to the size
-		// found first, so that a resource replaced by one of another
-		// size is never read as a mix of the two.
-		err = fmt.Errorf("%w: the resource is %d bytes now, %d when it was opened: it changed while it was read", ErrRemote, total, h.size)
+		// The total of every answer is held to the size found first, so
+		// that a resource replaced by one of another size is never read
+		// as a mix of the two, even from a server that gives no ETag and
+		// no Last-Modified.
+		err = fmt.Errorf("%w: the resource is %d bytes now, %d when it was opened", errChanged, total, h.size)
 	}
 	if err != nil {
 		resp.Body.Close()
-		return nil, fmt.Errorf("%s: %w", h.url, err)
+		return nil, fmt.Errorf("%s: bytes %d-%d: %w", h.url, first, last, err)
 	}
 	return resp, nil
+}
+
+// sameVersion returns an error wrapping ErrChanged when resp, the answer
+// to a range request, says that the resource is no longer the version h
+// opened: the server refused the request's condition (412), the resource
+// is gone (404, 410) or shorter (416), or the answer, of its range or of the whole
+// resource, gives another ETag or Last-Modified, or a whole resource of
+// another size.
+func (h *File) sameVersion(resp *http.Response) error {
+	if h.size < 0 {
+		return nil // Open's request, that finds the version
+	}
+	switch resp.StatusCode {
+	case http.StatusPreconditionFailed:
+		was := "ETag " + h.etag
+		if h.etag == "" || strings.HasPrefix(h.etag, "W/") {
+			was = "Last-Modified " + h.lastMod
+		}
+		return fmt.Errorf("%w: it is no longer the version opened (%s): %s", errChanged, was, resp.Status)
+	case http.StatusNotFound, http.StatusGone:
+		return fmt.Errorf("%w: it is gone: %s", errChanged, resp.Status)
+	case http.StatusRequestedRangeNotSatisfiable:
+		// Only ranges inside the size found at opening are asked for.
+		return fmt.Errorf("%w: it is shorter than the %d bytes it had: %s", errChanged, h.size, resp.Status)
+	case http.StatusOK, http.StatusPartialContent:
+	default:
+		return nil
+	}
+	if v := resp.Header.Get("ETag"); v != "" && h.etag != "" && strings.TrimPrefix(v, "W/") != strings.TrimPrefix(h.etag, "W/") {
+		return fmt.Errorf("%w: its ETag was %s and is now %s", errChanged, h.etag, v)
+	}
+	if v := resp.Header.Get("Last-Modified"); v != "" && h.lastMod != "" && v != h.lastMod {
+		return fmt.Errorf("%w: it was last modified %s and now %s", errChanged, h.lastMod, v)
+	}
+	if resp.StatusCode == http.StatusOK && resp.ContentLength >= 0 && h.size >= 0 && resp.ContentLength != h.size {
+		return fmt.Errorf("%w: the resource is %d bytes now, %d when it was opened", errChanged, resp.ContentLength, h.size)
+	}
+	return nil
 }
 
 // do makes one request, under the connect and header timeouts; the

@@ -256,7 +256,7 @@ type builder struct {
 // newNode counts a node against the limit before it is allocated.
 func (b *builder) newNode(n Node) (*Node, error) {
 	if b.nodes >= 4*b.maxColumns {
-		return nil, fmt.Errorf("%w: more than %d positions, four times the column limit", ErrTooLarge, 4*b.maxColumns)
+		return nil, fmt.Errorf("%w: more than %d positions, four times the column limit (layout.Options.MaxColumns)", ErrTooLarge, 4*b.maxColumns)
 	}
 	b.nodes++
 	return &n, nil
@@ -265,7 +265,7 @@ func (b *builder) newNode(n Node) (*Node, error) {
 // add appends a column, counting it against the limit first.
 func (b *builder) add(name string, t format.ValueType, parent int, array bool, role Role, s *schema.Schema) (int, error) {
 	if len(b.cols) >= b.maxColumns {
-		return 0, fmt.Errorf("%w: more than %d columns", ErrTooLarge, b.maxColumns)
+		return 0, fmt.Errorf("%w: more than %d columns (layout.Options.MaxColumns)", ErrTooLarge, b.maxColumns)
 	}
 	c := Column{Index: len(b.cols), Name: name, Type: t, Array: array, Parent: parent, Width: 1, Role: role, Schema: s}
 	if parent >= 0 {
@@ -315,7 +315,7 @@ func (b *builder) node(s *schema.Schema, path string, top bool, parent int) (*No
 		}
 	}
 	if len(b.stack) >= b.maxDepth {
-		return nil, fmt.Errorf("%w: types nest more than %d deep at %q", ErrTooLarge, b.maxDepth, path)
+		return nil, fmt.Errorf("%w: types nest more than %d deep at %q (layout.Options.MaxDepth)", ErrTooLarge, b.maxDepth, path)
 	}
 	b.stack = append(b.stack, s)
 	defer func() { b.stack = b.stack[:len(b.stack)-1] }()
