@@ -129,6 +129,12 @@ type WriteOptions struct {
 	StoreRetries int
 	StoreBackoff time.Duration
 	StoreStall   time.Duration
+	// Meta is further file metadata (a program's own keys, or those of a
+	// file being rewritten), written in this order after the codec and
+	// checksum. The keys the writers set themselves (trevni.codec,
+	// trevni.checksum, avro.schema, the protobuf descriptors) may not be
+	// given: that is an error naming the key. Concat does not apply it.
+	Meta []MetaEntry
 
 	// keepMapOrder keeps the entries of maps written as Avro binary
 	// (WriteBinary, AppendAvro, ConvertAvro) in their order, where by
@@ -136,6 +142,13 @@ type WriteOptions struct {
 	// The Parquet converter sets it (frontdoor.KeepMapOrder): a Parquet
 	// MAP's entries have an order, which DuckDB and Arrow show.
 	keepMapOrder bool
+}
+
+// MetaEntry is one key of a Trevni file's metadata and its value
+// (WriteOptions.Meta).
+type MetaEntry struct {
+	Key   string
+	Value []byte
 }
 
 // storeOptions returns the options of store requests o sets, nil for the
@@ -163,6 +176,9 @@ func (o *WriteOptions) shred() shred.Options {
 		Progress:     w.Progress,
 		Workers:      max(w.Workers, 1),
 		KeepMapOrder: w.keepMapOrder,
+	}
+	for _, m := range w.Meta {
+		so.Meta.Set(m.Key, m.Value)
 	}
 	if so.Codec == "" {
 		so.Codec = string(Deflate)
@@ -504,4 +520,15 @@ func ConvertAvro(ctx context.Context, dst, src string, opts *WriteOptions) (int6
 		return n, fmt.Errorf("%s: %w", src, err)
 	}
 	return n, out.commit()
+}
+
+// ConvertAvroStream writes to w a Trevni file of the records of the Avro
+// object container file read from r (standard input, a pipe, a download),
+// of the container's schema as its header gives it, through the fast path
+// of ConvertAvro, and returns the records written. ctx stops it between
+// blocks. Replace and Stores in opts do not apply; spill files go to
+// TempDir.
+func ConvertAvroStream(ctx context.Context, w io.Writer, r io.Reader, opts *WriteOptions) (int64, error) {
+	so := opts.shred()
+	return shred.FromContainer(ctx, w, r, &so)
 }

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/ocf"
+	"github.com/trevni-go/trevni/internal/testing/avrorand"
+	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/shred"
+)
+
+// The converters that write records (fromavro, random, recodec --stats,
+// split) go through the front door's writers (trevni.NewWriter,
+// ConvertAvroStream). Their files are byte for byte what the library's
+// shredder writes for the same options, called here directly as the
+// command called it before: the files are made by the test from
+// package shred, an independent path, never by the command.
+func TestRootWritersSameBytes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	email := filepath.Join(interopDir, "email")
+	avroIn := filepath.Join(email, "input.avro")
+	schemaFile, err := os.ReadFile(filepath.Join(email, "schema.avsc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemaText := strings.TrimSpace(string(schemaFile)) // as a --schema file is read
+	// The command's options for its default flags.
+	wopts := func(codec, checksum string, blockSize int, noStats bool, workers int) shred.Options {
+		return shred.Options{WriterOptions: format.WriterOptions{
+			Codec: codec, Checksum: checksum, BlockSize: blockSize, MemoryBudget: 16 << 20,
+			DisableStats: noStats, Concurrency: workers,
+		}, Workers: workers}
+	}
+	check := func(t *testing.T, name string, want []byte, args ...string) {
+		t.Helper()
+		if r := runIn(t, nil, args...); r.code != 0 {
+			t.Fatalf("%q: %+v", args, r)
+		}
+		got, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%q: %s: %d bytes differ from the %d the library writes", args, name, len(got), len(want))
+		}
+	}
+	fromContainer := func(t *testing.T, o shred.Options, ins ...string) []byte {
+		t.Helper()
+		var buf bytes.Buffer
+		var aw *shred.AvroWriter
+		for _, in := range ins {
+			data, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if aw == nil {
+				r, err := ocf.NewReader(bytes.NewReader(data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if aw, err = shred.NewAvroWriter(&buf, r.Schema(), &o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := aw.AppendContainer(ctx, bytes.NewReader(data)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := aw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+
+	t.Run("fromavro", func(t *testing.T) {
+		var one bytes.Buffer
+		f, err := os.Open(avroIn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		o := wopts("snappy", "crc32", 4096, false, 3)
+		if _, err := shred.FromContainer(ctx, &one, f, &o); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "one.trv")
+		check(t, out, one.Bytes(), "fromavro", "--codec", "snappy", "--block-size", "4096", "--workers", "3", avroIn, out)
+		out = filepath.Join(dir, "two.trv")
+		check(t, out, fromContainer(t, wopts("null", "null", 64<<10, true, 1), avroIn, avroIn),
+			"fromavro", "--codec", "null", "--checksum", "null", "--stats=false", "--workers", "1", avroIn, avroIn, out)
+	})
+
+	t.Run("random", func(t *testing.T) {
+		s, err := schema.Parse(schemaText)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		o := wopts("zstd", "crc32", 1000, false, 1)
+		aw, err := shred.NewAvroWriter(&buf, schemaText, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen := avrorand.New(11, avrorand.Options{})
+		for range 3000 {
+			if err := aw.Write(gen.Value(s)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := aw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "random.trv")
+		check(t, out, buf.Bytes(), "random", "--seed", "11", "--codec", "zstd", "--block-size", "1000", filepath.Join(email, "schema.avsc"), "3000", out)
+	})
+
+	// A file of the program's own metadata and no statistics, which
+	// recodec --stats and split write again record by record, keeping the
+	// metadata in its order.
+	withMeta := func(o shred.Options) shred.Options {
+		o.Meta.SetString("z.first", "1")
+		o.Meta.SetString("a.second", "two")
+		return o
+	}
+	in := filepath.Join(dir, "meta.trv")
+	if err := os.WriteFile(in, fromContainer(t, withMeta(wopts("deflate", "crc32", 2048, true, 1)), avroIn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	records := func(t *testing.T) [][]byte {
+		t.Helper()
+		ds, err := trevni.Open(ctx, avroIn, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ds.Close()
+		r, err := ds.NewReader(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var recs [][]byte
+		for {
+			rec, err := r.ReadBinary(nil)
+			if err == io.EOF {
+				return recs
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, rec)
+		}
+	}(t)
+	binaryFile := func(t *testing.T, o shred.Options, recs [][]byte) []byte {
+		t.Helper()
+		var buf bytes.Buffer
+		aw, err := shred.NewAvroWriter(&buf, string(mustSchemaOf(t, in)), &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range recs {
+			if err := aw.WriteBinary(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := aw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+
+	t.Run("recodec-stats", func(t *testing.T) {
+		out := filepath.Join(dir, "recodec.trv")
+		check(t, out, binaryFile(t, withMeta(wopts("snappy", "crc32", 0, false, 1)), records),
+			"recodec", "--codec", "snappy", "--stats", in, out)
+	})
+
+	t.Run("split", func(t *testing.T) {
+		const per = 7
+		prefix := filepath.Join(dir, "part")
+		if r := runIn(t, nil, "split", "--rows", fmt.Sprint(per), in, prefix); r.code != 0 {
+			t.Fatalf("split: %+v", r)
+		}
+		k := 0
+		for from := 0; from < len(records); from, k = from+per, k+1 {
+			name := fmt.Sprintf("%s-%05d.trv", prefix, k)
+			got, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := binaryFile(t, withMeta(wopts("deflate", "crc32", 0, false, 1)), records[from:min(from+per, len(records))])
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: %d bytes differ from the %d the library writes", name, len(got), len(want))
+			}
+		}
+		if k < 2 {
+			t.Fatalf("only %d parts: the input is too small for the test", k)
+		}
+		if _, err := os.Stat(fmt.Sprintf("%s-%05d.trv", prefix, k)); err == nil {
+			t.Errorf("split wrote more than the %d parts of %d records", k, len(records))
+		}
+	})
+}
+
+// mustSchemaOf returns the avro.schema metadata of the Trevni file name.
+func mustSchemaOf(t *testing.T, name string) []byte {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := format.NewReader(f, fi.Size(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, ok := rd.Meta().Get("avro.schema")
+	if !ok {
+		t.Fatalf("%s: no avro.schema", name)
+	}
+	return bytes.Clone(v)
+}
