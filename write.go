@@ -417,6 +417,10 @@ type ProtoWriteOptions struct {
 	// Resolver finds the types of extensions; nil means the global
 	// registry.
 	Resolver protovalue.Resolver
+	// MaxJSONMessage bounds one line of a JSONLines stream
+	// (ConvertProtoStream), in bytes; 0 means 4 MiB. A longer line is an
+	// error naming it.
+	MaxJSONMessage int64
 }
 
 // shred returns the options of the writer beneath.
@@ -424,7 +428,7 @@ func (o *ProtoWriteOptions) shred() shred.ProtoOptions {
 	if o == nil {
 		return shred.ProtoOptions{File: (*WriteOptions)(nil).shred()}
 	}
-	po := shred.ProtoOptions{File: o.WriteOptions.shred(), Resolver: o.Resolver}
+	po := shred.ProtoOptions{File: o.WriteOptions.shred(), Resolver: o.Resolver, MaxJSONMessageSize: o.MaxJSONMessage}
 	if o.RecursionLimit != 0 || o.DropUnknown {
 		po.Mapping = &protoschema.Options{RecursionLimit: o.RecursionLimit, DropUnknown: o.DropUnknown}
 	}

@@ -12,15 +12,19 @@ import (
 
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
+	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/ocf"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
 	"github.com/trevni-go/trevni/schema"
+	"github.com/trevni-go/trevni/schema/protoschema"
 	"github.com/trevni-go/trevni/shred"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// The converters that write records (fromavro, random, recodec --stats,
-// split) go through the front door's writers (trevni.NewWriter,
-// ConvertAvroStream). Their files are byte for byte what the library's
+// The converters that write records (fromavro, fromjson, fromproto,
+// random, recodec --stats, split) go through the front door's writers
+// (trevni.NewWriter, AppendAvro, AppendJSONLines, ConvertAvroStream,
+// ConvertProtoStream). Their files are byte for byte what the library's
 // shredder writes for the same options, called here directly as the
 // command called it before: the files are made by the test from
 // package shred, an independent path, never by the command.
@@ -122,6 +126,55 @@ func TestRootWritersSameBytes(t *testing.T) {
 		}
 		out := filepath.Join(dir, "random.trv")
 		check(t, out, buf.Bytes(), "random", "--seed", "11", "--codec", "zstd", "--block-size", "1000", filepath.Join(email, "schema.avsc"), "3000", out)
+	})
+
+	t.Run("fromjson", func(t *testing.T) {
+		jsonIn := filepath.Join(email, "input.jsonl")
+		data, err := os.ReadFile(jsonIn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := schema.Parse(schemaText)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		o := wopts("deflate", "crc32", 3000, false, 3)
+		aw, err := shred.NewAvroWriter(&buf, schemaText, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := aw.WriteLines(ctx, bytes.NewReader(data), func(line []byte) (any, error) { return avrojson.Decode(s, line) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := aw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "json.trv")
+		check(t, out, buf.Bytes(), "fromjson", "--schema", filepath.Join(email, "schema.avsc"), "--block-size", "3000", "--workers", "3", jsonIn, jsonIn, out)
+	})
+
+	t.Run("fromproto", func(t *testing.T) {
+		var stream bytes.Buffer
+		for i := range 3000 {
+			fmt.Fprintf(&stream, `{"k%d": %d, "s": "v%d", "l": [true, null, {"n": %d}]}`+"\n", i%7, i, i, i)
+		}
+		md := (&structpb.Struct{}).ProtoReflect().Descriptor()
+		var buf bytes.Buffer
+		o := wopts("snappy", "crc32", 2000, false, 2)
+		po := &shred.ProtoOptions{File: o, Mapping: &protoschema.Options{RecursionLimit: 2}}
+		if _, err := shred.FromProtoStream(ctx, &buf, bytes.NewReader(stream.Bytes()), protoschema.JSONLines, md, po); err != nil {
+			t.Fatal(err)
+		}
+		in := filepath.Join(dir, "struct.jsonl")
+		if err := os.WriteFile(in, stream.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "proto.trv")
+		check(t, out, buf.Bytes(), "fromproto", "--input", "json", "--message", "google.protobuf.Struct", "--recursion-limit", "2",
+			"--codec", "snappy", "--block-size", "2000", "--workers", "2", in, out)
 	})
 
 	// A file of the program's own metadata and no statistics, which
