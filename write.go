@@ -160,6 +160,20 @@ func (o *WriteOptions) storeOptions() *store.Options {
 	return storeOptions(o.StoreRetries, o.StoreBackoff, o.StoreStall)
 }
 
+// checkMeta refuses a key of Meta that the writers set themselves.
+func (o *WriteOptions) checkMeta() error {
+	if o == nil {
+		return nil
+	}
+	for _, m := range o.Meta {
+		switch m.Key {
+		case format.KeyCodec, format.KeyChecksum, layout.MetaAvroSchema:
+			return fmt.Errorf("WriteOptions.Meta sets %s, which the writer sets itself (the codec and checksum through WriteOptions.Codec and Checksum)", m.Key)
+		}
+	}
+	return nil
+}
+
 // shred returns the options of the writers beneath.
 func (o *WriteOptions) shred() shred.Options {
 	var w WriteOptions
@@ -211,6 +225,9 @@ type output struct {
 // temporary directory.
 func create(ctx context.Context, name string, opts *WriteOptions) (*output, shred.Options, error) {
 	so := opts.shred()
+	if err := opts.checkMeta(); err != nil {
+		return nil, so, err
+	}
 	var o WriteOptions
 	if opts != nil {
 		o = *opts
@@ -291,6 +308,9 @@ func Create(ctx context.Context, name, schemaText string, opts *WriteOptions) (*
 // NewWriter starts a Trevni file of records of the Avro schema schemaText,
 // written to w by Close. Replace and Store in opts do not apply.
 func NewWriter(w io.Writer, schemaText string, opts *WriteOptions) (*Writer, error) {
+	if err := opts.checkMeta(); err != nil {
+		return nil, err
+	}
 	so := opts.shred()
 	aw, err := shred.NewAvroWriter(w, schemaText, &so)
 	if err != nil {
@@ -365,6 +385,9 @@ func CreateStructs[T any](ctx context.Context, name, schemaText string, opts *Wr
 // struct type T, written to w by Close. Replace and Store in opts do not
 // apply.
 func NewStructWriter[T any](w io.Writer, schemaText string, opts *WriteOptions) (*StructWriter[T], error) {
+	if err := opts.checkMeta(); err != nil {
+		return nil, err
+	}
 	so := opts.shred()
 	sw, err := shred.NewStructWriter[T](w, schemaText, &so)
 	if err != nil {
@@ -423,6 +446,15 @@ type ProtoWriteOptions struct {
 	MaxJSONMessage int64
 }
 
+// checkMeta refuses a key of WriteOptions.Meta that the writers set
+// themselves.
+func (o *ProtoWriteOptions) checkMeta() error {
+	if o == nil {
+		return nil
+	}
+	return o.WriteOptions.checkMeta()
+}
+
 // shred returns the options of the writer beneath.
 func (o *ProtoWriteOptions) shred() shred.ProtoOptions {
 	if o == nil {
@@ -459,6 +491,9 @@ func CreateProto(ctx context.Context, name string, md protoreflect.MessageDescri
 // NewProtoWriter starts a Trevni file of messages of type md, written to w
 // by Close. Replace and Store in opts do not apply.
 func NewProtoWriter(w io.Writer, md protoreflect.MessageDescriptor, opts *ProtoWriteOptions) (*ProtoWriter, error) {
+	if err := opts.checkMeta(); err != nil {
+		return nil, err
+	}
 	po := opts.shred()
 	pw, err := shred.NewProtoWriter(w, md, &po)
 	if err != nil {
@@ -533,6 +568,9 @@ func ConvertAvro(ctx context.Context, dst, src string, opts *WriteOptions) (int6
 // blocks. Replace and Stores in opts do not apply; spill files go to
 // TempDir.
 func ConvertAvroStream(ctx context.Context, w io.Writer, r io.Reader, opts *WriteOptions) (int64, error) {
+	if err := opts.checkMeta(); err != nil {
+		return 0, err
+	}
 	so := opts.shred()
 	return shred.FromContainer(ctx, w, r, &so)
 }

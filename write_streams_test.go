@@ -190,7 +190,8 @@ func protowireLen(n int) []byte {
 }
 
 // WriteOptions.Meta is written in its order after the codec and checksum,
-// before avro.schema; a key the writer sets itself is an error naming it.
+// before avro.schema; a key the writer sets itself is an error naming it
+// and the option.
 func TestWriteOptionsMeta(t *testing.T) {
 	const schema = `{"type":"record","name":"R","fields":[{"name":"a","type":"long"}]}`
 	var buf bytes.Buffer
@@ -218,7 +219,7 @@ func TestWriteOptionsMeta(t *testing.T) {
 	}
 	for _, k := range []string{"avro.schema", "trevni.codec"} {
 		_, err := trevni.NewWriter(&buf, schema, &trevni.WriteOptions{Meta: []trevni.MetaEntry{{Key: k}}})
-		if err == nil || !strings.Contains(err.Error(), k) {
+		if err == nil || !strings.Contains(err.Error(), "WriteOptions.Meta sets "+k) {
 			t.Errorf("Meta setting %s: %v, want an error naming it", k, err)
 		}
 	}
