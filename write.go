@@ -281,8 +281,9 @@ var errClosed = errors.New("trevni: the writer is closed")
 // Writer writes Avro records into a Trevni file. It is not safe for
 // concurrent use.
 type Writer struct {
-	aw  *shred.AvroWriter
-	out *output
+	aw       *shred.AvroWriter
+	out      *output
+	progress func(records, bytesIn int64) // WriteOptions.Progress, for AppendCSV
 }
 
 // Create starts a Trevni file of records of the Avro schema schemaText
@@ -302,7 +303,7 @@ func Create(ctx context.Context, name, schemaText string, opts *WriteOptions) (*
 		out.abort()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &Writer{aw: aw, out: out}, nil
+	return &Writer{aw: aw, out: out, progress: so.Progress}, nil
 }
 
 // NewWriter starts a Trevni file of records of the Avro schema schemaText,
@@ -316,7 +317,7 @@ func NewWriter(w io.Writer, schemaText string, opts *WriteOptions) (*Writer, err
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{aw: aw, out: &output{w: w}}, nil
+	return &Writer{aw: aw, out: &output{w: w}, progress: so.Progress}, nil
 }
 
 // Write writes one record, a goavro native value of the schema

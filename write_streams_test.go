@@ -2,10 +2,12 @@ package trevni_test
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -222,5 +224,122 @@ func TestWriteOptionsMeta(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "WriteOptions.Meta sets "+k) {
 			t.Errorf("Meta setting %s: %v, want an error naming it", k, err)
 		}
+	}
+}
+
+// AppendCSV's records are the CSV's, read here with encoding/csv and
+// strconv: testdata/clmn/sample.csv, its columns in another order than
+// the schema's fields, on one goroutine and on three.
+func TestAppendCSV(t *testing.T) {
+	const schema = `{"type":"record","name":"Row","fields":[{"name":"city","type":"string"},{"name":"id","type":"int"},{"name":"salary","type":"double"},{"name":"name","type":"string"},{"name":"age","type":"int"},{"name":"email","type":"string"}]}`
+	data, err := os.ReadFile(filepath.Join("testdata", "clmn", "sample.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, workers := range []int{1, 3} {
+		var buf bytes.Buffer
+		var progressed, progressRows int64
+		w, err := trevni.NewWriter(&buf, schema, &trevni.WriteOptions{Workers: workers, BlockSize: 2000, Progress: func(r, b int64) { progressRows, progressed = r, b }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			dropped, err := w.AppendCSV(t.Context(), bytes.NewReader(data), nil)
+			if err != nil || dropped != 0 {
+				t.Fatalf("AppendCSV: %d dropped, %v", dropped, err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := trevni.OpenReaderAt(t.Context(), bytes.NewReader(buf.Bytes()), int64(buf.Len()), "x.trv", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		for rec, err := range ds.All(t.Context(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			row := rows[1+i%(len(rows)-1)]
+			m := rec.(map[string]any)
+			id, _ := strconv.ParseInt(row[col["id"]], 10, 32)
+			age, _ := strconv.ParseInt(row[col["age"]], 10, 32)
+			salary, _ := strconv.ParseFloat(row[col["salary"]], 64)
+			if m["id"] != int32(id) || m["age"] != int32(age) || m["salary"] != salary ||
+				m["name"] != row[col["name"]] || m["email"] != row[col["email"]] || m["city"] != row[col["city"]] {
+				t.Fatalf("workers %d: record %d is %v, the CSV's row %v", workers, i, m, row)
+			}
+			i++
+		}
+		ds.Close()
+		if i != 3*(len(rows)-1) {
+			t.Errorf("workers %d: %d records, want %d", workers, i, 3*(len(rows)-1))
+		}
+		if progressRows != int64(i) || progressed != int64(len(data)) {
+			t.Errorf("workers %d: Progress last told %d records and %d bytes, want %d and %d", workers, progressRows, progressed, i, len(data))
+		}
+	}
+}
+
+// A record of the wrong width is an error wrapping ErrRagged, padded with
+// nulls with RaggedPad, dropped and counted with RaggedDrop; NoHeader
+// takes the fields in order and Comma the separator.
+func TestAppendCSVRagged(t *testing.T) {
+	const schema = `{"type":"record","name":"Row","fields":[{"name":"a","type":"long"},{"name":"b","type":["null","string"]}]}`
+	const in = "a;b\n1;x\n2\n3;z\n"
+	for _, c := range []struct {
+		opts    trevni.CSVOptions
+		dropped int64
+		want    string // the records as JSON lines, or "" for ErrRagged
+	}{
+		{trevni.CSVOptions{Comma: ';'}, 0, ""},
+		{trevni.CSVOptions{Comma: ';', Ragged: trevni.RaggedPad}, 0, `{"a":1,"b":{"string":"x"}}` + "\n" + `{"a":2,"b":null}` + "\n" + `{"a":3,"b":{"string":"z"}}` + "\n"},
+		{trevni.CSVOptions{Comma: ';', Ragged: trevni.RaggedDrop}, 1, `{"a":1,"b":{"string":"x"}}` + "\n" + `{"a":3,"b":{"string":"z"}}` + "\n"},
+	} {
+		var buf bytes.Buffer
+		w, err := trevni.NewWriter(&buf, schema, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dropped, err := w.AppendCSV(t.Context(), strings.NewReader(in), &c.opts)
+		if c.want == "" {
+			if !errors.Is(err, trevni.ErrRagged) || !strings.Contains(err.Error(), "line 3") {
+				t.Errorf("%+v: %v, want ErrRagged at line 3", c.opts, err)
+			}
+			w.Abort()
+			continue
+		}
+		if err != nil || dropped != c.dropped {
+			t.Fatalf("%+v: %d dropped, %v", c.opts, dropped, err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := readJSON(t, buf.Bytes()); got != c.want {
+			t.Errorf("%+v: records\n%s, want\n%s", c.opts, got, c.want)
+		}
+	}
+	var buf bytes.Buffer
+	w, err := trevni.NewWriter(&buf, schema, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.AppendCSV(t.Context(), strings.NewReader("7\tq\n"), &trevni.CSVOptions{Comma: '\t', NoHeader: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readJSON(t, buf.Bytes()), `{"a":7,"b":{"string":"q"}}`+"\n"; got != want {
+		t.Errorf("NoHeader: %q, want %q", got, want)
 	}
 }

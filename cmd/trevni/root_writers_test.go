@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/trevni-go/trevni"
+	"github.com/trevni-go/trevni/clmn"
+	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/avrojson"
 	"github.com/trevni-go/trevni/internal/ocf"
@@ -22,9 +24,9 @@ import (
 )
 
 // The converters that write records (fromavro, fromjson, fromproto,
-// random, recodec --stats, split) go through the front door's writers
-// (trevni.NewWriter, AppendAvro, AppendJSONLines, ConvertAvroStream,
-// ConvertProtoStream). Their files are byte for byte what the library's
+// fromcsv, fromclmn, random, recodec --stats, split) go through the front
+// door's writers (trevni.NewWriter, Write, WriteBinary, AppendAvro,
+// AppendJSONLines, AppendCSV, ConvertAvroStream, ConvertProtoStream). Their files are byte for byte what the library's
 // shredder writes for the same options, called here directly as the
 // command called it before: the files are made by the test from
 // package shred, an independent path, never by the command.
@@ -175,6 +177,63 @@ func TestRootWritersSameBytes(t *testing.T) {
 		out := filepath.Join(dir, "proto.trv")
 		check(t, out, buf.Bytes(), "fromproto", "--input", "json", "--message", "google.protobuf.Struct", "--recursion-limit", "2",
 			"--codec", "snappy", "--block-size", "2000", "--workers", "2", in, out)
+	})
+
+	// CSV and CLMN: the library's path is csvtable's Trevni sink, with
+	// the fields its inferrer gives (fromcsv) or the CLMN file's.
+	tableFile := func(t *testing.T, o shred.Options, src csvtable.Source) []byte {
+		t.Helper()
+		var buf bytes.Buffer
+		sink, err := csvtable.NewTrevniSink(&buf, src.Fields(), &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := csvtable.Copy(ctx, sink, src, nil); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	t.Run("fromcsv", func(t *testing.T) {
+		var text bytes.Buffer
+		text.WriteString("id,when,amount,flag,note,a b\n")
+		for i := range 9000 {
+			fmt.Fprintf(&text, "%d,2024-01-%02dT10:%02d:00Z,%d.%03d,%v,\"n \"\"%d\"\", x\",%s\n", i, i%28+1, i%60, i*7, i%1000, i%3 == 0, i, map[bool]string{true: "", false: fmt.Sprint(i)}[i%5 == 0])
+		}
+		in := filepath.Join(dir, "table.csv")
+		if err := os.WriteFile(in, text.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{1, 3} {
+			var inf csvtable.Inferrer
+			if _, err := inf.Add(bytes.NewReader(text.Bytes()), ',', nil); err != nil {
+				t.Fatal(err)
+			}
+			src, err := csvtable.NewCSVSource(bytes.NewReader(text.Bytes()), inf.Fields(), ',', nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, fmt.Sprintf("csv%d.trv", workers))
+			check(t, out, tableFile(t, wopts("zstd", "crc32", 5000, false, workers), src),
+				"fromcsv", "--codec", "zstd", "--block-size", "5000", "--workers", fmt.Sprint(workers), in, out)
+		}
+	})
+	t.Run("fromclmn", func(t *testing.T) {
+		in := filepath.Join("..", "..", "testdata", "clmn", "sample.clmn")
+		data, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := clmn.NewReader(bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := csvtable.NewCLMNSource(rd, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "clmn.trv")
+		check(t, out, tableFile(t, wopts("snappy", "crc32", 700, false, 1), src),
+			"fromclmn", "--codec", "snappy", "--block-size", "700", in, out)
 	})
 
 	// A file of the program's own metadata and no statistics, which
