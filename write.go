@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -275,6 +276,36 @@ func (o *output) finish(close func() error) error {
 	return o.commit()
 }
 
+// writeOptionNames turns the names of the options beneath that the errors
+// of the writers beneath name (format.WriterOptions', shred's,
+// layout.Options') into those a program of the root sets.
+var writeOptionNames = strings.NewReplacer(
+	"format.WriterOptions.", "WriteOptions.",
+	"WriterOptions.", "WriteOptions.",
+	"format.ReaderOptions.MaxBlockSize", "OpenOptions.MaxBlockSize",
+	"ReaderOptions.MaxBlockSize", "OpenOptions.MaxBlockSize",
+	"ProtoOptions.MaxJSONMessageSize", "ProtoWriteOptions.MaxJSONMessage",
+	"layout.Options.MaxDepth", "WriteOptions.MaxDepth",
+	"layout.Options.MaxColumns", "WriteOptions.MaxColumns",
+	"lower BlockSize", "lower WriteOptions.BlockSize",
+	"options metadata must not set", "WriteOptions.Meta may not set",
+)
+
+// writeErr returns err, of a writer of the root, with the options its
+// message names as a program of the root sets them (writeOptionNames);
+// errors.Is and errors.As see err as before. An error that names none is
+// returned as it is, so that a *RecordError stays one at the top.
+func writeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if m := writeOptionNames.Replace(msg); m != msg {
+		return &doorError{msg: m, err: err}
+	}
+	return err
+}
+
 // errClosed is the error of a writer's Close after Close or Abort.
 var errClosed = errors.New("trevni: the writer is closed")
 
@@ -301,7 +332,7 @@ func Create(ctx context.Context, name, schemaText string, opts *WriteOptions) (*
 	aw, err := shred.NewAvroWriter(out.w, schemaText, &so)
 	if err != nil {
 		out.abort()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, writeErr(err))
 	}
 	return &Writer{aw: aw, out: out, progress: so.Progress}, nil
 }
@@ -315,7 +346,7 @@ func NewWriter(w io.Writer, schemaText string, opts *WriteOptions) (*Writer, err
 	so := opts.shred()
 	aw, err := shred.NewAvroWriter(w, schemaText, &so)
 	if err != nil {
-		return nil, err
+		return nil, writeErr(err)
 	}
 	return &Writer{aw: aw, out: &output{w: w}, progress: so.Progress}, nil
 }
@@ -324,17 +355,17 @@ func NewWriter(w io.Writer, schemaText string, opts *WriteOptions) (*Writer, err
 // (map[string]any for a record, []any for an array ...). A record that
 // does not fit the schema is an error (a *RecordError naming the record
 // and the field) and is not written; writing may go on.
-func (w *Writer) Write(record any) error { return w.aw.Write(record) }
+func (w *Writer) Write(record any) error { return writeErr(w.aw.Write(record)) }
 
 // WriteBinary writes one record in Avro's binary encoding of the schema:
 // the fast path, with no Go value per field.
-func (w *Writer) WriteBinary(record []byte) error { return w.aw.WriteBinary(record) }
+func (w *Writer) WriteBinary(record []byte) error { return writeErr(w.aw.WriteBinary(record)) }
 
 // AppendAvro writes every record of an Avro object container file whose
 // schema has the writer's canonical form, decoding on WriteOptions.Workers
 // goroutines; ctx stops it between blocks.
 func (w *Writer) AppendAvro(ctx context.Context, in io.Reader) error {
-	return w.aw.AppendContainer(ctx, in)
+	return writeErr(w.aw.AppendContainer(ctx, in))
 }
 
 // Records returns the number of records written so far.
@@ -345,7 +376,7 @@ func (w *Writer) Records() int64 { return w.aw.RowCount() }
 func (w *Writer) SchemaText() string { return w.aw.Schema().String() }
 
 // Close writes the file and, for Create, puts it in place.
-func (w *Writer) Close() error { return w.out.finish(w.aw.Close) }
+func (w *Writer) Close() error { return writeErr(w.out.finish(w.aw.Close)) }
 
 // Abort discards the file. It does nothing after Close.
 func (w *Writer) Abort() {
@@ -377,7 +408,7 @@ func CreateStructs[T any](ctx context.Context, name, schemaText string, opts *Wr
 	sw, err := shred.NewStructWriter[T](out.w, schemaText, &so)
 	if err != nil {
 		out.abort()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, writeErr(err))
 	}
 	return &StructWriter[T]{sw: sw, out: out}, nil
 }
@@ -392,20 +423,23 @@ func NewStructWriter[T any](w io.Writer, schemaText string, opts *WriteOptions) 
 	so := opts.shred()
 	sw, err := shred.NewStructWriter[T](w, schemaText, &so)
 	if err != nil {
-		return nil, err
+		return nil, writeErr(err)
 	}
 	return &StructWriter[T]{sw: sw, out: &output{w: w}}, nil
 }
 
 // Write writes rows and returns how many were written: all, or those
 // before the first that does not fit the schema, whose error it returns.
-func (w *StructWriter[T]) Write(rows []T) (int, error) { return w.sw.Write(rows) }
+func (w *StructWriter[T]) Write(rows []T) (int, error) {
+	n, err := w.sw.Write(rows)
+	return n, writeErr(err)
+}
 
 // Records returns the number of records written so far.
 func (w *StructWriter[T]) Records() int64 { return w.sw.Writer().RowCount() }
 
 // Close writes the file and, for CreateStructs, puts it in place.
-func (w *StructWriter[T]) Close() error { return w.out.finish(w.sw.Close) }
+func (w *StructWriter[T]) Close() error { return writeErr(w.out.finish(w.sw.Close)) }
 
 // Abort discards the file. It does nothing after Close.
 func (w *StructWriter[T]) Abort() {
@@ -484,7 +518,7 @@ func CreateProto(ctx context.Context, name string, md protoreflect.MessageDescri
 	pw, err := shred.NewProtoWriter(out.w, md, &po)
 	if err != nil {
 		out.abort()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, writeErr(err))
 	}
 	return &ProtoWriter{pw: pw, out: out}, nil
 }
@@ -498,7 +532,7 @@ func NewProtoWriter(w io.Writer, md protoreflect.MessageDescriptor, opts *ProtoW
 	po := opts.shred()
 	pw, err := shred.NewProtoWriter(w, md, &po)
 	if err != nil {
-		return nil, err
+		return nil, writeErr(err)
 	}
 	return &ProtoWriter{pw: pw, out: &output{w: w}}, nil
 }
@@ -507,17 +541,17 @@ func NewProtoWriter(w io.Writer, md protoreflect.MessageDescriptor, opts *ProtoW
 // be written (a proto2 required field unset, at any depth, as WriteWire
 // refuses it too) is not, with an error naming the record and field;
 // writing can go on.
-func (w *ProtoWriter) Write(m proto.Message) error { return w.pw.Write(m) }
+func (w *ProtoWriter) Write(m proto.Message) error { return writeErr(w.pw.Write(m)) }
 
 // WriteWire writes one message in the protobuf wire format: the fast
 // path, with no message built.
-func (w *ProtoWriter) WriteWire(msg []byte) error { return w.pw.WriteWire(msg) }
+func (w *ProtoWriter) WriteWire(msg []byte) error { return writeErr(w.pw.WriteWire(msg)) }
 
 // Records returns the number of messages written so far.
 func (w *ProtoWriter) Records() int64 { return w.pw.RowCount() }
 
 // Close writes the file and, for CreateProto, puts it in place.
-func (w *ProtoWriter) Close() error { return w.out.finish(w.pw.Close) }
+func (w *ProtoWriter) Close() error { return writeErr(w.out.finish(w.pw.Close)) }
 
 // Abort discards the file. It does nothing after Close.
 func (w *ProtoWriter) Abort() {
@@ -557,7 +591,7 @@ func ConvertAvro(ctx context.Context, dst, src string, opts *WriteOptions) (int6
 	n, err := shred.FromContainer(ctx, out.w, bufio.NewReaderSize(in, 1<<20), &so)
 	if err != nil {
 		out.abort()
-		return n, fmt.Errorf("%s: %w", src, err)
+		return n, fmt.Errorf("%s: %w", src, writeErr(err))
 	}
 	return n, out.commit()
 }
@@ -573,5 +607,6 @@ func ConvertAvroStream(ctx context.Context, w io.Writer, r io.Reader, opts *Writ
 		return 0, err
 	}
 	so := opts.shred()
-	return shred.FromContainer(ctx, w, r, &so)
+	n, err := shred.FromContainer(ctx, w, r, &so)
+	return n, writeErr(err)
 }

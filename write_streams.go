@@ -57,9 +57,9 @@ func (w *Writer) AppendJSONLines(ctx context.Context, r io.Reader, opts *JSONOpt
 	err := w.aw.WriteLines(ctx, r, decode)
 	var le *shred.LineError
 	if errors.As(err, &le) {
-		return &LineError{Line: le.Line, Err: le.Err}
+		return &LineError{Line: le.Line, Err: writeErr(le.Err)}
 	}
-	return err
+	return writeErr(err)
 }
 
 // ConvertProtoStream writes to w a Trevni file of the protobuf messages
@@ -78,7 +78,8 @@ func ConvertProtoStream(ctx context.Context, w io.Writer, r io.Reader, framing F
 		return 0, err
 	}
 	po := opts.shred()
-	return shred.FromProtoStream(ctx, w, r, framing, md, &po)
+	n, err := shred.FromProtoStream(ctx, w, r, framing, md, &po)
+	return n, writeErr(err)
 }
 
 // CSVOptions configures AppendCSV. A nil *CSVOptions means the defaults.
@@ -173,7 +174,7 @@ func (w *Writer) AppendCSV(ctx context.Context, r io.Reader, opts *CSVOptions) (
 	if d, ok := src.(interface{ Dropped() int64 }); ok {
 		dropped = d.Dropped()
 	}
-	return dropped, err
+	return dropped, writeErr(err)
 }
 
 // countingReader counts the bytes read through it.

@@ -343,3 +343,39 @@ func TestAppendCSVRagged(t *testing.T) {
 		t.Errorf("NoHeader: %q, want %q", got, want)
 	}
 }
+
+// The errors of the writers name the options a program of the root sets
+// (WriteOptions', ProtoWriteOptions'), not those of the packages beneath,
+// and still wrap their causes.
+func TestWriteErrorsNameTheRootsOptions(t *testing.T) {
+	const schema = `{"type":"record","name":"R","fields":[{"name":"s","type":"string"}]}`
+	noneBeneath := func(t *testing.T, err error, option string) {
+		t.Helper()
+		if err == nil {
+			t.Fatalf("no error naming %s", option)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, option) || strings.Contains(msg, "WriterOptions") || strings.Contains(msg, "ProtoOptions") || strings.Contains(msg, "layout.Options") {
+			t.Errorf("the error does not name %s alone: %v", option, err)
+		}
+	}
+	var buf bytes.Buffer
+	_, err := trevni.NewWriter(&buf, schema, &trevni.WriteOptions{BlockSize: 1 << 30})
+	noneBeneath(t, err, "WriteOptions.BlockSize")
+
+	w, err := trevni.NewWriter(&buf, schema, &trevni.WriteOptions{MaxBlockSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Write(map[string]any{"s": strings.Repeat("x", 2<<20)})
+	noneBeneath(t, err, "WriteOptions.MaxBlockSize")
+	if !errors.Is(err, trevni.ErrLimit) {
+		t.Errorf("not ErrLimit: %v", err)
+	}
+	w.Abort()
+
+	md := (&structpb.Struct{}).ProtoReflect().Descriptor()
+	line := `{"k": "` + strings.Repeat("y", 300) + `"}` + "\n"
+	_, err = trevni.ConvertProtoStream(t.Context(), &buf, strings.NewReader(line), trevni.JSONLines, md, &trevni.ProtoWriteOptions{MaxJSONMessage: 100})
+	noneBeneath(t, err, "ProtoWriteOptions.MaxJSONMessage")
+}
