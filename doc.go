@@ -56,12 +56,13 @@
 //
 // Create starts a Trevni file of Avro records (Writer: Write takes goavro
 // native values, WriteBinary Avro binary, AppendAvro a whole container
-// file); CreateStructs takes Go structs, CreateProto protobuf messages,
+// file, AppendJSONLines JSON lines, AppendCSV CSV text); CreateStructs takes Go structs, CreateProto protobuf messages,
 // ConvertAvro converts an Avro container file in one call and Concat joins
 // Trevni files by copying their blocks. Files are written beside their
 // name, or uploaded to a store, and put in place by Close only when
 // complete; an existing file is replaced only with WriteOptions.Replace.
-// NewWriter, NewStructWriter and NewProtoWriter write to any io.Writer.
+// NewWriter, NewStructWriter and NewProtoWriter write to any io.Writer,
+// as ConvertAvroStream and ConvertProtoStream do a stream's records.
 //
 // The protobuf readers and writers (CreateProto, NewProtoWriter,
 // Dataset.NewProtoReader, Messages, WriteProto, and WriteJSON of files

@@ -113,6 +113,11 @@ var writeOptionNames = strings.NewReplacer(
 	"lower the recursion limit, or raise the column limit", "lower ProtoWriteOptions.RecursionLimit, or raise WriteOptions.MaxColumns",
 	"lower the recursion limit, or raise the depth limit", "lower ProtoWriteOptions.RecursionLimit, or raise WriteOptions.MaxDepth",
 	"negative RecursionLimit", "negative ProtoWriteOptions.RecursionLimit",
+	"format.WriterOptions.", "WriteOptions.",
+	"WriterOptions.", "WriteOptions.",
+	"format.ReaderOptions.MaxBlockSize", "OpenOptions.MaxBlockSize",
+	"ProtoOptions.MaxJSONMessageSize", "ProtoWriteOptions.MaxJSONMessage",
+	"options metadata must not set", "WriteOptions.Meta may not set",
 )
 
 // partErr returns err, of the part called name, with the name before its

@@ -27,6 +27,7 @@ var optionTypes = map[string]reflect.Type{
 	"ProtoWriteOptions": reflect.TypeFor[trevni.ProtoWriteOptions](),
 	"AvroOptions":       reflect.TypeFor[trevni.AvroOptions](),
 	"JSONOptions":       reflect.TypeFor[trevni.JSONOptions](),
+	"CSVOptions":        reflect.TypeFor[trevni.CSVOptions](),
 }
 
 // TestOptionsAreFlat checks that the front door's options are its own and

@@ -129,6 +129,12 @@ type WriteOptions struct {
 	StoreRetries int
 	StoreBackoff time.Duration
 	StoreStall   time.Duration
+	// Meta is further file metadata (a program's own keys, or those of a
+	// file being rewritten), written in this order after the codec and
+	// checksum. The keys the writers set themselves (trevni.codec,
+	// trevni.checksum, avro.schema, the protobuf descriptors) may not be
+	// given: that is an error naming the key. Concat does not apply it.
+	Meta []MetaEntry
 
 	// keepMapOrder keeps the entries of maps written as Avro binary
 	// (WriteBinary, AppendAvro, ConvertAvro) in their order, where by
@@ -138,6 +144,13 @@ type WriteOptions struct {
 	keepMapOrder bool
 }
 
+// MetaEntry is one key of a Trevni file's metadata and its value
+// (WriteOptions.Meta).
+type MetaEntry struct {
+	Key   string
+	Value []byte
+}
+
 // storeOptions returns the options of store requests o sets, nil for the
 // defaults.
 func (o *WriteOptions) storeOptions() *store.Options {
@@ -145,6 +158,20 @@ func (o *WriteOptions) storeOptions() *store.Options {
 		return nil
 	}
 	return storeOptions(o.StoreRetries, o.StoreBackoff, o.StoreStall)
+}
+
+// checkMeta refuses a key of Meta that the writers set themselves.
+func (o *WriteOptions) checkMeta() error {
+	if o == nil {
+		return nil
+	}
+	for _, m := range o.Meta {
+		switch m.Key {
+		case format.KeyCodec, format.KeyChecksum, layout.MetaAvroSchema:
+			return fmt.Errorf("WriteOptions.Meta sets %s, which the writer sets itself (the codec and checksum through WriteOptions.Codec and Checksum)", m.Key)
+		}
+	}
+	return nil
 }
 
 // shred returns the options of the writers beneath.
@@ -163,6 +190,9 @@ func (o *WriteOptions) shred() shred.Options {
 		Progress:     w.Progress,
 		Workers:      max(w.Workers, 1),
 		KeepMapOrder: w.keepMapOrder,
+	}
+	for _, m := range w.Meta {
+		so.Meta.Set(m.Key, m.Value)
 	}
 	if so.Codec == "" {
 		so.Codec = string(Deflate)
@@ -196,6 +226,9 @@ type output struct {
 func create(ctx context.Context, name string, opts *WriteOptions) (*output, shred.Options, error) {
 	so := opts.shred()
 	if err := opts.check(); err != nil {
+		return nil, so, err
+	}
+	if err := opts.checkMeta(); err != nil {
 		return nil, so, err
 	}
 	var o WriteOptions
@@ -251,8 +284,9 @@ var errClosed = errors.New("trevni: the writer is closed")
 // Writer writes Avro records into a Trevni file. It is not safe for
 // concurrent use.
 type Writer struct {
-	aw  *shred.AvroWriter
-	out *output
+	aw       *shred.AvroWriter
+	out      *output
+	progress func(records, bytesIn int64) // WriteOptions.Progress, for AppendCSV
 }
 
 // Create starts a Trevni file of records of the Avro schema schemaText
@@ -272,12 +306,15 @@ func Create(ctx context.Context, name, schemaText string, opts *WriteOptions) (*
 		out.abort()
 		return nil, writeErr(fmt.Errorf("%s: %w", name, err))
 	}
-	return &Writer{aw: aw, out: out}, nil
+	return &Writer{aw: aw, out: out, progress: so.Progress}, nil
 }
 
 // NewWriter starts a Trevni file of records of the Avro schema schemaText,
 // written to w by Close. Replace and Store in opts do not apply.
 func NewWriter(w io.Writer, schemaText string, opts *WriteOptions) (*Writer, error) {
+	if err := opts.checkMeta(); err != nil {
+		return nil, err
+	}
 	so := opts.shred()
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -286,7 +323,7 @@ func NewWriter(w io.Writer, schemaText string, opts *WriteOptions) (*Writer, err
 	if err != nil {
 		return nil, writeErr(err)
 	}
-	return &Writer{aw: aw, out: &output{w: w}}, nil
+	return &Writer{aw: aw, out: &output{w: w}, progress: so.Progress}, nil
 }
 
 // Write writes one record, a goavro native value of the schema
@@ -355,6 +392,9 @@ func CreateStructs[T any](ctx context.Context, name, schemaText string, opts *Wr
 // struct type T, written to w by Close. Replace and Store in opts do not
 // apply.
 func NewStructWriter[T any](w io.Writer, schemaText string, opts *WriteOptions) (*StructWriter[T], error) {
+	if err := opts.checkMeta(); err != nil {
+		return nil, err
+	}
 	so := opts.shred()
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -413,6 +453,19 @@ type ProtoWriteOptions struct {
 	// Resolver finds the types of extensions; nil means the global
 	// registry.
 	Resolver protovalue.Resolver
+	// MaxJSONMessage bounds one line of a JSONLines stream
+	// (ConvertProtoStream), in bytes; 0 means 4 MiB. A longer line is an
+	// error naming it.
+	MaxJSONMessage int64
+}
+
+// checkMeta refuses a key of WriteOptions.Meta that the writers set
+// themselves.
+func (o *ProtoWriteOptions) checkMeta() error {
+	if o == nil {
+		return nil
+	}
+	return o.WriteOptions.checkMeta()
 }
 
 // shred returns the options of the writer beneath.
@@ -420,7 +473,7 @@ func (o *ProtoWriteOptions) shred() shred.ProtoOptions {
 	if o == nil {
 		return shred.ProtoOptions{File: (*WriteOptions)(nil).shred()}
 	}
-	po := shred.ProtoOptions{File: o.WriteOptions.shred(), Resolver: o.Resolver}
+	po := shred.ProtoOptions{File: o.WriteOptions.shred(), Resolver: o.Resolver, MaxJSONMessageSize: o.MaxJSONMessage}
 	if o.RecursionLimit != 0 || o.DropUnknown {
 		po.Mapping = &protoschema.Options{RecursionLimit: o.RecursionLimit, DropUnknown: o.DropUnknown}
 	}
@@ -451,6 +504,9 @@ func CreateProto(ctx context.Context, name string, md protoreflect.MessageDescri
 // NewProtoWriter starts a Trevni file of messages of type md, written to w
 // by Close. Replace and Store in opts do not apply.
 func NewProtoWriter(w io.Writer, md protoreflect.MessageDescriptor, opts *ProtoWriteOptions) (*ProtoWriter, error) {
+	if err := opts.checkMeta(); err != nil {
+		return nil, err
+	}
 	po := opts.shred()
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -519,4 +575,19 @@ func ConvertAvro(ctx context.Context, dst, src string, opts *WriteOptions) (int6
 		return n, writeErr(fmt.Errorf("%s: %w", src, err))
 	}
 	return n, out.commit()
+}
+
+// ConvertAvroStream writes to w a Trevni file of the records of the Avro
+// object container file read from r (standard input, a pipe, a download),
+// of the container's schema as its header gives it, through the fast path
+// of ConvertAvro, and returns the records written. ctx stops it between
+// blocks. Replace and Stores in opts do not apply; spill files go to
+// TempDir.
+func ConvertAvroStream(ctx context.Context, w io.Writer, r io.Reader, opts *WriteOptions) (int64, error) {
+	if err := opts.checkMeta(); err != nil {
+		return 0, err
+	}
+	so := opts.shred()
+	n, err := shred.FromContainer(ctx, w, r, &so)
+	return n, writeErr(err)
 }

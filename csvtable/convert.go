@@ -706,6 +706,14 @@ func NewTrevniSink(out io.Writer, fields []Field, opts *shred.Options) (Sink, er
 	return &trevniSink{aw: aw, fields: fields}, nil
 }
 
+// NewTrevniSinkOf returns a Sink writing the rows as records to aw, a
+// writer of records of AvroSchema("Row", fields) or of a schema FieldsOf
+// gives these fields for, as NewTrevniSink's does; Close and Abort close
+// and abort aw. Append from a CSV Source writes on aw's workers.
+func NewTrevniSinkOf(aw *shred.AvroWriter, fields []Field) Sink {
+	return &trevniSink{aw: aw, fields: append([]Field(nil), fields...)}
+}
+
 func (s *trevniSink) Write(cells []Cell) error {
 	s.buf = s.buf[:0]
 	for i := range s.fields {

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/ocf"
-	"github.com/trevni-go/trevni/shred"
 )
 
 const fromavroHelp = `
@@ -71,7 +71,9 @@ func fromavroCommand(fs *flag.FlagSet) runFunc {
 		}
 		if len(ins) == 1 {
 			return e.toTrevni(ins[0], out, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
-				return shred.FromContainer(e.ctx, out, in, &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress, Workers: n})
+				wo := frontWriteOptions(opts, e.limits.layout(), n)
+				wo.Progress = progress
+				return trevni.ConvertAvroStream(e.ctx, out, in, wo)
 			})
 		}
 		return e.fromAvroFiles(ins, out, opts, n)
@@ -106,10 +108,12 @@ func (e *env) fromAvroFiles(ins []string, out *output, opts format.WriterOptions
 	p := e.newProgress(0, total)
 	defer p.done()
 	var done int64
-	aw, err := shred.NewAvroWriter(out, r.Schema(), &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Workers: workers, Progress: func(rows, n int64) {
+	wo := frontWriteOptions(opts, e.limits.layout(), workers)
+	wo.Progress = func(rows, n int64) {
 		p.setRows(rows)
 		p.setBytes(done + n)
-	}})
+	}
+	aw, err := trevni.NewWriter(out, r.Schema(), wo)
 	if err != nil {
 		return fmt.Errorf("%s: %w", ins[0], err)
 	}
@@ -119,7 +123,7 @@ func (e *env) fromAvroFiles(ins []string, out *output, opts format.WriterOptions
 		if err != nil {
 			return err
 		}
-		err = aw.AppendContainer(e.ctx, frontdoor.ContextReader(e.ctx, f))
+		err = aw.AppendAvro(e.ctx, frontdoor.ContextReader(e.ctx, f))
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -130,7 +134,7 @@ func (e *env) fromAvroFiles(ins []string, out *output, opts format.WriterOptions
 		return fmt.Errorf("%s: %w", out.Name(), err)
 	}
 	p.done()
-	e.summary(out, aw.RowCount(), opts)
+	e.summary(out, aw.Records(), opts)
 	return nil
 }
 

@@ -11,10 +11,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/clmn"
 	"github.com/trevni-go/trevni/csvtable"
 	"github.com/trevni-go/trevni/internal/frontdoor"
-	"github.com/trevni-go/trevni/shred"
 )
 
 const fromcsvHelp = `
@@ -181,14 +181,29 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		}
 		p := e.newProgress(0, total)
 		defer p.done()
+		// A CLMN output is written through csvtable's sink, a Trevni one
+		// through the front door's writer (Writer.AppendCSV).
 		var sink csvtable.Sink
+		var tw *trevni.Writer
 		if toCLMN {
 			sink, err = csvtable.NewCLMNSink(out, fields, &clmn.WriterOptions{TempDir: opts.TempDir})
 		} else {
-			sink, err = csvtable.NewTrevniSink(out, fields, &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Workers: n})
+			wo := frontWriteOptions(opts, e.limits.layout(), n)
+			wo.Progress = func(rows, read int64) {
+				p.setRows(rows)
+				p.setBytes(done + read)
+			}
+			tw, err = trevni.NewWriter(out, csvtable.AvroSchema("Row", fields), wo)
 		}
 		if err != nil {
 			return fileError(displayName(ins[0], false), err) // the schema is the input's header's
+		}
+		abort := func() {
+			if tw != nil {
+				tw.Abort()
+			} else {
+				sink.Abort()
+			}
 		}
 		var rows int64
 		for _, in := range ins {
@@ -199,35 +214,61 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 					return err
 				}
 				defer closeIn()
-				src, err := csvtable.NewCSVSource(r, fields, comma, ropts)
-				if err != nil {
-					return fmt.Errorf("%s: %w", inName, err)
+				var dropped int64
+				if tw != nil {
+					dropped, err = tw.AppendCSV(e.ctx, r, &trevni.CSVOptions{Comma: comma, NoHeader: *noHeader, Ragged: frontRagged(ragged)})
+					rows = tw.Records()
+				} else {
+					var src csvtable.Source
+					if src, err = csvtable.NewCSVSource(r, fields, comma, ropts); err != nil {
+						return fmt.Errorf("%s: %w", inName, err)
+					}
+					before := rows
+					var n int64
+					n, err = csvtable.Append(e.ctx, sink, src, &csvtable.CopyOptions{Progress: func(n int64) { p.setRows(before + n) }})
+					rows += n
+					if d, ok := src.(interface{ Dropped() int64 }); ok {
+						dropped = d.Dropped()
+					}
 				}
-				before := rows
-				n, err := csvtable.Append(e.ctx, sink, src, &csvtable.CopyOptions{Progress: func(n int64) { p.setRows(before + n) }})
-				rows += n
 				if err != nil {
 					return fmt.Errorf("%s: %w", inName, raggedHint(err))
 				}
-				if d, ok := src.(interface{ Dropped() int64 }); ok && d.Dropped() > 0 && !e.quiet {
-					fmt.Fprintf(e.stderr, "trevni: fromcsv: %s: dropped %s of the wrong width (--ragged drop)\n", inName, pluralCount(d.Dropped(), "record"))
+				if dropped > 0 && !e.quiet {
+					fmt.Fprintf(e.stderr, "trevni: fromcsv: %s: dropped %s of the wrong width (--ragged drop)\n", inName, pluralCount(dropped, "record"))
 				}
 				done += inputSize(in)
 				p.setBytes(done)
 				return nil
 			}()
 			if err != nil {
-				sink.Abort()
+				abort()
 				return err
 			}
 		}
-		if err := sink.Close(); err != nil {
+		if tw != nil {
+			err = tw.Close()
+		} else {
+			err = sink.Close()
+		}
+		if err != nil {
 			return err
 		}
 		p.done()
 		e.tableSummary(out, rows, len(fields), toCLMN, opts)
 		return nil
 	}
+}
+
+// frontRagged returns the front door's form of r.
+func frontRagged(r csvtable.Ragged) trevni.Ragged {
+	switch r {
+	case csvtable.RaggedPad:
+		return trevni.RaggedPad
+	case csvtable.RaggedDrop:
+		return trevni.RaggedDrop
+	}
+	return trevni.RaggedError
 }
 
 // raggedHint adds to an error about a record of the wrong width the flag

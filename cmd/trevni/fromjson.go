@@ -9,11 +9,10 @@ import (
 	"io"
 	"slices"
 
-	"github.com/trevni-go/trevni/internal/avrojson"
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/frontdoor"
 	"github.com/trevni-go/trevni/internal/plainjson"
 	"github.com/trevni-go/trevni/schema"
-	"github.com/trevni-go/trevni/shred"
 )
 
 const fromjsonHelp = `
@@ -89,7 +88,6 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		}
 		name := displayName(ins[0], false)
 		var text string
-		var s *schema.Schema
 		// The inputs, opened in turn for the conversion: with --infer, read
 		// once before it.
 		open := func(in string) (io.Reader, func() error, error) {
@@ -124,19 +122,16 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 				_, err := io.WriteString(out, text)
 				return err
 			}
-			if s, err = schema.Parse(text); err != nil {
+			if _, err = schema.Parse(text); err != nil {
 				return fmt.Errorf("%s: inferred schema: %w", name, err)
 			}
 			open = func(in string) (io.Reader, func() error, error) {
 				return sections[in], func() error { return nil }, nil
 			}
-		} else if text, s, err = e.readSchemaFile(*schemaFile); err != nil {
+		} else if text, _, err = e.readSchemaFile(*schemaFile); err != nil {
 			return err
 		}
-		decode := func(line []byte) (any, error) { return avrojson.Decode(s, line) }
-		if *plain || *infer {
-			decode = func(line []byte) (any, error) { return plainjson.Decode(s, line) }
-		}
+		jopts := &trevni.JSONOptions{Plain: *plain || *infer}
 		if opts.TempDir, err = out.TempDir(); err != nil {
 			return err
 		}
@@ -150,11 +145,12 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		}
 		p := e.newProgress(0, total)
 		defer p.done()
-		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Workers: n,
-			Progress: func(rows, read int64) {
-				p.setRows(rows)
-				p.setBytes(done + read)
-			}})
+		wo := frontWriteOptions(opts, e.limits.layout(), n)
+		wo.Progress = func(rows, read int64) {
+			p.setRows(rows)
+			p.setBytes(done + read)
+		}
+		aw, err := trevni.NewWriter(out, text, wo)
 		if err != nil {
 			if *infer {
 				return fmt.Errorf("%s: inferred schema: %w", name, err)
@@ -167,11 +163,11 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			if err != nil {
 				return err
 			}
-			err = aw.WriteLines(e.ctx, frontdoor.ContextReader(e.ctx, in), decode)
+			err = aw.AppendJSONLines(e.ctx, frontdoor.ContextReader(e.ctx, in), jopts)
 			closeIn()
 			if err != nil {
 				name := displayName(name, false)
-				var le *shred.LineError
+				var le *trevni.LineError
 				if errors.As(err, &le) {
 					return fmt.Errorf("%s:%d: %w", name, le.Line, le.Err)
 				}
@@ -183,7 +179,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			return fmt.Errorf("%s: %w", out.Name(), err)
 		}
 		p.done()
-		e.summary(out, aw.RowCount(), opts)
+		e.summary(out, aw.Records(), opts)
 		return nil
 	}
 }

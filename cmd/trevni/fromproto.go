@@ -7,10 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/schema/protoload"
 	"github.com/trevni-go/trevni/schema/protoload/protosrc"
-	"github.com/trevni-go/trevni/schema/protoschema"
-	"github.com/trevni-go/trevni/shred"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 )
@@ -64,12 +63,12 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		if *descSet != "" && *protoFile != "" {
 			return e.usagef("give --descriptor-set or --proto, not both")
 		}
-		var form protoschema.Framing
+		var form trevni.Framing
 		switch *input {
 		case "delimited":
-			form = protoschema.Delimited
+			form = trevni.Delimited
 		case "json":
-			form = protoschema.JSONLines
+			form = trevni.JSONLines
 		default:
 			return e.usagef("--input %q: want delimited or json", *input)
 		}
@@ -90,8 +89,9 @@ func fromprotoCommand(fs *flag.FlagSet) runFunc {
 		}
 		return e.toTrevni(ins[0], out, &opts, func(out io.Writer, in io.Reader, progress func(int64, int64)) (int64, error) {
 			// Made here, once toTrevni has set opts.TempDir.
-			po := &shred.ProtoOptions{File: shred.Options{WriterOptions: opts, Layout: e.limits.layout(), Progress: progress, Workers: n}, Mapping: &protoschema.Options{RecursionLimit: *recursion}, MaxJSONMessageSize: e.limits.maxRecord}
-			return shred.FromProtoStream(e.ctx, out, in, form, md, po)
+			po := &trevni.ProtoWriteOptions{WriteOptions: *frontWriteOptions(opts, e.limits.layout(), n), RecursionLimit: *recursion, MaxJSONMessage: e.limits.maxRecord}
+			po.Progress = progress
+			return trevni.ConvertProtoStream(e.ctx, out, in, form, md, po)
 		})
 	}
 }

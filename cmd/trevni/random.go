@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/internal/testing/avrorand"
-	"github.com/trevni-go/trevni/shred"
 )
 
 const randomHelp = `
@@ -38,7 +38,7 @@ func randomCommand(fs *flag.FlagSet) runFunc {
 		if opts.TempDir, err = out.TempDir(); err != nil {
 			return err
 		}
-		aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
+		aw, err := trevni.NewWriter(out, text, frontWriteOptions(opts, e.limits.layout(), 1))
 		if err != nil {
 			return fmt.Errorf("%s: %w", ins[0], err)
 		}

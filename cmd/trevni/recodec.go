@@ -10,7 +10,6 @@ import (
 	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
 	"github.com/trevni-go/trevni/internal/frontdoor"
-	"github.com/trevni-go/trevni/shred"
 )
 
 const recodecHelp = `
@@ -145,15 +144,8 @@ func columnWithoutStats(rd *format.Reader) (string, error) {
 // statistics, as fromavro writes: the values are decoded (statistics need
 // them) and the blocks are cut again. The file metadata is kept.
 func (e *env) recodecRecords(ds *trevni.Dataset, rd *format.Reader, out *output, codec, checksum string) error {
-	opts := format.WriterOptions{Codec: codec, Checksum: checksum, MaxBlockSize: int(e.limits.maxBlock)}
 	m := rd.Meta()
-	for i := range m.Len() {
-		switch k := m.Key(i); k {
-		case format.KeyCodec, format.KeyChecksum, "avro.schema":
-		default:
-			opts.Meta.Set(k, m.Value(i))
-		}
-	}
+	opts := e.rewriteOptions(m, codec, checksum)
 	var err error
 	if opts.TempDir, err = out.TempDir(); err != nil {
 		return err
@@ -163,7 +155,7 @@ func (e *env) recodecRecords(ds *trevni.Dataset, rd *format.Reader, out *output,
 		return err
 	}
 	defer r.Close()
-	aw, err := shred.NewAvroWriter(out, m.GetString("avro.schema"), &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
+	aw, err := trevni.NewWriter(out, m.GetString("avro.schema"), opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", out.Name(), err)
 	}
@@ -188,7 +180,7 @@ func (e *env) recodecRecords(ds *trevni.Dataset, rd *format.Reader, out *output,
 		return fmt.Errorf("%s: %w", out.Name(), err)
 	}
 	e.wrote(out, func() string {
-		return pluralCount(aw.RowCount(), "row") + " with codec " + codec + " and statistics, blocks cut again"
+		return pluralCount(aw.Records(), "row") + " with codec " + codec + " and statistics, blocks cut again"
 	})
 	return nil
 }

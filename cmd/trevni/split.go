@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/trevni-go/trevni"
 	"github.com/trevni-go/trevni/format"
-	"github.com/trevni-go/trevni/shred"
 )
 
 const splitHelp = `
@@ -84,12 +84,7 @@ func splitCommand(fs *flag.FlagSet) runFunc {
 		// as the writer's options, avro.schema as the shredder sets it,
 		// and every other key in its order.
 		fm := rd.Meta()
-		opts := format.WriterOptions{Codec: fm.GetString(format.KeyCodec), Checksum: fm.GetString(format.KeyChecksum), MaxBlockSize: int(e.limits.maxBlock)}
-		for i := range fm.Len() {
-			if k := fm.Key(i); k != format.KeyCodec && k != format.KeyChecksum && k != "avro.schema" {
-				opts.Meta.Set(k, fm.Value(i))
-			}
-		}
+		opts := e.rewriteOptions(fm, fm.GetString(format.KeyCodec), fm.GetString(format.KeyChecksum))
 		var outs []*output
 		defer func() {
 			for _, o := range outs {
@@ -97,7 +92,7 @@ func splitCommand(fs *flag.FlagSet) runFunc {
 			}
 		}()
 		var (
-			aw         *shred.AvroWriter
+			aw         *trevni.Writer
 			cur        *output
 			n, bytes   int64
 			rec        []byte
@@ -267,7 +262,7 @@ func (e *env) splitByBlocks(rd *format.Reader, prefix string, rows, limit int64)
 
 // newSplitPart creates part k of split's output and a writer of the
 // records of schema text to it.
-func (e *env) newSplitPart(prefix string, k int, text string, opts format.WriterOptions) (*shred.AvroWriter, *output, error) {
+func (e *env) newSplitPart(prefix string, k int, text string, opts *trevni.WriteOptions) (*trevni.Writer, *output, error) {
 	if k > 99999 {
 		return nil, nil, errors.New("split would write more than 100000 parts: give a larger --rows or --bytes")
 	}
@@ -275,11 +270,12 @@ func (e *env) newSplitPart(prefix string, k int, text string, opts format.Writer
 	if err != nil {
 		return nil, nil, err
 	}
-	if opts.TempDir, err = out.TempDir(); err != nil {
+	part := *opts
+	if part.TempDir, err = out.TempDir(); err != nil {
 		out.Abort()
 		return nil, nil, err
 	}
-	aw, err := shred.NewAvroWriter(out, text, &shred.Options{WriterOptions: opts, Layout: e.limits.layout()})
+	aw, err := trevni.NewWriter(out, text, &part)
 	if err != nil {
 		out.Abort()
 		return nil, nil, fmt.Errorf("%s: %w", out.Name(), err)

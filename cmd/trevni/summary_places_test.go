@@ -37,6 +37,10 @@ func TestWriteSummaryEveryPlace(t *testing.T) {
 		ext  string
 	}{
 		{"fromavro", []string{"fromavro", filepath.Join(email, "input.avro")}, ".trv"},
+		{"fromavro-parts", []string{"fromavro", filepath.Join(email, "input.avro"), filepath.Join(email, "input.avro")}, ".trv"},
+		{"random", []string{"random", "--seed", "5", filepath.Join(email, "schema.avsc"), "700"}, ".trv"},
+		{"fromcsv", []string{"fromcsv", filepath.Join("..", "..", "testdata", "clmn", "sample.csv")}, ".trv"},
+		{"fromclmn", []string{"fromclmn", filepath.Join("..", "..", "testdata", "clmn", "sample.clmn")}, ".trv"},
 		{"fromjson", []string{"fromjson", "--schema", filepath.Join(email, "schema.avsc"), filepath.Join(email, "input.jsonl")}, ".trv"},
 		{"concat", []string{"concat", filepath.Join(email, "email.deflate.crc32.trv"), filepath.Join(email, "email.deflate.crc32.trv")}, ".trv"},
 		{"toclmn", []string{"toclmn", "--fields", "id,date,from", filepath.Join(email, "email.deflate.crc32.trv")}, ".clmn"},

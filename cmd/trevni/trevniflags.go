@@ -83,3 +83,26 @@ func frontWriteOptions(o format.WriterOptions, l *layout.Options, workers int) *
 	}
 	return w
 }
+
+// rewriteOptions returns the front door's options of a command that
+// writes the records of a Trevni file again (recodec --stats, split): the
+// codec and checksum, the limits' bounds, and the file metadata fm holds
+// beside the codec, checksum and schema, kept in its order. A codec or
+// checksum "" (a header that names none) is the null one, as the file's.
+func (e *env) rewriteOptions(fm *format.MetaData, codec, checksum string) *trevni.WriteOptions {
+	if codec == "" {
+		codec = string(trevni.NoCodec)
+	}
+	if checksum == "" {
+		checksum = string(trevni.NoChecksum)
+	}
+	wo := frontWriteOptions(format.WriterOptions{Codec: codec, Checksum: checksum, MaxBlockSize: int(e.limits.maxBlock)}, e.limits.layout(), 1)
+	for i := range fm.Len() {
+		switch k := fm.Key(i); k {
+		case format.KeyCodec, format.KeyChecksum, layout.MetaAvroSchema:
+		default:
+			wo.Meta = append(wo.Meta, trevni.MetaEntry{Key: k, Value: fm.Value(i)})
+		}
+	}
+	return wo
+}
