@@ -347,7 +347,7 @@ func TestAppendCSVRagged(t *testing.T) {
 // The errors of the writers name the options a program of the root sets
 // (WriteOptions', ProtoWriteOptions'), not those of the packages beneath,
 // and still wrap their causes.
-func TestWriteErrorsNameTheRootsOptions(t *testing.T) {
+func TestStreamWriteErrorsNameTheRootsOptions(t *testing.T) {
 	const schema = `{"type":"record","name":"R","fields":[{"name":"s","type":"string"}]}`
 	noneBeneath := func(t *testing.T, err error, option string) {
 		t.Helper()
