@@ -93,7 +93,7 @@ func limitHint(err error) error {
 	case errors.Is(err, trevni.ErrSchemaTooLarge):
 		return fmt.Errorf("%w (--max-columns and --max-depth raise the limits)", err)
 	case errors.Is(err, clmn.ErrLimit):
-		return fmt.Errorf("%w (--max-columns and --block-memory raise the limits)", err)
+		return fmt.Errorf("%w (--max-columns, --max-block-size and --block-memory raise the limits)", err)
 	case errors.Is(err, limitfile.ErrTooLarge):
 		return fmt.Errorf("%w (the limit on schema, descriptor set and .proto files: --schema, --descriptor-set, --proto and their imports)", err)
 	case errors.Is(err, trevni.ErrTooLarge):
