@@ -128,15 +128,15 @@ func TestObjectStoreGCS(t *testing.T) {
 		}
 	}
 
-	// Replaced between the header and the blocks.
+	// Replaced between the data set's open and the blocks. (Once a
+	// reader has begun, its read-ahead may have fetched every block it
+	// needs, all of the version opened: a replacement then is not seen,
+	// and need not be.)
 	r, err := remote.NewReader(ctx, &trevni.ReadOptions{Fields: []string{"id"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, err := r.Read(); err != nil {
-		t.Fatal(err)
-	}
 	other := slices.Clone(b)
 	other[len(other)/2] ^= 1 // same size, other bytes: another generation
 	s.Put(t, "bkt", "large.trv", other)
