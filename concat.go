@@ -73,7 +73,7 @@ func concatDatasets(ctx context.Context, w io.Writer, dss []any, opts any) (int6
 
 // concatParts joins parts into one Trevni file written to w.
 func concatParts(ctx context.Context, w io.Writer, parts []*Part, opts *WriteOptions) (int64, error) {
-	if err := opts.check(); err != nil {
+	if err := opts.checkCodec(); err != nil {
 		return 0, err
 	}
 	var o WriteOptions

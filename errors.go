@@ -147,11 +147,11 @@ func renameWriteErr(err error) error {
 	return err
 }
 
-// check returns the error of options whose Codec or Checksum no Trevni
+// checkCodec returns the error of options whose Codec or Checksum no Trevni
 // writer takes, naming the field and what it takes (where format's error
 // would name neither, after the first column, or call a checksum a
 // codec), or nil. It wraps format.ErrCodec, as that error does.
-func (o *WriteOptions) check() error {
+func (o *WriteOptions) checkCodec() error {
 	if o == nil {
 		return nil
 	}
@@ -174,6 +174,15 @@ func (o *ProtoWriteOptions) check() error {
 		return nil
 	}
 	return o.WriteOptions.check()
+}
+
+// check returns the error of options that every writer refuses up front
+// (checkCodec, checkMeta), or nil.
+func (o *WriteOptions) check() error {
+	if err := o.checkCodec(); err != nil {
+		return err
+	}
+	return o.checkMeta()
 }
 
 // doorError is an error of the packages beneath in the front door's words.

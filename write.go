@@ -228,9 +228,6 @@ func create(ctx context.Context, name string, opts *WriteOptions) (*output, shre
 	if err := opts.check(); err != nil {
 		return nil, so, err
 	}
-	if err := opts.checkMeta(); err != nil {
-		return nil, so, err
-	}
 	var o WriteOptions
 	if opts != nil {
 		o = *opts
@@ -312,13 +309,10 @@ func Create(ctx context.Context, name, schemaText string, opts *WriteOptions) (*
 // NewWriter starts a Trevni file of records of the Avro schema schemaText,
 // written to w by Close. Replace and Store in opts do not apply.
 func NewWriter(w io.Writer, schemaText string, opts *WriteOptions) (*Writer, error) {
-	if err := opts.checkMeta(); err != nil {
-		return nil, err
-	}
-	so := opts.shred()
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
+	so := opts.shred()
 	aw, err := shred.NewAvroWriter(w, schemaText, &so)
 	if err != nil {
 		return nil, writeErr(err)
@@ -392,13 +386,10 @@ func CreateStructs[T any](ctx context.Context, name, schemaText string, opts *Wr
 // struct type T, written to w by Close. Replace and Store in opts do not
 // apply.
 func NewStructWriter[T any](w io.Writer, schemaText string, opts *WriteOptions) (*StructWriter[T], error) {
-	if err := opts.checkMeta(); err != nil {
-		return nil, err
-	}
-	so := opts.shred()
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
+	so := opts.shred()
 	sw, err := shred.NewStructWriter[T](w, schemaText, &so)
 	if err != nil {
 		return nil, writeErr(err)
@@ -459,15 +450,6 @@ type ProtoWriteOptions struct {
 	MaxJSONMessage int64
 }
 
-// checkMeta refuses a key of WriteOptions.Meta that the writers set
-// themselves.
-func (o *ProtoWriteOptions) checkMeta() error {
-	if o == nil {
-		return nil
-	}
-	return o.WriteOptions.checkMeta()
-}
-
 // shred returns the options of the writer beneath.
 func (o *ProtoWriteOptions) shred() shred.ProtoOptions {
 	if o == nil {
@@ -504,13 +486,10 @@ func CreateProto(ctx context.Context, name string, md protoreflect.MessageDescri
 // NewProtoWriter starts a Trevni file of messages of type md, written to w
 // by Close. Replace and Store in opts do not apply.
 func NewProtoWriter(w io.Writer, md protoreflect.MessageDescriptor, opts *ProtoWriteOptions) (*ProtoWriter, error) {
-	if err := opts.checkMeta(); err != nil {
-		return nil, err
-	}
-	po := opts.shred()
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
+	po := opts.shred()
 	pw, err := shred.NewProtoWriter(w, md, &po)
 	if err != nil {
 		return nil, writeErr(err)
@@ -584,7 +563,7 @@ func ConvertAvro(ctx context.Context, dst, src string, opts *WriteOptions) (int6
 // blocks. Replace and Stores in opts do not apply; spill files go to
 // TempDir.
 func ConvertAvroStream(ctx context.Context, w io.Writer, r io.Reader, opts *WriteOptions) (int64, error) {
-	if err := opts.checkMeta(); err != nil {
+	if err := opts.check(); err != nil {
 		return 0, err
 	}
 	so := opts.shred()

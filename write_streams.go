@@ -74,7 +74,7 @@ func (w *Writer) AppendJSONLines(ctx context.Context, r io.Reader, opts *JSONOpt
 // is then written. Replace and Stores in opts do not apply; spill files go
 // to TempDir.
 func ConvertProtoStream(ctx context.Context, w io.Writer, r io.Reader, framing Framing, md protoreflect.MessageDescriptor, opts *ProtoWriteOptions) (int64, error) {
-	if err := opts.checkMeta(); err != nil {
+	if err := opts.check(); err != nil {
 		return 0, err
 	}
 	po := opts.shred()
