@@ -10,13 +10,15 @@ import (
 // bits of the 64 bytes are gathered into one word first (a set bit for a
 // byte that continues its value), which says how to decode them:
 //   - 64 values of one byte each are taken in a plain loop;
-//   - values of 4 to 8 bytes on average (8 to 16 end in the 64 bytes)
+//   - values of 2.7 to 8 bytes on average (8 to 24 end in the 64 bytes)
 //     are decoded independently of one another (decodeChunk): where
 //     each ends is known before any is decoded, so the next one's start does
-//     not wait for this one's bytes, as it does value by value;
+//     not wait for this one's bytes, as it does value by value (ints of
+//     three bytes, 8 ns a value one at a time, take 3 in chunks);
 //   - shorter values are decoded one at a time (the plain decoders) over
 //     the next 512 bytes, where branches on the value's length predict well
-//     and cost less than decodeChunk's work.
+//     and cost less than decodeChunk's work (values of one and two bytes
+//     mixed take twice as long in chunks).
 // What a chunk does not take (a value longer than a long or an int may be,
 // and the last 80 bytes of a block) is decoded by the plain decoders, and
 // what they do not take (an error, or a value near the block's end) is left
@@ -29,10 +31,10 @@ const (
 	// chunk to be taken.
 	varintChunk = 64
 	// chunkMaxValues and chunkMinValues are the most and the fewest
-	// values that may end in a chunk for it to be decoded by decodeChunk: 4
-	// to 8 bytes a value on average (longer ones, 9 or 10 bytes, take as
-	// long one at a time).
-	chunkMaxValues = varintChunk / 4
+	// values that may end in a chunk for it to be decoded by decodeChunk:
+	// 2.7 to 8 bytes a value on average (longer ones, 9 or 10 bytes, take
+	// as long one at a time).
+	chunkMaxValues = varintChunk * 3 / 8
 	chunkMinValues = varintChunk / 8
 	// plainRun is how many bytes the plain decoders take when a chunk's
 	// values are short, before the next chunk is looked at.

@@ -10,7 +10,8 @@ import (
 // measured on, a 64 KiB block of each: vec.Large's id (i*7919 less up to
 // 999: five bytes a value) and small (-500 to 499: one or two bytes),
 // values of one byte, longs of any length (one to ten bytes), random longs
-// (nine or ten), and ints of three bytes and of five.
+// (nine or ten), ints of three bytes, of two or three (half each), and of
+// five.
 var varintShapes = []struct {
 	name string
 	long bool
@@ -22,6 +23,7 @@ var varintShapes = []struct {
 	{"anylength", true, func(r *rand.Rand, _ int) int64 { return r.Int64() >> r.IntN(64) }},
 	{"random", true, func(r *rand.Rand, _ int) int64 { return int64(r.Uint64()) }},
 	{"int3", false, func(r *rand.Rand, _ int) int64 { return int64(r.IntN(100000)) }},
+	{"int2or3", false, func(r *rand.Rand, _ int) int64 { return int64(r.IntN(16000) - 8000) }},
 	{"int5", false, func(r *rand.Rand, _ int) int64 { return int64(r.Int32()) }},
 }
 
