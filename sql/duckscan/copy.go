@@ -21,8 +21,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/trevni-go/trevni"
@@ -216,150 +214,38 @@ func (b *copyBind) option(name, text string, null bool) error {
 	return nil
 }
 
-// Where every column has a column writer (copycols.go), the sink writes
-// each chunk's vectors straight into the columns on DuckDB's thread, and
-// holds no rows. Otherwise (a type without a column writer: none of
-// those the COPY maps today) it writes records:
-// the sink hands each chunk, encoded, to a goroutine of its own that
-// writes it (the writer's shredding of the rows into columns), so that
-// DuckDB's pipeline (its scan, the sink's encoding of the next chunk) and
-// the writing overlap: DuckDB calls a copy function's sink on one thread
-// at a time, and the shredding is the most of the sink's work. The chunks
-// pass through a bounded queue of reused buffers: copyChunks of them in
-// all (one being encoded, the others queued or being written), each the
-// Avro binary of one DuckDB chunk (2,048 rows), so the rows held beside
-// the writer's own blocks are at most copyChunks chunks' worth. The file
-// is the one writing each row as its chunk comes would make: the rows
-// reach the writer in the same order through the same calls. Either way
-// the file is the same.
-const copyChunks = 3
-
-// copyChunkKeep is the largest buffer a chunk keeps for the next: one
-// chunk of very large values does not hold its memory to the end.
-const copyChunkKeep = 16 << 20
-
-// copyChunk is the rows of one chunk as Avro binary, one after another:
-// row i is buf[ends[i-1]:ends[i]] (from 0 for the first).
-type copyChunk struct {
-	buf  []byte
-	ends []int
-}
+// The sink writes each chunk's vectors straight into the file's columns
+// (copycols.go), on DuckDB's thread, and holds no rows: every type the
+// COPY maps has a column writer, and the file is the one the writer makes
+// of the same records given one by one.
 
 // copyState is the writer of one COPY TO.
 type copyState struct {
 	b    *copyBind
 	w    *trevni.Writer
-	rows int64 // the records encoded (or written a column at a time) so far
+	rows int64 // the records written so far
 
-	// The columnar path: the writer's columns and layout, and a column
-	// writer a column; nil cols for the path of records below.
+	// The writer's columns and layout, and a column writer a column of
+	// the COPY.
 	fw   *format.Writer
 	root *layout.Node
 	cols []colWriter
 
-	full     chan *copyChunk // encoded chunks, to the writing goroutine
-	free     chan *copyChunk // chunks to encode into
-	finished chan struct{}   // closed when the writing goroutine ends
-	abandon  atomic.Bool     // tells the writing goroutine to drop what is queued
-	mu       sync.Mutex
-	err      error // the writer's first error, set by the writing goroutine
-
-	stopped bool // full is closed
-	done    bool // committed or abandoned
+	done bool // committed or abandoned
 }
 
-// newCopyState returns the state of a COPY writing w: columnar where
-// every column has a column writer, else with the writing goroutine of
-// records started.
+// newCopyState returns the state of a COPY writing w.
 func newCopyState(b *copyBind, w *trevni.Writer) (*copyState, error) {
-	st := &copyState{b: b, w: w}
 	sh := frontdoor.Shredder(w)
 	root, fw := sh.Columnar()
 	cols, err := copyColumns(b.encs, root, sh)
-	switch {
-	case err == nil:
-		if err := fw.CheckRows(false); err != nil {
-			return nil, err
-		}
-		st.fw, st.root, st.cols = fw, root, cols
-		st.stopped = true // no writing goroutine
-		return st, nil
-	case !errors.Is(err, errNoColumns):
+	if err != nil {
 		return nil, fmt.Errorf("the columns of the file: %w", err)
 	}
-	st.startRecords()
-	return st, nil
-}
-
-// startRecords starts the writing goroutine of records.
-func (st *copyState) startRecords() {
-	*st = copyState{b: st.b, w: st.w,
-		full:     make(chan *copyChunk, copyChunks),
-		free:     make(chan *copyChunk, copyChunks),
-		finished: make(chan struct{})}
-	for range copyChunks {
-		st.free <- &copyChunk{}
+	if err := fw.CheckRows(false); err != nil {
+		return nil, err
 	}
-	go st.write()
-}
-
-// write writes the rows of each chunk queued, until the queue is closed;
-// after an error (or once the COPY is abandoned) it only hands the chunks
-// back.
-func (st *copyState) write() {
-	defer close(st.finished)
-	for c := range st.full {
-		if st.failed() == nil && !st.abandon.Load() {
-			st.setError(st.writeChunk(c))
-		}
-		if cap(c.buf) > copyChunkKeep {
-			c.buf = nil
-		}
-		st.free <- c
-	}
-}
-
-// writeChunk writes the rows of c. A panic is its error: on this
-// goroutine, no callback of DuckDB's would recover it, and it would end
-// the host process.
-func (st *copyState) writeChunk(c *copyChunk) (err error) {
-	defer recoverPanic(func(msg string) { err = errors.New(msg) })
-	start := 0
-	for _, end := range c.ends {
-		if err := st.w.WriteBinary(c.buf[start:end]); err != nil {
-			return fmt.Errorf("record %d: %w", st.w.Records(), err)
-		}
-		start = end
-	}
-	return nil
-}
-
-// setError keeps the writing goroutine's first error.
-func (st *copyState) setError(err error) {
-	if err != nil {
-		st.mu.Lock()
-		if st.err == nil {
-			st.err = err
-		}
-		st.mu.Unlock()
-	}
-}
-
-// failed returns the writing goroutine's error, if any.
-func (st *copyState) failed() error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.err
-}
-
-// stop closes the queue and waits for the writing goroutine to end: once
-// it returns, the writer is the caller's alone.
-func (st *copyState) stop() {
-	if !st.stopped {
-		st.stopped = true
-		close(st.full)
-		<-st.finished
-	}
+	return &copyState{b: b, w: w, fw: fw, root: root, cols: cols}, nil
 }
 
 // close aborts the file unless it was committed: DuckDB destroys the state
@@ -367,8 +253,6 @@ func (st *copyState) stop() {
 func (st *copyState) close() {
 	if !st.done {
 		st.done = true
-		st.abandon.Store(true)
-		st.stop()
 		st.w.Abort()
 	}
 }
@@ -415,47 +299,22 @@ func duckscan_copy_sink(info C.duckdb_copy_function_sink_info, input C.duckdb_da
 	}
 }
 
-// sink encodes the rows of a chunk and queues them for the writing
-// goroutine; it waits while every chunk buffer is queued or being
-// written.
+// sink writes the rows of a chunk into the file's columns.
 func (st *copyState) sink(input C.duckdb_data_chunk) error {
 	if st.done {
 		return errors.New("the file was abandoned after an error")
 	}
-	if err := st.failed(); err != nil {
-		return err
-	}
-	encs := st.b.encs
-	for i, e := range encs {
+	for i, e := range st.b.encs {
 		e.bind(C.td_data_chunk_get_vector(input, C.idx_t(i)))
 	}
 	rows := int(C.td_data_chunk_get_size(input))
-	if st.cols != nil {
-		if rows == 0 {
-			return nil
-		}
-		if err := writeChunkColumns(st.fw, st.root, st.cols, st.b.names, rows, st.rows); err != nil {
-			return err
-		}
-		st.rows += int64(rows)
+	if rows == 0 {
 		return nil
 	}
-	c := <-st.free
-	buf, ends := c.buf[:0], c.ends[:0]
-	for r := range rows {
-		for i, e := range encs {
-			var err error
-			if buf, err = putValue(buf, e, r); err != nil {
-				c.buf, c.ends = buf, ends
-				st.free <- c
-				return fmt.Errorf("record %d, column %s: %w", st.rows+int64(r), st.b.names[i], err)
-			}
-		}
-		ends = append(ends, len(buf))
+	if err := writeChunkColumns(st.fw, st.root, st.cols, st.b.names, rows, st.rows); err != nil {
+		return err
 	}
-	c.buf, c.ends = buf, ends
 	st.rows += int64(rows)
-	st.full <- c
 	return nil
 }
 
@@ -468,12 +327,6 @@ func duckscan_copy_finalize(info C.duckdb_copy_function_finalize_info) {
 	st := handleValue[*copyState](C.td_copy_function_finalize_get_global_state(info))
 	if st.done {
 		fail("the file was abandoned after an error")
-		return
-	}
-	st.stop()
-	if err := st.failed(); err != nil {
-		st.close()
-		fail(err.Error())
 		return
 	}
 	st.done = true

@@ -7,7 +7,6 @@ import "C"
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"unsafe"
@@ -44,14 +43,9 @@ type valueWriter interface {
 	put(w *format.Writer, row int) error
 }
 
-// errNoColumns says a type has no columnar writer: the COPY writes
-// records.
-var errNoColumns = errors.New("no column writer")
-
 // copyColumns returns the column writers of a COPY's columns, whose
 // encoders are encs and layout nodes the fields of root, the layout of
-// sh (shred.AvroWriter.Columnar), or errNoColumns when one of them has
-// none.
+// sh (shred.AvroWriter.Columnar).
 func copyColumns(encs []encoder, root *layout.Node, sh *shred.AvroWriter) ([]colWriter, error) {
 	b := colBuilder{order: sh.OrderMapEntries}
 	return b.columns(encs, root)
@@ -161,7 +155,7 @@ func (b colBuilder) valueWriterOf(e encoder, n *layout.Node) (valueWriter, error
 		}
 		return s, nil
 	}
-	return nil, errNoColumns
+	return nil, fmt.Errorf("no column writer for the vectors of %T", e)
 }
 
 // noValues writes DuckDB's NULL type: Avro's null, which has no values.

@@ -12,28 +12,16 @@ import (
 	"unsafe"
 )
 
-// An encoder appends the Avro binary encoding of the values of one DuckDB
-// vector (flat, as DuckDB hands a copy function its chunks). bind points it
-// at a chunk's vector, enc encodes the value of a row that valid reports is
-// not NULL. Encoders whose selfNull is true write their own union branch
-// (a DuckDB UNION) or nothing (the NULL type); for the others putValue
-// writes the branch of ["null", T].
+// An encoder is the view of one DuckDB vector (flat, as DuckDB hands a
+// copy function its chunks) that the column writers of copycols.go read:
+// bind points it at a chunk's vector, valid reports whether a row's value
+// is not NULL. The fixed-size types' put functions below give a value's
+// Avro binary encoding, which the column writer of a rarer type (a
+// decimal, a UUID, an INTERVAL, seconds as milliseconds) decodes as the
+// shredder does.
 type encoder interface {
 	bind(v C.duckdb_vector)
 	valid(row int) bool
-	enc(b []byte, row int) ([]byte, error)
-	selfNull() bool
-}
-
-// putValue appends the value of row as a nullable value of e's type.
-func putValue(b []byte, e encoder, row int) ([]byte, error) {
-	if e.selfNull() {
-		return e.enc(b, row)
-	}
-	if !e.valid(row) {
-		return append(b, 0), nil
-	}
-	return e.enc(append(b, 2), row) // branch 1, zigzag encoded
 }
 
 // appendLong appends v in Avro's zigzag varint encoding.
@@ -65,8 +53,6 @@ func (v *vec) valid(row int) bool {
 	return w>>(uint(row)&63)&1 != 0
 }
 
-func (v *vec) selfNull() bool { return false }
-
 // fixedEnc encodes values of size bytes each with put.
 type fixedEnc struct {
 	vec
@@ -76,9 +62,6 @@ type fixedEnc struct {
 }
 
 func (e *fixedEnc) bind(x C.duckdb_vector) { e.bindVec(x) }
-func (e *fixedEnc) enc(b []byte, row int) ([]byte, error) {
-	return e.put(b, unsafe.Add(e.data, row*e.size))
-}
 
 func putBool(b []byte, p unsafe.Pointer) ([]byte, error) {
 	if *(*uint8)(p) != 0 {
@@ -227,15 +210,6 @@ func putUUID(b []byte, p unsafe.Pointer) ([]byte, error) {
 type stringEnc struct{ vec }
 
 func (e *stringEnc) bind(x C.duckdb_vector) { e.bindVec(x) }
-func (e *stringEnc) enc(b []byte, row int) ([]byte, error) {
-	return appendStringT(b, unsafe.Add(e.data, row*16)), nil
-}
-
-func appendStringT(b []byte, p unsafe.Pointer) []byte {
-	s := stringT(p)
-	b = appendLong(b, int64(len(s)))
-	return append(b, s...)
-}
 
 // stringT returns the bytes of the duckdb_string_t at p, where they are.
 func stringT(p unsafe.Pointer) []byte {
@@ -277,17 +251,6 @@ func (e *enumEnc) index(row int) (int, error) {
 	}
 	return i, nil
 }
-func (e *enumEnc) enc(b []byte, row int) ([]byte, error) {
-	i, err := e.index(row)
-	if err != nil {
-		return b, err
-	}
-	if e.asEnum {
-		return appendLong(b, int64(i)), nil
-	}
-	b = appendLong(b, int64(len(e.symbols[i])))
-	return append(b, e.symbols[i]...), nil
-}
 
 // listEnc encodes a LIST (entries of offset and length into its child) or
 // an ARRAY (fixed items a row) as an Avro array.
@@ -315,20 +278,6 @@ func (e *listEnc) entry(row int) (int, int) {
 	return int(*(*uint64)(p)), int(*(*uint64)(unsafe.Add(p, 8)))
 }
 
-func (e *listEnc) enc(b []byte, row int) ([]byte, error) {
-	off, n := e.entry(row)
-	if n > 0 {
-		b = appendLong(b, int64(n))
-		for j := range n {
-			var err error
-			if b, err = putValue(b, e.item, off+j); err != nil {
-				return b, err
-			}
-		}
-	}
-	return append(b, 0), nil
-}
-
 // mapEnc encodes a MAP of VARCHAR keys (a list of key-value structs) as an
 // Avro map.
 type mapEnc struct {
@@ -344,21 +293,6 @@ func (e *mapEnc) bind(x C.duckdb_vector) {
 	e.value.bind(C.td_struct_vector_get_child(entries, 1))
 }
 
-func (e *mapEnc) enc(b []byte, row int) ([]byte, error) {
-	off, n := e.entry(row)
-	if n > 0 {
-		b = appendLong(b, int64(n))
-		for j := range n {
-			b = appendStringT(b, unsafe.Add(e.keys.data, (off+j)*16))
-			var err error
-			if b, err = putValue(b, e.value, off+j); err != nil {
-				return b, err
-			}
-		}
-	}
-	return append(b, 0), nil
-}
-
 // structEnc encodes a STRUCT as an Avro record.
 type structEnc struct {
 	vec
@@ -370,16 +304,6 @@ func (e *structEnc) bind(x C.duckdb_vector) {
 	for i, f := range e.fields {
 		f.bind(C.td_struct_vector_get_child(x, C.idx_t(i)))
 	}
-}
-
-func (e *structEnc) enc(b []byte, row int) ([]byte, error) {
-	for _, f := range e.fields {
-		var err error
-		if b, err = putValue(b, f, row); err != nil {
-			return b, err
-		}
-	}
-	return b, nil
 }
 
 // unionEnc encodes a UNION (a struct of its tags, then a vector a member)
@@ -398,28 +322,9 @@ func (e *unionEnc) bind(x C.duckdb_vector) {
 	}
 }
 
-func (e *unionEnc) selfNull() bool { return true }
-
-func (e *unionEnc) enc(b []byte, row int) ([]byte, error) {
-	if !e.valid(row) {
-		return append(b, 0), nil
-	}
-	tag := int(*(*uint8)(unsafe.Add(e.tags, row)))
-	if tag >= len(e.members) {
-		return b, fmt.Errorf("UNION tag %d of %d members", tag, len(e.members))
-	}
-	m := e.members[tag]
-	if !m.valid(row) {
-		return append(b, 0), nil
-	}
-	return m.enc(appendLong(b, int64(tag+1)), row)
-}
-
 // nullEnc encodes the values of DuckDB's NULL type (a column of NULL
 // literals): Avro's null, which takes no bytes.
 type nullEnc struct{}
 
-func (nullEnc) bind(C.duckdb_vector)                {}
-func (nullEnc) valid(int) bool                      { return false }
-func (nullEnc) selfNull() bool                      { return true }
-func (nullEnc) enc(b []byte, _ int) ([]byte, error) { return b, nil }
+func (nullEnc) bind(C.duckdb_vector) {}
+func (nullEnc) valid(int) bool       { return false }

@@ -156,7 +156,7 @@ func BenchmarkFlatScan(b *testing.B) {
 // same file in the same process (trevniparquet's reader into a Trevni
 // writer of fromparquet's options: snappy, a compressing goroutine a
 // core, map entries in their order): the copy function's path (its
-// encoders, the writing goroutine, the writer's shredding), to profile
+// encoders and column writers, the writer's blocks), to profile
 // with -test.cpuprofile and to set against fromparquet's with -count and
 // benchstat (the sub-benchmarks alternate within each count).
 // bench/duckext.sh sets the copy beside the trevni command itself.

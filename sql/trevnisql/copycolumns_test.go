@@ -185,9 +185,9 @@ func sameType(e string, salt *int) string {
 // the file COPY writes is byte for byte the one the Trevni writer makes
 // when given its records one by one (the shredder), and DuckDB reads back
 // the rows of the query (as text, EXCEPT ALL both ways, of the columns
-// that read back as their type). A MAP of VARCHAR
-// keys among the columns has the COPY write records: that path is checked
-// the same way.
+// that read back as their type). Every query has a MAP of VARCHAR keys
+// in one of four shapes, whose entries the file holds in the shredder's
+// order.
 func TestCopyToColumnsAsRecords(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, nil)
