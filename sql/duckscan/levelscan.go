@@ -117,6 +117,18 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 	if err != nil {
 		return nil, err
 	}
+	var stores map[string]trevni.Store
+	if bd.open != nil {
+		stores = bd.open.Stores
+	}
+	if !frontdoor.IsURL(part.Name(), stores) {
+		// A local part's blocks are read and decompressed on DuckDB's
+		// thread: a goroutine a block reading ahead costs more in
+		// wake-ups than the overlap gives back (docs/duckdb.md, "Speed").
+		// A remote part's reader keeps reading ahead, over the latency
+		// of its requests.
+		rd.SetReadAhead(false)
+	}
 	lr := &levelReader{plan: p, f: f, rd: rd, part: part, ctx: ctx, maxBytes: assemble.DefaultMaxRecordBytes}
 	if bd.open != nil && bd.open.MaxRecordBytes > 0 {
 		lr.maxBytes = bd.open.MaxRecordBytes

@@ -42,7 +42,7 @@ type rowsFunction struct {
 	s       *scanner
 	name    string
 	columns []rowsColumn
-	rows    func(ctx context.Context, ds *trevni.Dataset) ([][]any, error)
+	rows    func(ctx context.Context, ds *trevni.Dataset, open *trevni.OpenOptions) ([][]any, error)
 }
 
 var metadataColumns = []rowsColumn{
@@ -62,7 +62,7 @@ var schemaColumns = []rowsColumn{
 // rows, columns, codec and checksum, and the column's name, type, codec,
 // checksum, offset, blocks and stored and uncompressed bytes (of a Trevni
 // 1 or CLMN part, its columns as they read as Trevni 2).
-func metadataRows(ctx context.Context, ds *trevni.Dataset) ([][]any, error) {
+func metadataRows(ctx context.Context, ds *trevni.Dataset, _ *trevni.OpenOptions) ([][]any, error) {
 	var rows [][]any
 	for _, p := range ds.Parts() {
 		f, err := p.Open(ctx)
@@ -111,18 +111,25 @@ func metadataRows(ctx context.Context, ds *trevni.Dataset) ([][]any, error) {
 // its dotted path), array's items (path.item), map's values (path.value)
 // and union's branches (path.TYPE): its Avro type, logical type, whether
 // it is ["null", T] (then described as T), its children, and the full
-// name of a named type.
-func schemaRows(_ context.Context, ds *trevni.Dataset) ([][]any, error) {
+// name of a named type. A schema nesting deeper than open's MaxDepth is
+// refused.
+func schemaRows(_ context.Context, ds *trevni.Dataset, open *trevni.OpenOptions) ([][]any, error) {
+	maxDepth := schema.DefaultMaxDepth
+	if open != nil && open.MaxDepth > 0 {
+		maxDepth = open.MaxDepth
+	}
 	var rows [][]any
 	for _, p := range ds.Parts() {
-		s, err := schema.Parse(p.SchemaText())
+		s, err := schema.ParseWith(p.SchemaText(), &schema.ParseOptions{MaxDepth: maxDepth})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Name(), err)
 		}
 		var walk func(path string, s *schema.Schema, depth int) error
 		walk = func(path string, s *schema.Schema, depth int) error {
-			if depth > maxCopyDepth {
-				return fmt.Errorf("%s: the schema nests deeper than %d at %s", p.Name(), maxCopyDepth, path)
+			// (the parse's bound holds the walk's: a step down is a
+			// step into a complex type)
+			if depth > maxDepth {
+				return fmt.Errorf("%s: the schema nests deeper than %d at %s", p.Name(), maxDepth, path)
 			}
 			nullable := false
 			if s.Kind == schema.Union && len(s.Branches) == 2 {
@@ -240,7 +247,11 @@ func duckscan_rows_bind(info C.duckdb_bind_info) {
 		setError(fmt.Sprintf("%s(%s): %v", rf.name, quoteString(source), err), func(m *C.char) { C.td_bind_set_error(info, m) })
 	}
 	ctx := context.Background()
-	open, err := rf.s.options([3]int64{})
+	// The limits of the settings (SET trevni_max_columns = ...) bound
+	// what these functions read too.
+	var limits [numLimits]int64
+	settingLimits(info, &limits)
+	open, err := rf.s.options(limits)
 	if err != nil {
 		fail(err)
 		return
@@ -250,7 +261,7 @@ func duckscan_rows_bind(info C.duckdb_bind_info) {
 		fail(err)
 		return
 	}
-	rows, err := rf.rows(ctx, ds)
+	rows, err := rf.rows(ctx, ds, open)
 	ds.Close()
 	if err != nil {
 		fail(err)

@@ -61,7 +61,21 @@ const (
 	// MaxBlockSizeParameter bounds the bytes of one block
 	// (format.ReaderOptions.MaxBlockSize).
 	MaxBlockSizeParameter = "max_block_size"
+	// MaxColumnsParameter bounds the columns of the parts' schemas'
+	// layout (trevni.OpenOptions.MaxColumns).
+	MaxColumnsParameter = "max_columns"
+	// MaxDepthParameter bounds the nesting of the parts' schemas
+	// (trevni.OpenOptions.MaxDepth).
+	MaxDepthParameter = "max_depth"
 )
+
+// limitParameters are the named parameters of the readers' limits, in
+// the order of a scan's limits (scanner.options) and of limitSettings.
+var limitParameters = [numLimits]string{BlockMemoryParameter, MaxBlockSizeParameter, MaxRecordBytesParameter, MaxColumnsParameter, MaxDepthParameter}
+
+// numLimits is how many limits a scan takes as named parameters or
+// settings.
+const numLimits = 5
 
 // PanicTestVariable names the environment variable of the tests of
 // panics: binding the source it names panics, which the scan must turn
@@ -154,7 +168,7 @@ func (s *scanner) register(conn C.duckdb_connection, name string) error {
 	for _, p := range []struct {
 		name string
 		t    C.duckdb_logical_type
-	}{{FilterParameter, varchar}, {FilenameParameter, boolean}, {UnionByNameParameter, boolean}, {BlockMemoryParameter, bigint}, {MaxBlockSizeParameter, bigint}, {MaxRecordBytesParameter, bigint}} {
+	}{{FilterParameter, varchar}, {FilenameParameter, boolean}, {UnionByNameParameter, boolean}, {BlockMemoryParameter, bigint}, {MaxBlockSizeParameter, bigint}, {MaxRecordBytesParameter, bigint}, {MaxColumnsParameter, bigint}, {MaxDepthParameter, bigint}} {
 		n := cString(p.name)
 		C.td_table_function_add_named_parameter(f, n, p.t)
 		C.free(unsafe.Pointer(n))
@@ -210,12 +224,19 @@ var optionWords = strings.NewReplacer(
 	"ReaderOptions.ColumnMemory", blockMemoryWords,
 	"ReaderOptions.MaxBlockSize", maxBlockSizeWords,
 	"Options.MaxRecordBytes", maxRecordBytesWords,
+	"OpenOptions.MaxColumns", maxColumnsWords,
+	"OpenOptions.MaxDepth", maxDepthWords,
+	"layout.Options.MaxColumns", maxColumnsWords,
+	"layout.Options.MaxDepth", maxDepthWords,
+	"ParseOptions.MaxDepth", maxDepthWords,
 )
 
 const (
 	blockMemoryWords    = BlockMemoryParameter + " (or SET " + BlockMemorySetting + ")"
 	maxBlockSizeWords   = MaxBlockSizeParameter + " (or SET " + MaxBlockSizeSetting + ")"
 	maxRecordBytesWords = MaxRecordBytesParameter + " (or SET " + MaxRecordBytesSetting + ")"
+	maxColumnsWords     = MaxColumnsParameter + " (or SET " + MaxColumnsSetting + ")"
+	maxDepthWords       = MaxDepthParameter + " (or SET " + MaxDepthSetting + ")"
 )
 
 // setError hands msg to a DuckDB setter of errors, the reader options it
@@ -278,11 +299,11 @@ func duckscan_bind(info C.duckdb_bind_info) {
 	}
 	var filter string
 	var filename, unionByName bool
-	var limits [3]int64
+	var limits [numLimits]int64
 	namedValue(info, FilterParameter, func(v C.duckdb_value) { filter = getVarchar(v) })
 	namedValue(info, FilenameParameter, func(v C.duckdb_value) { filename = bool(C.td_get_bool(v)) })
 	namedValue(info, UnionByNameParameter, func(v C.duckdb_value) { unionByName = bool(C.td_get_bool(v)) })
-	for i, name := range []string{BlockMemoryParameter, MaxBlockSizeParameter, MaxRecordBytesParameter} {
+	for i, name := range limitParameters {
 		namedValue(info, name, func(v C.duckdb_value) { limits[i] = int64(C.td_get_int64(v)) })
 	}
 	settingLimits(info, &limits)
@@ -350,36 +371,42 @@ func duckscan_bind(info C.duckdb_bind_info) {
 }
 
 // options returns the opening options of a scan: the configuration's,
-// with the limits of the named parameters (block memory, block size,
-// record bytes; 0 where not given).
-func (s *scanner) options(limits [3]int64) (*trevni.OpenOptions, error) {
+// with the limits of the named parameters or settings, in the order of
+// limitParameters (0 where not given).
+func (s *scanner) options(limits [numLimits]int64) (*trevni.OpenOptions, error) {
 	var o trevni.OpenOptions
 	if s.cfg.Open != nil {
 		o = *s.cfg.Open
 	}
 	// Each scan's column readers read ahead, as the front door did by
-	// default before ReadAhead was an option of its own.
+	// default before ReadAhead was an option of its own (a local part's
+	// do not: see openLevels).
 	o.ReadAhead = true
-	if limits == [3]int64{} {
-		return &o, nil
-	}
-	names := []string{BlockMemoryParameter, MaxBlockSizeParameter, MaxRecordBytesParameter}
 	for i, v := range limits {
 		if v < 0 {
-			return nil, fmt.Errorf("%s := %d: want a positive number of bytes", names[i], v)
+			return nil, fmt.Errorf("%s := %d: want a positive number", limitParameters[i], v)
 		}
 	}
-	if limits[0] > 0 {
-		o.BlockMemory = limits[0]
-	}
-	if limits[1] > 0 {
-		if limits[1] > int64(^uint32(0)>>1) {
-			return nil, fmt.Errorf("%s := %d: at most %d", names[1], limits[1], ^uint32(0)>>1)
+	const maxInt32 = int64(^uint32(0) >> 1)
+	for i, v := range limits {
+		if v == 0 {
+			continue
 		}
-		o.MaxBlockSize = int(limits[1])
-	}
-	if limits[2] > 0 {
-		o.MaxRecordBytes = limits[2]
+		if i != 0 && i != 2 && v > maxInt32 {
+			return nil, fmt.Errorf("%s := %d: at most %d", limitParameters[i], v, maxInt32)
+		}
+		switch limitParameters[i] {
+		case BlockMemoryParameter:
+			o.BlockMemory = v
+		case MaxBlockSizeParameter:
+			o.MaxBlockSize = int(v)
+		case MaxRecordBytesParameter:
+			o.MaxRecordBytes = v
+		case MaxColumnsParameter:
+			o.MaxColumns = int(v)
+		case MaxDepthParameter:
+			o.MaxDepth = int(v)
+		}
 	}
 	return &o, nil
 }

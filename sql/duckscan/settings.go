@@ -8,22 +8,26 @@ import "C"
 
 import "unsafe"
 
-// The DuckDB settings of the readers' limits: SET trevni_block_memory =
-// '64MB'-style byte counts, as integers (SET trevni_block_memory =
-// 67108864). A named parameter of read_trevni wins over its setting; 0
+// The DuckDB settings of the readers' limits, as integers: byte counts
+// (SET trevni_block_memory = 67108864), a schema's columns and depth
+// (SET trevni_max_columns = 100000). A named parameter of read_trevni wins over its setting; 0
 // (the default) means the library's default.
 const (
 	BlockMemorySetting    = "trevni_block_memory"
 	MaxBlockSizeSetting   = "trevni_max_block_size"
 	MaxRecordBytesSetting = "trevni_max_record_bytes"
+	MaxColumnsSetting     = "trevni_max_columns"
+	MaxDepthSetting       = "trevni_max_depth"
 )
 
 // limitSettings are the settings of the limits, in the order of the
-// named parameters (block memory, block size, record bytes).
-var limitSettings = [3]struct{ name, description string }{
+// named parameters (limitParameters).
+var limitSettings = [numLimits]struct{ name, description string }{
 	{BlockMemorySetting, "trevni: the bytes of block buffers a Trevni reader holds (0: the library's default)"},
 	{MaxBlockSizeSetting, "trevni: the most bytes of one Trevni block (0: the library's default)"},
 	{MaxRecordBytesSetting, "trevni: the most bytes of one record as read (0: the library's default)"},
+	{MaxColumnsSetting, "trevni: the most columns of a schema's layout (0: the library's default, 65,536)"},
+	{MaxDepthSetting, "trevni: the deepest nesting of a schema's types (0: the library's default, 1,000)"},
 }
 
 // registerSettings registers the settings of the limits. A setting that
@@ -51,7 +55,7 @@ func registerSettings(conn C.duckdb_connection) {
 
 // settingLimits fills the limits not given as named parameters from the
 // settings of the query's client context.
-func settingLimits(info C.duckdb_bind_info, limits *[3]int64) {
+func settingLimits(info C.duckdb_bind_info, limits *[numLimits]int64) {
 	var ctx C.duckdb_client_context
 	C.td_table_function_get_client_context(info, &ctx)
 	if ctx == nil {
