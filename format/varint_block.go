@@ -108,13 +108,15 @@ func decodeChunk[T int32 | int64](a *[varintChunk + 16]byte, ends uint64, out []
 // one of more than one byte within 8 bytes of b's end (10 for one of 9 or
 // 10 bytes), or one longer than 10 bytes (an error).
 func decodeLongs(b []byte, pos int, out []int64) (int, int) {
-	return decodeVarints(b, pos, out, 0x8080808080808080, ^uint64(0), plainLongs)
+	return decodeVarints(b, pos, out, 0x8080808080808080, ^uint64(0), plainLongs, decodeChunkPEXT64)
 }
 
 // decodeVarints is decodeLongs and decodeInts: chunks where 80 bytes are
 // left, and plain, the decoder value by value, for what they do not take.
-// last and keep are decodeChunk's.
-func decodeVarints[T int32 | int64](b []byte, pos int, out []T, last, keep uint64, plain func([]byte, int, []T) (int, int)) (int, int) {
+// last and keep are decodeChunk's; pext is the chunk decoder in assembly
+// (decodeChunkPEXT64 or 32), used where havePEXT says it may be and the
+// values are not too long for it.
+func decodeVarints[T int32 | int64](b []byte, pos int, out []T, last, keep uint64, plain func([]byte, int, []T) (int, int), pext func(*[varintChunk + 16]byte, uint64, []T) (int, int)) (int, int) {
 	i := 0
 	for i < len(out) && len(b)-pos >= varintChunk+16 {
 		a := (*[varintChunk + 16]byte)(b[pos:])
@@ -124,6 +126,8 @@ func decodeVarints[T int32 | int64](b []byte, pos int, out []T, last, keep uint6
 		case c == 0 && len(out)-i >= varintChunk:
 			decodeOneByte(a, out[i:])
 			p, k = varintChunk, varintChunk
+		case havePEXT && !longRun(c, last):
+			p, k = pext(a, ^c, out[i:])
 		case chunkMinValues <= bits.OnesCount64(^c) && bits.OnesCount64(^c) <= chunkMaxValues:
 			p, k = decodeChunk(a, ^c, out[i:], last, keep)
 		}
@@ -139,6 +143,20 @@ func decodeVarints[T int32 | int64](b []byte, pos int, out []T, last, keep uint6
 	}
 	pos, k := plain(b, pos, out[i:])
 	return pos, i + k
+}
+
+// longRun reports whether c, a chunk's continuation bits, has a run
+// that makes a value longer than decodeChunkPEXT64 (8 bytes) or
+// decodeChunkPEXT32 (5 bytes, last of an int) take: 8 or 5 bytes in a
+// row that continue. (Such a run may be the last value's, which a chunk
+// leaves to the next one; the chunk then goes to the Go decoders.)
+func longRun(c, last uint64) bool {
+	r := c & (c >> 1)
+	r &= r >> 2 // 4 in a row
+	if last != 0x8080808080808080 {
+		return r&(c>>4) != 0
+	}
+	return r&(r>>4) != 0
 }
 
 // plainLongs is decodeLongs value by value: a value of one or two bytes
@@ -192,7 +210,7 @@ func plainLongs(b []byte, pos int, out []int64) (int, int) {
 // stops early at a value of more than one byte within 8 bytes of b's end,
 // or one longer than 5 bytes.
 func decodeInts(b []byte, pos int, out []int32) (int, int) {
-	return decodeVarints(b, pos, out, 0x8080808080, 0xffffffff, plainInts)
+	return decodeVarints(b, pos, out, 0x8080808080, 0xffffffff, plainInts, decodeChunkPEXT32)
 }
 
 // plainInts is decodeInts value by value, as plainLongs.
