@@ -674,6 +674,7 @@ func (pr *prun) bytesRead() int64 {
 // addScan adds what a task read to what its part read.
 func addScan(dst, src *assemble.ScanReport) {
 	dst.RowsScanned += src.RowsScanned
+	dst.RowsProven += src.RowsProven
 	dst.BytesRead += src.BytesRead
 	if src.FileSize > 0 {
 		dst.FileSize = src.FileSize

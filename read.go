@@ -146,6 +146,10 @@ type ScanReport struct {
 	// BytesRead is the sum of the columns' BytesRead; FileSize the size
 	// of the part's file.
 	BytesRead, FileSize int64
+	// RowsProven is the number of rows of RowsScanned that the blocks'
+	// statistics proved to satisfy the filter: they were taken without
+	// reading the filter's columns (docs/filters.md).
+	RowsProven int64
 }
 
 // ColumnScan is one column's part of a ScanReport.
@@ -163,7 +167,7 @@ type ColumnScan struct {
 
 // scanReport returns the assembling reader's report as the root's.
 func scanReport(s assemble.ScanReport) ScanReport {
-	r := ScanReport{RowsScanned: s.RowsScanned, RowsMatched: s.RowsMatched, BytesRead: s.BytesRead, FileSize: s.FileSize}
+	r := ScanReport{RowsScanned: s.RowsScanned, RowsMatched: s.RowsMatched, BytesRead: s.BytesRead, FileSize: s.FileSize, RowsProven: s.RowsProven}
 	if s.Columns != nil {
 		r.Columns = make([]ColumnScan, len(s.Columns))
 		for i, c := range s.Columns {

@@ -51,7 +51,7 @@ func ScanReport(rd *format.Reader, readers []*Reader, filter *assemble.AvroReade
 	rep := assemble.ScanReport{RowsScanned: rows, RowsMatched: rows, FileSize: rd.Size()}
 	if filter != nil {
 		fr := filter.Report()
-		rep.RowsScanned = fr.RowsScanned
+		rep.RowsScanned, rep.RowsProven = fr.RowsScanned, fr.RowsProven
 		for _, c := range fr.Columns {
 			read(scan(c.Column), c.BlocksRead, c.BytesRead)
 		}

@@ -266,7 +266,7 @@ func (d *dumper) report(in *format.Reader) trevni.ScanReport {
 	byCol := map[int]*trevni.ColumnScan{}
 	if d.filter != nil {
 		fr := d.filter.Report()
-		r.RowsScanned = fr.RowsScanned
+		r.RowsScanned, r.RowsProven = fr.RowsScanned, fr.RowsProven
 		for _, c := range fr.Columns {
 			c := trevni.ColumnScan(c)
 			byCol[c.Column] = &c

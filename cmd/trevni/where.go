@@ -41,7 +41,11 @@ func (e *env) whereError(err error) error {
 // several) to standard error.
 func (e *env) printReport(name string, r trevni.ScanReport, fetched *trevni.Fetched) {
 	w := e.stderr
-	fmt.Fprintf(w, "trevni: %s: %s: %s scanned, %s matched\n", e.name, name, pluralCount(r.RowsScanned, "row"), pluralCount(r.RowsMatched, "row"))
+	proven := ""
+	if r.RowsProven > 0 {
+		proven = fmt.Sprintf(" (%s proven by block statistics, their filter columns unread)", pluralCount(r.RowsProven, "row"))
+	}
+	fmt.Fprintf(w, "trevni: %s: %s: %s scanned, %s matched%s\n", e.name, name, pluralCount(r.RowsScanned, "row"), pluralCount(r.RowsMatched, "row"), proven)
 	for _, c := range r.Columns {
 		fmt.Fprintf(w, "  column %-24s %d of %d blocks read, %d skipped, %d bytes\n", c.Name, c.BlocksRead, c.Blocks, c.BlocksSkipped, c.BytesRead)
 	}
@@ -79,6 +83,7 @@ func (s *partReports) add(e *env, name string, r trevni.ScanReport, fetched *tre
 	t := &s.total
 	t.RowsScanned += r.RowsScanned
 	t.RowsMatched += r.RowsMatched
+	t.RowsProven += r.RowsProven
 	t.BytesRead += r.BytesRead
 	t.FileSize += r.FileSize
 	for _, c := range r.Columns {

@@ -218,6 +218,7 @@ func printReports(w io.Writer, reps []trevni.PartReport) {
 		}
 		s.RowsScanned += r.Scan.RowsScanned
 		s.RowsMatched += r.Scan.RowsMatched
+		s.RowsProven += r.Scan.RowsProven
 		s.BytesRead += r.Scan.BytesRead
 		for _, c := range r.Scan.Columns {
 			i := slices.IndexFunc(s.Columns, func(sc trevni.ColumnScan) bool { return sc.Name == c.Name })
@@ -234,7 +235,11 @@ func printReports(w io.Writer, reps []trevni.PartReport) {
 	}
 	for _, name := range names {
 		s := sums[name]
-		fmt.Fprintf(w, "trevni-sql: %s: %d rows scanned\n", name, s.RowsScanned)
+		proven := ""
+		if s.RowsProven > 0 {
+			proven = fmt.Sprintf(" (%d proven by block statistics)", s.RowsProven)
+		}
+		fmt.Fprintf(w, "trevni-sql: %s: %d rows scanned%s\n", name, s.RowsScanned, proven)
 		for _, c := range s.Columns {
 			fmt.Fprintf(w, "  column %-24s %d of %d blocks read, %d bytes\n", c.Name, c.BlocksRead, c.Blocks, c.BytesRead)
 		}
