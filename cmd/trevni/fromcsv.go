@@ -146,14 +146,21 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		}
 		if fields == nil {
 			var inf csvtable.Inferrer
-			sections := map[string]*io.SectionReader{}
+			// The inputs as read for the inference, each read again from
+			// its start for the conversion (a name given twice is read
+			// twice, as with a schema).
+			type input struct {
+				ra   io.ReaderAt
+				size int64
+			}
+			read := map[string]input{}
 			for _, in := range ins {
 				ra, size, done, err := e.randomAccess(in)
 				if err != nil {
 					return err
 				}
 				defer done()
-				sections[in] = io.NewSectionReader(ra, 0, size)
+				read[in] = input{ra, size}
 				if _, err := inf.Add(frontdoor.ContextReader(e.ctx, io.NewSectionReader(ra, 0, size)), comma, ropts); err != nil {
 					return fmt.Errorf("%s: %w", displayName(in, false), raggedHint(err))
 				}
@@ -172,7 +179,8 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 				fields = csvtable.ForCLMN(fields)
 			}
 			open = func(in string) (io.Reader, func() error, error) {
-				return frontdoor.ContextReader(e.ctx, sections[in]), func() error { return nil }, nil
+				r := read[in]
+				return frontdoor.ContextReader(e.ctx, io.NewSectionReader(r.ra, 0, r.size)), func() error { return nil }, nil
 			}
 		}
 		var total, done int64 // the inputs' bytes, those of the inputs converted

@@ -99,14 +99,21 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		}
 		if *infer {
 			inf := &plainjson.Inferrer{}
-			sections := map[string]*io.SectionReader{}
+			// The inputs as read for the inference, each read again from
+			// its start for the conversion (a name given twice is read
+			// twice, as without --infer).
+			type input struct {
+				ra   io.ReaderAt
+				size int64
+			}
+			read := map[string]input{}
 			for _, in := range ins {
 				ra, size, done, err := e.randomAccess(in)
 				if err != nil {
 					return err
 				}
 				defer done()
-				sections[in] = io.NewSectionReader(ra, 0, size)
+				read[in] = input{ra, size}
 				err = eachLine(e, io.NewSectionReader(ra, 0, size), displayName(in, false), nil, func(line []byte) error { return inf.Add(line) })
 				if err != nil {
 					return err
@@ -126,7 +133,8 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 				return fmt.Errorf("%s: inferred schema: %w", name, err)
 			}
 			open = func(in string) (io.Reader, func() error, error) {
-				return sections[in], func() error { return nil }, nil
+				r := read[in]
+				return io.NewSectionReader(r.ra, 0, r.size), func() error { return nil }, nil
 			}
 		} else if text, _, err = e.readSchemaFile(*schemaFile); err != nil {
 			return err
