@@ -25,6 +25,14 @@
 #         cache without its profile
 #   sql   trevni-sql (the sql module, GOWORK=off) from an empty build cache,
 #         and the binary's size
+#   variants
+#         the README's go run of three variants of the command, each with
+#         a module cache and a build cache of its own, both empty: without
+#         the object stores (cmd/trevni/stores.go, which imports the
+#         drivers, replaced by an empty file through go run -overlay),
+#         without Parquet and Arrow (arrowcmd.go replaced by a stub that
+#         adds no command), and without both: what each costs a fresh
+#         machine (docs/fresh-machine.md)
 #
 # Usage: bench/fresh/fresh.sh STEP...   (default: run test pgo sql)
 # Steps after `run` share one module cache (downloads are reported by `run`
@@ -93,8 +101,21 @@ for step in "${steps[@]}"; do
 		(cd sql && export GOWORK=off && measure sql go build -o "$work/trevni-sql" ./cmd/trevni-sql)
 		echo "trevni-sql: $(($(stat -c %s "$work/trevni-sql") / 1000000)) MB"
 		;;
+	variants)
+		printf 'package main\n' >"$work/nostores.go"
+		printf 'package main\n\nfunc arrowCommands() []*command { return nil }\n' >"$work/noarrow.go"
+		stores="\"$root/cmd/trevni/stores.go\":\"$work/nostores.go\""
+		arrow="\"$root/cmd/trevni/arrowcmd.go\":\"$work/noarrow.go\""
+		echo "{\"Replace\":{$stores}}" >"$work/nostores.json"
+		echo "{\"Replace\":{$arrow}}" >"$work/noarrow.json"
+		echo "{\"Replace\":{$stores,$arrow}}" >"$work/lean.json"
+		for v in nostores noarrow lean; do
+			GOMODCACHE="$work/mod-$v" measure "$v" go run -overlay "$work/$v.json" ./cmd/trevni fromavro \
+				testdata/interop/email/input.avro "$work/email-$v.trv"
+		done
+		;;
 	*)
-		echo "fresh.sh: unknown step $step (run, test, pgo, nopgo, sql)" >&2
+		echo "fresh.sh: unknown step $step (run, test, pgo, nopgo, sql, variants)" >&2
 		exit 2
 		;;
 	esac
