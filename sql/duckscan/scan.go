@@ -687,7 +687,15 @@ func (ls *localState) openReader(u unit) error {
 		ls.lr = lr
 		return nil
 	}
-	ds, err := trevni.OpenFiles(ctx, []string{u.part}, bd.open)
+	open := bd.open
+	if open != nil && open.ReadAhead && !frontdoor.IsURL(u.part, open.Stores) {
+		// A local part is read on DuckDB's thread, as the levels path
+		// reads it (openLevels).
+		o := *open
+		o.ReadAhead = false
+		open = &o
+	}
+	ds, err := trevni.OpenFiles(ctx, []string{u.part}, open)
 	if err != nil {
 		return err
 	}
