@@ -387,25 +387,34 @@ func (s *scanner) options(limits [numLimits]int64) (*trevni.OpenOptions, error) 
 			return nil, fmt.Errorf("%s := %d: want a positive number", limitParameters[i], v)
 		}
 	}
-	const maxInt32 = int64(^uint32(0) >> 1)
+	// asInt returns v as an int, or an error if it is past an int32
+	// (the options that count blocks' bytes, columns and levels).
+	asInt := func(i int, v int64) (int, error) {
+		const maxInt32 = int64(^uint32(0) >> 1)
+		if v > maxInt32 {
+			return 0, fmt.Errorf("%s := %d: at most %d", limitParameters[i], v, maxInt32)
+		}
+		return int(v), nil
+	}
 	for i, v := range limits {
 		if v == 0 {
 			continue
 		}
-		if i != 0 && i != 2 && v > maxInt32 {
-			return nil, fmt.Errorf("%s := %d: at most %d", limitParameters[i], v, maxInt32)
-		}
+		var err error
 		switch limitParameters[i] {
 		case BlockMemoryParameter:
 			o.BlockMemory = v
 		case MaxBlockSizeParameter:
-			o.MaxBlockSize = int(v)
+			o.MaxBlockSize, err = asInt(i, v)
 		case MaxRecordBytesParameter:
 			o.MaxRecordBytes = v
 		case MaxColumnsParameter:
-			o.MaxColumns = int(v)
+			o.MaxColumns, err = asInt(i, v)
 		case MaxDepthParameter:
-			o.MaxDepth = int(v)
+			o.MaxDepth, err = asInt(i, v)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	return &o, nil
