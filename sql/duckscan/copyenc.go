@@ -204,7 +204,7 @@ func putUUID(b []byte, p unsafe.Pointer) ([]byte, error) {
 	return b, nil
 }
 
-// stringEnc encodes VARCHAR and BLOB values (duckdb_string_t: a 32-bit
+// stringEnc is a vector of VARCHAR or BLOB values (duckdb_string_t: a 32-bit
 // length, then the bytes inline when 12 or fewer, else a prefix and a
 // pointer).
 type stringEnc struct{ vec }
@@ -223,7 +223,7 @@ func stringT(p unsafe.Pointer) []byte {
 	return unsafe.Slice((*byte)(s), n)
 }
 
-// enumEnc encodes an ENUM as an Avro enum (its symbols valid Avro names)
+// enumEnc is a vector of an ENUM, written as an Avro enum (its symbols valid Avro names)
 // or else as its text.
 type enumEnc struct {
 	vec
@@ -252,8 +252,9 @@ func (e *enumEnc) index(row int) (int, error) {
 	return i, nil
 }
 
-// listEnc encodes a LIST (entries of offset and length into its child) or
-// an ARRAY (fixed items a row) as an Avro array.
+// listEnc is a vector of a LIST (entries of offset and length into its
+// child) or
+// an ARRAY (fixed items a row), written as an Avro array.
 type listEnc struct {
 	vec
 	item  encoder
@@ -278,8 +279,8 @@ func (e *listEnc) entry(row int) (int, int) {
 	return int(*(*uint64)(p)), int(*(*uint64)(unsafe.Add(p, 8)))
 }
 
-// mapEnc encodes a MAP of VARCHAR keys (a list of key-value structs) as an
-// Avro map.
+// mapEnc is a vector of a MAP of VARCHAR keys (a list of key-value
+// structs), written as an Avro map.
 type mapEnc struct {
 	listEnc
 	keys  stringEnc
@@ -293,7 +294,7 @@ func (e *mapEnc) bind(x C.duckdb_vector) {
 	e.value.bind(C.td_struct_vector_get_child(entries, 1))
 }
 
-// structEnc encodes a STRUCT as an Avro record.
+// structEnc is a vector of a STRUCT, written as an Avro record.
 type structEnc struct {
 	vec
 	fields []encoder
@@ -306,8 +307,8 @@ func (e *structEnc) bind(x C.duckdb_vector) {
 	}
 }
 
-// unionEnc encodes a UNION (a struct of its tags, then a vector a member)
-// as the Avro union ["null", members...].
+// unionEnc is a vector of a UNION (a struct of its tags, then a vector
+// a member), written as the Avro union ["null", members...].
 type unionEnc struct {
 	vec
 	tags    unsafe.Pointer
@@ -322,7 +323,7 @@ func (e *unionEnc) bind(x C.duckdb_vector) {
 	}
 }
 
-// nullEnc encodes the values of DuckDB's NULL type (a column of NULL
+// nullEnc is a vector of DuckDB's NULL type (a column of NULL
 // literals): Avro's null, which takes no bytes.
 type nullEnc struct{}
 
