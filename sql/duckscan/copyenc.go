@@ -253,8 +253,7 @@ func (e *enumEnc) index(row int) (int, error) {
 }
 
 // listEnc is a vector of a LIST (entries of offset and length into its
-// child) or
-// an ARRAY (fixed items a row), written as an Avro array.
+// child) or an ARRAY (fixed items a row), written as an Avro array.
 type listEnc struct {
 	vec
 	item  encoder
