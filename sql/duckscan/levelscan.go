@@ -109,6 +109,7 @@ type levelReader struct {
 	maxBytes int64
 	rowBytes []int64 // per row of the chunk, about the bytes of its record
 	ctx      context.Context
+	hinted   []string // the columns whose rows a unit hints (see moveTo)
 }
 
 // openLevels opens the unit u for the levels path, with plan p.
@@ -184,6 +185,7 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 			hinted = append(hinted, m.Name)
 		}
 	}
+	lr.hinted = hinted
 	if err := f.HintRows(from, end-from, hinted); err != nil {
 		return nil, err
 	}
@@ -240,6 +242,35 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 		}
 	}
 	return lr, nil
+}
+
+// moveTo starts reading unit u, a range of the part lr reads, with the
+// column readers it has: a thread that takes the next range of the same
+// part opens no file, header, plan or reader again, and a block holding
+// rows of both ranges is read once. Its rows are hinted as openLevels
+// hints a unit's.
+func (lr *levelReader) moveTo(u unit) error {
+	from, end := u.offset, u.offset+u.count
+	if err := lr.f.HintRows(from, end-from, lr.hinted); err != nil {
+		return err
+	}
+	if lr.filter != nil {
+		if err := lr.filter.SeekRow(from); err != nil {
+			return err
+		}
+		lr.filter.StopAt(end)
+		lr.sel = levels.NewSelector(from, end, -1, lr.filter)
+	} else {
+		lr.sel = levels.NewSelector(from, end, -1, nil)
+	}
+	for i, r := range lr.readers {
+		if r != nil {
+			r.SetReadAheadEnd(end)
+		} else if d := lr.direct[i]; d != nil {
+			d.cr.SetReadAheadEnd(end)
+		}
+	}
+	return nil
 }
 
 // fill reads the next rows into output's vectors and returns how many (0

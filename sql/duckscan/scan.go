@@ -628,10 +628,18 @@ func (ls *localState) fill(output C.duckdb_data_chunk) (int, error) {
 			ls.fillNames(output, n)
 			return n, nil
 		}
+		i := ls.st.next.Add(1) - 1
+		if i < int64(len(ls.st.units)) && ls.lr != nil && ls.st.units[i].index == ls.unit.index {
+			// The next range of the part read: on with its readers.
+			ls.unit = ls.st.units[i]
+			if err := ls.lr.moveTo(ls.unit); err != nil {
+				return 0, fmt.Errorf("%s: %w", ls.unit.part, err)
+			}
+			continue
+		}
 		if err := ls.closeReader(); err != nil {
 			return 0, err
 		}
-		i := ls.st.next.Add(1) - 1
 		if i >= int64(len(ls.st.units)) {
 			return 0, nil
 		}
