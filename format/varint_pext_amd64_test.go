@@ -93,3 +93,33 @@ func TestDecodeChunkPEXTAsDecodeChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowPEXT checks which processors keep the Go decoder, from the
+// vendors and signatures CPUID reports: AMD's Zen 1 and 2 (family 0x17)
+// and Hygon's run PEXT in microcode; Zen 3 and 4 (0x19) and Zen 5 (0x1a),
+// and Intel's, do not.
+func TestSlowPEXT(t *testing.T) {
+	const (
+		amdB, amdD, amdC       = 0x68747541, 0x69746e65, 0x444d4163 // AuthenticAMD
+		intelB, intelD, intelC = 0x756e6547, 0x49656e69, 0x6c65746e // GenuineIntel
+		hygonB, hygonD, hygonC = 0x6f677948, 0x6e65476e, 0x656e6975 // HygonGenuine
+	)
+	for _, c := range []struct {
+		name       string
+		b, c, d, a uint32
+		slow       bool
+	}{
+		{"Zen 1 (EPYC 7001)", amdB, amdC, amdD, 0x00800f12, true},
+		{"Zen 2 (EPYC 7002)", amdB, amdC, amdD, 0x00830f10, true},
+		{"Zen 3 (EPYC 7003)", amdB, amdC, amdD, 0x00a00f11, false},
+		{"Zen 4 (EPYC 9004)", amdB, amdC, amdD, 0x00a10f11, false},
+		{"Zen 5", amdB, amdC, amdD, 0x00b00f21, false},
+		{"Hygon Dhyana", hygonB, hygonC, hygonD, 0x00900f01, true},
+		{"Intel Haswell", intelB, intelC, intelD, 0x000306c3, false},
+		{"Intel Sapphire Rapids", intelB, intelC, intelD, 0x000806f8, false},
+	} {
+		if got := slowPEXTOf(c.b, c.c, c.d, c.a); got != c.slow {
+			t.Errorf("%s: slow PEXT %v, want %v", c.name, got, c.slow)
+		}
+	}
+}
