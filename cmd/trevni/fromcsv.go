@@ -146,25 +146,16 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 		}
 		if fields == nil {
 			var inf csvtable.Inferrer
-			// The inputs as read for the inference, each read again from
-			// its start for the conversion (a name given twice is read
-			// twice, as with a schema).
-			type input struct {
-				ra   io.ReaderAt
-				size int64
-			}
-			read := map[string]input{}
-			for _, in := range ins {
-				ra, size, done, err := e.randomAccess(in)
-				if err != nil {
-					return err
-				}
-				defer done()
-				read[in] = input{ra, size}
-				if _, err := inf.Add(frontdoor.ContextReader(e.ctx, io.NewSectionReader(ra, 0, size)), comma, ropts); err != nil {
+			reread, done, err := e.inferInputs(ins, func(in string, r io.Reader) error {
+				if _, err := inf.Add(r, comma, ropts); err != nil {
 					return fmt.Errorf("%s: %w", displayName(in, false), raggedHint(err))
 				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
+			defer done()
 			fields = inf.Fields()
 			if *printSchema {
 				var b bytes.Buffer
@@ -178,10 +169,7 @@ func fromcsvCommand(fs *flag.FlagSet) runFunc {
 			if toCLMN {
 				fields = csvtable.ForCLMN(fields)
 			}
-			open = func(in string) (io.Reader, func() error, error) {
-				r := read[in]
-				return frontdoor.ContextReader(e.ctx, io.NewSectionReader(r.ra, 0, r.size)), func() error { return nil }, nil
-			}
+			open = reread
 		}
 		var total, done int64 // the inputs' bytes, those of the inputs converted
 		for _, in := range ins {

@@ -99,26 +99,13 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 		}
 		if *infer {
 			inf := &plainjson.Inferrer{}
-			// The inputs as read for the inference, each read again from
-			// its start for the conversion (a name given twice is read
-			// twice, as without --infer).
-			type input struct {
-				ra   io.ReaderAt
-				size int64
+			reread, done, err := e.inferInputs(ins, func(in string, r io.Reader) error {
+				return eachLine(e, r, displayName(in, false), nil, func(line []byte) error { return inf.Add(line) })
+			})
+			if err != nil {
+				return err
 			}
-			read := map[string]input{}
-			for _, in := range ins {
-				ra, size, done, err := e.randomAccess(in)
-				if err != nil {
-					return err
-				}
-				defer done()
-				read[in] = input{ra, size}
-				err = eachLine(e, io.NewSectionReader(ra, 0, size), displayName(in, false), nil, func(line []byte) error { return inf.Add(line) })
-				if err != nil {
-					return err
-				}
-			}
+			defer done()
 			if len(ins) > 1 {
 				name = fmt.Sprintf("%s and %d more", name, len(ins)-1)
 			}
@@ -132,10 +119,7 @@ func fromjsonCommand(fs *flag.FlagSet) runFunc {
 			if _, err = schema.Parse(text); err != nil {
 				return fmt.Errorf("%s: inferred schema: %w", name, err)
 			}
-			open = func(in string) (io.Reader, func() error, error) {
-				r := read[in]
-				return io.NewSectionReader(r.ra, 0, r.size), func() error { return nil }, nil
-			}
+			open = reread
 		} else if text, _, err = e.readSchemaFile(*schemaFile); err != nil {
 			return err
 		}

@@ -76,6 +76,49 @@ func (e *env) randomAccess(path string) (ra io.ReaderAt, size int64, done func()
 	return o, o.Size(), func() error { unregister(); return o.Close() }, nil
 }
 
+// inferInputs opens each of ins once for random access (a name given
+// twice is opened once), hands first each input's bytes in the order
+// given (a name given twice, twice: the pass that infers a schema), and
+// returns reread, which reads an input again from its start for the
+// conversion, and done, which closes what was opened.
+func (e *env) inferInputs(ins []string, first func(name string, r io.Reader) error) (reread func(string) (io.Reader, func() error, error), done func(), err error) {
+	type input struct {
+		ra   io.ReaderAt
+		size int64
+	}
+	from := func(r input) io.Reader {
+		return frontdoor.ContextReader(e.ctx, io.NewSectionReader(r.ra, 0, r.size))
+	}
+	read := map[string]input{}
+	var closes []func() error
+	done = func() {
+		for _, c := range closes {
+			c()
+		}
+	}
+	for _, in := range ins {
+		r, ok := read[in]
+		if !ok {
+			ra, size, c, err := e.randomAccess(in)
+			if err != nil {
+				done()
+				return nil, nil, err
+			}
+			closes = append(closes, c)
+			r = input{ra, size}
+			read[in] = r
+		}
+		if err := first(in, from(r)); err != nil {
+			done()
+			return nil, nil, err
+		}
+	}
+	reread = func(in string) (io.Reader, func() error, error) {
+		return from(read[in]), func() error { return nil }, nil
+	}
+	return reread, done, nil
+}
+
 // tableInput is an input file read as Trevni or CLMN.
 type tableInput struct {
 	name   string
