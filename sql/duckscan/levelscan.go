@@ -118,16 +118,7 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 	if err != nil {
 		return nil, err
 	}
-	var stores map[string]trevni.Store
-	if bd.open != nil {
-		stores = bd.open.Stores
-	}
-	if !frontdoor.IsURL(part.Name(), stores) {
-		// A local part's blocks are read and decompressed on DuckDB's
-		// thread: a goroutine a block reading ahead costs more in
-		// wake-ups than the overlap gives back (docs/duckdb.md, "Speed").
-		// A remote part's reader keeps reading ahead, over the latency
-		// of its requests.
+	if bd.localPart(part.Name()) {
 		rd.SetReadAhead(false)
 	}
 	lr := &levelReader{plan: p, f: f, rd: rd, part: part, ctx: ctx, maxBytes: assemble.DefaultMaxRecordBytes}
@@ -149,7 +140,7 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 		}
 		lr.fileCols[i] = c
 	}
-	from, end := u.offset, u.offset+u.count
+	end := u.offset + u.count
 	// The unit's rows of the columns it reads (the filter's too): a
 	// remote part fetches their blocks, and no read runs on into the next
 	// unit's. Only those: a column hinted has its block table read, which
@@ -186,19 +177,10 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 		}
 	}
 	lr.hinted = hinted
-	if err := f.HintRows(from, end-from, hinted); err != nil {
+	// The unit's range, before the readers below exist (each bounds its
+	// read-ahead to end as it is made).
+	if err := lr.moveTo(u); err != nil {
 		return nil, err
-	}
-	if lr.filter != nil {
-		if from > 0 {
-			if err := lr.filter.SeekRow(from); err != nil {
-				return nil, err
-			}
-		}
-		lr.filter.StopAt(end)
-		lr.sel = levels.NewSelector(from, end, -1, lr.filter)
-	} else {
-		lr.sel = levels.NewSelector(from, end, -1, nil)
 	}
 	for _, cp := range p.cols {
 		for _, l := range cp.leaves {
@@ -244,19 +226,22 @@ func openLevels(ctx context.Context, bd *bindData, p *levelScan, u unit, part *t
 	return lr, nil
 }
 
-// moveTo starts reading unit u, a range of the part lr reads, with the
-// column readers it has: a thread that takes the next range of the same
-// part opens no file, header, plan or reader again, and a block holding
-// rows of both ranges is read once. Its rows are hinted as openLevels
-// hints a unit's.
+// moveTo starts reading unit u, a range of the part lr reads: its rows
+// hinted, the filter sought to its first and stopped at its end, the
+// column readers' read-ahead bounded to it. openLevels starts a unit's
+// range this way, and a thread that takes the next range of the same
+// part goes on with the readers it has: no file, header, plan or reader
+// is opened again, and a block holding rows of both ranges is read once.
 func (lr *levelReader) moveTo(u unit) error {
 	from, end := u.offset, u.offset+u.count
 	if err := lr.f.HintRows(from, end-from, lr.hinted); err != nil {
 		return err
 	}
 	if lr.filter != nil {
-		if err := lr.filter.SeekRow(from); err != nil {
-			return err
+		if lr.filter.Row() != from {
+			if err := lr.filter.SeekRow(from); err != nil {
+				return err
+			}
 		}
 		lr.filter.StopAt(end)
 		lr.sel = levels.NewSelector(from, end, -1, lr.filter)

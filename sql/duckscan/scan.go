@@ -264,6 +264,19 @@ type bindData struct {
 	reshape  bool // the batches need duckRecord (see duckType)
 }
 
+// localPart reports whether the part called name is a local file. Its
+// blocks are read and decompressed on DuckDB's thread: a goroutine a
+// block reading ahead costs more in wake-ups than the overlap gives back
+// (docs/duckdb.md, "Speed"). A remote part's readers read ahead, over
+// the latency of its requests (scanner.options).
+func (bd *bindData) localPart(name string) bool {
+	var stores map[string]trevni.Store
+	if bd.open != nil {
+		stores = bd.open.Stores
+	}
+	return !frontdoor.IsURL(name, stores)
+}
+
 // partInfo is one part of a data set.
 type partInfo struct {
 	name   string
@@ -705,9 +718,7 @@ func (ls *localState) openReader(u unit) error {
 		return nil
 	}
 	open := bd.open
-	if open != nil && open.ReadAhead && !frontdoor.IsURL(u.part, open.Stores) {
-		// A local part is read on DuckDB's thread, as the levels path
-		// reads it (openLevels).
+	if open != nil && open.ReadAhead && bd.localPart(u.part) {
 		o := *open
 		o.ReadAhead = false
 		open = &o
