@@ -1,10 +1,7 @@
 package trevni
 
 import (
-	"context"
 	"testing"
-
-	"github.com/trevni-go/trevni/internal/testing/rangeserver"
 )
 
 // Over HTTP a filter that the block statistics prove true on every row
@@ -14,17 +11,7 @@ import (
 // the statistics leave in doubt fetches its column's blocks (the test
 // still tells the two apart). The records are those of the local read.
 func TestFetchSkipsProvenFilterColumns(t *testing.T) {
-	name, b := fetchFile(t)
-	srv := rangeserver.Bytes(t, b, nil)
-	ctx := context.Background()
-	local, err := Open(ctx, name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	remote, err := Open(ctx, srv.URL+"/large.trv", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	local, remote, srv, b := localAndServed(t)
 	fetched := func(opts *ReadOptions) int64 {
 		srv.Reset()
 		got, _ := readAllFetched(t, remote, opts)

@@ -110,22 +110,31 @@ func readAll(t *testing.T, ds *Dataset, opts *ReadOptions) []any {
 	return out
 }
 
-// Over HTTP a read fetches what it needs: the header, the block tables of
-// the columns it reads, and the blocks holding the rows it returns (those
-// the statistics leave, with a filter); never the file. The records are
-// those of the same read of the local file.
-func TestFetchOnlyWhatIsRead(t *testing.T) {
+// localAndServed opens fetchFile's file as a local data set and as the
+// same bytes served over HTTP (srv counts what it sends), and returns
+// the two, the server and the bytes.
+func localAndServed(t *testing.T) (local, remote *Dataset, srv *rangeserver.Server, b []byte) {
+	t.Helper()
 	name, b := fetchFile(t)
-	srv := rangeserver.Bytes(t, b, nil)
+	srv = rangeserver.Bytes(t, b, nil)
 	ctx := context.Background()
 	local, err := Open(ctx, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote, err := Open(ctx, srv.URL+"/large.trv", nil)
+	remote, err = Open(ctx, srv.URL+"/large.trv", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return local, remote, srv, b
+}
+
+// Over HTTP a read fetches what it needs: the header, the block tables of
+// the columns it reads, and the blocks holding the rows it returns (those
+// the statistics leave, with a filter); never the file. The records are
+// those of the same read of the local file.
+func TestFetchOnlyWhatIsRead(t *testing.T) {
+	local, remote, srv, b := localAndServed(t)
 	size := int64(len(b))
 	if sent := srv.Sent.Load(); sent > size/20 {
 		t.Errorf("Open fetched %d of %d bytes: more than the header", sent, size)
